@@ -1,0 +1,105 @@
+"""What a chat turn gets: the query used to rank memories and the injected section (R3, R4).
+
+Pure functions over domain objects. The caller supplies scores from a reranker; choosing,
+ordering and rendering happen here so every front end (library, proxy, API) agrees.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from memoryd.domain.models import Memory, ScoredMemory
+
+SECTION_HEADING = "## Things I Remember About You"
+WORKSPACE_TOP_K = 5
+HISTORY_MESSAGES = 3
+
+
+@dataclass(frozen=True)
+class Query:
+    """What workspace memories are ranked against: the message and the last 3 messages."""
+
+    message: str
+    history: tuple[str, ...] = ()
+
+    @property
+    def parts(self) -> tuple[str, ...]:
+        """The message first, then history most recent first (so truncation cuts history)."""
+        return tuple(p for p in (self.message, *reversed(self.history)) if p)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.parts)
+
+
+def build_query(message: str, history: Sequence[Mapping[str, object]] = ()) -> Query:
+    """The current user message plus the last 3 chat messages with text content."""
+    recent: list[str] = []
+    for item in history:
+        content = item.get("content")
+        if isinstance(content, str) and content.strip():
+            recent.append(content.strip())
+    return Query(message=message.strip(), history=tuple(recent[-HISTORY_MESSAGES:]))
+
+
+def most_recent(memories: Sequence[Memory], k: int = WORKSPACE_TOP_K) -> list[Memory]:
+    """The fallback choice: the k most recently created memories, newest first."""
+    return sorted(memories, key=lambda m: (m.created_at, m.id), reverse=True)[:k]
+
+
+def top_k(
+    memories: Sequence[Memory], scores: Sequence[float], k: int = WORKSPACE_TOP_K
+) -> list[ScoredMemory]:
+    """The k best-scoring memories, best first; ties go to the newer memory."""
+    if len(scores) != len(memories):
+        raise ValueError("one score per memory is required")
+    ranked = sorted(
+        zip(memories, scores, strict=True),
+        key=lambda pair: (pair[1], pair[0].created_at),
+        reverse=True,
+    )
+    return [ScoredMemory(m, float(s)) for m, s in ranked[:k]]
+
+
+def render_section(memories: Sequence[Memory]) -> str:
+    """The injected section; empty when there is nothing to inject."""
+    if not memories:
+        return ""
+    lines = [SECTION_HEADING, *(f"- {m.content}" for m in memories)]
+    return "\n".join(lines)
+
+
+def compose_system_prompt(base: str | None, section: str) -> str:
+    """Append the section to a system prompt, separated by a blank line."""
+    base = (base or "").rstrip()
+    if not section:
+        return base
+    if not base:
+        return section
+    return f"{base}\n\n{section}"
+
+
+@dataclass(frozen=True)
+class Turn:
+    """What memoryd decided for one chat turn."""
+
+    global_memories: tuple[ScoredMemory, ...] = ()
+    workspace_memories: tuple[ScoredMemory, ...] = ()
+    enabled: bool = True
+    reranker: str | None = None
+    fallback_reason: str | None = None
+    query: Query = field(default_factory=lambda: Query(""))
+    candidates: int = field(default=0)
+
+    @property
+    def memories(self) -> list[Memory]:
+        """Injected memories in prompt order: globals, then workspace memories by rank."""
+        return [s.memory for s in (*self.global_memories, *self.workspace_memories)]
+
+    @property
+    def section(self) -> str:
+        return render_section(self.memories)
+
+    def system_prompt(self, base: str | None = None) -> str:
+        return compose_system_prompt(base, self.section)

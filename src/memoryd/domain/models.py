@@ -1,0 +1,134 @@
+"""The things memoryd talks about: users, workspaces, memories, chats, audit entries.
+
+Plain frozen dataclasses, so every layer can pass them around and tests can build them
+in one line. Storage converts rows to these; nothing here knows about SQL.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+Vector = npt.NDArray[np.float32]
+
+
+class Scope(enum.StrEnum):
+    GLOBAL = "global"
+    WORKSPACE = "workspace"
+
+
+class Role(enum.StrEnum):
+    ADMIN = "admin"
+    DEFAULT = "default"
+
+
+class Source(enum.StrEnum):
+    """Who wrote a memory or a change to it."""
+
+    USER = "user"
+    ADMIN = "admin"
+    EXTRACTION = "extraction"
+    IMPORT = "import"
+
+
+class AuditAction(enum.StrEnum):
+    CREATE = "create"
+    UPDATE = "update"
+    DELETE = "delete"
+    PROMOTE = "promote"
+    DEMOTE = "demote"
+
+
+@dataclass(frozen=True)
+class User:
+    id: int
+    name: str
+    role: Role = Role.DEFAULT
+
+
+@dataclass(frozen=True)
+class Workspace:
+    slug: str
+    name: str
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who is making a change, recorded in the audit log."""
+
+    kind: Source
+    user_id: int | None = None
+    run_id: str | None = None
+
+    @property
+    def label(self) -> str:
+        if self.run_id is not None:
+            return f"{self.kind.value}:{self.run_id}"
+        if self.user_id is not None:
+            return f"{self.kind.value}:{self.user_id}"
+        return self.kind.value
+
+
+@dataclass(frozen=True)
+class Memory:
+    id: str
+    user_id: int
+    scope: Scope
+    workspace: str | None
+    content: str
+    source: Source
+    created_at: datetime
+    updated_at: datetime
+    last_used_at: datetime | None = None
+    source_chat_ids: tuple[int, ...] = ()
+    embedding: Vector | None = field(default=None, repr=False, compare=False)
+    embedder: str | None = field(default=None, repr=False, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready view (no vector)."""
+        return {
+            "id": self.id,
+            "user_id": self.user_id,
+            "scope": self.scope.value,
+            "workspace": self.workspace,
+            "content": self.content,
+            "source": self.source.value,
+            "created_at": self.created_at.isoformat(),
+            "updated_at": self.updated_at.isoformat(),
+            "last_used_at": self.last_used_at.isoformat() if self.last_used_at else None,
+            "source_chat_ids": list(self.source_chat_ids),
+        }
+
+
+@dataclass(frozen=True)
+class Chat:
+    id: int
+    user_id: int
+    workspace: str
+    prompt: str
+    response: str
+    created_at: datetime
+    memory_processed: bool = False
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    id: int
+    memory_id: str
+    user_id: int
+    action: AuditAction
+    actor: str
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+    at: datetime
+
+
+@dataclass(frozen=True)
+class ScoredMemory:
+    memory: Memory
+    score: float | None

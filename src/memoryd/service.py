@@ -1,0 +1,553 @@
+"""``Memoryd``: the library API, one implementation of every operation.
+
+It joins the domain rules to storage and the embedder: validate, embed outside the
+transaction, then check limits and write inside one serialised transaction. The REST API,
+the proxy and the CLI all call this class.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from memoryd.config import MemorydSettings
+from memoryd.domain import runtime_settings
+from memoryd.domain.errors import (
+    AlreadyExists,
+    DuplicateMemory,
+    InvalidInput,
+    InvalidScope,
+    NotFound,
+    ScopeFull,
+)
+from memoryd.domain.injection import WORKSPACE_TOP_K, Turn, build_query, most_recent, top_k
+from memoryd.domain.models import (
+    Actor,
+    AuditAction,
+    AuditEntry,
+    Chat,
+    Memory,
+    Role,
+    Scope,
+    ScoredMemory,
+    Source,
+    User,
+    Workspace,
+)
+from memoryd.domain.rules import (
+    DEFAULT_LIMITS,
+    Limits,
+    content_key,
+    normalize_content,
+    resolve_scope,
+    scope_label,
+    validate_display_name,
+    validate_slug,
+    validate_user_name,
+)
+from memoryd.embedding.base import Embedder
+from memoryd.rerank.base import Reranker
+from memoryd.storage.database import Database
+from memoryd.storage.repository import Repository, vector_bytes
+
+log = logging.getLogger("memoryd")
+
+MAX_CHAT_TEXT = 200_000
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Memoryd:
+    """Persistent memories for LLM chat.
+
+    ``Memoryd()`` uses the default SQLite file under your data directory (or
+    ``MEMORYD_DATABASE_URL``); ``Memoryd(url)`` any SQLAlchemy URL (SQLite or
+    ``postgresql+psycopg://``). Nothing is opened until the first call; the schema is
+    migrated then.
+    """
+
+    def __init__(
+        self,
+        url: str | None = None,
+        *,
+        database: Database | None = None,
+        embedder: Embedder | None = None,
+        reranker: str | Reranker | None = None,
+        settings: MemorydSettings | None = None,
+        limits: Limits = DEFAULT_LIMITS,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self.settings = settings or MemorydSettings()
+        self.url = url or self.settings.resolved_database_url()
+        self.limits = limits
+        self.clock = clock
+        self._database = database
+        self._embedder = embedder
+        self._reranker_choice: str | Reranker = reranker or self.settings.reranker
+        self._reranker: Reranker | None = None
+        self._open_lock = threading.Lock()
+
+    # wiring ----------------------------------------------------------------
+    @property
+    def db(self) -> Database:
+        if self._database is None:
+            with self._open_lock:
+                if self._database is None:
+                    self._database = Database.open(self.url)
+        return self._database
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            from memoryd.embedding.minilm import MiniLMEmbedder
+
+            self._embedder = MiniLMEmbedder()
+        return self._embedder
+
+    @property
+    def reranker(self) -> Reranker:
+        if self._reranker is None:
+            choice = self._reranker_choice
+            if isinstance(choice, str):
+                from memoryd.plugins import pick, reranker_factories
+
+                self._reranker = pick("reranker", choice, reranker_factories())(self.embedder)
+            else:
+                self._reranker = choice
+        return self._reranker
+
+    def close(self) -> None:
+        if self._database is not None:
+            self._database.dispose()
+
+    def __enter__(self) -> Memoryd:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # users and workspaces -------------------------------------------------
+    def create_user(self, name: str, role: Role | str = Role.DEFAULT) -> User:
+        name = validate_user_name(name)
+        role = _role(role)
+        with self.db.write() as repo:
+            if repo.get_user_by_name(name):
+                raise AlreadyExists(f"user {name!r} already exists")
+            return repo.insert_user(name, role, self.clock())
+
+    def get_user(self, user: int | str) -> User:
+        """A user by id, or by name when given a string."""
+        with self.db.read() as repo:
+            found = repo.get_user_by_name(user) if isinstance(user, str) else repo.get_user(user)
+        if found is None:
+            raise NotFound(f"no user {user!r}")
+        return found
+
+    def list_users(self) -> list[User]:
+        with self.db.read() as repo:
+            return repo.list_users()
+
+    def set_role(self, user_id: int, role: Role | str) -> User:
+        with self.db.write() as repo:
+            self._require_user(repo, user_id)
+            repo.set_user_role(user_id, _role(role))
+            user = repo.get_user(user_id)
+        assert user is not None
+        return user
+
+    def delete_user(self, user_id: int) -> None:
+        """Delete a user with their memories and chats (the audit log is kept)."""
+        with self.db.write() as repo:
+            self._require_user(repo, user_id)
+            repo.delete_user(user_id)
+
+    def create_workspace(self, slug: str, name: str | None = None) -> Workspace:
+        slug = validate_slug(slug)
+        display = validate_display_name(name, what="workspace name") if name else slug
+        with self.db.write() as repo:
+            if repo.workspace_id(slug) is not None:
+                raise AlreadyExists(f"workspace {slug!r} already exists")
+            return repo.insert_workspace(slug, display, self.clock())
+
+    def get_workspace(self, slug: str) -> Workspace:
+        with self.db.read() as repo:
+            found = repo.get_workspace(slug)
+        if found is None:
+            raise NotFound(f"no workspace {slug!r}")
+        return found
+
+    def list_workspaces(self) -> list[Workspace]:
+        with self.db.read() as repo:
+            return repo.list_workspaces()
+
+    def delete_workspace(self, slug: str) -> None:
+        """Delete a workspace with its memories and chats."""
+        with self.db.write() as repo:
+            repo.delete_workspace(self._require_workspace(repo, slug))
+
+    # memories ----------------------------------------------------------------
+    def add_memory(
+        self,
+        user_id: int,
+        content: str,
+        scope: Scope | str | None = None,
+        workspace: str | None = None,
+        *,
+        actor: Actor | None = None,
+        source_chat_ids: Sequence[int] = (),
+    ) -> Memory:
+        """Store a new memory; raises ScopeFull, DuplicateMemory or InvalidContent."""
+        text = normalize_content(content)
+        chosen, slug = resolve_scope(scope, workspace)
+        actor = actor or Actor(Source.USER, user_id)
+        vector = self.embedder.embed([text])[0]
+        with self.db.write() as repo:
+            return self.insert_memory(
+                repo, user_id, text, chosen, slug, actor, vector, source_chat_ids
+            )
+
+    def insert_memory(
+        self,
+        repo: Repository,
+        user_id: int,
+        text: str,
+        scope: Scope,
+        slug: str | None,
+        actor: Actor,
+        vector: Any,
+        source_chat_ids: Sequence[int] = (),
+    ) -> Memory:
+        """The create rule inside an open write transaction (also used by extraction)."""
+        self._require_user(repo, user_id, lock=True)
+        workspace_id = self._require_workspace(repo, slug) if slug else None
+        key = content_key(text)
+        if repo.find_duplicate(user_id, scope, workspace_id, key):
+            raise DuplicateMemory(f"this memory already exists in {scope_label(scope, slug)}")
+        self._require_room(repo, user_id, scope, workspace_id, slug)
+        now = self.clock()
+        memory_id = uuid.uuid4().hex
+        repo.insert_memory(
+            {
+                "id": memory_id,
+                "user_id": user_id,
+                "scope": scope.value,
+                "workspace_id": workspace_id,
+                "content": text,
+                "content_key": key,
+                "source": actor.kind.value,
+                "created_at": now,
+                "updated_at": now,
+                "source_chats": sorted(set(source_chat_ids)),
+                "embedding": vector_bytes(vector),
+                "embedder": self.embedder.name if vector is not None else None,
+            }
+        )
+        created = repo.get_memory(memory_id)
+        assert created is not None
+        repo.add_audit(
+            memory_id=memory_id,
+            user_id=user_id,
+            action=AuditAction.CREATE,
+            actor=actor.label,
+            before=None,
+            after=_audit_view(created),
+            now=now,
+        )
+        return created
+
+    def get_memory(self, user_id: int, memory_id: str) -> Memory:
+        with self.db.read() as repo:
+            return self._owned(repo, user_id, memory_id)
+
+    def list_memories(
+        self,
+        user_id: int,
+        scope: Scope | str | None = None,
+        workspace: str | None = None,
+    ) -> list[Memory]:
+        """A user's memories, globals first, then by workspace and age."""
+        with self.db.read() as repo:
+            self._require_user(repo, user_id)
+            chosen = None if scope is None else resolve_scope(scope, workspace or "x")[0]
+            workspace_id = self._require_workspace(repo, workspace) if workspace else None
+            if chosen is Scope.GLOBAL and workspace:
+                raise InvalidScope("a global memory belongs to no workspace; drop the workspace")
+            return repo.list_memories(user_id, scope=chosen, workspace_id=workspace_id)
+
+    def edit_memory(
+        self, user_id: int, memory_id: str, content: str, *, actor: Actor | None = None
+    ) -> Memory:
+        text = normalize_content(content)
+        actor = actor or Actor(Source.USER, user_id)
+        vector = self.embedder.embed([text])[0]
+        with self.db.write() as repo:
+            return self.revise_memory(repo, user_id, memory_id, text, actor, vector)
+
+    def revise_memory(
+        self,
+        repo: Repository,
+        user_id: int,
+        memory_id: str,
+        text: str,
+        actor: Actor,
+        vector: Any,
+        source_chat_ids: Sequence[int] = (),
+    ) -> Memory:
+        """The update rule inside an open write transaction (also used by extraction)."""
+        self._require_user(repo, user_id, lock=True)
+        before = self._owned(repo, user_id, memory_id)
+        workspace_id = repo.workspace_id(before.workspace) if before.workspace else None
+        duplicate = repo.find_duplicate(user_id, before.scope, workspace_id, content_key(text))
+        if duplicate and duplicate != memory_id:
+            raise DuplicateMemory(
+                f"this memory already exists in {scope_label(before.scope, before.workspace)}"
+            )
+        now = self.clock()
+        repo.update_memory(
+            memory_id,
+            {
+                "content": text,
+                "content_key": content_key(text),
+                "updated_at": now,
+                "embedding": vector_bytes(vector),
+                "embedder": self.embedder.name if vector is not None else None,
+                "source_chats": sorted({*before.source_chat_ids, *source_chat_ids}),
+            },
+        )
+        after = self._owned(repo, user_id, memory_id)
+        self._audit(repo, AuditAction.UPDATE, actor, before, after, now)
+        return after
+
+    def delete_memory(self, user_id: int, memory_id: str, *, actor: Actor | None = None) -> None:
+        actor = actor or Actor(Source.USER, user_id)
+        with self.db.write() as repo:
+            self._require_user(repo, user_id, lock=True)
+            before = self._owned(repo, user_id, memory_id)
+            repo.delete_memory(memory_id)
+            self._audit(repo, AuditAction.DELETE, actor, before, None, self.clock())
+
+    def promote(self, user_id: int, memory_id: str, *, actor: Actor | None = None) -> Memory:
+        """Move a workspace memory to the user's global scope (R2)."""
+        return self._move(user_id, memory_id, Scope.GLOBAL, None, actor)
+
+    def demote(
+        self, user_id: int, memory_id: str, workspace: str, *, actor: Actor | None = None
+    ) -> Memory:
+        """Move a global memory into a workspace (R2)."""
+        return self._move(user_id, memory_id, Scope.WORKSPACE, validate_slug(workspace), actor)
+
+    def _move(
+        self,
+        user_id: int,
+        memory_id: str,
+        target: Scope,
+        slug: str | None,
+        actor: Actor | None,
+    ) -> Memory:
+        actor = actor or Actor(Source.USER, user_id)
+        with self.db.write() as repo:
+            self._require_user(repo, user_id, lock=True)
+            before = self._owned(repo, user_id, memory_id)
+            if target is Scope.GLOBAL and before.scope is Scope.GLOBAL:
+                raise InvalidScope("this memory is already global")
+            if target is Scope.WORKSPACE and before.scope is Scope.WORKSPACE:
+                raise InvalidScope("only a global memory can be demoted; this one is in a workspace")
+            workspace_id = self._require_workspace(repo, slug) if slug else None
+            if repo.find_duplicate(user_id, target, workspace_id, content_key(before.content)):
+                raise DuplicateMemory(f"this memory already exists in {scope_label(target, slug)}")
+            self._require_room(repo, user_id, target, workspace_id, slug)
+            now = self.clock()
+            repo.update_memory(
+                memory_id, {"scope": target.value, "workspace_id": workspace_id, "updated_at": now}
+            )
+            after = self._owned(repo, user_id, memory_id)
+            action = AuditAction.PROMOTE if target is Scope.GLOBAL else AuditAction.DEMOTE
+            self._audit(repo, action, actor, before, after, now)
+            return after
+
+    def audit_log(self, user_id: int, memory_id: str | None = None) -> list[AuditEntry]:
+        with self.db.read() as repo:
+            self._require_user(repo, user_id)
+            return repo.list_audit(user_id, memory_id)
+
+    # chat turns ----------------------------------------------------------------
+    def context(
+        self,
+        user_id: int,
+        workspace: str | None = None,
+        message: str = "",
+        history: Sequence[Mapping[str, Any]] = (),
+    ) -> Turn:
+        """Choose the memories for one chat turn (R3, R4) and mark them used."""
+        if not isinstance(message, str):
+            raise InvalidInput("message must be text")
+        query = build_query(message, history)
+        with self.db.read() as repo:
+            self._require_user(repo, user_id)
+            workspace_id = self._require_workspace(repo, workspace) if workspace else None
+            if not self._setting(repo, runtime_settings.MEMORY_ENABLED):
+                return Turn(enabled=False, query=query)
+            pool = repo.turn_memories(user_id, workspace_id)
+        globals_ = [ScoredMemory(m, None) for m in pool if m.scope is Scope.GLOBAL]
+        candidates = [m for m in pool if m.scope is Scope.WORKSPACE]
+        chosen, reason = self._rank(query, candidates)
+        turn = Turn(
+            global_memories=tuple(globals_),
+            workspace_memories=tuple(chosen),
+            reranker=self.reranker.name if len(candidates) > WORKSPACE_TOP_K else None,
+            fallback_reason=reason,
+            query=query,
+            candidates=len(candidates),
+        )
+        if turn.memories:
+            with self.db.write() as repo:
+                repo.touch_memories((m.id for m in turn.memories), self.clock())
+        return turn
+
+    def _rank(self, query: Any, candidates: list[Memory]) -> tuple[list[ScoredMemory], str | None]:
+        if len(candidates) <= WORKSPACE_TOP_K:
+            return [ScoredMemory(m, None) for m in most_recent(candidates, len(candidates))], None
+        try:
+            scores = self.reranker.score(query, candidates)
+            return top_k(candidates, scores, WORKSPACE_TOP_K), None
+        except Exception as exc:  # any reranker failure falls back to recency (R4)
+            reason = f"{type(exc).__name__}: {exc}"
+            log.warning("reranker %s failed, using the 5 newest memories: %s", self.reranker.name, reason)
+            return [ScoredMemory(m, None) for m in most_recent(candidates)], reason
+
+    def record_chat(self, user_id: int, workspace: str, prompt: str, response: str) -> Chat:
+        """Store a finished exchange; extraction reads it later."""
+        for label, value in (("prompt", prompt), ("response", response)):
+            if not isinstance(value, str):
+                raise InvalidInput(f"{label} must be text")
+            if len(value) > MAX_CHAT_TEXT:
+                raise InvalidInput(f"{label} is longer than {MAX_CHAT_TEXT} characters")
+        if not prompt.strip():
+            raise InvalidInput("prompt is empty")
+        with self.db.write() as repo:
+            self._require_user(repo, user_id)
+            workspace_id = self._require_workspace(repo, workspace)
+            chat_id = repo.insert_chat(user_id, workspace_id, prompt, response, self.clock())
+            chats = repo.list_chats(user_id, workspace_id, processed=False)
+        return next(c for c in chats if c.id == chat_id)
+
+    def list_chats(
+        self, user_id: int, workspace: str | None = None, *, processed: bool | None = None
+    ) -> list[Chat]:
+        with self.db.read() as repo:
+            self._require_user(repo, user_id)
+            workspace_id = self._require_workspace(repo, workspace) if workspace else None
+            return repo.list_chats(user_id, workspace_id, processed=processed)
+
+    # settings ----------------------------------------------------------------
+    def get_settings(self) -> dict[str, Any]:
+        with self.db.read() as repo:
+            return runtime_settings.effective(repo.get_settings())
+
+    def set_setting(self, key: str, value: object) -> Any:
+        spec = runtime_settings.spec_for(key)
+        parsed = spec.parse(value)
+        with self.db.write() as repo:
+            repo.put_setting(key, parsed, self.clock())
+        return parsed
+
+    @property
+    def memory_enabled(self) -> bool:
+        return bool(self.get_settings()[runtime_settings.MEMORY_ENABLED.key])
+
+    def _setting(self, repo: Repository, spec: runtime_settings.SettingSpec) -> Any:
+        return repo.get_settings().get(spec.key, spec.default)
+
+    # export / import -----------------------------------------------------------
+    def export_memories(self, user_id: int) -> list[str]:
+        """The user's memories as JSON lines (see ``memoryd.transfer``)."""
+        from memoryd.transfer import export_lines
+
+        return export_lines(self, user_id)
+
+    def import_memories(
+        self, user_id: int, lines: Iterable[str], *, actor: Actor | None = None
+    ) -> Any:
+        """Load JSON lines made by ``export_memories``; all or nothing."""
+        from memoryd.transfer import import_lines
+
+        return import_lines(self, user_id, lines, actor or Actor(Source.IMPORT, user_id))
+
+    # helpers -------------------------------------------------------------------
+    def _require_user(self, repo: Repository, user_id: int, *, lock: bool = False) -> None:
+        """Raise NotFound unless the user exists; ``lock`` serialises their memory writes."""
+        valid = isinstance(user_id, int) and not isinstance(user_id, bool)
+        exists = valid and (repo.lock_user(user_id) if lock else repo.get_user(user_id) is not None)
+        if not exists:
+            raise NotFound(f"no user with id {user_id!r}")
+
+    def _require_workspace(self, repo: Repository, slug: str | None) -> int:
+        workspace_id = repo.workspace_id(slug) if isinstance(slug, str) else None
+        if workspace_id is None:
+            raise NotFound(f"no workspace {slug!r}")
+        return workspace_id
+
+    def _owned(self, repo: Repository, user_id: int, memory_id: str) -> Memory:
+        """The memory if it belongs to this user; anyone else's is simply not found."""
+        memory = repo.get_memory(memory_id) if isinstance(memory_id, str) else None
+        if memory is None or memory.user_id != user_id:
+            raise NotFound(f"no memory {memory_id!r} for this user")
+        return memory
+
+    def _require_room(
+        self,
+        repo: Repository,
+        user_id: int,
+        scope: Scope,
+        workspace_id: int | None,
+        slug: str | None,
+    ) -> None:
+        limit = self.limits.for_scope(scope)
+        if repo.count_memories(user_id, scope, workspace_id) >= limit:
+            raise ScopeFull(
+                f"{scope_label(scope, slug)} is full ({limit} memories); delete one first",
+                scope=scope.value,
+                limit=limit,
+            )
+
+    def _audit(
+        self,
+        repo: Repository,
+        action: AuditAction,
+        actor: Actor,
+        before: Memory | None,
+        after: Memory | None,
+        now: datetime,
+    ) -> None:
+        subject = after or before
+        assert subject is not None
+        repo.add_audit(
+            memory_id=subject.id,
+            user_id=subject.user_id,
+            action=action,
+            actor=actor.label,
+            before=_audit_view(before),
+            after=_audit_view(after),
+            now=now,
+        )
+
+
+def _audit_view(memory: Memory | None) -> dict[str, Any] | None:
+    if memory is None:
+        return None
+    view = memory.to_dict()
+    view.pop("last_used_at", None)
+    return view
+
+
+def _role(role: Role | str) -> Role:
+    try:
+        return Role(role)
+    except ValueError:
+        raise InvalidInput(f"unknown role {role!r}: use 'admin' or 'default'") from None

@@ -1,0 +1,149 @@
+"""Opening a database: engines for SQLite and PostgreSQL, migrations, transactions.
+
+Writes that must respect a limit run in a transaction that serialises them: on SQLite the
+transaction starts with ``BEGIN IMMEDIATE`` (one writer at a time), on PostgreSQL the
+repository locks the user's row (``SELECT ... FOR UPDATE``). Either way two writers racing
+for the last free slot cannot both see it free.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy.engine import Connection
+from sqlalchemy.engine.url import make_url
+
+from memoryd.storage.repository import Repository
+
+SQLITE_BUSY_TIMEOUT_S = 30
+_PG_MIGRATION_LOCK = 7_243_001  # arbitrary advisory-lock key for "memoryd migrations"
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.isolation_level = None  # we issue BEGIN ourselves
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute("PRAGMA synchronous=NORMAL")
+        cur.execute("PRAGMA foreign_keys=ON")
+        cur.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_S * 1000}")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        mode = "IMMEDIATE" if conn.get_execution_options().get("memoryd_write") else "DEFERRED"
+        conn.exec_driver_sql(f"BEGIN {mode}")
+
+
+def make_engine(url: str, **kwargs: Any) -> Engine:
+    """An engine for a SQLAlchemy URL; SQLite files get their parent folder created."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        database = parsed.database
+        if database and database != ":memory:" and not database.startswith("file:"):
+            Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        if database in (None, "", ":memory:"):
+            raise ValueError("in-memory SQLite is not supported: use a file (sqlite:///path.db)")
+        engine = create_engine(
+            parsed,
+            connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S, "check_same_thread": False},
+            **kwargs,
+        )
+        _configure_sqlite(engine)
+        return engine
+    if parsed.get_backend_name() == "postgresql":
+        kwargs.setdefault("pool_pre_ping", True)
+        kwargs.setdefault("pool_size", 10)
+        kwargs.setdefault("max_overflow", 20)
+    return create_engine(parsed, **kwargs)
+
+
+def _alembic_config(connection: Connection) -> Config:
+    cfg = Config()
+    cfg.set_main_option(
+        "script_location", str(resources.files("memoryd") / "storage" / "migrations")
+    )
+    cfg.attributes["connection"] = connection
+    return cfg
+
+
+class Database:
+    """One database: an engine plus migrations and transaction helpers.
+
+    ``Database.open(url)`` creates the engine and brings the schema up to date;
+    ``Database(engine)`` wraps an engine you made yourself.
+    """
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._migrated = False
+        self._migrate_lock = threading.Lock()
+
+    @classmethod
+    def open(cls, url: str, *, migrate: bool = True, **engine_kwargs: Any) -> Database:
+        db = cls(make_engine(url, **engine_kwargs))
+        if migrate:
+            db.upgrade()
+        return db
+
+    @property
+    def dialect(self) -> str:
+        return self.engine.dialect.name
+
+    def head_revision(self) -> str | None:
+        with self.engine.connect() as conn:
+            return ScriptDirectory.from_config(_alembic_config(conn)).get_current_head()
+
+    def current_revision(self) -> str | None:
+        with self.engine.connect() as conn:
+            return MigrationContext.configure(conn).get_current_revision()
+
+    def upgrade(self, revision: str = "head") -> None:
+        """Apply pending migrations (safe to call from several processes at once)."""
+        with self._migrate_lock:
+            if self._migrated and revision == "head":
+                return
+            with self.engine.connect().execution_options(memoryd_write=True) as conn:
+                if self.dialect == "postgresql":
+                    conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": _PG_MIGRATION_LOCK})
+                    conn.commit()
+                try:
+                    current = MigrationContext.configure(conn).get_current_revision()
+                    cfg = _alembic_config(conn)
+                    head = ScriptDirectory.from_config(cfg).get_current_head()
+                    if current != head or revision != "head":
+                        command.upgrade(cfg, revision)
+                    conn.commit()
+                finally:
+                    if self.dialect == "postgresql":
+                        conn.execute(
+                            text("SELECT pg_advisory_unlock(:k)"), {"k": _PG_MIGRATION_LOCK}
+                        )
+                        conn.commit()
+            self._migrated = True
+
+    @contextmanager
+    def read(self) -> Iterator[Repository]:
+        with self.engine.connect() as conn, conn.begin():
+            yield Repository(conn)
+
+    @contextmanager
+    def write(self) -> Iterator[Repository]:
+        """A write transaction, committed on success and rolled back on any exception."""
+        with self.engine.connect().execution_options(memoryd_write=True) as conn, conn.begin():
+            yield Repository(conn)
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+

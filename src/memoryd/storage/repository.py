@@ -1,0 +1,323 @@
+"""Queries over one open transaction; every method is one small read or write.
+
+A Repository never decides anything: the rules (limits, validation, who may do what) are
+checked by the service that holds it, inside the same transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+from sqlalchemy import Row, and_, delete, func, insert, or_, select, update
+from sqlalchemy.engine import Connection
+
+from memoryd.domain.models import (
+    AuditAction,
+    AuditEntry,
+    Chat,
+    Memory,
+    Role,
+    Scope,
+    Source,
+    User,
+    Workspace,
+)
+from memoryd.storage.tables import audit_log, chats, memories, settings, users, workspaces
+
+_MEMORY_COLUMNS = (
+    memories.c.id,
+    memories.c.user_id,
+    memories.c.scope,
+    workspaces.c.slug,
+    memories.c.content,
+    memories.c.source,
+    memories.c.created_at,
+    memories.c.updated_at,
+    memories.c.last_used_at,
+    memories.c.source_chats,
+)
+
+
+def _memory(row: Row[Any], with_embedding: bool) -> Memory:
+    vector = None
+    embedder = None
+    if with_embedding and row.embedding is not None:
+        vector = np.frombuffer(row.embedding, dtype=np.float32)
+        embedder = row.embedder
+    return Memory(
+        id=row.id,
+        user_id=row.user_id,
+        scope=Scope(row.scope),
+        workspace=row.slug,
+        content=row.content,
+        source=Source(row.source),
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+        last_used_at=row.last_used_at,
+        source_chat_ids=tuple(row.source_chats or ()),
+        embedding=vector,
+        embedder=embedder,
+    )
+
+
+def vector_bytes(vector: Any) -> bytes | None:
+    if vector is None:
+        return None
+    return np.asarray(vector, dtype=np.float32).tobytes()
+
+
+class Repository:
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+
+    # users -------------------------------------------------------------
+    def insert_user(self, name: str, role: Role, now: datetime) -> User:
+        user_id = self.conn.execute(
+            insert(users).values(name=name, role=role.value, created_at=now).returning(users.c.id)
+        ).scalar_one()
+        return User(id=user_id, name=name, role=role)
+
+    def get_user(self, user_id: int) -> User | None:
+        row = self.conn.execute(select(users).where(users.c.id == user_id)).first()
+        return User(row.id, row.name, Role(row.role)) if row else None
+
+    def get_user_by_name(self, name: str) -> User | None:
+        row = self.conn.execute(select(users).where(users.c.name == name)).first()
+        return User(row.id, row.name, Role(row.role)) if row else None
+
+    def list_users(self) -> list[User]:
+        rows = self.conn.execute(select(users).order_by(users.c.id))
+        return [User(r.id, r.name, Role(r.role)) for r in rows]
+
+    def set_user_role(self, user_id: int, role: Role) -> None:
+        self.conn.execute(update(users).where(users.c.id == user_id).values(role=role.value))
+
+    def delete_user(self, user_id: int) -> None:
+        self.conn.execute(delete(memories).where(memories.c.user_id == user_id))
+        self.conn.execute(delete(chats).where(chats.c.user_id == user_id))
+        self.conn.execute(delete(users).where(users.c.id == user_id))
+
+    def lock_user(self, user_id: int) -> bool:
+        """Serialise memory writes of one user (row lock on PostgreSQL); True if they exist."""
+        row = self.conn.execute(
+            select(users.c.id).where(users.c.id == user_id).with_for_update()
+        ).first()
+        return row is not None
+
+    # workspaces --------------------------------------------------------
+    def insert_workspace(self, slug: str, name: str, now: datetime) -> Workspace:
+        self.conn.execute(insert(workspaces).values(slug=slug, name=name, created_at=now))
+        return Workspace(slug=slug, name=name)
+
+    def workspace_id(self, slug: str) -> int | None:
+        return self.conn.execute(
+            select(workspaces.c.id).where(workspaces.c.slug == slug)
+        ).scalar_one_or_none()
+
+    def get_workspace(self, slug: str) -> Workspace | None:
+        row = self.conn.execute(select(workspaces).where(workspaces.c.slug == slug)).first()
+        return Workspace(row.slug, row.name) if row else None
+
+    def list_workspaces(self) -> list[Workspace]:
+        rows = self.conn.execute(select(workspaces).order_by(workspaces.c.slug))
+        return [Workspace(r.slug, r.name) for r in rows]
+
+    def delete_workspace(self, workspace_id: int) -> None:
+        self.conn.execute(delete(memories).where(memories.c.workspace_id == workspace_id))
+        self.conn.execute(delete(chats).where(chats.c.workspace_id == workspace_id))
+        self.conn.execute(delete(workspaces).where(workspaces.c.id == workspace_id))
+
+    # memories ----------------------------------------------------------
+    def _memory_select(self, with_embedding: bool) -> Any:
+        cols: Sequence[Any] = _MEMORY_COLUMNS
+        if with_embedding:
+            cols = (*cols, memories.c.embedding, memories.c.embedder)
+        return select(*cols).select_from(
+            memories.outerjoin(workspaces, memories.c.workspace_id == workspaces.c.id)
+        )
+
+    def get_memory(self, memory_id: str, *, with_embedding: bool = False) -> Memory | None:
+        row = self.conn.execute(
+            self._memory_select(with_embedding).where(memories.c.id == memory_id)
+        ).first()
+        return _memory(row, with_embedding) if row else None
+
+    def list_memories(
+        self,
+        user_id: int,
+        *,
+        scope: Scope | None = None,
+        workspace_id: int | None = None,
+        with_embedding: bool = False,
+    ) -> list[Memory]:
+        query = self._memory_select(with_embedding).where(memories.c.user_id == user_id)
+        if scope is not None:
+            query = query.where(memories.c.scope == scope.value)
+        if workspace_id is not None:
+            query = query.where(memories.c.workspace_id == workspace_id)
+        query = query.order_by(memories.c.scope, workspaces.c.slug, memories.c.created_at)
+        return [_memory(r, with_embedding) for r in self.conn.execute(query)]
+
+    def turn_memories(self, user_id: int, workspace_id: int | None) -> list[Memory]:
+        """Everything a chat turn needs in one query: globals and this workspace's memories."""
+        where = memories.c.scope == Scope.GLOBAL.value
+        if workspace_id is not None:
+            where = or_(where, memories.c.workspace_id == workspace_id)
+        query = (
+            self._memory_select(True)
+            .where(and_(memories.c.user_id == user_id, where))
+            .order_by(memories.c.created_at)
+        )
+        return [_memory(r, True) for r in self.conn.execute(query)]
+
+    def count_memories(self, user_id: int, scope: Scope, workspace_id: int | None) -> int:
+        query = select(func.count()).where(
+            memories.c.user_id == user_id, memories.c.scope == scope.value
+        )
+        if scope is Scope.WORKSPACE:
+            query = query.where(memories.c.workspace_id == workspace_id)
+        return int(self.conn.execute(query).scalar_one())
+
+    def find_duplicate(
+        self, user_id: int, scope: Scope, workspace_id: int | None, key: str
+    ) -> str | None:
+        query = select(memories.c.id).where(
+            memories.c.user_id == user_id,
+            memories.c.scope == scope.value,
+            memories.c.content_key == key,
+        )
+        if scope is Scope.WORKSPACE:
+            query = query.where(memories.c.workspace_id == workspace_id)
+        return self.conn.execute(query.limit(1)).scalar_one_or_none()
+
+    def owner_of(self, memory_id: str) -> int | None:
+        return self.conn.execute(
+            select(memories.c.user_id).where(memories.c.id == memory_id)
+        ).scalar_one_or_none()
+
+    def insert_memory(self, values: dict[str, Any]) -> None:
+        self.conn.execute(insert(memories).values(**values))
+
+    def update_memory(self, memory_id: str, values: dict[str, Any]) -> None:
+        self.conn.execute(update(memories).where(memories.c.id == memory_id).values(**values))
+
+    def delete_memory(self, memory_id: str) -> None:
+        self.conn.execute(delete(memories).where(memories.c.id == memory_id))
+
+    def touch_memories(self, ids: Iterable[str], now: datetime) -> None:
+        id_list = list(ids)
+        if id_list:
+            self.conn.execute(
+                update(memories).where(memories.c.id.in_(id_list)).values(last_used_at=now)
+            )
+
+    # chats -------------------------------------------------------------
+    def insert_chat(
+        self, user_id: int, workspace_id: int, prompt: str, response: str, now: datetime
+    ) -> int:
+        return int(
+            self.conn.execute(
+                insert(chats)
+                .values(
+                    user_id=user_id,
+                    workspace_id=workspace_id,
+                    prompt=prompt,
+                    response=response,
+                    created_at=now,
+                    memory_processed=False,
+                )
+                .returning(chats.c.id)
+            ).scalar_one()
+        )
+
+    def list_chats(
+        self,
+        user_id: int,
+        workspace_id: int | None = None,
+        *,
+        processed: bool | None = None,
+        limit: int | None = None,
+    ) -> list[Chat]:
+        query = (
+            select(chats, workspaces.c.slug)
+            .join(workspaces, chats.c.workspace_id == workspaces.c.id)
+            .where(chats.c.user_id == user_id)
+        )
+        if workspace_id is not None:
+            query = query.where(chats.c.workspace_id == workspace_id)
+        if processed is not None:
+            query = query.where(chats.c.memory_processed == processed)
+        query = query.order_by(chats.c.created_at, chats.c.id)
+        if limit is not None:
+            query = query.limit(limit)
+        return [
+            Chat(
+                id=r.id,
+                user_id=r.user_id,
+                workspace=r.slug,
+                prompt=r.prompt,
+                response=r.response,
+                created_at=r.created_at,
+                memory_processed=r.memory_processed,
+            )
+            for r in self.conn.execute(query)
+        ]
+
+    # settings ----------------------------------------------------------
+    def get_settings(self) -> dict[str, Any]:
+        return {r.key: r.value for r in self.conn.execute(select(settings))}
+
+    def put_setting(self, key: str, value: Any, now: datetime) -> None:
+        updated = self.conn.execute(
+            update(settings).where(settings.c.key == key).values(value=value, updated_at=now)
+        ).rowcount
+        if not updated:
+            self.conn.execute(insert(settings).values(key=key, value=value, updated_at=now))
+
+    # audit -------------------------------------------------------------
+    def add_audit(
+        self,
+        *,
+        memory_id: str,
+        user_id: int,
+        action: AuditAction,
+        actor: str,
+        before: dict[str, Any] | None,
+        after: dict[str, Any] | None,
+        now: datetime,
+    ) -> None:
+        self.conn.execute(
+            insert(audit_log).values(
+                memory_id=memory_id,
+                user_id=user_id,
+                action=action.value,
+                actor=actor,
+                before=before,
+                after=after,
+                at=now,
+            )
+        )
+
+    def list_audit(
+        self, user_id: int, memory_id: str | None = None, limit: int = 1000
+    ) -> list[AuditEntry]:
+        query = select(audit_log).where(audit_log.c.user_id == user_id)
+        if memory_id is not None:
+            query = query.where(audit_log.c.memory_id == memory_id)
+        query = query.order_by(audit_log.c.id).limit(limit)
+        return [
+            AuditEntry(
+                id=r.id,
+                memory_id=r.memory_id,
+                user_id=r.user_id,
+                action=AuditAction(r.action),
+                actor=r.actor,
+                before=r.before,
+                after=r.after,
+                at=r.at,
+            )
+            for r in self.conn.execute(query)
+        ]

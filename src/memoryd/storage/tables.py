@@ -1,0 +1,138 @@
+"""The database schema as SQLAlchemy Core tables.
+
+Alembic migrations (``storage/migrations``) create and evolve these tables; this module is
+what the code queries against. Times are stored as UTC and always read back timezone-aware.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Column,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+    TypeDecorator,
+)
+from sqlalchemy.engine import Dialect
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A DateTime that stores UTC and returns aware datetimes on every backend."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to the database")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if isinstance(value, str):
+            value = datetime.fromisoformat(value)
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)  # type: ignore[no-any-return]
+        return value.astimezone(UTC)  # type: ignore[no-any-return]
+
+
+metadata = MetaData(
+    naming_convention={
+        "ix": "ix_%(column_0_label)s",
+        "uq": "uq_%(table_name)s_%(column_0_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+
+users = Table(
+    "users",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("name", String(64), nullable=False, unique=True),
+    Column("role", String(16), nullable=False, default="default"),
+    Column("created_at", UTCDateTime, nullable=False),
+)
+
+workspaces = Table(
+    "workspaces",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("slug", String(64), nullable=False, unique=True),
+    Column("name", String(200), nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+)
+
+memories = Table(
+    "memories",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+    Column("scope", String(16), nullable=False),
+    Column(
+        "workspace_id", Integer, ForeignKey("workspaces.id", ondelete="CASCADE"), nullable=True
+    ),
+    Column("content", Text, nullable=False),
+    Column("content_key", Text, nullable=False),
+    Column("source", String(16), nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("updated_at", UTCDateTime, nullable=False),
+    Column("last_used_at", UTCDateTime, nullable=True),
+    Column("source_chats", JSON, nullable=False, default=list),
+    Column("embedding", LargeBinary, nullable=True),
+    Column("embedder", String(64), nullable=True),
+    Index("ix_memories_user_scope_workspace", "user_id", "scope", "workspace_id"),
+)
+
+chats = Table(
+    "chats",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+    Column(
+        "workspace_id", Integer, ForeignKey("workspaces.id", ondelete="CASCADE"), nullable=False
+    ),
+    Column("prompt", Text, nullable=False),
+    Column("response", Text, nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("memory_processed", Boolean, nullable=False, default=False),
+    Index("ix_chats_pair_processed", "user_id", "workspace_id", "memory_processed"),
+)
+
+settings = Table(
+    "settings",
+    metadata,
+    Column("key", String(64), primary_key=True),
+    Column("value", JSON, nullable=False),
+    Column("updated_at", UTCDateTime, nullable=False),
+)
+
+audit_log = Table(
+    "audit_log",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("memory_id", String(32), nullable=False),
+    Column("user_id", Integer, nullable=False),
+    Column("action", String(16), nullable=False),
+    Column("actor", String(100), nullable=False),
+    Column("before", JSON, nullable=True),
+    Column("after", JSON, nullable=True),
+    Column("at", UTCDateTime, nullable=False),
+    Index("ix_audit_log_user_id", "user_id", "id"),
+    Index("ix_audit_log_memory_id", "memory_id"),
+)
