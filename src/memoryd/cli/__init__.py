@@ -1,0 +1,1 @@
+"""The ``memoryd`` command line, built with typer over the library API."""
