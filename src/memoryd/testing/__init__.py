@@ -1,0 +1,5 @@
+""""""
+
+from memoryd.testing.fake_openai import FakeOpenAIServer, RecordedRequest, Reply, Responder
+
+__all__ = ["FakeOpenAIServer", "RecordedRequest", "Reply", "Responder"]
