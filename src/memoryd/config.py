@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import platformdirs
-from pydantic import Field
+from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -25,6 +25,34 @@ class MemorydSettings(BaseSettings):
     data_dir: Path = Field(default_factory=default_data_dir)
     database_url: str | None = None
     reranker: str = "hybrid"
+
+    # LLM used by extraction (issue 3); see docs/extraction.md
+    llm_provider: str | None = None
+    llm_model: str | None = None
+    llm_base_url: str | None = None
+    llm_api_key: SecretStr | None = None
+    llm_timeout: float = Field(default=120.0, gt=0)
+    extraction_interval: str = Field(
+        default="3hr",
+        validation_alias=AliasChoices("MEMORY_EXTRACTION_INTERVAL", "extraction_interval"),
+    )
+    idle_threshold_ms: int = Field(
+        default=1_200_000,
+        ge=0,
+        validation_alias=AliasChoices("MEMORY_IDLE_THRESHOLD_MS", "idle_threshold_ms"),
+    )
+    extraction_min_messages: int = Field(default=5, ge=1)
+    extraction_batch_chats: int = Field(default=8, ge=1, le=100)
+    extraction_max_attempts: int = Field(default=5, ge=1)
+    extraction_backoff_seconds: float = Field(default=300.0, gt=0)
+
+    @field_validator("extraction_interval")
+    @classmethod
+    def _check_interval(cls, value: str) -> str:
+        from memoryd.extraction.interval import parse_interval
+
+        parse_interval(value)
+        return value
 
     def resolved_database_url(self) -> str:
         if self.database_url:

@@ -43,6 +43,7 @@ from memoryd.domain.rules import (
     Limits,
     content_key,
     normalize_content,
+    parse_scope,
     resolve_scope,
     scope_label,
     validate_display_name,
@@ -274,10 +275,10 @@ class Memoryd:
         """A user's memories, globals first, then by workspace and age."""
         with self.db.read() as repo:
             self._require_user(repo, user_id)
-            chosen = None if scope is None else resolve_scope(scope, workspace or "x")[0]
-            workspace_id = self._require_workspace(repo, workspace) if workspace else None
+            chosen = None if scope is None else parse_scope(scope)
             if chosen is Scope.GLOBAL and workspace:
                 raise InvalidScope("a global memory belongs to no workspace; drop the workspace")
+            workspace_id = self._require_workspace(repo, workspace) if workspace else None
             return repo.list_memories(user_id, scope=chosen, workspace_id=workspace_id)
 
     def edit_memory(

@@ -8,12 +8,28 @@ from __future__ import annotations
 
 import typer
 
+from memoryd.cli import chats, db, memories, settings, users, workspaces
+from memoryd.cli.common import MemorydGroup, root_options
+from memoryd.cli.context import context
+from memoryd.cli.transfer import export, import_
+
 app = typer.Typer(
     name="memoryd",
+    cls=MemorydGroup,
     help="Persistent per-user memory for LLM chat: manage users, workspaces and memories.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
+app.callback()(root_options)
+app.add_typer(db.app, name="db")
+app.add_typer(users.app, name="users")
+app.add_typer(workspaces.app, name="workspaces")
+app.add_typer(memories.app, name="memories")
+app.command("context")(context)
+app.command("export")(export)
+app.command("import")(import_)
+app.add_typer(settings.app, name="settings")
+app.add_typer(chats.app, name="chats")
 
 
 def main() -> None:

@@ -113,15 +113,16 @@ def validate_display_name(name: object, *, what: str = "name") -> str:
     return cleaned
 
 
+def parse_scope(scope: object) -> Scope:
+    try:
+        return Scope(str(scope).lower())
+    except ValueError:
+        raise InvalidScope(f"unknown scope {scope!r}: use 'global' or 'workspace'") from None
+
+
 def resolve_scope(scope: object, workspace: str | None) -> tuple[Scope, str | None]:
     """Check a (scope, workspace) pair; the scope defaults to workspace when one is named."""
-    if scope is None:
-        chosen = Scope.WORKSPACE if workspace else Scope.GLOBAL
-    else:
-        try:
-            chosen = Scope(str(scope).lower())
-        except ValueError:
-            raise InvalidScope(f"unknown scope {scope!r}: use 'global' or 'workspace'") from None
+    chosen = (Scope.WORKSPACE if workspace else Scope.GLOBAL) if scope is None else parse_scope(scope)
     if chosen is Scope.WORKSPACE:
         if not workspace:
             raise InvalidScope("a workspace memory needs a workspace")

@@ -62,7 +62,11 @@ class QueryEncoder:
 def memory_vectors(embedder: Embedder, memories: Sequence[Memory]) -> np.ndarray:
     """Stored vectors where they come from this embedder; the rest are computed now."""
     rows: list[Vector | None] = [
-        m.embedding if m.embedder == embedder.name and m.embedding is not None else None
+        m.embedding
+        if m.embedder == embedder.name
+        and m.embedding is not None
+        and m.embedding.shape == (embedder.dimensions,)
+        else None
         for m in memories
     ]
     stale = [i for i, row in enumerate(rows) if row is None]

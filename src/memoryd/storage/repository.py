@@ -44,7 +44,8 @@ _MEMORY_COLUMNS = (
 def _memory(row: Row[Any], with_embedding: bool) -> Memory:
     vector = None
     embedder = None
-    if with_embedding and row.embedding is not None:
+    # a damaged vector is treated as missing: the reranker recomputes it
+    if with_embedding and row.embedding is not None and len(row.embedding) % 4 == 0:
         vector = np.frombuffer(row.embedding, dtype=np.float32)
         embedder = row.embedder
     return Memory(

@@ -23,6 +23,7 @@ from sqlalchemy import (
     Table,
     Text,
     TypeDecorator,
+    text,
 )
 from sqlalchemy.engine import Dialect
 
@@ -112,6 +113,15 @@ chats = Table(
     Column("created_at", UTCDateTime, nullable=False),
     Column("memory_processed", Boolean, nullable=False, default=False),
     Index("ix_chats_pair_processed", "user_id", "workspace_id", "memory_processed"),
+    # Due-pair selection (memoryd.extraction.scheduler) reads only unprocessed chats.
+    Index(
+        "ix_chats_unprocessed",
+        "user_id",
+        "workspace_id",
+        "created_at",
+        sqlite_where=text("memory_processed = 0"),
+        postgresql_where=text("memory_processed = false"),
+    ),
 )
 
 settings = Table(
@@ -135,4 +145,50 @@ audit_log = Table(
     Column("at", UTCDateTime, nullable=False),
     Index("ix_audit_log_user_id", "user_id", "id"),
     Index("ix_audit_log_memory_id", "memory_id"),
+)
+
+# Extraction (issue 3) --------------------------------------------------------
+
+extraction_runs = Table(
+    "extraction_runs",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("trigger", String(16), nullable=False),
+    Column("provider", String(64), nullable=True),
+    Column("model", String(200), nullable=True),
+    Column("dry_run", Boolean, nullable=False, default=False),
+    Column("started_at", UTCDateTime, nullable=False),
+    Column("finished_at", UTCDateTime, nullable=True),
+    Column("status", String(16), nullable=False),
+    Column("pairs_seen", Integer, nullable=False, default=0),
+    Column("pairs_processed", Integer, nullable=False, default=0),
+    Column("pairs_skipped", Integer, nullable=False, default=0),
+    Column("skipped_reasons", JSON, nullable=False, default=dict),
+    Column("memories_created", Integer, nullable=False, default=0),
+    Column("memories_updated", Integer, nullable=False, default=0),
+    Column("chats_processed", Integer, nullable=False, default=0),
+    Column("llm_calls", Integer, nullable=False, default=0),
+    Column("prompt_tokens", Integer, nullable=False, default=0),
+    Column("completion_tokens", Integer, nullable=False, default=0),
+    Column("errors", JSON, nullable=False, default=list),
+    Index("ix_extraction_runs_started_at", "started_at"),
+)
+
+extraction_pairs = Table(
+    "extraction_pairs",
+    metadata,
+    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
+    Column(
+        "workspace_id",
+        Integer,
+        ForeignKey("workspaces.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    Column("attempts", Integer, nullable=False, default=0),
+    Column("next_attempt_at", UTCDateTime, nullable=True),
+    Column("parked", Boolean, nullable=False, default=False),
+    Column("last_error", Text, nullable=True),
+    Column("last_run_id", String(32), nullable=True),
+    Column("failed_chat_ids", JSON, nullable=False, default=list),
+    Column("updated_at", UTCDateTime, nullable=False),
 )

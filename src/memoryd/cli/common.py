@@ -1,0 +1,299 @@
+"""What every ``memoryd`` command shares: options, opening the database, output, errors.
+
+One place decides how the CLI says no: every ``MemorydError``, a bad ``--db`` value, an
+unreadable file or a non-UTF-8 argument becomes one line ``error: <message>`` on stderr
+and exit code 2 (click's own usage errors already exit 2). Command modules only call the
+library and print; they never catch exceptions themselves.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Collection, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from enum import Enum
+from functools import cache
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import sqlalchemy.exc
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+from sqlalchemy.engine import make_url
+from typer.core import TyperGroup
+
+from memoryd.config import MemorydSettings
+from memoryd.domain.errors import InvalidInput, MemorydError, NotFound
+from memoryd.domain.models import Memory, User
+from memoryd.embedding.base import Embedder
+from memoryd.service import Memoryd
+
+EXIT_BAD_INPUT = 2
+EXIT_FAILURE = 1
+MIN_ID_PREFIX = 6
+SHORT_ID_CHARS = 8
+DEBUG_ENV = "MEMORYD_DEBUG"
+
+DbOption = Annotated[
+    str | None,
+    typer.Option(
+        "--db",
+        metavar="URL",
+        envvar="MEMORYD_DATABASE_URL",
+        show_envvar=True,
+        help="SQLAlchemy database URL (default: memoryd.db under the user data directory).",
+    ),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+UserOption = Annotated[
+    str, typer.Option("--user", "-u", metavar="NAME", help="The user (by name) to act for.")
+]
+
+
+# errors ------------------------------------------------------------------------------
+def one_line(message: str) -> str:
+    """A message folded onto one line, with anything unprintable escaped."""
+    flat = " ".join(message.split())
+    return flat.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def fail(message: str, code: int = EXIT_BAD_INPUT) -> NoReturn:
+    typer.echo(f"error: {one_line(message)}", err=True)
+    raise typer.Exit(code)
+
+
+def shown_argument(arg: str) -> str:
+    """An argument as the bytes the user typed, escaped (``caf\\xe9``)."""
+    try:
+        raw = arg.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        raw = arg.encode("utf-8", "backslashreplace")
+    return raw.decode("ascii", "backslashreplace")
+
+
+def has_surrogates(text: str) -> bool:
+    return any(0xD800 <= ord(ch) <= 0xDFFF for ch in text)
+
+
+def require_utf8(text: str, what: str) -> str:
+    if has_surrogates(text):
+        raise InvalidInput(f"{what} {shown_argument(text)!r} is not valid UTF-8 text")
+    return text
+
+
+def _first_line(exc: BaseException) -> str:
+    origin = getattr(exc, "orig", None) or exc
+    lines = str(origin).strip().splitlines()
+    return lines[0] if lines else type(origin).__name__
+
+
+class MemorydGroup(TyperGroup):
+    """The root command group: refuses non-UTF-8 arguments and turns errors into one line."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        for arg in args:
+            if has_surrogates(arg):
+                fail(
+                    f"command-line argument {shown_argument(arg)!r} is not valid UTF-8 text; "
+                    "nothing was changed"
+                )
+        return super().parse_args(ctx, args)
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (typer.TyperException, typer.Exit, typer.Abort):
+            raise
+        except MemorydError as exc:
+            fail(str(exc))
+        except BrokenPipeError:
+            # The reader went away (``memoryd export | head``): stop quietly.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            raise typer.Exit(EXIT_FAILURE) from None
+        except sqlalchemy.exc.SQLAlchemyError as exc:
+            if os.environ.get(DEBUG_ENV):
+                raise
+            fail(f"database error: {_first_line(exc)}", EXIT_FAILURE)
+        except Exception as exc:
+            if os.environ.get(DEBUG_ENV):
+                raise
+            fail(
+                f"unexpected {type(exc).__name__}: {exc} (set {DEBUG_ENV}=1 to see the traceback)",
+                EXIT_FAILURE,
+            )
+
+
+# the database --------------------------------------------------------------------------
+def database_url(db: str | None) -> str:
+    url = db or MemorydSettings().resolved_database_url()
+    return require_utf8(url, "database URL")
+
+
+def safe_url(url: str) -> str:
+    """The URL with any password replaced by ``***``."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except sqlalchemy.exc.ArgumentError:
+        return "<unparseable URL>"
+
+
+@cache
+def shared_embedder() -> Embedder:
+    """One embedder per process; the model loads on its first use, not here."""
+    from memoryd.embedding.minilm import MiniLMEmbedder
+
+    return MiniLMEmbedder()
+
+
+@contextmanager
+def open_memoryd(db: str | None) -> Iterator[Memoryd]:
+    """A Memoryd on the chosen database, opened (and migrated) now, closed afterwards."""
+    url = database_url(db)
+    md = Memoryd(url, embedder=shared_embedder())
+    try:
+        try:
+            md.db  # noqa: B018 - opening now turns a bad URL into one clear error
+        except (sqlalchemy.exc.SQLAlchemyError, ValueError, OSError) as exc:
+            raise InvalidInput(f"cannot open database {safe_url(url)}: {_first_line(exc)}") from exc
+        yield md
+    finally:
+        md.close()
+
+
+def find_user(md: Memoryd, name: str) -> User:
+    return md.get_user(require_utf8(name, "user name"))
+
+
+# memory ids ----------------------------------------------------------------------------
+def resolve_id(given: str, known: Collection[str], owner: str) -> str:
+    """A full memory id from a full id or a unique prefix of at least 6 characters."""
+    if given in known:
+        return given
+    if len(given) < MIN_ID_PREFIX:
+        raise InvalidInput(
+            f"memory id {given!r} is too short: give the full id or a unique prefix of at "
+            f"least {MIN_ID_PREFIX} characters"
+        )
+    matches = sorted(i for i in known if i.startswith(given))
+    if not matches:
+        raise NotFound(f"no memory {given!r} for user {owner!r}")
+    if len(matches) > 1:
+        listed = ", ".join(m[: len(given) + 4] for m in matches[:5])
+        raise InvalidInput(
+            f"memory id prefix {given!r} is ambiguous: it matches {len(matches)} memories of "
+            f"user {owner!r} ({listed}); give more characters"
+        )
+    return matches[0]
+
+
+def resolve_memory(md: Memoryd, user: User, given: str) -> str:
+    """The full id of one of this user's current memories (never anyone else's)."""
+    return resolve_id(given, {m.id for m in md.list_memories(user.id)}, user.name)
+
+
+def short_id_length(ids: Collection[str]) -> int:
+    """The shortest prefix length (at least 8) that still tells these ids apart."""
+    length = SHORT_ID_CHARS
+    longest = max((len(i) for i in ids), default=0)
+    while length < longest and len({i[:length] for i in ids}) < len(ids):
+        length += 1
+    return length
+
+
+# input -------------------------------------------------------------------------------------
+def read_text_input(source: str, what: str = "file") -> str:
+    """The UTF-8 text of a file, or of stdin when ``source`` is ``-``."""
+    if source == "-":
+        data = typer.get_binary_stream("stdin").read()
+        name = "standard input"
+    else:
+        path = Path(require_utf8(source, "file name"))
+        name = str(path)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise InvalidInput(f"{what} {name!r} does not exist") from None
+        except IsADirectoryError:
+            raise InvalidInput(f"{what} {name!r} is a directory") from None
+        except OSError as exc:
+            raise InvalidInput(f"cannot read {what} {name!r}: {exc.strerror}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise InvalidInput(
+            f"{name} is not valid UTF-8 text (byte 0x{data[exc.start]:02x} on line {line})"
+        ) from None
+
+
+# output ------------------------------------------------------------------------------------
+def _json_default(value: object) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, Enum):
+        return value.value
+    raise TypeError(f"cannot write {type(value).__name__} as JSON")
+
+
+def emit_json(data: object) -> None:
+    typer.echo(json.dumps(data, ensure_ascii=False, indent=2, default=_json_default))
+
+
+def console() -> Console:
+    return Console(highlight=False, soft_wrap=False)
+
+
+def echo(message: str) -> None:
+    """Plain text to stdout, never interpreted as markup."""
+    typer.echo(message)
+
+
+def note(message: str) -> None:
+    """A remark for the person at the terminal, on stderr so stdout stays data."""
+    typer.echo(message, err=True)
+
+
+def make_table(title: str | None, columns: Sequence[str]) -> Table:
+    table = Table(title=title, title_justify="left", show_lines=False)
+    for column in columns:
+        table.add_column(column, overflow="fold")
+    return table
+
+
+def cell(value: object) -> Text:
+    """A table cell holding exactly this text (``[bold]`` in a memory stays literal)."""
+    if value is None:
+        return Text("-")
+    if isinstance(value, datetime):
+        return Text(value.strftime("%Y-%m-%d %H:%M"))
+    return Text(str(value))
+
+
+def memory_json(memory: Memory) -> dict[str, Any]:
+    return memory.to_dict()
+
+
+# the root command ------------------------------------------------------------------------
+def _print_version(value: bool) -> None:
+    if value:
+        from memoryd import __version__
+
+        typer.echo(f"memoryd {__version__}")
+        raise typer.Exit()
+
+
+def root_options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Persistent per-user memory for LLM chat: manage users, workspaces and memories."""

@@ -1,0 +1,144 @@
+"""``memoryd context``: show exactly what one chat turn would get, and why.
+
+It runs the same selection as the proxy and the API (globals, then the top 5 workspace
+memories by reranker score) and prints the system prompt followed by the chosen memories
+with their scores, so an operator can see why a memory was or was not injected.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Annotated, Any
+
+import typer
+
+from memoryd.cli.common import (
+    DbOption,
+    JsonOption,
+    UserOption,
+    cell,
+    console,
+    echo,
+    emit_json,
+    find_user,
+    make_table,
+    open_memoryd,
+    read_text_input,
+    require_utf8,
+)
+from memoryd.domain.errors import InvalidInput
+from memoryd.domain.injection import Turn
+from memoryd.domain.models import ScoredMemory
+
+
+def read_history(source: str) -> list[Mapping[str, Any]]:
+    """Chat messages from a JSON file: ``[{"role": "user", "content": "..."}, ...]``."""
+    text = read_text_input(source, "history file")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(f"history file {source!r} is not JSON ({exc.msg})") from None
+    if isinstance(data, dict) and isinstance(data.get("messages"), list):
+        data = data["messages"]
+    if not isinstance(data, list):
+        raise InvalidInput(
+            f"history file {source!r} must hold a JSON list of messages "
+            '([{"role": "user", "content": "..."}])'
+        )
+    for number, item in enumerate(data, start=1):
+        if not isinstance(item, dict):
+            raise InvalidInput(f"history file {source!r}: message {number} is not an object")
+        content = item.get("content")
+        if content is not None and not isinstance(content, str | list):
+            raise InvalidInput(f"history file {source!r}: message {number} has no text content")
+    return data
+
+
+def _scored_json(scored: ScoredMemory) -> dict[str, Any]:
+    memory = scored.memory
+    return {
+        "id": memory.id,
+        "scope": memory.scope.value,
+        "workspace": memory.workspace,
+        "content": memory.content,
+        "score": scored.score,
+    }
+
+
+def _chosen(turn: Turn) -> list[ScoredMemory]:
+    return [*turn.global_memories, *turn.workspace_memories]
+
+
+def _explain(turn: Turn) -> str:
+    if not turn.enabled:
+        return "memory is off (memory_enabled = false): nothing is injected"
+    if turn.fallback_reason:
+        return (
+            f"the reranker {turn.reranker} failed, so the 5 newest workspace memories were "
+            f"used: {turn.fallback_reason}"
+        )
+    if turn.reranker:
+        return f"workspace memories ranked by {turn.reranker} ({turn.candidates} candidates)"
+    return f"all {turn.candidates} workspace memories fit; no ranking needed"
+
+
+def context(
+    user: UserOption,
+    workspace: Annotated[
+        str, typer.Option("--workspace", "-w", metavar="SLUG", help="The chat's workspace.")
+    ],
+    message: Annotated[
+        str, typer.Option("--message", "-m", help="The user's message for this turn.")
+    ],
+    history_file: Annotated[
+        str | None,
+        typer.Option(
+            "--history-file",
+            metavar="FILE",
+            help='Earlier messages as JSON: [{"role": "user", "content": "..."}] (- for stdin).',
+        ),
+    ] = None,
+    base: Annotated[
+        str | None, typer.Option("--base", help="The base system prompt to append to.")
+    ] = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Print the system prompt a chat turn would get and the memories chosen for it."""
+    require_utf8(message, "message")
+    if base is not None:
+        require_utf8(base, "base prompt")
+    history = read_history(history_file) if history_file is not None else []
+    with open_memoryd(db) as md:
+        owner = find_user(md, user)
+        turn = md.context(owner.id, workspace, message, history)
+    prompt = turn.system_prompt(base)
+    if as_json:
+        emit_json(
+            {
+                "system_prompt": prompt,
+                "section": turn.section,
+                "memories": [_scored_json(s) for s in _chosen(turn)],
+                "enabled": turn.enabled,
+                "reranker": turn.reranker,
+                "fallback_reason": turn.fallback_reason,
+            }
+        )
+        return
+    echo(prompt if prompt else "(empty system prompt: nothing to inject and no --base)")
+    echo("")
+    table = make_table(
+        f"Memories chosen for this turn ({len(_chosen(turn))})",
+        ["#", "ID", "Scope", "Workspace", "Score", "Memory"],
+    )
+    for rank, scored in enumerate(_chosen(turn), start=1):
+        memory = scored.memory
+        score = "-" if scored.score is None else f"{scored.score:.3f}"
+        table.add_row(
+            cell(rank), cell(memory.id[:8]), cell(memory.scope.value),
+            cell(memory.workspace), cell(score), cell(memory.content),
+        )  # fmt: skip
+    out = console()
+    out.print(table)
+    out.print(_explain(turn), markup=False)

@@ -1,0 +1,101 @@
+"""``memoryd db``: apply schema migrations and show where a database stands.
+
+Every other command migrates on first open too; these exist so an operator can upgrade
+deliberately (before starting a fleet of API processes) and check a database without
+changing it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from sqlalchemy.engine import make_url
+
+from memoryd.cli.common import DbOption, JsonOption, database_url, echo, emit_json, safe_url
+from memoryd.domain.errors import InvalidInput
+from memoryd.storage.database import Database
+
+app = typer.Typer(help="Database schema: upgrade and status.", no_args_is_help=True)
+
+
+def _open(url: str) -> Database:
+    try:
+        return Database.open(url, migrate=False)
+    except ValueError as exc:
+        raise InvalidInput(f"cannot open database {safe_url(url)}: {exc}") from None
+
+
+def _missing_sqlite_file(url: str) -> bool:
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or not parsed.database:
+        return False
+    if parsed.database.startswith("file:"):
+        return False
+    return not Path(parsed.database).expanduser().exists()
+
+
+@app.command("upgrade")
+def upgrade(db: DbOption = None, as_json: JsonOption = False) -> None:
+    """Apply pending migrations and print the revision the database is at."""
+    url = database_url(db)
+    database = _open(url)
+    try:
+        before = database.current_revision()
+        database.upgrade()
+        after = database.current_revision()
+    finally:
+        database.dispose()
+    if as_json:
+        emit_json({"url": safe_url(url), "from": before, "to": after})
+    elif before == after:
+        echo(f"{safe_url(url)} is already at revision {after} (head)")
+    else:
+        echo(f"{safe_url(url)} upgraded from {before or 'an empty database'} to {after} (head)")
+
+
+@app.command("status")
+def status(db: DbOption = None, as_json: JsonOption = False) -> None:
+    """Show the database URL (password hidden), its revision and the newest one."""
+    url = database_url(db)
+    exists = not _missing_sqlite_file(url)
+    database = _open(url) if exists else None
+    try:
+        head = _head_revision()
+        current = database.current_revision() if database else None
+        dialect = database.dialect if database else "sqlite"
+    finally:
+        if database:
+            database.dispose()
+    report = {
+        "url": safe_url(url),
+        "dialect": dialect,
+        "exists": exists,
+        "current": current,
+        "head": head,
+        "up_to_date": current == head,
+    }
+    if as_json:
+        emit_json(report)
+        return
+    echo(f"database: {report['url']} ({dialect})")
+    if not exists:
+        echo("current:  none (the file does not exist yet; it is created on first use)")
+    else:
+        echo(f"current:  {current or 'none (empty database)'}")
+    echo(f"head:     {head}")
+    echo("status:   up to date" if current == head else "status:   run `memoryd db upgrade`")
+
+
+def _head_revision() -> str | None:
+    """The newest revision known to this memoryd, without touching any database file."""
+    from importlib import resources
+
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    cfg = Config()
+    cfg.set_main_option(
+        "script_location", str(resources.files("memoryd") / "storage" / "migrations")
+    )
+    return ScriptDirectory.from_config(cfg).get_current_head()

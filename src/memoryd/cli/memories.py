@@ -1,0 +1,250 @@
+"""``memoryd memories``: browse and change one user's memories, and read their history.
+
+Every command names the user with ``--user`` and only ever sees that user's memories: a
+memory id (or a unique prefix of at least 6 characters) is resolved among that user's
+memories alone, so another user's id is simply "no memory".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Annotated, Any
+
+import typer
+
+from memoryd.cli.common import (
+    DbOption,
+    JsonOption,
+    UserOption,
+    cell,
+    console,
+    echo,
+    emit_json,
+    find_user,
+    make_table,
+    memory_json,
+    open_memoryd,
+    resolve_id,
+    resolve_memory,
+    short_id_length,
+)
+from memoryd.domain.errors import InvalidScope
+from memoryd.domain.models import Actor, AuditEntry, Memory, Scope, Source
+from memoryd.domain.rules import scope_label
+from memoryd.service import Memoryd
+
+app = typer.Typer(
+    help="One user's memories: list, add, edit, remove, move, history.", no_args_is_help=True
+)
+
+IdArgument = Annotated[
+    str, typer.Argument(metavar="ID", help="Memory id, or a unique prefix (6+ characters).")
+]
+TextArgument = Annotated[str, typer.Argument(metavar="TEXT", help="The memory: one line.")]
+WorkspaceFilter = Annotated[
+    str | None, typer.Option("--workspace", "-w", metavar="SLUG", help="Only this workspace.")
+]
+
+# The person at the terminal administers the database; the audit log says so.
+CLI_ACTOR = Actor(Source.ADMIN)
+
+
+def _where(memory: Memory) -> str:
+    return scope_label(memory.scope, memory.workspace)
+
+
+def _count_line(md: Memoryd, memory: Memory) -> str:
+    slug = memory.workspace if memory.scope is Scope.WORKSPACE else None
+    count = len(md.list_memories(memory.user_id, memory.scope, slug))
+    return f"{_where(memory)} ({count}/{md.limits.for_scope(memory.scope)})"
+
+
+def _report(md: Memoryd, verb: str, memory: Memory, as_json: bool) -> None:
+    if as_json:
+        emit_json(memory_json(memory))
+    else:
+        echo(f"{verb} {memory.id} in {_count_line(md, memory)}: {memory.content}")
+
+
+@app.command("list")
+def list_memories(
+    user: UserOption,
+    workspace: WorkspaceFilter = None,
+    scope: Annotated[
+        Scope | None, typer.Option("--scope", help="Only global or only workspace memories.")
+    ] = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """List a user's memories: Global (n/5), then each workspace (n/20)."""
+    with open_memoryd(db) as md:
+        owner = find_user(md, user)
+        if scope is Scope.GLOBAL and workspace:
+            raise InvalidScope("--scope global lists memories of no workspace; drop --workspace")
+        memories = md.list_memories(owner.id, scope, workspace)
+        all_ids = [m.id for m in md.list_memories(owner.id)]
+    if as_json:
+        emit_json([memory_json(m) for m in memories])
+        return
+    groups: dict[str | None, list[Memory]] = {}
+    if scope is not Scope.WORKSPACE and not workspace:
+        groups[None] = []
+    if workspace:
+        groups[workspace] = []
+    for memory in memories:
+        groups.setdefault(memory.workspace, []).append(memory)
+    width = short_id_length(all_ids)
+    out = console()
+    for slug, members in groups.items():
+        label, limit = (
+            ("Global", md.limits.global_per_user)
+            if slug is None
+            else (f"Workspace {slug}", md.limits.workspace_per_pair)
+        )
+        table = make_table(
+            f"{label} ({len(members)}/{limit})", ["ID", "Memory", "Source", "Created", "Last used"]
+        )
+        for m in members:
+            table.add_row(
+                cell(m.id[:width]), cell(m.content), cell(m.source.value),
+                cell(m.created_at), cell(m.last_used_at),
+            )  # fmt: skip
+        out.print(table)
+    if not memories:
+        out.print(f"{owner.name} has no memories here yet.", markup=False)
+
+
+@app.command("add")
+def add(
+    user: UserOption,
+    text: TextArgument,
+    workspace: Annotated[
+        str | None,
+        typer.Option("--workspace", "-w", metavar="SLUG", help="Store in this workspace."),
+    ] = None,
+    global_: Annotated[bool, typer.Option("--global", help="Store as a global memory.")] = False,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Add a memory to a workspace (--workspace SLUG) or to the user's global scope (--global)."""
+    if global_ and workspace:
+        raise InvalidScope("a global memory belongs to no workspace: give --global or --workspace")
+    if not global_ and not workspace:
+        raise InvalidScope("say where the memory goes: --workspace SLUG or --global")
+    with open_memoryd(db) as md:
+        owner = find_user(md, user)
+        scope = Scope.GLOBAL if global_ else Scope.WORKSPACE
+        memory = md.add_memory(owner.id, text, scope, workspace, actor=CLI_ACTOR)
+        _report(md, "added", memory, as_json)
+
+
+@app.command("edit")
+def edit(
+    user: UserOption, memory_id: IdArgument, text: TextArgument,
+    db: DbOption = None, as_json: JsonOption = False,
+) -> None:  # fmt: skip
+    """Replace the text of a memory (it keeps its id and scope)."""
+    with open_memoryd(db) as md:
+        owner = find_user(md, user)
+        full_id = resolve_memory(md, owner, memory_id)
+        memory = md.edit_memory(owner.id, full_id, text, actor=CLI_ACTOR)
+        _report(md, "edited", memory, as_json)
+
+
+@app.command("rm")
+def remove(
+    user: UserOption, memory_id: IdArgument, db: DbOption = None, as_json: JsonOption = False
+) -> None:
+    """Delete a memory (its history stays in the audit log)."""
+    with open_memoryd(db) as md:
+        owner = find_user(md, user)
+        memory = md.get_memory(owner.id, resolve_memory(md, owner, memory_id))
+        md.delete_memory(owner.id, memory.id, actor=CLI_ACTOR)
+    if as_json:
+        emit_json({"deleted": memory_json(memory)})
+    else:
+        echo(f"deleted {memory.id} from {_where(memory)}: {memory.content}")
+
+
+@app.command("promote")
+def promote(
+    user: UserOption, memory_id: IdArgument, db: DbOption = None, as_json: JsonOption = False
+) -> None:
+    """Move a workspace memory to the user's global scope."""
+    with open_memoryd(db) as md:
+        owner = find_user(md, user)
+        memory = md.promote(owner.id, resolve_memory(md, owner, memory_id), actor=CLI_ACTOR)
+        _report(md, "promoted", memory, as_json)
+
+
+@app.command("demote")
+def demote(
+    user: UserOption,
+    memory_id: IdArgument,
+    workspace: Annotated[
+        str, typer.Option("--workspace", "-w", metavar="SLUG", help="The target workspace.")
+    ],
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Move a global memory into a workspace."""
+    with open_memoryd(db) as md:
+        owner = find_user(md, user)
+        full_id = resolve_memory(md, owner, memory_id)
+        memory = md.demote(owner.id, full_id, workspace, actor=CLI_ACTOR)
+        _report(md, "demoted", memory, as_json)
+
+
+def _entry_json(entry: AuditEntry) -> dict[str, Any]:
+    return {
+        "id": entry.id,
+        "memory_id": entry.memory_id,
+        "action": entry.action.value,
+        "actor": entry.actor,
+        "at": entry.at.isoformat(),
+        "before": entry.before,
+        "after": entry.after,
+    }
+
+
+def _state(view: dict[str, Any] | None) -> str:
+    if view is None:
+        return "-"
+    where = "global" if view.get("scope") == Scope.GLOBAL.value else f"[{view.get('workspace')}]"
+    return f"{where} {view.get('content', '')}"
+
+
+def _history_table(entries: Sequence[AuditEntry], width: int) -> Any:
+    table = make_table(
+        f"History ({len(entries)} changes)", ["When", "Action", "By", "ID", "Before", "After"]
+    )
+    for e in entries:
+        table.add_row(
+            cell(e.at), cell(e.action.value), cell(e.actor), cell(e.memory_id[:width]),
+            cell(_state(e.before)), cell(_state(e.after)),
+        )  # fmt: skip
+    return table
+
+
+@app.command("history")
+def history(
+    user: UserOption,
+    memory_id: Annotated[
+        str | None,
+        typer.Argument(metavar="[ID]", help="Only this memory (deleted ones too)."),
+    ] = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """The audit log of a user's memories: every change with before and after."""
+    with open_memoryd(db) as md:
+        owner = find_user(md, user)
+        entries = md.audit_log(owner.id)
+        known = {e.memory_id for e in entries} | {m.id for m in md.list_memories(owner.id)}
+        if memory_id is not None:
+            full_id = resolve_id(memory_id, known, owner.name)
+            entries = md.audit_log(owner.id, full_id)
+    if as_json:
+        emit_json([_entry_json(e) for e in entries])
+    else:
+        console().print(_history_table(entries, short_id_length(known)))

@@ -1,0 +1,79 @@
+"""``memoryd settings``: read and change the run-time switches stored in the database.
+
+The keys are those defined in ``memoryd.domain.runtime_settings`` (``memory_enabled``,
+``memory_auto_extraction`` and whatever other parts of memoryd define); values are parsed
+by the same functions the API and the UI use.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import typer
+
+from memoryd.cli.common import (
+    DbOption,
+    JsonOption,
+    cell,
+    console,
+    echo,
+    emit_json,
+    make_table,
+    open_memoryd,
+)
+from memoryd.domain import runtime_settings
+
+app = typer.Typer(help="Run-time settings: get and set.", no_args_is_help=True)
+
+KeyArgument = Annotated[str, typer.Argument(metavar="KEY", help="A setting name.")]
+
+
+def _shown(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+@app.command("get")
+def get(
+    key: Annotated[
+        str | None, typer.Argument(metavar="[KEY]", help="One setting (default: all).")
+    ] = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Show every setting, or the value of one."""
+    specs = [runtime_settings.spec_for(key)] if key is not None else None
+    with open_memoryd(db) as md:
+        values = md.get_settings()
+    if specs is None:
+        specs = [runtime_settings.spec_for(k) for k in sorted(values)]
+    if as_json:
+        emit_json({spec.key: values[spec.key] for spec in specs})
+        return
+    if key is not None:
+        echo(_shown(values[key]))
+        return
+    table = make_table("Settings", ["Key", "Value", "Default", "Description"])
+    for spec in specs:
+        table.add_row(
+            cell(spec.key), cell(_shown(values[spec.key])), cell(_shown(spec.default)),
+            cell(spec.description),
+        )  # fmt: skip
+    console().print(table)
+
+
+@app.command("set")
+def set_(
+    key: KeyArgument,
+    value: Annotated[str, typer.Argument(metavar="VALUE", help="The new value (e.g. on/off).")],
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Change a setting for every memoryd process using this database."""
+    runtime_settings.spec_for(key)
+    with open_memoryd(db) as md:
+        stored = md.set_setting(key, value)
+    if as_json:
+        emit_json({key: stored})
+    else:
+        echo(f"{key} = {_shown(stored)}")
