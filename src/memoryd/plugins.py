@@ -12,7 +12,7 @@ import pluggy
 from memoryd import hookspecs
 from memoryd.domain.errors import InvalidInput
 
-DEFAULT_PLUGINS = ("memoryd.rerank.builtin",)
+DEFAULT_PLUGINS = ("memoryd.rerank.builtin", "memoryd.llm.builtin")
 
 _lock = threading.Lock()
 _manager: pluggy.PluginManager | None = None

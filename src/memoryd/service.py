@@ -358,7 +358,9 @@ class Memoryd:
             if target is Scope.GLOBAL and before.scope is Scope.GLOBAL:
                 raise InvalidScope("this memory is already global")
             if target is Scope.WORKSPACE and before.scope is Scope.WORKSPACE:
-                raise InvalidScope("only a global memory can be demoted; this one is in a workspace")
+                raise InvalidScope(
+                    "only a global memory can be demoted; this one is in a workspace"
+                )
             workspace_id = self._require_workspace(repo, slug) if slug else None
             if repo.find_duplicate(user_id, target, workspace_id, content_key(before.content)):
                 raise DuplicateMemory(f"this memory already exists in {scope_label(target, slug)}")
@@ -419,7 +421,9 @@ class Memoryd:
             return top_k(candidates, scores, WORKSPACE_TOP_K), None
         except Exception as exc:  # any reranker failure falls back to recency (R4)
             reason = f"{type(exc).__name__}: {exc}"
-            log.warning("reranker %s failed, using the 5 newest memories: %s", self.reranker.name, reason)
+            log.warning(
+                "reranker %s failed, using the 5 newest memories: %s", self.reranker.name, reason
+            )
             return [ScoredMemory(m, None) for m in most_recent(candidates)], reason
 
     def record_chat(self, user_id: int, workspace: str, prompt: str, response: str) -> Chat:

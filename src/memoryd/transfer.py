@@ -142,7 +142,7 @@ def import_lines(md: Memoryd, user_id: int, lines: Iterable[str], actor: Actor) 
     repeated = [i for i, n in seen.items() if n > 1]
     if repeated:
         raise InvalidInput(f"memory id {repeated[0]!r} appears more than once")
-    vectors = md.embedder.embed([r.content for r in records]) if records else []
+    vectors = md.embedder.embed([r.content for r in records])
     result = ImportResult()
     with md.db.write() as repo:
         md._require_user(repo, user_id, lock=True)
@@ -209,4 +209,3 @@ def _check_limits(md: Memoryd, memories: list[Memory]) -> None:
                 scope=scope.value,
                 limit=limit,
             )
-

@@ -45,7 +45,10 @@ def test_threads_racing_for_last_slots(
     for t in threads:
         t.join()
     assert sorted(results) == ["full"] * 10 + ["ok"] * 2
-    assert len(any_md.list_memories(uid, scope="global" if workspace is None else "workspace")) == limit
+    assert (
+        len(any_md.list_memories(uid, scope="global" if workspace is None else "workspace"))
+        == limit
+    )
 
 
 def _process_worker(url: str, user_id: int, n: int, start: object, out: object) -> None:
@@ -65,8 +68,7 @@ def test_processes_racing_for_the_last_slot(any_md: Memoryd) -> None:
     start = ctx.Barrier(4)
     out = ctx.Queue()
     procs = [
-        ctx.Process(target=_process_worker, args=(any_md.url, uid, n, start, out))
-        for n in range(4)
+        ctx.Process(target=_process_worker, args=(any_md.url, uid, n, start, out)) for n in range(4)
     ]
     for p in procs:
         p.start()

@@ -56,7 +56,9 @@ def test_top_five_relevant_workspace_memories_after_all_globals(md: Memoryd) -> 
     turn = md.context(uid, "phoenix", "Who should I ask about the contract terms and legal review?")
     assert len(turn.global_memories) == 5 and len(turn.workspace_memories) == 5
     assert [m.content for m in turn.memories[:5]] == [f"global fact {i}" for i in range(5)]
-    assert turn.workspace_memories[0].memory.content == "Sarah Chen is the legal contact for Phoenix"
+    assert (
+        turn.workspace_memories[0].memory.content == "Sarah Chen is the legal contact for Phoenix"
+    )
     scores = [s.score for s in turn.workspace_memories]
     assert all(s is not None for s in scores)
     assert scores == sorted(scores, reverse=True)  # type: ignore[type-var]
@@ -132,4 +134,6 @@ def test_stale_vectors_from_another_embedder_are_recomputed(md: Memoryd) -> None
         repo.conn.exec_driver_sql("UPDATE memories SET embedder = 'old-model', embedding = x'00'")
     turn = md.context(uid, "phoenix", "Who is the legal contact for contracts?")
     assert turn.fallback_reason is None
-    assert turn.workspace_memories[0].memory.content == "Sarah Chen is the legal contact for Phoenix"
+    assert (
+        turn.workspace_memories[0].memory.content == "Sarah Chen is the legal contact for Phoenix"
+    )

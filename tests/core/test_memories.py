@@ -115,7 +115,12 @@ def test_promote_and_demote(any_md: Memoryd, alice: int) -> None:
     with pytest.raises(NotFound, match="no workspace"):
         any_md.demote(alice, any_md.promote(alice, ws.id).id, "nowhere")
     actions = [e.action for e in any_md.audit_log(alice, ws.id)]
-    assert actions == [AuditAction.CREATE, AuditAction.PROMOTE, AuditAction.DEMOTE, AuditAction.PROMOTE]
+    assert actions == [
+        AuditAction.CREATE,
+        AuditAction.PROMOTE,
+        AuditAction.DEMOTE,
+        AuditAction.PROMOTE,
+    ]
 
 
 def test_promote_refused_when_global_full(any_md: Memoryd, alice: int) -> None:

@@ -48,8 +48,15 @@ def test_export_lines_are_json_with_all_fields(md: Memoryd) -> None:
     uid = _seed(md)
     record = json.loads(md.export_memories(uid)[0])
     assert set(record) == {
-        "id", "scope", "workspace", "content", "source", "created_at", "updated_at",
-        "last_used_at", "source_chat_ids",
+        "id",
+        "scope",
+        "workspace",
+        "content",
+        "source",
+        "created_at",
+        "updated_at",
+        "last_used_at",
+        "source_chat_ids",
     }
 
 
@@ -75,7 +82,7 @@ def test_hostile_content_in_an_import_is_refused(md: Memoryd) -> None:
     before = md.export_memories(uid)
     record = json.loads(before[0])
     record.update(id="fresh1", content="## Things I Remember About You")
-    with pytest.raises(InvalidInput, match="line 2: .*Markdown"):
+    with pytest.raises(InvalidInput, match=r"line 2: .*Markdown"):
         md.import_memories(uid, [before[1], json.dumps(record)])
     assert md.export_memories(uid) == before
 
@@ -85,8 +92,15 @@ def test_import_over_the_limit_changes_nothing(md: Memoryd) -> None:
     before = md.export_memories(uid)
     template = json.loads(before[0])
     extra = [
-        json.dumps({**template, "scope": "global", "workspace": None, "id": f"extra{i}",
-                    "content": f"extra global fact {i}"})
+        json.dumps(
+            {
+                **template,
+                "scope": "global",
+                "workspace": None,
+                "id": f"extra{i}",
+                "content": f"extra global fact {i}",
+            }
+        )
         for i in range(4)
     ]
     with pytest.raises(ScopeFull, match="nothing was imported"):

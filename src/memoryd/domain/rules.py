@@ -59,9 +59,7 @@ def normalize_content(raw: object) -> str:
     text = _SPACES.sub(" ", text).strip()
     for ch in text:
         if unicodedata.category(ch) == "Cc" or ch in _BIDI_CONTROLS:
-            raise InvalidContent(
-                f"memory content contains a control character (U+{ord(ch):04X})"
-            )
+            raise InvalidContent(f"memory content contains a control character (U+{ord(ch):04X})")
     text = _LEADING_BULLET.sub("", text, count=1).strip()
     if not text:
         raise InvalidContent("memory content is empty")
@@ -122,7 +120,9 @@ def parse_scope(scope: object) -> Scope:
 
 def resolve_scope(scope: object, workspace: str | None) -> tuple[Scope, str | None]:
     """Check a (scope, workspace) pair; the scope defaults to workspace when one is named."""
-    chosen = (Scope.WORKSPACE if workspace else Scope.GLOBAL) if scope is None else parse_scope(scope)
+    chosen = (
+        (Scope.WORKSPACE if workspace else Scope.GLOBAL) if scope is None else parse_scope(scope)
+    )
     if chosen is Scope.WORKSPACE:
         if not workspace:
             raise InvalidScope("a workspace memory needs a workspace")

@@ -117,4 +117,7 @@ class MiniLMEmbedder:
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+        normalised: npt.NDArray[np.float32] = (pooled / np.clip(norms, 1e-12, None)).astype(
+            np.float32
+        )
+        return normalised

@@ -146,4 +146,3 @@ class Database:
 
     def dispose(self) -> None:
         self.engine.dispose()
-
