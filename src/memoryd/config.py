@@ -26,6 +26,17 @@ class MemorydSettings(BaseSettings):
     database_url: str | None = None
     reranker: str = "hybrid"
 
+    # the server (``memoryd serve``, docs/server.md)
+    single_user: bool = False
+    admin_password: str | None = None
+    cookie_secure: bool | None = None  # None: Secure when the request came over https
+    session_days: int = 14
+    proxy_upstream_url: str | None = None  # default: the extraction LLM settings
+    proxy_upstream_key: str | None = None
+    proxy_provider: str | None = None  # "openai" (any compatible server), "anthropic", "local"
+    proxy_model: str | None = None  # model the web chat page asks for
+    proxy_timeout_s: float = 600.0
+
     # LLM used by extraction (issue 3); see docs/extraction.md
     llm_provider: str | None = None
     llm_model: str | None = None

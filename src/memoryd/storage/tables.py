@@ -192,3 +192,51 @@ extraction_pairs = Table(
     Column("failed_chat_ids", JSON, nullable=False, default=list),
     Column("updated_at", UTCDateTime, nullable=False),
 )
+
+# Authentication and workspace membership (the server, issue 4) ------------------------
+user_credentials = Table(
+    "user_credentials",
+    metadata,
+    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
+    Column("password_hash", String(255), nullable=False),
+    Column("updated_at", UTCDateTime, nullable=False),
+)
+
+api_keys = Table(
+    "api_keys",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+    Column("name", String(100), nullable=False),
+    Column("prefix", String(16), nullable=False),
+    Column("key_hash", String(64), nullable=False, unique=True),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("last_used_at", UTCDateTime, nullable=True),
+    Column("revoked_at", UTCDateTime, nullable=True),
+    Index("ix_api_keys_user_id", "user_id"),
+)
+
+sessions = Table(
+    "sessions",
+    metadata,
+    Column("token_hash", String(64), primary_key=True),
+    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+    Column("csrf_token", String(64), nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("expires_at", UTCDateTime, nullable=False),
+    Index("ix_sessions_user_id", "user_id"),
+)
+
+user_workspaces = Table(
+    "user_workspaces",
+    metadata,
+    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
+    Column(
+        "workspace_id",
+        Integer,
+        ForeignKey("workspaces.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    Column("added_at", UTCDateTime, nullable=False),
+    Index("ix_user_workspaces_workspace_id", "workspace_id"),
+)

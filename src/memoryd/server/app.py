@@ -1,0 +1,120 @@
+"""The FastAPI application: ``create_app(md, settings)`` wires every router to one core.
+
+Nothing happens at import time; ``app_from_env`` is the factory uvicorn workers call
+(``memoryd serve`` uses it), reading ``MEMORYD_*`` settings. ``first_start`` makes sure an
+admin exists and returns what to tell the person starting the server.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from sqlalchemy import text
+
+import memoryd
+from memoryd.config import MemorydSettings
+from memoryd.domain.errors import NotFound
+from memoryd.domain.models import Role, User
+from memoryd.server import errors
+from memoryd.server.auth import AuthStore
+from memoryd.server.deps import ServerState, State, admin_owner, self_owner
+from memoryd.server.routers import chats, context, memories, transfer, users, workspaces
+from memoryd.server.routers import settings as settings_router
+from memoryd.server.schemas import Health
+from memoryd.service import Memoryd
+
+FIRST_ADMIN = "admin"
+
+
+def first_admin(md: Memoryd) -> User | None:
+    return next((u for u in md.list_users() if u.role is Role.ADMIN), None)
+
+
+def first_start(md: Memoryd, auth: AuthStore, settings: MemorydSettings) -> str | None:
+    """Create the first admin if there is none; the message to print, once, if so.
+
+    ``MEMORYD_ADMIN_PASSWORD`` sets its password; otherwise a random one is made and
+    returned in the message (it is stored only hashed).
+    """
+    if first_admin(md) is not None:
+        return None
+    try:
+        user = md.get_user(FIRST_ADMIN)
+        md.set_role(user.id, Role.ADMIN)
+    except NotFound:
+        user = md.create_user(FIRST_ADMIN, Role.ADMIN)
+    if settings.single_user:
+        return f"single-user mode: you are {user.name!r}; no sign-in needed"
+    password = settings.admin_password or secrets.token_urlsafe(12)
+    auth.set_password(user.id, password)
+    if settings.admin_password:
+        return f"created admin {user.name!r} with the password from MEMORYD_ADMIN_PASSWORD"
+    return (
+        f"created admin {user.name!r} with password {password}\n"
+        "sign in on the web page with these (shown only now), then change the password "
+        "in the profile panel, or run: memoryd users passwd admin"
+    )
+
+
+def create_app(
+    md: Memoryd,
+    settings: MemorydSettings | None = None,
+    *,
+    auth: AuthStore | None = None,
+) -> FastAPI:
+    """The memoryd service over ``md``: REST API, OpenAI-compatible proxy, web UI."""
+    settings = settings or md.settings
+    state = ServerState(md=md, settings=settings, auth=auth or AuthStore(md.db, clock=md.clock))
+    if settings.single_user:
+        first_start(md, state.auth, settings)
+        admin = first_admin(md)
+        assert admin is not None
+        state.single_user_id = admin.id
+        state.single_user_csrf = secrets.token_urlsafe(32)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        if state.http is not None:
+            await state.http.aclose()
+
+    app = FastAPI(
+        title="memoryd",
+        version=memoryd.__version__,
+        summary="Persistent per-user memory for LLM chat.",
+        description=(
+            "REST API (`/api/v1`), OpenAI-compatible proxy with memory (`/v1`) and web UI. "
+            "Authenticate with `Authorization: Bearer mdk_...` (an API key) or the "
+            "browser's session cookie plus the `X-CSRF-Token` header on writes."
+        ),
+        lifespan=lifespan,
+    )
+    app.state.memoryd = state
+    errors.install(app)
+
+    @app.get("/health", response_model=Health, tags=["health"], summary="Liveness and database")
+    def health(state: State) -> Health:
+        with state.md.db.read() as repo:
+            repo.conn.execute(text("SELECT 1"))
+        return Health(status="ok", database=state.md.db.dialect, version=memoryd.__version__)
+
+    app.include_router(memories.build_router(self_owner, prefix="/api/v1", tag="memories"))
+    app.include_router(
+        memories.build_router(admin_owner, prefix="/api/v1/users/{user_id}", tag="admin")
+    )
+    app.include_router(transfer.build_router(self_owner, prefix="/api/v1", tag="transfer"))
+    app.include_router(
+        transfer.build_router(admin_owner, prefix="/api/v1/users/{user_id}", tag="admin")
+    )
+    for module in (users, workspaces, settings_router, chats, context):
+        app.include_router(module.router)
+    return app
+
+
+def app_from_env() -> FastAPI:
+    """The factory ``memoryd serve`` gives uvicorn (each worker builds its own app)."""
+    config = MemorydSettings()
+    return create_app(Memoryd(settings=config), config)

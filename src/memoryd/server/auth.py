@@ -1,0 +1,348 @@
+"""Who is calling: passwords, browser sessions, API keys and workspace membership.
+
+Passwords are hashed with Argon2id (argon2-cffi's defaults, rehashed on login when those
+change). Session tokens and API keys are long random strings, so the database keeps only
+their SHA-256: a leaked table does not let anyone in, and a lookup stays one indexed read.
+Workspace membership decides which workspaces a default user may use; admins use all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from sqlalchemy import Row, and_, delete, func, insert, select, update
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import IntegrityError
+
+from memoryd.domain.errors import InvalidInput, NotFound
+from memoryd.domain.models import Role, User, Workspace
+from memoryd.storage.database import Database
+from memoryd.storage.tables import (
+    api_keys,
+    sessions,
+    user_credentials,
+    user_workspaces,
+    users,
+    workspaces,
+)
+
+API_KEY_PREFIX = "mdk_"
+MIN_PASSWORD_CHARS = 8
+MAX_PASSWORD_CHARS = 1024
+MAX_KEY_NAME_CHARS = 100
+
+_hasher = PasswordHasher()
+# Verified when the user does not exist, so a wrong name costs as long as a wrong password.
+_DUMMY_HASH = _hasher.hash(secrets.token_urlsafe(16))
+
+
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def validate_password(password: object) -> str:
+    if not isinstance(password, str):
+        raise InvalidInput("password must be text")
+    if len(password) < MIN_PASSWORD_CHARS:
+        raise InvalidInput(f"password must be at least {MIN_PASSWORD_CHARS} characters")
+    if len(password) > MAX_PASSWORD_CHARS:
+        raise InvalidInput(f"password must be at most {MAX_PASSWORD_CHARS} characters")
+    return password
+
+
+def validate_key_name(name: object) -> str:
+    if not isinstance(name, str) or not name.strip():
+        raise InvalidInput("an API key needs a name (what it is for)")
+    if len(name) > MAX_KEY_NAME_CHARS or any(ord(ch) < 32 for ch in name):
+        raise InvalidInput(f"API key name must be one line of at most {MAX_KEY_NAME_CHARS} chars")
+    return name.strip()
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    id: str
+    user_id: int
+    name: str
+    prefix: str
+    created_at: datetime
+    last_used_at: datetime | None
+    revoked_at: datetime | None
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "user_id": self.user_id,
+            "name": self.name,
+            "prefix": self.prefix,
+            "created_at": self.created_at.isoformat(),
+            "last_used_at": self.last_used_at.isoformat() if self.last_used_at else None,
+            "revoked": self.revoked_at is not None,
+        }
+
+
+@dataclass(frozen=True)
+class NewApiKey:
+    """A just-created key: ``secret`` is shown once and never stored."""
+
+    key: ApiKey
+    secret: str
+
+
+@dataclass(frozen=True)
+class Session:
+    token: str
+    user: User
+    csrf_token: str
+    expires_at: datetime
+
+
+def _user(row: Row[Any]) -> User:
+    return User(row.id, row.name, Role(row.role))
+
+
+def _api_key(r: Row[Any]) -> ApiKey:
+    return ApiKey(r.id, r.user_id, r.name, r.prefix, r.created_at, r.last_used_at, r.revoked_at)
+
+
+class AuthStore:
+    """Credentials, sessions, API keys and memberships in memoryd's database."""
+
+    def __init__(
+        self, db: Database, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+    ) -> None:
+        self.db = db
+        self.clock = clock
+
+    # passwords ------------------------------------------------------------------
+    def set_password(self, user_id: int, password: str) -> None:
+        hashed = _hasher.hash(validate_password(password))
+        now = self.clock()
+        with self.db.write() as repo:
+            if repo.get_user(user_id) is None:
+                raise NotFound(f"no user with id {user_id!r}")
+            conn = repo.conn
+            changed = conn.execute(
+                update(user_credentials)
+                .where(user_credentials.c.user_id == user_id)
+                .values(password_hash=hashed, updated_at=now)
+            ).rowcount
+            if not changed:
+                conn.execute(
+                    insert(user_credentials).values(
+                        user_id=user_id, password_hash=hashed, updated_at=now
+                    )
+                )
+            # a new password signs every browser out
+            conn.execute(delete(sessions).where(sessions.c.user_id == user_id))
+
+    def has_password(self, user_id: int) -> bool:
+        with self.db.read() as repo:
+            return (
+                repo.conn.execute(
+                    select(user_credentials.c.user_id).where(user_credentials.c.user_id == user_id)
+                ).first()
+                is not None
+            )
+
+    def authenticate(self, name: str, password: str) -> User | None:
+        """The user if name and password match, else None (same cost either way)."""
+        with self.db.read() as repo:
+            row = repo.conn.execute(
+                select(users, user_credentials.c.password_hash)
+                .select_from(users.outerjoin(user_credentials))
+                .where(users.c.name == name)
+            ).first()
+        stored = row.password_hash if row is not None else None
+        try:
+            _hasher.verify(stored or _DUMMY_HASH, password)
+        except (VerificationError, InvalidHashError):
+            return None
+        if row is None or stored is None:
+            return None
+        if _hasher.check_needs_rehash(stored):
+            self.set_password(row.id, password)
+        return _user(row)
+
+    # sessions -------------------------------------------------------------------
+    def create_session(self, user_id: int, days: int) -> Session:
+        token = secrets.token_urlsafe(32)
+        csrf = secrets.token_urlsafe(32)
+        now = self.clock()
+        expires = now + timedelta(days=days)
+        with self.db.write() as repo:
+            user = repo.get_user(user_id)
+            if user is None:
+                raise NotFound(f"no user with id {user_id!r}")
+            repo.conn.execute(delete(sessions).where(sessions.c.expires_at < now))
+            repo.conn.execute(
+                insert(sessions).values(
+                    token_hash=sha256(token),
+                    user_id=user_id,
+                    csrf_token=csrf,
+                    created_at=now,
+                    expires_at=expires,
+                )
+            )
+        return Session(token, user, csrf, expires)
+
+    def session(self, token: str) -> Session | None:
+        with self.db.read() as repo:
+            row = repo.conn.execute(
+                select(users, sessions.c.csrf_token, sessions.c.expires_at)
+                .select_from(sessions.join(users))
+                .where(sessions.c.token_hash == sha256(token))
+            ).first()
+        if row is None or row.expires_at <= self.clock():
+            return None
+        return Session(token, _user(row), row.csrf_token, row.expires_at)
+
+    def end_session(self, token: str) -> None:
+        with self.db.write() as repo:
+            repo.conn.execute(delete(sessions).where(sessions.c.token_hash == sha256(token)))
+
+    # API keys -------------------------------------------------------------------
+    def create_api_key(self, user_id: int, name: str) -> NewApiKey:
+        name = validate_key_name(name)
+        secret = API_KEY_PREFIX + secrets.token_urlsafe(32)
+        now = self.clock()
+        key = ApiKey(uuid.uuid4().hex[:12], user_id, name, secret[:12], now, None, None)
+        with self.db.write() as repo:
+            if repo.get_user(user_id) is None:
+                raise NotFound(f"no user with id {user_id!r}")
+            repo.conn.execute(
+                insert(api_keys).values(
+                    id=key.id,
+                    user_id=user_id,
+                    name=name,
+                    prefix=key.prefix,
+                    key_hash=sha256(secret),
+                    created_at=now,
+                )
+            )
+        return NewApiKey(key, secret)
+
+    def list_api_keys(self, user_id: int) -> list[ApiKey]:
+        with self.db.read() as repo:
+            rows = repo.conn.execute(
+                select(api_keys)
+                .where(api_keys.c.user_id == user_id)
+                .order_by(api_keys.c.created_at, api_keys.c.id)
+            )
+            return [_api_key(r) for r in rows]
+
+    def revoke_api_key(self, user_id: int, key_id: str) -> ApiKey:
+        """Revoke one of this user's keys; another user's key is simply not found."""
+        with self.db.write() as repo:
+            row = repo.conn.execute(
+                select(api_keys).where(and_(api_keys.c.id == key_id, api_keys.c.user_id == user_id))
+            ).first()
+            if row is None:
+                raise NotFound(f"no API key {key_id!r} for this user")
+            if row.revoked_at is None:
+                repo.conn.execute(
+                    update(api_keys).where(api_keys.c.id == key_id).values(revoked_at=self.clock())
+                )
+            updated = repo.conn.execute(select(api_keys).where(api_keys.c.id == key_id)).one()
+        return _api_key(updated)
+
+    def user_for_api_key(self, secret: str) -> User | None:
+        if not secret.startswith(API_KEY_PREFIX):
+            return None
+        with self.db.read() as repo:
+            row = repo.conn.execute(
+                select(users)
+                .select_from(api_keys.join(users))
+                .where(api_keys.c.key_hash == sha256(secret), api_keys.c.revoked_at.is_(None))
+            ).first()
+        return _user(row) if row is not None else None
+
+    # workspace membership ---------------------------------------------------------
+    def _workspace_id(self, conn: Connection, slug: str) -> int:
+        found = conn.execute(
+            select(workspaces.c.id).where(workspaces.c.slug == slug)
+        ).scalar_one_or_none()
+        if found is None:
+            raise NotFound(f"no workspace {slug!r}")
+        return int(found)
+
+    def add_member(self, slug: str, user_id: int) -> None:
+        """Let a user into a workspace (no-op when already a member)."""
+        with self.db.write() as repo:
+            if repo.get_user(user_id) is None:
+                raise NotFound(f"no user with id {user_id!r}")
+            workspace_id = self._workspace_id(repo.conn, slug)
+            exists = repo.conn.execute(
+                select(user_workspaces.c.user_id).where(
+                    user_workspaces.c.user_id == user_id,
+                    user_workspaces.c.workspace_id == workspace_id,
+                )
+            ).first()
+            if exists is None:
+                try:
+                    repo.conn.execute(
+                        insert(user_workspaces).values(
+                            user_id=user_id, workspace_id=workspace_id, added_at=self.clock()
+                        )
+                    )
+                except IntegrityError:  # pragma: no cover - a concurrent add won the race
+                    pass
+
+    def remove_member(self, slug: str, user_id: int) -> None:
+        with self.db.write() as repo:
+            workspace_id = self._workspace_id(repo.conn, slug)
+            removed = repo.conn.execute(
+                delete(user_workspaces).where(
+                    user_workspaces.c.user_id == user_id,
+                    user_workspaces.c.workspace_id == workspace_id,
+                )
+            ).rowcount
+        if not removed:
+            raise NotFound(f"user {user_id} is not a member of {slug!r}")
+
+    def members(self, slug: str) -> list[User]:
+        with self.db.read() as repo:
+            workspace_id = self._workspace_id(repo.conn, slug)
+            rows = repo.conn.execute(
+                select(users)
+                .select_from(user_workspaces.join(users))
+                .where(user_workspaces.c.workspace_id == workspace_id)
+                .order_by(users.c.id)
+            )
+            return [_user(r) for r in rows]
+
+    def workspaces_of(self, user: User) -> list[Workspace]:
+        """The workspaces this user may use: all of them for an admin."""
+        query = select(workspaces.c.slug, workspaces.c.name).order_by(workspaces.c.slug)
+        if user.role is not Role.ADMIN:
+            query = query.select_from(workspaces.join(user_workspaces)).where(
+                user_workspaces.c.user_id == user.id
+            )
+        with self.db.read() as repo:
+            return [Workspace(r.slug, r.name) for r in repo.conn.execute(query)]
+
+    def is_member(self, user: User, slug: str) -> bool:
+        if user.role is Role.ADMIN:
+            return True
+        with self.db.read() as repo:
+            row = repo.conn.execute(
+                select(user_workspaces.c.user_id)
+                .select_from(user_workspaces.join(workspaces))
+                .where(user_workspaces.c.user_id == user.id, workspaces.c.slug == slug)
+            ).first()
+        return row is not None
+
+    def count_admins(self) -> int:
+        with self.db.read() as repo:
+            return int(
+                repo.conn.execute(
+                    select(func.count()).where(users.c.role == Role.ADMIN.value)
+                ).scalar_one()
+            )

@@ -1,0 +1,184 @@
+"""Typed FastAPI dependencies: the server's state, who is calling, and what they may reach.
+
+A caller is identified, in this order, by single-user mode (everyone is the local admin),
+an API key (``Authorization: Bearer mdk_...`` or ``X-API-Key``) or the browser's session
+cookie. Session-authenticated writes must carry the session's CSRF token, and any write
+whose ``Origin`` is another site is refused. Admins reach everything; a default user
+reaches their own memories, and only in workspaces they belong to (R8).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass, field
+from typing import Annotated, Literal
+from urllib.parse import urlsplit
+
+import httpx
+from fastapi import Depends, Path, Request
+
+from memoryd.config import MemorydSettings
+from memoryd.domain.errors import NotFound
+from memoryd.domain.models import Actor, Role, Source, User
+from memoryd.server.auth import AuthStore
+from memoryd.server.errors import ApiError
+from memoryd.service import Memoryd
+
+SESSION_COOKIE = "memoryd_session"
+CSRF_HEADER = "x-csrf-token"
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+@dataclass
+class ServerState:
+    """Everything a request handler needs, built once by ``create_app``."""
+
+    md: Memoryd
+    settings: MemorydSettings
+    auth: AuthStore
+    single_user_csrf: str = ""
+    single_user_id: int | None = None
+    http: httpx.AsyncClient | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
+class Caller:
+    user: User
+    via: Literal["single_user", "api_key", "session"]
+    csrf_token: str | None = None
+    session_token: str | None = None
+
+    @property
+    def is_admin(self) -> bool:
+        return self.user.role is Role.ADMIN
+
+
+def get_state(request: Request) -> ServerState:
+    state: ServerState = request.app.state.memoryd
+    return state
+
+
+State = Annotated[ServerState, Depends(get_state)]
+
+
+def is_loopback_host(host: str) -> bool:
+    name = host.strip("[]").lower()
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def _check_origin(request: Request) -> None:
+    """Refuse a write sent by a page of another site (CSRF defence in depth)."""
+    origin = request.headers.get("origin")
+    if request.method in SAFE_METHODS or not origin or origin == "null":
+        return
+    if urlsplit(origin).netloc.lower() != request.headers.get("host", "").lower():
+        raise ApiError(403, "cross-site request refused", code="bad_origin")
+
+
+def api_key_of(request: Request) -> str | None:
+    header = request.headers.get("authorization", "")
+    scheme, _, value = header.partition(" ")
+    if scheme.lower() == "bearer" and value.strip():
+        return value.strip()
+    return request.headers.get("x-api-key") or None
+
+
+def identify(request: Request, state: ServerState) -> Caller | None:
+    """Who sent this request, or None for an anonymous one."""
+    if state.settings.single_user:
+        host = request.headers.get("host", "").rsplit(":", 1)[0]
+        if not is_loopback_host(host):  # DNS rebinding: a remote name pointing at us
+            raise ApiError(403, "single-user mode answers only to localhost", code="bad_host")
+        assert state.single_user_id is not None
+        user = state.md.get_user(state.single_user_id)
+        return Caller(user, "single_user", state.single_user_csrf)
+    key = api_key_of(request)
+    if key is not None:
+        found = state.auth.user_for_api_key(key)
+        if found is None:
+            raise ApiError(401, "invalid or revoked API key", code="invalid_api_key")
+        return Caller(found, "api_key")
+    token = request.cookies.get(SESSION_COOKIE)
+    if token:
+        session = state.auth.session(token)
+        if session is not None:
+            return Caller(session.user, "session", session.csrf_token, token)
+    return None
+
+
+def current_caller(request: Request, state: State) -> Caller:
+    _check_origin(request)
+    caller = identify(request, state)
+    if caller is None:
+        raise ApiError(
+            401,
+            "sign in or send an API key (Authorization: Bearer mdk_...)",
+            code="not_authenticated",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+    if caller.via != "api_key" and request.method not in SAFE_METHODS:
+        sent = request.headers.get(CSRF_HEADER)
+        if sent != caller.csrf_token:
+            raise ApiError(403, "missing or wrong X-CSRF-Token header", code="csrf")
+    return caller
+
+
+CurrentCaller = Annotated[Caller, Depends(current_caller)]
+
+
+def current_user(caller: CurrentCaller) -> User:
+    return caller.user
+
+
+CurrentUser = Annotated[User, Depends(current_user)]
+
+
+def require_admin(caller: CurrentCaller) -> User:
+    if not caller.is_admin:
+        raise ApiError(403, "only an admin can do this", code="admin_only")
+    return caller.user
+
+
+AdminUser = Annotated[User, Depends(require_admin)]
+
+
+def require_workspace(state: ServerState, user: User, slug: str) -> str:
+    """The slug if the workspace exists and the user may use it; NotFound otherwise."""
+    if not state.auth.is_member(user, slug):
+        raise NotFound(f"no workspace {slug!r} for this user")
+    state.md.get_workspace(slug)
+    return slug
+
+
+@dataclass(frozen=True)
+class Owner:
+    """Whose memories a request works on, and who is acting (for the audit log)."""
+
+    user: User
+    actor: Actor
+    acting: User
+
+    def may_use(self, state: ServerState, workspace: str | None) -> bool:
+        """Whether the owner's memories in this workspace are visible to the caller."""
+        if workspace is None or self.acting.role is Role.ADMIN:
+            return True
+        return state.auth.is_member(self.user, workspace)
+
+
+def self_owner(user: CurrentUser) -> Owner:
+    return Owner(user, Actor(Source.USER, user.id), user)
+
+
+def admin_owner(
+    admin: AdminUser,
+    state: State,
+    user_id: Annotated[int, Path(ge=1, le=2**31 - 1, description="The user's id.")],
+) -> Owner:
+    owner = state.md.get_user(user_id)
+    source = Source.USER if owner.id == admin.id else Source.ADMIN
+    return Owner(owner, Actor(source, admin.id), admin)

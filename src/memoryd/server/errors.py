@@ -1,0 +1,145 @@
+"""How the server says no: one JSON error shape with the right status for every failure.
+
+Every error body is ``{"error": {"type": ..., "message": ..., "code": ...}}`` -- the shape
+OpenAI clients already parse, so the REST API and the proxy agree. Domain exceptions map
+to statuses here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from memoryd.domain.errors import (
+    AlreadyExists,
+    DuplicateMemory,
+    InvalidContent,
+    InvalidInput,
+    InvalidScope,
+    MemorydError,
+    NotFound,
+    PermissionDenied,
+    ScopeFull,
+)
+from memoryd.llm.base import LLMError
+
+log = logging.getLogger("memoryd.server")
+
+STATUS: tuple[tuple[type[MemorydError], int, str], ...] = (
+    (NotFound, 404, "not_found"),
+    (ScopeFull, 409, "scope_full"),
+    (DuplicateMemory, 409, "duplicate_memory"),
+    (AlreadyExists, 409, "already_exists"),
+    (InvalidContent, 422, "invalid_content"),
+    (InvalidScope, 422, "invalid_scope"),
+    (InvalidInput, 422, "invalid_input"),
+    (PermissionDenied, 403, "permission_denied"),
+)
+
+_HTTP_TYPES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    422: "invalid_input",
+    429: "rate_limited",
+    502: "upstream_error",
+    504: "upstream_timeout",
+}
+
+
+class ApiError(Exception):
+    """An HTTP error raised by the server itself (auth, CSRF, bad request framing)."""
+
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        *,
+        type: str | None = None,
+        code: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.type = type or _HTTP_TYPES.get(status, "error")
+        self.code = code
+        self.headers = headers
+
+
+def error_body(type_: str, message: str, code: str | None = None, **extra: Any) -> dict[str, Any]:
+    return {"error": {"type": type_, "message": message, "code": code, **extra}}
+
+
+def error_response(
+    status: int,
+    type_: str,
+    message: str,
+    *,
+    code: str | None = None,
+    headers: dict[str, str] | None = None,
+    **extra: Any,
+) -> JSONResponse:
+    return JSONResponse(error_body(type_, message, code, **extra), status, headers=headers)
+
+
+def status_of(exc: MemorydError) -> tuple[int, str]:
+    for kind, status, type_ in STATUS:
+        if isinstance(exc, kind):
+            return status, type_
+    if isinstance(exc, LLMError):
+        return 502, "upstream_error"
+    return 400, "bad_request"
+
+
+def _memoryd_error(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, MemorydError)
+    status, type_ = status_of(exc)
+    extra: dict[str, Any] = {}
+    if isinstance(exc, ScopeFull):
+        extra = {"scope": exc.scope, "limit": exc.limit}
+    return error_response(status, type_, str(exc), **extra)
+
+
+def _api_error(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, ApiError)
+    return error_response(exc.status, exc.type, exc.message, code=exc.code, headers=exc.headers)
+
+
+def _validation_error(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    details = [
+        {"loc": list(err.get("loc", ())), "msg": str(err.get("msg", ""))} for err in exc.errors()
+    ]
+    first = details[0] if details else {"loc": [], "msg": "invalid request"}
+    where = ".".join(str(p) for p in first["loc"] if p != "body") or "request"
+    return error_response(422, "invalid_input", f"{where}: {first['msg']}", details=details)
+
+
+def _http_error(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    type_ = _HTTP_TYPES.get(exc.status_code, "error")
+    return error_response(exc.status_code, type_, str(exc.detail), headers=exc.headers)
+
+
+def _unexpected(_: Request, exc: Exception) -> JSONResponse:
+    log.exception("unhandled error", exc_info=exc)
+    return error_response(500, "internal_error", "internal server error; see the server log")
+
+
+def install(app: FastAPI) -> None:
+    app.add_exception_handler(MemorydError, _memoryd_error)
+    app.add_exception_handler(ApiError, _api_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(Exception, _unexpected)

@@ -1,0 +1,35 @@
+"""Context: the memory section for one chat turn, for apps that build their own prompts.
+
+Post the user's message (and the recent history); get back the section to append to your
+system prompt, the memories chosen (with reranker scores) and the full system prompt.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from memoryd.domain.models import ScoredMemory
+from memoryd.server.deps import CurrentUser, State, require_workspace
+from memoryd.server.schemas import ChosenMemory, ContextOut, ContextRequest
+
+router = APIRouter(prefix="/api/v1/context", tags=["context"])
+
+
+def _chosen(scored: ScoredMemory) -> ChosenMemory:
+    return ChosenMemory(**scored.memory.to_dict(), score=scored.score)
+
+
+@router.post("", response_model=ContextOut, summary="Memories for this chat turn")
+def context(state: State, user: CurrentUser, body: ContextRequest) -> ContextOut:
+    if body.workspace is not None:
+        require_workspace(state, user, body.workspace)
+    history = [m.model_dump() for m in body.history]
+    turn = state.md.context(user.id, body.workspace, body.message, history)
+    return ContextOut(
+        enabled=turn.enabled,
+        section=turn.section,
+        system_prompt=turn.system_prompt(body.system_prompt),
+        memories=[_chosen(s) for s in (*turn.global_memories, *turn.workspace_memories)],
+        reranker=turn.reranker,
+        fallback_reason=turn.fallback_reason,
+    )

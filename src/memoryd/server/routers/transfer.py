@@ -1,0 +1,96 @@
+"""Export and import of memories as JSON lines (R12), one's own or, for admins, anyone's.
+
+Import is all or nothing (see ``memoryd.transfer``). A default user may import only into
+workspaces they belong to; a workspace the file names that does not exist yet is created
+and the user becomes its member, as when creating one through the API.
+"""
+
+# No "from __future__ import annotations": FastAPI must resolve the local OwnerDep alias.
+import json
+from collections.abc import Callable
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request, Response
+from starlette.concurrency import run_in_threadpool
+
+from memoryd.domain.errors import InvalidInput
+from memoryd.domain.models import Role
+from memoryd.server.deps import Owner, State, require_workspace
+from memoryd.server.errors import ApiError
+from memoryd.server.schemas import ImportOut
+from memoryd.transfer import parse_line
+
+MAX_IMPORT_BYTES = 5_000_000
+NDJSON = "application/x-ndjson"
+
+
+def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: str) -> APIRouter:
+    router = APIRouter(prefix=prefix, tags=[tag])
+    OwnerDep = Annotated[Owner, Depends(owner_dependency)]
+
+    @router.get(
+        "/export",
+        response_class=Response,
+        summary="Memories as JSON lines",
+        responses={200: {"content": {NDJSON: {}}}},
+    )
+    def export(state: State, owner: OwnerDep) -> Response:
+        lines = [
+            line
+            for line in state.md.export_memories(owner.user.id)
+            if owner.may_use(state, json.loads(line)["workspace"])
+        ]
+        body = "".join(f"{line}\n" for line in lines)
+        name = f"memoryd-{owner.user.name}.jsonl"
+        return Response(
+            body,
+            media_type=NDJSON,
+            headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        )
+
+    @router.post(
+        "/import",
+        response_model=ImportOut,
+        summary="Load JSON lines made by export (all or nothing)",
+        openapi_extra={
+            "requestBody": {
+                "required": True,
+                "content": {NDJSON: {"schema": {"type": "string"}}},
+            }
+        },
+    )
+    async def import_(request: Request, state: State, owner: OwnerDep) -> ImportOut:
+        raw = await request.body()
+        if len(raw) > MAX_IMPORT_BYTES:
+            raise ApiError(413, f"import files are limited to {MAX_IMPORT_BYTES} bytes")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InvalidInput("the import file is not UTF-8 text") from None
+        lines = text.splitlines()
+        return await run_in_threadpool(_import, state, owner, lines)
+
+    return router
+
+
+def _import(state: State, owner: Owner, lines: list[str]) -> ImportOut:
+    restricted = owner.acting.role is not Role.ADMIN
+    if restricted:
+        workspaces = {
+            record.workspace
+            for n, line in enumerate(lines, start=1)
+            if line.strip() and (record := parse_line(line, n)).workspace
+        }
+        for slug in sorted(w for w in workspaces if w):
+            if slug in {w.slug for w in state.md.list_workspaces()}:
+                require_workspace(state, owner.user, slug)
+    result = state.md.import_memories(owner.user.id, lines, actor=owner.actor)
+    if restricted:
+        for slug in result.workspaces_created:
+            state.auth.add_member(slug, owner.user.id)
+    return ImportOut(
+        created=result.created,
+        updated=result.updated,
+        skipped_duplicates=result.skipped_duplicates,
+        workspaces_created=list(result.workspaces_created),
+    )

@@ -1,0 +1,131 @@
+"""Users (admin), the caller's own profile, password and API keys.
+
+Admins create users, change roles and passwords and delete users; the last admin can be
+neither demoted nor deleted, so the service can always be administered. Everyone manages
+their own API keys: a key's secret is returned once, at creation, and stored only hashed.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Response
+
+from memoryd.domain.errors import AlreadyExists, InvalidInput
+from memoryd.domain.models import Role, User
+from memoryd.server.auth import ApiKey, validate_password
+from memoryd.server.deps import AdminUser, CurrentCaller, CurrentUser, State
+from memoryd.server.schemas import (
+    ApiKeyCreate,
+    ApiKeyOut,
+    Me,
+    NewApiKeyOut,
+    PasswordChange,
+    UserCreate,
+    UserEdit,
+    UserOut,
+    WorkspaceOut,
+)
+
+router = APIRouter(prefix="/api/v1", tags=["users"])
+UserId = Annotated[int, Path(ge=1, le=2**31 - 1)]
+KeyId = Annotated[str, Path(min_length=1, max_length=32)]
+
+
+def key_out(key: ApiKey) -> ApiKeyOut:
+    return ApiKeyOut(**key.to_dict())  # type: ignore[arg-type]
+
+
+def _keep_an_admin(state: State, user: User) -> None:
+    if user.role is Role.ADMIN and state.auth.count_admins() <= 1:
+        raise AlreadyExists(f"{user.name} is the last admin; make another admin first")
+
+
+@router.get("/me", response_model=Me, summary="Who am I")
+def me(state: State, caller: CurrentCaller) -> Me:
+    workspaces = [WorkspaceOut.of(w) for w in state.auth.workspaces_of(caller.user)]
+    user = UserOut.of(caller.user)
+    return Me(**user.model_dump(), workspaces=workspaces, auth=caller.via)
+
+
+@router.post("/me/password", status_code=204, response_class=Response, summary="New password")
+def change_password(state: State, user: CurrentUser, body: PasswordChange) -> Response:
+    validate_password(body.new_password)
+    if state.auth.has_password(user.id) and (
+        state.auth.authenticate(user.name, body.current_password) is None
+    ):
+        raise InvalidInput("the current password is wrong")
+    state.auth.set_password(user.id, body.new_password)
+    return Response(status_code=204)
+
+
+@router.get("/api-keys", response_model=list[ApiKeyOut], summary="My API keys")
+def list_keys(state: State, user: CurrentUser) -> list[ApiKeyOut]:
+    return [key_out(k) for k in state.auth.list_api_keys(user.id)]
+
+
+@router.post(
+    "/api-keys", response_model=NewApiKeyOut, status_code=201, summary="Create an API key"
+)
+def create_key(state: State, user: CurrentUser, body: ApiKeyCreate) -> NewApiKeyOut:
+    created = state.auth.create_api_key(user.id, body.name)
+    return NewApiKeyOut(**key_out(created.key).model_dump(), key=created.secret)
+
+
+@router.delete("/api-keys/{key_id}", response_model=ApiKeyOut, summary="Revoke an API key")
+def revoke_key(state: State, user: CurrentUser, key_id: KeyId) -> ApiKeyOut:
+    return key_out(state.auth.revoke_api_key(user.id, key_id))
+
+
+@router.get("/users", response_model=list[UserOut], summary="All users (admin)")
+def list_users(state: State, _: AdminUser) -> list[UserOut]:
+    return [UserOut.of(u) for u in state.md.list_users()]
+
+
+@router.post("/users", response_model=UserOut, status_code=201, summary="Add a user (admin)")
+def create_user(state: State, _: AdminUser, body: UserCreate) -> UserOut:
+    if body.password is not None:
+        validate_password(body.password)
+    for slug in body.workspaces:
+        state.md.get_workspace(slug)
+    user = state.md.create_user(body.name, body.role)
+    if body.password is not None:
+        state.auth.set_password(user.id, body.password)
+    for slug in body.workspaces:
+        state.auth.add_member(slug, user.id)
+    return UserOut.of(user)
+
+
+@router.get("/users/{user_id}", response_model=UserOut, summary="One user (admin)")
+def get_user(state: State, _: AdminUser, user_id: UserId) -> UserOut:
+    return UserOut.of(state.md.get_user(user_id))
+
+
+@router.patch("/users/{user_id}", response_model=UserOut, summary="Role or password (admin)")
+def edit_user(state: State, _: AdminUser, user_id: UserId, body: UserEdit) -> UserOut:
+    user = state.md.get_user(user_id)
+    if body.password is not None:
+        validate_password(body.password)
+    if body.role is not None and body.role != user.role.value:
+        _keep_an_admin(state, user)
+        user = state.md.set_role(user_id, body.role)
+    if body.password is not None:
+        state.auth.set_password(user_id, body.password)
+    return UserOut.of(user)
+
+
+@router.delete(
+    "/users/{user_id}", status_code=204, response_class=Response, summary="Delete (admin)"
+)
+def delete_user(state: State, admin: AdminUser, user_id: UserId) -> Response:
+    user = state.md.get_user(user_id)
+    if user.id == admin.id:
+        raise AlreadyExists("you cannot delete yourself; ask another admin")
+    _keep_an_admin(state, user)
+    state.md.delete_user(user_id)
+    return Response(status_code=204)
+
+
+@router.get("/users/{user_id}/workspaces", response_model=list[WorkspaceOut], summary="(admin)")
+def user_workspaces(state: State, _: AdminUser, user_id: UserId) -> list[WorkspaceOut]:
+    return [WorkspaceOut.of(w) for w in state.auth.workspaces_of(state.md.get_user(user_id))]

@@ -1,0 +1,66 @@
+"""Workspaces and who belongs to them.
+
+Anyone signed in may create a workspace and becomes its first member (so a chat app using
+a user's key can set itself up); only admins delete workspaces and manage members. A
+default user sees only the workspaces they belong to; for them any other is not found.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Response
+
+from memoryd.domain.models import Role
+from memoryd.server.deps import AdminUser, CurrentUser, State, require_workspace
+from memoryd.server.schemas import UserOut, WorkspaceCreate, WorkspaceOut
+
+router = APIRouter(prefix="/api/v1/workspaces", tags=["workspaces"])
+Slug = Annotated[str, Path(min_length=1, max_length=64)]
+UserId = Annotated[int, Path(ge=1, le=2**31 - 1)]
+
+
+@router.get("", response_model=list[WorkspaceOut], summary="Workspaces I can use")
+def list_workspaces(state: State, user: CurrentUser) -> list[WorkspaceOut]:
+    return [WorkspaceOut.of(w) for w in state.auth.workspaces_of(user)]
+
+
+@router.post("", response_model=WorkspaceOut, status_code=201, summary="Create a workspace")
+def create_workspace(state: State, user: CurrentUser, body: WorkspaceCreate) -> WorkspaceOut:
+    workspace = state.md.create_workspace(body.slug, body.name)
+    if user.role is not Role.ADMIN:
+        state.auth.add_member(workspace.slug, user.id)
+    return WorkspaceOut.of(workspace)
+
+
+@router.get("/{slug}", response_model=WorkspaceOut, summary="One workspace")
+def get_workspace(state: State, user: CurrentUser, slug: Slug) -> WorkspaceOut:
+    require_workspace(state, user, slug)
+    return WorkspaceOut.of(state.md.get_workspace(slug))
+
+
+@router.delete("/{slug}", status_code=204, response_class=Response, summary="Delete (admin)")
+def delete_workspace(state: State, _: AdminUser, slug: Slug) -> Response:
+    state.md.delete_workspace(slug)
+    return Response(status_code=204)
+
+
+@router.get("/{slug}/members", response_model=list[UserOut], summary="Members (admin)")
+def members(state: State, _: AdminUser, slug: Slug) -> list[UserOut]:
+    return [UserOut.of(u) for u in state.auth.members(slug)]
+
+
+@router.put(
+    "/{slug}/members/{user_id}", status_code=204, response_class=Response, summary="Add member"
+)
+def add_member(state: State, _: AdminUser, slug: Slug, user_id: UserId) -> Response:
+    state.auth.add_member(slug, user_id)
+    return Response(status_code=204)
+
+
+@router.delete(
+    "/{slug}/members/{user_id}", status_code=204, response_class=Response, summary="Remove"
+)
+def remove_member(state: State, _: AdminUser, slug: Slug, user_id: UserId) -> Response:
+    state.auth.remove_member(slug, user_id)
+    return Response(status_code=204)

@@ -1,0 +1,229 @@
+"""Request and response bodies of the REST API (they make the OpenAPI schema).
+
+Request models forbid unknown fields, so a typo is a 422 rather than a silent no-op.
+Content rules (length, one line, no markup) are checked by the domain, not duplicated here.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from memoryd.domain.models import Chat, Memory, User, Workspace
+
+Name = Field(min_length=1, max_length=200)
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# memories -------------------------------------------------------------------------
+class MemoryCreate(Strict):
+    content: str = Field(max_length=10_000, description="One line of plain text, ≤500 chars.")
+    scope: Literal["global", "workspace"] | None = Field(
+        default=None, description="Default: 'workspace' when a workspace is given, else global."
+    )
+    workspace: str | None = Field(default=None, max_length=64)
+
+
+class MemoryEdit(Strict):
+    content: str = Field(max_length=10_000)
+
+
+class Demote(Strict):
+    workspace: str = Field(min_length=1, max_length=64)
+
+
+class MemoryOut(BaseModel):
+    id: str
+    user_id: int
+    scope: Literal["global", "workspace"]
+    workspace: str | None
+    content: str
+    source: str
+    created_at: str
+    updated_at: str
+    last_used_at: str | None
+    source_chat_ids: list[int]
+
+    @classmethod
+    def of(cls, memory: Memory) -> MemoryOut:
+        return cls(**memory.to_dict())
+
+
+class ScopeUsage(BaseModel):
+    scope: Literal["global", "workspace"]
+    workspace: str | None
+    count: int
+    limit: int
+    full: bool
+
+
+class MemoryList(BaseModel):
+    memories: list[MemoryOut]
+    scopes: list[ScopeUsage]
+
+
+class AuditOut(BaseModel):
+    id: int
+    memory_id: str
+    action: str
+    actor: str
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+    at: str
+
+
+# users, keys, workspaces ---------------------------------------------------------------
+class UserOut(BaseModel):
+    id: int
+    name: str
+    role: Literal["admin", "default"]
+
+    @classmethod
+    def of(cls, user: User) -> UserOut:
+        return cls(id=user.id, name=user.name, role=user.role.value)  # type: ignore[arg-type]
+
+
+class Me(UserOut):
+    workspaces: list[WorkspaceOut]
+    auth: str
+
+
+class UserCreate(Strict):
+    name: str = Field(min_length=1, max_length=64)
+    role: Literal["admin", "default"] = "default"
+    password: str | None = Field(default=None, max_length=1024)
+    workspaces: list[str] = Field(default_factory=list, max_length=100)
+
+
+class UserEdit(Strict):
+    role: Literal["admin", "default"] | None = None
+    password: str | None = Field(default=None, max_length=1024)
+
+
+class PasswordChange(Strict):
+    current_password: str = Field(max_length=1024)
+    new_password: str = Field(max_length=1024)
+
+
+class ApiKeyCreate(Strict):
+    name: str = Field(min_length=1, max_length=100)
+
+
+class ApiKeyOut(BaseModel):
+    id: str
+    user_id: int
+    name: str
+    prefix: str
+    created_at: str
+    last_used_at: str | None
+    revoked: bool
+
+
+class NewApiKeyOut(ApiKeyOut):
+    key: str = Field(description="The secret; shown this once, store it now.")
+
+
+class WorkspaceOut(BaseModel):
+    slug: str
+    name: str
+
+    @classmethod
+    def of(cls, workspace: Workspace) -> WorkspaceOut:
+        return cls(slug=workspace.slug, name=workspace.name)
+
+
+class WorkspaceCreate(Strict):
+    slug: str = Field(min_length=1, max_length=64)
+    name: str | None = Field(default=None, max_length=200)
+
+
+# chats and context ---------------------------------------------------------------------
+class ChatCreate(Strict):
+    workspace: str = Field(min_length=1, max_length=64)
+    prompt: str
+    response: str
+
+
+class ChatOut(BaseModel):
+    id: int
+    user_id: int
+    workspace: str
+    prompt: str
+    response: str
+    created_at: str
+    memory_processed: bool
+
+    @classmethod
+    def of(cls, chat: Chat) -> ChatOut:
+        return cls(
+            id=chat.id,
+            user_id=chat.user_id,
+            workspace=chat.workspace,
+            prompt=chat.prompt,
+            response=chat.response,
+            created_at=chat.created_at.isoformat(),
+            memory_processed=chat.memory_processed,
+        )
+
+
+class HistoryMessage(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    role: str = Field(max_length=32)
+    content: str | list[Any] | None = None
+
+
+class ContextRequest(Strict):
+    message: str = Field(max_length=200_000)
+    workspace: str | None = Field(default=None, max_length=64)
+    history: list[HistoryMessage] = Field(default_factory=list, max_length=1000)
+    system_prompt: str | None = Field(
+        default=None, max_length=200_000, description="Your base system prompt, if any."
+    )
+
+
+class ChosenMemory(MemoryOut):
+    score: float | None
+
+
+class ContextOut(BaseModel):
+    enabled: bool
+    section: str
+    system_prompt: str
+    memories: list[ChosenMemory]
+    reranker: str | None
+    fallback_reason: str | None
+
+
+# settings, transfer --------------------------------------------------------------------
+class SettingsOut(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    memory_enabled: bool
+    memory_auto_extraction: bool
+
+
+class SettingsPatch(BaseModel):
+    """Any runtime setting by name; unknown names and bad values are a 422."""
+
+    model_config = ConfigDict(extra="allow")
+    memory_enabled: bool | None = None
+    memory_auto_extraction: bool | None = None
+
+
+class ImportOut(BaseModel):
+    created: int
+    updated: int
+    skipped_duplicates: int
+    workspaces_created: list[str]
+
+
+class Health(BaseModel):
+    status: Literal["ok"]
+    database: str
+    version: str
+
+
+Me.model_rebuild()
