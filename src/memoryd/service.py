@@ -51,6 +51,7 @@ from memoryd.domain.rules import (
     validate_user_name,
 )
 from memoryd.embedding.base import Embedder
+from memoryd.extraction.api import ExtractionMixin
 from memoryd.rerank.base import Reranker
 from memoryd.storage.database import Database
 from memoryd.storage.repository import Repository, vector_bytes
@@ -64,7 +65,7 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-class Memoryd:
+class Memoryd(ExtractionMixin):
     """Persistent memories for LLM chat.
 
     ``Memoryd()`` uses the default SQLite file under your data directory (or

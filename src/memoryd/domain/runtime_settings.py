@@ -62,6 +62,23 @@ MEMORY_AUTO_EXTRACTION = define(
         "Run the background extraction job (needs memory_enabled).",
     )
 )
+EXTRACTION_PROVIDER = define(
+    SettingSpec(
+        "extraction_provider",
+        "",
+        parse_text,
+        "LLM provider for extraction (openai, anthropic, local or a plugin's name); "
+        "empty means MEMORYD_LLM_PROVIDER, else the bundled local model.",
+    )
+)
+EXTRACTION_MODEL = define(
+    SettingSpec(
+        "extraction_model",
+        "",
+        parse_text,
+        "Model name for extraction; empty means MEMORYD_LLM_MODEL or the provider's default.",
+    )
+)
 
 
 def spec_for(key: str) -> SettingSpec:

@@ -1,0 +1,416 @@
+"""Observer -> Reflector -> Apply for one (user, workspace) pair: the one code path.
+
+``process_pair`` is what ``Memoryd.extract``, the in-process scheduler, the CLI and the
+queue workers call. It takes the pair's unprocessed chats oldest first in bounded batches
+and, for each batch: asks the Observer for candidate facts, asks the Reflector what to do
+with them given the stored memories (behind per-batch handles) and the free slots, lets
+code decide what is allowed (``memoryd.extraction.decide``), then writes the changes and
+flags the chats ``memory_processed`` in one transaction (R5, R9, R10).
+
+Any failure before that commit -- provider error, timeout, unusable output -- leaves the
+chats unprocessed and records the failure for backoff and, after N attempts, parking.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import and_, func, select, update
+
+from memoryd.config import MemorydSettings
+from memoryd.domain import runtime_settings
+from memoryd.domain.errors import MemorydError, NotFound
+from memoryd.domain.models import Actor, Chat, Memory, Scope, Source
+from memoryd.extraction import prompts
+from memoryd.extraction.decide import Plan, clean_candidates, handles_for, plan_changes
+from memoryd.extraction.runs import clear_failures, get_pair_state, record_failure
+from memoryd.extraction.schema import (
+    MAX_CANDIDATES,
+    MAX_DECISIONS,
+    OBSERVER_SCHEMA,
+    REFLECTOR_SCHEMA,
+    Candidate,
+    check_list,
+    read_items,
+)
+from memoryd.extraction.secrets import secret_values
+from memoryd.llm.base import LLMProvider
+from memoryd.llm.json_output import Usage, complete_json
+from memoryd.storage.repository import Repository
+from memoryd.storage.tables import UTCDateTime
+from memoryd.storage.tables import chats as chats_table
+
+if TYPE_CHECKING:
+    from memoryd.service import Memoryd
+
+log = logging.getLogger("memoryd.extraction")
+
+BATCH_CHARS = 6000  # prompt+response characters per batch (after at least one chat)
+OBSERVER_MAX_TOKENS = 400
+REFLECTOR_MAX_TOKENS = 500
+
+
+@dataclass(frozen=True)
+class ExtractionConfig:
+    batch_chats: int = 8
+    min_messages: int = 5
+    idle_threshold: timedelta = timedelta(minutes=20)
+    max_attempts: int = 5
+    backoff_seconds: float = 300.0
+
+    @property
+    def min_chats(self) -> int:
+        """Each chat row is one exchange: a prompt and a response, i.e. two messages."""
+        return math.ceil(self.min_messages / 2)
+
+    @classmethod
+    def from_settings(cls, settings: MemorydSettings) -> ExtractionConfig:
+        return cls(
+            batch_chats=settings.extraction_batch_chats,
+            min_messages=settings.extraction_min_messages,
+            idle_threshold=timedelta(milliseconds=settings.idle_threshold_ms),
+            max_attempts=settings.extraction_max_attempts,
+            backoff_seconds=settings.extraction_backoff_seconds,
+        )
+
+
+@dataclass
+class PairResult:
+    """What one pair's extraction did."""
+
+    user_id: int
+    workspace: str
+    status: str = "idle"  # processed | nothing_to_do | skipped | failed | parked
+    reason: str | None = None
+    created: list[Memory] = field(default_factory=list)
+    updated: list[Memory] = field(default_factory=list)
+    chats_processed: list[int] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)
+    planned: list[str] = field(default_factory=list)
+    error: str | None = None
+    batches: int = 0
+    usage: Usage = field(default_factory=Usage)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+class ConcurrentExtraction(MemorydError):
+    """Another worker processed some of these chats first; this batch is dropped."""
+
+
+@dataclass
+class _Batch:
+    chats: list[Chat]
+    remaining: int  # unprocessed chats of the pair, this batch included
+    last_chat_at: datetime | None
+
+
+def _load_batch(
+    repo: Repository, user_id: int, workspace_id: int, limit: int, skip: set[int]
+) -> _Batch:
+    pending = and_(
+        chats_table.c.user_id == user_id,
+        chats_table.c.workspace_id == workspace_id,
+        chats_table.c.memory_processed.is_(False),
+    )
+    count, last = repo.conn.execute(
+        select(func.count(), func.max(chats_table.c.created_at)).where(pending)
+    ).one()
+    rows = repo.list_chats(user_id, workspace_id, processed=False, limit=limit + len(skip))
+    batch: list[Chat] = []
+    size = 0
+    for chat in rows:
+        if chat.id in skip:
+            continue
+        size += len(chat.prompt) + len(chat.response)
+        if batch and (len(batch) >= limit or size > BATCH_CHARS):
+            break
+        batch.append(chat)
+    last_at = UTCDateTime().process_result_value(last, repo.conn.dialect)
+    return _Batch(batch, int(count) - len(skip), last_at)
+
+
+def process_pair(
+    md: Memoryd,
+    provider: LLMProvider,
+    user_id: int,
+    workspace: str,
+    *,
+    force: bool = False,
+    run_id: str,
+    clock: Callable[[], datetime] | None = None,
+    dry_run: bool = False,
+    config: ExtractionConfig | None = None,
+) -> PairResult:
+    """Extract memories from every unprocessed batch of one pair (see the module doc).
+
+    Without ``force`` the pair is skipped while it is idle-blocked (its last chat is
+    newer than the idle threshold) or has fewer than the minimum of unprocessed messages;
+    ``force`` ignores both (and parking: it is how a parked pair is retried by hand).
+    ``dry_run`` calls the LLM but writes nothing and lists the planned changes.
+    """
+    cfg = config or ExtractionConfig.from_settings(md.settings)
+    now = clock or md.clock
+    result = PairResult(user_id=user_id, workspace=workspace)
+    with md.db.read() as repo:
+        if repo.get_user(user_id) is None:
+            raise NotFound(f"no user with id {user_id!r}")
+        workspace_id = repo.workspace_id(workspace)
+        if workspace_id is None:
+            raise NotFound(f"no workspace {workspace!r}")
+        enabled = repo.get_settings().get(
+            runtime_settings.MEMORY_ENABLED.key, runtime_settings.MEMORY_ENABLED.default
+        )
+    if not enabled:
+        return _skip(result, "memory disabled")
+
+    seen: set[int] = set()
+    while True:
+        with md.db.read() as repo:
+            batch = _load_batch(repo, user_id, workspace_id, cfg.batch_chats, seen)
+        if not batch.chats:
+            break
+        if not force:
+            if batch.remaining < cfg.min_chats:
+                if result.batches == 0:
+                    return _skip(result, "below minimum")
+                break
+            idle_since = now() - cfg.idle_threshold
+            last = batch.last_chat_at
+            if result.batches == 0 and last is not None and last > idle_since:
+                return _skip(result, "idle threshold")
+        try:
+            _process_batch(
+                md,
+                provider,
+                user_id,
+                workspace,
+                workspace_id,
+                batch.chats,
+                result,
+                run_id=run_id,
+                dry_run=dry_run,
+            )
+        except Exception as exc:
+            _fail(
+                md,
+                result,
+                user_id,
+                workspace_id,
+                batch.chats,
+                exc,
+                run_id,
+                now(),
+                cfg,
+                dry_run=dry_run,
+            )
+            break
+        result.batches += 1
+        if dry_run:
+            seen.update(c.id for c in batch.chats)
+    if result.error is None:
+        result.status = "processed" if result.batches else "nothing_to_do"
+    return result
+
+
+def _skip(result: PairResult, reason: str) -> PairResult:
+    result.status = "skipped"
+    result.reason = reason
+    return result
+
+
+def _fail(
+    md: Memoryd,
+    result: PairResult,
+    user_id: int,
+    workspace_id: int,
+    batch: list[Chat],
+    exc: Exception,
+    run_id: str,
+    now: datetime,
+    cfg: ExtractionConfig,
+    *,
+    dry_run: bool,
+) -> None:
+    message = f"{type(exc).__name__}: {exc}" if not isinstance(exc, MemorydError) else str(exc)
+    if not isinstance(exc, MemorydError):
+        log.exception("extraction of user %s in %s failed", user_id, result.workspace)
+    result.error = message
+    result.status = "failed"
+    if dry_run or isinstance(exc, ConcurrentExtraction):
+        return
+    with md.db.write() as repo:
+        state = record_failure(
+            repo.conn,
+            user_id,
+            workspace_id,
+            error=message,
+            chat_ids=[c.id for c in batch],
+            run_id=run_id,
+            now=now,
+            max_attempts=cfg.max_attempts,
+            backoff_seconds=cfg.backoff_seconds,
+        )
+    if state.parked:
+        result.status = "parked"
+
+
+def _process_batch(
+    md: Memoryd,
+    provider: LLMProvider,
+    user_id: int,
+    workspace: str,
+    workspace_id: int,
+    batch: list[Chat],
+    result: PairResult,
+    *,
+    run_id: str,
+    dry_run: bool,
+) -> None:
+    with md.db.read() as repo:
+        stored = repo.turn_memories(user_id, workspace_id)
+    stored = _with_embeddings(md, stored)
+    handles = handles_for(stored)
+    free = {
+        Scope.GLOBAL: md.limits.global_per_user - sum(m.scope is Scope.GLOBAL for m in stored),
+        Scope.WORKSPACE: md.limits.workspace_per_pair
+        - sum(m.scope is Scope.WORKSPACE for m in stored),
+    }
+    known_secrets = secret_values(t for c in batch for t in (c.prompt, c.response))
+
+    usage = Usage()
+    try:
+        observed = complete_json(
+            provider,
+            prompts.observer_messages(workspace, batch),
+            schema=OBSERVER_SCHEMA,
+            schema_name="observations",
+            check=check_list("facts"),
+            max_tokens=OBSERVER_MAX_TOKENS,
+            usage=usage,
+        )
+        candidates, problems = read_items(observed.value, "facts", MAX_CANDIDATES)
+        candidates, dropped = clean_candidates(candidates, known_secrets)
+        result.rejected += problems + dropped
+        decisions: list[Candidate] = []
+        if candidates:
+            reflected = complete_json(
+                provider,
+                prompts.reflector_messages(
+                    workspace,
+                    {h: m.content for h, m in handles.items()},
+                    candidates,
+                    max(0, free[Scope.GLOBAL]),
+                    max(0, free[Scope.WORKSPACE]),
+                ),
+                schema=REFLECTOR_SCHEMA,
+                schema_name="decisions",
+                check=check_list("memories"),
+                max_tokens=REFLECTOR_MAX_TOKENS,
+                usage=usage,
+            )
+            decisions, problems = read_items(reflected.value, "memories", MAX_DECISIONS)
+            result.rejected += problems
+    finally:
+        result.usage.merge(usage)
+
+    vectors: list[Any] = list(md.embedder.embed([d.text for d in decisions])) if decisions else []
+    plan = plan_changes(decisions, vectors, handles, known_secrets, free)
+    result.rejected += plan.rejected
+    if dry_run:
+        result.planned += [c.describe() for c in plan.changes]
+        return
+    _apply(md, user_id, workspace_id, batch, plan, result, run_id)
+
+
+def _with_embeddings(md: Memoryd, stored: list[Memory]) -> list[Memory]:
+    """Stored memories with vectors from the current embedder (re-embedding stale ones)."""
+
+    stale = [m for m in stored if m.embedding is None or m.embedder != md.embedder.name]
+    if not stale:
+        return stored
+    fresh = dict(
+        zip((m.id for m in stale), md.embedder.embed([m.content for m in stale]), strict=True)
+    )
+    return [replace(m, embedding=fresh[m.id]) if m.id in fresh else m for m in stored]
+
+
+def _apply(
+    md: Memoryd,
+    user_id: int,
+    workspace_id: int,
+    batch: list[Chat],
+    plan: Plan,
+    result: PairResult,
+    run_id: str,
+) -> None:
+    """Write the plan and flag the batch processed in one transaction; items fail alone."""
+    actor = Actor(Source.EXTRACTION, user_id, run_id)
+    chat_ids = [c.id for c in batch]
+    vectors: list[Any] = (
+        list(md.embedder.embed([c.text for c in plan.changes])) if plan.changes else []
+    )
+    created: list[Memory] = []
+    updated: list[Memory] = []
+    rejected: list[str] = []
+    with md.db.write() as repo:
+        for change, vector in zip(plan.changes, vectors, strict=True):
+            savepoint = repo.conn.begin_nested()
+            try:
+                if change.target is None:
+                    slug = result.workspace if change.scope is Scope.WORKSPACE else None
+                    created.append(
+                        md.insert_memory(
+                            repo,
+                            user_id,
+                            change.text,
+                            change.scope,
+                            slug,
+                            actor,
+                            vector,
+                            chat_ids,
+                        )
+                    )
+                else:
+                    updated.append(
+                        md.revise_memory(
+                            repo,
+                            user_id,
+                            change.target.id,
+                            change.text,
+                            actor,
+                            vector,
+                            chat_ids,
+                        )
+                    )
+                savepoint.commit()
+            except MemorydError as exc:
+                savepoint.rollback()
+                rejected.append(f"{change.describe()}: {exc}")
+        marked = repo.conn.execute(
+            update(chats_table)
+            .where(
+                chats_table.c.id.in_(chat_ids),
+                chats_table.c.user_id == user_id,
+                chats_table.c.workspace_id == workspace_id,
+                chats_table.c.memory_processed.is_(False),
+            )
+            .values(memory_processed=True)
+        ).rowcount
+        if marked != len(chat_ids):
+            raise ConcurrentExtraction(
+                "some chats of this batch were processed by another worker; batch dropped"
+            )
+        if get_pair_state(repo.conn, user_id, workspace_id) is not None:
+            clear_failures(repo.conn, user_id, workspace_id)
+    result.created += created
+    result.updated += updated
+    result.rejected += rejected
+    result.chats_processed += chat_ids

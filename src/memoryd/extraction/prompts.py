@@ -1,0 +1,82 @@
+"""The Observer and Reflector prompts, short enough for a 1.5B model on two CPU cores.
+
+Chats are shown oldest first with long texts clipped; stored memories are shown behind
+per-batch handles (G1..G5 global, W1..W20 workspace), never their database ids.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from memoryd.domain.models import Chat
+from memoryd.extraction.schema import Candidate
+from memoryd.llm.base import Message
+
+PROMPT_CLIP = 600
+RESPONSE_CLIP = 200
+
+OBSERVER_SYSTEM = """\
+You read a chat between a user and an assistant and list facts worth remembering about the \
+user for future chats. Answer with JSON only: {"facts": [{"text", "scope", "action"}]}.
+Worth remembering: the user's name, job, lasting preferences and habits, people they work \
+with; the project's decisions, deadlines, tools and constraints.
+Not worth remembering: small talk, one-off questions, the assistant's suggestions, moods, \
+and secrets (passwords, API keys, card numbers) -- never copy a secret.
+scope: GLOBAL = true about the user everywhere; WORKSPACE = about this project only.
+action: "update" when the fact changes something decided earlier, else "create".
+Each text is one short standalone sentence that names its subject.
+If nothing is worth remembering, answer {"facts": []}."""
+
+REFLECTOR_SYSTEM = """\
+You keep a user's long-term memories tidy. You get the stored memories (handles G1.. are \
+global, W1.. are this workspace), candidate facts from new chats, and the free slots.
+Answer with JSON only: {"memories": [{"action", "target", "scope", "text"}]}.
+- Leave out a candidate that a stored memory already says.
+- If a candidate changes or contradicts a stored memory, use action "update", the stored \
+memory's handle as target, and the new full text.
+- Otherwise use action "create", target "", and scope GLOBAL or WORKSPACE; never more \
+creates than the free slots of that scope.
+- Keep only facts useful in future chats. If nothing changes, answer {"memories": []}."""
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def chat_log(chats: Sequence[Chat]) -> str:
+    lines = []
+    for chat in chats:
+        lines.append(f"User: {_clip(chat.prompt, PROMPT_CLIP)}")
+        if chat.response.strip():
+            lines.append(f"Assistant: {_clip(chat.response, RESPONSE_CLIP)}")
+    return "\n".join(lines)
+
+
+def observer_messages(workspace: str, chats: Sequence[Chat]) -> list[Message]:
+    return [
+        {"role": "system", "content": OBSERVER_SYSTEM},
+        {"role": "user", "content": f'Workspace "{workspace}". Chat:\n{chat_log(chats)}'},
+    ]
+
+
+def reflector_messages(
+    workspace: str,
+    stored: Mapping[str, str],
+    candidates: Sequence[Candidate],
+    free_global: int,
+    free_workspace: int,
+) -> list[Message]:
+    memories = "\n".join(f"{handle}: {text}" for handle, text in stored.items()) or "(none)"
+    facts = "\n".join(
+        f"{n}. [{c.scope.name}, {c.action}] {c.text}" for n, c in enumerate(candidates, 1)
+    )
+    body = (
+        f'Workspace "{workspace}".\nStored memories:\n{memories}\n'
+        f"Free slots: GLOBAL {free_global}, WORKSPACE {free_workspace}\n"
+        f"Candidates:\n{facts}"
+    )
+    return [
+        {"role": "system", "content": REFLECTOR_SYSTEM},
+        {"role": "user", "content": body},
+    ]

@@ -1,0 +1,298 @@
+"""Which pairs are due, one extraction run over them, and the in-process loop (R6, R7, R9).
+
+A (user, workspace) pair is due when it has at least the minimum of unprocessed chat
+messages, its newest chat is older than the idle threshold, and it is neither waiting out
+a backoff nor parked. ``due_pairs`` is the single SQL query that decides this (it reads
+the partial index ``ix_chats_unprocessed``). ``run_extraction`` processes pairs with
+``process_pair`` and stores the run's history; ``ExtractionScheduler`` repeats it every
+``MEMORY_EXTRACTION_INTERVAL`` in a daemon thread, obeying the run-time switches.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import and_, case, func, literal, or_, select
+from sqlalchemy.engine import Connection
+
+from memoryd.domain import runtime_settings
+from memoryd.extraction.interval import parse_interval
+from memoryd.extraction.pipeline import ExtractionConfig, PairResult, process_pair
+from memoryd.extraction.runs import Run, finish_run, new_run_id, start_run
+from memoryd.llm.base import LLMProvider
+from memoryd.storage.tables import chats, extraction_pairs, workspaces
+
+if TYPE_CHECKING:
+    from memoryd.service import Memoryd
+
+log = logging.getLogger("memoryd.extraction")
+
+ProgressCallback = Callable[[PairResult, int, int], None]
+
+
+@dataclass(frozen=True)
+class DuePair:
+    user_id: int
+    workspace_id: int
+    workspace: str
+    pending_chats: int
+
+
+def _pending_pairs(now: datetime) -> Any:
+    """Per pair with unprocessed chats: how many, the newest, and its retry state."""
+    grouped = (
+        select(
+            chats.c.user_id,
+            chats.c.workspace_id,
+            func.count().label("pending"),
+            func.min(chats.c.created_at).label("oldest"),
+            func.max(chats.c.created_at).label("newest"),
+        )
+        .where(chats.c.memory_processed.is_(False))
+        .group_by(chats.c.user_id, chats.c.workspace_id)
+        .subquery("pending_pairs")
+    )
+    waiting = and_(
+        extraction_pairs.c.next_attempt_at.is_not(None),
+        extraction_pairs.c.next_attempt_at > now,
+    )
+    return grouped, waiting
+
+
+def due_pairs(
+    conn: Connection,
+    *,
+    now: datetime,
+    idle_threshold: timedelta,
+    min_chats: int,
+    limit: int | None = None,
+) -> list[DuePair]:
+    """The pairs to process now, oldest pending chat first (the one due-pair query)."""
+    grouped, waiting = _pending_pairs(now)
+    query = (
+        select(grouped.c.user_id, grouped.c.workspace_id, workspaces.c.slug, grouped.c.pending)
+        .join(workspaces, workspaces.c.id == grouped.c.workspace_id)
+        .outerjoin(
+            extraction_pairs,
+            and_(
+                extraction_pairs.c.user_id == grouped.c.user_id,
+                extraction_pairs.c.workspace_id == grouped.c.workspace_id,
+            ),
+        )
+        .where(
+            grouped.c.pending >= min_chats,
+            grouped.c.newest <= now - idle_threshold,
+            or_(
+                extraction_pairs.c.user_id.is_(None),
+                and_(extraction_pairs.c.parked.is_(False), ~waiting),
+            ),
+        )
+        .order_by(grouped.c.oldest, grouped.c.user_id, grouped.c.workspace_id)
+    )
+    if limit is not None:
+        query = query.limit(limit)
+    return [DuePair(r.user_id, r.workspace_id, r.slug, r.pending) for r in conn.execute(query)]
+
+
+def pending_summary(
+    conn: Connection, *, now: datetime, idle_threshold: timedelta, min_chats: int
+) -> dict[str, int]:
+    """How many pairs with unprocessed chats are due, and why the others are not."""
+    grouped, waiting = _pending_pairs(now)
+    reason = case(
+        (extraction_pairs.c.parked.is_(True), literal("parked")),
+        (waiting, literal("backoff")),
+        (grouped.c.pending < min_chats, literal("below minimum")),
+        (grouped.c.newest > now - idle_threshold, literal("idle threshold")),
+        else_=literal("due"),
+    ).label("reason")
+    inner = (
+        select(reason)
+        .select_from(grouped)
+        .outerjoin(
+            extraction_pairs,
+            and_(
+                extraction_pairs.c.user_id == grouped.c.user_id,
+                extraction_pairs.c.workspace_id == grouped.c.workspace_id,
+            ),
+        )
+        .subquery()
+    )
+    rows = conn.execute(select(inner.c.reason, func.count()).group_by(inner.c.reason))
+    return {str(r[0]): int(r[1]) for r in rows}
+
+
+def provider_for(md: Memoryd) -> LLMProvider:
+    """The admin's choice (runtime settings), else MEMORYD_LLM_*, else the local model."""
+    from memoryd.llm.builtin import make_provider
+
+    current = md.get_settings()
+    name = current.get(runtime_settings.EXTRACTION_PROVIDER.key) or None
+    model = current.get(runtime_settings.EXTRACTION_MODEL.key) or None
+    return make_provider(md.settings, name, model)
+
+
+def run_extraction(
+    md: Memoryd,
+    *,
+    provider: LLMProvider | None = None,
+    trigger: str = "manual",
+    user_id: int | None = None,
+    workspace: str | None = None,
+    force: bool = False,
+    dry_run: bool = False,
+    clock: Callable[[], datetime] | None = None,
+    config: ExtractionConfig | None = None,
+    on_pair: ProgressCallback | None = None,
+) -> Run:
+    """One extraction run: one named pair, or every due pair; its history is stored.
+
+    A named pair is processed even when parked or backing off (that is how a parked
+    batch is retried by hand); ``force`` also ignores the idle threshold and minimum.
+    """
+    now = clock or md.clock
+    cfg = config or ExtractionConfig.from_settings(md.settings)
+    llm = provider or provider_for(md)
+    run = Run(
+        id=new_run_id(),
+        trigger=trigger,
+        started_at=now(),
+        provider=llm.name,
+        model=llm.model,
+        dry_run=dry_run,
+    )
+    if not dry_run:
+        start_run(md.db, run)
+    targets: list[tuple[int, str]]
+    if user_id is not None:
+        if workspace is None:
+            raise ValueError("name the workspace of the pair to extract")
+        targets = [(user_id, workspace)]
+        run.pairs_seen = 1
+    else:
+        idle = timedelta(0) if force else cfg.idle_threshold
+        minimum = 1 if force else cfg.min_chats
+        with md.db.read() as repo:
+            summary = pending_summary(repo.conn, now=now(), idle_threshold=idle, min_chats=minimum)
+            due = due_pairs(repo.conn, now=now(), idle_threshold=idle, min_chats=minimum)
+        run.pairs_seen = sum(summary.values())
+        for reason, count in summary.items():
+            if reason != "due":
+                run.skip(reason, count)
+        targets = [(p.user_id, p.workspace) for p in due]
+    try:
+        for index, (uid, slug) in enumerate(targets, 1):
+            result = process_pair(
+                md,
+                llm,
+                uid,
+                slug,
+                force=force,
+                run_id=run.id,
+                clock=now,
+                dry_run=dry_run,
+                config=cfg,
+            )
+            _account(run, result)
+            if on_pair is not None:
+                on_pair(result, index, len(targets))
+    finally:
+        run.finished_at = now()
+        if not dry_run:
+            finish_run(md.db, run, now())
+        else:
+            run.status = "errors" if any(e["kind"] == "pair" for e in run.errors) else "ok"
+    return run
+
+
+def _account(run: Run, result: PairResult) -> None:
+    run.llm_calls += result.usage.calls
+    run.prompt_tokens += result.usage.prompt_tokens
+    run.completion_tokens += result.usage.completion_tokens
+    run.memories_created += len(result.created)
+    run.memories_updated += len(result.updated)
+    run.chats_processed += len(result.chats_processed)
+    where = {"user_id": result.user_id, "workspace": result.workspace}
+    if result.status == "skipped":
+        run.skip(result.reason or "skipped")
+    elif result.error is None:
+        run.pairs_processed += 1
+    else:
+        run.errors.append(
+            {"kind": "pair", **where, "error": result.error, "parked": result.status == "parked"}
+        )
+    run.errors += [{"kind": "item", **where, "error": item} for item in result.rejected]
+    if result.planned:
+        run.errors += [{"kind": "planned", **where, "change": p} for p in result.planned]
+
+
+class ExtractionScheduler:
+    """Runs extraction every interval in a daemon thread, in this process.
+
+    ``tick()`` is one scheduled run (skipped while ``memory_enabled`` or
+    ``memory_auto_extraction`` is off); ``start()``/``stop()`` run ticks in the background.
+    """
+
+    def __init__(
+        self,
+        md: Memoryd,
+        *,
+        interval: str | timedelta | None = None,
+        provider: LLMProvider | None = None,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        self.md = md
+        raw = interval if interval is not None else md.settings.extraction_interval
+        self.interval = raw if isinstance(raw, timedelta) else parse_interval(raw)
+        self.provider = provider
+        self.clock = clock or md.clock
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.last_run: Run | None = None
+
+    def enabled(self) -> bool:
+        current = self.md.get_settings()
+        return bool(
+            current[runtime_settings.MEMORY_ENABLED.key]
+            and current[runtime_settings.MEMORY_AUTO_EXTRACTION.key]
+        )
+
+    def tick(self) -> Run | None:
+        if not self.enabled():
+            log.info("extraction skipped: memory_enabled or memory_auto_extraction is off")
+            return None
+        self.last_run = run_extraction(
+            self.md, provider=self.provider, trigger="scheduler", clock=self.clock
+        )
+        return self.last_run
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval.total_seconds()):
+            try:
+                self.tick()
+            except Exception:  # the loop must survive a bad run; the next one retries
+                log.exception("scheduled extraction run failed")
+
+    def start(self) -> ExtractionScheduler:
+        if self._thread is None or not self._thread.is_alive():
+            self._stop.clear()
+            self._thread = threading.Thread(
+                target=self._loop, name="memoryd-extraction", daemon=True
+            )
+            self._thread.start()
+        return self
+
+    def stop(self, timeout: float | None = 30.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()

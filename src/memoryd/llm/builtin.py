@@ -1,0 +1,68 @@
+"""Registers the built-in LLM providers through the plugin hook, as a plugin would.
+
+Each factory takes the process settings (``MemorydSettings``) and builds a provider from
+the ``MEMORYD_LLM_*`` values; ``make_provider`` picks one by name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from memoryd.config import MemorydSettings
+from memoryd.hookspecs import hookimpl
+from memoryd.llm.base import LLMProvider
+
+DEFAULT_PROVIDER = "local"
+
+
+def _key(settings: MemorydSettings) -> str | None:
+    return settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
+
+
+def _openai(settings: MemorydSettings) -> LLMProvider:
+    from memoryd.llm.openai_provider import OpenAIProvider
+
+    return OpenAIProvider(
+        model=settings.llm_model,
+        base_url=settings.llm_base_url,
+        api_key=_key(settings),
+        timeout=settings.llm_timeout,
+    )
+
+
+def _anthropic(settings: MemorydSettings) -> LLMProvider:
+    from memoryd.llm.anthropic_provider import AnthropicProvider
+
+    return AnthropicProvider(
+        model=settings.llm_model,
+        base_url=settings.llm_base_url,
+        api_key=_key(settings),
+        timeout=settings.llm_timeout,
+    )
+
+
+def _local(settings: MemorydSettings) -> LLMProvider:
+    from memoryd.llm.local import LocalProvider
+
+    return LocalProvider(model=settings.llm_model, models_dir=settings.data_dir / "models")
+
+
+@hookimpl
+def register_llm_providers(register: Callable[[str, Callable[..., Any]], None]) -> None:
+    register("openai", _openai)
+    register("anthropic", _anthropic)
+    register("local", _local)
+
+
+def make_provider(
+    settings: MemorydSettings, name: str | None = None, model: str | None = None
+) -> LLMProvider:
+    """The provider ``name`` (else MEMORYD_LLM_PROVIDER, else the bundled local model)."""
+    from memoryd.plugins import llm_provider_factories, pick
+
+    chosen = name or settings.llm_provider or DEFAULT_PROVIDER
+    if model:
+        settings = settings.model_copy(update={"llm_model": model})
+    provider: LLMProvider = pick("LLM provider", chosen, llm_provider_factories())(settings)
+    return provider
