@@ -11,6 +11,7 @@ import typer
 from memoryd.cli import chats, db, memories, settings, users, workspaces
 from memoryd.cli.common import MemorydGroup, root_options
 from memoryd.cli.context import context
+from memoryd.cli.serve import apikey_app, passwd, serve
 from memoryd.cli.transfer import export, import_
 
 app = typer.Typer(
@@ -30,6 +31,9 @@ app.command("export")(export)
 app.command("import")(import_)
 app.add_typer(settings.app, name="settings")
 app.add_typer(chats.app, name="chats")
+app.command("serve")(serve)
+app.add_typer(apikey_app, name="apikey")
+users.app.command("passwd")(passwd)
 
 
 def main() -> None:

@@ -21,7 +21,7 @@ from memoryd.domain.models import Role, User
 from memoryd.server import errors
 from memoryd.server.auth import AuthStore
 from memoryd.server.deps import ServerState, State, admin_owner, self_owner
-from memoryd.server.routers import chats, context, memories, transfer, users, workspaces
+from memoryd.server.routers import chats, context, memories, proxy, transfer, users, workspaces
 from memoryd.server.routers import settings as settings_router
 from memoryd.server.schemas import Health
 from memoryd.service import Memoryd
@@ -109,7 +109,7 @@ def create_app(
     app.include_router(
         transfer.build_router(admin_owner, prefix="/api/v1/users/{user_id}", tag="admin")
     )
-    for module in (users, workspaces, settings_router, chats, context):
+    for module in (users, workspaces, settings_router, chats, context, proxy):
         app.include_router(module.router)
     return app
 

@@ -8,6 +8,7 @@ Workspace membership decides which workspaces a default user may use; admins use
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import secrets
 import uuid
@@ -39,9 +40,6 @@ MIN_PASSWORD_CHARS = 8
 MAX_PASSWORD_CHARS = 1024
 MAX_KEY_NAME_CHARS = 100
 
-_hasher = PasswordHasher()
-# Verified when the user does not exist, so a wrong name costs as long as a wrong password.
-_DUMMY_HASH = _hasher.hash(secrets.token_urlsafe(16))
 
 
 def sha256(text: str) -> str:
@@ -116,14 +114,27 @@ class AuthStore:
     """Credentials, sessions, API keys and memberships in memoryd's database."""
 
     def __init__(
-        self, db: Database, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+        self,
+        db: Database,
+        *,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        hasher: PasswordHasher | None = None,
     ) -> None:
         self.db = db
         self.clock = clock
+        self.hasher = hasher or PasswordHasher()  # Argon2id, RFC 9106 low-memory profile
+        self._dummy_hash: str | None = None
+
+    def _dummy(self) -> str:
+        """Verified when the user does not exist, so a wrong name costs as much as a
+        wrong password."""
+        if self._dummy_hash is None:
+            self._dummy_hash = self.hasher.hash(secrets.token_urlsafe(16))
+        return self._dummy_hash
 
     # passwords ------------------------------------------------------------------
     def set_password(self, user_id: int, password: str) -> None:
-        hashed = _hasher.hash(validate_password(password))
+        hashed = self.hasher.hash(validate_password(password))
         now = self.clock()
         with self.db.write() as repo:
             if repo.get_user(user_id) is None:
@@ -162,12 +173,12 @@ class AuthStore:
             ).first()
         stored = row.password_hash if row is not None else None
         try:
-            _hasher.verify(stored or _DUMMY_HASH, password)
+            self.hasher.verify(stored or self._dummy(), password)
         except (VerificationError, InvalidHashError):
             return None
         if row is None or stored is None:
             return None
-        if _hasher.check_needs_rehash(stored):
+        if self.hasher.check_needs_rehash(stored):
             self.set_password(row.id, password)
         return _user(row)
 
@@ -286,14 +297,12 @@ class AuthStore:
                 )
             ).first()
             if exists is None:
-                try:
+                with contextlib.suppress(IntegrityError):  # a concurrent add won the race
                     repo.conn.execute(
                         insert(user_workspaces).values(
                             user_id=user_id, workspace_id=workspace_id, added_at=self.clock()
                         )
                     )
-                except IntegrityError:  # pragma: no cover - a concurrent add won the race
-                    pass
 
     def remove_member(self, slug: str, user_id: int) -> None:
         with self.db.write() as repo:

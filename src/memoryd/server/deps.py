@@ -22,6 +22,7 @@ from memoryd.domain.errors import NotFound
 from memoryd.domain.models import Actor, Role, Source, User
 from memoryd.server.auth import AuthStore
 from memoryd.server.errors import ApiError
+from memoryd.server.upstream import Upstream
 from memoryd.service import Memoryd
 
 SESSION_COOKIE = "memoryd_session"
@@ -39,6 +40,7 @@ class ServerState:
     single_user_csrf: str = ""
     single_user_id: int | None = None
     http: httpx.AsyncClient | None = field(default=None, repr=False)
+    upstream: Upstream | None = None  # the proxy's; resolved from settings on first use
 
 
 @dataclass(frozen=True)

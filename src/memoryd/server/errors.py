@@ -129,7 +129,8 @@ def _validation_error(_: Request, exc: Exception) -> JSONResponse:
 def _http_error(_: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     type_ = _HTTP_TYPES.get(exc.status_code, "error")
-    return error_response(exc.status_code, type_, str(exc.detail), headers=exc.headers)
+    headers = dict(exc.headers) if exc.headers else None
+    return error_response(exc.status_code, type_, str(exc.detail), headers=headers)
 
 
 def _unexpected(_: Request, exc: Exception) -> JSONResponse:

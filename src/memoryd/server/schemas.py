@@ -84,7 +84,7 @@ class UserOut(BaseModel):
 
     @classmethod
     def of(cls, user: User) -> UserOut:
-        return cls(id=user.id, name=user.name, role=user.role.value)  # type: ignore[arg-type]
+        return cls(id=user.id, name=user.name, role=user.role.value)
 
 
 class Me(UserOut):

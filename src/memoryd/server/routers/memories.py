@@ -24,6 +24,7 @@ from memoryd.server.schemas import (
     ScopeUsage,
 )
 
+
 def visible_memory(state: ServerState, owner: Owner, memory_id: str) -> Memory:
     memory = state.md.get_memory(owner.user.id, memory_id)
     if not owner.may_use(state, memory.workspace):
@@ -49,9 +50,7 @@ def overview(
         slugs = member
     usage: list[ScopeUsage] = []
     all_owned = (
-        memories
-        if scope is None and workspace is None
-        else state.md.list_memories(owner.user.id)
+        memories if scope is None and workspace is None else state.md.list_memories(owner.user.id)
     )
     if scope in (None, Scope.GLOBAL) and workspace is None:
         count = sum(1 for m in all_owned if m.scope is Scope.GLOBAL)
@@ -92,9 +91,7 @@ def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: st
     ) -> MemoryList:
         return overview(state, owner, scope, workspace)
 
-    @router.post(
-        "/memories", response_model=MemoryOut, status_code=201, summary="Add a memory"
-    )
+    @router.post("/memories", response_model=MemoryOut, status_code=201, summary="Add a memory")
     def create_memory(state: State, owner: OwnerDep, body: MemoryCreate) -> MemoryOut:
         if body.workspace is not None:
             require_workspace(state, owner.acting, body.workspace)

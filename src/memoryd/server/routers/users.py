@@ -64,9 +64,7 @@ def list_keys(state: State, user: CurrentUser) -> list[ApiKeyOut]:
     return [key_out(k) for k in state.auth.list_api_keys(user.id)]
 
 
-@router.post(
-    "/api-keys", response_model=NewApiKeyOut, status_code=201, summary="Create an API key"
-)
+@router.post("/api-keys", response_model=NewApiKeyOut, status_code=201, summary="Create an API key")
 def create_key(state: State, user: CurrentUser, body: ApiKeyCreate) -> NewApiKeyOut:
     created = state.auth.create_api_key(user.id, body.name)
     return NewApiKeyOut(**key_out(created.key).model_dump(), key=created.secret)

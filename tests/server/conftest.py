@@ -1,0 +1,145 @@
+"""Fixtures for the server: an app over a fresh SQLite database with a small world in it
+(an admin, two default users, three workspaces, API keys), a TestClient for most tests
+and a real uvicorn server on a free loopback port for the proxy and browser tests.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import uvicorn
+from argon2 import PasswordHasher
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from memoryd import Memoryd
+from memoryd.config import MemorydSettings
+from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.server.app import create_app, first_start
+from memoryd.server.auth import AuthStore
+from memoryd.testing import FakeOpenAIServer
+
+# Argon2id with the smallest cost: the algorithm is the same, the tests stay fast.
+FAST_HASHER = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
+ADMIN_PASSWORD = "admin-password-1"
+USER_PASSWORD = "user-password-1"
+
+
+@dataclass
+class World:
+    """The app and who is in it. ``headers(name)`` authenticates as that user."""
+
+    app: FastAPI
+    md: Memoryd
+    auth: AuthStore
+    client: TestClient
+    ids: dict[str, int] = field(default_factory=dict)
+    keys: dict[str, str] = field(default_factory=dict)
+
+    def headers(self, who: str | None) -> dict[str, str]:
+        return {} if who is None else {"Authorization": f"Bearer {self.keys[who]}"}
+
+    def call(self, who: str | None, method: str, path: str, **kwargs: Any) -> Any:
+        headers = {**self.headers(who), **kwargs.pop("headers", {})}
+        return self.client.request(method, path, headers=headers, **kwargs)
+
+
+def make_settings(tmp_path: Path, **overrides: Any) -> MemorydSettings:
+    values: dict[str, Any] = {
+        "data_dir": tmp_path,
+        "database_url": f"sqlite:///{tmp_path / 'server.db'}",
+        "admin_password": ADMIN_PASSWORD,
+        "proxy_provider": "openai",
+        "proxy_upstream_url": "http://127.0.0.1:9/v1",
+        "reranker": "hybrid",
+    }
+    values.update(overrides)
+    return MemorydSettings(**values)
+
+
+def build_world(settings: MemorydSettings, embedder: MiniLMEmbedder) -> World:
+    md = Memoryd(settings=settings, embedder=embedder)
+    auth = AuthStore(md.db, clock=md.clock, hasher=FAST_HASHER)
+    first_start(md, auth, settings)
+    app = create_app(md, settings, auth=auth)
+    world = World(app=app, md=md, auth=auth, client=TestClient(app))
+    world.ids["admin"] = md.get_user("admin").id
+    for slug in ("alpha", "beta", "gamma"):
+        md.create_workspace(slug, slug.title())
+    for name, spaces in (("alice", ("alpha", "beta")), ("bob", ("alpha",))):
+        user = md.create_user(name)
+        auth.set_password(user.id, USER_PASSWORD)
+        for slug in spaces:
+            auth.add_member(slug, user.id)
+        world.ids[name] = user.id
+    for name, user_id in world.ids.items():
+        world.keys[name] = auth.create_api_key(user_id, f"{name} tests").secret
+    return world
+
+
+@pytest.fixture
+def world(tmp_path: Path, embedder: MiniLMEmbedder) -> Iterator[World]:
+    w = build_world(make_settings(tmp_path), embedder)
+    with w.client:
+        yield w
+    w.md.close()
+
+
+@pytest.fixture
+def fake_llm() -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer() as server:
+        yield server
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class LiveServer:
+    """uvicorn serving an app on a free loopback port, in a thread."""
+
+    def __init__(self, app: FastAPI) -> None:
+        self.port = free_port()
+        config = uvicorn.Config(
+            app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on"
+        )
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> LiveServer:
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+
+@pytest.fixture
+def live_world(
+    tmp_path: Path, embedder: MiniLMEmbedder, fake_llm: FakeOpenAIServer
+) -> Iterator[tuple[World, LiveServer]]:
+    """The world served by uvicorn, with the fake LLM server as the proxy's upstream."""
+    settings = make_settings(tmp_path, proxy_upstream_url=fake_llm.base_url)
+    w = build_world(settings, embedder)
+    with LiveServer(w.app) as live:
+        yield w, live
+    w.md.close()
