@@ -6,10 +6,12 @@ import logging
 from collections.abc import Sequence
 
 import pytest
+from sqlalchemy import update
 
 from memoryd import SECTION_HEADING, Memory, Memoryd, Query
 from memoryd.domain.injection import build_query
 from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.storage.tables import memories
 
 PHOENIX = [
     "The Phoenix launch date is September 30",
@@ -131,7 +133,7 @@ def test_no_memories_leaves_prompt_unchanged(md: Memoryd) -> None:
 def test_stale_vectors_from_another_embedder_are_recomputed(md: Memoryd) -> None:
     uid = _user_with(md, PHOENIX)
     with md.db.write() as repo:
-        repo.conn.exec_driver_sql("UPDATE memories SET embedder = 'old-model', embedding = x'00'")
+        repo.conn.execute(update(memories).values(embedder="old-model", embedding=b"\x00"))
     turn = md.context(uid, "phoenix", "Who is the legal contact for contracts?")
     assert turn.fallback_reason is None
     assert (

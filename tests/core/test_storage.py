@@ -34,8 +34,8 @@ def test_default_location_comes_from_the_environment(
     assert MemorydSettings().resolved_database_url() == "sqlite:///elsewhere.db"
 
 
-def test_sqlite_uses_wal(md: Memoryd) -> None:
-    with md.db.read() as repo:
+def test_sqlite_uses_wal(sqlite_md: Memoryd) -> None:
+    with sqlite_md.db.read() as repo:
         assert repo.conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
 
 
