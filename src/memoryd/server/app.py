@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
 from sqlalchemy import text
 
 import memoryd
@@ -21,9 +22,20 @@ from memoryd.domain.models import Role, User
 from memoryd.server import errors
 from memoryd.server.auth import AuthStore
 from memoryd.server.deps import ServerState, State, admin_owner, self_owner
-from memoryd.server.routers import chats, context, memories, proxy, transfer, users, workspaces
+from memoryd.server.routers import (
+    chats,
+    context,
+    extraction,
+    memories,
+    proxy,
+    transfer,
+    users,
+    workspaces,
+)
 from memoryd.server.routers import settings as settings_router
 from memoryd.server.schemas import Health
+from memoryd.server.web import actions as web_actions
+from memoryd.server.web import routes as web_routes
 from memoryd.service import Memoryd
 
 FIRST_ADMIN = "admin"
@@ -109,8 +121,11 @@ def create_app(
     app.include_router(
         transfer.build_router(admin_owner, prefix="/api/v1/users/{user_id}", tag="admin")
     )
-    for module in (users, workspaces, settings_router, chats, context, proxy):
+    for module in (users, workspaces, settings_router, chats, context, extraction, proxy):
         app.include_router(module.router)
+    app.include_router(web_routes.router)
+    app.include_router(web_actions.router)
+    app.mount("/static", StaticFiles(directory=web_routes.STATIC_DIR), name="static")
     return app
 
 

@@ -41,7 +41,6 @@ MAX_PASSWORD_CHARS = 1024
 MAX_KEY_NAME_CHARS = 100
 
 
-
 def sha256(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 

@@ -73,7 +73,7 @@ def is_loopback_host(host: str) -> bool:
         return False
 
 
-def _check_origin(request: Request) -> None:
+def check_origin(request: Request) -> None:
     """Refuse a write sent by a page of another site (CSRF defence in depth)."""
     origin = request.headers.get("origin")
     if request.method in SAFE_METHODS or not origin or origin == "null":
@@ -114,7 +114,7 @@ def identify(request: Request, state: ServerState) -> Caller | None:
 
 
 def current_caller(request: Request, state: State) -> Caller:
-    _check_origin(request)
+    check_origin(request)
     caller = identify(request, state)
     if caller is None:
         raise ApiError(

@@ -203,6 +203,8 @@ class SettingsOut(BaseModel):
     model_config = ConfigDict(extra="allow")
     memory_enabled: bool
     memory_auto_extraction: bool
+    extraction_provider: str = ""
+    extraction_model: str = ""
 
 
 class SettingsPatch(BaseModel):
@@ -211,6 +213,10 @@ class SettingsPatch(BaseModel):
     model_config = ConfigDict(extra="allow")
     memory_enabled: bool | None = None
     memory_auto_extraction: bool | None = None
+    extraction_provider: str | None = Field(
+        default=None, max_length=100, description="openai, anthropic, local or a plugin's"
+    )
+    extraction_model: str | None = Field(default=None, max_length=200)
 
 
 class ImportOut(BaseModel):

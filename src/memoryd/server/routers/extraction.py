@@ -1,0 +1,107 @@
+"""Extraction for admins: run it now, see the run history, see and retry parked batches.
+
+Runs call the extraction package (``md.extract``); this module only guards that one run
+at a time is started from this process, and turns results into JSON.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Query
+from pydantic import Field
+
+from memoryd.domain.errors import AlreadyExists, InvalidInput
+from memoryd.server.deps import AdminUser, ServerState, State
+from memoryd.server.schemas import Strict
+
+router = APIRouter(prefix="/api/v1/extraction", tags=["extraction"])
+_running = threading.Lock()
+
+
+class RunRequest(Strict):
+    user_id: int | None = Field(default=None, ge=1, le=2**31 - 1)
+    workspace: str | None = Field(default=None, min_length=1, max_length=64)
+    force: bool = Field(default=False, description="Ignore the idle threshold and minimum.")
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    return value
+
+
+def pair_result(result: Any) -> dict[str, Any]:
+    return {
+        "user_id": result.user_id,
+        "workspace": result.workspace,
+        "status": result.status,
+        "reason": result.reason,
+        "error": result.error,
+        "created": [m.to_dict() for m in result.created],
+        "updated": [m.to_dict() for m in result.updated],
+        "chats_processed": list(result.chats_processed),
+        "rejected": list(result.rejected),
+    }
+
+
+def run_now(
+    state: ServerState, user_id: int | None, workspace: str | None, force: bool
+) -> dict[str, Any]:
+    """One extraction run (of one pair, or of every due pair); 409 while one is running."""
+    if not _running.acquire(blocking=False):
+        raise AlreadyExists("an extraction run started here is still running; try again later")
+    try:
+        if user_id is not None and workspace is not None:
+            state.md.get_user(user_id)
+            state.md.get_workspace(workspace)
+            return {"pair": pair_result(state.md.extract(user_id, workspace, force=True))}
+        run = state.md.extract(force=force)
+        return {"run": _jsonable(run.to_dict())}
+    finally:
+        _running.release()
+
+
+def is_running() -> bool:
+    return _running.locked()
+
+
+@router.post("/run", summary="Run extraction now (admin)")
+def run(state: State, _: AdminUser, body: RunRequest) -> dict[str, Any]:
+    if (body.user_id is None) != (body.workspace is None):
+        raise InvalidInput("give both user_id and workspace, or neither")
+    return run_now(state, body.user_id, body.workspace, body.force)
+
+
+@router.get("/runs", summary="Latest extraction runs, newest first (admin)")
+def runs(
+    state: State, _: AdminUser, limit: Annotated[int, Query(ge=1, le=500)] = 20
+) -> list[dict[str, Any]]:
+    return [_jsonable(r.to_dict()) for r in state.md.extraction_runs(limit)]
+
+
+@router.get("/failures", summary="Pairs whose batch failed or is parked (admin)")
+def failures(state: State, _: AdminUser, parked_only: bool = False) -> list[dict[str, Any]]:
+    return [_jsonable(f) for f in state.md.extraction_failures(parked_only=parked_only)]
+
+
+@router.get("/parked", summary="Parked batches, waiting for an admin (admin)")
+def parked(state: State, _: AdminUser) -> list[dict[str, Any]]:
+    return [_jsonable(f) for f in state.md.extraction_failures(parked_only=True)]
+
+
+@router.post("/parked/{user_id}/{workspace}/retry", summary="Retry a parked batch (admin)")
+def retry(
+    state: State,
+    _: AdminUser,
+    user_id: Annotated[int, Path(ge=1, le=2**31 - 1)],
+    workspace: Annotated[str, Path(min_length=1, max_length=64)],
+) -> dict[str, Any]:
+    return run_now(state, user_id, workspace, True)

@@ -1,0 +1,288 @@
+"""Form posts of the web UI: memories, API keys, password, and the admin's settings,
+extraction runs, users, workspaces and members.
+
+Each post checks the session's CSRF token (and the Origin header), does one thing with
+the same rules as the REST API, and redirects back (303) with a message saying what
+happened or what was wrong; a refused change changes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+from fastapi import APIRouter, Request, Response
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import FormData
+
+from memoryd.domain import runtime_settings
+from memoryd.domain.errors import InvalidInput, MemorydError, PermissionDenied
+from memoryd.domain.models import Actor, Role, Source
+from memoryd.server.auth import validate_password
+from memoryd.server.deps import (
+    Caller,
+    Owner,
+    ServerState,
+    State,
+    check_origin,
+    require_workspace,
+)
+from memoryd.server.errors import ApiError
+from memoryd.server.routers.extraction import is_running, run_now
+from memoryd.server.routers.memories import visible_memory
+from memoryd.server.web.routes import PANELS, redirect, safe_next, web_caller
+
+log = logging.getLogger("memoryd.server")
+router = APIRouter(prefix="/ui", include_in_schema=False)
+
+
+async def posted(request: Request, state: ServerState) -> tuple[Caller, FormData]:
+    check_origin(request)
+    caller = web_caller(request, state)
+    if caller is None:
+        raise ApiError(401, "sign in first", code="not_authenticated")
+    form = await request.form()
+    if form.get("csrf_token") != caller.csrf_token:
+        raise ApiError(403, "the form expired or came from elsewhere; reload the page", code="csrf")
+    return caller, form
+
+
+def owner_of(state: ServerState, caller: Caller, form: FormData) -> Owner:
+    """Whose memories a form works on: the caller's own, or (admins) the named user's."""
+    raw = form.get("user_id")
+    user = caller.user
+    if raw in (None, "", str(user.id)):
+        return Owner(user, Actor(Source.USER, user.id), user)
+    if not caller.is_admin:
+        raise PermissionDenied("only an admin can change another user's memories")
+    try:
+        target = state.md.get_user(int(str(raw)))
+    except ValueError:
+        raise InvalidInput("user_id must be a number") from None
+    return Owner(target, Actor(Source.ADMIN, user.id), user)
+
+
+def _back(form: FormData) -> str:
+    return safe_next(form.get("next"))
+
+
+async def perform(request: Request, form: FormData, work: Callable[[], str]) -> Response:
+    """Run ``work`` (which returns the success message) and redirect back with it."""
+    try:
+        message = await run_in_threadpool(work)
+    except MemorydError as exc:
+        return redirect(request, _back(form), str(exc), "error")
+    return redirect(request, _back(form), message)
+
+
+def _text(form: FormData, name: str) -> str:
+    value = form.get(name)
+    return value if isinstance(value, str) else ""
+
+
+# memories -----------------------------------------------------------------------------------
+@router.post("/memories")
+async def add_memory(request: Request, state: State) -> Response:
+    caller, form = await posted(request, state)
+
+    def work() -> str:
+        owner = owner_of(state, caller, form)
+        workspace = _text(form, "workspace") or None
+        scope = _text(form, "scope") or None
+        if workspace is not None:
+            require_workspace(state, owner.acting, workspace)
+        state.md.add_memory(
+            owner.user.id, _text(form, "content"), scope, workspace, actor=owner.actor
+        )
+        return "Memory added."
+
+    return await perform(request, form, work)
+
+
+@router.post("/memories/{memory_id}/{operation}")
+async def change_memory(request: Request, state: State, memory_id: str, operation: str) -> Response:
+    caller, form = await posted(request, state)
+
+    def work() -> str:
+        owner = owner_of(state, caller, form)
+        visible_memory(state, owner, memory_id)
+        uid, actor = owner.user.id, owner.actor
+        if operation == "delete":
+            state.md.delete_memory(uid, memory_id, actor=actor)
+            return "Memory deleted."
+        if operation == "edit":
+            state.md.edit_memory(uid, memory_id, _text(form, "content"), actor=actor)
+            return "Memory saved."
+        if operation == "promote":
+            state.md.promote(uid, memory_id, actor=actor)
+            return "Memory moved to Global."
+        if operation == "demote":
+            workspace = _text(form, "workspace")
+            require_workspace(state, owner.acting, workspace)
+            state.md.demote(uid, memory_id, workspace, actor=actor)
+            return f"Memory moved to workspace {workspace}."
+        raise InvalidInput(f"unknown operation {operation!r}")
+
+    return await perform(request, form, work)
+
+
+# API keys and password ------------------------------------------------------------------------
+def _panel(form: FormData, panel: str) -> str:
+    back = _back(form)
+    if panel not in PANELS:
+        return back
+    return f"{back}{'&' if '?' in back else '?'}panel={panel}"
+
+
+@router.post("/api-keys")
+async def create_key(request: Request, state: State) -> Response:
+    caller, form = await posted(request, state)
+    try:
+        created = await run_in_threadpool(
+            state.auth.create_api_key, caller.user.id, _text(form, "name")
+        )
+    except MemorydError as exc:
+        return redirect(request, _panel(form, "keys"), str(exc), "error")
+    message = f"New API key (shown only now, copy it): {created.secret}"
+    return redirect(request, _panel(form, "keys"), message)
+
+
+@router.post("/api-keys/{key_id}/revoke")
+async def revoke_key(request: Request, state: State, key_id: str) -> Response:
+    caller, form = await posted(request, state)
+    try:
+        await run_in_threadpool(state.auth.revoke_api_key, caller.user.id, key_id)
+    except MemorydError as exc:
+        return redirect(request, _panel(form, "keys"), str(exc), "error")
+    return redirect(request, _panel(form, "keys"), "API key revoked.")
+
+
+@router.post("/password")
+async def change_password(request: Request, state: State) -> Response:
+    caller, form = await posted(request, state)
+
+    def work() -> str:
+        user = caller.user
+        new = validate_password(_text(form, "new_password"))
+        current = _text(form, "current_password")
+        if state.auth.has_password(user.id) and state.auth.authenticate(user.name, current) is None:
+            raise InvalidInput("the current password is wrong")
+        state.auth.set_password(user.id, new)
+        return "Password changed; sign in again."
+
+    try:
+        message = await run_in_threadpool(work)
+    except MemorydError as exc:
+        return redirect(request, _panel(form, "account"), str(exc), "error")
+    return redirect(request, "/login", message)
+
+
+# admin ------------------------------------------------------------------------------------------
+def _admin(caller: Caller) -> None:
+    if not caller.is_admin:
+        raise PermissionDenied("only an admin can do this")
+
+
+@router.post("/settings")
+async def save_settings(request: Request, state: State) -> Response:
+    caller, form = await posted(request, state)
+
+    def work() -> str:
+        _admin(caller)
+        changes: dict[str, object] = {
+            "memory_enabled": form.get("memory_enabled") is not None,
+            "memory_auto_extraction": form.get("memory_auto_extraction") is not None,
+        }
+        if "extraction_provider" in form:
+            changes["extraction_provider"] = _text(form, "extraction_provider")
+        parsed = {k: runtime_settings.spec_for(k).parse(v) for k, v in changes.items()}
+        for key, value in parsed.items():
+            state.md.set_setting(key, value)
+        return "Settings saved."
+
+    return await perform(request, form, work)
+
+
+@router.post("/extraction/run")
+async def run_extraction(request: Request, state: State) -> Response:
+    caller, form = await posted(request, state)
+    return _start_run(request, state, caller, form, None, None)
+
+
+@router.post("/extraction/retry")
+async def retry_extraction(request: Request, state: State) -> Response:
+    caller, form = await posted(request, state)
+    try:
+        user_id = int(_text(form, "user_id"))
+    except ValueError:
+        return redirect(request, _back(form), "user_id must be a number", "error")
+    return _start_run(request, state, caller, form, user_id, _text(form, "workspace"))
+
+
+def _start_run(
+    request: Request,
+    state: ServerState,
+    caller: Caller,
+    form: FormData,
+    user_id: int | None,
+    workspace: str | None,
+) -> Response:
+    """Start a run in the background (an LLM run can take minutes) and come back."""
+    if not caller.is_admin:
+        return redirect(request, _back(form), "only an admin can do this", "error")
+    if is_running():
+        return redirect(request, _back(form), "An extraction run is already running.", "error")
+
+    def run() -> None:
+        try:
+            run_now(state, user_id, workspace, force=user_id is not None)
+        except Exception:  # reported in the run history and the server log
+            log.exception("extraction run from the UI failed")
+
+    threading.Thread(target=run, name="memoryd-ui-extraction", daemon=True).start()
+    return redirect(request, _back(form), "Extraction started; reload to see the run.")
+
+
+@router.post("/users")
+async def add_user(request: Request, state: State) -> Response:
+    caller, form = await posted(request, state)
+
+    def work() -> str:
+        _admin(caller)
+        password = validate_password(_text(form, "password"))
+        role = Role.ADMIN if form.get("admin") is not None else Role.DEFAULT
+        user = state.md.create_user(_text(form, "name"), role)
+        state.auth.set_password(user.id, password)
+        return f"User {user.name} added."
+
+    return await perform(request, form, work)
+
+
+@router.post("/workspaces")
+async def add_workspace(request: Request, state: State) -> Response:
+    caller, form = await posted(request, state)
+
+    def work() -> str:
+        _admin(caller)
+        workspace = state.md.create_workspace(_text(form, "slug"), _text(form, "name") or None)
+        return f"Workspace {workspace.slug} created."
+
+    return await perform(request, form, work)
+
+
+@router.post("/members")
+async def add_member(request: Request, state: State) -> Response:
+    caller, form = await posted(request, state)
+
+    def work() -> str:
+        _admin(caller)
+        try:
+            user = state.md.get_user(int(_text(form, "user_id")))
+        except ValueError:
+            raise InvalidInput("user_id must be a number") from None
+        workspace = _text(form, "workspace")
+        state.auth.add_member(workspace, user.id)
+        return f"{user.name} is now a member of {workspace}."
+
+    return await perform(request, form, work)

@@ -1,0 +1,307 @@
+"""Web pages: sign-in, the chat page per workspace, the home page and the admin panel.
+
+Every page carries the profile panel (the user button at the bottom left) with the
+user's memories, API keys and account. Pages read the same core and apply the same
+access rules as the REST API; form posts live in ``memoryd.server.web.actions``.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+from urllib.parse import quote, unquote
+
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.templating import Jinja2Templates
+from starlette.concurrency import run_in_threadpool
+
+from memoryd.domain.errors import MemorydError
+from memoryd.domain.models import Actor, Role, Source, User
+from memoryd.plugins import llm_provider_factories
+from memoryd.server.deps import (
+    SESSION_COOKIE,
+    Caller,
+    Owner,
+    ServerState,
+    State,
+    identify,
+    require_workspace,
+)
+from memoryd.server.errors import ApiError
+from memoryd.server.routers.extraction import is_running
+from memoryd.server.routers.memories import overview
+from memoryd.server.schemas import MemoryOut, ScopeUsage
+
+router = APIRouter(include_in_schema=False)
+TEMPLATES = Jinja2Templates(directory=str(resources.files("memoryd.server.web") / "templates"))
+STATIC_DIR = str(resources.files("memoryd.server.web") / "static")
+FLASH_COOKIE = "memoryd_flash"
+LOGIN_CSRF_COOKIE = "memoryd_login_csrf"
+PANELS = ("memories", "keys", "account")
+
+
+# who and where ---------------------------------------------------------------------------
+def web_caller(request: Request, state: ServerState) -> Caller | None:
+    try:
+        return identify(request, state)
+    except ApiError:
+        return None
+
+
+def safe_next(value: object, default: str = "/") -> str:
+    """A local path to go back to; anything else (another site) becomes ``default``."""
+    if not isinstance(value, str) or not value.startswith("/") or value.startswith("//"):
+        return default
+    if "\\" in value or any(ord(ch) < 32 for ch in value):
+        return default
+    return value
+
+
+def here_of(request: Request) -> str:
+    """This page's path and query, without the panel and flash parameters."""
+    query = "&".join(
+        f"{quote(k)}={quote(v)}" for k, v in request.query_params.items() if k != "panel"
+    )
+    return request.url.path + (f"?{query}" if query else "")
+
+
+def cookie_secure(request: Request, state: ServerState) -> bool:
+    configured = state.settings.cookie_secure
+    return request.url.scheme == "https" if configured is None else configured
+
+
+def redirect(request: Request, to: str, text: str | None = None, level: str = "ok") -> Response:
+    response = RedirectResponse(to, status_code=303)
+    if text:
+        flash = json.dumps([{"level": level, "text": text[:500]}])
+        response.set_cookie(
+            FLASH_COOKIE, quote(flash), max_age=60, httponly=True, samesite="lax", path="/"
+        )
+    return response
+
+
+def to_login(request: Request) -> Response:
+    return RedirectResponse(f"/login?next={quote(here_of(request))}", status_code=303)
+
+
+# what every page shows ---------------------------------------------------------------------
+@dataclass
+class ScopeGroup:
+    title: str
+    dom_id: str
+    usage: ScopeUsage
+    memories: list[MemoryOut]
+
+
+@dataclass
+class MemoryView:
+    """A user's memories grouped by scope, with how full each scope is."""
+
+    owner: User
+    groups: list[ScopeGroup]
+    workspaces: list[str]
+    global_full: bool
+    limits: Any = field(repr=False)
+
+
+def memory_view(state: ServerState, owner: Owner, prefix: str) -> MemoryView:
+    listing = overview(state, owner, None, None)
+    groups = []
+    for usage in listing.scopes:
+        memories = [
+            m for m in listing.memories if m.scope == usage.scope and m.workspace == usage.workspace
+        ]
+        title = "Global" if usage.workspace is None else f"Workspace {usage.workspace}"
+        dom_id = f"{prefix}-scope-{usage.workspace or 'global'}"
+        groups.append(ScopeGroup(title, dom_id, usage, memories))
+    global_full = any(g.usage.full for g in groups if g.usage.scope == "global")
+    slugs = [g.usage.workspace for g in groups if g.usage.workspace]
+    return MemoryView(owner.user, groups, slugs, global_full, state.md.limits)
+
+
+def self_view(state: ServerState, user: User) -> MemoryView:
+    return memory_view(state, Owner(user, Actor(Source.USER, user.id), user), "me")
+
+
+def flashes_of(request: Request) -> list[dict[str, str]]:
+    raw = request.cookies.get(FLASH_COOKIE)
+    if not raw:
+        return []
+    try:
+        items = json.loads(unquote(raw))
+        return [
+            {"level": str(i["level"]), "text": str(i["text"])}
+            for i in items
+            if isinstance(i, dict) and i.get("level") in ("ok", "error")
+        ]
+    except (ValueError, KeyError, TypeError):
+        return []
+
+
+def page_context(
+    request: Request, state: ServerState, caller: Caller, **extra: Any
+) -> dict[str, Any]:
+    user = caller.user
+    panel = request.query_params.get("panel")
+    return {
+        "me": user,
+        "is_admin": user.role is Role.ADMIN,
+        "csrf": caller.csrf_token or "",
+        "my_workspaces": state.auth.workspaces_of(user),
+        "my_memories": self_view(state, user),
+        "my_keys": state.auth.list_api_keys(user.id),
+        "panel": panel if panel in PANELS else None,
+        "here": here_of(request),
+        "flashes": flashes_of(request),
+        "single_user": state.settings.single_user,
+        "base_url": str(request.base_url).rstrip("/"),
+        "new_key": None,
+        "current_workspace": None,
+        "page": None,
+        **extra,
+    }
+
+
+def render(request: Request, name: str, context: dict[str, Any], status: int = 200) -> Response:
+    response = TEMPLATES.TemplateResponse(request, name, context, status_code=status)
+    if request.cookies.get(FLASH_COOKIE):
+        response.delete_cookie(FLASH_COOKIE, path="/")
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def chat_model(state: ServerState) -> str:
+    settings = state.settings
+    return settings.proxy_model or settings.llm_model or "default"
+
+
+# sign-in ------------------------------------------------------------------------------------
+@router.get("/login", response_class=HTMLResponse)
+def login_page(request: Request, state: State, next: str = "/") -> Response:
+    if web_caller(request, state) is not None:
+        return RedirectResponse(safe_next(next), status_code=303)
+    return login_form(request, next=safe_next(next))
+
+
+def login_form(request: Request, *, next: str, name: str = "", error: str = "") -> Response:
+    token = secrets.token_urlsafe(24)
+    response = TEMPLATES.TemplateResponse(
+        request,
+        "login.html",
+        {"csrf": token, "next": next, "name": name, "error": error},
+        status_code=401 if error else 200,
+    )
+    response.set_cookie(LOGIN_CSRF_COOKIE, token, httponly=True, samesite="lax", path="/login")
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@router.post("/login")
+async def login(request: Request, state: State) -> Response:
+    form = await request.form()
+    name, password = str(form.get("name", "")), str(form.get("password", ""))
+    target = safe_next(form.get("next"))
+    sent = form.get("csrf_token")
+    if not sent or sent != request.cookies.get(LOGIN_CSRF_COOKIE):
+        return login_form(request, next=target, name=name, error="The form expired; try again.")
+    user = await run_in_threadpool(state.auth.authenticate, name, password)
+    if user is None:
+        return login_form(request, next=target, name=name, error="Wrong user name or password.")
+    session = await run_in_threadpool(
+        state.auth.create_session, user.id, state.settings.session_days
+    )
+    response = RedirectResponse(target, status_code=303)
+    response.set_cookie(
+        SESSION_COOKIE,
+        session.token,
+        max_age=state.settings.session_days * 86400,
+        httponly=True,
+        samesite="lax",
+        secure=cookie_secure(request, state),
+        path="/",
+    )
+    response.delete_cookie(LOGIN_CSRF_COOKIE, path="/login")
+    return response
+
+
+@router.post("/logout")
+async def logout(request: Request, state: State) -> Response:
+    form = await request.form()
+    caller = web_caller(request, state)
+    if caller is not None and caller.session_token and form.get("csrf_token") == caller.csrf_token:
+        await run_in_threadpool(state.auth.end_session, caller.session_token)
+    response = RedirectResponse("/login", status_code=303)
+    response.delete_cookie(SESSION_COOKIE, path="/")
+    return response
+
+
+# pages --------------------------------------------------------------------------------------
+@router.get("/", response_class=HTMLResponse)
+def home(request: Request, state: State) -> Response:
+    caller = web_caller(request, state)
+    if caller is None:
+        return to_login(request)
+    context = page_context(request, state, caller, page="home")
+    if context["my_workspaces"] and not request.query_params:
+        return RedirectResponse(f"/chat/{context['my_workspaces'][0].slug}", status_code=303)
+    return render(request, "home.html", context)
+
+
+@router.get("/chat/{slug}", response_class=HTMLResponse)
+def chat_page(request: Request, state: State, slug: str) -> Response:
+    caller = web_caller(request, state)
+    if caller is None:
+        return to_login(request)
+    try:
+        require_workspace(state, caller.user, slug)
+        workspace = state.md.get_workspace(slug)
+    except MemorydError as exc:
+        return redirect(request, "/?missing=1", str(exc), "error")
+    chats = state.md.list_chats(caller.user.id, slug)[-20:]
+    context = page_context(
+        request,
+        state,
+        caller,
+        page="chat",
+        workspace=workspace,
+        current_workspace=slug,
+        chats=chats,
+        model=chat_model(state),
+    )
+    return render(request, "chat.html", context)
+
+
+@router.get("/admin", response_class=HTMLResponse)
+def admin_page(request: Request, state: State, user: int | None = None) -> Response:
+    caller = web_caller(request, state)
+    if caller is None:
+        return to_login(request)
+    if not caller.is_admin:
+        return redirect(request, "/?denied=1", "The admin panel is for admins.", "error")
+    users = state.md.list_users()
+    chosen = next((u for u in users if u.id == user), None) if user else None
+    chosen = chosen or next((u for u in users if u.role is not Role.ADMIN), None) or users[0]
+    source = Source.USER if chosen.id == caller.user.id else Source.ADMIN
+    owner = Owner(chosen, Actor(source, caller.user.id), caller.user)
+    workspaces = state.md.list_workspaces()
+    context = page_context(
+        request,
+        state,
+        caller,
+        page="admin",
+        settings=state.md.get_settings(),
+        providers=sorted(llm_provider_factories()),
+        users=users,
+        chosen=chosen,
+        chosen_view=memory_view(state, owner, "admin"),
+        runs=state.md.extraction_runs(10),
+        parked=state.md.extraction_failures(parked_only=True),
+        extraction_running=is_running(),
+        all_workspaces=workspaces,
+        members={w.slug: [u.name for u in state.auth.members(w.slug)] for w in workspaces},
+    )
+    return render(request, "admin.html", context)
