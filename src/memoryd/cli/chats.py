@@ -88,8 +88,11 @@ def list_chats(
     )
     for c in chats:
         table.add_row(
-            cell(c.id), cell(c.workspace), cell(c.created_at),
+            cell(c.id),
+            cell(c.workspace),
+            cell(c.created_at),
             cell("yes" if c.memory_processed else "no"),
-            cell(_preview(c.prompt)), cell(_preview(c.response)),
-        )  # fmt: skip
+            cell(_preview(c.prompt)),
+            cell(_preview(c.response)),
+        )
     console().print(table)

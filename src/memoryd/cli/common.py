@@ -82,11 +82,11 @@ def has_surrogates(text: str) -> bool:
 
 def require_utf8(text: str, what: str) -> str:
     if has_surrogates(text):
-        raise InvalidInput(f"{what} {shown_argument(text)!r} is not valid UTF-8 text")
+        raise InvalidInput(f'{what} "{shown_argument(text)}" is not valid UTF-8 text')
     return text
 
 
-def _first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
     origin = getattr(exc, "orig", None) or exc
     lines = str(origin).strip().splitlines()
     return lines[0] if lines else type(origin).__name__
@@ -99,7 +99,7 @@ class MemorydGroup(TyperGroup):
         for arg in args:
             if has_surrogates(arg):
                 fail(
-                    f"command-line argument {shown_argument(arg)!r} is not valid UTF-8 text; "
+                    f'command-line argument "{shown_argument(arg)}" is not valid UTF-8 text; '
                     "nothing was changed"
                 )
         return super().parse_args(ctx, args)
@@ -119,7 +119,7 @@ class MemorydGroup(TyperGroup):
         except sqlalchemy.exc.SQLAlchemyError as exc:
             if os.environ.get(DEBUG_ENV):
                 raise
-            fail(f"database error: {_first_line(exc)}", EXIT_FAILURE)
+            fail(f"database error: {first_line(exc)}", EXIT_FAILURE)
         except Exception as exc:
             if os.environ.get(DEBUG_ENV):
                 raise
@@ -160,7 +160,7 @@ def open_memoryd(db: str | None) -> Iterator[Memoryd]:
         try:
             md.db  # noqa: B018 - opening now turns a bad URL into one clear error
         except (sqlalchemy.exc.SQLAlchemyError, ValueError, OSError) as exc:
-            raise InvalidInput(f"cannot open database {safe_url(url)}: {_first_line(exc)}") from exc
+            raise InvalidInput(f"cannot open database {safe_url(url)}: {first_line(exc)}") from exc
         yield md
     finally:
         md.close()

@@ -136,9 +136,13 @@ def context(
         memory = scored.memory
         score = "-" if scored.score is None else f"{scored.score:.3f}"
         table.add_row(
-            cell(rank), cell(memory.id[:8]), cell(memory.scope.value),
-            cell(memory.workspace), cell(score), cell(memory.content),
-        )  # fmt: skip
+            cell(rank),
+            cell(memory.id[:8]),
+            cell(memory.scope.value),
+            cell(memory.workspace),
+            cell(score),
+            cell(memory.content),
+        )
     out = console()
     out.print(table)
     out.print(_explain(turn), markup=False)

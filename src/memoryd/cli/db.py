@@ -11,8 +11,17 @@ from pathlib import Path
 
 import typer
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import SQLAlchemyError
 
-from memoryd.cli.common import DbOption, JsonOption, database_url, echo, emit_json, safe_url
+from memoryd.cli.common import (
+    DbOption,
+    JsonOption,
+    database_url,
+    echo,
+    emit_json,
+    first_line,
+    safe_url,
+)
 from memoryd.domain.errors import InvalidInput
 from memoryd.storage.database import Database
 
@@ -24,6 +33,14 @@ def _open(url: str) -> Database:
         return Database.open(url, migrate=False)
     except ValueError as exc:
         raise InvalidInput(f"cannot open database {safe_url(url)}: {exc}") from None
+
+
+def _current(database: Database, url: str) -> str | None:
+    """The applied revision; connecting here is where a wrong URL or a down server shows."""
+    try:
+        return database.current_revision()
+    except SQLAlchemyError as exc:
+        raise InvalidInput(f"cannot open database {safe_url(url)}: {first_line(exc)}") from None
 
 
 def _missing_sqlite_file(url: str) -> bool:
@@ -41,7 +58,7 @@ def upgrade(db: DbOption = None, as_json: JsonOption = False) -> None:
     url = database_url(db)
     database = _open(url)
     try:
-        before = database.current_revision()
+        before = _current(database, url)
         database.upgrade()
         after = database.current_revision()
     finally:
@@ -62,7 +79,7 @@ def status(db: DbOption = None, as_json: JsonOption = False) -> None:
     database = _open(url) if exists else None
     try:
         head = _head_revision()
-        current = database.current_revision() if database else None
+        current = _current(database, url) if database else None
         dialect = database.dialect if database else "sqlite"
     finally:
         if database:

@@ -106,9 +106,12 @@ def list_memories(
         )
         for m in members:
             table.add_row(
-                cell(m.id[:width]), cell(m.content), cell(m.source.value),
-                cell(m.created_at), cell(m.last_used_at),
-            )  # fmt: skip
+                cell(m.id[:width]),
+                cell(m.content),
+                cell(m.source.value),
+                cell(m.created_at),
+                cell(m.last_used_at),
+            )
         out.print(table)
     if not memories:
         out.print(f"{owner.name} has no memories here yet.", markup=False)
@@ -140,9 +143,12 @@ def add(
 
 @app.command("edit")
 def edit(
-    user: UserOption, memory_id: IdArgument, text: TextArgument,
-    db: DbOption = None, as_json: JsonOption = False,
-) -> None:  # fmt: skip
+    user: UserOption,
+    memory_id: IdArgument,
+    text: TextArgument,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
     """Replace the text of a memory (it keeps its id and scope)."""
     with open_memoryd(db) as md:
         owner = find_user(md, user)
@@ -220,9 +226,13 @@ def _history_table(entries: Sequence[AuditEntry], width: int) -> Any:
     )
     for e in entries:
         table.add_row(
-            cell(e.at), cell(e.action.value), cell(e.actor), cell(e.memory_id[:width]),
-            cell(_state(e.before)), cell(_state(e.after)),
-        )  # fmt: skip
+            cell(e.at),
+            cell(e.action.value),
+            cell(e.actor),
+            cell(e.memory_id[:width]),
+            cell(_state(e.before)),
+            cell(_state(e.after)),
+        )
     return table
 
 

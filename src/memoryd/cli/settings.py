@@ -30,7 +30,7 @@ KeyArgument = Annotated[str, typer.Argument(metavar="KEY", help="A setting name.
 
 
 def _shown(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value)
+    return value if isinstance(value, str) and value else json.dumps(value)
 
 
 @app.command("get")
@@ -56,9 +56,11 @@ def get(
     table = make_table("Settings", ["Key", "Value", "Default", "Description"])
     for spec in specs:
         table.add_row(
-            cell(spec.key), cell(_shown(values[spec.key])), cell(_shown(spec.default)),
+            cell(spec.key),
+            cell(_shown(values[spec.key])),
+            cell(_shown(spec.default)),
             cell(spec.description),
-        )  # fmt: skip
+        )
     console().print(table)
 
 

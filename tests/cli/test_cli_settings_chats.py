@@ -1,0 +1,69 @@
+"""``memoryd settings`` and ``memoryd chats`` through the CLI."""
+
+from __future__ import annotations
+
+from cli_support import Cli
+
+
+def test_settings_get_set_roundtrip(cli: Cli) -> None:
+    defaults = cli.json("settings", "get")
+    assert defaults["memory_enabled"] is True and defaults["memory_auto_extraction"] is True
+    assert cli.json("settings", "get", "memory_enabled") == {"memory_enabled": True}
+    assert cli.ok("settings", "set", "memory_enabled", "off").stdout.strip() == (
+        "memory_enabled = false"
+    )
+    assert cli.ok("settings", "get", "memory_enabled").stdout.strip() == "false"
+    assert cli.json("settings", "set", "memory_auto_extraction", "no") == {
+        "memory_auto_extraction": False
+    }
+    assert cli.json("settings", "get")["memory_auto_extraction"] is False
+    cli.ok("settings", "set", "memory_enabled", "on")
+    assert cli.json("settings", "get", "memory_enabled") == {"memory_enabled": True}
+    assert "memory_enabled" in cli.ok("settings", "get").stdout
+
+
+def test_unknown_setting_and_bad_value_exit_2(cli: Cli) -> None:
+    assert "unknown setting 'nope'" in cli.fails("settings", "get", "nope")
+    assert "unknown setting 'nope'" in cli.fails("settings", "set", "nope", "1")
+    assert "expected on/off" in cli.fails("settings", "set", "memory_enabled", "maybe")
+    assert cli.json("settings", "get", "memory_enabled") == {"memory_enabled": True}
+
+
+def test_chats_add_and_list(cli: Cli, alice: str) -> None:
+    first = cli.json(
+        "chats",
+        "add",
+        "--user",
+        alice,
+        "--workspace",
+        "phoenix",
+        "--prompt",
+        "I moved to Lisbon",
+        "--response",
+        "Noted!",
+    )
+    assert first["prompt"] == "I moved to Lisbon" and first["memory_processed"] is False
+    out = cli.ok(
+        "chats", "add", "-u", alice, "-w", "atlas", "-p", "Atlas uses Go", "-r", "ok"
+    ).stdout
+    assert "1 unprocessed in atlas" in out
+    listed = cli.json("chats", "list", "--user", alice)
+    assert [c["workspace"] for c in listed] == ["phoenix", "atlas"]
+    only = cli.json("chats", "list", "--user", alice, "--workspace", "atlas", "--unprocessed")
+    assert [c["prompt"] for c in only] == ["Atlas uses Go"]
+    assert "I moved to Lisbon" in cli.ok("chats", "list", "--user", alice).stdout
+    assert cli.json("chats", "list", "--user", "bob") == []
+
+
+def test_chat_errors(cli: Cli, alice: str) -> None:
+    assert "no workspace 'nope'" in cli.fails(
+        "chats", "add", "-u", alice, "-w", "nope", "-p", "hi", "-r", "x"
+    )
+    assert "no user 'carol'" in cli.fails("chats", "list", "--user", "carol")
+    assert "prompt is empty" in cli.fails(
+        "chats", "add", "-u", alice, "-w", "atlas", "-p", " ", "-r", "x"
+    )
+    assert "not valid UTF-8" in cli.fails(
+        "chats", "add", "-u", alice, "-w", "atlas", "-p", "caf\udce9", "-r", "x"
+    )
+    assert cli.json("chats", "list", "--user", alice) == []

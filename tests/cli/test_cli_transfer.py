@@ -1,0 +1,84 @@
+"""``memoryd export`` / ``memoryd import``: JSON lines that round-trip byte for byte."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cli_support import Cli, memory_line
+
+
+def seed(cli: Cli) -> None:
+    cli.ok("memories", "add", "-u", "alice", "--global", "Prefers concise answers")
+    cli.ok("memories", "add", "-u", "alice", "--global", "Écrit en français, emoji 🎉 ok")
+    cli.ok("memories", "add", "-u", "alice", "-w", "phoenix", "Phoenix ships in Q3")
+    cli.ok("memories", "add", "-u", "alice", "-w", "atlas", 'Atlas uses "quotes" and \\ slashes')
+    cli.ok("memories", "add", "-u", "bob", "--global", "Bob's own fact")
+    cli.ok("context", "-u", "alice", "-w", "phoenix", "-m", "hi")  # sets last_used_at
+
+
+def test_export_import_export_is_byte_identical(cli: Cli, alice: str, tmp_path: Path) -> None:
+    seed(cli)
+    first = tmp_path / "first.jsonl"
+    assert "exported 4 memories" in cli.ok("export", "-u", alice, "-o", str(first)).stderr
+    exported = first.read_bytes()
+    assert cli.ok("export", "-u", alice).stdout_bytes == exported
+    records = [json.loads(line) for line in exported.decode("utf-8").splitlines()]
+    assert len(records) == 4 and "Bob's own fact" not in exported.decode("utf-8")
+    assert any(r["last_used_at"] for r in records)
+
+    fresh = f"sqlite:///{tmp_path / 'fresh.db'}"
+    cli.ok("users", "add", "alice", db=fresh)
+    out = cli.ok("import", "-u", "alice", str(first), db=fresh).stdout
+    assert "created 4, updated 0, skipped 0 duplicates" in out
+    assert "created workspaces: atlas, phoenix" in out
+    second = cli.ok("export", "-u", "alice", db=fresh).stdout_bytes
+    assert second == exported
+
+
+def test_import_from_stdin_again_updates_in_place(cli: Cli, alice: str) -> None:
+    seed(cli)
+    exported = cli.ok("export", "-u", alice).stdout
+    summary = json.loads(cli.ok("import", "-u", alice, "-", "--json", input=exported).stdout)
+    assert summary == {"created": 0, "updated": 4, "skipped": 0, "workspaces_created": []}
+    assert cli.ok("export", "-u", alice).stdout == exported
+
+
+def test_bad_import_files_exit_2_and_change_nothing(cli: Cli, alice: str, tmp_path: Path) -> None:
+    seed(cli)
+    before = cli.ok("export", "-u", alice).stdout_bytes
+    valid = before.decode("utf-8").splitlines()[0]
+    cases = {
+        "missing.jsonl": None,
+        "latin1.jsonl": valid.replace("Prefers", "Pr\u00e9fers").encode("latin-1") + b"\n",
+        "broken.jsonl": b'{"id": "x"\n',
+        "heading.jsonl": valid.replace("Prefers concise answers", "## forged").encode() + b"\n",
+    }
+    reasons = {
+        "missing.jsonl": "does not exist",
+        "latin1.jsonl": "not valid UTF-8 text (byte 0xe9 on line 1)",
+        "broken.jsonl": "line 1: not JSON",
+        "heading.jsonl": "line 1: memory content must not start with Markdown",
+    }
+    for name, content in cases.items():
+        path = tmp_path / name
+        if content is not None:
+            path.write_bytes(content)
+        assert reasons[name] in cli.fails("import", "-u", alice, str(path))
+    assert "is a directory" in cli.fails("import", "-u", alice, str(tmp_path))
+    assert cli.ok("export", "-u", alice).stdout_bytes == before
+
+
+def test_import_over_the_limit_changes_nothing(cli: Cli, alice: str) -> None:
+    lines = [memory_line(f"m{i}", f"fact {i}") for i in range(6)]
+    line = cli.fails("import", "-u", alice, "-", input="\n".join(lines))
+    assert "limit 5" in line and "nothing was imported" in line
+    assert cli.memories() == []
+
+
+def test_export_errors(cli: Cli, alice: str, tmp_path: Path) -> None:
+    assert "no user 'carol'" in cli.fails("export", "-u", "carol")
+    assert "cannot write" in cli.fails("export", "-u", alice, "-o", str(tmp_path / "no" / "x"))
+    empty = tmp_path / "empty.jsonl"
+    cli.ok("export", "-u", "bob", "-o", str(empty))
+    assert empty.read_bytes() == b""
