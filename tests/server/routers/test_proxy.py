@@ -62,7 +62,7 @@ def test_memories_injected_into_existing_system_message_and_exchange_recorded(
         f"You are helpful.\n\n{SECTION_HEADING}\n- Alice is vegetarian\n- Alice's project uses Rust"
     )
     assert sent["messages"][1] == {"role": "user", "content": "What should I cook tonight?"}
-    assert "authorization" not in {k for k in sent.headers if world.keys["alice"] in sent.headers[k]}
+    assert world.keys["alice"] not in str(sent.headers)  # the memoryd key stays here
     chats = wait_for_chats(world, "alice", 1)
     assert [(c.workspace, c.prompt, c.response) for c in chats] == [
         ("alpha", "What should I cook tonight?", "Try a lentil curry.")

@@ -1,0 +1,82 @@
+"""Extraction for admins: run now (with FakeOpenAIServer as the LLM), history, parked
+batches and their retry."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.testing import FakeOpenAIServer, Reply
+
+from ..conftest import build_world, make_settings
+
+OBSERVED = {"facts": [{"text": "Alice moved to Oslo", "scope": "GLOBAL", "action": "create"}]}
+KEPT = {
+    "memories": [
+        {"action": "create", "target": "", "scope": "GLOBAL", "text": "Alice moved to Oslo"}
+    ]
+}
+
+
+def test_run_now_learns_from_chats_and_shows_in_history(
+    tmp_path: Path, embedder: MiniLMEmbedder, fake_llm: FakeOpenAIServer
+) -> None:
+    settings = make_settings(
+        tmp_path, llm_provider="openai", llm_base_url=fake_llm.base_url, llm_model="fake-model"
+    )
+    world = build_world(settings, embedder)
+    alice = world.ids["alice"]
+    for i in range(5):
+        world.md.record_chat(alice, "alpha", f"I just moved to Oslo ({i})", "Welcome to Norway!")
+    fake_llm.script(Reply.json(OBSERVED), Reply.json(KEPT))
+    with world.client:
+        ran = world.call("admin", "POST", "/api/v1/extraction/run", json={"force": True})
+        assert ran.status_code == 200, ran.text
+        run = ran.json()["run"]
+        assert (run["memories_created"], run["chats_processed"]) == (1, 5)
+        assert [m.content for m in world.md.list_memories(alice)] == ["Alice moved to Oslo"]
+        history = world.call("admin", "GET", "/api/v1/extraction/runs").json()
+        assert [r["id"] for r in history] == [run["id"]]
+        assert world.call("alice", "POST", "/api/v1/extraction/run", json={}).status_code == 403
+
+
+def test_failed_pair_is_listed_and_retried_by_name(
+    tmp_path: Path, embedder: MiniLMEmbedder, fake_llm: FakeOpenAIServer
+) -> None:
+    settings = make_settings(
+        tmp_path, llm_provider="openai", llm_base_url=fake_llm.base_url, llm_model="fake-model"
+    )
+    world = build_world(settings, embedder)
+    bob = world.ids["bob"]
+    for i in range(5):
+        world.md.record_chat(bob, "alpha", f"My dog is called Rex ({i})", "Cute!")
+    fake_llm.default = Reply.error(500, "model crashed")
+    with world.client:
+        world.call("admin", "POST", "/api/v1/extraction/run", json={"force": True})
+        failures = world.call("admin", "GET", "/api/v1/extraction/failures").json()
+        assert [(f["user_id"], f["workspace"]) for f in failures] == [(bob, "alpha")]
+        assert "model crashed" in failures[0]["last_error"]
+        assert world.md.list_chats(bob, processed=False)  # nothing lost (R9)
+        fake_llm.default = Reply.error(500, "still down")
+        fake_llm.script(
+            Reply.json(
+                {"facts": [{"text": "Bob's dog is Rex", "scope": "GLOBAL", "action": "create"}]}
+            ),
+            Reply.json(
+                {
+                    "memories": [
+                        {
+                            "action": "create",
+                            "target": "",
+                            "scope": "GLOBAL",
+                            "text": "Bob's dog is Rex",
+                        }
+                    ]
+                }
+            ),
+        )
+        retried = world.call("admin", "POST", f"/api/v1/extraction/parked/{bob}/alpha/retry")
+        assert retried.status_code == 200, retried.text
+        assert retried.json()["pair"]["status"] == "processed"
+        assert [m.content for m in world.md.list_memories(bob)] == ["Bob's dog is Rex"]
+        assert world.call("admin", "GET", "/api/v1/extraction/failures").json() == []
