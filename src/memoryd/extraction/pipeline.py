@@ -42,7 +42,7 @@ from memoryd.extraction.secrets import secret_values
 from memoryd.llm.base import LLMProvider
 from memoryd.llm.json_output import Usage, complete_json
 from memoryd.storage.repository import Repository
-from memoryd.storage.tables import UTCDateTime
+from memoryd.storage.tables import CHAT_UNPROCESSED, UTCDateTime
 from memoryd.storage.tables import chats as chats_table
 
 if TYPE_CHECKING:
@@ -118,7 +118,7 @@ def _load_batch(
     pending = and_(
         chats_table.c.user_id == user_id,
         chats_table.c.workspace_id == workspace_id,
-        chats_table.c.memory_processed.is_(False),
+        CHAT_UNPROCESSED,
     )
     count, last = repo.conn.execute(
         select(func.count(), func.max(chats_table.c.created_at)).where(pending)
@@ -400,7 +400,7 @@ def _apply(
                 chats_table.c.id.in_(chat_ids),
                 chats_table.c.user_id == user_id,
                 chats_table.c.workspace_id == workspace_id,
-                chats_table.c.memory_processed.is_(False),
+                CHAT_UNPROCESSED,
             )
             .values(memory_processed=True)
         ).rowcount

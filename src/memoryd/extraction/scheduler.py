@@ -25,7 +25,7 @@ from memoryd.extraction.interval import parse_interval
 from memoryd.extraction.pipeline import ExtractionConfig, PairResult, process_pair
 from memoryd.extraction.runs import Run, finish_run, new_run_id, start_run
 from memoryd.llm.base import LLMProvider
-from memoryd.storage.tables import chats, extraction_pairs, workspaces
+from memoryd.storage.tables import CHAT_UNPROCESSED, chats, extraction_pairs, workspaces
 
 if TYPE_CHECKING:
     from memoryd.service import Memoryd
@@ -53,7 +53,7 @@ def _pending_pairs(now: datetime) -> Any:
             func.min(chats.c.created_at).label("oldest"),
             func.max(chats.c.created_at).label("newest"),
         )
-        .where(chats.c.memory_processed.is_(False))
+        .where(CHAT_UNPROCESSED)
         .group_by(chats.c.user_id, chats.c.workspace_id)
         .subquery("pending_pairs")
     )

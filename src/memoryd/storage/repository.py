@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Row, and_, delete, func, insert, or_, select, update
+from sqlalchemy import Row, and_, delete, false, func, insert, or_, select, true, update
 from sqlalchemy.engine import Connection
 
 from memoryd.domain.models import (
@@ -250,7 +250,7 @@ class Repository:
         if workspace_id is not None:
             query = query.where(chats.c.workspace_id == workspace_id)
         if processed is not None:
-            query = query.where(chats.c.memory_processed == processed)
+            query = query.where(chats.c.memory_processed == (true() if processed else false()))
         query = query.order_by(chats.c.created_at, chats.c.id)
         if limit is not None:
             query = query.limit(limit)

@@ -23,6 +23,7 @@ from sqlalchemy import (
     Table,
     Text,
     TypeDecorator,
+    false,
     text,
 )
 from sqlalchemy.engine import Dialect
@@ -98,6 +99,7 @@ memories = Table(
     Column("embedding", LargeBinary, nullable=True),
     Column("embedder", String(64), nullable=True),
     Index("ix_memories_user_scope_workspace", "user_id", "scope", "workspace_id"),
+    Index("ix_memories_workspace_id", "workspace_id"),  # deleting a workspace (0004)
 )
 
 chats = Table(
@@ -113,6 +115,7 @@ chats = Table(
     Column("created_at", UTCDateTime, nullable=False),
     Column("memory_processed", Boolean, nullable=False, default=False),
     Index("ix_chats_pair_processed", "user_id", "workspace_id", "memory_processed"),
+    Index("ix_chats_workspace_id", "workspace_id"),  # deleting a workspace (0004)
     # Due-pair selection (memoryd.extraction.scheduler) reads only unprocessed chats.
     Index(
         "ix_chats_unprocessed",
@@ -123,6 +126,11 @@ chats = Table(
         postgresql_where=text("memory_processed = false"),
     ),
 )
+
+# The one spelling of "not yet processed" that matches ix_chats_unprocessed's predicate:
+# a literal ``= false`` (``= 0`` on SQLite). With ``IS FALSE`` or a bound parameter the
+# planners of both databases cannot use the partial index and scan every chat instead.
+CHAT_UNPROCESSED = chats.c.memory_processed == false()
 
 settings = Table(
     "settings",

@@ -1,0 +1,101 @@
+"""The hot queries use their indexes, and the migrations build exactly tables.py.
+
+Each query is captured as memoryd sends it (through the real repository and scheduler
+functions) and explained by the database itself: ``EXPLAIN`` on PostgreSQL (sequential
+scans disabled, so the planner shows which index it *can* use whatever the table size)
+and ``EXPLAIN QUERY PLAN`` on SQLite.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import event
+
+from memoryd import Memoryd
+from memoryd.extraction.scheduler import due_pairs, pending_summary
+from memoryd.storage.database import Database
+from memoryd.storage.repository import Repository
+from memoryd.storage.tables import metadata
+
+
+def test_migrations_build_exactly_the_tables_module(db_url: str) -> None:
+    db = Database.open(db_url)
+    with db.engine.connect() as conn:
+        differences = compare_metadata(MigrationContext.configure(conn), metadata)
+    db.dispose()
+    assert differences == []
+
+
+def query_plans(db: Database, call: Callable[[Repository], object]) -> list[str]:
+    """The plan of every statement ``call`` sends (run in a transaction rolled back)."""
+    sent: list[tuple[str, Any]] = []
+
+    def capture(_c: Any, _cur: Any, statement: str, params: Any, *_rest: Any) -> None:
+        sent.append((statement, params))
+
+    postgres = db.dialect == "postgresql"
+    with db.engine.connect() as conn:
+        with conn.begin() as trans:
+            event.listen(conn, "before_cursor_execute", capture)
+            call(Repository(conn))
+            event.remove(conn, "before_cursor_execute", capture)
+            trans.rollback()
+        plans = []
+        with conn.begin():
+            if postgres:
+                conn.exec_driver_sql("SET LOCAL enable_seqscan = off")
+            for statement, params in sent:
+                prefix = "EXPLAIN " if postgres else "EXPLAIN QUERY PLAN "
+                rows = conn.exec_driver_sql(prefix + statement, params).all()
+                plans.append("\n".join(str(row[-1]) for row in rows))
+    return plans
+
+
+@pytest.fixture
+def populated(any_md: Memoryd) -> Memoryd:
+    any_md.create_workspace("phoenix")
+    for name in ("ana", "ben"):
+        uid = any_md.create_user(name).id
+        any_md.add_memory(uid, f"{name} likes tea")
+        any_md.add_memory(uid, f"{name} works on the launch", workspace="phoenix")
+        for n in range(4):
+            any_md.record_chat(uid, "phoenix", f"question {n}", f"answer {n}")
+    return any_md
+
+
+def test_due_pair_sweep_reads_the_partial_index(populated: Memoryd) -> None:
+    def sweep(repo: Repository) -> None:
+        now = populated.clock()
+        due_pairs(repo.conn, now=now, idle_threshold=timedelta(0), min_chats=3)
+        pending_summary(repo.conn, now=now, idle_threshold=timedelta(0), min_chats=3)
+
+    plans = query_plans(populated.db, sweep)
+    assert len(plans) == 2
+    for plan in plans:
+        assert "ix_chats_unprocessed" in plan, plan
+
+
+def test_a_pairs_unprocessed_chats_come_from_an_index(populated: Memoryd) -> None:
+    uid = populated.get_user("ana").id
+    plans = query_plans(populated.db, lambda repo: repo.list_chats(uid, 1, processed=False))
+    assert "ix_chats_unprocessed" in plans[0] or "ix_chats_pair_processed" in plans[0]
+
+
+def test_turn_read_uses_the_user_index(populated: Memoryd) -> None:
+    uid = populated.get_user("ben").id
+    plans = query_plans(populated.db, lambda repo: repo.turn_memories(uid, 1))
+    assert "ix_memories_user_scope_workspace" in plans[0], plans[0]
+
+
+def test_deleting_a_workspace_reads_by_workspace_index(populated: Memoryd) -> None:
+    plans = query_plans(populated.db, lambda repo: repo.delete_workspace(1))
+    memories_plan = next(p for p in plans if "memories" in p)
+    chats_plan = next(p for p in plans if "chats" in p)
+    assert "ix_memories_workspace_id" in memories_plan, memories_plan
+    assert "ix_chats_workspace_id" in chats_plan, chats_plan
