@@ -90,8 +90,9 @@ def create_app(
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         yield
-        if state.http is not None:
-            await state.http.aclose()
+        client, state.http = state.http, None
+        if client is not None:
+            await client.aclose()
 
     app = FastAPI(
         title="memoryd",

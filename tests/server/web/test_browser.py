@@ -1,0 +1,245 @@
+"""The web UI in headless Chromium (Debian's /usr/bin/chromium driven by Playwright).
+
+Walks what a person does: find their memories behind their name at the bottom left and
+delete one with the trash icon (R8), an admin deleting another user's memory, settings
+toggles changing the next chat turn, and a chat answer that used an injected memory.
+Set MEMORYD_SCREENSHOTS=docs/screenshots to refresh the README's screenshots.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memoryd.domain.injection import SECTION_HEADING
+from memoryd.testing import FakeOpenAIServer, Reply
+
+from ..conftest import ADMIN_PASSWORD, USER_PASSWORD, LiveServer, World
+
+CHROMIUM = Path("/usr/bin/chromium")
+LAUNCH_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+pytestmark = pytest.mark.browser
+
+Live = tuple[World, LiveServer]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        reason = f"{CHROMIUM} is missing (apt-get install chromium)"
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=LAUNCH_ARGS
+        )
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1280, "height": 860})
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    page.on("dialog", lambda dialog: dialog.accept())  # the delete confirmations
+    yield page
+    context.close()
+
+
+def shot(page: Any, name: str, tmp_path: Path) -> None:
+    folder = Path(os.environ.get("MEMORYD_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(folder / f"{name}.png"), full_page=name == "admin-panel")
+
+
+def sign_in(page: Any, live: LiveServer, name: str, password: str) -> None:
+    page.goto(f"{live.url}/")
+    page.get_by_label("User name").fill(name)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_selector("#user-button")
+
+
+def test_user_deletes_a_memory_from_the_profile_panel(
+    live_world: Live, page: Any, tmp_path: Path
+) -> None:
+    world, live = live_world
+    alice = world.ids["alice"]
+    world.md.add_memory(alice, "Alice likes green tea")
+    world.md.add_memory(alice, "Alice works at Acme as a data engineer")
+    doomed = world.md.add_memory(alice, "Alpha deploys with Ansible", workspace="alpha")
+    world.md.add_memory(alice, "Alpha's database is PostgreSQL 16", workspace="alpha")
+    world.md.add_memory(alice, "Beta is a mobile app in Kotlin", workspace="beta")
+    page.goto(f"{live.url}/")
+    shot(page, "login", tmp_path)
+    sign_in(page, live, "alice", USER_PASSWORD)
+
+    # 1. the avatar / user name at the bottom left opens the profile panel
+    page.get_by_role("button", name="alice").click()
+    dialog = page.get_by_role("dialog")
+    assert dialog.is_visible()
+    # 2. the Memories tab
+    dialog.get_by_role("tab", name="Memories").click()
+    # 3. both scopes, with how full they are
+    assert dialog.get_by_role("heading", name="Global (2/5)").is_visible()
+    assert dialog.get_by_role("heading", name="Workspace alpha (2/20)").is_visible()
+    assert dialog.get_by_role("heading", name="Workspace beta (1/20)").is_visible()
+    assert dialog.get_by_text("Alice likes green tea").is_visible()
+    shot(page, "memories-panel", tmp_path)
+    # 4. the trash icon deletes (after the confirmation)
+    dialog.get_by_role("button", name="Delete memory: Alpha deploys with Ansible").click()
+    page.wait_for_selector("text=Memory deleted.")
+    assert page.get_by_text("Alpha deploys with Ansible").count() == 0
+    page.reload()
+    page.wait_for_selector("#panel-memories")
+    assert page.get_by_text("Alpha deploys with Ansible").count() == 0
+    assert page.get_by_role("heading", name="Workspace alpha (1/20)").is_visible()
+    assert doomed.id not in {m.id for m in world.md.list_memories(alice)}
+
+
+def test_add_edit_promote_demote_and_full_scope_message(live_world: Live, page: Any) -> None:
+    world, live = live_world
+    alice = world.ids["alice"]
+    for i in range(4):
+        world.md.add_memory(alice, f"Global fact {i}")
+    sign_in(page, live, "alice", USER_PASSWORD)
+    page.get_by_role("button", name="alice").click()
+    page.get_by_label("Add to Workspace alpha").fill("Alpha ships every Tuesday")
+    page.get_by_label("Add to Workspace alpha").press("Enter")
+    page.wait_for_selector("text=Memory added.")
+    row = page.locator(".memory", has_text="Alpha ships every Tuesday")
+    row.get_by_text("Edit").click()
+    row.get_by_label("Memory text").fill("Alpha ships every Wednesday")
+    row.get_by_role("button", name="Save").click()
+    page.wait_for_selector("text=Memory saved.")
+    row = page.locator(".memory", has_text="Alpha ships every Wednesday")
+    row.get_by_role("button", name="Make global").click()
+    page.wait_for_selector("text=Memory moved to Global.")
+    assert page.get_by_role("heading", name="Global (5/5)").is_visible()
+    assert page.get_by_text("Global is full (5 memories)").is_visible()
+    assert page.get_by_label("Add to Global").is_disabled()
+    row = page.locator(".memory", has_text="Global fact 0")
+    row.get_by_label("Move to workspace").select_option("beta")
+    row.get_by_role("button", name="Move to workspace").click()
+    page.wait_for_selector("text=Memory moved to workspace beta.")
+    contents = {(m.scope.value, m.workspace, m.content) for m in world.md.list_memories(alice)}
+    assert ("global", None, "Alpha ships every Wednesday") in contents
+    assert ("workspace", "beta", "Global fact 0") in contents
+
+
+def test_keyboard_opens_the_panel_and_switches_tabs(live_world: Live, page: Any) -> None:
+    world, live = live_world
+    sign_in(page, live, "bob", USER_PASSWORD)
+    page.locator("#user-button").focus()
+    page.keyboard.press("Enter")
+    assert page.get_by_role("dialog").is_visible()
+    page.get_by_role("tab", name="Memories").focus()
+    page.keyboard.press("ArrowRight")
+    assert page.get_by_role("tab", name="API keys").get_attribute("aria-selected") == "true"
+    assert page.get_by_role("tabpanel", name="API keys").is_visible()
+    page.keyboard.press("Escape")
+    assert not page.get_by_role("dialog").is_visible()
+
+
+def test_admin_deletes_another_users_memory(live_world: Live, page: Any, tmp_path: Path) -> None:
+    world, live = live_world
+    bob = world.ids["bob"]
+    world.md.add_memory(bob, "Bob prefers dark roast coffee")
+    target = world.md.add_memory(bob, "Bob's alpha password hint is obsolete", workspace="alpha")
+    world.md.record_chat(bob, "alpha", "hello", "hi")
+    sign_in(page, live, "admin", ADMIN_PASSWORD)
+    page.get_by_role("link", name="Admin panel").click()
+    page.get_by_label("User", exact=True).select_option(label="bob (default)")
+    page.get_by_role("button", name="Show memories").click()
+    section = page.locator("section", has=page.get_by_role("heading", name="A user's memories"))
+    assert section.get_by_text("Bob prefers dark roast coffee").is_visible()
+    shot(page, "admin-panel", tmp_path)
+    section.get_by_role(
+        "button", name="Delete memory: Bob's alpha password hint is obsolete"
+    ).click()
+    page.wait_for_selector("text=Memory deleted.")
+    page.reload()
+    assert page.get_by_text("Bob's alpha password hint is obsolete").count() == 0
+    assert target.id not in {m.id for m in world.md.list_memories(bob)}
+    assert world.md.audit_log(bob, target.id)[-1].actor == f"admin:{world.ids['admin']}"
+
+
+def test_settings_toggles_change_the_next_chat_turn(
+    live_world: Live, page: Any, fake_llm: FakeOpenAIServer
+) -> None:
+    world, live = live_world
+    world.md.add_memory(world.ids["admin"], "The admin's name is Ada")
+    fake_llm.responder = lambda body: Reply.text("ok")
+    sign_in(page, live, "admin", ADMIN_PASSWORD)
+
+    def chat_turn(text: str) -> str:
+        page.goto(f"{live.url}/chat/alpha")
+        page.get_by_label("Message").fill(text)
+        page.get_by_role("button", name="Send").click()
+        page.wait_for_selector("#chat-status:has-text('Answered')")
+        return str(fake_llm.requests[-1]["messages"][0].get("content", ""))
+
+    assert SECTION_HEADING in chat_turn("first")
+    page.goto(f"{live.url}/admin")
+    page.get_by_label("Memory enabled").uncheck()
+    page.get_by_label("Automatic extraction").uncheck()
+    page.get_by_role("button", name="Save settings").click()
+    page.wait_for_selector("text=Settings saved.")
+    settings = world.md.get_settings()
+    assert (settings["memory_enabled"], settings["memory_auto_extraction"]) == (False, False)
+    assert SECTION_HEADING not in chat_turn("second")
+    page.goto(f"{live.url}/admin")
+    page.get_by_label("Memory enabled").check()
+    page.get_by_role("button", name="Save settings").click()
+    page.wait_for_selector("text=Settings saved.")
+    assert SECTION_HEADING in chat_turn("third")
+
+
+def test_chat_answer_uses_an_injected_memory(
+    live_world: Live, page: Any, fake_llm: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    world, live = live_world
+    alice = world.ids["alice"]
+    world.md.add_memory(alice, "Alice is allergic to peanuts")
+    world.md.add_memory(alice, "Alpha's team meets on Mondays", workspace="alpha")
+
+    def answer(body: dict[str, Any]) -> Reply:
+        system = body["messages"][0]
+        if system["role"] == "system" and "allergic to peanuts" in system["content"]:
+            return Reply.text("Since you are allergic to peanuts, skip the satay sauce.")
+        return Reply.text("Satay sauce would go well with it.")
+
+    fake_llm.responder = answer
+    sign_in(page, live, "alice", USER_PASSWORD)
+    page.goto(f"{live.url}/chat/alpha")
+    page.get_by_label("Message").fill("What sauce should I make for dinner?")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("text=Answered using 2 memories.")
+    reply = page.locator(".message.assistant").last
+    assert reply.inner_text() == "Since you are allergic to peanuts, skip the satay sauce."
+    shot(page, "chat", tmp_path)
+    chats = world.md.list_chats(alice, "alpha")
+    assert [(c.prompt, c.response) for c in chats] == [
+        (
+            "What sauce should I make for dinner?",
+            "Since you are allergic to peanuts, skip the satay sauce.",
+        )
+    ]
+    page.reload()
+    assert page.locator(".message.assistant").last.inner_text().startswith("Since you are")
