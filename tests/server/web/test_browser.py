@@ -144,7 +144,7 @@ def test_add_edit_promote_demote_and_full_scope_message(live_world: Live, page: 
 
 
 def test_keyboard_opens_the_panel_and_switches_tabs(live_world: Live, page: Any) -> None:
-    world, live = live_world
+    _, live = live_world
     sign_in(page, live, "bob", USER_PASSWORD)
     page.locator("#user-button").focus()
     page.keyboard.press("Enter")
