@@ -1,0 +1,189 @@
+"""Requests per second of ``POST /api/v1/context`` with 1,000 users x 25 memories.
+
+One command::
+
+    .venv/bin/python bench/context_rps.py [--users 1000] [--seconds 20] [--concurrency 8]
+
+Seeds a SQLite database with 1,000 users, each with 5 global and 20 workspace memories
+and an API key, starts ``memoryd serve`` (a separate process), and drives the context
+endpoint from this process with concurrent clients, each request for a random user (so
+every request authenticates, reads 25 memories, embeds the query and reranks 20). In the
+same run it measures two baselines: ``md.context`` called in-process (the library, no
+HTTP), and ``GET /health`` through the same HTTP stack, and prints the ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+
+from memoryd import Memoryd
+from memoryd.domain.models import Actor, Scope, Source
+from memoryd.domain.rules import normalize_content
+from memoryd.server.auth import AuthStore
+
+SUBJECTS = ["Python", "Rust", "Go", "SQL", "Kubernetes", "Terraform", "React", "Kafka",
+            "Redis", "GraphQL", "Django", "Flask", "Spark", "Airflow", "Elixir", "Swift",
+            "Kotlin", "Haskell", "Postgres", "SQLite"]  # fmt: skip
+GLOBAL_FACTS = ["lives in {city}", "prefers short answers", "is a {job}",
+                "has a dog named {pet}", "drinks {drink} every morning"]  # fmt: skip
+CITIES = ["Oslo", "Lyon", "Porto", "Kyoto", "Austin", "Lima", "Cairo", "Perth"]
+JOBS = ["nurse", "teacher", "data engineer", "designer", "chef", "pilot"]
+PETS = ["Rex", "Miso", "Luna", "Bolt", "Pepper"]
+DRINKS = ["tea", "coffee", "matcha", "cocoa"]
+QUESTIONS = ["How do I speed up my {s} build?", "What is a good way to test {s} code?",
+             "Can you review my {s} config?", "Why is my {s} job slow?"]  # fmt: skip
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def seed(md: Memoryd, users: int) -> list[str]:
+    """``users`` users with 5 global + 20 workspace memories and an API key each."""
+    rng = random.Random(7)
+    md.create_workspace("main")
+    auth = AuthStore(md.db)
+    texts: set[str] = set()
+    plans = []
+    for n in range(users):
+        facts = [
+            f.format(
+                city=rng.choice(CITIES), job=rng.choice(JOBS), pet=rng.choice(PETS),
+                drink=rng.choice(DRINKS),
+            )
+            for f in GLOBAL_FACTS
+        ]  # fmt: skip
+        work = [f"The main project uses {s} for part {rng.randint(1, 3)}" for s in SUBJECTS]
+        plans.append((f"user{n:04d}", [normalize_content(f"User {f}") for f in facts],
+                      [normalize_content(w) for w in work]))  # fmt: skip
+        texts.update(plans[-1][1] + plans[-1][2])
+    ordered = sorted(texts)
+    vectors = dict(zip(ordered, md.embedder.embed(ordered), strict=True))
+    keys = []
+    for name, globals_, workspace in plans:
+        user = md.create_user(name)
+        actor = Actor(Source.IMPORT, user.id)
+        with md.db.write() as repo:
+            for text in globals_:
+                md.insert_memory(repo, user.id, text, Scope.GLOBAL, None, actor, vectors[text])
+            for text in workspace:
+                md.insert_memory(repo, user.id, text, Scope.WORKSPACE, "main", actor, vectors[text])
+        auth.add_member("main", user.id)
+        keys.append(auth.create_api_key(user.id, "bench").secret)
+    return keys
+
+
+def library_baseline(md: Memoryd, users: int, seconds: float) -> float:
+    rng = random.Random(1)
+    ids = [u.id for u in md.list_users()][:users]
+    done, deadline = 0, time.perf_counter() + seconds
+    while time.perf_counter() < deadline:
+        question = rng.choice(QUESTIONS).format(s=rng.choice(SUBJECTS))
+        md.context(rng.choice(ids), "main", question, [])
+        done += 1
+    return done / seconds
+
+
+async def drive(
+    url: str, keys: list[str], seconds: float, concurrency: int, context: bool
+) -> tuple[float, list[float]]:
+    latencies: list[float] = []
+    deadline = time.perf_counter() + seconds
+    rng = random.Random(2)
+
+    async def worker(client: httpx.AsyncClient) -> None:
+        while time.perf_counter() < deadline:
+            key = rng.choice(keys)
+            headers = {"Authorization": f"Bearer {key}"}
+            start = time.perf_counter()
+            if context:
+                question = rng.choice(QUESTIONS).format(s=rng.choice(SUBJECTS))
+                history = [{"role": "assistant", "content": "Sure, tell me more."}]
+                body = {"message": question, "workspace": "main", "history": history}
+                response = await client.post(f"{url}/api/v1/context", json=body, headers=headers)
+            else:
+                response = await client.get(f"{url}/health")
+            response.raise_for_status()
+            latencies.append((time.perf_counter() - start) * 1000)
+
+    began = time.perf_counter()
+    async with httpx.AsyncClient(timeout=60) as client:
+        await asyncio.gather(*(worker(client) for _ in range(concurrency)))
+    return len(latencies) / (time.perf_counter() - began), latencies
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--users", type=int, default=1000)
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--workers", type=int, default=1)
+    args = parser.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="memoryd-rps-"))
+    url = f"sqlite:///{tmp / 'rps.db'}"
+    started = time.perf_counter()
+    with Memoryd(url) as md:
+        keys = seed(md, args.users)
+        seeded = time.perf_counter() - started
+        md.context(1, "main", "warm up", [])
+        library = library_baseline(md, args.users, min(args.seconds, 10))
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_")}
+    env.update(MEMORYD_DATA_DIR=str(tmp), MEMORYD_ADMIN_PASSWORD="bench-admin-password")
+    server = subprocess.Popen(
+        [str(Path(sys.executable).parent / "memoryd"), "serve", "--port", str(port), "--db", url,
+         "--no-scheduler", "--workers", str(args.workers)],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                httpx.get(f"{base}/health").raise_for_status()
+                break
+            except httpx.HTTPError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+        asyncio.run(drive(base, keys, 3, args.concurrency, True))  # warm up every worker
+        health_rps, _ = asyncio.run(drive(base, keys, 5, args.concurrency, False))
+        rps, latencies = asyncio.run(drive(base, keys, args.seconds, args.concurrency, True))
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    print(f"## Context endpoint throughput ({datetime.now(UTC):%Y-%m-%d})\n")
+    print("Command: `.venv/bin/python bench/context_rps.py`\n")
+    print(f"{args.users} users x 25 memories (5 global, 20 in one workspace), SQLite, "
+          f"{args.workers} uvicorn worker(s), {args.concurrency} concurrent clients in the "
+          f"same 2-core machine, {args.seconds:.0f} s; seeding took {seeded:.0f} s.\n")  # fmt: skip
+    print("| what | requests/s | ratio |")
+    print("|---|---|---|")
+    print(f"| `md.context` in-process (library baseline, 1 thread) | {library:.1f} | 1.00 |")
+    print(f"| `POST /api/v1/context` | {rps:.1f} | {rps / library:.2f} |")
+    print(f"| `GET /health` (HTTP stack ceiling) | {health_rps:.1f} | {health_rps / library:.2f} |")
+    print(f"\ncontext latency p50 {pct(latencies, 50):.1f} ms, p95 {pct(latencies, 95):.1f} ms, "
+          f"{len(latencies)} requests")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,170 @@
+"""What the OpenAI-compatible proxy adds: time to first byte and total, proxy vs direct.
+
+One command::
+
+    .venv/bin/python bench/proxy_latency.py [--requests 400]
+
+Starts FakeOpenAIServer (a scripted OpenAI-compatible upstream, no model behind it) and
+``memoryd serve`` (a separate process, SQLite, proxy pointed at the fake upstream) with a
+user who has 5 global and 20 workspace memories, so every proxied turn embeds the query,
+reranks 20 memories, injects 10 and records the exchange. Then it sends the same chat
+request alternately straight to the upstream and through the proxy, streamed and not,
+and prints p50/p95 of both and the difference, all measured in this one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+
+from memoryd import Memoryd
+from memoryd.server.auth import AuthStore
+from memoryd.testing import FakeOpenAIServer, Reply, fake_openai
+
+# Python's http.server leaves Nagle on and writes a reply's headers and body separately,
+# so on a kept-alive connection each reply waits ~40 ms for a delayed ACK. Real servers
+# set TCP_NODELAY; the fake upstream does here too, so the numbers measure memoryd.
+fake_openai._Handler.disable_nagle_algorithm = True
+
+ANSWER = "Here is a medium-sized answer to your question, " * 8
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def seed(url: str) -> str:
+    """A user with 5 global and 20 workspace memories; returns their API key."""
+    with Memoryd(url) as md:
+        user = md.create_user("bench")
+        md.create_workspace("work")
+        for i in range(5):
+            md.add_memory(user.id, f"Global fact number {i} about the bench user's life")
+        topics = ["Python", "Rust", "Go", "SQL", "Kubernetes", "Terraform", "React", "Kafka"]
+        for i in range(20):
+            topic = topics[i % len(topics)]
+            md.add_memory(
+                user.id, f"The work project uses {topic} for component {i}", "workspace", "work"
+            )
+        auth = AuthStore(md.db)
+        auth.add_member("work", user.id)
+        return auth.create_api_key(user.id, "bench").secret
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def timed(
+    client: httpx.Client, url: str, body: dict[str, object], headers: dict[str, str]
+) -> tuple[float, float]:
+    """(time to first body byte, total) in milliseconds."""
+    start = time.perf_counter()
+    with client.stream("POST", url, json=body, headers=headers) as response:
+        first = None
+        for chunk in response.iter_raw():
+            if first is None and chunk:
+                first = time.perf_counter()
+        end = time.perf_counter()
+        if response.status_code != 200:
+            raise RuntimeError(f"{url} answered {response.status_code}")
+    return ((first or end) - start) * 1000, (end - start) * 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=400, help="per mode and target (≥300)")
+    args = parser.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="memoryd-bench-"))
+    url = f"sqlite:///{tmp / 'bench.db'}"
+    key = seed(url)
+    port = free_port()
+    with FakeOpenAIServer() as upstream:
+        upstream.responder = lambda body: Reply.text(ANSWER)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_")}
+        env.update(
+            MEMORYD_DATA_DIR=str(tmp),
+            MEMORYD_ADMIN_PASSWORD="bench-admin-password",
+            MEMORYD_PROXY_PROVIDER="openai",
+            MEMORYD_PROXY_UPSTREAM_URL=upstream.base_url,
+        )
+        server = subprocess.Popen(
+            [str(Path(sys.executable).parent / "memoryd"), "serve", "--port", str(port),
+             "--db", url, "--no-scheduler"],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        try:
+            run(upstream, port, key, args.requests)
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+
+
+def run(upstream: FakeOpenAIServer, port: int, key: str, count: int) -> None:
+    proxy = f"http://127.0.0.1:{port}"
+    with httpx.Client(timeout=60) as client:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                client.get(f"{proxy}/health").raise_for_status()
+                break
+            except httpx.HTTPError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+        messages = [
+            {"role": "system", "content": "You are a helpful assistant."},
+            {"role": "user", "content": "Which language should I use for the parser?"},
+        ]
+        targets = {
+            "direct": (f"{upstream.base_url}/chat/completions", {}),
+            "proxy": (
+                f"{proxy}/v1/chat/completions",
+                {"Authorization": f"Bearer {key}", "X-Memoryd-Workspace": "work"},
+            ),
+        }
+        results: dict[tuple[str, bool], list[tuple[float, float]]] = {}
+        for stream in (True, False):
+            body = {"model": "fake-model", "messages": messages, "stream": stream}
+            for url, headers in targets.values():  # warm up
+                for _ in range(10):
+                    timed(client, url, body, headers)
+            for _ in range(count):
+                for name, (url, headers) in targets.items():
+                    results.setdefault((name, stream), []).append(timed(client, url, body, headers))
+    print(f"## Proxy latency ({datetime.now(UTC):%Y-%m-%d}, {count} requests per row)\n")
+    print("Command: `.venv/bin/python bench/proxy_latency.py`\n")
+    columns = ["direct p50", "proxy p50", "added p50", "direct p95", "proxy p95", "added p95"]
+    print(f"| mode | metric | {' | '.join(columns)} |")
+    print("|---|---|---|---|---|---|---|---|")
+    for stream in (True, False):
+        for index, metric in ((0, "time to first byte"), (1, "total")):
+            direct = [r[index] for r in results[("direct", stream)]]
+            proxied = [r[index] for r in results[("proxy", stream)]]
+            d50, p50 = percentile(direct, 50), percentile(proxied, 50)
+            d95, p95 = percentile(direct, 95), percentile(proxied, 95)
+            print(
+                f"| {'stream' if stream else 'non-stream'} | {metric} | {d50:.1f} ms | "
+                f"{p50:.1f} ms | +{p50 - d50:.1f} ms ({p50 / d50:.1f}x) | {d95:.1f} ms | "
+                f"{p95:.1f} ms | +{p95 - d95:.1f} ms ({p95 / d95:.1f}x) |"
+            )
+    mean = statistics.mean(r[1] for r in results[("proxy", True)])
+    print(f"\nmean proxied streamed total: {mean:.1f} ms")
+
+
+if __name__ == "__main__":
+    main()
