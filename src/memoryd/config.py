@@ -43,6 +43,7 @@ class MemorydSettings(BaseSettings):
     llm_base_url: str | None = None
     llm_api_key: SecretStr | None = None
     llm_timeout: float = Field(default=120.0, gt=0)
+    llm_threads: int | None = Field(default=None, ge=1)  # local model; default half the cores
     extraction_interval: str = Field(
         default="3hr",
         validation_alias=AliasChoices("MEMORY_EXTRACTION_INTERVAL", "extraction_interval"),

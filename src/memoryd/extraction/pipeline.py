@@ -52,7 +52,7 @@ log = logging.getLogger("memoryd.extraction")
 
 BATCH_CHARS = 6000  # prompt+response characters per batch (after at least one chat)
 OBSERVER_MAX_TOKENS = 400
-REFLECTOR_MAX_TOKENS = 500
+REFLECTOR_MAX_TOKENS = 300
 
 
 @dataclass(frozen=True)
@@ -316,7 +316,7 @@ def _process_batch(
                 max_tokens=REFLECTOR_MAX_TOKENS,
                 usage=usage,
             )
-            decisions, problems = read_items(reflected.value, "memories", MAX_DECISIONS)
+            decisions, problems = read_items(reflected.value, "memories", MAX_DECISIONS, candidates)
             result.rejected += problems
     finally:
         result.usage.merge(usage)

@@ -16,27 +16,28 @@ PROMPT_CLIP = 600
 RESPONSE_CLIP = 200
 
 OBSERVER_SYSTEM = """\
-You read a chat between a user and an assistant and list facts worth remembering about the \
-user for future chats. Answer with JSON only: {"facts": [{"text", "scope", "action"}]}.
-Worth remembering: the user's name, job, lasting preferences and habits, people they work \
-with; the project's decisions, deadlines, tools and constraints.
-Not worth remembering: small talk, one-off questions, the assistant's suggestions, moods, \
-and secrets (passwords, API keys, card numbers) -- never copy a secret.
-scope: GLOBAL = true about the user everywhere; WORKSPACE = about this project only.
-action: "update" when the fact changes something decided earlier, else "create".
-Each text is one short standalone sentence that names its subject.
-If nothing is worth remembering, answer {"facts": []}."""
+You read a chat between a user and an assistant and write down the facts worth \
+remembering for future chats with this user. Answer with one JSON object: \
+{"facts": [{"text": ..., "scope": ..., "action": ...}]}.
+Remember: the user's name, job, lasting preferences and habits, people they work with; \
+the project's goals, decisions, deadlines, tools and constraints.
+Do not remember: small talk, one-off questions, what the assistant explained or \
+suggested, moods, and secrets (passwords, API keys, card numbers).
+scope is "GLOBAL" for facts about the user everywhere, "WORKSPACE" for facts about this \
+project. action is "update" when the fact changes something decided before, else "create".
+Each text is one short sentence that names its subject. If nothing is worth \
+remembering, answer {"facts": []}."""
 
 REFLECTOR_SYSTEM = """\
-You keep a user's long-term memories tidy. You get the stored memories (handles G1.. are \
-global, W1.. are this workspace), candidate facts from new chats, and the free slots.
-Answer with JSON only: {"memories": [{"action", "target", "scope", "text"}]}.
-- Leave out a candidate that a stored memory already says.
-- If a candidate changes or contradicts a stored memory, use action "update", the stored \
-memory's handle as target, and the new full text.
-- Otherwise use action "create", target "", and scope GLOBAL or WORKSPACE; never more \
-creates than the free slots of that scope.
-- Keep only facts useful in future chats. If nothing changes, answer {"memories": []}."""
+You keep a user's long-term memories. You get the stored memories (G1.. about the user \
+everywhere, W1.. about this workspace), numbered candidate facts from new chats, and the \
+free slots. Answer with one JSON object: \
+{"memories": [{"candidate": ..., "action": ..., "target": ..., "scope": ...}]}.
+Leave out candidates that a stored memory already says, and candidates not useful in \
+future chats. For a candidate that changes or contradicts a stored memory: action \
+"update", target = that memory's handle. Otherwise: action "create", target "", scope \
+"GLOBAL" or "WORKSPACE", and no more creates than the free slots. \
+If nothing should change, answer {"memories": []}."""
 
 
 def _clip(text: str, limit: int) -> str:

@@ -8,6 +8,7 @@ counts as unusable (and is retried once by ``memoryd.llm.json_output``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,6 +43,8 @@ OBSERVER_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 
+# The Reflector points at candidates by number instead of copying their text: a small
+# model writes a quarter of the tokens, and cannot garble a fact while copying it.
 REFLECTOR_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -51,12 +54,12 @@ REFLECTOR_SCHEMA: dict[str, Any] = {
             "items": {
                 "type": "object",
                 "properties": {
+                    "candidate": {"type": "integer", "minimum": 1, "maximum": MAX_CANDIDATES},
                     "action": {"type": "string", "enum": list(_ACTIONS)},
                     "target": {"type": "string", "maxLength": 4},
                     "scope": {"type": "string", "enum": list(_SCOPES)},
-                    "text": {"type": "string", "minLength": 3, "maxLength": MAX_FACT_CHARS},
                 },
-                "required": ["action", "target", "scope", "text"],
+                "required": ["candidate", "action", "target", "scope"],
                 "additionalProperties": False,
             },
         }
@@ -87,8 +90,17 @@ def check_list(key: str) -> Any:
     return check
 
 
-def read_items(value: dict[str, Any], key: str, limit: int) -> tuple[list[Candidate], list[str]]:
-    """The well-formed items under ``key`` (at most ``limit``), and why others were dropped."""
+def read_items(
+    value: dict[str, Any],
+    key: str,
+    limit: int,
+    candidates: Sequence[Candidate] | None = None,
+) -> tuple[list[Candidate], list[str]]:
+    """The well-formed items under ``key`` (at most ``limit``), and why others were dropped.
+
+    With ``candidates`` (Reflector answers) an item's text is that of the candidate it
+    numbers, unless it brings its own ``text``.
+    """
     items: list[Candidate] = []
     problems: list[str] = []
     raw = value.get(key, [])
@@ -102,6 +114,13 @@ def read_items(value: dict[str, Any], key: str, limit: int) -> tuple[list[Candid
             continue
         text = item.get("text")
         scope = str(item.get("scope", "")).strip().upper()
+        if candidates is not None and not text:
+            number = item.get("candidate")
+            if not isinstance(number, int) or not 1 <= number <= len(candidates):
+                problems.append(f"{where}: no candidate number {number!r}")
+                continue
+            text = candidates[number - 1].text
+            scope = scope or candidates[number - 1].scope.name
         action = str(item.get("action", "create")).strip().lower()
         target = item.get("target") or ""
         if not isinstance(text, str) or not text.strip():

@@ -45,7 +45,11 @@ def _anthropic(settings: MemorydSettings) -> LLMProvider:
 def _local(settings: MemorydSettings) -> LLMProvider:
     from memoryd.llm.local import LocalProvider
 
-    return LocalProvider(model=settings.llm_model, models_dir=settings.data_dir / "models")
+    return LocalProvider(
+        model=settings.llm_model,
+        models_dir=settings.data_dir / "models",
+        threads=settings.llm_threads,
+    )
 
 
 @hookimpl

@@ -1,0 +1,180 @@
+"""Nothing is lost (R9): every way the LLM can fail leaves memories and chats untouched.
+
+After a failure the pair's chats are still unprocessed, no memory changed, the failure is
+in the run history, and the pair waits out a backoff before it is tried again.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from conftest import Clock, chat, make_md, observe, reflect
+
+from memoryd import Memoryd
+from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.extraction.runs import get_pair_state
+from memoryd.testing import FakeOpenAIServer, Reply
+
+OBSERVED = observe(("The lab uses Slurm 23.", "WORKSPACE"))
+
+FAILURES = {
+    "http-500": ([Reply.error(500, "upstream exploded")], "HTTP 500"),
+    "http-429": ([Reply.error(429, "slow down", retry_after=1)], "HTTP 429"),
+    "timeout": ([Reply.delay(3, OBSERVED)], "timed out"),
+    "invalid-json": ([Reply.text("{'facts': nope"), Reply.text("still {not json")], "unusable"),
+    "wrong-shape": ([Reply.json({"facts": "none"}), Reply.json({"items": []})], "unusable"),
+    "cut-off": (
+        [Reply.text('{"facts": [{"text": "The lab', finish_reason="length")] * 2,
+        "not closed",
+    ),
+    "reflector-500": ([OBSERVED, Reply.error(503, "overloaded")], "HTTP 503"),
+    "reflector-invalid": ([OBSERVED, Reply.text("no"), Reply.text("no")], "unusable"),
+}
+
+
+def seed(md: Memoryd) -> tuple[int, str]:
+    ana = md.create_user("ana")
+    md.create_workspace("lab")
+    md.add_memory(ana.id, "The lab uses Slurm 22.", None, "lab")
+    chat(md, ana.id, "lab", 3)
+    return ana.id, md.list_memories(ana.id)[0].id
+
+
+def snapshot(md: Memoryd, user_id: int) -> list[tuple[str, str, str]]:
+    return [(m.id, m.content, m.updated_at.isoformat()) for m in md.list_memories(user_id)]
+
+
+@pytest.mark.parametrize("case", sorted(FAILURES))
+def test_failure_changes_nothing_and_keeps_chats_unprocessed(
+    case: str, xmd: Memoryd, fake_llm: FakeOpenAIServer
+) -> None:
+    replies, expected = FAILURES[case]
+    user_id, _ = seed(xmd)
+    before = snapshot(xmd, user_id)
+    fake_llm.script(*replies)
+
+    result = xmd.extract(user_id, "lab", force=True)
+
+    assert result.status == "failed" and expected in (result.error or "")
+    assert snapshot(xmd, user_id) == before
+    assert not any(c.memory_processed for c in xmd.list_chats(user_id, "lab"))
+    run = xmd.extraction_runs()[0]
+    assert run.status == "errors" and run.chats_processed == 0
+    [error] = [e for e in run.errors if e["kind"] == "pair"]
+    assert expected in error["error"] and error["parked"] is False
+    with xmd.db.read() as repo:
+        state = get_pair_state(repo.conn, user_id, repo.workspace_id("lab") or 0)
+    assert state is not None and state.attempts == 1 and state.last_error == result.error
+    assert state.failed_chat_ids == tuple(c.id for c in xmd.list_chats(user_id, "lab"))
+
+
+def test_after_a_failure_the_next_try_succeeds_and_clears_the_state(
+    xmd: Memoryd, fake_llm: FakeOpenAIServer
+) -> None:
+    user_id, memory_id = seed(xmd)
+    fake_llm.script(Reply.error(500, "boom"))
+    assert xmd.extract(user_id, "lab", force=True).status == "failed"
+    fake_llm.script(OBSERVED, reflect({"candidate": 1, "action": "update", "target": "W1"}))
+
+    result = xmd.extract(user_id, "lab", force=True)
+
+    assert result.status == "processed"
+    assert xmd.get_memory(user_id, memory_id).content == "The lab uses Slurm 23."
+    assert all(c.memory_processed for c in xmd.list_chats(user_id, "lab"))
+    assert xmd.extraction_failures() == []
+
+
+def test_chats_processed_elsewhere_meanwhile_drop_the_batch(
+    xmd: Memoryd, fake_llm: FakeOpenAIServer
+) -> None:
+    """Two workers on one pair: the second apply finds its chats taken and writes nothing."""
+    user_id, _ = seed(xmd)
+
+    def responder(body: dict[str, object]) -> Reply:
+        if len(fake_llm.requests) == 1:
+            return OBSERVED
+        from sqlalchemy import update
+
+        from memoryd.storage.tables import chats
+
+        with xmd.db.write() as repo:  # another worker finished this batch first
+            repo.conn.execute(update(chats).values(memory_processed=True))
+        return reflect({"candidate": 1})
+
+    fake_llm.responder = responder
+    result = xmd.extract(user_id, "lab", force=True)
+    assert result.error is not None and "another worker" in result.error
+    assert [m.content for m in xmd.list_memories(user_id)] == ["The lab uses Slurm 22."]
+
+
+def test_apply_is_one_transaction_with_items_failing_alone(
+    any_md: Memoryd, fake_llm: FakeOpenAIServer, tmp_path: Path, embedder: MiniLMEmbedder
+) -> None:
+    """On SQLite and PostgreSQL: creates, an update and refused items in one apply."""
+    md = make_md(any_md.url, fake_llm, tmp_path, embedder, Clock())
+    ana = md.create_user("ana")
+    md.create_workspace("lab")
+    old = md.add_memory(ana.id, "The lab uses Slurm 22.", None, "lab")
+    md.add_memory(ana.id, "Ana works at the Porto lab.")
+    chat(md, ana.id, "lab", 3)
+
+    def responder(body: dict[str, object]) -> Reply:
+        if len(fake_llm.requests) == 1:
+            return observe(
+                ("The lab uses Slurm 23.", "WORKSPACE"),
+                ("Ana works at the Porto lab.", "WORKSPACE"),
+                ("Experiments run on Fridays.", "WORKSPACE"),
+                ("Builds of the lab pipeline run nightly.", "WORKSPACE"),
+            )
+        # while the Reflector thinks, Ana adds one of the facts herself
+        md.add_memory(ana.id, "Builds of the lab pipeline run nightly.", None, "lab")
+        return reflect(
+            {"candidate": 1, "action": "update", "target": "W1"},
+            {"candidate": 2},  # an exact copy, but of a global memory: refused in code
+            {"candidate": 3},
+            {"candidate": 3, "action": "update", "target": "W5"},  # no such handle
+            {"candidate": 4},  # refused by the core inside the transaction (duplicate)
+        )
+
+    fake_llm.responder = responder
+    result = md.extract(ana.id, "lab", force=True)
+
+    assert [m.content for m in result.created] == ["Experiments run on Fridays."]
+    assert [m.id for m in result.updated] == [old.id]
+    assert len(result.rejected) == 3
+    assert any("already exists" in r for r in result.rejected)
+    assert sorted(m.content for m in md.list_memories(ana.id)) == [
+        "Ana works at the Porto lab.",
+        "Builds of the lab pipeline run nightly.",
+        "Experiments run on Fridays.",
+        "The lab uses Slurm 23.",
+    ]
+    assert all(c.memory_processed for c in md.list_chats(ana.id, "lab"))
+    md.close()
+
+
+def test_backoff_grows_and_the_pair_is_parked_after_max_attempts(
+    sqlite_url: str, fake_llm: FakeOpenAIServer, tmp_path: Path, embedder: MiniLMEmbedder
+) -> None:
+    clock = Clock()
+    md = make_md(sqlite_url, fake_llm, tmp_path, embedder, clock, extraction_max_attempts=3,
+                 extraction_backoff_seconds=60)  # fmt: skip
+    user_id, _ = seed(md)
+    fake_llm.default = Reply.error(500, "down")
+    waits = []
+    for _ in range(3):
+        result = md.extract(user_id, "lab", force=True)
+        with md.db.read() as repo:
+            state = get_pair_state(repo.conn, user_id, repo.workspace_id("lab") or 0)
+        assert state is not None and state.next_attempt_at is not None
+        waits.append(state.next_attempt_at - clock())
+        clock.advance(hours=1)
+    assert waits == [timedelta(seconds=60), timedelta(seconds=120), timedelta(seconds=240)]
+    assert result.status == "parked"
+    [parked] = md.extraction_failures(parked_only=True)
+    assert parked["user_name"] == "ana" and parked["attempts"] == 3 and "down" in parked["last_error"]
+    assert md.extraction_runs()[0].errors[0]["parked"] is True
+    assert not any(c.memory_processed for c in md.list_chats(user_id, "lab"))
+    md.close()
