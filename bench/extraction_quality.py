@@ -88,6 +88,7 @@ def run_one(conv: dict[str, Any], settings: MemorydSettings, folder: Path) -> di
         "completion_tokens": result.usage.completion_tokens,
         "error": result.error,
         "memories": [f"[{m.scope.value}] {m.content}" for m in predicted],
+        "rejected": result.rejected,
     }
 
 
@@ -116,6 +117,8 @@ def main() -> int:
             )
             for memory in row["memories"]:
                 print(f"    {memory}")
+            for reason in row["rejected"]:
+                print(f"    rejected: {reason}")
     predicted = sum(r["predicted"] for r in rows)
     facts = sum(r["facts"] for r in rows)
     precision = sum(r["matched_predictions"] for r in rows) / predicted if predicted else 0.0

@@ -93,9 +93,7 @@ def observe(*facts: tuple[str, str] | tuple[str, str, str]) -> Reply:
 
 def reflect(*items: dict[str, Any]) -> Reply:
     """A Reflector answer; each item like {"candidate": 1, "action": "create", ...}."""
-    full = [
-        {"action": "create", "target": "", "scope": "WORKSPACE", **item} for item in items
-    ]
+    full = [{"action": "create", "target": "", "scope": "WORKSPACE", **item} for item in items]
     return Reply.json({"memories": full})
 
 

@@ -10,8 +10,8 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from conftest import Clock, chat, make_md, observe, reflect
 
+from conftest import Clock, chat, make_md, observe, reflect
 from memoryd import Memoryd
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.extraction.runs import get_pair_state
@@ -174,7 +174,9 @@ def test_backoff_grows_and_the_pair_is_parked_after_max_attempts(
     assert waits == [timedelta(seconds=60), timedelta(seconds=120), timedelta(seconds=240)]
     assert result.status == "parked"
     [parked] = md.extraction_failures(parked_only=True)
-    assert parked["user_name"] == "ana" and parked["attempts"] == 3 and "down" in parked["last_error"]
+    assert (
+        parked["user_name"] == "ana" and parked["attempts"] == 3 and "down" in parked["last_error"]
+    )
     assert md.extraction_runs()[0].errors[0]["parked"] is True
     assert not any(c.memory_processed for c in md.list_chats(user_id, "lab"))
     md.close()

@@ -11,7 +11,6 @@ import json
 from pathlib import Path
 
 from conftest import Clock, chat, make_md, observe, reflect
-
 from memoryd import Memoryd, Scope
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.testing import FakeOpenAIServer, Reply
@@ -149,9 +148,7 @@ def test_unknown_handle_is_rejected_alone(xmd: Memoryd, fake_llm: FakeOpenAIServ
     assert all(c.memory_processed for c in xmd.list_chats(ana.id, "lab"))
 
 
-def test_update_cannot_reach_another_users_memory(
-    xmd: Memoryd, fake_llm: FakeOpenAIServer
-) -> None:
+def test_update_cannot_reach_another_users_memory(xmd: Memoryd, fake_llm: FakeOpenAIServer) -> None:
     ana = xmd.create_user("ana")
     bob = xmd.create_user("bob")
     xmd.create_workspace("lab")
@@ -260,8 +257,9 @@ def test_fenced_json_with_trailing_comma_is_repaired(
             'Sure! Here are the facts:\n```json\n{"facts": [{"text": "Ana uses Julia.", '
             '"scope": "GLOBAL", "action": "create"},]}\n```'
         ),
-        Reply.text('{"memories": [{"candidate": 1, "action": "create", "target": "", '
-                   '"scope": "GLOBAL"}]}'),  # fmt: skip
+        Reply.text(
+            '{"memories": [{"candidate": 1, "action": "create", "target": "", "scope": "GLOBAL"}]}'
+        ),
     )
     result = xmd.extract(ana.id, "lab", force=True)
     assert [m.content for m in result.created] == ["Ana uses Julia."]
