@@ -9,9 +9,9 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from conftest import Clock, chat, make_md, observe, reflect
 from pydantic import ValidationError
 
+from conftest import Clock, chat, make_md, observe, reflect
 from memoryd import Memoryd
 from memoryd.config import MemorydSettings
 from memoryd.embedding.minilm import MiniLMEmbedder
