@@ -85,8 +85,9 @@ def build_world(settings: MemorydSettings, embedder: MiniLMEmbedder) -> World:
 
 
 @pytest.fixture
-def world(tmp_path: Path, embedder: MiniLMEmbedder) -> Iterator[World]:
-    w = build_world(make_settings(tmp_path), embedder)
+def world(tmp_path: Path, embedder: MiniLMEmbedder, database_url: str) -> Iterator[World]:
+    """The app over the suite's default database (SQLite, or PostgreSQL in CI's 2nd pass)."""
+    w = build_world(make_settings(tmp_path, database_url=database_url), embedder)
     with w.client:
         yield w
     w.md.close()

@@ -7,7 +7,6 @@ every worker process builds its own app from the same ``MEMORYD_*`` settings.
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 from typing import Annotated, Any
@@ -17,9 +16,6 @@ import typer
 from memoryd.cli.common import DbOption, JsonOption, echo, emit_json, find_user, open_memoryd
 from memoryd.config import MemorydSettings
 from memoryd.domain.errors import InvalidInput
-
-log = logging.getLogger("memoryd.serve")
-
 
 def _server_extra() -> None:
     try:
@@ -41,13 +37,14 @@ def _auth_store(md: Any) -> Any:
 
 
 def _start_scheduler(settings: MemorydSettings) -> None:
-    """Run the extraction scheduler in this process, when the extraction package has one."""
-    try:
-        from memoryd.extraction.scheduler import start_background_scheduler
-    except ImportError:
-        log.info("no extraction scheduler available; extraction runs only on demand")
-        return
-    start_background_scheduler(settings)
+    """Run extraction every MEMORY_EXTRACTION_INTERVAL in a thread of this process (the
+    embedded default; with PostgreSQL and procrastinate workers, pass --no-scheduler)."""
+    from memoryd.cli.common import shared_embedder
+    from memoryd.service import Memoryd
+
+    md = Memoryd(settings=settings, embedder=shared_embedder())
+    scheduler = md.start_extraction_scheduler()
+    echo(f"extraction runs every {settings.extraction_interval} ({scheduler.interval})")
 
 
 def serve(
