@@ -17,6 +17,7 @@ from memoryd.cli.common import DbOption, JsonOption, echo, emit_json, find_user,
 from memoryd.config import MemorydSettings
 from memoryd.domain.errors import InvalidInput
 
+
 def _server_extra() -> None:
     try:
         import argon2  # noqa: F401
