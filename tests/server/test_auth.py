@@ -144,6 +144,21 @@ def test_first_start_creates_admin_with_random_password_once(
     assert [u.name for u in md.list_users()] == ["admin"]
 
 
+def test_first_start_does_not_take_over_a_user_called_admin(
+    tmp_path: Path, embedder: MiniLMEmbedder
+) -> None:
+    settings = make_settings(tmp_path)
+    md = Memoryd(settings=settings, embedder=embedder)
+    squatter = md.create_user("admin")
+    auth = AuthStore(md.db, hasher=FAST_HASHER)
+    auth.set_password(squatter.id, "squatter-password")
+    assert first_start(md, auth, settings) == (
+        "created admin 'admin2' with the password from MEMORYD_ADMIN_PASSWORD"
+    )
+    assert md.get_user("admin").role.value == "default"
+    assert auth.authenticate("admin", "squatter-password") is not None
+
+
 def test_single_user_mode_needs_no_login_and_answers_only_to_localhost(
     tmp_path: Path, embedder: MiniLMEmbedder
 ) -> None:

@@ -17,7 +17,6 @@ from sqlalchemy import text
 
 import memoryd
 from memoryd.config import MemorydSettings
-from memoryd.domain.errors import NotFound
 from memoryd.domain.models import Role, User
 from memoryd.server import errors
 from memoryd.server.auth import AuthStore
@@ -53,11 +52,12 @@ def first_start(md: Memoryd, auth: AuthStore, settings: MemorydSettings) -> str 
     """
     if first_admin(md) is not None:
         return None
-    try:
-        user = md.get_user(FIRST_ADMIN)
-        md.set_role(user.id, Role.ADMIN)
-    except NotFound:
-        user = md.create_user(FIRST_ADMIN, Role.ADMIN)
+    taken = {u.name for u in md.list_users()}
+    # never take over an existing account: its owner would lose it to whoever reads this
+    name = next(
+        n for n in (FIRST_ADMIN, *(f"{FIRST_ADMIN}{i}" for i in range(2, 100))) if n not in taken
+    )
+    user = md.create_user(name, Role.ADMIN)
     if settings.single_user:
         return f"single-user mode: you are {user.name!r}; no sign-in needed"
     password = settings.admin_password or secrets.token_urlsafe(12)
