@@ -13,6 +13,7 @@ from memoryd.cli.common import MemorydGroup, root_options
 from memoryd.cli.context import context
 from memoryd.cli.serve import apikey_app, passwd, serve
 from memoryd.cli.transfer import export, import_
+from memoryd.cli.worker import worker
 
 app = typer.Typer(
     name="memoryd",
@@ -32,6 +33,7 @@ app.command("import")(import_)
 app.add_typer(settings.app, name="settings")
 app.add_typer(chats.app, name="chats")
 app.command("serve")(serve)
+app.command("worker")(worker)
 app.add_typer(apikey_app, name="apikey")
 users.app.command("passwd")(passwd)
 

@@ -1,0 +1,70 @@
+"""``memoryd worker``: run extraction jobs from the procrastinate queue (PostgreSQL only).
+
+The worker itself lives in ``memoryd.scale.worker``; this module only reads options,
+checks the ``scale`` extra is installed and sets up logging. See docs/deploy.md.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Annotated
+
+import typer
+
+from memoryd.cli.common import DbOption, echo
+from memoryd.config import MemorydSettings
+from memoryd.domain.errors import InvalidInput
+
+
+def worker(
+    name: Annotated[
+        str | None, typer.Option(help="Worker name shown in logs (default: host-pid).")
+    ] = None,
+    concurrency: Annotated[
+        int, typer.Option(min=1, max=64, help="Jobs run at once in this process.")
+    ] = 1,
+    heartbeat: Annotated[
+        int,
+        typer.Option(
+            help="Seconds between heartbeats (a divisor of 60, at most 30); a worker silent "
+            "for 3 heartbeats is presumed dead and its job requeued.",
+        ),
+    ] = 10,
+    setup_only: Annotated[
+        bool,
+        typer.Option(
+            "--setup-only",
+            help="Apply memoryd's migrations and install procrastinate's tables, then exit.",
+        ),
+    ] = False,
+    db: DbOption = None,
+) -> None:
+    """Run a worker for background extraction (PostgreSQL + procrastinate)."""
+    try:
+        from memoryd.scale import worker as scale_worker
+        from memoryd.scale.tasks import SECOND_STEPS
+    except ImportError as exc:
+        raise InvalidInput(
+            f"workers need the 'scale' extra ({exc.name} is missing): "
+            "pip install 'memoryd[scale]'"
+        ) from None
+    if heartbeat not in SECOND_STEPS:
+        steps = ", ".join(map(str, SECOND_STEPS))
+        raise InvalidInput(f"--heartbeat must divide a minute: one of {steps}")
+    if db:
+        os.environ["MEMORYD_DATABASE_URL"] = db
+    settings = MemorydSettings()
+    options = scale_worker.WorkerOptions(
+        name=name or f"{os.uname().nodename}-{os.getpid()}",
+        concurrency=concurrency,
+        heartbeat_seconds=heartbeat,
+    )
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    if setup_only:
+        scale_worker.prepare(settings, options)[0].close()
+        echo("database ready: memoryd migrations and procrastinate's schema are in place")
+        return
+    scale_worker.run(settings, options)

@@ -1,0 +1,234 @@
+"""Extraction as procrastinate jobs: a periodic sweep defers one job per due pair.
+
+On the schedule of ``MEMORY_EXTRACTION_INTERVAL`` (as a cron line, ``sweep_cron``) one
+worker runs ``sweep``: the scheduler's own ``due_pairs`` query, then one ``extract_pair``
+job deferred per (user, workspace). Each job carries ``lock="pair:<user>:<workspace>"``:
+procrastinate never runs two jobs with one lock at the same time (a unique index over
+running jobs), so a pair is in at most one worker at a time. The same string is its
+``queueing_lock``: at most one job per pair waits in the queue, so jobs never pile up.
+
+``extract_pair`` runs ``run_extraction`` for its pair, the code path the embedded
+scheduler uses, with its backoff and parking of failing batches (R9). The chats of a
+batch are flagged processed in the transaction that applies it, so a worker that dies
+mid-batch leaves them unprocessed; ``recover`` finds its job from the missing worker
+heartbeat and puts it back in the queue for another worker.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import TYPE_CHECKING, TypeVar
+
+from procrastinate import App, JobContext, PsycopgConnector
+from procrastinate.exceptions import AlreadyEnqueued, ConnectorException
+from procrastinate.jobs import Status
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import InterfaceError, OperationalError
+
+from memoryd.domain import runtime_settings
+from memoryd.domain.errors import MemorydError
+from memoryd.extraction.pipeline import ExtractionConfig
+from memoryd.extraction.runs import get_pair_state
+from memoryd.extraction.scheduler import DuePair, due_pairs, run_extraction
+
+if TYPE_CHECKING:
+    from memoryd.service import Memoryd
+
+log = logging.getLogger("memoryd.scale")
+
+QUEUE = "memoryd"
+SWEEP_TASK = "memoryd.sweep"
+EXTRACT_TASK = "memoryd.extract_pair"
+RECOVER_TASK = "memoryd.recover"
+# A database outage inside a job: wait and retry while holding the pair's lock.
+DB_RETRY_DELAYS = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
+T = TypeVar("T")
+
+SECOND_STEPS = (1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30)  # the steps that divide a minute
+_MINUTE_STEPS = SECOND_STEPS
+_HOUR_STEPS = (1, 2, 3, 4, 6, 8, 12)
+
+
+def sweep_cron(interval: timedelta) -> tuple[str, timedelta]:
+    """The cron line for an interval, and the period it really gives.
+
+    Cron can only repeat at steps that divide a minute, an hour or a day, so other
+    intervals round down to the nearest such step (45min sweeps every 30min): pairs are
+    never looked at less often than asked.
+    """
+    seconds = max(1, int(interval.total_seconds()))
+    if seconds >= 86400:
+        return "0 0 * * *", timedelta(days=1)
+    hours = [h for h in _HOUR_STEPS if h * 3600 <= seconds]
+    if hours:
+        return f"0 */{hours[-1]} * * *", timedelta(hours=hours[-1])
+    minutes = [m for m in _MINUTE_STEPS if m * 60 <= seconds]
+    if minutes:
+        return f"*/{minutes[-1]} * * * *", timedelta(minutes=minutes[-1])
+    step = [s for s in SECOND_STEPS if s <= seconds][-1]
+    return f"* * * * * */{step}", timedelta(seconds=step)
+
+
+def pair_lock(user_id: int, workspace: str) -> str:
+    return f"pair:{user_id}:{workspace}"
+
+
+def libpq_conninfo(database_url: str) -> str:
+    """memoryd's SQLAlchemy URL (``postgresql+psycopg://...``) as a libpq URL."""
+    url = make_url(database_url)
+    if url.get_backend_name() != "postgresql":
+        raise ValueError("procrastinate workers need a PostgreSQL database")
+    return url.set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+def make_app(database_url: str, *, interval: timedelta, recover_seconds: int = 10) -> App:
+    """The procrastinate app over memoryd's database, with memoryd's three tasks."""
+    if recover_seconds not in SECOND_STEPS:
+        raise ValueError(f"recover_seconds must divide a minute, one of {SECOND_STEPS}")
+    connector = PsycopgConnector(conninfo=libpq_conninfo(database_url), min_size=1, max_size=4)
+    app = App(connector=connector)
+    cron, _ = sweep_cron(interval)
+    sweep_task = app.task(
+        name=SWEEP_TASK, queue=QUEUE, pass_context=True, lock=SWEEP_TASK, queueing_lock=SWEEP_TASK
+    )(sweep)
+    app.periodic(cron=cron, periodic_id="sweep")(sweep_task)
+    app.task(name=EXTRACT_TASK, queue=QUEUE, pass_context=True)(extract_pair)
+    recover_task = app.task(
+        name=RECOVER_TASK,
+        queue=QUEUE,
+        pass_context=True,
+        lock=RECOVER_TASK,
+        queueing_lock=RECOVER_TASK,
+    )(recover)
+    app.periodic(cron=f"* * * * * */{recover_seconds}", periodic_id="recover")(recover_task)
+    return app
+
+
+# the tasks -----------------------------------------------------------------------------
+def _memoryd(context: JobContext) -> Memoryd:
+    md: Memoryd = context.additional_context["memoryd"]
+    return md
+
+
+def extraction_on(md: Memoryd) -> bool:
+    """Both run-time switches (R7): memory on, and background extraction on."""
+    current = md.get_settings()
+    return bool(
+        current[runtime_settings.MEMORY_ENABLED.key]
+        and current[runtime_settings.MEMORY_AUTO_EXTRACTION.key]
+    )
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    due: int
+    deferred: int
+    already_queued: int
+
+
+def defer_pairs(app: App, pairs: Sequence[DuePair]) -> SweepResult:
+    """One ``extract_pair`` job per pair, unless one is already waiting for it."""
+    deferred = queued = 0
+    for pair in pairs:
+        lock = pair_lock(pair.user_id, pair.workspace)
+        try:
+            app.configure_task(
+                EXTRACT_TASK, queue=QUEUE, lock=lock, queueing_lock=lock
+            ).defer(user_id=pair.user_id, workspace=pair.workspace)
+            deferred += 1
+        except AlreadyEnqueued:
+            queued += 1
+    return SweepResult(due=len(pairs), deferred=deferred, already_queued=queued)
+
+
+def sweep_now(md: Memoryd, app: App) -> SweepResult:
+    """Find the due pairs and queue them (what the periodic sweep does)."""
+    if not extraction_on(md):
+        log.info("sweep skipped: memory_enabled or memory_auto_extraction is off")
+        return SweepResult(0, 0, 0)
+    cfg = ExtractionConfig.from_settings(md.settings)
+    with md.db.read() as repo:
+        due = due_pairs(
+            repo.conn, now=md.clock(), idle_threshold=cfg.idle_threshold, min_chats=cfg.min_chats
+        )
+    result = defer_pairs(app, due)
+    log.info(
+        "sweep: %d due pairs, %d jobs deferred, %d already queued",
+        result.due,
+        result.deferred,
+        result.already_queued,
+    )
+    return result
+
+
+def sweep(context: JobContext, timestamp: int) -> None:
+    """The periodic task: queue every due pair."""
+    sweep_now(_memoryd(context), context.app)
+
+
+def _retrying_database(call: Callable[[], T]) -> T:
+    for delay in (*DB_RETRY_DELAYS, None):
+        try:
+            return call()
+        except (OperationalError, InterfaceError) as exc:
+            if delay is None:
+                raise
+            log.warning("database unavailable (%s); retrying in %.0f s", exc.orig, delay)
+            time.sleep(delay)
+    raise AssertionError("unreachable")
+
+
+def extract_pair(context: JobContext, user_id: int, workspace: str) -> None:
+    """One pair's extraction; skipped when switched off or the pair waits out a backoff."""
+    md = _memoryd(context)
+
+    def run() -> None:
+        if not extraction_on(md):
+            return
+        with md.db.read() as repo:
+            workspace_id = repo.workspace_id(workspace)
+            state = get_pair_state(repo.conn, user_id, workspace_id) if workspace_id else None
+        if workspace_id is None:
+            log.info("pair %s/%s: workspace gone, nothing to do", user_id, workspace)
+            return
+        if state is not None and (
+            state.parked or (state.next_attempt_at and state.next_attempt_at > md.clock())
+        ):
+            log.info("pair %s/%s: parked or backing off, skipped", user_id, workspace)
+            return
+        try:
+            done = run_extraction(md, trigger="worker", user_id=user_id, workspace=workspace)
+        except MemorydError as exc:  # the user or workspace was deleted meanwhile
+            log.info("pair %s/%s: %s", user_id, workspace, exc)
+            return
+        log.info(
+            "pair %s/%s: %d chats processed, %d created, %d updated, %d errors",
+            user_id,
+            workspace,
+            done.chats_processed,
+            done.memories_created,
+            done.memories_updated,
+            len(done.errors),
+        )
+
+    _retrying_database(run)
+
+
+async def recover(context: JobContext, timestamp: int) -> None:
+    """Requeue the jobs of workers that stopped sending heartbeats (killed, lost)."""
+    manager = context.app.job_manager
+    stalled_after: float = context.additional_context.get("stalled_seconds", 30.0)
+    for job in await manager.get_stalled_jobs(queue=QUEUE, seconds_since_heartbeat=stalled_after):
+        if job.id == context.job.id:
+            continue
+        try:
+            await manager.retry_job(job)
+            log.warning("requeued %s of a dead worker", job.call_string)
+        except ConnectorException:  # another job for the same pair is already waiting
+            await manager.finish_job(job, status=Status.FAILED, delete_job=False)
+            log.warning("dropped %s of a dead worker: an equal job is queued", job.call_string)
+

@@ -1,0 +1,152 @@
+"""One ``memoryd worker`` process: memoryd's procrastinate tasks over its PostgreSQL database.
+
+A worker migrates memoryd's schema (as every process does on open), installs
+procrastinate's own tables the first time (under an advisory lock, so a fleet starting
+together installs them once), then runs jobs until SIGTERM/SIGINT, after which it
+finishes the job in hand. If the database goes away it waits and starts again by
+itself. Start as many as you like, on as many machines: they share the work through the
+queue, one pair per worker at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+from procrastinate import App
+from procrastinate.exceptions import ConnectorException
+from psycopg_pool import PoolTimeout
+from sqlalchemy import text
+from sqlalchemy.engine import make_url
+
+from memoryd.config import MemorydSettings
+from memoryd.domain.errors import InvalidInput
+from memoryd.extraction.interval import parse_interval
+from memoryd.scale.tasks import QUEUE, make_app, sweep_cron
+from memoryd.service import Memoryd
+
+log = logging.getLogger("memoryd.scale")
+
+_SCHEMA_LOCK = 7_243_002  # advisory-lock key for "install procrastinate's schema"
+RESTART_DELAYS = (1.0, 30.0)  # first wait after losing the database, and the longest
+
+
+@dataclass(frozen=True)
+class WorkerOptions:
+    name: str | None = None
+    concurrency: int = 1
+    heartbeat_seconds: int = 10  # a worker silent for 3 heartbeats is presumed dead
+
+
+def require_postgres(url: str) -> None:
+    if make_url(url).get_backend_name() != "postgresql":
+        raise InvalidInput(
+            "memoryd worker needs PostgreSQL (MEMORYD_DATABASE_URL=postgresql+psycopg://...); "
+            "with SQLite, `memoryd serve` runs extraction in its own process"
+        )
+
+
+def build(md: Memoryd, options: WorkerOptions) -> App:
+    interval = parse_interval(md.settings.extraction_interval)
+    cron, period = sweep_cron(interval)
+    if period != interval:
+        log.warning(
+            "MEMORY_EXTRACTION_INTERVAL=%s is not a cron step; sweeping every %s instead",
+            md.settings.extraction_interval,
+            period,
+        )
+    log.info("sweep schedule: %s (every %s)", cron, period)
+    return make_app(md.url, interval=interval, recover_seconds=options.heartbeat_seconds)
+
+
+def install_schema(md: Memoryd, app: App) -> bool:
+    """procrastinate's tables, created once; True if this call created them."""
+    with md.db.engine.connect() as lock_conn:
+        lock_conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": _SCHEMA_LOCK})
+        try:
+            app.open()
+            try:
+                if app.check_connection():
+                    return False
+                app.schema_manager.apply_schema()
+                log.info("installed procrastinate's schema")
+                return True
+            finally:
+                app.close()
+        finally:
+            lock_conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": _SCHEMA_LOCK})
+
+
+def prepare(settings: MemorydSettings, options: WorkerOptions) -> tuple[Memoryd, App]:
+    """Open and migrate the database, install procrastinate's schema, build the app."""
+    url = settings.resolved_database_url()
+    require_postgres(url)
+    md = Memoryd(url, settings=settings)
+    md.db  # noqa: B018 - migrates memoryd's schema now
+    app = build(md, options)
+    install_schema(md, app)
+    return md, app
+
+
+def run(settings: MemorydSettings, options: WorkerOptions) -> None:
+    """Run a worker in the foreground until SIGTERM or SIGINT."""
+    md, app = prepare(settings, options)
+    heartbeat = float(options.heartbeat_seconds)
+    worker_options: Any = {
+        "queues": [QUEUE],
+        "name": options.name,
+        "concurrency": options.concurrency,
+        "delete_jobs": "successful",
+        "update_heartbeat_interval": heartbeat,
+        "stalled_worker_timeout": 3 * heartbeat,
+        "additional_context": {"memoryd": md, "stalled_seconds": 3 * heartbeat},
+        "install_signal_handlers": False,
+    }
+    try:
+        asyncio.run(_supervise(app, worker_options))
+    finally:
+        md.close()
+
+
+async def _supervise(app: App, worker_options: Any) -> None:
+    """Run procrastinate's worker; when it stops on a lost database, start it again.
+
+    procrastinate stops a worker whose notification listener loses its connection (after
+    finishing the job in hand) and raises when a job fetch fails. Either way this loop
+    waits, with backoff, and starts a fresh worker once the database answers again, so
+    an outage needs no supervisor. SIGTERM/SIGINT stop it gracefully: the job in hand is
+    finished first.
+    """
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    delay = RESTART_DELAYS[0]
+    while not stop.is_set():
+        started = loop.time()
+        try:
+            async with app.open_async():
+                working = asyncio.create_task(app.run_worker_async(**worker_options))
+                stopping = asyncio.create_task(stop.wait())
+                await asyncio.wait({working, stopping}, return_when=asyncio.FIRST_COMPLETED)
+                if stop.is_set():
+                    working.cancel()  # procrastinate stops gracefully on cancellation
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await working
+                    return
+                stopping.cancel()
+                working.result()
+                log.warning("worker stopped after losing the database")
+        except (ConnectorException, psycopg.Error, PoolTimeout, OSError) as exc:
+            log.warning("database unavailable: %s", " ".join(str(exc).split()))
+        if loop.time() - started > 60:
+            delay = RESTART_DELAYS[0]
+        log.warning("starting the worker again in %.0f s", delay)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), delay)
+        delay = min(delay * 2, RESTART_DELAYS[1])

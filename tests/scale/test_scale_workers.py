@@ -1,0 +1,157 @@
+"""Extraction on procrastinate workers (R16, R9): real ``memoryd worker`` processes.
+
+Each test starts worker processes against a fresh PostgreSQL database and the scripted
+LLM server (``EchoExtractor``: one memory per chat, and a count of concurrent calls per
+pair), then checks the database: every chat processed once, one memory per chat, one
+``create`` audit entry per memory, no job left behind.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from datetime import timedelta
+
+import pytest
+from procrastinate import App
+from scale_support import Workers, distinct_facts, seed_pairs, through, wait_for
+from sqlalchemy import text
+from tcp_proxy import TcpProxy
+
+from memoryd import Memoryd
+from memoryd.scale.tasks import EXTRACT_TASK, QUEUE, make_app, pair_lock
+from memoryd.scale.worker import install_schema
+from memoryd.testing import FakeOpenAIServer
+from memoryd.testing.echo_extraction import EchoExtractor
+
+pytestmark = pytest.mark.postgres
+
+
+@pytest.fixture
+def queue(pg_md: Memoryd) -> Iterator[App]:
+    """The procrastinate app over the test database, schema installed, open for defers."""
+    app = make_app(pg_md.url, interval=timedelta(hours=1))
+    install_schema(pg_md, app)
+    app.open()
+    try:
+        yield app
+    finally:
+        app.close()
+
+
+def scalar(md: Memoryd, sql: str) -> int:
+    with md.db.read() as repo:
+        return int(repo.conn.execute(text(sql)).scalar_one())
+
+
+def unprocessed(md: Memoryd, pairs: list[tuple[int, str]]) -> int:
+    return sum(len(md.list_chats(uid, slug, processed=False)) for uid, slug in pairs)
+
+
+def live_workers(md: Memoryd) -> int:
+    return scalar(md, "SELECT count(*) FROM procrastinate_workers")
+
+
+def jobs(md: Memoryd, *statuses: str) -> int:
+    wanted = ", ".join(f"'{s}'" for s in statuses)
+    return scalar(md, f"SELECT count(*) FROM procrastinate_jobs WHERE status IN ({wanted})")
+
+
+def defer(
+    app: App, pairs: list[tuple[int, str]], *, copies: int = 1, queueing: bool = True
+) -> None:
+    for uid, slug in pairs:
+        lock = pair_lock(uid, slug)
+        for _ in range(copies):
+            app.configure_task(
+                EXTRACT_TASK, queue=QUEUE, lock=lock, queueing_lock=lock if queueing else None
+            ).defer(user_id=uid, workspace=slug)
+
+
+def assert_one_memory_per_chat(md: Memoryd, pairs: list[tuple[int, str]], chats: int) -> None:
+    for n, (uid, slug) in enumerate(pairs):
+        stored = md.list_memories(uid, "workspace", slug)
+        assert sorted(m.content for m in stored) == sorted(distinct_facts(n)[:chats])
+        creates = [e for e in md.audit_log(uid) if e.action.value == "create"]
+        assert len(creates) == chats
+        assert {e.memory_id for e in creates} == {m.id for m in stored}
+        assert all(e.actor.startswith("extraction") for e in creates)
+
+
+def test_two_workers_never_run_one_pair_at_once(
+    pg_md: Memoryd, queue: App, workers: Workers
+) -> None:
+    pairs = seed_pairs(pg_md, pairs=8, chats=6)
+    with FakeOpenAIServer() as llm:
+        echo = EchoExtractor(hold_seconds=0.4)
+        llm.responder = echo
+        for name in ("a", "b"):
+            workers.start(pg_md.url, llm.base_url, name=name)
+        wait_for(lambda: live_workers(pg_md) == 2, 60, "both workers to start")
+        # three jobs per pair and no queueing lock: only the pair lock keeps two workers
+        # from extracting one pair at the same time
+        defer(queue, pairs, copies=3, queueing=False)
+        wait_for(lambda: jobs(pg_md, "todo", "doing") == 0, 120, "the queue to drain")
+    assert unprocessed(pg_md, pairs) == 0
+    assert jobs(pg_md, "failed") == 0
+    assert max(echo.max_in_flight_per_workspace.values()) == 1
+    assert echo.max_in_flight >= 2, "the two workers never worked at the same time"
+    assert_one_memory_per_chat(pg_md, pairs, chats=6)
+
+
+def test_worker_killed_mid_batch_is_finished_by_another(
+    pg_md: Memoryd, queue: App, workers: Workers
+) -> None:
+    pairs = seed_pairs(pg_md, pairs=1, chats=16)  # two batches of 8
+    with FakeOpenAIServer() as llm:
+        llm.responder = EchoExtractor(hold_seconds=1.0)
+        doomed = workers.start(pg_md.url, llm.base_url, name="doomed")
+        wait_for(lambda: live_workers(pg_md) == 1, 60, "the worker to start")
+        defer(queue, pairs)
+        # requests 1-2 are batch 1 (applied right after); request 3 is batch 2's Observer
+        wait_for(lambda: len(llm.requests) >= 3, 60, "the second batch to start")
+        doomed.kill()
+        assert unprocessed(pg_md, pairs) == 8  # batch 1 committed, batch 2 not
+        assert len(pg_md.list_memories(pairs[0][0])) == 8
+        rescuer = workers.start(pg_md.url, llm.base_url, name="rescuer")
+        wait_for(lambda: unprocessed(pg_md, pairs) == 0, 120, "the rescuer to finish")
+        wait_for(lambda: jobs(pg_md, "todo", "doing") == 0, 30, "the queue to drain")
+    assert "requeued memoryd.extract_pair" in rescuer.log()
+    assert_one_memory_per_chat(pg_md, pairs, chats=16)
+
+
+def test_database_cut_during_extraction(
+    pg_md: Memoryd, queue: App, proxy: TcpProxy, workers: Workers
+) -> None:
+    pairs = seed_pairs(pg_md, pairs=4, chats=12)
+    with FakeOpenAIServer() as llm:
+        llm.responder = EchoExtractor(hold_seconds=0.5)
+        started = [
+            workers.start(through(proxy, pg_md.url), llm.base_url, name=name) for name in ("a", "b")
+        ]
+        wait_for(lambda: live_workers(pg_md) == 2, 60, "both workers to start")
+        defer(queue, pairs)
+        wait_for(lambda: len(llm.requests) >= 3, 60, "extraction to be under way")
+        with proxy.outage():
+            time.sleep(4)
+        wait_for(lambda: unprocessed(pg_md, pairs) == 0, 180, "extraction to finish")
+        wait_for(lambda: jobs(pg_md, "todo", "doing") == 0, 60, "the queue to drain")
+    assert all(w.alive() for w in started), "a worker died with the database connection"
+    assert_one_memory_per_chat(pg_md, pairs, chats=12)
+
+
+def test_periodic_sweep_queues_due_pairs_and_obeys_the_switch(
+    pg_md: Memoryd, queue: App, workers: Workers
+) -> None:
+    pg_md.set_setting("memory_auto_extraction", False)
+    pairs = seed_pairs(pg_md, pairs=3, chats=4)
+    with FakeOpenAIServer() as llm:
+        llm.responder = EchoExtractor()
+        workers.start(pg_md.url, llm.base_url, name="sweeper", interval="1s")
+        wait_for(lambda: live_workers(pg_md) == 1, 60, "the worker to start")
+        time.sleep(4)  # several sweeps while background extraction is switched off
+        assert unprocessed(pg_md, pairs) == 12
+        assert llm.requests == []
+        pg_md.set_setting("memory_auto_extraction", True)
+        wait_for(lambda: unprocessed(pg_md, pairs) == 0, 90, "the sweep to queue the pairs")
+    assert_one_memory_per_chat(pg_md, pairs, chats=4)
