@@ -86,6 +86,25 @@ def test_update_by_handle_revises_in_place_and_ids_never_reach_the_model(
     assert update.before is not None and update.before["content"].endswith("March 14.")
 
 
+def test_update_aimed_at_an_unrelated_memory_becomes_a_create(
+    xmd: Memoryd, fake_llm: FakeOpenAIServer
+) -> None:
+    """A small model once rewrote a deadline into a name; code checks the target."""
+    ana = xmd.create_user("ana")
+    xmd.create_workspace("atlas-billing")
+    old = xmd.add_memory(
+        ana.id, "Atlas must be live for its first customers by March 14.", None, "atlas-billing"
+    )
+    chat(xmd, ana.id, "atlas-billing", 3)
+    fake_llm.script(
+        observe(("The user is named Atlas-Billing", "GLOBAL", "update")),
+        reflect({"candidate": 1, "action": "update", "target": "W1", "scope": "GLOBAL"}),
+    )
+    result = xmd.extract(ana.id, "atlas-billing", force=True)
+    assert result.updated == [] and [m.scope for m in result.created] == [Scope.GLOBAL]
+    assert xmd.get_memory(ana.id, old.id).content == old.content
+
+
 def test_contradiction_proposed_as_create_becomes_an_update(
     xmd: Memoryd, fake_llm: FakeOpenAIServer
 ) -> None:

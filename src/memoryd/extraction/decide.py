@@ -27,6 +27,13 @@ from memoryd.extraction.secrets import secret_reason
 DUPLICATE_SIMILARITY = 0.9
 # An "update" with no usable handle revises the closest stored memory above this.
 UPDATE_SIMILARITY = 0.6
+# An update must still be about its target: below this the model aimed at the wrong
+# memory (a 1.5B model turned "Atlas must be live by March 14" into "The user is named
+# Atlas-Billing", similarity 0.53), and the fact is treated as new instead. Real
+# revisions measured 0.68-0.72 ("moves to GitHub Actions" vs "uses Jenkins" only 0.41:
+# kept as a new fact, the stale one stays). Across scopes the bar is higher.
+RELATED_SIMILARITY = 0.55
+RELATED_SIMILARITY_OTHER_SCOPE = 0.65
 
 _WORD = re.compile(r"[\w'’.:/-]+")
 _FILLER_WORDS = (
@@ -160,6 +167,19 @@ def plan_changes(
                 plan.rejected.append(f"{where}: near-duplicate of a stored memory; skipped")
                 continue
             target = nearest  # same fact with new details: revise it in place
+
+        if target is not None and target.embedding is not None:
+            relatedness = float(np.dot(np.asarray(target.embedding), vector))
+            bar = (
+                RELATED_SIMILARITY
+                if decision.scope is target.scope
+                else RELATED_SIMILARITY_OTHER_SCOPE
+            )
+            if relatedness < bar:
+                target = None
+                if nearest is not None and similarity >= DUPLICATE_SIMILARITY:
+                    plan.rejected.append(f"{where}: near-duplicate of a stored memory; skipped")
+                    continue
 
         if target is not None:
             if content_key(target.content) == content_key(text):

@@ -33,10 +33,10 @@ from memoryd.extraction.schema import (
     MAX_CANDIDATES,
     MAX_DECISIONS,
     OBSERVER_SCHEMA,
-    REFLECTOR_SCHEMA,
     Candidate,
     check_list,
     read_items,
+    reflector_schema,
 )
 from memoryd.extraction.secrets import secret_values
 from memoryd.llm.base import LLMProvider
@@ -310,7 +310,7 @@ def _process_batch(
                     max(0, free[Scope.GLOBAL]),
                     max(0, free[Scope.WORKSPACE]),
                 ),
-                schema=REFLECTOR_SCHEMA,
+                schema=reflector_schema(list(handles)),
                 schema_name="decisions",
                 check=check_list("memories"),
                 max_tokens=REFLECTOR_MAX_TOKENS,

@@ -13,20 +13,19 @@ from memoryd.extraction.schema import Candidate
 from memoryd.llm.base import Message
 
 PROMPT_CLIP = 600
-RESPONSE_CLIP = 200
+RESPONSE_CLIP = 120
 
 OBSERVER_SYSTEM = """\
-You read a chat between a user and an assistant and write down the facts worth \
-remembering for future chats with this user. Answer with one JSON object: \
-{"facts": [{"text": ..., "scope": ..., "action": ...}]}.
-Remember: the user's name, job, lasting preferences and habits, people they work with; \
-the project's goals, decisions, deadlines, tools and constraints.
-Do not remember: small talk, one-off questions, what the assistant explained or \
-suggested, moods, and secrets (passwords, API keys, card numbers).
-scope is "GLOBAL" for facts about the user everywhere, "WORKSPACE" for facts about this \
-project. action is "update" when the fact changes something decided before, else "create".
-Each text is one short sentence that names its subject. If nothing is worth \
-remembering, answer {"facts": []}."""
+Extract facts to remember about the user from the chat below. Answer with one JSON \
+object: {"facts": [{"text": ..., "scope": ..., "action": ...}]}.
+A fact is something the user stated that stays true for weeks: who they are, what they \
+always want, what their project uses or decided, its deadlines.
+Never extract: questions, the assistant's answers, small talk, moods, today's plans, \
+passwords, keys or card numbers.
+scope: "GLOBAL" = about the person; "WORKSPACE" = about this project.
+action: "create", or "update" if the user changed an earlier decision.
+Each text is one short sentence naming its subject. If nothing qualifies, answer \
+{"facts": []}."""
 
 REFLECTOR_SYSTEM = """\
 You keep a user's long-term memories. You get the stored memories (G1.. about the user \
@@ -50,7 +49,7 @@ def chat_log(chats: Sequence[Chat]) -> str:
     for chat in chats:
         lines.append(f"User: {_clip(chat.prompt, PROMPT_CLIP)}")
         if chat.response.strip():
-            lines.append(f"Assistant: {_clip(chat.response, RESPONSE_CLIP)}")
+            lines.append(f"(assistant: {_clip(chat.response, RESPONSE_CLIP)})")
     return "\n".join(lines)
 
 

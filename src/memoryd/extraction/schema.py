@@ -69,6 +69,22 @@ REFLECTOR_SCHEMA: dict[str, Any] = {
 }
 
 
+def reflector_schema(handles: Sequence[str]) -> dict[str, Any]:
+    """REFLECTOR_SCHEMA narrowed to this batch: ``target`` is "" or a handle shown to it.
+
+    Constrained decoding then cannot invent a handle; answers from servers that ignore
+    the schema are still checked handle by handle in code.
+    """
+    item = REFLECTOR_SCHEMA["properties"]["memories"]["items"]
+    properties = dict(item["properties"])
+    properties["target"] = {"type": "string", "enum": ["", *handles]}
+    if not handles:
+        properties["action"] = {"type": "string", "enum": ["create"]}
+    narrowed_item = {**item, "properties": properties}
+    memories = {**REFLECTOR_SCHEMA["properties"]["memories"], "items": narrowed_item}
+    return {**REFLECTOR_SCHEMA, "properties": {"memories": memories}}
+
+
 @dataclass(frozen=True)
 class Candidate:
     """One proposed fact: from the Observer, or a final decision from the Reflector."""
