@@ -29,12 +29,7 @@ import httpx
 
 from memoryd import Memoryd
 from memoryd.server.auth import AuthStore
-from memoryd.testing import FakeOpenAIServer, Reply, fake_openai
-
-# Python's http.server leaves Nagle on and writes a reply's headers and body separately,
-# so on a kept-alive connection each reply waits ~40 ms for a delayed ACK. Real servers
-# set TCP_NODELAY; the fake upstream does here too, so the numbers measure memoryd.
-fake_openai._Handler.disable_nagle_algorithm = True
+from memoryd.testing import FakeOpenAIServer, Reply
 
 ANSWER = "Here is a medium-sized answer to your question, " * 8
 

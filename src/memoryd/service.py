@@ -436,12 +436,12 @@ class Memoryd(ExtractionMixin):
                 raise InvalidInput(f"{label} is longer than {MAX_CHAT_TEXT} characters")
         if not prompt.strip():
             raise InvalidInput("prompt is empty")
+        now = self.clock()
         with self.db.write() as repo:
             self._require_user(repo, user_id)
             workspace_id = self._require_workspace(repo, workspace)
-            chat_id = repo.insert_chat(user_id, workspace_id, prompt, response, self.clock())
-            chats = repo.list_chats(user_id, workspace_id, processed=False)
-        return next(c for c in chats if c.id == chat_id)
+            chat_id = repo.insert_chat(user_id, workspace_id, prompt, response, now)
+        return Chat(chat_id, user_id, workspace, prompt, response, now, memory_processed=False)
 
     def list_chats(
         self, user_id: int, workspace: str | None = None, *, processed: bool | None = None

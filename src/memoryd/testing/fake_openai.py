@@ -62,6 +62,7 @@ class _Server(ThreadingHTTPServer):
 
 
 class _Handler(BaseHTTPRequestHandler):
+    disable_nagle_algorithm = True  # or kept-alive replies stall ~40 ms on delayed ACKs
     server: _Server
     protocol_version = "HTTP/1.1"
     server_version = "memoryd-fake-openai/1"
