@@ -11,6 +11,7 @@ import typer
 from memoryd.cli import chats, db, memories, settings, users, workspaces
 from memoryd.cli.common import MemorydGroup, root_options
 from memoryd.cli.context import context
+from memoryd.cli.extract import extract, runs
 from memoryd.cli.serve import apikey_app, passwd, serve
 from memoryd.cli.transfer import export, import_
 from memoryd.cli.worker import worker
@@ -28,6 +29,8 @@ app.add_typer(users.app, name="users")
 app.add_typer(workspaces.app, name="workspaces")
 app.add_typer(memories.app, name="memories")
 app.command("context")(context)
+app.command("extract")(extract)
+app.command("runs")(runs)
 app.command("export")(export)
 app.command("import")(import_)
 app.add_typer(settings.app, name="settings")
