@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import chat, observe, reflect
 from typer.testing import CliRunner, Result
 
+from conftest import chat, observe, reflect
 from memoryd import Memoryd
 from memoryd.cli.app import app
 from memoryd.embedding.minilm import MiniLMEmbedder
