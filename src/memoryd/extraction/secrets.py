@@ -25,7 +25,7 @@ _KEY_PATTERNS = (
 _LABELLED = re.compile(
     r"\b(?:password|passwd|passphrase|passcode|pwd|pin|api[ _-]?key|access[ _-]?key|"
     r"auth[ _-]?token|token|credentials?|cvv|cvc)\b"
-    r"(?:\s+(?:is|was|are|=|:)|\s*[:=])\s*[\"'`]?(?P<value>[^\s\"'`,;]{4,})",
+    r"(?:\s+(?:is|was|are|=|:)|\s*[:=])\s*[\"'`]?(?P<value>[^\s\"'`,;]{3,})",
     re.IGNORECASE,
 )
 _CARD = re.compile(r"(?<!\d)(?:\d[ -]?){12,18}\d(?!\d)")
