@@ -69,13 +69,13 @@ def make_md(url: str, srv: FakeOpenAIServer, tmp_path: Path, embedder: MiniLMEmb
 
 @pytest.fixture
 def xmd(
-    sqlite_url: str,
+    database_url: str,
     fake_llm: FakeOpenAIServer,
     tmp_path: Path,
     embedder: MiniLMEmbedder,
     clock: Clock,
 ) -> Iterator[Memoryd]:
-    with make_md(sqlite_url, fake_llm, tmp_path, embedder, clock) as md:
+    with make_md(database_url, fake_llm, tmp_path, embedder, clock) as md:
         yield md
 
 

@@ -17,13 +17,13 @@ from memoryd.testing import FakeOpenAIServer, Reply
 
 
 @pytest.fixture
-def seeded(sqlite_url: str, embedder: MiniLMEmbedder) -> str:
-    with Memoryd(sqlite_url, embedder=embedder) as md:
+def seeded(database_url: str, embedder: MiniLMEmbedder) -> str:
+    with Memoryd(database_url, embedder=embedder) as md:
         ana = md.create_user("ana")
         md.create_user("bob")
         md.create_workspace("lab")
         chat(md, ana.id, "lab", 3, "I run the Porto lab")
-    return sqlite_url
+    return database_url
 
 
 def run(url: str, srv: FakeOpenAIServer, tmp_path: Path, *args: str) -> Result:

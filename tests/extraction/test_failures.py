@@ -156,10 +156,10 @@ def test_apply_is_one_transaction_with_items_failing_alone(
 
 
 def test_backoff_grows_and_the_pair_is_parked_after_max_attempts(
-    sqlite_url: str, fake_llm: FakeOpenAIServer, tmp_path: Path, embedder: MiniLMEmbedder
+    database_url: str, fake_llm: FakeOpenAIServer, tmp_path: Path, embedder: MiniLMEmbedder
 ) -> None:
     clock = Clock()
-    md = make_md(sqlite_url, fake_llm, tmp_path, embedder, clock, extraction_max_attempts=3,
+    md = make_md(database_url, fake_llm, tmp_path, embedder, clock, extraction_max_attempts=3,
                  extraction_backoff_seconds=60)  # fmt: skip
     user_id, _ = seed(md)
     fake_llm.default = Reply.error(500, "down")

@@ -305,13 +305,13 @@ def test_unusable_answer_is_retried_once_with_the_problem_shown(
 
 
 def test_backlog_is_processed_batch_after_batch_oldest_first(
-    sqlite_url: str,
+    database_url: str,
     fake_llm: FakeOpenAIServer,
     tmp_path: Path,
     embedder: MiniLMEmbedder,
     clock: Clock,
 ) -> None:
-    md = make_md(sqlite_url, fake_llm, tmp_path, embedder, clock, extraction_batch_chats=4)
+    md = make_md(database_url, fake_llm, tmp_path, embedder, clock, extraction_batch_chats=4)
     ana = md.create_user("ana")
     md.create_workspace("lab")
     for n in range(10):

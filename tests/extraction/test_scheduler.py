@@ -67,14 +67,14 @@ def due(md: Memoryd, clock: Clock, idle_ms: int = 1_200_000, minimum: int = 3) -
 
 @pytest.fixture
 def smd(
-    sqlite_url: str,
+    database_url: str,
     fake_llm: FakeOpenAIServer,
     tmp_path: Path,
     embedder: MiniLMEmbedder,
     clock: Clock,
 ) -> Memoryd:
     return make_md(
-        sqlite_url, fake_llm, tmp_path, embedder, clock, idle_threshold_ms=1_200_000,
+        database_url, fake_llm, tmp_path, embedder, clock, idle_threshold_ms=1_200_000,
         extraction_backoff_seconds=600, extraction_max_attempts=2,
     )  # fmt: skip
 
