@@ -16,16 +16,19 @@ PROMPT_CLIP = 600
 RESPONSE_CLIP = 120
 
 OBSERVER_SYSTEM = """\
-Extract facts to remember about the user from the chat below. Answer with one JSON \
-object: {"facts": [{"text": ..., "scope": ..., "action": ...}]}.
-A fact is something the user stated that stays true for weeks: who they are, what they \
-always want, what their project uses or decided, its deadlines.
-Never extract: questions, the assistant's answers, small talk, moods, today's plans, \
-passwords, keys or card numbers.
-scope: "GLOBAL" = about the person; "WORKSPACE" = about this project.
+List the facts about the user and their project that the user stated in this chat and \
+that will still be true next month. Answer with one JSON object: \
+{"facts": [{"text": ..., "scope": ..., "action": ...}]}.
+Put each fact in its own item, one short sentence each; a chat usually has 2 to 5 such \
+facts. Only write what the user actually said.
+Good facts: the user's name and job, lasting preferences ("always ...", "never ..."), \
+people they work with, the project's tools, decisions and deadlines.
+Skip: questions, the assistant's answers, jokes, moods, plans for today, passwords, keys \
+and card numbers.
+scope: "GLOBAL" if the fact is about the person (name, job, preferences); "WORKSPACE" \
+if it is about this project.
 action: "create", or "update" if the user changed an earlier decision.
-Each text is one short sentence naming its subject. If nothing qualifies, answer \
-{"facts": []}."""
+If there is nothing, answer {"facts": []}."""
 
 REFLECTOR_SYSTEM = """\
 You keep a user's long-term memories. You get the stored memories (G1.. about the user \
