@@ -1,0 +1,56 @@
+"""The bundled local model, for real: a short conversation in, its stated facts out.
+
+Slow (one model load and two or three calls of a 1.5B model on the CPU), so marked
+``slow``; it skips when the ``local`` extra is not installed. The assembled GGUF is kept
+in pytest's cache directory so it is joined and checked once, not per run.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from memoryd import Memoryd
+from memoryd.llm.local import QWEN_CODER_1_5B, LocalProvider, model_path
+
+pytestmark = pytest.mark.slow
+
+if importlib.util.find_spec("xllamacpp") is None or any(
+    importlib.util.find_spec(p) is None for p in QWEN_CODER_1_5B.packages
+):
+    pytest.skip("the local extra is not installed", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def local_llm(request: pytest.FixtureRequest) -> LocalProvider:
+    models = Path(request.config.cache.mkdir("memoryd-models"))
+    return LocalProvider(models_dir=models)
+
+
+def test_the_model_is_assembled_from_its_parts_and_checked(local_llm: LocalProvider) -> None:
+    path = model_path(local_llm.bundled, local_llm.models_dir)
+    assert path.stat().st_size == QWEN_CODER_1_5B.size
+    assert path.with_suffix(".verified").read_text().startswith(QWEN_CODER_1_5B.sha256)
+
+
+def test_stated_facts_arrive_as_memories(md: Memoryd, local_llm: LocalProvider) -> None:
+    carla = md.create_user("carla")
+    md.create_workspace("orion")
+    for prompt, response in [
+        ("Hi! My name is Carla Diaz and I'm a data engineer.", "Nice to meet you, Carla!"),
+        ("The Orion project stores everything in PostgreSQL 16.", "Good choice."),
+        ("Please always answer me in Spanish from now on.", "¡Claro!"),
+        ("What's 17 times 3?", "51."),
+    ]:
+        md.record_chat(carla.id, "orion", prompt, response)
+
+    result = md.extract(carla.id, "orion", force=True, provider=local_llm)
+
+    assert result.error is None, result.error
+    assert 1 <= result.usage.calls <= 3
+    stored = " | ".join(m.content for m in md.list_memories(carla.id)).casefold()
+    found = [k for k in ("carla", "postgresql", "spanish") if k in stored]
+    assert len(found) >= 2, stored
+    assert all(c.memory_processed for c in md.list_chats(carla.id, "orion"))
