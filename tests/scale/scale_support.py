@@ -1,17 +1,20 @@
-"""Helpers for the scale tests: seeding pairs, waiting, worker processes, proxied URLs."""
+"""Helpers for the scale tests: seeding, waiting, worker processes, proxied URLs, checks."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+import numpy.typing as npt
 from sqlalchemy.engine import make_url
 from tcp_proxy import TcpProxy
 
@@ -115,3 +118,47 @@ class Workers:
     def stop_all(self) -> None:
         for worker in self.started:
             worker.stop()
+
+
+class HashEmbedder:
+    """A cheap deterministic embedder for tests about storage, not about meaning.
+
+    Processes that only race for limits or ride out an outage do not need MiniLM's
+    meaning; loading it in every process would only make the test slow.
+    """
+
+    name = "sha256-test"
+    dimensions = 384
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        rows = []
+        for text in texts:
+            seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
+            row = np.random.default_rng(seed).standard_normal(self.dimensions)
+            rows.append(row / np.linalg.norm(row))
+        return np.asarray(rows, dtype=np.float32).reshape(len(rows), self.dimensions)
+
+
+def assert_storage_consistent(md: Memoryd, limits_global: int = 5, limits_pair: int = 20) -> None:
+    """No memory without its create audit entry, no audit of a memory never stored,
+    and no scope over its limit, for every user of the database."""
+    with md.db.read() as repo:
+        conn = repo.conn
+        orphans = conn.exec_driver_sql(
+            "SELECT count(*) FROM memories m WHERE NOT EXISTS (SELECT 1 FROM audit_log a "
+            "WHERE a.memory_id = m.id AND a.action = 'create')"
+        ).scalar_one()
+        assert orphans == 0, "memories without a create entry in the audit log"
+        ghosts = conn.exec_driver_sql(
+            "SELECT count(*) FROM audit_log a WHERE a.action = 'create' AND NOT EXISTS "
+            "(SELECT 1 FROM memories m WHERE m.id = a.memory_id) AND NOT EXISTS "
+            "(SELECT 1 FROM audit_log d WHERE d.memory_id = a.memory_id AND d.action = 'delete')"
+        ).scalar_one()
+        assert ghosts == 0, "audit entries for memories that were never committed"
+        over = conn.exec_driver_sql(
+            "SELECT count(*) FROM (SELECT user_id, scope, workspace_id, count(*) AS n "
+            "FROM memories GROUP BY user_id, scope, workspace_id) per_scope "
+            f"WHERE (scope = 'global' AND n > {limits_global}) "
+            f"OR (scope = 'workspace' AND n > {limits_pair})"
+        ).scalar_one()
+        assert over == 0, "a scope holds more memories than its limit"
