@@ -92,3 +92,4 @@ def test_bad_input_is_one_line_and_exit_2(
         assert result.exit_code == 2, result.output
         assert result.stderr.startswith("error: ") and len(result.stderr.splitlines()) == 1
     assert fake_llm.requests == []
+    assert json.loads(run(seeded, fake_llm, tmp_path, "runs", "--json").stdout) == []

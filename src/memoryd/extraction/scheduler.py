@@ -21,6 +21,7 @@ from sqlalchemy import and_, case, func, literal, or_, select
 from sqlalchemy.engine import Connection
 
 from memoryd.domain import runtime_settings
+from memoryd.domain.errors import InvalidInput
 from memoryd.extraction.interval import parse_interval
 from memoryd.extraction.pipeline import ExtractionConfig, PairResult, process_pair
 from memoryd.extraction.runs import Run, finish_run, new_run_id, start_run
@@ -166,12 +167,11 @@ def run_extraction(
         model=llm.model,
         dry_run=dry_run,
     )
-    if not dry_run:
-        start_run(md.db, run)
     targets: list[tuple[int, str]]
     if user_id is not None:
         if workspace is None:
-            raise ValueError("name the workspace of the pair to extract")
+            raise InvalidInput("name the workspace of the pair to extract")
+        md.get_user(user_id), md.get_workspace(workspace)  # NotFound before any run starts
         targets = [(user_id, workspace)]
         run.pairs_seen = 1
     else:
@@ -185,6 +185,8 @@ def run_extraction(
             if reason != "due":
                 run.skip(reason, count)
         targets = [(p.user_id, p.workspace) for p in due]
+    if not dry_run:
+        start_run(md.db, run)
     try:
         for index, (uid, slug) in enumerate(targets, 1):
             result = process_pair(
