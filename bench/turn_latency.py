@@ -1,0 +1,428 @@
+"""How long ``Memoryd.context()`` takes per chat turn, against a floor and a naive design.
+
+One user with 5 global and 20 workspace memories on a temporary SQLite file holds a
+chat whose history slides like a real one: each turn sends a new user message plus the
+last 3 messages, so the previous message and reply come back as history. Every user
+message and assistant reply is a text the process has not seen before, so nothing is
+served from a cache that a real chat would not hit either. Three set-ups answer the same
+turns, interleaved turn by turn so background load hits them alike:
+
+- main:  the shipped default reranker (stored memory vectors, cached query parts);
+- floor: reranking skipped (``reranker="recency"``): storage and bookkeeping only;
+- naive: a reranker that embeds the 20 memories and the query text on every call (on 1
+  turn in 4 by default: each costs a quarter of a second or more).
+
+A second part times one embedding call for texts of 10, 25 and 60 tokens under several
+onnxruntime session options, to choose MiniLMEmbedder's defaults. The machine is shared,
+so both parts also report which stretches ran while other processes were quiet
+(from /proc/stat).
+
+    .venv/bin/python bench/turn_latency.py [--turns 500]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import math
+import os
+import platform
+import random
+import statistics
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from memoryd import Memoryd
+from memoryd.config import MemorydSettings
+from memoryd.domain.injection import Query
+from memoryd.domain.models import Memory
+from memoryd.embedding.minilm import MiniLMEmbedder, default_model_path, default_tokenizer_path
+
+DATA = Path(__file__).parent / "data" / "retrieval.json"
+HISTORY_WINDOW = 3
+CALLS_PER_ROUND = 3
+TURN_BLOCK = 10
+QUIET_CPUS = 0.3  # other processes' average CPU use under which a stretch counts as quiet
+
+USER_OPENERS = (
+    "", "Quick question: ", "Hey, ", "One more thing. ", "Sorry, another one: ",
+    "Can you help? ", "Before I forget: ", "Okay, next: ",
+)
+USER_CLOSERS = (
+    "", " Thanks!", " Keep it short please.", " I need this for a meeting.",
+    " Just double-checking.", " No rush.", " Bullet points are fine.",
+)
+REPLY_OPENERS = ("", "Sure. ", "Good question. ", "Here is what I have: ", "Right. ")
+REPLY_CLOSERS = (
+    "", " Anything else?", " Let me know if you want more detail.", " Hope that helps.",
+)
+
+
+# --- the chat ----------------------------------------------------------------------------
+def unique_texts(bases: Sequence[str], openers: Sequence[str], closers: Sequence[str],
+                 rng: random.Random) -> Iterator[str]:
+    """Endless distinct variants of the base texts, in a shuffled order."""
+    combos = list(itertools.product(bases, openers, closers))
+    rng.shuffle(combos)
+    for base, opener, closer in combos:
+        yield f"{opener}{base}{closer}"
+    for n in itertools.count(1):  # only reached for very long runs
+        yield f"{rng.choice(bases)} (follow-up {n})"
+
+
+def chat_turns(pool: dict[str, Any], replies: Sequence[str], count: int,
+               seed: int) -> list[tuple[str, list[dict[str, str]]]]:
+    """(message, history) for ``count`` turns of conversations of 1 to 8 turns each."""
+    rng = random.Random(seed)
+    messages = unique_texts([q["message"] for q in pool["queries"]], USER_OPENERS,
+                            USER_CLOSERS, rng)
+    answers = unique_texts(replies, REPLY_OPENERS, REPLY_CLOSERS, rng)
+    turns: list[tuple[str, list[dict[str, str]]]] = []
+    while len(turns) < count:
+        conversation: list[dict[str, str]] = []
+        for _ in range(rng.randint(1, 8)):
+            message = next(messages)
+            turns.append((message, conversation[-HISTORY_WINDOW:]))
+            conversation += [{"role": "user", "content": message},
+                             {"role": "assistant", "content": next(answers)}]
+    return turns[:count]
+
+
+# --- set-ups -------------------------------------------------------------------------------
+class CountingEmbedder:
+    """Passes calls through to the shared embedder and counts the texts it embeds."""
+
+    def __init__(self, inner: MiniLMEmbedder) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.dimensions = inner.dimensions
+        self.texts = 0
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        self.texts += len(texts)
+        return self.inner.embed(texts)
+
+
+class ReembedEverythingReranker:
+    """The naive design: embed every memory and the query text on every turn, no caches.
+
+    The query goes in its own call so the memories' batch is not padded to its length.
+    """
+
+    name = "naive-reembed"
+
+    def __init__(self, embedder: CountingEmbedder) -> None:
+        self.embedder = embedder
+
+    def score(self, query: Query, memories: Sequence[Memory]) -> list[float]:
+        matrix = self.embedder.embed([m.content for m in memories])
+        return [float(x) for x in matrix @ self.embedder.embed([query.text])[0]]
+
+
+def populate(url: str, embedder: MiniLMEmbedder, pool: dict[str, Any],
+             other: dict[str, Any]) -> tuple[int, str]:
+    with Memoryd(url, embedder=embedder) as md:
+        user = md.create_user("bench")
+        md.create_workspace(pool["workspace"])
+        for content in other["memories"][:5]:
+            md.add_memory(user.id, content, "global")
+        for content in pool["memories"]:
+            md.add_memory(user.id, content, "workspace", pool["workspace"])
+        return user.id, pool["workspace"]
+
+
+def percentiles(samples: Sequence[float]) -> dict[str, float]:
+    cuts = statistics.quantiles(samples, n=100, method="inclusive")
+    return {"p50": statistics.median(samples), "p95": cuts[94], "p99": cuts[98],
+            "mean": statistics.fmean(samples)}
+
+
+def run_turns(args: argparse.Namespace, data: dict[str, Any], embedder: MiniLMEmbedder) -> None:
+    pool = next(p for p in data["pools"] if p["id"] == args.pool)
+    other = next(p for p in data["pools"] if p["id"] != args.pool)
+    replies = [h["content"] for p in data["pools"] for q in p["queries"]
+               for h in q["history"] if h["role"] == "assistant"]
+    turns = chat_turns(pool, replies, args.warmup + args.turns, args.seed)
+    default = MemorydSettings.model_fields["reranker"].default
+    times: dict[str, list[float]] = {"main": [], "floor": [], "naive": []}
+    main_by_new_texts: dict[int, list[float]] = {}
+    main_on_naive_turns: list[float] = []
+    quiet_times: dict[str, list[float]] = {name: [] for name in times}
+    busy_times: dict[str, list[float]] = {name: [] for name in times}
+    counters = {name: CountingEmbedder(embedder) for name in times}
+    with tempfile.TemporaryDirectory() as tmp:
+        url = f"sqlite:///{tmp}/bench.db"
+        user_id, slug = populate(url, embedder, pool, other)
+        setups = {
+            "main": Memoryd(url, embedder=counters["main"], reranker=default),
+            "floor": Memoryd(url, embedder=counters["floor"], reranker="recency"),
+            "naive": Memoryd(url, embedder=counters["naive"],
+                             reranker=ReembedEverythingReranker(counters["naive"])),
+        }
+        names = list(setups)
+        meter = CpuMeter()
+        block: list[tuple[str, float]] = []  # (set-up, ms) of the current block of turns
+        block_start = meter.snapshot()
+
+        def close_block() -> None:
+            quiet = meter.others(block_start, meter.snapshot()) < QUIET_CPUS
+            for name, elapsed in block:
+                (quiet_times if quiet else busy_times)[name].append(elapsed)
+            block.clear()
+
+        for i, (message, history) in enumerate(turns):
+            measured = i >= args.warmup
+            if block and i % TURN_BLOCK == 0:
+                close_block()
+                block_start = meter.snapshot()
+            for name in names[i % 3 :] + names[: i % 3]:  # rotate who goes first
+                if name == "naive" and i % args.naive_every:
+                    continue
+                before = counters[name].texts
+                start = time.perf_counter()
+                turn = setups[name].context(user_id, slug, message, history)
+                elapsed = (time.perf_counter() - start) * 1000
+                if turn.fallback_reason or len(turn.workspace_memories) != 5:
+                    raise SystemExit(f"{name}: turn {i} fell back: {turn.fallback_reason}")
+                if measured:
+                    times[name].append(elapsed)
+                    block.append((name, elapsed))
+                    if name == "main":
+                        new_texts = counters[name].texts - before
+                        main_by_new_texts.setdefault(new_texts, []).append(elapsed)
+                        if i % args.naive_every == 0:
+                            main_on_naive_turns.append(elapsed)
+        close_block()
+        main_name = setups["main"].reranker.name
+        for md in setups.values():
+            md.close()
+    report_turns(args, pool, turns, times, main_by_new_texts, main_name)
+    same = percentiles(main_on_naive_turns)
+    naive = percentiles(times["naive"])
+    print(f"ratio (b) naive/main on the same {len(main_on_naive_turns)} turns:"
+          f" p50 {naive['p50'] / same['p50']:.2f}x, p95 {naive['p95'] / same['p95']:.2f}x"
+          "   (target >= 5x)")
+    print(f"quiet stretches (blocks of {TURN_BLOCK} turns in which other processes used under"
+          f" {QUIET_CPUS} CPU) vs the rest:")
+    for name in times:
+        cells = []
+        for label, part in (("quiet", quiet_times[name]), ("busy", busy_times[name])):
+            p50 = f"{statistics.median(part):.2f} ms" if part else "-"
+            cells.append(f"{label} {len(part)} turns p50 {p50}")
+        print(f"  {name:<6} " + "; ".join(cells))
+
+
+def report_turns(args: argparse.Namespace, pool: dict[str, Any],
+                 turns: Sequence[tuple[str, list[dict[str, str]]]],
+                 times: dict[str, list[float]], main_by_new_texts: dict[int, list[float]],
+                 main_name: str) -> None:
+    history_sizes = [len(h) for _, h in turns[args.warmup :]]
+    print(f"\n## Turn latency: md.context(), {args.turns} turns after {args.warmup} warm-up"
+          f" (pool {pool['id']}: 5 global + 20 workspace memories, SQLite)")
+    print("history messages per turn: " + ", ".join(
+        f"{k}: {history_sizes.count(k)}" for k in range(HISTORY_WINDOW + 1)))
+    print(f"{'set-up':<44}{'turns':>6}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}{'mean ms':>9}")
+    rows = {
+        f"main: shipped default ({main_name})": times["main"],
+        **{f"  main, turns embedding {k} new text(s)": v
+           for k, v in sorted(main_by_new_texts.items()) if len(v) >= 20},
+        "(a) floor: recency, no reranking": times["floor"],
+        f"(b) naive: re-embed 20 + query (1 turn in {args.naive_every})": times["naive"],
+    }
+    for label, samples in rows.items():
+        row = percentiles(samples)
+        print(f"{label:<44}{len(samples):>6}{row['p50']:>9.2f}{row['p95']:>9.2f}"
+              f"{row['p99']:>9.2f}{row['mean']:>9.2f}")
+    new_texts = sum(k * len(v) for k, v in main_by_new_texts.items()) / len(times["main"])
+    print(f"main embeds {new_texts:.2f} new texts per turn (the message and, once a chat has"
+          " history, the previous assistant reply); naive embeds 21")
+    main, floor = percentiles(times["main"]), percentiles(times["floor"])
+    print(f"ratio main/(a) floor : p50 {main['p50'] / floor['p50']:.2f}x,"
+          f" p95 {main['p95'] / floor['p95']:.2f}x")
+    print(f"main p50 {main['p50']:.2f} ms (target <= 10 ms): "
+          + ("met" if main["p50"] <= 10 else "NOT met"))
+
+
+# --- embedding cost and session options ----------------------------------------------------
+def texts_of_length(
+    data: dict[str, Any], lengths: Sequence[int]
+) -> dict[int, tuple[str, list[int]]]:
+    """Token ids of dataset texts exactly n tokens long, [CLS] and [SEP] included."""
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(default_tokenizer_path()))
+    tok.no_padding()
+    tok.no_truncation()
+    corpus = " ".join(m for p in data["pools"] for m in p["memories"])
+    ids = tok.encode(corpus).ids[1:-1]
+    found: dict[int, tuple[str, list[int]]] = {}
+    for n in lengths:
+        for start in range(0, len(ids) - n):
+            text = tok.decode(ids[start : start + n - 2])
+            encoded = tok.encode(text).ids
+            if len(encoded) == n:
+                found[n] = (text, encoded)
+                break
+    return found
+
+
+def session_variants() -> dict[str, Callable[[Any], None]]:
+    import onnxruntime as ort
+
+    def opts(threads: int, **extra: Any) -> Callable[[Any], None]:
+        def apply(o: Any) -> None:
+            o.intra_op_num_threads = threads
+            o.inter_op_num_threads = 1
+            if "level" in extra:
+                o.graph_optimization_level = extra["level"]
+            if "spin" in extra:
+                o.add_session_config_entry("session.intra_op.allow_spinning", extra["spin"])
+            if "parallel" in extra:
+                o.execution_mode = ort.ExecutionMode.ORT_PARALLEL
+        return apply
+
+    level = ort.GraphOptimizationLevel
+    return {
+        "1 thread (shipped)": opts(1),
+        "1 thread, opt level BASIC": opts(1, level=level.ORT_ENABLE_BASIC),
+        "1 thread, opt level EXTENDED": opts(1, level=level.ORT_ENABLE_EXTENDED),
+        "2 threads": opts(2),
+        "2 threads, no spinning": opts(2, spin="0"),
+        "2 threads, parallel execution": opts(2, parallel=True),
+    }
+
+
+def run_embedding(args: argparse.Namespace, data: dict[str, Any],
+                  embedder: MiniLMEmbedder) -> None:
+    import onnxruntime as ort
+
+    lengths = (10, 25, 60)
+    texts = texts_of_length(data, lengths)
+    variants: dict[str, Callable[[int], object]] = {
+        "MiniLMEmbedder.embed, as shipped": lambda n: embedder.embed([texts[n][0]]),
+    }
+    if not args.skip_options:
+        for label, apply in session_variants().items():
+            options = ort.SessionOptions()
+            apply(options)
+            session = ort.InferenceSession(str(default_model_path()), sess_options=options,
+                                           providers=["CPUExecutionProvider"])
+            variants[f"run only: {label}"] = partial(run_session, session, texts)
+    meter = CpuMeter()
+    samples: dict[tuple[str, int], list[float]] = {}
+    quiet: dict[tuple[str, int], list[float]] = {}
+    quiet_rounds = dict.fromkeys(lengths, 0)
+    order = list(variants)
+    for n in lengths:
+        for call in variants.values():
+            for _ in range(3):
+                call(n)
+        for round_number in range(args.embed_rounds):
+            random.Random(round_number).shuffle(order)
+            before = meter.snapshot()
+            timed: dict[str, list[float]] = {label: [] for label in order}
+            for label in order:  # interleaved: background load hits every variant alike
+                for _ in range(CALLS_PER_ROUND):
+                    start = time.perf_counter()
+                    variants[label](n)
+                    timed[label].append((time.perf_counter() - start) * 1000)
+            is_quiet = meter.others(before, meter.snapshot()) < QUIET_CPUS
+            quiet_rounds[n] += is_quiet
+            for label, run in timed.items():
+                samples.setdefault((label, n), []).extend(run)
+                if is_quiet:
+                    quiet.setdefault((label, n), []).extend(run)
+    print(f"\n## One embedding call of one text, ms ({args.embed_rounds} rounds of"
+          f" {CALLS_PER_ROUND} calls per cell, variants interleaved in a shuffled order)")
+    print("tokens include [CLS] and [SEP]; p10 is the least disturbed calls; 'quiet' keeps"
+          f" rounds in which other processes used under {QUIET_CPUS} CPU; ratios are to the"
+          " shipped session options (run only: 1 thread)")
+    base_label = "run only: " + next(iter(session_variants()))
+    for n in lengths:
+        print(f"\n### {n} tokens ({quiet_rounds[n]}/{args.embed_rounds} quiet rounds)")
+        print(f"{'variant':<46}{'p50':>8}{'p10':>8}{'quiet p50':>11}{'p50 ratio':>11}"
+              f"{'p10 ratio':>11}")
+        base = samples.get((base_label, n))
+        for label in variants:
+            run = samples[(label, n)]
+            p50, p10 = statistics.median(run), percentile(run, 10)
+            calm = quiet.get((label, n))
+            cells = f"{p50:>8.2f}{p10:>8.2f}"
+            cells += f"{statistics.median(calm):>11.2f}" if calm else f"{'-':>11}"
+            if base:
+                cells += f"{p50 / statistics.median(base):>10.2f}x"
+                cells += f"{p10 / percentile(base, 10):>10.2f}x"
+            print(f"{label:<46}{cells}")
+
+
+def percentile(samples: Sequence[float], pct: int) -> float:
+    return statistics.quantiles(samples, n=100, method="inclusive")[pct - 1]
+
+
+def run_session(session: Any, texts: dict[int, tuple[str, list[int]]], n: int) -> object:
+    ids = np.array([texts[n][1]], dtype=np.int64)
+    feed = {"input_ids": ids, "attention_mask": np.ones_like(ids),
+            "token_type_ids": np.zeros_like(ids)}
+    return session.run(None, feed)
+
+
+class CpuMeter:
+    """How many CPUs other processes kept busy between two snapshots (Linux /proc/stat)."""
+
+    def __init__(self) -> None:
+        self.tick = os.sysconf("SC_CLK_TCK")
+
+    def snapshot(self) -> tuple[float, float, float]:
+        try:
+            with open("/proc/stat", encoding="ascii") as fh:
+                fields = [int(x) for x in fh.readline().split()[1:9]]
+        except OSError:
+            return time.perf_counter(), math.nan, time.process_time()
+        user, nice, system, _idle, _iowait, irq, softirq, steal = fields
+        busy = (user + nice + system + irq + softirq + steal) / self.tick
+        return time.perf_counter(), busy, time.process_time()
+
+    @staticmethod
+    def others(before: tuple[float, float, float], after: tuple[float, float, float]) -> float:
+        wall = after[0] - before[0]
+        other_seconds = (after[1] - before[1]) - (after[2] - before[2])
+        return max(other_seconds, 0.0) / wall if wall > 0 else math.nan
+
+
+def load_average() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} CPUs"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--turns", type=int, default=500, help="measured turns (default 500)")
+    parser.add_argument("--warmup", type=int, default=50, help="unmeasured turns first")
+    parser.add_argument("--pool", default="p01", help="which pool of retrieval.json (p01-p12)")
+    parser.add_argument("--naive-every", type=int, default=4,
+                        help="run the slow naive set-up on 1 turn in N (default 4)")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--embed-rounds", type=int, default=30,
+                        help=f"rounds of {CALLS_PER_ROUND} timed embedding calls per variant")
+    parser.add_argument("--skip-options", action="store_true",
+                        help="skip the onnxruntime session-option comparison")
+    args = parser.parse_args()
+    data = json.loads(DATA.read_text())
+    print(f"python {platform.python_version()}, {load_average()} at start")
+    embedder = MiniLMEmbedder()
+    embedder.embed(["warm up"])
+    started = time.perf_counter()
+    run_turns(args, data, embedder)
+    run_embedding(args, data, embedder)
+    print(f"\n{load_average()} at end; took {time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
