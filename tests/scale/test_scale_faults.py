@@ -28,9 +28,7 @@ THREADS = 6
 OUTAGE_SECONDS = 4.0
 
 
-def test_outage_under_traffic_fails_cleanly_and_recovers(
-    pg_md: Memoryd, proxy: TcpProxy
-) -> None:
+def test_outage_under_traffic_fails_cleanly_and_recovers(pg_md: Memoryd, proxy: TcpProxy) -> None:
     pg_md.create_workspace("phoenix")
     users = [pg_md.create_user(f"u{n}").id for n in range(THREADS)]
     md = Memoryd(through(proxy, pg_md.url), embedder=HashEmbedder())

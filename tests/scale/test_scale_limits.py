@@ -134,4 +134,3 @@ def test_churn_never_exceeds_the_limits(pg_md: Memoryd) -> None:
         assert totals.get(f"{action} ok", 0) > 0, totals
     assert totals.get("add ScopeFull", 0) + totals.get("promote ScopeFull", 0) > 0, totals
     assert_storage_consistent(pg_md)
-

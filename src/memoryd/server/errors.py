@@ -13,6 +13,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import InterfaceError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from memoryd.domain.errors import (
@@ -29,6 +30,7 @@ from memoryd.domain.errors import (
 from memoryd.llm.base import LLMError
 
 log = logging.getLogger("memoryd.server")
+DATABASE_RETRY_AFTER_S = 2
 
 STATUS: tuple[tuple[type[MemorydError], int, str], ...] = (
     (NotFound, 404, "not_found"),
@@ -133,6 +135,18 @@ def _http_error(_: Request, exc: Exception) -> JSONResponse:
     return error_response(exc.status_code, type_, str(exc.detail), headers=headers)
 
 
+def _database_unavailable(_: Request, exc: Exception) -> JSONResponse:
+    """The database connection failed (restart, failover, network). The transaction was
+    rolled back unless its commit was already on its way; retrying is the caller's move."""
+    log.warning("database unavailable: %s", " ".join(str(exc).split())[:300])
+    return error_response(
+        503,
+        "database_unavailable",
+        "the database is unavailable; retry shortly",
+        headers={"Retry-After": str(DATABASE_RETRY_AFTER_S)},
+    )
+
+
 def _unexpected(_: Request, exc: Exception) -> JSONResponse:
     log.exception("unhandled error", exc_info=exc)
     return error_response(500, "internal_error", "internal server error; see the server log")
@@ -143,4 +157,6 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(ApiError, _api_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(OperationalError, _database_unavailable)
+    app.add_exception_handler(InterfaceError, _database_unavailable)
     app.add_exception_handler(Exception, _unexpected)

@@ -1,0 +1,145 @@
+"""Several stateless API processes over one PostgreSQL: ``memoryd serve --workers 2``.
+
+The real command runs on a free loopback port and reaches the database through the
+cuttable proxy. Over HTTP: clients racing for one user's last slots get exactly the
+limit; then the database is cut for 4 seconds under traffic and every response is either
+a normal answer or a JSON ``503 database_unavailable`` with ``Retry-After``, never a 500,
+and requests succeed again once the database is back, with no restart.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+import pytest
+from scale_support import assert_storage_consistent, through, wait_for
+from tcp_proxy import TcpProxy
+
+from memoryd import Memoryd
+from memoryd.server.auth import AuthStore
+
+pytestmark = pytest.mark.postgres
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def api(pg_md: Memoryd, proxy: TcpProxy, tmp_path: Path) -> Iterator[str]:
+    """``memoryd serve --workers 2`` over the proxied database; yields its base URL."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "MEMORYD_DATABASE_URL": through(proxy, pg_md.url),
+        "MEMORYD_DATA_DIR": str(tmp_path / "data"),
+        "MEMORYD_ADMIN_PASSWORD": "admin-password-1",
+        "MEMORYD_RERANKER": "recency",  # these tests are about the database, not ranking
+    }
+    command = [sys.executable, "-m", "memoryd.cli.app", "serve", "--host", "127.0.0.1"]
+    command += ["--port", str(port), "--workers", "2", "--no-scheduler"]
+    log = (tmp_path / "serve.log").open("wb")
+    proc = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+
+    def healthy() -> bool:
+        try:
+            return httpx.get(f"{base}/health", timeout=2).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    try:
+        wait_for(healthy, 90, "memoryd serve to answer")
+        yield base
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+def user_with_key(md: Memoryd, name: str) -> tuple[int, dict[str, str]]:
+    auth = AuthStore(md.db, clock=md.clock)
+    user = md.create_user(name)
+    auth.add_member("phoenix", user.id)
+    key = auth.create_api_key(user.id, "scale test").secret
+    return user.id, {"Authorization": f"Bearer {key}"}
+
+
+def test_clients_racing_over_http_get_exactly_the_limit(pg_md: Memoryd, api: str) -> None:
+    pg_md.create_workspace("phoenix")
+    uid, headers = user_with_key(pg_md, "racer")
+
+    def add(n: int) -> int:
+        body = {"content": f"racing fact {n}", "scope": "global"}
+        response = httpx.post(f"{api}/api/v1/memories", json=body, headers=headers, timeout=60)
+        return response.status_code
+
+    with ThreadPoolExecutor(max_workers=16) as pool:
+        statuses = Counter(pool.map(add, range(24)))
+    assert statuses == {201: 5, 409: 19}
+    assert len(pg_md.list_memories(uid, "global")) == 5
+
+
+def test_database_outage_over_http(pg_md: Memoryd, api: str, proxy: TcpProxy) -> None:
+    pg_md.create_workspace("phoenix")
+    clients = [user_with_key(pg_md, f"client{n}") for n in range(4)]
+    seen: list[tuple[float, int, str]] = []  # (time, status, error type)
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def traffic(n: int) -> None:
+        _, headers = clients[n]
+        step = 0
+        with httpx.Client(base_url=api, headers=headers, timeout=30) as http:
+            while not stop.is_set():
+                step += 1
+                if step % 2:
+                    body = {"content": f"client {n} fact {step}", "workspace": "phoenix"}
+                    response = http.post("/api/v1/memories", json=body)
+                else:
+                    body = {"workspace": "phoenix", "message": f"question {step}"}
+                    response = http.post("/api/v1/context", json=body)
+                kind = response.json().get("error", {}).get("type", "")
+                if response.status_code == 503:
+                    assert response.headers.get("retry-after")
+                with lock:
+                    seen.append((time.monotonic(), response.status_code, kind))
+                time.sleep(0.02)
+
+    threads = [threading.Thread(target=traffic, args=(n,)) for n in range(len(clients))]
+    for t in threads:
+        t.start()
+    time.sleep(2)
+    cut_at = time.monotonic()
+    with proxy.outage():
+        time.sleep(4)
+    restored_at = time.monotonic()
+    time.sleep(5)
+    stop.set()
+    for t in threads:
+        t.join(60)
+
+    statuses = Counter(status for _, status, _ in seen)
+    assert set(statuses) <= {200, 201, 409, 503}, statuses
+    during = Counter(kind for at, status, kind in seen if cut_at + 0.5 < at < restored_at)
+    assert during["database_unavailable"] > 0
+    assert set(during) == {"database_unavailable"}, during
+    late = [status for at, status, _ in seen if at > restored_at + 2]
+    assert late and all(status in (200, 201, 409) for status in late), Counter(late)
+    assert_storage_consistent(pg_md)
