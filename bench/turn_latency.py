@@ -4,8 +4,11 @@ One user with 5 global and 20 workspace memories on a temporary SQLite file hold
 chat whose history slides like a real one: each turn sends a new user message plus the
 last 3 messages, so the previous message and reply come back as history. Every user
 message and assistant reply is a text the process has not seen before, so nothing is
-served from a cache that a real chat would not hit either. Three set-ups answer the same
-turns, interleaved turn by turn so background load hits them alike:
+served from a cache that a real chat would not hit either. After each turn the exchange
+is recorded with ``record_chat`` (untimed), as a chat app or memoryd's proxy does once the
+answer is out; that is when memoryd embeds the reply for the turns that will quote it.
+Three set-ups answer the same turns, interleaved turn by turn so background load hits
+them alike:
 
 - main:  the shipped default reranker (stored memory vectors, cached query parts);
 - floor: reranking skipped (``reranker="recency"``): storage and bookkeeping only;
@@ -78,20 +81,20 @@ def unique_texts(bases: Sequence[str], openers: Sequence[str], closers: Sequence
 
 
 def chat_turns(pool: dict[str, Any], replies: Sequence[str], count: int,
-               seed: int) -> list[tuple[str, list[dict[str, str]]]]:
-    """(message, history) for ``count`` turns of conversations of 1 to 8 turns each."""
+               seed: int) -> list[tuple[str, list[dict[str, str]], str]]:
+    """(message, history, reply) for ``count`` turns of conversations of 1 to 8 turns."""
     rng = random.Random(seed)
     messages = unique_texts([q["message"] for q in pool["queries"]], USER_OPENERS,
                             USER_CLOSERS, rng)
     answers = unique_texts(replies, REPLY_OPENERS, REPLY_CLOSERS, rng)
-    turns: list[tuple[str, list[dict[str, str]]]] = []
+    turns: list[tuple[str, list[dict[str, str]], str]] = []
     while len(turns) < count:
         conversation: list[dict[str, str]] = []
         for _ in range(rng.randint(1, 8)):
-            message = next(messages)
-            turns.append((message, conversation[-HISTORY_WINDOW:]))
+            message, reply = next(messages), next(answers)
+            turns.append((message, conversation[-HISTORY_WINDOW:], reply))
             conversation += [{"role": "user", "content": message},
-                             {"role": "assistant", "content": next(answers)}]
+                             {"role": "assistant", "content": reply}]
     return turns[:count]
 
 
@@ -177,7 +180,7 @@ def run_turns(args: argparse.Namespace, data: dict[str, Any], embedder: MiniLMEm
                 (quiet_times if quiet else busy_times)[name].append(elapsed)
             block.clear()
 
-        for i, (message, history) in enumerate(turns):
+        for i, (message, history, reply) in enumerate(turns):
             measured = i >= args.warmup
             if block and i % TURN_BLOCK == 0:
                 close_block()
@@ -199,6 +202,8 @@ def run_turns(args: argparse.Namespace, data: dict[str, Any], embedder: MiniLMEm
                         main_by_new_texts.setdefault(new_texts, []).append(elapsed)
                         if i % args.naive_every == 0:
                             main_on_naive_turns.append(elapsed)
+            # as a chat app (or the proxy) does once the answer is out; not timed
+            setups["main"].record_chat(user_id, slug, message, reply)
         close_block()
         main_name = setups["main"].reranker.name
         for md in setups.values():
@@ -223,7 +228,7 @@ def report_turns(args: argparse.Namespace, pool: dict[str, Any],
                  turns: Sequence[tuple[str, list[dict[str, str]]]],
                  times: dict[str, list[float]], main_by_new_texts: dict[int, list[float]],
                  main_name: str) -> None:
-    history_sizes = [len(h) for _, h in turns[args.warmup :]]
+    history_sizes = [len(h) for _, h, _ in turns[args.warmup :]]
     print(f"\n## Turn latency: md.context(), {args.turns} turns after {args.warmup} warm-up"
           f" (pool {pool['id']}: 5 global + 20 workspace memories, SQLite)")
     print("history messages per turn: " + ", ".join(

@@ -24,7 +24,14 @@ from memoryd.domain.errors import (
     NotFound,
     ScopeFull,
 )
-from memoryd.domain.injection import WORKSPACE_TOP_K, Turn, build_query, most_recent, top_k
+from memoryd.domain.injection import (
+    WORKSPACE_TOP_K,
+    Turn,
+    build_query,
+    history_part,
+    most_recent,
+    top_k,
+)
 from memoryd.domain.models import (
     Actor,
     AuditAction,
@@ -52,13 +59,14 @@ from memoryd.domain.rules import (
 )
 from memoryd.embedding.base import Embedder
 from memoryd.extraction.api import ExtractionMixin
-from memoryd.rerank.base import Reranker
+from memoryd.rerank.base import Reranker, Warmable
 from memoryd.storage.database import Database
 from memoryd.storage.repository import Repository, vector_bytes
 
 log = logging.getLogger("memoryd")
 
 MAX_CHAT_TEXT = 200_000
+LAST_USED_RESOLUTION_S = 60
 
 
 def utcnow() -> datetime:
@@ -409,9 +417,11 @@ class Memoryd(ExtractionMixin):
             query=query,
             candidates=len(candidates),
         )
-        if turn.memories:
+        now = self.clock()
+        stale = [m.id for m in turn.memories if _needs_touch(m.last_used_at, now)]
+        if stale:
             with self.db.write() as repo:
-                repo.touch_memories((m.id for m in turn.memories), self.clock())
+                repo.touch_memories(stale, now)
         return turn
 
     def _rank(self, query: Any, candidates: list[Memory]) -> tuple[list[ScoredMemory], str | None]:
@@ -441,7 +451,17 @@ class Memoryd(ExtractionMixin):
             self._require_user(repo, user_id)
             workspace_id = self._require_workspace(repo, workspace)
             chat_id = repo.insert_chat(user_id, workspace_id, prompt, response, now)
+        self._warm_history(prompt, response)
         return Chat(chat_id, user_id, workspace, prompt, response, now, memory_processed=False)
+
+    def _warm_history(self, *texts: str) -> None:
+        """The next turns quote this exchange as history: embed it now, not on their path."""
+        reranker = self.reranker
+        if isinstance(reranker, Warmable):
+            try:
+                reranker.warm([history_part(t) for t in texts])
+            except Exception as exc:  # a cold cache only costs the next turn time
+                log.warning("could not pre-embed chat history: %s", exc)
 
     def list_chats(
         self, user_id: int, workspace: str | None = None, *, processed: bool | None = None
@@ -542,6 +562,11 @@ class Memoryd(ExtractionMixin):
             after=_audit_view(after),
             now=now,
         )
+
+
+def _needs_touch(last_used: datetime | None, now: datetime) -> bool:
+    """``last_used_at`` is kept to the minute, so a busy chat does not write every turn."""
+    return last_used is None or (now - last_used).total_seconds() >= LAST_USED_RESOLUTION_S
 
 
 def _audit_view(memory: Memory | None) -> dict[str, Any] | None:

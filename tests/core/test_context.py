@@ -139,3 +139,56 @@ def test_stale_vectors_from_another_embedder_are_recomputed(md: Memoryd) -> None
     assert (
         turn.workspace_memories[0].memory.content == "Sarah Chen is the legal contact for Phoenix"
     )
+
+
+class CountingEmbedder:
+    """The real embedder, counting the texts it is asked to embed."""
+
+    def __init__(self, inner: MiniLMEmbedder) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.dimensions = inner.dimensions
+        self.texts: list[str] = []
+
+    def embed(self, texts: Sequence[str]) -> object:
+        self.texts.extend(texts)
+        return self.inner.embed(texts)
+
+
+def test_recorded_exchanges_are_embedded_before_the_turns_that_quote_them(
+    md: Memoryd, embedder: MiniLMEmbedder
+) -> None:
+    uid = _user_with(md, PHOENIX)
+    counting = CountingEmbedder(embedder)
+    chat = Memoryd(md.url, embedder=counting)  # type: ignore[arg-type]
+    chat.context(uid, "phoenix", "What is our budget?")
+    reply = "The budget is 120k EUR. " + "Long explanation. " * 100
+    chat.record_chat(uid, "phoenix", "What is our budget?", reply)
+    counting.texts.clear()
+    history = [
+        {"role": "user", "content": "What is our budget?"},
+        {"role": "assistant", "content": reply},
+    ]
+    turn = chat.context(uid, "phoenix", "Can we hire two contractors?", history)
+    assert counting.texts == ["Can we hire two contractors?"]
+    assert "The Phoenix budget is 120k EUR" in [m.content for m in turn.memories]
+
+
+def test_last_used_is_kept_to_the_minute(md: Memoryd, embedder: MiniLMEmbedder) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    uid = _user_with(md, PHOENIX[:2])
+    now = [datetime(2026, 1, 1, 12, 0, tzinfo=UTC)]
+    timed = Memoryd(md.url, embedder=embedder, clock=lambda: now[0])
+    first = timed.context(uid, "phoenix", "hi").memories[0].id
+
+    def last_used() -> datetime | None:
+        return timed.get_memory(uid, first).last_used_at
+
+    assert last_used() == now[0]
+    now[0] += timedelta(seconds=30)
+    timed.context(uid, "phoenix", "hi")
+    assert last_used() == datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+    now[0] += timedelta(seconds=31)
+    timed.context(uid, "phoenix", "hi")
+    assert last_used() == now[0]

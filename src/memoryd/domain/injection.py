@@ -14,6 +14,7 @@ from memoryd.domain.models import Memory, ScoredMemory
 SECTION_HEADING = "## Things I Remember About You"
 WORKSPACE_TOP_K = 5
 HISTORY_MESSAGES = 3
+HISTORY_PART_MAX_CHARS = 600
 
 
 @dataclass(frozen=True)
@@ -33,13 +34,19 @@ class Query:
         return "\n".join(self.parts)
 
 
+def history_part(text: str) -> str:
+    """How a past message enters a query: trimmed, and cut to its first 600 characters
+    (the topic of a long answer is in its opening; the rest only costs embedding time)."""
+    return text.strip()[:HISTORY_PART_MAX_CHARS].strip()
+
+
 def build_query(message: str, history: Sequence[Mapping[str, object]] = ()) -> Query:
     """The current user message plus the last 3 chat messages with text content."""
     recent: list[str] = []
     for item in history:
         content = item.get("content")
         if isinstance(content, str) and content.strip():
-            recent.append(content.strip())
+            recent.append(history_part(content))
     return Query(message=message.strip(), history=tuple(recent[-HISTORY_MESSAGES:]))
 
 

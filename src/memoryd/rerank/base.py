@@ -18,3 +18,10 @@ class Reranker(Protocol):
     name: str
 
     def score(self, query: Query, memories: Sequence[Memory]) -> Sequence[float]: ...
+
+
+@runtime_checkable
+class Warmable(Protocol):
+    """A reranker that can prepare texts ahead of the turns that will quote them."""
+
+    def warm(self, texts: Sequence[str]) -> None: ...

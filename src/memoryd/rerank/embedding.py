@@ -84,6 +84,10 @@ class EmbeddingReranker:
         self.embedder = embedder
         self.encoder = encoder or QueryEncoder(embedder)
 
+    def warm(self, texts: Sequence[str]) -> None:
+        """Embed texts that later turns will carry as history, off those turns' path."""
+        self.encoder.vectors([t for t in texts if t])
+
     def score(self, query: Query, memories: Sequence[Memory]) -> list[float]:
         if not memories:
             return []

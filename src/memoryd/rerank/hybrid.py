@@ -23,6 +23,9 @@ class HybridReranker:
         self.lexical = lexical or LexicalReranker()
         self.lexical_weight = lexical_weight
 
+    def warm(self, texts: Sequence[str]) -> None:
+        self.dense.warm(texts)
+
     def score(self, query: Query, memories: Sequence[Memory]) -> list[float]:
         dense = self.dense.score(query, memories)
         sparse = self.lexical.score(query, memories)
