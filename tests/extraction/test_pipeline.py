@@ -347,3 +347,22 @@ def test_memory_disabled_extracts_nothing(xmd: Memoryd, fake_llm: FakeOpenAIServ
     result = xmd.extract(ana.id, "lab", force=True)
     assert (result.status, result.reason) == ("skipped", "memory disabled")
     assert fake_llm.requests == []
+
+
+def test_anthropic_provider_end_to_end(
+    database_url: str,
+    fake_llm: FakeOpenAIServer,
+    tmp_path: Path,
+    embedder: MiniLMEmbedder,
+    clock: Clock,
+) -> None:
+    md = make_md(database_url, fake_llm, tmp_path, embedder, clock, llm_provider="anthropic")
+    ana = md.create_user("ana")
+    md.create_workspace("lab")
+    chat(md, ana.id, "lab", 3)
+    fake_llm.script(observe(("Ana uses Julia.", "GLOBAL")), reflect({"candidate": 1}))
+    result = md.extract(ana.id, "lab", force=True)
+    assert [m.content for m in result.created] == ["Ana uses Julia."]
+    assert [r.path for r in fake_llm.requests] == ["/v1/messages", "/v1/messages"]
+    assert fake_llm.requests[1]["tool_choice"] == {"type": "tool", "name": "decisions"}
+    md.close()

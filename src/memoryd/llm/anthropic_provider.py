@@ -57,8 +57,7 @@ class AnthropicProvider:
         }
         if system:
             request["system"] = system
-        if temperature is not None:
-            request["temperature"] = temperature
+        # ``temperature`` is not sent: current Messages API versions no longer take it.
         return request
 
     def complete(
