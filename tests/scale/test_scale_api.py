@@ -81,8 +81,12 @@ def user_with_key(md: Memoryd, name: str) -> tuple[int, dict[str, str]]:
     return user.id, {"Authorization": f"Bearer {key}"}
 
 
-def test_clients_racing_over_http_get_exactly_the_limit(pg_md: Memoryd, api: str) -> None:
+def test_two_api_processes_share_limits_and_ride_out_an_outage(
+    pg_md: Memoryd, api: str, proxy: TcpProxy
+) -> None:
     pg_md.create_workspace("phoenix")
+
+    # clients racing for one user's 5 global slots, spread over both processes
     uid, headers = user_with_key(pg_md, "racer")
 
     def add(n: int) -> int:
@@ -95,9 +99,7 @@ def test_clients_racing_over_http_get_exactly_the_limit(pg_md: Memoryd, api: str
     assert statuses == {201: 5, 409: 19}
     assert len(pg_md.list_memories(uid, "global")) == 5
 
-
-def test_database_outage_over_http(pg_md: Memoryd, api: str, proxy: TcpProxy) -> None:
-    pg_md.create_workspace("phoenix")
+    # then the database vanishes for 4 seconds under traffic
     clients = [user_with_key(pg_md, f"client{n}") for n in range(4)]
     seen: list[tuple[float, int, str]] = []  # (time, status, error type)
     lock = threading.Lock()

@@ -1,7 +1,7 @@
 """R1 across processes on PostgreSQL: many API-like processes, one user's limits.
 
 tests/core/test_concurrency.py races threads, and four processes for one last global
-slot. Here six processes each open their own Memoryd (as ``memoryd serve --workers N``
+slot. Here four processes each open their own Memoryd (as ``memoryd serve --workers N``
 does) and hammer one user: filling both scopes from empty, then churning (delete one,
 add one, promote, demote) while the test process samples the counts in their own
 snapshots. The limits must hold at every sample and end exact.
@@ -21,7 +21,7 @@ from memoryd import DuplicateMemory, InvalidScope, Memoryd, NotFound, Scope, Sco
 
 pytestmark = pytest.mark.postgres
 
-PROCESSES = 6
+PROCESSES = 4
 _keep_alive: list[Any] = []
 
 
@@ -67,7 +67,7 @@ def test_processes_fill_both_scopes_to_exactly_the_limit(pg_md: Memoryd) -> None
     uid = pg_md.create_user("racer").id
     procs, out = _spawn(_fill, pg_md.url, uid)
     results = [r for batch in _join(procs, out) for r in batch]
-    # 6 processes x (2 global + 6 workspace) attempts for 5 + 20 slots
+    # 4 processes x (2 global + 6 workspace) attempts for 5 + 20 slots
     assert results.count("global ok") == 5
     assert results.count("workspace ok") == 20
     assert len(pg_md.list_memories(uid, "global")) == 5
@@ -116,7 +116,7 @@ def test_churn_never_exceeds_the_limits(pg_md: Memoryd) -> None:
         pg_md.add_memory(uid, f"seed workspace {i}", workspace="phoenix")
     with pg_md.db.read() as repo:
         phoenix = repo.workspace_id("phoenix")
-    procs, out = _spawn(_churn, pg_md.url, uid, 8.0)
+    procs, out = _spawn(_churn, pg_md.url, uid, 5.0)
     samples = 0
     while any(p.is_alive() for p in procs) and samples < 10_000:
         with pg_md.db.read() as repo:  # each count is one consistent snapshot

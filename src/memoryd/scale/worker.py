@@ -27,6 +27,7 @@ from sqlalchemy.engine import make_url
 from memoryd.config import MemorydSettings
 from memoryd.domain.errors import InvalidInput
 from memoryd.extraction.interval import parse_interval
+from memoryd.extraction.scheduler import provider_for
 from memoryd.scale.tasks import QUEUE, make_app, sweep_cron
 from memoryd.service import Memoryd
 
@@ -93,9 +94,19 @@ def prepare(settings: MemorydSettings, options: WorkerOptions) -> tuple[Memoryd,
     return md, app
 
 
+def warm_up(md: Memoryd) -> None:
+    """Load the embedder and the LLM provider now, so the first job is not the slow one."""
+    md.embedder.embed(["warm up"])
+    try:
+        provider_for(md)
+    except Exception as exc:  # a bad provider setting fails each job, with its message
+        log.warning("LLM provider not ready: %s", exc)
+
+
 def run(settings: MemorydSettings, options: WorkerOptions) -> None:
     """Run a worker in the foreground until SIGTERM or SIGINT."""
     md, app = prepare(settings, options)
+    warm_up(md)
     heartbeat = float(options.heartbeat_seconds)
     worker_options: Any = {
         "queues": [QUEUE],
