@@ -38,7 +38,7 @@ def seed(md: Memoryd) -> tuple[int, str]:
     ana = md.create_user("ana")
     md.create_workspace("lab")
     md.add_memory(ana.id, "The lab uses Slurm 22.", None, "lab")
-    chat(md, ana.id, "lab", 3)
+    chat(md, ana.id, "lab", 3, "We upgraded the lab to Slurm 23")
     return ana.id, md.list_memories(ana.id)[0].id
 
 
@@ -118,7 +118,14 @@ def test_apply_is_one_transaction_with_items_failing_alone(
     md.create_workspace("lab")
     old = md.add_memory(ana.id, "The lab uses Slurm 22.", None, "lab")
     md.add_memory(ana.id, "Ana works at the Porto lab.")
-    chat(md, ana.id, "lab", 3)
+    chat(
+        md,
+        ana.id,
+        "lab",
+        3,
+        "I'm Ana from the Porto lab: the lab uses Slurm 23 now, "
+        "experiments run on Fridays and builds of the lab pipeline run nightly",
+    )
 
     def responder(body: dict[str, object]) -> Reply:
         if len(fake_llm.requests) == 1:

@@ -95,7 +95,7 @@ def test_update_aimed_at_an_unrelated_memory_becomes_a_create(
     old = xmd.add_memory(
         ana.id, "Atlas must be live for its first customers by March 14.", None, "atlas-billing"
     )
-    chat(xmd, ana.id, "atlas-billing", 3)
+    chat(xmd, ana.id, "atlas-billing", 3, "Everyone here says I am named Atlas-Billing")
     fake_llm.script(
         observe(("The user is named Atlas-Billing", "GLOBAL", "update")),
         reflect({"candidate": 1, "action": "update", "target": "W1", "scope": "GLOBAL"}),
@@ -111,7 +111,7 @@ def test_contradiction_proposed_as_create_becomes_an_update(
     ana = xmd.create_user("ana")
     xmd.create_workspace("atlas")
     old = xmd.add_memory(ana.id, "Atlas must be live for customers by March 14.", None, "atlas")
-    chat(xmd, ana.id, "atlas", 3)
+    chat(xmd, ana.id, "atlas", 3, "Atlas must now be live for customers by March 28")
     fake_llm.script(
         observe(("Atlas must be live for customers by March 28.", "WORKSPACE")),
         reflect({"candidate": 1, "action": "create"}),
@@ -131,7 +131,7 @@ def test_near_duplicate_of_a_stored_memory_is_skipped(
     ana = xmd.create_user("ana")
     xmd.create_workspace("lab")
     xmd.add_memory(ana.id, "The user prefers Polars over pandas.")
-    chat(xmd, ana.id, "lab", 3)
+    chat(xmd, ana.id, "lab", 3, "I prefer Polars, never pandas")
     fake_llm.script(
         observe(("The user prefers Polars instead of pandas.", "GLOBAL")),
         reflect({"candidate": 1, "scope": "GLOBAL"}),
@@ -149,7 +149,7 @@ def test_unknown_handle_is_rejected_alone(xmd: Memoryd, fake_llm: FakeOpenAIServ
     ana = xmd.create_user("ana")
     xmd.create_workspace("lab")
     kept = xmd.add_memory(ana.id, "The lab uses Slurm for jobs.", None, "lab")
-    chat(xmd, ana.id, "lab", 3)
+    chat(xmd, ana.id, "lab", 3, "I'm Ana, I run on Mondays; the lab budget is 40k EUR")
     fake_llm.script(
         observe(("The lab budget is 40k EUR.", "WORKSPACE"), ("Ana runs on Mondays.", "GLOBAL")),
         reflect(
@@ -172,7 +172,7 @@ def test_update_cannot_reach_another_users_memory(xmd: Memoryd, fake_llm: FakeOp
     bob = xmd.create_user("bob")
     xmd.create_workspace("lab")
     bobs = xmd.add_memory(bob.id, "Bob's favourite editor is Emacs.")
-    chat(xmd, ana.id, "lab", 3)
+    chat(xmd, ana.id, "lab", 3, "I'm Ana and my favourite editor is Vim")
     fake_llm.script(
         observe(("Ana's favourite editor is Vim.", "GLOBAL", "update")),
         # G1 exists for Bob, not for Ana; the raw id is not a handle either
@@ -197,7 +197,14 @@ def test_more_creates_than_free_slots(xmd: Memoryd, fake_llm: FakeOpenAIServer) 
     for fact in ("Ana is a chemist.", "Ana lives in Porto.", "Ana speaks Portuguese.",
                  "Ana has two cats."):  # fmt: skip
         xmd.add_memory(ana.id, fact)
-    chat(xmd, ana.id, "lab", 3)
+    chat(
+        xmd,
+        ana.id,
+        "lab",
+        3,
+        "I'm Ana: I drink green tea every morning, play the cello "
+        "in an orchestra and I am learning Japanese on weekends",
+    )
     fake_llm.script(
         observe(
             ("Ana drinks green tea every morning.", "GLOBAL"),
@@ -245,7 +252,7 @@ def test_secrets_are_never_stored_nor_shown_to_the_reflector(
 def test_reflector_text_with_a_secret_is_dropped(xmd: Memoryd, fake_llm: FakeOpenAIServer) -> None:
     ana = xmd.create_user("ana")
     xmd.create_workspace("trip")
-    chat(xmd, ana.id, "trip", 3, "my card is 4539 1488 0343 6467")
+    chat(xmd, ana.id, "trip", 3, "I'm Ana, travelling to Lisbon; my card is 4539 1488 0343 6467")
     fake_llm.script(
         observe(("Ana is travelling to Lisbon.", "WORKSPACE")),
         reflect({"candidate": 1, "text": "Ana pays with card 4539 1488 0343 6467."}),
@@ -270,7 +277,7 @@ def test_fenced_json_with_trailing_comma_is_repaired(
 ) -> None:
     ana = xmd.create_user("ana")
     xmd.create_workspace("lab")
-    chat(xmd, ana.id, "lab", 3)
+    chat(xmd, ana.id, "lab", 3, "I'm Ana and I use Julia")
     fake_llm.script(
         Reply.text(
             'Sure! Here are the facts:\n```json\n{"facts": [{"text": "Ana uses Julia.", '
@@ -290,7 +297,7 @@ def test_unusable_answer_is_retried_once_with_the_problem_shown(
 ) -> None:
     ana = xmd.create_user("ana")
     xmd.create_workspace("lab")
-    chat(xmd, ana.id, "lab", 3)
+    chat(xmd, ana.id, "lab", 3, "I'm Ana and I use Julia")
     fake_llm.script(
         Reply.text("I think the user likes Julia."),
         observe(("Ana uses Julia.", "GLOBAL")),
@@ -331,7 +338,7 @@ def test_backlog_is_processed_batch_after_batch_oldest_first(
 def test_dry_run_writes_nothing(xmd: Memoryd, fake_llm: FakeOpenAIServer) -> None:
     ana = xmd.create_user("ana")
     xmd.create_workspace("lab")
-    chat(xmd, ana.id, "lab", 3)
+    chat(xmd, ana.id, "lab", 3, "I'm Ana and I use Julia")
     fake_llm.script(observe(("Ana uses Julia.", "GLOBAL")), reflect({"candidate": 1}))
     result = xmd.extract(ana.id, "lab", force=True, dry_run=True)
     assert result.planned == ["create workspace: Ana uses Julia."]
@@ -359,10 +366,29 @@ def test_anthropic_provider_end_to_end(
     md = make_md(database_url, fake_llm, tmp_path, embedder, clock, llm_provider="anthropic")
     ana = md.create_user("ana")
     md.create_workspace("lab")
-    chat(md, ana.id, "lab", 3)
+    chat(md, ana.id, "lab", 3, "I'm Ana and I use Julia")
     fake_llm.script(observe(("Ana uses Julia.", "GLOBAL")), reflect({"candidate": 1}))
     result = md.extract(ana.id, "lab", force=True)
     assert [m.content for m in result.created] == ["Ana uses Julia."]
     assert [r.path for r in fake_llm.requests] == ["/v1/messages", "/v1/messages"]
     assert fake_llm.requests[1]["tool_choice"] == {"type": "tool", "name": "decisions"}
     md.close()
+
+
+def test_facts_the_user_never_stated_are_dropped(xmd: Memoryd, fake_llm: FakeOpenAIServer) -> None:
+    """Small models pad answers with the prompt's own words; code checks the chats."""
+    ana = xmd.create_user("ana")
+    xmd.create_workspace("web")
+    chat(xmd, ana.id, "web", 3, "How do I center a div with flexbox?")
+    fake_llm.script(
+        observe(
+            ("The user's job is [User's job].", "GLOBAL"),
+            ("The user prefers to never use jokes or moods.", "GLOBAL"),
+            ("The web project centers a div with flexbox.", "WORKSPACE"),
+        ),
+        reflect({"candidate": 1}),
+    )
+    result = xmd.extract(ana.id, "web", force=True)
+    assert [m.content for m in result.created] == ["The web project centers a div with flexbox."]
+    assert sum("not stated by the user" in r for r in result.rejected) == 2
+    assert "[User's job]" not in user_prompt(fake_llm.requests[1])

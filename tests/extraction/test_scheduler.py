@@ -110,7 +110,7 @@ def test_run_records_pairs_seen_processed_and_skipped_with_reasons(
     ana = smd.create_user("ana")
     bob = smd.create_user("bob")
     smd.create_workspace("lab")
-    chat(smd, ana.id, "lab", 3)
+    chat(smd, ana.id, "lab", 3, "I'm Ana and I use R")
     chat(smd, bob.id, "lab", 1)
     clock.advance(hours=1)
     carol = smd.create_user("carol")

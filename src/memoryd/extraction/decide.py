@@ -57,8 +57,43 @@ def handles_for(memories: Sequence[Memory]) -> dict[str, Memory]:
 
 
 def _informative_words(text: str) -> set[str]:
-    words = {w.strip(".:/-").casefold() for w in _WORD.findall(text)}
+    words = {w.strip(".:/-'’").casefold() for w in _WORD.findall(text)}
     return {w for w in words if w and w not in _FILLER}
+
+
+def _base(word: str) -> str:
+    """A word without a possessive or plural "s" (Ana's -> ana, runs -> run)."""
+    word = re.sub(r"['’]s$", "", word)
+    return word[:-1] if len(word) > 3 and word.endswith("s") else word
+
+
+# Share of a fact's words the user must have written: small models pad their answers with
+# phrases from the prompt ("The user's job is [User's job]", "never uses jokes or moods").
+MIN_GROUNDING = 0.5
+_STEM = 5
+
+
+class Grounding:
+    """The words a batch's user wrote, to check that a fact comes from them."""
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        words: set[str] = set()
+        for text in texts:
+            for word in _informative_words(text):
+                words.add(_base(word))
+                words.update(_base(part) for part in re.split(r"[-_/.]", word) if part)
+        self.words = words
+        self.stems = {w[:_STEM] for w in words if len(w) >= _STEM}
+
+    def share(self, text: str) -> float:
+        """The share of ``text``'s informative words found (or stem-matched) in the batch."""
+        words = {_base(w) for w in _informative_words(text)}
+        if not words:
+            return 1.0
+        found = sum(
+            1 for w in words if w in self.words or (len(w) >= _STEM and w[:_STEM] in self.stems)
+        )
+        return found / len(words)
 
 
 def adds_details(new: str, old: str) -> bool:
@@ -88,9 +123,10 @@ class Plan:
 
 
 def clean_candidates(
-    candidates: Sequence[Candidate], known_secrets: set[str]
+    candidates: Sequence[Candidate], known_secrets: set[str], grounding: Grounding | None = None
 ) -> tuple[list[Candidate], list[str]]:
-    """Drop Observer candidates that hold secrets or break the content rules."""
+    """Drop Observer candidates that hold secrets, break the content rules, or state what
+    the user never wrote (with ``grounding``)."""
     kept: list[Candidate] = []
     rejected: list[str] = []
     for index, candidate in enumerate(candidates, 1):
@@ -102,6 +138,9 @@ def clean_candidates(
         reason = secret_reason(text, known_secrets)
         if reason:
             rejected.append(f"candidate {index}: dropped, {reason}")
+            continue
+        if grounding is not None and grounding.share(text) < MIN_GROUNDING:
+            rejected.append(f"candidate {index}: not stated by the user in these chats: {text}")
             continue
         kept.append(Candidate(text, candidate.scope, candidate.action, candidate.target))
     return kept, rejected

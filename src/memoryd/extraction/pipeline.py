@@ -27,7 +27,13 @@ from memoryd.domain import runtime_settings
 from memoryd.domain.errors import MemorydError, NotFound
 from memoryd.domain.models import Actor, Chat, Memory, Scope, Source
 from memoryd.extraction import prompts
-from memoryd.extraction.decide import Plan, clean_candidates, handles_for, plan_changes
+from memoryd.extraction.decide import (
+    Grounding,
+    Plan,
+    clean_candidates,
+    handles_for,
+    plan_changes,
+)
 from memoryd.extraction.runs import clear_failures, get_pair_state, record_failure
 from memoryd.extraction.schema import (
     MAX_CANDIDATES,
@@ -297,7 +303,8 @@ def _process_batch(
             usage=usage,
         )
         candidates, problems = read_items(observed.value, "facts", MAX_CANDIDATES)
-        candidates, dropped = clean_candidates(candidates, known_secrets)
+        grounding = Grounding([c.prompt for c in batch] + workspace.split("-"))
+        candidates, dropped = clean_candidates(candidates, known_secrets, grounding)
         result.rejected += problems + dropped
         decisions: list[Candidate] = []
         if candidates:
