@@ -24,9 +24,12 @@ if importlib.util.find_spec("xllamacpp") is None or any(
 
 
 @pytest.fixture(scope="module")
-def local_llm(request: pytest.FixtureRequest) -> LocalProvider:
-    models = Path(request.config.cache.mkdir("memoryd-models"))
-    return LocalProvider(models_dir=models)
+def local_llm(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> LocalProvider:
+    cache = getattr(request.config, "cache", None)
+    models = cache.mkdir("memoryd-models") if cache else tmp_path_factory.mktemp("models")
+    return LocalProvider(models_dir=Path(models))
 
 
 def test_the_model_is_assembled_from_its_parts_and_checked(local_llm: LocalProvider) -> None:
