@@ -11,7 +11,9 @@ against the labelled facts: a prediction matches a fact when it contains every o
 fact's keywords (case-insensitive substring), one prediction per fact. Precision is
 matched predictions / predictions, recall matched facts / facts. Also reported: scope
 agreement of matched pairs, updates made in place of the labelled memory, secrets leaked,
-and seconds, LLM calls and tokens per batch.
+and seconds, LLM calls and tokens per batch. A second, looser reading matches by meaning:
+MiniLM cosine similarity >= 0.6 between prediction and labelled text, greedily one to one
+(``--rescore rows.json`` recomputes both from a saved run without calling the model).
 """
 
 from __future__ import annotations
@@ -42,9 +44,7 @@ def run_one(conv: dict[str, Any], settings: MemorydSettings, folder: Path) -> di
     md.create_workspace(slug)
     existing_ids = []
     for index, text in enumerate(conv.get("existing", [])):
-        scope = next(
-            (f["scope"] for f in conv["facts"] if f.get("updates") == index), "workspace"
-        )
+        scope = next((f["scope"] for f in conv["facts"] if f.get("updates") == index), "workspace")
         memory = md.add_memory(user.id, text, scope, slug if scope == "workspace" else None)
         existing_ids.append(memory.id)
     for exchange in conv["exchanges"]:
@@ -92,13 +92,86 @@ def run_one(conv: dict[str, Any], settings: MemorydSettings, folder: Path) -> di
     }
 
 
+SEMANTIC_MATCH = 0.6
+
+
+def semantic_scores(
+    rows: list[dict[str, Any]], conversations: list[dict[str, Any]]
+) -> dict[str, float]:
+    """Precision and recall when a prediction matches a fact by meaning (see module doc)."""
+    import numpy as np
+
+    from memoryd.embedding.minilm import MiniLMEmbedder
+
+    embedder = MiniLMEmbedder()
+    by_id = {c["id"]: c for c in conversations}
+    matched = predicted = facts = 0
+    for row in rows:
+        texts = [m.split("] ", 1)[1] for m in row["memories"]]
+        gold = [f["text"] for f in by_id[row["id"]]["facts"]]
+        predicted += len(texts)
+        facts += len(gold)
+        if not texts or not gold:
+            continue
+        sims = np.asarray(embedder.embed(texts)) @ np.asarray(embedder.embed(gold)).T
+        pairs = sorted(((sims[i, j], i, j) for i in range(len(texts)) for j in range(len(gold))),
+                       reverse=True)  # fmt: skip
+        used_p: set[int] = set()
+        used_g: set[int] = set()
+        for sim, i, j in pairs:
+            if sim >= SEMANTIC_MATCH and i not in used_p and j not in used_g:
+                used_p.add(i)
+                used_g.add(j)
+        matched += len(used_p)
+    return {
+        "semantic_precision": round(matched / predicted, 3) if predicted else 0.0,
+        "semantic_recall": round(matched / facts, 3) if facts else 0.0,
+    }
+
+
+def summarize(rows: list[dict[str, Any]], conversations: list[dict[str, Any]]) -> dict[str, Any]:
+    predicted = sum(r["predicted"] for r in rows)
+    facts = sum(r["facts"] for r in rows)
+    precision = sum(r["matched_predictions"] for r in rows) / predicted if predicted else 0.0
+    recall = sum(r["matched_facts"] for r in rows) / facts if facts else 0.0
+    batches = sum(r["batches"] for r in rows) or 1
+    return {
+        "conversations": len(rows),
+        "facts": facts,
+        "predicted": predicted,
+        "precision": round(precision, 3),
+        "recall": round(recall, 3),
+        "f1": round(2 * precision * recall / (precision + recall), 3) if predicted else 0.0,
+        **semantic_scores(rows, conversations),
+        "scope_agreement": round(
+            sum(r["scope_ok"] for r in rows) / max(1, sum(r["matched_facts"] for r in rows)), 3
+        ),
+        "updates_in_place": f"{sum(r['updates_in_place'] for r in rows)}/"
+        f"{sum(r['updates'] for r in rows)}",
+        "secrets_leaked": f"{sum(r['leaked'] for r in rows)}/{sum(r['secrets'] for r in rows)}",
+        "empty_conversations_with_memories": sum(
+            1 for r in rows if r["facts"] == 0 and r["predicted"] > 0
+        ),
+        "seconds_per_batch": round(sum(r["seconds"] for r in rows) / batches, 1),
+        "llm_calls_per_batch": round(sum(r["calls"] for r in rows) / batches, 2),
+        "prompt_tokens_per_batch": round(sum(r["prompt_tokens"] for r in rows) / batches),
+        "completion_tokens_per_batch": round(sum(r["completion_tokens"] for r in rows) / batches),
+        "errors": sum(1 for r in rows if r["error"]),
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--limit", type=int, default=None, help="first N conversations only")
     parser.add_argument("--ids", nargs="*", default=None, help="only these conversation ids")
     parser.add_argument("--json", type=Path, default=None, help="write the rows here")
+    parser.add_argument("--rescore", type=Path, default=None, help="score saved rows only")
     args = parser.parse_args()
     conversations = json.loads(DATA.read_text())["conversations"]
+    if args.rescore:
+        rows = json.loads(args.rescore.read_text())["rows"]
+        print(json.dumps(summarize(rows, conversations), indent=2))
+        return 0
     if args.ids:
         conversations = [c for c in conversations if c["id"] in args.ids]
     conversations = conversations[: args.limit]
@@ -119,35 +192,7 @@ def main() -> int:
                 print(f"    {memory}")
             for reason in row["rejected"]:
                 print(f"    rejected: {reason}")
-    predicted = sum(r["predicted"] for r in rows)
-    facts = sum(r["facts"] for r in rows)
-    precision = sum(r["matched_predictions"] for r in rows) / predicted if predicted else 0.0
-    recall = sum(r["matched_facts"] for r in rows) / facts if facts else 0.0
-    batches = sum(r["batches"] for r in rows) or 1
-    summary = {
-        "conversations": len(rows),
-        "facts": facts,
-        "predicted": predicted,
-        "precision": round(precision, 3),
-        "recall": round(recall, 3),
-        "f1": round(2 * precision * recall / (precision + recall), 3) if predicted else 0.0,
-        "scope_agreement": round(
-            sum(r["scope_ok"] for r in rows) / max(1, sum(r["matched_facts"] for r in rows)), 3
-        ),
-        "updates_in_place": f"{sum(r['updates_in_place'] for r in rows)}/"
-        f"{sum(r['updates'] for r in rows)}",
-        "secrets_leaked": f"{sum(r['leaked'] for r in rows)}/{sum(r['secrets'] for r in rows)}",
-        "empty_conversations_with_memories": sum(
-            1 for r in rows if r["facts"] == 0 and r["predicted"] > 0
-        ),
-        "seconds_per_batch": round(sum(r["seconds"] for r in rows) / batches, 1),
-        "llm_calls_per_batch": round(sum(r["calls"] for r in rows) / batches, 2),
-        "prompt_tokens_per_batch": round(sum(r["prompt_tokens"] for r in rows) / batches),
-        "completion_tokens_per_batch": round(
-            sum(r["completion_tokens"] for r in rows) / batches
-        ),
-        "errors": sum(1 for r in rows if r["error"]),
-    }
+    summary = summarize(rows, conversations)
     print(json.dumps(summary, indent=2))
     if args.json:
         args.json.write_text(json.dumps({"summary": summary, "rows": rows}, indent=2))
