@@ -126,6 +126,8 @@ def _server(path: Path, threads: int) -> Any:
             params.sampling.temp = 0.0
             params.sampling.top_k = 1
             params.warmup = False
+            # llama.cpp logs every request to stderr; only when memoryd's log wants detail.
+            params.verbosity = 3 if log.isEnabledFor(logging.DEBUG) else -1
             server = xllamacpp.Server(params)
             _servers[path] = server
         return server
