@@ -48,7 +48,10 @@ def test_extract_one_pair_then_runs(
     result = run(seeded, fake_llm, tmp_path, "extract", "--user", "ana", "--workspace", "lab")
 
     assert result.exit_code == 0, result.output
-    assert "[1/1] ana/lab: 1 created, 0 updated, 3 chats processed" in result.stderr
+    assert result.stderr.splitlines()[:2] == [
+        "[1/1] ana/lab: extracting...",
+        "[1/1] ana/lab: 1 created, 0 updated, 3 chats processed",
+    ]
     assert "1 processed" in result.stdout and "2 LLM calls" in result.stdout
     history = run(seeded, fake_llm, tmp_path, "runs", "--json")
     [entry] = json.loads(history.stdout)

@@ -95,14 +95,21 @@ def extract(
             if not as_json:
                 note(f"[{index}/{total}] {_pair_line(result, names)}")
 
+        def starting(user_id: int, slug: str, index: int, total: int) -> None:
+            if not as_json:
+                note(f"[{index}/{total}] {names.get(user_id, user_id)}/{slug}: extracting...")
+
         if user is not None and workspace is not None:
             owner = find_user(md, user)
-            md.extract(owner.id, workspace, force=force, dry_run=dry_run, on_pair=progress)
+            md.extract(
+                owner.id, workspace, force=force, dry_run=dry_run, on_pair=progress,
+                on_pair_start=starting,
+            )  # fmt: skip
             run = md.extraction_runs(1)[0] if not dry_run else None
         else:
             if not as_json:
                 note("looking for due pairs...")
-            run = md.extract(force=force, dry_run=dry_run, on_pair=progress)
+            run = md.extract(force=force, dry_run=dry_run, on_pair=progress, on_pair_start=starting)
     if as_json:
         emit_json(
             {"run": run.to_dict() if run else None, "pairs": [_pair_json(r) for r in results]}

@@ -13,7 +13,11 @@ from typing import TYPE_CHECKING, Any, cast, overload
 if TYPE_CHECKING:
     from memoryd.extraction.pipeline import PairResult
     from memoryd.extraction.runs import Run
-    from memoryd.extraction.scheduler import ExtractionScheduler, ProgressCallback
+    from memoryd.extraction.scheduler import (
+        ExtractionScheduler,
+        ProgressCallback,
+        StartCallback,
+    )
     from memoryd.llm.base import LLMProvider
     from memoryd.service import Memoryd
 
@@ -29,6 +33,7 @@ class ExtractionMixin:
         dry_run: bool = ...,
         provider: LLMProvider | None = ...,
         on_pair: ProgressCallback | None = ...,
+        on_pair_start: StartCallback | None = ...,
     ) -> PairResult: ...
 
     @overload
@@ -41,6 +46,7 @@ class ExtractionMixin:
         dry_run: bool = ...,
         provider: LLMProvider | None = ...,
         on_pair: ProgressCallback | None = ...,
+        on_pair_start: StartCallback | None = ...,
     ) -> Run: ...
 
     def extract(
@@ -52,6 +58,7 @@ class ExtractionMixin:
         dry_run: bool = False,
         provider: LLMProvider | None = None,
         on_pair: ProgressCallback | None = None,
+        on_pair_start: StartCallback | None = None,
     ) -> PairResult | Run:
         """Extract memories now: one pair (returns its PairResult) or all due pairs (a Run).
 
@@ -72,7 +79,7 @@ class ExtractionMixin:
 
         run = run_extraction(
             self._md(), provider=provider, user_id=user_id, workspace=workspace,
-            force=force, dry_run=dry_run, on_pair=collect,
+            force=force, dry_run=dry_run, on_pair=collect, on_pair_start=on_pair_start,
         )  # fmt: skip
         return results[0] if user_id is not None else run
 

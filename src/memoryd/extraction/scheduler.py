@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("memoryd.extraction")
 
 ProgressCallback = Callable[[PairResult, int, int], None]
+# Called before a pair starts: (user_id, workspace, index, total).
+StartCallback = Callable[[int, str, int, int], None]
 
 
 @dataclass(frozen=True)
@@ -150,6 +152,7 @@ def run_extraction(
     clock: Callable[[], datetime] | None = None,
     config: ExtractionConfig | None = None,
     on_pair: ProgressCallback | None = None,
+    on_pair_start: StartCallback | None = None,
 ) -> Run:
     """One extraction run: one named pair, or every due pair; its history is stored.
 
@@ -189,6 +192,8 @@ def run_extraction(
         start_run(md.db, run)
     try:
         for index, (uid, slug) in enumerate(targets, 1):
+            if on_pair_start is not None:
+                on_pair_start(uid, slug, index, len(targets))
             result = process_pair(
                 md,
                 llm,
