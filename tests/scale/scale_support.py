@@ -92,7 +92,7 @@ class Workers:
         self.started: list[WorkerProcess] = []
 
     def start(
-        self, url: str, llm_url: str, *, name: str, interval: str = "1hr", heartbeat: int = 1
+        self, url: str, llm_url: str, *, name: str, interval: str = "1d", heartbeat: int = 1
     ) -> WorkerProcess:
         env = {
             **os.environ,
@@ -116,8 +116,9 @@ class Workers:
         return worker
 
     def stop_all(self) -> None:
-        for worker in self.started:
-            worker.stop()
+        for worker in self.started:  # the test is over: no need to wait for goodbyes
+            if worker.alive():
+                worker.kill()
 
 
 class HashEmbedder:

@@ -116,7 +116,7 @@ def test_churn_never_exceeds_the_limits(pg_md: Memoryd) -> None:
         pg_md.add_memory(uid, f"seed workspace {i}", workspace="phoenix")
     with pg_md.db.read() as repo:
         phoenix = repo.workspace_id("phoenix")
-    procs, out = _spawn(_churn, pg_md.url, uid, 5.0)
+    procs, out = _spawn(_churn, pg_md.url, uid, 4.0)
     samples = 0
     while any(p.is_alive() for p in procs) and samples < 10_000:
         with pg_md.db.read() as repo:  # each count is one consistent snapshot

@@ -8,12 +8,15 @@ pair), then checks the database: every chat processed once, one memory per chat,
 
 from __future__ import annotations
 
+import contextlib
+import re
 import time
 from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
 from procrastinate import App
+from procrastinate.exceptions import AlreadyEnqueued
 from scale_support import Workers, distinct_facts, seed_pairs, through, wait_for
 from sqlalchemy import text
 from tcp_proxy import TcpProxy
@@ -60,12 +63,15 @@ def jobs(md: Memoryd, *statuses: str) -> int:
 def defer(
     app: App, pairs: list[tuple[int, str]], *, copies: int = 1, queueing: bool = True
 ) -> None:
+    """Queue extraction jobs by hand. A worker starting shortly after a tick of the sweep's
+    cron line runs that sweep at once, which may have queued a pair already: fine."""
     for uid, slug in pairs:
         lock = pair_lock(uid, slug)
         for _ in range(copies):
-            app.configure_task(
-                EXTRACT_TASK, queue=QUEUE, lock=lock, queueing_lock=lock if queueing else None
-            ).defer(user_id=uid, workspace=slug)
+            with contextlib.suppress(AlreadyEnqueued):
+                app.configure_task(
+                    EXTRACT_TASK, queue=QUEUE, lock=lock, queueing_lock=lock if queueing else None
+                ).defer(user_id=uid, workspace=slug)
 
 
 def assert_one_memory_per_chat(md: Memoryd, pairs: list[tuple[int, str]], chats: int) -> None:
@@ -81,9 +87,9 @@ def assert_one_memory_per_chat(md: Memoryd, pairs: list[tuple[int, str]], chats:
 def test_two_workers_never_run_one_pair_at_once(
     pg_md: Memoryd, queue: App, workers: Workers
 ) -> None:
-    pairs = seed_pairs(pg_md, pairs=8, chats=6)
+    pairs = seed_pairs(pg_md, pairs=6, chats=6)
     with FakeOpenAIServer() as llm:
-        echo = EchoExtractor(hold_seconds=0.4)
+        echo = EchoExtractor(hold_seconds=0.3)
         llm.responder = echo
         for name in ("a", "b"):
             workers.start(pg_md.url, llm.base_url, name=name)
@@ -104,7 +110,7 @@ def test_worker_killed_mid_batch_is_finished_by_another(
 ) -> None:
     pairs = seed_pairs(pg_md, pairs=1, chats=16)  # two batches of 8
     with FakeOpenAIServer() as llm:
-        llm.responder = EchoExtractor(hold_seconds=1.0)
+        llm.responder = EchoExtractor(hold_seconds=0.6)
         doomed = workers.start(pg_md.url, llm.base_url, name="doomed")
         wait_for(lambda: live_workers(pg_md) == 1, 60, "the worker to start")
         defer(queue, pairs)
@@ -116,16 +122,20 @@ def test_worker_killed_mid_batch_is_finished_by_another(
         rescuer = workers.start(pg_md.url, llm.base_url, name="rescuer")
         wait_for(lambda: unprocessed(pg_md, pairs) == 0, 120, "the rescuer to finish")
         wait_for(lambda: jobs(pg_md, "todo", "doing") == 0, 30, "the queue to drain")
-    assert "requeued memoryd.extract_pair" in rescuer.log()
+    # the dead worker's job was put back, or dropped for an equal one already queued
+    recovered = (
+        r"(requeued|dropped) memoryd\.extract_pair\[\d+\]\(user_id=\d+, workspace='ws0'\) of a dead"
+    )
+    assert re.search(recovered, rescuer.log())
     assert_one_memory_per_chat(pg_md, pairs, chats=16)
 
 
 def test_database_cut_during_extraction(
     pg_md: Memoryd, queue: App, proxy: TcpProxy, workers: Workers
 ) -> None:
-    pairs = seed_pairs(pg_md, pairs=4, chats=12)
+    pairs = seed_pairs(pg_md, pairs=3, chats=12)  # batches of 8 and 4
     with FakeOpenAIServer() as llm:
-        llm.responder = EchoExtractor(hold_seconds=0.5)
+        llm.responder = EchoExtractor(hold_seconds=0.4)
         started = [
             workers.start(through(proxy, pg_md.url), llm.base_url, name=name) for name in ("a", "b")
         ]
