@@ -10,8 +10,8 @@ one job per pair is queued at once and the clock stops when every chat is proces
 The sequence 1, 2, 4 is repeated (``--rounds``) and each count keeps its best time, so a
 burst of load from other programs on the machine does not decide the ratio.
 
-It prints pairs per second and the speed-up over one worker, and checks the result:
-every pair ends with exactly 6 memories.
+It prints pairs per second, the speed-up over one worker and the workers' CPU seconds per
+pair (from /proc), and checks the result: every pair ends with exactly 6 memories.
 
     .venv/bin/python bench/extraction_workers.py [--pairs 60]
 """
@@ -99,7 +99,18 @@ def wait(condition: Callable[[], bool], timeout: float, what: str) -> None:
     raise SystemExit(f"timed out waiting for {what}")
 
 
-def measure(workers: int, pairs: int, llm: FakeOpenAIServer, logs: Path) -> float:
+def cpu_seconds(procs: list[subprocess.Popen[bytes]]) -> float:
+    """User + system CPU time the (still running) processes used so far (Linux /proc)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for proc in procs:
+        fields = Path(f"/proc/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+    return total
+
+
+def measure(workers: int, pairs: int, llm: FakeOpenAIServer, logs: Path) -> tuple[float, float]:
+    """Wall seconds to extract every pair, and the workers' CPU seconds per pair."""
     with scratch_database(f"workers{workers}") as url:
         seed(url, pairs)
         md = Memoryd(url, embedder=MiniLMEmbedder())
@@ -114,11 +125,13 @@ def measure(workers: int, pairs: int, llm: FakeOpenAIServer, logs: Path) -> floa
             )
             due = [DuePair(n, n, f"ws{n - 1}", CHATS_PER_PAIR) for n in range(1, pairs + 1)]
             app.open()
+            cpu_before = cpu_seconds(procs)
             started = time.perf_counter()
             defer_pairs(app, due)
             unprocessed = "SELECT count(*) FROM chats WHERE NOT memory_processed"
             wait(lambda: count(url, unprocessed) == 0, 900, "extraction to finish")
             seconds = time.perf_counter() - started
+            cpu_per_pair = (cpu_seconds(procs) - cpu_before) / pairs
             app.close()
             memories = count(url, "SELECT count(*) FROM memories")
             if memories != pairs * CHATS_PER_PAIR:
@@ -129,7 +142,7 @@ def measure(workers: int, pairs: int, llm: FakeOpenAIServer, logs: Path) -> floa
             for proc in procs:
                 proc.wait(60)
             md.close()
-    return seconds
+    return seconds, cpu_per_pair
 
 
 def main() -> None:
@@ -145,22 +158,29 @@ def main() -> None:
         f"{args.pairs} pairs x {CHATS_PER_PAIR} chats, LLM latency {LATENCY_S * 1000:.0f} ms "
         "per call (2 calls per pair)"
     )
-    runs: dict[int, list[float]] = {n: [] for n in args.workers}
+    runs: dict[int, list[tuple[float, float]]] = {n: [] for n in args.workers}
     with FakeOpenAIServer() as llm, tempfile.TemporaryDirectory() as tmp:
         llm.responder = EchoExtractor()
         llm.latency = LATENCY_S
         for round_ in range(1, args.rounds + 1):
             for n in args.workers:
                 runs[n].append(measure(n, args.pairs, llm, Path(tmp)))
-                print(f"  round {round_}, {n} worker(s): {runs[n][-1]:.1f} s", flush=True)
+                print(f"  round {round_}, {n} worker(s): {runs[n][-1][0]:.1f} s", flush=True)
     results = {n: min(times) for n, times in runs.items()}  # the least disturbed run
-    base = args.pairs / results[args.workers[0]]
-    print(f"\n{'workers':>8} {'seconds':>8} {'pairs/s':>8} {'speed-up':>9}")
-    for n, seconds in results.items():
+    base = args.pairs / results[args.workers[0]][0]
+    print(f"\n{'workers':>8} {'seconds':>8} {'pairs/s':>8} {'speed-up':>9} {'CPU s/pair':>11}")
+    for n, (seconds, cpu) in results.items():
         rate = args.pairs / seconds
-        print(f"{n:>8} {seconds:>8.1f} {rate:>8.2f} {rate / base:>8.2f}x")
+        print(f"{n:>8} {seconds:>8.1f} {rate:>8.2f} {rate / base:>8.2f}x {cpu:>11.2f}")
     floor = 2 * LATENCY_S
-    print(f"\n(one worker cannot beat {1 / floor:.2f} pairs/s: two {LATENCY_S:.1f} s calls each)")
+    cpu = results[args.workers[0]][1]
+    cores = os.cpu_count() or 1
+    print(
+        f"\nCeilings: one worker waits {floor:.1f} s per pair for the LLM (at most "
+        f"{1 / floor:.2f} pairs/s); memoryd's own work is {cpu:.2f} CPU s per pair, so "
+        f"{cores} cores cap all workers together at ~{cores / cpu:.1f} pairs/s when nothing "
+        "else runs."
+    )
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from procrastinate import App, JobContext, PsycopgConnector
 from procrastinate.exceptions import AlreadyEnqueued, ConnectorException
@@ -34,6 +34,8 @@ from memoryd.domain.errors import MemorydError
 from memoryd.extraction.pipeline import ExtractionConfig
 from memoryd.extraction.runs import get_pair_state
 from memoryd.extraction.scheduler import DuePair, due_pairs, run_extraction
+from memoryd.llm.base import LLMProvider
+from memoryd.llm.builtin import make_provider
 
 if TYPE_CHECKING:
     from memoryd.service import Memoryd
@@ -170,6 +172,24 @@ def sweep(context: JobContext, timestamp: int) -> None:
     sweep_now(_memoryd(context), context.app)
 
 
+def _provider(context: JobContext, md: Memoryd) -> LLMProvider:
+    """The LLM provider the admin chose, built once per worker process and choice.
+
+    Building one costs more than a short LLM call (an HTTP client with its TLS context),
+    so jobs share it until the choice changes.
+    """
+    current = md.get_settings()
+    choice = (
+        current.get(runtime_settings.EXTRACTION_PROVIDER.key) or None,
+        current.get(runtime_settings.EXTRACTION_MODEL.key) or None,
+    )
+    cache: dict[Any, LLMProvider] = context.additional_context.setdefault("providers", {})
+    if choice not in cache:
+        cache.clear()
+        cache[choice] = make_provider(md.settings, *choice)
+    return cache[choice]
+
+
 def _retrying_database(call: Callable[[], T]) -> T:
     for delay in (*DB_RETRY_DELAYS, None):
         try:
@@ -201,7 +221,13 @@ def extract_pair(context: JobContext, user_id: int, workspace: str) -> None:
             log.info("pair %s/%s: parked or backing off, skipped", user_id, workspace)
             return
         try:
-            done = run_extraction(md, trigger="worker", user_id=user_id, workspace=workspace)
+            done = run_extraction(
+                md,
+                provider=_provider(context, md),
+                trigger="worker",
+                user_id=user_id,
+                workspace=workspace,
+            )
         except MemorydError as exc:  # the user or workspace was deleted meanwhile
             log.info("pair %s/%s: %s", user_id, workspace, exc)
             return

@@ -115,7 +115,8 @@ def run(settings: MemorydSettings, options: WorkerOptions) -> None:
         "delete_jobs": "successful",
         "update_heartbeat_interval": heartbeat,
         "stalled_worker_timeout": 3 * heartbeat,
-        "additional_context": {"memoryd": md, "stalled_seconds": 3 * heartbeat},
+        # copied (shallowly) into each job's context: the providers dict is shared
+        "additional_context": {"memoryd": md, "stalled_seconds": 3 * heartbeat, "providers": {}},
         "install_signal_handlers": False,
     }
     try:
