@@ -109,6 +109,7 @@ class Change:
     scope: Scope
     target: Memory | None = None
     note: str = ""
+    vector: Vector | None = field(default=None, repr=False, compare=False)
 
     def describe(self) -> str:
         if self.target is None:
@@ -228,12 +229,12 @@ def plan_changes(
                 plan.rejected.append(f"{where}: a second update of the same memory; skipped")
                 continue
             targeted.add(target.id)
-            plan.changes.append(Change(text, target.scope, target))
+            plan.changes.append(Change(text, target.scope, target, vector=vector))
         else:
             if free.get(decision.scope, 0) <= 0:
                 plan.rejected.append(f"{where}: no free {decision.scope.value} slot; skipped")
                 continue
             free[decision.scope] -= 1
-            plan.changes.append(Change(text, decision.scope))
+            plan.changes.append(Change(text, decision.scope, vector=vector))
         accepted.append((vector, content_key(text)))
     return plan

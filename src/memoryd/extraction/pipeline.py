@@ -24,8 +24,9 @@ from sqlalchemy import and_, func, select, update
 
 from memoryd.config import MemorydSettings
 from memoryd.domain import runtime_settings
-from memoryd.domain.errors import MemorydError, NotFound
+from memoryd.domain.errors import InvalidContent, MemorydError, NotFound
 from memoryd.domain.models import Actor, Chat, Memory, Scope, Source
+from memoryd.domain.rules import normalize_content
 from memoryd.extraction import prompts
 from memoryd.extraction.decide import (
     Grounding,
@@ -328,13 +329,22 @@ def _process_batch(
     finally:
         result.usage.merge(usage)
 
-    vectors: list[Any] = list(md.embedder.embed([d.text for d in decisions])) if decisions else []
+    texts = [_stored_form(d.text) for d in decisions]
+    vectors: list[Any] = list(md.embedder.embed(texts)) if decisions else []
     plan = plan_changes(decisions, vectors, handles, known_secrets, free)
     result.rejected += plan.rejected
     if dry_run:
         result.planned += [c.describe() for c in plan.changes]
         return
     _apply(md, user_id, workspace_id, batch, plan, result, run_id)
+
+
+def _stored_form(text: str) -> str:
+    """The text as it would be stored, so its vector can be stored with it."""
+    try:
+        return normalize_content(text)
+    except InvalidContent:
+        return text
 
 
 def _with_embeddings(md: Memoryd, stored: list[Memory]) -> list[Memory]:
@@ -361,9 +371,9 @@ def _apply(
     """Write the plan and flag the batch processed in one transaction; items fail alone."""
     actor = Actor(Source.EXTRACTION, user_id, run_id)
     chat_ids = [c.id for c in batch]
-    vectors: list[Any] = (
-        list(md.embedder.embed([c.text for c in plan.changes])) if plan.changes else []
-    )
+    missing = [c.text for c in plan.changes if c.vector is None]
+    fresh = iter(md.embedder.embed(missing)) if missing else iter(())
+    vectors = [c.vector if c.vector is not None else next(fresh) for c in plan.changes]
     created: list[Memory] = []
     updated: list[Memory] = []
     rejected: list[str] = []
