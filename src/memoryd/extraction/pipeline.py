@@ -48,6 +48,7 @@ from memoryd.extraction.schema import (
 from memoryd.extraction.secrets import secret_values
 from memoryd.llm.base import LLMProvider
 from memoryd.llm.json_output import Usage, complete_json
+from memoryd.rerank.embedding import memory_vectors
 from memoryd.storage.repository import Repository
 from memoryd.storage.tables import CHAT_UNPROCESSED, UTCDateTime
 from memoryd.storage.tables import chats as chats_table
@@ -349,14 +350,8 @@ def _stored_form(text: str) -> str:
 
 def _with_embeddings(md: Memoryd, stored: list[Memory]) -> list[Memory]:
     """Stored memories with vectors from the current embedder (re-embedding stale ones)."""
-
-    stale = [m for m in stored if m.embedding is None or m.embedder != md.embedder.name]
-    if not stale:
-        return stored
-    fresh = dict(
-        zip((m.id for m in stale), md.embedder.embed([m.content for m in stale]), strict=True)
-    )
-    return [replace(m, embedding=fresh[m.id]) if m.id in fresh else m for m in stored]
+    matrix = memory_vectors(md.embedder, stored)
+    return [replace(m, embedding=row) for m, row in zip(stored, matrix, strict=False)]
 
 
 def _apply(
