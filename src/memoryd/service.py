@@ -476,9 +476,18 @@ class Memoryd(ExtractionMixin):
         with self.db.read() as repo:
             return runtime_settings.effective(repo.get_settings())
 
-    def set_setting(self, key: str, value: object) -> Any:
+    def parse_setting(self, key: str, value: object) -> Any:
+        """The stored form of a setting's value, or InvalidInput saying why not."""
         spec = runtime_settings.spec_for(key)
         parsed = spec.parse(value)
+        if spec is runtime_settings.EXTRACTION_PROVIDER and parsed:
+            from memoryd.plugins import llm_provider_factories, pick
+
+            pick("LLM provider", parsed, llm_provider_factories())
+        return parsed
+
+    def set_setting(self, key: str, value: object) -> Any:
+        parsed = self.parse_setting(key, value)
         with self.db.write() as repo:
             repo.put_setting(key, parsed, self.clock())
         return parsed

@@ -6,6 +6,7 @@ a form or the environment) are parsed here so every front end accepts the same s
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +29,37 @@ def parse_text(value: object) -> str:
     if not isinstance(value, str) or len(value) > 500:
         raise InvalidInput(f"expected text of at most 500 characters, got {value!r}")
     return value.strip()
+
+
+def parse_count(value: object, *, low: int = 1, high: int = 100_000) -> int:
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise InvalidInput(f"expected a whole number from {low} to {high}, got {value!r}")
+    return value
+
+
+MAX_PATTERNS = 50
+MAX_PATTERN_CHARS = 300
+
+
+def parse_patterns(value: object) -> list[str]:
+    """Regular expressions, as a list or as text with one per line; each must compile."""
+    if isinstance(value, str):
+        value = [line for line in value.splitlines() if line.strip()]
+    if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
+        raise InvalidInput("expected a list of regular expressions (or one per line)")
+    patterns = [p.strip() for p in value if p.strip()]
+    if len(patterns) > MAX_PATTERNS:
+        raise InvalidInput(f"at most {MAX_PATTERNS} patterns, got {len(patterns)}")
+    for pattern in patterns:
+        if len(pattern) > MAX_PATTERN_CHARS:
+            raise InvalidInput(f"a pattern is limited to {MAX_PATTERN_CHARS} characters")
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise InvalidInput(f"invalid regular expression {pattern!r}: {exc}") from None
+    return patterns
 
 
 @dataclass(frozen=True)
@@ -77,6 +109,26 @@ EXTRACTION_MODEL = define(
         "",
         parse_text,
         "Model name for extraction; empty means MEMORYD_LLM_MODEL or the provider's default.",
+    )
+)
+
+SECRET_PATTERNS = define(
+    SettingSpec(
+        "secret_patterns",
+        [],
+        parse_patterns,
+        "Extra regular expressions (Python syntax, case-insensitive) for what extraction "
+        "must never store, on top of the built-in secret and identifier filter; a "
+        "capturing group, if any, marks the secret part of the match.",
+    )
+)
+MAX_WORKSPACES_PER_USER = define(
+    SettingSpec(
+        "max_workspaces_per_user",
+        50,
+        parse_count,
+        "How many workspaces a default (non-admin) user may belong to; creating or "
+        "importing into a new one beyond that is refused. Admins are not limited.",
     )
 )
 

@@ -27,6 +27,7 @@ from memoryd.domain import runtime_settings
 from memoryd.domain.errors import InvalidContent, MemorydError, NotFound
 from memoryd.domain.models import Actor, Chat, Memory, Scope, Source
 from memoryd.domain.rules import normalize_content
+from memoryd.domain.runtime_settings import SECRET_PATTERNS
 from memoryd.extraction import prompts
 from memoryd.extraction.decide import (
     Grounding,
@@ -291,7 +292,10 @@ def _process_batch(
         Scope.WORKSPACE: md.limits.workspace_per_pair
         - sum(m.scope is Scope.WORKSPACE for m in stored),
     }
-    known_secrets = secret_values(t for c in batch for t in (c.prompt, c.response))
+    known_secrets = secret_values(
+        (t for c in batch for t in (c.prompt, c.response)),
+        extra_patterns=md.get_settings()[SECRET_PATTERNS.key],
+    )
 
     usage = Usage()
     try:

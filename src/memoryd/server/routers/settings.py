@@ -37,7 +37,7 @@ def patch_settings(state: State, _: AdminUser, body: SettingsPatch) -> dict[str,
     changes = {k: v for k, v in body.model_dump(exclude_unset=True).items() if v is not None}
     if not changes:
         raise InvalidInput('no setting given; send e.g. {"memory_enabled": false}')
-    parsed = {key: runtime_settings.spec_for(key).parse(value) for key, value in changes.items()}
+    parsed = {key: state.md.parse_setting(key, value) for key, value in changes.items()}
     for key, value in parsed.items():
         state.md.set_setting(key, value)
     return state.md.get_settings()

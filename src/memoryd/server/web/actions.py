@@ -16,7 +16,6 @@ from fastapi import APIRouter, Request, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
 
-from memoryd.domain import runtime_settings
 from memoryd.domain.errors import InvalidInput, MemorydError, PermissionDenied
 from memoryd.domain.models import Actor, Role, Source
 from memoryd.server.auth import validate_password
@@ -196,7 +195,7 @@ async def save_settings(request: Request, state: State) -> Response:
         }
         if "extraction_provider" in form:
             changes["extraction_provider"] = _text(form, "extraction_provider")
-        parsed = {k: runtime_settings.spec_for(k).parse(v) for k, v in changes.items()}
+        parsed = {k: state.md.parse_setting(k, v) for k, v in changes.items()}
         for key, value in parsed.items():
             state.md.set_setting(key, value)
         return "Settings saved."
