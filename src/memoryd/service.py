@@ -163,18 +163,27 @@ class Memoryd(ExtractionMixin):
         with self.db.read() as repo:
             return repo.list_users()
 
-    def set_role(self, user_id: int, role: Role | str) -> User:
+    def set_role(self, user_id: int, role: Role | str, *, keep_an_admin: bool = False) -> User:
+        """Change a role. With ``keep_an_admin`` the last admin cannot be demoted, checked
+        in the same locked transaction as the change (two admins demoting each other at
+        once leave one)."""
+        new_role = _role(role)
         with self.db.write() as repo:
             self._require_user(repo, user_id)
-            repo.set_user_role(user_id, _role(role))
+            if keep_an_admin and new_role is not Role.ADMIN:
+                self._keep_an_admin(repo, user_id)
+            repo.set_user_role(user_id, new_role)
             user = repo.get_user(user_id)
         assert user is not None
         return user
 
-    def delete_user(self, user_id: int) -> None:
-        """Delete a user with their memories and chats (the audit log is kept)."""
+    def delete_user(self, user_id: int, *, keep_an_admin: bool = False) -> None:
+        """Delete a user with their memories, chats and audit log (with ``keep_an_admin``,
+        not the last admin: see ``set_role``)."""
         with self.db.write() as repo:
             self._require_user(repo, user_id)
+            if keep_an_admin:
+                self._keep_an_admin(repo, user_id)
             repo.delete_user(user_id)
 
     def create_workspace(self, slug: str, name: str | None = None) -> Workspace:
@@ -507,12 +516,24 @@ class Memoryd(ExtractionMixin):
         return export_lines(self, user_id)
 
     def import_memories(
-        self, user_id: int, lines: Iterable[str], *, actor: Actor | None = None
+        self,
+        user_id: int,
+        lines: Iterable[str],
+        *,
+        actor: Actor | None = None,
+        protected_ids: Iterable[str] = (),
     ) -> Any:
-        """Load JSON lines made by ``export_memories``; all or nothing."""
+        """Load JSON lines made by ``export_memories``; all or nothing. ``protected_ids``
+        are memories the importer may not touch (see ``memoryd.transfer``)."""
         from memoryd.transfer import import_lines
 
-        return import_lines(self, user_id, lines, actor or Actor(Source.IMPORT, user_id))
+        return import_lines(
+            self,
+            user_id,
+            lines,
+            actor or Actor(Source.IMPORT, user_id),
+            protected_ids=set(protected_ids),
+        )
 
     # helpers -------------------------------------------------------------------
     def _require_user(self, repo: Repository, user_id: int, *, lock: bool = False) -> None:
@@ -521,6 +542,13 @@ class Memoryd(ExtractionMixin):
         exists = valid and (repo.lock_user(user_id) if lock else repo.get_user(user_id) is not None)
         if not exists:
             raise NotFound(f"no user with id {user_id!r}")
+
+    def _keep_an_admin(self, repo: Repository, user_id: int) -> None:
+        admins = repo.lock_admins()
+        if admins == [user_id]:
+            user = repo.get_user(user_id)
+            name = user.name if user else str(user_id)
+            raise AlreadyExists(f"{name} is the last admin; make another admin first")
 
     def _require_workspace(self, repo: Repository, slug: str | None) -> int:
         workspace_id = repo.workspace_id(slug) if isinstance(slug, str) else None

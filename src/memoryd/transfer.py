@@ -3,6 +3,11 @@
 One memory per line, keys sorted, UTF-8, ordered by scope, workspace, creation time and id,
 so exporting, importing into an empty database and exporting again gives the same bytes.
 An import is all or nothing: one bad line or a scope over its limit changes nothing.
+
+An import is planned before it costs anything: the lines are parsed and the resulting
+count per scope is worked out against the stored memories in a read transaction, so an
+import over a limit is refused before a single line is embedded; embedding then runs
+outside the write transaction, which holds the writer lock only for the inserts.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ import re
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from memoryd.domain.errors import InvalidContent, InvalidInput, ScopeFull
@@ -21,11 +26,14 @@ from memoryd.domain.rules import content_key, normalize_content, resolve_scope, 
 from memoryd.storage.repository import vector_bytes
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Collection, Iterable
 
     from memoryd.service import Memoryd
+    from memoryd.storage.repository import Repository
 
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
+EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)
+FUTURE_SLACK = timedelta(days=1)  # clocks of two machines may disagree a little
 FIELDS = (
     "content",
     "created_at",
@@ -91,6 +99,8 @@ def _time(value: Any, name: str, line: int, *, optional: bool = False) -> dateti
         raise InvalidInput(f"line {line}: {name} is not an ISO 8601 time") from None
     if parsed.tzinfo is None:
         raise InvalidInput(f"line {line}: {name} has no time zone")
+    if not EARLIEST <= parsed <= datetime.now(UTC) + FUTURE_SLACK:
+        raise InvalidInput(f"line {line}: {name} {value} is not a plausible time")
     return parsed
 
 
@@ -136,12 +146,64 @@ def parse_line(text: str, line: int) -> _Record:
     )
 
 
-def import_lines(md: Memoryd, user_id: int, lines: Iterable[str], actor: Actor) -> ImportResult:
+def _plan_counts(
+    md: Memoryd,
+    repo: Repository,
+    user_id: int,
+    records: list[_Record],
+    protected_ids: Collection[str],
+) -> Counter[tuple[Scope, str | None]]:
+    """How many memories each scope would hold after the import, without writing."""
+    final: dict[str, tuple[Scope, str | None]] = {}
+    keys: dict[tuple[Scope, str | None, str], str] = {}
+    for memory in repo.list_memories(user_id):
+        final[memory.id] = (memory.scope, memory.workspace)
+        keys.setdefault((memory.scope, memory.workspace, content_key(memory.content)), memory.id)
+    for record in records:
+        place = (record.scope, record.workspace)
+        ours = record.id in final and record.id not in protected_ids
+        duplicate = keys.get((*place, content_key(record.content)))
+        if duplicate and duplicate != (record.id if ours else None):
+            continue
+        memory_id = record.id if ours else f"new:{record.line}"
+        final[memory_id] = place
+        keys[(*place, content_key(record.content))] = memory_id
+    return Counter(final.values())
+
+
+def _check_chats(repo: Repository, user_id: int, records: list[_Record]) -> None:
+    """Chat ids must be this user's or unknown here (an export from another server)."""
+    wanted = {c for r in records for c in r.source_chat_ids}
+    foreign = repo.chats_of_others(user_id, wanted) if wanted else set()
+    for record in records:
+        bad = foreign.intersection(record.source_chat_ids)
+        if bad:
+            raise InvalidInput(f"line {record.line}: chat {min(bad)} is another user's chat")
+
+
+def import_lines(
+    md: Memoryd,
+    user_id: int,
+    lines: Iterable[str],
+    actor: Actor,
+    *,
+    protected_ids: Collection[str] = (),
+) -> ImportResult:
+    """Load JSON lines for ``user_id``; all or nothing.
+
+    ``protected_ids`` are memories of this user the importer may not touch (they sit in a
+    workspace the user no longer belongs to): a line naming one creates a new memory
+    instead, as a line naming another user's memory does, so nothing tells them apart.
+    """
     records = [parse_line(t, n) for n, t in enumerate(lines, start=1) if t.strip()]
     seen = Counter(r.id for r in records)
     repeated = [i for i, n in seen.items() if n > 1]
     if repeated:
         raise InvalidInput(f"memory id {repeated[0]!r} appears more than once")
+    with md.db.read() as repo:
+        md._require_user(repo, user_id)
+        _check_chats(repo, user_id, records)
+        _refuse_over_limits(md, _plan_counts(md, repo, user_id, records, protected_ids))
     vectors = md.embedder.embed([r.content for r in records])
     result = ImportResult()
     with md.db.write() as repo:
@@ -156,7 +218,8 @@ def import_lines(md: Memoryd, user_id: int, lines: Iterable[str], actor: Actor) 
                     result.workspaces_created.append(record.workspace)
             key = content_key(record.content)
             owner = repo.owner_of(record.id)
-            memory_id = record.id if owner in (None, user_id) else None
+            mine = owner == user_id and record.id not in protected_ids
+            memory_id = record.id if owner is None or mine else None
             duplicate = repo.find_duplicate(user_id, record.scope, workspace_id, key)
             if duplicate and duplicate != memory_id:
                 result.skipped_duplicates += 1
@@ -174,7 +237,7 @@ def import_lines(md: Memoryd, user_id: int, lines: Iterable[str], actor: Actor) 
                 "embedding": vector_bytes(vector),
                 "embedder": md.embedder.name,
             }
-            before = repo.get_memory(memory_id) if owner == user_id and memory_id else None
+            before = repo.get_memory(memory_id) if mine and memory_id else None
             if before is not None and memory_id is not None:
                 repo.update_memory(memory_id, values)
                 action = AuditAction.UPDATE
@@ -194,13 +257,12 @@ def import_lines(md: Memoryd, user_id: int, lines: Iterable[str], actor: Actor) 
                 after=after.to_dict() if after else None,
                 now=md.clock(),
             )
-        _check_limits(md, repo.list_memories(user_id))
+        _check_limits(md, repo.list_memories(user_id))  # a concurrent write may have won
     return result
 
 
-def _check_limits(md: Memoryd, memories: list[Memory]) -> None:
-    counts = Counter((m.scope, m.workspace) for m in memories)
-    for (scope, workspace), count in counts.items():
+def _refuse_over_limits(md: Memoryd, counts: Counter[tuple[Scope, str | None]]) -> None:
+    for (scope, workspace), count in sorted(counts.items(), key=lambda i: (i[0][0], i[0][1] or "")):
         limit = md.limits.for_scope(scope)
         if count > limit:
             raise ScopeFull(
@@ -209,3 +271,7 @@ def _check_limits(md: Memoryd, memories: list[Memory]) -> None:
                 scope=scope.value,
                 limit=limit,
             )
+
+
+def _check_limits(md: Memoryd, memories: list[Memory]) -> None:
+    _refuse_over_limits(md, Counter((m.scope, m.workspace) for m in memories))

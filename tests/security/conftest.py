@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from server.conftest import LiveServer, World, build_world, make_settings
 
 from memoryd.embedding.minilm import MiniLMEmbedder
+from server.conftest import LiveServer, World, build_world, make_settings
 
 
 @pytest.fixture

@@ -7,9 +7,9 @@ admin's own patterns count; a bad pattern or provider name is refused when saved
 from __future__ import annotations
 
 import pytest
-from server.conftest import World
 
 from memoryd.extraction.secrets import secret_reason, secret_values
+from server.conftest import World
 
 STORED_BY_THE_ATTACK_RUN = [
     "For my bank login I use the password Tr0ub4dor&3",

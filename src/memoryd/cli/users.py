@@ -60,7 +60,7 @@ def add(
 
 @app.command("rm")
 def remove(name: NameArgument, db: DbOption = None, as_json: JsonOption = False) -> None:
-    """Delete a user with their memories and chats (the audit log is kept)."""
+    """Delete a user with their memories, chats and audit log."""
     with open_memoryd(db) as md:
         user = find_user(md, name)
         memories = len(md.list_memories(user.id))

@@ -23,7 +23,7 @@ from sqlalchemy import Row, and_, delete, func, insert, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
-from memoryd.domain.errors import InvalidInput, NotFound
+from memoryd.domain.errors import InvalidInput, NotFound, PermissionDenied
 from memoryd.domain.models import Role, User, Workspace
 from memoryd.storage.database import Database
 from memoryd.storage.tables import (
@@ -346,6 +346,22 @@ class AuthStore:
                 .where(user_workspaces.c.user_id == user.id, workspaces.c.slug == slug)
             ).first()
         return row is not None
+
+    def check_workspace_quota(self, user: User, adding: int, limit: int) -> None:
+        """Refuse a default user joining ``adding`` more workspaces beyond ``limit``."""
+        if user.role is Role.ADMIN or adding <= 0:
+            return
+        with self.db.read() as repo:
+            have = int(
+                repo.conn.execute(
+                    select(func.count()).where(user_workspaces.c.user_id == user.id)
+                ).scalar_one()
+            )
+        if have + adding > limit:
+            raise PermissionDenied(
+                f"a user may belong to at most {limit} workspaces (you have {have}); "
+                "ask an admin to raise max_workspaces_per_user or remove one"
+            )
 
     def count_admins(self) -> int:
         with self.db.read() as repo:

@@ -25,7 +25,15 @@ from memoryd.domain.models import (
     User,
     Workspace,
 )
-from memoryd.storage.tables import audit_log, chats, memories, settings, users, workspaces
+from memoryd.storage.tables import (
+    audit_log,
+    chats,
+    id_high_water,
+    memories,
+    settings,
+    users,
+    workspaces,
+)
 
 _MEMORY_COLUMNS = (
     memories.c.id,
@@ -76,9 +84,20 @@ class Repository:
 
     # users -------------------------------------------------------------
     def insert_user(self, name: str, role: Role, now: datetime) -> User:
-        user_id = self.conn.execute(
-            insert(users).values(name=name, role=role.value, created_at=now).returning(users.c.id)
-        ).scalar_one()
+        """A new user, with an id no user ever had (deleted ones included)."""
+        mark = id_high_water.c.name == "users"
+        used = self.conn.execute(
+            select(id_high_water.c.value).where(mark).with_for_update()
+        ).scalar_one_or_none()
+        highest = self.conn.execute(select(func.max(users.c.id))).scalar_one_or_none()
+        user_id = max(int(used or 0), int(highest or 0)) + 1
+        self.conn.execute(
+            insert(users).values(id=user_id, name=name, role=role.value, created_at=now)
+        )
+        if used is None:
+            self.conn.execute(insert(id_high_water).values(name="users", value=user_id))
+        else:
+            self.conn.execute(update(id_high_water).where(mark).values(value=user_id))
         return User(id=user_id, name=name, role=role)
 
     def get_user(self, user_id: int) -> User | None:
@@ -99,7 +118,14 @@ class Repository:
     def delete_user(self, user_id: int) -> None:
         self.conn.execute(delete(memories).where(memories.c.user_id == user_id))
         self.conn.execute(delete(chats).where(chats.c.user_id == user_id))
+        self.conn.execute(delete(audit_log).where(audit_log.c.user_id == user_id))
         self.conn.execute(delete(users).where(users.c.id == user_id))
+
+    def lock_admins(self) -> list[int]:
+        """The admins' ids, their rows locked (PostgreSQL) until the transaction ends, so two
+        transactions demoting or deleting admins cannot both count the other one in."""
+        query = select(users.c.id).where(users.c.role == Role.ADMIN.value).with_for_update()
+        return [int(i) for i in self.conn.execute(query.order_by(users.c.id)).scalars()]
 
     def lock_user(self, user_id: int) -> bool:
         """Serialise memory writes of one user (row lock on PostgreSQL); True if they exist."""
@@ -233,6 +259,13 @@ class Repository:
                 .returning(chats.c.id)
             ).scalar_one()
         )
+
+    def chats_of_others(self, user_id: int, chat_ids: Iterable[int]) -> set[int]:
+        """Which of ``chat_ids`` exist and belong to another user."""
+        found = self.conn.execute(
+            select(chats.c.id).where(chats.c.id.in_(list(chat_ids)), chats.c.user_id != user_id)
+        )
+        return {int(i) for i in found.scalars()}
 
     def list_chats(
         self,

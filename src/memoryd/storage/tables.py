@@ -86,9 +86,7 @@ memories = Table(
     Column("id", String(32), primary_key=True),
     Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
     Column("scope", String(16), nullable=False),
-    Column(
-        "workspace_id", Integer, ForeignKey("workspaces.id", ondelete="CASCADE"), nullable=True
-    ),
+    Column("workspace_id", Integer, ForeignKey("workspaces.id", ondelete="CASCADE"), nullable=True),
     Column("content", Text, nullable=False),
     Column("content_key", Text, nullable=False),
     Column("source", String(16), nullable=False),
@@ -138,6 +136,14 @@ settings = Table(
     Column("key", String(64), primary_key=True),
     Column("value", JSON, nullable=False),
     Column("updated_at", UTCDateTime, nullable=False),
+)
+
+# The highest id ever given per table, so a deleted user's id is never given again (0005).
+id_high_water = Table(
+    "id_high_water",
+    metadata,
+    Column("name", String(32), primary_key=True),
+    Column("value", Integer, nullable=False),
 )
 
 audit_log = Table(

@@ -2,7 +2,10 @@
 
 Import is all or nothing (see ``memoryd.transfer``). A default user may import only into
 workspaces they belong to; a workspace the file names that does not exist yet is created
-and the user becomes its member, as when creating one through the API.
+and the user becomes its member, as when creating one through the API (within their
+workspace quota). A default user cannot claim ``source: "admin"``, and their memories in
+workspaces they were removed from stay out of reach: a line naming one creates a new one.
+An import holds at most ``MAX_IMPORT_LINES`` lines.
 """
 
 # No "from __future__ import annotations": FastAPI must resolve the local OwnerDep alias.
@@ -13,14 +16,17 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Request, Response
 from starlette.concurrency import run_in_threadpool
 
+from memoryd.domain import runtime_settings
 from memoryd.domain.errors import InvalidInput
-from memoryd.domain.models import Role
+from memoryd.domain.models import Role, Source
 from memoryd.server.deps import Owner, State, require_workspace
 from memoryd.server.errors import ApiError
 from memoryd.server.schemas import ImportOut
 from memoryd.transfer import parse_line
 
 MAX_IMPORT_BYTES = 5_000_000
+# Enough for a full export (5 global + 20 per workspace, 50 workspaces by default).
+MAX_IMPORT_LINES = 2_000
 NDJSON = "application/x-ndjson"
 
 
@@ -67,7 +73,13 @@ def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: st
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
             raise InvalidInput("the import file is not UTF-8 text") from None
-        lines = text.splitlines()
+        lines = [line for line in text.splitlines() if line.strip()]
+        if len(lines) > MAX_IMPORT_LINES:
+            raise ApiError(
+                413,
+                f"an import holds at most {MAX_IMPORT_LINES} lines, this one has {len(lines)}; "
+                "split the file",
+            )
         return await run_in_threadpool(_import, state, owner, lines)
 
     return router
@@ -75,16 +87,29 @@ def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: st
 
 def _import(state: State, owner: Owner, lines: list[str]) -> ImportOut:
     restricted = owner.acting.role is not Role.ADMIN
+    protected: set[str] = set()
     if restricted:
-        workspaces = {
-            record.workspace
-            for n, line in enumerate(lines, start=1)
-            if line.strip() and (record := parse_line(line, n)).workspace
-        }
-        for slug in sorted(w for w in workspaces if w):
-            if slug in {w.slug for w in state.md.list_workspaces()}:
+        records = [parse_line(line, n) for n, line in enumerate(lines, start=1)]
+        claimed = next((r.line for r in records if r.source is Source.ADMIN), None)
+        if claimed is not None:
+            raise InvalidInput(f"line {claimed}: only an admin can import source 'admin'")
+        existing = {w.slug for w in state.md.list_workspaces()}
+        named = sorted({r.workspace for r in records if r.workspace})
+        for slug in named:
+            if slug in existing:
                 require_workspace(state, owner.user, slug)
-    result = state.md.import_memories(owner.user.id, lines, actor=owner.actor)
+        limit = state.md.get_settings()[runtime_settings.MAX_WORKSPACES_PER_USER.key]
+        state.auth.check_workspace_quota(
+            owner.user, sum(slug not in existing for slug in named), limit
+        )
+        protected = {
+            m.id
+            for m in state.md.list_memories(owner.user.id)
+            if not owner.may_use(state, m.workspace)
+        }
+    result = state.md.import_memories(
+        owner.user.id, lines, actor=owner.actor, protected_ids=protected
+    )
     if restricted:
         for slug in result.workspaces_created:
             state.auth.add_member(slug, owner.user.id)

@@ -12,7 +12,6 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Response
 
 from memoryd.domain.errors import AlreadyExists, InvalidInput
-from memoryd.domain.models import Role, User
 from memoryd.server.auth import ApiKey, validate_password
 from memoryd.server.deps import AdminUser, CurrentCaller, CurrentUser, State
 from memoryd.server.schemas import (
@@ -34,11 +33,6 @@ KeyId = Annotated[str, Path(min_length=1, max_length=32)]
 
 def key_out(key: ApiKey) -> ApiKeyOut:
     return ApiKeyOut(**key.to_dict())  # type: ignore[arg-type]
-
-
-def _keep_an_admin(state: State, user: User) -> None:
-    if user.role is Role.ADMIN and state.auth.count_admins() <= 1:
-        raise AlreadyExists(f"{user.name} is the last admin; make another admin first")
 
 
 @router.get("/me", response_model=Me, summary="Who am I")
@@ -105,8 +99,7 @@ def edit_user(state: State, _: AdminUser, user_id: UserId, body: UserEdit) -> Us
     if body.password is not None:
         validate_password(body.password)
     if body.role is not None and body.role != user.role.value:
-        _keep_an_admin(state, user)
-        user = state.md.set_role(user_id, body.role)
+        user = state.md.set_role(user_id, body.role, keep_an_admin=True)
     if body.password is not None:
         state.auth.set_password(user_id, body.password)
     return UserOut.of(user)
@@ -119,8 +112,7 @@ def delete_user(state: State, admin: AdminUser, user_id: UserId) -> Response:
     user = state.md.get_user(user_id)
     if user.id == admin.id:
         raise AlreadyExists("you cannot delete yourself; ask another admin")
-    _keep_an_admin(state, user)
-    state.md.delete_user(user_id)
+    state.md.delete_user(user_id, keep_an_admin=True)
     return Response(status_code=204)
 
 

@@ -11,6 +11,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Response
 
+from memoryd.domain import runtime_settings
 from memoryd.domain.models import Role
 from memoryd.server.deps import AdminUser, CurrentUser, State, require_workspace
 from memoryd.server.schemas import UserOut, WorkspaceCreate, WorkspaceOut
@@ -27,6 +28,8 @@ def list_workspaces(state: State, user: CurrentUser) -> list[WorkspaceOut]:
 
 @router.post("", response_model=WorkspaceOut, status_code=201, summary="Create a workspace")
 def create_workspace(state: State, user: CurrentUser, body: WorkspaceCreate) -> WorkspaceOut:
+    limit = state.md.get_settings()[runtime_settings.MAX_WORKSPACES_PER_USER.key]
+    state.auth.check_workspace_quota(user, 1, limit)
     workspace = state.md.create_workspace(body.slug, body.name)
     if user.role is not Role.ADMIN:
         state.auth.add_member(workspace.slug, user.id)
