@@ -33,8 +33,11 @@ DEFAULT_LIMITS = Limits()
 # Characters that end a line in some renderer or tokenizer; folded into a single space.
 _LINE_BREAKS = re.compile(r"[\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029]+")
 _SPACES = re.compile(r"\s+")
-# Bidirectional overrides and isolates can make text display differently from what it is.
-_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+# Characters that show nothing (or look like a space) yet reach the model: format
+# characters (zero-width, bidi marks and overrides, tag characters U+E0000-E007F, BOM),
+# private-use and unassigned code points, and the Hangul and Braille fillers.
+_INVISIBLE_CATEGORIES = frozenset({"Cf", "Co", "Cn", "Cs"})
+_FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u180e\u034f")
 _LEADING_BULLET = re.compile(r"^[-*+•]\s+")
 # Markdown that would change the structure of the injected section if a line began with it.
 _BLOCK_MARKUP = re.compile(
@@ -45,21 +48,30 @@ _BLOCK_MARKUP = re.compile(
 def normalize_content(raw: object) -> str:
     """Return the stored form of a memory's text, or raise InvalidContent saying why.
 
-    Whitespace runs (line breaks included) fold into one space, surrounding space is
-    trimmed, and one leading list bullet ("- ", "* ") is dropped because people paste
-    them. Control characters, invalid Unicode and leading Markdown block markup
-    (headings, quotes, fences, numbered items) are refused.
+    The text is NFKC-normalised (so look-alike forms such as fullwidth "＃" become what
+    they look like), whitespace runs (line breaks included) fold into one space,
+    surrounding space is trimmed, and one leading list bullet ("- ", "* ") is dropped
+    because people paste them. Control characters, invisible characters (format, tag,
+    private-use and filler characters, which could carry text a reader never sees),
+    invalid Unicode and leading Markdown block markup (headings, quotes, fences,
+    numbered items) are refused.
     """
     if not isinstance(raw, str):
         raise InvalidContent(f"memory content must be text, not {type(raw).__name__}")
     if any(0xD800 <= ord(ch) <= 0xDFFF for ch in raw):
         raise InvalidContent("memory content is not valid UTF-8 text")
-    text = unicodedata.normalize("NFC", raw)
+    text = unicodedata.normalize("NFKC", raw)
     text = _LINE_BREAKS.sub(" ", text)
     text = _SPACES.sub(" ", text).strip()
     for ch in text:
-        if unicodedata.category(ch) == "Cc" or ch in _BIDI_CONTROLS:
+        category = unicodedata.category(ch)
+        if category == "Cc":
             raise InvalidContent(f"memory content contains a control character (U+{ord(ch):04X})")
+        if category in _INVISIBLE_CATEGORIES or ch in _FILLERS:
+            raise InvalidContent(
+                f"memory content contains an invisible character (U+{ord(ch):04X}); "
+                "type it as plain text"
+            )
     text = _LEADING_BULLET.sub("", text, count=1).strip()
     if not text:
         raise InvalidContent("memory content is empty")
