@@ -8,10 +8,10 @@ looks like after NFKC normalisation, over every front end (core, REST).
 from __future__ import annotations
 
 import pytest
-from server.conftest import World
 
 from memoryd.domain.errors import InvalidContent
 from memoryd.domain.rules import normalize_content
+from server.conftest import World
 
 
 def tags(text: str) -> str:

@@ -21,6 +21,7 @@ from memoryd.domain.models import Role, User
 from memoryd.server import errors
 from memoryd.server.auth import AuthStore
 from memoryd.server.deps import ServerState, State, admin_owner, self_owner
+from memoryd.server.guard import EdgeGuard
 from memoryd.server.routers import (
     chats,
     context,
@@ -127,6 +128,9 @@ def create_app(
     app.include_router(web_routes.router)
     app.include_router(web_actions.router)
     app.mount("/static", StaticFiles(directory=web_routes.STATIC_DIR), name="static")
+    app.add_middleware(
+        EdgeGuard, max_bytes=settings.max_request_bytes, single_user=settings.single_user
+    )
     return app
 
 

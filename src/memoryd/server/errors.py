@@ -8,6 +8,7 @@ to statuses here and nowhere else.
 from __future__ import annotations
 
 import logging
+import traceback
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -147,8 +148,14 @@ def _database_unavailable(_: Request, exc: Exception) -> JSONResponse:
     )
 
 
-def _unexpected(_: Request, exc: Exception) -> JSONResponse:
-    log.exception("unhandled error", exc_info=exc)
+def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+    if isinstance(exc, RecursionError):
+        return error_response(400, "bad_request", "the request is nested too deeply")
+    # The exception's message and local values can hold what the user sent (a database
+    # error quotes the prompt it refused): log where it happened, not what it said.
+    where = "".join(traceback.format_tb(exc.__traceback__))
+    name, path = type(exc).__name__, request.url.path
+    log.error("unhandled %s on %s %s\n%s", name, request.method, path, where)
     return error_response(500, "internal_error", "internal server error; see the server log")
 
 

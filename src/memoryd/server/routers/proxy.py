@@ -79,6 +79,9 @@ async def read_request(request: Request) -> dict[str, Any]:
         body = json.loads(raw)
     except ValueError:
         raise ApiError(400, "request body is not JSON", type="invalid_request_error") from None
+    except RecursionError:
+        message = "request body is nested too deeply"
+        raise ApiError(400, message, type="invalid_request_error") from None
     if not isinstance(body, dict):
         raise ApiError(400, "request body must be a JSON object", type="invalid_request_error")
     messages = body.get("messages")
@@ -161,8 +164,14 @@ def _recorder(state: ServerState, user: User, workspace: str | None, prompt: str
             return
         try:
             state.md.record_chat(user.id, workspace, prompt, answer)
-        except Exception:  # the answer was delivered; a failed record must not hide that
-            log.exception("could not record the exchange of user %s in %s", user.id, workspace)
+        except Exception as exc:  # the answer was delivered; a failed record must not hide that
+            # the type only: the error's text may quote the prompt
+            log.error(
+                "could not record the exchange of user %s in %s: %s",
+                user.id,
+                workspace,
+                type(exc).__name__,
+            )
 
     return record
 
@@ -185,13 +194,21 @@ async def forward_openai(
     except httpx.HTTPError as exc:
         return error_response(502, "upstream_error", f"cannot reach the upstream LLM: {exc}")
     if response.status_code >= 400:
-        content = await response.aread()
-        await response.aclose()
+        try:
+            content = await response.aread()
+        except httpx.HTTPError:
+            content = b""
+        finally:
+            await response.aclose()
         return upstream_error(response.status_code, content)
     media_type = response.headers.get("content-type", "application/json")
     if body.get("stream") is not True:
-        content = await response.aread()
-        await response.aclose()
+        try:
+            content = await response.aread()
+        except httpx.HTTPError as exc:
+            return error_response(502, "upstream_error", f"the upstream LLM broke off: {exc}")
+        finally:
+            await response.aclose()
         task = BackgroundTask(run_in_threadpool, record, completion_text(content))
         return Response(content, response.status_code, extra, media_type, background=task)
 

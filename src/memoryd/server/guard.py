@@ -1,0 +1,176 @@
+"""The server's edge: what every request must pass before any route reads it.
+
+An ASGI middleware, because route handlers (and FastAPI's body parsing) run too late:
+
+- **Size.** One limit on every request body (``MEMORYD_MAX_REQUEST_BYTES``), enforced
+  on the declared ``Content-Length`` and on the bytes actually received, counted as they
+  stream in, so a chunked or lying client cannot make the server hold more.
+- **Credentials first.** A write to the API (``/api/``, ``/v1/``) or a web form
+  (``/ui/``) that carries no credential at all is refused with 401 before its body is
+  read; the sign-in form, the only anonymous write, is limited to a few kilobytes.
+- **NUL.** A NUL character in the path, the query string or the body (raw, JSON
+  ``\\u0000`` or form ``%00``) is refused with 400: no database stores it, and it has no
+  business in text.
+- **Headers.** Every response carries a strict Content-Security-Policy (no inline
+  script, no framing), ``X-Frame-Options: DENY``, ``X-Content-Type-Options: nosniff``,
+  a same-origin referrer policy and opener policy.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+GUARDED_PREFIXES = ("/api/", "/v1/", "/ui/")
+ANONYMOUS_WRITES = {"/login": 16_384, "/logout": 16_384}
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'"
+)
+# Swagger UI and ReDoc as FastAPI serves them: their own CDN files and one inline script.
+DOCS_CSP = (
+    "default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
+    "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net https://fonts.googleapis.com; "
+    "img-src 'self' data: https://fastapi.tiangolo.com https://cdn.redoc.ly; "
+    "font-src 'self' https://fonts.gstatic.com; worker-src 'self' blob:; "
+    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+)
+SECURITY_HEADERS = [
+    (b"x-frame-options", b"DENY"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"same-origin"),
+    (b"cross-origin-opener-policy", b"same-origin"),
+]
+# A JSON string escape for NUL that is not itself an escaped backslash.
+_JSON_NUL = re.compile(rb"(?<!\\)(?:\\\\)*\\u0000")
+_SESSION_COOKIE = b"memoryd_session="
+_FORM = b"application/x-www-form-urlencoded"
+
+
+def _has_credentials(scope: Scope) -> bool:
+    for name, value in scope.get("headers", []):
+        if name in (b"authorization", b"x-api-key") and value.strip():
+            return True
+        if name == b"cookie" and _SESSION_COOKIE in value:
+            return True
+    return False
+
+
+def _declared_length(scope: Scope) -> int | None:
+    for name, value in scope.get("headers", []):
+        if name == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return -1
+    return None
+
+
+def _header(scope: Scope, wanted: bytes) -> bytes:
+    for name, value in scope.get("headers", []):
+        if name == wanted:
+            return bytes(value).lower()
+    return b""
+
+
+def _has_nul(body: bytes, *, form: bool) -> bool:
+    if b"\x00" in body or (form and b"%00" in body):
+        return True
+    return _JSON_NUL.search(body) is not None
+
+
+class EdgeGuard:
+    """See the module docstring. ``single_user``: every local caller is the admin, so
+    there is no credential to look for."""
+
+    def __init__(self, app: ASGIApp, *, max_bytes: int, single_user: bool = False) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+        self.single_user = single_user
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path: str = scope.get("path", "")
+        docs = path in ("/docs", "/redoc", "/docs/oauth2-redirect")
+        policy = (DOCS_CSP if docs else CSP).encode()
+        too_big = "request bodies are limited to {} bytes"
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                present = {name.lower() for name, _ in headers}
+                headers += [h for h in SECURITY_HEADERS if h[0] not in present]
+                if b"content-security-policy" not in present:
+                    headers.append((b"content-security-policy", policy))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        if (
+            "\x00" in path
+            or b"%00" in scope.get("query_string", b"")
+            or b"\x00" in scope.get("query_string", b"")
+        ):
+            await _refuse(send_with_headers, 400, "NUL characters are not allowed", "nul")
+            return
+        if scope.get("method", "GET") in SAFE_METHODS:
+            await self.app(scope, receive, send_with_headers)
+            return
+        limit = ANONYMOUS_WRITES.get(path, self.max_bytes)
+        guarded = path.startswith(GUARDED_PREFIXES)
+        if guarded and not self.single_user and not _has_credentials(scope):
+            await _refuse(
+                send_with_headers,
+                401,
+                "sign in or send an API key (Authorization: Bearer mdk_...)",
+                "not_authenticated",
+            )
+            return
+        declared = _declared_length(scope)
+        if declared is not None and (declared < 0 or declared > limit):
+            await _refuse(send_with_headers, 413, too_big.format(limit))
+            return
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                await _refuse(send_with_headers, 413, too_big.format(limit))
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        del chunks
+        if _has_nul(body, form=_header(scope, b"content-type").startswith(_FORM)):
+            await _refuse(send_with_headers, 400, "NUL characters are not allowed", "nul")
+            return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send_with_headers)
+
+
+async def _refuse(send: Send, status: int, message: str, code: str | None = None) -> None:
+    types = {400: "bad_request", 401: "unauthorized", 413: "payload_too_large"}
+    payload = json.dumps({"error": {"type": types[status], "message": message, "code": code}})
+    headers = [(b"content-type", b"application/json"), (b"connection", b"close")]
+    if status == 401:
+        headers.append((b"www-authenticate", b"Bearer"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": payload.encode()})

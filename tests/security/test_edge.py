@@ -1,0 +1,110 @@
+"""Attack class: what reaches the server before any route (items 3, 7, 14).
+
+Oversized and anonymous bodies are refused before they are read (over a real socket, so
+nothing buffers them for us), NUL characters are refused with 400 wherever they hide,
+and every response carries the security headers.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+
+import pytest
+
+from server.conftest import LiveServer, World
+
+NUL_JSON = '{"model": "m", "messages": [{"role": "user", "content": "hi\\u0000there"}]}'
+
+
+def raw_request(port: int, head: str, body: bytes = b"", *, wait: float = 5.0) -> bytes:
+    """Send ``head`` (and ``body``) and read what the server answers."""
+    with socket.create_connection(("127.0.0.1", port), timeout=wait) as sock:
+        sock.sendall(head.encode() + body)
+        answer = b""
+        deadline = time.monotonic() + wait
+        while b"\r\n\r\n" not in answer and time.monotonic() < deadline:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
+        return answer
+
+
+def test_a_huge_anonymous_body_is_refused_before_it_is_sent(
+    live: tuple[World, LiveServer],
+) -> None:
+    _, server = live
+    head = (
+        "POST /api/v1/import HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        "Content-Type: application/x-ndjson\r\nContent-Length: 300000000\r\n\r\n"
+    )
+    answer = raw_request(server.port, head)  # not one byte of the 300 MB is sent
+    assert answer.startswith(b"HTTP/1.1 401"), answer[:200]
+
+
+def test_a_declared_oversized_body_is_refused_with_413(live: tuple[World, LiveServer]) -> None:
+    world, server = live
+    head = (
+        "POST /api/v1/memories HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        f"Authorization: Bearer {world.keys['alice']}\r\n"
+        "Content-Type: application/json\r\nContent-Length: 300000000\r\n\r\n"
+    )
+    assert raw_request(server.port, head).startswith(b"HTTP/1.1 413")
+
+
+def test_a_chunked_body_is_counted_as_it_streams(live: tuple[World, LiveServer]) -> None:
+    world, server = live
+    limit = world.md.settings.max_request_bytes
+    head = (
+        "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        f"Authorization: Bearer {world.keys['alice']}\r\n"
+        "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+    )
+    piece = b"x" * 1_000_000
+    chunk = f"{len(piece):x}\r\n".encode() + piece + b"\r\n"
+    body = chunk * (limit // len(piece) + 2)
+    assert raw_request(server.port, head, body).startswith(b"HTTP/1.1 413")
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "kwargs"),
+    [
+        ("GET", "/api/v1/memories?workspace=al%00pha", {}),
+        ("GET", "/api/v1/workspaces/al%00pha", {}),
+        ("POST", "/api/v1/memories", {"content": '{"content": "tea\\u0000", "scope": "global"}'}),
+        ("POST", "/v1/chat/completions", {"content": NUL_JSON}),
+        ("POST", "/api/v1/import", {"content": b'{"id": "a\x00"}'}),
+    ],
+)
+def test_nul_is_refused_at_the_edge(world: World, method: str, path: str, kwargs: dict) -> None:
+    headers = {"Content-Type": "application/json", "X-Workspace": "alpha"}
+    response = world.call("alice", method, path, headers=headers, **kwargs)
+    assert response.status_code == 400, response.text
+    assert response.json()["error"]["code"] == "nul"
+
+
+def test_nul_in_a_login_name_is_refused(world: World) -> None:
+    response = world.client.post(
+        "/login", data={"name": "ad\x00min", "password": "x", "csrf_token": "t"}
+    )
+    assert response.status_code == 400
+
+
+def test_an_escaped_backslash_before_u0000_is_not_a_nul(world: World) -> None:
+    body = '{"content": "the text \\\\u0000 is harmless", "scope": "global"}'
+    response = world.call(
+        "alice", "POST", "/api/v1/memories", content=body,
+        headers={"Content-Type": "application/json"},
+    )  # fmt: skip
+    assert response.status_code == 201, response.text
+
+
+@pytest.mark.parametrize("path", ["/login", "/api/v1/me", "/health", "/static/memoryd.css"])
+def test_every_response_carries_the_security_headers(sqlite_world: World, path: str) -> None:
+    response = sqlite_world.call("alice", "GET", path)
+    csp = response.headers["content-security-policy"]
+    assert "frame-ancestors 'none'" in csp and "script-src 'self'" in csp
+    assert "unsafe-inline" not in csp
+    assert response.headers["x-frame-options"] == "DENY"
+    assert response.headers["x-content-type-options"] == "nosniff"
