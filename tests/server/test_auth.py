@@ -165,7 +165,8 @@ def test_single_user_mode_needs_no_login_and_answers_only_to_localhost(
     settings = make_settings(tmp_path, single_user=True, admin_password=None)
     md = Memoryd(settings=settings, embedder=embedder)
     app = create_app(md, settings, auth=AuthStore(md.db, hasher=FAST_HASHER))
-    with TestClient(app, base_url="http://127.0.0.1:8765") as client:
+    local = ("127.0.0.1", 50000)
+    with TestClient(app, base_url="http://127.0.0.1:8765", client=local) as client:
         me = client.get("/api/v1/me").json()
         assert (me["name"], me["role"], me["auth"]) == ("admin", "admin", "single_user")
         page = client.get("/admin")
@@ -178,7 +179,7 @@ def test_single_user_mode_needs_no_login_and_answers_only_to_localhost(
             "/api/v1/memories", json={"content": "x"}, headers={"X-CSRF-Token": csrf.group(1)}
         )
         assert made.status_code == 201
-    with TestClient(app, base_url="http://attacker.example") as rebound:
+    with TestClient(app, base_url="http://attacker.example", client=local) as rebound:
         assert rebound.get("/api/v1/me").status_code == 403
 
 

@@ -34,6 +34,7 @@ from memoryd.server.routers import (
 )
 from memoryd.server.routers import settings as settings_router
 from memoryd.server.schemas import Health
+from memoryd.server.throttle import LoginThrottle
 from memoryd.server.web import actions as web_actions
 from memoryd.server.web import routes as web_routes
 from memoryd.service import Memoryd
@@ -80,7 +81,14 @@ def create_app(
 ) -> FastAPI:
     """The memoryd service over ``md``: REST API, OpenAI-compatible proxy, web UI."""
     settings = settings or md.settings
-    state = ServerState(md=md, settings=settings, auth=auth or AuthStore(md.db, clock=md.clock))
+    state = ServerState(
+        md=md,
+        settings=settings,
+        auth=auth or AuthStore(md.db, clock=md.clock),
+        throttle=LoginThrottle(
+            free_attempts=settings.login_attempts, concurrency=settings.login_concurrency
+        ),
+    )
     if settings.single_user:
         first_start(md, state.auth, settings)
         admin = first_admin(md)

@@ -39,6 +39,7 @@ API_KEY_PREFIX = "mdk_"
 MIN_PASSWORD_CHARS = 8
 MAX_PASSWORD_CHARS = 1024
 MAX_KEY_NAME_CHARS = 100
+KEY_USE_PRECISION = timedelta(minutes=1)  # how stale api_keys.last_used_at may be
 
 
 def sha256(text: str) -> str:
@@ -263,16 +264,35 @@ class AuthStore:
             updated = repo.conn.execute(select(api_keys).where(api_keys.c.id == key_id)).one()
         return _api_key(updated)
 
+    def revoke_all_api_keys(self, user_id: int) -> int:
+        """Revoke every key of this user; how many were still active."""
+        with self.db.write() as repo:
+            return int(
+                repo.conn.execute(
+                    update(api_keys)
+                    .where(api_keys.c.user_id == user_id, api_keys.c.revoked_at.is_(None))
+                    .values(revoked_at=self.clock())
+                ).rowcount
+            )
+
     def user_for_api_key(self, secret: str) -> User | None:
         if not secret.startswith(API_KEY_PREFIX):
             return None
         with self.db.read() as repo:
             row = repo.conn.execute(
-                select(users)
+                select(users, api_keys.c.id.label("key_id"), api_keys.c.last_used_at)
                 .select_from(api_keys.join(users))
                 .where(api_keys.c.key_hash == sha256(secret), api_keys.c.revoked_at.is_(None))
             ).first()
-        return _user(row) if row is not None else None
+        if row is None:
+            return None
+        now = self.clock()
+        if row.last_used_at is None or now - row.last_used_at >= KEY_USE_PRECISION:
+            with self.db.write() as repo:  # at most once a minute per key: a write is dear
+                repo.conn.execute(
+                    update(api_keys).where(api_keys.c.id == row.key_id).values(last_used_at=now)
+                )
+        return _user(row)
 
     # workspace membership ---------------------------------------------------------
     def _workspace_id(self, conn: Connection, slug: str) -> int:

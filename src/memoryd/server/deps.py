@@ -22,6 +22,7 @@ from memoryd.domain.errors import NotFound
 from memoryd.domain.models import Actor, Role, Source, User
 from memoryd.server.auth import AuthStore
 from memoryd.server.errors import ApiError
+from memoryd.server.throttle import LoginThrottle, Throttled
 from memoryd.server.upstream import Upstream
 from memoryd.service import Memoryd
 
@@ -41,6 +42,7 @@ class ServerState:
     single_user_id: int | None = None
     http: httpx.AsyncClient | None = field(default=None, repr=False)
     upstream: Upstream | None = None  # the proxy's; resolved from settings on first use
+    throttle: LoginThrottle = field(default_factory=LoginThrottle)
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,14 @@ def is_loopback_host(host: str) -> bool:
         return False
 
 
+def host_name(host: str) -> str:
+    """The name in a Host header: ``[::1]:8080`` -> ``::1``, ``localhost:80`` ->
+    ``localhost``, ``[::1]`` -> ``::1``."""
+    if host.startswith("["):
+        return host[1 : host.find("]")] if "]" in host else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
 def check_origin(request: Request) -> None:
     """Refuse a write sent by a page of another site (CSRF defence in depth)."""
     origin = request.headers.get("origin")
@@ -93,10 +103,19 @@ def api_key_of(request: Request) -> str | None:
 def identify(request: Request, state: ServerState) -> Caller | None:
     """Who sent this request, or None for an anonymous one."""
     if state.settings.single_user:
-        host = request.headers.get("host", "").rsplit(":", 1)[0]
-        if not is_loopback_host(host):  # DNS rebinding: a remote name pointing at us
+        peer = request.client.host if request.client else ""
+        if not is_loopback_host(host_name(request.headers.get("host", ""))):
+            # DNS rebinding: a remote name pointing at us
             raise ApiError(403, "single-user mode answers only to localhost", code="bad_host")
+        if not is_loopback_host(peer):  # started on a public address by mistake
+            raise ApiError(403, "single-user mode answers only to this machine", code="bad_peer")
         assert state.single_user_id is not None
+        key = api_key_of(request)
+        if key is not None:
+            # An OpenAI client sends some key: a header a web page of another site cannot
+            # set without CORS, which memoryd never allows, so no CSRF token is needed.
+            found = state.auth.user_for_api_key(key)
+            return Caller(found or state.md.get_user(state.single_user_id), "api_key")
         user = state.md.get_user(state.single_user_id)
         return Caller(user, "single_user", state.single_user_csrf)
     key = api_key_of(request)
@@ -111,6 +130,28 @@ def identify(request: Request, state: ServerState) -> Caller | None:
         if session is not None:
             return Caller(session.user, "session", session.csrf_token, token)
     return None
+
+
+def client_address(request: Request) -> str | None:
+    return request.client.host if request.client else None
+
+
+async def check_password_throttled(
+    request: Request, state: ServerState, name: str, password: str
+) -> User | None:
+    """``AuthStore.authenticate`` behind the login throttle (see ``server.throttle``):
+    429 with Retry-After when this account or address must wait."""
+    address = client_address(request)
+    throttle = state.throttle
+    try:
+        throttle.check(name, address)
+        user = await throttle.verify(lambda: state.auth.authenticate(name, password))
+    except Throttled as exc:
+        raise ApiError(
+            429, str(exc), code="rate_limited", headers={"Retry-After": str(exc.retry_after)}
+        ) from None
+    throttle.record(name, address, ok=user is not None)
+    return user
 
 
 def current_caller(request: Request, state: State) -> Caller:

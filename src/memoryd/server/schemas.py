@@ -107,6 +107,10 @@ class UserEdit(Strict):
 class PasswordChange(Strict):
     current_password: str = Field(max_length=1024)
     new_password: str = Field(max_length=1024)
+    revoke_api_keys: bool = Field(
+        default=False,
+        description="Also revoke every API key of this user (browser sessions always end).",
+    )
 
 
 class ApiKeyCreate(Strict):

@@ -9,11 +9,18 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Response
+from fastapi import APIRouter, Path, Request, Response
+from starlette.concurrency import run_in_threadpool
 
 from memoryd.domain.errors import AlreadyExists, InvalidInput
 from memoryd.server.auth import ApiKey, validate_password
-from memoryd.server.deps import AdminUser, CurrentCaller, CurrentUser, State
+from memoryd.server.deps import (
+    AdminUser,
+    CurrentCaller,
+    CurrentUser,
+    State,
+    check_password_throttled,
+)
 from memoryd.server.schemas import (
     ApiKeyCreate,
     ApiKeyOut,
@@ -43,13 +50,19 @@ def me(state: State, caller: CurrentCaller) -> Me:
 
 
 @router.post("/me/password", status_code=204, response_class=Response, summary="New password")
-def change_password(state: State, user: CurrentUser, body: PasswordChange) -> Response:
+async def change_password(
+    request: Request, state: State, user: CurrentUser, body: PasswordChange
+) -> Response:
+    """Every browser session ends; with ``revoke_api_keys`` every API key is revoked too.
+    Wrong current passwords count towards the sign-in throttle."""
     validate_password(body.new_password)
-    if state.auth.has_password(user.id) and (
-        state.auth.authenticate(user.name, body.current_password) is None
+    if await run_in_threadpool(state.auth.has_password, user.id) and (
+        await check_password_throttled(request, state, user.name, body.current_password) is None
     ):
         raise InvalidInput("the current password is wrong")
-    state.auth.set_password(user.id, body.new_password)
+    await run_in_threadpool(state.auth.set_password, user.id, body.new_password)
+    if body.revoke_api_keys:
+        await run_in_threadpool(state.auth.revoke_all_api_keys, user.id)
     return Response(status_code=204)
 
 

@@ -12,6 +12,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Response
 
 from memoryd.domain import runtime_settings
+from memoryd.domain.errors import AlreadyExists
 from memoryd.domain.models import Role
 from memoryd.server.deps import AdminUser, CurrentUser, State, require_workspace
 from memoryd.server.schemas import UserOut, WorkspaceCreate, WorkspaceOut
@@ -30,7 +31,14 @@ def list_workspaces(state: State, user: CurrentUser) -> list[WorkspaceOut]:
 def create_workspace(state: State, user: CurrentUser, body: WorkspaceCreate) -> WorkspaceOut:
     limit = state.md.get_settings()[runtime_settings.MAX_WORKSPACES_PER_USER.key]
     state.auth.check_workspace_quota(user, 1, limit)
-    workspace = state.md.create_workspace(body.slug, body.name)
+    try:
+        workspace = state.md.create_workspace(body.slug, body.name)
+    except AlreadyExists:
+        if user.role is Role.ADMIN or state.auth.is_member(user, body.slug):
+            raise
+        # the same words whether or not the caller could know it exists (slugs are one
+        # namespace for everyone, so a taken slug cannot be given out twice)
+        raise AlreadyExists(f"the slug {body.slug!r} is not available; choose another") from None
     if user.role is not Role.ADMIN:
         state.auth.add_member(workspace.slug, user.id)
     return WorkspaceOut.of(workspace)

@@ -25,12 +25,20 @@ from memoryd.server.deps import (
     ServerState,
     State,
     check_origin,
+    check_password_throttled,
     require_workspace,
 )
 from memoryd.server.errors import ApiError
 from memoryd.server.routers.extraction import is_running, run_now
 from memoryd.server.routers.memories import visible_memory
-from memoryd.server.web.routes import PANELS, redirect, safe_next, web_caller
+from memoryd.server.web.routes import (
+    PANELS,
+    page_context,
+    redirect,
+    render,
+    safe_next,
+    web_caller,
+)
 
 log = logging.getLogger("memoryd.server")
 router = APIRouter(prefix="/ui", include_in_schema=False)
@@ -143,8 +151,18 @@ async def create_key(request: Request, state: State) -> Response:
         )
     except MemorydError as exc:
         return redirect(request, _panel(form, "keys"), str(exc), "error")
-    message = f"New API key (shown only now, copy it): {created.secret}"
-    return redirect(request, _panel(form, "keys"), message)
+    # The secret goes in this page only, never in a cookie or a URL.
+    context = await run_in_threadpool(
+        page_context,
+        request,
+        state,
+        caller,
+        page="home",
+        panel="keys",
+        here=_back(form),
+        new_key=created.secret,
+    )
+    return render(request, "home.html", context)
 
 
 @router.post("/api-keys/{key_id}/revoke")
@@ -161,17 +179,21 @@ async def revoke_key(request: Request, state: State, key_id: str) -> Response:
 async def change_password(request: Request, state: State) -> Response:
     caller, form = await posted(request, state)
 
-    def work() -> str:
-        user = caller.user
+    user = caller.user
+    try:
         new = validate_password(_text(form, "new_password"))
         current = _text(form, "current_password")
-        if state.auth.has_password(user.id) and state.auth.authenticate(user.name, current) is None:
+        if await run_in_threadpool(state.auth.has_password, user.id) and (
+            await check_password_throttled(request, state, user.name, current) is None
+        ):
             raise InvalidInput("the current password is wrong")
-        state.auth.set_password(user.id, new)
-        return "Password changed; sign in again."
-
-    try:
-        message = await run_in_threadpool(work)
+        await run_in_threadpool(state.auth.set_password, user.id, new)
+        message = "Password changed; sign in again."
+        if form.get("revoke_api_keys") is not None:
+            revoked = await run_in_threadpool(state.auth.revoke_all_api_keys, user.id)
+            message = f"Password changed and {revoked} API key(s) revoked; sign in again."
+    except ApiError as exc:
+        return redirect(request, _panel(form, "account"), exc.message, "error")
     except MemorydError as exc:
         return redirect(request, _panel(form, "account"), str(exc), "error")
     return redirect(request, "/login", message)

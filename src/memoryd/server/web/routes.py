@@ -28,6 +28,7 @@ from memoryd.server.deps import (
     Owner,
     ServerState,
     State,
+    check_password_throttled,
     identify,
     require_workspace,
 )
@@ -78,8 +79,15 @@ def redirect(request: Request, to: str, text: str | None = None, level: str = "o
     response = RedirectResponse(to, status_code=303)
     if text:
         flash = json.dumps([{"level": level, "text": text[:500]}])
+        secure = cookie_secure(request, request.app.state.memoryd)
         response.set_cookie(
-            FLASH_COOKIE, quote(flash), max_age=60, httponly=True, samesite="lax", path="/"
+            FLASH_COOKIE,
+            quote(flash),
+            max_age=60,
+            httponly=True,
+            samesite="lax",
+            secure=secure,
+            path="/",
         )
     return response
 
@@ -195,7 +203,10 @@ def login_form(request: Request, *, next: str, name: str = "", error: str = "") 
         {"csrf": token, "next": next, "name": name, "error": error},
         status_code=401 if error else 200,
     )
-    response.set_cookie(LOGIN_CSRF_COOKIE, token, httponly=True, samesite="lax", path="/login")
+    secure = cookie_secure(request, request.app.state.memoryd)
+    response.set_cookie(
+        LOGIN_CSRF_COOKIE, token, httponly=True, samesite="lax", secure=secure, path="/login"
+    )
     response.headers["Cache-Control"] = "no-store"
     return response
 
@@ -208,7 +219,13 @@ async def login(request: Request, state: State) -> Response:
     sent = form.get("csrf_token")
     if not sent or sent != request.cookies.get(LOGIN_CSRF_COOKIE):
         return login_form(request, next=target, name=name, error="The form expired; try again.")
-    user = await run_in_threadpool(state.auth.authenticate, name, password)
+    try:
+        user = await check_password_throttled(request, state, name, password)
+    except ApiError as exc:
+        response = login_form(request, next=target, name=name, error=exc.message)
+        response.status_code = exc.status
+        response.headers.update(exc.headers or {})
+        return response
     if user is None:
         return login_form(request, next=target, name=name, error="Wrong user name or password.")
     session = await run_in_threadpool(
@@ -230,10 +247,12 @@ async def login(request: Request, state: State) -> Response:
 
 @router.post("/logout")
 async def logout(request: Request, state: State) -> Response:
-    form = await request.form()
-    caller = web_caller(request, state)
-    if caller is not None and caller.session_token and form.get("csrf_token") == caller.csrf_token:
-        await run_in_threadpool(state.auth.end_session, caller.session_token)
+    # The session named by the cookie ends whatever the form says: a sign-out that left
+    # it valid on the server would leave a copied cookie working. (A cross-site page
+    # cannot send the cookie: it is SameSite=Lax.)
+    token = request.cookies.get(SESSION_COOKIE)
+    if token:
+        await run_in_threadpool(state.auth.end_session, token)
     response = RedirectResponse("/login", status_code=303)
     response.delete_cookie(SESSION_COOKIE, path="/")
     return response

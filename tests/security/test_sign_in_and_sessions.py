@@ -1,0 +1,150 @@
+"""Attack class: guessing passwords and keeping sessions and keys alive (items 4, 15,
+17, 19, and "also seen": password change, logout without its CSRF token)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+from httpx import Response
+
+from memoryd import Memoryd
+from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.server.app import create_app
+from memoryd.server.auth import AuthStore
+from server.conftest import ADMIN_PASSWORD, FAST_HASHER, USER_PASSWORD, World, make_settings
+
+
+def sign_in(client: TestClient, name: str, password: str) -> Response:
+    page = client.get("/login")
+    token = re.search(r'name="csrf_token" value="([^"]+)"', page.text)
+    assert token is not None
+    form = {"name": name, "password": password, "csrf_token": token.group(1)}
+    return client.post("/login", data=form, follow_redirects=False)
+
+
+def login(client: TestClient, name: str, password: str) -> int:
+    return sign_in(client, name, password).status_code
+
+
+def test_guessing_is_throttled_per_account_with_retry_after(sqlite_world: World) -> None:
+    client = sqlite_world.client
+    free = sqlite_world.md.settings.login_attempts
+    assert all(login(client, "alice", f"wrong-{n}") == 401 for n in range(free))
+    assert login(client, "alice", "wrong-again") == 401  # the next failure locks
+    locked = sign_in(client, "alice", USER_PASSWORD)
+    assert locked.status_code == 429
+    assert int(locked.headers["Retry-After"]) >= 1
+    # the right password does not get through while the account is locked
+    assert "memoryd_session" not in locked.cookies
+
+
+def test_a_locked_account_does_not_lock_another_one(
+    tmp_path: Path, embedder: MiniLMEmbedder
+) -> None:
+    settings = make_settings(tmp_path, login_attempts=2)
+    md = Memoryd(settings=settings, embedder=embedder)
+    auth = AuthStore(md.db, clock=md.clock, hasher=FAST_HASHER)
+    md.create_user("carol")
+    auth.set_password(md.get_user("carol").id, USER_PASSWORD)
+    md.create_user("dave")
+    auth.set_password(md.get_user("dave").id, USER_PASSWORD)
+    with TestClient(create_app(md, settings, auth=auth)) as client:
+        for n in range(3):
+            login(client, "carol", f"bad-{n}")
+        assert login(client, "carol", USER_PASSWORD) == 429
+        assert login(client, "dave", USER_PASSWORD) == 303
+    md.close()
+
+
+def test_password_guesses_through_password_change_are_throttled(sqlite_world: World) -> None:
+    free = sqlite_world.md.settings.login_attempts
+    statuses = [
+        sqlite_world.call(
+            "alice", "POST", "/api/v1/me/password",
+            json={"current_password": f"guess-{n}", "new_password": "new-password-1"},
+        ).status_code
+        for n in range(free + 2)
+    ]  # fmt: skip
+    assert statuses[:free] == [422] * free and statuses[-1] == 429
+
+
+def test_a_password_change_can_revoke_every_api_key(world: World) -> None:
+    extra = world.auth.create_api_key(world.ids["alice"], "laptop").secret
+    changed = world.call(
+        "alice", "POST", "/api/v1/me/password",
+        json={"current_password": USER_PASSWORD, "new_password": "brand-new-pass",
+              "revoke_api_keys": True},
+    )  # fmt: skip
+    assert changed.status_code == 204, changed.text
+    for key in (extra, world.keys["alice"]):
+        me = world.client.get("/api/v1/me", headers={"Authorization": f"Bearer {key}"})
+        assert me.status_code == 401
+    assert world.call("bob", "GET", "/api/v1/me").status_code == 200
+
+
+def test_logout_without_its_csrf_token_still_ends_the_session(sqlite_world: World) -> None:
+    client = sqlite_world.client
+    assert login(client, "admin", ADMIN_PASSWORD) == 303
+    token = client.cookies["memoryd_session"]
+    client.post("/logout", data={}, follow_redirects=False)
+    stolen = TestClient(sqlite_world.app, cookies={"memoryd_session": token})
+    assert stolen.get("/api/v1/me").status_code == 401
+
+
+def test_no_secret_in_a_cookie_and_cookies_are_secure_over_https(sqlite_world: World) -> None:
+    client = TestClient(sqlite_world.app, base_url="https://memoryd.example")
+    page = client.get("/login")
+    assert "secure" in page.headers["set-cookie"].lower()
+    assert login(client, "alice", USER_PASSWORD) == 303
+    csrf = re.search(r'data-csrf="([^"]+)"', client.get("/").text)
+    assert csrf is not None
+    made = client.post(
+        "/ui/api-keys", data={"name": "phone", "csrf_token": csrf.group(1), "next": "/"},
+        headers={"Origin": "https://memoryd.example"}, follow_redirects=False,
+    )  # fmt: skip
+    assert made.status_code == 200
+    secret = re.search(r"mdk_[A-Za-z0-9_-]+", made.text)
+    assert secret is not None  # shown in the page ...
+    assert secret.group(0) not in made.headers.get("set-cookie", "")  # ... never in a cookie
+    bad = client.post(
+        "/ui/api-keys", data={"name": "", "csrf_token": csrf.group(1), "next": "/"},
+        headers={"Origin": "https://memoryd.example"}, follow_redirects=False,
+    )  # fmt: skip
+    assert "secure" in bad.headers["set-cookie"].lower()  # the flash cookie
+
+
+def test_api_key_last_used_at_is_recorded(world: World) -> None:
+    before = {k.name: k.last_used_at for k in world.auth.list_api_keys(world.ids["alice"])}
+    assert before["alice tests"] is None
+    world.call("alice", "GET", "/api/v1/me")
+    keys = world.call("alice", "GET", "/api/v1/api-keys").json()
+    assert next(k for k in keys if k["name"] == "alice tests")["last_used_at"] is not None
+
+
+def test_single_user_mode_checks_the_peer_and_takes_bearer_keys(
+    tmp_path: Path, embedder: MiniLMEmbedder
+) -> None:
+    settings = make_settings(tmp_path, single_user=True, admin_password=None)
+    md = Memoryd(settings=settings, embedder=embedder)
+    app = create_app(md, settings, auth=AuthStore(md.db, hasher=FAST_HASHER))
+    local, remote = ("127.0.0.1", 5000), ("203.0.113.9", 5000)
+    with TestClient(app, base_url="http://localhost", client=remote) as outsider:
+        assert outsider.get("/api/v1/me").status_code == 403  # Host says localhost; peer not
+    with TestClient(app, base_url="http://[::1]", client=("::1", 5000)) as ipv6:
+        assert ipv6.get("/api/v1/me").status_code == 200  # [::1] without a port
+    with TestClient(app, base_url="http://127.0.0.1:8765", client=local) as client:
+        made = client.post(
+            "/api/v1/memories", json={"content": "Likes tea"},
+            headers={"Authorization": "Bearer sk-anything"},
+        )  # fmt: skip
+        assert made.status_code == 201, made.text  # an OpenAI client's key, no CSRF token
+    md.close()
+
+
+def test_creating_a_hidden_workspace_says_no_more_than_not_available(world: World) -> None:
+    response = world.call("bob", "POST", "/api/v1/workspaces", json={"slug": "gamma"})
+    assert response.status_code == 409
+    message = response.json()["error"]["message"]
+    assert "not available" in message and "exists" not in message
