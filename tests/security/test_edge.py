@@ -108,3 +108,13 @@ def test_every_response_carries_the_security_headers(sqlite_world: World, path: 
     assert "unsafe-inline" not in csp
     assert response.headers["x-frame-options"] == "DENY"
     assert response.headers["x-content-type-options"] == "nosniff"
+
+
+@pytest.mark.parametrize(
+    ("page", "asset"),
+    [("/docs", "swagger-ui-bundle.js"), ("/redoc", "redoc.standalone.js")],
+)
+def test_api_docs_are_served_from_the_package(sqlite_world: World, page: str, asset: str) -> None:
+    html = sqlite_world.client.get(page).text
+    assert "cdn.jsdelivr.net" not in html and f"/static-offline-docs/{asset}" in html
+    assert sqlite_world.client.get(f"/static-offline-docs/{asset}").status_code == 200

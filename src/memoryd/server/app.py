@@ -13,6 +13,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
+from fastapi_offline import FastAPIOffline
 from sqlalchemy import text
 
 import memoryd
@@ -103,7 +104,7 @@ def create_app(
         if client is not None:
             await client.aclose()
 
-    app = FastAPI(
+    app = FastAPIOffline(  # /docs and /redoc from files in the package, not a CDN
         title="memoryd",
         version=memoryd.__version__,
         summary="Persistent per-user memory for LLM chat.",

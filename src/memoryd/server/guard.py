@@ -31,13 +31,11 @@ CSP = (
     "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
     "form-action 'self'; frame-ancestors 'none'"
 )
-# Swagger UI and ReDoc as FastAPI serves them: their own CDN files and one inline script.
+# Swagger UI and ReDoc (files served from the package): one inline script starts them.
 DOCS_CSP = (
-    "default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
-    "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net https://fonts.googleapis.com; "
-    "img-src 'self' data: https://fastapi.tiangolo.com https://cdn.redoc.ly; "
-    "font-src 'self' https://fonts.gstatic.com; worker-src 'self' blob:; "
-    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+    "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; worker-src 'self' blob:; object-src 'none'; base-uri 'none'; "
+    "frame-ancestors 'none'"
 )
 SECURITY_HEADERS = [
     (b"x-frame-options", b"DENY"),
