@@ -9,7 +9,7 @@ measures a bystander's ``GET /api/v1/memories`` (API key, 25 memories) sequentia
 
 - quiet: nothing else running;
 - login flood: 16 threads posting wrong passwords to ``/login`` for another account;
-- import flood: 4 threads posting a 10,000-line import (2.7 MB) as a default user, over
+- import flood: one client posting a 10,000-line import (2.7 MB) as a default user, over
   and over (what the attack run did once).
 
 With ``--baseline REV`` the same runs against the code of git revision ``REV`` (its
@@ -165,7 +165,7 @@ def flood(server: Server, kind: str, stop: threading.Event, counts: dict[int, in
 
 def run(src: Path, seconds: float) -> dict[str, tuple[list[float], dict[int, int]]]:
     results = {}
-    for kind, threads in (("quiet", 0), ("login", 16), ("import", 4)):
+    for kind, threads in (("quiet", 0), ("login", 16), ("import", 1)):
         tmp = Path(tempfile.mkdtemp(prefix="memoryd-flood-"))
         server = Server(src, tmp)
         try:

@@ -34,7 +34,7 @@ class MemorydSettings(BaseSettings):
     # security limits (docs/security.md)
     max_request_bytes: int = Field(default=6_000_000, ge=1024)
     login_attempts: int = Field(default=5, ge=1)  # free failures per account and per address
-    login_concurrency: int = Field(default=2, ge=1)  # password checks running at once
+    login_concurrency: int = Field(default=1, ge=1)  # password checks (Argon2) at once
     proxy_upstream_url: str | None = None  # default: the extraction LLM settings
     proxy_upstream_key: str | None = None
     proxy_provider: str | None = None  # "openai" (any compatible server), "anthropic", "local"

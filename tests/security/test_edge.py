@@ -35,12 +35,13 @@ def test_a_huge_anonymous_body_is_refused_before_it_is_sent(
     live: tuple[World, LiveServer],
 ) -> None:
     _, server = live
-    head = (
-        "POST /api/v1/import HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-        "Content-Type: application/x-ndjson\r\nContent-Length: 300000000\r\n\r\n"
-    )
-    answer = raw_request(server.port, head)  # not one byte of the 300 MB is sent
-    assert answer.startswith(b"HTTP/1.1 401"), answer[:200]
+    for path in ("/api/v1/memories", "/v1/chat/completions", "/api/v1/import"):
+        head = (
+            f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            "Content-Type: application/json\r\nContent-Length: 300000000\r\n\r\n"
+        )
+        answer = raw_request(server.port, head, b"[" * 65536)  # a start of the 300 MB
+        assert answer.startswith(b"HTTP/1.1 401"), (path, answer[:200])
 
 
 def test_a_declared_oversized_body_is_refused_with_413(live: tuple[World, LiveServer]) -> None:

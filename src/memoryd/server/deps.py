@@ -145,7 +145,10 @@ async def check_password_throttled(
     throttle = state.throttle
     try:
         throttle.check(name, address)
-        user = await throttle.verify(lambda: state.auth.authenticate(name, password))
+        user = await throttle.verify(
+            lambda: state.auth.authenticate(name, password),
+            recheck=lambda: throttle.check(name, address),
+        )
     except Throttled as exc:
         raise ApiError(
             429, str(exc), code="rate_limited", headers={"Retry-After": str(exc.retry_after)}

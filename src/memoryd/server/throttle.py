@@ -50,7 +50,7 @@ class LoginThrottle:
         self,
         *,
         free_attempts: int = 5,
-        concurrency: int = 2,
+        concurrency: int = 1,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.free = free_attempts
@@ -97,8 +97,9 @@ class LoginThrottle:
                 if over > 0:
                     count.locked_until = now + min(2.0 ** (over - 1), MAX_DELAY_S)
 
-    async def verify(self, check: Callable[[], T]) -> T:
-        """Run the password check ``check`` in a thread, a bounded number at a time."""
+    async def verify(self, check: Callable[[], T], recheck: Callable[[], None] | None = None) -> T:
+        """Run the password check ``check`` in a thread, a bounded number at a time;
+        ``recheck`` (raising Throttled) runs again once it is this one's turn."""
         if self._semaphore is None:
             self._semaphore = asyncio.Semaphore(self.concurrency)
         if self._waiting >= self.concurrency * 8:
@@ -106,6 +107,8 @@ class LoginThrottle:
         self._waiting += 1
         try:
             async with self._semaphore:
+                if recheck is not None:
+                    recheck()  # failures while this one waited may have locked it
                 return await run_in_threadpool(check)
         finally:
             self._waiting -= 1
