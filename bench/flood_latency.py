@@ -9,8 +9,10 @@ measures a bystander's ``GET /api/v1/memories`` (API key, 25 memories) sequentia
 
 - quiet: nothing else running;
 - login flood: 16 threads posting wrong passwords to ``/login`` for another account;
-- import flood: one client posting a 10,000-line import (2.7 MB) as a default user, over
-  and over (what the attack run did once).
+- import flood: one client posting a 10,000-line import (4 MB) as a default user, over
+  and over (what the attack run did once);
+- import 1k: the same with 1,000 lines, under the line cap but over the workspace's
+  limit of 20 (the old code embedded and inserted them all before refusing).
 
 With ``--baseline REV`` the same runs against the code of git revision ``REV`` (its
 ``src/`` extracted to a temporary folder), in the same run, so the two sets of figures
@@ -140,7 +142,7 @@ def bystander(server: Server, seconds: float) -> list[float]:
 
 def flood(server: Server, kind: str, stop: threading.Event, counts: dict[int, int]) -> None:
     lock = threading.Lock()
-    body = import_body() if kind == "import" else b""
+    body = {"import": import_body(), "import 1k": import_body(1_000)}.get(kind, b"")
     with httpx.Client(base_url=server.base, timeout=600) as client:
         while not stop.is_set():
             try:
@@ -165,7 +167,7 @@ def flood(server: Server, kind: str, stop: threading.Event, counts: dict[int, in
 
 def run(src: Path, seconds: float) -> dict[str, tuple[list[float], dict[int, int]]]:
     results = {}
-    for kind, threads in (("quiet", 0), ("login", 16), ("import", 1)):
+    for kind, threads in (("quiet", 0), ("login", 16), ("import", 1), ("import 1k", 1)):
         tmp = Path(tempfile.mkdtemp(prefix="memoryd-flood-"))
         server = Server(src, tmp)
         try:

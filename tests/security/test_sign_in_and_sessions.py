@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 from httpx import Response
 
@@ -13,6 +14,7 @@ from memoryd import Memoryd
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.server.app import create_app
 from memoryd.server.auth import AuthStore
+from memoryd.server.throttle import LoginThrottle, Throttled
 from server.conftest import ADMIN_PASSWORD, FAST_HASHER, USER_PASSWORD, World, make_settings
 
 
@@ -148,3 +150,22 @@ def test_creating_a_hidden_workspace_says_no_more_than_not_available(world: Worl
     assert response.status_code == 409
     message = response.json()["error"]["message"]
     assert "not available" in message and "exists" not in message
+
+
+def test_the_lock_doubles_and_a_success_clears_the_account() -> None:
+    now = [0.0]
+    throttle = LoginThrottle(free_attempts=2, clock=lambda: now[0])
+    for _ in range(2):
+        throttle.record("eve", "198.51.100.7", ok=False)
+        throttle.check("eve", "198.51.100.7")  # free attempts: no lock yet
+    waits = []
+    for _ in range(4):
+        throttle.record("eve", "198.51.100.7", ok=False)
+        with pytest.raises(Throttled) as locked:
+            throttle.check("eve", None)
+        waits.append(locked.value.retry_after)
+        now[0] += locked.value.retry_after
+    assert waits == [1, 2, 4, 8]
+    throttle.record("eve", None, ok=True)
+    throttle.record("eve", None, ok=False)
+    throttle.check("eve", None)  # the count started again
