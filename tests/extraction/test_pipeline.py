@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import Clock, chat, make_md, observe, reflect
 from memoryd import Memoryd, Scope
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.testing import FakeOpenAIServer, Reply
+from support.extraction import Clock, chat, make_md, observe, reflect
 
 
 def user_prompt(request: dict[str, object]) -> str:

@@ -23,11 +23,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-from scale_support import assert_storage_consistent, through, wait_for
-from tcp_proxy import TcpProxy
 
 from memoryd import Memoryd
 from memoryd.server.auth import AuthStore
+from support.scale import assert_storage_consistent, through, wait_for
+from support.tcp_proxy import TcpProxy
 
 pytestmark = pytest.mark.postgres
 

@@ -16,11 +16,11 @@ import time
 from collections import Counter
 
 import pytest
-from scale_support import HashEmbedder, assert_storage_consistent, through
 from sqlalchemy.exc import DBAPIError
-from tcp_proxy import TcpProxy
 
 from memoryd import Memoryd, MemorydError
+from support.scale import HashEmbedder, assert_storage_consistent, through
+from support.tcp_proxy import TcpProxy
 
 pytestmark = pytest.mark.postgres
 
