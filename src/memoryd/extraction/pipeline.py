@@ -37,7 +37,7 @@ from memoryd.extraction.decide import (
     verify_facts,
 )
 from memoryd.extraction.deps import ExtractionDeps
-from memoryd.extraction.fact_filter import THRESHOLD, fact_probability
+from memoryd.extraction.fact_filter import THRESHOLD, applies_to, fact_probability
 from memoryd.extraction.runs import clear_failures, get_pair_state, record_failure
 from memoryd.extraction.schema import (
     MAX_SENTENCES,
@@ -307,7 +307,7 @@ def _process_batch(
 
 def _likely_facts(md: ExtractionDeps, sentences: list[Sentence]) -> list[Sentence]:
     """The candidates without first-person sentences the fact filter turns down."""
-    personal = [s for s in sentences if is_first_person(s.text)]
+    personal = [s for s in sentences if is_first_person(s.text) and applies_to(s.text)]
     if not personal:
         return sentences
     scores = fact_probability(md.embedder.embed([s.text for s in personal]))
