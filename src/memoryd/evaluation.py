@@ -42,7 +42,6 @@ import numpy as np
 from memoryd.config import MemorydSettings
 from memoryd.domain.errors import InvalidInput
 from memoryd.embedding.base import Embedder
-from memoryd.extraction.sentences import split_sentences
 from memoryd.llm.base import LLMProvider
 
 MATCH_SIMILARITY = 0.6
@@ -114,6 +113,11 @@ _SUBJECT = re.compile(
 )
 
 
+# Kept apart from memoryd.extraction on purpose: the benchmark runs this module against
+# earlier revisions of the pipeline too.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
 def core(text: str) -> str:
     """``text`` without who it is about ("The user is a bee farmer" and "I am a bee
     farmer" both become "is a bee farmer"-like), so matching compares what is said."""
@@ -173,7 +177,7 @@ def run_conversation(
         stored = md.list_memories(user.id)
     memories = [m.content for m in [*result.created, *result.updated]]
     correct, wrong, found = match_memories(embedder, memories, facts, others)
-    said = [s for e in conv["exchanges"] for s in split_sentences(str(e.get("prompt", "")))]
+    said = [s for e in conv["exchanges"] for s in _SENTENCE_END.split(str(e.get("prompt", "")))]
     stated = match_memories(embedder, said, facts, others)[2]
     everything = " ".join(m.content for m in stored)
     return ConversationResult(
