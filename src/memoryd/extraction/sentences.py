@@ -54,7 +54,17 @@ _VOCATIVE = (
     re.compile(rf"^{_NAME},\s", re.MULTILINE),
     re.compile(rf",\s*{_NAME}\s*[!?.]\s*$"),
 )
-_SELF_NAME = re.compile(rf"\b(?i:my name is|my name's|i am|i'm|im|call me|name is)\s+{_NAME}\b")
+# "I'm Ana" names the user; "I'm John's biggest fan" and "I am Canadian" do not.
+_SELF_NAME = re.compile(
+    rf"\b(?:(?i:my name is|my name's|call me|name is)\s+{_NAME}\b(?!['’]s)|"
+    rf"(?i:i am|i'm|im)\s+{_NAME}(?!['’]s)(?=\s*(?:[.,!;]|$|\s(?i:and|but|from|by)\b)))"
+)
+_NOT_OWN_NAME_WORDS = (
+    "american canadian british english french german italian spanish chinese japanese "
+    "indian mexican brazilian australian irish scottish dutch swedish polish russian korean "
+    "christian muslim jewish catholic buddhist hindu atheist vegan vegetarian"
+)
+_NOT_OWN_NAMES = frozenset(_NOT_OWN_NAME_WORDS.split())
 _NOT_NAME_WORDS = (
     "I Im It The A An And But So Well Yes No Oh Not Just Really Very Glad Happy Sorry Good "
     "Great Fine Okay Ok Sure Going Doing Here There Thanks Thank Hi Hello Hey Me My You"
@@ -255,8 +265,8 @@ def self_names(texts: Sequence[str]) -> set[str]:
     names: set[str] = set()
     for text in texts:
         for match in _SELF_NAME.finditer(text):
-            for name in match.group(1).split():
-                if name not in _NOT_NAMES:
+            for name in (match.group(1) or match.group(2)).split():
+                if name not in _NOT_NAMES and name.casefold() not in _NOT_OWN_NAMES:
                     names.add(name.casefold())
     return names
 
@@ -330,6 +340,9 @@ def _inner_pronouns(words: list[str]) -> list[str]:
     return out
 
 
+QUOTED = "The user said: "
+
+
 def memory_form(sentence: str) -> str:
     """A user's sentence as a memory that cannot be misread as the assistant's.
 
@@ -340,8 +353,9 @@ def memory_form(sentence: str) -> str:
     'The user said: "We moved the launch to March 28."'
     """
     own = _SELF_NAME.search(sentence)
-    if own and len(_words(sentence)) <= 6:
-        return f"The user's name is {own.group(1)}."
+    name = (own.group(1) or own.group(2)) if own else ""
+    if name and len(_words(sentence)) <= 6 and name.casefold() not in _NOT_OWN_NAMES:
+        return f"The user's name is {name}."
     text = _LEAD_IN.sub("", sentence.strip()).strip()
     text = _TRAILING_ECHO.sub("", text)
     text = re.sub(r"\s*!+$", ".", text).rstrip()
@@ -349,7 +363,7 @@ def memory_form(sentence: str) -> str:
         text += "."
     words = text.replace("’", "'").split(" ")
     if not words or not words[0]:
-        return f'The user said: "{sentence.strip()}"'
+        return f'{QUOTED}"{sentence.strip()}"'
     first = words[0].lower()
     lowered = {w.lower().strip(".,!?;:") for w in words}
     if not lowered & (_FIRST_PERSON | _SECOND_PERSON):
@@ -366,4 +380,4 @@ def memory_form(sentence: str) -> str:
             adverbs.append(rest.pop(0).lower())
         if rest:
             return " ".join(["The user", *adverbs, _third_person(rest[0]), *rest[1:]])
-    return f'The user said: "{sentence.strip()}"'
+    return f'{QUOTED}"{sentence.strip()}"'
