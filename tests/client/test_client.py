@@ -138,9 +138,9 @@ def test_refusals_raise_the_librarys_exceptions(live: LiveMemoryd) -> None:
         client.get_memory(bob, ws.id)  # alice's memory id: not found for bob (R8)
     with MemorydClient(live.url, "mdk_wrong") as client, pytest.raises(NotAuthenticated):
         client.list_memories(alice)
-    with MemorydClient(f"http://127.0.0.1:{free_port()}", "mdk_x") as client:
-        with pytest.raises(ServerError):
-            client.whoami()
+    unreachable = f"http://127.0.0.1:{free_port()}"
+    with MemorydClient(unreachable, "mdk_x") as client, pytest.raises(ServerError):
+        client.whoami()
 
 
 def test_an_admin_works_on_any_users_memories(live: LiveMemoryd) -> None:
