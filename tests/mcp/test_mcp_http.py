@@ -7,17 +7,23 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import anyio
 import httpx
 import httpx2
 import pytest
+from fastapi.testclient import TestClient
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult, TextContent
 
-from memoryd.testing.live import LiveMemoryd
+from memoryd import Memoryd
+from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.server.app import create_app
+from memoryd.server.auth import AuthStore
+from memoryd.testing.live import FAST_HASHER, LiveMemoryd
 
 TOOLS = {
     "remember",
@@ -265,3 +271,19 @@ def test_a_browser_session_cookie_is_not_enough(live: LiveMemoryd) -> None:
     )
     assert response.status_code == 401
     assert "API key" in response.json()["error"]["message"]
+
+
+def test_the_app_serves_mcp_again_after_a_restart(tmp_path: Path, embedder: MiniLMEmbedder) -> None:
+    """An app's lifespan can run more than once (tests, embedding servers)."""
+    md = Memoryd(f"sqlite:///{tmp_path / 'twice.db'}", embedder=embedder)
+    auth = AuthStore(md.db, hasher=FAST_HASHER)
+    key = auth.create_api_key(md.create_user("carol").id, "t").secret
+    app = create_app(md, auth=auth)
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+    headers = {"Accept": "application/json, text/event-stream", "Authorization": f"Bearer {key}"}
+    for _ in range(2):
+        with TestClient(app) as client:
+            response = client.post("/mcp", json=body, headers=headers)
+            assert response.status_code == 200
+            assert {t["name"] for t in response.json()["result"]["tools"]} == TOOLS
+    md.close()

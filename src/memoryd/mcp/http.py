@@ -15,7 +15,8 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 import anyio.to_thread
-from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
+from mcp.server.mcpserver import MCPServer
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.requests import Request
 from starlette.routing import Route
@@ -60,19 +61,22 @@ class ApiKeyGate:
 
 @dataclass
 class McpEndpoint:
-    """The ``/mcp`` route and the session manager that must run for the app's lifetime."""
+    """The ``/mcp`` route, and what must run while the app serves it."""
 
+    server: MCPServer
     route: Route
     app: StreamableHTTPASGIApp
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
+        """The transport's task group, for one run of the app's lifespan (a session
+        manager runs once, so each run gets a new one: an app can be started again)."""
+        self.app.session_manager = _session_manager(self.server)
         async with self.app.session_manager.run():
             yield
 
 
-def mcp_endpoint(state: ServerState) -> McpEndpoint:
-    server = build_server(state)
+def _session_manager(server: MCPServer) -> StreamableHTTPSessionManager:
     # memoryd's own Origin check and API keys guard the route; the SDK's DNS-rebinding
     # allow-list would pin the server to localhost names, so it is left to those.
     server.streamable_http_app(
@@ -80,5 +84,10 @@ def mcp_endpoint(state: ServerState) -> McpEndpoint:
         json_response=True,
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
-    app = StreamableHTTPASGIApp(server.session_manager)
-    return McpEndpoint(Route(PATH, endpoint=ApiKeyGate(app, state)), app)
+    return server.session_manager
+
+
+def mcp_endpoint(state: ServerState) -> McpEndpoint:
+    server = build_server(state)
+    app = StreamableHTTPASGIApp(_session_manager(server))
+    return McpEndpoint(server, Route(PATH, endpoint=ApiKeyGate(app, state)), app)
