@@ -11,7 +11,8 @@ conversations::
      "other_facts": ["what the assistant said of itself", ...],   # optional
      "secrets": ["hunter2", ...]}                     # optional: must never be stored
 
-Matching (``match_memories``): MiniLM cosine similarity between a memory and each fact.
+Matching (``match_memories``): MiniLM cosine similarity between a memory and each fact,
+both taken without their subject words (``core``: "The user is ..." / "I am ...").
 A memory is *correct* when its best user fact scores at least ``MATCH_SIMILARITY`` and no
 ``other_facts`` line scores higher; *wrong subject* when an ``other_facts`` line scores at
 least the threshold and higher than every user fact; otherwise *unsupported*. Precision
@@ -23,6 +24,7 @@ checked by hand on pairs from the development split (BENCHMARKS.md gives the agr
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -98,15 +100,28 @@ def _fact_text(fact: Any) -> str:
     return str(fact["text"] if isinstance(fact, dict) else fact)
 
 
+_SUBJECT = re.compile(
+    r"^the user said:\s*|\b(?:the user's|the user|user's|i'm|i am|i've|i'd|i|my|me|mine|"
+    r"they're|they|their|them)\b",
+    re.IGNORECASE,
+)
+
+
+def core(text: str) -> str:
+    """``text`` without who it is about ("The user is a bee farmer" and "I am a bee
+    farmer" both become "is a bee farmer"-like), so matching compares what is said."""
+    return " ".join(_SUBJECT.sub(" ", text.replace("’", "'")).replace('"', " ").split())
+
+
 def match_memories(
     embedder: Embedder, memories: Sequence[str], facts: Sequence[str], others: Sequence[str]
 ) -> tuple[int, int, int]:
     """(correct memories, wrong-subject memories, facts found); see the module doc."""
     if not memories:
         return 0, 0, 0
-    mem = np.asarray(embedder.embed(list(memories)))
-    user = mem @ np.asarray(embedder.embed(list(facts))).T if facts else None
-    other = mem @ np.asarray(embedder.embed(list(others))).T if others else None
+    mem = np.asarray(embedder.embed([core(m) for m in memories]))
+    user = mem @ np.asarray(embedder.embed([core(f) for f in facts])).T if facts else None
+    other = mem @ np.asarray(embedder.embed([core(o) for o in others])).T if others else None
     correct = wrong = 0
     for i in range(len(memories)):
         best_user = float(user[i].max()) if user is not None else -1.0
