@@ -9,12 +9,12 @@ const workspace = process.env.MEMORYD_WORKSPACE ?? "alpha";
 const added = await memoryd.POST("/api/v1/memories", {
   body: { content: "Phoenix ships in Q3", workspace },
 });
-if (!added.response.ok) throw new Error(`could not add the memory: ${added.response.status}`);
+if (added.error) throw new Error(`could not add the memory: ${added.error.error.message}`);
 
 const { data, error } = await memoryd.POST("/api/v1/context", {
   body: { message: "When do we ship?", workspace, system_prompt: "You are helpful." },
 });
-if (error) throw new Error("context failed");
+if (error) throw new Error(`${error.error.type}: ${error.error.message}`);
 const chosen: Memory[] = data.memories;
 console.log(data.system_prompt);
 

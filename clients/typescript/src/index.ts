@@ -6,6 +6,8 @@ import type { components, paths } from "./schema.js";
 export type { components, paths };
 export type Memory = components["schemas"]["MemoryOut"];
 export type ContextOut = components["schemas"]["ContextOut"];
+/** Every error answer: `{ error: { type, message, code } }`. */
+export type ErrorOut = components["schemas"]["ErrorOut"];
 
 /** A client for one memoryd server, authenticated with an API key (mdk_...). */
 export function memorydClient(baseUrl: string, apiKey: string): Client<paths> {

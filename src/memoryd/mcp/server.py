@@ -63,7 +63,7 @@ ScopeArg = Annotated[
     Field(description="'global' or 'workspace'; default: workspace when one is given"),
 ]
 WorkspaceArg = Annotated[
-    str | None, Field(default=None, max_length=64, description="The workspace (project) slug.")
+    str | None, Field(max_length=64, description="The workspace (project) slug.")
 ]
 MemoryId = Annotated[str, Field(min_length=1, max_length=64, description="The memory's id.")]
 Content = Annotated[

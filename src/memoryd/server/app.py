@@ -33,7 +33,7 @@ from memoryd.server.routers import (
     workspaces,
 )
 from memoryd.server.routers import settings as settings_router
-from memoryd.server.schemas import Health
+from memoryd.server.schemas import ERROR_RESPONSES, Health
 from memoryd.server.web import actions as web_actions
 from memoryd.server.web import routes as web_routes
 from memoryd.service import Memoryd
@@ -111,6 +111,7 @@ def create_app(
             "browser's session cookie plus the `X-CSRF-Token` header on writes."
         ),
         lifespan=lifespan,
+        responses=ERROR_RESPONSES,
     )
     app.state.memoryd = state
     errors.install(app)
