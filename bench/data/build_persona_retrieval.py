@@ -53,8 +53,7 @@ SEED = 20261130
 
 _WORD = re.compile(r"[a-z]+")
 # Words that say nothing about which fact a turn states (the matcher's own list).
-# fmt: off
-GENERIC = frozenset("""
+GENERIC_WORDS = """
 a about after again all also am an and any are as at be because been but by can could
 did do does doing don for from get go going good got great had has have he her him his
 how i i'm if in into is it it's its just know like lot love loved loves me more much my
@@ -63,8 +62,8 @@ then there they thing things think this to too up us very want was we well were 
 when where which who why will with would yes you your enjoy enjoying favorite time
 people make day days always never every also year years new way lot lots yeah oh wow
 sure nice fun cool awesome thanks thank sounds sound
-""".split())
-# fmt: on
+"""
+GENERIC = frozenset(GENERIC_WORDS.split())
 
 
 def content_words(text: str) -> set[str]:
