@@ -254,7 +254,7 @@ class MessageBoostedLexical(LexicalReranker):
 
 
 def ideas(embedder: MiniLMEmbedder) -> dict[str, Scorer]:
-    enc = QueryEncoder(embedder)
+    enc = QueryEncoder(embedder, cache_size=1_000_000)  # every query part of every set
 
     def dense(mw: float, decay: float, share: float) -> EmbeddingReranker:
         return EmbeddingReranker(embedder, enc, message_weight=mw, history_decay=decay,
@@ -263,10 +263,11 @@ def ideas(embedder: MiniLMEmbedder) -> dict[str, Scorer]:
     def hybrid(mw: float, decay: float, share: float, lw: float) -> Scorer:
         return HybridReranker(dense(mw, decay, share), lexical_weight=lw).score
 
+    alone = dense(1, 1, 0)
     found: dict[str, Scorer] = {
         "today's hybrid (mean, message 2, history 1; + .15 BM25)": hybrid(2, 1, 0, .15),
         "today's embedding alone (no BM25)": dense(2, 1, 0).score,
-        "message alone": lambda q, m: dense(1, 1, 0).score(Query(q.message), m),
+        "message alone": lambda q, m: alone.score(Query(q.message), m),
     }
     for mw in (1, 3, 5):
         found[f"mean, message weight {mw}, + .15 BM25"] = hybrid(mw, 1, 0, .15)
