@@ -1,6 +1,6 @@
 """Build bench/data/persona_retrieval.json from Synthetic-Persona-Chat (CC-BY 4.0).
 
-An independent retrieval benchmark: nobody tuned memoryd on it. Dev comes from the
+An independent retrieval benchmark, made from public data by this script. Dev comes from the
 dataset's valid.csv, test from its test.csv, so the two share no conversation. For each
 conversation and each of its two speakers (the "owner"):
 
