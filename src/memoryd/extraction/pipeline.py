@@ -37,6 +37,7 @@ from memoryd.extraction.decide import (
     verify_facts,
 )
 from memoryd.extraction.deps import ExtractionDeps
+from memoryd.extraction.fact_filter import THRESHOLD, applies_to, fact_probability
 from memoryd.extraction.runs import clear_failures, get_pair_state, record_failure
 from memoryd.extraction.schema import (
     MAX_SENTENCES,
@@ -51,7 +52,9 @@ from memoryd.extraction.secrets import secret_values
 from memoryd.extraction.sentences import (
     Sentence,
     addressed_names,
+    is_first_person,
     memory_form,
+    renumber,
     self_names,
     user_sentences,
 )
@@ -290,7 +293,7 @@ def _process_batch(
     run_id: str,
     dry_run: bool,
 ) -> None:
-    sentences = user_sentences(batch, MAX_SENTENCES)
+    sentences = _likely_facts(md, user_sentences(batch, MAX_SENTENCES))
     plan = Plan()
     if sentences:
         plan = _plan_batch(md, provider, user_id, workspace_id, workspace, batch, sentences, result)
@@ -300,6 +303,16 @@ def _process_batch(
         result.planned += [c.describe() for c in plan.changes]
         return
     _apply(md, user_id, workspace_id, batch, plan, result, run_id)
+
+
+def _likely_facts(md: ExtractionDeps, sentences: list[Sentence]) -> list[Sentence]:
+    """The candidates without first-person sentences the fact filter turns down."""
+    personal = [s for s in sentences if is_first_person(s.text) and applies_to(s.text)]
+    if not personal:
+        return sentences
+    scores = fact_probability(md.embedder.embed([s.text for s in personal]))
+    dropped = {s.number for s, p in zip(personal, scores, strict=True) if p < THRESHOLD}
+    return renumber([s for s in sentences if s.number not in dropped])
 
 
 def _plan_batch(
