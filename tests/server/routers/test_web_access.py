@@ -100,7 +100,8 @@ ELSEWHERE = {
     ("GET", "/docs"): "public schema page",
     ("GET", "/docs/oauth2-redirect"): "public schema page",
     ("GET", "/redoc"): "public schema page",
-    ("GET", "/static"): "public stylesheet and script",
+    ("ANY", "/static"): "public stylesheet and script",
+    ("ANY", "/mcp"): "tests/mcp/test_mcp_http.py (an API key, not a session, is needed)",
     ("GET", "/login"): "test_auth.py",
     ("POST", "/login"): "test_auth.py",
     ("POST", "/logout"): "test_auth.py (the old cookie is refused after logout)",
@@ -110,12 +111,13 @@ ELSEWHERE = {
 
 
 def served_routes(app: FastAPI) -> set[tuple[str, str]]:
-    """(method, path template) of every route the app answers, mounts included."""
+    """(method, path template) of every route the app answers; mounts and whole ASGI
+    apps (any method) as ``ANY``."""
     walk = getattr(fastapi.routing, "iter_route_contexts", None)
     routes: list[Any] = list(walk(app.routes)) if walk else list(app.routes)
     served = set()
     for route in routes:
-        methods = getattr(route, "methods", None) or {"GET"}
+        methods = getattr(route, "methods", None) or {"ANY"}
         served |= {(m, route.path) for m in methods if m != "HEAD"}
     return served
 
