@@ -201,13 +201,13 @@ def import_lines(
     if repeated:
         raise InvalidInput(f"memory id {repeated[0]!r} appears more than once")
     with md.db.read() as repo:
-        md._require_user(repo, user_id)
+        md.store.require_user(repo, user_id)
         _check_chats(repo, user_id, records)
         _refuse_over_limits(md, _plan_counts(md, repo, user_id, records, protected_ids))
     vectors = md.embedder.embed([r.content for r in records])
     result = ImportResult()
     with md.db.write() as repo:
-        md._require_user(repo, user_id, lock=True)
+        md.store.require_user(repo, user_id, lock=True)
         for record, vector in zip(records, vectors, strict=True):
             workspace_id = None
             if record.workspace:
