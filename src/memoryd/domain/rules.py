@@ -37,6 +37,8 @@ _SPACES = re.compile(r"\s+")
 # characters (zero-width, bidi marks and overrides, tag characters U+E0000-E007F, BOM),
 # private-use and unassigned code points, and the Hangul and Braille fillers.
 _INVISIBLE_CATEGORIES = frozenset({"Cf", "Co", "Cn", "Cs"})
+# Bidirectional overrides and isolates make text display differently from what it is.
+_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 _FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u180e\u034f")
 _LEADING_BULLET = re.compile(r"^[-*+•]\s+")
 # Markdown that would change the structure of the injected section if a line began with it.
@@ -65,7 +67,7 @@ def normalize_content(raw: object) -> str:
     text = _SPACES.sub(" ", text).strip()
     for ch in text:
         category = unicodedata.category(ch)
-        if category == "Cc":
+        if category == "Cc" or ch in _BIDI_CONTROLS:
             raise InvalidContent(f"memory content contains a control character (U+{ord(ch):04X})")
         if category in _INVISIBLE_CATEGORIES or ch in _FILLERS:
             raise InvalidContent(
