@@ -36,7 +36,7 @@ from memoryd import Memoryd
 from memoryd.config import MemorydSettings
 from memoryd.domain.injection import Query, build_query, top_k
 from memoryd.domain.models import Memory, Scope
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.embedding.minilm import QUANTIZE_CHOICES, MiniLMEmbedder
 from memoryd.plugins import reranker_factories
 from memoryd.rerank import (
     EmbeddingReranker,
@@ -265,10 +265,12 @@ def tune(embedder: MiniLMEmbedder, pools: Sequence[Pool], cases: Sequence[Case],
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--no-tuning", action="store_true", help="skip the tuning grid")
+    parser.add_argument("--quantize", default="auto", choices=QUANTIZE_CHOICES,
+                        help="embedding graph: re-quantised (auto/u8s8/u8u8) or 'off' (shipped)")
     args = parser.parse_args()
     started = time.perf_counter()
     data = json.loads(DATA.read_text())
-    embedder = MiniLMEmbedder()
+    embedder = MiniLMEmbedder(quantize=args.quantize)
     default = MemorydSettings.model_fields["reranker"].default
     with tempfile.TemporaryDirectory() as tmp, \
             Memoryd(f"sqlite:///{tmp}/quality.db", embedder=embedder,
@@ -295,7 +297,8 @@ def main() -> None:
             via_context.append((recall, hit, -1.0))  # md.context() returns only the top 5
         rows[f"shipped default '{default}' via md.context()"] = via_context
         lexical_weight = HybridReranker(EmbeddingReranker(embedder)).lexical_weight
-        print(f"embedder {embedder.name}; shipped default reranker '{default}'"
+        print(f"embedder {embedder.name} ({embedder.variant} graph);"
+              f" shipped default reranker '{default}'"
               f" (MESSAGE_WEIGHT={embedding_module.MESSAGE_WEIGHT:g},"
               f" hybrid lexical_weight={lexical_weight:g})")
         print_methods(rows, cases)

@@ -117,7 +117,10 @@ class Memoryd(ExtractionMixin):
         if self._embedder is None:
             from memoryd.embedding.minilm import MiniLMEmbedder
 
-            self._embedder = MiniLMEmbedder()
+            self._embedder = MiniLMEmbedder(
+                quantize=self.settings.embedder_quantize,
+                models_dir=self.settings.data_dir / "models",
+            )
         return self._embedder
 
     @property
