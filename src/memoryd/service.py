@@ -60,8 +60,10 @@ from memoryd.domain.rules import (
 from memoryd.embedding.base import Embedder
 from memoryd.extraction.api import ExtractionMixin
 from memoryd.rerank.base import Reranker, Warmable
+from memoryd.storage.catalog import Catalog
 from memoryd.storage.database import Database
 from memoryd.storage.repository import Repository, vector_bytes
+from memoryd.writeback import BackgroundWriter, PendingChat
 
 log = logging.getLogger("memoryd")
 
@@ -102,6 +104,8 @@ class Memoryd(ExtractionMixin):
         self._reranker_choice: str | Reranker = reranker or self.settings.reranker
         self._reranker: Reranker | None = None
         self._open_lock = threading.Lock()
+        self.catalog = Catalog()
+        self._writer: BackgroundWriter | None = None
 
     # wiring ----------------------------------------------------------------
     @property
@@ -135,7 +139,20 @@ class Memoryd(ExtractionMixin):
                 self._reranker = choice
         return self._reranker
 
+    @property
+    def writer(self) -> BackgroundWriter:
+        """Writes that need not hold up a reply (``last_used_at``, proxied chats)."""
+        if self._writer is None:
+            with self._open_lock:
+                if self._writer is None:
+                    self._writer = BackgroundWriter(self)
+        return self._writer
+
     def close(self) -> None:
+        """Finish pending background writes, then release the database."""
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
         if self._database is not None:
             self._database.dispose()
 
@@ -404,11 +421,14 @@ class Memoryd(ExtractionMixin):
             raise InvalidInput("message must be text")
         query = build_query(message, history)
         with self.db.read() as repo:
-            self._require_user(repo, user_id)
-            workspace_id = self._require_workspace(repo, workspace) if workspace else None
-            if not self._setting(repo, runtime_settings.MEMORY_ENABLED):
-                return Turn(enabled=False, query=query)
-            pool = repo.turn_memories(user_id, workspace_id)
+            workspace_id, enabled = self._turn_scope(repo, user_id, workspace)
+            version, pool = repo.turn_pool(user_id, workspace_id)
+            if not self.catalog.sync(version):  # something changed: check again, uncached
+                workspace_id, enabled = self._turn_scope(repo, user_id, workspace)
+                version, pool = repo.turn_pool(user_id, workspace_id)
+                self.catalog.sync(version)
+        if not enabled:
+            return Turn(enabled=False, query=query)
         globals_ = [ScoredMemory(m, None) for m in pool if m.scope is Scope.GLOBAL]
         candidates = [m for m in pool if m.scope is Scope.WORKSPACE]
         chosen, reason = self._rank(query, candidates)
@@ -423,9 +443,30 @@ class Memoryd(ExtractionMixin):
         now = self.clock()
         stale = [m.id for m in turn.memories if _needs_touch(m.last_used_at, now)]
         if stale:
-            with self.db.write() as repo:
-                repo.touch_memories(stale, now)
+            self.writer.touch(stale, now)
         return turn
+
+    def _turn_scope(
+        self, repo: Repository, user_id: int, workspace: str | None
+    ) -> tuple[int | None, bool]:
+        """The workspace id and whether memory is on, from the cache when it has them."""
+        catalog = self.catalog
+        if type(user_id) is not int or catalog.get("users", user_id) is None:
+            self._require_user(repo, user_id)
+            catalog.put("users", user_id, True, catalog.version)
+        workspace_id = None
+        if workspace:
+            if isinstance(workspace, str):
+                workspace_id = catalog.get("workspaces", workspace)
+            if workspace_id is None:
+                workspace_id = self._require_workspace(repo, workspace)
+                catalog.put("workspaces", workspace, workspace_id, catalog.version)
+        values = catalog.get("settings", None)
+        if values is None:
+            values = repo.get_settings()
+            catalog.put("settings", None, values, catalog.version)
+        spec = runtime_settings.MEMORY_ENABLED
+        return workspace_id, bool(values.get(spec.key, spec.default))
 
     def _rank(self, query: Any, candidates: list[Memory]) -> tuple[list[ScoredMemory], str | None]:
         if len(candidates) <= WORKSPACE_TOP_K:
@@ -442,13 +483,7 @@ class Memoryd(ExtractionMixin):
 
     def record_chat(self, user_id: int, workspace: str, prompt: str, response: str) -> Chat:
         """Store a finished exchange; extraction reads it later."""
-        for label, value in (("prompt", prompt), ("response", response)):
-            if not isinstance(value, str):
-                raise InvalidInput(f"{label} must be text")
-            if len(value) > MAX_CHAT_TEXT:
-                raise InvalidInput(f"{label} is longer than {MAX_CHAT_TEXT} characters")
-        if not prompt.strip():
-            raise InvalidInput("prompt is empty")
+        _check_chat(prompt, response)
         now = self.clock()
         with self.db.write() as repo:
             self._require_user(repo, user_id)
@@ -456,6 +491,35 @@ class Memoryd(ExtractionMixin):
             chat_id = repo.insert_chat(user_id, workspace_id, prompt, response, now)
         self._warm_history(prompt, response)
         return Chat(chat_id, user_id, workspace, prompt, response, now, memory_processed=False)
+
+    def record_chat_later(self, user_id: int, workspace: str, prompt: str, response: str) -> None:
+        """``record_chat`` off the caller's path: checked now, written by the background
+        writer (batched, retried, flushed by ``close()``)."""
+        _check_chat(prompt, response)
+        self.writer.add_chat(PendingChat(user_id, workspace, prompt, response, self.clock()))
+
+    def store_chats(self, batch: Sequence[PendingChat]) -> None:
+        """Write queued exchanges in one transaction (the background writer's half)."""
+        with self.db.write() as repo:
+            for chat in batch:
+                try:
+                    self._require_user(repo, chat.user_id)
+                    workspace_id = self._require_workspace(repo, chat.workspace)
+                except NotFound as exc:
+                    log.warning("dropping a queued chat of user %s: %s", chat.user_id, exc)
+                    continue
+                repo.insert_chat(chat.user_id, workspace_id, chat.prompt, chat.response, chat.at)
+        for chat in batch:
+            self._warm_history(chat.prompt, chat.response)
+
+    def store_touches(self, marks: Mapping[str, datetime]) -> None:
+        """Set ``last_used_at`` of queued memories, one UPDATE per distinct time."""
+        by_time: dict[datetime, list[str]] = {}
+        for memory_id, at in marks.items():
+            by_time.setdefault(at, []).append(memory_id)
+        with self.db.write() as repo:
+            for at, ids in by_time.items():
+                repo.touch_memories(ids, at)
 
     def _warm_history(self, *texts: str) -> None:
         """The next turns quote this exchange as history: embed it now, not on their path."""
@@ -565,6 +629,16 @@ class Memoryd(ExtractionMixin):
             after=_audit_view(after),
             now=now,
         )
+
+
+def _check_chat(prompt: str, response: str) -> None:
+    for label, value in (("prompt", prompt), ("response", response)):
+        if not isinstance(value, str):
+            raise InvalidInput(f"{label} must be text")
+        if len(value) > MAX_CHAT_TEXT:
+            raise InvalidInput(f"{label} is longer than {MAX_CHAT_TEXT} characters")
+    if not prompt.strip():
+        raise InvalidInput("prompt is empty")
 
 
 def _needs_touch(last_used: datetime | None, now: datetime) -> bool:
