@@ -148,11 +148,17 @@ class Memoryd(ExtractionMixin):
                     self._writer = BackgroundWriter(self)
         return self._writer
 
+    def finish_writes(self) -> None:
+        """Write everything the background writer holds and stop its thread (a later
+        write starts a new one)."""
+        with self._open_lock:
+            writer, self._writer = self._writer, None
+        if writer is not None:
+            writer.close()
+
     def close(self) -> None:
         """Finish pending background writes, then release the database."""
-        if self._writer is not None:
-            self._writer.close()
-            self._writer = None
+        self.finish_writes()
         if self._database is not None:
             self._database.dispose()
 
@@ -211,6 +217,19 @@ class Memoryd(ExtractionMixin):
         if found is None:
             raise NotFound(f"no workspace {slug!r}")
         return found
+
+    def has_workspace(self, slug: str, *, trust_s: float = 0.25) -> bool:
+        """Whether the workspace exists; answered from the per-process cache if it was
+        checked against the database in the last ``trust_s`` seconds."""
+        catalog = self.catalog
+        if catalog.checked_within(trust_s) and catalog.get("workspaces", slug) is not None:
+            return True
+        with self.db.read() as repo:
+            version = catalog.check(repo.conn)
+            found = repo.workspace_id(slug)
+        if found is not None:
+            catalog.put("workspaces", slug, found, version)
+        return found is not None
 
     def list_workspaces(self) -> list[Workspace]:
         with self.db.read() as repo:

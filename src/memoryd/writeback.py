@@ -64,6 +64,9 @@ class BackgroundWriter:
     # queueing ------------------------------------------------------------------
     def touch(self, memory_ids: list[str], now: datetime) -> None:
         with self._cond:
+            if self._closed:
+                self._md.store_touches(dict.fromkeys(memory_ids, now))
+                return
             for memory_id in memory_ids:
                 seen = self._touches.get(memory_id)
                 if seen is None or seen < now:

@@ -14,6 +14,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy import text
+from starlette.concurrency import run_in_threadpool
 
 import memoryd
 from memoryd.config import MemorydSettings
@@ -79,7 +80,8 @@ def create_app(
 ) -> FastAPI:
     """The memoryd service over ``md``: REST API, OpenAI-compatible proxy, web UI."""
     settings = settings or md.settings
-    state = ServerState(md=md, settings=settings, auth=auth or AuthStore(md.db, clock=md.clock))
+    auth = auth or AuthStore(md.db, clock=md.clock, catalog=md.catalog)
+    state = ServerState(md=md, settings=settings, auth=auth)
     if settings.single_user:
         first_start(md, state.auth, settings)
         admin = first_admin(md)
@@ -93,6 +95,8 @@ def create_app(
         client, state.http = state.http, None
         if client is not None:
             await client.aclose()
+        # chats queued by the proxy are written before the process exits (SIGTERM too)
+        await run_in_threadpool(md.finish_writes)
 
     app = FastAPI(
         title="memoryd",

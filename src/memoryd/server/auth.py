@@ -25,6 +25,7 @@ from sqlalchemy.exc import IntegrityError
 
 from memoryd.domain.errors import InvalidInput, NotFound
 from memoryd.domain.models import Role, User, Workspace
+from memoryd.storage.catalog import Catalog
 from memoryd.storage.database import Database
 from memoryd.storage.tables import (
     api_keys,
@@ -39,6 +40,8 @@ API_KEY_PREFIX = "mdk_"
 MIN_PASSWORD_CHARS = 8
 MAX_PASSWORD_CHARS = 1024
 MAX_KEY_NAME_CHARS = 100
+# how long after the request's own cache check a cached membership is trusted unchecked
+CACHE_TRUST_S = 0.25
 
 
 def sha256(text: str) -> str:
@@ -118,8 +121,10 @@ class AuthStore:
         *,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         hasher: PasswordHasher | None = None,
+        catalog: Catalog | None = None,
     ) -> None:
         self.db = db
+        self.catalog = catalog
         self.clock = clock
         self.hasher = hasher or PasswordHasher()  # Argon2id, RFC 9106 low-memory profile
         self._dummy_hash: str | None = None
@@ -264,15 +269,35 @@ class AuthStore:
         return _api_key(updated)
 
     def user_for_api_key(self, secret: str) -> User | None:
+        """The key's user, or None if unknown or revoked. With a catalog, known keys are
+        cached, but the cache version is read every time: a revocation (or a change of
+        the user) applies to the very next request, in every process."""
         if not secret.startswith(API_KEY_PREFIX):
             return None
+        digest = sha256(secret)
         with self.db.read() as repo:
+            version = self.catalog.check(repo.conn) if self.catalog else None
+            if self.catalog is not None:
+                cached: User | None = self.catalog.get("keys", digest)
+                if cached is not None:
+                    return cached
             row = repo.conn.execute(
                 select(users)
                 .select_from(api_keys.join(users))
-                .where(api_keys.c.key_hash == sha256(secret), api_keys.c.revoked_at.is_(None))
+                .where(api_keys.c.key_hash == digest, api_keys.c.revoked_at.is_(None))
             ).first()
-        return _user(row) if row is not None else None
+        if row is None:
+            return None
+        user = _user(row)
+        if self.catalog is not None:
+            self.catalog.put("keys", digest, user, version)
+        return user
+
+    def refresh_cache(self) -> None:
+        """Drop cached lookups if anything changed since they were read (one small read)."""
+        if self.catalog is not None:
+            with self.db.read() as repo:
+                self.catalog.check(repo.conn)
 
     # workspace membership ---------------------------------------------------------
     def _workspace_id(self, conn: Connection, slug: str) -> int:
@@ -339,12 +364,19 @@ class AuthStore:
     def is_member(self, user: User, slug: str) -> bool:
         if user.role is Role.ADMIN:
             return True
+        catalog = self.catalog
+        fresh = catalog is not None and catalog.checked_within(CACHE_TRUST_S)
+        if fresh and catalog is not None and catalog.get("members", (user.id, slug)):
+            return True
         with self.db.read() as repo:
+            version = catalog.check(repo.conn) if catalog is not None else None
             row = repo.conn.execute(
                 select(user_workspaces.c.user_id)
                 .select_from(user_workspaces.join(workspaces))
                 .where(user_workspaces.c.user_id == user.id, workspaces.c.slug == slug)
             ).first()
+        if row is not None and catalog is not None:
+            catalog.put("members", (user.id, slug), True, version)
         return row is not None
 
     def count_admins(self) -> int:

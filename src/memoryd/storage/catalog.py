@@ -16,6 +16,7 @@ cache is bounded, so bad input cannot grow memory.
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 from sqlalchemy import select
@@ -37,6 +38,7 @@ class Catalog:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.version: int | None = None
+        self._checked_at = float("-inf")
         self._maps: dict[str, dict[Any, Any]] = {
             "users": {},  # user id -> True (exists)
             "workspaces": {},  # slug -> workspace id
@@ -48,6 +50,7 @@ class Catalog:
     def sync(self, version: int) -> bool:
         """Adopt ``version`` (emptying the caches if it differs); True if it was current."""
         with self._lock:
+            self._checked_at = time.monotonic()
             if version == self.version:
                 return True
             for entries in self._maps.values():
@@ -55,9 +58,16 @@ class Catalog:
             self.version = version
             return False
 
-    def check(self, conn: Connection) -> None:
+    def check(self, conn: Connection) -> int:
         """Read the version now and drop anything cached under an older one."""
-        self.sync(read_version(conn))
+        version = read_version(conn)
+        self.sync(version)
+        return version
+
+    def checked_within(self, seconds: float) -> bool:
+        """Whether ``check`` ran this recently (the server checks once per request, at
+        authentication, and lookups later in that request trust that check)."""
+        return time.monotonic() - self._checked_at <= seconds
 
     def get(self, kind: str, key: Any) -> Any:
         return self._maps[kind].get(key)
