@@ -57,7 +57,7 @@ class MemorydSettings(BaseSettings):
         validation_alias=AliasChoices("MEMORY_IDLE_THRESHOLD_MS", "idle_threshold_ms"),
     )
     extraction_min_messages: int = Field(default=5, ge=1)
-    extraction_batch_chats: int = Field(default=8, ge=1, le=100)
+    extraction_batch_chats: int = Field(default=16, ge=1, le=100)
     extraction_max_attempts: int = Field(default=5, ge=1)
     extraction_backoff_seconds: float = Field(default=300.0, gt=0)
 

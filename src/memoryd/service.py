@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import logging
 import threading
-import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import UTC, datetime
-from typing import Any
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any, overload
 
 from memoryd.config import MemorydSettings
 from memoryd.domain import runtime_settings
@@ -22,7 +21,6 @@ from memoryd.domain.errors import (
     InvalidInput,
     InvalidScope,
     NotFound,
-    ScopeFull,
 )
 from memoryd.domain.injection import (
     WORKSPACE_TOP_K,
@@ -58,12 +56,22 @@ from memoryd.domain.rules import (
     validate_user_name,
 )
 from memoryd.embedding.base import Embedder
-from memoryd.extraction.api import ExtractionMixin
 from memoryd.rerank.base import Reranker, Warmable
 from memoryd.storage.catalog import Catalog
 from memoryd.storage.database import Database
-from memoryd.storage.repository import Repository, vector_bytes
+from memoryd.storage.repository import Repository
+from memoryd.store import MemoryStore
 from memoryd.writeback import BackgroundWriter, PendingChat
+
+if TYPE_CHECKING:
+    from memoryd.extraction.pipeline import PairResult
+    from memoryd.extraction.runs import Run
+    from memoryd.extraction.scheduler import (
+        ExtractionScheduler,
+        ProgressCallback,
+        StartCallback,
+    )
+    from memoryd.llm.base import LLMProvider
 
 log = logging.getLogger("memoryd")
 
@@ -75,7 +83,7 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-class Memoryd(ExtractionMixin):
+class Memoryd:
     """Persistent memories for LLM chat.
 
     ``Memoryd()`` uses the default SQLite file under your data directory (or
@@ -104,6 +112,7 @@ class Memoryd(ExtractionMixin):
         self._reranker_choice: str | Reranker = reranker or self.settings.reranker
         self._reranker: Reranker | None = None
         self._open_lock = threading.Lock()
+        self.store = MemoryStore(limits, clock, lambda: self.embedder.name)
         self.catalog = Catalog()
         self._writer: BackgroundWriter | None = None
 
@@ -162,6 +171,7 @@ class Memoryd(ExtractionMixin):
         if self._database is not None:
             self._database.dispose()
 
+
     def __enter__(self) -> Memoryd:
         return self
 
@@ -191,7 +201,7 @@ class Memoryd(ExtractionMixin):
 
     def set_role(self, user_id: int, role: Role | str) -> User:
         with self.db.write() as repo:
-            self._require_user(repo, user_id)
+            self.store.require_user(repo, user_id)
             repo.set_user_role(user_id, _role(role))
             user = repo.get_user(user_id)
         assert user is not None
@@ -200,7 +210,7 @@ class Memoryd(ExtractionMixin):
     def delete_user(self, user_id: int) -> None:
         """Delete a user with their memories and chats (the audit log is kept)."""
         with self.db.write() as repo:
-            self._require_user(repo, user_id)
+            self.store.require_user(repo, user_id)
             repo.delete_user(user_id)
 
     def create_workspace(self, slug: str, name: str | None = None) -> Workspace:
@@ -238,7 +248,7 @@ class Memoryd(ExtractionMixin):
     def delete_workspace(self, slug: str) -> None:
         """Delete a workspace with its memories and chats."""
         with self.db.write() as repo:
-            repo.delete_workspace(self._require_workspace(repo, slug))
+            repo.delete_workspace(self.store.require_workspace(repo, slug))
 
     # memories ----------------------------------------------------------------
     def add_memory(
@@ -257,62 +267,13 @@ class Memoryd(ExtractionMixin):
         actor = actor or Actor(Source.USER, user_id)
         vector = self.embedder.embed([text])[0]
         with self.db.write() as repo:
-            return self.insert_memory(
+            return self.store.insert_memory(
                 repo, user_id, text, chosen, slug, actor, vector, source_chat_ids
             )
 
-    def insert_memory(
-        self,
-        repo: Repository,
-        user_id: int,
-        text: str,
-        scope: Scope,
-        slug: str | None,
-        actor: Actor,
-        vector: Any,
-        source_chat_ids: Sequence[int] = (),
-    ) -> Memory:
-        """The create rule inside an open write transaction (also used by extraction)."""
-        self._require_user(repo, user_id, lock=True)
-        workspace_id = self._require_workspace(repo, slug) if slug else None
-        key = content_key(text)
-        if repo.find_duplicate(user_id, scope, workspace_id, key):
-            raise DuplicateMemory(f"this memory already exists in {scope_label(scope, slug)}")
-        self._require_room(repo, user_id, scope, workspace_id, slug)
-        now = self.clock()
-        memory_id = uuid.uuid4().hex
-        repo.insert_memory(
-            {
-                "id": memory_id,
-                "user_id": user_id,
-                "scope": scope.value,
-                "workspace_id": workspace_id,
-                "content": text,
-                "content_key": key,
-                "source": actor.kind.value,
-                "created_at": now,
-                "updated_at": now,
-                "source_chats": sorted(set(source_chat_ids)),
-                "embedding": vector_bytes(vector),
-                "embedder": self.embedder.name if vector is not None else None,
-            }
-        )
-        created = repo.get_memory(memory_id)
-        assert created is not None
-        repo.add_audit(
-            memory_id=memory_id,
-            user_id=user_id,
-            action=AuditAction.CREATE,
-            actor=actor.label,
-            before=None,
-            after=_audit_view(created),
-            now=now,
-        )
-        return created
-
     def get_memory(self, user_id: int, memory_id: str) -> Memory:
         with self.db.read() as repo:
-            return self._owned(repo, user_id, memory_id)
+            return self.store.owned(repo, user_id, memory_id)
 
     def list_memories(
         self,
@@ -322,11 +283,11 @@ class Memoryd(ExtractionMixin):
     ) -> list[Memory]:
         """A user's memories, globals first, then by workspace and age."""
         with self.db.read() as repo:
-            self._require_user(repo, user_id)
+            self.store.require_user(repo, user_id)
             chosen = None if scope is None else parse_scope(scope)
             if chosen is Scope.GLOBAL and workspace:
                 raise InvalidScope("a global memory belongs to no workspace; drop the workspace")
-            workspace_id = self._require_workspace(repo, workspace) if workspace else None
+            workspace_id = self.store.require_workspace(repo, workspace) if workspace else None
             return repo.list_memories(user_id, scope=chosen, workspace_id=workspace_id)
 
     def edit_memory(
@@ -336,50 +297,15 @@ class Memoryd(ExtractionMixin):
         actor = actor or Actor(Source.USER, user_id)
         vector = self.embedder.embed([text])[0]
         with self.db.write() as repo:
-            return self.revise_memory(repo, user_id, memory_id, text, actor, vector)
-
-    def revise_memory(
-        self,
-        repo: Repository,
-        user_id: int,
-        memory_id: str,
-        text: str,
-        actor: Actor,
-        vector: Any,
-        source_chat_ids: Sequence[int] = (),
-    ) -> Memory:
-        """The update rule inside an open write transaction (also used by extraction)."""
-        self._require_user(repo, user_id, lock=True)
-        before = self._owned(repo, user_id, memory_id)
-        workspace_id = repo.workspace_id(before.workspace) if before.workspace else None
-        duplicate = repo.find_duplicate(user_id, before.scope, workspace_id, content_key(text))
-        if duplicate and duplicate != memory_id:
-            raise DuplicateMemory(
-                f"this memory already exists in {scope_label(before.scope, before.workspace)}"
-            )
-        now = self.clock()
-        repo.update_memory(
-            memory_id,
-            {
-                "content": text,
-                "content_key": content_key(text),
-                "updated_at": now,
-                "embedding": vector_bytes(vector),
-                "embedder": self.embedder.name if vector is not None else None,
-                "source_chats": sorted({*before.source_chat_ids, *source_chat_ids}),
-            },
-        )
-        after = self._owned(repo, user_id, memory_id)
-        self._audit(repo, AuditAction.UPDATE, actor, before, after, now)
-        return after
+            return self.store.revise_memory(repo, user_id, memory_id, text, actor, vector)
 
     def delete_memory(self, user_id: int, memory_id: str, *, actor: Actor | None = None) -> None:
         actor = actor or Actor(Source.USER, user_id)
         with self.db.write() as repo:
-            self._require_user(repo, user_id, lock=True)
-            before = self._owned(repo, user_id, memory_id)
+            self.store.require_user(repo, user_id, lock=True)
+            before = self.store.owned(repo, user_id, memory_id)
             repo.delete_memory(memory_id)
-            self._audit(repo, AuditAction.DELETE, actor, before, None, self.clock())
+            self.store.audit(repo, AuditAction.DELETE, actor, before, None, self.clock())
 
     def promote(self, user_id: int, memory_id: str, *, actor: Actor | None = None) -> Memory:
         """Move a workspace memory to the user's global scope (R2)."""
@@ -401,30 +327,30 @@ class Memoryd(ExtractionMixin):
     ) -> Memory:
         actor = actor or Actor(Source.USER, user_id)
         with self.db.write() as repo:
-            self._require_user(repo, user_id, lock=True)
-            before = self._owned(repo, user_id, memory_id)
+            self.store.require_user(repo, user_id, lock=True)
+            before = self.store.owned(repo, user_id, memory_id)
             if target is Scope.GLOBAL and before.scope is Scope.GLOBAL:
                 raise InvalidScope("this memory is already global")
             if target is Scope.WORKSPACE and before.scope is Scope.WORKSPACE:
                 raise InvalidScope(
                     "only a global memory can be demoted; this one is in a workspace"
                 )
-            workspace_id = self._require_workspace(repo, slug) if slug else None
+            workspace_id = self.store.require_workspace(repo, slug) if slug else None
             if repo.find_duplicate(user_id, target, workspace_id, content_key(before.content)):
                 raise DuplicateMemory(f"this memory already exists in {scope_label(target, slug)}")
-            self._require_room(repo, user_id, target, workspace_id, slug)
+            self.store.require_room(repo, user_id, target, workspace_id, slug)
             now = self.clock()
             repo.update_memory(
                 memory_id, {"scope": target.value, "workspace_id": workspace_id, "updated_at": now}
             )
-            after = self._owned(repo, user_id, memory_id)
+            after = self.store.owned(repo, user_id, memory_id)
             action = AuditAction.PROMOTE if target is Scope.GLOBAL else AuditAction.DEMOTE
-            self._audit(repo, action, actor, before, after, now)
+            self.store.audit(repo, action, actor, before, after, now)
             return after
 
     def audit_log(self, user_id: int, memory_id: str | None = None) -> list[AuditEntry]:
         with self.db.read() as repo:
-            self._require_user(repo, user_id)
+            self.store.require_user(repo, user_id)
             return repo.list_audit(user_id, memory_id)
 
     # chat turns ----------------------------------------------------------------
@@ -471,14 +397,14 @@ class Memoryd(ExtractionMixin):
         """The workspace id and whether memory is on, from the cache when it has them."""
         catalog = self.catalog
         if type(user_id) is not int or catalog.get("users", user_id) is None:
-            self._require_user(repo, user_id)
+            self.store.require_user(repo, user_id)
             catalog.put("users", user_id, True, catalog.version)
         workspace_id = None
         if workspace:
             if isinstance(workspace, str):
                 workspace_id = catalog.get("workspaces", workspace)
             if workspace_id is None:
-                workspace_id = self._require_workspace(repo, workspace)
+                workspace_id = self.store.require_workspace(repo, workspace)
                 catalog.put("workspaces", workspace, workspace_id, catalog.version)
         values = catalog.get("settings", None)
         if values is None:
@@ -486,6 +412,7 @@ class Memoryd(ExtractionMixin):
             catalog.put("settings", None, values, catalog.version)
         spec = runtime_settings.MEMORY_ENABLED
         return workspace_id, bool(values.get(spec.key, spec.default))
+
 
     def _rank(self, query: Any, candidates: list[Memory]) -> tuple[list[ScoredMemory], str | None]:
         if len(candidates) <= WORKSPACE_TOP_K:
@@ -505,8 +432,8 @@ class Memoryd(ExtractionMixin):
         _check_chat(prompt, response)
         now = self.clock()
         with self.db.write() as repo:
-            self._require_user(repo, user_id)
-            workspace_id = self._require_workspace(repo, workspace)
+            self.store.require_user(repo, user_id)
+            workspace_id = self.store.require_workspace(repo, workspace)
             chat_id = repo.insert_chat(user_id, workspace_id, prompt, response, now)
         self._warm_history(prompt, response)
         return Chat(chat_id, user_id, workspace, prompt, response, now, memory_processed=False)
@@ -522,8 +449,8 @@ class Memoryd(ExtractionMixin):
         with self.db.write() as repo:
             for chat in batch:
                 try:
-                    self._require_user(repo, chat.user_id)
-                    workspace_id = self._require_workspace(repo, chat.workspace)
+                    self.store.require_user(repo, chat.user_id)
+                    workspace_id = self.store.require_workspace(repo, chat.workspace)
                 except NotFound as exc:
                     log.warning("dropping a queued chat of user %s: %s", chat.user_id, exc)
                     continue
@@ -553,8 +480,8 @@ class Memoryd(ExtractionMixin):
         self, user_id: int, workspace: str | None = None, *, processed: bool | None = None
     ) -> list[Chat]:
         with self.db.read() as repo:
-            self._require_user(repo, user_id)
-            workspace_id = self._require_workspace(repo, workspace) if workspace else None
+            self.store.require_user(repo, user_id)
+            workspace_id = self.store.require_workspace(repo, workspace) if workspace else None
             return repo.list_chats(user_id, workspace_id, processed=processed)
 
     # settings ----------------------------------------------------------------
@@ -576,6 +503,87 @@ class Memoryd(ExtractionMixin):
     def _setting(self, repo: Repository, spec: runtime_settings.SettingSpec) -> Any:
         return repo.get_settings().get(spec.key, spec.default)
 
+    # extraction ----------------------------------------------------------------
+    @overload
+    def extract(
+        self,
+        user_id: int,
+        workspace: str,
+        *,
+        force: bool = ...,
+        dry_run: bool = ...,
+        provider: LLMProvider | None = ...,
+        on_pair: ProgressCallback | None = ...,
+        on_pair_start: StartCallback | None = ...,
+    ) -> PairResult: ...
+
+    @overload
+    def extract(
+        self,
+        user_id: None = ...,
+        workspace: None = ...,
+        *,
+        force: bool = ...,
+        dry_run: bool = ...,
+        provider: LLMProvider | None = ...,
+        on_pair: ProgressCallback | None = ...,
+        on_pair_start: StartCallback | None = ...,
+    ) -> Run: ...
+
+    def extract(
+        self,
+        user_id: int | None = None,
+        workspace: str | None = None,
+        *,
+        force: bool = False,
+        dry_run: bool = False,
+        provider: LLMProvider | None = None,
+        on_pair: ProgressCallback | None = None,
+        on_pair_start: StartCallback | None = None,
+    ) -> PairResult | Run:
+        """Extract memories now: one pair (returns its PairResult) or all due pairs (a Run).
+
+        ``force`` ignores the idle threshold and the message minimum; naming a pair also
+        retries it when parked. ``dry_run`` writes nothing and lists what would change.
+        """
+        from memoryd.domain.errors import InvalidInput
+        from memoryd.extraction.scheduler import run_extraction
+
+        if (user_id is None) != (workspace is None):
+            raise InvalidInput("give both a user and a workspace, or neither")
+        results: list[PairResult] = []
+
+        def collect(result: PairResult, index: int, total: int) -> None:
+            results.append(result)
+            if on_pair is not None:
+                on_pair(result, index, total)
+
+        run = run_extraction(
+            self, provider=provider, user_id=user_id, workspace=workspace,
+            force=force, dry_run=dry_run, on_pair=collect, on_pair_start=on_pair_start,
+        )  # fmt: skip
+        return results[0] if user_id is not None else run
+
+    def extraction_runs(self, limit: int = 20) -> list[Run]:
+        """The latest extraction runs, newest first."""
+        from memoryd.extraction.runs import list_runs
+
+        return list_runs(self.db, limit)
+
+    def extraction_failures(self, *, parked_only: bool = False) -> list[dict[str, Any]]:
+        """Pairs whose batch failed (attempts, next try, parked, last error)."""
+        from memoryd.extraction.runs import list_pair_states
+
+        return list_pair_states(self.db, parked_only=parked_only)
+
+    def start_extraction_scheduler(
+        self, interval: str | timedelta | None = None
+    ) -> ExtractionScheduler:
+        """Run extraction every MEMORY_EXTRACTION_INTERVAL in a background thread."""
+        from memoryd.extraction.scheduler import ExtractionScheduler
+
+        return ExtractionScheduler(self, interval=interval).start()
+
     # export / import -----------------------------------------------------------
     def export_memories(self, user_id: int) -> list[str]:
         """The user's memories as JSON lines (see ``memoryd.transfer``)."""
@@ -591,64 +599,6 @@ class Memoryd(ExtractionMixin):
 
         return import_lines(self, user_id, lines, actor or Actor(Source.IMPORT, user_id))
 
-    # helpers -------------------------------------------------------------------
-    def _require_user(self, repo: Repository, user_id: int, *, lock: bool = False) -> None:
-        """Raise NotFound unless the user exists; ``lock`` serialises their memory writes."""
-        valid = isinstance(user_id, int) and not isinstance(user_id, bool)
-        exists = valid and (repo.lock_user(user_id) if lock else repo.get_user(user_id) is not None)
-        if not exists:
-            raise NotFound(f"no user with id {user_id!r}")
-
-    def _require_workspace(self, repo: Repository, slug: str | None) -> int:
-        workspace_id = repo.workspace_id(slug) if isinstance(slug, str) else None
-        if workspace_id is None:
-            raise NotFound(f"no workspace {slug!r}")
-        return workspace_id
-
-    def _owned(self, repo: Repository, user_id: int, memory_id: str) -> Memory:
-        """The memory if it belongs to this user; anyone else's is simply not found."""
-        memory = repo.get_memory(memory_id) if isinstance(memory_id, str) else None
-        if memory is None or memory.user_id != user_id:
-            raise NotFound(f"no memory {memory_id!r} for this user")
-        return memory
-
-    def _require_room(
-        self,
-        repo: Repository,
-        user_id: int,
-        scope: Scope,
-        workspace_id: int | None,
-        slug: str | None,
-    ) -> None:
-        limit = self.limits.for_scope(scope)
-        if repo.count_memories(user_id, scope, workspace_id) >= limit:
-            raise ScopeFull(
-                f"{scope_label(scope, slug)} is full ({limit} memories); delete one first",
-                scope=scope.value,
-                limit=limit,
-            )
-
-    def _audit(
-        self,
-        repo: Repository,
-        action: AuditAction,
-        actor: Actor,
-        before: Memory | None,
-        after: Memory | None,
-        now: datetime,
-    ) -> None:
-        subject = after or before
-        assert subject is not None
-        repo.add_audit(
-            memory_id=subject.id,
-            user_id=subject.user_id,
-            action=action,
-            actor=actor.label,
-            before=_audit_view(before),
-            after=_audit_view(after),
-            now=now,
-        )
-
 
 def _check_chat(prompt: str, response: str) -> None:
     for label, value in (("prompt", prompt), ("response", response)):
@@ -663,14 +613,6 @@ def _check_chat(prompt: str, response: str) -> None:
 def _needs_touch(last_used: datetime | None, now: datetime) -> bool:
     """``last_used_at`` is kept to the minute, so a busy chat does not write every turn."""
     return last_used is None or (now - last_used).total_seconds() >= LAST_USED_RESOLUTION_S
-
-
-def _audit_view(memory: Memory | None) -> dict[str, Any] | None:
-    if memory is None:
-        return None
-    view = memory.to_dict()
-    view.pop("last_used_at", None)
-    return view
 
 
 def _role(role: Role | str) -> Role:

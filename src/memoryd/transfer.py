@@ -145,7 +145,7 @@ def import_lines(md: Memoryd, user_id: int, lines: Iterable[str], actor: Actor) 
     vectors = md.embedder.embed([r.content for r in records])
     result = ImportResult()
     with md.db.write() as repo:
-        md._require_user(repo, user_id, lock=True)
+        md.store.require_user(repo, user_id, lock=True)
         for record, vector in zip(records, vectors, strict=True):
             workspace_id = None
             if record.workspace:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from memoryd.cli import chats, db, memories, settings, users, workspaces
+from memoryd.cli import chats, db, evaluate, memories, settings, users, workspaces
 from memoryd.cli.common import MemorydGroup, root_options
 from memoryd.cli.context import context
 from memoryd.cli.extract import extract, runs
@@ -38,6 +38,7 @@ app.add_typer(chats.app, name="chats")
 app.command("serve")(serve)
 app.command("worker")(worker)
 app.add_typer(apikey_app, name="apikey")
+app.add_typer(evaluate.app, name="eval")
 users.app.command("passwd")(passwd)
 
 

@@ -1,10 +1,16 @@
-"""What the Reflector's answer may actually do: rules decided in code, not by the model.
+"""What the model's answers may actually do: rules decided in code, not by the model.
 
 Pure functions over the batch's data (no I/O), so each rule is easy to test:
-handles map back only to this user's memories in the allowed scopes; near-duplicates of
-stored memories (embedding similarity) are skipped, or become an update when they carry
-new details; secrets and content that breaks the core's rules are dropped; creates never
-exceed the free slots. Every item rejected says why, alone, and the rest goes ahead.
+
+- ``verify_facts``: a fact (a user sentence the Observer chose, rewritten by code) is
+  kept only if it is about the user (no second person, no name the user addressed, the
+  user's name only when they said it), free of secrets, and valid content;
+- ``relate``: each kept fact's nearest stored memory; near-duplicates are dropped and
+  related pairs are what the Reflector is asked about (by pair number: it never sees ids);
+- ``plan_changes``: creates and updates within the free slots; a person fact that finds
+  the global scope full is filed in the workspace when there is room there, and anything
+  that cannot be stored is recorded as ``not stored: <scope> full``, never dropped
+  silently.
 """
 
 from __future__ import annotations
@@ -18,31 +24,33 @@ import numpy as np
 from memoryd.domain.errors import InvalidContent
 from memoryd.domain.models import Memory, Scope, Vector
 from memoryd.domain.rules import content_key, normalize_content
-from memoryd.extraction.schema import Candidate
+from memoryd.extraction.schema import Fact
 from memoryd.extraction.secrets import secret_reason
+from memoryd.extraction.sentences import Sentence
 
 # Cosine similarity (MiniLM, L2-normalised) at which two facts say the same thing.
 # Measured: paraphrases 0.95-0.99; "...by March 14" vs "...by March 28" 0.99 (so a
-# near-duplicate with new details is an update); related but distinct facts 0.55-0.8.
+# near-duplicate with new details is a candidate update); related facts 0.55-0.8.
 DUPLICATE_SIMILARITY = 0.9
-# An "update" with no usable handle revises the closest stored memory above this.
-UPDATE_SIMILARITY = 0.6
-# An update must still be about its target: below this the model aimed at the wrong
-# memory (a 1.5B model turned "Atlas must be live by March 14" into "The user is named
-# Atlas-Billing", similarity 0.53), and the fact is treated as new instead. Real
-# revisions measured 0.68-0.72 ("moves to GitHub Actions" vs "uses Jenkins" only 0.41:
-# kept as a new fact, the stale one stays). Across scopes the bar is higher.
-RELATED_SIMILARITY = 0.55
-RELATED_SIMILARITY_OTHER_SCOPE = 0.65
+# From here a new fact may revise a stored memory: the Reflector is asked.
+RELATED_SIMILARITY = 0.6
 
 _WORD = re.compile(r"[\w'’.:/-]+")
 _FILLER_WORDS = (
     "a an the is are was were be been to of in on at for by with and or but not no it its "
     "this that these those user user's users their they them he she his her now still also "
     "instead rather than over always usually prefers prefer likes like wants want uses use "
-    "using has have had from into as so very"
+    "using has have had from into as so very enjoys enjoy loves love"
 )
 _FILLER = frozenset(_FILLER_WORDS.split())
+_SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|you're|you've)\b", re.IGNORECASE)
+_FIRST_PERSON_START = re.compile(r"^(?:i|i'm|i've|i'd|i'll|my|me|we|our)\b", re.IGNORECASE)
+# A fact that states the user's own name, e.g. "Is named Mel", "User's name is Mel".
+_USER_PREFIX = r"(?i:(?:the\s+)?user(?:'s|’s)?\s+)?"
+_OWN_NAME = re.compile(
+    rf"^{_USER_PREFIX}(?i:name\s+is|is\s+named|is\s+called|goes\s+by)\s+([A-Z][a-z]+)"
+    rf"|^{_USER_PREFIX}(?i:is)\s+([A-Z][a-z]+)\s*[.!]?$"
+)
 
 
 def handles_for(memories: Sequence[Memory]) -> dict[str, Memory]:
@@ -67,38 +75,115 @@ def _base(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") else word
 
 
-# Share of a fact's words the user must have written: small models pad their answers with
-# phrases from the prompt ("The user's job is [User's job]", "never uses jokes or moods").
-MIN_GROUNDING = 0.5
-_STEM = 5
-
-
-class Grounding:
-    """The words a batch's user wrote, to check that a fact comes from them."""
-
-    def __init__(self, texts: Sequence[str]) -> None:
-        words: set[str] = set()
-        for text in texts:
-            for word in _informative_words(text):
-                words.add(_base(word))
-                words.update(_base(part) for part in re.split(r"[-_/.]", word) if part)
-        self.words = words
-        self.stems = {w[:_STEM] for w in words if len(w) >= _STEM}
-
-    def share(self, text: str) -> float:
-        """The share of ``text``'s informative words found (or stem-matched) in the batch."""
-        words = {_base(w) for w in _informative_words(text)}
-        if not words:
-            return 1.0
-        found = sum(
-            1 for w in words if w in self.words or (len(w) >= _STEM and w[:_STEM] in self.stems)
-        )
-        return found / len(words)
-
-
 def adds_details(new: str, old: str) -> bool:
     """Whether ``new`` states something ``old`` does not (a new number, name or word)."""
     return bool(_informative_words(new) - _informative_words(old))
+
+
+@dataclass(frozen=True)
+class CheckedFact:
+    """A fact that passed ``verify_facts``, with its vector and where it came from."""
+
+    text: str
+    scope: Scope
+    sentence: Sentence
+    vector: Vector = field(repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class Names:
+    """Who is who in the batch: names the user addressed, names they said are theirs."""
+
+    addressed: frozenset[str] = frozenset()
+    own: frozenset[str] = frozenset()
+
+
+def subject_problem(text: str, names: Names) -> str | None:
+    """Why ``text`` is not a fact about the user, or None."""
+    if _SECOND_PERSON.search(text):
+        return "about the other speaker"
+    if _FIRST_PERSON_START.match(text):
+        return "written in the first person, so it would read as the assistant's"
+    words = {_base(w.strip(".,!?'’").casefold()) for w in text.split()}
+    named = sorted(words & names.addressed)
+    if named:
+        return f"names {named[0].title()}, whom the user was talking to"
+    match = _OWN_NAME.match(text.strip())
+    if match:
+        name = (match.group(1) or match.group(2) or "").casefold()
+        if name and name not in names.own:
+            return "gives the user a name they never said was theirs"
+    return None
+
+
+def verify_facts(
+    facts: Sequence[Fact], sentences: Sequence[Sentence], known_secrets: set[str], names: Names
+) -> tuple[list[tuple[str, Fact, Sentence]], list[str]]:
+    """The facts that are valid content, free of secrets and about the user, as
+    (stored text, fact, the sentence it came from)."""
+    kept: list[tuple[str, Fact, Sentence]] = []
+    rejected: list[str] = []
+    for fact in facts:
+        where = f"sentence {fact.sentence}"
+        try:
+            text = normalize_content(fact.text)
+        except InvalidContent as exc:
+            rejected.append(f"{where}: {exc}")
+            continue
+        reason = secret_reason(text, known_secrets)
+        if reason:
+            rejected.append(f"{where}: dropped, {reason}")
+            continue
+        problem = subject_problem(text, names)
+        if problem:
+            rejected.append(f"{where}: {problem}: {text}")
+            continue
+        kept.append((text, fact, sentences[fact.sentence - 1]))
+    return kept, rejected
+
+
+@dataclass(frozen=True)
+class Relation:
+    """A kept fact and the stored memory it may revise (asked of the Reflector)."""
+
+    fact: CheckedFact
+    stored: Memory | None = None
+    similarity: float = -1.0
+
+
+def relate(
+    facts: Sequence[CheckedFact], stored: Sequence[Memory]
+) -> tuple[list[Relation], list[str]]:
+    """Each new fact with its nearest related stored memory; repeats are dropped here."""
+    with_vectors = [m for m in stored if m.embedding is not None]
+    matrix = np.stack([np.asarray(m.embedding) for m in with_vectors]) if with_vectors else None
+    relations: list[Relation] = []
+    rejected: list[str] = []
+    accepted: list[CheckedFact] = []
+    for index, fact in enumerate(facts, 1):
+        where = f"fact {index}"
+        if any(
+            float(np.dot(fact.vector, seen.vector)) >= DUPLICATE_SIMILARITY
+            or content_key(seen.text) == content_key(fact.text)
+            for seen in accepted
+        ):
+            rejected.append(f"{where}: repeats an earlier fact of this batch: {fact.text}")
+            continue
+        relation = Relation(fact)
+        if matrix is not None:
+            scores = matrix @ np.asarray(fact.vector, dtype=np.float32)
+            best = int(np.argmax(scores))
+            nearest, similarity = with_vectors[best], float(scores[best])
+            if content_key(nearest.content) == content_key(fact.text) or (
+                similarity >= DUPLICATE_SIMILARITY and not adds_details(fact.text, nearest.content)
+            ):
+                rejected.append(f"{where}: a stored memory already says this: {fact.text}")
+                continue
+            if similarity >= RELATED_SIMILARITY:
+                relation = Relation(fact, nearest, similarity)
+        accepted.append(fact)
+        relations.append(relation)
+    return relations, rejected
 
 
 @dataclass(frozen=True)
@@ -110,10 +195,12 @@ class Change:
     target: Memory | None = None
     note: str = ""
     vector: Vector | None = field(default=None, repr=False, compare=False)
+    chat_id: int | None = None
 
     def describe(self) -> str:
         if self.target is None:
-            return f"create {self.scope.value}: {self.text}"
+            note = f" ({self.note})" if self.note else ""
+            return f"create {self.scope.value}: {self.text}{note}"
         return f"update {self.target.id[:8]} ({self.target.content}) -> {self.text}"
 
 
@@ -121,120 +208,63 @@ class Change:
 class Plan:
     changes: list[Change] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)
+    not_stored: list[str] = field(default_factory=list)
 
 
-def clean_candidates(
-    candidates: Sequence[Candidate], known_secrets: set[str], grounding: Grounding | None = None
-) -> tuple[list[Candidate], list[str]]:
-    """Drop Observer candidates that hold secrets, break the content rules, or state what
-    the user never wrote (with ``grounding``)."""
-    kept: list[Candidate] = []
-    rejected: list[str] = []
-    for index, candidate in enumerate(candidates, 1):
-        try:
-            text = normalize_content(candidate.text)
-        except InvalidContent as exc:
-            rejected.append(f"candidate {index}: {exc}")
-            continue
-        reason = secret_reason(text, known_secrets)
-        if reason:
-            rejected.append(f"candidate {index}: dropped, {reason}")
-            continue
-        if grounding is not None and grounding.share(text) < MIN_GROUNDING:
-            rejected.append(f"candidate {index}: not stated by the user in these chats: {text}")
-            continue
-        kept.append(Candidate(text, candidate.scope, candidate.action, candidate.target))
-    return kept, rejected
+def default_verdict(relation: Relation) -> str:
+    """What code decides when the Reflector gave no (usable) verdict for a pair."""
+    if relation.similarity >= DUPLICATE_SIMILARITY:
+        return "replaces"  # the same fact with new details (relate() kept it for those)
+    return "separate"
 
 
 def plan_changes(
-    decisions: Sequence[Candidate],
-    vectors: Sequence[Vector],
-    handles: Mapping[str, Memory],
-    known_secrets: set[str],
+    relations: Sequence[Relation],
+    verdicts: Mapping[int, str],
     free_slots: Mapping[Scope, int],
 ) -> Plan:
-    """Turn the Reflector's decisions into the writes code allows.
+    """Turn related facts and the Reflector's verdicts into the writes code allows.
 
-    ``vectors[i]`` is the embedding of ``normalize_content(decisions[i].text)`` when that
-    text is valid (any vector otherwise); stored memories carry their own embeddings.
+    ``verdicts`` maps a relation's position among the related ones (1-based, as shown to
+    the Reflector) to "same", "replaces" or "separate".
     """
     plan = Plan()
-    stored = [m for m in handles.values() if m.embedding is not None]
-    matrix = np.stack([np.asarray(m.embedding) for m in stored]) if stored else None
     free = dict(free_slots)
     targeted: set[str] = set()
-    accepted: list[tuple[Vector, str]] = []
-
-    for index, (decision, vector) in enumerate(zip(decisions, vectors, strict=True), 1):
-        where = f"item {index}"
-        try:
-            text = normalize_content(decision.text)
-        except InvalidContent as exc:
-            plan.rejected.append(f"{where}: {exc}")
+    pair = 0
+    for relation in relations:
+        fact = relation.fact
+        verdict = "separate"
+        if relation.stored is not None:
+            pair += 1
+            verdict = verdicts.get(pair) or default_verdict(relation)
+        if verdict == "same":
+            plan.rejected.append(f"the Reflector found this already stored: {fact.text}")
             continue
-        reason = secret_reason(text, known_secrets)
-        if reason:
-            plan.rejected.append(f"{where}: dropped, {reason}")
-            continue
-        if any(
-            float(np.dot(vector, seen)) >= DUPLICATE_SIMILARITY or key == content_key(text)
-            for seen, key in accepted
-        ):
-            plan.rejected.append(f"{where}: repeats an earlier item of this batch")
-            continue
-
-        nearest: Memory | None = None
-        similarity = -1.0
-        if matrix is not None:
-            scores = matrix @ np.asarray(vector, dtype=np.float32)
-            best = int(np.argmax(scores))
-            nearest, similarity = stored[best], float(scores[best])
-
-        target: Memory | None = None
-        if decision.action == "update" and decision.target:
-            target = handles.get(decision.target)
-            if target is None:
-                plan.rejected.append(
-                    f"{where}: update names {decision.target!r}, which is not a memory "
-                    "shown in this batch"
-                )
-                continue
-        elif decision.action == "update" and nearest and similarity >= UPDATE_SIMILARITY:
-            target = nearest
-        elif nearest is not None and similarity >= DUPLICATE_SIMILARITY:
-            if not adds_details(text, nearest.content):
-                plan.rejected.append(f"{where}: near-duplicate of a stored memory; skipped")
-                continue
-            target = nearest  # same fact with new details: revise it in place
-
-        if target is not None and target.embedding is not None:
-            relatedness = float(np.dot(np.asarray(target.embedding), vector))
-            bar = (
-                RELATED_SIMILARITY
-                if decision.scope is target.scope
-                else RELATED_SIMILARITY_OTHER_SCOPE
-            )
-            if relatedness < bar:
-                target = None
-                if nearest is not None and similarity >= DUPLICATE_SIMILARITY:
-                    plan.rejected.append(f"{where}: near-duplicate of a stored memory; skipped")
-                    continue
-
-        if target is not None:
-            if content_key(target.content) == content_key(text):
-                plan.rejected.append(f"{where}: the memory already says this; skipped")
-                continue
+        if verdict == "replaces" and relation.stored is not None:
+            target = relation.stored
             if target.id in targeted:
-                plan.rejected.append(f"{where}: a second update of the same memory; skipped")
+                plan.rejected.append(f"a second update of the same memory: {fact.text}")
                 continue
             targeted.add(target.id)
-            plan.changes.append(Change(text, target.scope, target, vector=vector))
-        else:
-            if free.get(decision.scope, 0) <= 0:
-                plan.rejected.append(f"{where}: no free {decision.scope.value} slot; skipped")
-                continue
-            free[decision.scope] -= 1
-            plan.changes.append(Change(text, decision.scope, vector=vector))
-        accepted.append((vector, content_key(text)))
+            plan.changes.append(
+                Change(
+                    fact.text,
+                    target.scope,
+                    target,
+                    vector=fact.vector,
+                    chat_id=fact.sentence.chat_id,
+                )
+            )
+            continue
+        scope, note = fact.scope, ""
+        if free.get(scope, 0) <= 0 and scope is Scope.GLOBAL and free.get(Scope.WORKSPACE, 0) > 0:
+            scope, note = Scope.WORKSPACE, "global full, filed in this workspace"
+        if free.get(scope, 0) <= 0:
+            plan.not_stored.append(f"not stored: {scope.value} full: {fact.text}")
+            continue
+        free[scope] -= 1
+        plan.changes.append(
+            Change(fact.text, scope, note=note, vector=fact.vector, chat_id=fact.sentence.chat_id)
+        )
     return plan

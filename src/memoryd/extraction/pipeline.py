@@ -18,34 +18,43 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import and_, func, select, update
 
 from memoryd.config import MemorydSettings
 from memoryd.domain import runtime_settings
 from memoryd.domain.errors import InvalidContent, MemorydError, NotFound
-from memoryd.domain.models import Actor, Chat, Memory, Scope, Source
+from memoryd.domain.models import Actor, Chat, Memory, Scope, Source, Vector
 from memoryd.domain.rules import normalize_content
 from memoryd.extraction import prompts
 from memoryd.extraction.decide import (
-    Grounding,
+    Change,
+    CheckedFact,
+    Names,
     Plan,
-    clean_candidates,
-    handles_for,
     plan_changes,
+    relate,
+    verify_facts,
 )
+from memoryd.extraction.deps import ExtractionDeps
 from memoryd.extraction.runs import clear_failures, get_pair_state, record_failure
 from memoryd.extraction.schema import (
-    MAX_CANDIDATES,
-    MAX_DECISIONS,
-    OBSERVER_SCHEMA,
-    Candidate,
+    MAX_SENTENCES,
+    Fact,
     check_list,
-    read_items,
+    observer_schema,
+    read_selection,
+    read_verdicts,
     reflector_schema,
 )
 from memoryd.extraction.secrets import secret_values
+from memoryd.extraction.sentences import (
+    Sentence,
+    addressed_names,
+    memory_form,
+    self_names,
+    user_sentences,
+)
 from memoryd.llm.base import LLMProvider
 from memoryd.llm.json_output import Usage, complete_json
 from memoryd.rerank.embedding import memory_vectors
@@ -53,19 +62,16 @@ from memoryd.storage.repository import Repository
 from memoryd.storage.tables import CHAT_UNPROCESSED, UTCDateTime
 from memoryd.storage.tables import chats as chats_table
 
-if TYPE_CHECKING:
-    from memoryd.service import Memoryd
-
 log = logging.getLogger("memoryd.extraction")
 
-BATCH_CHARS = 6000  # prompt+response characters per batch (after at least one chat)
-OBSERVER_MAX_TOKENS = 400
-REFLECTOR_MAX_TOKENS = 300
+BATCH_CHARS = 6000  # user prompt characters per batch (after at least one chat)
+OBSERVER_MAX_TOKENS = 160
+REFLECTOR_MAX_TOKENS = 200
 
 
 @dataclass(frozen=True)
 class ExtractionConfig:
-    batch_chats: int = 8
+    batch_chats: int = 16
     min_messages: int = 5
     idle_threshold: timedelta = timedelta(minutes=20)
     max_attempts: int = 5
@@ -99,6 +105,7 @@ class PairResult:
     updated: list[Memory] = field(default_factory=list)
     chats_processed: list[int] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)
+    not_stored: list[str] = field(default_factory=list)
     planned: list[str] = field(default_factory=list)
     error: str | None = None
     batches: int = 0
@@ -133,12 +140,13 @@ def _load_batch(
     ).one()
     rows = repo.list_chats(user_id, workspace_id, processed=False, limit=limit + len(skip))
     batch: list[Chat] = []
-    size = 0
+    size = sentences = 0
     for chat in rows:
         if chat.id in skip:
             continue
-        size += len(chat.prompt) + len(chat.response)
-        if batch and (len(batch) >= limit or size > BATCH_CHARS):
+        size += len(chat.prompt)
+        sentences += len(user_sentences([chat], MAX_SENTENCES))
+        if batch and (len(batch) >= limit or size > BATCH_CHARS or sentences > MAX_SENTENCES):
             break
         batch.append(chat)
     last_at = UTCDateTime().process_result_value(last, repo.conn.dialect)
@@ -146,7 +154,7 @@ def _load_batch(
 
 
 def process_pair(
-    md: Memoryd,
+    md: ExtractionDeps,
     provider: LLMProvider,
     user_id: int,
     workspace: str,
@@ -235,7 +243,7 @@ def _skip(result: PairResult, reason: str) -> PairResult:
 
 
 def _fail(
-    md: Memoryd,
+    md: ExtractionDeps,
     result: PairResult,
     user_id: int,
     workspace_id: int,
@@ -271,7 +279,7 @@ def _fail(
 
 
 def _process_batch(
-    md: Memoryd,
+    md: ExtractionDeps,
     provider: LLMProvider,
     user_id: int,
     workspace: str,
@@ -282,62 +290,84 @@ def _process_batch(
     run_id: str,
     dry_run: bool,
 ) -> None:
+    sentences = user_sentences(batch, MAX_SENTENCES)
+    plan = Plan()
+    if sentences:
+        plan = _plan_batch(md, provider, user_id, workspace_id, workspace, batch, sentences, result)
+    result.rejected += plan.rejected
+    result.not_stored += plan.not_stored
+    if dry_run:
+        result.planned += [c.describe() for c in plan.changes]
+        return
+    _apply(md, user_id, workspace_id, batch, plan, result, run_id)
+
+
+def _plan_batch(
+    md: ExtractionDeps,
+    provider: LLMProvider,
+    user_id: int,
+    workspace_id: int,
+    workspace: str,
+    batch: list[Chat],
+    sentences: list[Sentence],
+    result: PairResult,
+) -> Plan:
+    """Observer on the user's sentences, checks in code, Reflector on related pairs."""
     with md.db.read() as repo:
         stored = repo.turn_memories(user_id, workspace_id)
     stored = _with_embeddings(md, stored)
-    handles = handles_for(stored)
+    prompts_ = [c.prompt for c in batch]
+    known_secrets = secret_values(t for c in batch for t in (c.prompt, c.response))
+    names = Names(frozenset(addressed_names(prompts_)), frozenset(self_names(prompts_)))
+    usage = Usage()
+    try:
+        observed = complete_json(
+            provider,
+            prompts.observer_messages(workspace, sentences),
+            schema=observer_schema(len(sentences)),
+            schema_name="selection",
+            check=check_list("person", "project"),
+            max_tokens=OBSERVER_MAX_TOKENS,
+            usage=usage,
+        )
+        chosen, problems = read_selection(observed.value, len(sentences))
+        result.rejected += problems
+        facts = [Fact(n, memory_form(sentences[n - 1].text), scope) for n, scope in chosen.items()]
+        verified, dropped = verify_facts(facts, sentences, known_secrets, names)
+        result.rejected += dropped
+        vectors: list[Vector] = (
+            list(md.embedder.embed([text for text, _, _ in verified])) if verified else []
+        )
+        checked = [
+            CheckedFact(text, fact.scope, sentence, vector)
+            for (text, fact, sentence), vector in zip(verified, vectors, strict=True)
+        ]
+        relations, repeats = relate(checked, stored)
+        result.rejected += repeats
+        related = [r for r in relations if r.stored is not None]
+        verdicts: dict[int, str] = {}
+        if related:
+            reflected = complete_json(
+                provider,
+                prompts.reflector_messages(
+                    [(r.stored.content, r.fact.text) for r in related if r.stored]
+                ),
+                schema=reflector_schema(len(related)),
+                schema_name="verdicts",
+                check=check_list("verdicts"),
+                max_tokens=REFLECTOR_MAX_TOKENS,
+                usage=usage,
+            )
+            verdicts, problems = read_verdicts(reflected.value, len(related))
+            result.rejected += problems
+    finally:
+        result.usage.merge(usage)
     free = {
         Scope.GLOBAL: md.limits.global_per_user - sum(m.scope is Scope.GLOBAL for m in stored),
         Scope.WORKSPACE: md.limits.workspace_per_pair
         - sum(m.scope is Scope.WORKSPACE for m in stored),
     }
-    known_secrets = secret_values(t for c in batch for t in (c.prompt, c.response))
-
-    usage = Usage()
-    try:
-        observed = complete_json(
-            provider,
-            prompts.observer_messages(workspace, batch),
-            schema=OBSERVER_SCHEMA,
-            schema_name="observations",
-            check=check_list("facts"),
-            max_tokens=OBSERVER_MAX_TOKENS,
-            usage=usage,
-        )
-        candidates, problems = read_items(observed.value, "facts", MAX_CANDIDATES)
-        grounding = Grounding([c.prompt for c in batch] + workspace.split("-"))
-        candidates, dropped = clean_candidates(candidates, known_secrets, grounding)
-        result.rejected += problems + dropped
-        decisions: list[Candidate] = []
-        if candidates:
-            reflected = complete_json(
-                provider,
-                prompts.reflector_messages(
-                    workspace,
-                    {h: m.content for h, m in handles.items()},
-                    candidates,
-                    max(0, free[Scope.GLOBAL]),
-                    max(0, free[Scope.WORKSPACE]),
-                ),
-                schema=reflector_schema(list(handles)),
-                schema_name="decisions",
-                check=check_list("memories"),
-                max_tokens=REFLECTOR_MAX_TOKENS,
-                usage=usage,
-            )
-            decisions, problems = read_items(reflected.value, "memories", MAX_DECISIONS, candidates)
-            result.rejected += problems
-    finally:
-        result.usage.merge(usage)
-
-    texts = [_stored_form(d.text) for d in decisions]
-    vectors: list[Any] = list(md.embedder.embed(texts)) if decisions else []
-    plan = plan_changes(decisions, vectors, handles, known_secrets, free)
-    result.rejected += plan.rejected
-    if dry_run:
-        result.planned += [c.describe() for c in plan.changes]
-        return
-    _apply(md, user_id, workspace_id, batch, plan, result, run_id)
+    return plan_changes(relations, verdicts, free)
 
 
 def _stored_form(text: str) -> str:
@@ -348,14 +378,19 @@ def _stored_form(text: str) -> str:
         return text
 
 
-def _with_embeddings(md: Memoryd, stored: list[Memory]) -> list[Memory]:
+def _with_embeddings(md: ExtractionDeps, stored: list[Memory]) -> list[Memory]:
     """Stored memories with vectors from the current embedder (re-embedding stale ones)."""
     matrix = memory_vectors(md.embedder, stored)
     return [replace(m, embedding=row) for m, row in zip(stored, matrix, strict=False)]
 
 
+def _sources(change: Change, batch_chat_ids: list[int]) -> list[int]:
+    """The chat a fact was stated in (or the whole batch when that is unknown)."""
+    return [change.chat_id] if change.chat_id is not None else batch_chat_ids
+
+
 def _apply(
-    md: Memoryd,
+    md: ExtractionDeps,
     user_id: int,
     workspace_id: int,
     batch: list[Chat],
@@ -379,7 +414,7 @@ def _apply(
                 if change.target is None:
                     slug = result.workspace if change.scope is Scope.WORKSPACE else None
                     created.append(
-                        md.insert_memory(
+                        md.store.insert_memory(
                             repo,
                             user_id,
                             change.text,
@@ -387,19 +422,19 @@ def _apply(
                             slug,
                             actor,
                             vector,
-                            chat_ids,
+                            _sources(change, chat_ids),
                         )
                     )
                 else:
                     updated.append(
-                        md.revise_memory(
+                        md.store.revise_memory(
                             repo,
                             user_id,
                             change.target.id,
                             change.text,
                             actor,
                             vector,
-                            chat_ids,
+                            _sources(change, chat_ids),
                         )
                     )
                 savepoint.commit()

@@ -15,21 +15,19 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import and_, case, func, literal, or_, select
 from sqlalchemy.engine import Connection
 
 from memoryd.domain import runtime_settings
 from memoryd.domain.errors import InvalidInput
+from memoryd.extraction.deps import ExtractionDeps, current_settings
 from memoryd.extraction.interval import parse_interval
 from memoryd.extraction.pipeline import ExtractionConfig, PairResult, process_pair
 from memoryd.extraction.runs import Run, finish_run, new_run_id, start_run
 from memoryd.llm.base import LLMProvider
 from memoryd.storage.tables import CHAT_UNPROCESSED, chats, extraction_pairs, workspaces
-
-if TYPE_CHECKING:
-    from memoryd.service import Memoryd
 
 log = logging.getLogger("memoryd.extraction")
 
@@ -130,18 +128,18 @@ def pending_summary(
     return {str(r[0]): int(r[1]) for r in rows}
 
 
-def provider_for(md: Memoryd) -> LLMProvider:
+def provider_for(md: ExtractionDeps) -> LLMProvider:
     """The admin's choice (runtime settings), else MEMORYD_LLM_*, else the local model."""
     from memoryd.llm.builtin import make_provider
 
-    current = md.get_settings()
+    current = current_settings(md)
     name = current.get(runtime_settings.EXTRACTION_PROVIDER.key) or None
     model = current.get(runtime_settings.EXTRACTION_MODEL.key) or None
     return make_provider(md.settings, name, model)
 
 
 def run_extraction(
-    md: Memoryd,
+    md: ExtractionDeps,
     *,
     provider: LLMProvider | None = None,
     trigger: str = "manual",
@@ -174,7 +172,9 @@ def run_extraction(
     if user_id is not None:
         if workspace is None:
             raise InvalidInput("name the workspace of the pair to extract")
-        md.get_user(user_id), md.get_workspace(workspace)  # NotFound before any run starts
+        with md.db.read() as repo:  # NotFound before any run starts
+            md.store.require_user(repo, user_id)
+            md.store.require_workspace(repo, workspace)
         targets = [(user_id, workspace)]
         run.pairs_seen = 1
     else:
@@ -234,6 +234,7 @@ def _account(run: Run, result: PairResult) -> None:
             {"kind": "pair", **where, "error": result.error, "parked": result.status == "parked"}
         )
     run.errors += [{"kind": "item", **where, "error": item} for item in result.rejected]
+    run.errors += [{"kind": "not_stored", **where, "error": item} for item in result.not_stored]
     if result.planned:
         run.errors += [{"kind": "planned", **where, "change": p} for p in result.planned]
 
@@ -247,7 +248,7 @@ class ExtractionScheduler:
 
     def __init__(
         self,
-        md: Memoryd,
+        md: ExtractionDeps,
         *,
         interval: str | timedelta | None = None,
         provider: LLMProvider | None = None,
@@ -263,7 +264,7 @@ class ExtractionScheduler:
         self.last_run: Run | None = None
 
     def enabled(self) -> bool:
-        current = self.md.get_settings()
+        current = current_settings(self.md)
         return bool(
             current[runtime_settings.MEMORY_ENABLED.key]
             and current[runtime_settings.MEMORY_AUTO_EXTRACTION.key]

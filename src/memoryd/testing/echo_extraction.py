@@ -1,9 +1,10 @@
 """A predictable extraction LLM for tests and benchmarks that process many pairs.
 
 Set an ``EchoExtractor`` as a ``FakeOpenAIServer``'s ``responder``. It answers the
-Observer with one WORKSPACE fact per user message of the batch (the message text itself)
-and the Reflector with ``create`` for every candidate, so after extraction a pair holds
-exactly one memory per chat, and any duplicate or lost chat shows in the counts.
+Observer by choosing every numbered user sentence as a project fact, and the Reflector
+with "separate" for every pair, so after extraction a pair holds exactly one memory per
+chat whose prompt is one fact-like sentence ("Fact 7 of pair 3."), and any duplicate or
+lost chat shows in the counts.
 
 It also counts calls in flight per workspace named in the prompt (give each pair its own
 workspace): ``max_in_flight_per_workspace`` above 1 means two workers processed one
@@ -21,8 +22,8 @@ from collections import Counter
 from memoryd.testing.fake_openai import RecordedRequest, Reply
 
 _WORKSPACE = re.compile(r'^Workspace "([^"]+)"', re.MULTILINE)
-_USER_LINE = re.compile(r"^User: (.+)$", re.MULTILINE)
-_CANDIDATE = re.compile(r"^(\d+)\. \[", re.MULTILINE)
+_SENTENCE = re.compile(r"^(\d+)\. ", re.MULTILINE)
+_PAIR = re.compile(r"^(\d+)\. stored: ", re.MULTILINE)
 
 
 class EchoExtractor:
@@ -57,16 +58,7 @@ class EchoExtractor:
 
     @staticmethod
     def answer(prompt: str) -> dict[str, object]:
-        if "Candidates:" in prompt:  # the Reflector: keep every candidate
-            numbers = [int(n) for n in _CANDIDATE.findall(prompt.split("Candidates:", 1)[1])]
-            return {
-                "memories": [
-                    {"candidate": n, "action": "create", "target": "", "scope": "WORKSPACE"}
-                    for n in numbers
-                ]
-            }
-        facts = [
-            {"text": line.strip(), "scope": "WORKSPACE", "action": "create"}
-            for line in _USER_LINE.findall(prompt)
-        ]
-        return {"facts": facts}
+        pairs = [int(n) for n in _PAIR.findall(prompt)]
+        if pairs:  # the Reflector: every new fact is separate
+            return {"verdicts": [{"pair": n, "verdict": "separate"} for n in pairs]}
+        return {"person": [], "project": [int(n) for n in _SENTENCE.findall(prompt)]}

@@ -1,0 +1,317 @@
+"""The user's own sentences: where every extracted fact must come from (speaker in code).
+
+Extraction never asks a model "what do you know about the user?" over a whole chat log:
+small models then file the assistant's words, greetings and prompt text as the user's
+facts. Instead code takes the sentences of the ``user`` turns only, drops those that
+cannot hold a lasting fact (questions, placeholders, reactions, talk about the other
+party), and numbers the rest. The model only rewrites and classifies these; each fact it
+returns names its sentence, and ``memoryd.extraction.decide`` checks it against that
+sentence. Pure functions, no I/O.
+
+Names are decided here too: a name the user *addresses* ("Hey John!", "Thanks, Mel")
+belongs to the assistant; a name is the user's only when they say so ("my name is ...",
+"I'm ...", "call me ...").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from memoryd.domain.models import Chat
+
+_SPLIT = re.compile(r"(?<=[.!?…])[\"')\]]*\s+|\n+")
+# A new clause with the user as its subject: "I'm 45, I grew up on a farm and I ..."
+_CLAUSE = re.compile(
+    r"(?:,\s*|\s+)(?:and|but|so)\s+(?=(?:I|I'm|I've|I'd|my|My)\b)|,\s+(?=(?:I|I'm|I've|My)\b)"
+)
+_WORD = re.compile(r"[A-Za-z0-9][\w'’-]*")
+_PLACEHOLDER = re.compile(r"\[[^\]]*\]|\{[^}]*\}|<[^>]*>")
+_FIRST_PERSON_WORDS = (
+    "i i'm im i've ive i'd i'll me my mine myself we we're we've we'll our ours us"
+)
+_FIRST_PERSON = frozenset(_FIRST_PERSON_WORDS.split())
+_SECOND_PERSON_WORDS = "you you're youre you've you'd you'll your yours yourself"
+_SECOND_PERSON = frozenset(_SECOND_PERSON_WORDS.split())
+# Openings that only react to the other party or manage the conversation.
+_REACTION = re.compile(
+    r"^(?:(?:oh|well|yeah|yes|no|wow|haha|lol|ok|okay|sure|cool|great|awesome|nice|"
+    r"thanks?|thank you|hi|hello|hey|me too|same here|i agree|i see|i know|i hope|"
+    r"i think so|i'm glad|i am glad|i'm sorry|i am sorry|i'm sure|i bet|i guess|"
+    r"i understand|i can imagine|i can't wait|that's|that is|that sounds|sounds|it's been|"
+    r"it was nice|nice to meet|good to|glad to|you too|bye|goodbye|see you)\b[\s,!.]*)+$",
+    re.IGNORECASE,
+)
+_GREETING = r"(?i:hi|hello|hey|thanks|thank you|bye|goodbye|good morning|good night|dear|ok|okay)"
+_NAME = r"([A-Z][a-z]+(?:\s[A-Z][a-z]+)?)"
+_VOCATIVE = (
+    re.compile(rf"\b{_GREETING}[,!]?\s+(?:there\s+)?{_NAME}\b(?!\s+(?:is|was|and|said))"),
+    re.compile(rf"^{_NAME},\s", re.MULTILINE),
+    re.compile(rf",\s*{_NAME}\s*[!?.]\s*$"),
+)
+_SELF_NAME = re.compile(rf"\b(?i:my name is|my name's|i am|i'm|im|call me|name is)\s+{_NAME}\b")
+_NOT_NAME_WORDS = (
+    "I Im It The A An And But So Well Yes No Oh Not Just Really Very Glad Happy Sorry Good "
+    "Great Fine Okay Ok Sure Going Doing Here There Thanks Thank Hi Hello Hey Me My You"
+)
+_NOT_NAMES = frozenset(_NOT_NAME_WORDS.split())
+
+# Openings of a passing thought rather than a lasting fact ("I'm sure it is", "I might").
+_HEDGE = re.compile(
+    r"^(?:\W*(?:oh|well|yeah|yes|so|and|but|haha)\b[\s,!.]*)*(?:i'm sure|i am sure|"
+    r"i'm not sure|i am not sure|i might|i may|maybe|perhaps|i'll try|i will try|i'd love|"
+    r"i would love|i hope|i think|i guess|i wonder|i'm (?:so |really |very )?glad|i am glad|"
+    r"i can't wait|"
+    r"i'll have to|i will have to|i'll definitely|i'll let|i'll check|i'll look|i agree|"
+    r"i'm happy to|i'd be happy|i'd like to|i would like to|i bet|i believe|i feel like|"
+    r"i'm excited|i am excited|i'm looking forward|i can see|i can tell|i see)\b",
+    re.IGNORECASE,
+)
+_ANAPHORS = frozenset(
+    ["it", "that", "those", "them", "one", "this", "these", "there", "they", "ones"]
+)
+_LIGHT_WORDS = (
+    "the a an and or but so to of in on at for with about as is are was were be been am do "
+    "does did have has had can could will would should might may must not no never also too "
+    "just really very so much more most all some any lot lots of thing things stuff way get "
+    "got go going like love enjoy want try sure think know good great nice fun always own "
+    "i i'm i've i'd i'll me my mine we our us you your yeah yes oh well"
+)
+_LIGHT = frozenset(_LIGHT_WORDS.split()) | _ANAPHORS
+_THANKS = re.compile(r"^\W*(?:thanks|thank you|you|you're|your)\b", re.IGNORECASE)
+_ECHO_MARK = re.compile(r"\b(?:too|also|as well|me too|same)\b", re.IGNORECASE)
+
+MIN_WORDS = 3
+MAX_SENTENCE_CHARS = 300
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One candidate sentence of a user turn, with the chat it came from."""
+
+    number: int
+    text: str
+    chat_id: int
+    turn: str  # the whole user prompt it belongs to: context for grounding a rewrite
+
+
+def split_sentences(text: str) -> list[str]:
+    """``text`` cut into sentences (on . ! ? … and line breaks), whitespace folded."""
+    parts = (" ".join(p.split()) for p in _SPLIT.split(text))
+    return [p for p in parts if p]
+
+
+def split_clauses(sentence: str) -> list[str]:
+    """A sentence cut where a new clause about the user starts ("..., and I volunteer")."""
+    parts = [p.strip(" ,") for p in _CLAUSE.split(sentence)]
+    return [p for p in parts if p]
+
+
+def _words(text: str) -> list[str]:
+    return [w.casefold().replace("’", "'") for w in _WORD.findall(text)]
+
+
+def could_hold_fact(sentence: str) -> bool:
+    """Whether a sentence may state something lasting about the user or their project.
+
+    Kept: statements in the first person, and impersonal statements that carry a name or
+    a number ("Phoenix ships in Q3"). Dropped: questions, placeholders, pure reactions,
+    and sentences about the other party with nothing about the user.
+    """
+    if sentence.endswith("?") or _PLACEHOLDER.search(sentence):
+        return False
+    if _SELF_NAME.search(sentence):
+        return True
+    words = _words(sentence)
+    if len(words) < MIN_WORDS or _REACTION.match(sentence.strip()):
+        return False
+    if _HEDGE.match(sentence) or _THANKS.match(sentence):
+        return False
+    if any(p.search(sentence) for p in _VOCATIVE):
+        return False  # spoken to the other party
+    content = [w for w in words if w not in _LIGHT]
+    if not content or (len(content) < 2 and any(w in _ANAPHORS for w in words)):
+        return False  # "I love that one", "I have two of my own": nothing stands alone
+    first = any(w in _FIRST_PERSON for w in words)
+    if first:
+        return True
+    if any(w in _SECOND_PERSON for w in words):
+        return False
+    tokens = _WORD.findall(sentence)
+    named = any(t[0].isupper() and t not in _NOT_NAMES for t in tokens[1:])
+    return named or any(ch.isdigit() for ch in sentence)
+
+
+def _statements(text: str) -> set[str]:
+    """Content words of the declarative sentences of ``text`` (questions left out)."""
+    words: set[str] = set()
+    for sentence in split_sentences(text):
+        if not sentence.endswith("?"):
+            words.update(w for w in _words(sentence) if w not in _LIGHT)
+    return words
+
+
+def echoes(sentence: str, said_before: str) -> bool:
+    """Whether ``sentence`` only agrees with what the other party just said of itself
+    ("I love Rascal Flatts too!" after "My favorite band is Rascal Flatts")."""
+    content = {w for w in _words(sentence) if w not in _LIGHT}
+    if not content or not said_before:
+        return False
+    shared = content & _statements(said_before)
+    return bool(shared) and (
+        _ECHO_MARK.search(sentence) is not None or len(shared) * 2 >= len(content)
+    )
+
+
+def user_sentences(chats: Sequence[Chat], limit: int, said_before: str = "") -> list[Sentence]:
+    """The batch's candidate sentences from its user turns only, numbered from 1.
+
+    ``said_before`` is the assistant's reply that preceded the first chat, if known; each
+    later chat is preceded by the response of the chat before it.
+    """
+    found: list[Sentence] = []
+    previous = said_before
+    for chat in chats:
+        for text in (c for s in split_sentences(chat.prompt) for c in split_clauses(s)):
+            if len(found) >= limit:
+                return found
+            if (
+                len(text) <= MAX_SENTENCE_CHARS
+                and could_hold_fact(text)
+                and not echoes(text, previous)
+            ):
+                found.append(Sentence(len(found) + 1, text, chat.id, chat.prompt))
+        previous = chat.response
+    return found
+
+
+def addressed_names(texts: Sequence[str]) -> set[str]:
+    """Names the user calls the other party by ("Hey John!", "Thanks, Mel."), casefolded."""
+    names: set[str] = set()
+    for text in texts:
+        for pattern in _VOCATIVE:
+            for match in pattern.finditer(text):
+                for name in match.group(1).split():
+                    if name not in _NOT_NAMES:
+                        names.add(name.casefold())
+    return names - self_names(texts)
+
+
+def self_names(texts: Sequence[str]) -> set[str]:
+    """Names the user says are their own ("my name is Ana", "I'm Ana", "call me Ana")."""
+    names: set[str] = set()
+    for text in texts:
+        for match in _SELF_NAME.finditer(text):
+            for name in match.group(1).split():
+                if name not in _NOT_NAMES:
+                    names.add(name.casefold())
+    return names
+
+
+# Rewriting a user's first-person sentence as a memory about them --------------------
+
+_LEAD_IN = re.compile(
+    r"^(?:(?:oh|well|yeah|yes|no|wow|haha|lol|ok|okay|so|actually|honestly|also|and|but|"
+    r"cool|great|awesome|nice|same|me too|oh yeah|oh wow)"
+    r"(?:[,!.]+\s*|\s+(?=(?:i|i'm|i've|my)\b)))+",
+    re.IGNORECASE,
+)
+_TRAILING_ECHO = re.compile(r"[\s,]+(?:too|as well|also)(?=\s*[.!]*$)", re.IGNORECASE)
+_ADVERB_WORDS = (
+    "just really also always usually often never sometimes still recently actually definitely "
+    "mostly only currently even absolutely totally especially truly sort kind pretty "
+    "already finally once rarely seriously now"
+)
+_ADVERBS = frozenset(_ADVERB_WORDS.split())
+_SUBJECT_VERBS = {
+    "am": "is", "'m": "is", "have": "has", "'ve": "has", "do": "does", "don't": "doesn't",
+    "go": "goes", "was": "was", "had": "had", "can": "can", "can't": "can't", "will": "will",
+    "'ll": "will", "would": "would", "'d": "would", "could": "could", "should": "should",
+    "haven't": "hasn't", "didn't": "didn't", "did": "did", "wasn't": "wasn't", "won't": "won't",
+    "must": "must", "might": "might", "may": "may", "cannot": "cannot", "used": "used",
+}  # fmt: skip
+_IRREGULAR_PAST_WORDS = (
+    "went was were had did got made took saw came grew bought ran began left met lost won "
+    "spent thought felt found gave knew told became kept brought built sold taught caught "
+    "fought wrote drove rode ate drank sang swam flew broke chose wore hurt put set read "
+    "quit fell held heard paid sent sat stood understood"
+)
+_IRREGULAR_PAST = frozenset(_IRREGULAR_PAST_WORDS.split())
+_INNER = {
+    "i": "they", "i'm": "they're", "i've": "they've", "i'd": "they'd", "i'll": "they'll",
+    "me": "them", "my": "their", "mine": "theirs", "myself": "themselves", "am": "am",
+}  # fmt: skip
+_TOKEN = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)?|[^A-Za-z\s]+|\s+")
+
+
+def _third_person(verb: str) -> str:
+    """``verb`` (first person, present) for "the user" (run -> runs, study -> studies)."""
+    lower = verb.lower()
+    if lower in _SUBJECT_VERBS:
+        return _SUBJECT_VERBS[lower]
+    if lower.endswith("ed") or lower in _IRREGULAR_PAST:
+        return lower
+    if lower.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return lower + "es"
+    if lower.endswith("y") and len(lower) > 2 and lower[-2] not in "aeiou":
+        return lower[:-1] + "ies"
+    return lower + "s"
+
+
+def _inner_pronouns(words: list[str]) -> list[str]:
+    out: list[str] = []
+    for index, raw in enumerate(words):
+        word = raw.rstrip(".,!?;:")
+        tail = raw[len(word) :]
+        lower = word.lower().replace("’", "'")
+        if lower == "am" and index > 0 and out and out[-1] == "they":
+            out.append("are")
+        elif lower == "was" and index > 0 and out and out[-1] == "they":
+            out.append("were")
+        elif lower in _INNER and lower != "am":
+            out.append(_INNER[lower] + tail)
+            continue
+        else:
+            out.append(word)
+        out[-1] += tail
+    return out
+
+
+def memory_form(sentence: str) -> str:
+    """A user's sentence as a memory that cannot be misread as the assistant's.
+
+    "I run a dog obedience school." -> "The user runs a dog obedience school."
+    "My sister is a pole dancer." -> "The user's sister is a pole dancer."
+    "I love country music too!" -> "The user loves country music."
+    Sentences that do not open with I / I'm / My are quoted instead:
+    'The user said: "We moved the launch to March 28."'
+    """
+    own = _SELF_NAME.search(sentence)
+    if own and len(_words(sentence)) <= 6:
+        return f"The user's name is {own.group(1)}."
+    text = _LEAD_IN.sub("", sentence.strip()).strip()
+    text = _TRAILING_ECHO.sub("", text)
+    text = re.sub(r"\s*!+$", ".", text).rstrip()
+    if text and text[-1] not in ".!?…":
+        text += "."
+    words = text.replace("’", "'").split(" ")
+    if not words or not words[0]:
+        return f'The user said: "{sentence.strip()}"'
+    first = words[0].lower()
+    lowered = {w.lower().strip(".,!?;:") for w in words}
+    if not lowered & (_FIRST_PERSON | _SECOND_PERSON):
+        return text  # impersonal: "Phoenix ships in Q3."
+    rest = _inner_pronouns(words[1:])
+    if first == "my" and len(words) > 1:
+        return " ".join(["The user's", *rest])
+    if first in ("i", "i'm", "i've", "i'd", "i'll"):
+        if first != "i":
+            verb = _SUBJECT_VERBS["'" + first.split("'")[1]]
+            return " ".join(["The user", verb, *rest])
+        adverbs = []
+        while rest and rest[0].lower() in _ADVERBS:
+            adverbs.append(rest.pop(0).lower())
+        if rest:
+            return " ".join(["The user", *adverbs, _third_person(rest[0]), *rest[1:]])
+    return f'The user said: "{sentence.strip()}"'

@@ -1,0 +1,179 @@
+"""The core's write rules inside an open transaction: one place for create and update.
+
+The library facade (``memoryd.service.Memoryd``), import and the extraction pipeline all
+write memories through ``MemoryStore``: ownership, exact duplicates, the scope limits and
+the audit log are checked and written here, inside the caller's serialised write
+transaction, so two writers racing for the last slot cannot both win (R1, R12).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any
+
+from memoryd.domain.errors import DuplicateMemory, NotFound, ScopeFull
+from memoryd.domain.models import Actor, AuditAction, Memory, Scope
+from memoryd.domain.rules import Limits, content_key, scope_label
+from memoryd.storage.repository import Repository, vector_bytes
+
+
+class MemoryStore:
+    """Memory writes and the checks they need, given an open ``Repository``."""
+
+    def __init__(
+        self, limits: Limits, clock: Callable[[], datetime], embedder_name: Callable[[], str]
+    ) -> None:
+        self.limits = limits
+        self.clock = clock
+        self.embedder_name = embedder_name
+
+    def insert_memory(
+        self,
+        repo: Repository,
+        user_id: int,
+        text: str,
+        scope: Scope,
+        slug: str | None,
+        actor: Actor,
+        vector: Any,
+        source_chat_ids: Sequence[int] = (),
+    ) -> Memory:
+        """Create a memory: ownership, exact duplicates and the scope limit, then audit."""
+        self.require_user(repo, user_id, lock=True)
+        workspace_id = self.require_workspace(repo, slug) if slug else None
+        key = content_key(text)
+        if repo.find_duplicate(user_id, scope, workspace_id, key):
+            raise DuplicateMemory(f"this memory already exists in {scope_label(scope, slug)}")
+        self.require_room(repo, user_id, scope, workspace_id, slug)
+        now = self.clock()
+        memory_id = uuid.uuid4().hex
+        repo.insert_memory(
+            {
+                "id": memory_id,
+                "user_id": user_id,
+                "scope": scope.value,
+                "workspace_id": workspace_id,
+                "content": text,
+                "content_key": key,
+                "source": actor.kind.value,
+                "created_at": now,
+                "updated_at": now,
+                "source_chats": sorted(set(source_chat_ids)),
+                "embedding": vector_bytes(vector),
+                "embedder": self.embedder_name() if vector is not None else None,
+            }
+        )
+        created = repo.get_memory(memory_id)
+        assert created is not None
+        repo.add_audit(
+            memory_id=memory_id,
+            user_id=user_id,
+            action=AuditAction.CREATE,
+            actor=actor.label,
+            before=None,
+            after=audit_view(created),
+            now=now,
+        )
+        return created
+
+    def revise_memory(
+        self,
+        repo: Repository,
+        user_id: int,
+        memory_id: str,
+        text: str,
+        actor: Actor,
+        vector: Any,
+        source_chat_ids: Sequence[int] = (),
+    ) -> Memory:
+        """Revise a memory in place: ownership and exact duplicates, then audit."""
+        self.require_user(repo, user_id, lock=True)
+        before = self.owned(repo, user_id, memory_id)
+        workspace_id = repo.workspace_id(before.workspace) if before.workspace else None
+        duplicate = repo.find_duplicate(user_id, before.scope, workspace_id, content_key(text))
+        if duplicate and duplicate != memory_id:
+            raise DuplicateMemory(
+                f"this memory already exists in {scope_label(before.scope, before.workspace)}"
+            )
+        now = self.clock()
+        repo.update_memory(
+            memory_id,
+            {
+                "content": text,
+                "content_key": content_key(text),
+                "updated_at": now,
+                "embedding": vector_bytes(vector),
+                "embedder": self.embedder_name() if vector is not None else None,
+                "source_chats": sorted({*before.source_chat_ids, *source_chat_ids}),
+            },
+        )
+        after = self.owned(repo, user_id, memory_id)
+        self.audit(repo, AuditAction.UPDATE, actor, before, after, now)
+        return after
+
+    def require_user(self, repo: Repository, user_id: int, *, lock: bool = False) -> None:
+        """Raise NotFound unless the user exists; ``lock`` serialises their memory writes."""
+        valid = isinstance(user_id, int) and not isinstance(user_id, bool)
+        exists = valid and (repo.lock_user(user_id) if lock else repo.get_user(user_id) is not None)
+        if not exists:
+            raise NotFound(f"no user with id {user_id!r}")
+
+    def require_workspace(self, repo: Repository, slug: str | None) -> int:
+        workspace_id = repo.workspace_id(slug) if isinstance(slug, str) else None
+        if workspace_id is None:
+            raise NotFound(f"no workspace {slug!r}")
+        return workspace_id
+
+    def owned(self, repo: Repository, user_id: int, memory_id: str) -> Memory:
+        """The memory if it belongs to this user; anyone else's is simply not found."""
+        memory = repo.get_memory(memory_id) if isinstance(memory_id, str) else None
+        if memory is None or memory.user_id != user_id:
+            raise NotFound(f"no memory {memory_id!r} for this user")
+        return memory
+
+    def require_room(
+        self,
+        repo: Repository,
+        user_id: int,
+        scope: Scope,
+        workspace_id: int | None,
+        slug: str | None,
+    ) -> None:
+        limit = self.limits.for_scope(scope)
+        if repo.count_memories(user_id, scope, workspace_id) >= limit:
+            raise ScopeFull(
+                f"{scope_label(scope, slug)} is full ({limit} memories); delete one first",
+                scope=scope.value,
+                limit=limit,
+            )
+
+    def audit(
+        self,
+        repo: Repository,
+        action: AuditAction,
+        actor: Actor,
+        before: Memory | None,
+        after: Memory | None,
+        now: datetime,
+    ) -> None:
+        subject = after or before
+        assert subject is not None
+        repo.add_audit(
+            memory_id=subject.id,
+            user_id=subject.user_id,
+            action=action,
+            actor=actor.label,
+            before=audit_view(before),
+            after=audit_view(after),
+            now=now,
+        )
+
+
+def audit_view(memory: Memory | None) -> dict[str, Any] | None:
+    if memory is None:
+        return None
+    view = memory.to_dict()
+    view.pop("last_used_at", None)
+    return view
