@@ -435,7 +435,7 @@ class Memoryd:
             self.store.require_user(repo, user_id)
             workspace_id = self.store.require_workspace(repo, workspace)
             chat_id = repo.insert_chat(user_id, workspace_id, prompt, response, now)
-        self._warm_history(prompt, response)
+        self.warm_history(prompt, response)
         return Chat(chat_id, user_id, workspace, prompt, response, now, memory_processed=False)
 
     def record_chat_later(self, user_id: int, workspace: str, prompt: str, response: str) -> None:
@@ -444,30 +444,7 @@ class Memoryd:
         _check_chat(prompt, response)
         self.writer.add_chat(PendingChat(user_id, workspace, prompt, response, self.clock()))
 
-    def store_chats(self, batch: Sequence[PendingChat]) -> None:
-        """Write queued exchanges in one transaction (the background writer's half)."""
-        with self.db.write() as repo:
-            for chat in batch:
-                try:
-                    self.store.require_user(repo, chat.user_id)
-                    workspace_id = self.store.require_workspace(repo, chat.workspace)
-                except NotFound as exc:
-                    log.warning("dropping a queued chat of user %s: %s", chat.user_id, exc)
-                    continue
-                repo.insert_chat(chat.user_id, workspace_id, chat.prompt, chat.response, chat.at)
-        for chat in batch:
-            self._warm_history(chat.prompt, chat.response)
-
-    def store_touches(self, marks: Mapping[str, datetime]) -> None:
-        """Set ``last_used_at`` of queued memories, one UPDATE per distinct time."""
-        by_time: dict[datetime, list[str]] = {}
-        for memory_id, at in marks.items():
-            by_time.setdefault(at, []).append(memory_id)
-        with self.db.write() as repo:
-            for at, ids in by_time.items():
-                repo.touch_memories(ids, at)
-
-    def _warm_history(self, *texts: str) -> None:
+    def warm_history(self, *texts: str) -> None:
         """The next turns quote this exchange as history: embed it now, not on their path."""
         reranker = self.reranker
         if isinstance(reranker, Warmable):

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from memoryd.domain.errors import NotFound
+
 if TYPE_CHECKING:
     from memoryd.service import Memoryd
 
@@ -65,7 +67,7 @@ class BackgroundWriter:
     def touch(self, memory_ids: list[str], now: datetime) -> None:
         with self._cond:
             if self._closed:
-                self._md.store_touches(dict.fromkeys(memory_ids, now))
+                self._store_touches(dict.fromkeys(memory_ids, now))
                 return
             for memory_id in memory_ids:
                 seen = self._touches.get(memory_id)
@@ -76,7 +78,7 @@ class BackgroundWriter:
     def add_chat(self, chat: PendingChat) -> None:
         with self._cond:
             if self._closed:  # after shutdown: write it now rather than lose it
-                self._md.store_chats([chat])
+                self._store_chats([chat])
                 return
             self._chats.append(chat)
             self._start()
@@ -111,6 +113,31 @@ class BackgroundWriter:
             except Exception as exc:
                 log.warning("background write failed at shutdown (try %d): %s", attempt + 1, exc)
         atexit.unregister(self._atexit)
+
+    # the writes ------------------------------------------------------------------
+    def _store_chats(self, batch: list[PendingChat]) -> None:
+        """Write queued exchanges in one transaction."""
+        md = self._md
+        with md.db.write() as repo:
+            for chat in batch:
+                try:
+                    md.store.require_user(repo, chat.user_id)
+                    workspace_id = md.store.require_workspace(repo, chat.workspace)
+                except NotFound as exc:
+                    log.warning("dropping a queued chat of user %s: %s", chat.user_id, exc)
+                    continue
+                repo.insert_chat(chat.user_id, workspace_id, chat.prompt, chat.response, chat.at)
+        for chat in batch:
+            md.warm_history(chat.prompt, chat.response)
+
+    def _store_touches(self, marks: dict[str, datetime]) -> None:
+        """Set ``last_used_at`` of queued memories, one UPDATE per distinct time."""
+        by_time: dict[datetime, list[str]] = {}
+        for memory_id, at in marks.items():
+            by_time.setdefault(at, []).append(memory_id)
+        with self._md.db.write() as repo:
+            for at, ids in by_time.items():
+                repo.touch_memories(ids, at)
 
     # the thread ------------------------------------------------------------------
     def _start(self) -> None:
@@ -148,14 +175,14 @@ class BackgroundWriter:
         try:
             if chats:
                 try:
-                    self._md.store_chats(chats)  # one transaction: all of them or none
+                    self._store_chats(chats)  # one transaction: all of them or none
                 except Exception:
                     with self._cond:  # back in front, oldest first, for the retry
                         self._chats[:0] = chats
                     raise
             if touches:
                 try:
-                    self._md.store_touches(touches)
+                    self._store_touches(touches)
                 except Exception:
                     with self._cond:
                         for memory_id, at in touches.items():
