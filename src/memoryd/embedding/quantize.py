@@ -22,6 +22,7 @@ downloaded.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import tempfile
 from pathlib import Path
@@ -107,7 +108,13 @@ def _quantize(source: Path, dest: Path, variant: str) -> None:
         raise QuantizationFailed(f"onnx is needed to quantise the model: {exc}") from exc
     model = fold_weight_expansions(onnx.load(str(source)))
     weight_type = QuantType.QInt8 if variant == "u8s8" else QuantType.QUInt8
-    quantize_dynamic(model, dest, per_channel=True, weight_type=weight_type)
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.ERROR)  # quantize_dynamic's root-logger advice, not for our users
+    try:
+        quantize_dynamic(model, dest, per_channel=True, weight_type=weight_type)
+    finally:
+        root.setLevel(level)
 
 
 def fold_weight_expansions(model: Any) -> Any:
