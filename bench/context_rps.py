@@ -111,10 +111,34 @@ def library_baseline(md: Memoryd, users: int, seconds: float) -> float:
     rng = random.Random(1)
     ids = [u.id for u in md.list_users()][:users]
     done, deadline = 0, time.perf_counter() + seconds
+    cpu = time.process_time()
     while time.perf_counter() < deadline:
         md.context(rng.choice(ids), "main", question(rng, 1_000_000 + done), HISTORY)
         done += 1
+    LIBRARY_CPU_MS.append((time.process_time() - cpu) * 1000 / done)
     return done / seconds
+
+
+LIBRARY_CPU_MS: list[float] = []
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU time of processes so far (Linux /proc)."""
+    total = 0.0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def server_pids(pid: int) -> list[int]:
+    """The uvicorn process and its worker processes."""
+    children = Path(f"/proc/{pid}/task/{pid}/children")
+    found = [int(p) for p in children.read_text().split()] if children.exists() else []
+    return [pid, *found]
 
 
 async def drive(
@@ -220,8 +244,11 @@ def main() -> None:
                 time.sleep(0.2)
         drive_in_process(port, keys, 3, args.concurrency, True, 1)  # warm up every worker
         health_rps, _ = drive_in_process(port, keys, 5, args.concurrency, False, 1)
+        pids = server_pids(server.pid)
+        cpu_before = cpu_seconds(pids)
         rps, latencies = drive_in_process(port, keys, args.seconds, args.concurrency, True,
                                           2_000_000)
+        server_cpu_ms = (cpu_seconds(pids) - cpu_before) * 1000 / max(len(latencies), 1)
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -238,6 +265,9 @@ def main() -> None:
     print(f"| `md.context` in-process (library baseline, 1 thread) | {library:.1f} | 1.00 |")
     print(f"| `POST /api/v1/context` | {rps:.1f} | {rps / library:.2f} |")
     print(f"| `GET /health` (HTTP stack ceiling) | {health_rps:.1f} | {health_rps / library:.2f} |")
+    print(f"\nCPU per request: library {LIBRARY_CPU_MS[0]:.1f} ms, memoryd serve"
+          f" {server_cpu_ms:.1f} ms ({server_cpu_ms / LIBRARY_CPU_MS[0]:.2f}x; all its"
+          " processes, user + system)")
     print(f"\ncontext latency p50 {pct(latencies, 50):.1f} ms, p95 {pct(latencies, 95):.1f} ms, "
           f"{len(latencies)} requests")  # fmt: skip
 

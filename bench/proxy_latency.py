@@ -132,13 +132,20 @@ def main() -> None:
             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
         try:
-            run(upstream, port, key, args.requests, args.upstream)
+            run(upstream, port, key, args.requests, args.upstream, server.pid)
         finally:
             server.terminate()
             server.wait(timeout=30)
 
 
-def run(upstream: FakeOpenAIServer, port: int, key: str, count: int, kind: str) -> None:
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def run(upstream: FakeOpenAIServer, port: int, key: str, count: int, kind: str,
+        server_pid: int) -> None:
     proxy = f"http://127.0.0.1:{port}"
     with httpx.Client(timeout=60) as client:
         deadline = time.monotonic() + 60
@@ -172,15 +179,18 @@ def run(upstream: FakeOpenAIServer, port: int, key: str, count: int, kind: str) 
 
         modes = (True, False) if kind == "openai" else (False,)
         results: dict[tuple[str, bool], list[tuple[float, float]]] = {}
+        server_cpu: dict[bool, float] = {}
         for stream in modes:
             for name, (url, headers) in targets.items():  # warm up
                 for _ in range(10):
                     timed(client, url, body(stream, name == "direct"), headers)
+            cpu_before = cpu_seconds(server_pid)
             for _ in range(count):
                 for name, (url, headers) in targets.items():
                     results.setdefault((name, stream), []).append(
                         timed(client, url, body(stream, name == "direct"), headers)
                     )
+            server_cpu[stream] = (cpu_seconds(server_pid) - cpu_before) * 1000 / count
     print(f"## Proxy latency, {kind} upstream ({datetime.now(UTC):%Y-%m-%d %H:%M} UTC,"
           f" {count} requests per row, {load_average()})\n")
     print(f"Command: `.venv/bin/python bench/proxy_latency.py --upstream {kind}`\n")
@@ -198,6 +208,9 @@ def run(upstream: FakeOpenAIServer, port: int, key: str, count: int, kind: str) 
                 f"{p50:.1f} ms | +{p50 - d50:.1f} ms ({p50 / d50:.1f}x) | {d95:.1f} ms | "
                 f"{p95:.1f} ms | +{p95 - d95:.1f} ms ({p95 / d95:.1f}x) |"
             )
+    for stream in modes:
+        print(f"\nmemoryd serve CPU per proxied request ({'stream' if stream else 'non-stream'}):"
+              f" {server_cpu[stream]:.1f} ms (user + system, includes the background writer)")
     mean = statistics.mean(r[1] for r in results[("proxy", modes[0])])
     print(f"\nmean proxied total ({'streamed' if modes[0] else 'not streamed'}): {mean:.1f} ms")
 

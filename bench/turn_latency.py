@@ -160,6 +160,7 @@ def run_turns(args: argparse.Namespace, data: dict[str, Any], embedder: MiniLMEm
     times: dict[str, list[float]] = {"main": [], "shipped": [], "floor": [], "naive": []}
     main_by_new_texts: dict[int, list[float]] = {}
     main_on_naive_turns: list[float] = []
+    cpu_times: dict[str, list[float]] = {}
     quiet_times: dict[str, list[float]] = {name: [] for name in times}
     busy_times: dict[str, list[float]] = {name: [] for name in times}
     counters = {name: CountingEmbedder(embedder) for name in times}
@@ -196,13 +197,15 @@ def run_turns(args: argparse.Namespace, data: dict[str, Any], embedder: MiniLMEm
                 if name == "naive" and i % args.naive_every:
                     continue
                 before = counters[name].texts
-                start = time.perf_counter()
+                start, cpu_start = time.perf_counter(), time.thread_time()
                 turn = setups[name].context(user_id, slug, message, history)
                 elapsed = (time.perf_counter() - start) * 1000
+                cpu_ms = (time.thread_time() - cpu_start) * 1000
                 if turn.fallback_reason or len(turn.workspace_memories) != 5:
                     raise SystemExit(f"{name}: turn {i} fell back: {turn.fallback_reason}")
                 if measured:
                     times[name].append(elapsed)
+                    cpu_times.setdefault(name, []).append(cpu_ms)
                     block.append((name, elapsed))
                     if name == "main":
                         new_texts = counters[name].texts - before
@@ -217,6 +220,11 @@ def run_turns(args: argparse.Namespace, data: dict[str, Any], embedder: MiniLMEm
         for md in setups.values():
             md.close()
     report_turns(args, pool, turns, times, main_by_new_texts, main_name, embedder)
+    print("CPU time of the turn's own thread (what it costs when it has a core to itself;"
+          " the background writer's thread is not counted), ms:")
+    for name, samples in cpu_times.items():
+        row = percentiles(samples)
+        print(f"  {name:<8} p50 {row['p50']:6.2f}  p95 {row['p95']:6.2f}  mean {row['mean']:6.2f}")
     same = percentiles(main_on_naive_turns)
     naive = percentiles(times["naive"])
     print(f"ratio (b) naive/main on the same {len(main_on_naive_turns)} turns:"
