@@ -6,7 +6,7 @@ system prompt, the memories chosen (with reranker scores) and the full system pr
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Response
 
 from memoryd.domain.models import ScoredMemory
 from memoryd.server.deps import CurrentUser, State, require_workspace
@@ -20,12 +20,12 @@ def _chosen(scored: ScoredMemory) -> ChosenMemory:
 
 
 @router.post("", response_model=ContextOut, summary="Memories for this chat turn")
-def context(state: State, user: CurrentUser, body: ContextRequest) -> ContextOut:
+def context(state: State, user: CurrentUser, body: ContextRequest) -> Response:
     if body.workspace is not None:
         require_workspace(state, user, body.workspace)
     history = [m.model_dump() for m in body.history]
     turn = state.md.context(user.id, body.workspace, body.message, history)
-    return ContextOut(
+    out = ContextOut(
         enabled=turn.enabled,
         section=turn.section,
         system_prompt=turn.system_prompt(body.system_prompt),
@@ -33,3 +33,5 @@ def context(state: State, user: CurrentUser, body: ContextRequest) -> ContextOut
         reranker=turn.reranker,
         fallback_reason=turn.fallback_reason,
     )
+    # already validated: serialise once instead of FastAPI validating it a second time
+    return Response(out.model_dump_json(by_alias=True), media_type="application/json")
