@@ -4,10 +4,11 @@ a one-call-per-chat design (mem0's ``add()`` per message), measured in the same 
     .venv/bin/python bench/extraction_cost.py
 
 Both designs read the 30 labelled conversations of bench/data/extraction.json (with
-their stored memories) and talk to the same scripted OpenAI-compatible server on
-loopback, which answers with the labelled facts, so both produce the same memories and
-differ only in how they ask. memoryd's side is the real pipeline (``md.extract()`` over
-every pair). The baseline sends, for every chat, one request holding the extraction
+their stored memories) and talk to a scripted OpenAI-compatible server on loopback.
+memoryd's side is the real pipeline (``md.extract()`` over every pair) with
+``EchoExtractor`` choosing every candidate sentence (the most calls and tokens the
+Reflector can cost); the baseline's server answers with the labelled facts.
+The baseline sends, for every chat, one request holding the extraction
 instructions, the stored memories and that chat, as mem0 does per ``add()`` call (mem0
 then spends a second call per chat on update decisions when facts were found; this
 baseline does not, so it is the cheaper reading of that design). Tokens are the fake
@@ -17,7 +18,6 @@ server's count (characters / 4) on both sides.
 from __future__ import annotations
 
 import json
-import re
 import sys
 import tempfile
 import time
@@ -26,11 +26,26 @@ from typing import Any
 
 from memoryd import Memoryd
 from memoryd.config import MemorydSettings
-from memoryd.extraction.prompts import OBSERVER_SYSTEM, chat_log
 from memoryd.llm.openai_provider import OpenAIProvider
 from memoryd.testing import FakeOpenAIServer, Reply
+from memoryd.testing.echo_extraction import EchoExtractor
 
 DATA = Path(__file__).parent / "data" / "extraction.json"
+# The baseline's instructions: an open "list the facts" request, as mem0 and memoryd's
+# earlier Observer made (its length is what matters for the token count).
+BASELINE_SYSTEM = """\
+List the facts about the user and their project that the user stated in this chat and \
+that will still be true next month. Answer with one JSON object: \
+{"facts": [{"text": ..., "scope": ..., "action": ...}]}.
+Put each fact in its own item, one short sentence each. Only write what the user actually \
+said. Skip: questions, the assistant's answers, jokes, moods, plans for today, passwords, \
+keys and card numbers. scope: "GLOBAL" if the fact is about the person; "WORKSPACE" if it \
+is about this project. action: "create", or "update" if the user changed an earlier \
+decision. If there is nothing, answer {"facts": []}."""
+
+
+def chat_log(prompt: str, response: str) -> str:
+    return f"User: {prompt}\n(assistant: {response[:120]})"
 
 
 def gold_facts(conv: dict[str, Any], exchanges: list[dict[str, str]] | None = None) -> list[Any]:
@@ -47,21 +62,8 @@ def gold_facts(conv: dict[str, Any], exchanges: list[dict[str, str]] | None = No
 
 
 def memoryd_side(conversations: list[dict[str, Any]], folder: Path) -> dict[str, float]:
-    by_marker = {c["exchanges"][0]["prompt"][:60]: c for c in conversations}
-
-    def responder(body: dict[str, Any]) -> Reply:
-        prompt = body["messages"][-1]["content"]
-        if body["response_format"]["json_schema"]["name"] == "observations":
-            conv = next(c for marker, c in by_marker.items() if marker in prompt)
-            return Reply.json({"facts": gold_facts(conv)})
-        count = len(re.findall(r"^\d+\. \[", prompt, flags=re.MULTILINE))
-        return Reply.json(
-            {"memories": [{"candidate": n, "action": "create", "target": "",
-                           "scope": "WORKSPACE"} for n in range(1, count + 1)]}
-        )  # fmt: skip
-
     with FakeOpenAIServer() as srv:
-        srv.responder = responder
+        srv.responder = EchoExtractor()  # chooses every candidate sentence
         settings = MemorydSettings(
             data_dir=folder, llm_provider="openai", llm_base_url=srv.base_url,
             llm_api_key="x", idle_threshold_ms=0,
@@ -90,8 +92,6 @@ def memoryd_side(conversations: list[dict[str, Any]], folder: Path) -> dict[str,
 
 
 def per_chat_side(conversations: list[dict[str, Any]]) -> dict[str, float]:
-    from memoryd.domain.models import Chat
-
     totals = {"chats": 0, "calls": 0, "prompt_tokens": 0, "completion_tokens": 0,
               "memories": 0, "seconds": 0.0}  # fmt: skip
     with FakeOpenAIServer() as srv:
@@ -100,19 +100,18 @@ def per_chat_side(conversations: list[dict[str, Any]]) -> dict[str, float]:
         for conv in conversations:
             stored = list(conv.get("existing", []))
             seen: list[dict[str, str]] = []
-            for number, exchange in enumerate(conv["exchanges"]):
+            for exchange in conv["exchanges"]:
                 before = gold_facts(conv, seen)
                 seen.append(exchange)
                 new = [f for f in gold_facts(conv, seen) if f not in before]
                 srv.script(Reply.json({"facts": new}))
-                chat = Chat(number, 0, conv["workspace"], exchange["prompt"],
-                            exchange["response"], None)  # type: ignore[arg-type]  # fmt: skip
                 memories = "\n".join(f"- {m}" for m in stored) or "(none)"
+                log = chat_log(exchange["prompt"], exchange["response"])
                 completion = provider.complete(
                     [
-                        {"role": "system", "content": OBSERVER_SYSTEM},
+                        {"role": "system", "content": BASELINE_SYSTEM},
                         {"role": "user", "content": f"Stored memories:\n{memories}\n"
-                                                    f"Chat:\n{chat_log([chat])}"},
+                                                    f"Chat:\n{log}"},
                     ],
                     schema={"type": "object"},
                 )  # fmt: skip

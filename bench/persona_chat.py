@@ -58,5 +58,10 @@ def load_split(split: str, limit: int, dataset: Path = DATASET) -> list[dict[str
     """``limit`` conversations of ``split`` ("dev" or "test"), a fixed sample."""
     with (dataset / FILES[split]).open(newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
-    picked = sorted(random.Random(SEED).sample(range(len(rows)), min(limit, len(rows))))
+    picked = sorted(sample_order(len(rows))[:limit])
     return [to_conversation(rows[i], f"{split}-{i}") for i in picked]
+
+
+def sample_order(rows: int) -> list[int]:
+    """Every row index in the fixed order subsets are taken from (first N = a subset)."""
+    return random.Random(SEED).sample(range(rows), rows)

@@ -11,18 +11,24 @@ conversations::
      "other_facts": ["what the assistant said of itself", ...],   # optional
      "secrets": ["hunter2", ...]}                     # optional: must never be stored
 
-Matching (``match_memories``): MiniLM cosine similarity between a memory and each fact.
+Matching (``match_memories``): MiniLM cosine similarity between a memory and each fact,
+both taken without their subject words (``core``: "The user is ..." / "I am ...").
 A memory is *correct* when its best user fact scores at least ``MATCH_SIMILARITY`` and no
 ``other_facts`` line scores higher; *wrong subject* when an ``other_facts`` line scores at
 least the threshold and higher than every user fact; otherwise *unsupported*. Precision
 is correct / memories (wrong-subject and unsupported memories count as wrong), recall is
-facts with at least one memory at or above the threshold / facts. The threshold was
+facts with at least one memory at or above the threshold / facts. Because a labelled set
+may list facts its conversation never states (Synthetic-Persona-Chat often does), the
+facts that some sentence of the user's own turns matches are counted too
+(``facts_stated_in_user_turns``), with the recall of those (``recall_of_stated_facts``):
+what a perfect extractor of the user's words could reach. The threshold was
 checked by hand on pairs from the development split (BENCHMARKS.md gives the agreement).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -50,6 +56,8 @@ class ConversationResult:
     correct: int = 0
     wrong_subject: int = 0
     facts_found: int = 0
+    facts_stated: int = 0  # facts some sentence of the user's turns says (by the matcher)
+    stated_found: int = 0
     leaked_secrets: int = 0
     seconds: float = 0.0
     batches: int = 0
@@ -98,15 +106,34 @@ def _fact_text(fact: Any) -> str:
     return str(fact["text"] if isinstance(fact, dict) else fact)
 
 
+_SUBJECT = re.compile(
+    r"^the user said:\s*|\b(?:the user's|the user|user's|i'm|i am|i've|i'd|i|my|me|mine|"
+    r"they're|they|their|them)\b",
+    re.IGNORECASE,
+)
+
+
+# Kept apart from memoryd.extraction on purpose: the benchmark runs this module against
+# earlier revisions of the pipeline too.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def core(text: str) -> str:
+    """``text`` without who it is about ("The user is a bee farmer" and "I am a bee
+    farmer" both become "is a bee farmer"-like), so matching compares what is said."""
+    return " ".join(_SUBJECT.sub(" ", text.replace("’", "'")).replace('"', " ").split())
+
+
 def match_memories(
     embedder: Embedder, memories: Sequence[str], facts: Sequence[str], others: Sequence[str]
-) -> tuple[int, int, int]:
-    """(correct memories, wrong-subject memories, facts found); see the module doc."""
+) -> tuple[int, int, set[int]]:
+    """(correct memories, wrong-subject memories, indexes of facts found); see the
+    module doc."""
     if not memories:
-        return 0, 0, 0
-    mem = np.asarray(embedder.embed(list(memories)))
-    user = mem @ np.asarray(embedder.embed(list(facts))).T if facts else None
-    other = mem @ np.asarray(embedder.embed(list(others))).T if others else None
+        return 0, 0, set()
+    mem = np.asarray(embedder.embed([core(m) for m in memories]))
+    user = mem @ np.asarray(embedder.embed([core(f) for f in facts])).T if facts else None
+    other = mem @ np.asarray(embedder.embed([core(o) for o in others])).T if others else None
     correct = wrong = 0
     for i in range(len(memories)):
         best_user = float(user[i].max()) if user is not None else -1.0
@@ -115,7 +142,11 @@ def match_memories(
             correct += 1
         elif best_other >= MATCH_SIMILARITY:
             wrong += 1
-    found = int((user >= MATCH_SIMILARITY).any(axis=0).sum()) if user is not None else 0
+    found = (
+        {int(j) for j in np.flatnonzero((user >= MATCH_SIMILARITY).any(axis=0))}
+        if user is not None
+        else set()
+    )
     return correct, wrong, found
 
 
@@ -146,6 +177,8 @@ def run_conversation(
         stored = md.list_memories(user.id)
     memories = [m.content for m in [*result.created, *result.updated]]
     correct, wrong, found = match_memories(embedder, memories, facts, others)
+    said = [s for e in conv["exchanges"] for s in _SENTENCE_END.split(str(e.get("prompt", "")))]
+    stated = match_memories(embedder, said, facts, others)[2]
     everything = " ".join(m.content for m in stored)
     return ConversationResult(
         id=conv_id,
@@ -153,7 +186,9 @@ def run_conversation(
         memories=memories,
         correct=correct,
         wrong_subject=wrong,
-        facts_found=found,
+        facts_found=len(found),
+        facts_stated=len(stated),
+        stated_found=len(found & stated),
         leaked_secrets=sum(str(s) in everything for s in conv.get("secrets", [])),
         seconds=seconds,
         batches=result.batches,
@@ -195,6 +230,7 @@ def summarize(results: Sequence[ConversationResult]) -> dict[str, Any]:
     chats = sum(r.chats for r in results) or 1
     precision = correct / memories if memories else 0.0
     recall = sum(r.facts_found for r in results) / facts if facts else 0.0
+    stated = sum(r.facts_stated for r in results)
     return {
         "conversations": len(results),
         "facts": facts,
@@ -202,6 +238,10 @@ def summarize(results: Sequence[ConversationResult]) -> dict[str, Any]:
         "precision": round(precision, 3),
         "recall": round(recall, 3),
         "f1": round(2 * precision * recall / (precision + recall), 3) if correct else 0.0,
+        "facts_stated_in_user_turns": stated,
+        "recall_of_stated_facts": round(sum(r.stated_found for r in results) / stated, 3)
+        if stated
+        else 0.0,
         "wrong_subject_share": round(wrong / memories, 3) if memories else 0.0,
         "global_share": round(sum(r.global_memories for r in results) / memories, 3)
         if memories

@@ -16,7 +16,7 @@ CONVERSATION = {
     "workspace": "chat",
     "exchanges": [
         {"prompt": "I run a dog obedience school.", "response": "I have a turtle."},
-        {"prompt": "My favourite colour is green.", "response": "Nice."},
+        {"prompt": "My bike is a 2019 Trek.", "response": "Nice."},
     ],
     "facts": ["I run a dog obedience school.", "I have a big sweet tooth."],
     "other_facts": ["I have a turtle named Timothy."],
@@ -44,7 +44,7 @@ def test_eval_scores_the_real_pipeline_on_a_dataset(tmp_path: Path) -> None:
         result = run(srv, tmp_path, "--dataset", str(dataset), "--json")
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)["summary"]
-    # per conversation: 2 memories, the dog school one is true, the colour one is not
+    # per conversation: 2 memories, the dog school one is true, the bike one is not
     # labelled; 1 of 2 facts found
     assert summary["conversations"] == 2 and summary["memories"] == 4
     assert summary["precision"] == 0.5 and summary["recall"] == 0.5

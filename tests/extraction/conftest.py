@@ -1,12 +1,13 @@
 """Fixtures for extraction tests: a Memoryd wired to a scripted OpenAI-compatible server.
 
 ``xmd`` is a Memoryd on a fresh SQLite file whose LLM is ``fake_llm`` (a real HTTP server
-on loopback), with a controllable clock. Helpers build scripted Observer/Reflector replies.
+on loopback), with a controllable clock. Helpers build scripted Observer/Reflector replies:
+the Observer answers with user sentence numbers, the Reflector with a verdict per pair.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -15,10 +16,12 @@ import pytest
 
 from memoryd import Memoryd
 from memoryd.config import MemorydSettings
+from memoryd.domain.rules import DEFAULT_LIMITS, Limits
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.testing import FakeOpenAIServer, Reply
 
 START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+DEFAULT_TEXT = "I keep my lab notes in Obsidian."
 
 
 class Clock:
@@ -60,11 +63,17 @@ def clock() -> Clock:
     return Clock()
 
 
-def make_md(url: str, srv: FakeOpenAIServer, tmp_path: Path, embedder: MiniLMEmbedder,
-            clock: Clock, **overrides: Any) -> Memoryd:  # fmt: skip
-    return Memoryd(
-        url, embedder=embedder, settings=settings_for(srv, tmp_path, **overrides), clock=clock
-    )
+def make_md(
+    url: str,
+    srv: FakeOpenAIServer,
+    tmp_path: Path,
+    embedder: MiniLMEmbedder,
+    clock: Clock,
+    limits: Limits = DEFAULT_LIMITS,
+    **overrides: Any,
+) -> Memoryd:
+    settings = settings_for(srv, tmp_path, **overrides)
+    return Memoryd(url, embedder=embedder, settings=settings, clock=clock, limits=limits)
 
 
 @pytest.fixture
@@ -79,24 +88,28 @@ def xmd(
         yield md
 
 
-def observe(*facts: tuple[str, str] | tuple[str, str, str]) -> Reply:
-    """An Observer answer: (text, scope[, action]) per fact."""
-    return Reply.json(
-        {
-            "facts": [
-                {"text": f[0], "scope": f[1], "action": f[2] if len(f) > 2 else "create"}
-                for f in facts
-            ]
-        }
-    )
+def observe(person: Sequence[object] = (), project: Sequence[object] = ()) -> Reply:
+    """An Observer answer: the numbers of the user sentences about the person and about
+    the project (anything may be passed, to script a model that answers badly)."""
+    return Reply.json({"person": list(person), "project": list(project)})
 
 
-def reflect(*items: dict[str, Any]) -> Reply:
-    """A Reflector answer; each item like {"candidate": 1, "action": "create", ...}."""
-    full = [{"action": "create", "target": "", "scope": "WORKSPACE", **item} for item in items]
-    return Reply.json({"memories": full})
+def reflect(*verdicts: str | dict[str, Any]) -> Reply:
+    """A Reflector answer: one verdict per pair, numbered from 1 in order ("same",
+    "replaces", "separate"), or a raw item such as ``{"pair": 7, "verdict": "same"}``."""
+    items = [
+        v if isinstance(v, dict) else {"pair": n, "verdict": v} for n, v in enumerate(verdicts, 1)
+    ]
+    return Reply.json({"verdicts": items})
 
 
-def chat(md: Memoryd, user_id: int, workspace: str, count: int = 3, text: str = "hello") -> None:
+FILLER = "Thanks, that helps."  # a user turn with no candidate sentence
+
+
+def chat(
+    md: Memoryd, user_id: int, workspace: str, count: int = 3, text: str = DEFAULT_TEXT
+) -> None:
+    """``count`` chats: the first prompt is ``text`` (the batch's user sentences), the
+    others are thanks, which hold no candidate sentence."""
     for n in range(count):
-        md.record_chat(user_id, workspace, f"{text} ({n})", "noted")
+        md.record_chat(user_id, workspace, text if n == 0 else FILLER, "Noted.")

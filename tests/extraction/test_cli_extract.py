@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner, Result
 
-from conftest import chat, observe, reflect
+from conftest import chat, observe
 from memoryd import Memoryd
 from memoryd.cli.app import app
 from memoryd.embedding.minilm import MiniLMEmbedder
@@ -22,7 +22,7 @@ def seeded(database_url: str, embedder: MiniLMEmbedder) -> str:
         ana = md.create_user("ana")
         md.create_user("bob")
         md.create_workspace("lab")
-        chat(md, ana.id, "lab", 3, "I run the Porto lab")
+        chat(md, ana.id, "lab", 3, "I run the Porto lab.")
     return database_url
 
 
@@ -43,7 +43,7 @@ def run(url: str, srv: FakeOpenAIServer, tmp_path: Path, *args: str) -> Result:
 def test_extract_one_pair_then_runs(
     seeded: str, fake_llm: FakeOpenAIServer, tmp_path: Path
 ) -> None:
-    fake_llm.script(observe(("Ana runs the Porto lab.", "GLOBAL")), reflect({"candidate": 1}))
+    fake_llm.script(observe(person=[1]))
 
     result = run(seeded, fake_llm, tmp_path, "extract", "--user", "ana", "--workspace", "lab")
 
@@ -52,7 +52,7 @@ def test_extract_one_pair_then_runs(
         "[1/1] ana/lab: extracting...",
         "[1/1] ana/lab: 1 created, 0 updated, 3 chats processed",
     ]
-    assert "1 processed" in result.stdout and "2 LLM calls" in result.stdout
+    assert "1 processed" in result.stdout and "1 LLM calls" in result.stdout
     history = run(seeded, fake_llm, tmp_path, "runs", "--json")
     [entry] = json.loads(history.stdout)
     assert (entry["memories_created"], entry["chats_processed"], entry["status"]) == (1, 3, "ok")
@@ -64,10 +64,10 @@ def test_extract_one_pair_then_runs(
 def test_dry_run_prints_the_plan_and_writes_nothing(
     seeded: str, fake_llm: FakeOpenAIServer, tmp_path: Path
 ) -> None:
-    fake_llm.script(observe(("Ana runs the Porto lab.", "GLOBAL")), reflect({"candidate": 1}))
+    fake_llm.script(observe(person=[1]))
     result = run(seeded, fake_llm, tmp_path, "extract", "--dry-run", "--force")
     assert result.exit_code == 0, result.output
-    assert "ana/lab: create workspace: Ana runs the Porto lab." in result.stdout
+    assert "ana/lab: create global: The user runs the Porto lab." in result.stdout
     listed = run(seeded, fake_llm, tmp_path, "memories", "list", "--user", "ana", "--json")
     assert json.loads(listed.stdout) == []
 

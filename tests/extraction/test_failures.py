@@ -17,20 +17,18 @@ from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.extraction.runs import get_pair_state
 from memoryd.testing import FakeOpenAIServer, Reply
 
-OBSERVED = observe(("The lab uses Slurm 23.", "WORKSPACE"))
+OBSERVED = observe(project=[1])
 
 FAILURES = {
     "http-500": ([Reply.error(500, "upstream exploded")], "HTTP 500"),
     "http-429": ([Reply.error(429, "slow down", retry_after=1)], "HTTP 429"),
     "timeout": ([Reply.delay(3, OBSERVED)], "timed out"),
-    "invalid-json": ([Reply.text("{'facts': nope"), Reply.text("still {not json")], "unusable"),
-    "wrong-shape": ([Reply.json({"facts": "none"}), Reply.json({"items": []})], "unusable"),
-    "cut-off": (
-        [Reply.text('{"facts": [{"text": "The lab', finish_reason="length")] * 2,
-        "not closed",
-    ),
+    "invalid-json": ([Reply.text("{'person': nope"), Reply.text("still {not json")], "unusable"),
+    "wrong-shape": ([Reply.json({"person": "none"}), Reply.json({"items": []})], "unusable"),
+    "cut-off": ([Reply.text('{"person": [1, ', finish_reason="length")] * 2, "not closed"),
     "reflector-500": ([OBSERVED, Reply.error(503, "overloaded")], "HTTP 503"),
     "reflector-invalid": ([OBSERVED, Reply.text("no"), Reply.text("no")], "unusable"),
+    "reflector-wrong-shape": ([OBSERVED, *[Reply.json({"verdicts": "same"})] * 2], "unusable"),
 }
 
 
@@ -38,7 +36,7 @@ def seed(md: Memoryd) -> tuple[int, str]:
     ana = md.create_user("ana")
     md.create_workspace("lab")
     md.add_memory(ana.id, "The lab uses Slurm 22.", None, "lab")
-    chat(md, ana.id, "lab", 3, "We upgraded the lab to Slurm 23")
+    chat(md, ana.id, "lab", 3, "The lab now uses Slurm 23.")
     return ana.id, md.list_memories(ana.id)[0].id
 
 
@@ -76,12 +74,12 @@ def test_after_a_failure_the_next_try_succeeds_and_clears_the_state(
     user_id, memory_id = seed(xmd)
     fake_llm.script(Reply.error(500, "boom"))
     assert xmd.extract(user_id, "lab", force=True).status == "failed"
-    fake_llm.script(OBSERVED, reflect({"candidate": 1, "action": "update", "target": "W1"}))
+    fake_llm.script(OBSERVED, reflect("replaces"))
 
     result = xmd.extract(user_id, "lab", force=True)
 
     assert result.status == "processed"
-    assert xmd.get_memory(user_id, memory_id).content == "The lab uses Slurm 23."
+    assert xmd.get_memory(user_id, memory_id).content == "The lab now uses Slurm 23."
     assert all(c.memory_processed for c in xmd.list_chats(user_id, "lab"))
     assert xmd.extraction_failures() == []
 
@@ -101,7 +99,7 @@ def test_chats_processed_elsewhere_meanwhile_drop_the_batch(
 
         with xmd.db.write() as repo:  # another worker finished this batch first
             repo.conn.execute(update(chats).values(memory_processed=True))
-        return reflect({"candidate": 1})
+        return reflect("separate")
 
     fake_llm.responder = responder
     result = xmd.extract(user_id, "lab", force=True)
@@ -117,46 +115,37 @@ def test_apply_is_one_transaction_with_items_failing_alone(
     ana = md.create_user("ana")
     md.create_workspace("lab")
     old = md.add_memory(ana.id, "The lab uses Slurm 22.", None, "lab")
-    md.add_memory(ana.id, "Ana works at the Porto lab.")
-    chat(
-        md,
-        ana.id,
-        "lab",
-        3,
-        "I'm Ana from the Porto lab: the lab uses Slurm 23 now, "
-        "experiments run on Fridays and builds of the lab pipeline run nightly",
+    md.add_memory(ana.id, "The user works at the Porto lab.")
+    said = (
+        "I work at the Porto lab. The lab now uses Slurm 23. Experiments run on Fridays. "
+        "Builds of the Atlas pipeline run nightly at 2:00."
     )
+    chat(md, ana.id, "lab", 3, said)
 
     def responder(body: dict[str, object]) -> Reply:
         if len(fake_llm.requests) == 1:
-            return observe(
-                ("The lab uses Slurm 23.", "WORKSPACE"),
-                ("Ana works at the Porto lab.", "WORKSPACE"),
-                ("Experiments run on Fridays.", "WORKSPACE"),
-                ("Builds of the lab pipeline run nightly.", "WORKSPACE"),
-            )
+            return observe(person=[1], project=[2, 3, 4])
         # while the Reflector thinks, Ana adds one of the facts herself
-        md.add_memory(ana.id, "Builds of the lab pipeline run nightly.", None, "lab")
-        return reflect(
-            {"candidate": 1, "action": "update", "target": "W1"},
-            {"candidate": 2},  # an exact copy, but of a global memory: refused in code
-            {"candidate": 3},
-            {"candidate": 3, "action": "update", "target": "W5"},  # no such handle
-            {"candidate": 4},  # refused by the core inside the transaction (duplicate)
-        )
+        md.add_memory(ana.id, "Builds of the Atlas pipeline run nightly at 2:00.", None, "lab")
+        return reflect("replaces", {"pair": 5, "verdict": "replaces"})  # no pair 5
 
     fake_llm.responder = responder
     result = md.extract(ana.id, "lab", force=True)
 
     assert [m.content for m in result.created] == ["Experiments run on Fridays."]
     assert [m.id for m in result.updated] == [old.id]
+    # sentence 1 is stored already (before the LLM: code); pair 5 does not exist
+    # (the Reflector's answer); the build fact was added meanwhile (the core, inside the
+    # transaction)
     assert len(result.rejected) == 3
+    assert any("already says this" in r for r in result.rejected)
+    assert any("no usable pair number" in r for r in result.rejected)
     assert any("already exists" in r for r in result.rejected)
     assert sorted(m.content for m in md.list_memories(ana.id)) == [
-        "Ana works at the Porto lab.",
-        "Builds of the lab pipeline run nightly.",
+        "Builds of the Atlas pipeline run nightly at 2:00.",
         "Experiments run on Fridays.",
-        "The lab uses Slurm 23.",
+        "The lab now uses Slurm 23.",
+        "The user works at the Porto lab.",
     ]
     assert all(c.memory_processed for c in md.list_chats(ana.id, "lab"))
     md.close()

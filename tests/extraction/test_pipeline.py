@@ -1,8 +1,10 @@
 """Observer -> Reflector -> Apply against a scripted OpenAI-compatible server (real HTTP).
 
-Well-formed runs first (create, update in place, global facts, contradictions), then
-what the model may not do (unknown handles, another user's memory, too many creates,
-secrets), each checked for what changed and what did not.
+Well-formed runs first (create, update in place, person and project facts, verdicts),
+then what the model may not do (numbers outside the batch, another user's memory, more
+facts than free slots, secrets, text of its own), each checked for what changed and what
+did not. The model only ever answers with numbers: every stored memory is a user
+sentence rewritten by code. The issue-8 failure modes are in ``test_subjects.py``.
 """
 
 from __future__ import annotations
@@ -10,19 +12,22 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from conftest import Clock, chat, make_md, observe, reflect
 from memoryd import Memoryd, Scope
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.testing import FakeOpenAIServer, Reply
 
 
-def user_prompt(request: dict[str, object]) -> str:
+def prompt_of(request: dict[str, object]) -> str:
+    """Everything a request showed the model."""
     messages = request["messages"]
     assert isinstance(messages, list)
     return "\n".join(str(m["content"]) for m in messages)
 
 
-def test_creates_workspace_and_global_memories_and_marks_chats(
+def test_creates_workspace_and_global_memories_from_user_sentences(
     xmd: Memoryd, fake_llm: FakeOpenAIServer
 ) -> None:
     ana = xmd.create_user("ana")
@@ -30,99 +35,119 @@ def test_creates_workspace_and_global_memories_and_marks_chats(
     xmd.record_chat(ana.id, "phoenix", "I'm Ana Lima, I lead the Phoenix rewrite.", "Hi Ana!")
     xmd.record_chat(ana.id, "phoenix", "Phoenix must ship by June 3.", "Noted.")
     xmd.record_chat(ana.id, "phoenix", "How do I reverse a list in Python?", "lst[::-1]")
-    fake_llm.script(
-        observe(
-            ("The user's name is Ana Lima.", "GLOBAL"),
-            ("Phoenix must ship by June 3.", "WORKSPACE"),
-        ),
-        reflect({"candidate": 1, "scope": "GLOBAL"}, {"candidate": 2}),
-    )
+    fake_llm.script(observe(person=[1, 2], project=[3]))
 
     result = xmd.extract(ana.id, "phoenix", force=True)
 
     assert result.error is None and result.status == "processed"
-    assert sorted(m.content for m in result.created) == [
+    by_text = {m.content: m for m in xmd.list_memories(ana.id)}
+    assert sorted(by_text) == [
         "Phoenix must ship by June 3.",
+        "The user leads the Phoenix rewrite.",
         "The user's name is Ana Lima.",
     ]
-    by_text = {m.content: m for m in xmd.list_memories(ana.id)}
     assert by_text["The user's name is Ana Lima."].scope is Scope.GLOBAL
+    assert by_text["The user leads the Phoenix rewrite."].scope is Scope.GLOBAL
     assert by_text["Phoenix must ship by June 3."].workspace == "phoenix"
     chats = xmd.list_chats(ana.id, "phoenix")
     assert all(c.memory_processed for c in chats)
-    assert set(by_text["Phoenix must ship by June 3."].source_chat_ids) == {c.id for c in chats}
+    first, second = sorted(chats, key=lambda c: c.id)[:2]
+    # each memory's source is the chat its sentence came from
+    assert by_text["The user's name is Ana Lima."].source_chat_ids == (first.id,)
+    assert by_text["Phoenix must ship by June 3."].source_chat_ids == (second.id,)
+    # nothing stored was related: one call for the batch, no Reflector
     run = xmd.extraction_runs()[0]
-    assert (run.memories_created, run.chats_processed, run.llm_calls) == (2, 3, 2)
+    assert (run.memories_created, run.chats_processed, run.llm_calls) == (3, 3, 1)
     assert run.status == "ok" and run.prompt_tokens > 0 and run.completion_tokens > 0
-    audit = xmd.audit_log(ana.id)
-    assert {a.actor for a in audit} == {f"extraction:{run.id}"}
-    # the Observer saw the chats oldest first; both calls asked for a JSON schema
-    observer_text = user_prompt(fake_llm.requests[0])
-    assert observer_text.index("Ana Lima") < observer_text.index("reverse a list")
-    assert all(r["response_format"]["type"] == "json_schema" for r in fake_llm.requests)
+    assert {a.actor for a in xmd.audit_log(ana.id)} == {f"extraction:{run.id}"}
+    # the Observer saw the user's statements only, numbered, oldest first
+    [request] = fake_llm.requests
+    shown = request["messages"][-1]["content"]
+    assert shown.endswith(
+        "1. I'm Ana Lima\n2. I lead the Phoenix rewrite.\n3. Phoenix must ship by June 3."
+    )
+    assert "Hi Ana" not in shown and "reverse a list" not in shown
+    assert request["response_format"]["type"] == "json_schema"
 
 
-def test_update_by_handle_revises_in_place_and_ids_never_reach_the_model(
+def test_replaces_verdict_revises_in_place_and_no_id_reaches_the_model(
     xmd: Memoryd, fake_llm: FakeOpenAIServer
 ) -> None:
     ana = xmd.create_user("ana")
     xmd.create_workspace("atlas")
     old = xmd.add_memory(ana.id, "The Atlas launch is on March 14.", "workspace", "atlas")
-    chat(xmd, ana.id, "atlas", 3, "Legal moved the Atlas launch to March 28")
-    fake_llm.script(
-        observe(("The Atlas launch moved to March 28.", "WORKSPACE", "update")),
-        reflect({"candidate": 1, "action": "update", "target": "W1"}),
-    )
+    chat(xmd, ana.id, "atlas", 3, "Legal moved the Atlas launch to March 28.")
+    fake_llm.script(observe(project=[1]), reflect("replaces"))
 
     result = xmd.extract(ana.id, "atlas", force=True)
 
     assert [m.id for m in result.updated] == [old.id] and result.created == []
     [memory] = xmd.list_memories(ana.id)
-    assert memory.id == old.id and memory.content == "The Atlas launch moved to March 28."
-    reflector_prompt = user_prompt(fake_llm.requests[1])
-    assert "W1: The Atlas launch is on March 14." in reflector_prompt
-    assert old.id not in json.dumps(fake_llm.requests)
+    assert memory.id == old.id and memory.content == "Legal moved the Atlas launch to March 28."
+    stated_in = min(c.id for c in xmd.list_chats(ana.id, "atlas"))
+    assert stated_in in memory.source_chat_ids
+    reflector_prompt = prompt_of(fake_llm.requests[1])
+    assert (
+        "1. stored: The Atlas launch is on March 14.\n"
+        "   new: Legal moved the Atlas launch to March 28."
+    ) in reflector_prompt
+    sent = json.dumps(fake_llm.requests)
+    assert old.id not in sent and old.id[:8] not in sent
     [update] = [a for a in xmd.audit_log(ana.id, old.id) if a.action.value == "update"]
     assert update.before is not None and update.before["content"].endswith("March 14.")
 
 
-def test_update_aimed_at_an_unrelated_memory_becomes_a_create(
+def test_an_unrelated_memory_is_never_offered_for_replacement(
     xmd: Memoryd, fake_llm: FakeOpenAIServer
 ) -> None:
-    """A small model once rewrote a deadline into a name; code checks the target."""
+    """A small model once rewrote a deadline into a name: now only pairs that code found
+    related reach the Reflector, and here there are none (so it is not even called)."""
     ana = xmd.create_user("ana")
     xmd.create_workspace("atlas-billing")
     old = xmd.add_memory(
         ana.id, "Atlas must be live for its first customers by March 14.", None, "atlas-billing"
     )
-    chat(xmd, ana.id, "atlas-billing", 3, "Everyone here says I am named Atlas-Billing")
-    fake_llm.script(
-        observe(("The user is named Atlas-Billing", "GLOBAL", "update")),
-        reflect({"candidate": 1, "action": "update", "target": "W1", "scope": "GLOBAL"}),
-    )
+    chat(xmd, ana.id, "atlas-billing", 3, "I adopted a third cat last week.")
+    fake_llm.script(observe(person=[1]), reflect("replaces"))
+
     result = xmd.extract(ana.id, "atlas-billing", force=True)
+
     assert result.updated == [] and [m.scope for m in result.created] == [Scope.GLOBAL]
     assert xmd.get_memory(ana.id, old.id).content == old.content
+    assert len(fake_llm.requests) == 1
 
 
-def test_contradiction_proposed_as_create_becomes_an_update(
-    xmd: Memoryd, fake_llm: FakeOpenAIServer
+@pytest.mark.parametrize(
+    ("verdicts", "contents"),
+    [
+        # no usable verdict: a near-duplicate with new details replaces the stored one
+        ((), ["Atlas must now be live for customers by March 28."]),
+        (("replaces",), ["Atlas must now be live for customers by March 28."]),
+        (("same",), ["Atlas must be live for customers by March 14."]),
+        (
+            ("separate",),
+            [
+                "Atlas must be live for customers by March 14.",
+                "Atlas must now be live for customers by March 28.",
+            ],
+        ),
+    ],
+)
+def test_verdicts_on_a_related_pair(
+    verdicts: tuple[str, ...], contents: list[str], xmd: Memoryd, fake_llm: FakeOpenAIServer
 ) -> None:
     ana = xmd.create_user("ana")
     xmd.create_workspace("atlas")
     old = xmd.add_memory(ana.id, "Atlas must be live for customers by March 14.", None, "atlas")
-    chat(xmd, ana.id, "atlas", 3, "Atlas must now be live for customers by March 28")
-    fake_llm.script(
-        observe(("Atlas must be live for customers by March 28.", "WORKSPACE")),
-        reflect({"candidate": 1, "action": "create"}),
-    )
+    chat(xmd, ana.id, "atlas", 3, "Atlas must now be live for customers by March 28.")
+    fake_llm.script(observe(project=[1]), reflect(*verdicts))
 
     result = xmd.extract(ana.id, "atlas", force=True)
 
-    assert result.created == [] and [m.id for m in result.updated] == [old.id]
-    assert [m.content for m in xmd.list_memories(ana.id)] == [
-        "Atlas must be live for customers by March 28."
-    ]
+    assert result.status == "processed" and result.usage.calls == 2
+    assert sorted(m.content for m in xmd.list_memories(ana.id)) == contents
+    assert old.id in {m.id for m in xmd.list_memories(ana.id)}  # updated in place or kept
+    assert all(c.memory_processed for c in xmd.list_chats(ana.id, "atlas"))
 
 
 def test_near_duplicate_of_a_stored_memory_is_skipped(
@@ -131,95 +156,77 @@ def test_near_duplicate_of_a_stored_memory_is_skipped(
     ana = xmd.create_user("ana")
     xmd.create_workspace("lab")
     xmd.add_memory(ana.id, "The user prefers Polars over pandas.")
-    chat(xmd, ana.id, "lab", 3, "I prefer Polars, never pandas")
-    fake_llm.script(
-        observe(("The user prefers Polars instead of pandas.", "GLOBAL")),
-        reflect({"candidate": 1, "scope": "GLOBAL"}),
-    )
+    chat(xmd, ana.id, "lab", 3, "I prefer Polars instead of pandas.")
+    fake_llm.script(observe(person=[1]))
 
     result = xmd.extract(ana.id, "lab", force=True)
 
-    assert result.created == [] and result.updated == []
-    assert any("near-duplicate" in r for r in result.rejected)
+    assert result.created == [] and result.updated == [] and result.usage.calls == 1
+    assert any("already says this" in r for r in result.rejected)
     assert len(xmd.list_memories(ana.id)) == 1
     assert all(c.memory_processed for c in xmd.list_chats(ana.id, "lab"))
 
 
-def test_unknown_handle_is_rejected_alone(xmd: Memoryd, fake_llm: FakeOpenAIServer) -> None:
+def test_a_sentence_number_outside_the_batch_is_rejected_alone(
+    xmd: Memoryd, fake_llm: FakeOpenAIServer
+) -> None:
     ana = xmd.create_user("ana")
     xmd.create_workspace("lab")
-    kept = xmd.add_memory(ana.id, "The lab uses Slurm for jobs.", None, "lab")
-    chat(xmd, ana.id, "lab", 3, "I'm Ana, I run on Mondays; the lab budget is 40k EUR")
-    fake_llm.script(
-        observe(("The lab budget is 40k EUR.", "WORKSPACE"), ("Ana runs on Mondays.", "GLOBAL")),
-        reflect(
-            {"candidate": 1, "action": "update", "target": "W7"},
-            {"candidate": 2, "scope": "GLOBAL"},
-        ),
-    )
+    chat(xmd, ana.id, "lab", 3, "I run on Mondays. The lab budget is 40k EUR.")
+    fake_llm.script(observe(person=[1, 9, "one", True], project=[2, 0, 2.5]))
 
     result = xmd.extract(ana.id, "lab", force=True)
 
-    assert [m.content for m in result.created] == ["Ana runs on Mondays."]
-    assert xmd.get_memory(ana.id, kept.id).content == "The lab uses Slurm for jobs."
-    run = xmd.extraction_runs()[0]
-    assert any("'W7'" in e["error"] for e in run.errors if e["kind"] == "item")
+    assert sorted(m.content for m in result.created) == [
+        "The lab budget is 40k EUR.",
+        "The user runs on Mondays.",
+    ]
+    item_errors = [e["error"] for e in xmd.extraction_runs()[0].errors if e["kind"] == "item"]
+    assert len(item_errors) == 5
+    assert "person: no sentence number 9" in item_errors
     assert all(c.memory_processed for c in xmd.list_chats(ana.id, "lab"))
 
 
-def test_update_cannot_reach_another_users_memory(xmd: Memoryd, fake_llm: FakeOpenAIServer) -> None:
+def test_another_users_memory_is_never_shown_nor_changed(
+    xmd: Memoryd, fake_llm: FakeOpenAIServer
+) -> None:
     ana = xmd.create_user("ana")
     bob = xmd.create_user("bob")
     xmd.create_workspace("lab")
-    bobs = xmd.add_memory(bob.id, "Bob's favourite editor is Emacs.")
-    chat(xmd, ana.id, "lab", 3, "I'm Ana and my favourite editor is Vim")
-    fake_llm.script(
-        observe(("Ana's favourite editor is Vim.", "GLOBAL", "update")),
-        # G1 exists for Bob, not for Ana; the raw id is not a handle either
-        reflect(
-            {"candidate": 1, "action": "update", "target": "G1", "scope": "GLOBAL"},
-            {"candidate": 1, "action": "update", "target": bobs.id[:4], "scope": "GLOBAL"},
-        ),
-    )
+    bobs = xmd.add_memory(bob.id, "The user's favourite editor is Emacs.")
+    chat(xmd, ana.id, "lab", 3, "My favourite editor is Vim.")
+    fake_llm.script(observe(person=[1]), reflect("replaces"))
 
     result = xmd.extract(ana.id, "lab", force=True)
 
-    assert result.updated == [] and result.created == []
-    assert len(result.rejected) == 2
-    assert xmd.get_memory(bob.id, bobs.id).content == "Bob's favourite editor is Emacs."
-    assert xmd.list_memories(ana.id) == []
+    assert result.updated == []
+    assert [m.content for m in xmd.list_memories(ana.id)] == ["The user's favourite editor is Vim."]
+    assert xmd.get_memory(bob.id, bobs.id).content == "The user's favourite editor is Emacs."
     assert [a.action.value for a in xmd.audit_log(bob.id)] == ["create"]
+    assert len(fake_llm.requests) == 1 and "Emacs" not in json.dumps(fake_llm.requests)
 
 
-def test_more_creates_than_free_slots(xmd: Memoryd, fake_llm: FakeOpenAIServer) -> None:
+def test_more_facts_than_free_slots_never_exceed_the_limits(
+    xmd: Memoryd, fake_llm: FakeOpenAIServer
+) -> None:
     ana = xmd.create_user("ana")
     xmd.create_workspace("lab")
-    for fact in ("Ana is a chemist.", "Ana lives in Porto.", "Ana speaks Portuguese.",
-                 "Ana has two cats."):  # fmt: skip
+    for fact in ("The user is a chemist.", "The user lives in Porto.",
+                 "The user speaks Portuguese.", "The user has two cats."):  # fmt: skip
         xmd.add_memory(ana.id, fact)
-    chat(
-        xmd,
-        ana.id,
-        "lab",
-        3,
-        "I'm Ana: I drink green tea every morning, play the cello "
-        "in an orchestra and I am learning Japanese on weekends",
-    )
-    fake_llm.script(
-        observe(
-            ("Ana drinks green tea every morning.", "GLOBAL"),
-            ("Ana plays the cello in an orchestra.", "GLOBAL"),
-            ("Ana is learning Japanese on weekends.", "GLOBAL"),
-        ),
-        reflect(*({"candidate": n, "scope": "GLOBAL"} for n in (1, 2, 3))),
-    )
+    chat(xmd, ana.id, "lab", 3, "I drink green tea every morning. I play the cello in an "
+         "orchestra. I am learning Japanese on weekends.")  # fmt: skip
+    fake_llm.script(observe(person=[1, 2, 3]))
 
     result = xmd.extract(ana.id, "lab", force=True)
 
-    assert [m.content for m in result.created] == ["Ana drinks green tea every morning."]
-    assert sum("no free global slot" in r for r in result.rejected) == 2
+    assert [(m.content, m.scope) for m in result.created] == [
+        ("The user drinks green tea every morning.", Scope.GLOBAL),
+        ("The user plays the cello in an orchestra.", Scope.WORKSPACE),
+        ("The user is learning Japanese on weekends.", Scope.WORKSPACE),
+    ]
     assert len(xmd.list_memories(ana.id, "global")) == 5
-    assert "Free slots: GLOBAL 1, WORKSPACE 20" in user_prompt(fake_llm.requests[1])
+    assert result.not_stored == [] and result.usage.calls == 1
 
 
 def test_secrets_are_never_stored_nor_shown_to_the_reflector(
@@ -228,47 +235,64 @@ def test_secrets_are_never_stored_nor_shown_to_the_reflector(
     key = "sk-proj-7fQ2mZx9LkP4vR8tW1yB3nC6dH0jS5aE"
     ana = xmd.create_user("ana")
     xmd.create_workspace("bot")
+    xmd.add_memory(ana.id, "The bot posts in #general at 10:00.", None, "bot")
+    xmd.add_memory(ana.id, "The bot's OpenAI key is kept in the team vault.", None, "bot")
     xmd.record_chat(ana.id, "bot", f"My config: OPENAI_API_KEY={key}", "Revoke that key!")
     xmd.record_chat(ana.id, "bot", "The admin password is Rye&Honey!2024", "Don't share it.")
     xmd.record_chat(ana.id, "bot", "The bot posts in #standup at 9:30.", "OK")
-    fake_llm.script(
-        observe(
-            (f"The bot's OpenAI key is {key}.", "WORKSPACE"),
-            ("The admin login uses Rye&Honey!2024.", "WORKSPACE"),
-            ("The bot posts in #standup at 9:30.", "WORKSPACE"),
-        ),
-        reflect({"candidate": 1}),
-    )
+    fake_llm.script(observe(project=[1, 2, 3]), reflect("separate"))
 
     result = xmd.extract(ana.id, "bot", force=True)
 
     assert [m.content for m in result.created] == ["The bot posts in #standup at 9:30."]
-    reflector_prompt = user_prompt(fake_llm.requests[1])
+    reflector_prompt = prompt_of(fake_llm.requests[1])
+    assert "#standup" in reflector_prompt
     assert key not in reflector_prompt and "Rye&Honey" not in reflector_prompt
     stored = json.dumps([e for r in xmd.extraction_runs() for e in r.errors])
+    stored += json.dumps([m.content for m in xmd.list_memories(ana.id)])
     assert key not in stored and "Rye&Honey" not in stored
+    assert sum("dropped" in r for r in result.rejected) == 2
 
 
-def test_reflector_text_with_a_secret_is_dropped(xmd: Memoryd, fake_llm: FakeOpenAIServer) -> None:
+def test_the_model_cannot_write_text_only_choose_user_sentences(
+    xmd: Memoryd, fake_llm: FakeOpenAIServer
+) -> None:
+    """Extra text in an answer (here a card number the Reflector "remembered") is ignored:
+    what is stored is the user's sentence, rewritten by code."""
     ana = xmd.create_user("ana")
     xmd.create_workspace("trip")
-    chat(xmd, ana.id, "trip", 3, "I'm Ana, travelling to Lisbon; my card is 4539 1488 0343 6467")
+    old = xmd.add_memory(ana.id, "The user is travelling to Porto in April.")
+    chat(xmd, ana.id, "trip", 3, "I'm travelling to Lisbon in May. My card is 4539 1488 0343 6467.")
+    card = "The user pays with card 4539 1488 0343 6467."
     fake_llm.script(
-        observe(("Ana is travelling to Lisbon.", "WORKSPACE")),
-        reflect({"candidate": 1, "text": "Ana pays with card 4539 1488 0343 6467."}),
+        Reply.json({"person": [1, 2], "project": [], "text": card}),
+        reflect({"pair": 1, "verdict": "replaces", "text": card, "memory": card}),
     )
+
     result = xmd.extract(ana.id, "trip", force=True)
-    assert result.created == [] and xmd.list_memories(ana.id) == []
+
+    assert [m.id for m in result.updated] == [old.id] and result.created == []
+    assert [m.content for m in xmd.list_memories(ana.id)] == [
+        "The user is travelling to Lisbon in May."
+    ]
     assert any("card number" in r for r in result.rejected)
 
 
-def test_nothing_to_remember_costs_one_call(xmd: Memoryd, fake_llm: FakeOpenAIServer) -> None:
+def test_nothing_to_remember_costs_one_call_and_no_candidate_costs_none(
+    xmd: Memoryd, fake_llm: FakeOpenAIServer
+) -> None:
     ana = xmd.create_user("ana")
     xmd.create_workspace("lab")
     chat(xmd, ana.id, "lab", 3)
-    fake_llm.script(Reply.json({"facts": []}))
+    fake_llm.script(observe())
     result = xmd.extract(ana.id, "lab", force=True)
     assert result.status == "processed" and result.usage.calls == 1
+    assert all(c.memory_processed for c in xmd.list_chats(ana.id, "lab"))
+    for prompt in ("Hello!", "How do I center a div?", "Thanks, that works.", "ok"):
+        xmd.record_chat(ana.id, "lab", prompt, "Happy to help, I'm a CSS expert.")
+    result = xmd.extract(ana.id, "lab", force=True)
+    assert result.status == "processed" and result.usage.calls == 0
+    assert len(fake_llm.requests) == 1 and xmd.list_memories(ana.id) == []
     assert all(c.memory_processed for c in xmd.list_chats(ana.id, "lab"))
 
 
@@ -277,19 +301,13 @@ def test_fenced_json_with_trailing_comma_is_repaired(
 ) -> None:
     ana = xmd.create_user("ana")
     xmd.create_workspace("lab")
-    chat(xmd, ana.id, "lab", 3, "I'm Ana and I use Julia")
+    chat(xmd, ana.id, "lab", 3, "I use Julia for statistics.")
     fake_llm.script(
-        Reply.text(
-            'Sure! Here are the facts:\n```json\n{"facts": [{"text": "Ana uses Julia.", '
-            '"scope": "GLOBAL", "action": "create"},]}\n```'
-        ),
-        Reply.text(
-            '{"memories": [{"candidate": 1, "action": "create", "target": "", "scope": "GLOBAL"}]}'
-        ),
+        Reply.text('Sure! Here they are:\n```json\n{"person": [1,], "project": [],}\n```')
     )
     result = xmd.extract(ana.id, "lab", force=True)
-    assert [m.content for m in result.created] == ["Ana uses Julia."]
-    assert result.usage.calls == 2
+    assert [m.content for m in result.created] == ["The user uses Julia for statistics."]
+    assert result.usage.calls == 1
 
 
 def test_unusable_answer_is_retried_once_with_the_problem_shown(
@@ -297,15 +315,11 @@ def test_unusable_answer_is_retried_once_with_the_problem_shown(
 ) -> None:
     ana = xmd.create_user("ana")
     xmd.create_workspace("lab")
-    chat(xmd, ana.id, "lab", 3, "I'm Ana and I use Julia")
-    fake_llm.script(
-        Reply.text("I think the user likes Julia."),
-        observe(("Ana uses Julia.", "GLOBAL")),
-        reflect({"candidate": 1, "scope": "GLOBAL"}),
-    )
+    chat(xmd, ana.id, "lab", 3, "I use Julia for statistics.")
+    fake_llm.script(Reply.text("I think the user likes Julia."), observe(person=[1]))
     result = xmd.extract(ana.id, "lab", force=True)
-    assert [m.content for m in result.created] == ["Ana uses Julia."]
-    assert result.usage.calls == 3
+    assert [m.content for m in result.created] == ["The user uses Julia for statistics."]
+    assert result.usage.calls == 2
     retry = fake_llm.requests[1]["messages"]
     assert retry[-2] == {"role": "assistant", "content": "I think the user likes Julia."}
     assert "not usable" in retry[-1]["content"]
@@ -324,24 +338,24 @@ def test_backlog_is_processed_batch_after_batch_oldest_first(
     for n in range(10):
         md.record_chat(ana.id, "lab", f"message number {n:02d}", "ok")
         clock.advance(seconds=1)
-    fake_llm.responder = lambda body: Reply.json({"facts": []})
+    fake_llm.responder = lambda body: observe()
 
     result = md.extract(ana.id, "lab", force=True)
 
     assert result.batches == 3 and len(result.chats_processed) == 10
-    seen = [user_prompt(r) for r in fake_llm.requests]
-    assert "number 00" in seen[0] and "number 04" not in seen[0]
-    assert "number 04" in seen[1] and "number 08" in seen[2]
+    seen = [prompt_of(r) for r in fake_llm.requests]
+    assert "1. message number 00" in seen[0] and "number 04" not in seen[0]
+    assert "1. message number 04" in seen[1] and "1. message number 08" in seen[2]
     md.close()
 
 
 def test_dry_run_writes_nothing(xmd: Memoryd, fake_llm: FakeOpenAIServer) -> None:
     ana = xmd.create_user("ana")
     xmd.create_workspace("lab")
-    chat(xmd, ana.id, "lab", 3, "I'm Ana and I use Julia")
-    fake_llm.script(observe(("Ana uses Julia.", "GLOBAL")), reflect({"candidate": 1}))
+    chat(xmd, ana.id, "lab", 3, "I use Julia for statistics.")
+    fake_llm.script(observe(person=[1]))
     result = xmd.extract(ana.id, "lab", force=True, dry_run=True)
-    assert result.planned == ["create workspace: Ana uses Julia."]
+    assert result.planned == ["create global: The user uses Julia for statistics."]
     assert xmd.list_memories(ana.id) == [] and xmd.extraction_runs() == []
     assert not any(c.memory_processed for c in xmd.list_chats(ana.id, "lab"))
 
@@ -366,29 +380,12 @@ def test_anthropic_provider_end_to_end(
     md = make_md(database_url, fake_llm, tmp_path, embedder, clock, llm_provider="anthropic")
     ana = md.create_user("ana")
     md.create_workspace("lab")
-    chat(md, ana.id, "lab", 3, "I'm Ana and I use Julia")
-    fake_llm.script(observe(("Ana uses Julia.", "GLOBAL")), reflect({"candidate": 1}))
+    md.add_memory(ana.id, "The user uses R for statistics.")
+    chat(md, ana.id, "lab", 3, "I use Julia for statistics.")
+    fake_llm.script(observe(person=[1]), reflect("separate"))
     result = md.extract(ana.id, "lab", force=True)
-    assert [m.content for m in result.created] == ["Ana uses Julia."]
+    assert [m.content for m in result.created] == ["The user uses Julia for statistics."]
     assert [r.path for r in fake_llm.requests] == ["/v1/messages", "/v1/messages"]
-    assert fake_llm.requests[1]["tool_choice"] == {"type": "tool", "name": "decisions"}
+    tools = [r["tool_choice"] for r in fake_llm.requests]
+    assert tools == [{"type": "tool", "name": "selection"}, {"type": "tool", "name": "verdicts"}]
     md.close()
-
-
-def test_facts_the_user_never_stated_are_dropped(xmd: Memoryd, fake_llm: FakeOpenAIServer) -> None:
-    """Small models pad answers with the prompt's own words; code checks the chats."""
-    ana = xmd.create_user("ana")
-    xmd.create_workspace("web")
-    chat(xmd, ana.id, "web", 3, "How do I center a div with flexbox?")
-    fake_llm.script(
-        observe(
-            ("The user's job is [User's job].", "GLOBAL"),
-            ("The user prefers to never use jokes or moods.", "GLOBAL"),
-            ("The web project centers a div with flexbox.", "WORKSPACE"),
-        ),
-        reflect({"candidate": 1}),
-    )
-    result = xmd.extract(ana.id, "web", force=True)
-    assert [m.content for m in result.created] == ["The web project centers a div with flexbox."]
-    assert sum("not stated by the user" in r for r in result.rejected) == 2
-    assert "[User's job]" not in user_prompt(fake_llm.requests[1])

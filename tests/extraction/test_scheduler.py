@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from conftest import Clock, chat, make_md, observe, reflect
+from conftest import Clock, chat, make_md, observe
 from memoryd import Memoryd
 from memoryd.config import MemorydSettings
 from memoryd.embedding.minilm import MiniLMEmbedder
@@ -110,12 +110,12 @@ def test_run_records_pairs_seen_processed_and_skipped_with_reasons(
     ana = smd.create_user("ana")
     bob = smd.create_user("bob")
     smd.create_workspace("lab")
-    chat(smd, ana.id, "lab", 3, "I'm Ana and I use R")
+    chat(smd, ana.id, "lab", 3, "I use R for statistics.")
     chat(smd, bob.id, "lab", 1)
     clock.advance(hours=1)
     carol = smd.create_user("carol")
     chat(smd, carol.id, "lab", 5)  # too recent
-    fake_llm.script(observe(("Ana uses R.", "GLOBAL")), reflect({"candidate": 1}))
+    fake_llm.script(observe(person=[1]))
 
     run = smd.extract()
 
@@ -124,7 +124,7 @@ def test_run_records_pairs_seen_processed_and_skipped_with_reasons(
     assert run.memories_created == 1 and run.trigger == "manual"
     assert smd.extraction_runs()[0].id == run.id
     # --force ignores idle threshold and minimum
-    fake_llm.responder = lambda body: Reply.json({"facts": []})
+    fake_llm.responder = lambda body: observe()
     forced = smd.extract(force=True)
     assert forced.pairs_processed == 2 and forced.chats_processed == 6
 
@@ -139,7 +139,7 @@ def test_named_pair_respects_idle_and_minimum_unless_forced(
     chat(smd, ana.id, "lab", 1)
     assert smd.extract(ana.id, "lab").reason == "idle threshold"
     clock.advance(minutes=21)
-    fake_llm.script(Reply.json({"facts": []}))
+    fake_llm.script(observe())
     assert smd.extract(ana.id, "lab").status == "processed"
     assert fake_llm.requests and len(fake_llm.requests) == 1
 
@@ -152,7 +152,7 @@ def test_switches_are_obeyed_at_run_time(
     chat(smd, ana.id, "lab", 3)
     clock.advance(hours=1)
     scheduler = ExtractionScheduler(smd)
-    fake_llm.responder = lambda body: Reply.json({"facts": []})
+    fake_llm.responder = lambda body: observe()
 
     smd.set_setting("memory_auto_extraction", False)
     assert scheduler.tick() is None
@@ -198,7 +198,7 @@ def test_backoff_then_parking_then_retry_by_hand(
     assert fourth is not None and fourth.skipped_reasons == {"parked": 1}
     assert not any(c.memory_processed for c in smd.list_chats(ana.id, "lab"))
 
-    fake_llm.default = Reply.json({"facts": []})
+    fake_llm.default = observe()
     retried = smd.extract(ana.id, "lab")  # naming the pair retries it by hand
     assert retried.status == "processed"
     assert smd.extraction_failures() == []
@@ -212,7 +212,7 @@ def test_scheduler_thread_runs_every_interval_and_stops(
     smd.create_workspace("lab")
     chat(smd, ana.id, "lab", 3)
     clock.advance(hours=1)
-    fake_llm.responder = lambda body: Reply.json({"facts": []})
+    fake_llm.responder = lambda body: observe()
     scheduler = ExtractionScheduler(smd, interval=timedelta(seconds=0.2)).start()
     try:
         deadline = time.monotonic() + 10
@@ -242,7 +242,7 @@ def test_run_extraction_uses_the_admin_choice_of_provider(
     ana = smd.create_user("ana")
     smd.create_workspace("lab")
     chat(smd, ana.id, "lab", 3)
-    fake_llm.script(Reply.json({"facts": []}))
+    fake_llm.script(observe())
     run = run_extraction(smd, force=True)
     assert (run.provider, run.model) == ("openai", "other-model")
     assert fake_llm.requests[0]["model"] == "other-model"

@@ -11,6 +11,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +20,8 @@ from sqlalchemy.engine import make_url
 from tcp_proxy import TcpProxy
 
 from memoryd import Memoryd
+from memoryd.domain.models import Chat
+from memoryd.extraction.sentences import user_sentences
 
 FACTS_FILE = Path(__file__).parents[2] / "bench" / "data" / "retrieval.json"
 
@@ -29,6 +32,18 @@ def distinct_facts(pool: int) -> list[str]:
     return list(pools[pool % len(pools)]["memories"])
 
 
+def stated_facts(pool: int) -> list[str]:
+    """The facts of ``distinct_facts`` that extraction takes as one user sentence each
+    (it skips sentences with neither a first person nor a name or number)."""
+    return [
+        f for f in distinct_facts(pool) if [s.text for s in user_sentences([_chat(f)], 9)] == [f]
+    ]
+
+
+def _chat(prompt: str) -> Chat:
+    return Chat(0, 0, "ws", prompt, "Noted.", datetime.now(UTC), False)
+
+
 def through(proxy: TcpProxy, url: str) -> str:
     """The same database URL, reached through the proxy."""
     return (
@@ -37,13 +52,14 @@ def through(proxy: TcpProxy, url: str) -> str:
 
 
 def seed_pairs(md: Memoryd, pairs: int, chats: int) -> list[tuple[int, str]]:
-    """``pairs`` users each with their own workspace and ``chats`` distinct-fact chats."""
+    """``pairs`` users each with their own workspace and ``chats`` distinct-fact chats, each
+    prompt one fact that extraction takes as a user sentence."""
     made = []
     for n in range(pairs):
         user = md.create_user(f"user{n}")
         slug = f"ws{n}"
         md.create_workspace(slug)
-        for fact in distinct_facts(n)[:chats]:
+        for fact in stated_facts(n)[:chats]:
             md.record_chat(user.id, slug, fact, "Noted.")
         made.append((user.id, slug))
     return made
@@ -105,6 +121,7 @@ class Workers:
             "MEMORYD_LLM_TIMEOUT": "30",
             "MEMORY_IDLE_THRESHOLD_MS": "0",
             "MEMORY_EXTRACTION_INTERVAL": interval,
+            "MEMORYD_EXTRACTION_BATCH_CHATS": "8",  # so that 16 chats make two batches
         }
         log_path = self.tmp_path / f"{name}.log"
         command = [sys.executable, "-m", "memoryd.cli.app", "worker"]

@@ -37,6 +37,7 @@ from memoryd.extraction.decide import (
     verify_facts,
 )
 from memoryd.extraction.deps import ExtractionDeps
+from memoryd.extraction.fact_filter import THRESHOLD, applies_to, fact_probability
 from memoryd.extraction.runs import clear_failures, get_pair_state, record_failure
 from memoryd.extraction.schema import (
     MAX_SENTENCES,
@@ -49,9 +50,12 @@ from memoryd.extraction.schema import (
 )
 from memoryd.extraction.secrets import secret_values
 from memoryd.extraction.sentences import (
+    QUOTED,
     Sentence,
     addressed_names,
+    is_first_person,
     memory_form,
+    renumber,
     self_names,
     user_sentences,
 )
@@ -290,7 +294,7 @@ def _process_batch(
     run_id: str,
     dry_run: bool,
 ) -> None:
-    sentences = user_sentences(batch, MAX_SENTENCES)
+    sentences = _likely_facts(md, user_sentences(batch, MAX_SENTENCES))
     plan = Plan()
     if sentences:
         plan = _plan_batch(md, provider, user_id, workspace_id, workspace, batch, sentences, result)
@@ -300,6 +304,30 @@ def _process_batch(
         result.planned += [c.describe() for c in plan.changes]
         return
     _apply(md, user_id, workspace_id, batch, plan, result, run_id)
+
+
+def _facts(sentences: list[Sentence], chosen: dict[int, Scope]) -> tuple[list[Fact], list[str]]:
+    """The chosen sentences as memories. A sentence code can only quote ("We ...") is
+    kept as a project fact, never as a fact about the person: it is not about them alone."""
+    facts: list[Fact] = []
+    rejected: list[str] = []
+    for number, scope in chosen.items():
+        text = memory_form(sentences[number - 1].text)
+        if scope is Scope.GLOBAL and text.startswith(QUOTED):
+            rejected.append(f"sentence {number}: not about the user alone: {text}")
+            continue
+        facts.append(Fact(number, text, scope))
+    return facts, rejected
+
+
+def _likely_facts(md: ExtractionDeps, sentences: list[Sentence]) -> list[Sentence]:
+    """The candidates without first-person sentences the fact filter turns down."""
+    personal = [s for s in sentences if is_first_person(s.text) and applies_to(s.text)]
+    if not personal:
+        return sentences
+    scores = fact_probability(md.embedder.embed([s.text for s in personal]))
+    dropped = {s.number for s, p in zip(personal, scores, strict=True) if p < THRESHOLD}
+    return renumber([s for s in sentences if s.number not in dropped])
 
 
 def _plan_batch(
@@ -332,7 +360,8 @@ def _plan_batch(
         )
         chosen, problems = read_selection(observed.value, len(sentences))
         result.rejected += problems
-        facts = [Fact(n, memory_form(sentences[n - 1].text), scope) for n, scope in chosen.items()]
+        facts, shared = _facts(sentences, chosen)
+        result.rejected += shared
         verified, dropped = verify_facts(facts, sentences, known_secrets, names)
         result.rejected += dropped
         vectors: list[Vector] = (
@@ -407,12 +436,15 @@ def _apply(
     created: list[Memory] = []
     updated: list[Memory] = []
     rejected: list[str] = []
+    notes: list[str] = []
     with md.db.write() as repo:
         for change, vector in zip(plan.changes, vectors, strict=True):
             savepoint = repo.conn.begin_nested()
             try:
                 if change.target is None:
                     slug = result.workspace if change.scope is Scope.WORKSPACE else None
+                    if change.note:
+                        notes.append(f"{change.note}: {change.text}")
                     created.append(
                         md.store.insert_memory(
                             repo,
@@ -460,4 +492,5 @@ def _apply(
     result.created += created
     result.updated += updated
     result.rejected += rejected
+    result.not_stored += notes  # filed in another scope than the fact asked for
     result.chats_processed += chat_ids

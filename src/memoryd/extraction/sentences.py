@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from memoryd.domain.models import Chat
 
@@ -32,11 +32,15 @@ _FIRST_PERSON_WORDS = (
     "i i'm im i've ive i'd i'll me my mine myself we we're we've we'll our ours us"
 )
 _FIRST_PERSON = frozenset(_FIRST_PERSON_WORDS.split())
+_SINGULAR = frozenset(
+    ["i", "i'm", "im", "i've", "ive", "i'd", "i'll", "me", "my", "mine", "myself"]
+)
 _SECOND_PERSON_WORDS = "you you're youre you've you'd you'll your yours yourself"
 _SECOND_PERSON = frozenset(_SECOND_PERSON_WORDS.split())
 # Openings that only react to the other party or manage the conversation.
 _REACTION = re.compile(
-    r"^(?:(?:oh|well|yeah|yes|no|wow|haha|lol|ok|okay|sure|cool|great|awesome|nice|"
+    r"^(?:(?:oh|well|yeah|yes|no|wow|haha|lol|ok|okay|sure|cool|great|awesome|nice|my gosh|"
+    r"my god|my goodness|oh my|"
     r"thanks?|thank you|hi|hello|hey|me too|same here|i agree|i see|i know|i hope|"
     r"i think so|i'm glad|i am glad|i'm sorry|i am sorry|i'm sure|i bet|i guess|"
     r"i understand|i can imagine|i can't wait|that's|that is|that sounds|sounds|it's been|"
@@ -50,7 +54,17 @@ _VOCATIVE = (
     re.compile(rf"^{_NAME},\s", re.MULTILINE),
     re.compile(rf",\s*{_NAME}\s*[!?.]\s*$"),
 )
-_SELF_NAME = re.compile(rf"\b(?i:my name is|my name's|i am|i'm|im|call me|name is)\s+{_NAME}\b")
+# "I'm Ana" names the user; "I'm John's biggest fan" and "I am Canadian" do not.
+_SELF_NAME = re.compile(
+    rf"\b(?:(?i:my name is|my name's|call me|name is)\s+{_NAME}\b(?!['’]s)|"
+    rf"(?i:i am|i'm|im)\s+{_NAME}(?!['’]s)(?=\s*(?:[.,!;]|$|\s(?i:and|but|from|by)\b)))"
+)
+_NOT_OWN_NAME_WORDS = (
+    "american canadian british english french german italian spanish chinese japanese "
+    "indian mexican brazilian australian irish scottish dutch swedish polish russian korean "
+    "christian muslim jewish catholic buddhist hindu atheist vegan vegetarian"
+)
+_NOT_OWN_NAMES = frozenset(_NOT_OWN_NAME_WORDS.split())
 _NOT_NAME_WORDS = (
     "I Im It The A An And But So Well Yes No Oh Not Just Really Very Glad Happy Sorry Good "
     "Great Fine Okay Ok Sure Going Doing Here There Thanks Thank Hi Hello Hey Me My You"
@@ -79,6 +93,34 @@ _LIGHT_WORDS = (
     "i i'm i've i'd i'll me my mine we our us you your yeah yes oh well"
 )
 _LIGHT = frozenset(_LIGHT_WORDS.split()) | _ANAPHORS
+_NUMBER_WORDS = frozenset(
+    [
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "both",
+        "several",
+        "few",
+        "many",
+    ]
+)
+_SHARED_WE = re.compile(
+    r"\b(?:we|let's|us)\b.*\b(?:in common|together|should|could|can|might)\b|"
+    r"\b(?:we should|we could|we can|let's|we'll|we will|we might)\b",
+    re.IGNORECASE,
+)
+_PRONOUN_SUBJECT = re.compile(
+    r"^\W*(?:it|it's|its|that|that's|this|this is|they|they're|there|there's|he|she|"
+    r"he's|she's)\b",
+    re.IGNORECASE,
+)
 _THANKS = re.compile(r"^\W*(?:thanks|thank you|you|you're|your)\b", re.IGNORECASE)
 _ECHO_MARK = re.compile(r"\b(?:too|also|as well|me too|same)\b", re.IGNORECASE)
 
@@ -123,6 +165,7 @@ def could_hold_fact(sentence: str) -> bool:
         return False
     if _SELF_NAME.search(sentence):
         return True
+    sentence = _LEAD_IN.sub("", sentence).strip()
     words = _words(sentence)
     if len(words) < MIN_WORDS or _REACTION.match(sentence.strip()):
         return False
@@ -131,29 +174,37 @@ def could_hold_fact(sentence: str) -> bool:
     if any(p.search(sentence) for p in _VOCATIVE):
         return False  # spoken to the other party
     content = [w for w in words if w not in _LIGHT]
-    if not content or (len(content) < 2 and any(w in _ANAPHORS for w in words)):
+    if (
+        not content
+        or all(w in _NUMBER_WORDS or w.isdigit() for w in content)
+        or (len(content) < 2 and any(w in _ANAPHORS for w in words))
+    ):
         return False  # "I love that one", "I have two of my own": nothing stands alone
+    if _SHARED_WE.search(sentence):
+        return False  # "we" is the user and the assistant: "we have a lot in common"
     first = any(w in _FIRST_PERSON for w in words)
     if first:
         return True
-    if any(w in _SECOND_PERSON for w in words):
-        return False
+    if any(w in _SECOND_PERSON for w in words) or _PRONOUN_SUBJECT.match(sentence):
+        return False  # about the other party, or leaning on what came before ("It's ...")
     tokens = _WORD.findall(sentence)
     named = any(t[0].isupper() and t not in _NOT_NAMES for t in tokens[1:])
     return named or any(ch.isdigit() for ch in sentence)
 
 
 def _statements(text: str) -> set[str]:
-    """Content words of the declarative sentences of ``text`` (questions left out)."""
+    """Content words of what ``text`` says of its speaker ("I ...", "My ..."), questions
+    left out: what the other party said of itself."""
     words: set[str] = set()
     for sentence in split_sentences(text):
-        if not sentence.endswith("?"):
-            words.update(w for w in _words(sentence) if w not in _LIGHT)
+        said = _words(sentence)
+        if not sentence.endswith("?") and any(w in _FIRST_PERSON for w in said):
+            words.update(w for w in said if w not in _LIGHT)
     return words
 
 
 def echoes(sentence: str, said_before: str) -> bool:
-    """Whether ``sentence`` only agrees with what the other party just said of itself
+    """Whether ``sentence`` only agrees with what the other party said of itself
     ("I love Rascal Flatts too!" after "My favorite band is Rascal Flatts")."""
     content = {w for w in _words(sentence) if w not in _LIGHT}
     if not content or not said_before:
@@ -171,7 +222,7 @@ def user_sentences(chats: Sequence[Chat], limit: int, said_before: str = "") -> 
     later chat is preceded by the response of the chat before it.
     """
     found: list[Sentence] = []
-    previous = said_before
+    previous = said_before  # everything the other party said so far in the batch
     for chat in chats:
         for text in (c for s in split_sentences(chat.prompt) for c in split_clauses(s)):
             if len(found) >= limit:
@@ -182,8 +233,19 @@ def user_sentences(chats: Sequence[Chat], limit: int, said_before: str = "") -> 
                 and not echoes(text, previous)
             ):
                 found.append(Sentence(len(found) + 1, text, chat.id, chat.prompt))
-        previous = chat.response
+        previous = f"{previous}\n{chat.response}"
     return found
+
+
+def is_first_person(sentence: str) -> bool:
+    """Whether the user speaks of themselves alone ("I ...", "my ..."), not of a "we"."""
+    words = set(_words(sentence))
+    return bool(words & _SINGULAR) and not _SELF_NAME.search(sentence)
+
+
+def renumber(sentences: Sequence[Sentence]) -> list[Sentence]:
+    """The same sentences numbered 1..n again (after some were set aside)."""
+    return [replace(s, number=n) for n, s in enumerate(sentences, 1)]
 
 
 def addressed_names(texts: Sequence[str]) -> set[str]:
@@ -203,8 +265,8 @@ def self_names(texts: Sequence[str]) -> set[str]:
     names: set[str] = set()
     for text in texts:
         for match in _SELF_NAME.finditer(text):
-            for name in match.group(1).split():
-                if name not in _NOT_NAMES:
+            for name in (match.group(1) or match.group(2)).split():
+                if name not in _NOT_NAMES and name.casefold() not in _NOT_OWN_NAMES:
                     names.add(name.casefold())
     return names
 
@@ -213,7 +275,7 @@ def self_names(texts: Sequence[str]) -> set[str]:
 
 _LEAD_IN = re.compile(
     r"^(?:(?:oh|well|yeah|yes|no|wow|haha|lol|ok|okay|so|actually|honestly|also|and|but|"
-    r"cool|great|awesome|nice|same|me too|oh yeah|oh wow)"
+    r"cool|great|awesome|nice|same|me too|oh yeah|oh wow|oh my gosh|my gosh|my god|oh my)"
     r"(?:[,!.]+\s*|\s+(?=(?:i|i'm|i've|my)\b)))+",
     re.IGNORECASE,
 )
@@ -278,6 +340,9 @@ def _inner_pronouns(words: list[str]) -> list[str]:
     return out
 
 
+QUOTED = "The user said: "
+
+
 def memory_form(sentence: str) -> str:
     """A user's sentence as a memory that cannot be misread as the assistant's.
 
@@ -288,8 +353,9 @@ def memory_form(sentence: str) -> str:
     'The user said: "We moved the launch to March 28."'
     """
     own = _SELF_NAME.search(sentence)
-    if own and len(_words(sentence)) <= 6:
-        return f"The user's name is {own.group(1)}."
+    name = (own.group(1) or own.group(2)) if own else ""
+    if name and len(_words(sentence)) <= 6 and name.casefold() not in _NOT_OWN_NAMES:
+        return f"The user's name is {name}."
     text = _LEAD_IN.sub("", sentence.strip()).strip()
     text = _TRAILING_ECHO.sub("", text)
     text = re.sub(r"\s*!+$", ".", text).rstrip()
@@ -297,7 +363,7 @@ def memory_form(sentence: str) -> str:
         text += "."
     words = text.replace("’", "'").split(" ")
     if not words or not words[0]:
-        return f'The user said: "{sentence.strip()}"'
+        return f'{QUOTED}"{sentence.strip()}"'
     first = words[0].lower()
     lowered = {w.lower().strip(".,!?;:") for w in words}
     if not lowered & (_FIRST_PERSON | _SECOND_PERSON):
@@ -314,4 +380,4 @@ def memory_form(sentence: str) -> str:
             adverbs.append(rest.pop(0).lower())
         if rest:
             return " ".join(["The user", *adverbs, _third_person(rest[0]), *rest[1:]])
-    return f'The user said: "{sentence.strip()}"'
+    return f'{QUOTED}"{sentence.strip()}"'

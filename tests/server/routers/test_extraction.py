@@ -10,12 +10,7 @@ from memoryd.testing import FakeOpenAIServer, Reply
 
 from ..conftest import build_world, make_settings
 
-OBSERVED = {"facts": [{"text": "Alice moved to Oslo", "scope": "GLOBAL", "action": "create"}]}
-KEPT = {
-    "memories": [
-        {"action": "create", "target": "", "scope": "GLOBAL", "text": "Alice moved to Oslo"}
-    ]
-}
+OBSERVED = {"person": [1, 2, 3, 4, 5], "project": []}  # the same sentence in five chats
 
 
 def test_run_now_learns_from_chats_and_shows_in_history(
@@ -26,15 +21,17 @@ def test_run_now_learns_from_chats_and_shows_in_history(
     )
     world = build_world(settings, embedder)
     alice = world.ids["alice"]
-    for i in range(5):
-        world.md.record_chat(alice, "alpha", f"I just moved to Oslo ({i})", "Welcome to Norway!")
-    fake_llm.script(Reply.json(OBSERVED), Reply.json(KEPT))
+    for _ in range(5):
+        world.md.record_chat(alice, "alpha", "I just moved to Oslo.", "Welcome to Norway!")
+    fake_llm.script(Reply.json(OBSERVED))
     with world.client:
         ran = world.call("admin", "POST", "/api/v1/extraction/run", json={"force": True})
         assert ran.status_code == 200, ran.text
         run = ran.json()["run"]
         assert (run["memories_created"], run["chats_processed"]) == (1, 5)
-        assert [m.content for m in world.md.list_memories(alice)] == ["Alice moved to Oslo"]
+        assert [m.content for m in world.md.list_memories(alice)] == [
+            "The user just moved to Oslo."
+        ]
         history = world.call("admin", "GET", "/api/v1/extraction/runs").json()
         assert [r["id"] for r in history] == [run["id"]]
         assert world.call("alice", "POST", "/api/v1/extraction/run", json={}).status_code == 403
@@ -48,8 +45,8 @@ def test_failed_pair_is_listed_and_retried_by_name(
     )
     world = build_world(settings, embedder)
     bob = world.ids["bob"]
-    for i in range(5):
-        world.md.record_chat(bob, "alpha", f"My dog is called Rex ({i})", "Cute!")
+    for _ in range(5):
+        world.md.record_chat(bob, "alpha", "My dog is called Rex.", "Cute!")
     fake_llm.default = Reply.error(500, "model crashed")
     with world.client:
         world.call("admin", "POST", "/api/v1/extraction/run", json={"force": True})
@@ -58,25 +55,9 @@ def test_failed_pair_is_listed_and_retried_by_name(
         assert "model crashed" in failures[0]["last_error"]
         assert world.md.list_chats(bob, processed=False)  # nothing lost (R9)
         fake_llm.default = Reply.error(500, "still down")
-        fake_llm.script(
-            Reply.json(
-                {"facts": [{"text": "Bob's dog is Rex", "scope": "GLOBAL", "action": "create"}]}
-            ),
-            Reply.json(
-                {
-                    "memories": [
-                        {
-                            "action": "create",
-                            "target": "",
-                            "scope": "GLOBAL",
-                            "text": "Bob's dog is Rex",
-                        }
-                    ]
-                }
-            ),
-        )
+        fake_llm.script(Reply.json({"person": [1], "project": []}))
         retried = world.call("admin", "POST", f"/api/v1/extraction/parked/{bob}/alpha/retry")
         assert retried.status_code == 200, retried.text
         assert retried.json()["pair"]["status"] == "processed"
-        assert [m.content for m in world.md.list_memories(bob)] == ["Bob's dog is Rex"]
+        assert [m.content for m in world.md.list_memories(bob)] == ["The user's dog is called Rex."]
         assert world.call("admin", "GET", "/api/v1/extraction/failures").json() == []

@@ -1,0 +1,173 @@
+"""The user's own sentences (``memoryd.extraction.sentences``): cutting, choosing, names,
+and rewriting a sentence as a memory about the user. Pure functions, no LLM."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from memoryd.domain.models import Chat
+from memoryd.extraction.sentences import (
+    MAX_SENTENCE_CHARS,
+    addressed_names,
+    could_hold_fact,
+    echoes,
+    memory_form,
+    self_names,
+    split_clauses,
+    split_sentences,
+    user_sentences,
+)
+
+NAME_BUG = "src bug: a capitalised word after I'm / I am is taken as the user's name"
+
+
+def test_split_sentences_on_end_marks_and_line_breaks() -> None:
+    text = "Hi!  I run a dog school. Is it hard?\nWe moved…  Yes (mostly).\n\n ok"
+    assert split_sentences(text) == [
+        "Hi!",
+        "I run a dog school.",
+        "Is it hard?",
+        "We moved…",
+        "Yes (mostly).",
+        "ok",
+    ]
+    assert split_sentences("Version 3.12 is out") == ["Version 3.12 is out"]
+    assert split_sentences(" \n ") == []
+
+
+@pytest.mark.parametrize(
+    ("sentence", "clauses"),
+    [
+        ("I'm 45, I grew up on a farm and I teach math.",
+         ["I'm 45", "I grew up on a farm", "I teach math."]),
+        ("I have a dog but my wife prefers cats.", ["I have a dog", "my wife prefers cats."]),
+        ("I love pizza, My sister hates it.", ["I love pizza", "My sister hates it."]),
+        ("I like salt and pepper on eggs.", ["I like salt and pepper on eggs."]),
+    ],
+)  # fmt: skip
+def test_split_clauses_where_a_new_clause_about_the_user_starts(
+    sentence: str, clauses: list[str]
+) -> None:
+    assert split_clauses(sentence) == clauses
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "I run a dog obedience school.",
+        "My sister is a pole dancer.",
+        "We adopted a third cat.",
+        "I volunteer at the shelter.",
+        "Phoenix ships in Q3.",  # impersonal, with a name
+        "The budget is 40000 euros.",  # impersonal, with a number
+        "I'm Ana",  # the user's name, however short
+    ],
+)
+def test_sentences_that_may_hold_a_fact(sentence: str) -> None:
+    assert could_hold_fact(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Do you have any pets?",  # a question
+        "My job is [job title].",  # a placeholder
+        "The user's name is {name}.",
+        "Oh wow, that's great!",  # a reaction
+        "Thanks, that helps.",
+        "Hey John!",
+        "I'm sure it is.",  # a passing thought
+        "I think so too.",
+        "You must be very busy.",  # about the other party
+        "John, you are a great listener.",
+        "I love that one.",  # nothing stands alone
+        "the weather is nice today",  # impersonal, no name, no number
+        "...",
+        "ok",
+    ],
+)
+def test_sentences_that_cannot_hold_a_fact(sentence: str) -> None:
+    assert not could_hold_fact(sentence)
+
+
+def test_echoes_of_what_the_other_party_said_of_itself() -> None:
+    said = "My favorite band is Rascal Flatts. Do you like country music?"
+    assert echoes("I love Rascal Flatts too!", said)
+    assert echoes("Rascal Flatts is my favorite band.", said)
+    assert not echoes("I love country music.", said)  # "country music" was only asked about
+    assert not echoes("I play the banjo in a band.", said)
+    assert not echoes("I love Rascal Flatts too!", "")
+
+
+def test_addressed_names_are_the_assistants_and_self_names_the_users() -> None:
+    prompts = ["Hey John! I adopted a third cat.", "Thanks, Mel.", "Good morning Sam Lee"]
+    assert addressed_names(prompts) == {"john", "mel", "sam", "lee"}
+    assert self_names(prompts) == set()
+    # a name the user gives as their own is never the assistant's
+    told = ["Hi Ana, my name is Ana too!", "Call me Bo.", "I'm Rui Costa."]
+    assert self_names(told) == {"ana", "bo", "rui", "costa"}
+    assert addressed_names(told) == set()
+    # words that are not names
+    assert addressed_names(["Hi there, I'm Going now."]) == set()
+    assert self_names(["I'm Going to the gym.", "I am Sorry"]) == set()
+
+
+@pytest.mark.parametrize(
+    ("sentence", "memory"),
+    [
+        ("I run a dog obedience school.", "The user runs a dog obedience school."),
+        ("I study law at night.", "The user studies law at night."),
+        ("I watch movies and I fix cars.", "The user watches movies and they fix cars."),
+        ("I really love country music too!", "The user really loves country music."),
+        ("I have two kids.", "The user has two kids."),
+        ("I'm a nurse", "The user is a nurse."),
+        ("I've lived in Porto for ten years.", "The user has lived in Porto for ten years."),
+        ("I'd rather work from home.", "The user would rather work from home."),
+        ("I grew up on a farm with my grandma.", "The user grew up on a farm with their grandma."),
+        ("I am learning Japanese.", "The user is learning Japanese."),
+        ("My sister is a pole dancer.", "The user's sister is a pole dancer."),
+        ("Oh yeah, my dog is named Rex!", "The user's dog is named Rex."),
+        ("Phoenix ships in Q3.", "Phoenix ships in Q3."),
+        ("Hi, I'm Ana.", "The user's name is Ana."),
+        ("My name is Ana Lima.", "The user's name is Ana Lima."),
+        ("Call me Bo.", "The user's name is Bo."),
+        ("We moved the launch to March 28.", 'The user said: "We moved the launch to March 28."'),
+        pytest.param("I'm Mel's neighbour.", "The user is Mel's neighbour.",
+                     marks=pytest.mark.xfail(strict=True, reason=NAME_BUG)),
+        pytest.param("I am Canadian.", "The user is Canadian.",
+                     marks=pytest.mark.xfail(strict=True, reason=NAME_BUG)),
+    ],
+)  # fmt: skip
+def test_memory_form_is_about_the_user_in_the_third_person(sentence: str, memory: str) -> None:
+    assert memory_form(sentence) == memory
+
+
+def chats(*turns: tuple[str, str]) -> list[Chat]:
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    return [Chat(n, 1, "lab", p, r, at) for n, (p, r) in enumerate(turns, 1)]
+
+
+def test_user_sentences_are_the_users_only_numbered_from_one() -> None:
+    batch = chats(
+        ("Hi! I'm Ana, I teach math.", "I'm Bob and I teach physics."),
+        ("I love physics too! Do you like chess?", "I play chess every day."),
+        ("Thanks. My brother plays chess in a club.", "Nice."),
+    )
+    found = user_sentences(batch, limit=10)
+    assert [(s.number, s.text, s.chat_id) for s in found] == [
+        (1, "I'm Ana", 1),
+        (2, "I teach math.", 1),
+        (3, "My brother plays chess in a club.", 3),
+    ]
+    assert found[0].turn == "Hi! I'm Ana, I teach math."
+    assert [s.text for s in user_sentences(batch, limit=2)] == ["I'm Ana", "I teach math."]
+    # the reply before the batch counts for echoes
+    assert user_sentences(chats(("I teach math too.", "")), 5, "I teach math.") == []
+
+
+def test_a_very_long_sentence_is_not_a_candidate() -> None:
+    long = "I " + "really " * (MAX_SENTENCE_CHARS // 7) + "like tea."
+    assert len(long) > MAX_SENTENCE_CHARS
+    assert user_sentences(chats((long, "ok")), 5) == []
