@@ -8,7 +8,10 @@ bench/data/retrieval.json stored with its real MiniLM vector: a user follows one
 persona); the rows are generated on the server, the 300 vectors are computed here once.
 
 Turns then alternate between the two databases, for random users of each, with a fresh
-message every turn (the persona's questions, made unique) and that question's history:
+message every turn (the persona's questions, made unique) and that question's history.
+Each of the three measurements of a round is for a different random user, so none runs
+on pages another just read (a turn timed right after a read of the same user's rows
+would find them cached and hide the cost of a cold read):
 
 - read:   the turn's memory read alone (``Repository.turn_memories`` in a read
           transaction, connection from the pool included);
@@ -28,6 +31,7 @@ with users), and the query plan of the memory read on the large database.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import random
 import sys
@@ -51,7 +55,6 @@ from pg_scratch import (
 )
 
 from memoryd import Memoryd
-from memoryd.domain.injection import Turn
 from memoryd.domain.rules import content_key
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.storage.repository import Repository
@@ -121,6 +124,11 @@ def load(url: str, users: int, people: list[dict[str, Any]], embedder_name: str)
     return time.perf_counter() - started
 
 
+def memory_id(user_id: int, idx: int) -> str:
+    """The id ``load()`` gives a user's idx-th memory (PostgreSQL's md5 of "user:idx")."""
+    return hashlib.md5(f"{user_id}:{idx}".encode()).hexdigest()
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
@@ -152,31 +160,38 @@ def main() -> None:
         services = {label: Memoryd(url, embedder=embedder) for label, (url, _) in sizes.items()}
 
         def one_turn(label: str, n: int, record: dict[str, list[float]] | None) -> None:
+            """One read, one turn and one write, each for a different random user, so no
+            measurement runs on pages another one just brought into the cache."""
             md = services[label]
-            user_id = rng.randint(1, sizes[label][1])
-            slug = workspace_of(user_id, WORKSPACES)
-            query = rng.choice(people[user_id % len(people)]["queries"])
+            reader, talker, writer = rng.sample(range(1, sizes[label][1] + 1), 3)
+            slug = workspace_of(talker, WORKSPACES)
+            query = rng.choice(people[talker % len(people)]["queries"])
             message = f"{query['message']} (turn {n})"
             history = query["history"]
+            # The 10 memories a turn would mark used: 5 globals and 5 of the 20 workspace
+            # ones; ids are computed as load() made them, so nothing reads them first.
+            touched = [memory_id(writer, i) for i in [*range(5), *rng.sample(range(5, 25), 5)]]
 
             def read() -> object:
                 with md.db.read() as repo:
-                    return repo.turn_memories(user_id, user_id % WORKSPACES + 1)
-
-            turns: list[Turn] = []
+                    return repo.turn_memories(reader, reader % WORKSPACES + 1)
 
             def write() -> None:
                 with md.db.write() as repo:
-                    repo.touch_memories((m.id for m in turns[0].memories), md.clock())
+                    repo.touch_memories(touched, md.clock())
 
             read_ms = timed(read)
-            turn_ms = timed(lambda: turns.append(md.context(user_id, slug, message, history)))
+            turn_ms = timed(lambda: md.context(talker, slug, message, history))
             write_ms = timed(write)
             if record is not None:
                 record[f"{label} read"].append(read_ms)
                 record[f"{label} write"].append(write_ms)
                 record[f"{label} turn"].append(turn_ms)
 
+        for md in services.values():  # the write must hit rows, not miss them silently
+            with md.db.read() as repo:
+                stored = {m.id for m in repo.turn_memories(1, 1 % WORKSPACES + 1)}
+            assert stored == {memory_id(1, i) for i in range(25)}, "memory ids differ"
         for n in range(30):  # warm-up: pools, caches, onnxruntime
             for label in sizes:
                 one_turn(label, -n, None)

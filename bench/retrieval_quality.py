@@ -1,41 +1,44 @@
 """How well each reranker picks a turn's top 5 workspace memories, on labelled data.
 
-bench/data/retrieval.json holds 12 pools of 20 memories and 224 queries whose relevant
-memories are labelled (see bench/data/README.md). Every pool becomes a workspace of one
-user, filled through ``Memoryd.add_memory`` so the stored vectors are the real ones. Each
-query is ranked by recency, BM25, plain MiniLM cosine on the concatenated query text, the
-shipped embedding reranker and the hybrid, and by ``md.context()`` with the shipped
-default (what users get). Metrics: recall@5 (share of a query's relevant memories in the
+Two data sets (bench/data/README.md):
+
+- ``persona_retrieval.json``, built from Synthetic-Persona-Chat: 1,001 dev queries (from
+  the dataset's valid.csv) and 1,000 test queries (its test.csv), each over a pool of 20
+  memories. Settings are chosen on dev only; test is reported.
+- ``retrieval.json``, the hand-written set of 224 queries over 12 pools of 20 memories,
+  kept as a second reading; its pools are filled through ``Memoryd.add_memory`` and the
+  shipped default is also read through ``md.context()`` (what users get).
+
+Methods: recency, BM25, plain MiniLM cosine on the concatenated query text, the hybrid
+as shipped before issue 10 (mean of part vectors with the message weighing 2, + 0.15 BM25)
+and the shipped default. Metrics: recall@5 (share of a query's relevant memories in the
 top 5), hit@5 (at least one in the top 5) and MRR (1 / rank of the first relevant memory
-in the full ranking of 20).
+in the full ranking of 20). ``--ideas`` adds every idea tried for issue 10.
 
-Tuning uses pools 1-6 only; pools 7-12 are held out to report, so a setting that merely
-fits the tuning half shows up as a drop on the other.
-
-    .venv/bin/python bench/retrieval_quality.py
+    .venv/bin/python bench/retrieval_quality.py [--ideas]
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import statistics
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-import memoryd.rerank.embedding as embedding_module
 from memoryd import Memoryd
 from memoryd.config import MemorydSettings
 from memoryd.domain.injection import Query, build_query, top_k
-from memoryd.domain.models import Memory, Scope
+from memoryd.domain.models import Memory, Scope, Source
+from memoryd.domain.rules import normalize_content
 from memoryd.embedding.minilm import QUANTIZE_CHOICES, MiniLMEmbedder
 from memoryd.plugins import reranker_factories
 from memoryd.rerank import (
@@ -45,31 +48,23 @@ from memoryd.rerank import (
     QueryEncoder,
     RecencyReranker,
 )
+from memoryd.rerank.embedding import memory_vectors, part_weights
 
-DATA = Path(__file__).parent / "data" / "retrieval.json"
+DATA = Path(__file__).parent / "data"
 KINDS = ("keyword", "paraphrase", "history")
-TUNE_POOLS = 6  # pools 1-6 tune, 7-12 report
-MESSAGE_WEIGHTS = (1.0, 1.5, 2.0, 3.0, 5.0)
-LEXICAL_WEIGHTS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5)
-
 Scorer = Callable[[Query, Sequence[Memory]], Sequence[float]]
+Result = tuple[float, float, float]
 
 
 @dataclass(frozen=True)
 class Case:
-    pool: int  # 0-based
+    pool: Sequence[Memory]
     kind: str
     message: str
     history: tuple[dict[str, str], ...]
     query: Query
     relevant: frozenset[int]
-
-
-@dataclass(frozen=True)
-class Pool:
     slug: str
-    memories: list[Memory]  # in dataset order, with their stored vectors
-    index: dict[str, int]  # memory id -> dataset index
 
 
 # --- scorers that are not shipped ----------------------------------------------------------
@@ -79,247 +74,274 @@ class ConcatCosineReranker:
     name = "concat-cosine"
 
     def __init__(self, embedder: MiniLMEmbedder) -> None:
+        self.embedder = embedder
         self.encoder = QueryEncoder(embedder)
 
     def score(self, query: Query, memories: Sequence[Memory]) -> list[float]:
         (vector,) = self.encoder.vectors([query.text])
-        return [float(m.embedding @ vector) for m in memories if m.embedding is not None]
+        return [float(x) for x in memory_vectors(self.embedder, memories) @ vector]
 
 
-class MaxOverPartsReranker(EmbeddingReranker):
-    """Best cosine between a memory and any one query part, instead of the weighted mean."""
-
-    name = "embedding-max"
-
-    def score(self, query: Query, memories: Sequence[Memory]) -> list[float]:
-        matrix = embedding_module.memory_vectors(self.embedder, memories)
-        parts = np.stack(self.encoder.vectors(query.parts))
-        return [float(x) for x in (matrix @ parts.T).max(axis=1)]
-
-
-@contextlib.contextmanager
-def message_weight(weight: float) -> Iterator[None]:
-    """Run the shipped QueryEncoder with another MESSAGE_WEIGHT (read at each encode)."""
-    shipped = embedding_module.MESSAGE_WEIGHT
-    embedding_module.MESSAGE_WEIGHT = weight
-    try:
-        yield
-    finally:
-        embedding_module.MESSAGE_WEIGHT = shipped
+def today_hybrid(embedder: MiniLMEmbedder, encoder: QueryEncoder | None = None) -> HybridReranker:
+    """The default before issue 10: weighted mean of part vectors (message 2, history 1)."""
+    dense = EmbeddingReranker(embedder, encoder, message_weight=2.0, history_decay=1.0,
+                              max_share=0.0)
+    return HybridReranker(dense, lexical_weight=0.15)
 
 
 # --- data and metrics ----------------------------------------------------------------------
-def load(md: Memoryd, data: dict[str, Any]) -> tuple[list[Pool], list[Case], int]:
-    user = md.create_user("bench")
-    pools: list[Pool] = []
+def persona_cases(embedder: MiniLMEmbedder, pools: list[dict[str, Any]]) -> list[Case]:
+    """Pools as Memory objects with the vectors ``add_memory`` would store (one text per
+    embed call, as it does), without writing 9,000 rows to a database."""
+    vectors: dict[str, Any] = {}
+    start = datetime(2026, 1, 1, tzinfo=UTC)
     cases: list[Case] = []
-    for number, raw in enumerate(data["pools"]):
+    for number, raw in enumerate(pools):
+        memories = []
+        for i, text in enumerate(raw["memories"]):
+            content = normalize_content(text)
+            if content not in vectors:
+                vectors[content] = embedder.embed([content])[0]
+            memories.append(Memory(f"{number}-{i}", 1, Scope.WORKSPACE, raw["workspace"],
+                                   content, Source.USER, start + timedelta(minutes=i), start,
+                                   embedding=vectors[content], embedder=embedder.name))
+        cases += [make_case(memories, q, raw["workspace"]) for q in raw["queries"]]
+    return cases
+
+
+def make_case(pool: Sequence[Memory], q: dict[str, Any], slug: str) -> Case:
+    history = tuple(q["history"])
+    return Case(pool, q["kind"], q["message"], history, build_query(q["message"], history),
+                frozenset(q["relevant"]), slug)
+
+
+def own_cases(md: Memoryd, data: dict[str, Any]) -> tuple[list[Case], int]:
+    """The hand-written set, filled through ``md.add_memory`` (the real stored vectors)."""
+    user = md.create_user("bench")
+    cases: list[Case] = []
+    for raw in data["pools"]:
         slug = raw["workspace"]
         md.create_workspace(slug)
         index = {md.add_memory(user.id, text, "workspace", slug).id: i
                  for i, text in enumerate(raw["memories"])}
         with md.db.read() as repo:
             stored = repo.turn_memories(user.id, repo.workspace_id(slug))
-        memories = sorted((m for m in stored if m.scope is Scope.WORKSPACE),
-                          key=lambda m: index[m.id])
-        assert all(m.embedding is not None for m in memories), "stored vectors are missing"
-        pools.append(Pool(slug, memories, index))
-        for q in raw["queries"]:
-            history = tuple(q["history"])
-            cases.append(Case(number, q["kind"], q["message"], history,
-                              build_query(q["message"], history), frozenset(q["relevant"])))
-    return pools, cases, user.id
+        pool = sorted((m for m in stored if m.scope is Scope.WORKSPACE), key=lambda m: index[m.id])
+        assert all(m.embedding is not None for m in pool), "stored vectors are missing"
+        cases += [make_case(pool, q, slug) for q in raw["queries"]]
+    return cases, user.id
 
 
-def measures(ranked: Sequence[int], relevant: frozenset[int]) -> tuple[float, float, float]:
-    """(recall@5, hit@5, reciprocal rank) of one ranking given as dataset indexes."""
-    top = set(ranked[:5])
-    found = len(top & relevant)
+def measures(ranked: Sequence[int], relevant: frozenset[int]) -> Result:
+    """(recall@5, hit@5, reciprocal rank) of one ranking given as pool indexes."""
+    found = len(set(ranked[:5]) & relevant)
     first = next((r for r, i in enumerate(ranked, 1) if i in relevant), None)
     return found / len(relevant), float(found > 0), 1 / first if first else 0.0
 
 
-def rank(scorer: Scorer, pool: Pool, query: Query) -> list[int]:
-    scores = scorer(query, pool.memories)
-    ordered = top_k(pool.memories, scores, len(pool.memories))  # shipped order and ties
-    return [pool.index[s.memory.id] for s in ordered]
+def evaluate(scorer: Scorer, cases: Sequence[Case]) -> list[Result]:
+    results = []
+    for case in cases:
+        index = {m.id: i for i, m in enumerate(case.pool)}
+        ordered = top_k(case.pool, scorer(case.query, case.pool), len(case.pool))
+        results.append(measures([index[s.memory.id] for s in ordered], case.relevant))
+    return results
 
 
-def evaluate(scorer: Scorer, pools: Sequence[Pool], cases: Sequence[Case],
-             query: Callable[[Case], Query] = lambda c: c.query,
-             ) -> list[tuple[float, float, float]]:
-    return [measures(rank(scorer, pools[c.pool], query(c)), c.relevant) for c in cases]
-
-
-def user_history_only(case: Case) -> Query:
-    """The query without assistant replies (the ones a chat has never embedded before)."""
-    window = case.history[-3:]
-    return build_query(case.message, [h for h in window if h["role"] == "user"])
-
-
-def message_only(case: Case) -> Query:
-    return build_query(case.message)
-
-
-def summary(results: Sequence[tuple[float, float, float]], cases: Sequence[Case],
-            keep: Callable[[Case], bool]) -> tuple[float, float, float]:
+def mean(results: Sequence[Result], cases: Sequence[Case],
+         keep: Callable[[Case], bool] = lambda c: True) -> Result:
     rows = [r for r, c in zip(results, cases, strict=True) if keep(c)]
+    if not rows:
+        return (float("nan"),) * 3  # type: ignore[return-value]
     return (statistics.fmean(r[0] for r in rows), statistics.fmean(r[1] for r in rows),
             statistics.fmean(r[2] for r in rows))
 
 
-def in_tune(case: Case) -> bool:
-    return case.pool < TUNE_POOLS
-
-
-def in_report(case: Case) -> bool:
-    return case.pool >= TUNE_POOLS
-
-
-def every(case: Case) -> bool:
-    return True
-
-
 # --- printing --------------------------------------------------------------------------------
-def mrr_text(mrr: float) -> str:
-    """MRR needs the full ranking; md.context() returns only the top 5 (marked -1)."""
-    return f"{mrr:>7.3f}" if mrr >= 0 else f"{'-':>7}"
-
-
-def print_methods(rows: dict[str, list[tuple[float, float, float]]],
-                  cases: Sequence[Case], *, title: str = "Methods", halves: bool = True) -> None:
+def print_table(title: str, rows: dict[str, list[Result]], cases: Sequence[Case]) -> None:
     counts = {k: sum(c.kind == k for c in cases) for k in KINDS}
-    print(f"\n## {title}, all {len(cases)} queries: recall@5, by query kind, hit@5, MRR")
+    print(f"\n## {title}, {len(cases)} queries: recall@5 (by query kind), hit@5, MRR")
     head = "".join(f"{f'{k} ({counts[k]})':>17}" for k in KINDS)
-    print(f"{'method':<44}{'recall@5':>9}{head}{'hit@5':>8}{'MRR':>7}")
+    print(f"{'method':<52}{'recall@5':>9}{head}{'hit@5':>8}{'MRR':>7}")
     for label, results in rows.items():
-        recall, hit, mrr = summary(results, cases, every)
-        kinds = "".join(f"{summary(results, cases, lambda c, k=k: c.kind == k)[0]:>17.3f}"
+        recall, hit, mrr = mean(results, cases)
+        kinds = "".join(f"{mean(results, cases, lambda c, k=k: c.kind == k)[0]:>17.3f}"
                         for k in KINDS)
-        print(f"{label:<44}{recall:>9.3f}{kinds}{hit:>8.3f}{mrr_text(mrr)}")
-    if not halves:
-        return
-    print(f"\n## Same methods by half: tune = pools 1-{TUNE_POOLS}"
-          f" ({sum(map(in_tune, cases))} queries), report = pools {TUNE_POOLS + 1}-12"
-          f" ({sum(map(in_report, cases))} queries)")
-    print(f"{'method':<44}{'tune R@5':>10}{'hit@5':>8}{'MRR':>7}{'report R@5':>12}"
-          f"{'hit@5':>8}{'MRR':>7}")
-    for label, results in rows.items():
-        t, r = summary(results, cases, in_tune), summary(results, cases, in_report)
-        print(f"{label:<44}{t[0]:>10.3f}{t[1]:>8.3f}{mrr_text(t[2])}{r[0]:>12.3f}"
-              f"{r[1]:>8.3f}{mrr_text(r[2])}")
+        mrr_text = f"{mrr:>7.3f}" if mrr >= 0 else f"{'-':>7}"  # md.context(): top 5 only
+        print(f"{label:<52}{recall:>9.3f}{kinds}{hit:>8.3f}{mrr_text}")
 
 
-def print_grid(title: str, grid: dict[tuple[str, float], list[tuple[float, float, float]]],
-               cases: Sequence[Case], keep: Callable[[Case], bool]) -> None:
-    print(f"\n{title}")
-    lexical_weights = sorted({w for _, w in grid})
-    print(f"{'dense part / lexical_weight':<28}" + "".join(f"{w:>8g}" for w in lexical_weights))
-    for dense in dict.fromkeys(d for d, _ in grid):
-        cells = "".join(f"{summary(grid[(dense, w)], cases, keep)[0]:>8.3f}"
-                        for w in lexical_weights)
-        print(f"{dense:<28}{cells}")
+def print_ideas(ideas: dict[str, Scorer], sets: dict[str, list[Case]]) -> None:
+    print("\n## Every idea tried for issue 10: recall@5 / MRR per set"
+          " (choose on dev, with no loss on the hand-written set; test is only reported)")
+    print(f"{'idea':<64}" + "".join(f"{name:>16}" for name in sets))
+    for label, scorer in ideas.items():
+        cells = ""
+        for cases in sets.values():
+            recall, _, mrr = mean(evaluate(scorer, cases), cases)
+            cells += f"{recall:.3f} / {mrr:.3f}".rjust(16)
+        print(f"{label:<64}{cells}", flush=True)
+
+
+# --- ideas that were measured and not shipped ------------------------------------------------
+class ZScoredParts(EmbeddingReranker):
+    """Each part's cosines standardised over the pool before the weighted sum."""
+
+    def score(self, query: Query, memories: Sequence[Memory]) -> list[float]:
+        matrix = memory_vectors(self.embedder, memories)
+        parts = np.stack(self.encoder.vectors(query.parts))
+        cos = matrix @ parts.T
+        z = (cos - cos.mean(axis=0)) / (cos.std(axis=0) + 1e-6)
+        return [float(x) for x in z @ np.asarray(part_weights(query, self.message_weight,
+                                                              self.history_decay))]
+
+
+class PoolCentred(EmbeddingReranker):
+    """Memory vectors minus the pool's mean vector (removes what all memories share)."""
+
+    def score(self, query: Query, memories: Sequence[Memory]) -> list[float]:
+        matrix = memory_vectors(self.embedder, memories)
+        centred = matrix - matrix.mean(axis=0)
+        centred /= np.linalg.norm(centred, axis=1, keepdims=True)
+        shadow = [Memory(m.id, m.user_id, m.scope, m.workspace, m.content, m.source,
+                         m.created_at, m.updated_at, embedding=v, embedder=self.embedder.name)
+                  for m, v in zip(memories, centred, strict=True)]
+        return super().score(query, shadow)
+
+
+class Feedback:
+    """Pseudo-relevance feedback: add the top memories' vectors to the query, rescore."""
+
+    def __init__(self, dense: EmbeddingReranker, k: int, beta: float) -> None:
+        self.dense, self.k, self.beta = dense, k, beta
+
+    def score(self, query: Query, memories: Sequence[Memory]) -> list[float]:
+        first = np.asarray(self.dense.score(query, memories))
+        matrix = memory_vectors(self.dense.embedder, memories)
+        centroid = matrix[np.argsort(-first)[: self.k]].mean(axis=0)
+        return [float(x) for x in first + self.beta * (matrix @ centroid)]
+
+
+class Mmr:
+    """Maximal marginal relevance: each next pick trades score against likeness to picks."""
+
+    def __init__(self, inner: HybridReranker, lam: float) -> None:
+        self.inner, self.lam = inner, lam
+
+    def score(self, query: Query, memories: Sequence[Memory]) -> list[float]:
+        base = np.asarray(self.inner.score(query, memories))
+        matrix = memory_vectors(self.inner.dense.embedder, memories)
+        span = float(base.max() - base.min()) or 1.0
+        rel = (base - base.min()) / span
+        picked: list[int] = []
+        out = np.zeros(len(memories))
+        for rank in range(len(memories)):
+            left = [i for i in range(len(memories)) if i not in picked]
+            sim = (matrix[left] @ matrix[picked].T).max(axis=1) if picked else np.zeros(len(left))
+            best = left[int(np.argmax(self.lam * rel[left] - (1 - self.lam) * sim))]
+            picked.append(best)
+            out[best] = len(memories) - rank
+        return [float(x) for x in out]
+
+
+class MessageBoostedLexical(LexicalReranker):
+    """BM25 that counts the current message's words twice."""
+
+    def score(self, query: Query, memories: Sequence[Memory]) -> list[float]:
+        both = super().score(query, memories)
+        own = super().score(Query(query.message), memories) if query.message else [0.0] * len(both)
+        return [a + b for a, b in zip(both, own, strict=True)]
+
+
+def ideas(embedder: MiniLMEmbedder) -> dict[str, Scorer]:
+    enc = QueryEncoder(embedder, cache_size=1_000_000)  # every query part of every set
+
+    def dense(mw: float, decay: float, share: float) -> EmbeddingReranker:
+        return EmbeddingReranker(embedder, enc, message_weight=mw, history_decay=decay,
+                                 max_share=share)
+
+    def hybrid(mw: float, decay: float, share: float, lw: float) -> Scorer:
+        return HybridReranker(dense(mw, decay, share), lexical_weight=lw).score
+
+    alone = dense(1, 1, 0)
+    found: dict[str, Scorer] = {
+        "today's hybrid (mean, message 2, history 1; + .15 BM25)": hybrid(2, 1, 0, .15),
+        "today's embedding alone (no BM25)": dense(2, 1, 0).score,
+        "message alone": lambda q, m: alone.score(Query(q.message), m),
+    }
+    for mw in (1, 3, 5):
+        found[f"mean, message weight {mw}, + .15 BM25"] = hybrid(mw, 1, 0, .15)
+    for decay in (.7, .5):
+        found[f"mean, message 2, history decay {decay}, + .15 BM25"] = hybrid(2, decay, 0, .15)
+    found["max over parts alone"] = dense(1, 1, 1).score
+    found["max over parts + .15 BM25"] = hybrid(1, 1, 1, .15)
+    found["z-scored parts, message 2"] = ZScoredParts(embedder, enc, message_weight=2,
+                                                      history_decay=1).score
+    found["pool-centred memory vectors, message 2"] = PoolCentred(
+        embedder, enc, message_weight=2, history_decay=1, max_share=0).score
+    found["PRF (top 3, beta .5) on today's embedding"] = Feedback(dense(2, 1, 0), 3, .5).score
+    found["PRF (top 1, beta .3) on today's embedding"] = Feedback(dense(2, 1, 0), 1, .3).score
+    for share in (.3, .5, .7):
+        for lw in (0, .05, .1, .15):
+            found[f"blend: {1 - share:g} mean (5, decay .5) + {share:g} max, + {lw:g} BM25"] = \
+                hybrid(5, .5, share, lw)
+    found["blend .5/.5 (3, decay .5) + .15 BM25"] = hybrid(3, .5, .5, .15)
+    found["blend .5/.5 (5, decay .5) + .15 BM25, message words x2"] = HybridReranker(
+        dense(5, .5, .5), MessageBoostedLexical(), lexical_weight=.15).score
+    found["MMR lambda .7 over the new default"] = Mmr(HybridReranker(dense(5, .5, .5)), .7).score
+    found["MMR lambda .9 over the new default"] = Mmr(HybridReranker(dense(5, .5, .5)), .9).score
+    return found
 
 
 # --- the run -----------------------------------------------------------------------------------
-def tune(embedder: MiniLMEmbedder, pools: Sequence[Pool], cases: Sequence[Case],
-         shipped: tuple[str, float]) -> None:
-    encoder = QueryEncoder(embedder)  # shared: every part is embedded once for the grid
-    weights = sorted({*MESSAGE_WEIGHTS, embedding_module.MESSAGE_WEIGHT})
-    dense_variants: dict[str, tuple[EmbeddingReranker, float]] = {
-        f"mean, MESSAGE_WEIGHT={w:g}": (EmbeddingReranker(embedder, encoder), w)
-        for w in weights
-    }
-    dense_variants["max over parts"] = (MaxOverPartsReranker(embedder, encoder), 0.0)
-    grid: dict[tuple[str, float], list[tuple[float, float, float]]] = {}
-    for label, (dense, weight) in dense_variants.items():
-        with message_weight(weight or embedding_module.MESSAGE_WEIGHT):
-            for lexical in sorted({*LEXICAL_WEIGHTS, shipped[1]}):
-                hybrid = HybridReranker(dense, lexical_weight=lexical)
-                grid[(label, lexical)] = evaluate(hybrid.score, pools, cases)
-    print("\n## Tuning the hybrid: recall@5 (lexical_weight 0 = embedding alone)")
-    print_grid(f"### tune half (pools 1-{TUNE_POOLS}) - the half used to choose",
-               grid, cases, in_tune)
-    print_grid(f"### report half (pools {TUNE_POOLS + 1}-12) - held out", grid, cases, in_report)
-    print_grid("### all pools", grid, cases, every)
-
-    def key(cfg: tuple[str, float]) -> tuple[float, float]:
-        recall, _, mrr = summary(grid[cfg], cases, in_tune)
-        return recall, mrr
-
-    best = max(grid, key=key)
-    print("\n## Chosen on the tune half (highest recall@5, then MRR) vs the shipped setting")
-    print(f"{'setting':<58}{'tune R@5':>9}{'MRR':>7}{'report R@5':>12}{'MRR':>7}"
-          f"{'all R@5':>9}{'MRR':>7}")
-    for tag, cfg in (("shipped", shipped), ("best on tune", best)):
-        t, r, a = (summary(grid[cfg], cases, keep) for keep in (in_tune, in_report, every))
-        label = f"{tag}: {cfg[0]}, lexical_weight={cfg[1]:g}"
-        print(f"{label:<58}{t[0]:>9.3f}{t[2]:>7.3f}{r[0]:>12.3f}{r[2]:>7.3f}"
-              f"{a[0]:>9.3f}{a[2]:>7.3f}")
-    changed = [(s, b) for s, b in zip(grid[shipped], grid[best], strict=True) if s[0] != b[0]]
-    better = sum(b[0] > s[0] for s, b in changed)
-    print(f"queries whose recall@5 differs between the two: {len(changed)}"
-          f" ({better} better, {len(changed) - better} worse with the tune-half best)")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--no-tuning", action="store_true", help="skip the tuning grid")
+    parser.add_argument("--ideas", action="store_true", help="also measure every idea tried")
     parser.add_argument("--quantize", default="auto", choices=QUANTIZE_CHOICES,
                         help="embedding graph: re-quantised (auto/u8s8/u8u8) or 'off' (shipped)")
     args = parser.parse_args()
     started = time.perf_counter()
-    data = json.loads(DATA.read_text())
     embedder = MiniLMEmbedder(quantize=args.quantize)
     default = MemorydSettings.model_fields["reranker"].default
+    persona = json.loads((DATA / "persona_retrieval.json").read_text())["splits"]
+    sets = {split: persona_cases(embedder, pools) for split, pools in persona.items()}
     with tempfile.TemporaryDirectory() as tmp, \
-            Memoryd(f"sqlite:///{tmp}/quality.db", embedder=embedder,
-                    reranker=default) as md:
-        pools, cases, user_id = load(md, data)
-        shipped_default = reranker_factories()[default](embedder)
+            Memoryd(f"sqlite:///{tmp}/quality.db", embedder=embedder, reranker=default) as md:
+        sets["hand-written"], user_id = own_cases(
+            md, json.loads((DATA / "retrieval.json").read_text()))
+        shipped = reranker_factories()[default](embedder)
         methods: dict[str, Scorer] = {
             "recency": RecencyReranker().score,
             "lexical (BM25)": LexicalReranker().score,
             "MiniLM cosine, concatenated query text": ConcatCosineReranker(embedder).score,
-            "embedding (mean of part vectors)": EmbeddingReranker(embedder).score,
-            "hybrid (embedding + BM25)": HybridReranker(EmbeddingReranker(embedder)).score,
+            "today's hybrid (before issue 10)": today_hybrid(embedder).score,
+            f"new default '{default}'": shipped.score,
         }
-        rows = {label: evaluate(scorer, pools, cases) for label, scorer in methods.items()}
-        direct = evaluate(shipped_default.score, pools, cases)
-        via_context: list[tuple[float, float, float]] = []
-        same_top5 = 0
-        for case, expected in zip(cases, direct, strict=True):
-            pool = pools[case.pool]
-            turn = md.context(user_id, pool.slug, case.message, case.history)
-            top = [pool.index[s.memory.id] for s in turn.workspace_memories]
-            recall, hit, _ = measures(top, case.relevant)
-            same_top5 += (recall, hit) == expected[:2]
-            via_context.append((recall, hit, -1.0))  # md.context() returns only the top 5
-        rows[f"shipped default '{default}' via md.context()"] = via_context
-        lexical_weight = HybridReranker(EmbeddingReranker(embedder)).lexical_weight
         print(f"embedder {embedder.name} ({embedder.variant} graph);"
-              f" shipped default reranker '{default}'"
-              f" (MESSAGE_WEIGHT={embedding_module.MESSAGE_WEIGHT:g},"
-              f" hybrid lexical_weight={lexical_weight:g})")
-        print_methods(rows, cases)
-        print(f"md.context() gave the same recall@5 and hit@5 as the shipped reranker called"
-              f" directly on {same_top5}/{len(cases)} queries")
-        alternatives = {
-            f"shipped '{default}', query as shipped": direct,
-            f"shipped '{default}', history without replies": evaluate(
-                shipped_default.score, pools, cases, user_history_only),
-            f"shipped '{default}', message only": evaluate(
-                shipped_default.score, pools, cases, message_only),
-        }
-        print_methods(alternatives, cases, halves=False,
-                      title="What the query's parts are worth (alternatives, not shipped)")
-        if not args.no_tuning:
-            shipped = (f"mean, MESSAGE_WEIGHT={embedding_module.MESSAGE_WEIGHT:g}",
-                       HybridReranker(EmbeddingReranker(embedder)).lexical_weight)
-            tune(embedder, pools, cases, shipped)
+              f" default reranker '{default}'")
+        for name, cases in (("test", sets["test"]), ("dev", sets["dev"]),
+                            ("hand-written", sets["hand-written"])):
+            rows = {label: evaluate(scorer, cases) for label, scorer in methods.items()}
+            if name == "hand-written":
+                rows[f"default '{default}' via md.context()"] = via_context(md, user_id, cases)
+            print_table(f"{name} set", rows, cases)
+        if args.ideas:
+            print_ideas(ideas(embedder), sets)
     load1, load5, _ = os.getloadavg()
     print(f"\ntook {time.perf_counter() - started:.0f} s; load average {load1:.2f} (1 min),"
           f" {load5:.2f} (5 min) on {os.cpu_count()} CPUs")
+
+
+def via_context(md: Memoryd, user_id: int, cases: Sequence[Case]) -> list[Result]:
+    """What users get: the top 5 of ``md.context()`` (no full ranking, so no MRR)."""
+    results: list[Result] = []
+    for case in cases:
+        index = {m.id: i for i, m in enumerate(case.pool)}
+        turn = md.context(user_id, case.slug, case.message, case.history)
+        recall, hit, _ = measures([index[s.memory.id] for s in turn.workspace_memories],
+                                  case.relevant)
+        results.append((recall, hit, -1.0))
+    return results
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Train the fact filter: which first-person user sentences state a lasting fact.
 
-    .venv/bin/python bench/train_fact_filter.py            # writes src/memoryd/data/fact-filter.json
+    .venv/bin/python bench/train_fact_filter.py    # writes src/memoryd/data/fact-filter.json
 
 Training data is the dev split only: Synthetic-Persona-Chat valid.csv (CC-BY 4.0), less
 the conversations ``bench/extraction_quality.py --split dev`` samples for tuning, so

@@ -26,14 +26,10 @@ from sqlalchemy.engine import make_url
 from memoryd import Memoryd
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.storage.database import Database
+from support.databases import DEFAULT_DATABASE_URL, DEFAULT_IS_POSTGRES, PG_URL
 
-PG_URL = os.environ.get(
-    "MEMORYD_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-)
-DEFAULT_DATABASE_URL = os.environ.get("MEMORYD_TEST_DATABASE_URL", "")
-DEFAULT_IS_POSTGRES = make_url(DEFAULT_DATABASE_URL or "sqlite://").get_backend_name() == (
-    "postgresql"
-)
+# Marks tests sqlite/postgres and reports how many ran per marker.
+pytest_plugins = ["support.markers"]
 
 
 @pytest.fixture(scope="session")
@@ -79,9 +75,7 @@ def fresh_pg_database(server: str, *, template: str | None = None) -> Iterator[s
     finally:
         with admin.connect() as conn:
             conn.execute(
-                text(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = :n"
-                ),
+                text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = :n"),
                 {"n": name},
             )
             conn.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))

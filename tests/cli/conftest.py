@@ -10,8 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cli_support import Cli
 from typer.testing import CliRunner
+
+from support.cli import Cli
 
 
 @pytest.fixture

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cli_support import Cli
 from sqlalchemy.engine import make_url
 
 from memoryd import __version__
 from memoryd.cli.app import app
+from support.cli import Cli
 
 
 def test_version(cli: Cli) -> None:

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_support import Cli
 
 from memoryd import Memory, Query, hookimpl
 from memoryd.plugins import plugin_manager
+from support.cli import Cli
 
 
 def add(cli: Cli, text: str, *where: str) -> str:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from cli_support import Cli, memory_line
+
+from support.cli import Cli, memory_line
 
 
 def add(cli: Cli, text: str, *where: str, user: str = "alice") -> str:

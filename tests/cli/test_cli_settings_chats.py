@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cli_support import Cli
+from support.cli import Cli
 
 
 def test_settings_get_set_roundtrip(cli: Cli) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cli_support import Cli, memory_line
+from support.cli import Cli, memory_line
 
 
 def seed(cli: Cli) -> None:

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import threading
+from functools import partial
 
 import pytest
 
 from memoryd import Memoryd, ScopeFull
 from memoryd.embedding.minilm import MiniLMEmbedder
+from support.threads import run_threads
 
 
 def _attempt(md: Memoryd, user_id: int, text: str, workspace: str | None) -> str:
@@ -32,18 +34,13 @@ def test_threads_racing_for_last_slots(
     limit = 5 if workspace is None else 20
     for i in range(limit - 2):  # two slots left
         any_md.add_memory(uid, f"existing {i}", workspace=workspace)
-    results: list[str] = []
-    barrier = threading.Barrier(12)
+    barrier = threading.Barrier(12, timeout=60)
 
-    def worker(n: int) -> None:
+    def worker(n: int) -> str:
         barrier.wait()
-        results.append(_attempt(any_md, uid, f"racing fact {n}", workspace))
+        return _attempt(any_md, uid, f"racing fact {n}", workspace)
 
-    threads = [threading.Thread(target=worker, args=(n,)) for n in range(12)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    results = run_threads([partial(worker, n) for n in range(12)])
     assert sorted(results) == ["full"] * 10 + ["ok"] * 2
     assert (
         len(any_md.list_memories(uid, scope="global" if workspace is None else "workspace"))
@@ -74,6 +71,7 @@ def test_processes_racing_for_the_last_slot(any_md: Memoryd) -> None:
         p.start()
     for p in procs:
         p.join(120)
+    assert [p.exitcode for p in procs] == [0] * len(procs)  # every process finished cleanly
     results = sorted(out.get(timeout=5) for _ in procs)
     assert results == ["full", "full", "full", "ok"]
     assert len(any_md.list_memories(uid, scope="global")) == 5
@@ -85,21 +83,16 @@ def test_promote_races_for_the_last_global_slot(any_md: Memoryd) -> None:
     for i in range(4):
         any_md.add_memory(uid, f"g{i}")
     candidates = [any_md.add_memory(uid, f"w{i}", workspace="phoenix").id for i in range(8)]
-    results: list[str] = []
-    barrier = threading.Barrier(len(candidates))
+    barrier = threading.Barrier(len(candidates), timeout=60)
 
-    def worker(memory_id: str) -> None:
+    def worker(memory_id: str) -> str:
         barrier.wait()
         try:
             any_md.promote(uid, memory_id)
-            results.append("ok")
+            return "ok"
         except ScopeFull:
-            results.append("full")
+            return "full"
 
-    threads = [threading.Thread(target=worker, args=(m,)) for m in candidates]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert results.count("ok") == 1
+    results = run_threads([partial(worker, m) for m in candidates])
+    assert sorted(results) == ["full"] * (len(candidates) - 1) + ["ok"]
     assert len(any_md.list_memories(uid, scope="global")) == 5

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner, Result
 
-from conftest import chat, observe
 from memoryd import Memoryd
 from memoryd.cli.app import app
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.testing import FakeOpenAIServer, Reply
+from support.extraction import chat, observe
 
 
 @pytest.fixture

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Clock, chat, make_md, observe, reflect
 from memoryd import Memoryd
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.extraction.runs import get_pair_state
 from memoryd.testing import FakeOpenAIServer, Reply
+from support.extraction import Clock, chat, make_md, observe, reflect
 
 OBSERVED = observe(project=[1])
 

@@ -1,13 +1,15 @@
 """The bundled local model, for real: a short conversation in, its stated facts out.
 
 Slow (one model load and two or three calls of a 1.5B model on the CPU), so marked
-``slow``; it skips when the ``local`` extra is not installed. The assembled GGUF is kept
-in pytest's cache directory so it is joined and checked once, not per run.
+``slow``. Without the ``local`` extra it skips, except in CI (``CI`` set, as ``.ci/run``
+does): ``scripts/test`` installs that extra, so there its absence is a failure. The
+assembled GGUF is kept in pytest's cache directory so it is joined and checked once.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import os
 from pathlib import Path
 
 import pytest
@@ -17,16 +19,22 @@ from memoryd.llm.local import QWEN_CODER_1_5B, LocalProvider, model_path
 
 pytestmark = pytest.mark.slow
 
-if importlib.util.find_spec("xllamacpp") is None or any(
-    importlib.util.find_spec(p) is None for p in QWEN_CODER_1_5B.packages
-):
-    pytest.skip("the local extra is not installed", allow_module_level=True)
+
+def missing_local_extra() -> str | None:
+    needed = ["xllamacpp", *QWEN_CODER_1_5B.packages]
+    missing = [name for name in needed if importlib.util.find_spec(name) is None]
+    return f"the local extra is not installed (missing {', '.join(missing)})" if missing else None
 
 
 @pytest.fixture(scope="module")
 def local_llm(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> LocalProvider:
+    missing = missing_local_extra()
+    if missing:
+        if os.environ.get("CI"):
+            pytest.fail(f"{missing}; scripts/test installs it", pytrace=False)
+        pytest.skip(missing)
     cache = getattr(request.config, "cache", None)
     models = cache.mkdir("memoryd-models") if cache else tmp_path_factory.mktemp("models")
     return LocalProvider(models_dir=Path(models))

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Clock, chat, make_md, observe, reflect
 from memoryd import Memoryd, Scope
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.testing import FakeOpenAIServer, Reply
+from support.extraction import Clock, chat, make_md, observe, reflect
 
 
 def prompt_of(request: dict[str, object]) -> str:
@@ -226,7 +226,11 @@ def test_more_facts_than_free_slots_never_exceed_the_limits(
         ("The user is learning Japanese on weekends.", Scope.WORKSPACE),
     ]
     assert len(xmd.list_memories(ana.id, "global")) == 5
-    assert result.not_stored == [] and result.usage.calls == 1
+    assert result.not_stored == [
+        "global full, filed in this workspace: The user plays the cello in an orchestra.",
+        "global full, filed in this workspace: The user is learning Japanese on weekends.",
+    ]
+    assert result.usage.calls == 1
 
 
 def test_secrets_are_never_stored_nor_shown_to_the_reflector(

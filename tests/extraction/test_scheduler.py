@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from conftest import Clock, chat, make_md, observe
 from memoryd import Memoryd
 from memoryd.config import MemorydSettings
 from memoryd.embedding.minilm import MiniLMEmbedder
@@ -19,6 +18,7 @@ from memoryd.extraction.interval import parse_interval
 from memoryd.extraction.pipeline import ExtractionConfig
 from memoryd.extraction.scheduler import ExtractionScheduler, due_pairs, run_extraction
 from memoryd.testing import FakeOpenAIServer, Reply
+from support.extraction import Clock, chat, make_md, observe
 
 
 @pytest.mark.parametrize(

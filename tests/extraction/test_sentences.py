@@ -20,8 +20,6 @@ from memoryd.extraction.sentences import (
     user_sentences,
 )
 
-NAME_BUG = "src bug: a capitalised word after I'm / I am is taken as the user's name"
-
 
 def test_split_sentences_on_end_marks_and_line_breaks() -> None:
     text = "Hi!  I run a dog school. Is it hard?\nWe moved…  Yes (mostly).\n\n ok"
@@ -134,10 +132,8 @@ def test_addressed_names_are_the_assistants_and_self_names_the_users() -> None:
         ("My name is Ana Lima.", "The user's name is Ana Lima."),
         ("Call me Bo.", "The user's name is Bo."),
         ("We moved the launch to March 28.", 'The user said: "We moved the launch to March 28."'),
-        pytest.param("I'm Mel's neighbour.", "The user is Mel's neighbour.",
-                     marks=pytest.mark.xfail(strict=True, reason=NAME_BUG)),
-        pytest.param("I am Canadian.", "The user is Canadian.",
-                     marks=pytest.mark.xfail(strict=True, reason=NAME_BUG)),
+        ("I'm Mel's neighbour.", "The user is Mel's neighbour."),
+        ("I am Canadian.", "The user is Canadian."),
     ],
 )  # fmt: skip
 def test_memory_form_is_about_the_user_in_the_third_person(sentence: str, memory: str) -> None:

@@ -47,7 +47,8 @@ def test_openai_structured_output_request_and_usage(srv: FakeOpenAIServer) -> No
         "type": "json_schema",
         "json_schema": {"name": "observations", "schema": SCHEMA},
     }
-    assert request["max_tokens"] == 50 and request["model"] == "m1"
+    assert request["max_tokens"] == 50
+    assert request["model"] == "m1"
     assert request.headers["authorization"] == f"Bearer {KEY}"
 
 
@@ -114,6 +115,7 @@ def test_anthropic_forced_tool_and_system(srv: FakeOpenAIServer) -> None:
     assert request["tool_choice"] == {"type": "tool", "name": "observations"}
     assert request["tools"][0]["input_schema"] == SCHEMA
     assert request["messages"] == [{"role": "user", "content": "chat"}]
+    # the SDK sends the key as x-api-key or (newer versions) as a bearer token
     assert KEY in (request.headers.get("x-api-key"), request.headers.get("authorization", "")[7:])
 
 
@@ -129,12 +131,18 @@ def test_providers_come_from_the_plugin_registry(tmp_path: Path) -> None:
     settings = MemorydSettings(
         data_dir=tmp_path, llm_base_url="http://127.0.0.1:1/v1", llm_api_key=KEY
     )
-    assert isinstance(make_provider(settings, "openai"), OpenAIProvider)
-    assert isinstance(make_provider(settings, "anthropic", "claude-y"), AnthropicProvider)
+    remote = make_provider(settings, "openai")
+    assert isinstance(remote, OpenAIProvider)
+    assert remote.base_url == "http://127.0.0.1:1/v1"
+    claude = make_provider(settings, "anthropic", "claude-y")
+    assert isinstance(claude, AnthropicProvider)
+    assert claude.model == "claude-y"
     local = make_provider(settings)  # nothing configured: the bundled local model
-    assert isinstance(local, LocalProvider) and local.name == "local"
+    assert isinstance(local, LocalProvider)
+    assert local.name == "local"
     assert local.models_dir == tmp_path / "models"
-    assert all(isinstance(p, LLMProvider) for p in (local,))
+    for provider in (remote, claude, local):
+        assert isinstance(provider, LLMProvider), provider
     with pytest.raises(InvalidInput, match=r"unknown LLM provider 'nope'.*anthropic, local"):
         make_provider(settings, "nope")
 

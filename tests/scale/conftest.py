@@ -3,7 +3,7 @@
 Every test here runs on a fresh PostgreSQL database (``pg_url``) and, where it needs
 several processes, starts real ``memoryd worker`` processes (``python -m
 memoryd.cli.app worker``) against the scripted LLM server, and stops them at the end.
-Helpers live in ``scale_support.py``; the proxy in ``tcp_proxy.py``.
+Helpers live in ``tests/support/scale.py``; the proxy in ``tests/support/tcp_proxy.py``.
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from scale_support import Workers
 from sqlalchemy.engine import make_url
-from tcp_proxy import TcpProxy
 
 from memoryd import Memoryd
 from memoryd.embedding.minilm import MiniLMEmbedder
+from support.scale import Workers
+from support.tcp_proxy import TcpProxy
 
 
 @pytest.fixture

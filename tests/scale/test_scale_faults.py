@@ -16,11 +16,11 @@ import time
 from collections import Counter
 
 import pytest
-from scale_support import HashEmbedder, assert_storage_consistent, through
 from sqlalchemy.exc import DBAPIError
-from tcp_proxy import TcpProxy
 
 from memoryd import Memoryd, MemorydError
+from support.scale import HashEmbedder, assert_storage_consistent, through
+from support.tcp_proxy import TcpProxy
 
 pytestmark = pytest.mark.postgres
 
@@ -90,6 +90,7 @@ def test_outage_under_traffic_fails_cleanly_and_recovers(pg_md: Memoryd, proxy: 
     stop.set()
     for t in threads:
         t.join(60)
+    assert not [t.name for t in threads if t.is_alive()], "a traffic thread hung"
 
     unclean = [o for _, _, o in outcomes if o.startswith("UNCLEAN")]
     assert unclean == [], unclean[:5]

@@ -15,9 +15,9 @@ import time
 from typing import Any
 
 import pytest
-from scale_support import HashEmbedder, assert_storage_consistent
 
 from memoryd import DuplicateMemory, InvalidScope, Memoryd, NotFound, Scope, ScopeFull
+from support.scale import HashEmbedder, assert_storage_consistent
 
 pytestmark = pytest.mark.postgres
 

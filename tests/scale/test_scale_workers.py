@@ -17,9 +17,7 @@ from datetime import timedelta
 import pytest
 from procrastinate import App
 from procrastinate.exceptions import AlreadyEnqueued
-from scale_support import Workers, seed_pairs, stated_facts, through, wait_for
 from sqlalchemy import text
-from tcp_proxy import TcpProxy
 
 from memoryd import Memoryd
 from memoryd.extraction.sentences import memory_form
@@ -27,6 +25,8 @@ from memoryd.scale.tasks import EXTRACT_TASK, QUEUE, make_app, pair_lock
 from memoryd.scale.worker import install_schema
 from memoryd.testing import FakeOpenAIServer
 from memoryd.testing.echo_extraction import EchoExtractor
+from support.scale import Workers, seed_pairs, stated_facts, through, wait_for
+from support.tcp_proxy import TcpProxy
 
 pytestmark = pytest.mark.postgres
 

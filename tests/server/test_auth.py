@@ -43,9 +43,13 @@ def test_login_sets_a_safe_session_cookie_and_logout_ends_it(world: World) -> No
     csrf = re.search(r'data-csrf="([^"]+)"', page.text)
     assert csrf is not None
     assert client.get("/api/v1/me").json()["name"] == "alice"
+    old_session = client.cookies["memoryd_session"]
     client.post("/logout", data={"csrf_token": csrf.group(1)}, follow_redirects=False)
+    # The server must end the session itself: replaying the old cookie is refused.
     client.cookies.clear()
-    assert client.get("/api/v1/me").status_code == 401
+    replay = {"Cookie": f"memoryd_session={old_session}"}
+    assert client.get("/api/v1/me", headers=replay).status_code == 401
+    assert client.get("/chat/alpha", headers=replay, follow_redirects=False).status_code == 303
 
 
 def test_wrong_password_and_forged_login_form_refused(world: World) -> None:

@@ -12,6 +12,7 @@ from memoryd.cli import chats, db, evaluate, memories, settings, users, workspac
 from memoryd.cli.common import MemorydGroup, root_options
 from memoryd.cli.context import context
 from memoryd.cli.extract import extract, runs
+from memoryd.cli.mcp import mcp
 from memoryd.cli.serve import apikey_app, passwd, serve
 from memoryd.cli.transfer import export, import_
 from memoryd.cli.worker import worker
@@ -37,6 +38,7 @@ app.add_typer(settings.app, name="settings")
 app.add_typer(chats.app, name="chats")
 app.command("serve")(serve)
 app.command("worker")(worker)
+app.command("mcp")(mcp)
 app.add_typer(apikey_app, name="apikey")
 app.add_typer(evaluate.app, name="eval")
 users.app.command("passwd")(passwd)

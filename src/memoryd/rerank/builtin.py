@@ -7,10 +7,15 @@ from typing import Any
 
 from memoryd.embedding.base import Embedder
 from memoryd.hookspecs import hookimpl
+from memoryd.rerank.api import ApiReranker, ApiRerankSettings
 from memoryd.rerank.embedding import EmbeddingReranker
 from memoryd.rerank.hybrid import HybridReranker
 from memoryd.rerank.lexical import LexicalReranker
 from memoryd.rerank.recency import RecencyReranker
+
+
+def _api(embedder: Embedder) -> ApiReranker:
+    return ApiReranker(ApiRerankSettings())
 
 
 def _embedding(embedder: Embedder) -> EmbeddingReranker:
@@ -31,6 +36,7 @@ def _recency(embedder: Embedder) -> RecencyReranker:
 
 @hookimpl
 def register_rerankers(register: Callable[[str, Callable[..., Any]], None]) -> None:
+    register("api", _api)
     register("embedding", _embedding)
     register("hybrid", _hybrid)
     register("lexical", _lexical)

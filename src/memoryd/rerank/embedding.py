@@ -3,7 +3,10 @@
 Memory vectors are stored when memories are written, so a turn embeds only its query.
 The query's parts (the message and each history message) are embedded separately and
 cached, so a history message that was the previous turn's message is never embedded
-twice; the query vector is their weighted mean, the current message weighing most.
+twice. A memory's score blends two views of the parts (measured in BENCHMARKS.md,
+"Retrieval quality"): its cosine with their weighted mean, where the current message
+weighs most and older history less, and its best cosine with any single part, so one
+message that names the memory's topic is not drowned by the others.
 """
 
 from __future__ import annotations
@@ -18,7 +21,9 @@ from memoryd.domain.injection import Query
 from memoryd.domain.models import Memory, Vector
 from memoryd.embedding.base import Embedder
 
-MESSAGE_WEIGHT = 2.0
+MESSAGE_WEIGHT = 5.0  # the current message against 1 for the latest history message
+HISTORY_DECAY = 0.5  # each older history message weighs this much of the next newer one
+MAX_SHARE = 0.5  # share of the best single-part cosine in a memory's score
 
 
 class QueryEncoder:
@@ -48,15 +53,11 @@ class QueryEncoder:
                     self._cache.popitem(last=False)
         return [found[t] for t in texts]
 
-    def encode(self, query: Query) -> Vector:
-        parts = query.parts
-        if not parts:
-            return np.zeros(self.embedder.dimensions, dtype=np.float32)
-        vecs = self.vectors(parts)
-        weights = [MESSAGE_WEIGHT if query.message else 1.0] + [1.0] * (len(vecs) - 1)
-        combined = np.average(np.stack(vecs), axis=0, weights=weights)
-        norm = float(np.linalg.norm(combined))
-        return (combined / norm if norm > 0 else combined).astype(np.float32)
+
+def part_weights(query: Query, message_weight: float, history_decay: float) -> list[float]:
+    """Weights of ``query.parts``: the message, then history from the newest back."""
+    history = [history_decay**age for age, text in enumerate(reversed(query.history)) if text]
+    return ([message_weight] if query.message else []) + history
 
 
 def memory_vectors(embedder: Embedder, memories: Sequence[Memory]) -> np.ndarray:
@@ -80,9 +81,20 @@ def memory_vectors(embedder: Embedder, memories: Sequence[Memory]) -> np.ndarray
 class EmbeddingReranker:
     name = "embedding"
 
-    def __init__(self, embedder: Embedder, encoder: QueryEncoder | None = None) -> None:
+    def __init__(
+        self,
+        embedder: Embedder,
+        encoder: QueryEncoder | None = None,
+        *,
+        message_weight: float = MESSAGE_WEIGHT,
+        history_decay: float = HISTORY_DECAY,
+        max_share: float = MAX_SHARE,
+    ) -> None:
         self.embedder = embedder
         self.encoder = encoder or QueryEncoder(embedder)
+        self.message_weight = message_weight
+        self.history_decay = history_decay
+        self.max_share = max_share
 
     def warm(self, texts: Sequence[str]) -> None:
         """Embed texts that later turns will carry as history, off those turns' path."""
@@ -91,5 +103,13 @@ class EmbeddingReranker:
     def score(self, query: Query, memories: Sequence[Memory]) -> list[float]:
         if not memories:
             return []
+        if not query.parts:
+            return [0.0] * len(memories)
         matrix = memory_vectors(self.embedder, memories)
-        return [float(x) for x in matrix @ self.encoder.encode(query)]
+        parts = np.stack(self.encoder.vectors(query.parts))
+        weights = np.asarray(part_weights(query, self.message_weight, self.history_decay))
+        norm = float(np.linalg.norm(weights @ parts))
+        cosines = matrix @ parts.T  # one row per memory, one column per part
+        mean = cosines @ weights / norm if norm > 0 else np.zeros(len(memories))
+        blended = (1 - self.max_share) * mean + self.max_share * cosines.max(axis=1)
+        return [float(x) for x in blended]

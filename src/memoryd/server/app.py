@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, nullcontext
+from typing import TYPE_CHECKING
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
@@ -33,10 +34,13 @@ from memoryd.server.routers import (
     workspaces,
 )
 from memoryd.server.routers import settings as settings_router
-from memoryd.server.schemas import Health
+from memoryd.server.schemas import ERROR_RESPONSES, Health
 from memoryd.server.web import actions as web_actions
 from memoryd.server.web import routes as web_routes
 from memoryd.service import Memoryd
+
+if TYPE_CHECKING:
+    from memoryd.mcp.http import McpEndpoint
 
 FIRST_ADMIN = "admin"
 
@@ -89,9 +93,12 @@ def create_app(
         state.single_user_id = admin.id
         state.single_user_csrf = secrets.token_urlsafe(32)
 
+    mcp = _mcp_endpoint(state)
+
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        yield
+        async with mcp.running() if mcp else nullcontext():
+            yield
         client, state.http = state.http, None
         if client is not None:
             await client.aclose()
@@ -108,6 +115,7 @@ def create_app(
             "browser's session cookie plus the `X-CSRF-Token` header on writes."
         ),
         lifespan=lifespan,
+        responses=ERROR_RESPONSES,
     )
     app.state.memoryd = state
     errors.install(app)
@@ -131,7 +139,20 @@ def create_app(
     app.include_router(web_routes.router)
     app.include_router(web_actions.router)
     app.mount("/static", StaticFiles(directory=web_routes.STATIC_DIR), name="static")
+    if mcp:
+        app.router.routes.append(mcp.route)
     return app
+
+
+def _mcp_endpoint(state: ServerState) -> McpEndpoint | None:
+    """Streamable HTTP MCP at /mcp when the ``mcp`` extra is installed."""
+    try:
+        import mcp.server  # noqa: F401
+    except ModuleNotFoundError:
+        return None
+    from memoryd.mcp.http import mcp_endpoint
+
+    return mcp_endpoint(state)
 
 
 def app_from_env() -> FastAPI:

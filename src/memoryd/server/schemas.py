@@ -226,6 +226,31 @@ class ImportOut(BaseModel):
     workspaces_created: list[str]
 
 
+class ErrorDetail(BaseModel):
+    model_config = ConfigDict(extra="allow")  # e.g. scope and limit of a full scope
+    type: str = Field(description="not_found, scope_full, duplicate_memory, invalid_input, ...")
+    message: str = Field(description="What went wrong, for a person to read.")
+    code: str | None = None
+
+
+class ErrorOut(BaseModel):
+    """Every error answer of the API and the proxy (see memoryd.server.errors)."""
+
+    error: ErrorDetail
+
+
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorOut, "description": description}
+    for status, description in (
+        (401, "No or a wrong API key / session"),
+        (403, "Not allowed"),
+        (404, "No such user, workspace or memory (for this caller)"),
+        (409, "A full scope, a duplicate, or a name already taken"),
+        (422, "Invalid input"),
+    )
+}
+
+
 class Health(BaseModel):
     status: Literal["ok"]
     database: str

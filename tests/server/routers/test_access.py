@@ -1,6 +1,8 @@
 """Every REST endpoint for every role: anonymous callers get 401, default users get 403 on
 admin endpoints, and each role gets a success where it is allowed. Then malformed input
-on every write endpoint: always a 4xx JSON error, and nothing in the database changes."""
+on every write endpoint: always a 4xx JSON error, and nothing in the database changes.
+The web forms and pages, and the check that every served route is covered, are in
+``test_web_access.py``."""
 
 from __future__ import annotations
 
@@ -176,28 +178,6 @@ def call(world: World, who: str | None, case: Case) -> Any:
         kwargs["content"] = case.content
         kwargs["headers"] = {"Content-Type": "application/x-ndjson"}
     return world.call(who, case.method, path, **kwargs)
-
-
-def test_every_documented_route_is_covered(world: World) -> None:
-    schema = world.client.get("/openapi.json").json()
-    documented = {
-        (method.upper(), path)
-        for path, operations in schema["paths"].items()
-        for method in operations
-        if path.startswith("/api/v1")
-    }
-    covered = {
-        (
-            c.method,
-            c.path.replace("{mid}", "{memory_id}")
-            .replace("{uid}", "{user_id}")
-            .replace("{kid}", "{key_id}")
-            .replace("/alpha/retry", "/{workspace}/retry")
-            .replace("/workspaces/alpha", "/workspaces/{slug}"),
-        )
-        for c in CASES
-    }
-    assert documented <= covered, sorted(documented - covered)
 
 
 def test_anonymous_callers_get_401_everywhere(world: World) -> None:

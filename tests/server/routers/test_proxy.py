@@ -26,6 +26,24 @@ def client_for(world: World, live: LiveServer, who: str, **kwargs: Any) -> opena
     )
 
 
+def only_marker_recorded(
+    world: World, live: LiveServer, fake_llm: FakeOpenAIServer, who: str
+) -> list[str]:
+    """Proof that an earlier exchange was not recorded, without a fixed sleep: send one that
+    is recorded, wait (with a deadline) until it is in the database, then return every
+    prompt recorded for ``who``. Recording runs after each answer, in arrival order, so by
+    the time the marker is stored an earlier exchange had its turn."""
+    fake_llm.script(Reply.text("marker answer"))
+    client_for(world, live, who).chat.completions.create(
+        model="alpha/gpt-test", messages=[{"role": "user", "content": "marker"}]
+    )
+    deadline = time.monotonic() + 10
+    while not any(c.prompt == "marker" for c in world.md.list_chats(world.ids[who])):
+        assert time.monotonic() < deadline, "the marker exchange was never recorded"
+        time.sleep(0.02)
+    return [c.prompt for c in world.md.list_chats(world.ids[who])]
+
+
 def wait_for_chats(world: World, who: str, count: int) -> list[Any]:
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
@@ -150,7 +168,7 @@ def test_upstream_error_comes_back_with_its_status(
         )
     assert caught.value.status_code == 429
     assert caught.value.body["message"] == "slow down"  # type: ignore[index]
-    assert world.md.list_chats(world.ids["alice"]) == []
+    assert only_marker_recorded(world, live, fake_llm, "alice") == ["marker"]
 
 
 def test_upstream_unreachable_is_502(live_world: Live, fake_llm: FakeOpenAIServer) -> None:
@@ -193,8 +211,8 @@ def test_unknown_prefix_is_part_of_the_model_name(
         model="meta-llama/Llama-3-8B", messages=[{"role": "user", "content": "hi"}]
     )
     assert fake_llm.requests[0]["model"] == "meta-llama/Llama-3-8B"
-    time.sleep(0.1)
-    assert world.md.list_chats(world.ids["bob"]) == []  # no workspace: nothing to record
+    # no workspace: nothing to record
+    assert only_marker_recorded(world, live, fake_llm, "bob") == ["marker"]
 
 
 def test_memory_disabled_injects_nothing(live_world: Live, fake_llm: FakeOpenAIServer) -> None:

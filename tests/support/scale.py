@@ -17,11 +17,11 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 from sqlalchemy.engine import make_url
-from tcp_proxy import TcpProxy
 
 from memoryd import Memoryd
 from memoryd.domain.models import Chat
 from memoryd.extraction.sentences import user_sentences
+from support.tcp_proxy import TcpProxy
 
 FACTS_FILE = Path(__file__).parents[2] / "bench" / "data" / "retrieval.json"
 

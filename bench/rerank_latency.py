@@ -1,0 +1,122 @@
+"""What the issue-10 reranker costs per chat turn, against the hybrid it replaced.
+
+The same sliding chat as bench/turn_latency.py (pool p01 of bench/data/retrieval.json: 5
+global + 20 workspace memories on a temporary SQLite file; every message and reply a text
+not seen before; after each turn the exchange is pre-embedded as ``record_chat`` does,
+untimed). Three set-ups answer the same turns, interleaved turn by turn in rotating order
+so background load hits them alike:
+
+- before: the default before issue 10 (weighted mean of part vectors, message 2, + BM25);
+- after:  the shipped default (``MemorydSettings.reranker``);
+- floor:  ``reranker="recency"``, storage and bookkeeping only.
+
+    .venv/bin/python bench/rerank_latency.py [--turns 600]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from retrieval_quality import today_hybrid
+from turn_latency import chat_turns, percentiles, populate
+
+from memoryd import Memoryd
+from memoryd.config import MemorydSettings
+from memoryd.domain.injection import build_query, history_part
+from memoryd.domain.models import Scope
+from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.rerank.base import Warmable
+
+DATA = Path(__file__).parent / "data" / "retrieval.json"
+
+
+def scoring_only(setups: dict[str, Memoryd], user_id: int, slug: str,
+                 turns: Sequence[tuple[str, list[dict[str, str]], str]]) -> dict[str, list[float]]:
+    with setups["after"].db.read() as repo:
+        pool = repo.turn_memories(user_id, repo.workspace_id(slug))
+    candidates = [m for m in pool if m.scope is Scope.WORKSPACE]
+    times: dict[str, list[float]] = {"before": [], "after": []}
+    for message, history, _ in turns:
+        query = build_query(message, history)
+        for name in times:
+            reranker = setups[name].reranker
+            reranker.score(query, candidates)  # every part cached from here on
+            start = time.perf_counter()
+            reranker.score(query, candidates)
+            times[name].append((time.perf_counter() - start) * 1000)
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--turns", type=int, default=600)
+    parser.add_argument("--warmup", type=int, default=30)
+    parser.add_argument("--seed", type=int, default=10)
+    args = parser.parse_args()
+    data = json.loads(DATA.read_text())
+    pool, other = data["pools"][0], data["pools"][1]
+    replies = [h["content"] for p in data["pools"] for q in p["queries"]
+               for h in q["history"] if h["role"] == "assistant"]
+    turns = chat_turns(pool, replies, args.warmup + args.turns, args.seed)
+    embedder = MiniLMEmbedder()
+    embedder.embed(["warm up"])
+    default = MemorydSettings.model_fields["reranker"].default
+    times: dict[str, list[float]] = {"before": [], "after": [], "floor": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        url = f"sqlite:///{tmp}/bench.db"
+        user_id, slug = populate(url, embedder, pool, other)
+        setups = {
+            "before": Memoryd(url, embedder=embedder, reranker=today_hybrid(embedder)),
+            "after": Memoryd(url, embedder=embedder, reranker=default),
+            "floor": Memoryd(url, embedder=embedder, reranker="recency"),
+        }
+        names = list(setups)
+        for i, (message, history, reply) in enumerate(turns):
+            for name in names[i % 3 :] + names[: i % 3]:
+                start = time.perf_counter()
+                turn = setups[name].context(user_id, slug, message, history)
+                elapsed = (time.perf_counter() - start) * 1000
+                if turn.fallback_reason or len(turn.workspace_memories) != 5:
+                    raise SystemExit(f"{name}: turn {i} fell back: {turn.fallback_reason}")
+                if i >= args.warmup:
+                    times[name].append(elapsed)
+            for md in setups.values():  # what record_chat does for the next turns, untimed
+                reranker = md.reranker
+                if isinstance(reranker, Warmable):
+                    reranker.warm([history_part(message), history_part(reply)])
+        scoring = scoring_only(setups, user_id, slug, turns[args.warmup :])
+        for md in setups.values():
+            md.close()
+    print(f"## md.context() per turn, {args.turns} turns after {args.warmup} warm-up"
+          f" (5 global + 20 workspace memories, SQLite)")
+    print(f"{'set-up':<48}{'p50 ms':>9}{'p95 ms':>9}{'mean ms':>9}")
+    labels = {"before": "before: hybrid as shipped before issue 10",
+              "after": f"after: shipped default '{default}'",
+              "floor": "floor: recency, no reranking"}
+    for name, label in labels.items():
+        row = percentiles(times[name])
+        print(f"{label:<48}{row['p50']:>9.2f}{row['p95']:>9.2f}{row['mean']:>9.2f}")
+    diffs = [a - b for a, b in zip(times["after"], times["before"], strict=True)]
+    p50_after, p50_before = (statistics.median(times[n]) for n in ("after", "before"))
+    print(f"after - before: p50 {p50_after - p50_before:+.2f} ms"
+          f" (ratio {p50_after / p50_before:.3f}x); median of per-turn differences"
+          f" {statistics.median(diffs):+.2f} ms   (budget: +1 ms)")
+    print("\n## reranker.score() alone, every query part already cached (the same turns):"
+          " what the scoring itself costs")
+    for name in ("before", "after"):
+        row = percentiles(scoring[name])
+        print(f"{labels[name]:<48}{row['p50'] * 1000:>8.0f}us{row['p95'] * 1000:>7.0f}us"
+              f"{row['mean'] * 1000:>7.0f}us")
+    load1, load5, _ = os.getloadavg()
+    print(f"load average {load1:.2f} (1 min), {load5:.2f} (5 min) on {os.cpu_count()} CPUs")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""The async client: the one implementation of every client method."""

@@ -1,0 +1,203 @@
+"""What the sync and async clients share and never do twice: turning a JSON answer of the
+REST API into the library's types, and an error answer into the library's exceptions.
+
+No I/O here: the clients send the requests, these functions read the answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+import httpx
+
+from memoryd.domain.errors import (
+    AlreadyExists,
+    DuplicateMemory,
+    InvalidContent,
+    InvalidInput,
+    InvalidScope,
+    MemorydError,
+    NotFound,
+    PermissionDenied,
+    ScopeFull,
+)
+from memoryd.domain.injection import Turn, build_query
+from memoryd.domain.models import (
+    AuditAction,
+    AuditEntry,
+    Chat,
+    Memory,
+    Role,
+    Scope,
+    ScoredMemory,
+    Source,
+    User,
+    Workspace,
+)
+from memoryd.transfer import ImportResult
+
+API = "/api/v1"
+
+
+class ServerError(MemorydError):
+    """The server could not answer (5xx, unreachable, or an answer that is not memoryd's)."""
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class NotAuthenticated(PermissionDenied):
+    """The API key is missing, wrong or revoked (HTTP 401)."""
+
+
+# The REST API's error types (memoryd.server.errors) back to the library's exceptions.
+ERROR_TYPES: dict[str, type[MemorydError]] = {
+    "not_found": NotFound,
+    "duplicate_memory": DuplicateMemory,
+    "already_exists": AlreadyExists,
+    "invalid_content": InvalidContent,
+    "invalid_scope": InvalidScope,
+    "invalid_input": InvalidInput,
+    "permission_denied": PermissionDenied,
+    "forbidden": PermissionDenied,
+    "unauthorized": NotAuthenticated,
+    "payload_too_large": InvalidInput,
+}
+
+
+def error_of(response: httpx.Response) -> MemorydError:
+    """The library exception an error answer stands for."""
+    try:
+        error = response.json()["error"]
+        kind, message = str(error["type"]), str(error["message"])
+    except (ValueError, KeyError, TypeError):
+        return ServerError(
+            f"HTTP {response.status_code} from {response.request.url}: {response.text[:200]}",
+            status=response.status_code,
+        )
+    if kind == "scope_full":
+        return ScopeFull(message, scope=str(error.get("scope")), limit=int(error.get("limit", 0)))
+    if response.status_code >= 500:
+        return ServerError(message, status=response.status_code)
+    return ERROR_TYPES.get(kind, InvalidInput)(message)
+
+
+def checked(response: httpx.Response) -> httpx.Response:
+    if response.is_error:
+        raise error_of(response)
+    return response
+
+
+def owner_prefix(user_id: int, me: User) -> str:
+    """Your own memories live at /api/v1/memories; an admin reaches anyone's by id."""
+    return API if user_id == me.id else f"{API}/users/{user_id}"
+
+
+def require_self(user_id: int, me: User, what: str) -> None:
+    if user_id != me.id:
+        raise PermissionDenied(
+            f"{what} acts for the API key's own user (id {me.id}), not user {user_id}; "
+            "use that user's API key"
+        )
+
+
+def _when(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if value else None
+
+
+def memory_of(data: Mapping[str, Any]) -> Memory:
+    created = _when(data["created_at"])
+    updated = _when(data["updated_at"])
+    assert created is not None and updated is not None
+    return Memory(
+        id=data["id"],
+        user_id=data["user_id"],
+        scope=Scope(data["scope"]),
+        workspace=data["workspace"],
+        content=data["content"],
+        source=Source(data["source"]),
+        created_at=created,
+        updated_at=updated,
+        last_used_at=_when(data.get("last_used_at")),
+        source_chat_ids=tuple(data.get("source_chat_ids", ())),
+    )
+
+
+def memories_of(data: Mapping[str, Any]) -> list[Memory]:
+    return [memory_of(m) for m in data["memories"]]
+
+
+def user_of(data: Mapping[str, Any]) -> User:
+    return User(id=data["id"], name=data["name"], role=Role(data["role"]))
+
+
+def workspace_of(data: Mapping[str, Any]) -> Workspace:
+    return Workspace(slug=data["slug"], name=data["name"])
+
+
+def chat_of(data: Mapping[str, Any]) -> Chat:
+    created = _when(data["created_at"])
+    assert created is not None
+    return Chat(
+        id=data["id"],
+        user_id=data["user_id"],
+        workspace=data["workspace"],
+        prompt=data["prompt"],
+        response=data["response"],
+        created_at=created,
+        memory_processed=data["memory_processed"],
+    )
+
+
+def audit_of(user_id: int, data: Mapping[str, Any]) -> AuditEntry:
+    at = _when(data["at"])
+    assert at is not None
+    return AuditEntry(
+        id=data["id"],
+        memory_id=data["memory_id"],
+        user_id=user_id,
+        action=AuditAction(data["action"]),
+        actor=data["actor"],
+        before=data["before"],
+        after=data["after"],
+        at=at,
+    )
+
+
+def turn_of(data: Mapping[str, Any], message: str, history: Sequence[Mapping[str, Any]]) -> Turn:
+    """The ``Turn`` the library would have returned for this context answer."""
+    chosen = [ScoredMemory(memory_of(m), m["score"]) for m in data["memories"]]
+    return Turn(
+        global_memories=tuple(s for s in chosen if s.memory.scope is Scope.GLOBAL),
+        workspace_memories=tuple(s for s in chosen if s.memory.scope is Scope.WORKSPACE),
+        enabled=data["enabled"],
+        reranker=data["reranker"],
+        fallback_reason=data["fallback_reason"],
+        query=build_query(message, history),
+    )
+
+
+def context_body(
+    workspace: str | None, message: str, history: Sequence[Mapping[str, Any]]
+) -> dict[str, Any]:
+    return {"message": message, "workspace": workspace, "history": [dict(h) for h in history]}
+
+
+def memory_body(content: str, scope: Scope | str | None, workspace: str | None) -> dict[str, Any]:
+    return {
+        "content": content,
+        "scope": scope,  # a Scope is a str: it is sent as its value
+        "workspace": workspace,
+    }
+
+
+def import_result_of(data: Mapping[str, Any]) -> ImportResult:
+    return ImportResult(
+        created=data["created"],
+        updated=data["updated"],
+        skipped_duplicates=data["skipped_duplicates"],
+        workspaces_created=list(data["workspaces_created"]),
+    )

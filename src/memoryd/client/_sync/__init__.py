@@ -1,0 +1,1 @@
+"""The sync client, generated from the async one (scripts/generate_sync_client.py)."""

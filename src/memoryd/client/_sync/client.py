@@ -1,0 +1,225 @@
+# Generated from memoryd/client/_async/client.py by scripts/generate_sync_client.py;
+# do not edit: change the async client and run that command.
+"""``AsyncMemorydClient``: the library's API over a memoryd server's REST API.
+
+This file is the one implementation of every client method. The sync
+``MemorydClient`` (``memoryd/client/_sync/client.py``) is generated from it by
+``scripts/generate_sync_client.py`` (unasync: ``async``/``await`` dropped, ``AsyncClient``
+-> ``Client``), and a test checks the two agree. Method names, arguments and return
+types are ``memoryd.Memoryd``'s, and refusals raise the library's exceptions, so moving an
+app from the embedded library to a server changes one line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from types import TracebackType
+from typing import Any
+
+import httpx
+
+from memoryd.client._shared import (
+    API,
+    ServerError,
+    audit_of,
+    chat_of,
+    checked,
+    context_body,
+    import_result_of,
+    memories_of,
+    memory_body,
+    memory_of,
+    owner_prefix,
+    require_self,
+    turn_of,
+    user_of,
+    workspace_of,
+)
+from memoryd.domain.errors import NotFound
+from memoryd.domain.injection import Turn
+from memoryd.domain.models import AuditEntry, Chat, Memory, Scope, User, Workspace
+from memoryd.transfer import ImportResult
+
+DEFAULT_TIMEOUT_S = 30.0
+
+
+class MemorydClient:
+    """``AsyncMemorydClient("http://127.0.0.1:8765", "mdk_...")``; use it as a context
+    manager or call ``aclose()``. ``http`` lets you pass your own configured httpx client."""
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        *,
+        timeout: float = DEFAULT_TIMEOUT_S,
+        http: httpx.Client | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self._http = http or httpx.Client(timeout=timeout)
+        self._headers = {"Authorization": f"Bearer {api_key}"}
+        self._me: User | None = None
+
+    def __enter__(self) -> MemorydClient:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._http.close()
+
+    def _call(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        headers = {**self._headers, **kwargs.pop("headers", {})}
+        try:
+            response = self._http.request(method, self.base_url + path, headers=headers, **kwargs)
+        except httpx.HTTPError as exc:
+            raise ServerError(f"cannot reach memoryd at {self.base_url}: {exc}") from exc
+        return checked(response)
+
+    def _json(self, method: str, path: str, **kwargs: Any) -> Any:
+        return (self._call(method, path, **kwargs)).json()
+
+    def _memories(self, user_id: int, *rest: str) -> str:
+        """The path of this user's memories (yours, or anyone's for an admin)."""
+        prefix = owner_prefix(user_id, self.whoami())
+        return "/".join((f"{prefix}/memories", *rest))
+
+    def _owner(self, user_id: int) -> str:
+        return owner_prefix(user_id, self.whoami())
+
+    # who --------------------------------------------------------------------------------
+    def whoami(self) -> User:
+        """The user this API key acts for (asked once, then remembered)."""
+        if self._me is None:
+            self._me = user_of(self._json("GET", f"{API}/me"))
+        return self._me
+
+    def get_user(self, user: int | str) -> User:
+        """A user by id, or by name when given a string (others: admins only)."""
+        me = self.whoami()
+        if user in (me.id, me.name):
+            return me
+        if isinstance(user, int):
+            return user_of(self._json("GET", f"{API}/users/{user}"))
+        found = [u for u in self.list_users() if u.name == user]
+        if not found:
+            raise NotFound(f"no user {user!r}")
+        return found[0]
+
+    def list_users(self) -> list[User]:
+        return [user_of(u) for u in self._json("GET", f"{API}/users")]
+
+    def create_user(self, name: str, role: str = "default") -> User:
+        body = {"name": name, "role": role}
+        return user_of(self._json("POST", f"{API}/users", json=body))
+
+    # workspaces -------------------------------------------------------------------------
+    def list_workspaces(self) -> list[Workspace]:
+        return [workspace_of(w) for w in self._json("GET", f"{API}/workspaces")]
+
+    def get_workspace(self, slug: str) -> Workspace:
+        return workspace_of(self._json("GET", f"{API}/workspaces/{slug}"))
+
+    def create_workspace(self, slug: str, name: str | None = None) -> Workspace:
+        body = {"slug": slug, "name": name}
+        return workspace_of(self._json("POST", f"{API}/workspaces", json=body))
+
+    # memories ---------------------------------------------------------------------------
+    def add_memory(
+        self,
+        user_id: int,
+        content: str,
+        scope: Scope | str | None = None,
+        workspace: str | None = None,
+    ) -> Memory:
+        """Store a new memory; raises ScopeFull, DuplicateMemory or InvalidContent."""
+        body = memory_body(content, scope, workspace)
+        return memory_of(self._json("POST", self._memories(user_id), json=body))
+
+    def get_memory(self, user_id: int, memory_id: str) -> Memory:
+        return memory_of(self._json("GET", self._memories(user_id, memory_id)))
+
+    def list_memories(
+        self, user_id: int, scope: Scope | str | None = None, workspace: str | None = None
+    ) -> list[Memory]:
+        """A user's memories, globals first, then by workspace and age."""
+        params = {k: str(v) for k, v in (("scope", scope), ("workspace", workspace)) if v}
+        path = self._memories(user_id)
+        return memories_of(self._json("GET", path, params=params))
+
+    def edit_memory(self, user_id: int, memory_id: str, content: str) -> Memory:
+        path = self._memories(user_id, memory_id)
+        return memory_of(self._json("PATCH", path, json={"content": content}))
+
+    def delete_memory(self, user_id: int, memory_id: str) -> None:
+        self._call("DELETE", self._memories(user_id, memory_id))
+
+    def promote(self, user_id: int, memory_id: str) -> Memory:
+        """Move a workspace memory to the user's global scope (R2)."""
+        path = self._memories(user_id, memory_id, "promote")
+        return memory_of(self._json("POST", path))
+
+    def demote(self, user_id: int, memory_id: str, workspace: str) -> Memory:
+        """Move a global memory into a workspace (R2)."""
+        path = self._memories(user_id, memory_id, "demote")
+        return memory_of(self._json("POST", path, json={"workspace": workspace}))
+
+    def audit_log(self, user_id: int, memory_id: str) -> list[AuditEntry]:
+        """Every change to one memory (the server lists history per memory)."""
+        path = self._memories(user_id, memory_id, "history")
+        return [audit_of(user_id, e) for e in self._json("GET", path)]
+
+    # chat turns -------------------------------------------------------------------------
+    def context(
+        self,
+        user_id: int,
+        workspace: str | None = None,
+        message: str = "",
+        history: Sequence[Mapping[str, Any]] = (),
+    ) -> Turn:
+        """Choose the memories for one chat turn (R3, R4), exactly as the library does."""
+        require_self(user_id, self.whoami(), "context")
+        body = context_body(workspace, message, history)
+        return turn_of(self._json("POST", f"{API}/context", json=body), message, history)
+
+    def record_chat(self, user_id: int, workspace: str, prompt: str, response: str) -> Chat:
+        """Store a finished exchange; extraction reads it later."""
+        require_self(user_id, self.whoami(), "record_chat")
+        body = {"workspace": workspace, "prompt": prompt, "response": response}
+        return chat_of(self._json("POST", f"{API}/chats", json=body))
+
+    def list_chats(
+        self, user_id: int, workspace: str | None = None, *, processed: bool | None = None
+    ) -> list[Chat]:
+        require_self(user_id, self.whoami(), "list_chats")
+        params = {"limit": 1000, "workspace": workspace, "processed": processed}
+        sent = {k: v for k, v in params.items() if v is not None}
+        return [chat_of(c) for c in self._json("GET", f"{API}/chats", params=sent)]
+
+    # settings, export / import ----------------------------------------------------------
+    def get_settings(self) -> dict[str, Any]:
+        settings: dict[str, Any] = self._json("GET", f"{API}/settings")
+        return settings
+
+    def set_setting(self, key: str, value: object) -> Any:
+        return (self._json("PATCH", f"{API}/settings", json={key: value}))[key]
+
+    def export_memories(self, user_id: int) -> list[str]:
+        """The user's memories as JSON lines (see ``memoryd.transfer``)."""
+        owner = self._owner(user_id)
+        response = self._call("GET", f"{owner}/export")
+        return response.text.splitlines()
+
+    def import_memories(self, user_id: int, lines: Iterable[str]) -> ImportResult:
+        """Load JSON lines made by ``export_memories``; all or nothing."""
+        body = "".join(f"{line}\n" for line in lines).encode("utf-8")
+        owner = self._owner(user_id)
+        path = f"{owner}/import"
+        headers = {"Content-Type": "application/x-ndjson"}
+        return import_result_of(self._json("POST", path, content=body, headers=headers))

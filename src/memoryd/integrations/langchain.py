@@ -1,0 +1,84 @@
+"""LangChain adapters (``pip install 'memoryd[langchain]'``).
+
+- ``MemorydChatMessageHistory``: a ``BaseChatMessageHistory`` that records each finished
+  exchange with memoryd (which learns memories from it later) and reads them back; use it
+  with ``RunnableWithMessageHistory``.
+- ``MemorydRetriever``: a ``BaseRetriever`` returning the memories a chat turn with this
+  query would get (all globals, then the top 5 of the workspace), best first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForRetrieverRun
+from langchain_core.chat_history import BaseChatMessageHistory
+from langchain_core.documents import Document
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.retrievers import BaseRetriever
+from pydantic import ConfigDict
+
+from memoryd.integrations._backend import Backend, exchanges
+
+ROLES = {"human": "user", "ai": "assistant"}
+
+
+class MemorydChatMessageHistory(BaseChatMessageHistory):
+    """One user's chat in one workspace, recorded in memoryd."""
+
+    def __init__(self, backend: Backend, user_id: int, workspace: str) -> None:
+        self.backend = backend
+        self.user_id = user_id
+        self.workspace = workspace
+        self._pending: str | None = None  # a prompt whose reply has not arrived yet
+
+    @property
+    def messages(self) -> list[BaseMessage]:  # type: ignore[override]
+        out: list[BaseMessage] = []
+        for chat in self.backend.list_chats(self.user_id, self.workspace):
+            out += [HumanMessage(chat.prompt), AIMessage(chat.response)]
+        if self._pending is not None:
+            out.append(HumanMessage(self._pending))
+        return out
+
+    def add_messages(self, messages: Sequence[BaseMessage]) -> None:
+        flat = [(ROLES.get(m.type, m.type), m.text) for m in messages]
+        pairs, self._pending = exchanges(flat, self._pending)
+        for prompt, response in pairs:
+            self.backend.record_chat(self.user_id, self.workspace, prompt, response)
+
+    def clear(self) -> None:
+        raise NotImplementedError(
+            "memoryd keeps recorded chats to learn from them; forget memories instead"
+        )
+
+
+class MemorydRetriever(BaseRetriever):
+    """The chat turn's memories for a query, as Documents (metadata: id, scope, workspace,
+    score). ``invoke("When do we ship?")``."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    backend: Any
+    user_id: int
+    workspace: str | None = None
+
+    def _get_relevant_documents(
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun
+    ) -> list[Document]:
+        backend: Backend = self.backend
+        turn = backend.context(self.user_id, self.workspace, query)
+        return [
+            Document(
+                page_content=s.memory.content,
+                id=s.memory.id,
+                metadata={
+                    "id": s.memory.id,
+                    "scope": s.memory.scope.value,
+                    "workspace": s.memory.workspace,
+                    "score": s.score,
+                },
+            )
+            for s in (*turn.global_memories, *turn.workspace_memories)
+        ]

@@ -1,0 +1,93 @@
+"""Streamable HTTP MCP inside ``memoryd serve``, at ``/mcp``, behind memoryd's API keys.
+
+The transport is stateless with JSON responses: a request carries everything it needs
+(its API key and its JSON-RPC message), so any replica behind a load balancer can answer
+it and no session lives in one process. Authentication reuses the REST API's
+``identify`` (an ``mdk_`` key, or the local person in ``--single-user`` mode; a browser
+session cookie is not accepted here) and its cross-site check, and refusals have the
+REST API's JSON error shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+import anyio.to_thread
+from mcp.server.mcpserver import MCPServer
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.requests import Request
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from memoryd.mcp.server import SCOPE_USER_KEY, build_server
+from memoryd.server.deps import ServerState, check_origin, identify
+from memoryd.server.errors import ApiError, error_response
+
+PATH = "/mcp"
+
+
+class ApiKeyGate:
+    """ASGI wrapper: only a caller with a valid API key (or the single user) gets through."""
+
+    def __init__(self, app: ASGIApp, state: ServerState) -> None:
+        self.app = app
+        self.state = state
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope)
+        try:
+            check_origin(request)
+            caller = await anyio.to_thread.run_sync(identify, request, self.state)
+            if caller is None or caller.via == "session":
+                raise ApiError(
+                    401,
+                    "send an API key (Authorization: Bearer mdk_...); "
+                    "create one with: memoryd apikey create --user NAME",
+                    code="not_authenticated",
+                    headers={"WWW-Authenticate": "Bearer"},
+                )
+        except ApiError as exc:
+            response = error_response(
+                exc.status, exc.type, exc.message, code=exc.code, headers=exc.headers
+            )
+            await response(scope, receive, send)
+            return
+        scope[SCOPE_USER_KEY] = caller.user
+        await self.app(scope, receive, send)
+
+
+@dataclass
+class McpEndpoint:
+    """The ``/mcp`` route, and what must run while the app serves it."""
+
+    server: MCPServer
+    route: Route
+    app: StreamableHTTPASGIApp
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """The transport's task group, for one run of the app's lifespan (a session
+        manager runs once, so each run gets a new one: an app can be started again)."""
+        self.app.session_manager = _session_manager(self.server)
+        async with self.app.session_manager.run():
+            yield
+
+
+def _session_manager(server: MCPServer) -> StreamableHTTPSessionManager:
+    # memoryd's own Origin check and API keys guard the route; the SDK's DNS-rebinding
+    # allow-list would pin the server to localhost names, so it is left to those.
+    server.streamable_http_app(
+        stateless_http=True,
+        json_response=True,
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+    )
+    return server.session_manager
+
+
+def mcp_endpoint(state: ServerState) -> McpEndpoint:
+    server = build_server(state)
+    app = StreamableHTTPASGIApp(_session_manager(server))
+    return McpEndpoint(server, Route(PATH, endpoint=ApiKeyGate(app, state)), app)

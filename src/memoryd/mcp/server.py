@@ -1,0 +1,282 @@
+"""The memoryd MCP server: memory tools and the current memory section for agent hosts.
+
+Every tool is a thin call into the same core and the same access checks as the REST API
+(``memoryd.service.Memoryd`` plus ``memoryd.server.deps`` / the routers' helpers), so the
+rules (R1 scopes, R2 promote/demote, R8 only your own memories in your workspaces, R13
+content) hold here exactly as there, and a refusal comes back as an MCP tool error with
+the API's message. ``recall`` is the chat turn's own selection (``Memoryd.context``).
+
+Who is calling: over streamable HTTP the caller's API key was checked by
+``memoryd.mcp.http`` and the user rides on the HTTP request; over stdio it is the one
+person the server was started for.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any, Literal, ParamSpec, TypeVar, cast
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError
+from mcp.types import CallToolResult, TextContent
+from pydantic import BaseModel, Field, ValidationError
+from sqlalchemy.exc import InterfaceError, OperationalError
+
+import memoryd
+from memoryd.domain.errors import MemorydError
+from memoryd.domain.models import User
+from memoryd.domain.rules import parse_scope
+from memoryd.server.deps import ServerState, require_workspace, self_owner
+from memoryd.server.errors import ApiError
+from memoryd.server.routers import chats as chats_router
+from memoryd.server.routers import context as context_router
+from memoryd.server.routers.memories import overview, visible_memory
+from memoryd.server.schemas import (
+    ChatCreate,
+    ChatOut,
+    ContextOut,
+    ContextRequest,
+    MemoryList,
+    MemoryOut,
+)
+
+# The key under which ``memoryd.mcp.http`` leaves the authenticated user in the ASGI scope.
+SCOPE_USER_KEY = "memoryd.user"
+SECTION_URI = "memoryd://section{?workspace}"
+DATABASE_UNAVAILABLE = "the database is unavailable; retry shortly"
+
+INSTRUCTIONS = (
+    "memoryd keeps facts about the user: a few global ones and some per workspace (project). "
+    "Call `recall` with the user's message (and the workspace, if any) at the start of a task "
+    "to get what you should know; `remember` a durable fact the user states; "
+    "`record_exchange` a finished prompt/response so memoryd can learn from it later."
+)
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+ScopeArg = Annotated[
+    Literal["global", "workspace"] | None,
+    Field(description="'global' or 'workspace'; default: workspace when one is given"),
+]
+WorkspaceArg = Annotated[
+    str | None, Field(max_length=64, description="The workspace (project) slug.")
+]
+MemoryId = Annotated[str, Field(min_length=1, max_length=64, description="The memory's id.")]
+Content = Annotated[
+    str, Field(max_length=10_000, description="One line of plain text, at most 500 characters.")
+]
+
+
+class Forgotten(BaseModel):
+    id: str
+    deleted: bool
+
+
+def validation_message(exc: ValidationError) -> str:
+    """The REST API's wording for a bad field: ``where: what``."""
+    first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid request"}
+    where = ".".join(str(p) for p in first["loc"]) or "request"
+    return f"{where}: {first['msg']}"
+
+
+def refusal_message(exc: Exception) -> str | None:
+    """The REST API's message for a refusal; None for anything else (a crash)."""
+    if isinstance(exc, MemorydError):
+        return str(exc)
+    if isinstance(exc, ApiError):
+        return exc.message
+    if isinstance(exc, ValidationError):
+        return validation_message(exc)
+    if isinstance(exc, OperationalError | InterfaceError):
+        return DATABASE_UNAVAILABLE
+    return None
+
+
+def tool_errors(fn: Callable[P, R]) -> Callable[P, R]:
+    """A refusal becomes an MCP tool error whose text is exactly the API's message."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return fn(*args, **kwargs)
+        except Exception as exc:
+            message = refusal_message(exc)
+            if message is None:
+                raise
+            error = CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+            return cast(R, error)  # the SDK passes a CallToolResult through as is
+
+    return wrapper
+
+
+def resource_errors(fn: Callable[P, R]) -> Callable[P, R]:
+    """A refusal while reading a resource becomes a ResourceError with the API's message."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return fn(*args, **kwargs)
+        except Exception as exc:
+            message = refusal_message(exc)
+            if message is None:
+                raise
+            raise ResourceError(message) from None
+
+    return wrapper
+
+
+@contextmanager
+def _root_logging_kept() -> Iterator[None]:
+    """``MCPServer()`` configures the root logger; memoryd leaves logging to its host."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        yield
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+
+
+def build_server(state: ServerState, local_user_id: int | None = None) -> MCPServer:
+    """The MCP server over ``state.md``.
+
+    ``local_user_id``: the one user a stdio server acts for. Without it, every call must
+    come through ``memoryd.mcp.http``, which puts the authenticated user on the request.
+    """
+    md = state.md
+    with _root_logging_kept():
+        server = MCPServer(
+            "memoryd", title="memoryd", instructions=INSTRUCTIONS, version=memoryd.__version__
+        )
+
+    def caller(ctx: Context[Any, Any]) -> User:
+        request = ctx.request_context.request
+        if request is None:
+            if local_user_id is None:
+                raise ApiError(401, "this MCP server has no user; start it with --user")
+            return md.get_user(local_user_id)  # re-read: a role change applies at once
+        user: User | None = request.scope.get(SCOPE_USER_KEY)
+        if user is None:  # only reachable if mounted without memoryd.mcp.http
+            raise ApiError(401, "send an API key (Authorization: Bearer mdk_...)")
+        return user
+
+    @server.tool(title="Remember a fact about the user")
+    @tool_errors
+    def remember(
+        content: Content,
+        ctx: Context[Any, Any],
+        scope: ScopeArg = None,
+        workspace: WorkspaceArg = None,
+    ) -> MemoryOut:
+        """Store a new memory: one short fact the user stated that stays true.
+
+        A global memory is about the person (at most 5); a workspace memory belongs to
+        one project (at most 20 per workspace). A full scope or an exact duplicate is refused.
+        """
+        owner = self_owner(caller(ctx))
+        if workspace is not None:
+            require_workspace(state, owner.acting, workspace)
+        memory = md.add_memory(owner.user.id, content, scope, workspace, actor=owner.actor)
+        return MemoryOut.of(memory)
+
+    @server.tool(title="Recall what is known for this message")
+    @tool_errors
+    def recall(
+        query: Annotated[
+            str, Field(max_length=200_000, description="The user's message or the topic.")
+        ],
+        ctx: Context[Any, Any],
+        workspace: WorkspaceArg = None,
+    ) -> ContextOut:
+        """The memories a chat turn with this message would get, ranked, with scores:
+        all global memories, then the top 5 workspace memories. `section` is the text to
+        put in a system prompt."""
+        body = ContextRequest(message=query, workspace=workspace)
+        return context_router.context(state, caller(ctx), body)
+
+    @server.tool(title="List memories")
+    @tool_errors
+    def list_memories(
+        ctx: Context[Any, Any],
+        scope: ScopeArg = None,
+        workspace: WorkspaceArg = None,
+    ) -> MemoryList:
+        """The user's memories (globals first) and how full each scope is."""
+        owner = self_owner(caller(ctx))
+        return overview(state, owner, None if scope is None else parse_scope(scope), workspace)
+
+    @server.tool(title="Get one memory")
+    @tool_errors
+    def get_memory(memory_id: MemoryId, ctx: Context[Any, Any]) -> MemoryOut:
+        """One memory by id."""
+        return MemoryOut.of(visible_memory(state, self_owner(caller(ctx)), memory_id))
+
+    @server.tool(title="Rewrite a memory")
+    @tool_errors
+    def update_memory(memory_id: MemoryId, content: Content, ctx: Context[Any, Any]) -> MemoryOut:
+        """Replace a memory's text (same rules as a new memory)."""
+        owner = self_owner(caller(ctx))
+        visible_memory(state, owner, memory_id)
+        return MemoryOut.of(md.edit_memory(owner.user.id, memory_id, content, actor=owner.actor))
+
+    @server.tool(title="Forget a memory")
+    @tool_errors
+    def forget(memory_id: MemoryId, ctx: Context[Any, Any]) -> Forgotten:
+        """Delete one memory by id."""
+        owner = self_owner(caller(ctx))
+        visible_memory(state, owner, memory_id)
+        md.delete_memory(owner.user.id, memory_id, actor=owner.actor)
+        return Forgotten(id=memory_id, deleted=True)
+
+    @server.tool(title="Make a workspace memory global")
+    @tool_errors
+    def promote(memory_id: MemoryId, ctx: Context[Any, Any]) -> MemoryOut:
+        """Move a workspace memory to the user's global memories (refused when full)."""
+        owner = self_owner(caller(ctx))
+        visible_memory(state, owner, memory_id)
+        return MemoryOut.of(md.promote(owner.user.id, memory_id, actor=owner.actor))
+
+    @server.tool(title="Move a global memory into a workspace")
+    @tool_errors
+    def demote(
+        memory_id: MemoryId,
+        workspace: Annotated[str, Field(min_length=1, max_length=64)],
+        ctx: Context[Any, Any],
+    ) -> MemoryOut:
+        """Move a global memory into one workspace (refused when that workspace is full)."""
+        owner = self_owner(caller(ctx))
+        visible_memory(state, owner, memory_id)
+        require_workspace(state, owner.acting, workspace)
+        return MemoryOut.of(md.demote(owner.user.id, memory_id, workspace, actor=owner.actor))
+
+    @server.tool(title="Record a finished exchange")
+    @tool_errors
+    def record_exchange(
+        prompt: str,
+        response: str,
+        workspace: Annotated[str, Field(min_length=1, max_length=64)],
+        ctx: Context[Any, Any],
+    ) -> ChatOut:
+        """Store the user's prompt and the reply; memoryd learns memories from recorded
+        exchanges later, in the background."""
+        body = ChatCreate(workspace=workspace, prompt=prompt, response=response)
+        return chats_router.record_chat(state, caller(ctx), body)
+
+    @server.resource(
+        SECTION_URI,
+        name="memory-section",
+        title="Things I Remember About You",
+        description="The user's current memory section (globals; add ?workspace=SLUG for a "
+        "workspace's memories too), as it would be appended to a system prompt.",
+        mime_type="text/markdown",
+    )
+    @resource_errors
+    def section(ctx: Context[Any, Any], workspace: str | None = None) -> str:
+        body = ContextRequest(message="", workspace=workspace)
+        return context_router.context(state, caller(ctx), body).section
+
+    return server

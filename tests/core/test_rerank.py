@@ -1,0 +1,51 @@
+"""The default reranker's scoring of a turn's query parts (R4, issue 10)."""
+
+from __future__ import annotations
+
+from memoryd import Memoryd
+from memoryd.domain.injection import Query, build_query
+from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.rerank import EmbeddingReranker
+from memoryd.rerank.embedding import part_weights
+
+PROJECT = [
+    "The Phoenix launch date is September 30",
+    "Sarah Chen is the legal contact for Phoenix",
+    "Phoenix uses PostgreSQL 16 in production",
+    "The Phoenix budget is 120k EUR",
+    "Daily standup is at 9:30 CET",
+    "The design review happens every second Thursday",
+    "Marco owns the mobile app",
+    "Staging deploys need approval from Priya",
+]
+
+
+def test_parts_weigh_the_message_most_and_older_history_less() -> None:
+    query = build_query("now?", [{"role": "user", "content": f"m{i}"} for i in range(3)])
+    assert query.parts == ("now?", "m2", "m1", "m0")
+    assert part_weights(query, 5.0, 0.5) == [5.0, 1.0, 0.5, 0.25]
+    assert part_weights(Query("", ("a", "b")), 5.0, 0.5) == [1.0, 0.5]
+
+
+def test_a_vague_follow_up_leans_on_the_latest_history_message(md: Memoryd) -> None:
+    md.create_workspace("phoenix")
+    uid = md.create_user("alice").id
+    for text in PROJECT:
+        md.add_memory(uid, text, workspace="phoenix")
+    history = [
+        {"role": "user", "content": "Which database do we run in production?"},
+        {"role": "assistant", "content": "PostgreSQL 16, as far as I know."},
+        {"role": "user", "content": "How much money is set aside for Phoenix?"},
+    ]
+    turn = md.context(uid, "phoenix", "Do you think that's enough?", history)
+    assert turn.workspace_memories[0].memory.content == "The Phoenix budget is 120k EUR"
+
+
+def test_an_empty_query_scores_every_memory_alike(md: Memoryd, embedder: MiniLMEmbedder) -> None:
+    md.create_workspace("phoenix")
+    uid = md.create_user("alice").id
+    for text in PROJECT:
+        md.add_memory(uid, text, workspace="phoenix")
+    pool = md.list_memories(uid, workspace="phoenix")
+    assert EmbeddingReranker(embedder).score(Query(""), pool) == [0.0] * len(PROJECT)
+    assert EmbeddingReranker(embedder).score(build_query("hi"), []) == []

@@ -1,0 +1,335 @@
+"""The web UI's form posts (``/ui/*``) and pages for every role, and a check that every
+route the app serves is covered by a role test.
+
+The ``/ui/*`` routes are outside the OpenAPI schema, so neither the REST role matrix
+(``test_access.py``) nor the schema fuzz run sees them. Here: anonymous posts get 401; a
+default user's posts on their own things succeed, while the admin forms, another user's
+``user_id``, another user's memory id and another user's API key are refused with an
+error message and leave the database exactly as it was; the admin succeeds everywhere.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote, unquote
+
+import fastapi.routing
+import pytest
+from fastapi import FastAPI
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ..conftest import World
+from .test_access import CASES, snapshot
+
+Form = dict[str, str]
+
+
+@dataclass
+class FormCase:
+    """One form post. ``prepare(world, who)`` makes what it needs and returns the path
+    arguments and the form fields."""
+
+    path: str
+    prepare: Callable[[World, str], tuple[dict[str, Any], Form]]
+    admin_only: bool = False
+
+
+def fields(**form: str) -> Callable[[World, str], tuple[dict[str, Any], Form]]:
+    return lambda world, who: ({}, dict(form))
+
+
+def own_memory(operation: str, **form: str) -> Callable[[World, str], tuple[dict[str, Any], Form]]:
+    def prepare(world: World, who: str) -> tuple[dict[str, Any], Form]:
+        user = world.ids[who]
+        count = len(world.md.list_memories(user))
+        workspace = None if operation == "demote" else "alpha"
+        memory = world.md.add_memory(user, f"web fact of {who} {count}", workspace=workspace)
+        return {"memory_id": memory.id, "operation": operation}, dict(form)
+
+    return prepare
+
+
+def own_key(world: World, who: str) -> tuple[dict[str, Any], Form]:
+    return {"key_id": world.auth.create_api_key(world.ids[who], "temp").key.id}, {}
+
+
+def known_password(world: World, who: str) -> tuple[dict[str, Any], Form]:
+    world.auth.set_password(world.ids[who], "known-password-1")
+    return {}, {"current_password": "known-password-1", "new_password": "a-new-password"}
+
+
+def bob_in(world: World, who: str) -> tuple[dict[str, Any], Form]:
+    return {}, {"user_id": str(world.ids["bob"]), "workspace": "gamma"}
+
+
+def bob_retry(world: World, who: str) -> tuple[dict[str, Any], Form]:
+    return {}, {"user_id": str(world.ids["bob"]), "workspace": "alpha"}
+
+
+FORM_CASES = [
+    FormCase("/ui/memories", fields(content="typed in the web UI", workspace="alpha")),
+    FormCase("/ui/memories/{memory_id}/{operation}", own_memory("edit", content="edited")),
+    FormCase("/ui/memories/{memory_id}/{operation}", own_memory("delete")),
+    FormCase("/ui/memories/{memory_id}/{operation}", own_memory("promote")),
+    FormCase("/ui/memories/{memory_id}/{operation}", own_memory("demote", workspace="alpha")),
+    FormCase("/ui/api-keys", fields(name="web key")),
+    FormCase("/ui/api-keys/{key_id}/revoke", own_key),
+    FormCase("/ui/password", known_password),
+    # admin only
+    FormCase("/ui/settings", fields(memory_auto_extraction="on"), admin_only=True),
+    FormCase("/ui/users", fields(name="carol", password="carol-password-1"), admin_only=True),
+    FormCase("/ui/workspaces", fields(slug="delta"), admin_only=True),
+    FormCase("/ui/members", bob_in, admin_only=True),
+    FormCase("/ui/extraction/retry", bob_retry, admin_only=True),
+    FormCase("/ui/extraction/run", fields(), admin_only=True),
+]
+
+# Pages: (path, what a default user gets, what the admin gets).
+PAGES = [("/", 303, 303), ("/chat/alpha", 200, 200), ("/admin", 303, 200)]
+
+# Served routes whose access is checked elsewhere, or that are public on purpose.
+ELSEWHERE = {
+    ("GET", "/health"): "public liveness probe",
+    ("GET", "/openapi.json"): "public schema (test_openapi_fuzz.py reads it)",
+    ("GET", "/docs"): "public schema page",
+    ("GET", "/docs/oauth2-redirect"): "public schema page",
+    ("GET", "/redoc"): "public schema page",
+    ("ANY", "/static"): "public stylesheet and script",
+    ("ANY", "/mcp"): "tests/mcp/test_mcp_http.py (an API key, not a session, is needed)",
+    ("GET", "/login"): "test_auth.py",
+    ("POST", "/login"): "test_auth.py",
+    ("POST", "/logout"): "test_auth.py (the old cookie is refused after logout)",
+    ("POST", "/v1/chat/completions"): "test_proxy.py (key needed, per-user memories)",
+    ("GET", "/v1/models"): "test_proxy.py",
+}
+
+
+def served_routes(app: FastAPI) -> set[tuple[str, str]]:
+    """(method, path template) of every route the app answers; mounts and whole ASGI
+    apps (any method) as ``ANY``."""
+    walk = getattr(fastapi.routing, "iter_route_contexts", None)
+    routes: list[Any] = list(walk(app.routes)) if walk else list(app.routes)
+    served = set()
+    for route in routes:
+        methods = getattr(route, "methods", None) or {"ANY"}
+        served |= {(m, route.path) for m in methods if m != "HEAD"}
+    return served
+
+
+def rest_template(path: str) -> str:
+    return (
+        path.replace("{mid}", "{memory_id}")
+        .replace("{uid}", "{user_id}")
+        .replace("{kid}", "{key_id}")
+        .replace("/alpha/retry", "/{workspace}/retry")
+        .replace("/workspaces/alpha", "/workspaces/{slug}")
+    )
+
+
+def test_every_served_route_is_covered_by_a_role_test(world: World) -> None:
+    covered = {(c.method, rest_template(c.path)) for c in CASES}
+    covered |= {("POST", c.path) for c in FORM_CASES}
+    covered |= {("GET", "/chat/{slug}" if "/chat/" in p else p) for p, _, _ in PAGES}
+    covered |= set(ELSEWHERE)
+    served = served_routes(world.app)
+    assert ("POST", "/ui/members") in served  # the walk sees the form routes
+    assert served - covered == set(), sorted(served - covered)
+
+
+# posting forms ---------------------------------------------------------------------------
+def flash_of(response: Any) -> dict[str, str]:
+    """The one message a form post redirects back with."""
+    raw = response.cookies.get("memoryd_flash")
+    assert raw, (response.status_code, response.headers)
+    [message] = json.loads(unquote(raw.strip('"')))
+    return dict(message)
+
+
+def post_form(world: World, who: str | None, path: str, form: Form) -> Any:
+    headers: dict[str, str] = {}
+    if who is not None:
+        session = world.auth.create_session(world.ids[who], 1)
+        headers["Cookie"] = f"memoryd_session={session.token}"
+        form = {**form, "csrf_token": session.csrf_token, "next": "/"}
+    response = world.client.post(path, data=form, headers=headers, follow_redirects=False)
+    world.client.cookies.clear()
+    wait_for_ui_extraction()
+    return response
+
+
+def wait_for_ui_extraction() -> None:
+    """An extraction form starts a background run; let it finish before going on."""
+    deadline = time.monotonic() + 30
+    while any(t.name == "memoryd-ui-extraction" for t in threading.enumerate()):
+        assert time.monotonic() < deadline, "the UI extraction run did not finish"
+        time.sleep(0.02)
+
+
+def changed_tables(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    return sorted(name for name in before if before[name] != after[name])
+
+
+@pytest.mark.parametrize("case", FORM_CASES, ids=lambda c: c.path)
+def test_anonymous_form_posts_get_401_and_change_nothing(world: World, case: FormCase) -> None:
+    args, form = case.prepare(world, "alice")
+    before = snapshot(world)
+    response = post_form(world, None, case.path.format(**args), form)
+    assert response.status_code == 401, response.text
+    assert snapshot(world) == before
+
+
+def test_default_user_is_refused_the_admin_forms_and_succeeds_on_their_own(world: World) -> None:
+    for case in FORM_CASES:
+        args, form = case.prepare(world, "alice")
+        before = snapshot(world)
+        response = post_form(world, "alice", case.path.format(**args), form)
+        assert response.status_code == 303, (case.path, response.text)
+        flash = flash_of(response)
+        if case.admin_only:
+            assert flash["level"] == "error" and "admin" in flash["text"], (case.path, flash)
+            assert snapshot(world) == before, case.path
+        else:
+            assert flash["level"] == "ok", (case.path, form, flash)
+            assert changed_tables(before, snapshot(world)), case.path
+
+
+def test_admin_succeeds_on_every_form(world: World) -> None:
+    for case in FORM_CASES:
+        args, form = case.prepare(world, "admin")
+        before = snapshot(world)
+        response = post_form(world, "admin", case.path.format(**args), form)
+        assert response.status_code == 303, (case.path, response.text)
+        assert flash_of(response)["level"] == "ok", (case.path, flash_of(response))
+        if "/extraction/" not in case.path:  # a run with nothing due writes nothing
+            assert changed_tables(before, snapshot(world)), case.path
+
+
+def bob_memory(world: World, workspace: str | None = "alpha") -> str:
+    count = len(world.md.list_memories(world.ids["bob"]))
+    return world.md.add_memory(world.ids["bob"], f"bob's fact {count}", workspace=workspace).id
+
+
+OPERATIONS: list[tuple[str, Form]] = [
+    ("edit", {"content": "rewritten by alice"}),
+    ("delete", {}),
+    ("promote", {}),
+    ("demote", {"workspace": "alpha"}),
+]
+
+
+def test_default_user_cannot_post_another_users_memories(world: World) -> None:
+    alice, bob = world.ids["alice"], world.ids["bob"]
+    bob_global = world.md.add_memory(bob, "bob's global fact").id
+    attempts: list[tuple[str, Form]] = [
+        ("/ui/memories", {"content": "planted in bob", "user_id": str(bob)}),
+        ("/ui/memories", {"content": "planted", "workspace": "alpha", "user_id": str(bob)}),
+    ]
+    for operation, form in OPERATIONS:
+        target = bob_global if operation == "demote" else bob_memory(world)
+        # another user's memory id: once as alice's own, once naming bob as the owner
+        attempts.append((f"/ui/memories/{target}/{operation}", form))
+        attempts.append((f"/ui/memories/{target}/{operation}", {**form, "user_id": str(bob)}))
+    bob_key = world.auth.create_api_key(bob, "bob's key").key.id
+    attempts.append((f"/ui/api-keys/{bob_key}/revoke", {}))
+    for path, form in attempts:
+        before = snapshot(world)
+        response = post_form(world, "alice", path, form)
+        assert response.status_code == 303, (path, form, response.text)
+        assert flash_of(response)["level"] == "error", (path, form, flash_of(response))
+        assert snapshot(world) == before, (path, form)
+    assert world.md.list_memories(alice) == []
+
+
+def test_admin_can_post_another_users_memories(world: World) -> None:
+    bob = world.ids["bob"]
+    response = post_form(
+        world, "admin", "/ui/memories", {"content": "added for bob", "user_id": str(bob)}
+    )
+    assert flash_of(response)["level"] == "ok"
+    edited = bob_memory(world)
+    response = post_form(
+        world,
+        "admin",
+        f"/ui/memories/{edited}/edit",
+        {"content": "fixed by the admin", "user_id": str(bob)},
+    )
+    assert flash_of(response)["level"] == "ok"
+    contents = sorted(m.content for m in world.md.list_memories(bob))
+    assert contents == ["added for bob", "fixed by the admin"]
+    assert world.md.list_memories(world.ids["admin"]) == []
+
+
+# pages -----------------------------------------------------------------------------------
+def get_page(world: World, who: str | None, path: str) -> Any:
+    headers = {}
+    if who is not None:
+        session = world.auth.create_session(world.ids[who], 1)
+        headers["Cookie"] = f"memoryd_session={session.token}"
+    response = world.client.get(path, headers=headers, follow_redirects=False)
+    world.client.cookies.clear()
+    return response
+
+
+@pytest.mark.parametrize(("path", "as_user", "as_admin"), PAGES)
+def test_pages_for_every_role(world: World, path: str, as_user: int, as_admin: int) -> None:
+    anonymous = get_page(world, None, path)
+    assert anonymous.status_code == 303
+    assert anonymous.headers["location"].startswith("/login?next=")
+    user = get_page(world, "alice", path)
+    assert user.status_code == as_user
+    admin = get_page(world, "admin", path)
+    assert admin.status_code == as_admin
+    if path == "/admin":
+        assert user.headers["location"] == "/?denied=1"
+        assert "admin panel is for admins" in flash_of(user)["text"]
+        assert 'action="/ui/users"' in admin.text
+
+
+def test_a_default_user_cannot_open_a_workspace_they_are_not_in(world: World) -> None:
+    page = get_page(world, "bob", "/chat/beta")
+    assert (page.status_code, page.headers["location"]) == (303, "/?missing=1")
+    assert flash_of(page)["level"] == "error"
+
+
+# fuzzing the forms ---------------------------------------------------------------------------
+FIELD_NAMES = [
+    "content", "workspace", "scope", "user_id", "name", "password", "current_password",
+    "new_password", "slug", "memory_enabled", "memory_auto_extraction", "extraction_provider",
+    "admin", "next",
+]  # fmt: skip
+FORM_PATHS = sorted({c.path for c in FORM_CASES})
+
+
+@pytest.mark.parametrize("path", FORM_PATHS)
+@pytest.mark.parametrize("who", ["alice", "admin"])
+def test_fuzzed_form_posts_never_get_a_server_error(world: World, who: str, path: str) -> None:
+    """The schema fuzz run cannot see these routes; here every form gets random fields
+    (and random path parts), and the answer is a redirect or a 4xx, never a 5xx."""
+    memory = world.md.add_memory(world.ids[who], "fuzz target", workspace="alpha")
+    known = ["", "0", "1", "2", "3", "-1", "999", "abc", "alpha", "on", memory.id]
+    value = st.one_of(st.sampled_from(known), st.text(max_size=30))
+    operations = st.sampled_from(["edit", "delete", "promote", "demote", "nope"])
+
+    @given(
+        parts=st.fixed_dictionaries({"memory_id": value, "operation": operations, "key_id": value}),
+        form=st.dictionaries(st.sampled_from(FIELD_NAMES), value, max_size=6),
+    )
+    @settings(
+        max_examples=25,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    def run(parts: dict[str, str], form: Form) -> None:
+        target = path.format(**{k: quote(v, safe="") or "x" for k, v in parts.items()})
+        response = post_form(world, who, target, form)
+        assert response.status_code < 500, (target, form, response.text)
+
+    run()

@@ -1,0 +1,87 @@
+"""Helpers for extraction tests: a hand-moved clock, settings pointing at the scripted
+OpenAI-compatible server, and builders of scripted replies: the Observer answers with
+user sentence numbers, the Reflector with a verdict per pair."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from memoryd import Memoryd
+from memoryd.config import MemorydSettings
+from memoryd.domain.rules import DEFAULT_LIMITS, Limits
+from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.testing import FakeOpenAIServer, Reply
+
+START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+DEFAULT_TEXT = "I keep my lab notes in Obsidian."
+
+
+class Clock:
+    """A clock tests move by hand."""
+
+    def __init__(self, now: datetime = START) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> datetime:
+        self.now += timedelta(**delta)
+        return self.now
+
+
+def settings_for(srv: FakeOpenAIServer, tmp_path: Path, **overrides: Any) -> MemorydSettings:
+    values: dict[str, Any] = {
+        "data_dir": tmp_path,
+        "llm_provider": "openai",
+        "llm_model": "fake-model",
+        "llm_base_url": srv.base_url,
+        "llm_api_key": "sk-test-not-a-real-key-0000",
+        "llm_timeout": 1.5,
+        "idle_threshold_ms": 0,
+    }
+    values.update(overrides)
+    return MemorydSettings(**values)
+
+
+def make_md(
+    url: str,
+    srv: FakeOpenAIServer,
+    tmp_path: Path,
+    embedder: MiniLMEmbedder,
+    clock: Clock,
+    limits: Limits = DEFAULT_LIMITS,
+    **overrides: Any,
+) -> Memoryd:
+    settings = settings_for(srv, tmp_path, **overrides)
+    return Memoryd(url, embedder=embedder, settings=settings, clock=clock, limits=limits)
+
+
+def observe(person: Sequence[object] = (), project: Sequence[object] = ()) -> Reply:
+    """An Observer answer: the numbers of the user sentences about the person and about
+    the project (anything may be passed, to script a model that answers badly)."""
+    return Reply.json({"person": list(person), "project": list(project)})
+
+
+def reflect(*verdicts: str | dict[str, Any]) -> Reply:
+    """A Reflector answer: one verdict per pair, numbered from 1 in order ("same",
+    "replaces", "separate"), or a raw item such as ``{"pair": 7, "verdict": "same"}``."""
+    items = [
+        v if isinstance(v, dict) else {"pair": n, "verdict": v} for n, v in enumerate(verdicts, 1)
+    ]
+    return Reply.json({"verdicts": items})
+
+
+FILLER = "Thanks, that helps."  # a user turn with no candidate sentence
+
+
+def chat(
+    md: Memoryd, user_id: int, workspace: str, count: int = 3, text: str = DEFAULT_TEXT
+) -> None:
+    """``count`` chats: the first prompt is ``text`` (the batch's user sentences), the
+    others are thanks, which hold no candidate sentence."""
+    for n in range(count):
+        md.record_chat(user_id, workspace, text if n == 0 else FILLER, "Noted.")
