@@ -7,6 +7,7 @@ admin exists and returns what to tell the person starting the server.
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, nullcontext
@@ -42,6 +43,7 @@ from memoryd.service import Memoryd
 if TYPE_CHECKING:
     from memoryd.mcp.http import McpEndpoint
 
+log = logging.getLogger("memoryd")
 FIRST_ADMIN = "admin"
 
 
@@ -76,6 +78,13 @@ def first_start(md: Memoryd, auth: AuthStore, settings: MemorydSettings) -> str 
     )
 
 
+def warm_embedder(md: Memoryd) -> None:
+    try:
+        md.embedder.embed(["warm up"])
+    except Exception as exc:  # turns still work: the reranker falls back to recency
+        log.warning("could not load the embedding model: %s", exc)
+
+
 def create_app(
     md: Memoryd,
     settings: MemorydSettings | None = None,
@@ -97,6 +106,8 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        # load (and on first start quantise) the embedder now, not in the first request
+        await run_in_threadpool(warm_embedder, md)
         async with mcp.running() if mcp else nullcontext():
             yield
         client, state.http = state.http, None
