@@ -17,8 +17,10 @@ would find them cached and hide the cost of a cold read):
           transaction, connection from the pool included);
 - write:  the write that marks the 10 injected memories used, alone (a transaction
           updating ``last_used_at``, as the turn does at its end);
-- turn:   the whole ``Memoryd.context()``: user and setting checks, the read, the default
-          reranker (query embedding + scoring of 20 memories), and that write.
+- turn:   the whole ``Memoryd.context()``: user, workspace and setting checks (cached
+          per process), the read (one statement with the cache version), the default
+          reranker (query embedding + scoring of 20 memories); the write above is queued
+          for the background writer, off the turn's path.
 
 It prints p50/p95 per database and the 100k / 1k ratio (1.0 means the cost does not grow
 with users), and the query plan of the memory read on the large database.

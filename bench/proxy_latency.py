@@ -2,20 +2,30 @@
 
 One command::
 
-    .venv/bin/python bench/proxy_latency.py [--requests 400]
+    .venv/bin/python bench/proxy_latency.py [--requests 400] [--upstream openai|anthropic]
 
-Starts FakeOpenAIServer (a scripted OpenAI-compatible upstream, no model behind it) and
-``memoryd serve`` (a separate process, SQLite, proxy pointed at the fake upstream) with a
-user who has 5 global and 20 workspace memories, so every proxied turn embeds the query,
-reranks 20 memories, injects 10 and records the exchange. Then it sends the same chat
-request alternately straight to the upstream and through the proxy, streamed and not,
-and prints p50/p95 of both and the difference, all measured in this one run.
+Starts FakeOpenAIServer (a scripted upstream, no model behind it) and ``memoryd serve``
+(a separate process, SQLite, proxy pointed at the fake upstream) with a user who has 5
+global and 20 workspace memories, so every proxied turn embeds the query, reranks 20
+memories, injects 10 and records the exchange. Every request carries a user message no
+earlier request had (the retrieval set's queries with varied openers and closers, then
+numbered), so no query embedding comes from a cache. Requests go alternately straight to
+the upstream (the baseline) and through the proxy, streamed and not, and it prints
+p50/p95 of both and the difference, all measured in this one run.
+
+``--upstream openai`` (default) relays an OpenAI-compatible upstream byte for byte;
+``--upstream anthropic`` goes through the provider path (``AnthropicProvider`` against
+the fake's ``/v1/messages``, which does not stream, so only non-streamed requests).
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
+import json
 import os
+import random
+import shutil
 import socket
 import statistics
 import subprocess
@@ -28,10 +38,23 @@ from pathlib import Path
 import httpx
 
 from memoryd import Memoryd
+from memoryd.config import default_data_dir
 from memoryd.server.auth import AuthStore
 from memoryd.testing import FakeOpenAIServer, Reply
 
 ANSWER = "Here is a medium-sized answer to your question, " * 8
+DATA = Path(__file__).parent / "data" / "retrieval.json"
+OPENERS = ("", "Quick question: ", "Hey, ", "One more thing. ", "Okay, next: ", "Also, ")
+CLOSERS = ("", " Thanks!", " Keep it short please.", " Just double-checking.", " No rush.")
+
+
+def unseen_messages(seed: int = 11) -> itertools.chain[str]:
+    """Endless user messages, each different from all before it."""
+    queries = [q["message"] for p in json.loads(DATA.read_text())["pools"] for q in p["queries"]]
+    combos = [f"{o}{q}{c}" for q, o, c in itertools.product(queries, OPENERS, CLOSERS)]
+    random.Random(seed).shuffle(combos)
+    numbered = (f"{random.Random(n).choice(queries)} (case {n})" for n in itertools.count(1))
+    return itertools.chain(combos, numbered)
 
 
 def free_port() -> int:
@@ -83,6 +106,7 @@ def timed(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=400, help="per mode and target (≥300)")
+    parser.add_argument("--upstream", choices=("openai", "anthropic"), default="openai")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="memoryd-bench-"))
     url = f"sqlite:///{tmp / 'bench.db'}"
@@ -94,22 +118,34 @@ def main() -> None:
         env.update(
             MEMORYD_DATA_DIR=str(tmp),
             MEMORYD_ADMIN_PASSWORD="bench-admin-password",
-            MEMORYD_PROXY_PROVIDER="openai",
-            MEMORYD_PROXY_UPSTREAM_URL=upstream.base_url,
+            MEMORYD_PROXY_PROVIDER=args.upstream,
+            MEMORYD_PROXY_UPSTREAM_URL=(
+                upstream.base_url if args.upstream == "openai" else upstream.base_url[:-3]
+            ),
         )
+        models = default_data_dir() / "models"  # the re-quantised embedder, made once
+        if models.is_dir():
+            shutil.copytree(models, tmp / "models")
         server = subprocess.Popen(
             [str(Path(sys.executable).parent / "memoryd"), "serve", "--port", str(port),
              "--db", url, "--no-scheduler"],
             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
         try:
-            run(upstream, port, key, args.requests)
+            run(upstream, port, key, args.requests, args.upstream, server.pid)
         finally:
             server.terminate()
             server.wait(timeout=30)
 
 
-def run(upstream: FakeOpenAIServer, port: int, key: str, count: int) -> None:
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def run(upstream: FakeOpenAIServer, port: int, key: str, count: int, kind: str,
+        server_pid: int) -> None:
     proxy = f"http://127.0.0.1:{port}"
     with httpx.Client(timeout=60) as client:
         deadline = time.monotonic() + 60
@@ -121,32 +157,47 @@ def run(upstream: FakeOpenAIServer, port: int, key: str, count: int) -> None:
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.2)
-        messages = [
-            {"role": "system", "content": "You are a helpful assistant."},
-            {"role": "user", "content": "Which language should I use for the parser?"},
-        ]
+        messages = unseen_messages()
+        direct = (
+            f"{upstream.base_url}/chat/completions"
+            if kind == "openai"
+            else f"{upstream.base_url}/messages"
+        )
         targets = {
-            "direct": (f"{upstream.base_url}/chat/completions", {}),
+            "direct": (direct, {}),
             "proxy": (
                 f"{proxy}/v1/chat/completions",
                 {"Authorization": f"Bearer {key}", "X-Memoryd-Workspace": "work"},
             ),
         }
+        def body(stream: bool, direct: bool) -> dict[str, object]:
+            chat = [{"role": "user", "content": next(messages)}]
+            if direct and kind == "anthropic":
+                return {"model": "fake-model", "max_tokens": 1024, "messages": chat}
+            system = [{"role": "system", "content": "You are a helpful assistant."}]
+            return {"model": "fake-model", "messages": system + chat, "stream": stream}
+
+        modes = (True, False) if kind == "openai" else (False,)
         results: dict[tuple[str, bool], list[tuple[float, float]]] = {}
-        for stream in (True, False):
-            body = {"model": "fake-model", "messages": messages, "stream": stream}
-            for url, headers in targets.values():  # warm up
+        server_cpu: dict[bool, float] = {}
+        for stream in modes:
+            for name, (url, headers) in targets.items():  # warm up
                 for _ in range(10):
-                    timed(client, url, body, headers)
+                    timed(client, url, body(stream, name == "direct"), headers)
+            cpu_before = cpu_seconds(server_pid)
             for _ in range(count):
                 for name, (url, headers) in targets.items():
-                    results.setdefault((name, stream), []).append(timed(client, url, body, headers))
-    print(f"## Proxy latency ({datetime.now(UTC):%Y-%m-%d}, {count} requests per row)\n")
-    print("Command: `.venv/bin/python bench/proxy_latency.py`\n")
+                    results.setdefault((name, stream), []).append(
+                        timed(client, url, body(stream, name == "direct"), headers)
+                    )
+            server_cpu[stream] = (cpu_seconds(server_pid) - cpu_before) * 1000 / count
+    print(f"## Proxy latency, {kind} upstream ({datetime.now(UTC):%Y-%m-%d %H:%M} UTC,"
+          f" {count} requests per row, {load_average()})\n")
+    print(f"Command: `.venv/bin/python bench/proxy_latency.py --upstream {kind}`\n")
     columns = ["direct p50", "proxy p50", "added p50", "direct p95", "proxy p95", "added p95"]
     print(f"| mode | metric | {' | '.join(columns)} |")
     print("|---|---|---|---|---|---|---|---|")
-    for stream in (True, False):
+    for stream in modes:
         for index, metric in ((0, "time to first byte"), (1, "total")):
             direct = [r[index] for r in results[("direct", stream)]]
             proxied = [r[index] for r in results[("proxy", stream)]]
@@ -157,8 +208,16 @@ def run(upstream: FakeOpenAIServer, port: int, key: str, count: int) -> None:
                 f"{p50:.1f} ms | +{p50 - d50:.1f} ms ({p50 / d50:.1f}x) | {d95:.1f} ms | "
                 f"{p95:.1f} ms | +{p95 - d95:.1f} ms ({p95 / d95:.1f}x) |"
             )
-    mean = statistics.mean(r[1] for r in results[("proxy", True)])
-    print(f"\nmean proxied streamed total: {mean:.1f} ms")
+    for stream in modes:
+        print(f"\nmemoryd serve CPU per proxied request ({'stream' if stream else 'non-stream'}):"
+              f" {server_cpu[stream]:.1f} ms (user + system, includes the background writer)")
+    mean = statistics.mean(r[1] for r in results[("proxy", modes[0])])
+    print(f"\nmean proxied total ({'streamed' if modes[0] else 'not streamed'}): {mean:.1f} ms")
+
+
+def load_average() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.1f}/{five:.1f} (1/5 min) on {os.cpu_count()} CPUs"
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ from memoryd.config import MemorydSettings
 from memoryd.domain.injection import Query, build_query, top_k
 from memoryd.domain.models import Memory, Scope, Source
 from memoryd.domain.rules import normalize_content
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.embedding.minilm import QUANTIZE_CHOICES, MiniLMEmbedder
 from memoryd.plugins import reranker_factories
 from memoryd.rerank import (
     EmbeddingReranker,
@@ -297,9 +297,11 @@ def ideas(embedder: MiniLMEmbedder) -> dict[str, Scorer]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ideas", action="store_true", help="also measure every idea tried")
+    parser.add_argument("--quantize", default="auto", choices=QUANTIZE_CHOICES,
+                        help="embedding graph: re-quantised (auto/u8s8/u8u8) or 'off' (shipped)")
     args = parser.parse_args()
     started = time.perf_counter()
-    embedder = MiniLMEmbedder()
+    embedder = MiniLMEmbedder(quantize=args.quantize)
     default = MemorydSettings.model_fields["reranker"].default
     persona = json.loads((DATA / "persona_retrieval.json").read_text())["splits"]
     sets = {split: persona_cases(embedder, pools) for split, pools in persona.items()}
@@ -315,7 +317,8 @@ def main() -> None:
             "today's hybrid (before issue 10)": today_hybrid(embedder).score,
             f"new default '{default}'": shipped.score,
         }
-        print(f"embedder {embedder.name}; default reranker '{default}'")
+        print(f"embedder {embedder.name} ({embedder.variant} graph);"
+              f" default reranker '{default}'")
         for name, cases in (("test", sets["test"]), ("dev", sets["dev"]),
                             ("hand-written", sets["hand-written"])):
             rows = {label: evaluate(scorer, cases) for label, scorer in methods.items()}

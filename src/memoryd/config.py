@@ -7,6 +7,7 @@ the database (``memoryd.domain.runtime_settings``) so every process sees the sam
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 import platformdirs
 from pydantic import AliasChoices, Field, SecretStr, field_validator
@@ -25,6 +26,8 @@ class MemorydSettings(BaseSettings):
     data_dir: Path = Field(default_factory=default_data_dir)
     database_url: str | None = None
     reranker: str = "hybrid"
+    # the embedding model graph: "auto" (re-quantised, by CPU), "u8s8", "u8u8" or "off"
+    embedder_quantize: Literal["auto", "u8s8", "u8u8", "off"] = "auto"
 
     # the server (``memoryd serve``, docs/server.md)
     single_user: bool = False

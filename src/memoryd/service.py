@@ -57,9 +57,11 @@ from memoryd.domain.rules import (
 )
 from memoryd.embedding.base import Embedder
 from memoryd.rerank.base import Reranker, Warmable
+from memoryd.storage.catalog import Catalog
 from memoryd.storage.database import Database
 from memoryd.storage.repository import Repository
 from memoryd.store import MemoryStore
+from memoryd.writeback import BackgroundWriter, PendingChat
 
 if TYPE_CHECKING:
     from memoryd.extraction.pipeline import PairResult
@@ -111,6 +113,8 @@ class Memoryd:
         self._reranker: Reranker | None = None
         self._open_lock = threading.Lock()
         self.store = MemoryStore(limits, clock, lambda: self.embedder.name)
+        self.catalog = Catalog()
+        self._writer: BackgroundWriter | None = None
 
     # wiring ----------------------------------------------------------------
     @property
@@ -126,7 +130,10 @@ class Memoryd:
         if self._embedder is None:
             from memoryd.embedding.minilm import MiniLMEmbedder
 
-            self._embedder = MiniLMEmbedder()
+            self._embedder = MiniLMEmbedder(
+                quantize=self.settings.embedder_quantize,
+                models_dir=self.settings.data_dir / "models",
+            )
         return self._embedder
 
     @property
@@ -141,9 +148,29 @@ class Memoryd:
                 self._reranker = choice
         return self._reranker
 
+    @property
+    def writer(self) -> BackgroundWriter:
+        """Writes that need not hold up a reply (``last_used_at``, proxied chats)."""
+        if self._writer is None:
+            with self._open_lock:
+                if self._writer is None:
+                    self._writer = BackgroundWriter(self)
+        return self._writer
+
+    def finish_writes(self) -> None:
+        """Write everything the background writer holds and stop its thread (a later
+        write starts a new one)."""
+        with self._open_lock:
+            writer, self._writer = self._writer, None
+        if writer is not None:
+            writer.close()
+
     def close(self) -> None:
+        """Finish pending background writes, then release the database."""
+        self.finish_writes()
         if self._database is not None:
             self._database.dispose()
+
 
     def __enter__(self) -> Memoryd:
         return self
@@ -209,6 +236,19 @@ class Memoryd:
         if found is None:
             raise NotFound(f"no workspace {slug!r}")
         return found
+
+    def has_workspace(self, slug: str, *, trust_s: float = 0.25) -> bool:
+        """Whether the workspace exists; answered from the per-process cache if it was
+        checked against the database in the last ``trust_s`` seconds."""
+        catalog = self.catalog
+        if catalog.checked_within(trust_s) and catalog.get("workspaces", slug) is not None:
+            return True
+        with self.db.read() as repo:
+            version = catalog.check(repo.conn)
+            found = repo.workspace_id(slug)
+        if found is not None:
+            catalog.put("workspaces", slug, found, version)
+        return found is not None
 
     def list_workspaces(self) -> list[Workspace]:
         with self.db.read() as repo:
@@ -335,11 +375,14 @@ class Memoryd:
             raise InvalidInput("message must be text")
         query = build_query(message, history)
         with self.db.read() as repo:
-            self.store.require_user(repo, user_id)
-            workspace_id = self.store.require_workspace(repo, workspace) if workspace else None
-            if not self._setting(repo, runtime_settings.MEMORY_ENABLED):
-                return Turn(enabled=False, query=query)
-            pool = repo.turn_memories(user_id, workspace_id)
+            workspace_id, enabled = self._turn_scope(repo, user_id, workspace)
+            version, pool = repo.turn_pool(user_id, workspace_id)
+            if not self.catalog.sync(version):  # something changed: check again, uncached
+                workspace_id, enabled = self._turn_scope(repo, user_id, workspace)
+                version, pool = repo.turn_pool(user_id, workspace_id)
+                self.catalog.sync(version)
+        if not enabled:
+            return Turn(enabled=False, query=query)
         globals_ = [ScoredMemory(m, None) for m in pool if m.scope is Scope.GLOBAL]
         candidates = [m for m in pool if m.scope is Scope.WORKSPACE]
         chosen, reason = self._rank(query, candidates)
@@ -354,9 +397,31 @@ class Memoryd:
         now = self.clock()
         stale = [m.id for m in turn.memories if _needs_touch(m.last_used_at, now)]
         if stale:
-            with self.db.write() as repo:
-                repo.touch_memories(stale, now)
+            self.writer.touch(stale, now)
         return turn
+
+    def _turn_scope(
+        self, repo: Repository, user_id: int, workspace: str | None
+    ) -> tuple[int | None, bool]:
+        """The workspace id and whether memory is on, from the cache when it has them."""
+        catalog = self.catalog
+        if type(user_id) is not int or catalog.get("users", user_id) is None:
+            self.store.require_user(repo, user_id)
+            catalog.put("users", user_id, True, catalog.version)
+        workspace_id = None
+        if workspace:
+            if isinstance(workspace, str):
+                workspace_id = catalog.get("workspaces", workspace)
+            if workspace_id is None:
+                workspace_id = self.store.require_workspace(repo, workspace)
+                catalog.put("workspaces", workspace, workspace_id, catalog.version)
+        values = catalog.get("settings", None)
+        if values is None:
+            values = repo.get_settings()
+            catalog.put("settings", None, values, catalog.version)
+        spec = runtime_settings.MEMORY_ENABLED
+        return workspace_id, bool(values.get(spec.key, spec.default))
+
 
     def _rank(self, query: Any, candidates: list[Memory]) -> tuple[list[ScoredMemory], str | None]:
         if len(candidates) <= WORKSPACE_TOP_K:
@@ -373,22 +438,22 @@ class Memoryd:
 
     def record_chat(self, user_id: int, workspace: str, prompt: str, response: str) -> Chat:
         """Store a finished exchange; extraction reads it later."""
-        for label, value in (("prompt", prompt), ("response", response)):
-            if not isinstance(value, str):
-                raise InvalidInput(f"{label} must be text")
-            if len(value) > MAX_CHAT_TEXT:
-                raise InvalidInput(f"{label} is longer than {MAX_CHAT_TEXT} characters")
-        if not prompt.strip():
-            raise InvalidInput("prompt is empty")
+        _check_chat(prompt, response)
         now = self.clock()
         with self.db.write() as repo:
             self.store.require_user(repo, user_id)
             workspace_id = self.store.require_workspace(repo, workspace)
             chat_id = repo.insert_chat(user_id, workspace_id, prompt, response, now)
-        self._warm_history(prompt, response)
+        self.warm_history(prompt, response)
         return Chat(chat_id, user_id, workspace, prompt, response, now, memory_processed=False)
 
-    def _warm_history(self, *texts: str) -> None:
+    def record_chat_later(self, user_id: int, workspace: str, prompt: str, response: str) -> None:
+        """``record_chat`` off the caller's path: checked now, written by the background
+        writer (batched, retried, flushed by ``close()``)."""
+        _check_chat(prompt, response)
+        self.writer.add_chat(PendingChat(user_id, workspace, prompt, response, self.clock()))
+
+    def warm_history(self, *texts: str) -> None:
         """The next turns quote this exchange as history: embed it now, not on their path."""
         reranker = self.reranker
         if isinstance(reranker, Warmable):
@@ -550,6 +615,16 @@ def _keep_an_admin(repo: Repository, user_id: int) -> None:
         user = repo.get_user(user_id)
         name = user.name if user else str(user_id)
         raise AlreadyExists(f"{name} is the last admin; make another admin first")
+
+
+def _check_chat(prompt: str, response: str) -> None:
+    for label, value in (("prompt", prompt), ("response", response)):
+        if not isinstance(value, str):
+            raise InvalidInput(f"{label} must be text")
+        if len(value) > MAX_CHAT_TEXT:
+            raise InvalidInput(f"{label} is longer than {MAX_CHAT_TEXT} characters")
+    if not prompt.strip():
+        raise InvalidInput("prompt is empty")
 
 
 def _needs_touch(last_used: datetime | None, now: datetime) -> bool:

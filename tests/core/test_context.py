@@ -113,6 +113,7 @@ def test_injected_memories_are_marked_used(md: Memoryd) -> None:
     uid = _user_with(md, PHOENIX, globals_=1)
     turn = md.context(uid, "phoenix", "budget?")
     used = {m.id for m in turn.memories}
+    assert md.writer.flush()  # marks are written in the background, off the turn's path
     after = {m.id: m.last_used_at for m in md.list_memories(uid)}
     assert all(after[i] is not None for i in used)
     assert all(after[i] is None for i in after if i not in used)
@@ -183,6 +184,7 @@ def test_last_used_is_kept_to_the_minute(md: Memoryd, embedder: MiniLMEmbedder) 
     first = timed.context(uid, "phoenix", "hi").memories[0].id
 
     def last_used() -> datetime | None:
+        assert timed.writer.flush()
         return timed.get_memory(uid, first).last_used_at
 
     assert last_used() == now[0]

@@ -20,6 +20,7 @@ def _seed(md: Memoryd) -> int:
     md.add_memory(uid, "Phoenix ships in Q3", workspace="phoenix")
     md.add_memory(uid, "Atlas uses Kafka", workspace="atlas")
     md.context(uid, "phoenix", "when do we ship?")  # sets last_used_at on some
+    assert md.writer.flush()
     return uid
 
 

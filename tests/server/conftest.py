@@ -66,7 +66,7 @@ def make_settings(tmp_path: Path, **overrides: Any) -> MemorydSettings:
 
 def build_world(settings: MemorydSettings, embedder: MiniLMEmbedder) -> World:
     md = Memoryd(settings=settings, embedder=embedder)
-    auth = AuthStore(md.db, clock=md.clock, hasher=FAST_HASHER)
+    auth = AuthStore(md.db, clock=md.clock, hasher=FAST_HASHER, catalog=md.catalog)
     first_start(md, auth, settings)
     app = create_app(md, settings, auth=auth)
     world = World(app=app, md=md, auth=auth, client=TestClient(app))

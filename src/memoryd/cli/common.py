@@ -148,7 +148,10 @@ def shared_embedder() -> Embedder:
     """One embedder per process; the model loads on its first use, not here."""
     from memoryd.embedding.minilm import MiniLMEmbedder
 
-    return MiniLMEmbedder()
+    settings = MemorydSettings()
+    return MiniLMEmbedder(
+        quantize=settings.embedder_quantize, models_dir=settings.data_dir / "models"
+    )
 
 
 @contextmanager

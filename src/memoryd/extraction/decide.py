@@ -117,7 +117,11 @@ def subject_problem(text: str, names: Names) -> str | None:
 
 
 def verify_facts(
-    facts: Sequence[Fact], sentences: Sequence[Sentence], known_secrets: set[str], names: Names
+    facts: Sequence[Fact],
+    sentences: Sequence[Sentence],
+    known_secrets: set[str],
+    names: Names,
+    extra_patterns: Sequence[str] = (),
 ) -> tuple[list[tuple[str, Fact, Sentence]], list[str]]:
     """The facts that are valid content, free of secrets and about the user, as
     (stored text, fact, the sentence it came from)."""
@@ -130,7 +134,7 @@ def verify_facts(
         except InvalidContent as exc:
             rejected.append(f"{where}: {exc}")
             continue
-        reason = secret_reason(text, known_secrets)
+        reason = secret_reason(text, known_secrets, extra_patterns=extra_patterns)
         if reason:
             rejected.append(f"{where}: dropped, {reason}")
             continue

@@ -48,7 +48,7 @@ from memoryd.extraction.schema import (
     read_verdicts,
     reflector_schema,
 )
-from memoryd.extraction.secrets import secret_values
+from memoryd.extraction.secrets import secret_reason, secret_values
 from memoryd.extraction.sentences import (
     QUOTED,
     Sentence,
@@ -350,6 +350,17 @@ def _plan_batch(
         (t for c in batch for t in (c.prompt, c.response)), extra_patterns=patterns
     )
     names = Names(frozenset(addressed_names(prompts_)), frozenset(self_names(prompts_)))
+    # A sentence holding a secret never reaches the model (which may be a remote one).
+    secret_free = []
+    for sentence in sentences:
+        reason = secret_reason(sentence.text, known_secrets, extra_patterns=patterns)
+        if reason:
+            result.rejected.append(f"a sentence was left out: {reason}")
+        else:
+            secret_free.append(sentence)
+    sentences = renumber(secret_free)
+    if not sentences:
+        return Plan()
     usage = Usage()
     try:
         observed = complete_json(
@@ -365,7 +376,7 @@ def _plan_batch(
         result.rejected += problems
         facts, shared = _facts(sentences, chosen)
         result.rejected += shared
-        verified, dropped = verify_facts(facts, sentences, known_secrets, names)
+        verified, dropped = verify_facts(facts, sentences, known_secrets, names, patterns)
         result.rejected += dropped
         vectors: list[Vector] = (
             list(md.embedder.embed([text for text, _, _ in verified])) if verified else []

@@ -7,6 +7,7 @@ admin exists and returns what to tell the person starting the server.
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, nullcontext
@@ -16,6 +17,7 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
 from sqlalchemy import text
+from starlette.concurrency import run_in_threadpool
 
 import memoryd
 from memoryd.config import MemorydSettings
@@ -44,6 +46,7 @@ from memoryd.service import Memoryd
 if TYPE_CHECKING:
     from memoryd.mcp.http import McpEndpoint
 
+log = logging.getLogger("memoryd")
 FIRST_ADMIN = "admin"
 
 
@@ -78,6 +81,13 @@ def first_start(md: Memoryd, auth: AuthStore, settings: MemorydSettings) -> str 
     )
 
 
+def warm_embedder(md: Memoryd) -> None:
+    try:
+        md.embedder.embed(["warm up"])
+    except Exception as exc:  # turns still work: the reranker falls back to recency
+        log.warning("could not load the embedding model: %s", exc)
+
+
 def create_app(
     md: Memoryd,
     settings: MemorydSettings | None = None,
@@ -89,7 +99,7 @@ def create_app(
     state = ServerState(
         md=md,
         settings=settings,
-        auth=auth or AuthStore(md.db, clock=md.clock),
+        auth=auth or AuthStore(md.db, clock=md.clock, catalog=md.catalog),
         throttle=LoginThrottle(
             free_attempts=settings.login_attempts, concurrency=settings.login_concurrency
         ),
@@ -105,11 +115,15 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        # load (and on first start quantise) the embedder now, not in the first request
+        await run_in_threadpool(warm_embedder, md)
         async with mcp.running() if mcp else nullcontext():
             yield
         client, state.http = state.http, None
         if client is not None:
             await client.aclose()
+        # chats queued by the proxy are written before the process exits (SIGTERM too)
+        await run_in_threadpool(md.finish_writes)
 
     app = FastAPIOffline(  # /docs and /redoc from files in the package, not a CDN
         title="memoryd",

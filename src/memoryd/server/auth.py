@@ -25,6 +25,7 @@ from sqlalchemy.exc import IntegrityError
 
 from memoryd.domain.errors import InvalidInput, NotFound, PermissionDenied
 from memoryd.domain.models import Role, User, Workspace
+from memoryd.storage.catalog import Catalog
 from memoryd.storage.database import Database
 from memoryd.storage.tables import (
     api_keys,
@@ -40,6 +41,8 @@ MIN_PASSWORD_CHARS = 8
 MAX_PASSWORD_CHARS = 1024
 MAX_KEY_NAME_CHARS = 100
 KEY_USE_PRECISION = timedelta(minutes=1)  # how stale api_keys.last_used_at may be
+# how long after the request's own cache check a cached membership is trusted unchecked
+CACHE_TRUST_S = 0.25
 
 
 def sha256(text: str) -> str:
@@ -119,11 +122,14 @@ class AuthStore:
         *,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         hasher: PasswordHasher | None = None,
+        catalog: Catalog | None = None,
     ) -> None:
         self.db = db
+        self.catalog = catalog
         self.clock = clock
         self.hasher = hasher or PasswordHasher()  # Argon2id, RFC 9106 low-memory profile
         self._dummy_hash: str | None = None
+        self._key_used: dict[int, datetime] = {}  # when this process last wrote last_used_at
 
     def _dummy(self) -> str:
         """Verified when the user does not exist, so a wrong name costs as much as a
@@ -276,23 +282,47 @@ class AuthStore:
             )
 
     def user_for_api_key(self, secret: str) -> User | None:
+        """The key's user, or None if unknown or revoked. With a catalog, known keys are
+        cached, but the cache version is read every time: a revocation (or a change of
+        the user) applies to the very next request, in every process."""
         if not secret.startswith(API_KEY_PREFIX):
             return None
+        digest = sha256(secret)
         with self.db.read() as repo:
-            row = repo.conn.execute(
-                select(users, api_keys.c.id.label("key_id"), api_keys.c.last_used_at)
-                .select_from(api_keys.join(users))
-                .where(api_keys.c.key_hash == sha256(secret), api_keys.c.revoked_at.is_(None))
-            ).first()
-        if row is None:
-            return None
+            version = self.catalog.check(repo.conn) if self.catalog else None
+            cached = self.catalog.get("keys", digest) if self.catalog is not None else None
+            if cached is None:
+                row = repo.conn.execute(
+                    select(users, api_keys.c.id.label("key_id"), api_keys.c.last_used_at)
+                    .select_from(api_keys.join(users))
+                    .where(api_keys.c.key_hash == digest, api_keys.c.revoked_at.is_(None))
+                ).first()
+                if row is None:
+                    return None
+                cached = (_user(row), row.key_id, row.last_used_at)
+                if self.catalog is not None:
+                    self.catalog.put("keys", digest, cached, version)
+        user, key_id, last_used = cached
+        self._note_key_use(key_id, last_used)
+        return user
+
+    def _note_key_use(self, key_id: int, stored: datetime | None) -> None:
+        """Set ``api_keys.last_used_at``, at most once a minute per key: a write is dear."""
         now = self.clock()
-        if row.last_used_at is None or now - row.last_used_at >= KEY_USE_PRECISION:
-            with self.db.write() as repo:  # at most once a minute per key: a write is dear
-                repo.conn.execute(
-                    update(api_keys).where(api_keys.c.id == row.key_id).values(last_used_at=now)
-                )
-        return _user(row)
+        seen = self._key_used.get(key_id, stored)
+        if seen is not None and now - seen < KEY_USE_PRECISION:
+            return
+        self._key_used[key_id] = now
+        with self.db.write() as repo:
+            repo.conn.execute(
+                update(api_keys).where(api_keys.c.id == key_id).values(last_used_at=now)
+            )
+
+    def refresh_cache(self) -> None:
+        """Drop cached lookups if anything changed since they were read (one small read)."""
+        if self.catalog is not None:
+            with self.db.read() as repo:
+                self.catalog.check(repo.conn)
 
     # workspace membership ---------------------------------------------------------
     def _workspace_id(self, conn: Connection, slug: str) -> int:
@@ -359,12 +389,19 @@ class AuthStore:
     def is_member(self, user: User, slug: str) -> bool:
         if user.role is Role.ADMIN:
             return True
+        catalog = self.catalog
+        fresh = catalog is not None and catalog.checked_within(CACHE_TRUST_S)
+        if fresh and catalog is not None and catalog.get("members", (user.id, slug)):
+            return True
         with self.db.read() as repo:
+            version = catalog.check(repo.conn) if catalog is not None else None
             row = repo.conn.execute(
                 select(user_workspaces.c.user_id)
                 .select_from(user_workspaces.join(workspaces))
                 .where(user_workspaces.c.user_id == user.id, workspaces.c.slug == slug)
             ).first()
+        if row is not None and catalog is not None:
+            catalog.put("members", (user.id, slug), True, version)
         return row is not None
 
     def check_workspace_quota(self, user: User, adding: int, limit: int) -> None:

@@ -57,7 +57,7 @@ class Caller:
         return self.user.role is Role.ADMIN
 
 
-def get_state(request: Request) -> ServerState:
+async def get_state(request: Request) -> ServerState:
     state: ServerState = request.app.state.memoryd
     return state
 
@@ -177,14 +177,14 @@ def current_caller(request: Request, state: State) -> Caller:
 CurrentCaller = Annotated[Caller, Depends(current_caller)]
 
 
-def current_user(caller: CurrentCaller) -> User:
+async def current_user(caller: CurrentCaller) -> User:
     return caller.user
 
 
 CurrentUser = Annotated[User, Depends(current_user)]
 
 
-def require_admin(caller: CurrentCaller) -> User:
+async def require_admin(caller: CurrentCaller) -> User:
     if not caller.is_admin:
         raise ApiError(403, "only an admin can do this", code="admin_only")
     return caller.user
@@ -195,9 +195,8 @@ AdminUser = Annotated[User, Depends(require_admin)]
 
 def require_workspace(state: ServerState, user: User, slug: str) -> str:
     """The slug if the workspace exists and the user may use it; NotFound otherwise."""
-    if not state.auth.is_member(user, slug):
+    if not state.auth.is_member(user, slug) or not state.md.has_workspace(slug):
         raise NotFound(f"no workspace {slug!r} for this user")
-    state.md.get_workspace(slug)
     return slug
 
 

@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import SecretStr
+
 from memoryd.config import MemorydSettings
 from memoryd.llm.base import LLMProvider
 
@@ -74,8 +76,8 @@ def resolve_upstream(settings: MemorydSettings) -> Upstream:
         from memoryd.llm.builtin import make_provider
 
         updates: dict[str, Any] = {"llm_base_url": url}
-        if key:
-            updates["llm_api_key"] = key
+        if key:  # model_copy does not validate: give the field its declared type
+            updates["llm_api_key"] = SecretStr(key)
         configured = settings.model_copy(update=updates)
         return make_provider(configured, name, model)
 

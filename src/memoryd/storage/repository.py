@@ -11,7 +11,19 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Row, and_, delete, false, func, insert, or_, select, true, update
+from sqlalchemy import (
+    Row,
+    and_,
+    bindparam,
+    delete,
+    false,
+    func,
+    insert,
+    or_,
+    select,
+    true,
+    update,
+)
 from sqlalchemy.engine import Connection
 
 from memoryd.domain.models import (
@@ -27,6 +39,7 @@ from memoryd.domain.models import (
 )
 from memoryd.storage.tables import (
     audit_log,
+    cache_epoch,
     chats,
     id_high_water,
     memories,
@@ -48,8 +61,29 @@ _MEMORY_COLUMNS = (
     memories.c.source_chats,
 )
 
+# A chat turn's one statement: the cache version (see memoryd.storage.catalog) and the
+# user's globals plus one workspace's memories. Starting from the one-row cache_epoch
+# table, the version comes back even when the user has no memories.
+_TURN_POOL = (
+    select(cache_epoch.c.version, *_MEMORY_COLUMNS, memories.c.embedding, memories.c.embedder)
+    .select_from(
+        cache_epoch.outerjoin(
+            memories.outerjoin(workspaces, memories.c.workspace_id == workspaces.c.id),
+            and_(
+                memories.c.user_id == bindparam("user_id"),
+                or_(
+                    memories.c.scope == Scope.GLOBAL.value,
+                    memories.c.workspace_id == bindparam("workspace_id"),
+                ),
+            ),
+        )
+    )
+    .where(cache_epoch.c.id == 1)
+    .order_by(memories.c.created_at)
+)
 
-def _memory(row: Row[Any], with_embedding: bool) -> Memory:
+
+def _memory(row: Row[Any] | Any, with_embedding: bool) -> Memory:
     vector = None
     embedder = None
     # a damaged vector is treated as missing: the reranker recomputes it
@@ -190,15 +224,18 @@ class Repository:
 
     def turn_memories(self, user_id: int, workspace_id: int | None) -> list[Memory]:
         """Everything a chat turn needs in one query: globals and this workspace's memories."""
-        where = memories.c.scope == Scope.GLOBAL.value
-        if workspace_id is not None:
-            where = or_(where, memories.c.workspace_id == workspace_id)
-        query = (
-            self._memory_select(True)
-            .where(and_(memories.c.user_id == user_id, where))
-            .order_by(memories.c.created_at)
-        )
-        return [_memory(r, True) for r in self.conn.execute(query)]
+        return self.turn_pool(user_id, workspace_id)[1]
+
+    def turn_pool(self, user_id: int, workspace_id: int | None) -> tuple[int, list[Memory]]:
+        """``turn_memories`` with the cache version read by the same statement."""
+        rows = self.conn.execute(_TURN_POOL, {"user_id": user_id, "workspace_id": workspace_id})
+        version = 0
+        pool = []
+        for row in rows:
+            version = row.version
+            if row.id is not None:
+                pool.append(_memory(row, True))
+        return int(version), pool
 
     def count_memories(self, user_id: int, scope: Scope, workspace_id: int | None) -> int:
         query = select(func.count()).where(

@@ -11,6 +11,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     Column,
     DateTime,
@@ -214,6 +215,15 @@ user_credentials = Table(
     Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
     Column("password_hash", String(255), nullable=False),
     Column("updated_at", UTCDateTime, nullable=False),
+)
+
+# One row; its version rises (by trigger, migration 0005) on any change to users,
+# workspaces, memberships, settings or API-key revocation: see memoryd.storage.catalog.
+cache_epoch = Table(
+    "cache_epoch",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=False),
+    Column("version", BigInteger, nullable=False),
 )
 
 api_keys = Table(

@@ -277,3 +277,35 @@ def test_anthropic_upstream(live_world: Live, fake_llm: FakeOpenAIServer) -> Non
     assert sent.path == "/v1/messages"
     assert sent["model"] == "claude-test"
     assert "Alice plays the cello" in sent["system"]
+
+
+@pytest.mark.parametrize("key_from", ["proxy_upstream_key", "llm_api_key"])
+def test_provider_upstream_with_an_api_key_sends_it(
+    live_world: Live, fake_llm: FakeOpenAIServer, key_from: str
+) -> None:
+    """A provider upstream with a key once answered every request with 502 ('str' object
+    has no attribute 'get_secret_value')."""
+    world, live = live_world
+    from pydantic import SecretStr
+
+    from memoryd.server.upstream import resolve_upstream
+
+    key = "sk-ant-test-123"
+    settings = world.md.settings.model_copy(
+        update={
+            "proxy_provider": "anthropic",
+            "proxy_upstream_url": fake_llm.base_url,
+            key_from: SecretStr(key) if key_from == "llm_api_key" else key,
+        }
+    )
+    world.app.state.memoryd.upstream = resolve_upstream(settings)
+    fake_llm.script(Reply.text("Hello with a key."))
+    answer = client_for(world, live, "alice").chat.completions.create(
+        model="alpha/claude-test", messages=[{"role": "user", "content": "Hi"}]
+    )
+    assert answer.choices[0].message.content == "Hello with a key."
+    headers = fake_llm.requests[0].headers
+    assert key in (
+        headers.get("x-api-key"),
+        headers.get("authorization", "").removeprefix("Bearer "),
+    )

@@ -6,10 +6,10 @@ system prompt, the memories chosen (with reranker scores) and the full system pr
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Response
 
-from memoryd.domain.models import ScoredMemory
-from memoryd.server.deps import CurrentUser, State, require_workspace
+from memoryd.domain.models import ScoredMemory, User
+from memoryd.server.deps import CurrentUser, ServerState, State, require_workspace
 from memoryd.server.schemas import ChosenMemory, ContextOut, ContextRequest
 
 router = APIRouter(prefix="/api/v1/context", tags=["context"])
@@ -19,8 +19,8 @@ def _chosen(scored: ScoredMemory) -> ChosenMemory:
     return ChosenMemory(**scored.memory.to_dict(), score=scored.score)
 
 
-@router.post("", response_model=ContextOut, summary="Memories for this chat turn")
-def context(state: State, user: CurrentUser, body: ContextRequest) -> ContextOut:
+def context(state: ServerState, user: User, body: ContextRequest) -> ContextOut:
+    """The answer for one turn (the route below and the MCP ``recall`` tool)."""
     if body.workspace is not None:
         require_workspace(state, user, body.workspace)
     history = [m.model_dump() for m in body.history]
@@ -33,3 +33,10 @@ def context(state: State, user: CurrentUser, body: ContextRequest) -> ContextOut
         reranker=turn.reranker,
         fallback_reason=turn.fallback_reason,
     )
+
+
+@router.post("", response_model=ContextOut, summary="Memories for this chat turn", name="context")
+def post_context(state: State, user: CurrentUser, body: ContextRequest) -> Response:
+    out = context(state, user, body)
+    # already validated: serialise once instead of FastAPI validating it a second time
+    return Response(out.model_dump_json(by_alias=True), media_type="application/json")

@@ -23,8 +23,8 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.background import BackgroundTask
 from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
 
-from memoryd.domain.errors import InvalidInput, NotFound
-from memoryd.domain.injection import compose_system_prompt
+from memoryd.domain.errors import InvalidInput
+from memoryd.domain.injection import Turn, compose_system_prompt
 from memoryd.domain.models import User
 from memoryd.llm.base import LLMError
 from memoryd.server.deps import CurrentCaller, ServerState, State, require_workspace
@@ -105,11 +105,7 @@ def pick_workspace(
     if header:
         return require_workspace(state, user, header.strip()), model
     prefix, slash, rest = model.partition("/")
-    if slash and rest and state.auth.is_member(user, prefix):
-        try:
-            state.md.get_workspace(prefix)
-        except NotFound:
-            return None, model
+    if slash and rest and state.auth.is_member(user, prefix) and state.md.has_workspace(prefix):
         return prefix, rest
     return None, model
 
@@ -159,11 +155,13 @@ def llm_error(exc: LLMError) -> JSONResponse:
 
 
 def _recorder(state: ServerState, user: User, workspace: str | None, prompt: str) -> Any:
+    """Queues the exchange for the background writer: no database work on this path."""
+
     def record(answer: str) -> None:
         if workspace is None or not prompt.strip():
             return
         try:
-            state.md.record_chat(user.id, workspace, prompt, answer)
+            state.md.record_chat_later(user.id, workspace, prompt, answer)
         except Exception as exc:  # the answer was delivered; a failed record must not hide that
             # the type only: the error's text may quote the prompt
             log.error(
@@ -209,7 +207,12 @@ async def forward_openai(
             return error_response(502, "upstream_error", f"the upstream LLM broke off: {exc}")
         finally:
             await response.aclose()
-        task = BackgroundTask(run_in_threadpool, record, completion_text(content))
+        text = completion_text(content)
+
+        async def after_reply() -> None:  # async: queueing needs no threadpool trip
+            record(text)
+
+        task = BackgroundTask(after_reply)
         return Response(content, response.status_code, extra, media_type, background=task)
 
     collector = StreamCollector()
@@ -224,7 +227,7 @@ async def forward_openai(
 
     async def after() -> None:
         if collector.done:
-            await run_in_threadpool(record, collector.text)
+            record(collector.text)
 
     return StreamingResponse(
         relay(), response.status_code, extra, media_type, background=BackgroundTask(after)
@@ -250,7 +253,7 @@ async def via_provider(
             done = await run_in_threadpool(lambda: provider.complete(messages, **options))
         except LLMError as exc:
             return llm_error(exc)
-        await run_in_threadpool(record, done.text)
+        record(done.text)
         usage = (done.prompt_tokens, done.completion_tokens)
         return JSONResponse(completion_object(done.text, done.model, usage), headers=extra)
 
@@ -280,7 +283,7 @@ async def via_provider(
 
     async def after() -> None:
         if finished:
-            await run_in_threadpool(record, "".join(collected))
+            record("".join(collected))
 
     return StreamingResponse(
         iterate_in_threadpool(events()),
@@ -295,11 +298,14 @@ async def via_provider(
 async def chat_completions(request: Request, state: State, caller: CurrentCaller) -> Response:
     body = await read_request(request)
     user = caller.user
-    workspace, model = await run_in_threadpool(pick_workspace, request, state, user, body["model"])
-    body["model"] = model
     prompt, history = split_turn(body["messages"])
+
+    def choose() -> tuple[str | None, str, Turn]:  # one trip to the threadpool for both
+        workspace, model = pick_workspace(request, state, user, body["model"])
+        return workspace, model, state.md.context(user.id, workspace, prompt, history)
+
     try:
-        turn = await run_in_threadpool(state.md.context, user.id, workspace, prompt, history)
+        workspace, body["model"], turn = await run_in_threadpool(choose)
     except InvalidInput as exc:
         raise ApiError(400, str(exc), type="invalid_request_error") from None
     body["messages"] = inject(body["messages"], turn.section)

@@ -1,0 +1,89 @@
+"""The re-quantised embedder: derived once into the data directory, pinned, close to the
+shipped model, and never a reason the embedder fails."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from memoryd.embedding import quantize
+from memoryd.embedding.minilm import MiniLMEmbedder, default_model_path
+
+TEXTS = [
+    "Phoenix ships in Q3",
+    "When is the release of the billing service planned?",
+    "I prefer answers in British English with short code samples",
+    "ok",
+]
+
+
+@pytest.fixture(scope="module")
+def models_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("models")
+
+
+@pytest.fixture(scope="module")
+def shipped() -> np.ndarray:
+    return MiniLMEmbedder(quantize="off").embed(TEXTS)
+
+
+@pytest.mark.parametrize("variant", ["u8s8", "u8u8"])
+def test_quantised_model_is_pinned_and_agrees_with_the_shipped_one(
+    variant: str, models_dir: Path, shipped: np.ndarray
+) -> None:
+    embedder = MiniLMEmbedder(quantize=variant, models_dir=models_dir)
+    vectors = embedder.embed(TEXTS)
+    assert embedder.variant == variant
+    path = quantize.quantized_path(models_dir, variant)
+    assert quantize.sha256_of(path) == quantize.VARIANTS[variant]
+    cosines = (vectors * shipped).sum(axis=1)
+    assert cosines.min() > 0.97, cosines
+    assert vectors.tobytes() != shipped.tobytes()  # really another graph
+    assert not list(models_dir.glob("*.tmp"))
+
+
+def test_a_damaged_quantised_file_is_derived_again(models_dir: Path) -> None:
+    MiniLMEmbedder(quantize="u8u8", models_dir=models_dir).embed(["x"])
+    path = quantize.quantized_path(models_dir, "u8u8")
+    path.write_bytes(b"tampered")
+    embedder = MiniLMEmbedder(quantize="u8u8", models_dir=models_dir)
+    embedder.embed(["x"])
+    assert embedder.variant == "u8u8"
+    assert quantize.sha256_of(path) == quantize.VARIANTS["u8u8"]
+
+
+def test_unwritable_models_dir_falls_back_to_the_shipped_model(
+    tmp_path: Path, shipped: np.ndarray, caplog: pytest.LogCaptureFixture
+) -> None:
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the models directory should be")
+    embedder = MiniLMEmbedder(quantize="auto", models_dir=blocker / "models")
+    with caplog.at_level(logging.WARNING, logger="memoryd"):
+        vectors = embedder.embed(TEXTS)
+    assert embedder.variant == "shipped"
+    assert np.array_equal(vectors, shipped)
+    assert "slower shipped embedding model" in caplog.text
+
+
+def test_a_result_not_matching_its_pin_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(quantize.VARIANTS, "u8u8", "0" * 64)
+    with pytest.raises(quantize.QuantizationFailed, match="sha256"):
+        quantize.ensure_quantized(default_model_path(), tmp_path, "u8u8")
+    assert not list(tmp_path.iterdir())
+
+
+def test_variant_follows_the_cpu() -> None:
+    assert quantize.preferred_variant(frozenset({"avx2", "avx512_vnni"})) == "u8s8"
+    assert quantize.preferred_variant(frozenset({"avx2", "avx_vnni"})) == "u8s8"
+    assert quantize.preferred_variant(frozenset({"avx2", "fma"})) == "u8u8"
+    assert quantize.preferred_variant(frozenset()) == "u8u8"
+
+
+def test_unknown_choice_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match="quantize must be one of"):
+        MiniLMEmbedder(quantize="fp16")
