@@ -233,7 +233,7 @@ def test_more_facts_than_free_slots_never_exceed_the_limits(
     assert result.usage.calls == 1
 
 
-def test_secrets_are_never_stored_nor_shown_to_the_reflector(
+def test_secrets_are_never_stored_nor_shown_to_the_model(
     xmd: Memoryd, fake_llm: FakeOpenAIServer
 ) -> None:
     key = "sk-proj-7fQ2mZx9LkP4vR8tW1yB3nC6dH0jS5aE"
@@ -244,18 +244,20 @@ def test_secrets_are_never_stored_nor_shown_to_the_reflector(
     xmd.record_chat(ana.id, "bot", f"My config: OPENAI_API_KEY={key}", "Revoke that key!")
     xmd.record_chat(ana.id, "bot", "The admin password is Rye&Honey!2024", "Don't share it.")
     xmd.record_chat(ana.id, "bot", "The bot posts in #standup at 9:30.", "OK")
-    fake_llm.script(observe(project=[1, 2, 3]), reflect("separate"))
+    fake_llm.script(observe(project=[1]), reflect("separate"))
 
     result = xmd.extract(ana.id, "bot", force=True)
 
     assert [m.content for m in result.created] == ["The bot posts in #standup at 9:30."]
-    reflector_prompt = prompt_of(fake_llm.requests[1])
+    observer_prompt, reflector_prompt = (prompt_of(r) for r in fake_llm.requests)
+    assert "1. The bot posts in #standup at 9:30." in observer_prompt
     assert "#standup" in reflector_prompt
-    assert key not in reflector_prompt and "Rye&Honey" not in reflector_prompt
+    for prompt in (observer_prompt, reflector_prompt):
+        assert key not in prompt and "Rye&Honey" not in prompt and "password" not in prompt
     stored = json.dumps([e for r in xmd.extraction_runs() for e in r.errors])
     stored += json.dumps([m.content for m in xmd.list_memories(ana.id)])
     assert key not in stored and "Rye&Honey" not in stored
-    assert sum("dropped" in r for r in result.rejected) == 2
+    assert sum("a sentence was left out" in r for r in result.rejected) == 2
 
 
 def test_the_model_cannot_write_text_only_choose_user_sentences(

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import secrets
 import uuid
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -40,6 +42,8 @@ API_KEY_PREFIX = "mdk_"
 MIN_PASSWORD_CHARS = 8
 MAX_PASSWORD_CHARS = 1024
 MAX_KEY_NAME_CHARS = 100
+log = logging.getLogger("memoryd.auth")
+
 KEY_USE_PRECISION = timedelta(minutes=1)  # how stale api_keys.last_used_at may be
 # how long after the request's own cache check a cached membership is trusted unchecked
 CACHE_TRUST_S = 0.25
@@ -130,6 +134,7 @@ class AuthStore:
         self.hasher = hasher or PasswordHasher()  # Argon2id, RFC 9106 low-memory profile
         self._dummy_hash: str | None = None
         self._key_used: dict[int, datetime] = {}  # when this process last wrote last_used_at
+        self._key_writes = ThreadPoolExecutor(1, thread_name_prefix="memoryd-key-use")
 
     def _dummy(self) -> str:
         """Verified when the user does not exist, so a wrong name costs as much as a
@@ -307,16 +312,23 @@ class AuthStore:
         return user
 
     def _note_key_use(self, key_id: int, stored: datetime | None) -> None:
-        """Set ``api_keys.last_used_at``, at most once a minute per key: a write is dear."""
+        """Set ``api_keys.last_used_at``, at most once a minute per key, off the request's
+        path (a write can wait for the database's write lock)."""
         now = self.clock()
         seen = self._key_used.get(key_id, stored)
         if seen is not None and now - seen < KEY_USE_PRECISION:
             return
         self._key_used[key_id] = now
-        with self.db.write() as repo:
-            repo.conn.execute(
-                update(api_keys).where(api_keys.c.id == key_id).values(last_used_at=now)
-            )
+        self._key_writes.submit(self._write_key_use, key_id, now)
+
+    def _write_key_use(self, key_id: int, now: datetime) -> None:
+        try:
+            with self.db.write() as repo:
+                repo.conn.execute(
+                    update(api_keys).where(api_keys.c.id == key_id).values(last_used_at=now)
+                )
+        except Exception as exc:  # only a usage timestamp: never worth failing over
+            log.warning("could not record when API key %s was used: %s", key_id, exc)
 
     def refresh_cache(self) -> None:
         """Drop cached lookups if anything changed since they were read (one small read)."""
