@@ -219,7 +219,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** New password */
+        /**
+         * New password
+         * @description Every browser session ends; with ``revoke_api_keys`` every API key is revoked too.
+         *     Wrong current passwords count towards the sign-in throttle.
+         */
         post: operations["change_password_api_v1_me_password_post"];
         delete?: never;
         options?: never;
@@ -936,6 +940,12 @@ export interface components {
             current_password: string;
             /** New Password */
             new_password: string;
+            /**
+             * Revoke Api Keys
+             * @description Also revoke every API key of this user (browser sessions always end).
+             * @default false
+             */
+            revoke_api_keys: boolean;
         };
         /** RunRequest */
         RunRequest: {
