@@ -10,8 +10,8 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any, overload
+from datetime import UTC, datetime
+from typing import Any
 
 from memoryd.config import MemorydSettings
 from memoryd.domain import runtime_settings
@@ -56,22 +56,13 @@ from memoryd.domain.rules import (
     validate_user_name,
 )
 from memoryd.embedding.base import Embedder
+from memoryd.extraction.facade import ExtractionFacade
 from memoryd.rerank.base import Reranker, Warmable
 from memoryd.storage.catalog import Catalog
 from memoryd.storage.database import Database
 from memoryd.storage.repository import Repository
 from memoryd.store import MemoryStore
 from memoryd.writeback import BackgroundWriter, PendingChat
-
-if TYPE_CHECKING:
-    from memoryd.extraction.pipeline import PairResult
-    from memoryd.extraction.runs import Run
-    from memoryd.extraction.scheduler import (
-        ExtractionScheduler,
-        ProgressCallback,
-        StartCallback,
-    )
-    from memoryd.llm.base import LLMProvider
 
 log = logging.getLogger("memoryd")
 
@@ -83,7 +74,7 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-class Memoryd:
+class Memoryd(ExtractionFacade):
     """Persistent memories for LLM chat.
 
     ``Memoryd()`` uses the default SQLite file under your data directory (or
@@ -170,7 +161,6 @@ class Memoryd:
         self.finish_writes()
         if self._database is not None:
             self._database.dispose()
-
 
     def __enter__(self) -> Memoryd:
         return self
@@ -422,7 +412,6 @@ class Memoryd:
         spec = runtime_settings.MEMORY_ENABLED
         return workspace_id, bool(values.get(spec.key, spec.default))
 
-
     def _rank(self, query: Any, candidates: list[Memory]) -> tuple[list[ScoredMemory], str | None]:
         if len(candidates) <= WORKSPACE_TOP_K:
             return [ScoredMemory(m, None) for m in most_recent(candidates, len(candidates))], None
@@ -497,87 +486,6 @@ class Memoryd:
 
     def _setting(self, repo: Repository, spec: runtime_settings.SettingSpec) -> Any:
         return repo.get_settings().get(spec.key, spec.default)
-
-    # extraction ----------------------------------------------------------------
-    @overload
-    def extract(
-        self,
-        user_id: int,
-        workspace: str,
-        *,
-        force: bool = ...,
-        dry_run: bool = ...,
-        provider: LLMProvider | None = ...,
-        on_pair: ProgressCallback | None = ...,
-        on_pair_start: StartCallback | None = ...,
-    ) -> PairResult: ...
-
-    @overload
-    def extract(
-        self,
-        user_id: None = ...,
-        workspace: None = ...,
-        *,
-        force: bool = ...,
-        dry_run: bool = ...,
-        provider: LLMProvider | None = ...,
-        on_pair: ProgressCallback | None = ...,
-        on_pair_start: StartCallback | None = ...,
-    ) -> Run: ...
-
-    def extract(
-        self,
-        user_id: int | None = None,
-        workspace: str | None = None,
-        *,
-        force: bool = False,
-        dry_run: bool = False,
-        provider: LLMProvider | None = None,
-        on_pair: ProgressCallback | None = None,
-        on_pair_start: StartCallback | None = None,
-    ) -> PairResult | Run:
-        """Extract memories now: one pair (returns its PairResult) or all due pairs (a Run).
-
-        ``force`` ignores the idle threshold and the message minimum; naming a pair also
-        retries it when parked. ``dry_run`` writes nothing and lists what would change.
-        """
-        from memoryd.domain.errors import InvalidInput
-        from memoryd.extraction.scheduler import run_extraction
-
-        if (user_id is None) != (workspace is None):
-            raise InvalidInput("give both a user and a workspace, or neither")
-        results: list[PairResult] = []
-
-        def collect(result: PairResult, index: int, total: int) -> None:
-            results.append(result)
-            if on_pair is not None:
-                on_pair(result, index, total)
-
-        run = run_extraction(
-            self, provider=provider, user_id=user_id, workspace=workspace,
-            force=force, dry_run=dry_run, on_pair=collect, on_pair_start=on_pair_start,
-        )  # fmt: skip
-        return results[0] if user_id is not None else run
-
-    def extraction_runs(self, limit: int = 20) -> list[Run]:
-        """The latest extraction runs, newest first."""
-        from memoryd.extraction.runs import list_runs
-
-        return list_runs(self.db, limit)
-
-    def extraction_failures(self, *, parked_only: bool = False) -> list[dict[str, Any]]:
-        """Pairs whose batch failed (attempts, next try, parked, last error)."""
-        from memoryd.extraction.runs import list_pair_states
-
-        return list_pair_states(self.db, parked_only=parked_only)
-
-    def start_extraction_scheduler(
-        self, interval: str | timedelta | None = None
-    ) -> ExtractionScheduler:
-        """Run extraction every MEMORY_EXTRACTION_INTERVAL in a background thread."""
-        from memoryd.extraction.scheduler import ExtractionScheduler
-
-        return ExtractionScheduler(self, interval=interval).start()
 
     # export / import -----------------------------------------------------------
     def export_memories(self, user_id: int) -> list[str]:

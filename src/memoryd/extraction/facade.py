@@ -1,0 +1,109 @@
+"""The extraction part of the library facade: ``md.extract(...)`` and its history.
+
+``Memoryd`` inherits these methods; they hand the pipeline the facade itself as its
+``ExtractionDeps`` (storage, embedder, write rules, limits, settings, clock), so nothing
+in ``memoryd.extraction`` imports the facade.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any, cast, overload
+
+if TYPE_CHECKING:
+    from memoryd.extraction.deps import ExtractionDeps
+    from memoryd.extraction.pipeline import PairResult
+    from memoryd.extraction.runs import Run
+    from memoryd.extraction.scheduler import (
+        ExtractionScheduler,
+        ProgressCallback,
+        StartCallback,
+    )
+    from memoryd.llm.base import LLMProvider
+
+
+class ExtractionFacade:
+    """Extraction methods of ``Memoryd`` (see the module doc)."""
+
+    @overload
+    def extract(
+        self,
+        user_id: int,
+        workspace: str,
+        *,
+        force: bool = ...,
+        dry_run: bool = ...,
+        provider: LLMProvider | None = ...,
+        on_pair: ProgressCallback | None = ...,
+        on_pair_start: StartCallback | None = ...,
+    ) -> PairResult: ...
+
+    @overload
+    def extract(
+        self,
+        user_id: None = ...,
+        workspace: None = ...,
+        *,
+        force: bool = ...,
+        dry_run: bool = ...,
+        provider: LLMProvider | None = ...,
+        on_pair: ProgressCallback | None = ...,
+        on_pair_start: StartCallback | None = ...,
+    ) -> Run: ...
+
+    def extract(
+        self,
+        user_id: int | None = None,
+        workspace: str | None = None,
+        *,
+        force: bool = False,
+        dry_run: bool = False,
+        provider: LLMProvider | None = None,
+        on_pair: ProgressCallback | None = None,
+        on_pair_start: StartCallback | None = None,
+    ) -> PairResult | Run:
+        """Extract memories now: one pair (returns its PairResult) or all due pairs (a Run).
+
+        ``force`` ignores the idle threshold and the message minimum; naming a pair also
+        retries it when parked. ``dry_run`` writes nothing and lists what would change.
+        """
+        from memoryd.domain.errors import InvalidInput
+        from memoryd.extraction.scheduler import run_extraction
+
+        if (user_id is None) != (workspace is None):
+            raise InvalidInput("give both a user and a workspace, or neither")
+        results: list[PairResult] = []
+
+        def collect(result: PairResult, index: int, total: int) -> None:
+            results.append(result)
+            if on_pair is not None:
+                on_pair(result, index, total)
+
+        run = run_extraction(
+            self._deps(), provider=provider, user_id=user_id, workspace=workspace,
+            force=force, dry_run=dry_run, on_pair=collect, on_pair_start=on_pair_start,
+        )  # fmt: skip
+        return results[0] if user_id is not None else run
+
+    def extraction_runs(self, limit: int = 20) -> list[Run]:
+        """The latest extraction runs, newest first."""
+        from memoryd.extraction.runs import list_runs
+
+        return list_runs(self._deps().db, limit)
+
+    def extraction_failures(self, *, parked_only: bool = False) -> list[dict[str, Any]]:
+        """Pairs whose batch failed (attempts, next try, parked, last error)."""
+        from memoryd.extraction.runs import list_pair_states
+
+        return list_pair_states(self._deps().db, parked_only=parked_only)
+
+    def start_extraction_scheduler(
+        self, interval: str | timedelta | None = None
+    ) -> ExtractionScheduler:
+        """Run extraction every MEMORY_EXTRACTION_INTERVAL in a background thread."""
+        from memoryd.extraction.scheduler import ExtractionScheduler
+
+        return ExtractionScheduler(self._deps(), interval=interval).start()
+
+    def _deps(self) -> ExtractionDeps:
+        return cast("ExtractionDeps", self)
