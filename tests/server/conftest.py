@@ -5,16 +5,12 @@ and a real uvicorn server on a free loopback port for the proxy and browser test
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 from argon2 import PasswordHasher
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
@@ -25,6 +21,7 @@ from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.server.app import create_app, first_start
 from memoryd.server.auth import AuthStore
 from memoryd.testing import FakeOpenAIServer
+from memoryd.testing.live import LiveServer
 
 # Argon2id with the smallest cost: the algorithm is the same, the tests stay fast.
 FAST_HASHER = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
@@ -97,41 +94,6 @@ def world(tmp_path: Path, embedder: MiniLMEmbedder, database_url: str) -> Iterat
 def fake_llm() -> Iterator[FakeOpenAIServer]:
     with FakeOpenAIServer() as server:
         yield server
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class LiveServer:
-    """uvicorn serving an app on a free loopback port, in a thread."""
-
-    def __init__(self, app: FastAPI) -> None:
-        self.port = free_port()
-        config = uvicorn.Config(
-            app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on"
-        )
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def __enter__(self) -> LiveServer:
-        self.thread.start()
-        deadline = time.monotonic() + 20
-        while not self.server.started:
-            if time.monotonic() > deadline or not self.thread.is_alive():
-                raise RuntimeError("uvicorn did not start")
-            time.sleep(0.02)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=10)
 
 
 @pytest.fixture

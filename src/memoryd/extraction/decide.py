@@ -53,17 +53,6 @@ _OWN_NAME = re.compile(
 )
 
 
-def handles_for(memories: Sequence[Memory]) -> dict[str, Memory]:
-    """Short per-batch names for stored memories: G1.. global, W1.. workspace."""
-    handles: dict[str, Memory] = {}
-    counters = {Scope.GLOBAL: 0, Scope.WORKSPACE: 0}
-    for memory in sorted(memories, key=lambda m: (m.scope is Scope.WORKSPACE, m.created_at)):
-        counters[memory.scope] += 1
-        prefix = "G" if memory.scope is Scope.GLOBAL else "W"
-        handles[f"{prefix}{counters[memory.scope]}"] = memory
-    return handles
-
-
 def _informative_words(text: str) -> set[str]:
     words = {w.strip(".:/-'’").casefold() for w in _WORD.findall(text)}
     return {w for w in words if w and w not in _FILLER}

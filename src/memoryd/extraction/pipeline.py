@@ -23,9 +23,8 @@ from sqlalchemy import and_, func, select, update
 
 from memoryd.config import MemorydSettings
 from memoryd.domain import runtime_settings
-from memoryd.domain.errors import InvalidContent, MemorydError, NotFound
+from memoryd.domain.errors import MemorydError, NotFound
 from memoryd.domain.models import Actor, Chat, Memory, Scope, Source, Vector
-from memoryd.domain.rules import normalize_content
 from memoryd.extraction import prompts
 from memoryd.extraction.decide import (
     Change,
@@ -411,14 +410,6 @@ def _plan_batch(
         - sum(m.scope is Scope.WORKSPACE for m in stored),
     }
     return plan_changes(relations, verdicts, free)
-
-
-def _stored_form(text: str) -> str:
-    """The text as it would be stored, so its vector can be stored with it."""
-    try:
-        return normalize_content(text)
-    except InvalidContent:
-        return text
 
 
 def _with_embeddings(md: ExtractionDeps, stored: list[Memory]) -> list[Memory]:

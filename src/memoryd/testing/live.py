@@ -35,6 +35,36 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+class LiveServer:
+    """uvicorn serving an ASGI app on a free loopback port, in a thread:
+    ``with LiveServer(app) as live:`` then ``live.url``."""
+
+    def __init__(self, app: Any) -> None:
+        self.port = free_port()
+        config = uvicorn.Config(
+            app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on"
+        )
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> LiveServer:
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+
 @dataclass
 class LiveMemoryd:
     """``with LiveMemoryd(tmp_path, embedder) as live:`` then ``live.url``, ``live.keys``."""
@@ -70,30 +100,20 @@ class LiveMemoryd:
         for name, user_id in self.ids.items():
             self.keys[name] = self.auth.create_api_key(user_id, f"{name} tests").secret
         self.app = create_app(self.md, self.settings, auth=self.auth)
-        self.port = free_port()
-        config = uvicorn.Config(
-            self.app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on"
-        )
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.live = LiveServer(self.app)
+        self.port = self.live.port
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return self.live.url
 
     def headers(self, who: str) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.keys[who]}"}
 
     def __enter__(self) -> LiveMemoryd:
-        self.thread.start()
-        deadline = time.monotonic() + 20
-        while not self.server.started:
-            if time.monotonic() > deadline or not self.thread.is_alive():
-                raise RuntimeError("uvicorn did not start")
-            time.sleep(0.02)
+        self.live.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=10)
+        self.live.__exit__(*exc)
         self.md.close()
