@@ -122,11 +122,12 @@ _PRONOUN_SUBJECT = re.compile(
     re.IGNORECASE,
 )
 # A person the sentence names only by pronoun ("I love his music", "I've seen them live").
-_THIRD_PERSON = frozenset(
-    "he him his he's she her hers she's they them their theirs they're they've".split()
-)
-_PLURAL_THIRD = frozenset("they them their theirs they're they've".split())
-_NOT_PLURAL = frozenset("is was this his has as us yes its it's".split())
+_PLURAL_THIRD_WORDS = "they them their theirs they're they've"
+_PLURAL_THIRD = frozenset(_PLURAL_THIRD_WORDS.split())
+_THIRD_PERSON_WORDS = f"he him his he's she her hers she's {_PLURAL_THIRD_WORDS}"
+_THIRD_PERSON = frozenset(_THIRD_PERSON_WORDS.split())
+_NOT_PLURAL_WORDS = "is was this his has as us yes its it's"
+_NOT_PLURAL = frozenset(_NOT_PLURAL_WORDS.split())
 _ANTECEDENT = re.compile(r"\b(?:my|our|a|an|the)\s+\w+", re.IGNORECASE)
 _THANKS = re.compile(r"^\W*(?:thanks|thank you|you|you're|your)\b", re.IGNORECASE)
 _ECHO_MARK = re.compile(r"\b(?:too|also|as well|me too|same)\b", re.IGNORECASE)
@@ -213,12 +214,11 @@ def _leans_on_someone(sentence: str) -> bool:
             t[0].isupper() and t not in _NOT_NAMES for t in before[1:]
         ):
             return False
-        if word in _PLURAL_THIRD and any(
+        # "I love working with kids and helping them learn": "them" has its "kids"
+        return word not in _PLURAL_THIRD or not any(
             t.casefold().endswith(("s", "people", "children")) and t.casefold() not in _NOT_PLURAL
             for t in before
-        ):
-            return False  # "I love working with kids and helping them learn"
-        return True
+        )
     return False
 
 
