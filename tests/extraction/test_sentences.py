@@ -74,6 +74,8 @@ def test_sentences_that_may_hold_a_fact(sentence: str) -> None:
     [
         "Do you have any pets?",  # a question
         "My job is [job title].",  # a placeholder
+        "Hi! I'm User 1.",
+        "I'm (user 1's name), nice to meet you.",
         "The user's name is {name}.",
         "Oh wow, that's great!",  # a reaction
         "Thanks, that helps.",

@@ -27,7 +27,10 @@ _CLAUSE = re.compile(
     r"(?:,\s*|\s+)(?:and|but|so)\s+(?=(?:I|I'm|I've|I'd|my|My)\b)|,\s+(?=(?:I|I'm|I've|My)\b)"
 )
 _WORD = re.compile(r"[A-Za-z0-9][\w'’-]*")
-_PLACEHOLDER = re.compile(r"\[[^\]]*\]|\{[^}]*\}|<[^>]*>")
+# Template holes: "[job title]", "{name}", "<city>", "(user 1's name)", "User 1".
+_PLACEHOLDER = re.compile(
+    r"\[[^\]]*\]|\{[^}]*\}|<[^>]*>|\((?i:user|your|my|name)\b[^)]*\)|\b(?i:user|speaker)\s*[12]\b"
+)
 _FIRST_PERSON_WORDS = (
     "i i'm im i've ive i'd i'll me my mine myself we we're we've we'll our ours us"
 )
