@@ -129,7 +129,10 @@ function setupEdits() {
     const form = document.getElementById(button.getAttribute("aria-controls"));
     if (!form) return;
     const area = form.querySelector("textarea");
+    const text = button.closest(".memory").querySelector(".memory-text");
     function show(open) {
+      // the text is copied in when the box first opens (so it is in the page only once)
+      if (open && !area.dataset.filled) { area.value = text.textContent; area.dataset.filled = "yes"; }
       form.hidden = !open;
       button.setAttribute("aria-expanded", String(open));
       if (open) { fitTextarea(area); area.focus(); area.setSelectionRange(area.value.length, area.value.length); }
