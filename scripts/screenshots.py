@@ -75,7 +75,9 @@ def build_demo(data_dir: Path) -> tuple[Any, str]:
         "Alice chose oak worktops and white handleless cabinets",
     ):
         md.add_memory(alice, text, workspace="kitchen")
-    md.add_memory(alice, "The thesis is about retrieval for long-term chat memory", "workspace", "thesis")
+    md.add_memory(
+        alice, "The thesis is about retrieval for long-term chat memory", "workspace", "thesis"
+    )
     md.add_memory(ids["bob"], "Bob is the contractor for the kitchen", workspace="kitchen")
     md.record_chat(
         alice,

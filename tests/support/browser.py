@@ -117,9 +117,7 @@ def open_menu(page: Any) -> None:
 
 def horizontal_overflow(page: Any) -> int:
     """How many pixels the page is wider than the window (0: nothing scrolls sideways)."""
-    return int(
-        page.evaluate("document.scrollingElement.scrollWidth - window.innerWidth")
-    )
+    return int(page.evaluate("document.scrollingElement.scrollWidth - window.innerWidth"))
 
 
 def axe_violations(page: Any, impacts: tuple[str, ...] = AXE_IMPACTS) -> list[str]:
@@ -128,9 +126,7 @@ def axe_violations(page: Any, impacts: tuple[str, ...] = AXE_IMPACTS) -> list[st
 
     if not page.evaluate("typeof window.axe !== 'undefined'"):
         page.evaluate(AXE_SCRIPT)  # evaluated by the driver, so the page's CSP allows it
-    result = page.evaluate(
-        "async () => await axe.run(document, {resultTypes: ['violations']})"
-    )
+    result = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
     lines = []
     for violation in result["violations"]:
         if violation.get("impact") not in impacts:

@@ -11,7 +11,6 @@ import pytest
 
 from memoryd.extraction.runs import Run, finish_run, new_run_id, start_run
 from memoryd.testing.live import LiveServer
-
 from support.browser import check_page, confirm, open_menu, sign_in
 
 from ..conftest import ADMIN_PASSWORD, World
@@ -83,9 +82,7 @@ def test_admin_adds_changes_and_deletes_a_user(live_world: Live, page: Any) -> N
     assert user_card(page, "dora").count() == 0
 
 
-def test_the_last_admin_is_kept_and_nobody_deletes_themselves(
-    live_world: Live, page: Any
-) -> None:
+def test_the_last_admin_is_kept_and_nobody_deletes_themselves(live_world: Live, page: Any) -> None:
     world, live = live_world
     open_admin(page, live, "Users")
     card = user_card(page, "admin")
@@ -191,9 +188,7 @@ def test_keyboard_only_tabs_and_a_confirmed_deletion(live_world: Live, desktop_p
     page.keyboard.press("Enter")
     dialog = page.get_by_role("alertdialog")
     dialog.wait_for()
-    assert dialog.get_by_role("button", name="Cancel").evaluate(
-        "e => e === document.activeElement"
-    )
+    assert dialog.get_by_role("button", name="Cancel").evaluate("e => e === document.activeElement")
     page.keyboard.press("Escape")
     assert not dialog.is_visible()
     assert "bob" in [u.name for u in world.md.list_users()]

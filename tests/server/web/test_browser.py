@@ -16,7 +16,6 @@ import pytest
 
 from memoryd.domain.injection import SECTION_HEADING
 from memoryd.testing import FakeOpenAIServer, Reply
-
 from support.browser import check_page, confirm, open_menu
 from support.browser import sign_in as browser_sign_in
 
