@@ -3,13 +3,12 @@
 Walks what a person does: find their memories behind their name at the bottom left and
 delete one with the trash icon (R8), an admin deleting another user's memory, settings
 toggles changing the next chat turn, and a chat answer that used an injected memory.
-Set MEMORYD_SCREENSHOTS=docs/screenshots to refresh the README's screenshots.
+Each runs at 1280 and 390 px (the ``page`` fixture). The README's screenshots are made
+by ``scripts/screenshots.py``.
 """
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,19 +25,11 @@ pytestmark = pytest.mark.browser
 Live = tuple[World, LiveServer]
 
 
-def shot(page: Any, name: str, tmp_path: Path) -> None:
-    folder = Path(os.environ.get("MEMORYD_SCREENSHOTS") or tmp_path)
-    folder.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(folder / f"{name}.png"), full_page=name == "admin-panel")
-
-
 def sign_in(page: Any, live: LiveServer, name: str, password: str) -> None:
     browser_sign_in(page, live.url, name, password)
 
 
-def test_user_deletes_a_memory_from_the_profile_panel(
-    live_world: Live, page: Any, tmp_path: Path
-) -> None:
+def test_user_deletes_a_memory_from_the_profile_panel(live_world: Live, page: Any) -> None:
     world, live = live_world
     alice = world.ids["alice"]
     world.md.add_memory(alice, "Alice likes green tea")
@@ -47,7 +38,6 @@ def test_user_deletes_a_memory_from_the_profile_panel(
     world.md.add_memory(alice, "Alpha's database is PostgreSQL 16", workspace="alpha")
     world.md.add_memory(alice, "Beta is a mobile app in Kotlin", workspace="beta")
     page.goto(f"{live.url}/")
-    shot(page, "login", tmp_path)
     sign_in(page, live, "alice", USER_PASSWORD)
 
     # 1. the avatar / user name at the bottom left opens the profile panel
@@ -61,7 +51,6 @@ def test_user_deletes_a_memory_from_the_profile_panel(
     assert dialog.get_by_role("heading", name="Workspace alpha (2/20)").is_visible()
     assert dialog.get_by_role("heading", name="Workspace beta (1/20)").is_visible()
     assert dialog.get_by_text("Alice likes green tea").is_visible()
-    shot(page, "memories-panel", tmp_path)
     check_page(page)
     # 4. the trash icon deletes (after the confirmation)
     dialog.get_by_role("button", name="Delete memory: Alpha deploys with Ansible").click()
@@ -119,7 +108,7 @@ def test_keyboard_opens_the_panel_and_switches_tabs(live_world: Live, page: Any)
     assert not page.get_by_role("dialog").is_visible()
 
 
-def test_admin_deletes_another_users_memory(live_world: Live, page: Any, tmp_path: Path) -> None:
+def test_admin_deletes_another_users_memory(live_world: Live, page: Any) -> None:
     world, live = live_world
     bob = world.ids["bob"]
     world.md.add_memory(bob, "Bob prefers dark roast coffee")
@@ -134,7 +123,6 @@ def test_admin_deletes_another_users_memory(live_world: Live, page: Any, tmp_pat
     section = page.get_by_role("tabpanel", name="Memories")
     assert section.get_by_text("Bob prefers dark roast coffee").is_visible()
     check_page(page)
-    shot(page, "admin-panel", tmp_path)
     section.get_by_role(
         "button", name="Delete memory: Bob's alpha password hint is obsolete"
     ).click()
@@ -178,7 +166,7 @@ def test_settings_toggles_change_the_next_chat_turn(
 
 
 def test_chat_answer_uses_an_injected_memory(
-    live_world: Live, page: Any, fake_llm: FakeOpenAIServer, tmp_path: Path
+    live_world: Live, page: Any, fake_llm: FakeOpenAIServer
 ) -> None:
     world, live = live_world
     alice = world.ids["alice"]
@@ -200,7 +188,6 @@ def test_chat_answer_uses_an_injected_memory(
     reply = page.locator(".message.assistant").last
     assert reply.inner_text() == "Since you are allergic to peanuts, skip the satay sauce."
     check_page(page)
-    shot(page, "chat", tmp_path)
     chats = world.md.list_chats(alice, "alpha")
     assert [(c.prompt, c.response) for c in chats] == [
         (
