@@ -100,6 +100,10 @@ def build_demo(data_dir: Path) -> tuple[Any, str]:
     return create_app(md, settings, auth=auth), run.id
 
 
+def login(page: Any, url: str) -> None:
+    page.goto(f"{url}/login")
+
+
 def memories(page: Any, url: str) -> None:
     sign_in(page, url, "alice", USER_PASSWORD)
     page.goto(f"{url}/chat/kitchen")
@@ -136,6 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         app, run_id = build_demo(Path(tmp))
         pages: dict[str, Callable[[Any, str], None]] = {
+            "login": login,
             "memories": memories,
             "admin": admin,
             "chat": chat,
