@@ -67,3 +67,22 @@ def test_members_and_workspaces_removed_with_clear_errors(world: World) -> None:
     assert world.call("admin", "DELETE", "/api/v1/workspaces/alpha").status_code == 204
     assert world.md.list_memories(bob) == []
     assert "alpha" not in [w.slug for w in world.md.list_workspaces()]
+
+
+def test_users_overview_counts_memories_and_lists_workspaces(world: World) -> None:
+    alice = world.ids["alice"]
+    world.md.add_memory(alice, "Alice likes tea")
+    world.md.add_memory(alice, "Alpha uses Go", workspace="alpha")
+    world.md.add_memory(alice, "Beta uses Rust", workspace="beta")
+    rows = {r["name"]: r for r in world.call("admin", "GET", "/api/v1/users/overview").json()}
+    assert rows["alice"] == {
+        "id": alice,
+        "name": "alice",
+        "role": "default",
+        "global_memories": 1,
+        "workspace_memories": 2,
+        "workspaces": ["alpha", "beta"],
+    }
+    assert rows["bob"]["workspaces"] == ["alpha"] and rows["bob"]["global_memories"] == 0
+    assert rows["admin"]["workspaces"] == ["alpha", "beta", "gamma"]  # an admin uses all
+    assert world.call("alice", "GET", "/api/v1/users/overview").status_code == 403

@@ -13,7 +13,7 @@ from fastapi import APIRouter, Path, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from memoryd.domain.errors import AlreadyExists, InvalidInput
-from memoryd.domain.models import User
+from memoryd.domain.models import Scope, User
 from memoryd.server.auth import ApiKey, validate_password
 from memoryd.server.deps import (
     AdminUser,
@@ -32,6 +32,7 @@ from memoryd.server.schemas import (
     UserCreate,
     UserEdit,
     UserOut,
+    UserOverview,
     WorkspaceOut,
 )
 
@@ -127,6 +128,32 @@ def remove_user(state: ServerState, admin: User, user_id: int) -> User:
         raise AlreadyExists("you cannot delete yourself; ask another admin")
     state.md.delete_user(user_id, keep_an_admin=True)
     return user
+
+
+def users_overview(state: ServerState) -> list[UserOverview]:
+    """Every user with their role, memory counts and workspaces (admin)."""
+    rows = []
+    for user in state.md.list_users():
+        memories = state.md.list_memories(user.id)
+        global_count = sum(1 for m in memories if m.scope is Scope.GLOBAL)
+        rows.append(
+            UserOverview(
+                **UserOut.of(user).model_dump(),
+                global_memories=global_count,
+                workspace_memories=len(memories) - global_count,
+                workspaces=[w.slug for w in state.auth.workspaces_of(user)],
+            )
+        )
+    return rows
+
+
+@router.get(
+    "/users/overview",
+    response_model=list[UserOverview],
+    summary="All users with memory counts and workspaces (admin)",
+)
+def overview(state: State, _: AdminUser) -> list[UserOverview]:
+    return users_overview(state)
 
 
 @router.post("/users", response_model=UserOut, status_code=201, summary="Add a user (admin)")

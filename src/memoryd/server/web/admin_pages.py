@@ -12,11 +12,12 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse
 
-from memoryd.domain.models import Actor, Role, Scope, Source, User, Workspace
+from memoryd.domain.models import Actor, Role, Source, User, Workspace
 from memoryd.extraction.runs import Run, get_run
 from memoryd.plugins import llm_provider_factories
 from memoryd.server.deps import Caller, Owner, ServerState, State
 from memoryd.server.routers.extraction import is_running
+from memoryd.server.routers.users import users_overview
 from memoryd.server.web.routes import (
     memory_view,
     page_context,
@@ -34,17 +35,6 @@ RUN_ENTRY_KINDS = {
     "not_stored": "Not stored",
     "planned": "Would change (dry run)",
 }
-
-
-@dataclass
-class UserRow:
-    """One user in the Users tab: role, how many memories, which workspaces."""
-
-    user: User
-    global_count: int
-    workspace_count: int
-    workspaces: list[str]
-    is_me: bool
 
 
 @dataclass
@@ -70,18 +60,6 @@ def _caller_admin(request: Request, state: ServerState) -> Caller | Response:
     if not caller.is_admin:
         return redirect(request, "/?denied=1", "The admin panel is for admins.", "error")
     return caller
-
-
-def user_rows(state: ServerState, users: list[User], me: User) -> list[UserRow]:
-    rows = []
-    for user in users:
-        memories = state.md.list_memories(user.id)
-        global_count = sum(1 for m in memories if m.scope is Scope.GLOBAL)
-        slugs = [w.slug for w in state.auth.workspaces_of(user)]
-        rows.append(
-            UserRow(user, global_count, len(memories) - global_count, slugs, user.id == me.id)
-        )
-    return rows
 
 
 def workspace_rows(state: ServerState, users: list[User]) -> list[WorkspaceRow]:
@@ -116,7 +94,7 @@ def admin_page(request: Request, state: State, user: int | None = None) -> Respo
         settings=state.md.get_settings(),
         providers=sorted(llm_provider_factories()),
         users=users,
-        user_rows=user_rows(state, users, caller.user),
+        user_rows=users_overview(state),
         workspace_rows=workspace_rows(state, users),
         chosen=chosen,
         chosen_view=memory_view(state, owner, "admin"),
