@@ -153,6 +153,12 @@ def test_admin_opens_a_runs_details(live_world: Live, page: Any) -> None:
     run = add_run(world)
     panel = open_admin(page, live, "Extraction")
     check_page(page)
+    cells = panel.locator("tbody tr").first.locator("td")
+    assert [cells.nth(i).inner_text() for i in (1, 7, 8)] == [
+        "ok",
+        "2",
+        "0",
+    ]  # status, dropped, failed
     panel.get_by_role("link", name="details").click()
     page.wait_for_url(f"**/admin/runs/{run.id}")
     assert page.get_by_role("heading", name="alice in alpha").is_visible()
