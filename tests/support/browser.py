@@ -55,7 +55,8 @@ def chromium() -> Iterator[Any]:
 
 @dataclass
 class ConsoleLog:
-    """Errors the page logged (console.error, uncaught exceptions, failed loads)."""
+    """Errors the page logged (console.error, uncaught exceptions, failed loads) and any
+    native dialog (window.confirm and the like) it opened."""
 
     errors: list[str] = field(default_factory=list)
     allowed: list[str] = field(default_factory=list)
@@ -84,6 +85,8 @@ def open_page(
     log = ConsoleLog()
     page.on("console", lambda m: log.errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda exc: log.errors.append(f"uncaught: {exc}"))
+    # window.confirm/alert/prompt: the UI has its own dialogs, so any native one is a bug
+    page.on("dialog", lambda d: (log.errors.append(f"native {d.type}: {d.message}"), d.dismiss()))
     try:
         yield page, log
     finally:

@@ -71,8 +71,9 @@ def test_every_page_fits_is_accessible_and_logs_no_error(
         assert log.unexpected() == []
 
 
-def test_the_checks_catch_a_page_wider_than_the_phone(live_world: Live, browser: Any) -> None:
-    """The overflow check is not vacuous: a too-wide element makes it fail."""
+def test_the_checks_catch_a_wide_or_inaccessible_page(live_world: Live, browser: Any) -> None:
+    """The checks are not vacuous: a too-wide element, a button without a name and a
+    native confirm() each make them fail."""
     _, live = live_world
     with open_page(browser, "phone") as (page, _):
         page.goto(f"{live.url}/login")
@@ -84,6 +85,16 @@ def test_the_checks_catch_a_page_wider_than_the_phone(live_world: Live, browser:
         )
         with pytest.raises(AssertionError, match="scrolls sideways"):
             check_page(page)
+        page.reload()
+        page.evaluate(
+            "() => document.querySelector('form').append(document.createElement('button'))"
+        )
+        with pytest.raises(AssertionError, match="button-name"):
+            check_page(page)
+    with open_page(browser, "phone") as (page, log):
+        page.goto(f"{live.url}/login")
+        page.evaluate("() => window.confirm('sure?')")
+        assert log.unexpected() == ["native confirm: sure?"]
 
 
 def background_luminance(page: Any) -> float:
