@@ -72,6 +72,11 @@ def test_admin_adds_changes_and_deletes_a_user(live_world: Live, page: Any) -> N
     card = user_card(page, "dora")
     assert "Memories: 1 global, 0 in workspaces" in card.inner_text()
     card.get_by_role("button", name="Delete dora").click()
+    dialog = page.get_by_role("alertdialog")
+    dialog.wait_for()
+    box, width = dialog.bounding_box(), page.viewport_size["width"]
+    assert box["x"] >= 0 and box["x"] + box["width"] <= width  # fits the screen
+    check_page(page)
     question = confirm(page)  # Cancel first: nothing happens
     assert "dora" in question and "their 1 memory and all their chats" in question
     assert world.md.get_user(dora.id).name == "dora"
