@@ -342,6 +342,24 @@ def test_pages_for_every_role(world: World, path: str, as_user: int, as_admin: i
         assert 'action="/ui/users"' in admin.text
 
 
+def test_a_refused_add_carries_the_text_back_and_odd_flash_cookies_are_ignored(
+    world: World,
+) -> None:
+    typed = "# 見出し is not a memory " + "é" * 400
+    form = {"content": typed, "workspace": "alpha", "draft_field": "add-me-scope-alpha"}
+    response = post_form(world, "alice", "/ui/memories", form)
+    assert flash_of(response)["level"] == "error"
+    session = world.auth.create_session(world.ids["alice"], 1)
+    cookie = f"memoryd_session={session.token}; memoryd_flash={response.cookies['memoryd_flash']}"
+    page = world.client.get("/chat/alpha", headers={"Cookie": cookie})
+    assert page.status_code == 200
+    assert 'id="add-me-scope-alpha"' in page.text and typed in page.text
+    for odd in ["not json", "{}", "[1]", '[{"level": "error", "text": "x", "draft": "%%"}]']:
+        cookie = f"memoryd_session={session.token}; memoryd_flash={quote(odd)}"
+        assert world.client.get("/chat/alpha", headers={"Cookie": cookie}).status_code == 200
+    world.client.cookies.clear()
+
+
 def test_a_default_user_cannot_open_a_workspace_they_are_not_in(world: World) -> None:
     page = get_page(world, "bob", "/chat/beta")
     assert (page.status_code, page.headers["location"]) == (303, "/?missing=1")
