@@ -16,7 +16,7 @@ import argparse
 import sys
 import tempfile
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -85,7 +85,8 @@ def build_demo(data_dir: Path) -> tuple[Any, str]:
         "Which worktop goes with white cabinets?",
         "Oak, as you chose: it warms up white handleless fronts. Seal it with hardwax oil.",
     )
-    run = Run(id=new_run_id(), trigger="manual", started_at=md.clock() - timedelta(minutes=3))
+    started = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)  # fixed: the same pictures every time
+    run = Run(id=new_run_id(), trigger="manual", started_at=started)
     run.provider, run.model = "local", "qwen2.5-coder-1.5b-instruct-q4_k_m"
     start_run(md.db, run)
     run.pairs_seen = run.pairs_processed = 2
@@ -96,7 +97,7 @@ def build_demo(data_dir: Path) -> tuple[Any, str]:
         {"kind": "item", **where, "error": "dropped: not said by the user (invented)"},
         {"kind": "not_stored", **where, "error": "looks like a secret (an API key)"},
     ]
-    finish_run(md.db, run, md.clock())
+    finish_run(md.db, run, started + timedelta(minutes=3, seconds=12))
     return create_app(md, settings, auth=auth), run.id
 
 
