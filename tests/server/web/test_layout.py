@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from memoryd.testing.live import LiveServer
-from support.browser import VIEWPORTS, check_page, confirm, open_menu, open_page, sign_in
+from support.browser import VIEWPORTS, check_page, confirm, open_page, sign_in
 
 from ..conftest import ADMIN_PASSWORD, USER_PASSWORD, World
 
@@ -127,8 +127,13 @@ def test_phone_menu_opens_and_closes(live_world: Live, page: Any) -> None:
     page.keyboard.press("Escape")
     assert menu.get_attribute("aria-expanded") == "false" and not link.is_visible()
     assert menu.evaluate("e => e === document.activeElement")
-    open_menu(page)
-    link.click()
+    # keyboard only: Enter opens the menu, Tab reaches the first workspace, Enter follows it
+    menu.focus()
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")
+    assert page.get_by_role("link", name="Beta").evaluate("e => e === document.activeElement")
+    page.keyboard.press("Enter")
     page.wait_for_url("**/chat/beta")
 
 
@@ -247,3 +252,26 @@ def test_profile_tabs_keyboard_and_confirmation_dialog(live_world: Live, desktop
     confirm(page, "Revoke")
     page.locator(".flash-ok", has_text="API key revoked.").wait_for()
     assert key.key.id not in live_keys()
+
+
+def test_keyboard_only_sign_in_add_and_delete(live_world: Live, page: Any) -> None:
+    world, live = live_world
+    page.goto(f"{live.url}/login")
+    page.keyboard.type("alice")  # the name field has the focus
+    page.keyboard.press("Tab")
+    page.keyboard.type(USER_PASSWORD)
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#user-button")
+    page.locator("#user-button").focus()
+    page.keyboard.press("Enter")
+    page.get_by_label("Add to Global").focus()
+    page.keyboard.type("Alice cycles to work")
+    page.keyboard.press("Enter")
+    page.locator(".flash-ok", has_text="Memory added.").wait_for()
+    page.get_by_role("button", name="Delete memory: Alice cycles to work").focus()
+    page.keyboard.press("Enter")
+    page.get_by_role("alertdialog").wait_for()
+    page.keyboard.press("Tab")  # from Cancel to Delete
+    page.keyboard.press("Enter")
+    page.locator(".flash-ok", has_text="Memory deleted.").wait_for()
+    assert world.md.list_memories(world.ids["alice"]) == []
