@@ -120,6 +120,7 @@ CASES = [
     Case("POST", "/api/v1/context", body={"message": "hello", "workspace": "alpha"}),
     # admin only
     Case("GET", "/api/v1/users", admin_only=True),
+    Case("GET", "/api/v1/users/overview", admin_only=True),
     Case("POST", "/api/v1/users", admin_only=True, body={"name": "carol"}),
     Case("GET", "/api/v1/users/{uid}", admin_only=True, prepare=bob),
     Case("PATCH", "/api/v1/users/{uid}", admin_only=True, body={"role": "default"}, prepare=bob),
