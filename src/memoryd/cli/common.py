@@ -28,10 +28,11 @@ from sqlalchemy.engine import make_url
 from typer.core import TyperGroup
 
 from memoryd.config import MemorydSettings
-from memoryd.domain.errors import InvalidInput, MemorydError, NotFound
+from memoryd.domain.errors import InvalidInput, MemorydError, NotFound, PermissionDenied
 from memoryd.domain.models import Memory, User
 from memoryd.embedding.base import Embedder
 from memoryd.service import Memoryd
+from memoryd.storage.membership import Memberships
 
 EXIT_BAD_INPUT = 2
 EXIT_FAILURE = 1
@@ -171,6 +172,21 @@ def open_memoryd(db: str | None) -> Iterator[Memoryd]:
 
 def find_user(md: Memoryd, name: str) -> User:
     return md.get_user(require_utf8(name, "user name"))
+
+
+def memberships(md: Memoryd) -> Memberships:
+    return Memberships(md.db, clock=md.clock)
+
+
+def require_member(md: Memoryd, user: User, slug: str) -> None:
+    """Refuse a workspace the user may not use, as the REST API and the proxy do."""
+    md.get_workspace(require_utf8(slug, "workspace slug"))
+    if not memberships(md).may_use(user, slug):
+        raise PermissionDenied(
+            f"{user.name} is not a member of workspace {slug!r}, so these memories would "
+            f"never reach them; add them first: memoryd workspaces members add {slug} "
+            f"{user.name}"
+        )
 
 
 # memory ids ----------------------------------------------------------------------------
