@@ -25,7 +25,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 from sqlalchemy.engine import make_url
-from typer.core import TyperGroup
+from typer.core import TyperGroup, TyperOption
 
 from memoryd.config import MemorydSettings
 from memoryd.domain.errors import InvalidInput, MemorydError, NotFound, PermissionDenied
@@ -296,6 +296,31 @@ def cell(value: object) -> Text:
 
 def memory_json(memory: Memory) -> dict[str, Any]:
     return memory.to_dict()
+
+
+# help ------------------------------------------------------------------------------------
+def _flags_take_no_value() -> None:
+    """Show on/off flags as flags in ``--help``.
+
+    typer's rich help prints a type for every option, so ``--json`` and even ``--help``
+    read ``<bool>`` as if they took a value; they take none. Options that do take a value
+    keep their type or metavar.
+    """
+    original = getattr(TyperOption, "display_type_rich", None)
+    if original is None or getattr(original, "memoryd_flags", False):
+        return
+
+    def display_type_rich(self: TyperOption, ctx: Any) -> str | None:
+        if self.is_flag and not self.count:
+            return None
+        shown: str | None = original(self, ctx)
+        return shown
+
+    display_type_rich.memoryd_flags = True  # type: ignore[attr-defined]
+    setattr(TyperOption, "display_type_rich", display_type_rich)  # noqa: B010
+
+
+_flags_take_no_value()
 
 
 # the root command ------------------------------------------------------------------------

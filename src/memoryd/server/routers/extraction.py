@@ -87,6 +87,23 @@ def runs(
     return [_jsonable(r.to_dict()) for r in state.md.extraction_runs(limit)]
 
 
+@router.get("/runs/{run_id}", summary="One extraction run with every pair's outcome (admin)")
+def run_details(
+    state: State,
+    _: AdminUser,
+    run_id: Annotated[str, Path(min_length=1, max_length=32, pattern="^[0-9a-f]+$")],
+) -> dict[str, Any]:
+    """The run's counters, ``pairs`` (one outcome per pair: created and updated memory
+    ids, chats processed, facts dropped and not stored, the error) with each pair's user
+    name, and the itemised ``errors``."""
+    run = state.md.extraction_run(run_id)
+    names = {u.id: u.name for u in state.md.list_users()}
+    details: dict[str, Any] = _jsonable(run.to_dict())
+    for pair in details["pairs"]:
+        pair["user_name"] = names.get(pair["user_id"])
+    return details
+
+
 @router.get("/failures", summary="Pairs whose batch failed or is parked (admin)")
 def failures(state: State, _: AdminUser, parked_only: bool = False) -> list[dict[str, Any]]:
     return [_jsonable(f) for f in state.md.extraction_failures(parked_only=parked_only)]
