@@ -50,6 +50,16 @@ def test_workspace_memory_needs_membership(cli: Cli) -> None:
     cli.ok("memories", "add", "-u", "root", "-w", "kitchen", "Root fact")
 
 
+def test_recording_a_chat_needs_membership_too(cli: Cli) -> None:
+    setup(cli)
+    args = ("chats", "add", "-u", "carol", "-w", "kitchen", "-p", "I bake bread", "-r", "ok")
+    assert "carol is not a member of workspace 'kitchen'" in cli.fails(*args)
+    assert cli.json("chats", "list", "--user", "carol") == []
+    cli.ok("workspaces", "members", "add", "kitchen", "carol")
+    cli.ok(*args)
+    assert len(cli.json("chats", "list", "--user", "carol")) == 1
+
+
 def test_demote_needs_membership_too(cli: Cli) -> None:
     setup(cli)
     made = cli.json("memories", "add", "-u", "carol", "--global", "Carol bakes bread")
