@@ -33,25 +33,6 @@ from memoryd.extraction.pipeline import PairResult
 from memoryd.extraction.runs import Run
 
 
-def _pair_json(result: PairResult) -> dict[str, Any]:
-    return {
-        "user_id": result.user_id,
-        "workspace": result.workspace,
-        "status": result.status,
-        "reason": result.reason,
-        "error": result.error,
-        "created": [m.to_dict() for m in result.created],
-        "updated": [m.to_dict() for m in result.updated],
-        "chats_processed": result.chats_processed,
-        "rejected": result.rejected,
-        "not_stored": result.not_stored,
-        "planned": result.planned,
-        "llm_calls": result.usage.calls,
-        "prompt_tokens": result.usage.prompt_tokens,
-        "completion_tokens": result.usage.completion_tokens,
-    }
-
-
 def _pair_line(result: PairResult, names: dict[int, str]) -> str:
     who = f"{names.get(result.user_id, result.user_id)}/{result.workspace}"
     if result.status == "skipped":
@@ -121,7 +102,7 @@ def extract(
             {
                 "dry_run": dry_run,
                 "run": run.to_dict() if run else None,
-                "pairs": [_pair_json(r) for r in results],
+                "pairs": [r.to_dict() for r in results],
             }
         )
     else:

@@ -138,6 +138,14 @@ class PairResult:
             "completion_tokens": self.usage.completion_tokens,
         }
 
+    def to_dict(self) -> dict[str, Any]:
+        """The outcome with the created and updated memories in full (for API and CLI)."""
+        return {
+            **self.outcome(),
+            "created": [m.to_dict() for m in self.created],
+            "updated": [m.to_dict() for m in self.updated],
+        }
+
 
 class ConcurrentExtraction(MemorydError):
     """Another worker processed some of these chats first; this batch is dropped."""

@@ -39,17 +39,8 @@ def _jsonable(value: Any) -> Any:
 
 
 def pair_result(result: Any) -> dict[str, Any]:
-    return {
-        "user_id": result.user_id,
-        "workspace": result.workspace,
-        "status": result.status,
-        "reason": result.reason,
-        "error": result.error,
-        "created": [m.to_dict() for m in result.created],
-        "updated": [m.to_dict() for m in result.updated],
-        "chats_processed": list(result.chats_processed),
-        "rejected": list(result.rejected),
-    }
+    data: dict[str, Any] = _jsonable(result.to_dict())
+    return data
 
 
 def run_now(
