@@ -186,6 +186,12 @@ extraction_runs = Table(
     Column("prompt_tokens", Integer, nullable=False, default=0),
     Column("completion_tokens", Integer, nullable=False, default=0),
     Column("errors", JSON, nullable=False, default=list),
+    # one outcome per pair processed, and honest counters (issue 12: a run that only
+    # dropped invented facts is "ok", not "errors")
+    Column("pairs", JSON, nullable=False, default=list),
+    Column("pairs_failed", Integer, nullable=False, default=0),
+    Column("facts_dropped", Integer, nullable=False, default=0),
+    Column("facts_not_stored", Integer, nullable=False, default=0),
     Index("ix_extraction_runs_started_at", "started_at"),
 )
 

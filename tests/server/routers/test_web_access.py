@@ -161,6 +161,7 @@ def rest_template(path: str) -> str:
         path.replace("{mid}", "{memory_id}")
         .replace("{uid}", "{user_id}")
         .replace("{kid}", "{key_id}")
+        .replace("{rid}", "{run_id}")
         .replace("/alpha/retry", "/{workspace}/retry")
         .replace("/workspaces/alpha", "/workspaces/{slug}")
     )
