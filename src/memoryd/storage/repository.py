@@ -37,6 +37,7 @@ from memoryd.domain.models import (
     User,
     Workspace,
 )
+from memoryd.storage import turn_rows
 from memoryd.storage.tables import (
     audit_log,
     cache_epoch,
@@ -65,7 +66,7 @@ _MEMORY_COLUMNS = (
 # user's globals plus one workspace's memories. Starting from the one-row cache_epoch
 # table, the version comes back even when the user has no memories.
 _TURN_POOL = (
-    select(cache_epoch.c.version, *_MEMORY_COLUMNS, memories.c.embedding, memories.c.embedder)
+    select(cache_epoch.c.version, *turn_rows.RAW_COLUMNS)
     .select_from(
         cache_epoch.outerjoin(
             memories.outerjoin(workspaces, memories.c.workspace_id == workspaces.c.id),
@@ -231,10 +232,11 @@ class Repository:
         rows = self.conn.execute(_TURN_POOL, {"user_id": user_id, "workspace_id": workspace_id})
         version = 0
         pool = []
+        memo, dialect = turn_rows.TURN_ROWS, self.conn.dialect
         for row in rows:
-            version = row.version
-            if row.id is not None:
-                pool.append(_memory(row, True))
+            version = row[0]
+            if row[1] is not None:
+                pool.append(memo.memory(row[1:], dialect))
         return int(version), pool
 
     def count_memories(self, user_id: int, scope: Scope, workspace_id: int | None) -> int:
