@@ -9,12 +9,18 @@ A queued chat is never dropped for a passing reason: a failed batch is retried (
 growing pause), and ``close()`` (called when the server shuts down, e.g. on SIGTERM, and
 at interpreter exit) writes whatever is still queued before it returns. Only a chat whose
 user or workspace was deleted meanwhile is discarded, with a warning.
+
+Once stored, an exchange is also embedded for the turns that will quote it as history
+(``Memoryd.warm_history``). That is a cache, not a write, and it costs as much CPU as a
+turn, so it runs in a third thread at a lower priority (nice +10 on Linux): when a reply
+and a pre-embedding want the same core, the reply goes first.
 """
 
 from __future__ import annotations
 
 import atexit
 import logging
+import os
 import threading
 import weakref
 from dataclasses import dataclass
@@ -31,6 +37,7 @@ log = logging.getLogger("memoryd")
 BATCH_WAIT_S = 0.2  # how long marks gather before a write (chats go at once)
 MAX_RETRY_WAIT_S = 5.0
 CLOSE_ATTEMPTS = 5
+WARM_NICENESS = 10  # how much lower the pre-embedding thread's priority is
 
 
 @dataclass(frozen=True)
@@ -53,6 +60,8 @@ class BackgroundWriter:
         self._busy = False
         self._closed = False
         self._thread: threading.Thread | None = None
+        self._warm_texts: list[str] = []
+        self._warm_thread: threading.Thread | None = None
         ref = weakref.ref(self)
 
         def close_at_exit() -> None:
@@ -106,6 +115,8 @@ class BackgroundWriter:
             thread = self._thread
         if thread is not None:
             thread.join()
+        if self._warm_thread is not None:
+            self._warm_thread.join(timeout=5)
         for attempt in range(CLOSE_ATTEMPTS):
             try:
                 self._write_once()
@@ -127,8 +138,16 @@ class BackgroundWriter:
                     log.warning("dropping a queued chat of user %s: %s", chat.user_id, exc)
                     continue
                 repo.insert_chat(chat.user_id, workspace_id, chat.prompt, chat.response, chat.at)
-        for chat in batch:
-            md.warm_history(chat.prompt, chat.response)
+        with self._cond:
+            if self._closed:  # shutting down: nobody will quote these any more
+                return
+            self._warm_texts.extend(t for chat in batch for t in (chat.prompt, chat.response))
+            if self._warm_thread is None:
+                self._warm_thread = threading.Thread(
+                    target=self._warm_run, name="memoryd-warm", daemon=True
+                )
+                self._warm_thread.start()
+            self._cond.notify_all()
 
     def _store_touches(self, marks: dict[str, datetime]) -> None:
         """Set ``last_used_at`` of queued memories, one UPDATE per distinct time."""
@@ -167,6 +186,16 @@ class BackgroundWriter:
                     self._cond.wait_for(lambda: self._closed, pause)
                 pause = min(pause * 2, MAX_RETRY_WAIT_S)
 
+    def _warm_run(self) -> None:
+        lower_thread_priority(WARM_NICENESS)
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._closed or self._warm_texts, timeout=None)
+                if self._closed:
+                    return
+                texts, self._warm_texts = self._warm_texts, []
+            self._md.warm_history(*texts)
+
     def _write_once(self) -> None:
         with self._cond:
             chats, self._chats = self._chats, []
@@ -198,3 +227,13 @@ class BackgroundWriter:
             with self._cond:
                 self._busy = False
                 self._cond.notify_all()
+
+
+def lower_thread_priority(by: int) -> None:
+    """Raise the calling thread's niceness (Linux: per thread); a no-op where unsupported."""
+    try:
+        thread = threading.get_native_id()
+        current = os.getpriority(os.PRIO_PROCESS, thread)
+        os.setpriority(os.PRIO_PROCESS, thread, min(current + by, 19))
+    except (AttributeError, OSError) as exc:
+        log.debug("cannot lower the pre-embedding thread's priority: %s", exc)

@@ -4,6 +4,11 @@ order, checked up front, and none is lost when the Memoryd closes."""
 from __future__ import annotations
 
 import logging
+import os
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
@@ -64,3 +69,39 @@ def test_close_writes_what_is_still_queued(database_url: str, embedder: MiniLMEm
     with Memoryd(database_url, embedder=embedder) as second:
         assert len(second.list_chats(uid)) == 20
         assert second.list_memories(uid)[0].last_used_at is not None
+
+
+class CountingEmbedder:
+    def __init__(self, inner: MiniLMEmbedder) -> None:
+        self.inner, self.name, self.dimensions = inner, inner.name, inner.dimensions
+        self.texts: list[str] = []
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        self.texts.extend(texts)
+        return self.inner.embed(texts)
+
+
+def test_a_stored_exchange_is_pre_embedded_at_a_lower_priority(
+    database_url: str, embedder: MiniLMEmbedder
+) -> None:
+    counting = CountingEmbedder(embedder)
+    with Memoryd(database_url, embedder=counting) as md:
+        uid = _alice(md)
+        for i in range(6):  # more than 5, so the turn reranks
+            md.add_memory(uid, f"Workspace fact {i}", workspace="alpha")
+        prompt, answer = "What is the Phoenix budget?", "It is 120k EUR, signed off in May."
+        md.record_chat_later(uid, "alpha", prompt, answer)
+        assert md.writer.flush()
+        deadline = time.monotonic() + 30
+        while not {prompt, answer} <= set(counting.texts) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert {prompt, answer} <= set(counting.texts)
+        warm = next(t for t in threading.enumerate() if t.name == "memoryd-warm")
+        assert warm.native_id is not None
+        if os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) < 19:
+            mine = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+            assert os.getpriority(os.PRIO_PROCESS, warm.native_id) > mine
+        before = len(counting.texts)
+        history = [{"role": "user", "content": prompt}, {"role": "assistant", "content": answer}]
+        md.context(uid, "alpha", "And who signed it off?", history)
+        assert counting.texts[before:] == ["And who signed it off?"]  # history came warm
