@@ -3,7 +3,7 @@
 A chat turn marks the memories it injected, and the proxy stores each exchange once its
 answer has been relayed. Neither has to hold a reply up, and on SQLite each would wait
 for the single writer lock. So they are queued here and one thread writes them in
-batches, one transaction per batch.
+batches: what arrives within 0.2 s goes in one transaction (``flush()`` writes at once).
 
 A queued chat is never dropped for a passing reason: a failed batch is retried (with a
 growing pause), and ``close()`` (called when the server shuts down, e.g. on SIGTERM, and
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("memoryd")
 
-BATCH_WAIT_S = 0.2  # how long marks gather before a write (chats go at once)
+BATCH_WAIT_S = 0.2  # how long marks and chats gather before a write (flush() skips it)
 MAX_RETRY_WAIT_S = 5.0
 CLOSE_ATTEMPTS = 5
 WARM_NICENESS = 10  # how much lower the pre-embedding thread's priority is
@@ -58,6 +58,7 @@ class BackgroundWriter:
         self._touches: dict[str, datetime] = {}
         self._chats: list[PendingChat] = []
         self._busy = False
+        self._hurry = False  # flush() asked: write without gathering
         self._closed = False
         self._thread: threading.Thread | None = None
         self._warm_texts: list[str] = []
@@ -100,6 +101,7 @@ class BackgroundWriter:
     def flush(self, timeout: float = 30.0) -> bool:
         """Wait until everything queued so far is written; False on timeout."""
         with self._cond:
+            self._hurry = True
             self._cond.notify_all()
             return self._cond.wait_for(
                 lambda: not (self._chats or self._touches or self._busy), timeout
@@ -173,10 +175,10 @@ class BackgroundWriter:
                 )
                 if self._closed:
                     return
-                if not self._chats:  # let marks of a burst of turns gather
-                    self._cond.wait_for(lambda: self._closed or self._chats, BATCH_WAIT_S)
-                    if self._closed:
-                        return
+                # let a burst's marks and chats gather: one transaction for all of them
+                self._cond.wait_for(lambda: self._closed or self._hurry, BATCH_WAIT_S)
+                if self._closed:
+                    return
             try:
                 self._write_once()
                 pause = 0.1
@@ -226,6 +228,7 @@ class BackgroundWriter:
         finally:
             with self._cond:
                 self._busy = False
+                self._hurry = bool(self._hurry and (self._chats or self._touches))
                 self._cond.notify_all()
 
 
