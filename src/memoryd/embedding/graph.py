@@ -8,7 +8,8 @@ part of the embedding time. Here the same weights are put into the canonical BER
 graph onnxruntime has kernels for: ``EmbedLayerNormalization``, then per layer one
 ``Attention`` (query, key and value as one weight), a ``MatMul`` + bias + residual +
 ``LayerNormalization``, ``MatMul`` + ``BiasGelu`` (exact, erf-based GELU), and another
-``MatMul`` + bias + residual + ``LayerNormalization``: 64 nodes instead of about 260.
+``MatMul`` + bias + residual + ``LayerNormalization``: once quantised and
+optimised by onnxruntime, 64 nodes run where 264 did.
 
 ``rebuild`` checks its result against the source graph on a few token sequences (padded
 batch included) before returning it, so a model laid out differently than expected is
