@@ -33,10 +33,10 @@ from memoryd.domain.models import (
     Memory,
     Role,
     Scope,
-    Source,
     User,
     Workspace,
 )
+from memoryd.storage import turn_rows
 from memoryd.storage.tables import (
     audit_log,
     cache_epoch,
@@ -48,24 +48,13 @@ from memoryd.storage.tables import (
     workspaces,
 )
 
-_MEMORY_COLUMNS = (
-    memories.c.id,
-    memories.c.user_id,
-    memories.c.scope,
-    workspaces.c.slug,
-    memories.c.content,
-    memories.c.source,
-    memories.c.created_at,
-    memories.c.updated_at,
-    memories.c.last_used_at,
-    memories.c.source_chats,
-)
+_MEMORY_COLUMNS = turn_rows.RAW_COLUMNS[:-2]  # without the vector and its embedder
 
 # A chat turn's one statement: the cache version (see memoryd.storage.catalog) and the
 # user's globals plus one workspace's memories. Starting from the one-row cache_epoch
 # table, the version comes back even when the user has no memories.
 _TURN_POOL = (
-    select(cache_epoch.c.version, *_MEMORY_COLUMNS, memories.c.embedding, memories.c.embedder)
+    select(cache_epoch.c.version, *turn_rows.RAW_COLUMNS)
     .select_from(
         cache_epoch.outerjoin(
             memories.outerjoin(workspaces, memories.c.workspace_id == workspaces.c.id),
@@ -83,27 +72,9 @@ _TURN_POOL = (
 )
 
 
-def _memory(row: Row[Any] | Any, with_embedding: bool) -> Memory:
-    vector = None
-    embedder = None
-    # a damaged vector is treated as missing: the reranker recomputes it
-    if with_embedding and row.embedding is not None and len(row.embedding) % 4 == 0:
-        vector = np.frombuffer(row.embedding, dtype=np.float32)
-        embedder = row.embedder
-    return Memory(
-        id=row.id,
-        user_id=row.user_id,
-        scope=Scope(row.scope),
-        workspace=row.slug,
-        content=row.content,
-        source=Source(row.source),
-        created_at=row.created_at,
-        updated_at=row.updated_at,
-        last_used_at=row.last_used_at,
-        source_chat_ids=tuple(row.source_chats or ()),
-        embedding=vector,
-        embedder=embedder,
-    )
+def _memory(row: Row[Any] | Any, with_embedding: bool, dialect: Any) -> Memory:
+    vector = (row.embedding, row.embedder) if with_embedding else (None, None)
+    return turn_rows.build_memory((*row[: len(_MEMORY_COLUMNS)], *vector), dialect)
 
 
 def vector_bytes(vector: Any) -> bytes | None:
@@ -204,7 +175,7 @@ class Repository:
         row = self.conn.execute(
             self._memory_select(with_embedding).where(memories.c.id == memory_id)
         ).first()
-        return _memory(row, with_embedding) if row else None
+        return _memory(row, with_embedding, self.conn.dialect) if row else None
 
     def list_memories(
         self,
@@ -220,7 +191,8 @@ class Repository:
         if workspace_id is not None:
             query = query.where(memories.c.workspace_id == workspace_id)
         query = query.order_by(memories.c.scope, workspaces.c.slug, memories.c.created_at)
-        return [_memory(r, with_embedding) for r in self.conn.execute(query)]
+        dialect = self.conn.dialect
+        return [_memory(r, with_embedding, dialect) for r in self.conn.execute(query)]
 
     def turn_memories(self, user_id: int, workspace_id: int | None) -> list[Memory]:
         """Everything a chat turn needs in one query: globals and this workspace's memories."""
@@ -231,10 +203,11 @@ class Repository:
         rows = self.conn.execute(_TURN_POOL, {"user_id": user_id, "workspace_id": workspace_id})
         version = 0
         pool = []
+        memo, dialect = turn_rows.TURN_ROWS, self.conn.dialect
         for row in rows:
-            version = row.version
-            if row.id is not None:
-                pool.append(_memory(row, True))
+            version = row[0]
+            if row[1] is not None:
+                pool.append(memo.memory(row[1:], dialect))
         return int(version), pool
 
     def count_memories(self, user_id: int, scope: Scope, workspace_id: int | None) -> int:
