@@ -98,6 +98,12 @@ class Turn:
     fallback_reason: str | None = None
     query: Query = field(default_factory=lambda: Query(""))
     candidates: int = field(default=0)
+    # False: an incognito turn (``context(record=False)``), never recorded
+    record: bool = True
+
+    @property
+    def memory_ids(self) -> list[str]:
+        return [m.id for m in self.memories]
 
     @property
     def memories(self) -> list[Memory]:
