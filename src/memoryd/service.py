@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from memoryd.chat_log import ChatFacade
 from memoryd.config import MemorydSettings
 from memoryd.domain import runtime_settings
 from memoryd.domain.errors import (
@@ -54,7 +55,6 @@ from memoryd.domain.rules import (
     validate_user_name,
 )
 from memoryd.embedding.base import Embedder
-from memoryd.chat_log import ChatFacade
 from memoryd.extraction.facade import ExtractionFacade
 from memoryd.rerank.base import Reranker
 from memoryd.storage.catalog import Catalog

@@ -396,9 +396,7 @@ class Repository:
         return None if value is None else bool(value)
 
     def set_learning(self, user_id: int, on: bool) -> None:
-        self.conn.execute(
-            update(users).where(users.c.id == user_id).values(learn_from_chats=on)
-        )
+        self.conn.execute(update(users).where(users.c.id == user_id).values(learn_from_chats=on))
 
     def close_pending_chats(self, user_id: int) -> int:
         """Flag the user's unprocessed chats processed, so extraction never reads them."""

@@ -134,9 +134,7 @@ chats = Table(
 chat_memories = Table(
     "chat_memories",
     metadata,
-    Column(
-        "chat_id", Integer, ForeignKey("chats.id", ondelete="CASCADE"), primary_key=True
-    ),
+    Column("chat_id", Integer, ForeignKey("chats.id", ondelete="CASCADE"), primary_key=True),
     Column("memory_id", String(32), primary_key=True),
     Column("position", Integer, nullable=False),
     Index("ix_chat_memories_memory_id", "memory_id", "chat_id"),

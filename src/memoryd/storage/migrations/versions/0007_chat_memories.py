@@ -31,9 +31,7 @@ def upgrade() -> None:
         sa.Column(
             "chat_id",
             sa.Integer,
-            sa.ForeignKey(
-                "chats.id", ondelete="CASCADE", name="fk_chat_memories_chat_id_chats"
-            ),
+            sa.ForeignKey("chats.id", ondelete="CASCADE", name="fk_chat_memories_chat_id_chats"),
             nullable=False,
         ),
         sa.Column("memory_id", sa.String(32), nullable=False),
