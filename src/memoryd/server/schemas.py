@@ -228,7 +228,7 @@ class ContextRequest(Strict):
         default=None, max_length=200_000, description="Your base system prompt, if any."
     )
     incognito: bool = Field(
-        default=False,
+        default_factory=bool,  # False; a factory keeps it optional in generated clients
         description="An incognito turn: the memories' last-used times are left alone "
         "(and you should not record the exchange).",
     )
