@@ -9,7 +9,6 @@ Set MEMORYD_SCREENSHOTS=docs/screenshots to refresh the README's screenshots.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,46 +19,9 @@ from memoryd.testing import FakeOpenAIServer, Reply
 
 from ..conftest import ADMIN_PASSWORD, USER_PASSWORD, LiveServer, World
 
-CHROMIUM = Path("/usr/bin/chromium")
-LAUNCH_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-
 pytestmark = pytest.mark.browser
 
 Live = tuple[World, LiveServer]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        reason = f"{CHROMIUM} is missing (apt-get install chromium)"
-        if os.environ.get("CI"):
-            pytest.fail(reason)
-        pytest.skip(reason)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=LAUNCH_ARGS
-        )
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1280, "height": 860})
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    page.on("dialog", lambda dialog: dialog.accept())  # the delete confirmations
-    yield page
-    context.close()
 
 
 def shot(page: Any, name: str, tmp_path: Path) -> None:
@@ -231,7 +193,7 @@ def test_chat_answer_uses_an_injected_memory(
     page.get_by_label("Message").fill("What sauce should I make for dinner?")
     page.keyboard.press("Enter")
     page.wait_for_selector("text=Answered using 2 memories.")
-    reply = page.locator(".message.assistant").last
+    reply = page.locator(".message.assistant .message-text").last
     assert reply.inner_text() == "Since you are allergic to peanuts, skip the satay sauce."
     shot(page, "chat", tmp_path)
     chats = world.md.list_chats(alice, "alpha")
