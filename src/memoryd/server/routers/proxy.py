@@ -255,12 +255,18 @@ async def forward_openai(
     relayed = False
 
     async def relay() -> AsyncIterator[bytes]:
+        # A hang-up while the upstream was thinking shows here; one mid-stream cancels
+        # this generator (Starlette listens for the disconnect), so ``relayed`` stays
+        # False. Not checked after the last chunk: a client may close as soon as it has
+        # read [DONE], and that answer did reach it.
         nonlocal relayed
         try:
+            if await client_gone(request):
+                return
             async for chunk in response.aiter_raw():
                 collector.feed(chunk)
                 yield chunk
-            relayed = not await client_gone(request)
+            relayed = True
         finally:
             await response.aclose()
 
@@ -327,11 +333,13 @@ async def via_provider(
 
     relayed = False
 
-    async def relay() -> AsyncIterator[bytes]:
+    async def relay() -> AsyncIterator[bytes]:  # as in forward_openai
         nonlocal relayed
+        if await client_gone(request):
+            return
         async for event in iterate_in_threadpool(events()):
             yield event
-        relayed = not await client_gone(request)
+        relayed = True
 
     async def after() -> None:
         if finished and relayed:
