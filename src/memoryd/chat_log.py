@@ -23,7 +23,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from memoryd.domain.errors import InvalidInput, NotFound
-from memoryd.domain.injection import Turn, history_part
+from memoryd.domain.injection import Turn, history_part, used_ids
 from memoryd.domain.models import Chat, UsedMemory
 from memoryd.rerank.base import Reranker, Warmable
 from memoryd.storage.repository import Repository
@@ -37,7 +37,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("memoryd")
 
 MAX_CHAT_TEXT = 200_000
-MAX_CHAT_MEMORIES = 100  # far above what a turn injects (5 globals + 5 of a workspace)
 
 
 class ChatFacade:
@@ -71,7 +70,7 @@ class ChatFacade:
         """Store a finished exchange; extraction reads it later (unless the user turned
         learning off). ``turn`` (from ``context``) or ``memory_ids`` say which memories
         were injected; an incognito turn (``context(record=False)``) is refused."""
-        ids = _used_ids(turn, memory_ids)
+        ids = used_ids(turn, memory_ids)
         _check_chat(prompt, response)
         now = self.clock()
         with self.db.write() as repo:
@@ -95,7 +94,7 @@ class ChatFacade:
     ) -> None:
         """``record_chat`` off the caller's path: checked now, written by the background
         writer (batched, retried, flushed by ``close()``)."""
-        ids = _used_ids(turn, memory_ids)
+        ids = used_ids(turn, memory_ids)
         _check_chat(prompt, response)
         chat = PendingChat(user_id, workspace, prompt, response, self.clock(), tuple(ids))
         self.writer.add_chat(chat)
@@ -180,17 +179,6 @@ class ChatFacade:
             self.store.require_user(repo, user_id, lock=True)
             repo.set_learning(user_id, on)
             return 0 if on else repo.close_pending_chats(user_id)
-
-
-def _used_ids(turn: Turn | None, memory_ids: Sequence[str]) -> list[str]:
-    if turn is not None and not turn.record:
-        raise InvalidInput("this turn is incognito (context(record=False)): it is not recorded")
-    ids = list(turn.memory_ids if turn is not None else memory_ids)
-    if isinstance(memory_ids, str) or not all(isinstance(i, str) for i in ids):
-        raise InvalidInput("memory_ids must be a list of memory ids")
-    if len(ids) > MAX_CHAT_MEMORIES:
-        raise InvalidInput(f"at most {MAX_CHAT_MEMORIES} memory ids per chat")
-    return ids
 
 
 def _check_chat(prompt: str, response: str) -> None:
