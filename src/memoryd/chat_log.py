@@ -111,7 +111,8 @@ class ChatFacade:
     ) -> tuple[int, bool]:
         """Insert one checked exchange with its memory links, inside the caller's write
         transaction; returns its id and whether it is closed to extraction."""
-        processed = repo.learns_from_chats(user_id) is False
+        # locked: a "learning off" committed meanwhile waits, then closes this chat too
+        processed = repo.learns_from_chats(user_id, lock=True) is False
         chat_id = repo.insert_chat(user_id, workspace_id, prompt, response, at, processed=processed)
         if memory_ids:  # only the user's own memories can be linked
             owned = repo.memories_by_id(user_id, memory_ids)

@@ -388,11 +388,13 @@ class Repository:
         return found
 
     # the "learn from my chats" switch (0007) ---------------------------
-    def learns_from_chats(self, user_id: int) -> bool | None:
-        """The user's switch; None when there is no such user."""
-        value = self.conn.execute(
-            select(users.c.learn_from_chats).where(users.c.id == user_id)
-        ).scalar_one_or_none()
+    def learns_from_chats(self, user_id: int, *, lock: bool = False) -> bool | None:
+        """The user's switch; None when there is no such user. ``lock`` holds a shared
+        row lock (PostgreSQL) so a concurrent switch waits for this transaction."""
+        query = select(users.c.learn_from_chats).where(users.c.id == user_id)
+        if lock:
+            query = query.with_for_update(read=True)
+        value = self.conn.execute(query).scalar_one_or_none()
         return None if value is None else bool(value)
 
     def set_learning(self, user_id: int, on: bool) -> None:
