@@ -154,3 +154,26 @@ def test_with_learning_off_proxied_chats_are_recorded_but_never_extracted(
     )
     chats = wait_for_chats(world, "alice", 1)
     assert [(c.prompt, c.memory_processed) for c in chats] == [("I moved to Lisbon.", True)]
+
+
+def test_client_that_hung_up_mid_stream_is_not_recorded(
+    live_world: Live, fake_llm: FakeOpenAIServer
+) -> None:
+    world, live = live_world
+    fake_llm.script(Reply.paced(0.3, Reply.text("One two three four five six seven eight.")))
+    body = {
+        "model": "alpha/gpt-test",
+        "stream": True,
+        "messages": [{"role": "user", "content": "half"}],
+    }
+    with (
+        httpx.Client(timeout=10) as client,
+        client.stream(
+            "POST", f"{live.url}/v1/chat/completions", json=body, headers=world.headers("alice")
+        ) as response,
+    ):
+        first = next(response.iter_raw())  # the first chunk arrived ...
+        assert first.startswith(b"data:")
+    # ... and the client hung up: the rest (about 1.5 s more) goes nowhere
+    time.sleep(2.0)
+    assert only_marker_recorded(world, live, fake_llm, "alice") == ["marker"]
