@@ -8,6 +8,7 @@ from support.cli import Cli
 def test_learning_show_off_on(cli: Cli) -> None:
     cli.ok("users", "add", "alice")
     cli.ok("workspaces", "add", "lab")
+    cli.ok("workspaces", "members", "add", "lab", "alice")
     assert "memoryd learns from alice's chats" in cli.ok("users", "learning", "alice").stdout
     cli.ok("chats", "add", "-u", "alice", "-w", "lab", "-p", "I moved to Lisbon.", "-r", "ok")
     off = cli.json("users", "learning", "alice", "off")

@@ -24,6 +24,7 @@ from memoryd.cli.common import (
     make_table,
     memory_json,
     open_memoryd,
+    require_member,
     resolve_id,
     resolve_memory,
     short_id_length,
@@ -131,11 +132,16 @@ def add(
 ) -> None:
     """Add a memory to a workspace (--workspace SLUG) or to the user's global scope (--global)."""
     if global_ and workspace:
-        raise InvalidScope("a global memory belongs to no workspace: give --global or --workspace")
+        raise InvalidScope(
+            "--global and --workspace are exclusive: a global memory belongs to no "
+            "workspace; give one of them"
+        )
     if not global_ and not workspace:
         raise InvalidScope("say where the memory goes: --workspace SLUG or --global")
     with open_memoryd(db) as md:
         owner = find_user(md, user)
+        if workspace:
+            require_member(md, owner, workspace)
         scope = Scope.GLOBAL if global_ else Scope.WORKSPACE
         memory = md.add_memory(owner.id, text, scope, workspace, actor=CLI_ACTOR)
         _report(md, "added", memory, as_json)
@@ -197,6 +203,7 @@ def demote(
     with open_memoryd(db) as md:
         owner = find_user(md, user)
         full_id = resolve_memory(md, owner, memory_id)
+        require_member(md, owner, workspace)
         memory = md.demote(owner.id, full_id, workspace, actor=CLI_ACTOR)
         _report(md, "demoted", memory, as_json)
 

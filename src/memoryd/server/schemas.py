@@ -88,6 +88,14 @@ class UserOut(BaseModel):
         return cls(id=user.id, name=user.name, role=user.role.value)
 
 
+class UserOverview(UserOut):
+    """A user as the admin panel lists them."""
+
+    global_memories: int = Field(description="Global memories stored.")
+    workspace_memories: int = Field(description="Workspace memories stored, all workspaces.")
+    workspaces: list[str] = Field(description="Slugs the user can use (all, for an admin).")
+
+
 class Me(UserOut):
     workspaces: list[WorkspaceOut]
     auth: str

@@ -353,7 +353,7 @@ class Repository:
             for r in self.conn.execute(query)
         ]
 
-    # which memories a chat used (0007) -------------------------------
+    # which memories a chat used (chat_memories migration) -------------------------------
     def link_chat_memories(self, chat_id: int, memory_ids: Sequence[str]) -> None:
         rows = [
             {"chat_id": chat_id, "memory_id": memory_id, "position": position}
@@ -387,7 +387,7 @@ class Repository:
             found.update((r.id, _memory(r, False)) for r in self.conn.execute(query))
         return found
 
-    # the "learn from my chats" switch (0007) ---------------------------
+    # the "learn from my chats" switch (chat_memories migration) ---------------------------
     def learns_from_chats(self, user_id: int, *, lock: bool = False) -> bool | None:
         """The user's switch; None when there is no such user. ``lock`` holds a shared
         row lock (PostgreSQL) so a concurrent switch waits for this transaction."""

@@ -71,7 +71,8 @@ users = Table(
     Column("name", String(64), nullable=False, unique=True),
     Column("role", String(16), nullable=False, default="default"),
     Column("created_at", UTCDateTime, nullable=False),
-    # off: the user's chats are recorded as already processed, never extracted (0007)
+    # off: the user's chats are recorded as already processed, never extracted
+    # (migration chat_memories)
     Column("learn_from_chats", Boolean, nullable=False, server_default=true()),
 )
 
@@ -129,8 +130,9 @@ chats = Table(
     ),
 )
 
-# The memories injected into a recorded chat, in prompt order (0007). No foreign key to
-# memories: a deleted memory's id stays as a tombstone; deleting the chat drops its links.
+# The memories injected into a recorded chat, in prompt order (migration chat_memories).
+# No foreign key to memories: a deleted memory's id stays as a tombstone; deleting the
+# chat drops its links.
 chat_memories = Table(
     "chat_memories",
     metadata,
@@ -200,6 +202,12 @@ extraction_runs = Table(
     Column("prompt_tokens", Integer, nullable=False, default=0),
     Column("completion_tokens", Integer, nullable=False, default=0),
     Column("errors", JSON, nullable=False, default=list),
+    # one outcome per pair processed, and honest counters (issue 12: a run that only
+    # dropped invented facts is "ok", not "errors")
+    Column("pairs", JSON, nullable=False, default=list),
+    Column("pairs_failed", Integer, nullable=False, default=0),
+    Column("facts_dropped", Integer, nullable=False, default=0),
+    Column("facts_not_stored", Integer, nullable=False, default=0),
     Index("ix_extraction_runs_started_at", "started_at"),
 )
 

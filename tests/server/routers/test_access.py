@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
+from memoryd.extraction.runs import Run, new_run_id, start_run
 from memoryd.storage import tables
 
 from ..conftest import World
@@ -98,6 +99,12 @@ def bob(world: World, who: str) -> dict[str, Any]:
     return {"uid": world.ids["bob"]}
 
 
+def a_run(world: World, who: str) -> dict[str, Any]:
+    run = Run(id=new_run_id(), trigger="manual", started_at=world.md.clock())
+    start_run(world.md.db, run)
+    return {"rid": run.id}
+
+
 CASES = [
     Case("GET", "/api/v1/me"),
     Case("PATCH", "/api/v1/me", body={"learn_from_chats": True}),
@@ -130,6 +137,7 @@ CASES = [
     Case("POST", "/api/v1/context", body={"message": "hello", "workspace": "alpha"}),
     # admin only
     Case("GET", "/api/v1/users", admin_only=True),
+    Case("GET", "/api/v1/users/overview", admin_only=True),
     Case("POST", "/api/v1/users", admin_only=True, body={"name": "carol"}),
     Case("GET", "/api/v1/users/{uid}", admin_only=True, prepare=bob),
     Case("PATCH", "/api/v1/users/{uid}", admin_only=True, body={"role": "default"}, prepare=bob),
@@ -172,6 +180,7 @@ CASES = [
     Case("GET", "/api/v1/settings/schema", admin_only=True),
     Case("PATCH", "/api/v1/settings", admin_only=True, body={"memory_enabled": True}),
     Case("GET", "/api/v1/extraction/runs", admin_only=True),
+    Case("GET", "/api/v1/extraction/runs/{rid}", admin_only=True, prepare=a_run),
     Case("GET", "/api/v1/extraction/failures", admin_only=True),
     Case("GET", "/api/v1/extraction/parked", admin_only=True),
     Case("POST", "/api/v1/extraction/parked/{uid}/alpha/retry", admin_only=True, prepare=bob),

@@ -28,7 +28,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.background import BackgroundTask
 from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
 
-from memoryd.domain.errors import InvalidInput
+from memoryd.domain.errors import InvalidInput, NotFound
 from memoryd.domain.injection import Turn, compose_system_prompt
 from memoryd.domain.models import User
 from memoryd.llm.base import LLMError
@@ -109,13 +109,17 @@ async def read_request(request: Request) -> dict[str, Any]:
 def pick_workspace(
     request: Request, state: ServerState, user: User, model: str
 ) -> tuple[str | None, str]:
-    """The workspace (header first, then a ``slug/`` model prefix) and the upstream model."""
+    """The workspace (header first, then a ``slug/`` model prefix) and the upstream model.
+
+    A prefix that is no workspace is part of the model name (``meta-llama/...``); one that
+    names a workspace the user may not use is refused, never forwarded as a model name.
+    """
     header = request.headers.get(WORKSPACE_HEADER)
     if header:
-        return require_workspace(state, user, header.strip()), model
+        return _usable_workspace(state, user, header.strip()), model
     prefix, slash, rest = model.partition("/")
-    if slash and rest and state.auth.is_member(user, prefix) and state.md.has_workspace(prefix):
-        return prefix, rest
+    if slash and rest and state.md.has_workspace(prefix):
+        return _usable_workspace(state, user, prefix), rest
     return None, model
 
 
@@ -131,6 +135,18 @@ def is_incognito(request: Request) -> bool:
         return False
     message = f"{INCOGNITO_HEADER} must be true or false, not {raw[:40]!r}"
     raise ApiError(400, message, type="invalid_request_error")
+def _usable_workspace(state: ServerState, user: User, slug: str) -> str:
+    try:
+        return require_workspace(state, user, slug)
+    except NotFound:
+        raise ApiError(
+            404,
+            f"no workspace {slug!r} for this user: it does not exist or the user is not a "
+            f"member (an admin adds members in the admin panel or with `memoryd workspaces "
+            f"members add {slug} USER`)",
+            type="invalid_request_error",
+            code="workspace_not_found",
+        ) from None
 
 
 def split_turn(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:

@@ -1,23 +1,78 @@
-// memoryd web UI: the profile panel, tabs, confirmations and the chat page. No build step.
+// memoryd web UI: menu, tabs, the profile panel, confirmations, editing and the chat page.
+// No build step, no dependencies.
 "use strict";
 
 function csrfToken() { return document.body.dataset.csrf || ""; }
 
-function openProfile(tab) {
+// The navigation: on narrow screens the sidebar is a top bar whose links open with "Menu".
+function setupMenu() {
+  const button = document.getElementById("menu-button");
+  const sidebar = document.getElementById("sidebar");
+  if (!button || !sidebar) return;
+  function show(open) {
+    sidebar.classList.toggle("open", open);
+    button.setAttribute("aria-expanded", String(open));
+  }
+  button.addEventListener("click", () => show(button.getAttribute("aria-expanded") !== "true"));
+  sidebar.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && button.getAttribute("aria-expanded") === "true") {
+      show(false);
+      button.focus();
+    }
+  });
+}
+
+// Tabs (WAI-ARIA tabs pattern, automatic activation): click, or arrow keys, Home and End
+// on the focused tab. A tab list with data-tab-param keeps the chosen tab in the URL.
+function selectTab(tab, moveFocus) {
+  const list = tab.closest("[role=tablist]");
+  list.querySelectorAll("[role=tab]").forEach((other) => {
+    const selected = other === tab;
+    other.setAttribute("aria-selected", String(selected));
+    other.tabIndex = selected ? 0 : -1;
+    const panel = document.getElementById(other.getAttribute("aria-controls"));
+    if (panel) panel.hidden = !selected;
+  });
+  if (moveFocus) tab.focus();
+  const param = list.dataset.tabParam;
+  if (param) {
+    const url = new URL(window.location.href);
+    url.searchParams.set(param, tab.getAttribute("aria-controls").replace(/^admin-/, ""));
+    window.history.replaceState(null, "", url);
+  }
+}
+
+function setupTabs() {
+  document.querySelectorAll("[role=tablist]").forEach((list) => {
+    const tabs = Array.from(list.querySelectorAll("[role=tab]"));
+    tabs.forEach((tab, index) => {
+      const panel = document.getElementById(tab.getAttribute("aria-controls"));
+      if (panel && !panel.hasAttribute("tabindex")) panel.tabIndex = 0;
+      tab.tabIndex = tab.getAttribute("aria-selected") === "true" ? 0 : -1;
+      tab.addEventListener("click", () => selectTab(tab, false));
+      tab.addEventListener("keydown", (event) => {
+        const last = tabs.length - 1;
+        const to = {
+          ArrowRight: (index + 1) % tabs.length,
+          ArrowLeft: (index + last) % tabs.length,
+          Home: 0,
+          End: last,
+        }[event.key];
+        if (to === undefined) return;
+        event.preventDefault();
+        selectTab(tabs[to], true);
+      });
+    });
+  });
+}
+
+function openProfile(tabName) {
   const dialog = document.getElementById("profile");
   if (!dialog) return;
   if (dialog.open) dialog.close();
   dialog.showModal();
-  if (tab) selectTab(tab);
-}
-
-function selectTab(name) {
-  document.querySelectorAll("#profile [role=tab]").forEach((tab) => {
-    const selected = tab.id === "tab-" + name;
-    tab.setAttribute("aria-selected", String(selected));
-    tab.tabIndex = selected ? 0 : -1;
-    document.getElementById(tab.getAttribute("aria-controls")).hidden = !selected;
-  });
+  const tab = tabName && document.getElementById("tab-" + tabName);
+  if (tab) selectTab(tab, false);
 }
 
 function setupProfile() {
@@ -30,25 +85,69 @@ function setupProfile() {
     openProfile(document.body.dataset.panel);
   }
   dialog.querySelectorAll("[data-close]").forEach((b) => b.addEventListener("click", () => dialog.close()));
-  const tabs = Array.from(dialog.querySelectorAll("[role=tab]"));
-  tabs.forEach((tab, index) => {
-    tab.addEventListener("click", () => selectTab(tab.id.slice(4)));
-    tab.addEventListener("keydown", (event) => {
-      const step = { ArrowRight: 1, ArrowLeft: -1 }[event.key];
-      if (!step) return;
-      const next = tabs[(index + step + tabs.length) % tabs.length];
-      next.focus();
-      selectTab(next.id.slice(4));
+}
+
+// A real confirmation dialog (not window.confirm): forms with data-confirm ask first.
+// Cancel has the focus; Escape cancels; the confirm button says what will happen.
+function setupConfirmations() {
+  const dialog = document.getElementById("confirm");
+  if (!dialog) return;
+  const text = document.getElementById("confirm-text");
+  const ok = document.getElementById("confirm-ok");
+  let pending = null;
+  document.querySelectorAll("form[data-confirm]").forEach((form) => {
+    form.addEventListener("submit", (event) => {
+      if (form.dataset.confirmed === "yes") return;
+      event.preventDefault();
+      pending = form;
+      text.textContent = form.dataset.confirm;
+      ok.textContent = form.dataset.confirmButton || "Confirm";
+      dialog.returnValue = "";
+      dialog.showModal();
+      document.getElementById("confirm-cancel").focus();
     });
+  });
+  dialog.addEventListener("close", () => {
+    const form = pending;
+    pending = null;
+    if (form && dialog.returnValue === "ok") {
+      form.dataset.confirmed = "yes";
+      form.requestSubmit();
+    }
   });
 }
 
-function setupConfirmations() {
-  document.querySelectorAll("form[data-confirm]").forEach((form) => {
-    form.addEventListener("submit", (event) => {
-      if (!window.confirm(form.dataset.confirm)) event.preventDefault();
+// Editing a memory: a roomy text box under the memory, sized to show all of it.
+// A memory is one line, so Enter saves; Escape closes the box without saving.
+function fitTextarea(area) {
+  area.style.height = "auto";
+  area.style.height = Math.max(area.scrollHeight + 4, 88) + "px";
+}
+
+function setupEdits() {
+  document.querySelectorAll(".edit-toggle").forEach((button) => {
+    const form = document.getElementById(button.getAttribute("aria-controls"));
+    if (!form) return;
+    const area = form.querySelector("textarea");
+    const text = button.closest(".memory").querySelector(".memory-text");
+    function show(open) {
+      // the text is copied in when the box first opens (so it is in the page only once)
+      if (open && !area.dataset.filled) { area.value = text.textContent; area.dataset.filled = "yes"; }
+      form.hidden = !open;
+      button.setAttribute("aria-expanded", String(open));
+      if (open) { fitTextarea(area); area.focus(); area.setSelectionRange(area.value.length, area.value.length); }
+    }
+    button.addEventListener("click", () => show(form.hidden));
+    form.querySelector("[data-cancel-edit]").addEventListener("click", () => { show(false); button.focus(); });
+    area.addEventListener("input", () => fitTextarea(area));
+    area.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && !event.shiftKey) { event.preventDefault(); form.requestSubmit(); }
+      if (event.key === "Escape") { event.preventDefault(); event.stopPropagation(); show(false); button.focus(); }
     });
   });
+  // A refused add comes back with the typed text in its field: put the cursor there.
+  const draft = document.querySelector("[data-draft]");
+  if (draft) { draft.focus(); draft.setSelectionRange(draft.value.length, draft.value.length); }
 }
 
 // The chat page talks to memoryd's own OpenAI-compatible proxy, streamed. Under each
@@ -216,7 +315,10 @@ function setupChat() {
 }
 
 document.addEventListener("DOMContentLoaded", () => {
+  setupMenu();
+  setupTabs();
   setupProfile();
   setupConfirmations();
+  setupEdits();
   setupChat();
 });
