@@ -127,9 +127,7 @@ def chat_target(settings: MemorydSettings) -> ChatTarget:
     if name == "local":
         return ChatTarget(model or "local", f"Answers come from {where} {tail}")
     if model:
-        return ChatTarget(
-            model, f"Answers come from {model} at {where.removeprefix('the ')} {tail}"
-        )
+        return ChatTarget(model, f"Answers come from {model} on {where} {tail}")
     return ChatTarget(
         "default",
         f"No chat model is configured (an admin sets MEMORYD_PROXY_MODEL), so this page asks "
