@@ -79,11 +79,13 @@ def build_demo(data_dir: Path) -> tuple[Any, str]:
         alice, "The thesis is about retrieval for long-term chat memory", "workspace", "thesis"
     )
     md.add_memory(ids["bob"], "Bob is the contractor for the kitchen", workspace="kitchen")
+    question = "Which worktop goes with white cabinets?"
     md.record_chat(
         alice,
         "kitchen",
-        "Which worktop goes with white cabinets?",
+        question,
         "Oak, as you chose: it warms up white handleless fronts. Seal it with hardwax oil.",
+        turn=md.context(alice, "kitchen", question),  # the answer lists these memories
     )
     started = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)  # fixed: the same pictures every time
     run = Run(id=new_run_id(), trigger="manual", started_at=started)
@@ -120,6 +122,7 @@ def admin(page: Any, url: str) -> None:
 def chat(page: Any, url: str) -> None:
     sign_in(page, url, "alice", USER_PASSWORD)
     page.goto(f"{url}/chat/kitchen")
+    page.locator(".message.assistant details.used summary").last.click()  # its memories
 
 
 def run_details(run_id: str) -> Callable[[Any, str], None]:

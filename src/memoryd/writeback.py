@@ -47,6 +47,7 @@ class PendingChat:
     prompt: str
     response: str
     at: datetime
+    memory_ids: tuple[str, ...] = ()  # the memories injected into it, in prompt order
 
 
 class BackgroundWriter:
@@ -139,7 +140,15 @@ class BackgroundWriter:
                 except NotFound as exc:
                     log.warning("dropping a queued chat of user %s: %s", chat.user_id, exc)
                     continue
-                repo.insert_chat(chat.user_id, workspace_id, chat.prompt, chat.response, chat.at)
+                md.store_chat(
+                    repo,
+                    chat.user_id,
+                    workspace_id,
+                    chat.prompt,
+                    chat.response,
+                    chat.at,
+                    chat.memory_ids,
+                )
         with self._cond:
             if self._closed:  # shutting down: nobody will quote these any more
                 return

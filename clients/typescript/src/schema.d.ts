@@ -57,6 +57,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/chats/{chat_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One recorded exchange */
+        get: operations["get_chat_api_v1_chats__chat_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/context": {
         parameters: {
             query?: never;
@@ -229,7 +246,12 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * My preferences: learn from my chats or not
+         * @description ``learn_from_chats: false``: chats are still recorded, but extraction never reads
+         *     them (nor the ones still waiting); ``true`` learns from chats recorded from now on.
+         */
+        patch: operations["edit_me_api_v1_me_patch"];
         trace?: never;
     };
     "/api/v1/me/password": {
@@ -288,6 +310,23 @@ export interface paths {
         head?: never;
         /** Edit a memory */
         patch: operations["edit_memory_api_v1_memories__memory_id__patch"];
+        trace?: never;
+    };
+    "/api/v1/memories/{memory_id}/chats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The recorded chats this memory was injected into, newest first */
+        get: operations["memory_chats_api_v1_memories__memory_id__chats_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/memories/{memory_id}/demote": {
@@ -499,6 +538,23 @@ export interface paths {
         head?: never;
         /** Edit a memory */
         patch: operations["edit_memory_api_v1_users__user_id__memories__memory_id__patch"];
+        trace?: never;
+    };
+    "/api/v1/users/{user_id}/memories/{memory_id}/chats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The recorded chats this memory was injected into, newest first */
+        get: operations["memory_chats_api_v1_users__user_id__memories__memory_id__chats_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/users/{user_id}/memories/{memory_id}/demote": {
@@ -740,6 +796,11 @@ export interface components {
         };
         /** ChatCreate */
         ChatCreate: {
+            /**
+             * Memory Ids
+             * @description The memories your app injected (e.g. from /api/v1/context), in order.
+             */
+            memory_ids?: string[];
             /** Prompt */
             prompt: string;
             /** Response */
@@ -753,6 +814,11 @@ export interface components {
             created_at: string;
             /** Id */
             id: number;
+            /**
+             * Memories
+             * @description The memories injected into this chat, in order.
+             */
+            memories?: components["schemas"]["UsedMemoryOut"][];
             /** Memory Processed */
             memory_processed: boolean;
             /** Prompt */
@@ -811,6 +877,11 @@ export interface components {
         ContextRequest: {
             /** History */
             history?: components["schemas"]["HistoryMessage"][];
+            /**
+             * Incognito
+             * @description An incognito turn: the memories' last-used times are left alone (and you should not record the exchange).
+             */
+            incognito?: boolean;
             /** Message */
             message: string;
             /**
@@ -888,6 +959,11 @@ export interface components {
             auth: string;
             /** Id */
             id: number;
+            /**
+             * Learn From Chats
+             * @description Off: your chats are recorded but memoryd never learns from them.
+             */
+            learn_from_chats: boolean;
             /** Name */
             name: string;
             /**
@@ -897,6 +973,11 @@ export interface components {
             role: "admin" | "default";
             /** Workspaces */
             workspaces: components["schemas"]["WorkspaceOut"][];
+        };
+        /** MePatch */
+        MePatch: {
+            /** Learn From Chats */
+            learn_from_chats: boolean;
         };
         /** MemoryCreate */
         MemoryCreate: {
@@ -1057,6 +1138,22 @@ export interface components {
             memory_enabled?: boolean | null;
         } & {
             [key: string]: unknown;
+        };
+        /**
+         * UsedMemoryOut
+         * @description A memory injected into a chat; ``deleted`` (and no content) once it was deleted.
+         */
+        UsedMemoryOut: {
+            /** Content */
+            content: string | null;
+            /** Deleted */
+            deleted: boolean;
+            /** Id */
+            id: string;
+            /** Scope */
+            scope: ("global" | "workspace") | null;
+            /** Workspace */
+            workspace: string | null;
         };
         /** UserCreate */
         UserCreate: {
@@ -1430,6 +1527,73 @@ export interface operations {
         responses: {
             /** @description Successful Response */
             201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatOut"];
+                };
+            };
+            /** @description No or a wrong API key / session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such user, workspace or memory (for this caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A full scope, a duplicate, or a name already taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    get_chat_api_v1_chats__chat_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                chat_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2167,6 +2331,75 @@ export interface operations {
             };
         };
     };
+    edit_me_api_v1_me_patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MePatch"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+            /** @description No or a wrong API key / session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such user, workspace or memory (for this caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A full scope, a duplicate, or a name already taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     change_password_api_v1_me_password_post: {
         parameters: {
             query?: never;
@@ -2526,6 +2759,75 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MemoryOut"];
+                };
+            };
+            /** @description No or a wrong API key / session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such user, workspace or memory (for this caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A full scope, a duplicate, or a name already taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    memory_chats_api_v1_memories__memory_id__chats_get: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                memory_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatOut"][];
                 };
             };
             /** @description No or a wrong API key / session */
@@ -3829,6 +4131,77 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MemoryOut"];
+                };
+            };
+            /** @description No or a wrong API key / session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such user, workspace or memory (for this caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A full scope, a duplicate, or a name already taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    memory_chats_api_v1_users__user_id__memories__memory_id__chats_get: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                memory_id: string;
+                /** @description The user's id. */
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatOut"][];
                 };
             };
             /** @description No or a wrong API key / session */

@@ -16,6 +16,7 @@ import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import SecretStr
 
@@ -82,6 +83,56 @@ def resolve_upstream(settings: MemorydSettings) -> Upstream:
         return make_provider(configured, name, model)
 
     return ProviderUpstream(factory, fixed_model=name == "local")
+
+
+# saying where chats go ------------------------------------------------------------------
+@dataclass(frozen=True)
+class ChatTarget:
+    """What the web chat page asks the proxy for, and a true sentence about it."""
+
+    model: str
+    sentence: str
+
+
+def _where(settings: MemorydSettings) -> tuple[str, str]:
+    """The upstream's provider name and where it is, in words (no credentials)."""
+    name = settings.proxy_provider or settings.llm_provider or "local"
+    if name == "local":
+        return name, "the bundled local model"
+    if name == "openai":
+        url = settings.proxy_upstream_url or settings.llm_base_url or OPENAI_DEFAULT_URL
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        netloc = f"{host}:{parts.port}" if parts.port else host
+        return name, f"the OpenAI-compatible server at {urlunsplit(parts._replace(netloc=netloc))}"
+    return name, f"the {name} provider"
+
+
+def describe_upstream(settings: MemorydSettings) -> str:
+    """Where the proxy sends chats, for the ``memoryd serve`` start-up banner."""
+    name, where = _where(settings)
+    model = settings.proxy_model or settings.llm_model
+    if name == "local":
+        return where
+    if model:
+        return f"{where}, model {model} for the web chat page (clients name their own)"
+    return f"{where}, with the model each client names (MEMORYD_PROXY_MODEL is not set)"
+
+
+def chat_target(settings: MemorydSettings) -> ChatTarget:
+    """The web chat page's model and what it tells the user about where answers come from."""
+    name, where = _where(settings)
+    model = settings.proxy_model or settings.llm_model
+    tail = "through memoryd's proxy, with your memories in the system prompt."
+    if name == "local":
+        return ChatTarget(model or "local", f"Answers come from {where} {tail}")
+    if model:
+        return ChatTarget(model, f"Answers come from {model} on {where} {tail}")
+    return ChatTarget(
+        "default",
+        f"No chat model is configured (an admin sets MEMORYD_PROXY_MODEL), so this page asks "
+        f'{where} for a model named "default", which it may not have.',
+    )
 
 
 # reading answers ------------------------------------------------------------------------

@@ -38,8 +38,10 @@ from memoryd.domain.models import (
 )
 from memoryd.storage import turn_rows
 from memoryd.storage.tables import (
+    CHAT_UNPROCESSED,
     audit_log,
     cache_epoch,
+    chat_memories,
     chats,
     id_high_water,
     memories,
@@ -253,7 +255,14 @@ class Repository:
 
     # chats -------------------------------------------------------------
     def insert_chat(
-        self, user_id: int, workspace_id: int, prompt: str, response: str, now: datetime
+        self,
+        user_id: int,
+        workspace_id: int,
+        prompt: str,
+        response: str,
+        now: datetime,
+        *,
+        processed: bool = False,
     ) -> int:
         return int(
             self.conn.execute(
@@ -264,7 +273,7 @@ class Repository:
                     prompt=prompt,
                     response=response,
                     created_at=now,
-                    memory_processed=False,
+                    memory_processed=processed,
                 )
                 .returning(chats.c.id)
             ).scalar_one()
@@ -284,12 +293,19 @@ class Repository:
         *,
         processed: bool | None = None,
         limit: int | None = None,
+        ids: Sequence[int] | None = None,
+        using_memory: str | None = None,
     ) -> list[Chat]:
         query = (
             select(chats, workspaces.c.slug)
             .join(workspaces, chats.c.workspace_id == workspaces.c.id)
             .where(chats.c.user_id == user_id)
         )
+        if ids is not None:
+            query = query.where(chats.c.id.in_(list(ids)))
+        if using_memory is not None:
+            used = select(chat_memories.c.chat_id).where(chat_memories.c.memory_id == using_memory)
+            query = query.where(chats.c.id.in_(used))
         if workspace_id is not None:
             query = query.where(chats.c.workspace_id == workspace_id)
         if processed is not None:
@@ -309,6 +325,64 @@ class Repository:
             )
             for r in self.conn.execute(query)
         ]
+
+    # which memories a chat used (chat_memories migration) -------------------------------
+    def link_chat_memories(self, chat_id: int, memory_ids: Sequence[str]) -> None:
+        rows = [
+            {"chat_id": chat_id, "memory_id": memory_id, "position": position}
+            for position, memory_id in enumerate(dict.fromkeys(memory_ids))
+        ]
+        if rows:
+            self.conn.execute(insert(chat_memories), rows)
+
+    def chat_memory_ids(self, chat_ids: Sequence[int]) -> dict[int, list[str]]:
+        """Each chat's linked memory ids in prompt order (chats without links are absent)."""
+        found: dict[int, list[str]] = {}
+        ids = list(chat_ids)
+        for start in range(0, len(ids), 500):  # bounded IN lists
+            query = (
+                select(chat_memories.c.chat_id, chat_memories.c.memory_id)
+                .where(chat_memories.c.chat_id.in_(ids[start : start + 500]))
+                .order_by(chat_memories.c.chat_id, chat_memories.c.position)
+            )
+            for row in self.conn.execute(query):
+                found.setdefault(int(row.chat_id), []).append(row.memory_id)
+        return found
+
+    def memories_by_id(self, user_id: int, memory_ids: Iterable[str]) -> dict[str, Memory]:
+        """The user's memories among ``memory_ids`` (others' and deleted ones are absent)."""
+        ids = list(dict.fromkeys(memory_ids))
+        found: dict[str, Memory] = {}
+        for start in range(0, len(ids), 500):
+            query = self._memory_select(False).where(
+                memories.c.user_id == user_id, memories.c.id.in_(ids[start : start + 500])
+            )
+            found.update(
+                (r.id, _memory(r, False, self.conn.dialect)) for r in self.conn.execute(query)
+            )
+        return found
+
+    # the "learn from my chats" switch (chat_memories migration) ---------------------------
+    def learns_from_chats(self, user_id: int, *, lock: bool = False) -> bool | None:
+        """The user's switch; None when there is no such user. ``lock`` holds a shared
+        row lock (PostgreSQL) so a concurrent switch waits for this transaction."""
+        query = select(users.c.learn_from_chats).where(users.c.id == user_id)
+        if lock:
+            query = query.with_for_update(read=True)
+        value = self.conn.execute(query).scalar_one_or_none()
+        return None if value is None else bool(value)
+
+    def set_learning(self, user_id: int, on: bool) -> None:
+        self.conn.execute(update(users).where(users.c.id == user_id).values(learn_from_chats=on))
+
+    def close_pending_chats(self, user_id: int) -> int:
+        """Flag the user's unprocessed chats processed, so extraction never reads them."""
+        result = self.conn.execute(
+            update(chats)
+            .where(chats.c.user_id == user_id, CHAT_UNPROCESSED)
+            .values(memory_processed=True)
+        )
+        return int(result.rowcount or 0)
 
     # settings ----------------------------------------------------------
     def get_settings(self) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from sqlalchemy import (
     TypeDecorator,
     false,
     text,
+    true,
 )
 from sqlalchemy.engine import Dialect
 
@@ -70,6 +71,9 @@ users = Table(
     Column("name", String(64), nullable=False, unique=True),
     Column("role", String(16), nullable=False, default="default"),
     Column("created_at", UTCDateTime, nullable=False),
+    # off: the user's chats are recorded as already processed, never extracted
+    # (migration chat_memories)
+    Column("learn_from_chats", Boolean, nullable=False, server_default=true()),
 )
 
 workspaces = Table(
@@ -124,6 +128,18 @@ chats = Table(
         sqlite_where=text("memory_processed = 0"),
         postgresql_where=text("memory_processed = false"),
     ),
+)
+
+# The memories injected into a recorded chat, in prompt order (migration chat_memories).
+# No foreign key to memories: a deleted memory's id stays as a tombstone; deleting the
+# chat drops its links.
+chat_memories = Table(
+    "chat_memories",
+    metadata,
+    Column("chat_id", Integer, ForeignKey("chats.id", ondelete="CASCADE"), primary_key=True),
+    Column("memory_id", String(32), primary_key=True),
+    Column("position", Integer, nullable=False),
+    Index("ix_chat_memories_memory_id", "memory_id", "chat_id"),
 )
 
 # The one spelling of "not yet processed" that matches ix_chats_unprocessed's predicate:

@@ -88,6 +88,13 @@ def known_password(world: World, who: str) -> dict[str, Any]:
     return {}
 
 
+def own_chat(world: World, who: str) -> dict[str, Any]:
+    user = world.md.get_user(world.ids[who])
+    if not world.auth.is_member(user, "alpha"):
+        world.auth.add_member("alpha", user.id)
+    return {"cid": world.md.record_chat(user.id, "alpha", "p", "r").id}
+
+
 def bob(world: World, who: str) -> dict[str, Any]:
     return {"uid": world.ids["bob"]}
 
@@ -100,6 +107,7 @@ def a_run(world: World, who: str) -> dict[str, Any]:
 
 CASES = [
     Case("GET", "/api/v1/me"),
+    Case("PATCH", "/api/v1/me", body={"learn_from_chats": True}),
     Case(
         "POST",
         "/api/v1/me/password",
@@ -117,6 +125,7 @@ CASES = [
     Case("POST", "/api/v1/memories/{mid}/promote", prepare=own_memory),
     Case("POST", "/api/v1/memories/{mid}/demote", body={"workspace": "alpha"}, prepare=own_global),
     Case("GET", "/api/v1/memories/{mid}/history", prepare=own_memory),
+    Case("GET", "/api/v1/memories/{mid}/chats", prepare=own_memory),
     Case("GET", "/api/v1/export"),
     Case("POST", "/api/v1/import", content=b""),
     Case("GET", "/api/v1/workspaces"),
@@ -124,6 +133,7 @@ CASES = [
     Case("GET", "/api/v1/workspaces/alpha"),
     Case("POST", "/api/v1/chats", body={"workspace": "alpha", "prompt": "p", "response": "r"}),
     Case("GET", "/api/v1/chats"),
+    Case("GET", "/api/v1/chats/{cid}", prepare=own_chat),
     Case("POST", "/api/v1/context", body={"message": "hello", "workspace": "alpha"}),
     # admin only
     Case("GET", "/api/v1/users", admin_only=True),
@@ -159,6 +169,7 @@ CASES = [
         prepare=bob_global,
     ),
     Case("GET", "/api/v1/users/{uid}/memories/{mid}/history", admin_only=True, prepare=bob_memory),
+    Case("GET", "/api/v1/users/{uid}/memories/{mid}/chats", admin_only=True, prepare=bob_memory),
     Case("GET", "/api/v1/users/{uid}/export", admin_only=True, prepare=bob),
     Case("POST", "/api/v1/users/{uid}/import", admin_only=True, content=b"", prepare=bob),
     Case("DELETE", "/api/v1/workspaces/{slug}", admin_only=True, prepare=new_workspace),

@@ -103,6 +103,7 @@ FORM_CASES = [
     FormCase("/ui/api-keys", fields(name="web key")),
     FormCase("/ui/api-keys/{key_id}/revoke", own_key),
     FormCase("/ui/password", known_password),
+    FormCase("/ui/learning", fields(learn="on")),
     # admin only
     FormCase("/ui/settings", fields(memory_auto_extraction="on"), admin_only=True),
     FormCase("/ui/users", fields(name="carol", password="carol-password-1"), admin_only=True),
@@ -161,6 +162,7 @@ def rest_template(path: str) -> str:
         path.replace("{mid}", "{memory_id}")
         .replace("{uid}", "{user_id}")
         .replace("{kid}", "{key_id}")
+        .replace("{cid}", "{chat_id}")
         .replace("{rid}", "{run_id}")
         .replace("/alpha/retry", "/{workspace}/retry")
         .replace("/workspaces/alpha", "/workspaces/{slug}")

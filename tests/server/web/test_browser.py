@@ -185,7 +185,7 @@ def test_chat_answer_uses_an_injected_memory(
     page.get_by_label("Message").fill("What sauce should I make for dinner?")
     page.keyboard.press("Enter")
     page.wait_for_selector("text=Answered using 2 memories.")
-    reply = page.locator(".message.assistant").last
+    reply = page.locator(".message.assistant .message-text").last
     assert reply.inner_text() == "Since you are allergic to peanuts, skip the satay sauce."
     check_page(page)
     chats = world.md.list_chats(alice, "alpha")

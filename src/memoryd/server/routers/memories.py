@@ -16,6 +16,7 @@ from memoryd.domain.models import Memory, Role, Scope
 from memoryd.server.deps import Owner, ServerState, State, require_workspace
 from memoryd.server.schemas import (
     AuditOut,
+    ChatOut,
     Demote,
     MemoryCreate,
     MemoryEdit,
@@ -162,5 +163,22 @@ def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: st
             )
             for e in entries
         ]
+
+    @router.get(
+        "/memories/{memory_id}/chats",
+        response_model=list[ChatOut],
+        summary="The recorded chats this memory was injected into, newest first",
+    )
+    def memory_chats(
+        state: State,
+        owner: OwnerDep,
+        memory_id: str,
+        limit: Annotated[int, Query(ge=1, le=1000)] = 50,
+    ) -> list[ChatOut]:
+        visible_memory(state, owner, memory_id)
+        chats = state.md.chats_using(owner.user.id, memory_id, limit=limit)
+        chats = [c for c in chats if owner.may_use(state, c.workspace)]
+        used = state.md.chat_memories(owner.user.id, [c.id for c in chats])
+        return [ChatOut.of(c, used.get(c.id, ())) for c in chats]
 
     return router

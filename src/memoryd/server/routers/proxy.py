@@ -5,7 +5,12 @@ the key says who the user is; the ``X-Memoryd-Workspace`` header, or a ``slug/mo
 model-name prefix naming one of the user's workspaces, says which workspace; the memory
 section is appended to the system message (one is added if absent); the request goes to
 the configured upstream and the answer comes back as the upstream sent it, streamed or
-not; once the whole answer has been relayed, the exchange is recorded for extraction.
+not; once the whole answer has been relayed, the exchange is recorded for extraction,
+with the ids of the memories it was given. A client that hung up before the answer
+reached it gets nothing recorded; nor does a chat sent with ``X-Memoryd-Incognito: true``
+(its memories are injected, but nothing is kept or learned from, and their last-used
+times stay as they were). The reply says what was injected: ``X-Memoryd-Memories`` (how
+many) and ``X-Memoryd-Memory-Ids`` (which, comma-separated, in prompt order).
 Upstream errors come back with the upstream's status and an OpenAI-style error body.
 """
 
@@ -46,6 +51,10 @@ log = logging.getLogger("memoryd.proxy")
 router = APIRouter(prefix="/v1", tags=["openai-compatible proxy"])
 
 WORKSPACE_HEADER = "X-Memoryd-Workspace"
+INCOGNITO_HEADER = "X-Memoryd-Incognito"
+MEMORY_IDS_HEADER = "X-Memoryd-Memory-Ids"
+TRUE_WORDS = ("true", "1", "yes", "on")
+FALSE_WORDS = ("false", "0", "no", "off", "")
 MAX_BODY_BYTES = 20_000_000
 SYSTEM_ROLES = ("system", "developer")
 
@@ -114,6 +123,18 @@ def pick_workspace(
     return None, model
 
 
+def is_incognito(request: Request) -> bool:
+    """``X-Memoryd-Incognito``: true (never record this chat) or false (the default)."""
+    raw = request.headers.get(INCOGNITO_HEADER)
+    if raw is None:
+        return False
+    value = raw.strip().lower()
+    if value in TRUE_WORDS:
+        return True
+    if value in FALSE_WORDS:
+        return False
+    message = f"{INCOGNITO_HEADER} must be true or false, not {raw[:40]!r}"
+    raise ApiError(400, message, type="invalid_request_error")
 def _usable_workspace(state: ServerState, user: User, slug: str) -> str:
     try:
         return require_workspace(state, user, slug)
@@ -172,14 +193,16 @@ def llm_error(exc: LLMError) -> JSONResponse:
     return error_response(status, "upstream_error", str(exc))
 
 
-def _recorder(state: ServerState, user: User, workspace: str | None, prompt: str) -> Any:
+def _recorder(
+    state: ServerState, user: User, workspace: str | None, prompt: str, turn: Turn
+) -> Any:
     """Queues the exchange for the background writer: no database work on this path."""
 
     def record(answer: str) -> None:
-        if workspace is None or not prompt.strip():
+        if workspace is None or not prompt.strip() or not turn.record:
             return
         try:
-            state.md.record_chat_later(user.id, workspace, prompt, answer)
+            state.md.record_chat_later(user.id, workspace, prompt, answer, turn=turn)
         except Exception as exc:  # the answer was delivered; a failed record must not hide that
             # the type only: the error's text may quote the prompt
             log.error(
@@ -192,7 +215,16 @@ def _recorder(state: ServerState, user: User, workspace: str | None, prompt: str
     return record
 
 
+async def client_gone(request: Request) -> bool:
+    """Whether the client hung up (only meaningful before the reply is complete)."""
+    if await request.is_disconnected():
+        log.info("the client hung up before the answer reached it: not recorded")
+        return True
+    return False
+
+
 async def forward_openai(
+    request: Request,
     state: ServerState,
     upstream: OpenAIUpstream,
     body: dict[str, Any],
@@ -200,11 +232,11 @@ async def forward_openai(
     extra: dict[str, str],
 ) -> Response:
     client = http_client(state)
-    request = client.build_request(
+    outgoing = client.build_request(
         "POST", upstream.url("chat/completions"), json=body, headers=upstream.headers()
     )
     try:
-        response = await client.send(request, stream=True)
+        response = await client.send(outgoing, stream=True)
     except httpx.TimeoutException:
         return error_response(504, "upstream_timeout", "the upstream LLM did not answer in time")
     except httpx.HTTPError as exc:
@@ -226,6 +258,8 @@ async def forward_openai(
         finally:
             await response.aclose()
         text = completion_text(content)
+        if await client_gone(request):  # it waited for the upstream and gave up
+            return Response(content, response.status_code, extra, media_type)
 
         async def after_reply() -> None:  # async: queueing needs no threadpool trip
             record(text)
@@ -234,17 +268,26 @@ async def forward_openai(
         return Response(content, response.status_code, extra, media_type, background=task)
 
     collector = StreamCollector()
+    relayed = False
 
     async def relay() -> AsyncIterator[bytes]:
+        # A hang-up while the upstream was thinking shows here; one mid-stream cancels
+        # this generator (Starlette listens for the disconnect), so ``relayed`` stays
+        # False. Not checked after the last chunk: a client may close as soon as it has
+        # read [DONE], and that answer did reach it.
+        nonlocal relayed
         try:
+            if await client_gone(request):
+                return
             async for chunk in response.aiter_raw():
                 collector.feed(chunk)
                 yield chunk
+            relayed = True
         finally:
             await response.aclose()
 
     async def after() -> None:
-        if collector.done:
+        if collector.done and relayed:
             record(collector.text)
 
     return StreamingResponse(
@@ -253,7 +296,11 @@ async def forward_openai(
 
 
 async def via_provider(
-    upstream: ProviderUpstream, body: dict[str, Any], record: Any, extra: dict[str, str]
+    request: Request,
+    upstream: ProviderUpstream,
+    body: dict[str, Any],
+    record: Any,
+    extra: dict[str, str],
 ) -> Response:
     messages = plain_messages(body["messages"])
     max_tokens = body.get("max_tokens") or body.get("max_completion_tokens")
@@ -271,7 +318,8 @@ async def via_provider(
             done = await run_in_threadpool(lambda: provider.complete(messages, **options))
         except LLMError as exc:
             return llm_error(exc)
-        record(done.text)
+        if not await client_gone(request):
+            record(done.text)
         usage = (done.prompt_tokens, done.completion_tokens)
         return JSONResponse(completion_object(done.text, done.model, usage), headers=extra)
 
@@ -299,12 +347,22 @@ async def via_provider(
             error = {"error": {"type": "upstream_error", "message": str(exc), "code": None}}
             yield f"data: {json.dumps(error)}\n\n".encode()
 
+    relayed = False
+
+    async def relay() -> AsyncIterator[bytes]:  # as in forward_openai
+        nonlocal relayed
+        if await client_gone(request):
+            return
+        async for event in iterate_in_threadpool(events()):
+            yield event
+        relayed = True
+
     async def after() -> None:
-        if finished:
+        if finished and relayed:
             record("".join(collected))
 
     return StreamingResponse(
-        iterate_in_threadpool(events()),
+        relay(),
         headers=extra,
         media_type="text/event-stream",
         background=BackgroundTask(after),
@@ -317,24 +375,31 @@ async def chat_completions(request: Request, state: State, caller: CurrentCaller
     body = await read_request(request)
     user = caller.user
     prompt, history = split_turn(body["messages"])
+    private = is_incognito(request)
 
     def choose() -> tuple[str | None, str, Turn]:  # one trip to the threadpool for both
         workspace, model = pick_workspace(request, state, user, body["model"])
-        return workspace, model, state.md.context(user.id, workspace, prompt, history)
+        turn = state.md.context(user.id, workspace, prompt, history, record=not private)
+        return workspace, model, turn
 
     try:
         workspace, body["model"], turn = await run_in_threadpool(choose)
     except InvalidInput as exc:
         raise ApiError(400, str(exc), type="invalid_request_error") from None
     body["messages"] = inject(body["messages"], turn.section)
-    extra = {"X-Memoryd-Memories": str(len(turn.memories))}
+    extra = {
+        "X-Memoryd-Memories": str(len(turn.memories)),
+        MEMORY_IDS_HEADER: ",".join(turn.memory_ids),
+    }
     if workspace:
         extra[WORKSPACE_HEADER] = workspace
-    record = _recorder(state, user, workspace, prompt)
+    if private:
+        extra[INCOGNITO_HEADER] = "true"
+    record = _recorder(state, user, workspace, prompt, turn)
     upstream = upstream_of(state)
     if isinstance(upstream, OpenAIUpstream):
-        return await forward_openai(state, upstream, body, record, extra)
-    return await via_provider(upstream, body, record, extra)
+        return await forward_openai(request, state, upstream, body, record, extra)
+    return await via_provider(request, upstream, body, record, extra)
 
 
 @router.get("/models", summary="Models of the upstream (OpenAI-compatible)")

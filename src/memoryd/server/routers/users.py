@@ -27,6 +27,7 @@ from memoryd.server.schemas import (
     ApiKeyCreate,
     ApiKeyOut,
     Me,
+    MePatch,
     NewApiKeyOut,
     PasswordChange,
     UserCreate,
@@ -49,7 +50,16 @@ def key_out(key: ApiKey) -> ApiKeyOut:
 def me(state: State, caller: CurrentCaller) -> Me:
     workspaces = [WorkspaceOut.of(w) for w in state.auth.workspaces_of(caller.user)]
     user = UserOut.of(caller.user)
-    return Me(**user.model_dump(), workspaces=workspaces, auth=caller.via)
+    learns = state.md.learns_from_chats(caller.user.id)
+    return Me(**user.model_dump(), workspaces=workspaces, auth=caller.via, learn_from_chats=learns)
+
+
+@router.patch("/me", response_model=Me, summary="My preferences: learn from my chats or not")
+def edit_me(state: State, caller: CurrentCaller, body: MePatch) -> Me:
+    """``learn_from_chats: false``: chats are still recorded, but extraction never reads
+    them (nor the ones still waiting); ``true`` learns from chats recorded from now on."""
+    state.md.set_learning(caller.user.id, body.learn_from_chats)
+    return me(state, caller)
 
 
 @router.post("/me/password", status_code=204, response_class=Response, summary="New password")

@@ -35,6 +35,7 @@ from memoryd.server.deps import (
 from memoryd.server.errors import ApiError
 from memoryd.server.routers.memories import overview
 from memoryd.server.schemas import MemoryOut, ScopeUsage
+from memoryd.server.upstream import chat_target
 
 router = APIRouter(include_in_schema=False)
 TEMPLATES = Jinja2Templates(directory=str(resources.files("memoryd.server.web") / "templates"))
@@ -203,6 +204,7 @@ def page_context(
         "my_workspaces": state.auth.workspaces_of(user),
         "my_memories": self_view(state, user),
         "my_keys": state.auth.list_api_keys(user.id),
+        "learning": state.md.learns_from_chats(user.id),
         "panel": panel if panel in PANELS else None,
         "here": here_of(request),
         "flashes": flashes_of(request),
@@ -222,11 +224,6 @@ def render(request: Request, name: str, context: dict[str, Any], status: int = 2
         response.delete_cookie(FLASH_COOKIE, path="/")
     response.headers["Cache-Control"] = "no-store"
     return response
-
-
-def chat_model(state: ServerState) -> str:
-    settings = state.settings
-    return settings.proxy_model or settings.llm_model or "default"
 
 
 # sign-in ------------------------------------------------------------------------------------
@@ -331,6 +328,13 @@ def chat_page(request: Request, state: State, slug: str) -> Response:
         workspace=workspace,
         current_workspace=slug,
         chats=chats,
-        model=chat_model(state),
+        used_by_chat=state.md.chat_memories(caller.user.id, [c.id for c in chats]),
+        target=chat_target(state.settings),
     )
+    # what the page shows under a new answer, by memory id (newer ones are fetched)
+    context["memory_index"] = {
+        m.id: {"content": m.content, "scope": m.scope, "workspace": m.workspace}
+        for group in context["my_memories"].groups
+        for m in group.memories
+    }
     return render(request, "chat.html", context)

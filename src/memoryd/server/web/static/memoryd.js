@@ -150,19 +150,77 @@ function setupEdits() {
   if (draft) { draft.focus(); draft.setSelectionRange(draft.value.length, draft.value.length); }
 }
 
-// The chat page talks to memoryd's own OpenAI-compatible proxy, streamed.
+// The chat page talks to memoryd's own OpenAI-compatible proxy, streamed. Under each
+// answer it lists the memories the proxy injected (X-Memoryd-Memory-Ids); the incognito
+// box sends X-Memoryd-Incognito: true, so the chat is neither recorded nor learned from.
+function memoryIndex() {
+  const node = document.getElementById("memory-index");
+  try { return node ? JSON.parse(node.textContent) : {}; } catch (error) { return {}; }
+}
+
+async function describeMemory(index, id) {
+  if (index[id]) return index[id];
+  try {  // added since the page loaded (e.g. by extraction)
+    const response = await fetch("/api/v1/memories/" + encodeURIComponent(id), { credentials: "same-origin" });
+    if (response.ok) {
+      const memory = await response.json();
+      index[id] = { content: memory.content, scope: memory.scope, workspace: memory.workspace };
+      return index[id];
+    }
+  } catch (error) { /* shown as unknown below */ }
+  return null;
+}
+
+async function usedMemories(index, ids) {
+  const details = document.createElement("details");
+  details.className = "used";
+  details.dataset.usedCount = String(ids.length);
+  const summary = document.createElement("summary");
+  summary.textContent = ids.length
+    ? "Answered with " + ids.length + " memor" + (ids.length === 1 ? "y" : "ies")
+    : "No memories used";
+  details.appendChild(summary);
+  if (!ids.length) return details;
+  const list = document.createElement("ul");
+  list.className = "used-list";
+  for (const id of ids) {
+    const item = document.createElement("li");
+    item.dataset.memoryId = id;
+    const memory = await describeMemory(index, id);
+    if (memory) {
+      const badge = document.createElement("span");
+      badge.className = "badge";
+      badge.textContent = memory.scope === "global" ? "global" : memory.workspace;
+      item.append(badge, " " + memory.content);
+    } else {
+      const gone = document.createElement("span");
+      gone.className = "muted";
+      gone.textContent = "a memory since deleted";
+      item.appendChild(gone);
+    }
+    list.appendChild(item);
+  }
+  details.appendChild(list);
+  return details;
+}
+
 function setupChat() {
   const form = document.getElementById("chat-form");
   if (!form) return;
   const input = document.getElementById("chat-input");
   const list = document.getElementById("messages");
   const status = document.getElementById("chat-status");
+  const incognito = document.getElementById("chat-incognito");
+  const index = memoryIndex();
 
   function bubble(role, text) {
     const item = document.createElement("li");
     item.className = "message " + role;
     item.dataset.role = role;
-    item.textContent = text;
+    const body = document.createElement("div");
+    body.className = "message-text";
+    body.textContent = text;
+    item.appendChild(body);
     list.appendChild(item);
     item.scrollIntoView({ block: "end" });
     return item;
@@ -172,7 +230,19 @@ function setupChat() {
     return Array.from(list.querySelectorAll("[data-role]"))
       .filter((m) => !m.classList.contains("error"))
       .slice(-20)
-      .map((m) => ({ role: m.dataset.role, content: m.textContent }));
+      .map((m) => ({ role: m.dataset.role, content: m.querySelector(".message-text").textContent }));
+  }
+
+  function markIncognito(item) {
+    item.classList.add("incognito");
+    const badge = document.createElement("span");
+    badge.className = "badge incognito-badge";
+    badge.textContent = "incognito: not recorded";
+    item.appendChild(badge);
+  }
+
+  if (incognito) {
+    incognito.addEventListener("change", () => form.classList.toggle("incognito", incognito.checked));
   }
 
   input.addEventListener("keydown", (event) => {
@@ -183,29 +253,33 @@ function setupChat() {
     event.preventDefault();
     const text = input.value.trim();
     if (!text) return;
+    const secret = Boolean(incognito && incognito.checked);
     const messages = [...history(), { role: "user", content: text }];
-    bubble("user", text);
+    const asked = bubble("user", text);
     input.value = "";
     const answer = bubble("assistant", "");
+    const answerText = answer.querySelector(".message-text");
     const button = form.querySelector("button");
     button.disabled = true;
     status.textContent = "Thinking…";
+    const headers = {
+      "Content-Type": "application/json",
+      "X-CSRF-Token": csrfToken(),
+      "X-Memoryd-Workspace": form.dataset.workspace,
+    };
+    if (secret) headers["X-Memoryd-Incognito"] = "true";
     try {
       const response = await fetch("/v1/chat/completions", {
         method: "POST",
         credentials: "same-origin",
-        headers: {
-          "Content-Type": "application/json",
-          "X-CSRF-Token": csrfToken(),
-          "X-Memoryd-Workspace": form.dataset.workspace,
-        },
+        headers,
         body: JSON.stringify({ model: form.dataset.model, stream: true, messages }),
       });
       if (!response.ok) {
         const body = await response.json().catch(() => ({}));
         throw new Error((body.error && body.error.message) || ("HTTP " + response.status));
       }
-      const used = response.headers.get("X-Memoryd-Memories") || "0";
+      const ids = (response.headers.get("X-Memoryd-Memory-Ids") || "").split(",").filter(Boolean);
       const reader = response.body.getReader();
       const decoder = new TextDecoder();
       let buffer = "";
@@ -222,13 +296,16 @@ function setupChat() {
           const chunk = JSON.parse(data);
           if (chunk.error) throw new Error(chunk.error.message);
           const delta = chunk.choices && chunk.choices[0] && chunk.choices[0].delta;
-          if (delta && delta.content) answer.textContent += delta.content;
+          if (delta && delta.content) answerText.textContent += delta.content;
         }
       }
-      status.textContent = "Answered using " + used + " memor" + (used === "1" ? "y" : "ies") + ".";
+      answer.appendChild(await usedMemories(index, ids));
+      if (secret) { markIncognito(asked); markIncognito(answer); }
+      const used = ids.length + " memor" + (ids.length === 1 ? "y" : "ies");
+      status.textContent = "Answered using " + used + "." + (secret ? " Incognito: this chat was not recorded." : "");
     } catch (error) {
       answer.classList.add("error");
-      answer.textContent = "Error: " + error.message;
+      answerText.textContent = "Error: " + error.message;
       status.textContent = "";
     } finally {
       button.disabled = false;
