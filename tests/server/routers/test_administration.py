@@ -55,7 +55,9 @@ def test_members_and_workspaces_removed_with_clear_errors(world: World) -> None:
     bob = world.ids["bob"]
     world.md.add_memory(bob, "Beta is not Bob's", workspace="alpha")
     not_member = world.call("admin", "DELETE", f"/api/v1/workspaces/beta/members/{bob}")
-    assert not_member.status_code == 404 and "not a member of 'beta'" in message(not_member)
+    assert not_member.status_code == 404 and "not a member of workspace 'beta'" in message(
+        not_member
+    )
     refused = world.call("bob", "DELETE", f"/api/v1/workspaces/alpha/members/{bob}")
     assert refused.status_code == 403
     assert (
