@@ -18,34 +18,19 @@ from __future__ import annotations
 
 import json
 import logging
-import socket
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
-import httpx
 from fastapi import APIRouter, Request, Response
-from fastapi.responses import JSONResponse, StreamingResponse
-from starlette.background import BackgroundTask
-from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
+from starlette.concurrency import run_in_threadpool
 
 from memoryd.domain.errors import InvalidInput, NotFound
-from memoryd.domain.injection import Turn, compose_system_prompt
+from memoryd.domain.injection import Turn
 from memoryd.domain.models import User
-from memoryd.llm.base import LLMError
+from memoryd.server.chat_messages import inject, split_turn
 from memoryd.server.deps import CurrentCaller, ServerState, State, require_workspace
-from memoryd.server.errors import ApiError, error_response
-from memoryd.server.upstream import (
-    OpenAIUpstream,
-    ProviderUpstream,
-    StreamCollector,
-    Upstream,
-    chunk_events,
-    completion_object,
-    completion_text,
-    message_text,
-    plain_messages,
-    resolve_upstream,
-)
+from memoryd.server.errors import ApiError
+from memoryd.server.relay import send_chat, upstream_models
+from memoryd.server.upstream import Upstream, resolve_upstream
 
 log = logging.getLogger("memoryd.proxy")
 router = APIRouter(prefix="/v1", tags=["openai-compatible proxy"])
@@ -56,25 +41,12 @@ MEMORY_IDS_HEADER = "X-Memoryd-Memory-Ids"
 TRUE_WORDS = ("true", "1", "yes", "on")
 FALSE_WORDS = ("false", "0", "no", "off", "")
 MAX_BODY_BYTES = 20_000_000
-SYSTEM_ROLES = ("system", "developer")
 
 
 def upstream_of(state: ServerState) -> Upstream:
     if state.upstream is None:
         state.upstream = resolve_upstream(state.settings)
     return state.upstream
-
-
-def http_client(state: ServerState) -> httpx.AsyncClient:
-    if state.http is None:
-        timeout = httpx.Timeout(state.settings.proxy_timeout_s, connect=10.0)
-        limits = httpx.Limits(max_connections=200, max_keepalive_connections=50)
-        # no Nagle: a request's headers and body go out as separate writes, and waiting
-        # for the upstream's delayed ACK in between costs up to 40 ms per request
-        nodelay = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
-        transport = httpx.AsyncHTTPTransport(limits=limits, socket_options=nodelay)
-        state.http = httpx.AsyncClient(timeout=timeout, transport=transport)
-    return state.http
 
 
 # the request ----------------------------------------------------------------------------
@@ -135,6 +107,8 @@ def is_incognito(request: Request) -> bool:
         return False
     message = f"{INCOGNITO_HEADER} must be true or false, not {raw[:40]!r}"
     raise ApiError(400, message, type="invalid_request_error")
+
+
 def _usable_workspace(state: ServerState, user: User, slug: str) -> str:
     try:
         return require_workspace(state, user, slug)
@@ -147,50 +121,6 @@ def _usable_workspace(state: ServerState, user: User, slug: str) -> str:
             type="invalid_request_error",
             code="workspace_not_found",
         ) from None
-
-
-def split_turn(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
-    """The last user message's text and the messages before it (without system ones)."""
-    for index in range(len(messages) - 1, -1, -1):
-        if messages[index].get("role") == "user":
-            history = [m for m in messages[:index] if m.get("role") not in SYSTEM_ROLES]
-            return message_text(messages[index].get("content")), history
-    return "", [m for m in messages if m.get("role") not in SYSTEM_ROLES]
-
-
-def inject(messages: list[dict[str, Any]], section: str) -> list[dict[str, Any]]:
-    """Append the memory section to the first system message, or add one in front."""
-    if not section:
-        return messages
-    for index, message in enumerate(messages):
-        if message.get("role") not in SYSTEM_ROLES:
-            continue
-        content = message.get("content")
-        updated = dict(message)
-        if isinstance(content, list):
-            updated["content"] = [*content, {"type": "text", "text": f"\n\n{section}"}]
-        else:
-            updated["content"] = compose_system_prompt(message_text(content), section)
-        return [*messages[:index], updated, *messages[index + 1 :]]
-    return [{"role": "system", "content": section}, *messages]
-
-
-# the answer -----------------------------------------------------------------------------
-def upstream_error(status: int, content: bytes) -> JSONResponse:
-    """The upstream's error with its status, in OpenAI's shape whatever it sent."""
-    try:
-        data = json.loads(content)
-    except ValueError:
-        data = None
-    if isinstance(data, dict) and isinstance(data.get("error"), dict):
-        return JSONResponse(data, status)
-    text = content.decode("utf-8", "replace").strip()[:500] or f"upstream answered {status}"
-    return error_response(status, "upstream_error", text)
-
-
-def llm_error(exc: LLMError) -> JSONResponse:
-    status = exc.status if exc.status and exc.status >= 400 else 502
-    return error_response(status, "upstream_error", str(exc))
 
 
 def _recorder(
@@ -213,160 +143,6 @@ def _recorder(
             )
 
     return record
-
-
-async def client_gone(request: Request) -> bool:
-    """Whether the client hung up (only meaningful before the reply is complete)."""
-    if await request.is_disconnected():
-        log.info("the client hung up before the answer reached it: not recorded")
-        return True
-    return False
-
-
-async def forward_openai(
-    request: Request,
-    state: ServerState,
-    upstream: OpenAIUpstream,
-    body: dict[str, Any],
-    record: Any,
-    extra: dict[str, str],
-) -> Response:
-    client = http_client(state)
-    outgoing = client.build_request(
-        "POST", upstream.url("chat/completions"), json=body, headers=upstream.headers()
-    )
-    try:
-        response = await client.send(outgoing, stream=True)
-    except httpx.TimeoutException:
-        return error_response(504, "upstream_timeout", "the upstream LLM did not answer in time")
-    except httpx.HTTPError as exc:
-        return error_response(502, "upstream_error", f"cannot reach the upstream LLM: {exc}")
-    if response.status_code >= 400:
-        try:
-            content = await response.aread()
-        except httpx.HTTPError:
-            content = b""
-        finally:
-            await response.aclose()
-        return upstream_error(response.status_code, content)
-    media_type = response.headers.get("content-type", "application/json")
-    if body.get("stream") is not True:
-        try:
-            content = await response.aread()
-        except httpx.HTTPError as exc:
-            return error_response(502, "upstream_error", f"the upstream LLM broke off: {exc}")
-        finally:
-            await response.aclose()
-        text = completion_text(content)
-        if await client_gone(request):  # it waited for the upstream and gave up
-            return Response(content, response.status_code, extra, media_type)
-
-        async def after_reply() -> None:  # async: queueing needs no threadpool trip
-            record(text)
-
-        task = BackgroundTask(after_reply)
-        return Response(content, response.status_code, extra, media_type, background=task)
-
-    collector = StreamCollector()
-    relayed = False
-
-    async def relay() -> AsyncIterator[bytes]:
-        # A hang-up while the upstream was thinking shows here; one mid-stream cancels
-        # this generator (Starlette listens for the disconnect), so ``relayed`` stays
-        # False. Not checked after the last chunk: a client may close as soon as it has
-        # read [DONE], and that answer did reach it.
-        nonlocal relayed
-        try:
-            if await client_gone(request):
-                return
-            async for chunk in response.aiter_raw():
-                collector.feed(chunk)
-                yield chunk
-            relayed = True
-        finally:
-            await response.aclose()
-
-    async def after() -> None:
-        if collector.done and relayed:
-            record(collector.text)
-
-    return StreamingResponse(
-        relay(), response.status_code, extra, media_type, background=BackgroundTask(after)
-    )
-
-
-async def via_provider(
-    request: Request,
-    upstream: ProviderUpstream,
-    body: dict[str, Any],
-    record: Any,
-    extra: dict[str, str],
-) -> Response:
-    messages = plain_messages(body["messages"])
-    max_tokens = body.get("max_tokens") or body.get("max_completion_tokens")
-    temperature = body.get("temperature")
-    options: dict[str, Any] = {
-        "max_tokens": max_tokens if isinstance(max_tokens, int) else None,
-        "temperature": float(temperature) if isinstance(temperature, int | float) else None,
-    }
-    try:
-        provider = await run_in_threadpool(upstream.provider, body["model"])
-    except Exception as exc:
-        return error_response(502, "upstream_error", f"cannot start the LLM provider: {exc}")
-    if body.get("stream") is not True:
-        try:
-            done = await run_in_threadpool(lambda: provider.complete(messages, **options))
-        except LLMError as exc:
-            return llm_error(exc)
-        if not await client_gone(request):
-            record(done.text)
-        usage = (done.prompt_tokens, done.completion_tokens)
-        return JSONResponse(completion_object(done.text, done.model, usage), headers=extra)
-
-    pieces = provider.stream(messages, **options)
-    sentinel = object()
-    try:  # the first piece decides between an error status and a 200 stream
-        first = await run_in_threadpool(next, pieces, sentinel)
-    except LLMError as exc:
-        return llm_error(exc)
-    collected: list[str] = [] if first is sentinel else [str(first)]
-    finished = False
-
-    def rest() -> Iterator[str]:
-        nonlocal finished
-        for piece in pieces:
-            collected.append(piece)
-            yield piece
-        finished = True
-
-    def events() -> Iterator[bytes]:
-        try:
-            opening = None if first is sentinel else str(first)
-            yield from chunk_events(opening, rest(), provider.model)
-        except LLMError as exc:
-            error = {"error": {"type": "upstream_error", "message": str(exc), "code": None}}
-            yield f"data: {json.dumps(error)}\n\n".encode()
-
-    relayed = False
-
-    async def relay() -> AsyncIterator[bytes]:  # as in forward_openai
-        nonlocal relayed
-        if await client_gone(request):
-            return
-        async for event in iterate_in_threadpool(events()):
-            yield event
-        relayed = True
-
-    async def after() -> None:
-        if finished and relayed:
-            record("".join(collected))
-
-    return StreamingResponse(
-        relay(),
-        headers=extra,
-        media_type="text/event-stream",
-        background=BackgroundTask(after),
-    )
 
 
 # routes ---------------------------------------------------------------------------------
@@ -396,29 +172,9 @@ async def chat_completions(request: Request, state: State, caller: CurrentCaller
     if private:
         extra[INCOGNITO_HEADER] = "true"
     record = _recorder(state, user, workspace, prompt, turn)
-    upstream = upstream_of(state)
-    if isinstance(upstream, OpenAIUpstream):
-        return await forward_openai(request, state, upstream, body, record, extra)
-    return await via_provider(request, upstream, body, record, extra)
+    return await send_chat(request, state, upstream_of(state), body, record, extra)
 
 
 @router.get("/models", summary="Models of the upstream (OpenAI-compatible)")
 async def models(state: State, _: CurrentCaller) -> Response:
-    upstream = upstream_of(state)
-    if isinstance(upstream, OpenAIUpstream):
-        client = http_client(state)
-        try:
-            response = await client.get(upstream.url("models"), headers=upstream.headers())
-        except httpx.TimeoutException:
-            return error_response(504, "upstream_timeout", "the upstream LLM did not answer")
-        except httpx.HTTPError as exc:
-            return error_response(502, "upstream_error", f"cannot reach the upstream LLM: {exc}")
-        if response.status_code >= 400:
-            return upstream_error(response.status_code, response.content)
-        return Response(response.content, 200, media_type="application/json")
-    try:
-        provider = await run_in_threadpool(upstream.provider, state.settings.proxy_model)
-    except Exception as exc:
-        return error_response(502, "upstream_error", f"cannot start the LLM provider: {exc}")
-    model = {"id": provider.model, "object": "model", "created": 0, "owned_by": provider.name}
-    return JSONResponse({"object": "list", "data": [model]})
+    return await upstream_models(state, upstream_of(state))
