@@ -6,11 +6,13 @@ not seen before; after each turn the exchange is pre-embedded as ``record_chat``
 untimed). Three set-ups answer the same turns, interleaved turn by turn in rotating order
 so background load hits them alike:
 
-- before: the default before issue 10 (weighted mean of part vectors, message 2, + BM25);
+- before: the default before issue 10 (weighted mean of part vectors, message 2, + BM25),
+  or with ``--before round1`` the default of issue 10's first round (the blend, whole
+  message embedded; what the question focus is measured against);
 - after:  the shipped default (``MemorydSettings.reranker``);
 - floor:  ``reranker="recency"``, storage and bookkeeping only.
 
-    .venv/bin/python bench/rerank_latency.py [--turns 600]
+    .venv/bin/python bench/rerank_latency.py [--turns 600] [--before issue10|round1]
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from retrieval_quality import today_hybrid
+from retrieval_quality import blend_hybrid, today_hybrid
 from turn_latency import chat_turns, percentiles, populate
 
 from memoryd import Memoryd
@@ -35,6 +37,8 @@ from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.rerank.base import Warmable
 
 DATA = Path(__file__).parent / "data" / "retrieval.json"
+BEFORE = {"issue10": ("hybrid as shipped before issue 10", today_hybrid),
+          "round1": ("hybrid of issue 10's first round", blend_hybrid)}
 
 
 def scoring_only(setups: dict[str, Memoryd], user_id: int, slug: str,
@@ -59,6 +63,8 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=600)
     parser.add_argument("--warmup", type=int, default=30)
     parser.add_argument("--seed", type=int, default=10)
+    parser.add_argument("--before", choices=sorted(BEFORE), default="issue10",
+                        help="the reranker 'before' stands for")
     args = parser.parse_args()
     data = json.loads(DATA.read_text())
     pool, other = data["pools"][0], data["pools"][1]
@@ -73,7 +79,7 @@ def main() -> None:
         url = f"sqlite:///{tmp}/bench.db"
         user_id, slug = populate(url, embedder, pool, other)
         setups = {
-            "before": Memoryd(url, embedder=embedder, reranker=today_hybrid(embedder)),
+            "before": Memoryd(url, embedder=embedder, reranker=BEFORE[args.before][1](embedder)),
             "after": Memoryd(url, embedder=embedder, reranker=default),
             "floor": Memoryd(url, embedder=embedder, reranker="recency"),
         }
@@ -97,7 +103,7 @@ def main() -> None:
     print(f"## md.context() per turn, {args.turns} turns after {args.warmup} warm-up"
           f" (5 global + 20 workspace memories, SQLite)")
     print(f"{'set-up':<48}{'p50 ms':>9}{'p95 ms':>9}{'mean ms':>9}")
-    labels = {"before": "before: hybrid as shipped before issue 10",
+    labels = {"before": f"before: {BEFORE[args.before][0]}",
               "after": f"after: shipped default '{default}'",
               "floor": "floor: recency, no reranking"}
     for name, label in labels.items():

@@ -13,10 +13,12 @@ Three data sets (bench/data/README.md):
   shipped default is also read through ``md.context()`` (what users get).
 
 Methods: recency, BM25, plain MiniLM cosine on the concatenated query text, the hybrid
-as shipped before issue 10 (mean of part vectors with the message weighing 2, + 0.15 BM25)
-and the shipped default. Metrics: recall@5 (share of a query's relevant memories in the
-top 5), hit@5 (at least one in the top 5) and MRR (1 / rank of the first relevant memory
-in the full ranking of 20). ``--ideas`` adds every idea tried for issue 10.
+as shipped before issue 10 (mean of part vectors with the message weighing 2, + 0.15 BM25),
+the hybrid of issue 10's first round (the blend of mean and best part, whole message) and
+the shipped default (the same with the message's question focus). Metrics: recall@5
+(share of a query's relevant memories in the top 5), hit@5 (at least one in the top 5)
+and MRR (1 / rank of the first relevant memory in the full ranking of 20). ``--ideas``
+adds every idea tried for issue 10.
 
     .venv/bin/python bench/retrieval_quality.py [--set clean|persona|hand-written] [--ideas]
 
@@ -53,7 +55,7 @@ from memoryd.rerank import (
     QueryEncoder,
     RecencyReranker,
 )
-from memoryd.rerank.embedding import memory_vectors, part_weights
+from memoryd.rerank.embedding import memory_vectors, part_weights, question_focus
 
 DATA = Path(__file__).parent / "data"
 KINDS = ("keyword", "paraphrase", "history")
@@ -91,8 +93,13 @@ class ConcatCosineReranker:
 def today_hybrid(embedder: MiniLMEmbedder, encoder: QueryEncoder | None = None) -> HybridReranker:
     """The default before issue 10: weighted mean of part vectors (message 2, history 1)."""
     dense = EmbeddingReranker(embedder, encoder, message_weight=2.0, history_decay=1.0,
-                              max_share=0.0)
+                              max_share=0.0, remark_words=0)
     return HybridReranker(dense, lexical_weight=0.15)
+
+
+def blend_hybrid(embedder: MiniLMEmbedder, encoder: QueryEncoder | None = None) -> HybridReranker:
+    """The default of the first issue-10 round: the blend, whole message embedded."""
+    return HybridReranker(EmbeddingReranker(embedder, encoder, remark_words=0))
 
 
 # --- data and metrics ----------------------------------------------------------------------
@@ -190,6 +197,35 @@ def print_ideas(ideas: dict[str, Scorer], sets: dict[str, list[Case]]) -> None:
 
 
 # --- ideas that were measured and not shipped ------------------------------------------------
+class Focused:
+    """The query with its message cut to its questions when the rest are short remarks;
+    ``keep_message`` adds the whole message as the newest history part."""
+
+    def __init__(self, inner: Scorer, words: int, *, keep_message: bool) -> None:
+        self.inner, self.words, self.keep = inner, words, keep_message
+
+    def score(self, query: Query, memories: Sequence[Memory]) -> Sequence[float]:
+        focused = question_focus(query.message, self.words)
+        if focused != query.message:
+            history = (*query.history, query.message) if self.keep else query.history
+            query = Query(focused, history)
+        return self.inner(query, memories)
+
+
+class Rrf:
+    """Reciprocal rank fusion of the dense ranking and the BM25 ranking (no score scales)."""
+
+    def __init__(self, dense: EmbeddingReranker, lexical_weight: float) -> None:
+        self.dense, self.lexical, self.weight = dense, LexicalReranker(), lexical_weight
+
+    def score(self, query: Query, memories: Sequence[Memory]) -> list[float]:
+        a = np.asarray(self.dense.score(query, memories))
+        b = np.asarray(self.lexical.score(query, memories))
+        rank_a, rank_b = np.argsort(np.argsort(-a)), np.argsort(np.argsort(-b))
+        fused = 1 / (60 + rank_a) + self.weight * np.where(b > 0, 1 / (60 + rank_b), 0) + 1e-6 * a
+        return [float(x) for x in fused]
+
+
 class ZScoredParts(EmbeddingReranker):
     """Each part's cosines standardised over the pool before the weighted sum."""
 
@@ -262,9 +298,9 @@ class MessageBoostedLexical(LexicalReranker):
 def ideas(embedder: MiniLMEmbedder) -> dict[str, Scorer]:
     enc = QueryEncoder(embedder, cache_size=1_000_000)  # every query part of every set
 
-    def dense(mw: float, decay: float, share: float) -> EmbeddingReranker:
+    def dense(mw: float, decay: float, share: float, focus: int = 0) -> EmbeddingReranker:
         return EmbeddingReranker(embedder, enc, message_weight=mw, history_decay=decay,
-                                 max_share=share)
+                                 max_share=share, remark_words=focus)
 
     def hybrid(mw: float, decay: float, share: float, lw: float) -> Scorer:
         return HybridReranker(dense(mw, decay, share), lexical_weight=lw).score
@@ -284,7 +320,8 @@ def ideas(embedder: MiniLMEmbedder) -> dict[str, Scorer]:
     found["z-scored parts, message 2"] = ZScoredParts(embedder, enc, message_weight=2,
                                                       history_decay=1).score
     found["pool-centred memory vectors, message 2"] = PoolCentred(
-        embedder, enc, message_weight=2, history_decay=1, max_share=0).score
+        embedder, enc, message_weight=2, history_decay=1, max_share=0,
+        remark_words=0).score
     found["PRF (top 3, beta .5) on today's embedding"] = Feedback(dense(2, 1, 0), 3, .5).score
     found["PRF (top 1, beta .3) on today's embedding"] = Feedback(dense(2, 1, 0), 1, .3).score
     for share in (.3, .5, .7):
@@ -296,6 +333,25 @@ def ideas(embedder: MiniLMEmbedder) -> dict[str, Scorer]:
         dense(5, .5, .5), MessageBoostedLexical(), lexical_weight=.15).score
     found["MMR lambda .7 over the new default"] = Mmr(HybridReranker(dense(5, .5, .5)), .7).score
     found["MMR lambda .9 over the new default"] = Mmr(HybridReranker(dense(5, .5, .5)), .9).score
+    # second round (the clean view): what the message is made of, and how BM25 is fused
+    blend = HybridReranker(dense(5, .5, .5)).score
+    found["RRF: 1/(60 + rank) of the blend plus of BM25"] = Rrf(dense(5, .5, .5), 1.0).score
+    found["RRF, BM25 ranks weighing half"] = Rrf(dense(5, .5, .5), .5).score
+    for lw in (.1, .25):
+        found[f"blend, + {lw:g} BM25"] = hybrid(5, .5, .5, lw)
+    found["blend, message weight 8, + .15 BM25"] = hybrid(8, .5, .5, .15)
+    found["blend, history decay .3, + .15 BM25"] = hybrid(5, .3, .5, .15)
+    for words in (3, 5, 8):
+        found[f"question sentences only, remarks <= {words} words dropped (dense and BM25)"] = \
+            Focused(blend, words, keep_message=False).score
+    for words in (5, 8):
+        found[f"... remarks <= {words} words, whole message kept as a history part"] = \
+            Focused(blend, words, keep_message=True).score
+    found["question sentences only, any other sentences dropped"] = \
+        Focused(blend, 10_000, keep_message=False).score
+    for words in (8, 5):
+        found[f"question focus in the embedding only, remarks <= {words} words"] = \
+            HybridReranker(dense(5, .5, .5, focus=words)).score
     return found
 
 
@@ -329,6 +385,7 @@ def main() -> None:
             "lexical (BM25)": LexicalReranker().score,
             "MiniLM cosine, concatenated query text": ConcatCosineReranker(embedder).score,
             "today's hybrid (before issue 10)": today_hybrid(embedder).score,
+            "hybrid of round 1 (the blend, whole message)": blend_hybrid(embedder).score,
             f"new default '{default}'": shipped.score,
         }
         print(f"embedder {embedder.name} ({embedder.variant} graph);"

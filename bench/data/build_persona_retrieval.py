@@ -23,7 +23,8 @@ a sample (bench/data/README.md). Everything is deterministic: same CSVs, same JS
 question (a sentence ending in "?" with "you"/"your"), not a greeting ("How are you?"),
 and the matcher needs cosine >= 0.7, or >= 0.55 with a shared content word.
 
-    PYTHONPATH=src .venv/bin/python bench/data/build_persona_retrieval.py [--set clean] [--source DIR]
+    PYTHONPATH=src .venv/bin/python bench/data/build_persona_retrieval.py \
+        [--set clean] [--source DIR]
 """
 
 from __future__ import annotations
