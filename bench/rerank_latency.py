@@ -3,8 +3,10 @@
 The same sliding chat as bench/turn_latency.py (pool p01 of bench/data/retrieval.json: 5
 global + 20 workspace memories on a temporary SQLite file; every message and reply a text
 not seen before; after each turn the exchange is pre-embedded as ``record_chat`` does,
-untimed). Three set-ups answer the same turns, interleaved turn by turn in rotating order
-so background load hits them alike:
+untimed; each message's last question is made unique with a turn number, "(turn 12)?", so a
+reranker that embeds only the question never finds it cached from an earlier turn that
+asked the same base question). Three set-ups answer the same turns, interleaved turn by
+turn in rotating order so background load hits them alike:
 
 - before: the default before issue 10 (weighted mean of part vectors, message 2, + BM25),
   or with ``--before round1`` the default of issue 10's first round (the blend, whole
@@ -41,6 +43,18 @@ BEFORE = {"issue10": ("hybrid as shipped before issue 10", today_hybrid),
           "round1": ("hybrid of issue 10's first round", blend_hybrid)}
 
 
+def distinct_questions(
+    turns: Sequence[tuple[str, list[dict[str, str]], str]],
+) -> list[tuple[str, list[dict[str, str]], str]]:
+    """The turns with every message's last question numbered, history quoting the same."""
+    renamed: dict[str, str] = {}
+    for n, (message, _, _) in enumerate(turns):
+        at = message.rfind("?")
+        renamed[message] = f"{message[:at]} (turn {n}){message[at:]}" if at >= 0 else message
+    return [(renamed[m], [{**h, "content": renamed.get(h["content"], h["content"])}
+                          for h in history], reply) for m, history, reply in turns]
+
+
 def scoring_only(setups: dict[str, Memoryd], user_id: int, slug: str,
                  turns: Sequence[tuple[str, list[dict[str, str]], str]]) -> dict[str, list[float]]:
     with setups["after"].db.read() as repo:
@@ -70,7 +84,7 @@ def main() -> None:
     pool, other = data["pools"][0], data["pools"][1]
     replies = [h["content"] for p in data["pools"] for q in p["queries"]
                for h in q["history"] if h["role"] == "assistant"]
-    turns = chat_turns(pool, replies, args.warmup + args.turns, args.seed)
+    turns = distinct_questions(chat_turns(pool, replies, args.warmup + args.turns, args.seed))
     embedder = MiniLMEmbedder()
     embedder.embed(["warm up"])
     default = MemorydSettings.model_fields["reranker"].default
