@@ -14,8 +14,8 @@ Three data sets (bench/data/README.md):
 
 Methods: recency, BM25, plain MiniLM cosine on the concatenated query text, the hybrid
 as shipped before issue 10 (mean of part vectors with the message weighing 2, + 0.15 BM25),
-the hybrid of issue 10's first round (the blend of mean and best part, whole message) and
-the shipped default (the same with the message's question focus). Metrics: recall@5
+the hybrid of issue 10's first round (the blend 0.5 / 0.5, + 0.15 BM25, whole message) and
+the shipped default (question focus, blend 0.7 / 0.3, + 0.05 BM25). Metrics: recall@5
 (share of a query's relevant memories in the top 5), hit@5 (at least one in the top 5)
 and MRR (1 / rank of the first relevant memory in the full ranking of 20). ``--ideas``
 adds every idea tried for issue 10.
@@ -99,7 +99,8 @@ def today_hybrid(embedder: MiniLMEmbedder, encoder: QueryEncoder | None = None) 
 
 def blend_hybrid(embedder: MiniLMEmbedder, encoder: QueryEncoder | None = None) -> HybridReranker:
     """The default of the first issue-10 round: the blend, whole message embedded."""
-    return HybridReranker(EmbeddingReranker(embedder, encoder, remark_words=0))
+    dense = EmbeddingReranker(embedder, encoder, max_share=0.5, remark_words=0)
+    return HybridReranker(dense, lexical_weight=0.15)
 
 
 # --- data and metrics ----------------------------------------------------------------------
@@ -331,10 +332,12 @@ def ideas(embedder: MiniLMEmbedder) -> dict[str, Scorer]:
     found["blend .5/.5 (3, decay .5) + .15 BM25"] = hybrid(3, .5, .5, .15)
     found["blend .5/.5 (5, decay .5) + .15 BM25, message words x2"] = HybridReranker(
         dense(5, .5, .5), MessageBoostedLexical(), lexical_weight=.15).score
-    found["MMR lambda .7 over the new default"] = Mmr(HybridReranker(dense(5, .5, .5)), .7).score
-    found["MMR lambda .9 over the new default"] = Mmr(HybridReranker(dense(5, .5, .5)), .9).score
+    found["MMR lambda .7 over the new default"] = Mmr(HybridReranker(dense(5, .5, .5), None, .15),
+                                                      .7).score
+    found["MMR lambda .9 over the new default"] = Mmr(HybridReranker(dense(5, .5, .5), None, .15),
+                                                      .9).score
     # second round (the clean view): what the message is made of, and how BM25 is fused
-    blend = HybridReranker(dense(5, .5, .5)).score
+    blend = HybridReranker(dense(5, .5, .5), lexical_weight=.15).score
     found["RRF: 1/(60 + rank) of the blend plus of BM25"] = Rrf(dense(5, .5, .5), 1.0).score
     found["RRF, BM25 ranks weighing half"] = Rrf(dense(5, .5, .5), .5).score
     for lw in (.1, .25):
@@ -351,7 +354,11 @@ def ideas(embedder: MiniLMEmbedder) -> dict[str, Scorer]:
         Focused(blend, 10_000, keep_message=False).score
     for words in (8, 5):
         found[f"question focus in the embedding only, remarks <= {words} words"] = \
-            HybridReranker(dense(5, .5, .5, focus=words)).score
+            HybridReranker(dense(5, .5, .5, focus=words), lexical_weight=.15).score
+    for share in (.5, .3):
+        for lw in (.15, .1, .05):
+            found[f"focus (5 words) + blend {1 - share:g} / {share:g}, + {lw:g} BM25"] = \
+                HybridReranker(dense(5, .5, share, focus=5), lexical_weight=lw).score
     return found
 
 

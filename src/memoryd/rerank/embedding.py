@@ -26,7 +26,7 @@ from memoryd.embedding.base import Embedder
 
 MESSAGE_WEIGHT = 5.0  # the current message against 1 for the latest history message
 HISTORY_DECAY = 0.5  # each older history message weighs this much of the next newer one
-MAX_SHARE = 0.5  # share of the best single-part cosine in a memory's score
+MAX_SHARE = 0.3  # share of the best single-part cosine in a memory's score
 REMARK_WORDS = 5  # a non-question sentence this short is a remark the question can drop
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
