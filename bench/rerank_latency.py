@@ -3,14 +3,18 @@
 The same sliding chat as bench/turn_latency.py (pool p01 of bench/data/retrieval.json: 5
 global + 20 workspace memories on a temporary SQLite file; every message and reply a text
 not seen before; after each turn the exchange is pre-embedded as ``record_chat`` does,
-untimed). Three set-ups answer the same turns, interleaved turn by turn in rotating order
-so background load hits them alike:
+untimed; each message's last question is made unique with a turn number, "(turn 12)?", so a
+reranker that embeds only the question never finds it cached from an earlier turn that
+asked the same base question). Three set-ups answer the same turns, interleaved turn by
+turn in rotating order so background load hits them alike:
 
-- before: the default before issue 10 (weighted mean of part vectors, message 2, + BM25);
+- before: the default before issue 10 (weighted mean of part vectors, message 2, + BM25),
+  or with ``--before round1`` the default of issue 10's first round (the blend, whole
+  message embedded; what the question focus is measured against);
 - after:  the shipped default (``MemorydSettings.reranker``);
 - floor:  ``reranker="recency"``, storage and bookkeeping only.
 
-    .venv/bin/python bench/rerank_latency.py [--turns 600]
+    .venv/bin/python bench/rerank_latency.py [--turns 600] [--before issue10|round1]
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from retrieval_quality import today_hybrid
+from retrieval_quality import blend_hybrid, today_hybrid
 from turn_latency import chat_turns, percentiles, populate
 
 from memoryd import Memoryd
@@ -35,6 +39,20 @@ from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.rerank.base import Warmable
 
 DATA = Path(__file__).parent / "data" / "retrieval.json"
+BEFORE = {"issue10": ("hybrid as shipped before issue 10", today_hybrid),
+          "round1": ("hybrid of issue 10's first round", blend_hybrid)}
+
+
+def distinct_questions(
+    turns: Sequence[tuple[str, list[dict[str, str]], str]],
+) -> list[tuple[str, list[dict[str, str]], str]]:
+    """The turns with every message's last question numbered, history quoting the same."""
+    renamed: dict[str, str] = {}
+    for n, (message, _, _) in enumerate(turns):
+        at = message.rfind("?")
+        renamed[message] = f"{message[:at]} (turn {n}){message[at:]}" if at >= 0 else message
+    return [(renamed[m], [{**h, "content": renamed.get(h["content"], h["content"])}
+                          for h in history], reply) for m, history, reply in turns]
 
 
 def scoring_only(setups: dict[str, Memoryd], user_id: int, slug: str,
@@ -59,12 +77,14 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=600)
     parser.add_argument("--warmup", type=int, default=30)
     parser.add_argument("--seed", type=int, default=10)
+    parser.add_argument("--before", choices=sorted(BEFORE), default="issue10",
+                        help="the reranker 'before' stands for")
     args = parser.parse_args()
     data = json.loads(DATA.read_text())
     pool, other = data["pools"][0], data["pools"][1]
     replies = [h["content"] for p in data["pools"] for q in p["queries"]
                for h in q["history"] if h["role"] == "assistant"]
-    turns = chat_turns(pool, replies, args.warmup + args.turns, args.seed)
+    turns = distinct_questions(chat_turns(pool, replies, args.warmup + args.turns, args.seed))
     embedder = MiniLMEmbedder()
     embedder.embed(["warm up"])
     default = MemorydSettings.model_fields["reranker"].default
@@ -73,7 +93,7 @@ def main() -> None:
         url = f"sqlite:///{tmp}/bench.db"
         user_id, slug = populate(url, embedder, pool, other)
         setups = {
-            "before": Memoryd(url, embedder=embedder, reranker=today_hybrid(embedder)),
+            "before": Memoryd(url, embedder=embedder, reranker=BEFORE[args.before][1](embedder)),
             "after": Memoryd(url, embedder=embedder, reranker=default),
             "floor": Memoryd(url, embedder=embedder, reranker="recency"),
         }
@@ -97,7 +117,7 @@ def main() -> None:
     print(f"## md.context() per turn, {args.turns} turns after {args.warmup} warm-up"
           f" (5 global + 20 workspace memories, SQLite)")
     print(f"{'set-up':<48}{'p50 ms':>9}{'p95 ms':>9}{'mean ms':>9}")
-    labels = {"before": "before: hybrid as shipped before issue 10",
+    labels = {"before": f"before: {BEFORE[args.before][0]}",
               "after": f"after: shipped default '{default}'",
               "floor": "floor: recency, no reranking"}
     for name, label in labels.items():

@@ -18,7 +18,13 @@ The matcher (does an owner turn state a fact?) is MiniLM cosine between the turn
 fact, >= 0.6, or >= 0.45 when they also share a content word; it was checked by hand on
 a sample (bench/data/README.md). Everything is deterministic: same CSVs, same JSON.
 
-    PYTHONPATH=src .venv/bin/python bench/data/build_persona_retrieval.py [--source DIR]
+``--set clean`` writes persona_retrieval_clean.json, a stricter view of the same data
+(rules fixed on dev, bench/data/README.md): a query's message must ask the owner a
+question (a sentence ending in "?" with "you"/"your"), not a greeting ("How are you?"),
+and the matcher needs cosine >= 0.7, or >= 0.55 with a shared content word.
+
+    PYTHONPATH=src .venv/bin/python bench/data/build_persona_retrieval.py \
+        [--set clean] [--source DIR]
 """
 
 from __future__ import annotations
@@ -50,6 +56,40 @@ MATCH = 0.6  # cosine at which an owner turn states a fact
 MATCH_WITH_WORD = 0.45  # ... when the two also share a content word
 NEAR_DUPLICATE = 0.8  # a distractor this close to an owner fact is not used
 SEED = 20261130
+
+
+@dataclass(frozen=True)
+class Rules:
+    """What makes a query and its labels: the matcher's thresholds and the message filter."""
+
+    name: str
+    out: Path
+    match: float  # cosine at which an owner turn states a fact
+    match_with_word: float  # ... when the two also share a content word
+    questions_only: bool  # the message must ask the owner a question (not a greeting)
+
+
+LOOSE = Rules("persona", OUT, MATCH, MATCH_WITH_WORD, questions_only=False)
+# Fixed on dev only (bench/data/README.md, "A cleaner view"): a question the owner is asked,
+# and a stricter matcher, so near-topic labels ("party planner" -> "party animal") drop out.
+CLEAN = Rules("clean", OUT.with_name("persona_retrieval_clean.json"), 0.7, 0.55,
+              questions_only=True)
+RULES = {r.name: r for r in (LOOSE, CLEAN)}
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_YOU = re.compile(r"\byou(r|rs|rself)?\b", re.IGNORECASE)
+# Small talk: the reply names whatever fact the owner likes, nothing in the turn calls on it.
+_GREETING = re.compile(
+    r"\b(how are you|how're you|how are things|how's it going|how is it going|how have you"
+    r" been|how's your day|how is your day|how was your day|how's everything|what's up|what"
+    r" are you up to|what have you been up to|how do you do)\b", re.IGNORECASE)
+
+
+def asks_owner(message: str) -> bool:
+    """True when the message asks the listener a question that is not a greeting."""
+    questions = [s for s in _SENTENCE.split(message.strip())
+                 if s.rstrip().endswith("?") and _YOU.search(s)]
+    return any(not _GREETING.search(q) for q in questions)
 
 _WORD = re.compile(r"[a-z]+")
 # Words that say nothing about which fact a turn states (the matcher's own list).
@@ -109,15 +149,16 @@ class Vectors:
         return np.stack([self.known[t] for t in texts])
 
 
-def stated(turn: str, owner_facts: list[str], vec: Vectors) -> list[int]:
+def stated(turn: str, owner_facts: list[str], vec: Vectors, rules: Rules = LOOSE) -> list[int]:
     """Indexes of the owner's facts that this turn of theirs states or implies."""
     sims = vec(owner_facts) @ vec([turn])[0]
     words = content_words(turn)
     return [i for i, (fact, s) in enumerate(zip(owner_facts, sims, strict=True))
-            if s >= MATCH or (s >= MATCH_WITH_WORD and words & content_words(fact))]
+            if s >= rules.match or (s >= rules.match_with_word and words & content_words(fact))]
 
 
-def build_split(rows: list[Conversation], vec: Vectors, rng: random.Random) -> list[dict[str, Any]]:
+def build_split(rows: list[Conversation], vec: Vectors, rng: random.Random,
+                rules: Rules = LOOSE) -> list[dict[str, Any]]:
     every_fact = list(dict.fromkeys(f for c in rows for p in c.personas for f in p))
     pools: list[dict[str, Any]] = []
     total = 0
@@ -125,7 +166,7 @@ def build_split(rows: list[Conversation], vec: Vectors, rng: random.Random) -> l
         for owner in (1, 2):
             own = list(dict.fromkeys(conv.personas[owner - 1]))
             vec.add([t for _, t in conv.turns])
-            queries = owner_queries(conv, owner, own, vec)[:MAX_QUERIES_PER_POOL]
+            queries = owner_queries(conv, owner, own, vec, rules)[:MAX_QUERIES_PER_POOL]
             if not queries:
                 continue
             memories = pool_for(own, conv.personas[2 - owner], every_fact, vec, rng)
@@ -143,16 +184,18 @@ def build_split(rows: list[Conversation], vec: Vectors, rng: random.Random) -> l
     return pools
 
 
-def owner_queries(conv: Conversation, owner: int, own: list[str],
-                  vec: Vectors) -> list[dict[str, Any]]:
+def owner_queries(conv: Conversation, owner: int, own: list[str], vec: Vectors,
+                  rules: Rules = LOOSE) -> list[dict[str, Any]]:
     queries: list[dict[str, Any]] = []
     for at, (speaker, text) in enumerate(conv.turns):
         if speaker != owner or at == 0 or conv.turns[at - 1][0] == owner:
             continue
-        relevant = stated(text, own, vec)
+        message = conv.turns[at - 1][1]
+        if rules.questions_only and not asks_owner(message):
+            continue
+        relevant = stated(text, own, vec, rules)
         if not relevant:
             continue
-        message = conv.turns[at - 1][1]
         window = conv.turns[max(0, at - 1 - HISTORY): at - 1]
         history = [{"role": "assistant" if s == owner else "user", "content": t}
                    for s, t in window]
@@ -206,22 +249,27 @@ def read(path: Path) -> list[Conversation]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--source", type=Path, default=SOURCE)
-    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--set", choices=sorted(RULES), default=LOOSE.name,
+                        help="persona: the first set; clean: the stricter view")
+    parser.add_argument("--out", type=Path, help="default: the set's file in bench/data/")
     args = parser.parse_args()
+    rules = RULES[args.set]
+    out: Path = args.out or rules.out
     embedder = MiniLMEmbedder()
     splits: dict[str, list[dict[str, Any]]] = {}
     for split, filename in SPLITS:
         rows = read(args.source / filename)
         vec = Vectors(embedder)
         vec.add([f for c in rows for p in c.personas for f in p])
-        splits[split] = build_split(rows, vec, random.Random(f"{SEED}-{split}"))
+        splits[split] = build_split(rows, vec, random.Random(f"{SEED}-{split}"), rules)
+    view = "" if rules is LOOSE else f" --set {rules.name} (the stricter view)"
     data = {
         "description": "Retrieval benchmark built from Synthetic-Persona-Chat (Jandaghi et al."
-                       " 2023, CC-BY 4.0) by bench/data/build_persona_retrieval.py; see"
+                       f" 2023, CC-BY 4.0) by bench/data/build_persona_retrieval.py{view}; see"
                        " bench/data/README.md. dev = valid.csv, test = test.csv.",
         "splits": splits,
     }
-    args.out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     for split, pools in splits.items():
         queries = [q for p in pools for q in p["queries"]]
         kinds = {k: sum(q["kind"] == k for q in queries)

@@ -6,7 +6,7 @@ from memoryd import Memoryd
 from memoryd.domain.injection import Query, build_query
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.rerank import EmbeddingReranker
-from memoryd.rerank.embedding import part_weights
+from memoryd.rerank.embedding import part_weights, question_focus
 
 PROJECT = [
     "The Phoenix launch date is September 30",
@@ -49,3 +49,27 @@ def test_an_empty_query_scores_every_memory_alike(md: Memoryd, embedder: MiniLME
     pool = md.list_memories(uid, workspace="phoenix")
     assert EmbeddingReranker(embedder).score(Query(""), pool) == [0.0] * len(PROJECT)
     assert EmbeddingReranker(embedder).score(build_query("hi"), []) == []
+
+
+def test_a_question_behind_a_short_remark_is_embedded_alone() -> None:
+    assert question_focus("Nice! So, where do you live?") == "So, where do you live?"
+    assert question_focus("Oh, that's cool. Why? And since when?") == "Why? And since when?"
+    long_remark = "We moved the Phoenix launch to the autumn. When is it now?"
+    assert question_focus(long_remark) == long_remark  # the remark names the topic
+    assert question_focus("Thanks, that's all.") == "Thanks, that's all."
+    assert question_focus("Nice! Where do you live?", remark_words=0) == "Nice! Where do you live?"
+
+
+def test_the_reranker_scores_the_question_not_the_remark(
+    md: Memoryd, embedder: MiniLMEmbedder
+) -> None:
+    md.create_workspace("phoenix")
+    uid = md.create_user("alice").id
+    for text in PROJECT:
+        md.add_memory(uid, text, workspace="phoenix")
+    pool = md.list_memories(uid, workspace="phoenix")
+    focused = EmbeddingReranker(embedder)
+    whole = EmbeddingReranker(embedder, remark_words=0)
+    asked = focused.score(Query("Ha, love it. Who approves staging deploys?"), pool)
+    assert asked == focused.score(Query("Who approves staging deploys?"), pool)
+    assert asked != whole.score(Query("Ha, love it. Who approves staging deploys?"), pool)

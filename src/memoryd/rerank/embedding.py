@@ -6,11 +6,14 @@ cached, so a history message that was the previous turn's message is never embed
 twice. A memory's score blends two views of the parts (measured in BENCHMARKS.md,
 "Retrieval quality"): its cosine with their weighted mean, where the current message
 weighs most and older history less, and its best cosine with any single part, so one
-message that names the memory's topic is not drowned by the others.
+message that names the memory's topic is not drowned by the others. A message that
+is a question behind a short remark ("Oh, that's cool! What do you do for fun?") is
+embedded as its question only: the remark says nothing about which memory is needed.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -23,7 +26,22 @@ from memoryd.embedding.base import Embedder
 
 MESSAGE_WEIGHT = 5.0  # the current message against 1 for the latest history message
 HISTORY_DECAY = 0.5  # each older history message weighs this much of the next newer one
-MAX_SHARE = 0.5  # share of the best single-part cosine in a memory's score
+MAX_SHARE = 0.3  # share of the best single-part cosine in a memory's score
+REMARK_WORDS = 5  # a non-question sentence this short is a remark the question can drop
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+def question_focus(message: str, remark_words: int = REMARK_WORDS) -> str:
+    """The message's questions alone when every other sentence is a remark of at most
+    ``remark_words`` words ("Nice! So, where do you live?" -> "So, where do you live?");
+    else the message. ``remark_words=0`` keeps every message whole."""
+    sentences = [s for s in _SENTENCE.split(message) if s]
+    questions = [s for s in sentences if s.endswith("?")]
+    remarks = [s for s in sentences if not s.endswith("?")]
+    if questions and remarks and all(len(s.split()) <= remark_words for s in remarks):
+        return " ".join(questions)
+    return message
 
 
 class QueryEncoder:
@@ -93,12 +111,14 @@ class EmbeddingReranker:
         message_weight: float = MESSAGE_WEIGHT,
         history_decay: float = HISTORY_DECAY,
         max_share: float = MAX_SHARE,
+        remark_words: int = REMARK_WORDS,
     ) -> None:
         self.embedder = embedder
         self.encoder = encoder or QueryEncoder(embedder)
         self.message_weight = message_weight
         self.history_decay = history_decay
         self.max_share = max_share
+        self.remark_words = remark_words
 
     def warm(self, texts: Sequence[str]) -> None:
         """Embed texts that later turns will carry as history, off those turns' path."""
@@ -109,6 +129,8 @@ class EmbeddingReranker:
             return []
         if not query.parts:
             return [0.0] * len(memories)
+        if self.remark_words:
+            query = Query(question_focus(query.message, self.remark_words), query.history)
         matrix = memory_vectors(self.embedder, memories)
         parts = np.stack(self.encoder.vectors(query.parts))
         weights = np.asarray(part_weights(query, self.message_weight, self.history_decay))

@@ -1,4 +1,8 @@
-"""Embedding similarity fused with BM25: meaning plus exact names and numbers."""
+"""Embedding similarity fused with BM25: meaning plus exact names and numbers.
+
+BM25 is scaled to the pool's best and added at LEXICAL_WEIGHT: enough to break ties
+towards exact names and numbers, small enough not to pull in memories that only share
+a word (the weight is measured in BENCHMARKS.md, "Retrieval quality")."""
 
 from __future__ import annotations
 
@@ -9,6 +13,8 @@ from memoryd.domain.models import Memory
 from memoryd.rerank.embedding import EmbeddingReranker
 from memoryd.rerank.lexical import LexicalReranker
 
+LEXICAL_WEIGHT = 0.05
+
 
 class HybridReranker:
     name = "hybrid"
@@ -17,7 +23,7 @@ class HybridReranker:
         self,
         dense: EmbeddingReranker,
         lexical: LexicalReranker | None = None,
-        lexical_weight: float = 0.15,
+        lexical_weight: float = LEXICAL_WEIGHT,
     ) -> None:
         self.dense = dense
         self.lexical = lexical or LexicalReranker()

@@ -1,0 +1,83 @@
+"""The retrieval benchmark's data files keep the shape and the rules bench/data/README.md states.
+
+bench/retrieval_quality.py trusts these files; a rebuilt file that broke a rule (a clean query
+that is not a question, a label out of range, a split under 1,000 queries) would silently change
+the figures in BENCHMARKS.md.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+DATA = Path(__file__).resolve().parents[2] / "bench" / "data"
+
+
+def builder() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "build_persona_retrieval", DATA / "build_persona_retrieval.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def splits(name: str) -> dict[str, list[dict[str, Any]]]:
+    data: dict[str, Any] = json.loads((DATA / name).read_text(encoding="utf-8"))
+    return data["splits"]  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("name", ["persona_retrieval.json", "persona_retrieval_clean.json"])
+def test_each_split_has_1000_queries_over_pools_of_20(name: str) -> None:
+    for split, pools in splits(name).items():
+        queries = [q for p in pools for q in p["queries"]]
+        assert len(queries) >= 1000, split
+        for pool in pools:
+            assert len(set(pool["memories"])) == 20, pool["id"]
+            assert 1 <= len(pool["queries"]) <= 4, pool["id"]
+            for q in pool["queries"]:
+                assert q["relevant"] and all(0 <= i < 20 for i in q["relevant"]), pool["id"]
+                assert len(q["history"]) <= 3
+
+
+def test_every_clean_query_asks_the_owner_a_question() -> None:
+    asks_owner = builder().asks_owner
+    for pools in splits("persona_retrieval_clean.json").values():
+        messages = [q["message"] for p in pools for q in p["queries"]]
+        assert [m for m in messages if not asks_owner(m)] == []
+
+
+def test_the_question_rule() -> None:
+    asks_owner = builder().asks_owner
+    assert asks_owner("Oh, that's cool! What do you do for a living?")
+    assert asks_owner("I don't drink alcohol. What about you?")
+    assert not asks_owner("I'm sorry to hear that.")
+    assert not asks_owner("Hi! How are you doing today?")  # small talk
+    assert not asks_owner("What are you up to today?")
+    assert not asks_owner("Is it raining there?")  # not put to the listener
+
+
+def test_the_hand_check_summary_matches_its_items() -> None:
+    check = json.loads((DATA / "persona-clean-check.json").read_text(encoding="utf-8"))
+    items = check["items"]
+    assert len(items) >= 50
+    assert check["summary"] == {
+        "labels": len(items),
+        "right": sum(i["verdict"] == "right" for i in items),
+        "foreseeable": sum(i["foreseeable"] == "yes" for i in items),
+        "right_and_foreseeable": sum(
+            i["verdict"] == "right" and i["foreseeable"] == "yes" for i in items
+        ),
+    }
+    dev_queries = {
+        q["message"] for p in splits("persona_retrieval_clean.json")["dev"] for q in p["queries"]
+    }
+    assert all(i["query"] in dev_queries for i in items)  # dev only, never test
