@@ -138,9 +138,9 @@ def defer_pairs(app: App, pairs: Sequence[DuePair]) -> SweepResult:
     for pair in pairs:
         lock = pair_lock(pair.user_id, pair.workspace)
         try:
-            app.configure_task(
-                EXTRACT_TASK, queue=QUEUE, lock=lock, queueing_lock=lock
-            ).defer(user_id=pair.user_id, workspace=pair.workspace)
+            app.configure_task(EXTRACT_TASK, queue=QUEUE, lock=lock, queueing_lock=lock).defer(
+                user_id=pair.user_id, workspace=pair.workspace
+            )
             deferred += 1
         except AlreadyEnqueued:
             queued += 1
@@ -257,4 +257,3 @@ async def recover(context: JobContext, timestamp: int) -> None:
         except ConnectorException:  # another job for the same pair is already waiting
             await manager.finish_job(job, status=Status.FAILED, delete_job=False)
             log.warning("dropped %s of a dead worker: an equal job is queued", job.call_string)
-
