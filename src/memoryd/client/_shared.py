@@ -123,6 +123,8 @@ def memory_of(data: Mapping[str, Any]) -> Memory:
         updated_at=updated,
         last_used_at=_when(data.get("last_used_at")),
         source_chat_ids=tuple(data.get("source_chat_ids", ())),
+        expires_at=_when(data.get("expires_at")),
+        run_id=data.get("run_id"),
     )
 
 
