@@ -87,7 +87,9 @@ def test_expired_memories_hold_no_slot_and_reviving_one_needs_room(
         lmd.edit_memory(user.id, old.id, expires_at=None)
     with pytest.raises(InvalidInput, match="already passed"):
         lmd.edit_memory(user.id, old.id, expires_at="2026-03-01")
-    lmd.delete_memory(user.id, [m for m in lmd.list_memories(user.id) if m.content == "Prefers tea"][0].id)
+    lmd.delete_memory(
+        user.id, [m for m in lmd.list_memories(user.id) if m.content == "Prefers tea"][0].id
+    )
     revived = lmd.edit_memory(user.id, old.id, expires_at="2026-03-20")
     assert revived.expires_at == datetime(2026, 3, 21, tzinfo=UTC)
     cleared = lmd.edit_memory(user.id, old.id, expires_at=None)
