@@ -78,7 +78,7 @@ def test_expired_memories_hold_no_slot_and_reviving_one_needs_room(
 ) -> None:
     user = lmd.create_user("ana")
     old = lmd.add_memory(user.id, "The demo is on Friday", "global", expires_at="2026-03-06")
-    lmd.add_memory(user.id, "Prefers tea")
+    tea = lmd.add_memory(user.id, "Prefers tea")
     with pytest.raises(ScopeFull):
         lmd.add_memory(user.id, "Lives in Porto")
     clock.advance(days=5)
@@ -87,9 +87,7 @@ def test_expired_memories_hold_no_slot_and_reviving_one_needs_room(
         lmd.edit_memory(user.id, old.id, expires_at=None)
     with pytest.raises(InvalidInput, match="already passed"):
         lmd.edit_memory(user.id, old.id, expires_at="2026-03-01")
-    lmd.delete_memory(
-        user.id, [m for m in lmd.list_memories(user.id) if m.content == "Prefers tea"][0].id
-    )
+    lmd.delete_memory(user.id, tea.id)
     revived = lmd.edit_memory(user.id, old.id, expires_at="2026-03-20")
     assert revived.expires_at == datetime(2026, 3, 21, tzinfo=UTC)
     cleared = lmd.edit_memory(user.id, old.id, expires_at=None)
