@@ -6,10 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from memoryd import Memoryd
-from memoryd.domain.models import Scope
-from memoryd.extraction.decide import Change
-from memoryd.extraction.review import suggest
 from support.cli import Cli
+from support.lifecycle import file_suggestion as file_for
 
 
 def later(days: int = 10) -> str:
@@ -18,11 +16,7 @@ def later(days: int = 10) -> str:
 
 def file_suggestion(cli: Cli, user: str, text: str, target_id: str | None = None) -> str:
     with Memoryd(cli.url) as md:
-        owner = md.get_user(user)
-        target = md.get_memory(owner.id, target_id) if target_id else None
-        change = Change(text, target.scope if target else Scope.GLOBAL, target)
-        with md.db.write() as repo:
-            return suggest(md, repo, owner.id, "", change, None, [], "run-cli").id
+        return file_for(md, md.get_user(user).id, text, target_id, run_id="run-cli")
 
 
 def expire(cli: Cli, memory_id: str, when: datetime) -> None:

@@ -13,12 +13,11 @@ import pytest
 
 from memoryd import Memoryd
 from memoryd.domain.errors import DuplicateMemory, InvalidInput, NotFound, ScopeFull
-from memoryd.domain.models import Scope, SuggestionKind, SuggestionStatus
+from memoryd.domain.models import SuggestionKind, SuggestionStatus
 from memoryd.domain.rules import Limits, parse_expiry
 from memoryd.embedding.minilm import MiniLMEmbedder
-from memoryd.extraction.decide import Change
-from memoryd.extraction.review import suggest
 from support.extraction import Clock
+from support.lifecycle import file_suggestion as file_for
 
 NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)  # a Monday
 
@@ -38,10 +37,7 @@ def lmd(db_url: str, embedder: MiniLMEmbedder, clock: Clock) -> Iterator[Memoryd
 
 def file_suggestion(md: Memoryd, user_id: int, text: str, target_id: str | None = None) -> str:
     """A pending suggestion, filed the way extraction files one."""
-    target = md.get_memory(user_id, target_id) if target_id else None
-    scope = target.scope if target else Scope.GLOBAL
-    with md.db.write() as repo:
-        return suggest(md, repo, user_id, "", Change(text, scope, target), None, [], "run1").id
+    return file_for(md, user_id, text, target_id, run_id="run1")
 
 
 # expiry ------------------------------------------------------------------------------

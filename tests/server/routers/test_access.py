@@ -14,6 +14,7 @@ import pytest
 from sqlalchemy import select
 
 from memoryd.storage import tables
+from support.lifecycle import file_suggestion
 
 from ..conftest import World
 
@@ -91,6 +92,16 @@ def bob(world: World, who: str) -> dict[str, Any]:
     return {"uid": world.ids["bob"]}
 
 
+def own_suggestion(world: World, who: str) -> dict[str, Any]:
+    user = world.ids[who]
+    count = len(world.md.list_suggestions(user, "all"))
+    return {"sid": file_suggestion(world.md, user, f"suggested for {who} {count}"), "uid": user}
+
+
+def bob_suggestion(world: World, who: str) -> dict[str, Any]:
+    return own_suggestion(world, "bob")
+
+
 CASES = [
     Case("GET", "/api/v1/me"),
     Case(
@@ -110,6 +121,9 @@ CASES = [
     Case("POST", "/api/v1/memories/{mid}/promote", prepare=own_memory),
     Case("POST", "/api/v1/memories/{mid}/demote", body={"workspace": "alpha"}, prepare=own_global),
     Case("GET", "/api/v1/memories/{mid}/history", prepare=own_memory),
+    Case("GET", "/api/v1/suggestions"),
+    Case("POST", "/api/v1/suggestions/{sid}/accept", prepare=own_suggestion),
+    Case("POST", "/api/v1/suggestions/{sid}/reject", prepare=own_suggestion),
     Case("GET", "/api/v1/export"),
     Case("POST", "/api/v1/import", content=b""),
     Case("GET", "/api/v1/workspaces"),
@@ -151,6 +165,19 @@ CASES = [
         prepare=bob_global,
     ),
     Case("GET", "/api/v1/users/{uid}/memories/{mid}/history", admin_only=True, prepare=bob_memory),
+    Case("GET", "/api/v1/users/{uid}/suggestions", admin_only=True, prepare=bob),
+    Case(
+        "POST",
+        "/api/v1/users/{uid}/suggestions/{sid}/accept",
+        admin_only=True,
+        prepare=bob_suggestion,
+    ),
+    Case(
+        "POST",
+        "/api/v1/users/{uid}/suggestions/{sid}/reject",
+        admin_only=True,
+        prepare=bob_suggestion,
+    ),
     Case("GET", "/api/v1/users/{uid}/export", admin_only=True, prepare=bob),
     Case("POST", "/api/v1/users/{uid}/import", admin_only=True, content=b"", prepare=bob),
     Case("DELETE", "/api/v1/workspaces/{slug}", admin_only=True, prepare=new_workspace),
@@ -258,6 +285,14 @@ BAD_BODIES: list[tuple[str, str, Any]] = [
     ("PATCH", "/api/v1/memories/{mid}", {"content": ""}),
     ("PATCH", "/api/v1/memories/{mid}", {"content": None}),
     ("PATCH", "/api/v1/memories/nope", {"content": "fine"}),
+    ("POST", "/api/v1/memories", {"content": "ok", "expires_at": "friday"}),
+    ("POST", "/api/v1/memories", {"content": "ok", "expires_at": "2020-01-01"}),
+    ("POST", "/api/v1/memories", {"content": "ok", "expires_at": 5}),
+    ("PATCH", "/api/v1/memories/{mid}", {"expires_at": "2020-01-01"}),
+    ("PATCH", "/api/v1/memories/{mid}", {}),
+    ("POST", "/api/v1/suggestions/nope/accept", None),
+    ("POST", "/api/v1/suggestions/nope/reject", None),
+    ("POST", "/api/v1/suggestions/nope/accept", {"content": "x", "extra": 1}),
     ("POST", "/api/v1/memories/{mid}/demote", {"workspace": "alpha"}),
     ("POST", "/api/v1/memories/{mid}/demote", {}),
     ("POST", "/api/v1/memories/{gid}/demote", {"workspace": "no-such"}),

@@ -8,33 +8,16 @@ from datetime import UTC, datetime, timedelta
 import openai
 
 from memoryd.domain.injection import SECTION_HEADING
-from memoryd.domain.models import Scope
-from memoryd.extraction.decide import Change
-from memoryd.extraction.review import suggest
 from memoryd.testing import FakeOpenAIServer, Reply
+from support.lifecycle import expire_now, file_suggestion
 
 from ..conftest import LiveServer, World
 
 Live = tuple[World, LiveServer]
-PAST = datetime(2020, 1, 1, tzinfo=UTC)
 
 
 def later(days: int = 10) -> str:
     return (datetime.now(UTC) + timedelta(days=days)).date().isoformat()
-
-
-def expire_now(world: World, memory_id: str) -> None:
-    """Move a memory's expiry into the past, as time would."""
-    with world.md.db.write() as repo:
-        repo.update_memory(memory_id, {"expires_at": PAST})
-
-
-def file_suggestion(world: World, who: str, text: str, target_id: str | None = None) -> str:
-    user_id = world.ids[who]
-    target = world.md.get_memory(user_id, target_id) if target_id else None
-    change = Change(text, target.scope if target else Scope.GLOBAL, target)
-    with world.md.db.write() as repo:
-        return suggest(world.md, repo, user_id, "", change, None, [], "run-x").id
 
 
 def test_create_and_edit_expiry(world: World) -> None:
@@ -69,7 +52,7 @@ def test_expired_memory_is_listed_as_expired_holds_no_slot_and_is_not_injected(
     alice = world.ids["alice"]
     gone = world.md.add_memory(alice, "Demo is on Friday", expires_at=later())
     world.md.add_memory(alice, "Likes green tea")
-    expire_now(world, gone.id)
+    expire_now(world.md, gone.id)
     listing = world.call("alice", "GET", "/api/v1/memories").json()
     expired = {m["content"]: m["expired"] for m in listing["memories"]}
     assert expired == {"Demo is on Friday": True, "Likes green tea": False}
@@ -88,7 +71,7 @@ def test_proxy_never_injects_an_expired_memory(
     alice = world.ids["alice"]
     gone = world.md.add_memory(alice, "Demo is on Friday", workspace="alpha", expires_at=later())
     world.md.add_memory(alice, "Alice is vegetarian")
-    expire_now(world, gone.id)
+    expire_now(world.md, gone.id)
     fake_llm.script(Reply.text("ok"))
     client = openai.OpenAI(base_url=f"{live.url}/v1", api_key=world.keys["alice"], max_retries=0)
     reply = client.chat.completions.with_raw_response.create(
@@ -118,7 +101,7 @@ def test_memory_detail_with_history_and_source_chats(world: World) -> None:
 def test_review_queue_routes(world: World) -> None:
     alice = world.ids["alice"]
     porto = world.md.add_memory(alice, "Lives in Porto")
-    update_id = file_suggestion(world, "alice", "Moved to Lisbon", porto.id)
+    update_id = file_suggestion(world.md, world.ids["alice"], "Moved to Lisbon", porto.id)
     listed = world.call("alice", "GET", "/api/v1/suggestions")
     assert listed.status_code == 200
     [item] = listed.json()
@@ -142,7 +125,7 @@ def test_review_queue_routes(world: World) -> None:
     again = world.call("alice", "POST", f"/api/v1/suggestions/{update_id}/accept")
     assert again.status_code == 422 and "already accepted" in again.json()["error"]["message"]
 
-    create_id = file_suggestion(world, "alice", "Plays chess")
+    create_id = file_suggestion(world.md, world.ids["alice"], "Plays chess")
     rejected = world.call("admin", "POST", f"/api/v1/users/{alice}/suggestions/{create_id}/reject")
     assert rejected.status_code == 200 and rejected.json()["status"] == "rejected"
     everything = world.call("alice", "GET", "/api/v1/suggestions", params={"status": "all"})
@@ -153,7 +136,7 @@ def test_accepting_into_a_full_scope_is_a_clear_409(world: World) -> None:
     alice = world.ids["alice"]
     for n in range(5):
         world.md.add_memory(alice, f"Global fact {n}")
-    waiting = file_suggestion(world, "alice", "Plays chess")
+    waiting = file_suggestion(world.md, world.ids["alice"], "Plays chess")
     full = world.call("alice", "POST", f"/api/v1/suggestions/{waiting}/accept")
     assert full.status_code == 409 and "full" in full.json()["error"]["message"]
     assert [s.id for s in world.md.list_suggestions(alice)] == [waiting]  # still waiting
