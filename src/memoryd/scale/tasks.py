@@ -168,8 +168,16 @@ def sweep_now(md: Memoryd, app: App) -> SweepResult:
 
 
 def sweep(context: JobContext, timestamp: int) -> None:
-    """The periodic task: queue every due pair."""
-    sweep_now(_memoryd(context), context.app)
+    """The periodic task: delete memories expired past their grace period, then queue
+    every due pair."""
+    md = _memoryd(context)
+    try:
+        deleted = md.purge_expired()
+        if deleted:
+            log.info("sweep: deleted %d memories expired past their grace period", deleted)
+    except Exception:  # the next sweep retries; extraction must not wait for it
+        log.exception("purging expired memories failed")
+    sweep_now(md, context.app)
 
 
 def _provider(context: JobContext, md: Memoryd) -> LLMProvider:
