@@ -157,6 +157,14 @@ function when(iso) {
   return isNaN(d) ? iso : d.toISOString().slice(0, 16).replace("T", " ") + " UTC";
 }
 
+// A date-only expiry is stored as the next midnight (UTC): show the day the user chose.
+function untilText(iso) {
+  const d = new Date(iso);
+  if (isNaN(d)) return iso;
+  if (d.getUTCHours() || d.getUTCMinutes() || d.getUTCSeconds()) return when(iso);
+  return new Date(d.getTime() - 86400000).toISOString().slice(0, 10) + " (to the end of the day, UTC)";
+}
+
 function sourceText(m) {
   const by = m.created_by || "";
   if (m.source === "extraction") return "Extraction run " + (m.run_id || by.split(":")[1] || "?") + (by.startsWith("user:") || by.startsWith("admin:") ? " (accepted by " + by + ")" : "");
@@ -202,7 +210,7 @@ async function showDetail(url) {
     ["Created", when(m.created_at)],
     ["Updated", when(m.updated_at)],
     ["Last used", when(m.last_used_at)],
-    ["Remember until", m.expires_at ? when(m.expires_at) + (m.expired ? " (expired: no longer used in chats)" : "") : "no end"],
+    ["Remember until", m.expires_at ? untilText(m.expires_at) + (m.expired ? " (expired: no longer used in chats)" : "") : "no end"],
   ];
   for (const [term, value] of rows) {
     facts.appendChild(el("dt", term));
@@ -248,9 +256,10 @@ async function showDetail(url) {
 
   const history = section(body, "History");
   const table = el("table", null, "detail-history");
+  const titles = ["When", "Change", "By", "Before", "After"];
   const head = el("thead");
   const headRow = el("tr");
-  for (const title of ["When", "Change", "By", "Before", "After"]) {
+  for (const title of titles) {
     const th = el("th", title);
     th.scope = "col";
     headRow.appendChild(th);
@@ -260,7 +269,12 @@ async function showDetail(url) {
   const rowsBody = el("tbody");
   for (const entry of m.history) {
     const row = el("tr");
-    for (const value of [when(entry.at), entry.action, entry.actor, describe(entry.before), describe(entry.after)]) row.appendChild(el("td", value));
+    const values = [when(entry.at), entry.action, entry.actor, describe(entry.before), describe(entry.after)];
+    values.forEach((value, index) => {
+      const cell = el("td", value);
+      cell.dataset.label = titles[index];  // shown beside the value on narrow screens
+      row.appendChild(cell);
+    });
     rowsBody.appendChild(row);
   }
   table.appendChild(rowsBody);
