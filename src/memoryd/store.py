@@ -8,23 +8,17 @@ transaction, so two writers racing for the last slot cannot both win (R1, R12).
 
 from __future__ import annotations
 
-import enum
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any, Final
+from typing import Any
 
 from memoryd.domain.errors import DuplicateMemory, NotFound, ScopeFull
 from memoryd.domain.models import Actor, AuditAction, Memory, Scope, Source
-from memoryd.domain.rules import Limits, content_key, scope_label
+from memoryd.domain.rules import KEEP, Keep, Limits, content_key, scope_label
+
+__all__ = ["KEEP", "Keep", "MemoryStore", "audit_view"]
 from memoryd.storage.repository import Repository, vector_bytes
-
-
-class Keep(enum.Enum):
-    KEEP = "keep"
-
-
-KEEP: Final = Keep.KEEP  # "leave the expiry as it is" in ``revise_memory``
 
 
 class MemoryStore:

@@ -7,6 +7,7 @@ functions, so storage, extraction, the API and the CLI all apply exactly the sam
 
 from __future__ import annotations
 
+import enum
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -149,6 +150,15 @@ def resolve_scope(scope: object, workspace: str | None) -> tuple[Scope, str | No
 
 def scope_label(scope: Scope, workspace: str | None) -> str:
     return "global" if scope is Scope.GLOBAL else f"workspace '{workspace}'"
+
+
+class Keep(enum.Enum):
+    """The type of ``KEEP``: "leave it as it is", where None already means "remove"."""
+
+    KEEP = "keep"
+
+
+KEEP = Keep.KEEP  # e.g. ``edit_memory(..., expires_at=KEEP)`` keeps the expiry
 
 
 def parse_expiry(value: object, now: datetime) -> datetime | None:

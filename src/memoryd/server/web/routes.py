@@ -68,6 +68,8 @@ def used_in_path(request: Request) -> str:
     wanted = "/api/v1/memories/{memory_id}" + USED_IN_SUFFIX
     routes = request.app.routes
     return USED_IN_SUFFIX if any(getattr(r, "path", None) == wanted for r in routes) else ""
+
+
 STATIC_DIR = str(resources.files("memoryd.server.web") / "static")
 FLASH_COOKIE = "memoryd_flash"
 LOGIN_CSRF_COOKIE = "memoryd_login_csrf"
