@@ -224,8 +224,9 @@ def main() -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_")}
     env.update(MEMORYD_DATA_DIR=str(tmp), MEMORYD_ADMIN_PASSWORD="bench-admin-password")
     models = default_data_dir() / "models"  # the re-quantised embedder, made once
-    if models.is_dir():
-        shutil.copytree(models, tmp / "models")
+    (tmp / "models").mkdir()
+    for made in models.glob("all-MiniLM-L6-v2.*.onnx"):  # not the extraction LLM (1 GB)
+        shutil.copy2(made, tmp / "models" / made.name)
     server = subprocess.Popen(
         [str(Path(sys.executable).parent / "memoryd"), "serve", "--port", str(port), "--db", url,
          "--no-scheduler", "--workers", str(args.workers)],
@@ -252,6 +253,7 @@ def main() -> None:
     finally:
         server.terminate()
         server.wait(timeout=30)
+        shutil.rmtree(tmp, ignore_errors=True)
     one, five, _ = os.getloadavg()
     print(f"## Context endpoint throughput ({datetime.now(UTC):%Y-%m-%d %H:%M} UTC,"
           f" load average {one:.1f}/{five:.1f})\n")

@@ -124,8 +124,9 @@ def main() -> None:
             ),
         )
         models = default_data_dir() / "models"  # the re-quantised embedder, made once
-        if models.is_dir():
-            shutil.copytree(models, tmp / "models")
+        (tmp / "models").mkdir()
+        for made in models.glob("all-MiniLM-L6-v2.*.onnx"):  # not the extraction LLM (1 GB)
+            shutil.copy2(made, tmp / "models" / made.name)
         server = subprocess.Popen(
             [str(Path(sys.executable).parent / "memoryd"), "serve", "--port", str(port),
              "--db", url, "--no-scheduler"],
@@ -136,6 +137,7 @@ def main() -> None:
         finally:
             server.terminate()
             server.wait(timeout=30)
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 def cpu_seconds(pid: int) -> float:

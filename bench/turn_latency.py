@@ -11,15 +11,18 @@ Four set-ups answer the same turns, interleaved turn by turn so background load 
 them alike:
 
 - main:  the default reranker (stored memory vectors, cached query parts) with the
-  default, re-quantised embedding graph (``memoryd.embedding.quantize``);
+  default, rebuilt and re-quantised embedding graph (``memoryd.embedding.quantize``);
+- previous: the same with the graph the default was before the fused rebuild (the
+  shipped graph's weights folded and quantised as they are, u8s8, in a session with
+  onnxruntime's default fusions), derived into a temporary directory;
 - shipped: the same with the shipped model graph (``quantize="off"``), the baseline;
 - floor: reranking skipped (``reranker="recency"``): storage and bookkeeping only;
 - naive: a reranker that embeds the 20 memories and the query text on every call (on 1
   turn in 4 by default: each costs a quarter of a second or more).
 
 A second part times one embedding call for texts of 10, 25 and 60 tokens with each graph
-(default, shipped, u8s8, u8u8) and, unless ``--skip-options``, several onnxruntime
-session options of the shipped graph. The machine is shared,
+(default, previous, shipped, u8s8, u8u8) and, unless ``--skip-options``, several
+onnxruntime session options of the shipped graph. The machine is shared,
 so both parts also report which stretches ran while other processes were quiet
 (from /proc/stat).
 
@@ -49,6 +52,7 @@ from memoryd import Memoryd
 from memoryd.config import MemorydSettings
 from memoryd.domain.injection import Query
 from memoryd.domain.models import Memory
+from memoryd.embedding import quantize
 from memoryd.embedding.minilm import MiniLMEmbedder, default_model_path, default_tokenizer_path
 
 DATA = Path(__file__).parent / "data" / "retrieval.json"
@@ -132,6 +136,31 @@ class ReembedEverythingReranker:
         return [float(x) for x in matrix @ self.embedder.embed([query.text])[0]]
 
 
+def previous_embedder(directory: Path) -> MiniLMEmbedder:
+    """The default graph before the fused rebuild: folded weights quantised as they are
+    (u8s8, per channel), run with onnxruntime's default fusions."""
+    import logging
+
+    import onnx
+    import onnxruntime as ort
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    path = directory / "previous-u8s8.onnx"
+    model = quantize.fold_weight_expansions(onnx.load(str(default_model_path())))
+    logging.getLogger().setLevel(logging.ERROR)
+    quantize_dynamic(model, path, per_channel=True, weight_type=QuantType.QInt8)
+    embedder = MiniLMEmbedder(model_path=path, verify=False)
+    embedder.embed(["warm up"])
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    embedder._session = ort.InferenceSession(  # a bench-only swap
+        str(path), sess_options=options, providers=["CPUExecutionProvider"]
+    )
+    embedder.variant = "previous u8s8"
+    return embedder
+
+
 def populate(url: str, embedder: MiniLMEmbedder, pool: dict[str, Any],
              other: dict[str, Any]) -> tuple[int, str]:
     with Memoryd(url, embedder=embedder) as md:
@@ -150,14 +179,17 @@ def percentiles(samples: Sequence[float]) -> dict[str, float]:
             "mean": statistics.fmean(samples)}
 
 
-def run_turns(args: argparse.Namespace, data: dict[str, Any], embedder: MiniLMEmbedder) -> None:
+def run_turns(args: argparse.Namespace, data: dict[str, Any], embedder: MiniLMEmbedder,
+              previous: MiniLMEmbedder) -> None:
     pool = next(p for p in data["pools"] if p["id"] == args.pool)
     other = next(p for p in data["pools"] if p["id"] != args.pool)
     replies = [h["content"] for p in data["pools"] for q in p["queries"]
                for h in q["history"] if h["role"] == "assistant"]
     turns = chat_turns(pool, replies, args.warmup + args.turns, args.seed)
     default = MemorydSettings.model_fields["reranker"].default
-    times: dict[str, list[float]] = {"main": [], "shipped": [], "floor": [], "naive": []}
+    times: dict[str, list[float]] = {
+        "main": [], "previous": [], "shipped": [], "floor": [], "naive": []
+    }
     main_by_new_texts: dict[int, list[float]] = {}
     main_on_naive_turns: list[float] = []
     cpu_times: dict[str, list[float]] = {}
@@ -166,10 +198,12 @@ def run_turns(args: argparse.Namespace, data: dict[str, Any], embedder: MiniLMEm
     counters = {name: CountingEmbedder(embedder) for name in times}
     counters["shipped"] = CountingEmbedder(MiniLMEmbedder(quantize="off"))
     with tempfile.TemporaryDirectory() as tmp:
+        counters["previous"] = CountingEmbedder(previous)
         url = f"sqlite:///{tmp}/bench.db"
         user_id, slug = populate(url, embedder, pool, other)
         setups = {
             "main": Memoryd(url, embedder=counters["main"], reranker=default),
+            "previous": Memoryd(url, embedder=counters["previous"], reranker=default),
             # the baseline: the same, with the shipped (fp32-expanded) model graph
             "shipped": Memoryd(url, embedder=counters["shipped"], reranker=default),
             "floor": Memoryd(url, embedder=counters["floor"], reranker="recency"),
@@ -214,7 +248,8 @@ def run_turns(args: argparse.Namespace, data: dict[str, Any], embedder: MiniLMEm
                             main_on_naive_turns.append(elapsed)
             # as a chat app (or the proxy) does once the answer is out; not timed
             setups["main"].record_chat(user_id, slug, message, reply)
-            setups["shipped"].warm_history(message, reply)  # its own reranker cache
+            for name in ("previous", "shipped"):  # their own reranker caches
+                setups[name].warm_history(message, reply)
         close_block()
         main_name = setups["main"].reranker.name
         for md in setups.values():
@@ -254,6 +289,7 @@ def report_turns(args: argparse.Namespace, pool: dict[str, Any],
         f"main: default ({main_name}, {embedder.variant} graph)": times["main"],
         **{f"  main, turns embedding {k} new text(s)": v
            for k, v in sorted(main_by_new_texts.items()) if len(v) >= 20},
+        f"previous: {main_name}, graph before the rebuild": times["previous"],
         f"(c) baseline: {main_name}, shipped graph": times["shipped"],
         "(a) floor: recency, no reranking": times["floor"],
         f"(b) naive: re-embed 20 + query (1 turn in {args.naive_every})": times["naive"],
@@ -268,6 +304,9 @@ def report_turns(args: argparse.Namespace, pool: dict[str, Any],
     main, floor = percentiles(times["main"]), percentiles(times["floor"])
     print(f"ratio main/(a) floor : p50 {main['p50'] / floor['p50']:.2f}x,"
           f" p95 {main['p95'] / floor['p95']:.2f}x")
+    previous = percentiles(times["previous"])
+    print(f"ratio main/previous graph: p50 {main['p50'] / previous['p50']:.2f}x,"
+          f" p95 {main['p95'] / previous['p95']:.2f}x")
     shipped = percentiles(times["shipped"])
     print(f"ratio main/(c) shipped graph: p50 {main['p50'] / shipped['p50']:.2f}x,"
           f" p95 {main['p95'] / shipped['p95']:.2f}x")
@@ -327,13 +366,14 @@ def session_variants() -> dict[str, Callable[[Any], None]]:
 
 
 def run_embedding(args: argparse.Namespace, data: dict[str, Any],
-                  embedder: MiniLMEmbedder) -> None:
+                  embedder: MiniLMEmbedder, previous: MiniLMEmbedder) -> None:
     import onnxruntime as ort
 
     lengths = (10, 25, 60)
     texts = texts_of_length(data, lengths)
     embedders = {
         f"MiniLMEmbedder.embed, default ({embedder.variant})": embedder,
+        "MiniLMEmbedder.embed, previous graph": previous,
         "MiniLMEmbedder.embed, shipped graph": MiniLMEmbedder(quantize="off"),
         **{f"MiniLMEmbedder.embed, {v}": MiniLMEmbedder(quantize=v) for v in ("u8s8", "u8u8")},
     }
@@ -451,8 +491,10 @@ def main() -> None:
     embedder = MiniLMEmbedder()
     embedder.embed(["warm up"])
     started = time.perf_counter()
-    run_turns(args, data, embedder)
-    run_embedding(args, data, embedder)
+    with tempfile.TemporaryDirectory() as tmp:
+        previous = previous_embedder(Path(tmp))
+    run_turns(args, data, embedder, previous)
+    run_embedding(args, data, embedder, previous)
     print(f"\n{load_average()} at end; took {time.perf_counter() - started:.0f} s")
 
 

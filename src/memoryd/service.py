@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from memoryd.chat_log import ChatFacade
 from memoryd.config import MemorydSettings
 from memoryd.domain import runtime_settings
 from memoryd.domain.errors import (
@@ -26,7 +27,6 @@ from memoryd.domain.injection import (
     WORKSPACE_TOP_K,
     Turn,
     build_query,
-    history_part,
     most_recent,
     top_k,
 )
@@ -34,7 +34,6 @@ from memoryd.domain.models import (
     Actor,
     AuditAction,
     AuditEntry,
-    Chat,
     Memory,
     Role,
     Scope,
@@ -59,16 +58,15 @@ from memoryd.domain.rules import (
 from memoryd.embedding.base import Embedder
 from memoryd.extraction.facade import ExtractionFacade
 from memoryd.lifecycle import LifecycleFacade
-from memoryd.rerank.base import Reranker, Warmable
+from memoryd.rerank.base import Reranker
 from memoryd.storage.catalog import Catalog
 from memoryd.storage.database import Database
 from memoryd.storage.repository import Repository
 from memoryd.store import KEEP, Keep, MemoryStore
-from memoryd.writeback import BackgroundWriter, PendingChat
+from memoryd.writeback import BackgroundWriter
 
 log = logging.getLogger("memoryd")
 
-MAX_CHAT_TEXT = 200_000
 LAST_USED_RESOLUTION_S = 60
 
 
@@ -76,7 +74,7 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-class Memoryd(ExtractionFacade, LifecycleFacade):
+class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade):
     """Persistent memories for LLM chat.
 
     ``Memoryd()`` uses the default SQLite file under your data directory (or
@@ -378,8 +376,14 @@ class Memoryd(ExtractionFacade, LifecycleFacade):
         workspace: str | None = None,
         message: str = "",
         history: Sequence[Mapping[str, Any]] = (),
+        *,
+        record: bool = True,
     ) -> Turn:
-        """Choose the memories for one chat turn (R3, R4) and mark them used."""
+        """Choose the memories for one chat turn (R3, R4) and mark them used.
+
+        ``record=False`` makes the turn incognito: the same memories are chosen, but
+        their last-used times are left alone and ``record_chat`` refuses the turn, so
+        nothing of the conversation is kept or learned from."""
         if not isinstance(message, str):
             raise InvalidInput("message must be text")
         query = build_query(message, history)
@@ -391,7 +395,7 @@ class Memoryd(ExtractionFacade, LifecycleFacade):
                 version, pool = repo.turn_pool(user_id, workspace_id)
                 self.catalog.sync(version)
         if not enabled:
-            return Turn(enabled=False, query=query)
+            return Turn(enabled=False, query=query, record=record)
         now = self.clock()
         pool = [m for m in pool if not m.is_expired(now)]  # expired: never injected
         globals_ = [ScoredMemory(m, None) for m in pool if m.scope is Scope.GLOBAL]
@@ -404,7 +408,10 @@ class Memoryd(ExtractionFacade, LifecycleFacade):
             fallback_reason=reason,
             query=query,
             candidates=len(candidates),
+            record=record,
         )
+        if not record:
+            return turn
         stale = [m.id for m in turn.memories if _needs_touch(m.last_used_at, now)]
         if stale:
             self.writer.touch(stale, now)
@@ -444,40 +451,6 @@ class Memoryd(ExtractionFacade, LifecycleFacade):
                 "reranker %s failed, using the 5 newest memories: %s", self.reranker.name, reason
             )
             return [ScoredMemory(m, None) for m in most_recent(candidates)], reason
-
-    def record_chat(self, user_id: int, workspace: str, prompt: str, response: str) -> Chat:
-        """Store a finished exchange; extraction reads it later."""
-        _check_chat(prompt, response)
-        now = self.clock()
-        with self.db.write() as repo:
-            self.store.require_user(repo, user_id)
-            workspace_id = self.store.require_workspace(repo, workspace)
-            chat_id = repo.insert_chat(user_id, workspace_id, prompt, response, now)
-        self.warm_history(prompt, response)
-        return Chat(chat_id, user_id, workspace, prompt, response, now, memory_processed=False)
-
-    def record_chat_later(self, user_id: int, workspace: str, prompt: str, response: str) -> None:
-        """``record_chat`` off the caller's path: checked now, written by the background
-        writer (batched, retried, flushed by ``close()``)."""
-        _check_chat(prompt, response)
-        self.writer.add_chat(PendingChat(user_id, workspace, prompt, response, self.clock()))
-
-    def warm_history(self, *texts: str) -> None:
-        """The next turns quote this exchange as history: embed it now, not on their path."""
-        reranker = self.reranker
-        if isinstance(reranker, Warmable):
-            try:
-                reranker.warm([history_part(t) for t in texts])
-            except Exception as exc:  # a cold cache only costs the next turn time
-                log.warning("could not pre-embed chat history: %s", exc)
-
-    def list_chats(
-        self, user_id: int, workspace: str | None = None, *, processed: bool | None = None
-    ) -> list[Chat]:
-        with self.db.read() as repo:
-            self.store.require_user(repo, user_id)
-            workspace_id = self.store.require_workspace(repo, workspace) if workspace else None
-            return repo.list_chats(user_id, workspace_id, processed=processed)
 
     # settings ----------------------------------------------------------------
     def get_settings(self) -> dict[str, Any]:
@@ -543,16 +516,6 @@ def _keep_an_admin(repo: Repository, user_id: int) -> None:
         user = repo.get_user(user_id)
         name = user.name if user else str(user_id)
         raise AlreadyExists(f"{name} is the last admin; make another admin first")
-
-
-def _check_chat(prompt: str, response: str) -> None:
-    for label, value in (("prompt", prompt), ("response", response)):
-        if not isinstance(value, str):
-            raise InvalidInput(f"{label} must be text")
-        if len(value) > MAX_CHAT_TEXT:
-            raise InvalidInput(f"{label} is longer than {MAX_CHAT_TEXT} characters")
-    if not prompt.strip():
-        raise InvalidInput("prompt is empty")
 
 
 def _needs_touch(last_used: datetime | None, now: datetime) -> bool:

@@ -3,6 +3,10 @@
 One memory per line, keys sorted, UTF-8, ordered by scope, workspace, creation time and id,
 so exporting, importing into an empty database and exporting again gives the same bytes.
 An import is all or nothing: one bad line or a scope over its limit changes nothing.
+Only ``content`` is required, so people can write lines by hand
+(``{"content": "Prefers tea", "scope": "global"}``): a line without an id gets a new one,
+without a scope it is a workspace memory when it names a workspace and global otherwise,
+its source defaults to ``import`` and its times to the moment of the import.
 
 An import is planned before it costs anything: the lines are parsed and the resulting
 count per scope is worked out against the stored memories in a read transaction, so an
@@ -34,17 +38,7 @@ if TYPE_CHECKING:
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)
 FUTURE_SLACK = timedelta(days=1)  # clocks of two machines may disagree a little
-FIELDS = (
-    "content",
-    "created_at",
-    "id",
-    "last_used_at",
-    "scope",
-    "source",
-    "source_chat_ids",
-    "updated_at",
-    "workspace",
-)
+REQUIRED = ("content",)
 
 
 def memory_line(memory: Memory) -> str:
@@ -81,13 +75,13 @@ class ImportResult:
 @dataclass(frozen=True)
 class _Record:
     line: int
-    id: str
+    id: str | None  # None: a hand-written line, the memory gets a new id
     scope: Scope
     workspace: str | None
     content: str
     source: Source
-    created_at: datetime
-    updated_at: datetime
+    created_at: datetime | None  # None: the time of the import
+    updated_at: datetime | None
     last_used_at: datetime | None
     source_chat_ids: list[int]
     expires_at: datetime | None = None
@@ -129,37 +123,40 @@ def parse_line(text: str, line: int) -> _Record:
         raise InvalidInput(f"line {line}: not JSON ({exc.msg})") from None
     if not isinstance(data, dict):
         raise InvalidInput(f"line {line}: expected a JSON object")
-    missing = [k for k in FIELDS if k not in data]
+    missing = [k for k in REQUIRED if k not in data]
     if missing:
         raise InvalidInput(f"line {line}: missing {', '.join(missing)}")
-    if not isinstance(data["id"], str) or not _ID.match(data["id"]):
-        raise InvalidInput(f"line {line}: invalid id {data['id']!r}")
+    memory_id = data.get("id")
+    if memory_id is not None and (not isinstance(memory_id, str) or not _ID.match(memory_id)):
+        raise InvalidInput(f"line {line}: invalid id {memory_id!r}")
+    workspace = data.get("workspace")
+    if workspace is not None and not isinstance(workspace, str):
+        raise InvalidInput(f"line {line}: workspace must be a slug or null")
     try:
-        scope, workspace = resolve_scope(data["scope"], data["workspace"])
+        scope, workspace = resolve_scope(data.get("scope"), workspace)
         content = normalize_content(data["content"])
-        source = Source(data["source"])
+        source = Source(data.get("source", Source.IMPORT.value))
     except (InvalidContent, InvalidInput, ValueError) as exc:
         raise InvalidInput(f"line {line}: {exc}") from None
     except Exception as exc:
         raise InvalidInput(f"line {line}: {exc}") from None
-    chats = data["source_chat_ids"]
+    chats = data.get("source_chat_ids", [])
     if not isinstance(chats, list) or not all(
         isinstance(c, int) and not isinstance(c, bool) for c in chats
     ):
         raise InvalidInput(f"line {line}: source_chat_ids must be a list of integers")
-    created = _time(data["created_at"], "created_at", line)
-    updated = _time(data["updated_at"], "updated_at", line)
-    assert created is not None and updated is not None
+    created = _time(data.get("created_at"), "created_at", line, optional=True)
+    updated = _time(data.get("updated_at"), "updated_at", line, optional=True)
     return _Record(
         line=line,
-        id=data["id"],
+        id=memory_id,
         scope=scope,
         workspace=workspace,
         content=content,
         source=source,
         created_at=created,
-        updated_at=updated,
-        last_used_at=_time(data["last_used_at"], "last_used_at", line, optional=True),
+        updated_at=updated or created,
+        last_used_at=_time(data.get("last_used_at"), "last_used_at", line, optional=True),
         source_chat_ids=chats,
         expires_at=_expiry(data.get("expires_at"), line),
     )
@@ -184,11 +181,11 @@ def _plan_counts(
             expired.add(memory.id)
     for record in records:
         place = (record.scope, record.workspace)
-        ours = record.id in final and record.id not in protected_ids
+        ours = record.id is not None and record.id in final and record.id not in protected_ids
         duplicate = keys.get((*place, content_key(record.content)))
         if duplicate and duplicate != (record.id if ours else None):
             continue
-        memory_id = record.id if ours else f"new:{record.line}"
+        memory_id = record.id if ours and record.id is not None else f"new:{record.line}"
         final[memory_id] = place
         keys[(*place, content_key(record.content))] = memory_id
         if record.expires_at is not None and record.expires_at <= now:
@@ -223,7 +220,7 @@ def import_lines(
     instead, as a line naming another user's memory does, so nothing tells them apart.
     """
     records = [parse_line(t, n) for n, t in enumerate(lines, start=1) if t.strip()]
-    seen = Counter(r.id for r in records)
+    seen = Counter(r.id for r in records if r.id is not None)
     repeated = [i for i, n in seen.items() if n > 1]
     if repeated:
         raise InvalidInput(f"memory id {repeated[0]!r} appears more than once")
@@ -233,6 +230,7 @@ def import_lines(
         _refuse_over_limits(md, _plan_counts(md, repo, user_id, records, protected_ids))
     vectors = md.embedder.embed([r.content for r in records])
     result = ImportResult()
+    now = md.clock()
     with md.db.write() as repo:
         md.store.require_user(repo, user_id, lock=True)
         for record, vector in zip(records, vectors, strict=True):
@@ -244,7 +242,7 @@ def import_lines(
                     workspace_id = repo.workspace_id(record.workspace)
                     result.workspaces_created.append(record.workspace)
             key = content_key(record.content)
-            owner = repo.owner_of(record.id)
+            owner = repo.owner_of(record.id) if record.id is not None else None
             mine = owner == user_id and record.id not in protected_ids
             memory_id = record.id if owner is None or mine else None
             duplicate = repo.find_duplicate(user_id, record.scope, workspace_id, key)
@@ -257,8 +255,8 @@ def import_lines(
                 "content": record.content,
                 "content_key": key,
                 "source": record.source.value,
-                "created_at": record.created_at,
-                "updated_at": record.updated_at,
+                "created_at": record.created_at or now,
+                "updated_at": record.updated_at or now,
                 "last_used_at": record.last_used_at,
                 "source_chats": record.source_chat_ids,
                 "embedding": vector_bytes(vector),

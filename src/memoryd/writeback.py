@@ -3,18 +3,24 @@
 A chat turn marks the memories it injected, and the proxy stores each exchange once its
 answer has been relayed. Neither has to hold a reply up, and on SQLite each would wait
 for the single writer lock. So they are queued here and one thread writes them in
-batches, one transaction per batch.
+batches: what arrives within 0.2 s goes in one transaction (``flush()`` writes at once).
 
 A queued chat is never dropped for a passing reason: a failed batch is retried (with a
 growing pause), and ``close()`` (called when the server shuts down, e.g. on SIGTERM, and
 at interpreter exit) writes whatever is still queued before it returns. Only a chat whose
 user or workspace was deleted meanwhile is discarded, with a warning.
+
+Once stored, an exchange is also embedded for the turns that will quote it as history
+(``Memoryd.warm_history``). That is a cache, not a write, and it costs as much CPU as a
+turn, so it runs in a third thread at a lower priority (nice +10 on Linux): when a reply
+and a pre-embedding want the same core, the reply goes first.
 """
 
 from __future__ import annotations
 
 import atexit
 import logging
+import os
 import threading
 import weakref
 from dataclasses import dataclass
@@ -28,9 +34,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("memoryd")
 
-BATCH_WAIT_S = 0.2  # how long marks gather before a write (chats go at once)
+BATCH_WAIT_S = 0.2  # how long marks and chats gather before a write (flush() skips it)
 MAX_RETRY_WAIT_S = 5.0
 CLOSE_ATTEMPTS = 5
+WARM_NICENESS = 10  # how much lower the pre-embedding thread's priority is
 
 
 @dataclass(frozen=True)
@@ -40,6 +47,7 @@ class PendingChat:
     prompt: str
     response: str
     at: datetime
+    memory_ids: tuple[str, ...] = ()  # the memories injected into it, in prompt order
 
 
 class BackgroundWriter:
@@ -51,8 +59,11 @@ class BackgroundWriter:
         self._touches: dict[str, datetime] = {}
         self._chats: list[PendingChat] = []
         self._busy = False
+        self._hurry = False  # flush() asked: write without gathering
         self._closed = False
         self._thread: threading.Thread | None = None
+        self._warm_texts: list[str] = []
+        self._warm_thread: threading.Thread | None = None
         ref = weakref.ref(self)
 
         def close_at_exit() -> None:
@@ -91,6 +102,7 @@ class BackgroundWriter:
     def flush(self, timeout: float = 30.0) -> bool:
         """Wait until everything queued so far is written; False on timeout."""
         with self._cond:
+            self._hurry = True
             self._cond.notify_all()
             return self._cond.wait_for(
                 lambda: not (self._chats or self._touches or self._busy), timeout
@@ -106,6 +118,8 @@ class BackgroundWriter:
             thread = self._thread
         if thread is not None:
             thread.join()
+        if self._warm_thread is not None:
+            self._warm_thread.join(timeout=5)
         for attempt in range(CLOSE_ATTEMPTS):
             try:
                 self._write_once()
@@ -126,9 +140,25 @@ class BackgroundWriter:
                 except NotFound as exc:
                     log.warning("dropping a queued chat of user %s: %s", chat.user_id, exc)
                     continue
-                repo.insert_chat(chat.user_id, workspace_id, chat.prompt, chat.response, chat.at)
-        for chat in batch:
-            md.warm_history(chat.prompt, chat.response)
+                md.store_chat(
+                    repo,
+                    chat.user_id,
+                    workspace_id,
+                    chat.prompt,
+                    chat.response,
+                    chat.at,
+                    chat.memory_ids,
+                )
+        with self._cond:
+            if self._closed:  # shutting down: nobody will quote these any more
+                return
+            self._warm_texts.extend(t for chat in batch for t in (chat.prompt, chat.response))
+            if self._warm_thread is None:
+                self._warm_thread = threading.Thread(
+                    target=self._warm_run, name="memoryd-warm", daemon=True
+                )
+                self._warm_thread.start()
+            self._cond.notify_all()
 
     def _store_touches(self, marks: dict[str, datetime]) -> None:
         """Set ``last_used_at`` of queued memories, one UPDATE per distinct time."""
@@ -154,10 +184,10 @@ class BackgroundWriter:
                 )
                 if self._closed:
                     return
-                if not self._chats:  # let marks of a burst of turns gather
-                    self._cond.wait_for(lambda: self._closed or self._chats, BATCH_WAIT_S)
-                    if self._closed:
-                        return
+                # let a burst's marks and chats gather: one transaction for all of them
+                self._cond.wait_for(lambda: self._closed or self._hurry, BATCH_WAIT_S)
+                if self._closed:
+                    return
             try:
                 self._write_once()
                 pause = 0.1
@@ -166,6 +196,16 @@ class BackgroundWriter:
                 with self._cond:
                     self._cond.wait_for(lambda: self._closed, pause)
                 pause = min(pause * 2, MAX_RETRY_WAIT_S)
+
+    def _warm_run(self) -> None:
+        lower_thread_priority(WARM_NICENESS)
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._closed or self._warm_texts, timeout=None)
+                if self._closed:
+                    return
+                texts, self._warm_texts = self._warm_texts, []
+            self._md.warm_history(*texts)
 
     def _write_once(self) -> None:
         with self._cond:
@@ -197,4 +237,15 @@ class BackgroundWriter:
         finally:
             with self._cond:
                 self._busy = False
+                self._hurry = bool(self._hurry and (self._chats or self._touches))
                 self._cond.notify_all()
+
+
+def lower_thread_priority(by: int) -> None:
+    """Raise the calling thread's niceness (Linux: per thread); a no-op where unsupported."""
+    try:
+        thread = threading.get_native_id()
+        current = os.getpriority(os.PRIO_PROCESS, thread)
+        os.setpriority(os.PRIO_PROCESS, thread, min(current + by, 19))
+    except (AttributeError, OSError) as exc:
+        log.debug("cannot lower the pre-embedding thread's priority: %s", exc)

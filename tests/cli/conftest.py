@@ -22,9 +22,12 @@ def cli(tmp_path: Path) -> Cli:
 
 @pytest.fixture
 def alice(cli: Cli) -> str:
-    """User alice, user bob, workspaces phoenix and atlas; returns 'alice'."""
+    """Users alice and bob, both members of workspaces phoenix and atlas; returns 'alice'."""
     cli.ok("users", "add", "alice")
     cli.ok("users", "add", "bob")
     cli.ok("workspaces", "add", "phoenix", "--name", "Project Phoenix")
     cli.ok("workspaces", "add", "atlas")
+    for slug in ("phoenix", "atlas"):
+        for name in ("alice", "bob"):
+            cli.ok("workspaces", "members", "add", slug, name)
     return "alice"

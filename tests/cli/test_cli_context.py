@@ -164,3 +164,16 @@ def test_context_errors(cli: Cli, alice: str, tmp_path: Path) -> None:
     assert "no user 'carol'" in cli.fails("context", "-u", "carol", "-w", "phoenix", "-m", "hi")
     assert "not valid UTF-8" in cli.fails("context", "-u", alice, "-w", "phoenix", "-m", "\udcff")
     assert cli.run("context", "-u", alice, "-w", "phoenix").exit_code == 2  # no --message
+
+
+def test_a_turn_without_a_workspace_gets_the_globals_only(cli: Cli, alice: str) -> None:
+    add(cli, "Prefers concise answers", "--global")
+    add(cli, "Phoenix ships in Q3", "-w", "phoenix")
+    out = cli.ok("context", "--user", alice, "--message", "When do we ship?").stdout
+    assert out.startswith("## Things I Remember About You\n- Prefers concise answers\n")
+    assert "Phoenix" not in out
+    assert "no --workspace: only global memories are injected" in out
+    data = cli.json("context", "--user", alice, "-m", "When do we ship?")
+    assert [(m["scope"], m["content"]) for m in data["memories"]] == [
+        ("global", "Prefers concise answers")
+    ]

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from memoryd import Memoryd
+from memoryd.cli.app import app
 from support.cli import Cli
 from support.lifecycle import file_suggestion as file_for
 
@@ -100,3 +103,19 @@ def test_accepting_into_a_full_scope_fails_with_one_line(cli: Cli, alice: str) -
         cli.ok("memories", "add", "-u", alice, "--global", f"Global fact {n}")
     waiting = file_suggestion(cli, alice, "Plays chess")
     assert "is full" in cli.fails("memories", "suggestions", "accept", "-u", alice, waiting)
+
+
+@pytest.mark.parametrize("columns", [80, 100, 250])
+def test_list_table_fits_the_terminal_without_splitting_a_header(
+    cli: Cli, alice: str, columns: int
+) -> None:
+    cli.ok("memories", "add", "-u", alice, "--global", "--until", later(), "A fairly long fact")
+    env = {"MEMORYD_DATABASE_URL": None, "COLUMNS": str(columns), "MEMORYD_DEBUG": None}
+    result = cli.runner.invoke(app, ["memories", "list", "-u", alice, "--db", cli.url], env=env)
+    assert result.exit_code == 0, result.stdout
+    lines = result.stdout.splitlines()
+    assert max(len(line) for line in lines) <= columns
+    header = next(line for line in lines if "Memory" in line and "Source" in line).split()
+    created = ["Created"] if columns >= 100 else []  # narrow: fewer columns, whole words
+    assert header == ["ID", "Memory", "Source", *created, "Last", "used", "Expires"]
+    assert "A fairly long fact" in result.stdout

@@ -56,6 +56,7 @@ def test_serve_creates_the_admin_and_answers(tmp_path: Path) -> None:
         process.terminate()
         output, _ = process.communicate(timeout=20)
     assert "created admin 'admin' with the password from MEMORYD_ADMIN_PASSWORD" in output
+    assert "the proxy sends chats to the bundled local model" in output  # no MEMORYD_PROXY_*
 
 
 def test_single_user_refuses_a_public_address(tmp_path: Path) -> None:

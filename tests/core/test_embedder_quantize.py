@@ -4,12 +4,13 @@ shipped model, and never a reason the embedder fails."""
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from memoryd.embedding import quantize
+from memoryd.embedding import graph, quantize
 from memoryd.embedding.minilm import MiniLMEmbedder, default_model_path
 
 TEXTS = [
@@ -87,3 +88,46 @@ def test_variant_follows_the_cpu() -> None:
 def test_unknown_choice_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match="quantize must be one of"):
         MiniLMEmbedder(quantize="fp16")
+
+
+def test_the_rebuilt_graph_computes_what_the_shipped_one_does(
+    tmp_path: Path, shipped: np.ndarray
+) -> None:
+    import onnx
+
+    source = quantize.fold_weight_expansions(onnx.load(str(default_model_path())))
+    rebuilt = graph.rebuild(source)
+    ops = Counter(node.op_type for node in rebuilt.graph.node)
+    assert ops["Attention"] == 6 and ops["EmbedLayerNormalization"] == 1
+    assert len(rebuilt.graph.node) < len(source.graph.node) / 3
+    path = tmp_path / "rebuilt-fp32.onnx"
+    onnx.save(rebuilt, str(path))
+    vectors = MiniLMEmbedder(model_path=path, verify=False).embed(TEXTS)
+    cosines = (vectors * shipped).sum(axis=1)
+    assert cosines.min() > 0.9999, cosines
+
+
+def test_a_rebuild_that_computes_something_else_is_refused(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    shipped: np.ndarray,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    monkeypatch.setattr(graph, "NUM_HEADS", 6)  # a plausible mistake: wrong head count
+    embedder = MiniLMEmbedder(quantize="u8s8", models_dir=tmp_path)
+    with caplog.at_level(logging.WARNING, logger="memoryd"):
+        vectors = embedder.embed(TEXTS)
+    assert "rebuilt graph differs from the source" in caplog.text
+    assert embedder.variant == "shipped"
+    assert np.array_equal(vectors, shipped)
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_model_laid_out_differently_is_refused() -> None:
+    import onnx
+
+    model = quantize.fold_weight_expansions(onnx.load(str(default_model_path())))
+    for init in model.graph.initializer:
+        init.name = init.name.replace("intermediate.dense.bias", "ffn.bias")
+    with pytest.raises(graph.UnexpectedGraph, match=r"intermediate\.dense\.bias"):
+        graph.rebuild(model)

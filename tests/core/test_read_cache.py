@@ -6,10 +6,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from sqlalchemy.dialects import sqlite
 
 from memoryd import Memoryd
 from memoryd.domain.errors import NotFound
+from memoryd.domain.models import Memory
 from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.storage.turn_rows import TurnRows
 
 
 @pytest.fixture
@@ -88,3 +91,50 @@ def test_a_cached_turn_reads_the_database_once(any_md: Memoryd) -> None:
     finally:
         event.remove(any_md.db.engine, "before_cursor_execute", count)
     assert len(statements) == 1, statements
+
+
+def test_a_turn_rebuilds_only_changed_memories_and_sees_every_change(
+    pair: tuple[Memoryd, Memoryd], embedder: MiniLMEmbedder
+) -> None:
+    here, there = pair
+    uid = here.create_user("alice").id
+    here.create_workspace("alpha")
+    kept = here.add_memory(uid, "Alice takes her coffee black")
+    edited = here.add_memory(uid, "The alpha release is in May", workspace="alpha")
+
+    def by_id() -> dict[str, Memory]:
+        return {m.id: m for m in here.context(uid, "alpha", "what do I know?").memories}
+
+    first = by_id()
+    assert first[kept.id] == here.get_memory(uid, kept.id)  # what the regular read says
+    assert first[kept.id].last_used_at is None and first[kept.id].created_at.tzinfo is not None
+    here.finish_writes()  # the turn's last_used_at marks
+    second = by_id()
+    used = second[kept.id]
+    assert used.last_used_at is not None and used.last_used_at.tzinfo is not None
+    assert used == here.get_memory(uid, kept.id)
+    assert by_id()[kept.id] is used  # an unchanged row: the same object again
+    there.edit_memory(uid, edited.id, "The alpha release moved to June")
+    third = by_id()
+    assert third[edited.id].content == "The alpha release moved to June"
+    assert third[edited.id] == there.get_memory(uid, edited.id)
+    vector = third[edited.id].embedding
+    assert vector is not None
+    assert float(vector @ embedder.embed(["The alpha release moved to June"])[0]) > 0.999
+    assert third[kept.id] is used
+
+
+def test_the_turn_memo_is_bounded_and_follows_the_row() -> None:
+    memo = TurnRows(size=2)
+    dialect = sqlite.dialect()
+    raw = ["m1", 1, "global", None, "fact", "user", "2026-01-01 10:00:00.000000",
+           "2026-01-01 10:00:00.000000", None, "[3]", None, None, None, None]  # fmt: skip
+    first = memo.memory(raw, dialect)
+    assert first.source_chat_ids == (3,) and first.created_at.tzinfo is not None
+    assert memo.memory(list(raw), dialect) is first
+    raw[8] = "2026-01-02 10:00:00.000000"
+    touched = memo.memory(raw, dialect)
+    assert touched is not first and touched.last_used_at is not None
+    for n in range(5):
+        memo.memory([f"other{n}", *raw[1:]], dialect)
+    assert len(memo) == 2

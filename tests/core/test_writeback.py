@@ -4,12 +4,18 @@ order, checked up front, and none is lost when the Memoryd closes."""
 from __future__ import annotations
 
 import logging
+import os
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
 from memoryd import Memoryd
 from memoryd.domain.errors import InvalidInput
 from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.rerank import HybridReranker
 
 
 def _alice(md: Memoryd) -> int:
@@ -64,3 +70,52 @@ def test_close_writes_what_is_still_queued(database_url: str, embedder: MiniLMEm
     with Memoryd(database_url, embedder=embedder) as second:
         assert len(second.list_chats(uid)) == 20
         assert second.list_memories(uid)[0].last_used_at is not None
+
+
+class CountingEmbedder:
+    def __init__(self, inner: MiniLMEmbedder) -> None:
+        self.inner, self.name, self.dimensions = inner, inner.name, inner.dimensions
+        self.texts: list[str] = []
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        self.texts.extend(texts)
+        return self.inner.embed(texts)
+
+
+def test_a_stored_exchange_is_pre_embedded_at_a_lower_priority(
+    database_url: str, embedder: MiniLMEmbedder
+) -> None:
+    counting = CountingEmbedder(embedder)
+    with Memoryd(database_url, embedder=counting) as md:
+        uid = _alice(md)
+        for i in range(6):  # more than 5, so the turn reranks
+            md.add_memory(uid, f"Workspace fact {i}", workspace="alpha")
+        prompt, answer = "What is the Phoenix budget?", "It is 120k EUR, signed off in May."
+        md.record_chat_later(uid, "alpha", prompt, answer)
+        assert md.writer.flush()
+        assert isinstance(md.reranker, HybridReranker)
+        encoder = md.reranker.dense.encoder
+        deadline = time.monotonic() + 30
+        while not (prompt in encoder and answer in encoder) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert prompt in encoder and answer in encoder
+        warm = next(t for t in threading.enumerate() if t.name == "memoryd-warm")
+        assert warm.native_id is not None
+        if os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) < 19:
+            mine = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+            assert os.getpriority(os.PRIO_PROCESS, warm.native_id) > mine
+        before = len(counting.texts)
+        history = [{"role": "user", "content": prompt}, {"role": "assistant", "content": answer}]
+        md.context(uid, "alpha", "And who signed it off?", history)
+        assert counting.texts[before:] == ["And who signed it off?"]  # history came warm
+
+
+def test_queued_chats_are_written_without_a_flush(md: Memoryd) -> None:
+    uid = _alice(md)
+    for i in range(3):  # one burst: gathered into one transaction
+        md.record_chat_later(uid, "alpha", f"burst {i}", "ok")
+    deadline = time.monotonic() + 10
+    while len(md.list_chats(uid)) < 3 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert [c.prompt for c in md.list_chats(uid)] == ["burst 0", "burst 1", "burst 2"]
+    assert md.writer.pending() == 0

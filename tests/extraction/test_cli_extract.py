@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -61,15 +62,63 @@ def test_extract_one_pair_then_runs(
     assert "sk-cli-test-key" not in table.output + result.output
 
 
-def test_dry_run_prints_the_plan_and_writes_nothing(
-    seeded: str, fake_llm: FakeOpenAIServer, tmp_path: Path
+@pytest.mark.parametrize("pair", [(), ("--user", "ana", "--workspace", "lab")])
+def test_dry_run_prints_the_candidates_and_writes_nothing(
+    seeded: str, fake_llm: FakeOpenAIServer, tmp_path: Path, pair: tuple[str, ...]
 ) -> None:
-    fake_llm.script(observe(person=[1]))
-    result = run(seeded, fake_llm, tmp_path, "extract", "--dry-run", "--force")
+    fake_llm.script(observe(person=[1, 9]))  # sentence 9 does not exist: dropped
+    result = run(seeded, fake_llm, tmp_path, "extract", "--dry-run", "--force", *pair)
     assert result.exit_code == 0, result.output
-    assert "ana/lab: create global: The user runs the Porto lab." in result.stdout
+    lines = result.stdout.splitlines()
+    assert lines[0] == "ana/lab: would create global: The user runs the Porto lab."
+    assert lines[1].startswith("ana/lab: would drop ")
+    assert lines[-1].startswith("dry run: nothing was written and no run was recorded; ")
+    assert "1 change(s) planned, 1 fact(s) dropped" in lines[-1]
+    assert not re.search(r"\brun [0-9a-f]{8}", result.stdout)  # no id `runs` would not know
     listed = run(seeded, fake_llm, tmp_path, "memories", "list", "--user", "ana", "--json")
     assert json.loads(listed.stdout) == []
+    assert json.loads(run(seeded, fake_llm, tmp_path, "runs", "--json").stdout) == []
+    fake_llm.script(observe(person=[1, 9]))
+    as_json = run(seeded, fake_llm, tmp_path, "extract", "--dry-run", "--force", "--json", *pair)
+    data = json.loads(as_json.stdout)
+    assert data["dry_run"] is True and data["run"] is None
+    assert data["pairs"][0]["planned"] == ["create global: The user runs the Porto lab."]
+
+
+def test_a_run_that_only_dropped_facts_is_ok_and_its_details_are_kept(
+    seeded: str, fake_llm: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    fake_llm.script(observe(person=[9]))  # only an invented sentence
+    result = run(seeded, fake_llm, tmp_path, "extract", "--force")
+    assert result.exit_code == 0, result.output
+    assert "status ok (0 pair(s) failed, 1 fact(s) dropped, 0 not stored)" in result.stdout
+    [entry] = json.loads(run(seeded, fake_llm, tmp_path, "runs", "--json").stdout)
+    assert (entry["status"], entry["pairs_failed"], entry["facts_dropped"]) == ("ok", 0, 1)
+    [pair] = entry["pairs"]
+    assert (pair["workspace"], pair["status"], len(pair["dropped"])) == ("lab", "processed", 1)
+    detail = run(seeded, fake_llm, tmp_path, "runs", "--run", entry["id"][:6]).stdout
+    assert "* ana/lab: processed: 0 created, 0 updated, 3 chats, 1 dropped" in detail
+    assert "- [item] user 1/lab:" in detail
+
+
+@pytest.mark.parametrize("columns", ["80", "100", "250"])
+def test_runs_table_never_splits_a_header(
+    seeded: str, fake_llm: FakeOpenAIServer, tmp_path: Path, columns: str
+) -> None:
+    fake_llm.script(observe(person=[1, 9]))
+    assert run(seeded, fake_llm, tmp_path, "extract", "--force").exit_code == 0
+    env = {"MEMORYD_DATABASE_URL": None, "COLUMNS": columns}
+    table = CliRunner().invoke(app, ["runs", "--db", seeded], env=env).stdout
+    assert max(len(line) for line in table.splitlines()) <= int(columns)
+    header = next(line for line in table.splitlines() if "status" in line).split()
+    trigger = ["trigger"] if int(columns) >= 100 else []  # narrow: fewer columns, whole words
+    expected = ["run", "started", *trigger, "status", "pairs", "memories", "chats", "failed"]
+    assert header[: len(expected) + 1] == [*expected, "dropped"]
+    assert ("tokens" in header) is (int(columns) >= 130)
+    row = next(line for line in table.splitlines() if " ok " in line).split()
+    assert ("manual" in row) is bool(trigger)
+    status = row.index("ok")
+    assert row[status : status + 7] == ["ok", "1/1", "+1", "~0", "3", "0", "1"]
 
 
 def test_all_due_pairs_with_a_failure(

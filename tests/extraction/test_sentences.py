@@ -61,6 +61,8 @@ def test_split_clauses_where_a_new_clause_about_the_user_starts(
         "Phoenix ships in Q3.",  # impersonal, with a name
         "The budget is 40000 euros.",  # impersonal, with a number
         "I'm Ana",  # the user's name, however short
+        "I love working with kids and helping them learn.",  # "them" has its "kids"
+        "My brother says he will visit in May.",  # "he" has its "my brother"
     ],
 )
 def test_sentences_that_may_hold_a_fact(sentence: str) -> None:
@@ -72,6 +74,8 @@ def test_sentences_that_may_hold_a_fact(sentence: str) -> None:
     [
         "Do you have any pets?",  # a question
         "My job is [job title].",  # a placeholder
+        "Hi! I'm User 1.",
+        "I'm (user 1's name), nice to meet you.",
         "The user's name is {name}.",
         "Oh wow, that's great!",  # a reaction
         "Thanks, that helps.",
@@ -81,6 +85,9 @@ def test_sentences_that_may_hold_a_fact(sentence: str) -> None:
         "You must be very busy.",  # about the other party
         "John, you are a great listener.",
         "I love that one.",  # nothing stands alone
+        "I love their song Bless the Broken Road.",  # whose song: only said earlier
+        "I've seen him live a few times.",
+        "I'm going to see them again in August.",
         "the weather is nice today",  # impersonal, no name, no number
         "...",
         "ok",
@@ -134,6 +141,7 @@ def test_addressed_names_are_the_assistants_and_self_names_the_users() -> None:
         ("We moved the launch to March 28.", 'The user said: "We moved the launch to March 28."'),
         ("I'm Mel's neighbour.", "The user is Mel's neighbour."),
         ("I am Canadian.", "The user is Canadian."),
+        ("I'm a big fan of Carrie Underwood myself.", "The user is a big fan of Carrie Underwood."),
     ],
 )  # fmt: skip
 def test_memory_form_is_about_the_user_in_the_third_person(sentence: str, memory: str) -> None:

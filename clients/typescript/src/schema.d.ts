@@ -57,6 +57,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/chats/{chat_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One recorded exchange */
+        get: operations["get_chat_api_v1_chats__chat_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/context": {
         parameters: {
             query?: never;
@@ -176,6 +193,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/extraction/runs/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One extraction run with every pair's outcome (admin)
+         * @description The run's counters, ``pairs`` (one outcome per pair: created and updated memory
+         *     ids, chats processed, facts dropped and not stored, the error) with each pair's user
+         *     name, and the itemised ``errors``.
+         */
+        get: operations["run_details_api_v1_extraction_runs__run_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/import": {
         parameters: {
             query?: never;
@@ -207,7 +246,12 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * My preferences: learn from my chats or not
+         * @description ``learn_from_chats: false``: chats are still recorded, but extraction never reads
+         *     them (nor the ones still waiting); ``true`` learns from chats recorded from now on.
+         */
+        patch: operations["edit_me_api_v1_me_patch"];
         trace?: never;
     };
     "/api/v1/me/password": {
@@ -266,6 +310,23 @@ export interface paths {
         head?: never;
         /** Edit a memory or its expiry */
         patch: operations["edit_memory_api_v1_memories__memory_id__patch"];
+        trace?: never;
+    };
+    "/api/v1/memories/{memory_id}/chats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The recorded chats this memory was injected into, newest first */
+        get: operations["memory_chats_api_v1_memories__memory_id__chats_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/memories/{memory_id}/demote": {
@@ -423,6 +484,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/users/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** All users with memory counts and workspaces (admin) */
+        get: operations["overview_api_v1_users_overview_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/users/{user_id}": {
         parameters: {
             query?: never;
@@ -511,6 +589,23 @@ export interface paths {
         head?: never;
         /** Edit a memory or its expiry */
         patch: operations["edit_memory_api_v1_users__user_id__memories__memory_id__patch"];
+        trace?: never;
+    };
+    "/api/v1/users/{user_id}/memories/{memory_id}/chats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The recorded chats this memory was injected into, newest first */
+        get: operations["memory_chats_api_v1_users__user_id__memories__memory_id__chats_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/users/{user_id}/memories/{memory_id}/demote": {
@@ -803,6 +898,11 @@ export interface components {
         };
         /** ChatCreate */
         ChatCreate: {
+            /**
+             * Memory Ids
+             * @description The memories your app injected (e.g. from /api/v1/context), in order.
+             */
+            memory_ids?: string[];
             /** Prompt */
             prompt: string;
             /** Response */
@@ -816,6 +916,11 @@ export interface components {
             created_at: string;
             /** Id */
             id: number;
+            /**
+             * Memories
+             * @description The memories injected into this chat, in order.
+             */
+            memories?: components["schemas"]["UsedMemoryOut"][];
             /** Memory Processed */
             memory_processed: boolean;
             /** Prompt */
@@ -887,6 +992,11 @@ export interface components {
         ContextRequest: {
             /** History */
             history?: components["schemas"]["HistoryMessage"][];
+            /**
+             * Incognito
+             * @description An incognito turn: the memories' last-used times are left alone (and you should not record the exchange).
+             */
+            incognito?: boolean;
             /** Message */
             message: string;
             /**
@@ -964,6 +1074,11 @@ export interface components {
             auth: string;
             /** Id */
             id: number;
+            /**
+             * Learn From Chats
+             * @description Off: your chats are recorded but memoryd never learns from them.
+             */
+            learn_from_chats: boolean;
             /** Name */
             name: string;
             /**
@@ -973,6 +1088,11 @@ export interface components {
             role: "admin" | "default";
             /** Workspaces */
             workspaces: components["schemas"]["WorkspaceOut"][];
+        };
+        /** MePatch */
+        MePatch: {
+            /** Learn From Chats */
+            learn_from_chats: boolean;
         };
         /** MemoryCreate */
         MemoryCreate: {
@@ -1275,6 +1395,22 @@ export interface components {
             /** Workspace */
             workspace: string | null;
         };
+        /**
+         * UsedMemoryOut
+         * @description A memory injected into a chat; ``deleted`` (and no content) once it was deleted.
+         */
+        UsedMemoryOut: {
+            /** Content */
+            content: string | null;
+            /** Deleted */
+            deleted: boolean;
+            /** Id */
+            id: string;
+            /** Scope */
+            scope: ("global" | "workspace") | null;
+            /** Workspace */
+            workspace: string | null;
+        };
         /** UserCreate */
         UserCreate: {
             /** Name */
@@ -1308,6 +1444,36 @@ export interface components {
              * @enum {string}
              */
             role: "admin" | "default";
+        };
+        /**
+         * UserOverview
+         * @description A user as the admin panel lists them.
+         */
+        UserOverview: {
+            /**
+             * Global Memories
+             * @description Global memories stored.
+             */
+            global_memories: number;
+            /** Id */
+            id: number;
+            /** Name */
+            name: string;
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "admin" | "default";
+            /**
+             * Workspace Memories
+             * @description Workspace memories stored, all workspaces.
+             */
+            workspace_memories: number;
+            /**
+             * Workspaces
+             * @description Slugs the user can use (all, for an admin).
+             */
+            workspaces: string[];
         };
         /** WorkspaceCreate */
         WorkspaceCreate: {
@@ -1617,6 +1783,73 @@ export interface operations {
         responses: {
             /** @description Successful Response */
             201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatOut"];
+                };
+            };
+            /** @description No or a wrong API key / session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such user, workspace or memory (for this caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A full scope, a duplicate, or a name already taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    get_chat_api_v1_chats__chat_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                chat_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2151,6 +2384,75 @@ export interface operations {
             };
         };
     };
+    run_details_api_v1_extraction_runs__run_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description No or a wrong API key / session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such user, workspace or memory (for this caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A full scope, a duplicate, or a name already taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     import__api_v1_import_post: {
         parameters: {
             query?: never;
@@ -2228,6 +2530,75 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+            /** @description No or a wrong API key / session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such user, workspace or memory (for this caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A full scope, a duplicate, or a name already taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    edit_me_api_v1_me_patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MePatch"];
+            };
+        };
         responses: {
             /** @description Successful Response */
             200: {
@@ -2644,6 +3015,75 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MemoryOut"];
+                };
+            };
+            /** @description No or a wrong API key / session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such user, workspace or memory (for this caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A full scope, a duplicate, or a name already taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    memory_chats_api_v1_memories__memory_id__chats_get: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                memory_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatOut"][];
                 };
             };
             /** @description No or a wrong API key / session */
@@ -3441,6 +3881,71 @@ export interface operations {
             };
         };
     };
+    overview_api_v1_users_overview_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserOverview"][];
+                };
+            };
+            /** @description No or a wrong API key / session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such user, workspace or memory (for this caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A full scope, a duplicate, or a name already taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     get_user_api_v1_users__user_id__get: {
         parameters: {
             query?: never;
@@ -4088,6 +4593,77 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MemoryOut"];
+                };
+            };
+            /** @description No or a wrong API key / session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such user, workspace or memory (for this caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A full scope, a duplicate, or a name already taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    memory_chats_api_v1_users__user_id__memories__memory_id__chats_get: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                memory_id: string;
+                /** @description The user's id. */
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatOut"][];
                 };
             };
             /** @description No or a wrong API key / session */

@@ -17,6 +17,7 @@ from memoryd.cli.common import (
     find_user,
     make_table,
     open_memoryd,
+    require_member,
 )
 from memoryd.domain.models import Chat
 
@@ -55,6 +56,7 @@ def add(
     """Record one finished exchange for later memory extraction."""
     with open_memoryd(db) as md:
         owner = find_user(md, user)
+        require_member(md, owner, workspace)
         chat = md.record_chat(owner.id, workspace, prompt, response)
         waiting = len(md.list_chats(owner.id, workspace, processed=False))
     if as_json:

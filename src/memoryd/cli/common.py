@@ -25,13 +25,14 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 from sqlalchemy.engine import make_url
-from typer.core import TyperGroup
+from typer.core import TyperGroup, TyperOption
 
 from memoryd.config import MemorydSettings
-from memoryd.domain.errors import InvalidInput, MemorydError, NotFound
+from memoryd.domain.errors import InvalidInput, MemorydError, NotFound, PermissionDenied
 from memoryd.domain.models import Actor, Memory, Source, User
 from memoryd.embedding.base import Embedder
 from memoryd.service import Memoryd
+from memoryd.storage.membership import Memberships
 
 EXIT_BAD_INPUT = 2
 EXIT_FAILURE = 1
@@ -173,6 +174,21 @@ def find_user(md: Memoryd, name: str) -> User:
     return md.get_user(require_utf8(name, "user name"))
 
 
+def memberships(md: Memoryd) -> Memberships:
+    return Memberships(md.db, clock=md.clock)
+
+
+def require_member(md: Memoryd, user: User, slug: str) -> None:
+    """Refuse a workspace the user may not use, as the REST API and the proxy do."""
+    md.get_workspace(require_utf8(slug, "workspace slug"))
+    if not memberships(md).may_use(user, slug):
+        raise PermissionDenied(
+            f"{user.name} is not a member of workspace {slug!r}, so these memories would "
+            f"never reach them; add them first: memoryd workspaces members add {slug} "
+            f"{user.name}"
+        )
+
+
 # memory ids ----------------------------------------------------------------------------
 def resolve_id(given: str, known: Collection[str], owner: str) -> str:
     """A full memory id from a full id or a unique prefix of at least 6 characters."""
@@ -284,6 +300,31 @@ CLI_ACTOR = Actor(Source.ADMIN)
 
 def memory_json(memory: Memory) -> dict[str, Any]:
     return memory.to_dict()
+
+
+# help ------------------------------------------------------------------------------------
+def _flags_take_no_value() -> None:
+    """Show on/off flags as flags in ``--help``.
+
+    typer's rich help prints a type for every option, so ``--json`` and even ``--help``
+    read ``<bool>`` as if they took a value; they take none. Options that do take a value
+    keep their type or metavar.
+    """
+    original = getattr(TyperOption, "display_type_rich", None)
+    if original is None or getattr(original, "memoryd_flags", False):
+        return
+
+    def display_type_rich(self: TyperOption, ctx: Any) -> str | None:
+        if self.is_flag and not self.count:
+            return None
+        shown: str | None = original(self, ctx)
+        return shown
+
+    display_type_rich.memoryd_flags = True  # type: ignore[attr-defined]
+    setattr(TyperOption, "display_type_rich", display_type_rich)  # noqa: B010
+
+
+_flags_take_no_value()
 
 
 # the root command ------------------------------------------------------------------------

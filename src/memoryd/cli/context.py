@@ -70,9 +70,11 @@ def _chosen(turn: Turn) -> list[ScoredMemory]:
     return [*turn.global_memories, *turn.workspace_memories]
 
 
-def _explain(turn: Turn) -> str:
+def _explain(turn: Turn, workspace: str | None) -> str:
     if not turn.enabled:
         return "memory is off (memory_enabled = false): nothing is injected"
+    if workspace is None:
+        return "no --workspace: only global memories are injected (as in a chat of no workspace)"
     if turn.fallback_reason:
         return (
             f"the reranker {turn.reranker} failed, so the 5 newest workspace memories were "
@@ -85,12 +87,18 @@ def _explain(turn: Turn) -> str:
 
 def context(
     user: UserOption,
-    workspace: Annotated[
-        str, typer.Option("--workspace", "-w", metavar="SLUG", help="The chat's workspace.")
-    ],
     message: Annotated[
         str, typer.Option("--message", "-m", help="The user's message for this turn.")
     ],
+    workspace: Annotated[
+        str | None,
+        typer.Option(
+            "--workspace",
+            "-w",
+            metavar="SLUG",
+            help="The chat's workspace (without it: a chat of no workspace, globals only).",
+        ),
+    ] = None,
     history_file: Annotated[
         str | None,
         typer.Option(
@@ -145,4 +153,4 @@ def context(
         )
     out = console()
     out.print(table)
-    out.print(_explain(turn), markup=False)
+    out.print(_explain(turn, workspace), markup=False)

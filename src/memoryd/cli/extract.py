@@ -1,15 +1,21 @@
 """``memoryd extract`` and ``memoryd runs``: learn memories from chats now, and the history.
 
 ``extract`` processes every due pair (or one named pair) through the same pipeline as the
-background scheduler, printing one progress line per pair on stderr; ``runs`` shows the
-run history, one run's errors, and the parked pairs waiting for a retry by hand.
+background scheduler, printing one progress line per pair on stderr (``--dry-run`` prints
+every change and dropped fact instead, and records no run); ``runs`` shows the run
+history, one run in detail (each pair's outcome and every error), and the parked pairs
+waiting for a retry by hand.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
+from rich import box
+from rich.table import Table
+from rich.text import Text
 
 from memoryd.cli.common import (
     EXIT_FAILURE,
@@ -19,7 +25,6 @@ from memoryd.cli.common import (
     console,
     echo,
     emit_json,
-    fail,
     find_user,
     make_table,
     note,
@@ -28,24 +33,6 @@ from memoryd.cli.common import (
 from memoryd.domain.errors import InvalidInput
 from memoryd.extraction.pipeline import PairResult
 from memoryd.extraction.runs import Run
-
-
-def _pair_json(result: PairResult) -> dict[str, Any]:
-    return {
-        "user_id": result.user_id,
-        "workspace": result.workspace,
-        "status": result.status,
-        "reason": result.reason,
-        "error": result.error,
-        "created": [m.to_dict() for m in result.created],
-        "updated": [m.to_dict() for m in result.updated],
-        "chats_processed": result.chats_processed,
-        "rejected": result.rejected,
-        "planned": result.planned,
-        "llm_calls": result.usage.calls,
-        "prompt_tokens": result.usage.prompt_tokens,
-        "completion_tokens": result.usage.completion_tokens,
-    }
 
 
 def _pair_line(result: PairResult, names: dict[int, str]) -> str:
@@ -110,20 +97,54 @@ def extract(
             if not as_json:
                 note("looking for due pairs...")
             run = md.extract(force=force, dry_run=dry_run, on_pair=progress, on_pair_start=starting)
+    if dry_run:
+        run = None  # never stored: no id that `memoryd runs` would not know
     if as_json:
         emit_json(
-            {"run": run.to_dict() if run else None, "pairs": [_pair_json(r) for r in results]}
+            {
+                "dry_run": dry_run,
+                "run": run.to_dict() if run else None,
+                "pairs": [r.to_dict() for r in results],
+            }
         )
     else:
-        for result in results:
-            for change in result.planned:
-                echo(f"{names.get(result.user_id)}/{result.workspace}: {change}")
-        if run is not None:
+        if dry_run:
+            for result in results:
+                for line in _dry_run_lines(result, names):
+                    echo(line)
+            echo(_dry_run_summary(results))
+        elif run is not None:
             echo(_run_summary(run))
-        elif not results:
+        if not results:
             echo("no pair is due")
     if any(r.error for r in results):
         raise typer.Exit(EXIT_FAILURE)
+
+
+def _dry_run_lines(result: PairResult, names: dict[int, str]) -> list[str]:
+    """What extraction would do for one pair: each change, then what it would leave out."""
+    who = f"{names.get(result.user_id, result.user_id)}/{result.workspace}"
+    if result.status == "skipped" or result.error:
+        return []
+    lines = [f"{who}: would {change}" for change in result.planned]
+    lines += [f"{who}: would drop {item}" for item in result.rejected]
+    lines += [f"{who}: would not store {item}" for item in result.not_stored]
+    return lines or [f"{who}: nothing to change"]
+
+
+def _dry_run_summary(results: list[PairResult]) -> str:
+    planned = sum(len(r.planned) for r in results)
+    dropped = sum(len(r.rejected) for r in results)
+    calls = sum(r.usage.calls for r in results)
+    tokens = (
+        f"{sum(r.usage.prompt_tokens for r in results)}"
+        f"+{sum(r.usage.completion_tokens for r in results)}"
+    )
+    return (
+        f"dry run: nothing was written and no run was recorded; {len(results)} pair(s), "
+        f"{planned} change(s) planned, {dropped} fact(s) dropped; {calls} LLM calls, "
+        f"{tokens} tokens"
+    )
 
 
 def _run_summary(run: Run) -> str:
@@ -133,14 +154,17 @@ def _run_summary(run: Run) -> str:
         f"{run.pairs_skipped} skipped{f' ({skipped})' if skipped else ''}; "
         f"{run.memories_created} created, {run.memories_updated} updated, "
         f"{run.chats_processed} chats; {run.llm_calls} LLM calls, "
-        f"{run.prompt_tokens}+{run.completion_tokens} tokens"
+        f"{run.prompt_tokens}+{run.completion_tokens} tokens; status {run.status} "
+        f"({run.pairs_failed} pair(s) failed, {run.facts_dropped} fact(s) dropped, "
+        f"{run.facts_not_stored} not stored)"
     )
 
 
 def runs(
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many runs.")] = 20,
     run_id: Annotated[
-        str | None, typer.Option("--run", metavar="ID", help="Show one run's errors (id prefix).")
+        str | None,
+        typer.Option("--run", metavar="ID", help="Show one run: every pair and error (id prefix)."),
     ] = None,
     parked: Annotated[
         bool, typer.Option("--parked", help="List pairs whose batch failed, parked or waiting.")
@@ -148,7 +172,7 @@ def runs(
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Extraction run history (newest first), one run's errors, or failing pairs."""
+    """Extraction run history (newest first), one run in detail, or failing pairs."""
     with open_memoryd(db) as md:
         if parked:
             failures = md.extraction_failures()
@@ -170,50 +194,75 @@ def runs(
                 )
             console().print(table)
             return
-        history = md.extraction_runs(limit if run_id is None else 10_000)
+        if run_id is not None:
+            run = md.extraction_run(run_id)
+            names = {u.id: u.name for u in md.list_users()}
+        else:
+            history = md.extraction_runs(limit)
     if run_id is not None:
-        matching = [r for r in history if r.id.startswith(run_id)]
-        if len(matching) != 1:
-            fail(f"no single run matches {run_id!r}")
-        history = matching
-    if as_json:
-        emit_json([r.to_dict() for r in history])
-        return
-    if run_id is not None:
-        run = history[0]
+        if as_json:
+            emit_json([run.to_dict()])
+            return
         echo(_run_summary(run))
+        for pair in run.pairs:
+            echo(_outcome_line(pair, names))
         for error in run.errors:
             echo(
                 f"- [{error['kind']}] user {error['user_id']}/{error['workspace']}: "
                 f"{error.get('error') or error.get('change')}"
             )
         return
-    table = make_table(
-        "Extraction runs",
-        [
-            "run",
-            "started",
-            "trigger",
-            "status",
-            "pairs",
-            "memories",
-            "chats",
-            "LLM calls",
-            "tokens",
-            "errors",
-        ],
-    )
+    if as_json:
+        emit_json([r.to_dict() for r in history])
+        return
+    out = console()
+    out.print(_runs_table(history, out.width))
+
+
+# Narrower terminals get fewer columns (``--run ID`` and ``--json`` have everything), so
+# what is shown fits without splitting a word: a header never breaks mid-word at 80.
+WIDE_RUNS_TABLE = 130  # from here: LLM calls and tokens too
+NARROW_RUNS_TABLE = 100  # below this: no trigger column
+
+
+def _runs_table(history: list[Run], width: int) -> Table:
+    rows: list[tuple[str, bool, Callable[[Run], str]]] = [
+        ("run", True, lambda r: r.id[:8]),
+        ("started", False, lambda r: f"{r.started_at:%Y-%m-%d %H:%M}"),
+    ]
+    if width >= NARROW_RUNS_TABLE:
+        rows.append(("trigger", True, lambda r: r.trigger))
+    rows += [
+        ("status", True, lambda r: r.status),
+        ("pairs", False, _pairs_cell),
+        ("memories", True, lambda r: f"+{r.memories_created} ~{r.memories_updated}"),
+        ("chats", True, lambda r: str(r.chats_processed)),
+        ("failed", True, lambda r: str(r.pairs_failed)),
+        ("dropped", True, lambda r: str(r.facts_dropped)),
+    ]
+    if width >= WIDE_RUNS_TABLE:
+        rows += [
+            ("LLM calls", True, lambda r: str(r.llm_calls)),
+            ("tokens", True, lambda r: f"{r.prompt_tokens}+{r.completion_tokens}"),
+        ]
+    table = Table(title="Extraction runs", title_justify="left", box=box.SIMPLE_HEAD)
+    for header, no_wrap, _ in rows:
+        table.add_column(header, no_wrap=no_wrap, overflow="fold")
     for run in history:
-        table.add_row(
-            cell(run.id[:8]),
-            cell(run.started_at),
-            cell(run.trigger),
-            cell(run.status),
-            cell(f"{run.pairs_processed}/{run.pairs_seen} ({run.pairs_skipped} skipped)"),
-            cell(f"+{run.memories_created} ~{run.memories_updated}"),
-            cell(run.chats_processed),
-            cell(run.llm_calls),
-            cell(f"{run.prompt_tokens}+{run.completion_tokens}"),
-            cell(sum(e["kind"] == "pair" for e in run.errors)),
-        )
-    console().print(table)
+        table.add_row(*(Text(value(run)) for _, _, value in rows))
+    return table
+
+
+def _outcome_line(pair: dict[str, Any], names: dict[int, str]) -> str:
+    who = f"{names.get(pair['user_id'], pair['user_id'])}/{pair['workspace']}"
+    line = (
+        f"* {who}: {pair['status']}: {len(pair['created'])} created, "
+        f"{len(pair['updated'])} updated, {len(pair['chats_processed'])} chats, "
+        f"{len(pair['dropped'])} dropped, {len(pair['not_stored'])} not stored"
+    )
+    return f"{line}; {pair['error']}" if pair.get("error") else line
+
+
+def _pairs_cell(run: Run) -> str:
+    done = f"{run.pairs_processed}/{run.pairs_seen}"
+    return f"{done} ({run.pairs_skipped} skipped)" if run.pairs_skipped else done

@@ -11,10 +11,14 @@ memories alone, so another user's id is simply "no memory".
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from datetime import datetime, time, timedelta
 from typing import Annotated, Any
 
 import typer
+from rich import box
+from rich.table import Table
+from rich.text import Text
 
 from memoryd.cli import suggestions
 from memoryd.cli.common import (
@@ -30,6 +34,7 @@ from memoryd.cli.common import (
     make_table,
     memory_json,
     open_memoryd,
+    require_member,
     resolve_id,
     resolve_memory,
     short_id_length,
@@ -65,11 +70,51 @@ UntilOption = Annotated[
 ]
 
 
-def _until(memory: Memory, md: Memoryd) -> str:
-    if memory.expires_at is None:
+def _until(memory: Memory, md: Memoryd, stamp: str = "%Y-%m-%d %H:%M") -> str:
+    """When the memory expires; as a day only (``stamp`` without a time), an expiry given
+    as a date (stored as the next midnight, UTC) shows as the day the user gave."""
+    moment = memory.expires_at
+    if moment is None:
         return ""
     mark = " (expired)" if memory.is_expired(md.clock()) else ""
-    return memory.expires_at.isoformat(timespec="minutes") + mark
+    if "%H" not in stamp and moment.time() == time(0):
+        moment -= timedelta(days=1)
+    return moment.strftime(stamp) + mark
+
+
+WIDE_MEMORY_TABLE = 120  # from here on: times with hours and minutes
+NARROW_MEMORY_TABLE = 100  # below this: no "Created" column
+
+MemoryColumn = tuple[str, bool, Callable[[Memory, Memoryd, int], str]]
+
+
+def _memory_columns(terminal: int) -> list[MemoryColumn]:
+    """The columns of ``memories list`` for a terminal this wide: headers are whole words
+    and times stay on one line; the memory's text takes what is left (and wraps)."""
+    stamp = "%Y-%m-%d %H:%M" if terminal >= WIDE_MEMORY_TABLE else "%Y-%m-%d"
+
+    def when(value: datetime | None) -> str:
+        return "-" if value is None else value.strftime(stamp)
+
+    columns: list[MemoryColumn] = [
+        ("ID", True, lambda m, md, width: m.id[:width]),
+        ("Memory", False, lambda m, md, width: m.content),
+        ("Source", True, lambda m, md, width: m.source.value),
+    ]
+    if terminal >= NARROW_MEMORY_TABLE:
+        columns.append(("Created", True, lambda m, md, width: when(m.created_at)))
+    columns += [
+        ("Last used", True, lambda m, md, width: when(m.last_used_at)),
+        ("Expires", True, lambda m, md, width: _until(m, md, stamp)),
+    ]
+    return columns
+
+
+def _memory_table(title: str, terminal: int) -> Table:
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
+    for header, no_wrap, _ in _memory_columns(terminal):
+        table.add_column(header, no_wrap=no_wrap, overflow="fold", ratio=1 if not no_wrap else None)
+    return table
 
 
 def _where(memory: Memory) -> str:
@@ -125,18 +170,10 @@ def list_memories(
             else (f"Workspace {slug}", md.limits.workspace_per_pair)
         )
         live = sum(1 for m in members if not m.is_expired(md.clock()))
-        table = make_table(
-            f"{label} ({live}/{limit})",
-            ["ID", "Memory", "Source", "Created", "Last used", "Expires"],
-        )
+        table = _memory_table(f"{label} ({live}/{limit})", out.width)
         for m in members:
             table.add_row(
-                cell(m.id[:width]),
-                cell(m.content),
-                cell(m.source.value),
-                cell(m.created_at),
-                cell(m.last_used_at),
-                cell(_until(m, md)),
+                *(Text(value(m, md, width)) for _, _, value in _memory_columns(out.width))
             )
         out.print(table)
     if not memories:
@@ -158,11 +195,16 @@ def add(
 ) -> None:
     """Add a memory to a workspace (--workspace SLUG) or to the user's global scope (--global)."""
     if global_ and workspace:
-        raise InvalidScope("a global memory belongs to no workspace: give --global or --workspace")
+        raise InvalidScope(
+            "--global and --workspace are exclusive: a global memory belongs to no "
+            "workspace; give one of them"
+        )
     if not global_ and not workspace:
         raise InvalidScope("say where the memory goes: --workspace SLUG or --global")
     with open_memoryd(db) as md:
         owner = find_user(md, user)
+        if workspace:
+            require_member(md, owner, workspace)
         scope = Scope.GLOBAL if global_ else Scope.WORKSPACE
         memory = md.add_memory(owner.id, text, scope, workspace, actor=CLI_ACTOR, expires_at=until)
         _report(md, "added", memory, as_json)
@@ -290,6 +332,7 @@ def demote(
     with open_memoryd(db) as md:
         owner = find_user(md, user)
         full_id = resolve_memory(md, owner, memory_id)
+        require_member(md, owner, workspace)
         memory = md.demote(owner.id, full_id, workspace, actor=CLI_ACTOR)
         _report(md, "demoted", memory, as_json)
 

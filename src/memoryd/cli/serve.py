@@ -71,6 +71,7 @@ def serve(
 
     from memoryd.server.app import first_start
     from memoryd.server.deps import is_loopback_host
+    from memoryd.server.upstream import describe_upstream
 
     if single_user and not is_loopback_host(host):
         raise InvalidInput(
@@ -88,6 +89,7 @@ def serve(
         echo(message)
     where = "localhost" if host in ("0.0.0.0", "::") else host
     echo(f"memoryd on http://{where}:{port}  (API docs: /docs, OpenAI-compatible proxy: /v1)")
+    echo(f"the proxy sends chats to {describe_upstream(settings)}")
     if scheduler:
         _start_scheduler(settings)
     uvicorn.run(

@@ -19,12 +19,15 @@ from memoryd.cli.common import (
     echo,
     emit_json,
     find_user,
+    memberships,
     note,
     open_memoryd,
     read_text_input,
+    require_member,
     require_utf8,
 )
 from memoryd.domain.errors import InvalidInput
+from memoryd.transfer import parse_line
 
 
 def export(
@@ -61,10 +64,24 @@ def import_(
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Load memories exported by `memoryd export` (all or nothing)."""
+    """Load memories from JSON lines (all or nothing).
+
+    Each line is an object from `memoryd export`, or a hand-written one with only
+    "content" and "scope" (and "workspace" for a workspace memory). The user must be a
+    member of the workspaces the file names; workspaces that do not exist yet are
+    created with the user as their member.
+    """
     text = read_text_input(source)
+    lines = text.split("\n")
     with open_memoryd(db) as md:
-        result = md.import_memories(find_user(md, user).id, text.split("\n"))
+        owner = find_user(md, user)
+        existing = {w.slug for w in md.list_workspaces()}
+        records = [parse_line(t, n) for n, t in enumerate(lines, start=1) if t.strip()]
+        for slug in sorted({r.workspace for r in records if r.workspace} & existing):
+            require_member(md, owner, slug)
+        result = md.import_memories(owner.id, lines)
+        for slug in result.workspaces_created:
+            memberships(md).add(slug, owner.id)
     if as_json:
         emit_json(
             {

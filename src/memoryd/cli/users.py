@@ -1,4 +1,5 @@
-"""``memoryd users``: list, add and remove users and change their role."""
+"""``memoryd users``: list, add and remove users, change their role, and switch off
+learning from a user's chats."""
 
 from __future__ import annotations
 
@@ -17,9 +18,12 @@ from memoryd.cli.common import (
     make_table,
     open_memoryd,
 )
+from memoryd.domain.errors import InvalidInput
 from memoryd.domain.models import Role, User
 
-app = typer.Typer(help="Users: list, add, remove, change role.", no_args_is_help=True)
+app = typer.Typer(
+    help="Users: list, add, remove, change role, learning from chats.", no_args_is_help=True
+)
 
 NameArgument = Annotated[str, typer.Argument(metavar="NAME", help="The user's name.")]
 
@@ -86,3 +90,36 @@ def role(
         emit_json(user_json(user))
     else:
         echo(f"{user.name} is now {user.role.value}")
+
+
+@app.command("learning")
+def learning(
+    name: NameArgument,
+    switch: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="[on|off]",
+            help="off: keep recording the user's chats but never learn from them. "
+            "Leave out to show the current setting.",
+        ),
+    ] = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Show or set whether memoryd learns memories from a user's chats."""
+    choices = {"on": True, "off": False}
+    if switch is not None and switch.lower() not in choices:
+        raise InvalidInput(f"learning is 'on' or 'off', not {switch!r}")
+    closed = 0
+    with open_memoryd(db) as md:
+        user = find_user(md, name)
+        if switch is not None:
+            closed = md.set_learning(user.id, choices[switch.lower()])
+        on = md.learns_from_chats(user.id)
+    if as_json:
+        emit_json({**user_json(user), "learn_from_chats": on, "chats_closed": closed})
+    elif on:
+        echo(f"memoryd learns from {user.name}'s chats")
+    else:
+        waiting = f" ({closed} waiting chat(s) closed)" if closed else ""
+        echo(f"memoryd does not learn from {user.name}'s chats; they are still recorded{waiting}")

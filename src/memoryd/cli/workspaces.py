@@ -1,4 +1,10 @@
-"""``memoryd workspaces``: list, add and remove workspaces (shared by all users)."""
+"""``memoryd workspaces``: list, add and remove workspaces, and manage their members.
+
+A default user uses only the workspaces they are a member of (admins use all): the proxy
+injects a workspace's memories only for its members, and ``memoryd memories add
+--workspace`` refuses a non-member. ``workspaces members`` is how a CLI-only
+installation lets people in.
+"""
 
 from __future__ import annotations
 
@@ -13,13 +19,21 @@ from memoryd.cli.common import (
     console,
     echo,
     emit_json,
+    find_user,
     make_table,
+    memberships,
+    note,
     open_memoryd,
     require_utf8,
 )
-from memoryd.domain.models import Workspace
+from memoryd.domain.models import Role, Workspace
 
-app = typer.Typer(help="Workspaces: list, add, remove.", no_args_is_help=True)
+app = typer.Typer(help="Workspaces: list, add, remove, members.", no_args_is_help=True)
+members_app = typer.Typer(
+    help="Who may use a workspace: list, add, rm (admins use every workspace).",
+    no_args_is_help=True,
+)
+app.add_typer(members_app, name="members")
 
 SlugArgument = Annotated[
     str, typer.Argument(metavar="SLUG", help="Lowercase letters, digits, '-' or '_'.")
@@ -74,3 +88,52 @@ def remove(slug: SlugArgument, db: DbOption = None, as_json: JsonOption = False)
         emit_json({"deleted": workspace_json(workspace)})
     else:
         echo(f"deleted workspace {workspace.slug} with its memories and chats")
+
+
+MemberArgument = Annotated[str, typer.Argument(metavar="USER", help="The user's name.")]
+
+
+@members_app.command("list")
+def list_members(slug: SlugArgument, db: DbOption = None, as_json: JsonOption = False) -> None:
+    """List the members of a workspace."""
+    with open_memoryd(db) as md:
+        members = memberships(md).members(require_utf8(slug, "workspace slug"))
+    if as_json:
+        emit_json([{"id": u.id, "name": u.name, "role": u.role.value} for u in members])
+        return
+    table = make_table(f"Members of {slug} ({len(members)})", ["ID", "Name", "Role"])
+    for user in members:
+        table.add_row(cell(user.id), cell(user.name), cell(user.role.value))
+    console().print(table)
+
+
+@members_app.command("add")
+def add_member(
+    slug: SlugArgument, user: MemberArgument, db: DbOption = None, as_json: JsonOption = False
+) -> None:
+    """Let a user into a workspace (its memories reach them through the proxy)."""
+    with open_memoryd(db) as md:
+        member = find_user(md, user)
+        added = memberships(md).add(require_utf8(slug, "workspace slug"), member.id)
+    if as_json:
+        emit_json({"workspace": slug, "user": member.name, "added": added})
+    elif added:
+        echo(f"{member.name} is now a member of {slug}")
+    else:
+        echo(f"{member.name} was already a member of {slug}")
+    if member.role is Role.ADMIN and not as_json:
+        note(f"note: {member.name} is an admin and uses every workspace anyway")
+
+
+@members_app.command("rm")
+def remove_member(
+    slug: SlugArgument, user: MemberArgument, db: DbOption = None, as_json: JsonOption = False
+) -> None:
+    """Take a user out of a workspace (their memories there stay stored, unused)."""
+    with open_memoryd(db) as md:
+        member = find_user(md, user)
+        memberships(md).remove(require_utf8(slug, "workspace slug"), member.id)
+    if as_json:
+        emit_json({"workspace": slug, "user": member.name, "removed": True})
+    else:
+        echo(f"{member.name} is no longer a member of {slug}")

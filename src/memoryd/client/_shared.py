@@ -23,7 +23,7 @@ from memoryd.domain.errors import (
     PermissionDenied,
     ScopeFull,
 )
-from memoryd.domain.injection import Turn, build_query
+from memoryd.domain.injection import Turn, build_query, used_ids
 from memoryd.domain.models import (
     AuditAction,
     AuditEntry,
@@ -170,7 +170,12 @@ def audit_of(user_id: int, data: Mapping[str, Any]) -> AuditEntry:
     )
 
 
-def turn_of(data: Mapping[str, Any], message: str, history: Sequence[Mapping[str, Any]]) -> Turn:
+def turn_of(
+    data: Mapping[str, Any],
+    message: str,
+    history: Sequence[Mapping[str, Any]],
+    record: bool = True,
+) -> Turn:
     """The ``Turn`` the library would have returned for this context answer."""
     chosen = [ScoredMemory(memory_of(m), m["score"]) for m in data["memories"]]
     return Turn(
@@ -180,13 +185,35 @@ def turn_of(data: Mapping[str, Any], message: str, history: Sequence[Mapping[str
         reranker=data["reranker"],
         fallback_reason=data["fallback_reason"],
         query=build_query(message, history),
+        record=record,
     )
 
 
 def context_body(
-    workspace: str | None, message: str, history: Sequence[Mapping[str, Any]]
+    workspace: str | None,
+    message: str,
+    history: Sequence[Mapping[str, Any]],
+    record: bool = True,
 ) -> dict[str, Any]:
-    return {"message": message, "workspace": workspace, "history": [dict(h) for h in history]}
+    body: dict[str, Any] = {
+        "message": message,
+        "workspace": workspace,
+        "history": [dict(h) for h in history],
+    }
+    if not record:
+        body["incognito"] = True
+    return body
+
+
+def chat_body(
+    workspace: str, prompt: str, response: str, turn: Turn | None, memory_ids: Sequence[str]
+) -> dict[str, Any]:
+    """``POST /chats``; an incognito turn is refused here, as the library refuses it."""
+    body: dict[str, Any] = {"workspace": workspace, "prompt": prompt, "response": response}
+    ids = used_ids(turn, memory_ids)
+    if ids:
+        body["memory_ids"] = ids
+    return body
 
 
 def memory_body(

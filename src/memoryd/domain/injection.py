@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from memoryd.domain.errors import InvalidInput
 from memoryd.domain.models import Memory, ScoredMemory
 
 SECTION_HEADING = "## Things I Remember About You"
@@ -98,6 +99,12 @@ class Turn:
     fallback_reason: str | None = None
     query: Query = field(default_factory=lambda: Query(""))
     candidates: int = field(default=0)
+    # False: an incognito turn (``context(record=False)``), never recorded
+    record: bool = True
+
+    @property
+    def memory_ids(self) -> list[str]:
+        return [m.id for m in self.memories]
 
     @property
     def memories(self) -> list[Memory]:
@@ -110,3 +117,19 @@ class Turn:
 
     def system_prompt(self, base: str | None = None) -> str:
         return compose_system_prompt(base, self.section)
+
+
+MAX_CHAT_MEMORIES = 100  # far above what a turn injects (5 globals + 5 of a workspace)
+
+
+def used_ids(turn: Turn | None, memory_ids: Sequence[str]) -> list[str]:
+    """The memory ids to store with a recorded chat: the turn's, else ``memory_ids``.
+    An incognito turn (``record=False``) is refused: it must never be recorded."""
+    if turn is not None and not turn.record:
+        raise InvalidInput("this turn is incognito (context(record=False)): it is not recorded")
+    ids = list(turn.memory_ids if turn is not None else memory_ids)
+    if isinstance(memory_ids, str) or not all(isinstance(i, str) for i in ids):
+        raise InvalidInput("memory_ids must be a list of memory ids")
+    if len(ids) > MAX_CHAT_MEMORIES:
+        raise InvalidInput(f"at most {MAX_CHAT_MEMORIES} memory ids per chat")
+    return ids

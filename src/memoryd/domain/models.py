@@ -177,6 +177,19 @@ class Chat:
 
 
 @dataclass(frozen=True)
+class UsedMemory:
+    """A memory injected into a recorded chat. ``memory`` is None once it was deleted
+    (the chat keeps its id as a tombstone)."""
+
+    id: str
+    memory: Memory | None
+
+    @property
+    def deleted(self) -> bool:
+        return self.memory is None
+
+
+@dataclass(frozen=True)
 class AuditEntry:
     id: int
     memory_id: str

@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memoryd.domain.errors import MemorydError
-from memoryd.embedding import quantize
+from memoryd.embedding import graph, quantize
 
 log = logging.getLogger("memoryd")
 
@@ -111,7 +111,10 @@ class MiniLMEmbedder:
                 model = self._pick_model(model)
             self._tokenizer = tok
             self._session = onnxruntime.InferenceSession(
-                str(model), sess_options=options, providers=["CPUExecutionProvider"]
+                str(model),
+                sess_options=options,
+                providers=["CPUExecutionProvider"],
+                disabled_optimizers=graph.SLOW_FUSIONS,
             )
 
     def _pick_model(self, shipped: Path) -> Path:

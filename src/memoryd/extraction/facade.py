@@ -91,6 +91,12 @@ class ExtractionFacade:
 
         return list_runs(self._deps().db, limit)
 
+    def extraction_run(self, run_id: str) -> Run:
+        """One run by its id, or by a unique prefix of at least 6 characters."""
+        from memoryd.extraction.runs import find_run
+
+        return find_run(self._deps().db, run_id)
+
     def extraction_failures(self, *, parked_only: bool = False) -> list[dict[str, Any]]:
         """Pairs whose batch failed (attempts, next try, parked, last error)."""
         from memoryd.extraction.runs import list_pair_states

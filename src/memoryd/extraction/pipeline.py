@@ -18,6 +18,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import and_, func, select, update
 
@@ -121,6 +122,33 @@ class PairResult:
     @property
     def ok(self) -> bool:
         return self.error is None
+
+    def outcome(self) -> dict[str, Any]:
+        """What the run's history keeps of this pair (memory ids, not whole memories)."""
+        return {
+            "user_id": self.user_id,
+            "workspace": self.workspace,
+            "status": self.status,
+            "reason": self.reason,
+            "error": self.error,
+            "created": [m.id for m in self.created],
+            "updated": [m.id for m in self.updated],
+            "chats_processed": list(self.chats_processed),
+            "dropped": list(self.rejected),
+            "not_stored": list(self.not_stored),
+            "planned": list(self.planned),
+            "llm_calls": self.usage.calls,
+            "prompt_tokens": self.usage.prompt_tokens,
+            "completion_tokens": self.usage.completion_tokens,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """The outcome with the created and updated memories in full (for API and CLI)."""
+        return {
+            **self.outcome(),
+            "created": [m.to_dict() for m in self.created],
+            "updated": [m.to_dict() for m in self.updated],
+        }
 
 
 class ConcurrentExtraction(MemorydError):

@@ -17,16 +17,24 @@ from typing import Any
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.engine import Connection
 
+from memoryd.domain.errors import InvalidInput, NotFound
 from memoryd.storage.database import Database
 from memoryd.storage.tables import extraction_pairs, extraction_runs, users, workspaces
 
 MAX_BACKOFF = timedelta(days=1)
 MAX_STORED_ERRORS = 200
+MAX_STORED_PAIRS = 200
 
 
 @dataclass
 class Run:
-    """One extraction run and what it did; saved when it finishes."""
+    """One extraction run and what it did; saved when it finishes.
+
+    ``status`` is ``errors`` only when a pair's batch failed (``pairs_failed``); facts the
+    pipeline refused (``facts_dropped``: invented, not about the user, secrets...) or
+    could not file (``facts_not_stored``) are the pipeline doing its job, counted apart.
+    ``pairs`` holds one outcome per pair processed, ``errors`` the itemised reasons.
+    """
 
     id: str
     trigger: str
@@ -47,6 +55,14 @@ class Run:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     errors: list[dict[str, Any]] = field(default_factory=list)
+    pairs: list[dict[str, Any]] = field(default_factory=list)
+    pairs_failed: int = 0
+    facts_dropped: int = 0
+    facts_not_stored: int = 0
+
+    def settle(self) -> None:
+        """Set the final status from the counters ("errors" only for a failed pair)."""
+        self.status = "errors" if self.pairs_failed else "ok"
 
     def skip(self, reason: str, count: int = 1) -> None:
         self.pairs_skipped += count
@@ -75,9 +91,8 @@ def start_run(db: Database, run: Run) -> Run:
 def finish_run(db: Database, run: Run, now: datetime) -> Run:
     run.finished_at = now
     run.errors = run.errors[:MAX_STORED_ERRORS]
-    # Rejected items and full scopes are the pipeline working as meant; only a pair whose
-    # batch failed makes the run's status "errors".
-    run.status = "errors" if any(e.get("kind") == "pair" for e in run.errors) else "ok"
+    run.pairs = run.pairs[:MAX_STORED_PAIRS]
+    run.settle()
     values = asdict(run)
     values.pop("id")
     with db.write() as repo:
@@ -108,6 +123,25 @@ def get_run(db: Database, run_id: str) -> Run | None:
             select(extraction_runs).where(extraction_runs.c.id == run_id)
         ).first()
     return _run(row) if row else None
+
+
+def find_run(db: Database, given: str, min_prefix: int = 6) -> Run:
+    """A run by its full id or a unique prefix of at least ``min_prefix`` characters."""
+    found = get_run(db, given)
+    if found is not None:
+        return found
+    if len(given) >= min_prefix:
+        with db.read() as repo:
+            rows = repo.conn.execute(
+                select(extraction_runs)
+                .where(extraction_runs.c.id.startswith(given, autoescape=True))
+                .limit(2)
+            ).all()
+        if len(rows) == 1:
+            return _run(rows[0])
+        if len(rows) > 1:
+            raise InvalidInput(f"run id prefix {given!r} is ambiguous; give more characters")
+    raise NotFound(f"no extraction run {given!r}")
 
 
 @dataclass(frozen=True)

@@ -213,7 +213,7 @@ def run_extraction(
         if not dry_run:
             finish_run(md.db, run, now())
         else:
-            run.status = "errors" if any(e["kind"] == "pair" for e in run.errors) else "ok"
+            run.settle()
     return run
 
 
@@ -234,9 +234,14 @@ def _account(run: Run, result: PairResult) -> None:
     elif result.error is None:
         run.pairs_processed += 1
     else:
+        run.pairs_failed += 1
         run.errors.append(
             {"kind": "pair", **where, "error": result.error, "parked": result.status == "parked"}
         )
+    run.facts_dropped += len(result.rejected)
+    run.facts_not_stored += len(result.not_stored)
+    if result.status != "skipped":
+        run.pairs.append(result.outcome())
     run.errors += [{"kind": "item", **where, "error": item} for item in result.rejected]
     run.errors += [{"kind": "not_stored", **where, "error": item} for item in result.not_stored]
     if result.planned:

@@ -27,7 +27,10 @@ _CLAUSE = re.compile(
     r"(?:,\s*|\s+)(?:and|but|so)\s+(?=(?:I|I'm|I've|I'd|my|My)\b)|,\s+(?=(?:I|I'm|I've|My)\b)"
 )
 _WORD = re.compile(r"[A-Za-z0-9][\w'’-]*")
-_PLACEHOLDER = re.compile(r"\[[^\]]*\]|\{[^}]*\}|<[^>]*>")
+# Template holes: "[job title]", "{name}", "<city>", "(user 1's name)", "User 1".
+_PLACEHOLDER = re.compile(
+    r"\[[^\]]*\]|\{[^}]*\}|<[^>]*>|\((?i:user|your|my|name)\b[^)]*\)|\b(?i:user|speaker)\s*[12]\b"
+)
 _FIRST_PERSON_WORDS = (
     "i i'm im i've ive i'd i'll me my mine myself we we're we've we'll our ours us"
 )
@@ -121,6 +124,14 @@ _PRONOUN_SUBJECT = re.compile(
     r"he's|she's)\b",
     re.IGNORECASE,
 )
+# A person the sentence names only by pronoun ("I love his music", "I've seen them live").
+_PLURAL_THIRD_WORDS = "they them their theirs they're they've"
+_PLURAL_THIRD = frozenset(_PLURAL_THIRD_WORDS.split())
+_THIRD_PERSON_WORDS = f"he him his he's she her hers she's {_PLURAL_THIRD_WORDS}"
+_THIRD_PERSON = frozenset(_THIRD_PERSON_WORDS.split())
+_NOT_PLURAL_WORDS = "is was this his has as us yes its it's"
+_NOT_PLURAL = frozenset(_NOT_PLURAL_WORDS.split())
+_ANTECEDENT = re.compile(r"\b(?:my|our|a|an|the)\s+\w+", re.IGNORECASE)
 _THANKS = re.compile(r"^\W*(?:thanks|thank you|you|you're|your)\b", re.IGNORECASE)
 _ECHO_MARK = re.compile(r"\b(?:too|also|as well|me too|same)\b", re.IGNORECASE)
 
@@ -182,6 +193,8 @@ def could_hold_fact(sentence: str) -> bool:
         return False  # "I love that one", "I have two of my own": nothing stands alone
     if _SHARED_WE.search(sentence):
         return False  # "we" is the user and the assistant: "we have a lot in common"
+    if _leans_on_someone(sentence):
+        return False  # "I love their music": whose is said only in an earlier message
     first = any(w in _FIRST_PERSON for w in words)
     if first:
         return True
@@ -190,6 +203,26 @@ def could_hold_fact(sentence: str) -> bool:
     tokens = _WORD.findall(sentence)
     named = any(t[0].isupper() and t not in _NOT_NAMES for t in tokens[1:])
     return named or any(ch.isdigit() for ch in sentence)
+
+
+def _leans_on_someone(sentence: str) -> bool:
+    """Whether a he / she / they in ``sentence`` has no one it can refer to before it."""
+    tokens = _WORD.findall(sentence)
+    for index, token in enumerate(tokens):
+        word = token.casefold().replace("’", "'")
+        if word not in _THIRD_PERSON:
+            continue
+        before = tokens[:index]
+        if _ANTECEDENT.search(" ".join(before)) or any(
+            t[0].isupper() and t not in _NOT_NAMES for t in before[1:]
+        ):
+            return False
+        # "I love working with kids and helping them learn": "them" has its "kids"
+        return word not in _PLURAL_THIRD or not any(
+            t.casefold().endswith(("s", "people", "children")) and t.casefold() not in _NOT_PLURAL
+            for t in before
+        )
+    return False
 
 
 def _statements(text: str) -> set[str]:
@@ -279,7 +312,7 @@ _LEAD_IN = re.compile(
     r"(?:[,!.]+\s*|\s+(?=(?:i|i'm|i've|my)\b)))+",
     re.IGNORECASE,
 )
-_TRAILING_ECHO = re.compile(r"[\s,]+(?:too|as well|also)(?=\s*[.!]*$)", re.IGNORECASE)
+_TRAILING_ECHO = re.compile(r"[\s,]+(?:too|as well|also|myself)(?=\s*[.!]*$)", re.IGNORECASE)
 _ADVERB_WORDS = (
     "just really also always usually often never sometimes still recently actually definitely "
     "mostly only currently even absolutely totally especially truly sort kind pretty "

@@ -19,6 +19,8 @@ class Backend(Protocol):
         workspace: str | None = None,
         message: str = "",
         history: Sequence[Mapping[str, Any]] = (),
+        *,
+        record: bool = True,
     ) -> Turn: ...
 
     def record_chat(self, user_id: int, workspace: str, prompt: str, response: str) -> Chat: ...

@@ -25,19 +25,29 @@ ROLES = {"human": "user", "ai": "assistant"}
 
 
 class MemorydChatMessageHistory(BaseChatMessageHistory):
-    """One user's chat in one workspace, recorded in memoryd."""
+    """One user's chat in one workspace, recorded in memoryd. ``record=False`` is an
+    incognito chat: its messages live in this object only, nothing is recorded."""
 
-    def __init__(self, backend: Backend, user_id: int, workspace: str) -> None:
+    def __init__(
+        self, backend: Backend, user_id: int, workspace: str, *, record: bool = True
+    ) -> None:
         self.backend = backend
         self.user_id = user_id
         self.workspace = workspace
+        self.record = record
         self._pending: str | None = None  # a prompt whose reply has not arrived yet
+        self._private: list[tuple[str, str]] = []  # incognito exchanges, never sent
 
     @property
     def messages(self) -> list[BaseMessage]:  # type: ignore[override]
         out: list[BaseMessage] = []
-        for chat in self.backend.list_chats(self.user_id, self.workspace):
-            out += [HumanMessage(chat.prompt), AIMessage(chat.response)]
+        if self.record:
+            recorded = self.backend.list_chats(self.user_id, self.workspace)
+            pairs = [(c.prompt, c.response) for c in recorded]
+        else:
+            pairs = self._private
+        for prompt, response in pairs:
+            out += [HumanMessage(prompt), AIMessage(response)]
         if self._pending is not None:
             out.append(HumanMessage(self._pending))
         return out
@@ -46,7 +56,10 @@ class MemorydChatMessageHistory(BaseChatMessageHistory):
         flat = [(ROLES.get(m.type, m.type), m.text) for m in messages]
         pairs, self._pending = exchanges(flat, self._pending)
         for prompt, response in pairs:
-            self.backend.record_chat(self.user_id, self.workspace, prompt, response)
+            if self.record:
+                self.backend.record_chat(self.user_id, self.workspace, prompt, response)
+            else:
+                self._private.append((prompt, response))
 
     def clear(self) -> None:
         raise NotImplementedError(

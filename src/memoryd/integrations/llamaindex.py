@@ -28,6 +28,9 @@ class MemorydMemoryBlock(BaseMemoryBlock[str]):
     backend: Any = Field(description="A memoryd.Memoryd or memoryd.client.MemorydClient.")
     user_id: int
     workspace: str | None = None
+    record: bool = Field(
+        default=True, description="False: incognito, nothing is recorded or learned from."
+    )
     pending: str | None = None  # a flushed prompt whose reply has not been flushed yet
 
     async def _aget(self, messages: list[ChatMessage] | None = None, **kwargs: Any) -> str:
@@ -40,13 +43,13 @@ class MemorydMemoryBlock(BaseMemoryBlock[str]):
         prior = history if last is None else history[:last]
         backend: Backend = self.backend
         turn = await asyncio.to_thread(
-            backend.context, self.user_id, self.workspace, message, prior
+            backend.context, self.user_id, self.workspace, message, prior, record=self.record
         )
         return turn.section
 
     async def _aput(self, messages: list[ChatMessage]) -> None:
-        if self.workspace is None:
-            return  # memoryd records exchanges per workspace
+        if self.workspace is None or not self.record:
+            return  # memoryd records exchanges per workspace; incognito records none
         flat = [(ROLES.get(m.role, str(m.role)), m.content or "") for m in messages]
         pairs, self.pending = exchanges(flat, self.pending)
         backend: Backend = self.backend

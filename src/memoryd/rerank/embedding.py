@@ -35,6 +35,10 @@ class QueryEncoder:
         self._size = cache_size
         self._lock = threading.Lock()
 
+    def __contains__(self, text: object) -> bool:
+        with self._lock:
+            return text in self._cache
+
     def vectors(self, texts: Sequence[str]) -> list[Vector]:
         found: dict[str, Vector] = {}
         with self._lock:

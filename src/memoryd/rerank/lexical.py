@@ -1,10 +1,16 @@
-"""BM25 over the pool of memories being ranked: cheap, exact-word relevance."""
+"""BM25 over the pool of memories being ranked: cheap, exact-word relevance.
+
+A memory's words (and each query part's) are counted once per process and kept in a
+bounded cache keyed by the text, so a turn only tokenises its new message (tokenising 20
+memories and the whole query cost 0.7 ms a turn).
+"""
 
 from __future__ import annotations
 
 import math
 import re
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
 from collections.abc import Sequence
 
 from memoryd.domain.injection import Query
@@ -38,31 +44,64 @@ def _stem(word: str) -> str:
     return word
 
 
+class TermCounts:
+    """Each text's term frequencies and length, computed once (bounded LRU, thread-safe)."""
+
+    def __init__(self, size: int = 16384) -> None:
+        self._cache: OrderedDict[str, tuple[Counter[str], int]] = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._cache)
+
+    def __call__(self, text: str) -> tuple[Counter[str], int]:
+        with self._lock:
+            found = self._cache.get(text)
+            if found is not None:
+                self._cache.move_to_end(text)
+                return found
+        words = tokenize(text)
+        counted = (Counter(words), len(words))
+        with self._lock:
+            self._cache[text] = counted
+            while len(self._cache) > self._size:
+                self._cache.popitem(last=False)
+        return counted
+
+
 class LexicalReranker:
     name = "lexical"
 
     def __init__(self, k1: float = 1.2, b: float = 0.75) -> None:
         self.k1 = k1
         self.b = b
+        self.counts = TermCounts()
 
     def score(self, query: Query, memories: Sequence[Memory]) -> list[float]:
-        docs = [tokenize(m.content) for m in memories]
+        docs = [self.counts(m.content) for m in memories]
         if not docs:
             return []
-        terms = Counter(tokenize(query.text))
+        terms: Counter[str] = Counter()
+        for part in query.parts:  # history parts recur turn after turn: counted once
+            terms.update(self.counts(part)[0])
         n = len(docs)
-        avg_len = sum(len(d) for d in docs) / n or 1.0
-        df = Counter(t for d in docs for t in set(d))
+        avg_len = sum(length for _, length in docs) / n or 1.0
+        df = Counter(t for tf, _ in docs for t in tf)
+        idf = {
+            term: math.log(1 + (n - df[term] + 0.5) / (df[term] + 0.5))
+            for term in terms
+            if term in df
+        }
+        k1, b = self.k1, self.b
         scores: list[float] = []
-        for doc in docs:
-            tf = Counter(doc)
+        for tf, length in docs:
             total = 0.0
             for term in terms:
                 if term not in tf:
                     continue
-                idf = math.log(1 + (n - df[term] + 0.5) / (df[term] + 0.5))
                 freq = tf[term]
-                norm = freq + self.k1 * (1 - self.b + self.b * len(doc) / avg_len)
-                total += idf * freq * (self.k1 + 1) / norm
+                norm = freq + k1 * (1 - b + b * length / avg_len)
+                total += idf[term] * freq * (k1 + 1) / norm
             scores.append(total)
         return scores

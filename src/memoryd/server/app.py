@@ -41,6 +41,9 @@ from memoryd.server.routers import settings as settings_router
 from memoryd.server.schemas import ERROR_RESPONSES, Health
 from memoryd.server.throttle import LoginThrottle
 from memoryd.server.web import actions as web_actions
+from memoryd.server.web import admin_actions as web_admin_actions
+from memoryd.server.web import admin_pages as web_admin_pages
+from memoryd.server.web import privacy as web_privacy
 from memoryd.server.web import routes as web_routes
 from memoryd.service import Memoryd
 
@@ -162,7 +165,10 @@ def create_app(
     for module in (users, workspaces, settings_router, chats, context, extraction, proxy):
         app.include_router(module.router)
     app.include_router(web_routes.router)
+    app.include_router(web_admin_pages.router)
     app.include_router(web_actions.router)
+    app.include_router(web_privacy.router)
+    app.include_router(web_admin_actions.router)
     app.mount("/static", StaticFiles(directory=web_routes.STATIC_DIR), name="static")
     if mcp:
         app.router.routes.append(mcp.route)

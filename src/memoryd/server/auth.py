@@ -8,7 +8,6 @@ Workspace membership decides which workspaces a default user may use; admins use
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import logging
 import secrets
@@ -22,20 +21,18 @@ from typing import Any
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import Row, and_, delete, func, insert, select, update
-from sqlalchemy.engine import Connection
-from sqlalchemy.exc import IntegrityError
 
 from memoryd.domain.errors import InvalidInput, NotFound, PermissionDenied
 from memoryd.domain.models import Role, User, Workspace
 from memoryd.storage.catalog import Catalog
 from memoryd.storage.database import Database
+from memoryd.storage.membership import Memberships, has_membership
 from memoryd.storage.tables import (
     api_keys,
     sessions,
     user_credentials,
     user_workspaces,
     users,
-    workspaces,
 )
 
 API_KEY_PREFIX = "mdk_"
@@ -135,6 +132,7 @@ class AuthStore:
         self._dummy_hash: str | None = None
         self._key_used: dict[int, datetime] = {}  # when this process last wrote last_used_at
         self._key_writes = ThreadPoolExecutor(1, thread_name_prefix="memoryd-key-use")
+        self.memberships = Memberships(db, clock=clock)
 
     def _dummy(self) -> str:
         """Verified when the user does not exist, so a wrong name costs as much as a
@@ -336,67 +334,20 @@ class AuthStore:
             with self.db.read() as repo:
                 self.catalog.check(repo.conn)
 
-    # workspace membership ---------------------------------------------------------
-    def _workspace_id(self, conn: Connection, slug: str) -> int:
-        found = conn.execute(
-            select(workspaces.c.id).where(workspaces.c.slug == slug)
-        ).scalar_one_or_none()
-        if found is None:
-            raise NotFound(f"no workspace {slug!r}")
-        return int(found)
-
+    # workspace membership (stored by memoryd.storage.membership; cached here) -------
     def add_member(self, slug: str, user_id: int) -> None:
         """Let a user into a workspace (no-op when already a member)."""
-        with self.db.write() as repo:
-            if repo.get_user(user_id) is None:
-                raise NotFound(f"no user with id {user_id!r}")
-            workspace_id = self._workspace_id(repo.conn, slug)
-            exists = repo.conn.execute(
-                select(user_workspaces.c.user_id).where(
-                    user_workspaces.c.user_id == user_id,
-                    user_workspaces.c.workspace_id == workspace_id,
-                )
-            ).first()
-            if exists is None:
-                with contextlib.suppress(IntegrityError):  # a concurrent add won the race
-                    repo.conn.execute(
-                        insert(user_workspaces).values(
-                            user_id=user_id, workspace_id=workspace_id, added_at=self.clock()
-                        )
-                    )
+        self.memberships.add(slug, user_id)
 
     def remove_member(self, slug: str, user_id: int) -> None:
-        with self.db.write() as repo:
-            workspace_id = self._workspace_id(repo.conn, slug)
-            removed = repo.conn.execute(
-                delete(user_workspaces).where(
-                    user_workspaces.c.user_id == user_id,
-                    user_workspaces.c.workspace_id == workspace_id,
-                )
-            ).rowcount
-        if not removed:
-            raise NotFound(f"user {user_id} is not a member of {slug!r}")
+        self.memberships.remove(slug, user_id)
 
     def members(self, slug: str) -> list[User]:
-        with self.db.read() as repo:
-            workspace_id = self._workspace_id(repo.conn, slug)
-            rows = repo.conn.execute(
-                select(users)
-                .select_from(user_workspaces.join(users))
-                .where(user_workspaces.c.workspace_id == workspace_id)
-                .order_by(users.c.id)
-            )
-            return [_user(r) for r in rows]
+        return self.memberships.members(slug)
 
     def workspaces_of(self, user: User) -> list[Workspace]:
         """The workspaces this user may use: all of them for an admin."""
-        query = select(workspaces.c.slug, workspaces.c.name).order_by(workspaces.c.slug)
-        if user.role is not Role.ADMIN:
-            query = query.select_from(workspaces.join(user_workspaces)).where(
-                user_workspaces.c.user_id == user.id
-            )
-        with self.db.read() as repo:
-            return [Workspace(r.slug, r.name) for r in repo.conn.execute(query)]
+        return self.memberships.workspaces_of(user)
 
     def is_member(self, user: User, slug: str) -> bool:
         if user.role is Role.ADMIN:
@@ -407,14 +358,10 @@ class AuthStore:
             return True
         with self.db.read() as repo:
             version = catalog.check(repo.conn) if catalog is not None else None
-            row = repo.conn.execute(
-                select(user_workspaces.c.user_id)
-                .select_from(user_workspaces.join(workspaces))
-                .where(user_workspaces.c.user_id == user.id, workspaces.c.slug == slug)
-            ).first()
-        if row is not None and catalog is not None:
+            member = has_membership(repo.conn, user.id, slug)
+        if member and catalog is not None:
             catalog.put("members", (user.id, slug), True, version)
-        return row is not None
+        return member
 
     def check_workspace_quota(self, user: User, adding: int, limit: int) -> None:
         """Refuse a default user joining ``adding`` more workspaces beyond ``limit``."""

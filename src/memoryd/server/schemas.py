@@ -6,12 +6,13 @@ Content rules (length, one line, no markup) are checked by the domain, not dupli
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from memoryd.domain.models import Chat, Memory, Suggestion, User, Workspace
+from memoryd.domain.models import Chat, Memory, Suggestion, UsedMemory, User, Workspace
 
 Name = Field(min_length=1, max_length=200)
 
@@ -104,9 +105,24 @@ class UserOut(BaseModel):
         return cls(id=user.id, name=user.name, role=user.role.value)
 
 
+class UserOverview(UserOut):
+    """A user as the admin panel lists them."""
+
+    global_memories: int = Field(description="Global memories stored.")
+    workspace_memories: int = Field(description="Workspace memories stored, all workspaces.")
+    workspaces: list[str] = Field(description="Slugs the user can use (all, for an admin).")
+
+
 class Me(UserOut):
     workspaces: list[WorkspaceOut]
     auth: str
+    learn_from_chats: bool = Field(
+        description="Off: your chats are recorded but memoryd never learns from them."
+    )
+
+
+class MePatch(Strict):
+    learn_from_chats: bool
 
 
 class UserCreate(Strict):
@@ -167,6 +183,34 @@ class ChatCreate(Strict):
     workspace: str = Field(min_length=1, max_length=64)
     prompt: str
     response: str
+    memory_ids: list[Annotated[str, Field(max_length=32)]] = Field(
+        default_factory=list,
+        max_length=100,
+        description="The memories your app injected (e.g. from /api/v1/context), in order.",
+    )
+
+
+class UsedMemoryOut(BaseModel):
+    """A memory injected into a chat; ``deleted`` (and no content) once it was deleted."""
+
+    id: str
+    deleted: bool
+    content: str | None
+    scope: Literal["global", "workspace"] | None
+    workspace: str | None
+
+    @classmethod
+    def of(cls, used: UsedMemory) -> UsedMemoryOut:
+        memory = used.memory
+        if memory is None:
+            return cls(id=used.id, deleted=True, content=None, scope=None, workspace=None)
+        return cls(
+            id=used.id,
+            deleted=False,
+            content=memory.content,
+            scope=memory.scope.value,
+            workspace=memory.workspace,
+        )
 
 
 class ChatOut(BaseModel):
@@ -177,9 +221,12 @@ class ChatOut(BaseModel):
     response: str
     created_at: str
     memory_processed: bool
+    memories: list[UsedMemoryOut] = Field(
+        default_factory=list, description="The memories injected into this chat, in order."
+    )
 
     @classmethod
-    def of(cls, chat: Chat) -> ChatOut:
+    def of(cls, chat: Chat, memories: Sequence[UsedMemory] = ()) -> ChatOut:
         return cls(
             id=chat.id,
             user_id=chat.user_id,
@@ -188,6 +235,7 @@ class ChatOut(BaseModel):
             response=chat.response,
             created_at=chat.created_at.isoformat(),
             memory_processed=chat.memory_processed,
+            memories=[UsedMemoryOut.of(m) for m in memories],
         )
 
 
@@ -245,6 +293,11 @@ class ContextRequest(Strict):
     history: list[HistoryMessage] = Field(default_factory=list, max_length=1000)
     system_prompt: str | None = Field(
         default=None, max_length=200_000, description="Your base system prompt, if any."
+    )
+    incognito: bool = Field(
+        default_factory=bool,  # False; a factory keeps it optional in generated clients
+        description="An incognito turn: the memories' last-used times are left alone "
+        "(and you should not record the exchange).",
     )
 
 

@@ -131,7 +131,7 @@ class Database:
                             text("SELECT pg_advisory_unlock(:k)"), {"k": _PG_MIGRATION_LOCK}
                         )
                         conn.commit()
-            self._migrated = True
+            self._migrated = revision == "head"
 
     @contextmanager
     def read(self) -> Iterator[Repository]:

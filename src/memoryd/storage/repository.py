@@ -33,13 +33,15 @@ from memoryd.domain.models import (
     Memory,
     Role,
     Scope,
-    Source,
     User,
     Workspace,
 )
+from memoryd.storage import turn_rows
 from memoryd.storage.tables import (
+    CHAT_UNPROCESSED,
     audit_log,
     cache_epoch,
+    chat_memories,
     chats,
     id_high_water,
     memories,
@@ -49,26 +51,13 @@ from memoryd.storage.tables import (
     workspaces,
 )
 
-_MEMORY_COLUMNS = (
-    memories.c.id,
-    memories.c.user_id,
-    memories.c.scope,
-    workspaces.c.slug,
-    memories.c.content,
-    memories.c.source,
-    memories.c.created_at,
-    memories.c.updated_at,
-    memories.c.last_used_at,
-    memories.c.source_chats,
-    memories.c.expires_at,
-    memories.c.run_id,
-)
+_MEMORY_COLUMNS = turn_rows.RAW_COLUMNS[:-2]  # without the vector and its embedder
 
 # A chat turn's one statement: the cache version (see memoryd.storage.catalog) and the
 # user's globals plus one workspace's memories. Starting from the one-row cache_epoch
 # table, the version comes back even when the user has no memories.
 _TURN_POOL = (
-    select(cache_epoch.c.version, *_MEMORY_COLUMNS, memories.c.embedding, memories.c.embedder)
+    select(cache_epoch.c.version, *turn_rows.RAW_COLUMNS)
     .select_from(
         cache_epoch.outerjoin(
             memories.outerjoin(workspaces, memories.c.workspace_id == workspaces.c.id),
@@ -86,29 +75,9 @@ _TURN_POOL = (
 )
 
 
-def _memory(row: Row[Any] | Any, with_embedding: bool) -> Memory:
-    vector = None
-    embedder = None
-    # a damaged vector is treated as missing: the reranker recomputes it
-    if with_embedding and row.embedding is not None and len(row.embedding) % 4 == 0:
-        vector = np.frombuffer(row.embedding, dtype=np.float32)
-        embedder = row.embedder
-    return Memory(
-        id=row.id,
-        user_id=row.user_id,
-        scope=Scope(row.scope),
-        workspace=row.slug,
-        content=row.content,
-        source=Source(row.source),
-        created_at=row.created_at,
-        updated_at=row.updated_at,
-        last_used_at=row.last_used_at,
-        source_chat_ids=tuple(row.source_chats or ()),
-        embedding=vector,
-        embedder=embedder,
-        expires_at=row.expires_at,
-        run_id=row.run_id,
-    )
+def _memory(row: Row[Any] | Any, with_embedding: bool, dialect: Any) -> Memory:
+    vector = (row.embedding, row.embedder) if with_embedding else (None, None)
+    return turn_rows.build_memory((*row[: len(_MEMORY_COLUMNS)], *vector), dialect)
 
 
 def vector_bytes(vector: Any) -> bytes | None:
@@ -213,7 +182,7 @@ class Repository:
         row = self.conn.execute(
             self._memory_select(with_embedding).where(memories.c.id == memory_id)
         ).first()
-        return _memory(row, with_embedding) if row else None
+        return _memory(row, with_embedding, self.conn.dialect) if row else None
 
     def list_memories(
         self,
@@ -229,7 +198,8 @@ class Repository:
         if workspace_id is not None:
             query = query.where(memories.c.workspace_id == workspace_id)
         query = query.order_by(memories.c.scope, workspaces.c.slug, memories.c.created_at)
-        return [_memory(r, with_embedding) for r in self.conn.execute(query)]
+        dialect = self.conn.dialect
+        return [_memory(r, with_embedding, dialect) for r in self.conn.execute(query)]
 
     def turn_memories(self, user_id: int, workspace_id: int | None) -> list[Memory]:
         """Everything a chat turn needs in one query: globals and this workspace's memories."""
@@ -240,10 +210,11 @@ class Repository:
         rows = self.conn.execute(_TURN_POOL, {"user_id": user_id, "workspace_id": workspace_id})
         version = 0
         pool = []
+        memo, dialect = turn_rows.TURN_ROWS, self.conn.dialect
         for row in rows:
-            version = row.version
-            if row.id is not None:
-                pool.append(_memory(row, True))
+            version = row[0]
+            if row[1] is not None:
+                pool.append(memo.memory(row[1:], dialect))
         return int(version), pool
 
     def count_memories(
@@ -294,7 +265,7 @@ class Repository:
             .order_by(memories.c.expires_at, memories.c.id)
             .limit(limit)
         )
-        return [_memory(r, False) for r in self.conn.execute(query)]
+        return [_memory(r, False, self.conn.dialect) for r in self.conn.execute(query)]
 
     def touch_memories(self, ids: Iterable[str], now: datetime) -> None:
         id_list = list(ids)
@@ -305,7 +276,14 @@ class Repository:
 
     # chats -------------------------------------------------------------
     def insert_chat(
-        self, user_id: int, workspace_id: int, prompt: str, response: str, now: datetime
+        self,
+        user_id: int,
+        workspace_id: int,
+        prompt: str,
+        response: str,
+        now: datetime,
+        *,
+        processed: bool = False,
     ) -> int:
         return int(
             self.conn.execute(
@@ -316,7 +294,7 @@ class Repository:
                     prompt=prompt,
                     response=response,
                     created_at=now,
-                    memory_processed=False,
+                    memory_processed=processed,
                 )
                 .returning(chats.c.id)
             ).scalar_one()
@@ -336,12 +314,19 @@ class Repository:
         *,
         processed: bool | None = None,
         limit: int | None = None,
+        ids: Sequence[int] | None = None,
+        using_memory: str | None = None,
     ) -> list[Chat]:
         query = (
             select(chats, workspaces.c.slug)
             .join(workspaces, chats.c.workspace_id == workspaces.c.id)
             .where(chats.c.user_id == user_id)
         )
+        if ids is not None:
+            query = query.where(chats.c.id.in_(list(ids)))
+        if using_memory is not None:
+            used = select(chat_memories.c.chat_id).where(chat_memories.c.memory_id == using_memory)
+            query = query.where(chats.c.id.in_(used))
         if workspace_id is not None:
             query = query.where(chats.c.workspace_id == workspace_id)
         if processed is not None:
@@ -361,6 +346,64 @@ class Repository:
             )
             for r in self.conn.execute(query)
         ]
+
+    # which memories a chat used (chat_memories migration) -------------------------------
+    def link_chat_memories(self, chat_id: int, memory_ids: Sequence[str]) -> None:
+        rows = [
+            {"chat_id": chat_id, "memory_id": memory_id, "position": position}
+            for position, memory_id in enumerate(dict.fromkeys(memory_ids))
+        ]
+        if rows:
+            self.conn.execute(insert(chat_memories), rows)
+
+    def chat_memory_ids(self, chat_ids: Sequence[int]) -> dict[int, list[str]]:
+        """Each chat's linked memory ids in prompt order (chats without links are absent)."""
+        found: dict[int, list[str]] = {}
+        ids = list(chat_ids)
+        for start in range(0, len(ids), 500):  # bounded IN lists
+            query = (
+                select(chat_memories.c.chat_id, chat_memories.c.memory_id)
+                .where(chat_memories.c.chat_id.in_(ids[start : start + 500]))
+                .order_by(chat_memories.c.chat_id, chat_memories.c.position)
+            )
+            for row in self.conn.execute(query):
+                found.setdefault(int(row.chat_id), []).append(row.memory_id)
+        return found
+
+    def memories_by_id(self, user_id: int, memory_ids: Iterable[str]) -> dict[str, Memory]:
+        """The user's memories among ``memory_ids`` (others' and deleted ones are absent)."""
+        ids = list(dict.fromkeys(memory_ids))
+        found: dict[str, Memory] = {}
+        for start in range(0, len(ids), 500):
+            query = self._memory_select(False).where(
+                memories.c.user_id == user_id, memories.c.id.in_(ids[start : start + 500])
+            )
+            found.update(
+                (r.id, _memory(r, False, self.conn.dialect)) for r in self.conn.execute(query)
+            )
+        return found
+
+    # the "learn from my chats" switch (chat_memories migration) ---------------------------
+    def learns_from_chats(self, user_id: int, *, lock: bool = False) -> bool | None:
+        """The user's switch; None when there is no such user. ``lock`` holds a shared
+        row lock (PostgreSQL) so a concurrent switch waits for this transaction."""
+        query = select(users.c.learn_from_chats).where(users.c.id == user_id)
+        if lock:
+            query = query.with_for_update(read=True)
+        value = self.conn.execute(query).scalar_one_or_none()
+        return None if value is None else bool(value)
+
+    def set_learning(self, user_id: int, on: bool) -> None:
+        self.conn.execute(update(users).where(users.c.id == user_id).values(learn_from_chats=on))
+
+    def close_pending_chats(self, user_id: int) -> int:
+        """Flag the user's unprocessed chats processed, so extraction never reads them."""
+        result = self.conn.execute(
+            update(chats)
+            .where(chats.c.user_id == user_id, CHAT_UNPROCESSED)
+            .values(memory_processed=True)
+        )
+        return int(result.rowcount or 0)
 
     # settings ----------------------------------------------------------
     def get_settings(self) -> dict[str, Any]:

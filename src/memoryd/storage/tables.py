@@ -26,6 +26,7 @@ from sqlalchemy import (
     TypeDecorator,
     false,
     text,
+    true,
 )
 from sqlalchemy.engine import Dialect
 
@@ -70,6 +71,9 @@ users = Table(
     Column("name", String(64), nullable=False, unique=True),
     Column("role", String(16), nullable=False, default="default"),
     Column("created_at", UTCDateTime, nullable=False),
+    # off: the user's chats are recorded as already processed, never extracted
+    # (migration chat_memories)
+    Column("learn_from_chats", Boolean, nullable=False, server_default=true()),
 )
 
 workspaces = Table(
@@ -97,14 +101,14 @@ memories = Table(
     Column("source_chats", JSON, nullable=False, default=list),
     Column("embedding", LargeBinary, nullable=True),
     Column("embedder", String(64), nullable=True),
-    Column("expires_at", UTCDateTime, nullable=True),  # "remember until" (0007)
-    Column("run_id", String(32), nullable=True),  # the extraction run that made it (0007)
+    Column("expires_at", UTCDateTime, nullable=True),  # "remember until" (0009)
+    Column("run_id", String(32), nullable=True),  # the extraction run that made it (0009)
     Index("ix_memories_user_scope_workspace", "user_id", "scope", "workspace_id"),
     Index("ix_memories_workspace_id", "workspace_id"),  # deleting a workspace (0004)
-    Index("ix_memories_expires_at", "expires_at"),  # purging expired memories (0007)
+    Index("ix_memories_expires_at", "expires_at"),  # purging expired memories (0009)
 )
 
-# Extraction's changes waiting for the user's decision under memory_review (0007).
+# Extraction's changes waiting for the user's decision under memory_review (0009).
 memory_suggestions = Table(
     "memory_suggestions",
     metadata,
@@ -151,6 +155,18 @@ chats = Table(
         sqlite_where=text("memory_processed = 0"),
         postgresql_where=text("memory_processed = false"),
     ),
+)
+
+# The memories injected into a recorded chat, in prompt order (migration chat_memories).
+# No foreign key to memories: a deleted memory's id stays as a tombstone; deleting the
+# chat drops its links.
+chat_memories = Table(
+    "chat_memories",
+    metadata,
+    Column("chat_id", Integer, ForeignKey("chats.id", ondelete="CASCADE"), primary_key=True),
+    Column("memory_id", String(32), primary_key=True),
+    Column("position", Integer, nullable=False),
+    Index("ix_chat_memories_memory_id", "memory_id", "chat_id"),
 )
 
 # The one spelling of "not yet processed" that matches ix_chats_unprocessed's predicate:
@@ -213,6 +229,12 @@ extraction_runs = Table(
     Column("prompt_tokens", Integer, nullable=False, default=0),
     Column("completion_tokens", Integer, nullable=False, default=0),
     Column("errors", JSON, nullable=False, default=list),
+    # one outcome per pair processed, and honest counters (issue 12: a run that only
+    # dropped invented facts is "ok", not "errors")
+    Column("pairs", JSON, nullable=False, default=list),
+    Column("pairs_failed", Integer, nullable=False, default=0),
+    Column("facts_dropped", Integer, nullable=False, default=0),
+    Column("facts_not_stored", Integer, nullable=False, default=0),
     Index("ix_extraction_runs_started_at", "started_at"),
 )
 

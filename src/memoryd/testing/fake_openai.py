@@ -307,7 +307,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Connection", "close")
         self.end_headers()
         self.wfile.flush()
-        for event in events():
+        for index, event in enumerate(events()):
+            pause = reply.chunk_pause_seconds if index else 0.0
+            if pause and not self.server.owner._sleep(pause):
+                return  # the server is stopping
             self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
             self.wfile.flush()
         self.wfile.write(b"data: [DONE]\n\n")

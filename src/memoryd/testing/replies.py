@@ -28,6 +28,7 @@ class Reply:
     error_code: str | None = None
     retry_after: float | None = None
     delay_seconds: float = 0.0
+    chunk_pause_seconds: float = 0.0
     usage: tuple[int, int] | None = None
     finish_reason: str = "stop"
 
@@ -95,6 +96,12 @@ class Reply:
     def delay(cls, seconds: float, reply: Reply) -> Reply:
         """Answer with ``reply`` after sleeping ``seconds`` (for client timeouts)."""
         return replace(reply, delay_seconds=reply.delay_seconds + seconds)
+
+    @classmethod
+    def paced(cls, seconds: float, reply: Reply) -> Reply:
+        """Stream ``reply`` with a pause of ``seconds`` before each chunk after the first
+        (for clients that hang up mid-stream)."""
+        return replace(reply, chunk_pause_seconds=seconds)
 
 
 class RecordedRequest(dict[str, Any]):

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
+from memoryd.extraction.runs import Run, new_run_id, start_run
 from memoryd.storage import tables
 from support.lifecycle import file_suggestion
 
@@ -88,6 +89,13 @@ def known_password(world: World, who: str) -> dict[str, Any]:
     return {}
 
 
+def own_chat(world: World, who: str) -> dict[str, Any]:
+    user = world.md.get_user(world.ids[who])
+    if not world.auth.is_member(user, "alpha"):
+        world.auth.add_member("alpha", user.id)
+    return {"cid": world.md.record_chat(user.id, "alpha", "p", "r").id}
+
+
 def bob(world: World, who: str) -> dict[str, Any]:
     return {"uid": world.ids["bob"]}
 
@@ -102,8 +110,15 @@ def bob_suggestion(world: World, who: str) -> dict[str, Any]:
     return own_suggestion(world, "bob")
 
 
+def a_run(world: World, who: str) -> dict[str, Any]:
+    run = Run(id=new_run_id(), trigger="manual", started_at=world.md.clock())
+    start_run(world.md.db, run)
+    return {"rid": run.id}
+
+
 CASES = [
     Case("GET", "/api/v1/me"),
+    Case("PATCH", "/api/v1/me", body={"learn_from_chats": True}),
     Case(
         "POST",
         "/api/v1/me/password",
@@ -124,6 +139,7 @@ CASES = [
     Case("GET", "/api/v1/suggestions"),
     Case("POST", "/api/v1/suggestions/{sid}/accept", prepare=own_suggestion),
     Case("POST", "/api/v1/suggestions/{sid}/reject", prepare=own_suggestion),
+    Case("GET", "/api/v1/memories/{mid}/chats", prepare=own_memory),
     Case("GET", "/api/v1/export"),
     Case("POST", "/api/v1/import", content=b""),
     Case("GET", "/api/v1/workspaces"),
@@ -131,9 +147,11 @@ CASES = [
     Case("GET", "/api/v1/workspaces/alpha"),
     Case("POST", "/api/v1/chats", body={"workspace": "alpha", "prompt": "p", "response": "r"}),
     Case("GET", "/api/v1/chats"),
+    Case("GET", "/api/v1/chats/{cid}", prepare=own_chat),
     Case("POST", "/api/v1/context", body={"message": "hello", "workspace": "alpha"}),
     # admin only
     Case("GET", "/api/v1/users", admin_only=True),
+    Case("GET", "/api/v1/users/overview", admin_only=True),
     Case("POST", "/api/v1/users", admin_only=True, body={"name": "carol"}),
     Case("GET", "/api/v1/users/{uid}", admin_only=True, prepare=bob),
     Case("PATCH", "/api/v1/users/{uid}", admin_only=True, body={"role": "default"}, prepare=bob),
@@ -178,6 +196,7 @@ CASES = [
         admin_only=True,
         prepare=bob_suggestion,
     ),
+    Case("GET", "/api/v1/users/{uid}/memories/{mid}/chats", admin_only=True, prepare=bob_memory),
     Case("GET", "/api/v1/users/{uid}/export", admin_only=True, prepare=bob),
     Case("POST", "/api/v1/users/{uid}/import", admin_only=True, content=b"", prepare=bob),
     Case("DELETE", "/api/v1/workspaces/{slug}", admin_only=True, prepare=new_workspace),
@@ -188,6 +207,7 @@ CASES = [
     Case("GET", "/api/v1/settings/schema", admin_only=True),
     Case("PATCH", "/api/v1/settings", admin_only=True, body={"memory_enabled": True}),
     Case("GET", "/api/v1/extraction/runs", admin_only=True),
+    Case("GET", "/api/v1/extraction/runs/{rid}", admin_only=True, prepare=a_run),
     Case("GET", "/api/v1/extraction/failures", admin_only=True),
     Case("GET", "/api/v1/extraction/parked", admin_only=True),
     Case("POST", "/api/v1/extraction/parked/{uid}/alpha/retry", admin_only=True, prepare=bob),

@@ -84,6 +84,28 @@ def bob_retry(world: World, who: str) -> tuple[dict[str, Any], Form]:
     return {}, {"user_id": str(world.ids["bob"]), "workspace": "alpha"}
 
 
+def new_user(**form: str) -> Callable[[World, str], tuple[dict[str, Any], Form]]:
+    """A fresh default user to change or delete (so each run has its own)."""
+
+    def prepare(world: World, who: str) -> tuple[dict[str, Any], Form]:
+        user = world.md.create_user(f"temp{len(world.md.list_users())}")
+        return {"user_id": user.id}, dict(form)
+
+    return prepare
+
+
+def new_workspace(world: World, who: str) -> tuple[dict[str, Any], Form]:
+    slug = f"temp{len(world.md.list_workspaces())}"
+    world.md.create_workspace(slug)
+    world.md.add_memory(world.ids["bob"], "lives in the doomed workspace", workspace=slug)
+    return {"slug": slug}, {}
+
+
+def bob_out_of_alpha(world: World, who: str) -> tuple[dict[str, Any], Form]:
+    world.auth.add_member("alpha", world.ids["bob"])
+    return {}, {"user_id": str(world.ids["bob"]), "workspace": "alpha"}
+
+
 FORM_CASES = [
     FormCase("/ui/memories", fields(content="typed in the web UI", workspace="alpha")),
     FormCase("/ui/memories/{memory_id}/{operation}", own_memory("edit", content="edited")),
@@ -95,17 +117,29 @@ FORM_CASES = [
     FormCase("/ui/api-keys", fields(name="web key")),
     FormCase("/ui/api-keys/{key_id}/revoke", own_key),
     FormCase("/ui/password", known_password),
+    FormCase("/ui/learning", fields(learn="on")),
     # admin only
     FormCase("/ui/settings", fields(memory_auto_extraction="on"), admin_only=True),
     FormCase("/ui/users", fields(name="carol", password="carol-password-1"), admin_only=True),
     FormCase("/ui/workspaces", fields(slug="delta"), admin_only=True),
     FormCase("/ui/members", bob_in, admin_only=True),
+    FormCase("/ui/members/remove", bob_out_of_alpha, admin_only=True),
+    FormCase("/ui/users/{user_id}/role", new_user(role="admin"), admin_only=True),
+    FormCase("/ui/users/{user_id}/password", new_user(password="reset-pass-1"), admin_only=True),
+    FormCase("/ui/users/{user_id}/delete", new_user(), admin_only=True),
+    FormCase("/ui/workspaces/{slug}/delete", new_workspace, admin_only=True),
     FormCase("/ui/extraction/retry", bob_retry, admin_only=True),
     FormCase("/ui/extraction/run", fields(), admin_only=True),
 ]
 
 # Pages: (path, what a default user gets, what the admin gets).
-PAGES = [("/", 303, 303), ("/chat/alpha", 200, 200), ("/admin", 303, 200)]
+PAGES = [
+    ("/", 303, 303),
+    ("/chat/alpha", 200, 200),
+    ("/admin", 303, 200),
+    ("/admin?tab=workspaces", 303, 200),
+    ("/admin/runs/{run_id}", 303, 200),
+]
 
 # Served routes whose access is checked elsewhere, or that are public on purpose.
 ELSEWHERE = {
@@ -143,6 +177,8 @@ def rest_template(path: str) -> str:
         .replace("{uid}", "{user_id}")
         .replace("{kid}", "{key_id}")
         .replace("{sid}", "{suggestion_id}")
+        .replace("{cid}", "{chat_id}")
+        .replace("{rid}", "{run_id}")
         .replace("/alpha/retry", "/{workspace}/retry")
         .replace("/workspaces/alpha", "/workspaces/{slug}")
     )
@@ -151,7 +187,7 @@ def rest_template(path: str) -> str:
 def test_every_served_route_is_covered_by_a_role_test(world: World) -> None:
     covered = {(c.method, rest_template(c.path)) for c in CASES}
     covered |= {("POST", c.path) for c in FORM_CASES}
-    covered |= {("GET", "/chat/{slug}" if "/chat/" in p else p) for p, _, _ in PAGES}
+    covered |= {("GET", "/chat/{slug}" if "/chat/" in p else p.split("?")[0]) for p, _, _ in PAGES}
     covered |= set(ELSEWHERE)
     served = served_routes(world.app)
     assert ("POST", "/ui/members") in served  # the walk sees the form routes
@@ -308,6 +344,8 @@ def get_page(world: World, who: str | None, path: str) -> Any:
 
 @pytest.mark.parametrize(("path", "as_user", "as_admin"), PAGES)
 def test_pages_for_every_role(world: World, path: str, as_user: int, as_admin: int) -> None:
+    if "{run_id}" in path:
+        path = path.format(run_id=world.md.extract().id)
     anonymous = get_page(world, None, path)
     assert anonymous.status_code == 303
     assert anonymous.headers["location"].startswith("/login?next=")
@@ -315,10 +353,29 @@ def test_pages_for_every_role(world: World, path: str, as_user: int, as_admin: i
     assert user.status_code == as_user
     admin = get_page(world, "admin", path)
     assert admin.status_code == as_admin
-    if path == "/admin":
+    if path.startswith("/admin"):
         assert user.headers["location"] == "/?denied=1"
         assert "admin panel is for admins" in flash_of(user)["text"]
+    if path == "/admin":
         assert 'action="/ui/users"' in admin.text
+
+
+def test_a_refused_add_carries_the_text_back_and_odd_flash_cookies_are_ignored(
+    world: World,
+) -> None:
+    typed = "# 見出し is not a memory " + "é" * 400
+    form = {"content": typed, "workspace": "alpha", "draft_field": "add-me-scope-alpha"}
+    response = post_form(world, "alice", "/ui/memories", form)
+    assert flash_of(response)["level"] == "error"
+    session = world.auth.create_session(world.ids["alice"], 1)
+    cookie = f"memoryd_session={session.token}; memoryd_flash={response.cookies['memoryd_flash']}"
+    page = world.client.get("/chat/alpha", headers={"Cookie": cookie})
+    assert page.status_code == 200
+    assert 'id="add-me-scope-alpha"' in page.text and typed in page.text
+    for odd in ["not json", "{}", "[1]", '[{"level": "error", "text": "x", "draft": "%%"}]']:
+        cookie = f"memoryd_session={session.token}; memoryd_flash={quote(odd)}"
+        assert world.client.get("/chat/alpha", headers={"Cookie": cookie}).status_code == 200
+    world.client.cookies.clear()
 
 
 def test_a_default_user_cannot_open_a_workspace_they_are_not_in(world: World) -> None:
@@ -331,7 +388,8 @@ def test_a_default_user_cannot_open_a_workspace_they_are_not_in(world: World) ->
 FIELD_NAMES = [
     "content", "workspace", "scope", "user_id", "name", "password", "current_password",
     "new_password", "slug", "memory_enabled", "memory_auto_extraction", "extraction_provider",
-    "admin", "next", "expires_at", "expires_was", "memory_review", "expired_grace_days",
+    "admin", "next", "role", "draft_field", "expires_at", "expires_was", "memory_review",
+    "expired_grace_days",
 ]  # fmt: skip
 FORM_PATHS = sorted({c.path for c in FORM_CASES})
 
@@ -358,6 +416,7 @@ def test_fuzzed_form_posts_never_get_a_server_error(world: World, who: str, path
                 "suggestion_id": ids,
                 "decision": decisions,
             }
+            | {"user_id": value, "slug": value}
         ),
         form=st.dictionaries(st.sampled_from(FIELD_NAMES), value, max_size=6),
     )

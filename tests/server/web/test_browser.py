@@ -3,82 +3,33 @@
 Walks what a person does: find their memories behind their name at the bottom left and
 delete one with the trash icon (R8), an admin deleting another user's memory, settings
 toggles changing the next chat turn, and a chat answer that used an injected memory.
-Set MEMORYD_SCREENSHOTS=docs/screenshots to refresh the README's screenshots.
+Each runs at 1280 and 390 px (the ``page`` fixture). The README's screenshots are made
+by ``scripts/screenshots.py``.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from memoryd.domain.injection import SECTION_HEADING
 from memoryd.testing import FakeOpenAIServer, Reply
+from support.browser import check_page, confirm, open_menu
+from support.browser import sign_in as browser_sign_in
 
 from ..conftest import ADMIN_PASSWORD, USER_PASSWORD, LiveServer, World
-
-CHROMIUM = Path("/usr/bin/chromium")
-LAUNCH_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 pytestmark = pytest.mark.browser
 
 Live = tuple[World, LiveServer]
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        reason = f"{CHROMIUM} is missing (apt-get install chromium)"
-        if os.environ.get("CI"):
-            pytest.fail(reason)
-        pytest.skip(reason)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=LAUNCH_ARGS
-        )
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1280, "height": 860})
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    page.on("dialog", lambda dialog: dialog.accept())  # the delete confirmations
-    yield page
-    context.close()
-
-
-def shot(page: Any, name: str, tmp_path: Path) -> None:
-    folder = Path(os.environ.get("MEMORYD_SCREENSHOTS") or tmp_path)
-    folder.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(folder / f"{name}.png"), full_page=name == "admin-panel")
-
-
 def sign_in(page: Any, live: LiveServer, name: str, password: str) -> None:
-    page.goto(f"{live.url}/")
-    page.get_by_label("User name").fill(name)
-    page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_selector("#user-button")
+    browser_sign_in(page, live.url, name, password)
 
 
-def test_user_deletes_a_memory_from_the_profile_panel(
-    live_world: Live, page: Any, tmp_path: Path
-) -> None:
+def test_user_deletes_a_memory_from_the_profile_panel(live_world: Live, page: Any) -> None:
     world, live = live_world
     alice = world.ids["alice"]
     world.md.add_memory(alice, "Alice likes green tea")
@@ -87,7 +38,6 @@ def test_user_deletes_a_memory_from_the_profile_panel(
     world.md.add_memory(alice, "Alpha's database is PostgreSQL 16", workspace="alpha")
     world.md.add_memory(alice, "Beta is a mobile app in Kotlin", workspace="beta")
     page.goto(f"{live.url}/")
-    shot(page, "login", tmp_path)
     sign_in(page, live, "alice", USER_PASSWORD)
 
     # 1. the avatar / user name at the bottom left opens the profile panel
@@ -101,9 +51,10 @@ def test_user_deletes_a_memory_from_the_profile_panel(
     assert dialog.get_by_role("heading", name="Workspace alpha (2/20)").is_visible()
     assert dialog.get_by_role("heading", name="Workspace beta (1/20)").is_visible()
     assert dialog.get_by_text("Alice likes green tea").is_visible()
-    shot(page, "memories-panel", tmp_path)
+    check_page(page)
     # 4. the trash icon deletes (after the confirmation)
     dialog.get_by_role("button", name="Delete memory: Alpha deploys with Ansible").click()
+    assert "Alpha deploys with Ansible" in confirm(page, "Delete")
     page.wait_for_selector("text=Memory deleted.")
     assert page.get_by_text("Alpha deploys with Ansible").count() == 0
     page.reload()
@@ -124,7 +75,7 @@ def test_add_edit_promote_demote_and_full_scope_message(live_world: Live, page: 
     page.get_by_label("Add to Workspace alpha").press("Enter")
     page.wait_for_selector("text=Memory added.")
     row = page.locator(".memory", has_text="Alpha ships every Tuesday")
-    row.get_by_text("Edit").click()
+    row.get_by_role("button", name="Edit").click()
     row.get_by_label("Memory text").fill("Alpha ships every Wednesday")
     row.get_by_role("button", name="Save").click()
     page.wait_for_selector("text=Memory saved.")
@@ -157,22 +108,25 @@ def test_keyboard_opens_the_panel_and_switches_tabs(live_world: Live, page: Any)
     assert not page.get_by_role("dialog").is_visible()
 
 
-def test_admin_deletes_another_users_memory(live_world: Live, page: Any, tmp_path: Path) -> None:
+def test_admin_deletes_another_users_memory(live_world: Live, page: Any) -> None:
     world, live = live_world
     bob = world.ids["bob"]
     world.md.add_memory(bob, "Bob prefers dark roast coffee")
     target = world.md.add_memory(bob, "Bob's alpha password hint is obsolete", workspace="alpha")
     world.md.record_chat(bob, "alpha", "hello", "hi")
     sign_in(page, live, "admin", ADMIN_PASSWORD)
+    open_menu(page)
     page.get_by_role("link", name="Admin panel").click()
+    page.get_by_role("tab", name="Memories").click()
     page.get_by_label("User", exact=True).select_option(label="bob (default)")
     page.get_by_role("button", name="Show memories").click()
-    section = page.locator("section", has=page.get_by_role("heading", name="A user's memories"))
+    section = page.get_by_role("tabpanel", name="Memories")
     assert section.get_by_text("Bob prefers dark roast coffee").is_visible()
-    shot(page, "admin-panel", tmp_path)
+    check_page(page)
     section.get_by_role(
         "button", name="Delete memory: Bob's alpha password hint is obsolete"
     ).click()
+    confirm(page, "Delete")
     page.wait_for_selector("text=Memory deleted.")
     page.reload()
     assert page.get_by_text("Bob's alpha password hint is obsolete").count() == 0
@@ -196,7 +150,7 @@ def test_settings_toggles_change_the_next_chat_turn(
         return str(fake_llm.requests[-1]["messages"][0].get("content", ""))
 
     assert SECTION_HEADING in chat_turn("first")
-    page.goto(f"{live.url}/admin")
+    page.goto(f"{live.url}/admin?tab=settings")
     page.get_by_label("Memory enabled").uncheck()
     page.get_by_label("Automatic extraction").uncheck()
     page.get_by_role("button", name="Save settings").click()
@@ -204,7 +158,7 @@ def test_settings_toggles_change_the_next_chat_turn(
     settings = world.md.get_settings()
     assert (settings["memory_enabled"], settings["memory_auto_extraction"]) == (False, False)
     assert SECTION_HEADING not in chat_turn("second")
-    page.goto(f"{live.url}/admin")
+    page.goto(f"{live.url}/admin?tab=settings")
     page.get_by_label("Memory enabled").check()
     page.get_by_role("button", name="Save settings").click()
     page.wait_for_selector("text=Settings saved.")
@@ -212,7 +166,7 @@ def test_settings_toggles_change_the_next_chat_turn(
 
 
 def test_chat_answer_uses_an_injected_memory(
-    live_world: Live, page: Any, fake_llm: FakeOpenAIServer, tmp_path: Path
+    live_world: Live, page: Any, fake_llm: FakeOpenAIServer
 ) -> None:
     world, live = live_world
     alice = world.ids["alice"]
@@ -231,9 +185,9 @@ def test_chat_answer_uses_an_injected_memory(
     page.get_by_label("Message").fill("What sauce should I make for dinner?")
     page.keyboard.press("Enter")
     page.wait_for_selector("text=Answered using 2 memories.")
-    reply = page.locator(".message.assistant").last
+    reply = page.locator(".message.assistant .message-text").last
     assert reply.inner_text() == "Since you are allergic to peanuts, skip the satay sauce."
-    shot(page, "chat", tmp_path)
+    check_page(page)
     chats = world.md.list_chats(alice, "alpha")
     assert [(c.prompt, c.response) for c in chats] == [
         (

@@ -23,6 +23,7 @@ from memoryd.client._shared import (
     API,
     ServerError,
     audit_of,
+    chat_body,
     chat_of,
     checked,
     context_body,
@@ -197,16 +198,30 @@ class MemorydClient:
         workspace: str | None = None,
         message: str = "",
         history: Sequence[Mapping[str, Any]] = (),
+        *,
+        record: bool = True,
     ) -> Turn:
-        """Choose the memories for one chat turn (R3, R4), exactly as the library does."""
+        """Choose the memories for one chat turn (R3, R4), exactly as the library does;
+        ``record=False`` is an incognito turn."""
         require_self(user_id, self.whoami(), "context")
-        body = context_body(workspace, message, history)
-        return turn_of(self._json("POST", f"{API}/context", json=body), message, history)
+        body = context_body(workspace, message, history, record)
+        data = self._json("POST", f"{API}/context", json=body)
+        return turn_of(data, message, history, record)
 
-    def record_chat(self, user_id: int, workspace: str, prompt: str, response: str) -> Chat:
-        """Store a finished exchange; extraction reads it later."""
+    def record_chat(
+        self,
+        user_id: int,
+        workspace: str,
+        prompt: str,
+        response: str,
+        *,
+        turn: Turn | None = None,
+        memory_ids: Sequence[str] = (),
+    ) -> Chat:
+        """Store a finished exchange (with the memories ``turn`` injected); extraction
+        reads it later. An incognito turn is refused."""
+        body = chat_body(workspace, prompt, response, turn, memory_ids)
         require_self(user_id, self.whoami(), "record_chat")
-        body = {"workspace": workspace, "prompt": prompt, "response": response}
         return chat_of(self._json("POST", f"{API}/chats", json=body))
 
     def list_chats(

@@ -24,7 +24,9 @@ def context(state: ServerState, user: User, body: ContextRequest) -> ContextOut:
     if body.workspace is not None:
         require_workspace(state, user, body.workspace)
     history = [m.model_dump() for m in body.history]
-    turn = state.md.context(user.id, body.workspace, body.message, history)
+    turn = state.md.context(
+        user.id, body.workspace, body.message, history, record=not body.incognito
+    )
     return ContextOut(
         enabled=turn.enabled,
         section=turn.section,

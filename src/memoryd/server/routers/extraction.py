@@ -39,17 +39,8 @@ def _jsonable(value: Any) -> Any:
 
 
 def pair_result(result: Any) -> dict[str, Any]:
-    return {
-        "user_id": result.user_id,
-        "workspace": result.workspace,
-        "status": result.status,
-        "reason": result.reason,
-        "error": result.error,
-        "created": [m.to_dict() for m in result.created],
-        "updated": [m.to_dict() for m in result.updated],
-        "chats_processed": list(result.chats_processed),
-        "rejected": list(result.rejected),
-    }
+    data: dict[str, Any] = _jsonable(result.to_dict())
+    return data
 
 
 def run_now(
@@ -85,6 +76,23 @@ def runs(
     state: State, _: AdminUser, limit: Annotated[int, Query(ge=1, le=500)] = 20
 ) -> list[dict[str, Any]]:
     return [_jsonable(r.to_dict()) for r in state.md.extraction_runs(limit)]
+
+
+@router.get("/runs/{run_id}", summary="One extraction run with every pair's outcome (admin)")
+def run_details(
+    state: State,
+    _: AdminUser,
+    run_id: Annotated[str, Path(min_length=1, max_length=32, pattern="^[0-9a-f]+$")],
+) -> dict[str, Any]:
+    """The run's counters, ``pairs`` (one outcome per pair: created and updated memory
+    ids, chats processed, facts dropped and not stored, the error) with each pair's user
+    name, and the itemised ``errors``."""
+    run = state.md.extraction_run(run_id)
+    names = {u.id: u.name for u in state.md.list_users()}
+    details: dict[str, Any] = _jsonable(run.to_dict())
+    for pair in details["pairs"]:
+        pair["user_name"] = names.get(pair["user_id"])
+    return details
 
 
 @router.get("/failures", summary="Pairs whose batch failed or is parked (admin)")

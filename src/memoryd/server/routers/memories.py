@@ -200,4 +200,21 @@ def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: st
             raise NotFound(f"no memory {memory_id!r} for this user")
         return audit_out(entries)
 
+    @router.get(
+        "/memories/{memory_id}/chats",
+        response_model=list[ChatOut],
+        summary="The recorded chats this memory was injected into, newest first",
+    )
+    def memory_chats(
+        state: State,
+        owner: OwnerDep,
+        memory_id: str,
+        limit: Annotated[int, Query(ge=1, le=1000)] = 50,
+    ) -> list[ChatOut]:
+        visible_memory(state, owner, memory_id)
+        chats = state.md.chats_using(owner.user.id, memory_id, limit=limit)
+        chats = [c for c in chats if owner.may_use(state, c.workspace)]
+        used = state.md.chat_memories(owner.user.id, [c.id for c in chats])
+        return [ChatOut.of(c, used.get(c.id, ())) for c in chats]
+
     return router

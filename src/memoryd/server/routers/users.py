@@ -13,11 +13,13 @@ from fastapi import APIRouter, Path, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from memoryd.domain.errors import AlreadyExists, InvalidInput
+from memoryd.domain.models import Scope, User
 from memoryd.server.auth import ApiKey, validate_password
 from memoryd.server.deps import (
     AdminUser,
     CurrentCaller,
     CurrentUser,
+    ServerState,
     State,
     check_password_throttled,
 )
@@ -25,11 +27,13 @@ from memoryd.server.schemas import (
     ApiKeyCreate,
     ApiKeyOut,
     Me,
+    MePatch,
     NewApiKeyOut,
     PasswordChange,
     UserCreate,
     UserEdit,
     UserOut,
+    UserOverview,
     WorkspaceOut,
 )
 
@@ -46,7 +50,16 @@ def key_out(key: ApiKey) -> ApiKeyOut:
 def me(state: State, caller: CurrentCaller) -> Me:
     workspaces = [WorkspaceOut.of(w) for w in state.auth.workspaces_of(caller.user)]
     user = UserOut.of(caller.user)
-    return Me(**user.model_dump(), workspaces=workspaces, auth=caller.via)
+    learns = state.md.learns_from_chats(caller.user.id)
+    return Me(**user.model_dump(), workspaces=workspaces, auth=caller.via, learn_from_chats=learns)
+
+
+@router.patch("/me", response_model=Me, summary="My preferences: learn from my chats or not")
+def edit_me(state: State, caller: CurrentCaller, body: MePatch) -> Me:
+    """``learn_from_chats: false``: chats are still recorded, but extraction never reads
+    them (nor the ones still waiting); ``true`` learns from chats recorded from now on."""
+    state.md.set_learning(caller.user.id, body.learn_from_chats)
+    return me(state, caller)
 
 
 @router.post("/me/password", status_code=204, response_class=Response, summary="New password")
@@ -87,18 +100,75 @@ def list_users(state: State, _: AdminUser) -> list[UserOut]:
     return [UserOut.of(u) for u in state.md.list_users()]
 
 
+def add_user(
+    state: ServerState, name: str, role: str, password: str | None, workspaces: list[str]
+) -> User:
+    """Create a user (admin), with a password and memberships; checks all before writing."""
+    if password is not None:
+        validate_password(password)
+    for slug in workspaces:
+        state.md.get_workspace(slug)
+    user = state.md.create_user(name, role)
+    if password is not None:
+        state.auth.set_password(user.id, password)
+    for slug in workspaces:
+        state.auth.add_member(slug, user.id)
+    return user
+
+
+def change_user(
+    state: ServerState, user_id: int, *, role: str | None = None, password: str | None = None
+) -> User:
+    """A user's role and/or password (admin). The last admin cannot be demoted; a new
+    password signs the user out of every browser."""
+    user = state.md.get_user(user_id)
+    if password is not None:
+        validate_password(password)
+    if role is not None and role != user.role.value:
+        user = state.md.set_role(user_id, role, keep_an_admin=True)
+    if password is not None:
+        state.auth.set_password(user_id, password)
+    return user
+
+
+def remove_user(state: ServerState, admin: User, user_id: int) -> User:
+    """Delete a user with their memories and chats (admin); not yourself, not the last admin."""
+    user = state.md.get_user(user_id)
+    if user.id == admin.id:
+        raise AlreadyExists("you cannot delete yourself; ask another admin")
+    state.md.delete_user(user_id, keep_an_admin=True)
+    return user
+
+
+def users_overview(state: ServerState) -> list[UserOverview]:
+    """Every user with their role, memory counts and workspaces (admin)."""
+    rows = []
+    for user in state.md.list_users():
+        memories = state.md.list_memories(user.id)
+        global_count = sum(1 for m in memories if m.scope is Scope.GLOBAL)
+        rows.append(
+            UserOverview(
+                **UserOut.of(user).model_dump(),
+                global_memories=global_count,
+                workspace_memories=len(memories) - global_count,
+                workspaces=[w.slug for w in state.auth.workspaces_of(user)],
+            )
+        )
+    return rows
+
+
+@router.get(
+    "/users/overview",
+    response_model=list[UserOverview],
+    summary="All users with memory counts and workspaces (admin)",
+)
+def overview(state: State, _: AdminUser) -> list[UserOverview]:
+    return users_overview(state)
+
+
 @router.post("/users", response_model=UserOut, status_code=201, summary="Add a user (admin)")
 def create_user(state: State, _: AdminUser, body: UserCreate) -> UserOut:
-    if body.password is not None:
-        validate_password(body.password)
-    for slug in body.workspaces:
-        state.md.get_workspace(slug)
-    user = state.md.create_user(body.name, body.role)
-    if body.password is not None:
-        state.auth.set_password(user.id, body.password)
-    for slug in body.workspaces:
-        state.auth.add_member(slug, user.id)
-    return UserOut.of(user)
+    return UserOut.of(add_user(state, body.name, body.role, body.password, body.workspaces))
 
 
 @router.get("/users/{user_id}", response_model=UserOut, summary="One user (admin)")
@@ -108,24 +178,14 @@ def get_user(state: State, _: AdminUser, user_id: UserId) -> UserOut:
 
 @router.patch("/users/{user_id}", response_model=UserOut, summary="Role or password (admin)")
 def edit_user(state: State, _: AdminUser, user_id: UserId, body: UserEdit) -> UserOut:
-    user = state.md.get_user(user_id)
-    if body.password is not None:
-        validate_password(body.password)
-    if body.role is not None and body.role != user.role.value:
-        user = state.md.set_role(user_id, body.role, keep_an_admin=True)
-    if body.password is not None:
-        state.auth.set_password(user_id, body.password)
-    return UserOut.of(user)
+    return UserOut.of(change_user(state, user_id, role=body.role, password=body.password))
 
 
 @router.delete(
     "/users/{user_id}", status_code=204, response_class=Response, summary="Delete (admin)"
 )
 def delete_user(state: State, admin: AdminUser, user_id: UserId) -> Response:
-    user = state.md.get_user(user_id)
-    if user.id == admin.id:
-        raise AlreadyExists("you cannot delete yourself; ask another admin")
-    state.md.delete_user(user_id, keep_an_admin=True)
+    remove_user(state, admin, user_id)
     return Response(status_code=204)
 
 

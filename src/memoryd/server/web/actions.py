@@ -1,5 +1,5 @@
-"""Form posts of the web UI: memories, API keys, password, and the admin's settings,
-extraction runs, users, workspaces and members.
+"""Form posts of the web UI for everyone: memories, API keys and password (the admin's
+forms are in ``memoryd.server.web.admin_actions``).
 
 Each post checks the session's CSRF token (and the Origin header), does one thing with
 the same rules as the REST API, and redirects back (303) with a message saying what
@@ -9,7 +9,6 @@ happened or what was wrong; a refused change changes nothing.
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable
 
 from fastapi import APIRouter, Request, Response
@@ -17,7 +16,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
 
 from memoryd.domain.errors import InvalidInput, MemorydError, PermissionDenied
-from memoryd.domain.models import Actor, Role, Source
+from memoryd.domain.models import Actor, Source
 from memoryd.server.auth import validate_password
 from memoryd.server.deps import (
     Caller,
@@ -29,11 +28,11 @@ from memoryd.server.deps import (
     require_workspace,
 )
 from memoryd.server.errors import ApiError
-from memoryd.server.routers.extraction import is_running, run_now
 from memoryd.server.routers.memories import visible_memory
 from memoryd.server.routers.suggestions import visible_suggestion
 from memoryd.server.web.routes import (
     PANELS,
+    Draft,
     page_context,
     redirect,
     render,
@@ -72,20 +71,27 @@ def owner_of(state: ServerState, caller: Caller, form: FormData) -> Owner:
     return Owner(target, Actor(Source.ADMIN, user.id), user)
 
 
-def _back(form: FormData) -> str:
+def back_to(form: FormData) -> str:
     return safe_next(form.get("next"))
 
 
-async def perform(request: Request, form: FormData, work: Callable[[], str]) -> Response:
-    """Run ``work`` (which returns the success message) and redirect back with it."""
+async def perform(
+    request: Request, form: FormData, work: Callable[[], str], *, keep: str | None = None
+) -> Response:
+    """Run ``work`` (which returns the success message) and redirect back with it. When it
+    is refused, the text of the field ``keep`` goes back into that field (``draft_field``
+    names its id in the page)."""
     try:
         message = await run_in_threadpool(work)
     except MemorydError as exc:
-        return redirect(request, _back(form), str(exc), "error")
-    return redirect(request, _back(form), message)
+        draft = None
+        if keep is not None and field_text(form, keep) and field_text(form, "draft_field"):
+            draft = Draft(field_text(form, "draft_field"), field_text(form, keep))
+        return redirect(request, back_to(form), str(exc), "error", draft)
+    return redirect(request, back_to(form), message)
 
 
-def _text(form: FormData, name: str) -> str:
+def field_text(form: FormData, name: str) -> str:
     value = form.get(name)
     return value if isinstance(value, str) else ""
 
@@ -95,8 +101,8 @@ def _expiry(form: FormData) -> str | Keep | None:
     (``expires_was``), so saving the text alone never rewrites an exact expiry time."""
     if "expires_at" not in form:
         return KEEP
-    chosen = _text(form, "expires_at").strip()
-    if chosen == _text(form, "expires_was").strip():
+    chosen = field_text(form, "expires_at").strip()
+    if chosen == field_text(form, "expires_was").strip():
         return KEEP
     return chosen or None
 
@@ -108,21 +114,21 @@ async def add_memory(request: Request, state: State) -> Response:
 
     def work() -> str:
         owner = owner_of(state, caller, form)
-        workspace = _text(form, "workspace") or None
-        scope = _text(form, "scope") or None
+        workspace = field_text(form, "workspace") or None
+        scope = field_text(form, "scope") or None
         if workspace is not None:
             require_workspace(state, owner.acting, workspace)
         state.md.add_memory(
             owner.user.id,
-            _text(form, "content"),
+            field_text(form, "content"),
             scope,
             workspace,
             actor=owner.actor,
-            expires_at=_text(form, "expires_at") or None,
+            expires_at=field_text(form, "expires_at") or None,
         )
         return "Memory added."
 
-    return await perform(request, form, work)
+    return await perform(request, form, work, keep="content")
 
 
 @router.post("/memories/{memory_id}/{operation}")
@@ -138,14 +144,14 @@ async def change_memory(request: Request, state: State, memory_id: str, operatio
             return "Memory deleted."
         if operation == "edit":
             state.md.edit_memory(
-                uid, memory_id, _text(form, "content"), actor=actor, expires_at=_expiry(form)
+                uid, memory_id, field_text(form, "content"), actor=actor, expires_at=_expiry(form)
             )
             return "Memory saved."
         if operation == "promote":
             state.md.promote(uid, memory_id, actor=actor)
             return "Memory moved to Global."
         if operation == "demote":
-            workspace = _text(form, "workspace")
+            workspace = field_text(form, "workspace")
             require_workspace(state, owner.acting, workspace)
             state.md.demote(uid, memory_id, workspace, actor=actor)
             return f"Memory moved to workspace {workspace}."
@@ -168,7 +174,7 @@ async def decide_suggestion(
             state.md.accept_suggestion(
                 owner.user.id,
                 suggestion_id,
-                content=_text(form, "content") if "content" in form else None,
+                content=field_text(form, "content") if "content" in form else None,
                 expires_at=_expiry(form),
                 actor=owner.actor,
             )
@@ -183,7 +189,7 @@ async def decide_suggestion(
 
 # API keys and password ------------------------------------------------------------------------
 def _panel(form: FormData, panel: str) -> str:
-    back = _back(form)
+    back = back_to(form)
     if panel not in PANELS:
         return back
     return f"{back}{'&' if '?' in back else '?'}panel={panel}"
@@ -194,7 +200,7 @@ async def create_key(request: Request, state: State) -> Response:
     caller, form = await posted(request, state)
     try:
         created = await run_in_threadpool(
-            state.auth.create_api_key, caller.user.id, _text(form, "name")
+            state.auth.create_api_key, caller.user.id, field_text(form, "name")
         )
     except MemorydError as exc:
         return redirect(request, _panel(form, "keys"), str(exc), "error")
@@ -206,7 +212,7 @@ async def create_key(request: Request, state: State) -> Response:
         caller,
         page="home",
         panel="keys",
-        here=_back(form),
+        here=back_to(form),
         new_key=created.secret,
     )
     return render(request, "home.html", context)
@@ -228,8 +234,8 @@ async def change_password(request: Request, state: State) -> Response:
 
     user = caller.user
     try:
-        new = validate_password(_text(form, "new_password"))
-        current = _text(form, "current_password")
+        new = validate_password(field_text(form, "new_password"))
+        current = field_text(form, "current_password")
         if await run_in_threadpool(state.auth.has_password, user.id) and (
             await check_password_throttled(request, state, user.name, current) is None
         ):
@@ -244,114 +250,3 @@ async def change_password(request: Request, state: State) -> Response:
     except MemorydError as exc:
         return redirect(request, _panel(form, "account"), str(exc), "error")
     return redirect(request, "/login", message)
-
-
-# admin ------------------------------------------------------------------------------------------
-def _admin(caller: Caller) -> None:
-    if not caller.is_admin:
-        raise PermissionDenied("only an admin can do this")
-
-
-@router.post("/settings")
-async def save_settings(request: Request, state: State) -> Response:
-    caller, form = await posted(request, state)
-
-    def work() -> str:
-        _admin(caller)
-        changes: dict[str, object] = {
-            "memory_enabled": form.get("memory_enabled") is not None,
-            "memory_auto_extraction": form.get("memory_auto_extraction") is not None,
-        }
-        for key in ("extraction_provider", "memory_review", "expired_grace_days"):
-            if key in form:
-                changes[key] = _text(form, key)
-        parsed = {k: state.md.parse_setting(k, v) for k, v in changes.items()}
-        for key, value in parsed.items():
-            state.md.set_setting(key, value)
-        return "Settings saved."
-
-    return await perform(request, form, work)
-
-
-@router.post("/extraction/run")
-async def run_extraction(request: Request, state: State) -> Response:
-    caller, form = await posted(request, state)
-    return _start_run(request, state, caller, form, None, None)
-
-
-@router.post("/extraction/retry")
-async def retry_extraction(request: Request, state: State) -> Response:
-    caller, form = await posted(request, state)
-    try:
-        user_id = int(_text(form, "user_id"))
-    except ValueError:
-        return redirect(request, _back(form), "user_id must be a number", "error")
-    return _start_run(request, state, caller, form, user_id, _text(form, "workspace"))
-
-
-def _start_run(
-    request: Request,
-    state: ServerState,
-    caller: Caller,
-    form: FormData,
-    user_id: int | None,
-    workspace: str | None,
-) -> Response:
-    """Start a run in the background (an LLM run can take minutes) and come back."""
-    if not caller.is_admin:
-        return redirect(request, _back(form), "only an admin can do this", "error")
-    if is_running():
-        return redirect(request, _back(form), "An extraction run is already running.", "error")
-
-    def run() -> None:
-        try:
-            run_now(state, user_id, workspace, force=user_id is not None)
-        except Exception:  # reported in the run history and the server log
-            log.exception("extraction run from the UI failed")
-
-    threading.Thread(target=run, name="memoryd-ui-extraction", daemon=True).start()
-    return redirect(request, _back(form), "Extraction started; reload to see the run.")
-
-
-@router.post("/users")
-async def add_user(request: Request, state: State) -> Response:
-    caller, form = await posted(request, state)
-
-    def work() -> str:
-        _admin(caller)
-        password = validate_password(_text(form, "password"))
-        role = Role.ADMIN if form.get("admin") is not None else Role.DEFAULT
-        user = state.md.create_user(_text(form, "name"), role)
-        state.auth.set_password(user.id, password)
-        return f"User {user.name} added."
-
-    return await perform(request, form, work)
-
-
-@router.post("/workspaces")
-async def add_workspace(request: Request, state: State) -> Response:
-    caller, form = await posted(request, state)
-
-    def work() -> str:
-        _admin(caller)
-        workspace = state.md.create_workspace(_text(form, "slug"), _text(form, "name") or None)
-        return f"Workspace {workspace.slug} created."
-
-    return await perform(request, form, work)
-
-
-@router.post("/members")
-async def add_member(request: Request, state: State) -> Response:
-    caller, form = await posted(request, state)
-
-    def work() -> str:
-        _admin(caller)
-        try:
-            user = state.md.get_user(int(_text(form, "user_id")))
-        except ValueError:
-            raise InvalidInput("user_id must be a number") from None
-        workspace = _text(form, "workspace")
-        state.auth.add_member(workspace, user.id)
-        return f"{user.name} is now a member of {workspace}."
-
-    return await perform(request, form, work)

@@ -7,6 +7,7 @@ access rules as the REST API; form posts live in ``memoryd.server.web.actions``.
 
 from __future__ import annotations
 
+import base64
 import json
 import secrets
 from dataclasses import dataclass, field
@@ -22,7 +23,6 @@ from starlette.concurrency import run_in_threadpool
 
 from memoryd.domain.errors import MemorydError
 from memoryd.domain.models import Actor, Role, Source, User
-from memoryd.plugins import llm_provider_factories
 from memoryd.server.deps import (
     SESSION_COOKIE,
     Caller,
@@ -34,10 +34,10 @@ from memoryd.server.deps import (
     require_workspace,
 )
 from memoryd.server.errors import ApiError
-from memoryd.server.routers.extraction import is_running
 from memoryd.server.routers.memories import overview
 from memoryd.server.routers.suggestions import visible_suggestions
 from memoryd.server.schemas import MemoryOut, ScopeUsage, SuggestionOut
+from memoryd.server.upstream import chat_target
 
 router = APIRouter(include_in_schema=False)
 TEMPLATES = Jinja2Templates(directory=str(resources.files("memoryd.server.web") / "templates"))
@@ -66,14 +66,16 @@ USED_IN_SUFFIX = "/chats"
 
 def used_in_path(request: Request) -> str:
     wanted = "/api/v1/memories/{memory_id}" + USED_IN_SUFFIX
-    routes = request.app.routes
-    return USED_IN_SUFFIX if any(getattr(r, "path", None) == wanted for r in routes) else ""
+    # the OpenAPI paths (built once, then cached by FastAPI): app.routes no longer lists
+    # the routes of included routers one by one
+    return USED_IN_SUFFIX if wanted in request.app.openapi().get("paths", {}) else ""
 
 
 STATIC_DIR = str(resources.files("memoryd.server.web") / "static")
 FLASH_COOKIE = "memoryd_flash"
 LOGIN_CSRF_COOKIE = "memoryd_login_csrf"
 PANELS = ("memories", "keys", "account")
+MAX_DRAFT = 600  # characters of refused text carried back (a memory is at most 500)
 
 
 # who and where ---------------------------------------------------------------------------
@@ -106,10 +108,26 @@ def cookie_secure(request: Request, state: ServerState) -> bool:
     return request.url.scheme == "https" if configured is None else configured
 
 
-def redirect(request: Request, to: str, text: str | None = None, level: str = "ok") -> Response:
+def redirect(
+    request: Request,
+    to: str,
+    text: str | None = None,
+    level: str = "ok",
+    draft: Draft | None = None,
+) -> Response:
+    """A 303 back to ``to`` with a one-time message; ``draft`` (what was typed in a form
+    that was refused) comes back in its field so nothing typed is lost."""
     response = RedirectResponse(to, status_code=303)
     if text:
-        flash = json.dumps([{"level": level, "text": text[:500]}])
+        item: dict[str, str] = {"level": level, "text": text[:500]}
+        if draft is not None:
+            # base64: any script's text stays small enough for a cookie (4 kB)
+            packed = base64.urlsafe_b64encode(draft.text[:MAX_DRAFT].encode()).decode()
+            item.update(field=draft.field[:100], draft=packed)
+        flash = json.dumps([item])
+        if len(quote(flash)) > 3800 and "draft" in item:  # too big for a cookie: message only
+            del item["draft"]
+            flash = json.dumps([item])
         secure = cookie_secure(request, request.app.state.memoryd)
         response.set_cookie(
             FLASH_COOKIE,
@@ -121,6 +139,14 @@ def redirect(request: Request, to: str, text: str | None = None, level: str = "o
             path="/",
         )
     return response
+
+
+@dataclass(frozen=True)
+class Draft:
+    """Text typed into the form field with this id."""
+
+    field: str
+    text: str
 
 
 def to_login(request: Request) -> Response:
@@ -141,11 +167,11 @@ class MemoryView:
     """A user's memories grouped by scope, with how full each scope is."""
 
     owner: User
+    prefix: str
     groups: list[ScopeGroup]
     workspaces: list[str]
     global_full: bool
     limits: Any = field(repr=False)
-    prefix: str = "me"
     api_base: str = "/api/v1/memories"  # where the detail view reads one memory
     suggestions: list[SuggestionOut] = field(default_factory=list)  # waiting for review
 
@@ -165,11 +191,11 @@ def memory_view(state: ServerState, owner: Owner, prefix: str) -> MemoryView:
     own = owner.user.id == owner.acting.id
     return MemoryView(
         owner.user,
+        prefix,
         groups,
         slugs,
         global_full,
         state.md.limits,
-        prefix=prefix,
         api_base="/api/v1/memories" if own else f"/api/v1/users/{owner.user.id}/memories",
         suggestions=[SuggestionOut.of(s) for s in visible_suggestions(state, owner)],
     )
@@ -179,19 +205,35 @@ def self_view(state: ServerState, user: User) -> MemoryView:
     return memory_view(state, Owner(user, Actor(Source.USER, user.id), user), "me")
 
 
-def flashes_of(request: Request) -> list[dict[str, str]]:
+def _flash_items(request: Request) -> list[dict[str, Any]]:
     raw = request.cookies.get(FLASH_COOKIE)
     if not raw:
         return []
     try:
         items = json.loads(unquote(raw))
-        return [
-            {"level": str(i["level"]), "text": str(i["text"])}
-            for i in items
-            if isinstance(i, dict) and i.get("level") in ("ok", "error")
-        ]
-    except (ValueError, KeyError, TypeError):
+    except ValueError:
         return []
+    if not isinstance(items, list):
+        return []
+    return [i for i in items if isinstance(i, dict) and i.get("level") in ("ok", "error")]
+
+
+def flashes_of(request: Request) -> list[dict[str, str]]:
+    return [
+        {"level": str(i["level"]), "text": str(i.get("text", ""))} for i in _flash_items(request)
+    ]
+
+
+def draft_of(request: Request) -> Draft | None:
+    """The refused text to put back in its field, if the last form was refused."""
+    for item in _flash_items(request):
+        if item["level"] == "error" and isinstance(item.get("draft"), str):
+            try:
+                text = base64.urlsafe_b64decode(item["draft"].encode()).decode()
+            except ValueError:
+                return None
+            return Draft(str(item.get("field", "")), text[:MAX_DRAFT])
+    return None
 
 
 def page_context(
@@ -206,9 +248,11 @@ def page_context(
         "my_workspaces": state.auth.workspaces_of(user),
         "my_memories": self_view(state, user),
         "my_keys": state.auth.list_api_keys(user.id),
+        "learning": state.md.learns_from_chats(user.id),
         "panel": panel if panel in PANELS else None,
         "here": here_of(request),
         "flashes": flashes_of(request),
+        "draft": draft_of(request),
         "single_user": state.settings.single_user,
         "base_url": str(request.base_url).rstrip("/"),
         "new_key": None,
@@ -225,11 +269,6 @@ def render(request: Request, name: str, context: dict[str, Any], status: int = 2
         response.delete_cookie(FLASH_COOKIE, path="/")
     response.headers["Cache-Control"] = "no-store"
     return response
-
-
-def chat_model(state: ServerState) -> str:
-    settings = state.settings
-    return settings.proxy_model or settings.llm_model or "default"
 
 
 # sign-in ------------------------------------------------------------------------------------
@@ -334,38 +373,13 @@ def chat_page(request: Request, state: State, slug: str) -> Response:
         workspace=workspace,
         current_workspace=slug,
         chats=chats,
-        model=chat_model(state),
+        used_by_chat=state.md.chat_memories(caller.user.id, [c.id for c in chats]),
+        target=chat_target(state.settings),
     )
+    # what the page shows under a new answer, by memory id (newer ones are fetched)
+    context["memory_index"] = {
+        m.id: {"content": m.content, "scope": m.scope, "workspace": m.workspace}
+        for group in context["my_memories"].groups
+        for m in group.memories
+    }
     return render(request, "chat.html", context)
-
-
-@router.get("/admin", response_class=HTMLResponse)
-def admin_page(request: Request, state: State, user: int | None = None) -> Response:
-    caller = web_caller(request, state)
-    if caller is None:
-        return to_login(request)
-    if not caller.is_admin:
-        return redirect(request, "/?denied=1", "The admin panel is for admins.", "error")
-    users = state.md.list_users()
-    chosen = next((u for u in users if u.id == user), None) if user else None
-    chosen = chosen or next((u for u in users if u.role is not Role.ADMIN), None) or users[0]
-    source = Source.USER if chosen.id == caller.user.id else Source.ADMIN
-    owner = Owner(chosen, Actor(source, caller.user.id), caller.user)
-    workspaces = state.md.list_workspaces()
-    context = page_context(
-        request,
-        state,
-        caller,
-        page="admin",
-        settings=state.md.get_settings(),
-        providers=sorted(llm_provider_factories()),
-        users=users,
-        chosen=chosen,
-        chosen_view=memory_view(state, owner, "admin"),
-        runs=state.md.extraction_runs(10),
-        parked=state.md.extraction_failures(parked_only=True),
-        extraction_running=is_running(),
-        all_workspaces=workspaces,
-        members={w.slug: [u.name for u in state.auth.members(w.slug)] for w in workspaces},
-    )
-    return render(request, "admin.html", context)

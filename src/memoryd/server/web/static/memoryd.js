@@ -1,23 +1,78 @@
-// memoryd web UI: the profile panel, tabs, confirmations and the chat page. No build step.
+// memoryd web UI: menu, tabs, the profile panel, confirmations, editing and the chat page.
+// No build step, no dependencies.
 "use strict";
 
 function csrfToken() { return document.body.dataset.csrf || ""; }
 
-function openProfile(tab) {
+// The navigation: on narrow screens the sidebar is a top bar whose links open with "Menu".
+function setupMenu() {
+  const button = document.getElementById("menu-button");
+  const sidebar = document.getElementById("sidebar");
+  if (!button || !sidebar) return;
+  function show(open) {
+    sidebar.classList.toggle("open", open);
+    button.setAttribute("aria-expanded", String(open));
+  }
+  button.addEventListener("click", () => show(button.getAttribute("aria-expanded") !== "true"));
+  sidebar.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && button.getAttribute("aria-expanded") === "true") {
+      show(false);
+      button.focus();
+    }
+  });
+}
+
+// Tabs (WAI-ARIA tabs pattern, automatic activation): click, or arrow keys, Home and End
+// on the focused tab. A tab list with data-tab-param keeps the chosen tab in the URL.
+function selectTab(tab, moveFocus) {
+  const list = tab.closest("[role=tablist]");
+  list.querySelectorAll("[role=tab]").forEach((other) => {
+    const selected = other === tab;
+    other.setAttribute("aria-selected", String(selected));
+    other.tabIndex = selected ? 0 : -1;
+    const panel = document.getElementById(other.getAttribute("aria-controls"));
+    if (panel) panel.hidden = !selected;
+  });
+  if (moveFocus) tab.focus();
+  const param = list.dataset.tabParam;
+  if (param) {
+    const url = new URL(window.location.href);
+    url.searchParams.set(param, tab.getAttribute("aria-controls").replace(/^admin-/, ""));
+    window.history.replaceState(null, "", url);
+  }
+}
+
+function setupTabs() {
+  document.querySelectorAll("[role=tablist]").forEach((list) => {
+    const tabs = Array.from(list.querySelectorAll("[role=tab]"));
+    tabs.forEach((tab, index) => {
+      const panel = document.getElementById(tab.getAttribute("aria-controls"));
+      if (panel && !panel.hasAttribute("tabindex")) panel.tabIndex = 0;
+      tab.tabIndex = tab.getAttribute("aria-selected") === "true" ? 0 : -1;
+      tab.addEventListener("click", () => selectTab(tab, false));
+      tab.addEventListener("keydown", (event) => {
+        const last = tabs.length - 1;
+        const to = {
+          ArrowRight: (index + 1) % tabs.length,
+          ArrowLeft: (index + last) % tabs.length,
+          Home: 0,
+          End: last,
+        }[event.key];
+        if (to === undefined) return;
+        event.preventDefault();
+        selectTab(tabs[to], true);
+      });
+    });
+  });
+}
+
+function openProfile(tabName) {
   const dialog = document.getElementById("profile");
   if (!dialog) return;
   if (dialog.open) dialog.close();
   dialog.showModal();
-  if (tab) selectTab(tab);
-}
-
-function selectTab(name) {
-  document.querySelectorAll("#profile [role=tab]").forEach((tab) => {
-    const selected = tab.id === "tab-" + name;
-    tab.setAttribute("aria-selected", String(selected));
-    tab.tabIndex = selected ? 0 : -1;
-    document.getElementById(tab.getAttribute("aria-controls")).hidden = !selected;
-  });
+  const tab = tabName && document.getElementById("tab-" + tabName);
+  if (tab) selectTab(tab, false);
 }
 
 function setupProfile() {
@@ -30,40 +85,142 @@ function setupProfile() {
     openProfile(document.body.dataset.panel);
   }
   dialog.querySelectorAll("[data-close]").forEach((b) => b.addEventListener("click", () => dialog.close()));
-  const tabs = Array.from(dialog.querySelectorAll("[role=tab]"));
-  tabs.forEach((tab, index) => {
-    tab.addEventListener("click", () => selectTab(tab.id.slice(4)));
-    tab.addEventListener("keydown", (event) => {
-      const step = { ArrowRight: 1, ArrowLeft: -1 }[event.key];
-      if (!step) return;
-      const next = tabs[(index + step + tabs.length) % tabs.length];
-      next.focus();
-      selectTab(next.id.slice(4));
-    });
-  });
 }
 
+// A real confirmation dialog (not window.confirm): forms with data-confirm ask first.
+// Cancel has the focus; Escape cancels; the confirm button says what will happen.
 function setupConfirmations() {
+  const dialog = document.getElementById("confirm");
+  if (!dialog) return;
+  const text = document.getElementById("confirm-text");
+  const ok = document.getElementById("confirm-ok");
+  let pending = null;
   document.querySelectorAll("form[data-confirm]").forEach((form) => {
     form.addEventListener("submit", (event) => {
-      if (!window.confirm(form.dataset.confirm)) event.preventDefault();
+      if (form.dataset.confirmed === "yes") return;
+      event.preventDefault();
+      pending = form;
+      text.textContent = form.dataset.confirm;
+      ok.textContent = form.dataset.confirmButton || "Confirm";
+      dialog.returnValue = "";
+      dialog.showModal();
+      document.getElementById("confirm-cancel").focus();
     });
+  });
+  dialog.addEventListener("close", () => {
+    const form = pending;
+    pending = null;
+    if (form && dialog.returnValue === "ok") {
+      form.dataset.confirmed = "yes";
+      form.requestSubmit();
+    }
   });
 }
 
-// The chat page talks to memoryd's own OpenAI-compatible proxy, streamed.
+// Editing a memory: a roomy text box under the memory, sized to show all of it.
+// A memory is one line, so Enter saves; Escape closes the box without saving.
+function fitTextarea(area) {
+  area.style.height = "auto";
+  area.style.height = Math.max(area.scrollHeight + 4, 88) + "px";
+}
+
+function setupEdits() {
+  document.querySelectorAll(".edit-toggle").forEach((button) => {
+    const form = document.getElementById(button.getAttribute("aria-controls"));
+    if (!form) return;
+    const area = form.querySelector("textarea");
+    const text = button.closest(".memory").querySelector(".memory-text");
+    function show(open) {
+      // the text is copied in when the box first opens (so it is in the page only once)
+      if (open && !area.dataset.filled) { area.value = text.textContent; area.dataset.filled = "yes"; }
+      form.hidden = !open;
+      button.setAttribute("aria-expanded", String(open));
+      if (open) { fitTextarea(area); area.focus(); area.setSelectionRange(area.value.length, area.value.length); }
+    }
+    button.addEventListener("click", () => show(form.hidden));
+    form.querySelector("[data-cancel-edit]").addEventListener("click", () => { show(false); button.focus(); });
+    area.addEventListener("input", () => fitTextarea(area));
+    area.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && !event.shiftKey) { event.preventDefault(); form.requestSubmit(); }
+      if (event.key === "Escape") { event.preventDefault(); event.stopPropagation(); show(false); button.focus(); }
+    });
+  });
+  // A refused add comes back with the typed text in its field: put the cursor there.
+  const draft = document.querySelector("[data-draft]");
+  if (draft) { draft.focus(); draft.setSelectionRange(draft.value.length, draft.value.length); }
+}
+
+// The chat page talks to memoryd's own OpenAI-compatible proxy, streamed. Under each
+// answer it lists the memories the proxy injected (X-Memoryd-Memory-Ids); the incognito
+// box sends X-Memoryd-Incognito: true, so the chat is neither recorded nor learned from.
+function memoryIndex() {
+  const node = document.getElementById("memory-index");
+  try { return node ? JSON.parse(node.textContent) : {}; } catch (error) { return {}; }
+}
+
+async function describeMemory(index, id) {
+  if (index[id]) return index[id];
+  try {  // added since the page loaded (e.g. by extraction)
+    const response = await fetch("/api/v1/memories/" + encodeURIComponent(id), { credentials: "same-origin" });
+    if (response.ok) {
+      const memory = await response.json();
+      index[id] = { content: memory.content, scope: memory.scope, workspace: memory.workspace };
+      return index[id];
+    }
+  } catch (error) { /* shown as unknown below */ }
+  return null;
+}
+
+async function usedMemories(index, ids) {
+  const details = document.createElement("details");
+  details.className = "used";
+  details.dataset.usedCount = String(ids.length);
+  const summary = document.createElement("summary");
+  summary.textContent = ids.length
+    ? "Answered with " + ids.length + " memor" + (ids.length === 1 ? "y" : "ies")
+    : "No memories used";
+  details.appendChild(summary);
+  if (!ids.length) return details;
+  const list = document.createElement("ul");
+  list.className = "used-list";
+  for (const id of ids) {
+    const item = document.createElement("li");
+    item.dataset.memoryId = id;
+    const memory = await describeMemory(index, id);
+    if (memory) {
+      const badge = document.createElement("span");
+      badge.className = "badge";
+      badge.textContent = memory.scope === "global" ? "global" : memory.workspace;
+      item.append(badge, " " + memory.content);
+    } else {
+      const gone = document.createElement("span");
+      gone.className = "muted";
+      gone.textContent = "a memory since deleted";
+      item.appendChild(gone);
+    }
+    list.appendChild(item);
+  }
+  details.appendChild(list);
+  return details;
+}
+
 function setupChat() {
   const form = document.getElementById("chat-form");
   if (!form) return;
   const input = document.getElementById("chat-input");
   const list = document.getElementById("messages");
   const status = document.getElementById("chat-status");
+  const incognito = document.getElementById("chat-incognito");
+  const index = memoryIndex();
 
   function bubble(role, text) {
     const item = document.createElement("li");
     item.className = "message " + role;
     item.dataset.role = role;
-    item.textContent = text;
+    const body = document.createElement("div");
+    body.className = "message-text";
+    body.textContent = text;
+    item.appendChild(body);
     list.appendChild(item);
     item.scrollIntoView({ block: "end" });
     return item;
@@ -73,7 +230,19 @@ function setupChat() {
     return Array.from(list.querySelectorAll("[data-role]"))
       .filter((m) => !m.classList.contains("error"))
       .slice(-20)
-      .map((m) => ({ role: m.dataset.role, content: m.textContent }));
+      .map((m) => ({ role: m.dataset.role, content: m.querySelector(".message-text").textContent }));
+  }
+
+  function markIncognito(item) {
+    item.classList.add("incognito");
+    const badge = document.createElement("span");
+    badge.className = "badge incognito-badge";
+    badge.textContent = "incognito: not recorded";
+    item.appendChild(badge);
+  }
+
+  if (incognito) {
+    incognito.addEventListener("change", () => form.classList.toggle("incognito", incognito.checked));
   }
 
   input.addEventListener("keydown", (event) => {
@@ -84,29 +253,33 @@ function setupChat() {
     event.preventDefault();
     const text = input.value.trim();
     if (!text) return;
+    const secret = Boolean(incognito && incognito.checked);
     const messages = [...history(), { role: "user", content: text }];
-    bubble("user", text);
+    const asked = bubble("user", text);
     input.value = "";
     const answer = bubble("assistant", "");
+    const answerText = answer.querySelector(".message-text");
     const button = form.querySelector("button");
     button.disabled = true;
     status.textContent = "Thinking…";
+    const headers = {
+      "Content-Type": "application/json",
+      "X-CSRF-Token": csrfToken(),
+      "X-Memoryd-Workspace": form.dataset.workspace,
+    };
+    if (secret) headers["X-Memoryd-Incognito"] = "true";
     try {
       const response = await fetch("/v1/chat/completions", {
         method: "POST",
         credentials: "same-origin",
-        headers: {
-          "Content-Type": "application/json",
-          "X-CSRF-Token": csrfToken(),
-          "X-Memoryd-Workspace": form.dataset.workspace,
-        },
+        headers,
         body: JSON.stringify({ model: form.dataset.model, stream: true, messages }),
       });
       if (!response.ok) {
         const body = await response.json().catch(() => ({}));
         throw new Error((body.error && body.error.message) || ("HTTP " + response.status));
       }
-      const used = response.headers.get("X-Memoryd-Memories") || "0";
+      const ids = (response.headers.get("X-Memoryd-Memory-Ids") || "").split(",").filter(Boolean);
       const reader = response.body.getReader();
       const decoder = new TextDecoder();
       let buffer = "";
@@ -123,13 +296,16 @@ function setupChat() {
           const chunk = JSON.parse(data);
           if (chunk.error) throw new Error(chunk.error.message);
           const delta = chunk.choices && chunk.choices[0] && chunk.choices[0].delta;
-          if (delta && delta.content) answer.textContent += delta.content;
+          if (delta && delta.content) answerText.textContent += delta.content;
         }
       }
-      status.textContent = "Answered using " + used + " memor" + (used === "1" ? "y" : "ies") + ".";
+      answer.appendChild(await usedMemories(index, ids));
+      if (secret) { markIncognito(asked); markIncognito(answer); }
+      const used = ids.length + " memor" + (ids.length === 1 ? "y" : "ies");
+      status.textContent = "Answered using " + used + "." + (secret ? " Incognito: this chat was not recorded." : "");
     } catch (error) {
       answer.classList.add("error");
-      answer.textContent = "Error: " + error.message;
+      answerText.textContent = "Error: " + error.message;
       status.textContent = "";
     } finally {
       button.disabled = false;
@@ -297,8 +473,11 @@ function setupDetails() {
 }
 
 document.addEventListener("DOMContentLoaded", () => {
+  setupMenu();
+  setupTabs();
   setupProfile();
   setupConfirmations();
+  setupEdits();
   setupChat();
   setupDetails();
 });

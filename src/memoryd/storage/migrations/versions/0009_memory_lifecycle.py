@@ -7,8 +7,8 @@
   reject when ``memory_review`` is on (item 12). Decided suggestions are kept (status
   ``accepted`` or ``rejected``) so a rejected fact is not suggested again.
 
-Revision ID: 0007
-Revises: 0006
+Revision ID: 0009
+Revises: 0008
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from alembic import op
 
 from memoryd.storage.tables import UTCDateTime
 
-revision = "0007"
-down_revision = "0006"
+revision = "0009"
+down_revision = "0008"
 branch_labels = None
 depends_on = None
 

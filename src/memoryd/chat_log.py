@@ -1,0 +1,192 @@
+"""The chat part of the library facade: recording exchanges, what each one was told, and
+the user's "don't learn from my chats" switch.
+
+``Memoryd`` inherits these methods. Kept apart from ``memoryd.service`` because they are
+one concern -- what memoryd keeps of a conversation -- with three rules of their own:
+
+- An incognito turn (``context(record=False)``) is never recorded: ``record_chat`` with
+  such a turn raises ``InvalidInput`` rather than store it by mistake.
+- Every recorded chat keeps the ids of the memories injected into it, in prompt order.
+  A memory deleted later stays on the chat as a tombstone (``UsedMemory.memory is None``);
+  deleting the chat (with its user or workspace) drops the links.
+- A user who turned learning off still has their chats recorded (they see them in the
+  chat page), but each is stored already processed, so extraction never reads it --
+  even after learning is turned back on. Turning learning off also closes the chats
+  still waiting for extraction.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from memoryd.domain.errors import InvalidInput, NotFound
+from memoryd.domain.injection import Turn, history_part, used_ids
+from memoryd.domain.models import Chat, UsedMemory
+from memoryd.rerank.base import Reranker, Warmable
+from memoryd.storage.repository import Repository
+from memoryd.writeback import PendingChat
+
+if TYPE_CHECKING:
+    from memoryd.storage.database import Database
+    from memoryd.store import MemoryStore
+    from memoryd.writeback import BackgroundWriter
+
+log = logging.getLogger("memoryd")
+
+MAX_CHAT_TEXT = 200_000
+
+
+class ChatFacade:
+    """Chat methods of ``Memoryd`` (see the module doc)."""
+
+    store: MemoryStore
+    clock: Callable[[], datetime]
+
+    if TYPE_CHECKING:
+
+        @property
+        def db(self) -> Database: ...
+
+        @property
+        def writer(self) -> BackgroundWriter: ...
+
+        @property
+        def reranker(self) -> Reranker: ...
+
+    # recording -----------------------------------------------------------------
+    def record_chat(
+        self,
+        user_id: int,
+        workspace: str,
+        prompt: str,
+        response: str,
+        *,
+        turn: Turn | None = None,
+        memory_ids: Sequence[str] = (),
+    ) -> Chat:
+        """Store a finished exchange; extraction reads it later (unless the user turned
+        learning off). ``turn`` (from ``context``) or ``memory_ids`` say which memories
+        were injected; an incognito turn (``context(record=False)``) is refused."""
+        ids = used_ids(turn, memory_ids)
+        _check_chat(prompt, response)
+        now = self.clock()
+        with self.db.write() as repo:
+            self.store.require_user(repo, user_id)
+            workspace_id = self.store.require_workspace(repo, workspace)
+            chat_id, processed = self.store_chat(
+                repo, user_id, workspace_id, prompt, response, now, ids
+            )
+        self.warm_history(prompt, response)
+        return Chat(chat_id, user_id, workspace, prompt, response, now, processed)
+
+    def record_chat_later(
+        self,
+        user_id: int,
+        workspace: str,
+        prompt: str,
+        response: str,
+        *,
+        turn: Turn | None = None,
+        memory_ids: Sequence[str] = (),
+    ) -> None:
+        """``record_chat`` off the caller's path: checked now, written by the background
+        writer (batched, retried, flushed by ``close()``)."""
+        ids = used_ids(turn, memory_ids)
+        _check_chat(prompt, response)
+        chat = PendingChat(user_id, workspace, prompt, response, self.clock(), tuple(ids))
+        self.writer.add_chat(chat)
+
+    def store_chat(
+        self,
+        repo: Repository,
+        user_id: int,
+        workspace_id: int,
+        prompt: str,
+        response: str,
+        at: datetime,
+        memory_ids: Sequence[str] = (),
+    ) -> tuple[int, bool]:
+        """Insert one checked exchange with its memory links, inside the caller's write
+        transaction; returns its id and whether it is closed to extraction."""
+        # locked: a "learning off" committed meanwhile waits, then closes this chat too
+        processed = repo.learns_from_chats(user_id, lock=True) is False
+        chat_id = repo.insert_chat(user_id, workspace_id, prompt, response, at, processed=processed)
+        if memory_ids:  # only the user's own memories can be linked
+            owned = repo.memories_by_id(user_id, memory_ids)
+            repo.link_chat_memories(chat_id, [i for i in memory_ids if i in owned])
+        return chat_id, processed
+
+    def warm_history(self, *texts: str) -> None:
+        """The next turns quote this exchange as history: embed it now, not on their path."""
+        reranker = self.reranker
+        if isinstance(reranker, Warmable):
+            try:
+                reranker.warm([history_part(t) for t in texts])
+            except Exception as exc:  # a cold cache only costs the next turn time
+                log.warning("could not pre-embed chat history: %s", exc)
+
+    # reading -------------------------------------------------------------------
+    def list_chats(
+        self, user_id: int, workspace: str | None = None, *, processed: bool | None = None
+    ) -> list[Chat]:
+        with self.db.read() as repo:
+            self.store.require_user(repo, user_id)
+            workspace_id = self.store.require_workspace(repo, workspace) if workspace else None
+            return repo.list_chats(user_id, workspace_id, processed=processed)
+
+    def get_chat(self, user_id: int, chat_id: int) -> Chat:
+        with self.db.read() as repo:
+            self.store.require_user(repo, user_id)
+            found = repo.list_chats(user_id, ids=[chat_id])
+        if not found:
+            raise NotFound(f"no chat {chat_id!r} for this user")
+        return found[0]
+
+    def chat_memories(self, user_id: int, chat_ids: Iterable[int]) -> dict[int, list[UsedMemory]]:
+        """The memories injected into each of the user's chats, in prompt order; a deleted
+        memory appears with ``memory=None``. Chats without any are left out."""
+        with self.db.read() as repo:
+            links = repo.chat_memory_ids(list(chat_ids))
+            alive = repo.memories_by_id(user_id, (i for ids in links.values() for i in ids))
+        return {
+            chat_id: [UsedMemory(i, alive.get(i)) for i in ids] for chat_id, ids in links.items()
+        }
+
+    def chats_using(self, user_id: int, memory_id: str, *, limit: int = 100) -> list[Chat]:
+        """The user's recorded chats this memory was injected into, newest first."""
+        with self.db.read() as repo:
+            self.store.owned(repo, user_id, memory_id)
+            found = repo.list_chats(user_id, using_memory=memory_id)
+        return found[::-1][:limit]
+
+    # the learning switch -------------------------------------------------------
+    def learns_from_chats(self, user_id: int) -> bool:
+        """Whether extraction may learn from this user's chats."""
+        with self.db.read() as repo:
+            value = repo.learns_from_chats(user_id)
+        if value is None:
+            raise NotFound(f"no user {user_id!r}")
+        return value
+
+    def set_learning(self, user_id: int, on: bool) -> int:
+        """Turn learning from this user's chats on or off. Off also closes the chats still
+        waiting for extraction; returns how many were closed."""
+        if not isinstance(on, bool):
+            raise InvalidInput("learning is on (true) or off (false)")
+        with self.db.write() as repo:
+            self.store.require_user(repo, user_id, lock=True)
+            repo.set_learning(user_id, on)
+            return 0 if on else repo.close_pending_chats(user_id)
+
+
+def _check_chat(prompt: str, response: str) -> None:
+    for label, value in (("prompt", prompt), ("response", response)):
+        if not isinstance(value, str):
+            raise InvalidInput(f"{label} must be text")
+        if len(value) > MAX_CHAT_TEXT:
+            raise InvalidInput(f"{label} is longer than {MAX_CHAT_TEXT} characters")
+    if not prompt.strip():
+        raise InvalidInput("prompt is empty")

@@ -1,0 +1,210 @@
+"""Form posts of the admin panel: settings, extraction runs, users (create, role,
+password, delete), workspaces (create, delete) and their members (add, remove).
+
+Same rules as the REST API, through the same functions (``memoryd.server.routers.users``
+and the core): the last admin can be neither demoted nor deleted, nobody deletes
+themselves. Each post checks the CSRF token and redirects back with a message.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from fastapi import APIRouter, Request, Response
+from starlette.datastructures import FormData
+
+from memoryd.domain.errors import InvalidInput, PermissionDenied
+from memoryd.domain.models import Role, User
+from memoryd.server.deps import Caller, ServerState, State
+from memoryd.server.routers.extraction import is_running, run_now
+from memoryd.server.routers.users import add_user, change_user, remove_user
+from memoryd.server.web.actions import back_to, field_text, perform, posted
+from memoryd.server.web.routes import redirect
+
+log = logging.getLogger("memoryd.server")
+router = APIRouter(prefix="/ui", include_in_schema=False)
+
+
+def _admin(caller: Caller) -> None:
+    if not caller.is_admin:
+        raise PermissionDenied("only an admin can do this")
+
+
+def _user_of(state: ServerState, raw: str) -> User:
+    try:
+        return state.md.get_user(int(raw))
+    except ValueError:
+        raise InvalidInput("user_id must be a number") from None
+
+
+# settings and extraction --------------------------------------------------------------------
+@router.post("/settings")
+async def save_settings(request: Request, state: State) -> Response:
+    caller, form = await posted(request, state)
+
+    def work() -> str:
+        _admin(caller)
+        changes: dict[str, object] = {
+            "memory_enabled": form.get("memory_enabled") is not None,
+            "memory_auto_extraction": form.get("memory_auto_extraction") is not None,
+        }
+        for key in ("extraction_provider", "memory_review", "expired_grace_days"):
+            if key in form:
+                changes[key] = field_text(form, key)
+        parsed = {k: state.md.parse_setting(k, v) for k, v in changes.items()}
+        for key, value in parsed.items():
+            state.md.set_setting(key, value)
+        return "Settings saved."
+
+    return await perform(request, form, work)
+
+
+@router.post("/extraction/run")
+async def run_extraction(request: Request, state: State) -> Response:
+    caller, form = await posted(request, state)
+    return _start_run(request, state, caller, form, None, None)
+
+
+@router.post("/extraction/retry")
+async def retry_extraction(request: Request, state: State) -> Response:
+    caller, form = await posted(request, state)
+    try:
+        user_id = int(field_text(form, "user_id"))
+    except ValueError:
+        return redirect(request, back_to(form), "user_id must be a number", "error")
+    return _start_run(request, state, caller, form, user_id, field_text(form, "workspace"))
+
+
+def _start_run(
+    request: Request,
+    state: ServerState,
+    caller: Caller,
+    form: FormData,
+    user_id: int | None,
+    workspace: str | None,
+) -> Response:
+    """Start a run in the background (an LLM run can take minutes) and come back."""
+    if not caller.is_admin:
+        return redirect(request, back_to(form), "only an admin can do this", "error")
+    if is_running():
+        return redirect(request, back_to(form), "An extraction run is already running.", "error")
+
+    def run() -> None:
+        try:
+            run_now(state, user_id, workspace, force=user_id is not None)
+        except Exception:  # reported in the run history and the server log
+            log.exception("extraction run from the UI failed")
+
+    threading.Thread(target=run, name="memoryd-ui-extraction", daemon=True).start()
+    return redirect(request, back_to(form), "Extraction started; reload to see the run.")
+
+
+# users ----------------------------------------------------------------------------------------
+@router.post("/users")
+async def create_user(request: Request, state: State) -> Response:
+    caller, form = await posted(request, state)
+
+    def work() -> str:
+        _admin(caller)
+        role = Role.ADMIN.value if form.get("admin") is not None else Role.DEFAULT.value
+        workspace = field_text(form, "workspace")
+        workspaces = [workspace] if workspace else []
+        name, password = field_text(form, "name"), field_text(form, "password")
+        user = add_user(state, name, role, password, workspaces)
+        return f"User {user.name} added."
+
+    return await perform(request, form, work)
+
+
+@router.post("/users/{user_id}/role")
+async def set_role(request: Request, state: State, user_id: str) -> Response:
+    caller, form = await posted(request, state)
+
+    def work() -> str:
+        _admin(caller)
+        user = change_user(state, _user_of(state, user_id).id, role=field_text(form, "role"))
+        return f"{user.name} is now {'an admin' if user.role is Role.ADMIN else 'a default user'}."
+
+    return await perform(request, form, work)
+
+
+@router.post("/users/{user_id}/password")
+async def reset_password(request: Request, state: State, user_id: str) -> Response:
+    caller, form = await posted(request, state)
+
+    def work() -> str:
+        _admin(caller)
+        user = change_user(
+            state, _user_of(state, user_id).id, password=field_text(form, "password")
+        )
+        return f"New password set for {user.name}; they are signed out everywhere."
+
+    return await perform(request, form, work)
+
+
+@router.post("/users/{user_id}/delete")
+async def delete_user(request: Request, state: State, user_id: str) -> Response:
+    caller, form = await posted(request, state)
+
+    def work() -> str:
+        _admin(caller)
+        user = remove_user(state, caller.user, _user_of(state, user_id).id)
+        return f"User {user.name} deleted, with their memories and chats."
+
+    return await perform(request, form, work)
+
+
+# workspaces and members -----------------------------------------------------------------------
+@router.post("/workspaces")
+async def create_workspace(request: Request, state: State) -> Response:
+    caller, form = await posted(request, state)
+
+    def work() -> str:
+        _admin(caller)
+        workspace = state.md.create_workspace(
+            field_text(form, "slug"), field_text(form, "name") or None
+        )
+        return f"Workspace {workspace.slug} created."
+
+    return await perform(request, form, work)
+
+
+@router.post("/workspaces/{slug}/delete")
+async def delete_workspace(request: Request, state: State, slug: str) -> Response:
+    caller, form = await posted(request, state)
+
+    def work() -> str:
+        _admin(caller)
+        state.md.delete_workspace(slug)
+        return f"Workspace {slug} deleted, with its memories and chats."
+
+    return await perform(request, form, work)
+
+
+@router.post("/members")
+async def add_member(request: Request, state: State) -> Response:
+    caller, form = await posted(request, state)
+
+    def work() -> str:
+        _admin(caller)
+        user = _user_of(state, field_text(form, "user_id"))
+        workspace = field_text(form, "workspace")
+        state.auth.add_member(workspace, user.id)
+        return f"{user.name} is now a member of {workspace}."
+
+    return await perform(request, form, work)
+
+
+@router.post("/members/remove")
+async def remove_member(request: Request, state: State) -> Response:
+    caller, form = await posted(request, state)
+
+    def work() -> str:
+        _admin(caller)
+        user = _user_of(state, field_text(form, "user_id"))
+        workspace = field_text(form, "workspace")
+        state.auth.remove_member(workspace, user.id)
+        return f"{user.name} is no longer a member of {workspace}."
+
+    return await perform(request, form, work)

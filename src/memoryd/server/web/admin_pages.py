@@ -1,0 +1,151 @@
+"""The admin panel's pages: ``/admin`` (tabs: users, workspaces, a user's memories,
+extraction runs, settings) and ``/admin/runs/{id}`` (what one extraction run did).
+
+The pages only read; their forms post to ``memoryd.server.web.admin_actions``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import HTMLResponse
+
+from memoryd.domain.models import Actor, Role, Source, User, Workspace
+from memoryd.extraction.runs import Run, get_run
+from memoryd.plugins import llm_provider_factories
+from memoryd.server.deps import Caller, Owner, ServerState, State
+from memoryd.server.routers.extraction import is_running
+from memoryd.server.routers.users import users_overview
+from memoryd.server.web.routes import (
+    memory_view,
+    page_context,
+    redirect,
+    render,
+    to_login,
+    web_caller,
+)
+
+router = APIRouter(include_in_schema=False)
+TABS = ("users", "workspaces", "memories", "extraction", "settings")
+RUN_ENTRY_KINDS = {
+    "pair": "Batch failed",
+    "item": "Dropped",
+    "not_stored": "Not stored",
+    "planned": "Would change (dry run)",
+}
+
+
+@dataclass
+class WorkspaceRow:
+    workspace: Workspace
+    members: list[User]
+    others: list[User]  # users who could be added
+
+
+@dataclass
+class PairEntries:
+    """What a run reported for one (user, workspace) pair."""
+
+    user: str
+    workspace: str
+    entries: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _caller_admin(request: Request, state: ServerState) -> Caller | Response:
+    caller = web_caller(request, state)
+    if caller is None:
+        return to_login(request)
+    if not caller.is_admin:
+        return redirect(request, "/?denied=1", "The admin panel is for admins.", "error")
+    return caller
+
+
+def workspace_rows(state: ServerState, users: list[User]) -> list[WorkspaceRow]:
+    rows = []
+    for workspace in state.md.list_workspaces():
+        members = state.auth.members(workspace.slug)
+        ids = {u.id for u in members}
+        others = [u for u in users if u.id not in ids and u.role is not Role.ADMIN]
+        rows.append(WorkspaceRow(workspace, members, others))
+    return rows
+
+
+@router.get("/admin", response_class=HTMLResponse)
+def admin_page(request: Request, state: State, user: int | None = None) -> Response:
+    caller = _caller_admin(request, state)
+    if not isinstance(caller, Caller):
+        return caller
+    asked = request.query_params.get("tab")
+    tab = asked if asked in TABS else ("memories" if user else "users")
+    users = state.md.list_users()
+    chosen = next((u for u in users if u.id == user), None) if user else None
+    chosen = chosen or next((u for u in users if u.role is not Role.ADMIN), None) or users[0]
+    source = Source.USER if chosen.id == caller.user.id else Source.ADMIN
+    owner = Owner(chosen, Actor(source, caller.user.id), caller.user)
+    context = page_context(
+        request,
+        state,
+        caller,
+        page="admin",
+        tab=tab,
+        tabs=TABS,
+        settings=state.md.get_settings(),
+        providers=sorted(llm_provider_factories()),
+        users=users,
+        user_rows=users_overview(state),
+        workspace_rows=workspace_rows(state, users),
+        chosen=chosen,
+        chosen_view=memory_view(state, owner, "admin"),
+        runs=state.md.extraction_runs(10),
+        parked=state.md.extraction_failures(parked_only=True),
+        extraction_running=is_running(),
+        all_workspaces=state.md.list_workspaces(),
+    )
+    return render(request, "admin.html", context)
+
+
+def run_pairs(run: Run, names: dict[int, str]) -> list[PairEntries]:
+    """The run's reported entries grouped by pair, in the order they were reported."""
+    pairs: dict[tuple[Any, Any], PairEntries] = {}
+    for entry in run.errors:
+        key = (entry.get("user_id"), entry.get("workspace"))
+        if key not in pairs:
+            uid = entry.get("user_id")
+            who = names.get(uid, f"user {uid}") if isinstance(uid, int) else "?"
+            pairs[key] = PairEntries(who, str(entry.get("workspace") or "?"))
+        kind = str(entry.get("kind", ""))
+        detail = entry.get("error") if "error" in entry else entry.get("change")
+        pairs[key].entries.append(
+            {
+                "kind": kind,
+                "label": RUN_ENTRY_KINDS.get(kind, kind or "Note"),
+                "detail": detail if isinstance(detail, str) else repr(detail),
+                "parked": bool(entry.get("parked")),
+            }
+        )
+    return list(pairs.values())
+
+
+@router.get("/admin/runs/{run_id}", response_class=HTMLResponse)
+def run_page(request: Request, state: State, run_id: str) -> Response:
+    caller = _caller_admin(request, state)
+    if not isinstance(caller, Caller):
+        return caller
+    run = get_run(state.md.db, run_id[:64])
+    if run is None:
+        return redirect(request, "/admin?tab=extraction", f"No extraction run {run_id!r}.", "error")
+    names = {u.id: u.name for u in state.md.list_users()}
+    kinds = [str(e.get("kind", "")) for e in run.errors]
+    context = page_context(
+        request,
+        state,
+        caller,
+        page="admin",
+        run=run,
+        pairs=run_pairs(run, names),
+        counts={k: kinds.count(k) for k in RUN_ENTRY_KINDS},
+        labels=RUN_ENTRY_KINDS,
+    )
+    return render(request, "run.html", context)

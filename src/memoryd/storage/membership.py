@@ -1,0 +1,117 @@
+"""Workspace membership in the database: which workspaces a default user may use.
+
+Membership is part of the core schema (``user_workspaces``), not of the server: the CLI
+adds and removes members and refuses a workspace memory for a non-member, the server
+checks it on every request, and both must agree. This module is the one place that reads
+and writes it; the server's ``AuthStore`` adds its per-process cache on top. Admins use
+every workspace without being members.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from sqlalchemy import delete, insert, select
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import IntegrityError
+
+from memoryd.domain.errors import NotFound
+from memoryd.domain.models import Role, User, Workspace
+from memoryd.storage.database import Database
+from memoryd.storage.tables import user_workspaces, users, workspaces
+
+
+def workspace_id_of(conn: Connection, slug: str) -> int:
+    found = conn.execute(
+        select(workspaces.c.id).where(workspaces.c.slug == slug)
+    ).scalar_one_or_none()
+    if found is None:
+        raise NotFound(f"no workspace {slug!r}")
+    return int(found)
+
+
+def has_membership(conn: Connection, user_id: int, slug: str) -> bool:
+    """Whether a ``user_workspaces`` row joins this user to this workspace (roles aside)."""
+    row = conn.execute(
+        select(user_workspaces.c.user_id)
+        .select_from(user_workspaces.join(workspaces))
+        .where(user_workspaces.c.user_id == user_id, workspaces.c.slug == slug)
+    ).first()
+    return row is not None
+
+
+class Memberships:
+    """Add, remove and list the members of workspaces."""
+
+    def __init__(
+        self, db: Database, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+    ) -> None:
+        self.db = db
+        self.clock = clock
+
+    def add(self, slug: str, user_id: int) -> bool:
+        """Let a user into a workspace; False when they were a member already."""
+        with self.db.write() as repo:
+            if repo.get_user(user_id) is None:
+                raise NotFound(f"no user with id {user_id!r}")
+            workspace_id = workspace_id_of(repo.conn, slug)
+            exists = repo.conn.execute(
+                select(user_workspaces.c.user_id).where(
+                    user_workspaces.c.user_id == user_id,
+                    user_workspaces.c.workspace_id == workspace_id,
+                )
+            ).first()
+            if exists is not None:
+                return False
+            with contextlib.suppress(IntegrityError):  # a concurrent add won the race
+                repo.conn.execute(
+                    insert(user_workspaces).values(
+                        user_id=user_id, workspace_id=workspace_id, added_at=self.clock()
+                    )
+                )
+            return True
+
+    def remove(self, slug: str, user_id: int) -> None:
+        """Take a user out of a workspace; their memories there stay stored."""
+        with self.db.write() as repo:
+            workspace_id = workspace_id_of(repo.conn, slug)
+            removed = repo.conn.execute(
+                delete(user_workspaces).where(
+                    user_workspaces.c.user_id == user_id,
+                    user_workspaces.c.workspace_id == workspace_id,
+                )
+            ).rowcount
+            user = repo.get_user(user_id)
+        if not removed:
+            who = repr(user.name) if user is not None else str(user_id)
+            raise NotFound(f"user {who} is not a member of workspace {slug!r}")
+
+    def members(self, slug: str) -> list[User]:
+        with self.db.read() as repo:
+            workspace_id = workspace_id_of(repo.conn, slug)
+            rows = repo.conn.execute(
+                select(users)
+                .select_from(user_workspaces.join(users))
+                .where(user_workspaces.c.workspace_id == workspace_id)
+                .order_by(users.c.id)
+            )
+            return [User(r.id, r.name, Role(r.role)) for r in rows]
+
+    def workspaces_of(self, user: User) -> list[Workspace]:
+        """The workspaces this user may use: all of them for an admin."""
+        query = select(workspaces.c.slug, workspaces.c.name).order_by(workspaces.c.slug)
+        if user.role is not Role.ADMIN:
+            query = query.select_from(workspaces.join(user_workspaces)).where(
+                user_workspaces.c.user_id == user.id
+            )
+        with self.db.read() as repo:
+            return [Workspace(r.slug, r.name) for r in repo.conn.execute(query)]
+
+    def may_use(self, user: User, slug: str) -> bool:
+        """Whether the user may use the workspace: an admin, or a member (uncached)."""
+        if user.role is Role.ADMIN:
+            return True
+        with self.db.read() as repo:
+            return has_membership(repo.conn, user.id, slug)

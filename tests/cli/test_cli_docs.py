@@ -1,0 +1,51 @@
+"""docs/cli.md is the full reference and cannot drift; ``--help`` shows flags as flags."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from memoryd.cli.app import app
+from memoryd.cli.reference import BEGIN, END, update, walk
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
+COMMANDS = [" ".join(path) for path, _ in walk(typer.main.get_command(app), ("memoryd",))]
+
+
+def test_cli_md_holds_the_generated_reference() -> None:
+    current = DOC.read_text(encoding="utf-8")
+    assert current.count(BEGIN) == 1 and current.count(END) == 1
+    assert update(current, app) == current, (
+        "docs/cli.md is stale: run python scripts/gen_cli_docs.py"
+    )
+
+
+def test_every_command_has_a_section() -> None:
+    current = DOC.read_text(encoding="utf-8")
+    for command in COMMANDS[1:]:
+        assert f"\n### {command}\n" in current, command
+    for once_missing in ("apikey create", "extract", "runs", "serve", "worker", "users passwd"):
+        assert f"### memoryd {once_missing}\n" in current
+    assert "workspaces members add" in current
+
+
+def test_an_edited_reference_is_stale() -> None:
+    """The check can fail: a reference that says something the app does not differs."""
+    current = DOC.read_text(encoding="utf-8")
+    stale = current.replace("Make the user an admin.", "Make the user a superuser.")
+    assert stale != current
+    assert update(stale, app) == current
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help_shows_no_bool_placeholder(command: str) -> None:
+    args = [*command.split()[1:], "--help"]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "<bool>" not in result.stdout
+    if "--json" in result.stdout:
+        line = next(ln for ln in result.stdout.splitlines() if "--json" in ln)
+        assert "Print JSON instead of text." in line

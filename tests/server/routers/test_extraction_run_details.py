@@ -1,0 +1,62 @@
+"""``GET /api/v1/extraction/runs/{id}``: one run with every pair's outcome (issue 12, item 7).
+
+A run that only dropped facts the model invented is ``ok`` with its dropped facts counted
+apart; a run with a failed pair is ``errors``; the details name each pair's user.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.testing import FakeOpenAIServer, Reply
+
+from ..conftest import build_world, make_settings
+
+
+def test_run_details_with_pairs_dropped_facts_and_failures(
+    tmp_path: Path, embedder: MiniLMEmbedder, fake_llm: FakeOpenAIServer
+) -> None:
+    settings = make_settings(
+        tmp_path, llm_provider="openai", llm_base_url=fake_llm.base_url, llm_model="fake-model"
+    )
+    world = build_world(settings, embedder)
+    alice, bob = world.ids["alice"], world.ids["bob"]
+    for _ in range(3):
+        world.md.record_chat(alice, "alpha", "I just moved to Oslo.", "Welcome to Norway!")
+    # sentence 1 is real, 7 does not exist (an invented fact): dropped, the run is fine
+    fake_llm.script(Reply.json({"person": [1, 7], "project": []}))
+    with world.client:
+        ran = world.call("admin", "POST", "/api/v1/extraction/run", json={"force": True}).json()
+        run_id = ran["run"]["id"]
+        listed = world.call("admin", "GET", "/api/v1/extraction/runs").json()[0]
+        assert (listed["status"], listed["pairs_failed"], listed["facts_dropped"]) == ("ok", 0, 1)
+        details = world.call("admin", "GET", f"/api/v1/extraction/runs/{run_id}")
+        assert details.status_code == 200, details.text
+        body = details.json()
+        assert body["id"] == run_id and body["status"] == "ok"
+        [pair] = body["pairs"]
+        assert (pair["user_name"], pair["workspace"]) == ("alice", "alpha")
+        assert pair["status"] == "processed"
+        [memory] = world.md.list_memories(alice)
+        assert pair["created"] == [memory.id] and len(pair["chats_processed"]) == 3
+        assert len(pair["dropped"]) == 1 and pair["error"] is None
+        assert [e["kind"] for e in body["errors"]] == ["item"]
+
+        for _ in range(3):
+            world.md.record_chat(bob, "alpha", "My dog is called Rex.", "Cute!")
+        fake_llm.default = Reply.error(500, "model crashed")
+        failed = world.call("admin", "POST", "/api/v1/extraction/run", json={"force": True})
+        failed_id = failed.json()["run"]["id"]
+        body = world.call("admin", "GET", f"/api/v1/extraction/runs/{failed_id[:8]}").json()
+        assert (body["status"], body["pairs_failed"]) == ("errors", 1)
+        [pair] = body["pairs"]
+        assert pair["user_name"] == "bob" and "model crashed" in pair["error"]
+
+        missing = world.call("admin", "GET", "/api/v1/extraction/runs/abcdef0123")
+        assert missing.status_code == 404
+        assert "no extraction run 'abcdef0123'" in missing.json()["error"]["message"]
+        bad = world.call("admin", "GET", "/api/v1/extraction/runs/not-hex")
+        assert bad.status_code == 422
+        refused = world.call("alice", "GET", f"/api/v1/extraction/runs/{run_id}")
+        assert refused.status_code == 403

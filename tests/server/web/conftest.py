@@ -1,0 +1,43 @@
+"""Browser fixtures: one Chromium per module, and a signed-out page per test at each width
+(``page``: desktop 1280 px and phone 390 px; ``desktop_page``: 1280 px only). A test
+fails if the page logged an error it did not expect (``console.allow(...)``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from support.browser import ConsoleLog, chromium, open_page
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with chromium() as launched:
+        yield launched
+
+
+@pytest.fixture
+def console() -> ConsoleLog:
+    """The console of the test's page (the page fixtures fill it)."""
+    return ConsoleLog()
+
+
+def _page(browser: Any, console: ConsoleLog, viewport: str) -> Iterator[Any]:
+    with open_page(browser, viewport) as (page, log):
+        log.allowed = console.allowed
+        console.errors = log.errors
+        yield page
+    assert console.unexpected() == [], f"console errors at {viewport}: {console.unexpected()}"
+
+
+@pytest.fixture(params=["desktop", "phone"])
+def page(request: pytest.FixtureRequest, browser: Any, console: ConsoleLog) -> Iterator[Any]:
+    yield from _page(browser, console, request.param)
+
+
+@pytest.fixture
+def desktop_page(browser: Any, console: ConsoleLog) -> Iterator[Any]:
+    yield from _page(browser, console, "desktop")
