@@ -35,6 +35,8 @@ def build_demo(data_dir: Path) -> tuple[Any, str]:
 
     from memoryd.config import MemorydSettings
     from memoryd.domain.models import Role
+    from memoryd.extraction.decide import Change
+    from memoryd.extraction.review import suggest
     from memoryd.extraction.runs import Run, finish_run, new_run_id, start_run
     from memoryd.server.app import create_app, first_start
     from memoryd.server.auth import AuthStore
@@ -76,7 +78,11 @@ def build_demo(data_dir: Path) -> tuple[Any, str]:
     ):
         md.add_memory(alice, text, workspace="kitchen")
     md.add_memory(
-        alice, "The thesis is about retrieval for long-term chat memory", "workspace", "thesis"
+        alice,
+        "The thesis is about retrieval for long-term chat memory",
+        "workspace",
+        "thesis",
+        expires_at="2027-06-30",  # shows the "Until" badge
     )
     md.add_memory(ids["bob"], "Bob is the contractor for the kitchen", workspace="kitchen")
     question = "Which worktop goes with white cabinets?"
@@ -87,6 +93,10 @@ def build_demo(data_dir: Path) -> tuple[Any, str]:
         "Oak, as you chose: it warms up white handleless fronts. Seal it with hardwax oil.",
         turn=md.context(alice, "kitchen", question),  # the answer lists these memories
     )
+    porto = next(m for m in md.list_memories(alice) if "Porto" in m.content)
+    with md.db.write() as repo:  # the review queue: a change to a memory, side by side
+        suggest(md, repo, alice, "", Change("Alice moved to Lisbon in May", porto.scope, porto),
+                None, [], "demo-run")  # fmt: skip
     started = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)  # fixed: the same pictures every time
     run = Run(id=new_run_id(), trigger="manual", started_at=started)
     run.provider, run.model = "local", "qwen2.5-coder-1.5b-instruct-q4_k_m"
@@ -114,6 +124,17 @@ def memories(page: Any, url: str) -> None:
     page.get_by_role("dialog").get_by_role("tab", name="Memories").wait_for()
 
 
+def review_queue(page: Any, url: str) -> None:
+    memories(page, url)
+    page.locator("#profile .suggestions").scroll_into_view_if_needed()
+
+
+def memory_detail(page: Any, url: str) -> None:
+    memories(page, url)
+    page.get_by_role("button", name="Details of memory: Alice chose oak worktops").click()
+    page.locator("#memory-detail").get_by_text("History").wait_for()
+
+
 def admin(page: Any, url: str) -> None:
     sign_in(page, url, "admin", ADMIN_PASSWORD)
     page.goto(f"{url}/admin?tab=users")
@@ -133,6 +154,9 @@ def run_details(run_id: str) -> Callable[[Any, str], None]:
     return show
 
 
+PANELS = ("memories", "review-queue", "memory-detail")  # dialogs: the window only
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
@@ -146,6 +170,8 @@ def main(argv: list[str] | None = None) -> int:
         pages: dict[str, Callable[[Any, str], None]] = {
             "login": login,
             "memories": memories,
+            "review-queue": review_queue,
+            "memory-detail": memory_detail,
             "admin": admin,
             "chat": chat,
             "run": run_details(run_id),
@@ -158,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
                         with open_page(browser, viewport, dark=scheme == "dark") as (page, _):
                             show(page, live.url)
                             path = args.out / f"{name}-{viewport}-{scheme}.png"
-                            page.screenshot(path=str(path), full_page=name != "memories")
+                            page.screenshot(path=str(path), full_page=name not in PANELS)
                             print(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
     return 0
 

@@ -47,6 +47,7 @@ from memoryd.domain.rules import (
     Limits,
     content_key,
     normalize_content,
+    parse_expiry,
     parse_scope,
     resolve_scope,
     scope_label,
@@ -56,11 +57,12 @@ from memoryd.domain.rules import (
 )
 from memoryd.embedding.base import Embedder
 from memoryd.extraction.facade import ExtractionFacade
+from memoryd.lifecycle import LifecycleFacade
 from memoryd.rerank.base import Reranker
 from memoryd.storage.catalog import Catalog
 from memoryd.storage.database import Database
 from memoryd.storage.repository import Repository
-from memoryd.store import MemoryStore
+from memoryd.store import KEEP, Keep, MemoryStore
 from memoryd.writeback import BackgroundWriter
 
 log = logging.getLogger("memoryd")
@@ -72,7 +74,7 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-class Memoryd(ExtractionFacade, ChatFacade):
+class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade):
     """Persistent memories for LLM chat.
 
     ``Memoryd()`` uses the default SQLite file under your data directory (or
@@ -257,15 +259,20 @@ class Memoryd(ExtractionFacade, ChatFacade):
         *,
         actor: Actor | None = None,
         source_chat_ids: Sequence[int] = (),
+        expires_at: datetime | str | None = None,
     ) -> Memory:
-        """Store a new memory; raises ScopeFull, DuplicateMemory or InvalidContent."""
+        """Store a new memory; raises ScopeFull, DuplicateMemory or InvalidContent.
+
+        ``expires_at`` ("remember until": a date or an aware time) hides the memory from
+        chats once passed; see ``memoryd.domain.rules.parse_expiry``."""
         text = normalize_content(content)
         chosen, slug = resolve_scope(scope, workspace)
+        until = parse_expiry(expires_at, self.clock())
         actor = actor or Actor(Source.USER, user_id)
         vector = self.embedder.embed([text])[0]
         with self.db.write() as repo:
             return self.store.insert_memory(
-                repo, user_id, text, chosen, slug, actor, vector, source_chat_ids
+                repo, user_id, text, chosen, slug, actor, vector, source_chat_ids, expires_at=until
             )
 
     def get_memory(self, user_id: int, memory_id: str) -> Memory:
@@ -288,13 +295,25 @@ class Memoryd(ExtractionFacade, ChatFacade):
             return repo.list_memories(user_id, scope=chosen, workspace_id=workspace_id)
 
     def edit_memory(
-        self, user_id: int, memory_id: str, content: str, *, actor: Actor | None = None
+        self,
+        user_id: int,
+        memory_id: str,
+        content: str | None = None,
+        *,
+        actor: Actor | None = None,
+        expires_at: datetime | str | Keep | None = KEEP,
     ) -> Memory:
-        text = normalize_content(content)
+        """Change a memory's text, its expiry (None clears it), or both, in one write."""
+        if content is None and expires_at is KEEP:
+            raise InvalidInput("nothing to change: give the new text or an expiry")
+        text = None if content is None else normalize_content(content)
+        until = KEEP if expires_at is KEEP else parse_expiry(expires_at, self.clock())
         actor = actor or Actor(Source.USER, user_id)
-        vector = self.embedder.embed([text])[0]
+        vector = self.embedder.embed([text])[0] if text is not None else None
         with self.db.write() as repo:
-            return self.store.revise_memory(repo, user_id, memory_id, text, actor, vector)
+            return self.store.revise_memory(
+                repo, user_id, memory_id, text, actor, vector, expires_at=until
+            )
 
     def delete_memory(self, user_id: int, memory_id: str, *, actor: Actor | None = None) -> None:
         actor = actor or Actor(Source.USER, user_id)
@@ -377,6 +396,8 @@ class Memoryd(ExtractionFacade, ChatFacade):
                 self.catalog.sync(version)
         if not enabled:
             return Turn(enabled=False, query=query, record=record)
+        now = self.clock()
+        pool = [m for m in pool if not m.is_expired(now)]  # expired: never injected
         globals_ = [ScoredMemory(m, None) for m in pool if m.scope is Scope.GLOBAL]
         candidates = [m for m in pool if m.scope is Scope.WORKSPACE]
         chosen, reason = self._rank(query, candidates)
@@ -391,7 +412,6 @@ class Memoryd(ExtractionFacade, ChatFacade):
         )
         if not record:
             return turn
-        now = self.clock()
         stale = [m.id for m in turn.memories if _needs_touch(m.last_used_at, now)]
         if stale:
             self.writer.touch(stale, now)

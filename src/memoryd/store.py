@@ -14,8 +14,10 @@ from datetime import datetime
 from typing import Any
 
 from memoryd.domain.errors import DuplicateMemory, NotFound, ScopeFull
-from memoryd.domain.models import Actor, AuditAction, Memory, Scope
-from memoryd.domain.rules import Limits, content_key, scope_label
+from memoryd.domain.models import Actor, AuditAction, Memory, Scope, Source
+from memoryd.domain.rules import KEEP, Keep, Limits, content_key, scope_label
+
+__all__ = ["KEEP", "Keep", "MemoryStore", "audit_view"]
 from memoryd.storage.repository import Repository, vector_bytes
 
 
@@ -39,8 +41,15 @@ class MemoryStore:
         actor: Actor,
         vector: Any,
         source_chat_ids: Sequence[int] = (),
+        *,
+        expires_at: datetime | None = None,
+        source: Source | None = None,
+        run_id: str | None = None,
     ) -> Memory:
-        """Create a memory: ownership, exact duplicates and the scope limit, then audit."""
+        """Create a memory: ownership, exact duplicates and the scope limit, then audit.
+
+        ``source`` and ``run_id`` default to the actor's (an accepted suggestion keeps
+        the extraction run it came from while the user is the one who wrote it)."""
         self.require_user(repo, user_id, lock=True)
         workspace_id = self.require_workspace(repo, slug) if slug else None
         key = content_key(text)
@@ -57,12 +66,14 @@ class MemoryStore:
                 "workspace_id": workspace_id,
                 "content": text,
                 "content_key": key,
-                "source": actor.kind.value,
+                "source": (source or actor.kind).value,
                 "created_at": now,
                 "updated_at": now,
                 "source_chats": sorted(set(source_chat_ids)),
                 "embedding": vector_bytes(vector),
                 "embedder": self.embedder_name() if vector is not None else None,
+                "expires_at": expires_at,
+                "run_id": run_id or actor.run_id,
             }
         )
         created = repo.get_memory(memory_id)
@@ -83,32 +94,42 @@ class MemoryStore:
         repo: Repository,
         user_id: int,
         memory_id: str,
-        text: str,
+        text: str | None,
         actor: Actor,
         vector: Any,
         source_chat_ids: Sequence[int] = (),
+        *,
+        expires_at: datetime | Keep | None = KEEP,
     ) -> Memory:
-        """Revise a memory in place: ownership and exact duplicates, then audit."""
+        """Revise a memory in place: ownership and exact duplicates, then audit.
+
+        ``text`` None keeps the text (and vector); ``expires_at`` KEEP keeps the expiry.
+        Giving an expired memory a later (or no) expiry brings it back, so it needs a
+        free slot like a new one."""
         self.require_user(repo, user_id, lock=True)
         before = self.owned(repo, user_id, memory_id)
         workspace_id = repo.workspace_id(before.workspace) if before.workspace else None
-        duplicate = repo.find_duplicate(user_id, before.scope, workspace_id, content_key(text))
-        if duplicate and duplicate != memory_id:
-            raise DuplicateMemory(
-                f"this memory already exists in {scope_label(before.scope, before.workspace)}"
-            )
         now = self.clock()
-        repo.update_memory(
-            memory_id,
-            {
-                "content": text,
-                "content_key": content_key(text),
-                "updated_at": now,
-                "embedding": vector_bytes(vector),
-                "embedder": self.embedder_name() if vector is not None else None,
-                "source_chats": sorted({*before.source_chat_ids, *source_chat_ids}),
-            },
-        )
+        values: dict[str, Any] = {"updated_at": now}
+        if text is not None:
+            duplicate = repo.find_duplicate(user_id, before.scope, workspace_id, content_key(text))
+            if duplicate and duplicate != memory_id:
+                raise DuplicateMemory(
+                    f"this memory already exists in {scope_label(before.scope, before.workspace)}"
+                )
+            values.update(
+                content=text,
+                content_key=content_key(text),
+                embedding=vector_bytes(vector),
+                embedder=self.embedder_name() if vector is not None else None,
+            )
+        if expires_at is not KEEP:
+            revived = before.is_expired(now) and (expires_at is None or expires_at > now)
+            if revived:
+                self.require_room(repo, user_id, before.scope, workspace_id, before.workspace)
+            values["expires_at"] = expires_at
+        values["source_chats"] = sorted({*before.source_chat_ids, *source_chat_ids})
+        repo.update_memory(memory_id, values)
         after = self.owned(repo, user_id, memory_id)
         self.audit(repo, AuditAction.UPDATE, actor, before, after, now)
         return after
@@ -142,7 +163,7 @@ class MemoryStore:
         slug: str | None,
     ) -> None:
         limit = self.limits.for_scope(scope)
-        if repo.count_memories(user_id, scope, workspace_id) >= limit:
+        if repo.count_memories(user_id, scope, workspace_id, self.clock()) >= limit:
             raise ScopeFull(
                 f"{scope_label(scope, slug)} is full ({limit} memories); delete one first",
                 scope=scope.value,

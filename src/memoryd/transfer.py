@@ -53,6 +53,8 @@ def memory_line(memory: Memory) -> str:
         "last_used_at": memory.last_used_at.isoformat() if memory.last_used_at else None,
         "source_chat_ids": list(memory.source_chat_ids),
     }
+    if memory.expires_at is not None:  # optional: lines without it never expire
+        record["expires_at"] = memory.expires_at.isoformat()
     return json.dumps(record, sort_keys=True, ensure_ascii=False)
 
 
@@ -82,6 +84,22 @@ class _Record:
     updated_at: datetime | None
     last_used_at: datetime | None
     source_chat_ids: list[int]
+    expires_at: datetime | None = None
+
+
+def _expiry(value: Any, line: int) -> datetime | None:
+    """An expiry may lie in the future (unlike the other times) or be missing."""
+    if value is None:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except (TypeError, ValueError):
+        raise InvalidInput(f"line {line}: expires_at is not an ISO 8601 time") from None
+    if parsed.tzinfo is None:
+        raise InvalidInput(f"line {line}: expires_at has no time zone")
+    if parsed < EARLIEST:
+        raise InvalidInput(f"line {line}: expires_at {value} is not a plausible time")
+    return parsed
 
 
 def _time(value: Any, name: str, line: int, *, optional: bool = False) -> datetime | None:
@@ -140,6 +158,7 @@ def parse_line(text: str, line: int) -> _Record:
         updated_at=updated or created,
         last_used_at=_time(data.get("last_used_at"), "last_used_at", line, optional=True),
         source_chat_ids=chats,
+        expires_at=_expiry(data.get("expires_at"), line),
     )
 
 
@@ -153,9 +172,13 @@ def _plan_counts(
     """How many memories each scope would hold after the import, without writing."""
     final: dict[str, tuple[Scope, str | None]] = {}
     keys: dict[tuple[Scope, str | None, str], str] = {}
+    now = md.clock()
+    expired: set[str] = set()  # hold no slot (see docs/memories.md)
     for memory in repo.list_memories(user_id):
         final[memory.id] = (memory.scope, memory.workspace)
         keys.setdefault((memory.scope, memory.workspace, content_key(memory.content)), memory.id)
+        if memory.is_expired(now):
+            expired.add(memory.id)
     for record in records:
         place = (record.scope, record.workspace)
         ours = record.id is not None and record.id in final and record.id not in protected_ids
@@ -165,7 +188,11 @@ def _plan_counts(
         memory_id = record.id if ours and record.id is not None else f"new:{record.line}"
         final[memory_id] = place
         keys[(*place, content_key(record.content))] = memory_id
-    return Counter(final.values())
+        if record.expires_at is not None and record.expires_at <= now:
+            expired.add(memory_id)
+        else:
+            expired.discard(memory_id)
+    return Counter(place for memory_id, place in final.items() if memory_id not in expired)
 
 
 def _check_chats(repo: Repository, user_id: int, records: list[_Record]) -> None:
@@ -234,6 +261,7 @@ def import_lines(
                 "source_chats": record.source_chat_ids,
                 "embedding": vector_bytes(vector),
                 "embedder": md.embedder.name,
+                "expires_at": record.expires_at,
             }
             before = repo.get_memory(memory_id) if mine and memory_id else None
             if before is not None and memory_id is not None:
@@ -272,4 +300,6 @@ def _refuse_over_limits(md: Memoryd, counts: Counter[tuple[Scope, str | None]]) 
 
 
 def _check_limits(md: Memoryd, memories: list[Memory]) -> None:
-    _refuse_over_limits(md, Counter((m.scope, m.workspace) for m in memories))
+    now = md.clock()
+    live = [m for m in memories if not m.is_expired(now)]
+    _refuse_over_limits(md, Counter((m.scope, m.workspace) for m in live))

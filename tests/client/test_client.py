@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from memoryd.client import AsyncMemorydClient, MemorydClient, NotAuthenticated, 
 from memoryd.domain.errors import (
     DuplicateMemory,
     InvalidContent,
+    InvalidInput,
     InvalidScope,
     NotFound,
     PermissionDenied,
@@ -89,6 +91,20 @@ def test_answers_are_the_librarys_objects(live: LiveMemoryd) -> None:
         assert client.list_chats(alice) == live.md.list_chats(alice) == [chat]
         assert client.whoami() == client.get_user(alice) == live.md.get_user(alice)
         assert {w.slug for w in client.list_workspaces()} == {"alpha", "beta"}
+
+
+def test_expiry_goes_through_the_client_like_the_library(live: LiveMemoryd) -> None:
+    alice = live.ids["alice"]
+    with MemorydClient(live.url, live.keys["alice"]) as client:
+        made = client.add_memory(alice, "The demo is on Friday", "global", expires_at="2099-01-02")
+        assert made.expires_at == datetime(2099, 1, 3, tzinfo=UTC)
+        assert made == live.md.get_memory(alice, made.id)
+        kept = client.edit_memory(alice, made.id, "The demo is on Friday at 10")
+        assert kept.expires_at == made.expires_at  # left out: kept
+        cleared = client.edit_memory(alice, made.id, expires_at=None)
+        assert cleared.expires_at is None and cleared.content == kept.content
+        with pytest.raises(InvalidInput, match="already passed"):
+            client.edit_memory(alice, made.id, expires_at="2020-01-01")
 
 
 def test_context_is_the_librarys_turn(live: LiveMemoryd) -> None:

@@ -128,7 +128,7 @@ def test_the_turn_memo_is_bounded_and_follows_the_row() -> None:
     memo = TurnRows(size=2)
     dialect = sqlite.dialect()
     raw = ["m1", 1, "global", None, "fact", "user", "2026-01-01 10:00:00.000000",
-           "2026-01-01 10:00:00.000000", None, "[3]", None, None]  # fmt: skip
+           "2026-01-01 10:00:00.000000", None, "[3]", None, None, None, None]  # fmt: skip
     first = memo.memory(raw, dialect)
     assert first.source_chat_ids == (3,) and first.created_at.tzinfo is not None
     assert memo.memory(list(raw), dialect) is first

@@ -44,8 +44,12 @@ class RerankServer:
                 if "texts" in body:  # TEI: a bare list with "score"
                     answer: Any = [{"index": i, "score": s} for i, s in enumerate(scores)]
                 else:
-                    answer = {"results": [{"index": i, "relevance_score": s}
-                                          for i, s in reversed(list(enumerate(scores)))]}
+                    answer = {
+                        "results": [
+                            {"index": i, "relevance_score": s}
+                            for i, s in reversed(list(enumerate(scores)))
+                        ]
+                    }
                 data = json.dumps(answer).encode()
                 self.send_response(server.status)
                 self.send_header("Content-Type", "application/json")
@@ -79,12 +83,19 @@ def _setup(md: Memoryd) -> int:
 
 @pytest.mark.parametrize("style", ["documents", "texts"])
 def test_memories_are_ranked_by_the_endpoint(
-    md: Memoryd, embedder: MiniLMEmbedder, server: RerankServer,
-    monkeypatch: pytest.MonkeyPatch, style: str,
+    md: Memoryd,
+    embedder: MiniLMEmbedder,
+    server: RerankServer,
+    monkeypatch: pytest.MonkeyPatch,
+    style: str,
 ) -> None:
     uid = _setup(md)
-    for key, value in (("URL", server.url), ("MODEL", "bge-reranker"), ("STYLE", style),
-                       ("API_KEY", "sekret")):
+    for key, value in (
+        ("URL", server.url),
+        ("MODEL", "bge-reranker"),
+        ("STYLE", style),
+        ("API_KEY", "sekret"),
+    ):
         monkeypatch.setenv(f"MEMORYD_RERANK_{key}", value)
     with Memoryd(md.url, embedder=embedder, reranker="api") as remote:
         turn = remote.context(uid, "w", "who is the legal contact")
@@ -96,15 +107,19 @@ def test_memories_are_ranked_by_the_endpoint(
 
 
 def test_a_slow_endpoint_times_out_and_the_newest_memories_are_used(
-    md: Memoryd, embedder: MiniLMEmbedder, server: RerankServer,
+    md: Memoryd,
+    embedder: MiniLMEmbedder,
+    server: RerankServer,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     uid = _setup(md)
     server.delay_s = 1.0
     reranker = ApiReranker(ApiRerankSettings(url=server.url, timeout_s=0.2))
     started = time.perf_counter()
-    with Memoryd(md.url, embedder=embedder, reranker=reranker) as remote, \
-            caplog.at_level(logging.WARNING, logger="memoryd"):
+    with (
+        Memoryd(md.url, embedder=embedder, reranker=reranker) as remote,
+        caplog.at_level(logging.WARNING, logger="memoryd"),
+    ):
         turn = remote.context(uid, "w", "who is the legal contact")
     assert time.perf_counter() - started < 0.9
     assert turn.fallback_reason is not None and "ReadTimeout" in turn.fallback_reason
@@ -114,7 +129,10 @@ def test_a_slow_endpoint_times_out_and_the_newest_memories_are_used(
 
 @pytest.mark.parametrize("status", [500, 404])
 def test_an_error_status_falls_back_to_recency(
-    md: Memoryd, embedder: MiniLMEmbedder, server: RerankServer, status: int,
+    md: Memoryd,
+    embedder: MiniLMEmbedder,
+    server: RerankServer,
+    status: int,
 ) -> None:
     uid = _setup(md)
     server.status = status

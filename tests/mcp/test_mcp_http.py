@@ -125,6 +125,14 @@ def test_memory_lifecycle_through_tools_lands_in_the_core(live: LiveMemoryd) -> 
     assert {e.actor for e in live.md.audit_log(alice, made["id"])} == {f"user:{alice}"}
 
 
+def test_remember_until_a_date(live: LiveMemoryd) -> None:
+    made = ok(live, "alice", "remember", content="The demo is on Friday", until="2099-01-02")
+    assert made["expires_at"] == "2099-01-03T00:00:00+00:00" and made["expired"] is False
+    assert "already passed" in refused(
+        live, "alice", "remember", content="Old news", until="2020-01-01"
+    )
+
+
 def test_refusals_carry_the_rest_apis_messages(live: LiveMemoryd) -> None:
     for i in range(5):
         ok(live, "alice", "remember", content=f"Global fact {i}", scope="global")

@@ -300,7 +300,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One memory */
+        /** One memory with its source, source chats and history */
         get: operations["get_memory_api_v1_memories__memory_id__get"];
         put?: never;
         post?: never;
@@ -308,7 +308,7 @@ export interface paths {
         delete: operations["delete_memory_api_v1_memories__memory_id__delete"];
         options?: never;
         head?: never;
-        /** Edit a memory */
+        /** Edit a memory or its expiry */
         patch: operations["edit_memory_api_v1_memories__memory_id__patch"];
         trace?: never;
     };
@@ -409,6 +409,57 @@ export interface paths {
         get: operations["describe_settings_api_v1_settings_schema_get"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/suggestions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Extraction's suggested changes waiting for review */
+        get: operations["list_suggestions_api_v1_suggestions_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/suggestions/{suggestion_id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept a suggestion, optionally with your own text or expiry */
+        post: operations["accept_api_v1_suggestions__suggestion_id__accept_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/suggestions/{suggestion_id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reject a suggestion (the same text is not suggested again) */
+        post: operations["reject_api_v1_suggestions__suggestion_id__reject_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -528,7 +579,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One memory */
+        /** One memory with its source, source chats and history */
         get: operations["get_memory_api_v1_users__user_id__memories__memory_id__get"];
         put?: never;
         post?: never;
@@ -536,7 +587,7 @@ export interface paths {
         delete: operations["delete_memory_api_v1_users__user_id__memories__memory_id__delete"];
         options?: never;
         head?: never;
-        /** Edit a memory */
+        /** Edit a memory or its expiry */
         patch: operations["edit_memory_api_v1_users__user_id__memories__memory_id__patch"];
         trace?: never;
     };
@@ -602,6 +653,57 @@ export interface paths {
         put?: never;
         /** Make it global */
         post: operations["promote_api_v1_users__user_id__memories__memory_id__promote_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{user_id}/suggestions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Extraction's suggested changes waiting for review */
+        get: operations["list_suggestions_api_v1_users__user_id__suggestions_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{user_id}/suggestions/{suggestion_id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept a suggestion, optionally with your own text or expiry */
+        post: operations["accept_api_v1_users__user_id__suggestions__suggestion_id__accept_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{user_id}/suggestions/{suggestion_id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reject a suggestion (the same text is not suggested again) */
+        post: operations["reject_api_v1_users__user_id__suggestions__suggestion_id__reject_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -836,10 +938,23 @@ export interface components {
             content: string;
             /** Created At */
             created_at: string;
+            /**
+             * Expired
+             * @description Past its expiry: never injected.
+             * @default false
+             */
+            expired: boolean;
+            /** Expires At */
+            expires_at?: string | null;
             /** Id */
             id: string;
             /** Last Used At */
             last_used_at: string | null;
+            /**
+             * Run Id
+             * @description The extraction run that made it.
+             */
+            run_id?: string | null;
             /**
              * Scope
              * @enum {string}
@@ -987,6 +1102,11 @@ export interface components {
              */
             content: string;
             /**
+             * Expires At
+             * @description Remember until: a date (YYYY-MM-DD, kept to the end of that day, UTC) or an ISO 8601 time. Once passed, the memory is never injected and is deleted after the expired_grace_days setting.
+             */
+            expires_at?: string | null;
+            /**
              * Scope
              * @description Default: 'workspace' when a workspace is given, else global.
              */
@@ -994,10 +1114,69 @@ export interface components {
             /** Workspace */
             workspace?: string | null;
         };
+        /**
+         * MemoryDetail
+         * @description One memory with where it came from and everything that happened to it.
+         */
+        MemoryDetail: {
+            /** Content */
+            content: string;
+            /** Created At */
+            created_at: string;
+            /**
+             * Created By
+             * @description Who created it, as in the audit log: user:<id>, admin:<id>, extraction:<run id>, import:<id>.
+             */
+            created_by: string | null;
+            /**
+             * Expired
+             * @description Past its expiry: never injected.
+             * @default false
+             */
+            expired: boolean;
+            /** Expires At */
+            expires_at?: string | null;
+            /** History */
+            history: components["schemas"]["AuditOut"][];
+            /** Id */
+            id: string;
+            /** Last Used At */
+            last_used_at: string | null;
+            /**
+             * Run Id
+             * @description The extraction run that made it.
+             */
+            run_id?: string | null;
+            /**
+             * Scope
+             * @enum {string}
+             */
+            scope: "global" | "workspace";
+            /** Source */
+            source: string;
+            /** Source Chat Ids */
+            source_chat_ids: number[];
+            /**
+             * Source Chats
+             * @description The chats it was extracted from that are still stored.
+             */
+            source_chats: components["schemas"]["ChatOut"][];
+            /** Updated At */
+            updated_at: string;
+            /** User Id */
+            user_id: number;
+            /** Workspace */
+            workspace: string | null;
+        };
         /** MemoryEdit */
         MemoryEdit: {
             /** Content */
-            content: string;
+            content?: string | null;
+            /**
+             * Expires At
+             * @description Remember until: a date (YYYY-MM-DD, kept to the end of that day, UTC) or an ISO 8601 time. Once passed, the memory is never injected and is deleted after the expired_grace_days setting. Send null to remove the expiry; leave it out to keep it.
+             */
+            expires_at?: string | null;
         };
         /** MemoryList */
         MemoryList: {
@@ -1012,10 +1191,23 @@ export interface components {
             content: string;
             /** Created At */
             created_at: string;
+            /**
+             * Expired
+             * @description Past its expiry: never injected.
+             * @default false
+             */
+            expired: boolean;
+            /** Expires At */
+            expires_at?: string | null;
             /** Id */
             id: string;
             /** Last Used At */
             last_used_at: string | null;
+            /**
+             * Run Id
+             * @description The extraction run that made it.
+             */
+            run_id?: string | null;
             /**
              * Scope
              * @enum {string}
@@ -1138,6 +1330,70 @@ export interface components {
             memory_enabled?: boolean | null;
         } & {
             [key: string]: unknown;
+        };
+        /** SuggestionAccept */
+        SuggestionAccept: {
+            /**
+             * Content
+             * @description Your own wording (edit, then accept).
+             */
+            content?: string | null;
+            /**
+             * Expires At
+             * @description Remember until: a date (YYYY-MM-DD, kept to the end of that day, UTC) or an ISO 8601 time. Once passed, the memory is never injected and is deleted after the expired_grace_days setting.
+             */
+            expires_at?: string | null;
+        };
+        /** SuggestionOut */
+        SuggestionOut: {
+            /** Content */
+            content: string;
+            /** Created At */
+            created_at: string;
+            /** Decided At */
+            decided_at: string | null;
+            /** Expires At */
+            expires_at: string | null;
+            /** Id */
+            id: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "create" | "update";
+            /**
+             * Memory Id
+             * @description The memory written when it was accepted.
+             */
+            memory_id: string | null;
+            /** Run Id */
+            run_id: string | null;
+            /**
+             * Scope
+             * @enum {string}
+             */
+            scope: "global" | "workspace";
+            /** Source Chat Ids */
+            source_chat_ids: number[];
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "pending" | "accepted" | "rejected";
+            /**
+             * Target Content
+             * @description That memory's text when suggested.
+             */
+            target_content: string | null;
+            /**
+             * Target Id
+             * @description The memory an update would change.
+             */
+            target_id: string | null;
+            /** User Id */
+            user_id: number;
+            /** Workspace */
+            workspace: string | null;
         };
         /**
          * UsedMemoryOut
@@ -2622,7 +2878,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MemoryOut"];
+                    "application/json": components["schemas"]["MemoryDetail"];
                 };
             };
             /** @description No or a wrong API key / session */
@@ -3236,6 +3492,212 @@ export interface operations {
                             [key: string]: unknown;
                         };
                     };
+                };
+            };
+            /** @description No or a wrong API key / session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such user, workspace or memory (for this caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A full scope, a duplicate, or a name already taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    list_suggestions_api_v1_suggestions_get: {
+        parameters: {
+            query?: {
+                /** @description Which ones; pending (waiting for you) by default. */
+                status?: "pending" | "accepted" | "rejected" | "all";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuggestionOut"][];
+                };
+            };
+            /** @description No or a wrong API key / session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such user, workspace or memory (for this caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A full scope, a duplicate, or a name already taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    accept_api_v1_suggestions__suggestion_id__accept_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                suggestion_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SuggestionAccept"] | null;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryOut"];
+                };
+            };
+            /** @description No or a wrong API key / session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such user, workspace or memory (for this caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A full scope, a duplicate, or a name already taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    reject_api_v1_suggestions__suggestion_id__reject_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                suggestion_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuggestionOut"];
                 };
             };
             /** @description No or a wrong API key / session */
@@ -3990,7 +4452,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MemoryOut"];
+                    "application/json": components["schemas"]["MemoryDetail"];
                 };
             };
             /** @description No or a wrong API key / session */
@@ -4413,6 +4875,219 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MemoryOut"];
+                };
+            };
+            /** @description No or a wrong API key / session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such user, workspace or memory (for this caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A full scope, a duplicate, or a name already taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    list_suggestions_api_v1_users__user_id__suggestions_get: {
+        parameters: {
+            query?: {
+                /** @description Which ones; pending (waiting for you) by default. */
+                status?: "pending" | "accepted" | "rejected" | "all";
+            };
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuggestionOut"][];
+                };
+            };
+            /** @description No or a wrong API key / session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such user, workspace or memory (for this caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A full scope, a duplicate, or a name already taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    accept_api_v1_users__user_id__suggestions__suggestion_id__accept_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                suggestion_id: string;
+                /** @description The user's id. */
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SuggestionAccept"] | null;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryOut"];
+                };
+            };
+            /** @description No or a wrong API key / session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such user, workspace or memory (for this caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A full scope, a duplicate, or a name already taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    reject_api_v1_users__user_id__suggestions__suggestion_id__reject_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                suggestion_id: string;
+                /** @description The user's id. */
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuggestionOut"];
                 };
             };
             /** @description No or a wrong API key / session */

@@ -29,7 +29,7 @@ from typer.core import TyperGroup, TyperOption
 
 from memoryd.config import MemorydSettings
 from memoryd.domain.errors import InvalidInput, MemorydError, NotFound, PermissionDenied
-from memoryd.domain.models import Memory, User
+from memoryd.domain.models import Actor, Memory, Source, User
 from memoryd.embedding.base import Embedder
 from memoryd.service import Memoryd
 from memoryd.storage.membership import Memberships
@@ -292,6 +292,10 @@ def cell(value: object) -> Text:
     if isinstance(value, datetime):
         return Text(value.strftime("%Y-%m-%d %H:%M"))
     return Text(str(value))
+
+
+# The person at the terminal administers the database; the audit log says so.
+CLI_ACTOR = Actor(Source.ADMIN)
 
 
 def memory_json(memory: Memory) -> dict[str, Any]:

@@ -1,5 +1,9 @@
 """``memoryd memories``: browse and change one user's memories, and read their history.
 
+Also a memory's detail (``show``), expiry (``--until`` on add and edit,
+``purge-expired``) and the review queue (``memories suggestions``, in
+``memoryd.cli.suggestions``).
+
 Every command names the user with ``--user`` and only ever sees that user's memories: a
 memory id (or a unique prefix of at least 6 characters) is resolved among that user's
 memories alone, so another user's id is simply "no memory".
@@ -7,12 +11,18 @@ memories alone, so another user's id is simply "no memory".
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from datetime import datetime, time, timedelta
 from typing import Annotated, Any
 
 import typer
+from rich import box
+from rich.table import Table
+from rich.text import Text
 
+from memoryd.cli import suggestions
 from memoryd.cli.common import (
+    CLI_ACTOR,
     DbOption,
     JsonOption,
     UserOption,
@@ -29,14 +39,17 @@ from memoryd.cli.common import (
     resolve_memory,
     short_id_length,
 )
-from memoryd.domain.errors import InvalidScope
-from memoryd.domain.models import Actor, AuditEntry, Memory, Scope, Source
+from memoryd.domain.errors import InvalidInput, InvalidScope
+from memoryd.domain.models import AuditEntry, Memory, Scope
 from memoryd.domain.rules import scope_label
 from memoryd.service import Memoryd
+from memoryd.store import KEEP
 
 app = typer.Typer(
-    help="One user's memories: list, add, edit, remove, move, history.", no_args_is_help=True
+    help="One user's memories: list, add, edit, remove, move, show, history, suggestions.",
+    no_args_is_help=True,
 )
+app.add_typer(suggestions.app, name="suggestions")
 
 IdArgument = Annotated[
     str, typer.Argument(metavar="ID", help="Memory id, or a unique prefix (6+ characters).")
@@ -46,8 +59,62 @@ WorkspaceFilter = Annotated[
     str | None, typer.Option("--workspace", "-w", metavar="SLUG", help="Only this workspace.")
 ]
 
-# The person at the terminal administers the database; the audit log says so.
-CLI_ACTOR = Actor(Source.ADMIN)
+UntilOption = Annotated[
+    str | None,
+    typer.Option(
+        "--until",
+        metavar="DATE",
+        help="Remember until this date (YYYY-MM-DD, to the end of that day, UTC) or ISO "
+        "time; after it the memory is never injected and is deleted after the grace period.",
+    ),
+]
+
+
+def _until(memory: Memory, md: Memoryd, stamp: str = "%Y-%m-%d %H:%M") -> str:
+    """When the memory expires; as a day only (``stamp`` without a time), an expiry given
+    as a date (stored as the next midnight, UTC) shows as the day the user gave."""
+    moment = memory.expires_at
+    if moment is None:
+        return ""
+    mark = " (expired)" if memory.is_expired(md.clock()) else ""
+    if "%H" not in stamp and moment.time() == time(0):
+        moment -= timedelta(days=1)
+    return moment.strftime(stamp) + mark
+
+
+WIDE_MEMORY_TABLE = 120  # from here on: times with hours and minutes
+NARROW_MEMORY_TABLE = 100  # below this: no "Created" column
+
+MemoryColumn = tuple[str, bool, Callable[[Memory, Memoryd, int], str]]
+
+
+def _memory_columns(terminal: int) -> list[MemoryColumn]:
+    """The columns of ``memories list`` for a terminal this wide: headers are whole words
+    and times stay on one line; the memory's text takes what is left (and wraps)."""
+    stamp = "%Y-%m-%d %H:%M" if terminal >= WIDE_MEMORY_TABLE else "%Y-%m-%d"
+
+    def when(value: datetime | None) -> str:
+        return "-" if value is None else value.strftime(stamp)
+
+    columns: list[MemoryColumn] = [
+        ("ID", True, lambda m, md, width: m.id[:width]),
+        ("Memory", False, lambda m, md, width: m.content),
+        ("Source", True, lambda m, md, width: m.source.value),
+    ]
+    if terminal >= NARROW_MEMORY_TABLE:
+        columns.append(("Created", True, lambda m, md, width: when(m.created_at)))
+    columns += [
+        ("Last used", True, lambda m, md, width: when(m.last_used_at)),
+        ("Expires", True, lambda m, md, width: _until(m, md, stamp)),
+    ]
+    return columns
+
+
+def _memory_table(title: str, terminal: int) -> Table:
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
+    for header, no_wrap, _ in _memory_columns(terminal):
+        table.add_column(header, no_wrap=no_wrap, overflow="fold", ratio=1 if not no_wrap else None)
+    return table
 
 
 def _where(memory: Memory) -> str:
@@ -102,16 +169,11 @@ def list_memories(
             if slug is None
             else (f"Workspace {slug}", md.limits.workspace_per_pair)
         )
-        table = make_table(
-            f"{label} ({len(members)}/{limit})", ["ID", "Memory", "Source", "Created", "Last used"]
-        )
+        live = sum(1 for m in members if not m.is_expired(md.clock()))
+        table = _memory_table(f"{label} ({live}/{limit})", out.width)
         for m in members:
             table.add_row(
-                cell(m.id[:width]),
-                cell(m.content),
-                cell(m.source.value),
-                cell(m.created_at),
-                cell(m.last_used_at),
+                *(Text(value(m, md, width)) for _, _, value in _memory_columns(out.width))
             )
         out.print(table)
     if not memories:
@@ -127,6 +189,7 @@ def add(
         typer.Option("--workspace", "-w", metavar="SLUG", help="Store in this workspace."),
     ] = None,
     global_: Annotated[bool, typer.Option("--global", help="Store as a global memory.")] = False,
+    until: UntilOption = None,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -143,7 +206,7 @@ def add(
         if workspace:
             require_member(md, owner, workspace)
         scope = Scope.GLOBAL if global_ else Scope.WORKSPACE
-        memory = md.add_memory(owner.id, text, scope, workspace, actor=CLI_ACTOR)
+        memory = md.add_memory(owner.id, text, scope, workspace, actor=CLI_ACTOR, expires_at=until)
         _report(md, "added", memory, as_json)
 
 
@@ -151,16 +214,82 @@ def add(
 def edit(
     user: UserOption,
     memory_id: IdArgument,
-    text: TextArgument,
+    text: Annotated[
+        str | None,
+        typer.Argument(metavar="[TEXT]", help="The new text (leave out to change only --until)."),
+    ] = None,
+    until: UntilOption = None,
+    no_expiry: Annotated[
+        bool, typer.Option("--no-expiry", help="Remove the expiry: remember for good.")
+    ] = False,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Replace the text of a memory (it keeps its id and scope)."""
+    """Replace the text of a memory (it keeps its id and scope), its expiry, or both."""
+    if until is not None and no_expiry:
+        raise InvalidInput("give --until DATE or --no-expiry, not both")
     with open_memoryd(db) as md:
         owner = find_user(md, user)
         full_id = resolve_memory(md, owner, memory_id)
-        memory = md.edit_memory(owner.id, full_id, text, actor=CLI_ACTOR)
+        expiry = None if no_expiry else (KEEP if until is None else until)
+        memory = md.edit_memory(owner.id, full_id, text, actor=CLI_ACTOR, expires_at=expiry)
         _report(md, "edited", memory, as_json)
+
+
+@app.command("show")
+def show(
+    user: UserOption, memory_id: IdArgument, db: DbOption = None, as_json: JsonOption = False
+) -> None:
+    """One memory in full: where it came from, its source chats, expiry and history."""
+    with open_memoryd(db) as md:
+        owner = find_user(md, user)
+        detail = md.memory_detail(owner.id, resolve_memory(md, owner, memory_id))
+        expires = _until(detail.memory, md)
+    memory = detail.memory
+    if as_json:
+        emit_json(
+            {
+                **memory_json(memory),
+                "expired": detail.expired,
+                "created_by": detail.created_by,
+                "source_chats": [
+                    {"id": c.id, "workspace": c.workspace, "prompt": c.prompt}
+                    for c in detail.source_chats
+                ],
+                "history": [_entry_json(e) for e in detail.history],
+            }
+        )
+        return
+    origin = memory.source.value + (f" (run {memory.run_id})" if memory.run_id else "")
+    used = memory.last_used_at.isoformat(timespec="seconds") if memory.last_used_at else "never"
+    lines = [
+        f"{memory.id} in {_where(memory)}: {memory.content}",
+        f"source: {origin}; created by {detail.created_by or 'unknown'}",
+        f"created {memory.created_at.isoformat(timespec='seconds')}, "
+        f"updated {memory.updated_at.isoformat(timespec='seconds')}, "
+        f"last used {used}",
+        f"expires: {expires or 'never'}",
+    ]
+    for chat in detail.source_chats:
+        lines.append(f"from chat {chat.id} in {chat.workspace}: {chat.prompt[:200]}")
+    out = console()
+    for line in lines:
+        out.print(line, markup=False, highlight=False)
+    out.print(_history_table(detail.history, 8))
+
+
+@app.command("purge-expired")
+def purge_expired(db: DbOption = None, as_json: JsonOption = False) -> None:
+    """Delete every memory expired longer than the expired_grace_days setting (all users).
+
+    The server's scheduler does this on each extraction tick; run it from cron when no
+    server runs."""
+    with open_memoryd(db) as md:
+        deleted = md.purge_expired()
+    if as_json:
+        emit_json({"deleted": deleted})
+    else:
+        echo(f"deleted {deleted} expired memor{'y' if deleted == 1 else 'ies'}")
 
 
 @app.command("rm")

@@ -46,8 +46,7 @@ def worker(
         from memoryd.scale.tasks import SECOND_STEPS
     except ImportError as exc:
         raise InvalidInput(
-            f"workers need the 'scale' extra ({exc.name} is missing): "
-            "pip install 'memoryd[scale]'"
+            f"workers need the 'scale' extra ({exc.name} is missing): pip install 'memoryd[scale]'"
         ) from None
     if heartbeat not in SECOND_STEPS:
         steps = ", ".join(map(str, SECOND_STEPS))

@@ -36,6 +36,7 @@ from memoryd.domain.models import (
     User,
     Workspace,
 )
+from memoryd.domain.rules import Keep
 from memoryd.transfer import ImportResult
 
 API = "/api/v1"
@@ -123,6 +124,8 @@ def memory_of(data: Mapping[str, Any]) -> Memory:
         updated_at=updated,
         last_used_at=_when(data.get("last_used_at")),
         source_chat_ids=tuple(data.get("source_chat_ids", ())),
+        expires_at=_when(data.get("expires_at")),
+        run_id=data.get("run_id"),
     )
 
 
@@ -213,12 +216,37 @@ def chat_body(
     return body
 
 
-def memory_body(content: str, scope: Scope | str | None, workspace: str | None) -> dict[str, Any]:
-    return {
+def memory_body(
+    content: str,
+    scope: Scope | str | None,
+    workspace: str | None,
+    expires_at: datetime | str | None = None,
+) -> dict[str, Any]:
+    body: dict[str, Any] = {
         "content": content,
         "scope": scope,  # a Scope is a str: it is sent as its value
         "workspace": workspace,
     }
+    if expires_at is not None:
+        body["expires_at"] = expiry_text(expires_at)
+    return body
+
+
+def expiry_text(expires_at: datetime | str | None) -> str | None:
+    """An expiry as the API takes it (a date or an ISO time), None to remove it."""
+    if isinstance(expires_at, datetime):
+        return expires_at.isoformat()
+    return expires_at
+
+
+def edit_body(content: str | None, expires_at: datetime | str | Keep | None) -> dict[str, Any]:
+    """A PATCH body: only what changes (a left-out expiry is kept, null removes it)."""
+    body: dict[str, Any] = {}
+    if content is not None:
+        body["content"] = content
+    if not isinstance(expires_at, Keep):
+        body["expires_at"] = expiry_text(expires_at)
+    return body
 
 
 def import_result_of(data: Mapping[str, Any]) -> ImportResult:

@@ -34,6 +34,7 @@ class Source(enum.StrEnum):
     ADMIN = "admin"
     EXTRACTION = "extraction"
     IMPORT = "import"
+    SYSTEM = "system"  # memoryd itself, e.g. deleting memories expired past their grace
 
 
 class AuditAction(enum.StrEnum):
@@ -88,6 +89,12 @@ class Memory:
     source_chat_ids: tuple[int, ...] = ()
     embedding: Vector | None = field(default=None, repr=False, compare=False)
     embedder: str | None = field(default=None, repr=False, compare=False)
+    expires_at: datetime | None = None
+    run_id: str | None = None  # the extraction run that created it
+
+    def is_expired(self, now: datetime) -> bool:
+        """Past its "remember until": never injected, shown as expired, later deleted."""
+        return self.expires_at is not None and self.expires_at <= now
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready view (no vector)."""
@@ -102,6 +109,59 @@ class Memory:
             "updated_at": self.updated_at.isoformat(),
             "last_used_at": self.last_used_at.isoformat() if self.last_used_at else None,
             "source_chat_ids": list(self.source_chat_ids),
+            "expires_at": self.expires_at.isoformat() if self.expires_at else None,
+            "run_id": self.run_id,
+        }
+
+
+class SuggestionKind(enum.StrEnum):
+    CREATE = "create"
+    UPDATE = "update"
+
+
+class SuggestionStatus(enum.StrEnum):
+    PENDING = "pending"
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """A change extraction proposes and the user decides on (``memory_review``)."""
+
+    id: str
+    user_id: int
+    kind: SuggestionKind
+    scope: Scope
+    workspace: str | None
+    content: str
+    created_at: datetime
+    status: SuggestionStatus = SuggestionStatus.PENDING
+    target_id: str | None = None
+    target_content: str | None = None  # the memory's text when this was suggested
+    expires_at: datetime | None = None
+    source_chat_ids: tuple[int, ...] = ()
+    run_id: str | None = None
+    decided_at: datetime | None = None
+    memory_id: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "user_id": self.user_id,
+            "kind": self.kind.value,
+            "scope": self.scope.value,
+            "workspace": self.workspace,
+            "content": self.content,
+            "status": self.status.value,
+            "target_id": self.target_id,
+            "target_content": self.target_content,
+            "expires_at": self.expires_at.isoformat() if self.expires_at else None,
+            "source_chat_ids": list(self.source_chat_ids),
+            "run_id": self.run_id,
+            "created_at": self.created_at.isoformat(),
+            "decided_at": self.decided_at.isoformat() if self.decided_at else None,
+            "memory_id": self.memory_id,
         }
 
 

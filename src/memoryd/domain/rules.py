@@ -7,9 +7,11 @@ functions, so storage, extraction, the API and the CLI all apply exactly the sam
 
 from __future__ import annotations
 
+import enum
 import re
 import unicodedata
 from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
 
 from memoryd.domain.errors import InvalidContent, InvalidInput, InvalidScope
 from memoryd.domain.models import Scope
@@ -148,3 +150,51 @@ def resolve_scope(scope: object, workspace: str | None) -> tuple[Scope, str | No
 
 def scope_label(scope: Scope, workspace: str | None) -> str:
     return "global" if scope is Scope.GLOBAL else f"workspace '{workspace}'"
+
+
+class Keep(enum.Enum):
+    """The type of ``KEEP``: "leave it as it is", where None already means "remove"."""
+
+    KEEP = "keep"
+
+
+KEEP = Keep.KEEP  # e.g. ``edit_memory(..., expires_at=KEEP)`` keeps the expiry
+
+
+def parse_expiry(value: object, now: datetime) -> datetime | None:
+    """A memory's "remember until" as an aware UTC time, or None for "no expiry".
+
+    A date (``2026-03-14``) means "until the end of that day" (UTC), so the memory
+    expires at the following midnight; an ISO 8601 time (``2026-03-14T18:00:00+01:00``;
+    without a zone it is read as UTC) is taken as it is. Empty text or None clears the
+    expiry. A time that has already passed is refused: it would hide the memory at once.
+    """
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, datetime):
+        moment = value
+    elif isinstance(value, date):
+        moment = datetime.combine(value + timedelta(days=1), time(0), tzinfo=UTC)
+    elif isinstance(value, str):
+        text = value.strip()
+        try:
+            if len(text) == 10:
+                day = date.fromisoformat(text)
+                moment = datetime.combine(day + timedelta(days=1), time(0), tzinfo=UTC)
+            else:
+                moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError:
+            raise InvalidInput(
+                f"invalid expiry {value!r}: use a date (YYYY-MM-DD) or an ISO 8601 time"
+            ) from None
+    else:
+        raise InvalidInput(f"invalid expiry {value!r}: use a date (YYYY-MM-DD) or an ISO time")
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    moment = moment.astimezone(UTC)
+    if moment <= now:
+        raise InvalidInput(
+            f"the expiry {moment.isoformat()} has already passed; give a later date "
+            "(or none to keep the memory)"
+        )
+    return moment

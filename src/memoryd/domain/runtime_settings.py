@@ -133,6 +133,37 @@ MAX_WORKSPACES_PER_USER = define(
 )
 
 
+REVIEW_MODES = ("off", "updates", "everything")
+
+
+def parse_review(value: object) -> str:
+    text = value.strip().lower() if isinstance(value, str) else value
+    if text not in REVIEW_MODES:
+        raise InvalidInput(f"expected one of {', '.join(REVIEW_MODES)}, got {value!r}")
+    return str(text)
+
+
+MEMORY_REVIEW = define(
+    SettingSpec(
+        "memory_review",
+        "off",
+        parse_review,
+        "Ask users before extraction changes their memories: off (apply at once), "
+        "updates (changes to existing memories wait as suggestions), everything (new "
+        "memories too). Suggestions are accepted, edited or rejected in the Memories tab.",
+    )
+)
+EXPIRED_GRACE_DAYS = define(
+    SettingSpec(
+        "expired_grace_days",
+        30,
+        lambda value: parse_count(value, low=0, high=3650),
+        "Days an expired memory stays visible (marked expired, never injected) before "
+        "it is deleted; 0 deletes it at the next purge.",
+    )
+)
+
+
 def spec_for(key: str) -> SettingSpec:
     try:
         return SETTINGS[key]

@@ -25,7 +25,7 @@ from sqlalchemy import and_, func, select, update
 from memoryd.config import MemorydSettings
 from memoryd.domain import runtime_settings
 from memoryd.domain.errors import MemorydError, NotFound
-from memoryd.domain.models import Actor, Chat, Memory, Scope, Source, Vector
+from memoryd.domain.models import Actor, Chat, Memory, Scope, Source, Suggestion, Vector
 from memoryd.extraction import prompts
 from memoryd.extraction.decide import (
     Change,
@@ -38,6 +38,7 @@ from memoryd.extraction.decide import (
 )
 from memoryd.extraction.deps import ExtractionDeps, current_settings
 from memoryd.extraction.fact_filter import THRESHOLD, applies_to, fact_probability
+from memoryd.extraction.review import needs_review, suggest
 from memoryd.extraction.runs import clear_failures, get_pair_state, record_failure
 from memoryd.extraction.schema import (
     MAX_SENTENCES,
@@ -59,12 +60,14 @@ from memoryd.extraction.sentences import (
     self_names,
     user_sentences,
 )
+from memoryd.extraction.timebound import expiry_for
 from memoryd.llm.base import LLMProvider
 from memoryd.llm.json_output import Usage, complete_json
 from memoryd.rerank.embedding import memory_vectors
 from memoryd.storage.repository import Repository
 from memoryd.storage.tables import CHAT_UNPROCESSED, UTCDateTime
 from memoryd.storage.tables import chats as chats_table
+from memoryd.store import KEEP
 
 log = logging.getLogger("memoryd.extraction")
 
@@ -107,6 +110,7 @@ class PairResult:
     reason: str | None = None
     created: list[Memory] = field(default_factory=list)
     updated: list[Memory] = field(default_factory=list)
+    suggested: list[Suggestion] = field(default_factory=list)  # waiting for review
     chats_processed: list[int] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)
     not_stored: list[str] = field(default_factory=list)
@@ -370,7 +374,8 @@ def _plan_batch(
     """Observer on the user's sentences, checks in code, Reflector on related pairs."""
     with md.db.read() as repo:
         stored = repo.turn_memories(user_id, workspace_id)
-    stored = _with_embeddings(md, stored)
+    now = md.clock()
+    stored = _with_embeddings(md, [m for m in stored if not m.is_expired(now)])
     prompts_ = [c.prompt for c in batch]
     patterns = current_settings(md)[runtime_settings.SECRET_PATTERNS.key]  # admin's extras
     known_secrets = secret_values(
@@ -460,21 +465,39 @@ def _apply(
     result: PairResult,
     run_id: str,
 ) -> None:
-    """Write the plan and flag the batch processed in one transaction; items fail alone."""
+    """Write the plan and flag the batch processed in one transaction; items fail alone.
+
+    Under ``memory_review`` the changes it names wait as suggestions instead (see
+    ``memoryd.extraction.review``); a fact about one future day gets an expiry."""
     actor = Actor(Source.EXTRACTION, user_id, run_id)
     chat_ids = [c.id for c in batch]
+    said_at = {c.id: c.created_at for c in batch}
     missing = [c.text for c in plan.changes if c.vector is None]
     fresh = iter(md.embedder.embed(missing)) if missing else iter(())
     vectors = [c.vector if c.vector is not None else next(fresh) for c in plan.changes]
     created: list[Memory] = []
     updated: list[Memory] = []
+    suggested: list[Suggestion] = []
     rejected: list[str] = []
     notes: list[str] = []
     with md.db.write() as repo:
+        review = str(
+            repo.get_settings().get(
+                runtime_settings.MEMORY_REVIEW.key, runtime_settings.MEMORY_REVIEW.default
+            )
+        )
         for change, vector in zip(plan.changes, vectors, strict=True):
+            sources = _sources(change, chat_ids)
+            when = said_at.get(change.chat_id or -1, batch[-1].created_at)
+            until = expiry_for(change.text, when)
             savepoint = repo.conn.begin_nested()
             try:
-                if change.target is None:
+                if needs_review(review, change):
+                    item = suggest(
+                        md, repo, user_id, result.workspace, change, until, sources, run_id
+                    )
+                    suggested.append(item)
+                elif change.target is None:
                     slug = result.workspace if change.scope is Scope.WORKSPACE else None
                     if change.note:
                         notes.append(f"{change.note}: {change.text}")
@@ -487,7 +510,8 @@ def _apply(
                             slug,
                             actor,
                             vector,
-                            _sources(change, chat_ids),
+                            sources,
+                            expires_at=until,
                         )
                     )
                 else:
@@ -499,7 +523,8 @@ def _apply(
                             change.text,
                             actor,
                             vector,
-                            _sources(change, chat_ids),
+                            sources,
+                            expires_at=until if until is not None else KEEP,
                         )
                     )
                 savepoint.commit()
@@ -524,6 +549,7 @@ def _apply(
             clear_failures(repo.conn, user_id, workspace_id)
     result.created += created
     result.updated += updated
+    result.suggested += suggested
     result.rejected += rejected
     result.not_stored += notes  # filed in another scope than the fact asked for
     result.chats_processed += chat_ids

@@ -225,6 +225,10 @@ def _account(run: Run, result: PairResult) -> None:
     run.memories_updated += len(result.updated)
     run.chats_processed += len(result.chats_processed)
     where = {"user_id": result.user_id, "workspace": result.workspace}
+    run.errors += [
+        {"kind": "suggested", **where, "change": f"{s.kind.value}: {s.content}"}
+        for s in result.suggested
+    ]
     if result.status == "skipped":
         run.skip(result.reason or "skipped")
     elif result.error is None:
@@ -276,6 +280,12 @@ class ExtractionScheduler:
         )
 
     def tick(self) -> Run | None:
+        purge = getattr(self.md, "purge_expired", None)
+        if purge is not None:  # memories expired past their grace period go, in any case
+            try:
+                purge()
+            except Exception:  # the purge is retried next tick; extraction still runs
+                log.exception("purging expired memories failed")
         if not self.enabled():
             log.info("extraction skipped: memory_enabled or memory_auto_extraction is off")
             return None

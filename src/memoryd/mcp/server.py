@@ -65,6 +65,14 @@ ScopeArg = Annotated[
 WorkspaceArg = Annotated[
     str | None, Field(max_length=64, description="The workspace (project) slug.")
 ]
+UntilArg = Annotated[
+    str | None,
+    Field(
+        max_length=64,
+        description="Remember until this date (YYYY-MM-DD, to the end of that day, UTC); "
+        "after it the memory is no longer used.",
+    ),
+]
 MemoryId = Annotated[str, Field(min_length=1, max_length=64, description="The memory's id.")]
 Content = Annotated[
     str, Field(max_length=10_000, description="One line of plain text, at most 500 characters.")
@@ -171,16 +179,20 @@ def build_server(state: ServerState, local_user_id: int | None = None) -> MCPSer
         ctx: Context[Any, Any],
         scope: ScopeArg = None,
         workspace: WorkspaceArg = None,
+        until: UntilArg = None,
     ) -> MemoryOut:
         """Store a new memory: one short fact the user stated that stays true.
 
         A global memory is about the person (at most 5); a workspace memory belongs to
         one project (at most 20 per workspace). A full scope or an exact duplicate is refused.
+        A fact true only until a date ("the demo is on Friday") takes `until`.
         """
         owner = self_owner(caller(ctx))
         if workspace is not None:
             require_workspace(state, owner.acting, workspace)
-        memory = md.add_memory(owner.user.id, content, scope, workspace, actor=owner.actor)
+        memory = md.add_memory(
+            owner.user.id, content, scope, workspace, actor=owner.actor, expires_at=until
+        )
         return MemoryOut.of(memory)
 
     @server.tool(title="Recall what is known for this message")

@@ -53,8 +53,10 @@ class ApiReranker:
     def score(self, query: Query, memories: Sequence[Memory]) -> list[float]:
         if not memories:
             return []
-        body: dict[str, Any] = {"query": query.text,
-                                self.settings.style: [m.content for m in memories]}
+        body: dict[str, Any] = {
+            "query": query.text,
+            self.settings.style: [m.content for m in memories],
+        }
         if self.settings.model:
             body["model"] = self.settings.model
         if self.settings.style == "documents":
@@ -76,8 +78,11 @@ def parse_scores(payload: Any, count: int) -> list[float]:
     for row in rows:
         value = row.get("relevance_score", row.get("score")) if isinstance(row, dict) else None
         index = row.get("index") if isinstance(row, dict) else None
-        if not isinstance(index, int) or not 0 <= index < count \
-                or not isinstance(value, (int, float)):
+        if (
+            not isinstance(index, int)
+            or not 0 <= index < count
+            or not isinstance(value, (int, float))
+        ):
             raise RerankApiError(f"the rerank endpoint sent an unusable result: {row!r:.200}")
         scores[index] = float(value)
     if len(scores) != count:

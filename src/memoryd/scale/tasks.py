@@ -138,9 +138,9 @@ def defer_pairs(app: App, pairs: Sequence[DuePair]) -> SweepResult:
     for pair in pairs:
         lock = pair_lock(pair.user_id, pair.workspace)
         try:
-            app.configure_task(
-                EXTRACT_TASK, queue=QUEUE, lock=lock, queueing_lock=lock
-            ).defer(user_id=pair.user_id, workspace=pair.workspace)
+            app.configure_task(EXTRACT_TASK, queue=QUEUE, lock=lock, queueing_lock=lock).defer(
+                user_id=pair.user_id, workspace=pair.workspace
+            )
             deferred += 1
         except AlreadyEnqueued:
             queued += 1
@@ -168,8 +168,16 @@ def sweep_now(md: Memoryd, app: App) -> SweepResult:
 
 
 def sweep(context: JobContext, timestamp: int) -> None:
-    """The periodic task: queue every due pair."""
-    sweep_now(_memoryd(context), context.app)
+    """The periodic task: delete memories expired past their grace period, then queue
+    every due pair."""
+    md = _memoryd(context)
+    try:
+        deleted = md.purge_expired()
+        if deleted:
+            log.info("sweep: deleted %d memories expired past their grace period", deleted)
+    except Exception:  # the next sweep retries; extraction must not wait for it
+        log.exception("purging expired memories failed")
+    sweep_now(md, context.app)
 
 
 def _provider(context: JobContext, md: Memoryd) -> LLMProvider:
@@ -257,4 +265,3 @@ async def recover(context: JobContext, timestamp: int) -> None:
         except ConnectorException:  # another job for the same pair is already waiting
             await manager.finish_job(job, status=Status.FAILED, delete_job=False)
             log.warning("dropped %s of a dead worker: an equal job is queued", job.call_string)
-

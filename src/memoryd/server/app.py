@@ -32,6 +32,7 @@ from memoryd.server.routers import (
     extraction,
     memories,
     proxy,
+    suggestions,
     transfer,
     users,
     workspaces,
@@ -152,6 +153,10 @@ def create_app(
     app.include_router(memories.build_router(self_owner, prefix="/api/v1", tag="memories"))
     app.include_router(
         memories.build_router(admin_owner, prefix="/api/v1/users/{user_id}", tag="admin")
+    )
+    app.include_router(suggestions.build_router(self_owner, prefix="/api/v1", tag="memories"))
+    app.include_router(
+        suggestions.build_router(admin_owner, prefix="/api/v1/users/{user_id}", tag="admin")
     )
     app.include_router(transfer.build_router(self_owner, prefix="/api/v1", tag="transfer"))
     app.include_router(

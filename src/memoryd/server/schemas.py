@@ -7,11 +7,12 @@ Content rules (length, one line, no markup) are checked by the domain, not dupli
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from memoryd.domain.models import Chat, Memory, UsedMemory, User, Workspace
+from memoryd.domain.models import Chat, Memory, Suggestion, UsedMemory, User, Workspace
 
 Name = Field(min_length=1, max_length=200)
 
@@ -21,16 +22,29 @@ class Strict(BaseModel):
 
 
 # memories -------------------------------------------------------------------------
+EXPIRY_HELP = (
+    "Remember until: a date (YYYY-MM-DD, kept to the end of that day, UTC) or an ISO 8601 "
+    "time. Once passed, the memory is never injected and is deleted after the "
+    "expired_grace_days setting."
+)
+
+
 class MemoryCreate(Strict):
     content: str = Field(max_length=10_000, description="One line of plain text, ≤500 chars.")
     scope: Literal["global", "workspace"] | None = Field(
         default=None, description="Default: 'workspace' when a workspace is given, else global."
     )
     workspace: str | None = Field(default=None, max_length=64)
+    expires_at: str | None = Field(default=None, max_length=64, description=EXPIRY_HELP)
 
 
 class MemoryEdit(Strict):
-    content: str = Field(max_length=10_000)
+    content: str | None = Field(default=None, max_length=10_000)
+    expires_at: str | None = Field(
+        default=None,
+        max_length=64,
+        description=EXPIRY_HELP + " Send null to remove the expiry; leave it out to keep it.",
+    )
 
 
 class Demote(Strict):
@@ -48,10 +62,13 @@ class MemoryOut(BaseModel):
     updated_at: str
     last_used_at: str | None
     source_chat_ids: list[int]
+    expires_at: str | None = None
+    expired: bool = Field(default=False, description="Past its expiry: never injected.")
+    run_id: str | None = Field(default=None, description="The extraction run that made it.")
 
     @classmethod
-    def of(cls, memory: Memory) -> MemoryOut:
-        return cls(**memory.to_dict())
+    def of(cls, memory: Memory, now: datetime | None = None) -> MemoryOut:
+        return cls(**memory.to_dict(), expired=memory.is_expired(now or datetime.now(UTC)))
 
 
 class ScopeUsage(BaseModel):
@@ -220,6 +237,48 @@ class ChatOut(BaseModel):
             memory_processed=chat.memory_processed,
             memories=[UsedMemoryOut.of(m) for m in memories],
         )
+
+
+class MemoryDetail(MemoryOut):
+    """One memory with where it came from and everything that happened to it."""
+
+    created_by: str | None = Field(
+        description="Who created it, as in the audit log: user:<id>, admin:<id>, "
+        "extraction:<run id>, import:<id>."
+    )
+    source_chats: list[ChatOut] = Field(
+        description="The chats it was extracted from that are still stored."
+    )
+    history: list[AuditOut]
+
+
+class SuggestionOut(BaseModel):
+    id: str
+    user_id: int
+    kind: Literal["create", "update"]
+    scope: Literal["global", "workspace"]
+    workspace: str | None
+    content: str
+    status: Literal["pending", "accepted", "rejected"]
+    target_id: str | None = Field(description="The memory an update would change.")
+    target_content: str | None = Field(description="That memory's text when suggested.")
+    expires_at: str | None
+    source_chat_ids: list[int]
+    run_id: str | None
+    created_at: str
+    decided_at: str | None
+    memory_id: str | None = Field(description="The memory written when it was accepted.")
+
+    @classmethod
+    def of(cls, suggestion: Suggestion) -> SuggestionOut:
+        return cls(**suggestion.to_dict())
+
+
+class SuggestionAccept(Strict):
+    content: str | None = Field(
+        default=None, max_length=10_000, description="Your own wording (edit, then accept)."
+    )
+    expires_at: str | None = Field(default=None, max_length=64, description=EXPIRY_HELP)
 
 
 class HistoryMessage(BaseModel):

@@ -45,6 +45,7 @@ from memoryd.storage.tables import (
     chats,
     id_high_water,
     memories,
+    memory_suggestions,
     settings,
     users,
     workspaces,
@@ -123,6 +124,7 @@ class Repository:
         self.conn.execute(update(users).where(users.c.id == user_id).values(role=role.value))
 
     def delete_user(self, user_id: int) -> None:
+        self.conn.execute(delete(memory_suggestions).where(memory_suggestions.c.user_id == user_id))
         self.conn.execute(delete(memories).where(memories.c.user_id == user_id))
         self.conn.execute(delete(chats).where(chats.c.user_id == user_id))
         self.conn.execute(delete(audit_log).where(audit_log.c.user_id == user_id))
@@ -160,6 +162,9 @@ class Repository:
         return [Workspace(r.slug, r.name) for r in rows]
 
     def delete_workspace(self, workspace_id: int) -> None:
+        self.conn.execute(
+            delete(memory_suggestions).where(memory_suggestions.c.workspace_id == workspace_id)
+        )
         self.conn.execute(delete(memories).where(memories.c.workspace_id == workspace_id))
         self.conn.execute(delete(chats).where(chats.c.workspace_id == workspace_id))
         self.conn.execute(delete(workspaces).where(workspaces.c.id == workspace_id))
@@ -212,10 +217,16 @@ class Repository:
                 pool.append(memo.memory(row[1:], dialect))
         return int(version), pool
 
-    def count_memories(self, user_id: int, scope: Scope, workspace_id: int | None) -> int:
+    def count_memories(
+        self, user_id: int, scope: Scope, workspace_id: int | None, now: datetime | None = None
+    ) -> int:
+        """Memories that hold a slot; given ``now``, expired ones do not (they are on
+        their way out). Without it, every stored row counts."""
         query = select(func.count()).where(
             memories.c.user_id == user_id, memories.c.scope == scope.value
         )
+        if now is not None:
+            query = query.where(or_(memories.c.expires_at.is_(None), memories.c.expires_at > now))
         if scope is Scope.WORKSPACE:
             query = query.where(memories.c.workspace_id == workspace_id)
         return int(self.conn.execute(query).scalar_one())
@@ -245,6 +256,16 @@ class Repository:
 
     def delete_memory(self, memory_id: str) -> None:
         self.conn.execute(delete(memories).where(memories.c.id == memory_id))
+
+    def expired_before(self, cutoff: datetime, limit: int = 500) -> list[Memory]:
+        """Memories whose expiry is at or before ``cutoff`` (oldest first), to purge."""
+        query = (
+            self._memory_select(False)
+            .where(memories.c.expires_at.is_not(None), memories.c.expires_at <= cutoff)
+            .order_by(memories.c.expires_at, memories.c.id)
+            .limit(limit)
+        )
+        return [_memory(r, False, self.conn.dialect) for r in self.conn.execute(query)]
 
     def touch_memories(self, ids: Iterable[str], now: datetime) -> None:
         id_list = list(ids)

@@ -101,8 +101,35 @@ memories = Table(
     Column("source_chats", JSON, nullable=False, default=list),
     Column("embedding", LargeBinary, nullable=True),
     Column("embedder", String(64), nullable=True),
+    Column("expires_at", UTCDateTime, nullable=True),  # "remember until" (0009)
+    Column("run_id", String(32), nullable=True),  # the extraction run that made it (0009)
     Index("ix_memories_user_scope_workspace", "user_id", "scope", "workspace_id"),
     Index("ix_memories_workspace_id", "workspace_id"),  # deleting a workspace (0004)
+    Index("ix_memories_expires_at", "expires_at"),  # purging expired memories (0009)
+)
+
+# Extraction's changes waiting for the user's decision under memory_review (0009).
+memory_suggestions = Table(
+    "memory_suggestions",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+    Column("kind", String(16), nullable=False),  # create | update
+    Column("scope", String(16), nullable=False),
+    Column("workspace_id", Integer, ForeignKey("workspaces.id", ondelete="CASCADE"), nullable=True),
+    Column("target_id", String(32), nullable=True),  # the memory an update revises
+    Column("target_content", Text, nullable=True),  # its text when suggested (side by side)
+    Column("content", Text, nullable=False),
+    Column("content_key", Text, nullable=False),
+    Column("expires_at", UTCDateTime, nullable=True),
+    Column("source_chats", JSON, nullable=False, default=list),
+    Column("run_id", String(32), nullable=True),
+    Column("status", String(16), nullable=False),  # pending | accepted | rejected
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("decided_at", UTCDateTime, nullable=True),
+    Column("memory_id", String(32), nullable=True),  # the memory an accept wrote
+    Index("ix_memory_suggestions_user_status", "user_id", "status"),
+    Index("ix_memory_suggestions_workspace_id", "workspace_id"),
 )
 
 chats = Table(

@@ -40,6 +40,8 @@ RAW_COLUMNS: tuple[Any, ...] = (
     type_coerce(memories.c.updated_at, String).label("updated_at"),
     type_coerce(memories.c.last_used_at, String).label("last_used_at"),
     type_coerce(memories.c.source_chats, String).label("source_chats"),
+    type_coerce(memories.c.expires_at, String).label("expires_at"),
+    memories.c.run_id,
     memories.c.embedding,
     memories.c.embedder,
 )
@@ -77,7 +79,7 @@ TURN_ROWS = TurnRows()  # one per process: a row determines its Memory, whatever
 
 def build_memory(raw: tuple[Any, ...], dialect: Dialect) -> Memory:
     (memory_id, user_id, scope, slug, content, source, created, updated, used, chats,
-     blob, embedder) = raw  # fmt: skip
+     expires, run_id, blob, embedder) = raw  # fmt: skip
     if isinstance(chats, str):  # SQLite hands JSON back as text, PostgreSQL decoded
         chats = json.loads(chats)
     vector = None
@@ -97,6 +99,8 @@ def build_memory(raw: tuple[Any, ...], dialect: Dialect) -> Memory:
         source_chat_ids=tuple(chats or ()),
         embedding=vector,
         embedder=embedder if vector is not None else None,
+        expires_at=_UTC.process_result_value(expires, dialect),
+        run_id=run_id,
     )
 
 

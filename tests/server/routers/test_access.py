@@ -15,6 +15,7 @@ from sqlalchemy import select
 
 from memoryd.extraction.runs import Run, new_run_id, start_run
 from memoryd.storage import tables
+from support.lifecycle import file_suggestion
 
 from ..conftest import World
 
@@ -99,6 +100,16 @@ def bob(world: World, who: str) -> dict[str, Any]:
     return {"uid": world.ids["bob"]}
 
 
+def own_suggestion(world: World, who: str) -> dict[str, Any]:
+    user = world.ids[who]
+    count = len(world.md.list_suggestions(user, "all"))
+    return {"sid": file_suggestion(world.md, user, f"suggested for {who} {count}"), "uid": user}
+
+
+def bob_suggestion(world: World, who: str) -> dict[str, Any]:
+    return own_suggestion(world, "bob")
+
+
 def a_run(world: World, who: str) -> dict[str, Any]:
     run = Run(id=new_run_id(), trigger="manual", started_at=world.md.clock())
     start_run(world.md.db, run)
@@ -125,6 +136,9 @@ CASES = [
     Case("POST", "/api/v1/memories/{mid}/promote", prepare=own_memory),
     Case("POST", "/api/v1/memories/{mid}/demote", body={"workspace": "alpha"}, prepare=own_global),
     Case("GET", "/api/v1/memories/{mid}/history", prepare=own_memory),
+    Case("GET", "/api/v1/suggestions"),
+    Case("POST", "/api/v1/suggestions/{sid}/accept", prepare=own_suggestion),
+    Case("POST", "/api/v1/suggestions/{sid}/reject", prepare=own_suggestion),
     Case("GET", "/api/v1/memories/{mid}/chats", prepare=own_memory),
     Case("GET", "/api/v1/export"),
     Case("POST", "/api/v1/import", content=b""),
@@ -169,6 +183,19 @@ CASES = [
         prepare=bob_global,
     ),
     Case("GET", "/api/v1/users/{uid}/memories/{mid}/history", admin_only=True, prepare=bob_memory),
+    Case("GET", "/api/v1/users/{uid}/suggestions", admin_only=True, prepare=bob),
+    Case(
+        "POST",
+        "/api/v1/users/{uid}/suggestions/{sid}/accept",
+        admin_only=True,
+        prepare=bob_suggestion,
+    ),
+    Case(
+        "POST",
+        "/api/v1/users/{uid}/suggestions/{sid}/reject",
+        admin_only=True,
+        prepare=bob_suggestion,
+    ),
     Case("GET", "/api/v1/users/{uid}/memories/{mid}/chats", admin_only=True, prepare=bob_memory),
     Case("GET", "/api/v1/users/{uid}/export", admin_only=True, prepare=bob),
     Case("POST", "/api/v1/users/{uid}/import", admin_only=True, content=b"", prepare=bob),
@@ -278,6 +305,14 @@ BAD_BODIES: list[tuple[str, str, Any]] = [
     ("PATCH", "/api/v1/memories/{mid}", {"content": ""}),
     ("PATCH", "/api/v1/memories/{mid}", {"content": None}),
     ("PATCH", "/api/v1/memories/nope", {"content": "fine"}),
+    ("POST", "/api/v1/memories", {"content": "ok", "expires_at": "friday"}),
+    ("POST", "/api/v1/memories", {"content": "ok", "expires_at": "2020-01-01"}),
+    ("POST", "/api/v1/memories", {"content": "ok", "expires_at": 5}),
+    ("PATCH", "/api/v1/memories/{mid}", {"expires_at": "2020-01-01"}),
+    ("PATCH", "/api/v1/memories/{mid}", {}),
+    ("POST", "/api/v1/suggestions/nope/accept", None),
+    ("POST", "/api/v1/suggestions/nope/reject", None),
+    ("POST", "/api/v1/suggestions/nope/accept", {"content": "x", "extra": 1}),
     ("POST", "/api/v1/memories/{mid}/demote", {"workspace": "alpha"}),
     ("POST", "/api/v1/memories/{mid}/demote", {}),
     ("POST", "/api/v1/memories/{gid}/demote", {"workspace": "no-such"}),

@@ -24,6 +24,8 @@ from fastapi import FastAPI
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from support.lifecycle import file_suggestion
+
 from ..conftest import World
 from .test_access import CASES, snapshot
 
@@ -64,6 +66,16 @@ def known_password(world: World, who: str) -> tuple[dict[str, Any], Form]:
     return {}, {"current_password": "known-password-1", "new_password": "a-new-password"}
 
 
+def own_suggestion(decision: str) -> Callable[[World, str], tuple[dict[str, Any], Form]]:
+    def prepare(world: World, who: str) -> tuple[dict[str, Any], Form]:
+        user = world.ids[who]
+        count = len(world.md.list_suggestions(user, "all"))
+        suggestion = file_suggestion(world.md, user, f"web suggestion of {who} {count}")
+        return {"suggestion_id": suggestion, "decision": decision}, {}
+
+    return prepare
+
+
 def bob_in(world: World, who: str) -> tuple[dict[str, Any], Form]:
     return {}, {"user_id": str(world.ids["bob"]), "workspace": "gamma"}
 
@@ -100,6 +112,8 @@ FORM_CASES = [
     FormCase("/ui/memories/{memory_id}/{operation}", own_memory("delete")),
     FormCase("/ui/memories/{memory_id}/{operation}", own_memory("promote")),
     FormCase("/ui/memories/{memory_id}/{operation}", own_memory("demote", workspace="alpha")),
+    FormCase("/ui/suggestions/{suggestion_id}/{decision}", own_suggestion("accept")),
+    FormCase("/ui/suggestions/{suggestion_id}/{decision}", own_suggestion("reject")),
     FormCase("/ui/api-keys", fields(name="web key")),
     FormCase("/ui/api-keys/{key_id}/revoke", own_key),
     FormCase("/ui/password", known_password),
@@ -162,6 +176,7 @@ def rest_template(path: str) -> str:
         path.replace("{mid}", "{memory_id}")
         .replace("{uid}", "{user_id}")
         .replace("{kid}", "{key_id}")
+        .replace("{sid}", "{suggestion_id}")
         .replace("{cid}", "{chat_id}")
         .replace("{rid}", "{run_id}")
         .replace("/alpha/retry", "/{workspace}/retry")
@@ -373,7 +388,8 @@ def test_a_default_user_cannot_open_a_workspace_they_are_not_in(world: World) ->
 FIELD_NAMES = [
     "content", "workspace", "scope", "user_id", "name", "password", "current_password",
     "new_password", "slug", "memory_enabled", "memory_auto_extraction", "extraction_provider",
-    "admin", "next", "role", "draft_field",
+    "admin", "next", "role", "draft_field", "expires_at", "expires_was", "memory_review",
+    "expired_grace_days",
 ]  # fmt: skip
 FORM_PATHS = sorted({c.path for c in FORM_CASES})
 
@@ -387,10 +403,19 @@ def test_fuzzed_form_posts_never_get_a_server_error(world: World, who: str, path
     known = ["", "0", "1", "2", "3", "-1", "999", "abc", "alpha", "on", memory.id]
     value = st.one_of(st.sampled_from(known), st.text(max_size=30))
     operations = st.sampled_from(["edit", "delete", "promote", "demote", "nope"])
+    decisions = st.sampled_from(["accept", "reject", "nope"])
+    waiting = file_suggestion(world.md, world.ids[who], "fuzz suggestion")
+    ids = st.one_of(value, st.just(waiting))
 
     @given(
         parts=st.fixed_dictionaries(
-            {"memory_id": value, "operation": operations, "key_id": value}
+            {
+                "memory_id": value,
+                "operation": operations,
+                "key_id": value,
+                "suggestion_id": ids,
+                "decision": decisions,
+            }
             | {"user_id": value, "slug": value}
         ),
         form=st.dictionaries(st.sampled_from(FIELD_NAMES), value, max_size=6),

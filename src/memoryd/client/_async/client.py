@@ -11,6 +11,7 @@ app from the embedded library to a server changes one line.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 from types import TracebackType
 from typing import Any
 
@@ -24,6 +25,7 @@ from memoryd.client._shared import (
     chat_of,
     checked,
     context_body,
+    edit_body,
     import_result_of,
     memories_of,
     memory_body,
@@ -37,6 +39,7 @@ from memoryd.client._shared import (
 from memoryd.domain.errors import NotFound
 from memoryd.domain.injection import Turn
 from memoryd.domain.models import AuditEntry, Chat, Memory, Scope, User, Workspace
+from memoryd.domain.rules import KEEP, Keep
 from memoryd.transfer import ImportResult
 
 DEFAULT_TIMEOUT_S = 30.0
@@ -138,9 +141,12 @@ class AsyncMemorydClient:
         content: str,
         scope: Scope | str | None = None,
         workspace: str | None = None,
+        expires_at: datetime | str | None = None,
     ) -> Memory:
-        """Store a new memory; raises ScopeFull, DuplicateMemory or InvalidContent."""
-        body = memory_body(content, scope, workspace)
+        """Store a new memory; raises ScopeFull, DuplicateMemory or InvalidContent.
+
+        ``expires_at`` ("remember until": a date or an ISO time) hides it once passed."""
+        body = memory_body(content, scope, workspace, expires_at)
         return memory_of(await self._json("POST", await self._memories(user_id), json=body))
 
     async def get_memory(self, user_id: int, memory_id: str) -> Memory:
@@ -154,9 +160,18 @@ class AsyncMemorydClient:
         path = await self._memories(user_id)
         return memories_of(await self._json("GET", path, params=params))
 
-    async def edit_memory(self, user_id: int, memory_id: str, content: str) -> Memory:
+    async def edit_memory(
+        self,
+        user_id: int,
+        memory_id: str,
+        content: str | None = None,
+        *,
+        expires_at: datetime | str | Keep | None = KEEP,
+    ) -> Memory:
+        """Change the text, the expiry (None removes it), or both."""
         path = await self._memories(user_id, memory_id)
-        return memory_of(await self._json("PATCH", path, json={"content": content}))
+        body = edit_body(content, expires_at)
+        return memory_of(await self._json("PATCH", path, json=body))
 
     async def delete_memory(self, user_id: int, memory_id: str) -> None:
         await self._call("DELETE", await self._memories(user_id, memory_id))

@@ -13,6 +13,7 @@ app from the embedded library to a server changes one line.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 from types import TracebackType
 from typing import Any
 
@@ -26,6 +27,7 @@ from memoryd.client._shared import (
     chat_of,
     checked,
     context_body,
+    edit_body,
     import_result_of,
     memories_of,
     memory_body,
@@ -39,6 +41,7 @@ from memoryd.client._shared import (
 from memoryd.domain.errors import NotFound
 from memoryd.domain.injection import Turn
 from memoryd.domain.models import AuditEntry, Chat, Memory, Scope, User, Workspace
+from memoryd.domain.rules import KEEP, Keep
 from memoryd.transfer import ImportResult
 
 DEFAULT_TIMEOUT_S = 30.0
@@ -138,9 +141,12 @@ class MemorydClient:
         content: str,
         scope: Scope | str | None = None,
         workspace: str | None = None,
+        expires_at: datetime | str | None = None,
     ) -> Memory:
-        """Store a new memory; raises ScopeFull, DuplicateMemory or InvalidContent."""
-        body = memory_body(content, scope, workspace)
+        """Store a new memory; raises ScopeFull, DuplicateMemory or InvalidContent.
+
+        ``expires_at`` ("remember until": a date or an ISO time) hides it once passed."""
+        body = memory_body(content, scope, workspace, expires_at)
         return memory_of(self._json("POST", self._memories(user_id), json=body))
 
     def get_memory(self, user_id: int, memory_id: str) -> Memory:
@@ -154,9 +160,18 @@ class MemorydClient:
         path = self._memories(user_id)
         return memories_of(self._json("GET", path, params=params))
 
-    def edit_memory(self, user_id: int, memory_id: str, content: str) -> Memory:
+    def edit_memory(
+        self,
+        user_id: int,
+        memory_id: str,
+        content: str | None = None,
+        *,
+        expires_at: datetime | str | Keep | None = KEEP,
+    ) -> Memory:
+        """Change the text, the expiry (None removes it), or both."""
         path = self._memories(user_id, memory_id)
-        return memory_of(self._json("PATCH", path, json={"content": content}))
+        body = edit_body(content, expires_at)
+        return memory_of(self._json("PATCH", path, json=body))
 
     def delete_memory(self, user_id: int, memory_id: str) -> None:
         self._call("DELETE", self._memories(user_id, memory_id))

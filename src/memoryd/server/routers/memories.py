@@ -1,4 +1,4 @@
-"""Memories: list, create, edit, delete, promote, demote, history (R1, R2, R8, R12).
+"""Memories: list, create, edit, delete, promote, demote, detail, history (R1, R2, R8, R12).
 
 The same routes serve a user's own memories (``/api/v1/memories``) and, for admins, any
 user's (``/api/v1/users/{user_id}/memories``): ``build_router`` is called once with each
@@ -6,19 +6,21 @@ way of deciding the owner. Another user's memory id is simply not found (404).
 """
 
 # No "from __future__ import annotations": FastAPI must resolve the local OwnerDep alias.
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Response
 
 from memoryd.domain.errors import NotFound
-from memoryd.domain.models import Memory, Role, Scope
+from memoryd.domain.models import AuditEntry, Memory, Role, Scope
 from memoryd.server.deps import Owner, ServerState, State, require_workspace
 from memoryd.server.schemas import (
     AuditOut,
     ChatOut,
     Demote,
     MemoryCreate,
+    MemoryDetail,
     MemoryEdit,
     MemoryList,
     MemoryOut,
@@ -53,6 +55,8 @@ def overview(
     all_owned = (
         memories if scope is None and workspace is None else state.md.list_memories(owner.user.id)
     )
+    now = datetime.now(UTC)
+    all_owned = [m for m in all_owned if not m.is_expired(now)]  # only live ones hold a slot
     if scope in (None, Scope.GLOBAL) and workspace is None:
         count = sum(1 for m in all_owned if m.scope is Scope.GLOBAL)
         usage.append(
@@ -76,7 +80,22 @@ def overview(
                     full=count >= limits.workspace_per_pair,
                 )
             )
-    return MemoryList(memories=[MemoryOut.of(m) for m in memories], scopes=usage)
+    return MemoryList(memories=[MemoryOut.of(m, now) for m in memories], scopes=usage)
+
+
+def audit_out(entries: Sequence[AuditEntry]) -> list[AuditOut]:
+    return [
+        AuditOut(
+            id=e.id,
+            memory_id=e.memory_id,
+            action=e.action.value,
+            actor=e.actor,
+            before=e.before,
+            after=e.after,
+            at=e.at.isoformat(),
+        )
+        for e in entries
+    ]
 
 
 def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: str) -> APIRouter:
@@ -97,17 +116,45 @@ def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: st
         if body.workspace is not None:
             require_workspace(state, owner.acting, body.workspace)
         memory = state.md.add_memory(
-            owner.user.id, body.content, body.scope, body.workspace, actor=owner.actor
+            owner.user.id,
+            body.content,
+            body.scope,
+            body.workspace,
+            actor=owner.actor,
+            expires_at=body.expires_at,
         )
         return MemoryOut.of(memory)
 
-    @router.get("/memories/{memory_id}", response_model=MemoryOut, summary="One memory")
-    def get_memory(state: State, owner: OwnerDep, memory_id: str) -> MemoryOut:
-        return MemoryOut.of(visible_memory(state, owner, memory_id))
+    @router.get(
+        "/memories/{memory_id}",
+        response_model=MemoryDetail,
+        summary="One memory with its source, source chats and history",
+    )
+    def get_memory(state: State, owner: OwnerDep, memory_id: str) -> MemoryDetail:
+        visible_memory(state, owner, memory_id)
+        detail = state.md.memory_detail(owner.user.id, memory_id)
+        return MemoryDetail(
+            **MemoryOut.of(detail.memory).model_dump(),
+            created_by=detail.created_by,
+            source_chats=[ChatOut.of(c) for c in detail.source_chats],
+            history=audit_out(detail.history),
+        )
 
-    @router.patch("/memories/{memory_id}", response_model=MemoryOut, summary="Edit a memory")
+    @router.patch(
+        "/memories/{memory_id}", response_model=MemoryOut, summary="Edit a memory or its expiry"
+    )
     def edit_memory(state: State, owner: OwnerDep, memory_id: str, body: MemoryEdit) -> MemoryOut:
         visible_memory(state, owner, memory_id)
+        if "expires_at" in body.model_fields_set:
+            return MemoryOut.of(
+                state.md.edit_memory(
+                    owner.user.id,
+                    memory_id,
+                    body.content,
+                    actor=owner.actor,
+                    expires_at=body.expires_at,
+                )
+            )
         return MemoryOut.of(
             state.md.edit_memory(owner.user.id, memory_id, body.content, actor=owner.actor)
         )
@@ -151,18 +198,7 @@ def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: st
         latest: dict[str, Any] = entries[-1].after or entries[-1].before or {}
         if not owner.may_use(state, latest.get("workspace")):
             raise NotFound(f"no memory {memory_id!r} for this user")
-        return [
-            AuditOut(
-                id=e.id,
-                memory_id=e.memory_id,
-                action=e.action.value,
-                actor=e.actor,
-                before=e.before,
-                after=e.after,
-                at=e.at.isoformat(),
-            )
-            for e in entries
-        ]
+        return audit_out(entries)
 
     @router.get(
         "/memories/{memory_id}/chats",

@@ -29,6 +29,7 @@ from memoryd.server.deps import (
 )
 from memoryd.server.errors import ApiError
 from memoryd.server.routers.memories import visible_memory
+from memoryd.server.routers.suggestions import visible_suggestion
 from memoryd.server.web.routes import (
     PANELS,
     Draft,
@@ -38,6 +39,7 @@ from memoryd.server.web.routes import (
     safe_next,
     web_caller,
 )
+from memoryd.store import KEEP, Keep
 
 log = logging.getLogger("memoryd.server")
 router = APIRouter(prefix="/ui", include_in_schema=False)
@@ -94,6 +96,17 @@ def field_text(form: FormData, name: str) -> str:
     return value if isinstance(value, str) else ""
 
 
+def _expiry(form: FormData) -> str | Keep | None:
+    """The "remember until" date field, only when it was changed: the form shows the day
+    (``expires_was``), so saving the text alone never rewrites an exact expiry time."""
+    if "expires_at" not in form:
+        return KEEP
+    chosen = field_text(form, "expires_at").strip()
+    if chosen == field_text(form, "expires_was").strip():
+        return KEEP
+    return chosen or None
+
+
 # memories -----------------------------------------------------------------------------------
 @router.post("/memories")
 async def add_memory(request: Request, state: State) -> Response:
@@ -106,7 +119,12 @@ async def add_memory(request: Request, state: State) -> Response:
         if workspace is not None:
             require_workspace(state, owner.acting, workspace)
         state.md.add_memory(
-            owner.user.id, field_text(form, "content"), scope, workspace, actor=owner.actor
+            owner.user.id,
+            field_text(form, "content"),
+            scope,
+            workspace,
+            actor=owner.actor,
+            expires_at=field_text(form, "expires_at") or None,
         )
         return "Memory added."
 
@@ -125,7 +143,9 @@ async def change_memory(request: Request, state: State, memory_id: str, operatio
             state.md.delete_memory(uid, memory_id, actor=actor)
             return "Memory deleted."
         if operation == "edit":
-            state.md.edit_memory(uid, memory_id, field_text(form, "content"), actor=actor)
+            state.md.edit_memory(
+                uid, memory_id, field_text(form, "content"), actor=actor, expires_at=_expiry(form)
+            )
             return "Memory saved."
         if operation == "promote":
             state.md.promote(uid, memory_id, actor=actor)
@@ -136,6 +156,33 @@ async def change_memory(request: Request, state: State, memory_id: str, operatio
             state.md.demote(uid, memory_id, workspace, actor=actor)
             return f"Memory moved to workspace {workspace}."
         raise InvalidInput(f"unknown operation {operation!r}")
+
+    return await perform(request, form, work)
+
+
+# the review queue ------------------------------------------------------------------------------
+@router.post("/suggestions/{suggestion_id}/{decision}")
+async def decide_suggestion(
+    request: Request, state: State, suggestion_id: str, decision: str
+) -> Response:
+    caller, form = await posted(request, state)
+
+    def work() -> str:
+        owner = owner_of(state, caller, form)
+        visible_suggestion(state, owner, suggestion_id)
+        if decision == "accept":
+            state.md.accept_suggestion(
+                owner.user.id,
+                suggestion_id,
+                content=field_text(form, "content") if "content" in form else None,
+                expires_at=_expiry(form),
+                actor=owner.actor,
+            )
+            return "Suggestion accepted."
+        if decision == "reject":
+            state.md.reject_suggestion(owner.user.id, suggestion_id)
+            return "Suggestion rejected."
+        raise InvalidInput(f"unknown decision {decision!r}")
 
     return await perform(request, form, work)
 

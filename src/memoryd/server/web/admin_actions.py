@@ -49,8 +49,9 @@ async def save_settings(request: Request, state: State) -> Response:
             "memory_enabled": form.get("memory_enabled") is not None,
             "memory_auto_extraction": form.get("memory_auto_extraction") is not None,
         }
-        if "extraction_provider" in form:
-            changes["extraction_provider"] = field_text(form, "extraction_provider")
+        for key in ("extraction_provider", "memory_review", "expired_grace_days"):
+            if key in form:
+                changes[key] = field_text(form, key)
         parsed = {k: state.md.parse_setting(k, v) for k, v in changes.items()}
         for key, value in parsed.items():
             state.md.set_setting(key, value)

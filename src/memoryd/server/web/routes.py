@@ -11,6 +11,7 @@ import base64
 import json
 import secrets
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from importlib import resources
 from typing import Any
 from urllib.parse import quote, unquote
@@ -34,11 +35,42 @@ from memoryd.server.deps import (
 )
 from memoryd.server.errors import ApiError
 from memoryd.server.routers.memories import overview
-from memoryd.server.schemas import MemoryOut, ScopeUsage
+from memoryd.server.routers.suggestions import visible_suggestions
+from memoryd.server.schemas import MemoryOut, ScopeUsage, SuggestionOut
 from memoryd.server.upstream import chat_target
 
 router = APIRouter(include_in_schema=False)
 TEMPLATES = Jinja2Templates(directory=str(resources.files("memoryd.server.web") / "templates"))
+
+
+def until_day(value: str | None) -> str:
+    """The day a memory is remembered until, as a date field shows it (YYYY-MM-DD).
+
+    Expiries given as a date are stored as the following midnight (UTC), so that
+    midnight shows as the day before; any other time shows as its own day."""
+    if not value:
+        return ""
+    moment = datetime.fromisoformat(value)
+    if (moment.hour, moment.minute, moment.second, moment.microsecond) == (0, 0, 0, 0):
+        moment -= timedelta(days=1)
+    return moment.date().isoformat()
+
+
+TEMPLATES.env.filters["until_day"] = until_day
+
+# The detail view's "Used in chats" list reads ``<memory url>`` + this path: the endpoint
+# helper H2 adds for issue 12 item 10 (chats a memory was injected into). The page only
+# asks for it when the app has such a route, so no request fails before it exists.
+USED_IN_SUFFIX = "/chats"
+
+
+def used_in_path(request: Request) -> str:
+    wanted = "/api/v1/memories/{memory_id}" + USED_IN_SUFFIX
+    # the OpenAPI paths (built once, then cached by FastAPI): app.routes no longer lists
+    # the routes of included routers one by one
+    return USED_IN_SUFFIX if wanted in request.app.openapi().get("paths", {}) else ""
+
+
 STATIC_DIR = str(resources.files("memoryd.server.web") / "static")
 FLASH_COOKIE = "memoryd_flash"
 LOGIN_CSRF_COOKIE = "memoryd_login_csrf"
@@ -140,6 +172,8 @@ class MemoryView:
     workspaces: list[str]
     global_full: bool
     limits: Any = field(repr=False)
+    api_base: str = "/api/v1/memories"  # where the detail view reads one memory
+    suggestions: list[SuggestionOut] = field(default_factory=list)  # waiting for review
 
 
 def memory_view(state: ServerState, owner: Owner, prefix: str) -> MemoryView:
@@ -154,7 +188,17 @@ def memory_view(state: ServerState, owner: Owner, prefix: str) -> MemoryView:
         groups.append(ScopeGroup(title, dom_id, usage, memories))
     global_full = any(g.usage.full for g in groups if g.usage.scope == "global")
     slugs = [g.usage.workspace for g in groups if g.usage.workspace]
-    return MemoryView(owner.user, prefix, groups, slugs, global_full, state.md.limits)
+    own = owner.user.id == owner.acting.id
+    return MemoryView(
+        owner.user,
+        prefix,
+        groups,
+        slugs,
+        global_full,
+        state.md.limits,
+        api_base="/api/v1/memories" if own else f"/api/v1/users/{owner.user.id}/memories",
+        suggestions=[SuggestionOut.of(s) for s in visible_suggestions(state, owner)],
+    )
 
 
 def self_view(state: ServerState, user: User) -> MemoryView:
@@ -214,6 +258,7 @@ def page_context(
         "new_key": None,
         "current_workspace": None,
         "page": None,
+        "used_in_path": used_in_path(request),
         **extra,
     }
 

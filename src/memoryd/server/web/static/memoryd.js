@@ -314,6 +314,164 @@ function setupChat() {
   });
 }
 
+// A memory's detail: read from the REST API (the session cookie signs the request) and
+// written with textContent only, so nothing in a memory or a chat can become markup.
+// H2 (issue 12, item 10) adds an endpoint listing the chats a memory was used in; the
+// server puts its path (after the memory's URL) in the dialog's data-used-in when the
+// route exists (see USED_IN_SUFFIX in memoryd/server/web/routes.py).
+
+function el(tag, text, className) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  if (className) node.className = className;
+  return node;
+}
+
+function when(iso) {
+  if (!iso) return "never";
+  const d = new Date(iso);
+  return isNaN(d) ? iso : d.toISOString().slice(0, 16).replace("T", " ") + " UTC";
+}
+
+// A date-only expiry is stored as the next midnight (UTC): show the day the user chose.
+function untilText(iso) {
+  const d = new Date(iso);
+  if (isNaN(d)) return iso;
+  if (d.getUTCHours() || d.getUTCMinutes() || d.getUTCSeconds()) return when(iso);
+  return new Date(d.getTime() - 86400000).toISOString().slice(0, 10) + " (to the end of the day, UTC)";
+}
+
+function sourceText(m) {
+  const by = m.created_by || "";
+  if (m.source === "extraction") return "Extraction run " + (m.run_id || by.split(":")[1] || "?") + (by.startsWith("user:") || by.startsWith("admin:") ? " (accepted by " + by + ")" : "");
+  if (m.source === "admin") return "An admin" + (by ? " (" + by + ")" : "");
+  if (m.source === "import") return "Imported" + (by ? " (" + by + ")" : "");
+  return "Added by the user" + (by ? " (" + by + ")" : "");
+}
+
+function section(body, title) {
+  const part = el("section", null, "detail-section");
+  part.appendChild(el("h3", title));
+  body.appendChild(part);
+  return part;
+}
+
+function describe(view) {
+  if (!view) return "—";
+  const where = view.scope === "global" ? "global" : "[" + view.workspace + "]";
+  return where + " " + (view.content || "");
+}
+
+async function showDetail(url) {
+  const dialog = document.getElementById("memory-detail");
+  const body = document.getElementById("detail-body");
+  if (!dialog || !body) return;
+  body.replaceChildren(el("p", "Loading…", "muted"));
+  if (!dialog.open) dialog.showModal();
+  let m;
+  try {
+    const response = await fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } });
+    m = await response.json();
+    if (!response.ok) throw new Error((m.error && m.error.message) || "HTTP " + response.status);
+  } catch (error) {
+    body.replaceChildren(el("p", "Could not load this memory: " + error.message, "flash flash-error"));
+    return;
+  }
+  body.replaceChildren();
+  body.appendChild(el("p", m.content, "detail-text"));
+  const facts = el("dl", null, "detail-facts");
+  const rows = [
+    ["Where", m.scope === "global" ? "Global" : "Workspace " + m.workspace],
+    ["Source", sourceText(m)],
+    ["Created", when(m.created_at)],
+    ["Updated", when(m.updated_at)],
+    ["Last used", when(m.last_used_at)],
+    ["Remember until", m.expires_at ? untilText(m.expires_at) + (m.expired ? " (expired: no longer used in chats)" : "") : "no end"],
+  ];
+  for (const [term, value] of rows) {
+    facts.appendChild(el("dt", term));
+    facts.appendChild(el("dd", value));
+  }
+  body.appendChild(facts);
+
+  const from = section(body, "Came from these chats");
+  if (m.source_chats.length) {
+    const list = el("ul", null, "detail-chats");
+    for (const chat of m.source_chats) {
+      const item = el("li");
+      const link = el("a", chat.workspace + " · " + when(chat.created_at));
+      link.href = "/chat/" + encodeURIComponent(chat.workspace);
+      item.appendChild(link);
+      item.appendChild(el("p", chat.prompt.length > 300 ? chat.prompt.slice(0, 300) + "…" : chat.prompt, "small"));
+      list.appendChild(item);
+    }
+    from.appendChild(list);
+  } else {
+    from.appendChild(el("p", m.source === "extraction" ? "Those chats are no longer stored." : "None: it was not extracted from a chat.", "muted small"));
+  }
+
+  // H2: chats this memory was used in (answers that had it in their prompt).
+  const used = section(body, "Used in chats");
+  const usedInPath = dialog.dataset.usedIn;
+  try {
+    if (!usedInPath) throw new Error("no endpoint");
+    const response = await fetch(url + usedInPath, { credentials: "same-origin", headers: { Accept: "application/json" } });
+    if (!response.ok) throw new Error("HTTP " + response.status);
+    const data = await response.json();
+    const chats = Array.isArray(data) ? data : (data.chats || []);
+    if (!chats.length) used.appendChild(el("p", "Not used in a recorded chat yet.", "muted small"));
+    const list = el("ul", null, "detail-chats");
+    for (const chat of chats) {
+      const item = el("li", (chat.workspace || "") + " · " + when(chat.created_at) + ": " + (chat.prompt || "").slice(0, 200));
+      list.appendChild(item);
+    }
+    if (chats.length) used.appendChild(list);
+  } catch (error) {
+    used.appendChild(el("p", "Not available on this server.", "muted small"));
+  }
+
+  const history = section(body, "History");
+  const table = el("table", null, "detail-history");
+  const titles = ["When", "Change", "By", "Before", "After"];
+  const head = el("thead");
+  const headRow = el("tr");
+  for (const title of titles) {
+    const th = el("th", title);
+    th.scope = "col";
+    headRow.appendChild(th);
+  }
+  head.appendChild(headRow);
+  table.appendChild(head);
+  const rowsBody = el("tbody");
+  for (const entry of m.history) {
+    const row = el("tr");
+    const values = [when(entry.at), entry.action, entry.actor, describe(entry.before), describe(entry.after)];
+    values.forEach((value, index) => {
+      const cell = el("td", value);
+      cell.dataset.label = titles[index];  // shown beside the value on narrow screens
+      row.appendChild(cell);
+    });
+    rowsBody.appendChild(row);
+  }
+  table.appendChild(rowsBody);
+  history.appendChild(table);
+  document.getElementById("detail-title").focus();
+}
+
+function setupDetails() {
+  const dialog = document.getElementById("memory-detail");
+  if (!dialog) return;
+  document.getElementById("detail-title").tabIndex = -1;
+  dialog.querySelectorAll("[data-close]").forEach((b) => b.addEventListener("click", () => dialog.close()));
+  document.querySelectorAll("button[data-detail]").forEach((button) => {
+    button.addEventListener("click", () => {
+      dialog.returnFocusTo = button;
+      showDetail(button.dataset.detail);
+    });
+  });
+  dialog.addEventListener("close", () => { if (dialog.returnFocusTo) dialog.returnFocusTo.focus(); });
+}
+
 document.addEventListener("DOMContentLoaded", () => {
   setupMenu();
   setupTabs();
@@ -321,4 +479,5 @@ document.addEventListener("DOMContentLoaded", () => {
   setupConfirmations();
   setupEdits();
   setupChat();
+  setupDetails();
 });

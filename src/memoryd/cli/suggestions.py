@@ -1,0 +1,143 @@
+"""``memoryd memories suggestions``: the review queue of one user, from the terminal.
+
+When the run-time setting ``memory_review`` is ``updates`` or ``everything``, extraction
+files its changes as suggestions; these commands list them (an update shows the memory
+it would replace beside the new text), accept them as they are or with new text, or
+reject them. Ids are given in full or as a unique prefix of at least 6 characters.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from memoryd.cli.common import (
+    CLI_ACTOR,
+    DbOption,
+    JsonOption,
+    UserOption,
+    cell,
+    console,
+    echo,
+    emit_json,
+    find_user,
+    make_table,
+    memory_json,
+    open_memoryd,
+    resolve_id,
+    short_id_length,
+)
+from memoryd.domain.errors import NotFound
+from memoryd.domain.models import Suggestion, User
+from memoryd.domain.rules import scope_label
+from memoryd.service import Memoryd
+from memoryd.store import KEEP
+
+app = typer.Typer(
+    help="Extraction's suggested changes waiting for review (setting memory_review).",
+    no_args_is_help=True,
+)
+
+SuggestionArgument = Annotated[
+    str, typer.Argument(metavar="ID", help="Suggestion id, or a unique prefix (6+ characters).")
+]
+
+
+def _resolve(md: Memoryd, owner: User, given: str) -> str:
+    known = {s.id for s in md.list_suggestions(owner.id, "all")}
+    try:
+        return resolve_id(given, known, owner.name)
+    except NotFound:
+        raise NotFound(f"no suggestion {given!r} for user {owner.name!r}") from None
+
+
+def _json(suggestion: Suggestion) -> dict[str, object]:
+    return suggestion.to_dict()
+
+
+@app.command("list")
+def list_suggestions(
+    user: UserOption,
+    status: Annotated[
+        str,
+        typer.Option("--status", help="pending (default), accepted, rejected or all."),
+    ] = "pending",
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """List a user's suggestions; an update shows the memory it would replace."""
+    with open_memoryd(db) as md:
+        owner = find_user(md, user)
+        found = md.list_suggestions(owner.id, status)
+    if as_json:
+        emit_json([_json(s) for s in found])
+        return
+    if not found:
+        echo(f"{owner.name} has no {'' if status == 'all' else status + ' '}suggestions.")
+        return
+    table = make_table(
+        f"Suggestions ({len(found)})", ["ID", "Kind", "Where", "Now", "Suggested", "Status"]
+    )
+    width = short_id_length([s.id for s in found])
+    for s in found:
+        table.add_row(
+            cell(s.id[:width]),
+            cell(s.kind.value),
+            cell(scope_label(s.scope, s.workspace)),
+            cell(s.target_content or "-"),
+            cell(s.content),
+            cell(s.status.value),
+        )
+    console().print(table)
+
+
+@app.command("accept")
+def accept(
+    user: UserOption,
+    suggestion_id: SuggestionArgument,
+    text: Annotated[
+        str | None, typer.Option("--text", metavar="TEXT", help="Accept with this text instead.")
+    ] = None,
+    until: Annotated[
+        str | None,
+        typer.Option("--until", metavar="DATE", help="Remember until this date (YYYY-MM-DD)."),
+    ] = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Apply a suggestion (a full scope or a duplicate is refused, as for any add)."""
+    with open_memoryd(db) as md:
+        owner = find_user(md, user)
+        full_id = _resolve(md, owner, suggestion_id)
+        memory = md.accept_suggestion(
+            owner.id,
+            full_id,
+            content=text,
+            expires_at=KEEP if until is None else until,
+            actor=CLI_ACTOR,
+        )
+    if as_json:
+        emit_json(memory_json(memory))
+    else:
+        echo(
+            f"accepted: {memory.id} in {scope_label(memory.scope, memory.workspace)}: "
+            f"{memory.content}"
+        )
+
+
+@app.command("reject")
+def reject(
+    user: UserOption,
+    suggestion_id: SuggestionArgument,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Turn a suggestion down; the same text is not suggested again in that scope."""
+    with open_memoryd(db) as md:
+        owner = find_user(md, user)
+        decided = md.reject_suggestion(owner.id, _resolve(md, owner, suggestion_id))
+    if as_json:
+        emit_json(_json(decided))
+    else:
+        echo(f"rejected: {decided.content}")

@@ -1,0 +1,209 @@
+"""The memory lifecycle part of the library facade: expiry, review and detail.
+
+``Memoryd`` inherits these methods (like ``ExtractionFacade``):
+
+- ``purge_expired``: delete memories whose expiry passed more than
+  ``expired_grace_days`` ago (run by the extraction scheduler's tick, the queue worker's
+  periodic task and ``memoryd memories purge-expired``);
+- ``list_suggestions`` / ``accept_suggestion`` / ``reject_suggestion``: the review queue
+  that extraction fills when ``memory_review`` is on. Accepting is a write like any other
+  (limits, duplicates, audit log); the memory keeps the extraction run it came from;
+- ``memory_detail``: one memory with where it came from, its source chats and history.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from memoryd.domain import runtime_settings
+from memoryd.domain.errors import InvalidInput, NotFound
+from memoryd.domain.models import (
+    Actor,
+    AuditAction,
+    AuditEntry,
+    Chat,
+    Memory,
+    Source,
+    Suggestion,
+    SuggestionKind,
+    SuggestionStatus,
+)
+from memoryd.domain.rules import normalize_content, parse_expiry
+from memoryd.storage import lifecycle as queries
+from memoryd.store import KEEP, Keep
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from memoryd.embedding.base import Embedder
+    from memoryd.storage.database import Database
+    from memoryd.store import MemoryStore
+
+PURGE_ACTOR = Actor(Source.SYSTEM)
+
+
+@dataclass(frozen=True)
+class MemoryDetail:
+    """One memory with its provenance: who made it, the chats it came from, history."""
+
+    memory: Memory
+    expired: bool
+    created_by: str | None  # the actor of its first audit entry, e.g. "user:3"
+    source_chats: tuple[Chat, ...]
+    history: tuple[AuditEntry, ...]
+
+
+class LifecycleFacade:
+    """Expiry, review-queue and detail methods of ``Memoryd`` (see the module doc)."""
+
+    clock: Callable[[], datetime]
+    store: MemoryStore
+
+    if TYPE_CHECKING:
+
+        @property
+        def db(self) -> Database: ...
+
+        @property
+        def embedder(self) -> Embedder: ...
+
+    # expiry -------------------------------------------------------------------------
+    def purge_expired(self, now: datetime | None = None) -> int:
+        """Delete memories expired longer than ``expired_grace_days``; how many went.
+
+        Each deletion is in the audit log (actor ``system``), like any other delete."""
+        moment = now or self.clock()
+        deleted = 0
+        while True:
+            with self.db.write() as repo:
+                spec = runtime_settings.EXPIRED_GRACE_DAYS
+                days = int(repo.get_settings().get(spec.key, spec.default))
+                doomed = repo.expired_before(moment - timedelta(days=days))
+                for memory in doomed:
+                    repo.delete_memory(memory.id)
+                    self.store.audit(repo, AuditAction.DELETE, PURGE_ACTOR, memory, None, moment)
+            deleted += len(doomed)
+            if len(doomed) < 500:
+                return deleted
+
+    # detail -------------------------------------------------------------------------
+    def memory_detail(self, user_id: int, memory_id: str) -> MemoryDetail:
+        with self.db.read() as repo:
+            memory = self.store.owned(repo, user_id, memory_id)
+            history = repo.list_audit(user_id, memory_id)
+            chats = queries.chats_by_id(repo.conn, user_id, memory.source_chat_ids)
+        created = next((e for e in history if e.action is AuditAction.CREATE), None)
+        return MemoryDetail(
+            memory=memory,
+            expired=memory.is_expired(self.clock()),
+            created_by=created.actor if created else None,
+            source_chats=tuple(chats),
+            history=tuple(history),
+        )
+
+    # review queue -------------------------------------------------------------------
+    def list_suggestions(
+        self, user_id: int, status: SuggestionStatus | str | None = SuggestionStatus.PENDING
+    ) -> list[Suggestion]:
+        """A user's suggestions (pending ones by default), oldest first."""
+        wanted = _status(status)
+        with self.db.read() as repo:
+            self.store.require_user(repo, user_id)
+            return queries.list_suggestions(repo.conn, user_id, wanted)
+
+    def get_suggestion(self, user_id: int, suggestion_id: str) -> Suggestion:
+        with self.db.read() as repo:
+            return _owned(queries.get_suggestion(repo.conn, suggestion_id), user_id, suggestion_id)
+
+    def accept_suggestion(
+        self,
+        user_id: int,
+        suggestion_id: str,
+        *,
+        content: str | None = None,
+        expires_at: datetime | str | Keep | None = KEEP,
+        actor: Actor | None = None,
+    ) -> Memory:
+        """Apply a pending suggestion (optionally with the user's own text or expiry).
+
+        A create obeys the scope limit and duplicates like any add (ScopeFull,
+        DuplicateMemory); an update revises its memory, which must still exist."""
+        actor = actor or Actor(Source.USER, user_id)
+        current = self.get_suggestion(user_id, suggestion_id)
+        text = normalize_content(content if content is not None else current.content)
+        until = current.expires_at if expires_at is KEEP else parse_expiry(expires_at, self.clock())
+        vector = self.embedder.embed([text])[0]
+        with self.db.write() as repo:
+            self.store.require_user(repo, user_id, lock=True)
+            found = _owned(queries.get_suggestion(repo.conn, suggestion_id), user_id, suggestion_id)
+            _require_pending(found)
+            if found.kind is SuggestionKind.CREATE:
+                memory = self.store.insert_memory(
+                    repo,
+                    user_id,
+                    text,
+                    found.scope,
+                    found.workspace,
+                    actor,
+                    vector,
+                    found.source_chat_ids,
+                    expires_at=until,
+                    source=Source.EXTRACTION,
+                    run_id=found.run_id,
+                )
+            else:
+                if found.target_id is None or repo.owner_of(found.target_id) != user_id:
+                    raise NotFound(
+                        "the memory this suggestion changes was deleted; reject the suggestion"
+                        " or add the text as a new memory"
+                    )
+                memory = self.store.revise_memory(
+                    repo,
+                    user_id,
+                    found.target_id,
+                    text,
+                    actor,
+                    vector,
+                    found.source_chat_ids,
+                    expires_at=until if until is not None or expires_at is not KEEP else KEEP,
+                )
+            queries.decide_suggestion(
+                repo.conn, found.id, SuggestionStatus.ACCEPTED, self.clock(), memory.id
+            )
+            return memory
+
+    def reject_suggestion(self, user_id: int, suggestion_id: str) -> Suggestion:
+        """Turn a suggestion down; the same text is not suggested again in that scope."""
+        with self.db.write() as repo:
+            self.store.require_user(repo, user_id, lock=True)
+            found = _owned(queries.get_suggestion(repo.conn, suggestion_id), user_id, suggestion_id)
+            _require_pending(found)
+            queries.decide_suggestion(repo.conn, found.id, SuggestionStatus.REJECTED, self.clock())
+            decided = queries.get_suggestion(repo.conn, found.id)
+        assert decided is not None
+        return decided
+
+
+def _status(status: SuggestionStatus | str | None) -> SuggestionStatus | None:
+    if status is None or isinstance(status, SuggestionStatus):
+        return status
+    if status == "all":
+        return None
+    try:
+        return SuggestionStatus(status)
+    except ValueError:
+        known = ", ".join([*(s.value for s in SuggestionStatus), "all"])
+        raise InvalidInput(f"unknown suggestion status {status!r}: use {known}") from None
+
+
+def _owned(found: Suggestion | None, user_id: int, suggestion_id: str) -> Suggestion:
+    if found is None or found.user_id != user_id:
+        raise NotFound(f"no suggestion {suggestion_id!r} for this user")
+    return found
+
+
+def _require_pending(found: Suggestion) -> None:
+    if found.status is not SuggestionStatus.PENDING:
+        raise InvalidInput(f"this suggestion was already {found.status.value}")

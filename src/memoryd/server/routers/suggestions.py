@@ -1,0 +1,88 @@
+"""The review queue: extraction's suggested changes, accepted, edited or rejected.
+
+When the run-time setting ``memory_review`` is ``updates`` or ``everything``, extraction
+files its changes as suggestions instead of writing them (``memoryd.extraction.review``).
+These routes list them and decide them, for the user's own (``/api/v1/suggestions``) and,
+for admins, any user's (``/api/v1/users/{user_id}/suggestions``), like the memory routes.
+Accepting is a memory write like any other: a full scope or a duplicate is refused with
+the same errors.
+"""
+
+# No "from __future__ import annotations": FastAPI must resolve the local OwnerDep alias.
+from collections.abc import Callable
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Body, Depends, Query
+
+from memoryd.domain.errors import NotFound
+from memoryd.domain.models import Suggestion
+from memoryd.server.deps import Owner, ServerState, State
+from memoryd.server.schemas import MemoryOut, SuggestionAccept, SuggestionOut
+from memoryd.store import KEEP
+
+
+def visible_suggestion(state: ServerState, owner: Owner, suggestion_id: str) -> Suggestion:
+    found = state.md.get_suggestion(owner.user.id, suggestion_id)
+    if not owner.may_use(state, found.workspace):
+        raise NotFound(f"no suggestion {suggestion_id!r} for this user")
+    return found
+
+
+def visible_suggestions(
+    state: ServerState, owner: Owner, status: str = "pending"
+) -> list[Suggestion]:
+    found = state.md.list_suggestions(owner.user.id, status)
+    return [s for s in found if owner.may_use(state, s.workspace)]
+
+
+def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: str) -> APIRouter:
+    router = APIRouter(prefix=prefix, tags=[tag])
+    OwnerDep = Annotated[Owner, Depends(owner_dependency)]
+
+    @router.get(
+        "/suggestions",
+        response_model=list[SuggestionOut],
+        summary="Extraction's suggested changes waiting for review",
+    )
+    def list_suggestions(
+        state: State,
+        owner: OwnerDep,
+        status: Annotated[
+            Literal["pending", "accepted", "rejected", "all"],
+            Query(description="Which ones; pending (waiting for you) by default."),
+        ] = "pending",
+    ) -> list[SuggestionOut]:
+        return [SuggestionOut.of(s) for s in visible_suggestions(state, owner, status)]
+
+    @router.post(
+        "/suggestions/{suggestion_id}/accept",
+        response_model=MemoryOut,
+        summary="Accept a suggestion, optionally with your own text or expiry",
+    )
+    def accept(
+        state: State,
+        owner: OwnerDep,
+        suggestion_id: str,
+        body: Annotated[SuggestionAccept | None, Body()] = None,
+    ) -> MemoryOut:
+        visible_suggestion(state, owner, suggestion_id)
+        edits = body or SuggestionAccept()
+        memory = state.md.accept_suggestion(
+            owner.user.id,
+            suggestion_id,
+            content=edits.content,
+            expires_at=edits.expires_at if "expires_at" in edits.model_fields_set else KEEP,
+            actor=owner.actor,
+        )
+        return MemoryOut.of(memory)
+
+    @router.post(
+        "/suggestions/{suggestion_id}/reject",
+        response_model=SuggestionOut,
+        summary="Reject a suggestion (the same text is not suggested again)",
+    )
+    def reject(state: State, owner: OwnerDep, suggestion_id: str) -> SuggestionOut:
+        visible_suggestion(state, owner, suggestion_id)
+        return SuggestionOut.of(state.md.reject_suggestion(owner.user.id, suggestion_id))
+
+    return router
