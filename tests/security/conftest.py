@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from memoryd.embedding.minilm import MiniLMEmbedder
-from server.conftest import LiveServer, World, build_world, make_settings
+from memoryd.testing.live import LiveServer
+from support.server import World, build_world, make_settings
 
 
 @pytest.fixture

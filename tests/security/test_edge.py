@@ -12,7 +12,8 @@ import time
 
 import pytest
 
-from server.conftest import LiveServer, World
+from memoryd.testing.live import LiveServer
+from support.server import World
 
 NUL_JSON = '{"model": "m", "messages": [{"role": "user", "content": "hi\\u0000there"}]}'
 

@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 
 from memoryd.domain.models import Role, Scope
 from memoryd.storage.tables import audit_log
-from server.conftest import World
+from support.server import World
 
 
 def test_a_new_user_never_inherits_a_deleted_users_id_or_history(world: World) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from memoryd.domain.models import Scope
 from memoryd.server.routers.transfer import MAX_IMPORT_LINES
-from server.conftest import World
+from support.server import World
 
 NDJSON = {"Content-Type": "application/x-ndjson"}
 

@@ -11,7 +11,7 @@ import pytest
 
 from memoryd.domain.errors import InvalidContent
 from memoryd.domain.rules import normalize_content
-from server.conftest import World
+from support.server import World
 
 
 def tags(text: str) -> str:

@@ -15,7 +15,8 @@ import httpx
 import pytest
 
 from memoryd.embedding.minilm import MiniLMEmbedder
-from server.conftest import LiveServer, World, build_world, make_settings
+from memoryd.testing.live import LiveServer
+from support.server import World, build_world, make_settings
 
 
 class HalfAnswer:

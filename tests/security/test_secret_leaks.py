@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from memoryd.extraction.secrets import secret_reason, secret_values
-from server.conftest import World
+from support.server import World
 
 STORED_BY_THE_ATTACK_RUN = [
     "For my bank login I use the password Tr0ub4dor&3",

@@ -16,7 +16,7 @@ from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.server.app import create_app
 from memoryd.server.auth import AuthStore
 from memoryd.server.throttle import LoginThrottle, Throttled
-from server.conftest import ADMIN_PASSWORD, FAST_HASHER, USER_PASSWORD, World, make_settings
+from support.server import ADMIN_PASSWORD, FAST_HASHER, USER_PASSWORD, World, make_settings
 
 
 def sign_in(client: TestClient, name: str, password: str) -> Response:

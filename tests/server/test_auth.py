@@ -14,8 +14,7 @@ from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.server.app import create_app, first_start
 from memoryd.server.auth import AuthStore
 from memoryd.storage.tables import api_keys, user_credentials
-
-from .conftest import FAST_HASHER, USER_PASSWORD, World, make_settings
+from support.server import FAST_HASHER, USER_PASSWORD, World, make_settings
 
 
 def login(client: TestClient, name: str, password: str, next: str = "/") -> object:

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from memoryd import Memoryd
 from memoryd.server.auth import AuthStore
-
-from .conftest import World
+from support.server import World
 
 
 def _other_process(world: World) -> tuple[Memoryd, AuthStore]:

@@ -14,8 +14,7 @@ from schemathesis.checks import not_a_server_error
 
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.testing import FakeOpenAIServer, Reply
-
-from .conftest import World, build_world, make_settings
+from support.server import World, build_world, make_settings
 
 
 @pytest.fixture(scope="module")

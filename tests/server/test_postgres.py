@@ -11,8 +11,7 @@ from sqlalchemy import func, select
 
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.storage.tables import api_keys, sessions, user_credentials, user_workspaces
-
-from .conftest import USER_PASSWORD, World, build_world, make_settings
+from support.server import USER_PASSWORD, World, build_world, make_settings
 
 pytestmark = pytest.mark.postgres
 

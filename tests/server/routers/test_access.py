@@ -16,8 +16,7 @@ from sqlalchemy import select
 from memoryd.extraction.runs import Run, new_run_id, start_run
 from memoryd.storage import tables
 from support.lifecycle import file_suggestion
-
-from ..conftest import World
+from support.server import World
 
 
 @dataclass

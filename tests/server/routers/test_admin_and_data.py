@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 
 from memoryd.domain.injection import SECTION_HEADING
-
-from ..conftest import World
+from support.server import World
 
 
 def test_admin_creates_user_with_password_and_workspaces(world: World) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..conftest import World
+from support.server import World
 
 
 def message(response: Any) -> str:

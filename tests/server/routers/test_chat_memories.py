@@ -4,7 +4,7 @@ and incognito context turns."""
 
 from __future__ import annotations
 
-from ..conftest import World
+from support.server import World
 
 
 def alices_memories(world: World) -> list[str]:

@@ -7,8 +7,7 @@ from pathlib import Path
 
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.testing import FakeOpenAIServer, Reply
-
-from ..conftest import build_world, make_settings
+from support.server import build_world, make_settings
 
 OBSERVED = {"person": [1, 2, 3, 4, 5], "project": []}  # the same sentence in five chats
 

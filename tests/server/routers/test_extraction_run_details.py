@@ -10,8 +10,7 @@ from pathlib import Path
 
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.testing import FakeOpenAIServer, Reply
-
-from ..conftest import build_world, make_settings
+from support.server import build_world, make_settings
 
 
 def test_run_details_with_pairs_dropped_facts_and_failures(

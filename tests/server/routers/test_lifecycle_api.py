@@ -9,9 +9,9 @@ import openai
 
 from memoryd.domain.injection import SECTION_HEADING
 from memoryd.testing import FakeOpenAIServer, Reply
+from memoryd.testing.live import LiveServer
 from support.lifecycle import expire_now, file_suggestion
-
-from ..conftest import LiveServer, World
+from support.server import World
 
 Live = tuple[World, LiveServer]
 

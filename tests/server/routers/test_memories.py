@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memoryd.domain.models import Scope
-
-from ..conftest import World
+from support.server import World
 
 
 def test_create_list_edit_promote_demote_delete_own_memory(world: World) -> None:

@@ -14,8 +14,8 @@ from memoryd.domain.injection import SECTION_HEADING
 from memoryd.llm.openai_provider import OpenAIProvider
 from memoryd.server.upstream import ProviderUpstream
 from memoryd.testing import FakeOpenAIServer, Reply
-
-from ..conftest import LiveServer, World
+from memoryd.testing.live import LiveServer
+from support.server import World
 
 Live = tuple[World, LiveServer]
 

@@ -12,8 +12,9 @@ import httpx
 import pytest
 
 from memoryd.testing import FakeOpenAIServer, Reply
+from memoryd.testing.live import LiveServer
+from support.server import World
 
-from ..conftest import LiveServer, World
 from .test_proxy import client_for, only_marker_recorded, wait_for_chats
 
 Live = tuple[World, LiveServer]

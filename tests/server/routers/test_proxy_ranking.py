@@ -11,8 +11,9 @@ import openai
 
 from memoryd.domain.injection import SECTION_HEADING
 from memoryd.testing import FakeOpenAIServer, Reply
+from memoryd.testing.live import LiveServer
+from support.server import World
 
-from ..conftest import LiveServer, World
 from .test_proxy import wait_for_chats
 
 Live = tuple[World, LiveServer]

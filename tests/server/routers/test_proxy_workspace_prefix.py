@@ -14,9 +14,9 @@ from typer.testing import CliRunner
 
 from memoryd.domain.injection import SECTION_HEADING
 from memoryd.testing import FakeOpenAIServer, Reply
+from memoryd.testing.live import LiveServer
 from support.cli import Cli
-
-from ..conftest import LiveServer, World
+from support.server import World
 
 Live = tuple[World, LiveServer]
 

@@ -25,8 +25,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from support.lifecycle import file_suggestion
+from support.server import World
 
-from ..conftest import World
 from .test_access import CASES, snapshot
 
 Form = dict[str, str]

@@ -12,8 +12,7 @@ import pytest
 from memoryd.extraction.runs import Run, finish_run, new_run_id, start_run
 from memoryd.testing.live import LiveServer
 from support.browser import check_page, confirm, open_menu, sign_in
-
-from ..conftest import ADMIN_PASSWORD, World
+from support.server import ADMIN_PASSWORD, World
 
 pytestmark = pytest.mark.browser
 

@@ -15,10 +15,10 @@ import pytest
 
 from memoryd.domain.injection import SECTION_HEADING
 from memoryd.testing import FakeOpenAIServer, Reply
+from memoryd.testing.live import LiveServer
 from support.browser import check_page, confirm, open_menu
 from support.browser import sign_in as browser_sign_in
-
-from ..conftest import ADMIN_PASSWORD, USER_PASSWORD, LiveServer, World
+from support.server import ADMIN_PASSWORD, USER_PASSWORD, World
 
 pytestmark = pytest.mark.browser
 

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from memoryd.testing import FakeOpenAIServer, Reply
+from memoryd.testing.live import LiveServer
 from support.browser import check_page, sign_in
-
-from ..conftest import USER_PASSWORD, LiveServer, World
+from support.server import USER_PASSWORD, World
 
 pytestmark = pytest.mark.browser
 

@@ -13,8 +13,7 @@ import pytest
 
 from memoryd.testing.live import LiveServer
 from support.browser import VIEWPORTS, check_page, confirm, open_page, sign_in
-
-from ..conftest import ADMIN_PASSWORD, USER_PASSWORD, World
+from support.server import ADMIN_PASSWORD, USER_PASSWORD, World
 
 pytestmark = pytest.mark.browser
 

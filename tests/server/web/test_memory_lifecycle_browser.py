@@ -17,8 +17,7 @@ import pytest
 from memoryd.testing.live import LiveServer
 from support.browser import axe_violations, check_page, open_menu, sign_in
 from support.lifecycle import expire_now, file_suggestion
-
-from ..conftest import ADMIN_PASSWORD, USER_PASSWORD, World
+from support.server import ADMIN_PASSWORD, USER_PASSWORD, World
 
 pytestmark = pytest.mark.browser
 

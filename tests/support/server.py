@@ -1,0 +1,76 @@
+"""The server tests' world: an app over a fresh database with an admin, two default
+users, three workspaces and API keys, built in one call (fixtures in tests/server/conftest.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from argon2 import PasswordHasher
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from memoryd import Memoryd
+from memoryd.config import MemorydSettings
+from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.server.app import create_app, first_start
+from memoryd.server.auth import AuthStore
+
+# Argon2id with the smallest cost: the algorithm is the same, the tests stay fast.
+FAST_HASHER = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
+ADMIN_PASSWORD = "admin-password-1"
+USER_PASSWORD = "user-password-1"
+
+
+@dataclass
+class World:
+    """The app and who is in it. ``headers(name)`` authenticates as that user."""
+
+    app: FastAPI
+    md: Memoryd
+    auth: AuthStore
+    client: TestClient
+    ids: dict[str, int] = field(default_factory=dict)
+    keys: dict[str, str] = field(default_factory=dict)
+
+    def headers(self, who: str | None) -> dict[str, str]:
+        return {} if who is None else {"Authorization": f"Bearer {self.keys[who]}"}
+
+    def call(self, who: str | None, method: str, path: str, **kwargs: Any) -> Any:
+        headers = {**self.headers(who), **kwargs.pop("headers", {})}
+        return self.client.request(method, path, headers=headers, **kwargs)
+
+
+def make_settings(tmp_path: Path, **overrides: Any) -> MemorydSettings:
+    values: dict[str, Any] = {
+        "data_dir": tmp_path,
+        "database_url": f"sqlite:///{tmp_path / 'server.db'}",
+        "admin_password": ADMIN_PASSWORD,
+        "proxy_provider": "openai",
+        "proxy_upstream_url": "http://127.0.0.1:9/v1",
+        "reranker": "hybrid",
+    }
+    values.update(overrides)
+    return MemorydSettings(**values)
+
+
+def build_world(settings: MemorydSettings, embedder: MiniLMEmbedder) -> World:
+    md = Memoryd(settings=settings, embedder=embedder)
+    auth = AuthStore(md.db, clock=md.clock, hasher=FAST_HASHER, catalog=md.catalog)
+    first_start(md, auth, settings)
+    app = create_app(md, settings, auth=auth)
+    world = World(app=app, md=md, auth=auth, client=TestClient(app))
+    world.ids["admin"] = md.get_user("admin").id
+    for slug in ("alpha", "beta", "gamma"):
+        md.create_workspace(slug, slug.title())
+    for name, spaces in (("alice", ("alpha", "beta")), ("bob", ("alpha",))):
+        user = md.create_user(name)
+        auth.set_password(user.id, USER_PASSWORD)
+        for slug in spaces:
+            auth.add_member(slug, user.id)
+        world.ids[name] = user.id
+    for name, user_id in world.ids.items():
+        world.keys[name] = auth.create_api_key(user_id, f"{name} tests").secret
+    return world
