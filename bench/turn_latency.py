@@ -87,6 +87,14 @@ def unique_texts(bases: Sequence[str], openers: Sequence[str], closers: Sequence
         yield f"{rng.choice(bases)} (follow-up {n})"
 
 
+def numbered(message: str, n: int) -> str:
+    """``message`` with its last question numbered ("... (turn 12)?"): the default reranker
+    embeds a question behind short remarks on its own, and without the number two turns
+    asking the same base question with other openers would share one cached vector."""
+    at = message.rfind("?")
+    return f"{message[:at]} (turn {n}){message[at:]}" if at >= 0 else f"{message} (turn {n})"
+
+
 def chat_turns(pool: dict[str, Any], replies: Sequence[str], count: int,
                seed: int) -> list[tuple[str, list[dict[str, str]], str]]:
     """(message, history, reply) for ``count`` turns of conversations of 1 to 8 turns."""
@@ -98,7 +106,7 @@ def chat_turns(pool: dict[str, Any], replies: Sequence[str], count: int,
     while len(turns) < count:
         conversation: list[dict[str, str]] = []
         for _ in range(rng.randint(1, 8)):
-            message, reply = next(messages), next(answers)
+            message, reply = numbered(next(messages), len(turns)), next(answers)
             turns.append((message, conversation[-HISTORY_WINDOW:], reply))
             conversation += [{"role": "user", "content": message},
                              {"role": "assistant", "content": reply}]
