@@ -21,6 +21,7 @@ from memoryd.domain.models import (
     SuggestionKind,
     SuggestionStatus,
 )
+from memoryd.storage.repository import chat_of
 from memoryd.storage.tables import chats, memory_suggestions, workspaces
 
 _SUGGESTION_SELECT = select(memory_suggestions, workspaces.c.slug).select_from(
@@ -115,15 +116,4 @@ def chats_by_id(conn: Connection, user_id: int, chat_ids: Iterable[int]) -> list
         .where(chats.c.user_id == user_id, chats.c.id.in_(wanted))
         .order_by(chats.c.created_at, chats.c.id)
     )
-    return [
-        Chat(
-            id=r.id,
-            user_id=r.user_id,
-            workspace=r.slug,
-            prompt=r.prompt,
-            response=r.response,
-            created_at=r.created_at,
-            memory_processed=r.memory_processed,
-        )
-        for r in conn.execute(query)
-    ]
+    return [chat_of(r) for r in conn.execute(query)]

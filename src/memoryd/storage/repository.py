@@ -80,6 +80,19 @@ def _memory(row: Row[Any] | Any, with_embedding: bool, dialect: Any) -> Memory:
     return turn_rows.build_memory((*row[: len(_MEMORY_COLUMNS)], *vector), dialect)
 
 
+def chat_of(row: Row[Any] | Any) -> Chat:
+    """A ``chats`` row joined with its workspace's ``slug``."""
+    return Chat(
+        id=row.id,
+        user_id=row.user_id,
+        workspace=row.slug,
+        prompt=row.prompt,
+        response=row.response,
+        created_at=row.created_at,
+        memory_processed=row.memory_processed,
+    )
+
+
 def vector_bytes(vector: Any) -> bytes | None:
     if vector is None:
         return None
@@ -334,18 +347,7 @@ class Repository:
         query = query.order_by(chats.c.created_at, chats.c.id)
         if limit is not None:
             query = query.limit(limit)
-        return [
-            Chat(
-                id=r.id,
-                user_id=r.user_id,
-                workspace=r.slug,
-                prompt=r.prompt,
-                response=r.response,
-                created_at=r.created_at,
-                memory_processed=r.memory_processed,
-            )
-            for r in self.conn.execute(query)
-        ]
+        return [chat_of(r) for r in self.conn.execute(query)]
 
     # which memories a chat used (chat_memories migration) -------------------------------
     def link_chat_memories(self, chat_id: int, memory_ids: Sequence[str]) -> None:

@@ -58,19 +58,6 @@ def until_day(value: str | None) -> str:
 
 TEMPLATES.env.filters["until_day"] = until_day
 
-# The detail view's "Used in chats" list reads ``<memory url>`` + this path: the endpoint
-# helper H2 adds for issue 12 item 10 (chats a memory was injected into). The page only
-# asks for it when the app has such a route, so no request fails before it exists.
-USED_IN_SUFFIX = "/chats"
-
-
-def used_in_path(request: Request) -> str:
-    wanted = "/api/v1/memories/{memory_id}" + USED_IN_SUFFIX
-    # the OpenAPI paths (built once, then cached by FastAPI): app.routes no longer lists
-    # the routes of included routers one by one
-    return USED_IN_SUFFIX if wanted in request.app.openapi().get("paths", {}) else ""
-
-
 STATIC_DIR = str(resources.files("memoryd.server.web") / "static")
 FLASH_COOKIE = "memoryd_flash"
 LOGIN_CSRF_COOKIE = "memoryd_login_csrf"
@@ -258,7 +245,6 @@ def page_context(
         "new_key": None,
         "current_workspace": None,
         "page": None,
-        "used_in_path": used_in_path(request),
         **extra,
     }
 

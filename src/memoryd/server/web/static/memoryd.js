@@ -316,9 +316,6 @@ function setupChat() {
 
 // A memory's detail: read from the REST API (the session cookie signs the request) and
 // written with textContent only, so nothing in a memory or a chat can become markup.
-// H2 (issue 12, item 10) adds an endpoint listing the chats a memory was used in; the
-// server puts its path (after the memory's URL) in the dialog's data-used-in when the
-// route exists (see USED_IN_SUFFIX in memoryd/server/web/routes.py).
 
 function el(tag, text, className) {
   const node = document.createElement(tag);
@@ -410,12 +407,10 @@ async function showDetail(url) {
     from.appendChild(el("p", m.source === "extraction" ? "Those chats are no longer stored." : "None: it was not extracted from a chat.", "muted small"));
   }
 
-  // H2: chats this memory was used in (answers that had it in their prompt).
+  // chats this memory was used in (answers that had it in their prompt)
   const used = section(body, "Used in chats");
-  const usedInPath = dialog.dataset.usedIn;
   try {
-    if (!usedInPath) throw new Error("no endpoint");
-    const response = await fetch(url + usedInPath, { credentials: "same-origin", headers: { Accept: "application/json" } });
+    const response = await fetch(url + "/chats", { credentials: "same-origin", headers: { Accept: "application/json" } });
     if (!response.ok) throw new Error("HTTP " + response.status);
     const data = await response.json();
     const chats = Array.isArray(data) ? data : (data.chats || []);
