@@ -1,26 +1,30 @@
 """How well each reranker picks a turn's top 5 workspace memories, on labelled data.
 
-Three data sets (bench/data/README.md):
+Four data sets (bench/data/README.md); settings are chosen on dev, test is reported:
 
-- ``persona_retrieval_clean.json`` (``clean``), the stricter view of Synthetic-Persona-Chat:
-  only questions put to the memories' owner, labelled by a stricter matcher (rules fixed
-  on dev, checked by hand); dev from the dataset's valid.csv, test from its test.csv.
-- ``persona_retrieval.json`` (``persona``), built from Synthetic-Persona-Chat: 1,001 dev
-  queries (from the dataset's valid.csv) and 1,000 test queries (its test.csv), each over
-  a pool of 20 memories. Settings are chosen on dev only; test is reported.
+- ``persona_retrieval_labelled.json`` (``labelled``), the set to quote: the persona set's
+  pools and queries (plus more dev queries) labelled by reading with every memory the turn
+  calls for; dev 1,805 queries from the dataset's valid.csv, test 815 from its test.csv.
+- ``persona_retrieval_clean.json`` (``clean``), the stricter matcher-labelled view of
+  Synthetic-Persona-Chat: only questions put to the memories' owner.
+- ``persona_retrieval.json`` (``persona``), the first matcher-labelled view: 1,001 dev and
+  1,000 test queries, each over a pool of 20 memories.
 - ``retrieval.json``, the hand-written set of 224 queries over 12 pools of 20 memories,
   kept as a second reading; its pools are filled through ``Memoryd.add_memory`` and the
   shipped default is also read through ``md.context()`` (what users get).
 
 Methods: recency, BM25, plain MiniLM cosine on the concatenated query text, the hybrid
 as shipped before issue 10 (mean of part vectors with the message weighing 2, + 0.15 BM25),
-the hybrid of issue 10's first round (the blend 0.5 / 0.5, + 0.15 BM25, whole message) and
-the shipped default (question focus, blend 0.7 / 0.3, + 0.05 BM25). Metrics: recall@5
-(share of a query's relevant memories in the top 5), hit@5 (at least one in the top 5)
-and MRR (1 / rank of the first relevant memory in the full ranking of 20). ``--ideas``
-adds every idea tried for issue 10.
+the hybrids of issue 10's first round (the blend 0.5 / 0.5, + 0.15 BM25, whole message) and
+second round (question focus, blend 0.7 / 0.3, + 0.05 BM25) and the shipped default (the
+second round's plus the answer bank, ``docs/reranking.md``). Metrics: recall@5 (share of
+a query's relevant memories in the top 5, at most 5 counted), hit@5 (at least one in the
+top 5) and MRR (1 / rank of the first relevant memory in the full ranking of 20).
+``--ideas`` adds every idea tried for issue 10 (``retrieval_ideas.py``). The answer bank
+is built from the labelled dev split, so the default's dev figures there are in-sample.
 
-    .venv/bin/python bench/retrieval_quality.py [--set clean|persona|hand-written] [--ideas]
+    .venv/bin/python bench/retrieval_quality.py [--set labelled|clean|persona|hand-written]
+        [--ideas] [--quantize off]
 
 Without ``--set`` every set is read and printed, test splits first.
 """

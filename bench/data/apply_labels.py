@@ -33,7 +33,7 @@ from build_persona_retrieval import kind
 
 DATA = Path(__file__).parent
 SOURCE = DATA / "persona_retrieval.json"
-MORE = DATA / "persona_retrieval_more.json"  # further dev pools (build_persona_retrieval.py --more-dev)
+MORE = DATA / "persona_retrieval_more.json"  # more dev pools (build_persona_retrieval.py)
 LABELS = DATA / "labels"
 OUT = DATA / "persona_retrieval_labelled.json"
 

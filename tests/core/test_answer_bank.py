@@ -1,4 +1,4 @@
-"""The answer bank: memories that look like answers to questions like the message rise (issue 10)."""
+"""The answer bank: memories like the answers to questions like the message rise (issue 10)."""
 
 from __future__ import annotations
 
