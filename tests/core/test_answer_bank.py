@@ -23,15 +23,34 @@ def small_bank(embedder: MiniLMEmbedder, floor: float = 0.75) -> AnswerBank:
     answers = [a for texts in EXAMPLES.values() for a in texts]
     ids = [answers.index(a) for texts in EXAMPLES.values() for a in texts]
     offsets = np.cumsum([0] + [len(t) for t in EXAMPLES.values()])
-    return AnswerBank(np.stack(embedder.embed(list(EXAMPLES))), np.stack(embedder.embed(answers)),
-                      offsets, np.asarray(ids), embedder.name, floor=floor, top=1)
+    return AnswerBank(
+        np.stack(embedder.embed(list(EXAMPLES))),
+        np.stack(embedder.embed(answers)),
+        offsets,
+        np.asarray(ids),
+        embedder.name,
+        floor=floor,
+        top=1,
+    )
 
 
 def pool(embedder: MiniLMEmbedder, texts: list[str]) -> list[Memory]:
     when = datetime(2026, 1, 1, tzinfo=UTC)
-    return [Memory(str(i), 1, Scope.WORKSPACE, "w", text, Source.USER, when, when,
-                   embedding=vec, embedder=embedder.name)
-            for i, (text, vec) in enumerate(zip(texts, embedder.embed(texts), strict=True))]
+    return [
+        Memory(
+            str(i),
+            1,
+            Scope.WORKSPACE,
+            "w",
+            text,
+            Source.USER,
+            when,
+            when,
+            embedding=vec,
+            embedder=embedder.name,
+        )
+        for i, (text, vec) in enumerate(zip(texts, embedder.embed(texts), strict=True))
+    ]
 
 
 def test_memories_like_the_answers_of_a_like_question_gain(embedder: MiniLMEmbedder) -> None:
@@ -54,8 +73,13 @@ def test_a_message_like_no_example_changes_nothing(embedder: MiniLMEmbedder) -> 
 
 
 def test_the_bank_moves_an_answer_the_plain_cosine_ranks_low(embedder: MiniLMEmbedder) -> None:
-    texts = ["I am in the army.", "I love to read mystery novels.", "My favorite color is blue.",
-             "I live in a big city.", "I enjoy long walks on the beach."]
+    texts = [
+        "I am in the army.",
+        "I love to read mystery novels.",
+        "My favorite color is blue.",
+        "I live in a big city.",
+        "I enjoy long walks on the beach.",
+    ]
     memories = pool(embedder, texts)
     query = Query("What do you do for a living?")
     plain = EmbeddingReranker(embedder).score(query, memories)

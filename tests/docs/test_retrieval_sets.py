@@ -92,18 +92,25 @@ def test_the_labelled_set_holds_the_labels_read_by_hand() -> None:
     more = splits("persona_retrieval_more.json")["dev"]  # further dev pools
     for split, pools in source.items():
         files = [f"{split}.jsonl"] + (["dev-more.jsonl"] if split == "dev" else [])
-        lines = [line for name in files
-                 for line in (DATA / "labels" / name).read_text(encoding="utf-8").splitlines()]
+        lines = [
+            line
+            for name in files
+            for line in (DATA / "labels" / name).read_text(encoding="utf-8").splitlines()
+        ]
         labels = {row["id"]: row for row in map(json.loads, lines)}
         pools = pools + more if split == "dev" else pools
         assert len(labels) == sum(len(p["queries"]) for p in pools)  # every query was read
         kept = {p["id"]: p for p in labelled[split]}
         for pool in pools:
-            expected = [(q["message"], labels[f"{pool['id']}#{n}"]["relevant"])
-                        for n, q in enumerate(pool["queries"])
-                        if not labels[f"{pool['id']}#{n}"]["drop"]]
-            got = [(q["message"], q["relevant"]) for q in kept.get(pool["id"], {"queries": []})
-                   ["queries"]]
+            expected = [
+                (q["message"], labels[f"{pool['id']}#{n}"]["relevant"])
+                for n, q in enumerate(pool["queries"])
+                if not labels[f"{pool['id']}#{n}"]["drop"]
+            ]
+            got = [
+                (q["message"], q["relevant"])
+                for q in kept.get(pool["id"], {"queries": []})["queries"]
+            ]
             assert got == expected, pool["id"]
             if pool["id"] in kept:
                 assert kept[pool["id"]]["memories"] == pool["memories"]

@@ -53,26 +53,34 @@ class AnswerBank:
             return None
         if len(near) > self.neighbours:
             near = near[np.argsort(-sims[near])[: self.neighbours]]
-        ids = np.unique(np.concatenate(
-            [self.answer_ids[self.offsets[i]: self.offsets[i + 1]] for i in near]))
+        ids = np.unique(
+            np.concatenate([self.answer_ids[self.offsets[i] : self.offsets[i + 1]] for i in near])
+        )
         cosines = memories @ self.answers[ids].T
         top = min(self.top, cosines.shape[1])
         best: np.ndarray = np.partition(cosines, -top, axis=1)[:, -top:].mean(axis=1)
         return best
 
     def save(self, path: Path) -> None:
-        np.savez_compressed(path, questions=self.questions.astype(np.float16),
-                            answers=self.answers.astype(np.float16),
-                            offsets=self.offsets.astype(np.int32),
-                            answer_ids=self.answer_ids.astype(np.int32),
-                            embedder=np.array(self.embedder))
+        np.savez_compressed(
+            path,
+            questions=self.questions.astype(np.float16),
+            answers=self.answers.astype(np.float16),
+            offsets=self.offsets.astype(np.int32),
+            answer_ids=self.answer_ids.astype(np.int32),
+            embedder=np.array(self.embedder),
+        )
 
 
 def read_bank(raw: bytes) -> AnswerBank:
     with np.load(BytesIO(raw)) as data:
-        return AnswerBank(data["questions"].astype(np.float32),
-                          data["answers"].astype(np.float32), data["offsets"],
-                          data["answer_ids"], str(data["embedder"]))
+        return AnswerBank(
+            data["questions"].astype(np.float32),
+            data["answers"].astype(np.float32),
+            data["offsets"],
+            data["answer_ids"],
+            str(data["embedder"]),
+        )
 
 
 def load_bank(embedder_name: str, dimensions: int) -> AnswerBank | None:
