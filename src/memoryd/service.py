@@ -378,12 +378,16 @@ class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade):
         history: Sequence[Mapping[str, Any]] = (),
         *,
         record: bool = True,
+        confirm: Callable[[], None] | None = None,
     ) -> Turn:
         """Choose the memories for one chat turn (R3, R4) and mark them used.
 
         ``record=False`` makes the turn incognito: the same memories are chosen, but
         their last-used times are left alone and ``record_chat`` refuses the turn, so
-        nothing of the conversation is kept or learned from."""
+        nothing of the conversation is kept or learned from. ``confirm`` runs right
+        after the turn's statement has read the cache version (``memoryd.storage.catalog``)
+        and before anything is marked: the server checks there that an API key taken
+        from its cache is still valid; an exception it raises ends the turn."""
         if not isinstance(message, str):
             raise InvalidInput("message must be text")
         query = build_query(message, history)
@@ -394,6 +398,8 @@ class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade):
                 workspace_id, enabled = self._turn_scope(repo, user_id, workspace)
                 version, pool = repo.turn_pool(user_id, workspace_id)
                 self.catalog.sync(version)
+        if confirm is not None:
+            confirm()
         if not enabled:
             return Turn(enabled=False, query=query, record=record)
         now = self.clock()
