@@ -9,7 +9,8 @@ Starts FakeOpenAIServer (a scripted upstream, no model behind it) and ``memoryd 
 global and 20 workspace memories, so every proxied turn embeds the query, reranks 20
 memories, injects 10 and records the exchange. Every request carries a user message no
 earlier request had (the retrieval set's queries with varied openers and closers, then
-numbered), so no query embedding comes from a cache. Requests go alternately straight to
+numbered), so no query embedding comes from a cache, and every answer differs (numbered), so
+the background pre-embedding of each stored exchange is real work too. Requests go alternately straight to
 the upstream (the baseline) and through the proxy, streamed and not, and it prints
 p50/p95 of both and the difference, all measured in this one run.
 
@@ -119,7 +120,10 @@ def main() -> None:
     key = seed(url)
     port = free_port()
     with FakeOpenAIServer() as upstream:
-        upstream.responder = lambda body: Reply.text(ANSWER)
+        # every answer is new too: the server embeds each stored reply for the next
+        # turn's history, and the same answer every time would come from its cache
+        answers = (f"Answer {n}: {ANSWER}" for n in itertools.count(1))
+        upstream.responder = lambda body: Reply.text(next(answers))
         env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_")}
         env.update(
             MEMORYD_DATA_DIR=str(tmp),

@@ -63,7 +63,7 @@ from memoryd.storage.catalog import Catalog
 from memoryd.storage.database import Database
 from memoryd.storage.repository import Repository
 from memoryd.store import KEEP, Keep, MemoryStore
-from memoryd.writeback import BackgroundWriter
+from memoryd.writeback import BackgroundWriter, QuietGate
 
 log = logging.getLogger("memoryd")
 
@@ -105,6 +105,7 @@ class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade):
         self._open_lock = threading.Lock()
         self.store = MemoryStore(limits, clock, lambda: self.embedder.name)
         self.catalog = Catalog()
+        self.quiet = QuietGate()  # chat turns in progress (see memoryd.writeback)
         self._writer: BackgroundWriter | None = None
 
     # wiring ----------------------------------------------------------------
@@ -388,6 +389,21 @@ class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade):
         after the turn's statement has read the cache version (``memoryd.storage.catalog``)
         and before anything is marked: the server checks there that an API key taken
         from its cache is still valid; an exception it raises ends the turn."""
+        self.quiet.enter()  # pre-embedding waits for no turn to be in progress
+        try:
+            return self._context(user_id, workspace, message, history, record, confirm)
+        finally:
+            self.quiet.leave()
+
+    def _context(
+        self,
+        user_id: int,
+        workspace: str | None,
+        message: str,
+        history: Sequence[Mapping[str, Any]],
+        record: bool,
+        confirm: Callable[[], None] | None,
+    ) -> Turn:
         if not isinstance(message, str):
             raise InvalidInput("message must be text")
         query = build_query(message, history)
