@@ -9,10 +9,10 @@ Starts FakeOpenAIServer (a scripted upstream, no model behind it) and ``memoryd 
 global and 20 workspace memories, so every proxied turn embeds the query, reranks 20
 memories, injects 10 and records the exchange. Every request carries a user message no
 earlier request had (the retrieval set's queries with varied openers and closers, then
-numbered), so no query embedding comes from a cache, and every answer differs (numbered), so
-the background pre-embedding of each stored exchange is real work too. Requests go alternately straight to
-the upstream (the baseline) and through the proxy, streamed and not, and it prints
-p50/p95 of both and the difference, all measured in this one run.
+numbered), so no query embedding comes from a cache, and every answer differs (numbered),
+so the background pre-embedding of each stored exchange is real work too. Requests go
+alternately straight to the upstream (the baseline) and through the proxy, streamed and
+not, and it prints p50/p95 of both and the difference, all measured in this one run.
 
 ``--upstream openai`` (default) relays an OpenAI-compatible upstream byte for byte;
 ``--upstream anthropic`` goes through the provider path (``AnthropicProvider`` against
