@@ -158,11 +158,14 @@ def stated(turn: str, owner_facts: list[str], vec: Vectors, rules: Rules = LOOSE
 
 
 def build_split(rows: list[Conversation], vec: Vectors, rng: random.Random,
-                rules: Rules = LOOSE) -> list[dict[str, Any]]:
+                rules: Rules = LOOSE, first: int = 0,
+                wanted: int = MIN_QUERIES) -> list[dict[str, Any]]:
     every_fact = list(dict.fromkeys(f for c in rows for p in c.personas for f in p))
     pools: list[dict[str, Any]] = []
     total = 0
     for number, conv in enumerate(rows):
+        if number < first:
+            continue
         for owner in (1, 2):
             own = list(dict.fromkeys(conv.personas[owner - 1]))
             vec.add([t for _, t in conv.turns])
@@ -179,7 +182,7 @@ def build_split(rows: list[Conversation], vec: Vectors, rng: random.Random,
             pools.append({"id": f"c{number:04d}-u{owner}", "workspace": f"persona-{len(pools)}",
                           "memories": shuffled, "queries": queries})
             total += len(queries)
-        if total >= MIN_QUERIES:
+        if total >= wanted:
             break
     return pools
 
@@ -252,7 +255,13 @@ def main() -> None:
     parser.add_argument("--set", choices=sorted(RULES), default=LOOSE.name,
                         help="persona: the first set; clean: the stricter view")
     parser.add_argument("--out", type=Path, help="default: the set's file in bench/data/")
+    parser.add_argument("--more-dev", type=int, metavar="N",
+                        help="instead: N more dev queries from the valid.csv conversations after"
+                             " those persona_retrieval.json uses, to persona_retrieval_more.json")
     args = parser.parse_args()
+    if args.more_dev:
+        more_dev(args.source, args.more_dev)
+        return
     rules = RULES[args.set]
     out: Path = args.out or rules.out
     embedder = MiniLMEmbedder()
@@ -277,6 +286,22 @@ def main() -> None:
         sizes = {n: sum(len(q["relevant"]) == n for q in queries) for n in (1, 2, 3, 4, 5)}
         print(f"{split}: {len(pools)} pools, {len(queries)} queries, kinds {kinds},"
               f" relevant per query {sizes}")
+
+
+def more_dev(source: Path, wanted: int) -> None:
+    """Further dev pools and queries (the first set's rules) for labelling by reading."""
+    used = json.loads(OUT.read_text(encoding="utf-8"))["splits"]["dev"]
+    first = 1 + max(int(p["id"][1:5]) for p in used)
+    rows = read(source / "valid.csv")
+    vec = Vectors(MiniLMEmbedder())
+    vec.add([f for c in rows for p in c.personas for f in p])
+    pools = build_split(rows, vec, random.Random(f"{SEED}-dev-more"), LOOSE, first, wanted)
+    out = OUT.with_name("persona_retrieval_more.json")
+    out.write_text(json.dumps({"description": f"More dev pools from valid.csv conversation"
+                                              f" {first} on, bench/data/README.md",
+                               "splits": {"dev": pools}}, indent=1, ensure_ascii=False) + "\n",
+                   encoding="utf-8")
+    print(f"{out}: {len(pools)} pools, {sum(len(p['queries']) for p in pools)} queries")
 
 
 if __name__ == "__main__":

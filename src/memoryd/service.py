@@ -102,7 +102,9 @@ class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade):
         self._embedder = embedder
         self._reranker_choice: str | Reranker = reranker or self.settings.reranker
         self._reranker: Reranker | None = None
-        self._open_lock = threading.Lock()
+        # one database, embedder and reranker per instance, even when threads (the
+        # writer's pre-embedding, a server's workers) ask for them first at the same time
+        self._open_lock = threading.RLock()
         self.store = MemoryStore(limits, clock, lambda: self.embedder.name)
         self.catalog = Catalog()
         self.quiet = QuietGate()  # chat turns in progress (see memoryd.writeback)
@@ -122,22 +124,28 @@ class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade):
         if self._embedder is None:
             from memoryd.embedding.minilm import MiniLMEmbedder
 
-            self._embedder = MiniLMEmbedder(
-                quantize=self.settings.embedder_quantize,
-                models_dir=self.settings.data_dir / "models",
-            )
+            with self._open_lock:
+                if self._embedder is None:
+                    self._embedder = MiniLMEmbedder(
+                        quantize=self.settings.embedder_quantize,
+                        models_dir=self.settings.data_dir / "models",
+                    )
         return self._embedder
 
     @property
     def reranker(self) -> Reranker:
         if self._reranker is None:
-            choice = self._reranker_choice
-            if isinstance(choice, str):
-                from memoryd.plugins import pick, reranker_factories
+            from memoryd.plugins import pick, reranker_factories
 
-                self._reranker = pick("reranker", choice, reranker_factories())(self.embedder)
-            else:
-                self._reranker = choice
+            with self._open_lock:
+                choice = self._reranker_choice
+                if self._reranker is not None:
+                    pass
+                elif isinstance(choice, str):
+                    factory = pick("reranker", choice, reranker_factories())
+                    self._reranker = factory(self.embedder)
+                else:
+                    self._reranker = choice
         return self._reranker
 
     @property

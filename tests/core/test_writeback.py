@@ -15,7 +15,7 @@ import pytest
 from memoryd import Memoryd, writeback
 from memoryd.domain.errors import InvalidInput
 from memoryd.embedding.minilm import MiniLMEmbedder
-from memoryd.rerank import HybridReranker
+from memoryd.rerank import HybridReranker, RecencyReranker
 
 
 def _alice(md: Memoryd) -> int:
@@ -121,6 +121,31 @@ def test_queued_chats_are_written_without_a_flush(md: Memoryd) -> None:
         time.sleep(0.02)
     assert [c.prompt for c in md.list_chats(uid)] == ["burst 0", "burst 1", "burst 2"]
     assert md.writer.pending() == 0
+
+
+def test_threads_that_ask_for_the_reranker_at_once_share_one(
+    database_url: str, embedder: MiniLMEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The writer's pre-embedding thread and a turn may ask first at the same moment; two
+    rerankers would split the query cache, so the turn would find its history cold."""
+    import memoryd.plugins
+
+    made: list[RecencyReranker] = []
+
+    def slow_factory(emb: Any) -> RecencyReranker:
+        time.sleep(0.2)  # long enough for the other thread to arrive
+        made.append(RecencyReranker())
+        return made[-1]
+
+    monkeypatch.setattr(memoryd.plugins, "reranker_factories", lambda: {"slow": slow_factory})
+    with Memoryd(database_url, embedder=embedder, reranker="slow") as md:
+        seen: list[object] = []
+        threads = [threading.Thread(target=lambda: seen.append(md.reranker)) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert len(made) == 1 and seen == [made[0], made[0]]
 
 
 def _wait_until(condition: Any, seconds: float = 30) -> bool:

@@ -81,3 +81,40 @@ def test_the_hand_check_summary_matches_its_items() -> None:
         q["message"] for p in splits("persona_retrieval_clean.json")["dev"] for q in p["queries"]
     }
     assert all(i["query"] in dev_queries for i in items)  # dev only, never test
+
+
+def test_the_labelled_set_holds_the_labels_read_by_hand() -> None:
+    """persona_retrieval_labelled.json is persona_retrieval.json with labels/*.jsonl applied:
+    each kept query has exactly the labels its reader gave, each dropped one is gone."""
+    source = splits("persona_retrieval.json")
+    labelled = splits("persona_retrieval_labelled.json")
+    total = 0
+    more = splits("persona_retrieval_more.json")["dev"]  # further dev pools
+    for split, pools in source.items():
+        files = [f"{split}.jsonl"] + (["dev-more.jsonl"] if split == "dev" else [])
+        lines = [line for name in files
+                 for line in (DATA / "labels" / name).read_text(encoding="utf-8").splitlines()]
+        labels = {row["id"]: row for row in map(json.loads, lines)}
+        pools = pools + more if split == "dev" else pools
+        assert len(labels) == sum(len(p["queries"]) for p in pools)  # every query was read
+        kept = {p["id"]: p for p in labelled[split]}
+        for pool in pools:
+            expected = [(q["message"], labels[f"{pool['id']}#{n}"]["relevant"])
+                        for n, q in enumerate(pool["queries"])
+                        if not labels[f"{pool['id']}#{n}"]["drop"]]
+            got = [(q["message"], q["relevant"]) for q in kept.get(pool["id"], {"queries": []})
+                   ["queries"]]
+            assert got == expected, pool["id"]
+            if pool["id"] in kept:
+                assert kept[pool["id"]]["memories"] == pool["memories"]
+        total += sum(len(p["queries"]) for p in labelled[split])
+    assert total >= 1000
+
+
+def test_the_shipped_answer_bank_comes_from_dev_only() -> None:
+    from memoryd.rerank.answer_bank import FILE, read_bank
+
+    bank = read_bank((DATA.parents[1] / "src" / "memoryd" / "data" / FILE).read_bytes())
+    labelled = splits("persona_retrieval_labelled.json")
+    dev = sum(len(p["queries"]) for p in labelled["dev"])
+    assert len(bank.questions) == dev != sum(len(p["queries"]) for p in labelled["test"])

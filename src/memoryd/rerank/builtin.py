@@ -7,6 +7,7 @@ from typing import Any
 
 from memoryd.embedding.base import Embedder
 from memoryd.hookspecs import hookimpl
+from memoryd.rerank.answer_bank import load_bank
 from memoryd.rerank.api import ApiReranker, ApiRerankSettings
 from memoryd.rerank.embedding import EmbeddingReranker
 from memoryd.rerank.hybrid import HybridReranker
@@ -23,7 +24,8 @@ def _embedding(embedder: Embedder) -> EmbeddingReranker:
 
 
 def _hybrid(embedder: Embedder) -> HybridReranker:
-    return HybridReranker(EmbeddingReranker(embedder))
+    bank = load_bank(embedder.name, embedder.dimensions)
+    return HybridReranker(EmbeddingReranker(embedder, bank=bank))
 
 
 def _lexical(embedder: Embedder) -> LexicalReranker:

@@ -9,6 +9,8 @@ weighs most and older history less, and its best cosine with any single part, so
 message that names the memory's topic is not drowned by the others. A message that
 is a question behind a short remark ("Oh, that's cool! What do you do for fun?") is
 embedded as its question only: the remark says nothing about which memory is needed.
+With an answer bank (``answer_bank.py``), memories that look like answers to questions
+like the message gain ``bank_weight`` times that likeness.
 """
 
 from __future__ import annotations
@@ -23,11 +25,13 @@ import numpy as np
 from memoryd.domain.injection import Query
 from memoryd.domain.models import Memory, Vector
 from memoryd.embedding.base import Embedder
+from memoryd.rerank.answer_bank import AnswerBank
 
 MESSAGE_WEIGHT = 5.0  # the current message against 1 for the latest history message
 HISTORY_DECAY = 0.5  # each older history message weighs this much of the next newer one
 MAX_SHARE = 0.3  # share of the best single-part cosine in a memory's score
 REMARK_WORDS = 5  # a non-question sentence this short is a remark the question can drop
+BANK_WEIGHT = 1.5  # weight of a memory's likeness to the answer bank's answers
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
@@ -112,6 +116,8 @@ class EmbeddingReranker:
         history_decay: float = HISTORY_DECAY,
         max_share: float = MAX_SHARE,
         remark_words: int = REMARK_WORDS,
+        bank: AnswerBank | None = None,
+        bank_weight: float = BANK_WEIGHT,
     ) -> None:
         self.embedder = embedder
         self.encoder = encoder or QueryEncoder(embedder)
@@ -119,6 +125,8 @@ class EmbeddingReranker:
         self.history_decay = history_decay
         self.max_share = max_share
         self.remark_words = remark_words
+        self.bank = bank
+        self.bank_weight = bank_weight
 
     def warm(self, texts: Sequence[str]) -> None:
         """Embed texts that later turns will carry as history, off those turns' path."""
@@ -138,4 +146,8 @@ class EmbeddingReranker:
         cosines = matrix @ parts.T  # one row per memory, one column per part
         mean = cosines @ weights / norm if norm > 0 else np.zeros(len(memories))
         blended = (1 - self.max_share) * mean + self.max_share * cosines.max(axis=1)
+        if self.bank is not None and query.message:
+            likeness = self.bank.likeness(parts[0], matrix)  # parts[0] is the message
+            if likeness is not None:
+                blended = blended + self.bank_weight * likeness
         return [float(x) for x in blended]

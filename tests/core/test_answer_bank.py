@@ -1,0 +1,82 @@
+"""The answer bank: memories that look like answers to questions like the message rise (issue 10)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+
+from memoryd.domain.injection import Query
+from memoryd.domain.models import Memory, Scope, Source
+from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.rerank import EmbeddingReranker
+from memoryd.rerank.answer_bank import AnswerBank, load_bank, read_bank
+
+EXAMPLES = {
+    "What do you do for a living?": ["I work as a nurse.", "I am a software engineer."],
+    "Do you have any pets?": ["I have two cats.", "My dog is named Rex."],
+}
+
+
+def small_bank(embedder: MiniLMEmbedder, floor: float = 0.75) -> AnswerBank:
+    answers = [a for texts in EXAMPLES.values() for a in texts]
+    ids = [answers.index(a) for texts in EXAMPLES.values() for a in texts]
+    offsets = np.cumsum([0] + [len(t) for t in EXAMPLES.values()])
+    return AnswerBank(np.stack(embedder.embed(list(EXAMPLES))), np.stack(embedder.embed(answers)),
+                      offsets, np.asarray(ids), embedder.name, floor=floor, top=1)
+
+
+def pool(embedder: MiniLMEmbedder, texts: list[str]) -> list[Memory]:
+    when = datetime(2026, 1, 1, tzinfo=UTC)
+    return [Memory(str(i), 1, Scope.WORKSPACE, "w", text, Source.USER, when, when,
+                   embedding=vec, embedder=embedder.name)
+            for i, (text, vec) in enumerate(zip(texts, embedder.embed(texts), strict=True))]
+
+
+def test_memories_like_the_answers_of_a_like_question_gain(embedder: MiniLMEmbedder) -> None:
+    bank = small_bank(embedder)
+    memories = pool(embedder, ["I am a firefighter.", "I like to swim.", "I have a hamster."])
+    (question,) = embedder.embed(["And you, what do you do for a living?"])
+    likeness = bank.likeness(question, np.stack([m.embedding for m in memories]))
+    assert likeness is not None
+    assert likeness[0] > likeness[1] and likeness[0] > likeness[2]  # a job, like the answers
+
+
+def test_a_message_like_no_example_changes_nothing(embedder: MiniLMEmbedder) -> None:
+    bank = small_bank(embedder)
+    memories = pool(embedder, ["The Phoenix launch is on September 30", "I like to swim."])
+    (message,) = embedder.embed(["When does the Phoenix launch happen?"])
+    assert bank.likeness(message, np.stack([m.embedding for m in memories])) is None
+    query = Query("When does the Phoenix launch happen?")
+    with_bank = EmbeddingReranker(embedder, bank=bank).score(query, memories)
+    assert with_bank == EmbeddingReranker(embedder).score(query, memories)
+
+
+def test_the_bank_moves_an_answer_the_plain_cosine_ranks_low(embedder: MiniLMEmbedder) -> None:
+    texts = ["I am in the army.", "I love to read mystery novels.", "My favorite color is blue.",
+             "I live in a big city.", "I enjoy long walks on the beach."]
+    memories = pool(embedder, texts)
+    query = Query("What do you do for a living?")
+    plain = EmbeddingReranker(embedder).score(query, memories)
+    banked = EmbeddingReranker(embedder, bank=small_bank(embedder)).score(query, memories)
+    rank = lambda scores: sorted(range(len(scores)), key=lambda i: -scores[i]).index(0)  # noqa: E731
+    assert rank(banked) < rank(plain) or rank(plain) == 0
+    assert banked[0] - plain[0] > max(b - p for b, p in zip(banked[1:], plain[1:], strict=True))
+
+
+def test_the_shipped_bank_is_for_the_bundled_embedder_only(embedder: MiniLMEmbedder) -> None:
+    bank = load_bank(embedder.name, embedder.dimensions)
+    assert bank is not None and bank.questions.shape[1] == embedder.dimensions
+    assert bank.offsets[-1] == len(bank.answer_ids) and bank.answer_ids.max() < len(bank.answers)
+    assert load_bank("another-embedder", embedder.dimensions) is None
+    assert load_bank(embedder.name, 768) is None
+
+
+def test_a_saved_bank_reads_back(embedder: MiniLMEmbedder, tmp_path: Path) -> None:
+    bank = small_bank(embedder)
+    bank.save(tmp_path / "bank.npz")
+    again = read_bank((tmp_path / "bank.npz").read_bytes())
+    assert again.embedder == bank.embedder
+    assert np.allclose(again.questions, bank.questions, atol=1e-3)
+    assert list(again.offsets) == list(bank.offsets)
