@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from memoryd.blas import one_blas_thread
 from memoryd.chat_log import ChatFacade
 from memoryd.config import MemorydSettings
 from memoryd.domain import runtime_settings
@@ -472,6 +473,7 @@ class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade):
     def _rank(self, query: Any, candidates: list[Memory]) -> tuple[list[ScoredMemory], str | None]:
         if len(candidates) <= WORKSPACE_TOP_K:
             return [ScoredMemory(m, None) for m in most_recent(candidates, len(candidates))], None
+        one_blas_thread()  # small products: another core's BLAS thread only costs time
         try:
             scores = self.reranker.score(query, candidates)
             return top_k(candidates, scores, WORKSPACE_TOP_K), None
