@@ -9,9 +9,10 @@ Starts FakeOpenAIServer (a scripted upstream, no model behind it) and ``memoryd 
 global and 20 workspace memories, so every proxied turn embeds the query, reranks 20
 memories, injects 10 and records the exchange. Every request carries a user message no
 earlier request had (the retrieval set's queries with varied openers and closers, then
-numbered), so no query embedding comes from a cache. Requests go alternately straight to
-the upstream (the baseline) and through the proxy, streamed and not, and it prints
-p50/p95 of both and the difference, all measured in this one run.
+numbered), so no query embedding comes from a cache, and every answer differs (numbered),
+so the background pre-embedding of each stored exchange is real work too. Requests go
+alternately straight to the upstream (the baseline) and through the proxy, streamed and
+not, and it prints p50/p95 of both and the difference, all measured in this one run.
 
 ``--upstream openai`` (default) relays an OpenAI-compatible upstream byte for byte;
 ``--upstream anthropic`` goes through the provider path (``AnthropicProvider`` against
@@ -32,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -48,13 +50,18 @@ OPENERS = ("", "Quick question: ", "Hey, ", "One more thing. ", "Okay, next: ", 
 CLOSERS = ("", " Thanks!", " Keep it short please.", " Just double-checking.", " No rush.")
 
 
-def unseen_messages(seed: int = 11) -> itertools.chain[str]:
-    """Endless user messages, each different from all before it."""
+def unseen_messages(seed: int = 11) -> Iterator[str]:
+    """Endless user messages, each different from all before it, with the last question
+    numbered ("... (case 12)?"): the default reranker embeds a question behind short
+    remarks on its own, so without the number the same question with another opener or
+    closer would come from the query cache (31% of requests did)."""
     queries = [q["message"] for p in json.loads(DATA.read_text())["pools"] for q in p["queries"]]
     combos = [f"{o}{q}{c}" for q, o, c in itertools.product(queries, OPENERS, CLOSERS)]
     random.Random(seed).shuffle(combos)
-    numbered = (f"{random.Random(n).choice(queries)} (case {n})" for n in itertools.count(1))
-    return itertools.chain(combos, numbered)
+    more = (random.Random(n).choice(queries) for n in itertools.count(1))
+    for n, message in enumerate(itertools.chain(combos, more), 1):
+        at = message.rfind("?")
+        yield f"{message[:at]} (case {n}){message[at:]}" if at >= 0 else f"{message} (case {n})"
 
 
 def free_port() -> int:
@@ -113,7 +120,10 @@ def main() -> None:
     key = seed(url)
     port = free_port()
     with FakeOpenAIServer() as upstream:
-        upstream.responder = lambda body: Reply.text(ANSWER)
+        # every answer is new too: the server embeds each stored reply for the next
+        # turn's history, and the same answer every time would come from its cache
+        answers = (f"Answer {n}: {ANSWER}" for n in itertools.count(1))
+        upstream.responder = lambda body: Reply.text(next(answers))
         env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_")}
         env.update(
             MEMORYD_DATA_DIR=str(tmp),

@@ -120,11 +120,16 @@ class ChatFacade:
         return chat_id, processed
 
     def warm_history(self, *texts: str) -> None:
-        """The next turns quote this exchange as history: embed it now, not on their path."""
+        """The next turns quote this exchange as history: embed it now, not on their path.
+
+        One text per embedding call: a batch pads every text to the longest one, and a
+        short prompt batched with a long reply cost about twice the CPU of the two
+        embedded alone (BENCHMARKS.md, issue 11)."""
         reranker = self.reranker
         if isinstance(reranker, Warmable):
             try:
-                reranker.warm([history_part(t) for t in texts])
+                for text in texts:
+                    reranker.warm([history_part(text)])
             except Exception as exc:  # a cold cache only costs the next turn time
                 log.warning("could not pre-embed chat history: %s", exc)
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from memoryd.blas import one_blas_thread
 from memoryd.chat_log import ChatFacade
 from memoryd.config import MemorydSettings
 from memoryd.domain import runtime_settings
@@ -63,7 +64,7 @@ from memoryd.storage.catalog import Catalog
 from memoryd.storage.database import Database
 from memoryd.storage.repository import Repository
 from memoryd.store import KEEP, Keep, MemoryStore
-from memoryd.writeback import BackgroundWriter
+from memoryd.writeback import BackgroundWriter, QuietGate
 
 log = logging.getLogger("memoryd")
 
@@ -107,6 +108,7 @@ class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade):
         self._open_lock = threading.RLock()
         self.store = MemoryStore(limits, clock, lambda: self.embedder.name)
         self.catalog = Catalog()
+        self.quiet = QuietGate()  # chat turns in progress (see memoryd.writeback)
         self._writer: BackgroundWriter | None = None
 
     # wiring ----------------------------------------------------------------
@@ -386,12 +388,31 @@ class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade):
         history: Sequence[Mapping[str, Any]] = (),
         *,
         record: bool = True,
+        confirm: Callable[[], None] | None = None,
     ) -> Turn:
         """Choose the memories for one chat turn (R3, R4) and mark them used.
 
         ``record=False`` makes the turn incognito: the same memories are chosen, but
         their last-used times are left alone and ``record_chat`` refuses the turn, so
-        nothing of the conversation is kept or learned from."""
+        nothing of the conversation is kept or learned from. ``confirm`` runs right
+        after the turn's statement has read the cache version (``memoryd.storage.catalog``)
+        and before anything is marked: the server checks there that an API key taken
+        from its cache is still valid; an exception it raises ends the turn."""
+        self.quiet.enter()  # pre-embedding waits for no turn to be in progress
+        try:
+            return self._context(user_id, workspace, message, history, record, confirm)
+        finally:
+            self.quiet.leave()
+
+    def _context(
+        self,
+        user_id: int,
+        workspace: str | None,
+        message: str,
+        history: Sequence[Mapping[str, Any]],
+        record: bool,
+        confirm: Callable[[], None] | None,
+    ) -> Turn:
         if not isinstance(message, str):
             raise InvalidInput("message must be text")
         query = build_query(message, history)
@@ -402,6 +423,8 @@ class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade):
                 workspace_id, enabled = self._turn_scope(repo, user_id, workspace)
                 version, pool = repo.turn_pool(user_id, workspace_id)
                 self.catalog.sync(version)
+        if confirm is not None:
+            confirm()
         if not enabled:
             return Turn(enabled=False, query=query, record=record)
         now = self.clock()
@@ -450,6 +473,7 @@ class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade):
     def _rank(self, query: Any, candidates: list[Memory]) -> tuple[list[ScoredMemory], str | None]:
         if len(candidates) <= WORKSPACE_TOP_K:
             return [ScoredMemory(m, None) for m in most_recent(candidates, len(candidates))], None
+        one_blas_thread()  # small products: another core's BLAS thread only costs time
         try:
             scores = self.reranker.score(query, candidates)
             return top_k(candidates, scores, WORKSPACE_TOP_K), None

@@ -12,8 +12,12 @@ user or workspace was deleted meanwhile is discarded, with a warning.
 
 Once stored, an exchange is also embedded for the turns that will quote it as history
 (``Memoryd.warm_history``). That is a cache, not a write, and it costs as much CPU as a
-turn, so it runs in a third thread at a lower priority (nice +10 on Linux): when a reply
-and a pre-embedding want the same core, the reply goes first.
+turn, so it is idle-time work: a third thread at a lower priority (nice +10 on Linux)
+embeds one text at a time, each only once no chat turn is in progress (``QuietGate``;
+waiting at most ``WARM_MAX_DEFER_S``), so a pre-embedding does not share the CPU with
+a turn that is waiting for its answer. If turns never stop, the backlog is bounded
+(``MAX_WARM_BACKLOG``, oldest dropped): a text not pre-embedded is embedded by the turn
+that needs it.
 """
 
 from __future__ import annotations
@@ -38,6 +42,35 @@ BATCH_WAIT_S = 0.2  # how long marks and chats gather before a write (flush() sk
 MAX_RETRY_WAIT_S = 5.0
 CLOSE_ATTEMPTS = 5
 WARM_NICENESS = 10  # how much lower the pre-embedding thread's priority is
+WARM_MAX_DEFER_S = 0.25  # longest a pre-embedding waits for no turn to be in progress
+MAX_WARM_BACKLOG = 256  # texts waiting to be pre-embedded; the oldest go first
+
+
+class QuietGate:
+    """Counts chat turns in progress, so idle-time work can wait for a moment with none."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._active = 0
+
+    def enter(self) -> None:
+        with self._cond:
+            self._active += 1
+
+    def leave(self) -> None:
+        with self._cond:
+            self._active -= 1
+            if not self._active:
+                self._cond.notify_all()
+
+    @property
+    def active(self) -> int:
+        return self._active
+
+    def wait_quiet(self, timeout: float) -> bool:
+        """Wait until no turn is in progress; False if ``timeout`` passed first."""
+        with self._cond:
+            return self._cond.wait_for(lambda: not self._active, timeout)
 
 
 @dataclass(frozen=True)
@@ -153,6 +186,7 @@ class BackgroundWriter:
             if self._closed:  # shutting down: nobody will quote these any more
                 return
             self._warm_texts.extend(t for chat in batch for t in (chat.prompt, chat.response))
+            del self._warm_texts[:-MAX_WARM_BACKLOG]
             if self._warm_thread is None:
                 self._warm_thread = threading.Thread(
                     target=self._warm_run, name="memoryd-warm", daemon=True
@@ -204,8 +238,9 @@ class BackgroundWriter:
                 self._cond.wait_for(lambda: self._closed or self._warm_texts, timeout=None)
                 if self._closed:
                     return
-                texts, self._warm_texts = self._warm_texts, []
-            self._md.warm_history(*texts)
+                text = self._warm_texts.pop(0)
+            self._md.quiet.wait_quiet(WARM_MAX_DEFER_S)
+            self._md.warm_history(text)
 
     def _write_once(self) -> None:
         with self._cond:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from memoryd import Memoryd
+from memoryd import Memoryd, writeback
 from memoryd.domain.errors import InvalidInput
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.rerank import HybridReranker, RecencyReranker
@@ -76,9 +76,11 @@ class CountingEmbedder:
     def __init__(self, inner: MiniLMEmbedder) -> None:
         self.inner, self.name, self.dimensions = inner, inner.name, inner.dimensions
         self.texts: list[str] = []
+        self.calls: list[list[str]] = []
 
     def embed(self, texts: Sequence[str]) -> Any:
         self.texts.extend(texts)
+        self.calls.append(list(texts))
         return self.inner.embed(texts)
 
 
@@ -144,3 +146,31 @@ def test_threads_that_ask_for_the_reranker_at_once_share_one(
         for t in threads:
             t.join()
         assert len(made) == 1 and seen == [made[0], made[0]]
+
+
+def _wait_until(condition: Any, seconds: float = 30) -> bool:
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return bool(condition())
+
+
+def test_pre_embedding_waits_for_the_turns_in_progress_and_embeds_one_text_a_call(
+    database_url: str, embedder: MiniLMEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(writeback, "WARM_MAX_DEFER_S", 60.0)
+    counting = CountingEmbedder(embedder)
+    with Memoryd(database_url, embedder=counting) as md:
+        uid = _alice(md)
+        encoder = md.reranker.dense.encoder  # type: ignore[attr-defined]
+        prompt, answer = "Where is the Phoenix kickoff?", "In Lyon, on the 3rd of March."
+        md.quiet.enter()  # a turn is in progress
+        try:
+            md.record_chat_later(uid, "alpha", prompt, answer)
+            assert md.writer.flush()  # stored: pre-embedding may start now
+            time.sleep(0.3)
+            assert prompt not in encoder and answer not in encoder
+        finally:
+            md.quiet.leave()
+        assert _wait_until(lambda: prompt in encoder and answer in encoder)
+        assert [prompt] in counting.calls and [answer] in counting.calls  # not one batch

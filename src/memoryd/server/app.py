@@ -150,6 +150,9 @@ def create_app(
             repo.conn.execute(text("SELECT 1"))
         return Health(status="ok", database=state.md.db.dialect, version=memoryd.__version__)
 
+    # the routes every chat turn takes come first: routing tries the routers in order
+    app.include_router(context.router)
+    app.include_router(proxy.router)
     app.include_router(memories.build_router(self_owner, prefix="/api/v1", tag="memories"))
     app.include_router(
         memories.build_router(admin_owner, prefix="/api/v1/users/{user_id}", tag="admin")
@@ -162,7 +165,7 @@ def create_app(
     app.include_router(
         transfer.build_router(admin_owner, prefix="/api/v1/users/{user_id}", tag="admin")
     )
-    for module in (users, workspaces, settings_router, chats, context, extraction, proxy):
+    for module in (users, workspaces, settings_router, chats, extraction):
         app.include_router(module.router)
     app.include_router(web_routes.router)
     app.include_router(web_admin_pages.router)

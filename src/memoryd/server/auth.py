@@ -309,6 +309,31 @@ class AuthStore:
         self._note_key_use(key_id, last_used)
         return user
 
+    def cached_key_user(self, secret: str) -> tuple[User, Callable[[], bool]] | None:
+        """The key's user from this process's cache alone (no database read), with a
+        ``confirm`` to call once something in the same request has read the cache
+        version (a chat turn's statement does): True if nothing changed since the key
+        was cached, i.e. the key was still valid at that read. None when the key is not
+        cached; ``user_for_api_key`` answers then."""
+        catalog = self.catalog
+        if catalog is None or not secret.startswith(API_KEY_PREFIX):
+            return None
+        digest = sha256(secret)
+        entry = catalog.get("keys", digest)
+        if entry is None:
+            return None
+        user, key_id, last_used = entry
+
+        def confirm() -> bool:
+            # any change empties the cache (Catalog.sync), so the same entry object
+            # means the version that validated the key is the one read since
+            if catalog.get("keys", digest) is not entry:
+                return False
+            self._note_key_use(key_id, last_used)
+            return True
+
+        return user, confirm
+
     def _note_key_use(self, key_id: int, stored: datetime | None) -> None:
         """Set ``api_keys.last_used_at``, at most once a minute per key, off the request's
         path (a write can wait for the database's write lock)."""

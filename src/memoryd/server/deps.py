@@ -10,12 +10,14 @@ reaches their own memories, and only in workspaces they belong to (R8).
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
 import httpx
 from fastapi import Depends, Path, Request
+from starlette.concurrency import run_in_threadpool
 
 from memoryd.config import MemorydSettings
 from memoryd.domain.errors import NotFound
@@ -45,12 +47,24 @@ class ServerState:
     throttle: LoginThrottle = field(default_factory=LoginThrottle)
 
 
+class StaleCaller(Exception):
+    """A caller taken from the cache turned out stale: redo the request, checked anew."""
+
+
 @dataclass(frozen=True)
 class Caller:
     user: User
     via: Literal["single_user", "api_key", "session"]
     csrf_token: str | None = None
     session_token: str | None = None
+    # set when the API key came from the cache unchecked (``turn_caller``): True once a
+    # later read of the cache version in this request shows nothing changed
+    confirm: Callable[[], bool] | None = field(default=None, compare=False, repr=False)
+
+    def check(self) -> None:
+        """Raise ``StaleCaller`` unless the caller is confirmed (or needed no confirming)."""
+        if self.confirm is not None and not self.confirm():
+            raise StaleCaller
 
     @property
     def is_admin(self) -> bool:
@@ -175,6 +189,29 @@ def current_caller(request: Request, state: State) -> Caller:
 
 
 CurrentCaller = Annotated[Caller, Depends(current_caller)]
+
+
+async def turn_caller(request: Request, state: State) -> Caller:
+    """``current_caller`` for routes that read a chat turn next (context, proxy).
+
+    An API key found in the per-process cache is taken as it is, in the event loop, with
+    no database read and no trip to the threadpool; the route then calls
+    ``Caller.check`` right after the turn's statement has read the cache version (in the
+    same transaction as the memories), so a revoked key, a changed user or membership
+    still applies to the very next request: ``check`` raises ``StaleCaller`` and the
+    route answers again with ``identify``. Anything else goes to ``current_caller``."""
+    if not state.settings.single_user:
+        key = api_key_of(request)
+        if key is not None:
+            check_origin(request)
+            found = state.auth.cached_key_user(key)
+            if found is not None:
+                user, confirm = found
+                return Caller(user, "api_key", confirm=confirm)
+    return await run_in_threadpool(current_caller, request, state)
+
+
+TurnCaller = Annotated[Caller, Depends(turn_caller)]
 
 
 async def current_user(caller: CurrentCaller) -> User:

@@ -2,14 +2,32 @@
 
 Post the user's message (and the recent history); get back the section to append to your
 system prompt, the memories chosen (with reranker scores) and the full system prompt.
+
+This is the route an app calls on every turn, so it does its work in one trip to the
+threadpool: an API key is answered from the per-process cache (``deps.turn_caller``) and
+confirmed by the turn's own statement, and the answer is serialised straight from the
+turn (the same JSON ``ContextOut`` gives, without building and validating the models).
 """
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Response
+from collections.abc import Callable
+from typing import Any
 
+from fastapi import APIRouter, Request, Response
+from pydantic_core import to_json
+from starlette.concurrency import run_in_threadpool
+
+from memoryd.domain.injection import Turn
 from memoryd.domain.models import ScoredMemory, User
-from memoryd.server.deps import CurrentUser, ServerState, State, require_workspace
+from memoryd.server.deps import (
+    Caller,
+    ServerState,
+    State,
+    TurnCaller,
+    current_caller,
+    require_workspace,
+)
 from memoryd.server.schemas import ChosenMemory, ContextOut, ContextRequest
 
 router = APIRouter(prefix="/api/v1/context", tags=["context"])
@@ -19,14 +37,24 @@ def _chosen(scored: ScoredMemory) -> ChosenMemory:
     return ChosenMemory(**scored.memory.to_dict(), score=scored.score)
 
 
-def context(state: ServerState, user: User, body: ContextRequest) -> ContextOut:
-    """The answer for one turn (the route below and the MCP ``recall`` tool)."""
+def choose(
+    state: ServerState,
+    user: User,
+    body: ContextRequest,
+    confirm: Callable[[], None] | None = None,
+) -> Turn:
+    """The turn for one request (``confirm``: see ``Memoryd.context``)."""
     if body.workspace is not None:
         require_workspace(state, user, body.workspace)
     history = [m.model_dump() for m in body.history]
-    turn = state.md.context(
-        user.id, body.workspace, body.message, history, record=not body.incognito
+    return state.md.context(
+        user.id, body.workspace, body.message, history, record=not body.incognito, confirm=confirm
     )
+
+
+def context(state: ServerState, user: User, body: ContextRequest) -> ContextOut:
+    """The answer for one turn (the MCP ``recall`` tool)."""
+    turn = choose(state, user, body)
     return ContextOut(
         enabled=turn.enabled,
         section=turn.section,
@@ -37,8 +65,43 @@ def context(state: ServerState, user: User, body: ContextRequest) -> ContextOut:
     )
 
 
+def answer_json(turn: Turn, system_prompt: str | None) -> bytes:
+    """``ContextOut(...).model_dump_json(by_alias=True)`` of a turn, built directly."""
+    memories: list[dict[str, Any]] = []
+    for scored in (*turn.global_memories, *turn.workspace_memories):
+        item = scored.memory.to_dict()
+        item["expired"] = False  # a turn never holds an expired memory
+        item["run_id"] = item.pop("run_id")  # after ``expired``, in the schema's order
+        item["score"] = scored.score
+        memories.append(item)
+    return to_json(
+        {
+            "enabled": turn.enabled,
+            "section": turn.section,
+            "system_prompt": turn.system_prompt(system_prompt),
+            "memories": memories,
+            "reranker": turn.reranker,
+            "fallback_reason": turn.fallback_reason,
+        }
+    )
+
+
+def answer(request: Request, state: ServerState, caller: Caller, body: ContextRequest) -> bytes:
+    """The JSON answer, in the threadpool. A caller taken from the cache is confirmed by
+    the turn's statement; if it was stale, or anything failed, the request is answered
+    again with the caller checked against the database (a revoked key gets its 401)."""
+    try:
+        turn = choose(state, caller.user, body, caller.check if caller.confirm else None)
+    except Exception:
+        if caller.confirm is None:
+            raise
+        turn = choose(state, current_caller(request, state).user, body)
+    return answer_json(turn, body.system_prompt)
+
+
 @router.post("", response_model=ContextOut, summary="Memories for this chat turn", name="context")
-def post_context(state: State, user: CurrentUser, body: ContextRequest) -> Response:
-    out = context(state, user, body)
-    # already validated: serialise once instead of FastAPI validating it a second time
-    return Response(out.model_dump_json(by_alias=True), media_type="application/json")
+async def post_context(
+    request: Request, state: State, caller: TurnCaller, body: ContextRequest
+) -> Response:
+    content = await run_in_threadpool(answer, request, state, caller, body)
+    return Response(content, media_type="application/json")

@@ -27,7 +27,15 @@ from memoryd.domain.errors import InvalidInput, NotFound
 from memoryd.domain.injection import Turn
 from memoryd.domain.models import User
 from memoryd.server.chat_messages import inject, split_turn
-from memoryd.server.deps import CurrentCaller, ServerState, State, require_workspace
+from memoryd.server.deps import (
+    Caller,
+    CurrentCaller,
+    ServerState,
+    State,
+    TurnCaller,
+    current_caller,
+    require_workspace,
+)
 from memoryd.server.errors import ApiError
 from memoryd.server.relay import send_chat, upstream_models
 from memoryd.server.upstream import Upstream, resolve_upstream
@@ -147,19 +155,40 @@ def _recorder(
 
 # routes ---------------------------------------------------------------------------------
 @router.post("/chat/completions", summary="Chat completion with memory (OpenAI-compatible)")
-async def chat_completions(request: Request, state: State, caller: CurrentCaller) -> Response:
-    body = await read_request(request)
-    user = caller.user
+async def chat_completions(request: Request, state: State, caller: TurnCaller) -> Response:
+    try:
+        body = await read_request(request)
+        private = is_incognito(request)
+    except ApiError:
+        if caller.confirm is not None:  # from the cache: a revoked key gets its 401 first
+            await run_in_threadpool(current_caller, request, state)
+        raise
     prompt, history = split_turn(body["messages"])
-    private = is_incognito(request)
 
-    def choose() -> tuple[str | None, str, Turn]:  # one trip to the threadpool for both
-        workspace, model = pick_workspace(request, state, user, body["model"])
-        turn = state.md.context(user.id, workspace, prompt, history, record=not private)
-        return workspace, model, turn
+    def choose(who: Caller) -> tuple[User, str | None, str, Turn]:
+        workspace, model = pick_workspace(request, state, who.user, body["model"])
+        turn = state.md.context(
+            who.user.id,
+            workspace,
+            prompt,
+            history,
+            record=not private,
+            confirm=who.check if who.confirm else None,
+        )
+        return who.user, workspace, model, turn
+
+    def checked() -> tuple[User, str | None, str, Turn]:
+        """``choose`` in one trip to the threadpool; a caller from the cache that was
+        stale (or any failure) answers again with the caller checked in the database."""
+        try:
+            return choose(caller)
+        except Exception:
+            if caller.confirm is None:
+                raise
+            return choose(current_caller(request, state))
 
     try:
-        workspace, body["model"], turn = await run_in_threadpool(choose)
+        user, workspace, body["model"], turn = await run_in_threadpool(checked)
     except InvalidInput as exc:
         raise ApiError(400, str(exc), type="invalid_request_error") from None
     body["messages"] = inject(body["messages"], turn.section)
