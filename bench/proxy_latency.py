@@ -16,7 +16,11 @@ not, and it prints p50/p95 of both and the difference, all measured in this one 
 
 ``--upstream openai`` (default) relays an OpenAI-compatible upstream byte for byte;
 ``--upstream anthropic`` goes through the provider path (``AnthropicProvider`` against
-the fake's ``/v1/messages``, which does not stream, so only non-streamed requests).
+the fake's ``/v1/messages``, streamed with Anthropic's events or not), and its baseline
+is the same request, in Anthropic's shape, straight to the fake's ``/v1/messages``. Time
+to first byte is the first body bytes either way: the direct stream's first event is
+``message_start``, the proxy's first chunk waits for the first text piece (the fake sends
+them all at once, so the two are as far apart as memoryd makes them).
 """
 
 from __future__ import annotations
@@ -184,12 +188,19 @@ def run(upstream: FakeOpenAIServer, port: int, key: str, count: int, kind: str,
         }
         def body(stream: bool, direct: bool) -> dict[str, object]:
             chat = [{"role": "user", "content": next(messages)}]
+            system = "You are a helpful assistant."
             if direct and kind == "anthropic":
-                return {"model": "fake-model", "max_tokens": 1024, "messages": chat}
-            system = [{"role": "system", "content": "You are a helpful assistant."}]
-            return {"model": "fake-model", "messages": system + chat, "stream": stream}
+                return {
+                    "model": "fake-model",
+                    "max_tokens": 1024,
+                    "system": system,
+                    "messages": chat,
+                    "stream": stream,
+                }
+            opening = [{"role": "system", "content": system}]
+            return {"model": "fake-model", "messages": opening + chat, "stream": stream}
 
-        modes = (True, False) if kind == "openai" else (False,)
+        modes = (True, False)
         results: dict[tuple[str, bool], list[tuple[float, float]]] = {}
         server_cpu: dict[bool, float] = {}
         for stream in modes:

@@ -119,6 +119,18 @@ def test_anthropic_forced_tool_and_system(srv: FakeOpenAIServer) -> None:
     assert KEY in (request.headers.get("x-api-key"), request.headers.get("authorization", "")[7:])
 
 
+def test_anthropic_stream(srv: FakeOpenAIServer) -> None:
+    srv.script(Reply.text("hello streaming world"))
+    provider = AnthropicProvider(model="claude-x", base_url=srv.base_url, api_key=KEY)
+    pieces = list(
+        provider.stream([{"role": "system", "content": "rules"}, {"role": "user", "content": "x"}])
+    )
+    assert len(pieces) > 1 and "".join(pieces) == "hello streaming world"
+    [request] = srv.requests
+    assert request.path == "/v1/messages" and request["stream"] is True
+    assert request["system"] == "rules"
+
+
 def test_anthropic_errors(srv: FakeOpenAIServer) -> None:
     srv.script(Reply.error(529, "overloaded"))
     provider = AnthropicProvider(base_url=srv.base_url, api_key="k", timeout=2)

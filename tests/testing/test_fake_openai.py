@@ -237,6 +237,69 @@ def test_anthropic_text_and_error(srv: FakeOpenAIServer) -> None:
         assert info.value.status_code == 529
 
 
+def test_anthropic_stream_yields_the_scripted_text(srv: FakeOpenAIServer) -> None:
+    answer = "A streamed answer, cut into several text deltas."
+    srv.script(Reply.text(answer, usage=(12, 7)))
+    with (
+        anthropic.Anthropic(
+            base_url=srv.base_url.removesuffix("/v1"), api_key="x", max_retries=0, timeout=5.0
+        ) as c,
+        c.messages.stream(
+            model="claude-test", max_tokens=64, messages=[{"role": "user", "content": "hi"}]
+        ) as stream,
+    ):
+        pieces = list(stream.text_stream)
+        final = stream.get_final_message()
+    assert len(pieces) > 1 and "".join(pieces) == answer
+    assert final.model == "claude-test"
+    assert final.stop_reason == "end_turn"
+    assert (final.usage.input_tokens, final.usage.output_tokens) == (12, 7)
+    assert srv.requests[0]["stream"] is True
+
+
+def test_anthropic_stream_event_sequence(srv: FakeOpenAIServer) -> None:
+    srv.script(Reply.text("four little pieces of text", finish_reason="length"))
+    body = {"model": "m", "max_tokens": 8, "stream": True, "messages": MESSAGES}
+    with httpx.stream("POST", f"{srv.base_url}/messages", json=body) as resp:
+        assert resp.headers["content-type"].startswith("text/event-stream")
+        raw = resp.read().decode()
+    events = [block.split("\n") for block in raw.strip().split("\n\n")]
+    names = [lines[0].removeprefix("event: ") for lines in events]
+    data = [json.loads(lines[1].removeprefix("data: ")) for lines in events]
+    assert names == [
+        "message_start",
+        "content_block_start",
+        *["content_block_delta"] * (len(names) - 5),
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+    ]
+    assert [d["type"] for d in data] == names
+    assert "".join(d["delta"]["text"] for d in data[2:-3]) == "four little pieces of text"
+    assert data[-2]["delta"]["stop_reason"] == "max_tokens"
+
+
+def test_anthropic_stream_tool_use(srv: FakeOpenAIServer) -> None:
+    facts = {"facts": [{"text": "Likes tea", "scope": "global"}]}
+    srv.script(Reply.json(facts))
+    with (
+        anthropic.Anthropic(
+            base_url=srv.base_url.removesuffix("/v1"), api_key="x", max_retries=0, timeout=5.0
+        ) as c,
+        c.messages.stream(
+            model="claude-test",
+            max_tokens=256,
+            messages=[{"role": "user", "content": "I like tea."}],
+            tools=[{"name": "record_facts", "input_schema": {"type": "object"}}],
+        ) as stream,
+    ):
+        final = stream.get_final_message()
+    assert final.stop_reason == "tool_use"
+    block = final.content[0]
+    assert isinstance(block, anthropic.types.ToolUseBlock)
+    assert (block.name, block.input) == ("record_facts", facts)
+
+
 def test_stop_unblocks_delayed_reply() -> None:
     srv = FakeOpenAIServer().start()
     srv.script(Reply.delay(600.0, Reply.text("never")))

@@ -8,7 +8,8 @@ those failure modes, so memoryd ships this small server (much as httpx ships
 ``MockTransport``): it listens on loopback, speaks enough of the OpenAI Chat
 Completions API (and Anthropic's Messages API) for the official clients to
 work against it unmodified, and answers each request with the next reply a
-test has scripted.  memoryd's own tests use it, and so can the tests of
+test has scripted, streamed or not (the Anthropic shapes are in
+``fake_anthropic``).  memoryd's own tests use it, and so can the tests of
 applications built on memoryd.
 
 Example::
@@ -36,6 +37,7 @@ from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from memoryd.testing import fake_anthropic
 from memoryd.testing.replies import (
     FAKE_MODEL_ID,
     RecordedRequest,
@@ -299,6 +301,14 @@ class _Handler(BaseHTTPRequestHandler):
                 }
                 yield last
 
+        encoded = (f"data: {json.dumps(event)}\n\n".encode() for event in events())
+        if self._send_events(encoded, reply.chunk_pause_seconds):
+            self.wfile.write(b"data: [DONE]\n\n")
+            self.wfile.flush()
+
+    def _send_events(self, events: Iterator[bytes], pause: float) -> bool:
+        """Send a 200 event stream, ``pause`` seconds before each event after the first;
+        False if the server began stopping midway."""
         # No Content-Length: the stream ends when the connection closes.
         self.close_connection = True
         self.send_response(200)
@@ -307,54 +317,22 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Connection", "close")
         self.end_headers()
         self.wfile.flush()
-        for index, event in enumerate(events()):
-            pause = reply.chunk_pause_seconds if index else 0.0
-            if pause and not self.server.owner._sleep(pause):
-                return  # the server is stopping
-            self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+        for index, event in enumerate(events):
+            if pause and index and not self.server.owner._sleep(pause):
+                return False
+            self.wfile.write(event)
             self.wfile.flush()
-        self.wfile.write(b"data: [DONE]\n\n")
-        self.wfile.flush()
+        return True
 
     def _send_anthropic(self, body: dict[str, Any], reply: Reply) -> None:
-        if body.get("stream") is True:
-            self._send_json(
-                400,
-                {
-                    "type": "error",
-                    "error": {
-                        "type": "invalid_request_error",
-                        "message": "the fake server does not stream /v1/messages",
-                    },
-                },
-            )
+        message_id = self.server.owner._new_id("msg")
+        usage = self._usage(body, reply)
+        if body.get("stream") is not True:
+            self._send_json(200, fake_anthropic.message_object(body, reply, message_id, usage))
             return
-        tools = body.get("tools")
-        block: dict[str, Any]
-        if reply.kind == "json" and isinstance(tools, list) and tools:
-            name = str(tools[0].get("name", "tool")) if isinstance(tools[0], dict) else "tool"
-            choice = body.get("tool_choice")
-            if isinstance(choice, dict) and choice.get("type") == "tool":
-                name = str(choice.get("name", name))
-            block = {"type": "tool_use", "id": "toolu_1", "name": name, "input": reply.payload}
-            stop_reason = "tool_use"
-        else:
-            block = {"type": "text", "text": reply.content}
-            stop_reason = "max_tokens" if reply.finish_reason == "length" else "end_turn"
-        input_tokens, output_tokens = self._usage(body, reply)
-        self._send_json(
-            200,
-            {
-                "id": self.server.owner._new_id("msg"),
-                "type": "message",
-                "role": "assistant",
-                "model": str(body.get("model") or FAKE_MODEL_ID),
-                "content": [block],
-                "stop_reason": stop_reason,
-                "stop_sequence": None,
-                "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens},
-            },
-        )
+        events = fake_anthropic.stream_events(body, reply, message_id, usage)
+        encoded = (f"event: {name}\ndata: {json.dumps(data)}\n\n".encode() for name, data in events)
+        self._send_events(encoded, reply.chunk_pause_seconds)
 
 
 class FakeOpenAIServer:

@@ -3,6 +3,7 @@ uvicorn server, with FakeOpenAIServer as the upstream model."""
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
@@ -259,14 +260,18 @@ def test_provider_upstream_wrapped_as_openai(
     assert wait_for_chats(world, "alice", 1)[0].response == "Bonjour from Lyon"
 
 
-def test_anthropic_upstream(live_world: Live, fake_llm: FakeOpenAIServer) -> None:
-    world, live = live_world
+def anthropic_upstream(world: World, fake_llm: FakeOpenAIServer) -> None:
     from memoryd.server.upstream import resolve_upstream
 
     settings = world.md.settings.model_copy(
         update={"proxy_provider": "anthropic", "proxy_upstream_url": fake_llm.base_url}
     )
     world.app.state.memoryd.upstream = resolve_upstream(settings)
+
+
+def test_anthropic_upstream(live_world: Live, fake_llm: FakeOpenAIServer) -> None:
+    world, live = live_world
+    anthropic_upstream(world, fake_llm)
     world.md.add_memory(world.ids["alice"], "Alice plays the cello")
     fake_llm.script(Reply.text("Practice the cello."))
     answer = client_for(world, live, "alice").chat.completions.create(
@@ -277,6 +282,38 @@ def test_anthropic_upstream(live_world: Live, fake_llm: FakeOpenAIServer) -> Non
     assert sent.path == "/v1/messages"
     assert sent["model"] == "claude-test"
     assert "Alice plays the cello" in sent["system"]
+
+
+def test_anthropic_upstream_streamed(live_world: Live, fake_llm: FakeOpenAIServer) -> None:
+    """A streamed chat through the provider path: Anthropic's events upstream, OpenAI's
+    chunks to the client, recorded once the whole answer reached it."""
+    world, live = live_world
+    anthropic_upstream(world, fake_llm)
+    world.md.add_memory(world.ids["alice"], "Alice plays the cello")
+    answer = "Practice the cello every morning, then try a duet."
+    fake_llm.script(Reply.text(answer))
+    body = {
+        "model": "alpha/claude-test",
+        "stream": True,
+        "messages": [{"role": "user", "content": "Hobby ideas?"}],
+    }
+    with httpx.stream(
+        "POST", f"{live.url}/v1/chat/completions", json=body, headers=world.headers("alice")
+    ) as response:
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/event-stream")
+        raw = response.read().decode()
+    events = [e.removeprefix("data: ") for e in raw.strip().split("\n\n")]
+    assert events[-1] == "[DONE]"
+    chunks = [json.loads(e) for e in events[:-1]]
+    assert all(c["object"] == "chat.completion.chunk" for c in chunks)
+    pieces = [c["choices"][0]["delta"].get("content") or "" for c in chunks if c["choices"]]
+    assert len([p for p in pieces if p]) > 1 and "".join(pieces) == answer
+    assert chunks[-1]["choices"][0]["finish_reason"] == "stop"
+    sent = fake_llm.requests[0]
+    assert (sent.path, sent["stream"], sent["model"]) == ("/v1/messages", True, "claude-test")
+    assert "Alice plays the cello" in sent["system"]
+    assert wait_for_chats(world, "alice", 1)[0].response == answer
 
 
 @pytest.mark.parametrize("key_from", ["proxy_upstream_key", "llm_api_key"])
