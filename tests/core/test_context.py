@@ -90,12 +90,12 @@ def test_reranker_failure_falls_back_to_five_newest(
     md: Memoryd, embedder: MiniLMEmbedder, caplog: pytest.LogCaptureFixture
 ) -> None:
     uid = _user_with(md, PHOENIX)
-    failing = Memoryd(md.url, embedder=embedder, reranker=ExplodingReranker())
-    with caplog.at_level(logging.WARNING, logger="memoryd"):
-        turn = failing.context(uid, "phoenix", "Who is the legal contact?")
-    assert [m.content for m in turn.memories] == PHOENIX[:-6:-1]
-    assert turn.fallback_reason == "RuntimeError: model file vanished"
-    assert "reranker exploding failed" in caplog.text
+    with Memoryd(md.url, embedder=embedder, reranker=ExplodingReranker()) as failing:
+        with caplog.at_level(logging.WARNING, logger="memoryd"):
+            turn = failing.context(uid, "phoenix", "Who is the legal contact?")
+        assert [m.content for m in turn.memories] == PHOENIX[:-6:-1]
+        assert turn.fallback_reason == "RuntimeError: model file vanished"
+        assert "reranker exploding failed" in caplog.text
 
 
 def test_memory_disabled_injects_nothing_but_keeps_memories(md: Memoryd) -> None:
@@ -161,18 +161,18 @@ def test_recorded_exchanges_are_embedded_before_the_turns_that_quote_them(
 ) -> None:
     uid = _user_with(md, PHOENIX)
     counting = CountingEmbedder(embedder)
-    chat = Memoryd(md.url, embedder=counting)  # type: ignore[arg-type]
-    chat.context(uid, "phoenix", "What is our budget?")
-    reply = "The budget is 120k EUR. " + "Long explanation. " * 100
-    chat.record_chat(uid, "phoenix", "What is our budget?", reply)
-    counting.texts.clear()
-    history = [
-        {"role": "user", "content": "What is our budget?"},
-        {"role": "assistant", "content": reply},
-    ]
-    turn = chat.context(uid, "phoenix", "Can we hire two contractors?", history)
-    assert counting.texts == ["Can we hire two contractors?"]
-    assert "The Phoenix budget is 120k EUR" in [m.content for m in turn.memories]
+    with Memoryd(md.url, embedder=counting) as chat:  # type: ignore[arg-type]
+        chat.context(uid, "phoenix", "What is our budget?")
+        reply = "The budget is 120k EUR. " + "Long explanation. " * 100
+        chat.record_chat(uid, "phoenix", "What is our budget?", reply)
+        counting.texts.clear()
+        history = [
+            {"role": "user", "content": "What is our budget?"},
+            {"role": "assistant", "content": reply},
+        ]
+        turn = chat.context(uid, "phoenix", "Can we hire two contractors?", history)
+        assert counting.texts == ["Can we hire two contractors?"]
+        assert "The Phoenix budget is 120k EUR" in [m.content for m in turn.memories]
 
 
 def test_last_used_is_kept_to_the_minute(md: Memoryd, embedder: MiniLMEmbedder) -> None:
@@ -180,17 +180,17 @@ def test_last_used_is_kept_to_the_minute(md: Memoryd, embedder: MiniLMEmbedder) 
 
     uid = _user_with(md, PHOENIX[:2])
     now = [datetime(2026, 1, 1, 12, 0, tzinfo=UTC)]
-    timed = Memoryd(md.url, embedder=embedder, clock=lambda: now[0])
-    first = timed.context(uid, "phoenix", "hi").memories[0].id
+    with Memoryd(md.url, embedder=embedder, clock=lambda: now[0]) as timed:
+        first = timed.context(uid, "phoenix", "hi").memories[0].id
 
-    def last_used() -> datetime | None:
-        assert timed.writer.flush()
-        return timed.get_memory(uid, first).last_used_at
+        def last_used() -> datetime | None:
+            assert timed.writer.flush()
+            return timed.get_memory(uid, first).last_used_at
 
-    assert last_used() == now[0]
-    now[0] += timedelta(seconds=30)
-    timed.context(uid, "phoenix", "hi")
-    assert last_used() == datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
-    now[0] += timedelta(seconds=31)
-    timed.context(uid, "phoenix", "hi")
-    assert last_used() == now[0]
+        assert last_used() == now[0]
+        now[0] += timedelta(seconds=30)
+        timed.context(uid, "phoenix", "hi")
+        assert last_used() == datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+        now[0] += timedelta(seconds=31)
+        timed.context(uid, "phoenix", "hi")
+        assert last_used() == now[0]
