@@ -53,31 +53,35 @@ def bank_rows(embedder: MiniLMEmbedder, pools: list[dict[str, Any]]) -> AnswerBa
             offsets.append(len(ids))
             (vector,) = encoder.vectors([question_focus(query["message"])])
             questions.append(vector)
-    return AnswerBank(np.stack(questions), np.stack(vectors), np.asarray(offsets),
-                      np.asarray(ids), embedder.name)
+    return AnswerBank(
+        np.stack(questions), np.stack(vectors), np.asarray(offsets), np.asarray(ids), embedder.name
+    )
 
 
 class UnseenAnswers(AnswerBank):
     """The bank with every answer that is one of the ranked pool's own memories left out,
     as for a user, whose memories the bank never held."""
 
-    def likeness(self, question: np.ndarray, memories: np.ndarray) -> np.ndarray | None:
+    def boost(self, question: np.ndarray, memories: np.ndarray) -> np.ndarray | None:
+        unseen = (self.answers @ memories.T).max(axis=1) < SAME_TEXT
         sims = self.questions @ question
         near = np.flatnonzero(sims >= self.floor)
         if len(near) > self.neighbours:
             near = near[np.argsort(-sims[near])[: self.neighbours]]
         if not len(near):
             return None
-        ids = np.unique(np.concatenate(
-            [self.answer_ids[self.offsets[i]: self.offsets[i + 1]] for i in near]))
-        answers = self.answers[ids]
-        answers = answers[(answers @ memories.T).max(axis=1) < SAME_TEXT]
-        if not len(answers):
-            return None
-        cosines = memories @ answers.T
-        top = min(self.top, cosines.shape[1])
-        best: np.ndarray = np.partition(cosines, -top, axis=1)[:, -top:].mean(axis=1)
-        return best
+        ids = np.unique(
+            np.concatenate([self.answer_ids[self.offsets[i] : self.offsets[i + 1]] for i in near])
+        )
+        ids = ids[unseen[ids]]
+        gained = np.zeros(len(memories))
+        if len(ids):
+            gained += self.weight * self.likeness(memories, self.answers[ids])
+        if self.asked_weight:
+            gained += self.asked_weight * self.asked_like(
+                memories, question, self.answers[unseen], self.asked[unseen]
+            )
+        return gained
 
 
 def folds(embedder: MiniLMEmbedder, pools: list[dict[str, Any]]) -> None:
@@ -96,15 +100,18 @@ def folds(embedder: MiniLMEmbedder, pools: list[dict[str, Any]]) -> None:
     cases = [persona_cases(embedder, half) for half in halves]
     banks = [bank_rows(embedder, halves[1]), bank_rows(embedder, halves[0])]
     without = [r[0] for half in (0, 1) for r in evaluate(plain.score, cases[half])]
-    print(f"dev, 2 folds by pool, {len(without)} queries: recall@5 without the bank"
-          f" {statistics.fmean(without):.3f}")
+    print(
+        f"dev, 2 folds by pool, {len(without)} queries: recall@5 without the bank"
+        f" {statistics.fmean(without):.3f}"
+    )
     for name, unseen in (("as is", False), ("the pool's own memories left out", True)):
         found = []
         for half in (0, 1):
             bank = banks[half]
             if unseen:
-                bank = UnseenAnswers(bank.questions, bank.answers, bank.offsets,
-                                     bank.answer_ids, bank.embedder)
+                bank = UnseenAnswers(
+                    bank.questions, bank.answers, bank.offsets, bank.answer_ids, bank.embedder
+                )
             ranked = HybridReranker(EmbeddingReranker(embedder, encoder, bank=bank))
             found += [r[0] for r in evaluate(ranked.score, cases[half])]
         print(f"  with a bank of the other fold, {name}: {statistics.fmean(found):.3f}")
@@ -121,9 +128,11 @@ def main() -> None:
         return
     bank = bank_rows(embedder, dev)
     bank.save(OUT)
-    print(f"{OUT}: {len(bank.questions)} example questions, {len(bank.answers)} answers,"
-          f" embedder {bank.embedder},"
-          f" {OUT.stat().st_size / 1024:.0f} KiB")
+    print(
+        f"{OUT}: {len(bank.questions)} example questions, {len(bank.answers)} answers,"
+        f" embedder {bank.embedder},"
+        f" {OUT.stat().st_size / 1024:.0f} KiB"
+    )
 
 
 if __name__ == "__main__":

@@ -243,10 +243,15 @@ def ideas(embedder: MiniLMEmbedder) -> dict[str, Scorer]:
     if bank is not None:
         for floor, top, weight in ((.7, 2, 1.5), (.75, 2, 1.5), (.75, 5, .8), (.75, 5, 1.5),
                                    (.75, 5, 2.5), (.8, 5, 1.5)):
-            banked = replace(bank, floor=floor, top=top)
+            banked = replace(bank, floor=floor, top=top, weight=weight, asked_weight=0)
             found[f"answer bank, floor {floor:g}, top {top}, weight {weight:g}"] = \
-                HybridReranker(EmbeddingReranker(embedder, enc, bank=banked,
-                                                 bank_weight=weight),
+                HybridReranker(EmbeddingReranker(embedder, enc, bank=banked),
+                               lexical_weight=.05).score
+        for asked_top, asked_weight in ((3, .5), (3, 1.0), (3, 1.5), (8, 1.5)):
+            banked = replace(bank, asked_top=asked_top, asked_weight=asked_weight)
+            found[f"... + the questions of the {asked_top} answers most like each memory,"
+                  f" weight {asked_weight:g}"] = \
+                HybridReranker(EmbeddingReranker(embedder, enc, bank=banked),
                                lexical_weight=.05).score
         for floor, weight in ((.6, .5), (.7, .8)):
             found[f"answer direction (centroids), floor {floor:g}, weight {weight:g}"] = \

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -53,20 +54,45 @@ def pool(embedder: MiniLMEmbedder, texts: list[str]) -> list[Memory]:
     ]
 
 
+def matrix(memories: list[Memory]) -> np.ndarray:
+    return np.stack([m.embedding for m in memories if m.embedding is not None])
+
+
 def test_memories_like_the_answers_of_a_like_question_gain(embedder: MiniLMEmbedder) -> None:
-    bank = small_bank(embedder)
+    bank = replace(small_bank(embedder), asked_weight=0)  # the answers' side alone
     memories = pool(embedder, ["I am a firefighter.", "I like to swim.", "I have a hamster."])
     (question,) = embedder.embed(["And you, what do you do for a living?"])
-    likeness = bank.likeness(question, np.stack([m.embedding for m in memories]))
-    assert likeness is not None
-    assert likeness[0] > likeness[1] and likeness[0] > likeness[2]  # a job, like the answers
+    gained = bank.boost(question, matrix(memories))
+    assert gained is not None
+    assert gained[0] > gained[1] and gained[0] > gained[2]  # a job, like the answers
+
+
+def test_memories_like_known_answers_gain_for_the_questions_those_answered(
+    embedder: MiniLMEmbedder,
+) -> None:
+    bank = small_bank(embedder)
+    memories = pool(embedder, ["I am a firefighter.", "I like to swim.", "I have a hamster."])
+    (question,) = embedder.embed(["What do you do for a living?"])
+    like = bank.asked_like(matrix(memories), question, bank.answers, bank.asked)
+    assert like[0] > like[1]  # the firefighter is like the nurse, who was asked this
+    (pets,) = embedder.embed(["Do you have any pets?"])
+    like = bank.asked_like(matrix(memories), pets, bank.answers, bank.asked)
+    assert like[2] > like[0]  # the hamster is like the cats, which answered the pet question
+
+
+def test_each_answer_remembers_the_mean_of_its_questions(embedder: MiniLMEmbedder) -> None:
+    questions = np.stack(embedder.embed(["Do you have pets?", "Any animals at home?"]))
+    answers = np.stack(embedder.embed(["I have two cats."]))
+    bank = AnswerBank(questions, answers, np.asarray([0, 1, 2]), np.asarray([0, 0]), "e")
+    centre = questions.mean(axis=0)
+    assert np.allclose(bank.asked[0], centre / np.linalg.norm(centre), atol=1e-6)
 
 
 def test_a_message_like_no_example_changes_nothing(embedder: MiniLMEmbedder) -> None:
     bank = small_bank(embedder)
     memories = pool(embedder, ["The Phoenix launch is on September 30", "I like to swim."])
     (message,) = embedder.embed(["When does the Phoenix launch happen?"])
-    assert bank.likeness(message, np.stack([m.embedding for m in memories])) is None
+    assert bank.boost(message, matrix(memories)) is None
     query = Query("When does the Phoenix launch happen?")
     with_bank = EmbeddingReranker(embedder, bank=bank).score(query, memories)
     assert with_bank == EmbeddingReranker(embedder).score(query, memories)

@@ -4,19 +4,27 @@ A question and its answer are far apart for a sentence embedder: "What do you do
 living?" sits near other questions, not near "I am in the army.", while "I am in the
 army." sits near "I work fulltime in a shipyard." The bank holds example questions, each
 with the memories that answered it (``data/answer-bank.npz``, built from the dev split of
-the labelled persona set by ``bench/build_answer_bank.py``). At a turn, the example
-questions like the message (cosine >= ``floor``) lend their answers, and each memory
-gains its likeness to them (the mean of its ``top`` best cosines with those answers):
-memories that look like answers to this kind of question rise, even when they share no
-word with it. A message near no example changes nothing, so an unfamiliar domain keeps
-the plain ranking.
+the labelled persona set by ``bench/build_answer_bank.py``). When the message is like
+some example questions (cosine >= ``floor``), each memory gains two things, read from
+both sides of the bank:
 
-The cost is two small matrix products per turn (about 0.1 ms); nothing is embedded.
+- its likeness to the answers of those questions (the mean of its ``top`` best cosines
+  with them), times ``weight``: memories that look like answers to this kind of
+  question rise, even when they share no word with it;
+- the message's cosine with the questions that the ``asked_top`` known answers most like
+  the memory were given to, times ``asked_weight``: "I am in the army." is most like
+  "I am a soldier." and "I work at a bank.", which were asked "What do you do for a
+  living?", so it rises for that question even if no example like the message had it.
+
+A message like no example changes nothing, so an unfamiliar domain keeps the plain
+ranking. The cost is a few small matrix products per turn (about 0.1-0.3 ms); nothing is
+embedded.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from importlib import resources
 from io import BytesIO
 from pathlib import Path
@@ -29,6 +37,9 @@ FILE = "answer-bank.npz"
 FLOOR = 0.75  # cosine from which an example question is like the message
 NEIGHBOURS = 100  # at most this many example questions lend their answers
 TOP = 5  # a memory's likeness: the mean of its best cosines with this many answers
+WEIGHT = 1.5  # of that likeness
+ASKED_TOP = 3  # known answers most like a memory that say which questions it answers
+ASKED_WEIGHT = 1.0  # of the message's cosine with those questions
 
 
 @dataclass(frozen=True)
@@ -43,10 +54,22 @@ class AnswerBank:
     floor: float = FLOOR
     neighbours: int = NEIGHBOURS
     top: int = TOP
+    weight: float = WEIGHT
+    asked_top: int = ASKED_TOP
+    asked_weight: float = ASKED_WEIGHT
 
-    def likeness(self, question: Vector, memories: np.ndarray) -> np.ndarray | None:
-        """Per memory row, its likeness to answers of example questions like ``question``;
-        None when no example question is like it."""
+    @cached_property
+    def asked(self) -> np.ndarray:
+        """Per answer, the unit mean of the example questions it answered."""
+        sums = np.zeros_like(self.answers)
+        counts = np.diff(self.offsets)
+        np.add.at(sums, self.answer_ids, np.repeat(self.questions, counts, axis=0))
+        norms = np.linalg.norm(sums, axis=1, keepdims=True)
+        return sums / np.where(norms > 0, norms, 1.0)
+
+    def boost(self, question: Vector, memories: np.ndarray) -> np.ndarray | None:
+        """What each memory row gains for a message vector (see the module docstring);
+        None when no example question is like the message."""
         sims = self.questions @ question
         near = np.flatnonzero(sims >= self.floor)
         if not len(near):
@@ -56,10 +79,32 @@ class AnswerBank:
         ids = np.unique(
             np.concatenate([self.answer_ids[self.offsets[i] : self.offsets[i + 1]] for i in near])
         )
-        cosines = memories @ self.answers[ids].T
+        gained = self.weight * self.likeness(memories, self.answers[ids])
+        if self.asked_weight:
+            gained += self.asked_weight * self.asked_like(
+                memories, question, self.answers, self.asked
+            )
+        return gained
+
+    def likeness(self, memories: np.ndarray, answers: np.ndarray) -> np.ndarray:
+        cosines = memories @ answers.T
         top = min(self.top, cosines.shape[1])
         best: np.ndarray = np.partition(cosines, -top, axis=1)[:, -top:].mean(axis=1)
         return best
+
+    def asked_like(
+        self, memories: np.ndarray, question: Vector, answers: np.ndarray, asked: np.ndarray
+    ) -> np.ndarray:
+        """The message's cosine with the questions the answers most like each memory got
+        (``asked``: per answer row, the unit mean of its questions)."""
+        cosines = memories @ answers.T
+        top = min(self.asked_top, cosines.shape[1])
+        nearest = np.argpartition(cosines, -top, axis=1)[:, -top:]
+        weights = np.take_along_axis(cosines, nearest, axis=1) + 1e-3
+        profiles = np.einsum("mk,mkd->md", weights, asked[nearest])
+        profiles /= np.linalg.norm(profiles, axis=1, keepdims=True)
+        like: np.ndarray = profiles @ question
+        return like
 
     def save(self, path: Path) -> None:
         np.savez_compressed(

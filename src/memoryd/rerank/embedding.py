@@ -10,7 +10,7 @@ message that names the memory's topic is not drowned by the others. A message th
 is a question behind a short remark ("Oh, that's cool! What do you do for fun?") is
 embedded as its question only: the remark says nothing about which memory is needed.
 With an answer bank (``answer_bank.py``), memories that look like answers to questions
-like the message gain ``bank_weight`` times that likeness.
+like the message gain what the bank says they do.
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ MESSAGE_WEIGHT = 5.0  # the current message against 1 for the latest history mes
 HISTORY_DECAY = 0.5  # each older history message weighs this much of the next newer one
 MAX_SHARE = 0.3  # share of the best single-part cosine in a memory's score
 REMARK_WORDS = 5  # a non-question sentence this short is a remark the question can drop
-BANK_WEIGHT = 1.5  # weight of a memory's likeness to the answer bank's answers
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
@@ -117,7 +116,6 @@ class EmbeddingReranker:
         max_share: float = MAX_SHARE,
         remark_words: int = REMARK_WORDS,
         bank: AnswerBank | None = None,
-        bank_weight: float = BANK_WEIGHT,
     ) -> None:
         self.embedder = embedder
         self.encoder = encoder or QueryEncoder(embedder)
@@ -126,7 +124,6 @@ class EmbeddingReranker:
         self.max_share = max_share
         self.remark_words = remark_words
         self.bank = bank
-        self.bank_weight = bank_weight
 
     def warm(self, texts: Sequence[str]) -> None:
         """Embed texts that later turns will carry as history, off those turns' path."""
@@ -147,7 +144,7 @@ class EmbeddingReranker:
         mean = cosines @ weights / norm if norm > 0 else np.zeros(len(memories))
         blended = (1 - self.max_share) * mean + self.max_share * cosines.max(axis=1)
         if self.bank is not None and query.message:
-            likeness = self.bank.likeness(parts[0], matrix)  # parts[0] is the message
-            if likeness is not None:
-                blended = blended + self.bank_weight * likeness
+            gained = self.bank.boost(parts[0], matrix)  # parts[0] is the message
+            if gained is not None:
+                blended = blended + gained
         return [float(x) for x in blended]
