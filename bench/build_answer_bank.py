@@ -63,25 +63,12 @@ class UnseenAnswers(AnswerBank):
     as for a user, whose memories the bank never held."""
 
     def boost(self, question: np.ndarray, memories: np.ndarray) -> np.ndarray | None:
-        unseen = (self.answers @ memories.T).max(axis=1) < SAME_TEXT
-        sims = self.questions @ question
-        near = np.flatnonzero(sims >= self.floor)
-        if len(near) > self.neighbours:
-            near = near[np.argsort(-sims[near])[: self.neighbours]]
-        if not len(near):
+        ids = self.near_answers(question)
+        if ids is None:
             return None
-        ids = np.unique(
-            np.concatenate([self.answer_ids[self.offsets[i] : self.offsets[i + 1]] for i in near])
-        )
-        ids = ids[unseen[ids]]
-        gained = np.zeros(len(memories))
-        if len(ids):
-            gained += self.weight * self.likeness(memories, self.answers[ids])
-        if self.asked_weight:
-            gained += self.asked_weight * self.asked_like(
-                memories, question, self.answers[unseen], self.asked[unseen]
-            )
-        return gained
+        cosines = memories @ self.answers.T
+        unseen = cosines.max(axis=0) < SAME_TEXT
+        return self.gain(cosines, ids[unseen[ids]], question, unseen)
 
 
 def folds(embedder: MiniLMEmbedder, pools: list[dict[str, Any]]) -> None:

@@ -140,13 +140,12 @@ class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade):
 
             with self._open_lock:
                 choice = self._reranker_choice
-                if self._reranker is not None:
-                    pass
-                elif isinstance(choice, str):
-                    factory = pick("reranker", choice, reranker_factories())
-                    self._reranker = factory(self.embedder)
-                else:
-                    self._reranker = choice
+                if self._reranker is None:
+                    self._reranker = (
+                        pick("reranker", choice, reranker_factories())(self.embedder)
+                        if isinstance(choice, str)
+                        else choice
+                    )
         return self._reranker
 
     @property

@@ -63,10 +63,6 @@ class QuietGate:
             if not self._active:
                 self._cond.notify_all()
 
-    @property
-    def active(self) -> int:
-        return self._active
-
     def wait_quiet(self, timeout: float) -> bool:
         """Wait until no turn is in progress; False if ``timeout`` passed first."""
         with self._cond:

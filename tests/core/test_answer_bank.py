@@ -73,10 +73,10 @@ def test_memories_like_known_answers_gain_for_the_questions_those_answered(
     bank = small_bank(embedder)
     memories = pool(embedder, ["I am a firefighter.", "I like to swim.", "I have a hamster."])
     (question,) = embedder.embed(["What do you do for a living?"])
-    like = bank.asked_like(matrix(memories), question, bank.answers, bank.asked)
+    like = bank.asked_like(matrix(memories) @ bank.answers.T, question)
     assert like[0] > like[1]  # the firefighter is like the nurse, who was asked this
     (pets,) = embedder.embed(["Do you have any pets?"])
-    like = bank.asked_like(matrix(memories), pets, bank.answers, bank.asked)
+    like = bank.asked_like(matrix(memories) @ bank.answers.T, pets)
     assert like[2] > like[0]  # the hamster is like the cats, which answered the pet question
 
 

@@ -70,34 +70,57 @@ class AnswerBank:
     def boost(self, question: Vector, memories: np.ndarray) -> np.ndarray | None:
         """What each memory row gains for a message vector (see the module docstring);
         None when no example question is like the message."""
+        ids = self.near_answers(question)
+        if ids is None:
+            return None
+        return self.gain(memories @ self.answers.T, ids, question)
+
+    def near_answers(self, question: Vector) -> np.ndarray | None:
+        """The answers of the example questions like the message, or None if none is."""
         sims = self.questions @ question
         near = np.flatnonzero(sims >= self.floor)
         if not len(near):
             return None
         if len(near) > self.neighbours:
             near = near[np.argsort(-sims[near])[: self.neighbours]]
-        ids = np.unique(
+        return np.unique(
             np.concatenate([self.answer_ids[self.offsets[i] : self.offsets[i + 1]] for i in near])
         )
-        gained = self.weight * self.likeness(memories, self.answers[ids])
+
+    def gain(
+        self,
+        cosines: np.ndarray,
+        ids: np.ndarray,
+        question: Vector,
+        usable: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """Both sides' gain from ``cosines`` (memories x every answer), the near answers
+        ``ids`` and the message; ``usable`` limits the answers the second side may use."""
+        gained = np.zeros(len(cosines))
+        if len(ids):
+            gained += self.weight * self.likeness(cosines[:, ids])
         if self.asked_weight:
-            gained += self.asked_weight * self.asked_like(
-                memories, question, self.answers, self.asked
-            )
+            if usable is None:
+                gained += self.asked_weight * self.asked_like(cosines, question)
+            else:
+                gained += self.asked_weight * self.asked_like(
+                    cosines[:, usable], question, self.asked[usable]
+                )
         return gained
 
-    def likeness(self, memories: np.ndarray, answers: np.ndarray) -> np.ndarray:
-        cosines = memories @ answers.T
+    def likeness(self, cosines: np.ndarray) -> np.ndarray:
+        """Per memory, the mean of its best cosines with the given answers."""
         top = min(self.top, cosines.shape[1])
         best: np.ndarray = np.partition(cosines, -top, axis=1)[:, -top:].mean(axis=1)
         return best
 
     def asked_like(
-        self, memories: np.ndarray, question: Vector, answers: np.ndarray, asked: np.ndarray
+        self, cosines: np.ndarray, question: Vector, asked: np.ndarray | None = None
     ) -> np.ndarray:
         """The message's cosine with the questions the answers most like each memory got
-        (``asked``: per answer row, the unit mean of its questions)."""
-        cosines = memories @ answers.T
+        (``cosines``: memories x answers; ``asked``: per answer, the unit mean of its
+        questions, by default the whole bank's)."""
+        asked = self.asked if asked is None else asked
         top = min(self.asked_top, cosines.shape[1])
         nearest = np.argpartition(cosines, -top, axis=1)[:, -top:]
         weights = np.take_along_axis(cosines, nearest, axis=1) + 1e-3
