@@ -2,10 +2,13 @@
 
 Each dev query of ``bench/data/persona_retrieval_labelled.json`` gives one example: the
 vector of its message as the reranker embeds it (the question alone when the rest are short
-remarks) and the vectors of the memories labelled relevant to it (each distinct memory
-stored once). Only dev is
-read: the test split stays unseen by anything that ships. The data is Synthetic-Persona-Chat
-(Jandaghi et al. 2023, CC-BY 4.0), see bench/data/README.md.
+remarks), the vectors of the memories labelled relevant to it (each distinct memory stored
+once), and its **answer direction**: a ridge regression, over the memories of the pools
+of the example and its neighbouring questions (cosine >= the bank's floor, at most
+``NEIGHBOURS``, each weighing its cosine), from a memory's vector to whether it was
+labelled relevant. Only dev is read: the test split stays unseen by anything that ships.
+The data is Synthetic-Persona-Chat (Jandaghi et al. 2023, CC-BY 4.0), see
+bench/data/README.md.
 
 ``--folds 2`` measures instead of building: a bank made from half of dev ranks the other
 half, and the other way round, so the gain is read on queries the bank never held (and,
@@ -20,6 +23,7 @@ import argparse
 import json
 import random
 import statistics
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,54 +32,109 @@ import numpy as np
 from memoryd.domain.rules import normalize_content
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.rerank import HybridReranker, QueryEncoder
-from memoryd.rerank.answer_bank import FILE, AnswerBank
+from memoryd.rerank.answer_bank import FILE, FLOOR, AnswerBank
 from memoryd.rerank.embedding import EmbeddingReranker, question_focus
 
 DATA = Path(__file__).parent / "data" / "persona_retrieval_labelled.json"
 OUT = Path(__file__).resolve().parents[1] / "src" / "memoryd" / "data" / FILE
-SAME_TEXT = 0.98  # cosine from which an answer is taken for the memory itself
+SAME_TEXT = 0.98  # cosine from which a bank memory is taken for the pool's memory itself
+NEIGHBOURS = 100  # example questions whose pools an answer direction is fitted on
+RIDGE = 3.0  # the ridge penalty of that fit (tuned with --folds 2: 1 / 3 / 10)
 
 
-def bank_rows(embedder: MiniLMEmbedder, pools: list[dict[str, Any]]) -> AnswerBank:
+@dataclass(frozen=True)
+class Examples:
+    """What the directions are fitted on: per example question, its pool of memories
+    (rows of ``vectors``) and which of them were labelled relevant."""
+
+    questions: np.ndarray  # (n, dimensions)
+    pools: np.ndarray  # (n, pool size): rows of vectors
+    labels: np.ndarray  # (n, pool size): 1.0 where relevant
+    vectors: np.ndarray  # (k, dimensions): each distinct memory once
+
+    def direction(self, centre: np.ndarray, excluded: np.ndarray | None = None) -> np.ndarray:
+        """The answer direction of questions like ``centre``; ``excluded`` marks memory
+        rows left out of the fit."""
+        sims = self.questions @ centre
+        near = np.flatnonzero(sims >= FLOOR)
+        near = near[np.argsort(-sims[near])[:NEIGHBOURS]]
+        rows = self.pools[near].ravel()
+        keep = np.ones(len(rows), bool) if excluded is None else ~excluded[rows]
+        x = np.hstack([self.vectors[rows[keep]], np.ones((int(keep.sum()), 1), np.float32)])
+        weights = np.repeat(sims[near], self.pools.shape[1])[keep]
+        y = self.labels[near].ravel()[keep]
+        weighted = x.T * weights
+        coef = np.linalg.solve(weighted @ x + RIDGE * np.eye(x.shape[1]), weighted @ y)
+        return coef[:-1]  # the intercept moves every memory alike
+
+
+def embed_once(
+    embedder: MiniLMEmbedder, rows: dict[str, int], vectors: list[np.ndarray], text: str
+) -> int:
+    text = normalize_content(text)
+    if text not in rows:
+        rows[text] = len(vectors)
+        vectors.append(embedder.embed([text])[0])  # one at a time, as stored
+    return rows[text]
+
+
+def bank_rows(embedder: MiniLMEmbedder, pools: list[dict[str, Any]]) -> tuple[AnswerBank, Examples]:
     encoder = QueryEncoder(embedder, cache_size=1_000_000)
     answer: dict[str, int] = {}  # memory text -> row of answers
-    vectors: list[np.ndarray] = []
+    answers: list[np.ndarray] = []
+    memory: dict[str, int] = {}  # memory text -> row of every pool memory
+    memories: list[np.ndarray] = []
     questions: list[np.ndarray] = []
-    offsets, ids = [0], []
+    offsets, ids, members, labels = [0], [], [], []
     for pool in pools:
+        rows = [embed_once(embedder, memory, memories, text) for text in pool["memories"]]
         for query in pool["queries"]:
-            for i in query["relevant"]:
-                text = normalize_content(pool["memories"][i])
-                if text not in answer:
-                    answer[text] = len(vectors)
-                    vectors.append(embedder.embed([text])[0])  # one at a time, as stored
-                ids.append(answer[text])
+            ids += [
+                embed_once(embedder, answer, answers, pool["memories"][i])
+                for i in query["relevant"]
+            ]
             offsets.append(len(ids))
             (vector,) = encoder.vectors([question_focus(query["message"])])
             questions.append(vector)
-    return AnswerBank(
-        np.stack(questions), np.stack(vectors), np.asarray(offsets), np.asarray(ids), embedder.name
+            members.append(rows)
+            labels.append([float(i in query["relevant"]) for i in range(len(rows))])
+    examples = Examples(
+        np.stack(questions), np.asarray(members), np.asarray(labels, np.float32), np.stack(memories)
     )
+    directions = np.stack([examples.direction(q) for q in examples.questions])
+    bank = AnswerBank(
+        examples.questions,
+        directions,
+        np.stack(answers),
+        np.asarray(offsets),
+        np.asarray(ids),
+        embedder.name,
+    )
+    return bank, examples
 
 
+@dataclass(frozen=True)
 class UnseenAnswers(AnswerBank):
-    """The bank with every answer that is one of the ranked pool's own memories left out,
-    as for a user, whose memories the bank never held."""
+    """The bank as for a user, whose memories it never held: the ranked pool's own
+    memories are left out of the answer direction's fit and of the answers."""
+
+    examples: Examples | None = None
 
     def boost(self, question: np.ndarray, memories: np.ndarray) -> np.ndarray | None:
-        ids = self.near_answers(question)
-        if ids is None:
+        best = self.nearest(question)
+        if best is None or self.examples is None:
             return None
-        cosines = memories @ self.answers.T
-        unseen = cosines.max(axis=0) < SAME_TEXT
-        return self.gain(cosines, ids[unseen[ids]], question, unseen)
+        excluded = (memories @ self.examples.vectors.T).max(axis=0) >= SAME_TEXT
+        direction = self.examples.direction(self.questions[best], excluded)
+        unseen = (memories @ self.answers.T).max(axis=0) < SAME_TEXT
+        return self.gain(memories, direction, question, unseen)
 
 
 def folds(embedder: MiniLMEmbedder, pools: list[dict[str, Any]]) -> None:
     """What the bank adds on dev, over two folds by pool (the bank holds the other half's
     queries), read twice: as is (dev pools share their facts, so the bank holds most of
-    a pool's memories as answers) and with the pool's own memories left out of the
-    answers (a user's memories are not in the bank; the reading to tune on)."""
+    a pool's memories) and with the pool's own memories left out (a user's memories are
+    not in the bank; the reading to tune on)."""
     # the import is here so building the bank does not need the bench's data loaders
     from retrieval_quality import evaluate, persona_cases
 
@@ -94,10 +153,16 @@ def folds(embedder: MiniLMEmbedder, pools: list[dict[str, Any]]) -> None:
     for name, unseen in (("as is", False), ("the pool's own memories left out", True)):
         found = []
         for half in (0, 1):
-            bank = banks[half]
+            bank, examples = banks[half]
             if unseen:
                 bank = UnseenAnswers(
-                    bank.questions, bank.answers, bank.offsets, bank.answer_ids, bank.embedder
+                    bank.questions,
+                    bank.directions,
+                    bank.answers,
+                    bank.offsets,
+                    bank.answer_ids,
+                    bank.embedder,
+                    examples=examples,
                 )
             ranked = HybridReranker(EmbeddingReranker(embedder, encoder, bank=bank))
             found += [r[0] for r in evaluate(ranked.score, cases[half])]
@@ -113,11 +178,11 @@ def main() -> None:
     if args.folds:
         folds(embedder, dev)
         return
-    bank = bank_rows(embedder, dev)
+    bank, _ = bank_rows(embedder, dev)
     bank.save(OUT)
     print(
-        f"{OUT}: {len(bank.questions)} example questions, {len(bank.answers)} answers,"
-        f" embedder {bank.embedder},"
+        f"{OUT}: {len(bank.questions)} example questions with their answer directions,"
+        f" {len(bank.answers)} answers, embedder {bank.embedder},"
         f" {OUT.stat().st_size / 1024:.0f} KiB"
     )
 

@@ -11,11 +11,12 @@ turn in rotating order so background load hits them alike:
 - before: the default before issue 10 (weighted mean of part vectors, message 2, + BM25),
   or with ``--before round1`` the default of issue 10's first round (the blend, whole
   message embedded; what the question focus is measured against), or with ``--before
-  round2`` the default of its second round (no answer bank);
+  round2`` the default of its second round (no answer bank), or with ``--before round3``
+  the default of its third round (the first answer bank);
 - after:  the shipped default (``MemorydSettings.reranker``);
 - floor:  ``reranker="recency"``, storage and bookkeeping only.
 
-    .venv/bin/python bench/rerank_latency.py [--turns 600] [--before issue10|round1|round2]
+    .venv/bin/python bench/rerank_latency.py [--turns 600] [--before issue10|round1|round2|round3]
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from retrieval_ideas import round3_hybrid
 from retrieval_quality import blend_hybrid, round2_hybrid, today_hybrid
 from turn_latency import chat_turns, percentiles, populate
 
@@ -42,7 +44,8 @@ from memoryd.rerank.base import Warmable
 DATA = Path(__file__).parent / "data" / "retrieval.json"
 BEFORE = {"issue10": ("hybrid as shipped before issue 10", today_hybrid),
           "round1": ("hybrid of issue 10's first round", blend_hybrid),
-          "round2": ("hybrid of issue 10's second round (no answer bank)", round2_hybrid)}
+          "round2": ("hybrid of issue 10's second round (no answer bank)", round2_hybrid),
+          "round3": ("hybrid of issue 10's third round (the first answer bank)", round3_hybrid)}
 
 
 def distinct_questions(

@@ -10,7 +10,8 @@ only reported.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 from retrieval_quality import Case, Scorer, evaluate, mean
@@ -135,6 +136,42 @@ class MessageBoostedLexical(LexicalReranker):
         return [a + b for a, b in zip(both, own, strict=True)]
 
 
+@dataclass(frozen=True)
+class Round3Bank(AnswerBank):
+    """The answer bank of round 3: instead of the nearest example's fitted direction, each
+    memory gains ``likeness`` x the mean of its ``top`` best cosines with the answers of
+    every example question like the message (at most ``neighbours``)."""
+
+    neighbours: int = 100
+    top: int = 5
+    likeness: float = 1.5
+
+    def boost(self, question: np.ndarray, memories: np.ndarray) -> np.ndarray | None:
+        sims = self.questions @ question
+        near = np.flatnonzero(sims >= self.floor)
+        if not len(near):
+            return None
+        near = near[np.argsort(-sims[near])[: self.neighbours]]
+        ids = np.unique(
+            np.concatenate([self.answer_ids[self.offsets[i] : self.offsets[i + 1]] for i in near])
+        )
+        cosines = memories @ self.answers.T
+        top = min(self.top, len(ids))
+        gained = self.likeness * np.partition(cosines[:, ids], -top, axis=1)[:, -top:].mean(axis=1)
+        if self.asked_weight:
+            gained += self.asked_weight * self.asked_like(cosines, question)
+        return gained
+
+
+def round3_hybrid(embedder: MiniLMEmbedder) -> HybridReranker:
+    """The default of issue 10's third round: the round-3 answer bank, both sides."""
+    bank = load_bank(embedder.name, embedder.dimensions)
+    assert bank is not None, "the shipped bank is for the bundled embedder"
+    old = Round3Bank(bank.questions, bank.directions, bank.answers, bank.offsets,
+                     bank.answer_ids, bank.embedder)
+    return HybridReranker(EmbeddingReranker(embedder, bank=old))
+
+
 class AnswerDirection:
     """The answer bank read another way: the unit mean of each near example's answers,
     mixed by how near it is, and every memory gains its cosine with that direction."""
@@ -241,21 +278,49 @@ def ideas(embedder: MiniLMEmbedder) -> dict[str, Scorer]:
         dense(12, .5, .3, focus=5), lexical_weight=.05).score
     found["PRF (top 1, beta .3) on round 2"] = Feedback(round2.dense, 1, .3).score
     if bank is not None:
-        for floor, top, weight in ((.7, 2, 1.5), (.75, 2, 1.5), (.75, 5, .8), (.75, 5, 1.5),
-                                   (.75, 5, 2.5), (.8, 5, 1.5)):
-            banked = replace(bank, floor=floor, top=top, weight=weight, asked_weight=0)
-            found[f"answer bank, floor {floor:g}, top {top}, weight {weight:g}"] = \
-                HybridReranker(EmbeddingReranker(embedder, enc, bank=banked),
-                               lexical_weight=.05).score
-        for asked_top, asked_weight in ((3, .5), (3, 1.0), (3, 1.5), (8, 1.5)):
-            banked = replace(bank, asked_top=asked_top, asked_weight=asked_weight)
-            found[f"... + the questions of the {asked_top} answers most like each memory,"
-                  f" weight {asked_weight:g}"] = \
-                HybridReranker(EmbeddingReranker(embedder, enc, bank=banked),
-                               lexical_weight=.05).score
-        for floor, weight in ((.6, .5), (.7, .8)):
-            found[f"answer direction (centroids), floor {floor:g}, weight {weight:g}"] = \
+
+        def banked(bank: AnswerBank) -> Scorer:
+            return HybridReranker(
+                EmbeddingReranker(embedder, enc, bank=bank), lexical_weight=0.05
+            ).score
+
+        def round3(**fields: Any) -> AnswerBank:
+            return Round3Bank(
+                bank.questions,
+                bank.directions,
+                bank.answers,
+                bank.offsets,
+                bank.answer_ids,
+                bank.embedder,
+                **fields,
+            )
+
+        for floor, top, weight in (
+            (0.7, 2, 1.5),
+            (0.75, 2, 1.5),
+            (0.75, 5, 0.8),
+            (0.75, 5, 1.5),
+            (0.75, 5, 2.5),
+            (0.8, 5, 1.5),
+        ):
+            found[f"answer bank, floor {floor:g}, top {top}, weight {weight:g}"] = banked(
+                round3(floor=floor, top=top, likeness=weight, asked_weight=0)
+            )
+        for asked_top, asked_weight in ((3, 0.5), (3, 1.0), (3, 1.5), (8, 1.5)):
+            found[
+                f"... + the questions of the {asked_top} answers most like each memory,"
+                f" weight {asked_weight:g}"
+            ] = banked(round3(asked_top=asked_top, asked_weight=asked_weight))
+        for floor, weight in ((0.6, 0.5), (0.7, 0.8)):
+            found[f"answer direction (centroids), floor {floor:g}, weight {weight:g}"] = (
                 AnswerDirection(round2, bank, floor, 20, weight).score
+            )
+        # fourth round: a fitted answer direction per example instead of the likeness
+        for weight in (1.0, 2.0, 3.0):
+            found[f"fitted answer direction, weight {weight:g}, + the questions' side"] = banked(
+                replace(bank, weight=weight)
+            )
+        found["fitted answer direction alone (weight 2)"] = banked(replace(bank, asked_weight=0))
     return found
 
 

@@ -16,8 +16,10 @@ Four data sets (bench/data/README.md); settings are chosen on dev, test is repor
 Methods: recency, BM25, plain MiniLM cosine on the concatenated query text, the hybrid
 as shipped before issue 10 (mean of part vectors with the message weighing 2, + 0.15 BM25),
 the hybrids of issue 10's first round (the blend 0.5 / 0.5, + 0.15 BM25, whole message) and
-second round (question focus, blend 0.7 / 0.3, + 0.05 BM25) and the shipped default (the
-second round's plus the answer bank, ``docs/reranking.md``). Metrics: recall@5 (share of
+second round (question focus, blend 0.7 / 0.3, + 0.05 BM25), the third round (the second's
+plus the first answer bank: likeness to the answers of like questions) and the shipped
+default (the second round's plus the answer bank with fitted answer directions,
+``docs/reranking.md``). Metrics: recall@5 (share of
 a query's relevant memories in the top 5, at most 5 counted), hit@5 (at least one in the
 top 5) and MRR (1 / rank of the first relevant memory in the full ranking of 20).
 ``--ideas`` adds every idea tried for issue 10 (``retrieval_ideas.py``). The answer bank
@@ -35,6 +37,7 @@ import argparse
 import json
 import os
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -132,6 +135,31 @@ def persona_cases(embedder: MiniLMEmbedder, pools: list[dict[str, Any]]) -> list
     return cases
 
 
+def second_reader_pools() -> list[dict[str, Any]]:
+    """The test queries both readers kept, with the second reader's labels
+    (``labels/test-second.jsonl``: the whole test split read again, on its own)."""
+    first = [json.loads(line) for line in (DATA / "labels" / "test.jsonl").open()]
+    second = {row["id"]: row
+              for row in map(json.loads, (DATA / "labels" / "test-second.jsonl").open())}
+    kept = {row["id"] for row in first if not row["drop"] and not second[row["id"]]["drop"]}
+    pools = []
+    for pool in json.loads((DATA / PERSONA_SETS["persona"]).read_text())["splits"]["test"]:
+        queries = [{**q, "relevant": second[key]["relevant"], "kind": kind}
+                   for n, q in enumerate(pool["queries"])
+                   if (key := f"{pool['id']}#{n}") in kept
+                   for kind in [labelled_kind(pool, q, second[key]["relevant"])]]
+        if queries:
+            pools.append({**pool, "queries": queries})
+    return pools
+
+
+def labelled_kind(pool: dict[str, Any], query: dict[str, Any], relevant: list[int]) -> str:
+    sys.path.insert(0, str(DATA))
+    from build_persona_retrieval import kind
+
+    return str(kind(query["message"], query["history"], [pool["memories"][i] for i in relevant]))
+
+
 def make_case(pool: Sequence[Memory], q: dict[str, Any], slug: str) -> Case:
     history = tuple(q["history"])
     return Case(pool, q["kind"], q["message"], history, build_query(q["message"], history),
@@ -215,6 +243,9 @@ def main() -> None:
             splits = json.loads((DATA / filename).read_text())["splits"]
             for split in ("test", "dev"):
                 sets[f"{name} {split}"] = persona_cases(embedder, splits[split])
+            if name == "labelled":
+                sets["labelled test, second reader (both kept)"] = persona_cases(
+                    embedder, second_reader_pools())
     with tempfile.TemporaryDirectory() as tmp, \
             Memoryd(f"sqlite:///{tmp}/quality.db", embedder=embedder, reranker=default) as md:
         user_id = 0
@@ -222,6 +253,8 @@ def main() -> None:
             sets["hand-written"], user_id = own_cases(
                 md, json.loads((DATA / "retrieval.json").read_text()))
         shipped = reranker_factories()[default](embedder)
+        from retrieval_ideas import round3_hybrid  # it imports this module
+
         methods: dict[str, Scorer] = {
             "recency": RecencyReranker().score,
             "lexical (BM25)": LexicalReranker().score,
@@ -229,6 +262,7 @@ def main() -> None:
             "today's hybrid (before issue 10)": today_hybrid(embedder).score,
             "hybrid of round 1 (the blend, whole message)": blend_hybrid(embedder).score,
             "hybrid of round 2 (question focus, no answer bank)": round2_hybrid(embedder).score,
+            "hybrid of round 3 (answer bank: likeness to answers)": round3_hybrid(embedder).score,
             f"new default '{default}'": shipped.score,
         }
         print(f"embedder {embedder.name} ({embedder.variant} graph);"

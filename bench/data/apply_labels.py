@@ -15,7 +15,8 @@ conversations, same rules), labelled in ``labels/dev-more.jsonl``. The labels li
 
 This script joins them with the pools, drops what was dropped, sets each query's
 ``kind`` from its new labels, and prints the counts and the agreement of the queries
-that two readers labelled on their own (``labels/agreement.jsonl``).
+that two readers labelled on their own (``labels/agreement.jsonl``, 52 dev queries, and
+``labels/test-second.jsonl``, the whole test split read again by other readers).
 
     .venv/bin/python bench/data/apply_labels.py
 """
@@ -78,22 +79,32 @@ def apply(pools: list[dict[str, Any]], labels: dict[str, dict[str, Any]]) -> lis
 
 
 def agreement(path: Path, first: dict[str, dict[str, Any]]) -> str:
-    """How often a second reader, labelling on their own, agreed with the first."""
+    """How often a second reader, labelling on their own, agreed with the first; the
+    recall@5 figures score one reader's first 5 labels against the other's labels with the
+    benchmark's metric (at most 5 relevant counted)."""
     second = read_labels(path)
-    same_drop = same_set = both_kept = 0
+    same_drop = same_set = 0
     overlap: list[float] = []
+    second_on_first: list[float] = []
+    first_on_second: list[float] = []
     for key, row in second.items():
         a, b = first[key], row
         same_drop += bool(a["drop"]) == bool(b["drop"])
         if a["drop"] or b["drop"]:
             continue
-        both_kept += 1
         x, y = set(a["relevant"]), set(b["relevant"])
         same_set += x == y
         overlap.append(len(x & y) / len(x | y))
-    jaccard = sum(overlap) / len(overlap) if overlap else float("nan")
+        second_on_first.append(len(set(b["relevant"][:5]) & x) / min(len(x), 5))
+        first_on_second.append(len(set(a["relevant"][:5]) & y) / min(len(y), 5))
+    both = len(overlap)
+    if not both:
+        return f"{len(second)} queries read twice: keep/drop agree {same_drop}/{len(second)}"
     return (f"{len(second)} queries read twice: keep/drop agree {same_drop}/{len(second)};"
-            f" of the {both_kept} both kept, same labels {same_set}, mean Jaccard {jaccard:.2f}")
+            f" of the {both} both kept, same labels {same_set}, mean Jaccard"
+            f" {sum(overlap) / both:.3f}; recall@5 of the second reader's first 5 against"
+            f" the first's labels {sum(second_on_first) / both:.3f}, the other way round"
+            f" {sum(first_on_second) / both:.3f}")
 
 
 def main() -> None:
@@ -115,8 +126,8 @@ def main() -> None:
         print(f"{split}: {len(queries)} of {total} queries kept in {len(splits[split])} pools;"
               f" kinds {dict(sorted(kinds.items()))}; relevant per query"
               f" {dict(sorted(sizes.items()))} (6 = 6 or more)")
-    if (LABELS / "agreement.jsonl").exists():
-        print(agreement(LABELS / "agreement.jsonl", every))
+    print("dev:", agreement(LABELS / "agreement.jsonl", every))
+    print("test:", agreement(LABELS / "test-second.jsonl", read_labels(LABELS / "test.jsonl")))
     data = {
         "description": "Synthetic-Persona-Chat (Jandaghi et al. 2023, CC-BY 4.0) retrieval set,"
                        " the pools and queries of persona_retrieval.json labelled by reading"

@@ -1,9 +1,10 @@
-"""The answer bank: memories like the answers to questions like the message rise (issue 10)."""
+"""The answer bank: memories of the kind that answers questions like the message rise (issue 10)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from datetime import UTC, datetime
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -21,17 +22,22 @@ EXAMPLES = {
 
 
 def small_bank(embedder: MiniLMEmbedder, floor: float = 0.75) -> AnswerBank:
+    """Each example's answer direction is the unit mean of its answers (the shipped bank
+    fits them by ridge regression, ``bench/build_answer_bank.py``)."""
     answers = [a for texts in EXAMPLES.values() for a in texts]
     ids = [answers.index(a) for texts in EXAMPLES.values() for a in texts]
     offsets = np.cumsum([0] + [len(t) for t in EXAMPLES.values()])
+    vectors = np.stack(embedder.embed(answers))
+    directions = np.stack([vectors[ids[a:b]].mean(axis=0) for a, b in pairwise(offsets)])
+    directions /= np.linalg.norm(directions, axis=1, keepdims=True)
     return AnswerBank(
         np.stack(embedder.embed(list(EXAMPLES))),
-        np.stack(embedder.embed(answers)),
+        directions,
+        vectors,
         offsets,
         np.asarray(ids),
         embedder.name,
         floor=floor,
-        top=1,
     )
 
 
@@ -58,13 +64,24 @@ def matrix(memories: list[Memory]) -> np.ndarray:
     return np.stack([m.embedding for m in memories if m.embedding is not None])
 
 
-def test_memories_like_the_answers_of_a_like_question_gain(embedder: MiniLMEmbedder) -> None:
-    bank = replace(small_bank(embedder), asked_weight=0)  # the answers' side alone
+def test_memories_along_the_answer_direction_of_a_like_question_gain(
+    embedder: MiniLMEmbedder,
+) -> None:
+    bank = replace(small_bank(embedder), asked_weight=0)  # the answer direction alone
     memories = pool(embedder, ["I am a firefighter.", "I like to swim.", "I have a hamster."])
     (question,) = embedder.embed(["And you, what do you do for a living?"])
     gained = bank.boost(question, matrix(memories))
     assert gained is not None
     assert gained[0] > gained[1] and gained[0] > gained[2]  # a job, like the answers
+
+
+def test_the_direction_is_the_nearest_example_questions(embedder: MiniLMEmbedder) -> None:
+    bank = replace(small_bank(embedder), asked_weight=0)
+    memories = pool(embedder, ["I am a firefighter.", "I have a hamster."])
+    (pets,) = embedder.embed(["So, do you have any pets at home?"])
+    assert bank.nearest(pets) == 1
+    gained = bank.boost(pets, matrix(memories))
+    assert gained is not None and gained[1] > gained[0]
 
 
 def test_memories_like_known_answers_gain_for_the_questions_those_answered(
@@ -83,7 +100,7 @@ def test_memories_like_known_answers_gain_for_the_questions_those_answered(
 def test_each_answer_remembers_the_mean_of_its_questions(embedder: MiniLMEmbedder) -> None:
     questions = np.stack(embedder.embed(["Do you have pets?", "Any animals at home?"]))
     answers = np.stack(embedder.embed(["I have two cats."]))
-    bank = AnswerBank(questions, answers, np.asarray([0, 1, 2]), np.asarray([0, 0]), "e")
+    bank = AnswerBank(questions, questions, answers, np.asarray([0, 1, 2]), np.asarray([0, 0]), "e")
     centre = questions.mean(axis=0)
     assert np.allclose(bank.asked[0], centre / np.linalg.norm(centre), atol=1e-6)
 
@@ -118,6 +135,7 @@ def test_the_bank_moves_an_answer_the_plain_cosine_ranks_low(embedder: MiniLMEmb
 def test_the_shipped_bank_is_for_the_bundled_embedder_only(embedder: MiniLMEmbedder) -> None:
     bank = load_bank(embedder.name, embedder.dimensions)
     assert bank is not None and bank.questions.shape[1] == embedder.dimensions
+    assert bank.directions.shape == bank.questions.shape
     assert bank.offsets[-1] == len(bank.answer_ids) and bank.answer_ids.max() < len(bank.answers)
     assert load_bank("another-embedder", embedder.dimensions) is None
     assert load_bank(embedder.name, 768) is None
@@ -129,4 +147,5 @@ def test_a_saved_bank_reads_back(embedder: MiniLMEmbedder, tmp_path: Path) -> No
     again = read_bank((tmp_path / "bank.npz").read_bytes())
     assert again.embedder == bank.embedder
     assert np.allclose(again.questions, bank.questions, atol=1e-3)
+    assert np.allclose(again.directions, bank.directions, atol=1e-3)
     assert list(again.offsets) == list(bank.offsets)

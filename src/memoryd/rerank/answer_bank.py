@@ -4,13 +4,15 @@ A question and its answer are far apart for a sentence embedder: "What do you do
 living?" sits near other questions, not near "I am in the army.", while "I am in the
 army." sits near "I work fulltime in a shipyard." The bank holds example questions, each
 with the memories that answered it (``data/answer-bank.npz``, built from the dev split of
-the labelled persona set by ``bench/build_answer_bank.py``). When the message is like
-some example questions (cosine >= ``floor``), each memory gains two things, read from
-both sides of the bank:
+the labelled persona set by ``bench/build_answer_bank.py``). When the message is like an
+example question (cosine >= ``floor``), each memory gains two things:
 
-- its likeness to the answers of those questions (the mean of its ``top`` best cosines
-  with them), times ``weight``: memories that look like answers to this kind of
-  question rise, even when they share no word with it;
+- its score along the example's **answer direction**, times ``weight``: a linear
+  direction in the embedding space fitted offline, by ridge regression, to tell the
+  memories that were labelled as answers to the example and its neighbouring questions
+  from the other memories of their pools ("I am on the soccer team." is an answer to
+  "What do you do for fun?", "I donate to charity." is not), so memories of the kind
+  that answers this question rise, even when they share no word with it;
 - the message's cosine with the questions that the ``asked_top`` known answers most like
   the memory were given to, times ``asked_weight``: "I am in the army." is most like
   "I am a soldier." and "I work at a bank.", which were asked "What do you do for a
@@ -35,25 +37,23 @@ from memoryd.domain.models import Vector
 
 FILE = "answer-bank.npz"
 FLOOR = 0.75  # cosine from which an example question is like the message
-NEIGHBOURS = 100  # at most this many example questions lend their answers
-TOP = 5  # a memory's likeness: the mean of its best cosines with this many answers
-WEIGHT = 1.5  # of that likeness
+WEIGHT = 2.0  # of a memory's score along the nearest example's answer direction
 ASKED_TOP = 3  # known answers most like a memory that say which questions it answers
 ASKED_WEIGHT = 1.0  # of the message's cosine with those questions
 
 
 @dataclass(frozen=True)
 class AnswerBank:
-    """Example questions and their answers: unit rows, and per question its answers' rows."""
+    """Example questions (unit rows) with their answer directions, and the distinct
+    answers (unit rows) with, per question, the rows of its answers."""
 
     questions: np.ndarray  # (n, dimensions)
+    directions: np.ndarray  # (n, dimensions): question i's answer direction
     answers: np.ndarray  # (m, dimensions), each distinct answer once
     offsets: np.ndarray  # (n + 1,): question i's answers are answer_ids[offsets[i]:offsets[i+1]]
     answer_ids: np.ndarray
     embedder: str  # the embedder the vectors come from; no other embedder can use them
     floor: float = FLOOR
-    neighbours: int = NEIGHBOURS
-    top: int = TOP
     weight: float = WEIGHT
     asked_top: int = ASKED_TOP
     asked_weight: float = ASKED_WEIGHT
@@ -67,52 +67,35 @@ class AnswerBank:
         norms = np.linalg.norm(sums, axis=1, keepdims=True)
         return sums / np.where(norms > 0, norms, 1.0)
 
+    def nearest(self, question: Vector) -> int | None:
+        """The example question most like the message, or None if none is like it."""
+        sims = self.questions @ question
+        best = int(np.argmax(sims))
+        return best if sims[best] >= self.floor else None
+
     def boost(self, question: Vector, memories: np.ndarray) -> np.ndarray | None:
         """What each memory row gains for a message vector (see the module docstring);
         None when no example question is like the message."""
-        ids = self.near_answers(question)
-        if ids is None:
+        best = self.nearest(question)
+        if best is None:
             return None
-        return self.gain(memories @ self.answers.T, ids, question)
-
-    def near_answers(self, question: Vector) -> np.ndarray | None:
-        """The answers of the example questions like the message, or None if none is."""
-        sims = self.questions @ question
-        near = np.flatnonzero(sims >= self.floor)
-        if not len(near):
-            return None
-        if len(near) > self.neighbours:
-            near = near[np.argsort(-sims[near])[: self.neighbours]]
-        return np.unique(
-            np.concatenate([self.answer_ids[self.offsets[i] : self.offsets[i + 1]] for i in near])
-        )
+        return self.gain(memories, self.directions[best], question)
 
     def gain(
         self,
-        cosines: np.ndarray,
-        ids: np.ndarray,
+        memories: np.ndarray,
+        direction: np.ndarray,
         question: Vector,
         usable: np.ndarray | None = None,
     ) -> np.ndarray:
-        """Both sides' gain from ``cosines`` (memories x every answer), the near answers
-        ``ids`` and the message; ``usable`` limits the answers the second side may use."""
-        gained = np.zeros(len(cosines))
-        if len(ids):
-            gained += self.weight * self.likeness(cosines[:, ids])
+        """Both parts of the gain for memory rows, an answer direction and the message;
+        ``usable`` limits the answers the second part may read."""
+        gained: np.ndarray = self.weight * (memories @ direction)
         if self.asked_weight:
-            if usable is None:
-                gained += self.asked_weight * self.asked_like(cosines, question)
-            else:
-                gained += self.asked_weight * self.asked_like(
-                    cosines[:, usable], question, self.asked[usable]
-                )
+            answers = self.answers if usable is None else self.answers[usable]
+            asked = self.asked if usable is None else self.asked[usable]
+            gained += self.asked_weight * self.asked_like(memories @ answers.T, question, asked)
         return gained
-
-    def likeness(self, cosines: np.ndarray) -> np.ndarray:
-        """Per memory, the mean of its best cosines with the given answers."""
-        top = min(self.top, cosines.shape[1])
-        best: np.ndarray = np.partition(cosines, -top, axis=1)[:, -top:].mean(axis=1)
-        return best
 
     def asked_like(
         self, cosines: np.ndarray, question: Vector, asked: np.ndarray | None = None
@@ -133,6 +116,7 @@ class AnswerBank:
         np.savez_compressed(
             path,
             questions=self.questions.astype(np.float16),
+            directions=self.directions.astype(np.float16),
             answers=self.answers.astype(np.float16),
             offsets=self.offsets.astype(np.int32),
             answer_ids=self.answer_ids.astype(np.int32),
@@ -144,6 +128,7 @@ def read_bank(raw: bytes) -> AnswerBank:
     with np.load(BytesIO(raw)) as data:
         return AnswerBank(
             data["questions"].astype(np.float32),
+            data["directions"].astype(np.float32),
             data["answers"].astype(np.float32),
             data["offsets"],
             data["answer_ids"],
