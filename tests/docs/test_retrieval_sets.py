@@ -118,6 +118,19 @@ def test_the_labelled_set_holds_the_labels_read_by_hand() -> None:
     assert total >= 1000
 
 
+def test_the_second_reading_covers_the_test_split_once() -> None:
+    """labels/test-second.jsonl reads every test query once, in the form apply_labels
+    checks (labels or a drop reason, indexes in the pool)."""
+    source = splits("persona_retrieval.json")["test"]
+    ids = [f"{pool['id']}#{n}" for pool in source for n in range(len(pool["queries"]))]
+    rows = [json.loads(line) for line in (DATA / "labels" / "test-second.jsonl").open()]
+    assert [row["id"] for row in rows] == ids
+    for row in rows:
+        assert bool(row["drop"]) != bool(row["relevant"]), row["id"]
+        assert len(set(row["relevant"])) == len(row["relevant"]), row["id"]
+        assert all(0 <= i < 20 for i in row["relevant"]), row["id"]
+
+
 def test_the_shipped_answer_bank_comes_from_dev_only() -> None:
     from memoryd.rerank.answer_bank import FILE, read_bank
 
