@@ -55,6 +55,34 @@ def test_chats_add_and_list(cli: Cli, alice: str) -> None:
     assert cli.json("chats", "list", "--user", "bob") == []
 
 
+def test_chats_keep_the_memories_injected_into_them(cli: Cli, alice: str) -> None:
+    first = cli.json("memories", "add", "-u", alice, "-w", "phoenix", "Phoenix ships in Q3")
+    second = cli.json("memories", "add", "-u", alice, "--global", "Prefers short answers")
+    chat = cli.json(
+        "chats", "add", "-u", alice, "-w", "phoenix", "-p", "When?", "-r", "Q3",
+        "--memory", second["id"], "-m", first["id"][:8],
+    )  # fmt: skip
+    assert [m["id"] for m in chat["memories"]] == [second["id"], first["id"]]
+    assert chat["memories"][1] == {
+        "id": first["id"],
+        "deleted": False,
+        "content": "Phoenix ships in Q3",
+        "scope": "workspace",
+        "workspace": "phoenix",
+    }
+    cli.ok("memories", "rm", "-u", alice, first["id"])
+    (listed,) = cli.json("chats", "list", "-u", alice)
+    assert [(m["id"], m["deleted"], m["content"]) for m in listed["memories"]] == [
+        (second["id"], False, "Prefers short answers"),
+        (first["id"], True, None),
+    ]
+    assert "Memories" in cli.ok("chats", "list", "-u", alice).stdout
+    assert "no memory 'nosuchid'" in cli.fails(
+        "chats", "add", "-u", alice, "-w", "phoenix", "-p", "p", "-r", "r", "-m", "nosuchid"
+    )
+    assert len(cli.json("chats", "list", "-u", alice)) == 1  # the refused one is not stored
+
+
 def test_chat_errors(cli: Cli, alice: str) -> None:
     assert "no workspace 'nope'" in cli.fails(
         "chats", "add", "-u", alice, "-w", "nope", "-p", "hi", "-r", "x"

@@ -233,6 +233,36 @@ def test_record_exchange_stores_a_chat_for_extraction(live: LiveMemoryd) -> None
     )
 
 
+def test_record_exchange_links_the_memories_recall_gave(live: LiveMemoryd) -> None:
+    alice, bob = live.ids["alice"], live.ids["bob"]
+    fact = live.md.add_memory(alice, "Phoenix ships in Q3", workspace="alpha")
+    other = live.md.add_memory(bob, "Bob likes tea", scope="global")
+    recalled = ok(live, "alice", "recall", query="When does Phoenix ship?", workspace="alpha")
+    ids = [m["id"] for m in recalled["memories"]]
+    assert ids == [fact.id]
+    chat = ok(
+        live,
+        "alice",
+        "record_exchange",
+        prompt="When does Phoenix ship?",
+        response="In Q3.",
+        workspace="alpha",
+        memory_ids=[*ids, other.id],  # another user's memory is never linked
+    )
+    assert [(m["id"], m["content"]) for m in chat["memories"]] == [(fact.id, "Phoenix ships in Q3")]
+    used = live.md.chat_memories(alice, [chat["id"]])[chat["id"]]
+    assert [u.id for u in used] == [fact.id]
+    assert "memory_ids" in refused(
+        live,
+        "alice",
+        "record_exchange",
+        prompt="p",
+        response="r",
+        workspace="alpha",
+        memory_ids=["x" * 33],
+    )
+
+
 def test_section_resource_is_the_current_memory_section(live: LiveMemoryd) -> None:
     alice = live.ids["alice"]
     live.md.add_memory(alice, "Prefers concise answers", scope="global")

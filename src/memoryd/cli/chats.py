@@ -1,7 +1,9 @@
-"""``memoryd chats``: record finished exchanges and list them (what extraction reads)."""
+"""``memoryd chats``: record finished exchanges and list them (what extraction reads), each
+with the memories that were injected into it."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 import typer
@@ -18,15 +20,18 @@ from memoryd.cli.common import (
     make_table,
     open_memoryd,
     require_member,
+    resolve_memory,
 )
-from memoryd.domain.models import Chat
+from memoryd.domain.models import Chat, UsedMemory
 
 app = typer.Typer(help="Chat exchanges: record and list.", no_args_is_help=True)
 
 PREVIEW_CHARS = 60
 
 
-def chat_json(chat: Chat) -> dict[str, Any]:
+def chat_json(chat: Chat, used: Sequence[UsedMemory] = ()) -> dict[str, Any]:
+    """A chat as the HTTP API gives it: ``memories`` are those injected into it, in order;
+    a deleted one keeps its id with ``deleted`` true and no content."""
     return {
         "id": chat.id,
         "workspace": chat.workspace,
@@ -34,6 +39,16 @@ def chat_json(chat: Chat) -> dict[str, Any]:
         "response": chat.response,
         "created_at": chat.created_at.isoformat(),
         "memory_processed": chat.memory_processed,
+        "memories": [
+            {
+                "id": u.id,
+                "deleted": u.deleted,
+                "content": u.memory.content if u.memory else None,
+                "scope": u.memory.scope.value if u.memory else None,
+                "workspace": u.memory.workspace if u.memory else None,
+            }
+            for u in used
+        ],
     }
 
 
@@ -50,6 +65,16 @@ def add(
     ],
     prompt: Annotated[str, typer.Option("--prompt", "-p", help="What the user said.")],
     response: Annotated[str, typer.Option("--response", "-r", help="What the assistant said.")],
+    memory: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--memory",
+            "-m",
+            metavar="ID",
+            help="A memory that was injected into this exchange (full id or a unique prefix"
+            " of 6+ characters); repeat it for each, in prompt order.",
+        ),
+    ] = None,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -57,10 +82,12 @@ def add(
     with open_memoryd(db) as md:
         owner = find_user(md, user)
         require_member(md, owner, workspace)
-        chat = md.record_chat(owner.id, workspace, prompt, response)
+        ids = [resolve_memory(md, owner, given) for given in memory or ()]
+        chat = md.record_chat(owner.id, workspace, prompt, response, memory_ids=ids)
+        used = md.chat_memories(owner.id, [chat.id]).get(chat.id, [])
         waiting = len(md.list_chats(owner.id, workspace, processed=False))
     if as_json:
-        emit_json(chat_json(chat))
+        emit_json(chat_json(chat, used))
     else:
         echo(f"recorded chat {chat.id} ({waiting} unprocessed in {chat.workspace})")
 
@@ -81,12 +108,13 @@ def list_chats(
     with open_memoryd(db) as md:
         owner = find_user(md, user)
         chats = md.list_chats(owner.id, workspace, processed=False if unprocessed else None)
+        used = md.chat_memories(owner.id, [c.id for c in chats])
     if as_json:
-        emit_json([chat_json(c) for c in chats])
+        emit_json([chat_json(c, used.get(c.id, ())) for c in chats])
         return
     table = make_table(
         f"Chats of {owner.name} ({len(chats)})",
-        ["ID", "Workspace", "When", "Processed", "Prompt", "Response"],
+        ["ID", "Workspace", "When", "Processed", "Memories", "Prompt", "Response"],
     )
     for c in chats:
         table.add_row(
@@ -94,6 +122,7 @@ def list_chats(
             cell(c.workspace),
             cell(c.created_at),
             cell("yes" if c.memory_processed else "no"),
+            cell(len(used.get(c.id, ()))),
             cell(_preview(c.prompt)),
             cell(_preview(c.response)),
         )

@@ -272,10 +272,19 @@ def build_server(state: ServerState, local_user_id: int | None = None) -> MCPSer
         response: str,
         workspace: Annotated[str, Field(min_length=1, max_length=64)],
         ctx: Context[Any, Any],
+        memory_ids: Annotated[
+            list[Annotated[str, Field(max_length=32)]],
+            Field(
+                max_length=100,
+                description="The memories recall gave you for this exchange, in order.",
+            ),
+        ] = [],  # noqa: B006 - the tool's JSON schema default; never mutated
     ) -> ChatOut:
-        """Store the user's prompt and the reply; memoryd learns memories from recorded
-        exchanges later, in the background."""
-        body = ChatCreate(workspace=workspace, prompt=prompt, response=response)
+        """Store the user's prompt and the reply, with the memories recall gave you for it;
+        memoryd learns memories from recorded exchanges later, in the background."""
+        body = ChatCreate(
+            workspace=workspace, prompt=prompt, response=response, memory_ids=memory_ids
+        )
         return chats_router.record_chat(state, caller(ctx), body)
 
     @server.resource(
