@@ -1457,6 +1457,11 @@ export interface components {
             global_memories: number;
             /** Id */
             id: number;
+            /**
+             * Learn From Chats
+             * @description The user's own switch: off, extraction never reads their chats.
+             */
+            learn_from_chats: boolean;
             /** Name */
             name: string;
             /**

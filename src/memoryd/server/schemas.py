@@ -111,6 +111,9 @@ class UserOverview(UserOut):
     global_memories: int = Field(description="Global memories stored.")
     workspace_memories: int = Field(description="Workspace memories stored, all workspaces.")
     workspaces: list[str] = Field(description="Slugs the user can use (all, for an admin).")
+    learn_from_chats: bool = Field(
+        description="The user's own switch: off, extraction never reads their chats."
+    )
 
 
 class Me(UserOut):

@@ -67,9 +67,12 @@ def test_admin_adds_changes_and_deletes_a_user(live_world: Live, page: Any) -> N
     assert world.auth.authenticate("dora", "dora-password-1") is None
 
     world.md.add_memory(dora.id, "Dora keeps bees")
+    assert "Learning from chats: on" in card.inner_text()
+    world.md.set_learning(dora.id, False)
     page.reload()
     card = user_card(page, "dora")
     assert "Memories: 1 global, 0 in workspaces" in card.inner_text()
+    assert "Learning from chats: off" in card.inner_text()
     card.get_by_role("button", name="Delete dora").click()
     dialog = page.get_by_role("alertdialog")
     dialog.wait_for()

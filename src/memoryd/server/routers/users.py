@@ -141,7 +141,7 @@ def remove_user(state: ServerState, admin: User, user_id: int) -> User:
 
 
 def users_overview(state: ServerState) -> list[UserOverview]:
-    """Every user with their role, memory counts and workspaces (admin)."""
+    """Every user with their role, memory counts, workspaces and learning switch (admin)."""
     rows = []
     for user in state.md.list_users():
         memories = state.md.list_memories(user.id)
@@ -152,6 +152,7 @@ def users_overview(state: ServerState) -> list[UserOverview]:
                 global_memories=global_count,
                 workspace_memories=len(memories) - global_count,
                 workspaces=[w.slug for w in state.auth.workspaces_of(user)],
+                learn_from_chats=state.md.learns_from_chats(user.id),
             )
         )
     return rows
