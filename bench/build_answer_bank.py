@@ -23,9 +23,9 @@ import argparse
 import json
 import random
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -37,6 +37,7 @@ from memoryd.rerank.embedding import EmbeddingReranker, question_focus
 
 DATA = Path(__file__).parent / "data" / "persona_retrieval_labelled.json"
 OUT = Path(__file__).resolve().parents[1] / "src" / "memoryd" / "data" / FILE
+Bank = TypeVar("Bank", bound=AnswerBank)
 SAME_TEXT = 0.98  # cosine from which a bank memory is taken for the pool's memory itself
 NEIGHBOURS = 100  # example questions whose pools an answer direction is fitted on
 RIDGE = 3.0  # the ridge penalty of that fit (tuned with --folds 2: 1 / 3 / 10)
@@ -113,6 +114,11 @@ def bank_rows(embedder: MiniLMEmbedder, pools: list[dict[str, Any]]) -> tuple[An
     return bank, examples
 
 
+def rebank(kind: type[Bank], bank: AnswerBank, **changes: Any) -> Bank:
+    """The bank as another kind of bank (a subclass that reads it differently)."""
+    return kind(**{f.name: getattr(bank, f.name) for f in fields(AnswerBank)} | changes)
+
+
 @dataclass(frozen=True)
 class UnseenAnswers(AnswerBank):
     """The bank as for a user, whose memories it never held: the ranked pool's own
@@ -155,15 +161,7 @@ def folds(embedder: MiniLMEmbedder, pools: list[dict[str, Any]]) -> None:
         for half in (0, 1):
             bank, examples = banks[half]
             if unseen:
-                bank = UnseenAnswers(
-                    bank.questions,
-                    bank.directions,
-                    bank.answers,
-                    bank.offsets,
-                    bank.answer_ids,
-                    bank.embedder,
-                    examples=examples,
-                )
+                bank = rebank(UnseenAnswers, bank, examples=examples)
             ranked = HybridReranker(EmbeddingReranker(embedder, encoder, bank=bank))
             found += [r[0] for r in evaluate(ranked.score, cases[half])]
         print(f"  with a bank of the other fold, {name}: {statistics.fmean(found):.3f}")

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
+from build_answer_bank import rebank
 from retrieval_quality import Case, Scorer, evaluate, mean
 
 from memoryd.domain.injection import Query
@@ -167,9 +168,7 @@ def round3_hybrid(embedder: MiniLMEmbedder) -> HybridReranker:
     """The default of issue 10's third round: the round-3 answer bank, both sides."""
     bank = load_bank(embedder.name, embedder.dimensions)
     assert bank is not None, "the shipped bank is for the bundled embedder"
-    old = Round3Bank(bank.questions, bank.directions, bank.answers, bank.offsets,
-                     bank.answer_ids, bank.embedder)
-    return HybridReranker(EmbeddingReranker(embedder, bank=old))
+    return HybridReranker(EmbeddingReranker(embedder, bank=rebank(Round3Bank, bank)))
 
 
 class AnswerDirection:
@@ -284,16 +283,8 @@ def ideas(embedder: MiniLMEmbedder) -> dict[str, Scorer]:
                 EmbeddingReranker(embedder, enc, bank=bank), lexical_weight=0.05
             ).score
 
-        def round3(**fields: Any) -> AnswerBank:
-            return Round3Bank(
-                bank.questions,
-                bank.directions,
-                bank.answers,
-                bank.offsets,
-                bank.answer_ids,
-                bank.embedder,
-                **fields,
-            )
+        def round3(**changes: Any) -> AnswerBank:
+            return rebank(Round3Bank, bank, **changes)
 
         for floor, top, weight in (
             (0.7, 2, 1.5),
