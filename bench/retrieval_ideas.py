@@ -168,7 +168,8 @@ def round3_hybrid(embedder: MiniLMEmbedder) -> HybridReranker:
     """The default of issue 10's third round: the round-3 answer bank, both sides."""
     bank = load_bank(embedder.name, embedder.dimensions)
     assert bank is not None, "the shipped bank is for the bundled embedder"
-    return HybridReranker(EmbeddingReranker(embedder, bank=rebank(Round3Bank, bank)))
+    return HybridReranker(EmbeddingReranker(embedder, bank=rebank(Round3Bank, bank),
+                                            question_weight=None))
 
 
 class AnswerDirection:
@@ -208,7 +209,7 @@ def ideas(embedder: MiniLMEmbedder) -> dict[str, Scorer]:
 
     def dense(mw: float, decay: float, share: float, focus: int = 0) -> EmbeddingReranker:
         return EmbeddingReranker(embedder, enc, message_weight=mw, history_decay=decay,
-                                 max_share=share, remark_words=focus)
+                                 question_weight=None, max_share=share, remark_words=focus)
 
     def hybrid(mw: float, decay: float, share: float, lw: float) -> Scorer:
         return HybridReranker(dense(mw, decay, share), lexical_weight=lw).score
@@ -278,9 +279,10 @@ def ideas(embedder: MiniLMEmbedder) -> dict[str, Scorer]:
     found["PRF (top 1, beta .3) on round 2"] = Feedback(round2.dense, 1, .3).score
     if bank is not None:
 
-        def banked(bank: AnswerBank) -> Scorer:
+        def banked(bank: AnswerBank, question_weight: float | None = None) -> Scorer:
             return HybridReranker(
-                EmbeddingReranker(embedder, enc, bank=bank), lexical_weight=0.05
+                EmbeddingReranker(embedder, enc, bank=bank, question_weight=question_weight),
+                lexical_weight=0.05,
             ).score
 
         def round3(**changes: Any) -> AnswerBank:
@@ -312,6 +314,10 @@ def ideas(embedder: MiniLMEmbedder) -> dict[str, Scorer]:
                 replace(bank, weight=weight)
             )
         found["fitted answer direction alone (weight 2)"] = banked(replace(bank, asked_weight=0))
+        # a question the message replies to weighs as much as the message (1 = as before)
+        for weight in (3.0, 5.0, 7.0, 10.0):
+            found[f"fitted answer direction, + a question replied to weighing {weight:g}"] = \
+                banked(bank, weight)
     return found
 
 

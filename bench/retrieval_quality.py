@@ -99,20 +99,21 @@ class ConcatCosineReranker:
 def today_hybrid(embedder: MiniLMEmbedder, encoder: QueryEncoder | None = None) -> HybridReranker:
     """The default before issue 10: weighted mean of part vectors (message 2, history 1)."""
     dense = EmbeddingReranker(embedder, encoder, message_weight=2.0, history_decay=1.0,
-                              max_share=0.0, remark_words=0)
+                              question_weight=None, max_share=0.0, remark_words=0)
     return HybridReranker(dense, lexical_weight=0.15)
 
 
 def blend_hybrid(embedder: MiniLMEmbedder, encoder: QueryEncoder | None = None) -> HybridReranker:
     """The default of the first issue-10 round: the blend, whole message embedded."""
-    dense = EmbeddingReranker(embedder, encoder, max_share=0.5, remark_words=0)
+    dense = EmbeddingReranker(embedder, encoder, max_share=0.5, remark_words=0,
+                              question_weight=None)
     return HybridReranker(dense, lexical_weight=0.15)
 
 
 def round2_hybrid(embedder: MiniLMEmbedder,
                   encoder: QueryEncoder | None = None) -> HybridReranker:
     """The default of issue 10's second round: question focus and the blend, no answer bank."""
-    return HybridReranker(EmbeddingReranker(embedder, encoder))
+    return HybridReranker(EmbeddingReranker(embedder, encoder, question_weight=None))
 
 
 # --- data and metrics ----------------------------------------------------------------------

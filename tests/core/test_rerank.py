@@ -27,6 +27,45 @@ def test_parts_weigh_the_message_most_and_older_history_less() -> None:
     assert part_weights(Query("", ("a", "b")), 5.0, 0.5) == [1.0, 0.5]
 
 
+def test_a_question_the_message_replies_to_weighs_as_the_message() -> None:
+    asked = Query("Can you tell me how?", ("My bibliography is a mess.", "Which tool do you use?"))
+    assert part_weights(asked, 5.0, 0.5, question_weight=5.0) == [5.0, 5.0, 0.5]
+    assert part_weights(asked, 5.0, 0.5) == [5.0, 1.0, 0.5]  # without: as any history
+    told = Query("Can you tell me how?", ("Which tool do you use?", "Zotero, I think."))
+    assert part_weights(told, 5.0, 0.5, question_weight=5.0) == [5.0, 1.0, 0.5]
+    assert part_weights(Query("ok", ("Which tool?", "")), 5.0, 0.5, 5.0) == [5.0, 5.0]
+
+
+def test_the_question_the_user_answers_says_which_memory_is_needed(
+    md: Memoryd, embedder: MiniLMEmbedder
+) -> None:
+    md.create_workspace("thesis")
+    uid = md.create_user("alice").id
+    for text in (
+        "Uses Zotero with Better BibTeX for citations",
+        "Writes the thesis in LaTeX on Overleaf using the university template",
+        "Thesis limit is 80,000 words excluding bibliography",
+        "Thesis defense is tentatively set for May 20, 2025",
+    ):
+        md.add_memory(uid, text, workspace="thesis")
+    history = [
+        {"role": "user", "content": "My bibliography is a mess."},
+        {"role": "assistant", "content": "Which reference manager do you use?"},
+    ]
+    message = "Can you tell me how to get it into my thesis document?"
+    pool = md.list_memories(uid, workspace="thesis")
+    query = build_query(message, history)
+
+    def ranked(reranker: EmbeddingReranker) -> list[str]:
+        scores = reranker.score(query, pool)
+        return [pool[i].content for i in sorted(range(len(pool)), key=lambda i: -scores[i])]
+
+    before = ranked(EmbeddingReranker(embedder, question_weight=None))
+    after = ranked(EmbeddingReranker(embedder))
+    zotero = "Uses Zotero with Better BibTeX for citations"
+    assert after.index(zotero) < before.index(zotero)
+
+
 def test_a_vague_follow_up_leans_on_the_latest_history_message(md: Memoryd) -> None:
     md.create_workspace("phoenix")
     uid = md.create_user("alice").id

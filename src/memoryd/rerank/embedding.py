@@ -5,10 +5,11 @@ The query's parts (the message and each history message) are embedded separately
 cached, so a history message that was the previous turn's message is never embedded
 twice. A memory's score blends two views of the parts (measured in BENCHMARKS.md,
 "Retrieval quality"): its cosine with their weighted mean, where the current message
-weighs most and older history less, and its best cosine with any single part, so one
-message that names the memory's topic is not drowned by the others. A message that
-is a question behind a short remark ("Oh, that's cool! What do you do for fun?") is
-embedded as its question only: the remark says nothing about which memory is needed.
+weighs most (and a question the message replies to as much) and older history less,
+and its best cosine with any single part, so one message that names the memory's topic
+is not drowned by the others. A message that is a question behind a short remark ("Oh,
+that's cool! What do you do for fun?") is embedded as its question only: the remark says
+nothing about which memory is needed.
 With an answer bank (``answer_bank.py``), memories that look like answers to questions
 like the message gain what the bank says they do.
 """
@@ -29,6 +30,7 @@ from memoryd.rerank.answer_bank import AnswerBank
 
 MESSAGE_WEIGHT = 5.0  # the current message against 1 for the latest history message
 HISTORY_DECAY = 0.5  # each older history message weighs this much of the next newer one
+QUESTION_WEIGHT = 5.0  # the latest history message when it is a question the message answers
 MAX_SHARE = 0.3  # share of the best single-part cosine in a memory's score
 REMARK_WORDS = 5  # a non-question sentence this short is a remark the question can drop
 
@@ -79,9 +81,21 @@ class QueryEncoder:
         return [found[t] for t in texts]
 
 
-def part_weights(query: Query, message_weight: float, history_decay: float) -> list[float]:
-    """Weights of ``query.parts``: the message, then history from the newest back."""
+def part_weights(
+    query: Query,
+    message_weight: float,
+    history_decay: float,
+    question_weight: float | None = None,
+) -> list[float]:
+    """Weights of ``query.parts``: the message, then history from the newest back. With
+    ``question_weight``, the newest history message weighs that much when it is a
+    question: the message replies to it ("Which reference manager do you use?" - "Can
+    you tell me how to get it into my thesis?"), so it says what is needed as much as
+    the message does."""
+    newest = next((text for text in reversed(query.history) if text), "")
     history = [history_decay**age for age, text in enumerate(reversed(query.history)) if text]
+    if question_weight is not None and newest.rstrip().endswith("?"):
+        history[0] = question_weight
     return ([message_weight] if query.message else []) + history
 
 
@@ -113,6 +127,7 @@ class EmbeddingReranker:
         *,
         message_weight: float = MESSAGE_WEIGHT,
         history_decay: float = HISTORY_DECAY,
+        question_weight: float | None = QUESTION_WEIGHT,
         max_share: float = MAX_SHARE,
         remark_words: int = REMARK_WORDS,
         bank: AnswerBank | None = None,
@@ -121,6 +136,7 @@ class EmbeddingReranker:
         self.encoder = encoder or QueryEncoder(embedder)
         self.message_weight = message_weight
         self.history_decay = history_decay
+        self.question_weight = question_weight
         self.max_share = max_share
         self.remark_words = remark_words
         self.bank = bank
@@ -138,7 +154,9 @@ class EmbeddingReranker:
             query = Query(question_focus(query.message, self.remark_words), query.history)
         matrix = memory_vectors(self.embedder, memories)
         parts = np.stack(self.encoder.vectors(query.parts))
-        weights = np.asarray(part_weights(query, self.message_weight, self.history_decay))
+        weights = np.asarray(
+            part_weights(query, self.message_weight, self.history_decay, self.question_weight)
+        )
         norm = float(np.linalg.norm(weights @ parts))
         cosines = matrix @ parts.T  # one row per memory, one column per part
         mean = cosines @ weights / norm if norm > 0 else np.zeros(len(memories))
