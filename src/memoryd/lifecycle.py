@@ -8,6 +8,10 @@
 - ``list_suggestions`` / ``accept_suggestion`` / ``reject_suggestion``: the review queue
   that extraction fills when ``memory_review`` is on. Accepting is a write like any other
   (limits, duplicates, audit log); the memory keeps the extraction run it came from;
+- ``review_preference`` / ``set_review_preference`` / ``review_mode``: each user's own
+  choice of which of extraction's changes wait for them (off | updates | everything), or
+  None to follow the instance setting ``memory_review``; the user's choice wins, since it
+  only concerns their own memories;
 - ``memory_detail``: one memory with where it came from, its source chats and history.
 """
 
@@ -102,6 +106,28 @@ class LifecycleFacade:
             source_chats=tuple(chats),
             history=tuple(history),
         )
+
+    # the user's own review mode -------------------------------------------------------
+    def review_preference(self, user_id: int) -> str | None:
+        """The user's own review mode, or None when they follow the instance setting."""
+        with self.db.read() as repo:
+            self.store.require_user(repo, user_id)
+            return repo.review_preference(user_id)
+
+    def review_mode(self, user_id: int) -> str:
+        """The review mode extraction uses for this user's memories."""
+        with self.db.read() as repo:
+            self.store.require_user(repo, user_id)
+            own = repo.review_preference(user_id)
+            return runtime_settings.review_mode(own, repo.get_settings())
+
+    def set_review_preference(self, user_id: int, mode: str | None) -> None:
+        """Set the user's own review mode (off | updates | everything), or None to follow
+        the instance setting again. Suggestions already waiting stay until decided."""
+        chosen = None if mode is None else runtime_settings.parse_review(mode)
+        with self.db.write() as repo:
+            self.store.require_user(repo, user_id, lock=True)
+            repo.set_review_preference(user_id, chosen)
 
     # review queue -------------------------------------------------------------------
     def list_suggestions(

@@ -12,6 +12,7 @@ from datetime import UTC, date, datetime
 import pytest
 
 from memoryd import Memoryd
+from memoryd.domain.errors import InvalidInput, NotFound
 from memoryd.domain.models import Scope, SuggestionKind
 from memoryd.extraction.timebound import event_day, expiry_for
 from memoryd.testing import FakeOpenAIServer
@@ -131,3 +132,34 @@ def test_review_updates_still_applies_new_memories(
     fake_llm.script(observe(person=[1]))
     result = xmd.extract(ana.id, "atlas", force=True)
     assert len(result.created) == 1 and result.suggested == []
+
+
+def test_a_users_own_review_mode_beats_the_instance_setting(
+    xmd: Memoryd, fake_llm: FakeOpenAIServer
+) -> None:
+    ana, bo = xmd.create_user("ana"), xmd.create_user("bo")
+    xmd.create_workspace("atlas")
+    assert xmd.review_preference(ana.id) is None and xmd.review_mode(ana.id) == "off"
+    xmd.set_review_preference(ana.id, "Everything")  # ana asks to see every change first
+    assert (xmd.review_preference(ana.id), xmd.review_mode(ana.id)) == ("everything", "everything")
+    assert xmd.review_mode(bo.id) == "off"  # bo follows the instance setting
+    for user in (ana, bo):
+        chat(xmd, user.id, "atlas", 3, "I keep my lab notes in Obsidian.")
+        fake_llm.script(observe(person=[1]))
+        xmd.extract(user.id, "atlas", force=True)
+    assert xmd.list_memories(ana.id) == [] and len(xmd.list_suggestions(ana.id)) == 1
+    assert len(xmd.list_memories(bo.id)) == 1 and xmd.list_suggestions(bo.id) == []
+
+    xmd.set_setting("memory_review", "everything")
+    xmd.set_review_preference(bo.id, "off")  # bo opts out of the instance's review
+    chat(xmd, bo.id, "atlas", 3, "I run every morning.")
+    fake_llm.script(observe(person=[1]))
+    xmd.extract(bo.id, "atlas", force=True)
+    assert len(xmd.list_memories(bo.id)) == 2 and xmd.list_suggestions(bo.id) == []
+
+    xmd.set_review_preference(bo.id, None)  # back to the instance setting
+    assert xmd.review_preference(bo.id) is None and xmd.review_mode(bo.id) == "everything"
+    with pytest.raises(InvalidInput, match="expected one of off, updates, everything"):
+        xmd.set_review_preference(bo.id, "sometimes")
+    with pytest.raises(NotFound):
+        xmd.review_mode(999)

@@ -247,9 +247,12 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * My preferences: learn from my chats or not
+         * My preferences: learning from my chats, reviewing changes
          * @description ``learn_from_chats: false``: chats are still recorded, but extraction never reads
          *     them (nor the ones still waiting); ``true`` learns from chats recorded from now on.
+         *     ``memory_review``: which of extraction's changes wait for your review (``off``,
+         *     ``updates``, ``everything``), whatever the instance's setting; ``default`` follows the
+         *     instance's setting again.
          */
         patch: operations["edit_me_api_v1_me_patch"];
         trace?: never;
@@ -1079,6 +1082,18 @@ export interface components {
              * @description Off: your chats are recorded but memoryd never learns from them.
              */
             learn_from_chats: boolean;
+            /**
+             * Memory Review
+             * @description Your own choice of which extraction changes wait for your review: off, updates (changes to existing memories), everything (new memories too), or default (the instance's setting).
+             * @enum {string}
+             */
+            memory_review: "default" | "off" | "updates" | "everything";
+            /**
+             * Memory Review Effective
+             * @description The review mode extraction uses for your memories now.
+             * @enum {string}
+             */
+            memory_review_effective: "off" | "updates" | "everything";
             /** Name */
             name: string;
             /**
@@ -1089,10 +1104,15 @@ export interface components {
             /** Workspaces */
             workspaces: components["schemas"]["WorkspaceOut"][];
         };
-        /** MePatch */
+        /**
+         * MePatch
+         * @description Give one or both.
+         */
         MePatch: {
             /** Learn From Chats */
-            learn_from_chats: boolean;
+            learn_from_chats?: boolean | null;
+            /** Memory Review */
+            memory_review?: ("default" | "off" | "updates" | "everything") | null;
         };
         /** MemoryCreate */
         MemoryCreate: {

@@ -153,6 +153,15 @@ MEMORY_REVIEW = define(
         "memories too). Suggestions are accepted, edited or rejected in the Memories tab.",
     )
 )
+
+
+def review_mode(preference: str | None, stored: Mapping[str, Any]) -> str:
+    """The review mode for one user: their own choice, else the instance setting."""
+    if preference is not None:
+        return preference
+    return str(stored.get(MEMORY_REVIEW.key, MEMORY_REVIEW.default))
+
+
 EXPIRED_GRACE_DAYS = define(
     SettingSpec(
         "expired_grace_days",

@@ -467,8 +467,9 @@ def _apply(
 ) -> None:
     """Write the plan and flag the batch processed in one transaction; items fail alone.
 
-    Under ``memory_review`` the changes it names wait as suggestions instead (see
-    ``memoryd.extraction.review``); a fact about one future day gets an expiry."""
+    Under ``memory_review`` (the user's own mode, else the instance setting) the changes
+    it names wait as suggestions instead (see ``memoryd.extraction.review``); a fact
+    about one future day gets an expiry."""
     actor = Actor(Source.EXTRACTION, user_id, run_id)
     chat_ids = [c.id for c in batch]
     said_at = {c.id: c.created_at for c in batch}
@@ -481,11 +482,7 @@ def _apply(
     rejected: list[str] = []
     notes: list[str] = []
     with md.db.write() as repo:
-        review = str(
-            repo.get_settings().get(
-                runtime_settings.MEMORY_REVIEW.key, runtime_settings.MEMORY_REVIEW.default
-            )
-        )
+        review = runtime_settings.review_mode(repo.review_preference(user_id), repo.get_settings())
         for change, vector in zip(plan.changes, vectors, strict=True):
             sources = _sources(change, chat_ids)
             when = said_at.get(change.chat_id or -1, batch[-1].created_at)

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from memoryd.domain.models import Chat, Memory, Suggestion, UsedMemory, User, Workspace
 
@@ -116,16 +116,37 @@ class UserOverview(UserOut):
     )
 
 
+ReviewMode = Literal["off", "updates", "everything"]
+ReviewChoice = Literal["default", "off", "updates", "everything"]
+
+
 class Me(UserOut):
     workspaces: list[WorkspaceOut]
     auth: str
     learn_from_chats: bool = Field(
         description="Off: your chats are recorded but memoryd never learns from them."
     )
+    memory_review: ReviewChoice = Field(
+        description="Your own choice of which extraction changes wait for your review: off,"
+        " updates (changes to existing memories), everything (new memories too), or default"
+        " (the instance's setting)."
+    )
+    memory_review_effective: ReviewMode = Field(
+        description="The review mode extraction uses for your memories now."
+    )
 
 
 class MePatch(Strict):
-    learn_from_chats: bool
+    """Give one or both."""
+
+    learn_from_chats: bool | None = None
+    memory_review: ReviewChoice | None = None
+
+    @model_validator(mode="after")
+    def _something(self) -> MePatch:
+        if self.learn_from_chats is None and self.memory_review is None:
+            raise ValueError("give learn_from_chats, memory_review or both")
+        return self
 
 
 class UserCreate(Strict):

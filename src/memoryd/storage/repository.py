@@ -398,6 +398,17 @@ class Repository:
     def set_learning(self, user_id: int, on: bool) -> None:
         self.conn.execute(update(users).where(users.c.id == user_id).values(learn_from_chats=on))
 
+    # the user's own review mode (user_review migration) ---------------------------------
+    def review_preference(self, user_id: int) -> str | None:
+        """The user's own review mode, or None when they follow the instance setting."""
+        value = self.conn.execute(
+            select(users.c.memory_review).where(users.c.id == user_id)
+        ).scalar_one_or_none()
+        return None if value is None else str(value)
+
+    def set_review_preference(self, user_id: int, mode: str | None) -> None:
+        self.conn.execute(update(users).where(users.c.id == user_id).values(memory_review=mode))
+
     def close_pending_chats(self, user_id: int) -> int:
         """Flag the user's unprocessed chats processed, so extraction never reads them."""
         result = self.conn.execute(

@@ -74,6 +74,8 @@ users = Table(
     # off: the user's chats are recorded as already processed, never extracted
     # (migration chat_memories)
     Column("learn_from_chats", Boolean, nullable=False, server_default=true()),
+    # the user's own review mode; NULL follows the run-time setting memory_review (0010)
+    Column("memory_review", String(16), nullable=True),
 )
 
 workspaces = Table(

@@ -133,6 +133,36 @@ def test_learning_switch_on_me(world: World) -> None:
     assert on.json()["learn_from_chats"] is True
 
 
+def test_my_own_review_mode_on_me(world: World) -> None:
+    alice = world.ids["alice"]
+    mine = world.call("alice", "GET", "/api/v1/me").json()
+    assert (mine["memory_review"], mine["memory_review_effective"]) == ("default", "off")
+    world.md.set_setting("memory_review", "updates")
+    assert world.call("alice", "GET", "/api/v1/me").json()["memory_review_effective"] == "updates"
+    chosen = world.call("alice", "PATCH", "/api/v1/me", json={"memory_review": "everything"})
+    assert chosen.status_code == 200, chosen.text
+    assert (chosen.json()["memory_review"], chosen.json()["memory_review_effective"]) == (
+        "everything",
+        "everything",
+    )
+    assert chosen.json()["learn_from_chats"] is True  # left as it was
+    assert world.md.review_mode(alice) == "everything"
+    assert world.md.review_mode(world.ids["bob"]) == "updates"  # only Alice's choice
+    both = world.call(
+        "alice", "PATCH", "/api/v1/me", json={"memory_review": "off", "learn_from_chats": False}
+    ).json()
+    assert (both["memory_review_effective"], both["learn_from_chats"]) == ("off", False)
+    for bad in ({"memory_review": "sometimes"}, {}, {"memory_review": None}):
+        refused = world.call("alice", "PATCH", "/api/v1/me", json=bad)
+        assert refused.status_code == 422, bad
+    empty = world.call("alice", "PATCH", "/api/v1/me", json={})
+    assert "give learn_from_chats, memory_review or both" in empty.text
+    assert world.md.review_preference(alice) == "off"  # nothing changed by a refusal
+    back = world.call("alice", "PATCH", "/api/v1/me", json={"memory_review": "default"}).json()
+    assert (back["memory_review"], back["memory_review_effective"]) == ("default", "updates")
+    assert world.md.review_preference(alice) is None
+
+
 def test_incognito_context_leaves_last_used_alone(world: World) -> None:
     alices_memories(world)
     body = {"message": "Dinner?", "workspace": "alpha", "incognito": True}

@@ -7,7 +7,7 @@ their own API keys: a key's secret is returned once, at creation, and stored onl
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, cast
 
 from fastapi import APIRouter, Path, Request, Response
 from starlette.concurrency import run_in_threadpool
@@ -30,6 +30,8 @@ from memoryd.server.schemas import (
     MePatch,
     NewApiKeyOut,
     PasswordChange,
+    ReviewChoice,
+    ReviewMode,
     UserCreate,
     UserEdit,
     UserOut,
@@ -51,14 +53,31 @@ def me(state: State, caller: CurrentCaller) -> Me:
     workspaces = [WorkspaceOut.of(w) for w in state.auth.workspaces_of(caller.user)]
     user = UserOut.of(caller.user)
     learns = state.md.learns_from_chats(caller.user.id)
-    return Me(**user.model_dump(), workspaces=workspaces, auth=caller.via, learn_from_chats=learns)
+    own = state.md.review_preference(caller.user.id)
+    return Me(
+        **user.model_dump(),
+        workspaces=workspaces,
+        auth=caller.via,
+        learn_from_chats=learns,
+        memory_review=cast(ReviewChoice, own or "default"),
+        memory_review_effective=cast(ReviewMode, state.md.review_mode(caller.user.id)),
+    )
 
 
-@router.patch("/me", response_model=Me, summary="My preferences: learn from my chats or not")
+@router.patch(
+    "/me", response_model=Me, summary="My preferences: learning from my chats, reviewing changes"
+)
 def edit_me(state: State, caller: CurrentCaller, body: MePatch) -> Me:
     """``learn_from_chats: false``: chats are still recorded, but extraction never reads
-    them (nor the ones still waiting); ``true`` learns from chats recorded from now on."""
-    state.md.set_learning(caller.user.id, body.learn_from_chats)
+    them (nor the ones still waiting); ``true`` learns from chats recorded from now on.
+    ``memory_review``: which of extraction's changes wait for your review (``off``,
+    ``updates``, ``everything``), whatever the instance's setting; ``default`` follows the
+    instance's setting again."""
+    if body.learn_from_chats is not None:
+        state.md.set_learning(caller.user.id, body.learn_from_chats)
+    if body.memory_review is not None:
+        choice = None if body.memory_review == "default" else body.memory_review
+        state.md.set_review_preference(caller.user.id, choice)
     return me(state, caller)
 
 
