@@ -1,4 +1,5 @@
-"""``memoryd users learning``: the per-user "don't learn from my chats" switch."""
+"""``memoryd users learning`` and ``users review``: a user's own "don't learn from my chats"
+switch and review mode."""
 
 from __future__ import annotations
 
@@ -27,3 +28,30 @@ def test_learning_errors(cli: Cli) -> None:
         "users", "learning", "alice", "maybe"
     )
     assert "bob" in cli.fails("users", "learning", "bob", "off")
+
+
+def test_review_show_set_default(cli: Cli) -> None:
+    cli.ok("users", "add", "alice")
+    cli.ok("users", "add", "bob")
+    shown = cli.ok("users", "review", "alice").stdout
+    assert "alice follows the instance setting: memory_review = off" in shown
+    chosen = cli.json("users", "review", "alice", "Everything")
+    assert (chosen["memory_review"], chosen["memory_review_effective"]) == (
+        "everything",
+        "everything",
+    )
+    assert "alice reviews: everything" in cli.ok("users", "review", "alice").stdout
+    cli.ok("settings", "set", "memory_review", "updates")
+    assert cli.json("users", "review", "bob")["memory_review_effective"] == "updates"
+    back = cli.json("users", "review", "alice", "default")
+    assert (back["memory_review"], back["memory_review_effective"]) == ("default", "updates")
+
+
+def test_review_errors(cli: Cli) -> None:
+    cli.ok("users", "add", "alice")
+    cli.ok("users", "review", "alice", "updates")
+    assert "review is default, off, updates or everything, not 'sometimes'" in cli.fails(
+        "users", "review", "alice", "sometimes"
+    )
+    assert "bob" in cli.fails("users", "review", "bob", "off")
+    assert cli.json("users", "review", "alice")["memory_review"] == "updates"  # unchanged

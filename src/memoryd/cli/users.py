@@ -20,6 +20,7 @@ from memoryd.cli.common import (
 )
 from memoryd.domain.errors import InvalidInput
 from memoryd.domain.models import Role, User
+from memoryd.domain.runtime_settings import REVIEW_MODES
 
 app = typer.Typer(
     help="Users: list, add, remove, change role, learning from chats.", no_args_is_help=True
@@ -123,3 +124,42 @@ def learning(
     else:
         waiting = f" ({closed} waiting chat(s) closed)" if closed else ""
         echo(f"memoryd does not learn from {user.name}'s chats; they are still recorded{waiting}")
+
+
+@app.command("review")
+def review(
+    name: NameArgument,
+    mode: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="[default|off|updates|everything]",
+            help="Which of extraction's changes to the user's memories wait for their review:"
+            " off, updates (changes to existing memories), everything (new memories too),"
+            " or default (follow the setting memory_review). Leave out to show it.",
+        ),
+    ] = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Show or set a user's own review mode (it beats the instance setting memory_review)."""
+    with open_memoryd(db) as md:
+        user = find_user(md, name)
+        if mode is not None:
+            chosen = mode.strip().lower()
+            if chosen not in ("default", *REVIEW_MODES):
+                raise InvalidInput(f"review is default, off, updates or everything, not {mode!r}")
+            md.set_review_preference(user.id, None if chosen == "default" else chosen)
+        own = md.review_preference(user.id)
+        effective = md.review_mode(user.id)
+    if as_json:
+        emit_json(
+            {
+                **user_json(user),
+                "memory_review": own or "default",
+                "memory_review_effective": effective,
+            }
+        )
+    elif own is None:
+        echo(f"{user.name} follows the instance setting: memory_review = {effective}")
+    else:
+        echo(f"{user.name} reviews: {own} (instead of the instance setting)")
