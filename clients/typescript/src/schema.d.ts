@@ -1482,6 +1482,12 @@ export interface components {
              * @description The user's own switch: off, extraction never reads their chats.
              */
             learn_from_chats: boolean;
+            /**
+             * Memory Review
+             * @description The user's own review mode, or default (the instance's setting).
+             * @enum {string}
+             */
+            memory_review: "default" | "off" | "updates" | "everything";
             /** Name */
             name: string;
             /**

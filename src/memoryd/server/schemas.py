@@ -105,6 +105,10 @@ class UserOut(BaseModel):
         return cls(id=user.id, name=user.name, role=user.role.value)
 
 
+ReviewMode = Literal["off", "updates", "everything"]
+ReviewChoice = Literal["default", "off", "updates", "everything"]
+
+
 class UserOverview(UserOut):
     """A user as the admin panel lists them."""
 
@@ -114,10 +118,9 @@ class UserOverview(UserOut):
     learn_from_chats: bool = Field(
         description="The user's own switch: off, extraction never reads their chats."
     )
-
-
-ReviewMode = Literal["off", "updates", "everything"]
-ReviewChoice = Literal["default", "off", "updates", "everything"]
+    memory_review: ReviewChoice = Field(
+        description="The user's own review mode, or default (the instance's setting)."
+    )
 
 
 class Me(UserOut):

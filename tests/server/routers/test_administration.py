@@ -77,6 +77,7 @@ def test_users_overview_counts_memories_and_lists_workspaces(world: World) -> No
     world.md.add_memory(alice, "Alpha uses Go", workspace="alpha")
     world.md.add_memory(alice, "Beta uses Rust", workspace="beta")
     world.md.set_learning(world.ids["bob"], False)
+    world.md.set_review_preference(world.ids["bob"], "everything")
     rows = {r["name"]: r for r in world.call("admin", "GET", "/api/v1/users/overview").json()}
     assert rows["alice"] == {
         "id": alice,
@@ -86,8 +87,10 @@ def test_users_overview_counts_memories_and_lists_workspaces(world: World) -> No
         "workspace_memories": 2,
         "workspaces": ["alpha", "beta"],
         "learn_from_chats": True,
+        "memory_review": "default",
     }
     assert rows["bob"]["workspaces"] == ["alpha"] and rows["bob"]["global_memories"] == 0
     assert rows["bob"]["learn_from_chats"] is False  # the admin sees the user's switch
+    assert rows["bob"]["memory_review"] == "everything"  # and their own review mode
     assert rows["admin"]["workspaces"] == ["alpha", "beta", "gamma"]  # an admin uses all
     assert world.call("alice", "GET", "/api/v1/users/overview").status_code == 403

@@ -118,6 +118,7 @@ FORM_CASES = [
     FormCase("/ui/api-keys/{key_id}/revoke", own_key),
     FormCase("/ui/password", known_password),
     FormCase("/ui/learning", fields(learn="on")),
+    FormCase("/ui/review", fields(mode="updates")),
     # admin only
     FormCase("/ui/settings", fields(memory_auto_extraction="on"), admin_only=True),
     FormCase("/ui/users", fields(name="carol", password="carol-password-1"), admin_only=True),

@@ -73,6 +73,7 @@ def test_admin_adds_changes_and_deletes_a_user(live_world: Live, page: Any) -> N
     card = user_card(page, "dora")
     assert "Memories: 1 global, 0 in workspaces" in card.inner_text()
     assert "Learning from chats: off" in card.inner_text()
+    assert "Review: default" in card.inner_text()
     card.get_by_role("button", name="Delete dora").click()
     dialog = page.get_by_role("alertdialog")
     dialog.wait_for()

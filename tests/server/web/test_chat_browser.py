@@ -145,6 +145,39 @@ def test_account_switch_stops_learning_from_my_chats(live_world: Live, page: Any
     assert world.md.learns_from_chats(alice) is True
 
 
+def test_account_panel_sets_my_own_review_mode(live_world: Live, page: Any) -> None:
+    world, live = live_world
+    alice = world.ids["alice"]
+    world.md.set_setting("memory_review", "updates")
+    sign_in(page, live.url, "alice", USER_PASSWORD)
+    page.goto(f"{live.url}/chat/alpha")
+    page.get_by_role("button", name="alice").click()
+    page.get_by_role("tab", name="Account").click()
+    panel = page.get_by_role("tabpanel", name="Account")
+    state = panel.locator("#review-state").inner_text()
+    assert state.startswith("Now: ask me before changing a memory I have (the instance's setting)")
+    choice = panel.get_by_label("Changes to my memories from my chats")
+    assert choice.input_value() == "default"
+    choice.select_option("everything")
+    panel.get_by_role("button", name="Save review choice").click()
+    page.wait_for_selector("text=Every new or changed memory now waits for your review.")
+    assert world.md.review_preference(alice) == "everything"
+    assert world.md.review_mode(world.ids["bob"]) == "updates"  # only Alice's choice
+    check_page(page)
+    panel = page.get_by_role("tabpanel", name="Account")  # it opens again after saving
+    assert (
+        panel.locator("#review-state")
+        .inner_text()
+        .startswith("Now: ask me before every new or changed memory.")
+    )
+    choice = panel.get_by_label("Changes to my memories from my chats")
+    assert choice.input_value() == "everything"
+    choice.select_option("default")
+    panel.get_by_role("button", name="Save review choice").click()
+    page.wait_for_selector("text=Extraction's changes follow the instance setting again.")
+    assert world.md.review_preference(alice) is None
+
+
 def test_the_page_says_truthfully_where_answers_come_from(live_world: Live, page: Any) -> None:
     _, live = live_world
     sign_in(page, live.url, "alice", USER_PASSWORD)

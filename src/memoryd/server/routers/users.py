@@ -172,6 +172,7 @@ def users_overview(state: ServerState) -> list[UserOverview]:
                 workspace_memories=len(memories) - global_count,
                 workspaces=[w.slug for w in state.auth.workspaces_of(user)],
                 learn_from_chats=state.md.learns_from_chats(user.id),
+                memory_review=cast(ReviewChoice, state.md.review_preference(user.id) or "default"),
             )
         )
     return rows

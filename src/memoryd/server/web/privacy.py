@@ -1,8 +1,9 @@
-"""The account panel's "don't learn from my chats" switch, as a form post.
+"""The account panel's controls over what memoryd does with a person's chats, as form
+posts: the "don't learn from my chats" switch and the user's own review mode.
 
-Kept out of ``memoryd.server.web.actions`` (memories, keys, admin forms) because it is
-the one web control over what memoryd keeps of a person's chats; the same switch is
-``PATCH /api/v1/me`` and ``memoryd users learning``.
+Kept out of ``memoryd.server.web.actions`` (memories, keys, admin forms) because they are
+the web controls over what memoryd learns about a person; the same controls are
+``PATCH /api/v1/me``, ``memoryd users learning`` and ``memoryd users review``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,12 @@ from memoryd.server.web.routes import redirect, safe_next
 router = APIRouter(prefix="/ui", include_in_schema=False)
 
 CHOICES = {"on": True, "off": False}
+REVIEW_CHOICES = {
+    "default": (None, "Extraction's changes follow the instance setting again."),
+    "off": ("off", "Extraction's changes to your memories apply at once."),
+    "updates": ("updates", "Changes to memories you have now wait for your review."),
+    "everything": ("everything", "Every new or changed memory now waits for your review."),
+}
 
 
 @router.post("/learning")
@@ -36,3 +43,19 @@ async def set_learning(request: Request, state: State) -> Response:
         return redirect(request, back, "memoryd learns from your chats again, from now on.")
     waiting = f" ({closed} waiting chat(s) will not be read)" if closed else ""
     return redirect(request, back, f"memoryd no longer learns from your chats{waiting}.")
+
+
+@router.post("/review")
+async def set_review(request: Request, state: State) -> Response:
+    caller, form = await posted(request, state)
+    back = safe_next(form.get("next"))
+    back = f"{back}{'&' if '?' in back else '?'}panel=account"
+    choice = form.get("mode")
+    if not isinstance(choice, str) or choice not in REVIEW_CHOICES:
+        return redirect(request, back, "Choose default, off, updates or everything.", "error")
+    mode, done = REVIEW_CHOICES[choice]
+    try:
+        await run_in_threadpool(state.md.set_review_preference, caller.user.id, mode)
+    except MemorydError as exc:
+        return redirect(request, back, str(exc), "error")
+    return redirect(request, back, done)

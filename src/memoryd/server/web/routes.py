@@ -21,6 +21,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 from starlette.concurrency import run_in_threadpool
 
+from memoryd.domain import runtime_settings
 from memoryd.domain.errors import MemorydError
 from memoryd.domain.models import Actor, Role, Source, User
 from memoryd.server.deps import (
@@ -236,6 +237,8 @@ def page_context(
         "my_memories": self_view(state, user),
         "my_keys": state.auth.list_api_keys(user.id),
         "learning": state.md.learns_from_chats(user.id),
+        "review_own": state.md.review_preference(user.id),
+        "review_instance": state.md.get_settings()[runtime_settings.MEMORY_REVIEW.key],
         "panel": panel if panel in PANELS else None,
         "here": here_of(request),
         "flashes": flashes_of(request),
