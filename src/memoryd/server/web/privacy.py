@@ -8,11 +8,13 @@ the web controls over what memoryd learns about a person; the same controls are
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from fastapi import APIRouter, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from memoryd.domain.errors import MemorydError
-from memoryd.server.deps import State
+from memoryd.server.deps import Caller, State
 from memoryd.server.web.actions import posted
 from memoryd.server.web.routes import redirect, safe_next
 
@@ -27,13 +29,22 @@ REVIEW_CHOICES = {
 }
 
 
-@router.post("/learning")
-async def set_learning(request: Request, state: State) -> Response:
+async def account_choice(
+    request: Request, state: State, field: str, choices: Collection[str]
+) -> tuple[Caller, str, str | None]:
+    """The caller, the page to go back to (the Account tab open) and the posted choice,
+    or None when it is not one of ``choices``."""
     caller, form = await posted(request, state)
     back = safe_next(form.get("next"))
     back = f"{back}{'&' if '?' in back else '?'}panel=account"
-    choice = form.get("learn")
-    if not isinstance(choice, str) or choice not in CHOICES:
+    choice = form.get(field)
+    return caller, back, choice if isinstance(choice, str) and choice in choices else None
+
+
+@router.post("/learning")
+async def set_learning(request: Request, state: State) -> Response:
+    caller, back, choice = await account_choice(request, state, "learn", CHOICES)
+    if choice is None:
         return redirect(request, back, "Choose on or off.", "error")
     try:
         closed = await run_in_threadpool(state.md.set_learning, caller.user.id, CHOICES[choice])
@@ -47,11 +58,8 @@ async def set_learning(request: Request, state: State) -> Response:
 
 @router.post("/review")
 async def set_review(request: Request, state: State) -> Response:
-    caller, form = await posted(request, state)
-    back = safe_next(form.get("next"))
-    back = f"{back}{'&' if '?' in back else '?'}panel=account"
-    choice = form.get("mode")
-    if not isinstance(choice, str) or choice not in REVIEW_CHOICES:
+    caller, back, choice = await account_choice(request, state, "mode", REVIEW_CHOICES)
+    if choice is None:
         return redirect(request, back, "Choose default, off, updates or everything.", "error")
     mode, done = REVIEW_CHOICES[choice]
     try:
