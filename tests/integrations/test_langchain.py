@@ -14,7 +14,6 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.prompt_values import PromptValue
 from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
 from langchain_core.runnables import RunnableLambda, RunnablePassthrough
-from langchain_core.runnables.history import RunnableWithMessageHistory
 
 from memoryd import Memoryd
 from memoryd.client import MemorydClient
@@ -68,15 +67,16 @@ def test_a_chain_gets_memories_and_its_exchanges_are_recorded(
         | RunnableLambda(capture)
         | model
     )
-    with_history = RunnableWithMessageHistory(
-        chain,
-        lambda session_id: MemorydChatMessageHistory(client, alice, session_id),
-        input_messages_key="question",
-        history_messages_key="history",
-    )
-    config: Any = {"configurable": {"session_id": "alpha"}}
-    first = with_history.invoke({"question": "Which database do we use?"}, config=config)
-    second = with_history.invoke({"question": "When do we deploy?"}, config=config)
+    history = MemorydChatMessageHistory(client, alice, "alpha")
+
+    def turn(question: str) -> Any:
+        """A chat turn: the recorded exchanges as history, then the exchange recorded."""
+        answer = chain.invoke({"question": question, "history": history.messages})
+        history.add_messages([HumanMessage(question), answer])
+        return answer
+
+    first = turn("Which database do we use?")
+    second = turn("When do we deploy?")
     assert (first.content, second.content) == ("Postgres 16.", "On Fridays.")
 
     system = seen[0].to_messages()[0].content

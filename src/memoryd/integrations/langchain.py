@@ -1,8 +1,9 @@
 """LangChain adapters (``pip install 'memoryd[langchain]'``).
 
 - ``MemorydChatMessageHistory``: a ``BaseChatMessageHistory`` that records each finished
-  exchange with memoryd (which learns memories from it later) and reads them back; use it
-  with ``RunnableWithMessageHistory``.
+  exchange with memoryd (which learns memories from it later) and reads them back: pass
+  ``messages`` to the prompt and ``add_messages`` the question and the reply after a turn
+  (anything that takes a ``BaseChatMessageHistory`` works with it).
 - ``MemorydRetriever``: a ``BaseRetriever`` returning the memories a chat turn with this
   query would get (all globals, then the top 5 of the workspace), best first.
 """
