@@ -169,6 +169,27 @@ def test_an_admin_works_on_any_users_memories(live: LiveMemoryd) -> None:
     assert live.md.audit_log(alice, made.id)[0].actor == f"admin:{live.ids['admin']}"
 
 
+def test_my_own_choices_go_through_the_client_like_the_library(live: LiveMemoryd) -> None:
+    alice = live.ids["alice"]
+    with MemorydClient(live.url, live.keys["alice"]) as client:
+        assert client.learns_from_chats(alice) is live.md.learns_from_chats(alice) is True
+        client.record_chat(alice, "alpha", "I moved to Lisbon.", "Nice!")
+        assert client.set_learning(alice, False) == 1
+        assert live.md.learns_from_chats(alice) is client.learns_from_chats(alice) is False
+        assert client.set_learning(alice, True) == 0 and live.md.learns_from_chats(alice)
+        assert (client.review_preference(alice), client.review_mode(alice)) == (None, "off")
+        client.set_review_preference(alice, "updates")
+        assert live.md.review_preference(alice) == client.review_preference(alice) == "updates"
+        live.md.set_setting("memory_review", "everything")
+        client.set_review_preference(alice, None)
+        assert (client.review_preference(alice), client.review_mode(alice)) == (None, "everything")
+        with pytest.raises(InvalidInput):
+            client.set_review_preference(alice, "sometimes")
+        with pytest.raises(PermissionDenied):
+            client.set_learning(live.ids["bob"], False)
+        assert live.md.learns_from_chats(live.ids["bob"]) is True
+
+
 def test_the_async_twin_gives_the_same_answers(live: LiveMemoryd) -> None:
     alice = live.ids["alice"]
     for fact in FACTS:

@@ -232,6 +232,41 @@ class AsyncMemorydClient:
         sent = {k: v for k, v in params.items() if v is not None}
         return [chat_of(c) for c in await self._json("GET", f"{API}/chats", params=sent)]
 
+    # the user's own choices (GET / PATCH /api/v1/me) -------------------------------------
+    async def _my_choices(self, user_id: int, what: str, **changes: object) -> dict[str, Any]:
+        require_self(user_id, await self.whoami(), what)
+        if changes:
+            choices: dict[str, Any] = await self._json("PATCH", f"{API}/me", json=changes)
+        else:
+            choices = await self._json("GET", f"{API}/me")
+        return choices
+
+    async def learns_from_chats(self, user_id: int) -> bool:
+        """Whether extraction may learn from this user's chats."""
+        return bool((await self._my_choices(user_id, "learns_from_chats"))["learn_from_chats"])
+
+    async def set_learning(self, user_id: int, on: bool) -> int:
+        """Turn learning from this user's chats on or off. Off also closes the chats still
+        waiting for extraction; returns how many were waiting just before."""
+        waiting = 0 if on else len(await self.list_chats(user_id, processed=False))
+        await self._my_choices(user_id, "set_learning", learn_from_chats=on)
+        return waiting
+
+    async def review_preference(self, user_id: int) -> str | None:
+        """The user's own review mode, or None when they follow the instance setting."""
+        own = (await self._my_choices(user_id, "review_preference"))["memory_review"]
+        return None if own == "default" else str(own)
+
+    async def review_mode(self, user_id: int) -> str:
+        """The review mode extraction uses for this user's memories."""
+        return str((await self._my_choices(user_id, "review_mode"))["memory_review_effective"])
+
+    async def set_review_preference(self, user_id: int, mode: str | None) -> None:
+        """Set the user's own review mode (off | updates | everything), or None to follow
+        the instance setting again."""
+        chosen = "default" if mode is None else mode
+        await self._my_choices(user_id, "set_review_preference", memory_review=chosen)
+
     # settings, export / import ----------------------------------------------------------
     async def get_settings(self) -> dict[str, Any]:
         settings: dict[str, Any] = await self._json("GET", f"{API}/settings")
