@@ -63,6 +63,10 @@ from memoryd.rerank import (
 from memoryd.rerank.embedding import memory_vectors
 
 DATA = Path(__file__).parent / "data"
+sys.path.insert(0, str(DATA))
+from apply_labels import read_labels  # noqa: E402 (bench/data is a folder of scripts)
+from build_persona_retrieval import kind  # noqa: E402
+
 KINDS = ("keyword", "paraphrase", "history")
 PERSONA_SETS = {"labelled": "persona_retrieval_labelled.json",
                 "clean": "persona_retrieval_clean.json", "persona": "persona_retrieval.json"}
@@ -139,26 +143,22 @@ def persona_cases(embedder: MiniLMEmbedder, pools: list[dict[str, Any]]) -> list
 def second_reader_pools() -> list[dict[str, Any]]:
     """The test queries both readers kept, with the second reader's labels
     (``labels/test-second.jsonl``: the whole test split read again, on its own)."""
-    first = [json.loads(line) for line in (DATA / "labels" / "test.jsonl").open()]
-    second = {row["id"]: row
-              for row in map(json.loads, (DATA / "labels" / "test-second.jsonl").open())}
-    kept = {row["id"] for row in first if not row["drop"] and not second[row["id"]]["drop"]}
+    first = read_labels(DATA / "labels" / "test.jsonl")
+    second = read_labels(DATA / "labels" / "test-second.jsonl")
     pools = []
     for pool in json.loads((DATA / PERSONA_SETS["persona"]).read_text())["splits"]["test"]:
-        queries = [{**q, "relevant": second[key]["relevant"], "kind": kind}
-                   for n, q in enumerate(pool["queries"])
-                   if (key := f"{pool['id']}#{n}") in kept
-                   for kind in [labelled_kind(pool, q, second[key]["relevant"])]]
+        queries = []
+        for n, query in enumerate(pool["queries"]):
+            key = f"{pool['id']}#{n}"
+            if first[key]["drop"] or second[key]["drop"]:
+                continue
+            relevant = second[key]["relevant"]
+            facts = [pool["memories"][i] for i in relevant]
+            queries.append({**query, "relevant": relevant,
+                            "kind": kind(query["message"], query["history"], facts)})
         if queries:
             pools.append({**pool, "queries": queries})
     return pools
-
-
-def labelled_kind(pool: dict[str, Any], query: dict[str, Any], relevant: list[int]) -> str:
-    sys.path.insert(0, str(DATA))
-    from build_persona_retrieval import kind
-
-    return str(kind(query["message"], query["history"], [pool["memories"][i] for i in relevant]))
 
 
 def make_case(pool: Sequence[Memory], q: dict[str, Any], slug: str) -> Case:

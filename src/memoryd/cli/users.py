@@ -23,7 +23,8 @@ from memoryd.domain.models import Role, User
 from memoryd.domain.runtime_settings import REVIEW_MODES
 
 app = typer.Typer(
-    help="Users: list, add, remove, change role, learning from chats.", no_args_is_help=True
+    help="Users: list, add, remove, change role, learning from chats, review mode.",
+    no_args_is_help=True,
 )
 
 NameArgument = Annotated[str, typer.Argument(metavar="NAME", help="The user's name.")]

@@ -160,7 +160,7 @@ def remove_user(state: ServerState, admin: User, user_id: int) -> User:
 
 
 def users_overview(state: ServerState) -> list[UserOverview]:
-    """Every user with their role, memory counts, workspaces and learning switch (admin)."""
+    """Every user with their role, memory counts, workspaces and own choices (admin)."""
     rows = []
     for user in state.md.list_users():
         memories = state.md.list_memories(user.id)
