@@ -124,6 +124,12 @@ def memories(page: Any, url: str) -> None:
     page.get_by_role("dialog").get_by_role("tab", name="Memories").wait_for()
 
 
+def account(page: Any, url: str) -> None:
+    memories(page, url)
+    page.get_by_role("dialog").get_by_role("tab", name="Account").click()
+    page.locator("#panel-account").wait_for()
+
+
 def review_queue(page: Any, url: str) -> None:
     memories(page, url)
     page.locator("#profile .suggestions").scroll_into_view_if_needed()
@@ -154,7 +160,7 @@ def run_details(run_id: str) -> Callable[[Any, str], None]:
     return show
 
 
-PANELS = ("memories", "review-queue", "memory-detail")  # dialogs: the window only
+PANELS = ("memories", "review-queue", "memory-detail", "account")  # dialogs: the window only
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -172,6 +178,7 @@ def main(argv: list[str] | None = None) -> int:
             "memories": memories,
             "review-queue": review_queue,
             "memory-detail": memory_detail,
+            "account": account,
             "admin": admin,
             "chat": chat,
             "run": run_details(run_id),
