@@ -129,6 +129,16 @@ def db_url(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
+def other_db_url(db_url: str, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A second, empty database of the same kind as ``db_url`` (an instance to move to)."""
+    if make_url(db_url).get_backend_name() == "sqlite":
+        yield f"sqlite:///{tmp_path / 'other.db'}"
+        return
+    with fresh_pg_database(str(request.getfixturevalue("pg_server"))) as url:
+        yield url
+
+
+@pytest.fixture
 def md(database_url: str, embedder: MiniLMEmbedder) -> Iterator[Memoryd]:
     """A Memoryd on the default database: a fresh SQLite file (the embedded default), or
     PostgreSQL under ``MEMORYD_TEST_DATABASE_URL``."""

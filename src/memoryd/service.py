@@ -513,7 +513,8 @@ class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade):
 
     # export / import -----------------------------------------------------------
     def export_memories(self, user_id: int) -> list[str]:
-        """The user's memories as JSON lines (see ``memoryd.transfer``)."""
+        """The user's own choices (first line) and memories as JSON lines (see
+        ``memoryd.transfer``)."""
         from memoryd.transfer import export_lines
 
         return export_lines(self, user_id)
@@ -525,9 +526,12 @@ class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade):
         *,
         actor: Actor | None = None,
         protected_ids: Iterable[str] = (),
+        preferences: bool = True,
     ) -> Any:
-        """Load JSON lines made by ``export_memories``; all or nothing. ``protected_ids``
-        are memories the importer may not touch (see ``memoryd.transfer``)."""
+        """Load JSON lines made by ``export_memories``; all or nothing. The file's
+        preferences line sets the user's own choices unless ``preferences=False``.
+        ``protected_ids`` are memories the importer may not touch (see
+        ``memoryd.transfer``)."""
         from memoryd.transfer import import_lines
 
         return import_lines(
@@ -536,6 +540,7 @@ class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade):
             lines,
             actor or Actor(Source.IMPORT, user_id),
             protected_ids=set(protected_ids),
+            preferences=preferences,
         )
 
 

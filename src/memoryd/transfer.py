@@ -1,8 +1,12 @@
-"""Export and import of a user's memories as JSON lines (R12).
+"""Export and import of a user's memories and own choices as JSON lines (R12).
 
-One memory per line, keys sorted, UTF-8, ordered by scope, workspace, creation time and id,
-so exporting, importing into an empty database and exporting again gives the same bytes.
-An import is all or nothing: one bad line or a scope over its limit changes nothing.
+The first line carries the user's own choices (``{"preferences": {...}}``, see
+``memoryd.transfer_preferences``); then one memory per line, keys sorted, UTF-8, ordered
+by scope, workspace, creation time and id, so exporting, importing into an empty database
+and exporting again gives the same bytes. An import is all or nothing: one bad line
+(a malformed preferences line included) or a scope over its limit changes nothing, and
+the preferences are set in the same transaction as the memories (unless the caller says
+``preferences=False``); a file without a preferences line changes no choice.
 Only ``content`` is required, so people can write lines by hand
 (``{"content": "Prefers tea", "scope": "global"}``): a line without an id gets a new one,
 without a scope it is a workspace memory when it names a workspace and global otherwise,
@@ -28,6 +32,14 @@ from memoryd.domain.errors import InvalidContent, InvalidInput, ScopeFull
 from memoryd.domain.models import Actor, AuditAction, Memory, Scope, Source
 from memoryd.domain.rules import content_key, normalize_content, resolve_scope, scope_label
 from memoryd.storage.repository import vector_bytes
+from memoryd.transfer_preferences import (
+    Preferences,
+    apply_preferences,
+    is_preferences,
+    parse_preferences,
+    preferences_line,
+    read_preferences,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Iterable
@@ -59,9 +71,13 @@ def memory_line(memory: Memory) -> str:
 
 
 def export_lines(md: Memoryd, user_id: int) -> list[str]:
-    memories = md.list_memories(user_id)
+    """The user's preferences line, then their memories (read in one transaction)."""
+    with md.db.read() as repo:
+        md.store.require_user(repo, user_id)
+        preferences = read_preferences(repo, user_id)
+        memories = repo.list_memories(user_id)
     memories.sort(key=lambda m: (m.scope.value, m.workspace or "", m.created_at, m.id))
-    return [memory_line(m) for m in memories]
+    return [preferences_line(preferences), *(memory_line(m) for m in memories)]
 
 
 @dataclass
@@ -70,6 +86,7 @@ class ImportResult:
     updated: int = 0
     skipped_duplicates: int = 0
     workspaces_created: list[str] = field(default_factory=list)
+    preferences: Preferences | None = None  # the choices this import set, if any
 
 
 @dataclass(frozen=True)
@@ -116,13 +133,51 @@ def _time(value: Any, name: str, line: int, *, optional: bool = False) -> dateti
     return parsed
 
 
-def parse_line(text: str, line: int) -> _Record:
+@dataclass(frozen=True)
+class ImportFile:
+    """An import file, checked: its memory lines and its preferences line (if any)."""
+
+    records: list[_Record]
+    preferences: Preferences | None
+
+
+def parse_file(lines: Iterable[str]) -> ImportFile:
+    """Check every line (numbered from 1, blank ones skipped); InvalidInput names the first
+    bad one. Refused too: a memory id twice, a second preferences line."""
+    records: list[_Record] = []
+    preferences: Preferences | None = None
+    preferences_at = 0
+    for line, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        data = _json_object(text, line)
+        if not is_preferences(data):
+            records.append(_record(data, line))
+        elif preferences is None:
+            preferences, preferences_at = parse_preferences(data, line), line
+        else:
+            raise InvalidInput(
+                f"line {line}: a second preferences line (the first is line {preferences_at});"
+                " a file holds at most one"
+            )
+    seen = Counter(r.id for r in records if r.id is not None)
+    repeated = [i for i, n in seen.items() if n > 1]
+    if repeated:
+        raise InvalidInput(f"memory id {repeated[0]!r} appears more than once")
+    return ImportFile(records, preferences)
+
+
+def _json_object(text: str, line: int) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InvalidInput(f"line {line}: not JSON ({exc.msg})") from None
     if not isinstance(data, dict):
         raise InvalidInput(f"line {line}: expected a JSON object")
+    return data
+
+
+def _record(data: dict[str, Any], line: int) -> _Record:
     missing = [k for k in REQUIRED if k not in data]
     if missing:
         raise InvalidInput(f"line {line}: missing {', '.join(missing)}")
@@ -212,18 +267,18 @@ def import_lines(
     actor: Actor,
     *,
     protected_ids: Collection[str] = (),
+    preferences: bool = True,
 ) -> ImportResult:
     """Load JSON lines for ``user_id``; all or nothing.
 
     ``protected_ids`` are memories of this user the importer may not touch (they sit in a
     workspace the user no longer belongs to): a line naming one creates a new memory
     instead, as a line naming another user's memory does, so nothing tells them apart.
+    ``preferences=False`` leaves the user's choices as they are even when the file has a
+    preferences line (which must still be well formed).
     """
-    records = [parse_line(t, n) for n, t in enumerate(lines, start=1) if t.strip()]
-    seen = Counter(r.id for r in records if r.id is not None)
-    repeated = [i for i, n in seen.items() if n > 1]
-    if repeated:
-        raise InvalidInput(f"memory id {repeated[0]!r} appears more than once")
+    parsed = parse_file(lines)
+    records = parsed.records
     with md.db.read() as repo:
         md.store.require_user(repo, user_id)
         _check_chats(repo, user_id, records)
@@ -284,6 +339,9 @@ def import_lines(
                 now=md.clock(),
             )
         _check_limits(md, repo.list_memories(user_id))  # a concurrent write may have won
+        if preferences and parsed.preferences is not None:
+            apply_preferences(repo, user_id, parsed.preferences)
+            result.preferences = parsed.preferences
     return result
 
 

@@ -20,10 +20,12 @@ def seed(cli: Cli) -> None:
 def test_export_import_export_is_byte_identical(cli: Cli, alice: str, tmp_path: Path) -> None:
     seed(cli)
     first = tmp_path / "first.jsonl"
-    assert "exported 4 memories" in cli.ok("export", "-u", alice, "-o", str(first)).stderr
+    written = cli.ok("export", "-u", alice, "-o", str(first)).stderr
+    assert "exported 4 memories and alice's preferences" in written
     exported = first.read_bytes()
     assert cli.ok("export", "-u", alice).stdout_bytes == exported
-    records = [json.loads(line) for line in exported.decode("utf-8").splitlines()]
+    preferences, *records = [json.loads(line) for line in exported.decode("utf-8").splitlines()]
+    assert preferences == {"preferences": {"learn_from_chats": True, "memory_review": "default"}}
     assert len(records) == 4 and "Bob's own fact" not in exported.decode("utf-8")
     assert any(r["last_used_at"] for r in records)
 
@@ -40,14 +42,20 @@ def test_import_from_stdin_again_updates_in_place(cli: Cli, alice: str) -> None:
     seed(cli)
     exported = cli.ok("export", "-u", alice).stdout
     summary = json.loads(cli.ok("import", "-u", alice, "-", "--json", input=exported).stdout)
-    assert summary == {"created": 0, "updated": 4, "skipped": 0, "workspaces_created": []}
+    assert summary == {
+        "created": 0,
+        "updated": 4,
+        "skipped": 0,
+        "workspaces_created": [],
+        "preferences": {"learn_from_chats": True, "memory_review": "default"},
+    }
     assert cli.ok("export", "-u", alice).stdout == exported
 
 
 def test_bad_import_files_exit_2_and_change_nothing(cli: Cli, alice: str, tmp_path: Path) -> None:
     seed(cli)
     before = cli.ok("export", "-u", alice).stdout_bytes
-    valid = before.decode("utf-8").splitlines()[0]
+    valid = before.decode("utf-8").splitlines()[1]
     cases = {
         "missing.jsonl": None,
         "latin1.jsonl": valid.replace("Prefers", "Pr\u00e9fers").encode("latin-1") + b"\n",
@@ -81,4 +89,67 @@ def test_export_errors(cli: Cli, alice: str, tmp_path: Path) -> None:
     assert "cannot write" in cli.fails("export", "-u", alice, "-o", str(tmp_path / "no" / "x"))
     empty = tmp_path / "empty.jsonl"
     cli.ok("export", "-u", "bob", "-o", str(empty))
-    assert empty.read_bytes() == b""
+    assert empty.read_bytes() == (
+        b'{"preferences": {"learn_from_chats": true, "memory_review": "default"}}\n'
+    )
+
+
+def choices(cli: Cli, name: str, db: str | None = None) -> tuple[bool, str]:
+    learning = cli.json("users", "learning", name, db=db)["learn_from_chats"]
+    return learning, cli.json("users", "review", name, db=db)["memory_review"]
+
+
+def test_moving_a_user_carries_their_choices(cli: Cli, alice: str, tmp_path: Path) -> None:
+    seed(cli)
+    cli.ok("users", "learning", alice, "off")
+    cli.ok("users", "review", alice, "everything")
+    exported = cli.ok("export", "-u", alice).stdout_bytes
+    fresh = f"sqlite:///{tmp_path / 'fresh.db'}"
+    cli.ok("users", "add", "alice", db=fresh)
+    out = cli.ok("import", "-u", "alice", "-", input=exported, db=fresh).stdout
+    assert "set preferences: learn_from_chats false, memory_review everything" in out
+    assert choices(cli, "alice", fresh) == (False, "everything")
+    assert cli.ok("export", "-u", "alice", db=fresh).stdout_bytes == exported
+
+
+def test_no_preferences_keeps_the_choices_the_user_has(cli: Cli, alice: str) -> None:
+    seed(cli)
+    exported = cli.ok("export", "-u", alice).stdout  # learning on, review default
+    cli.ok("users", "learning", alice, "off")
+    cli.ok("users", "review", alice, "updates")
+    out = cli.ok("import", "-u", alice, "-", "--no-preferences", input=exported).stdout
+    assert "left the user's preferences as they were (--no-preferences)" in out
+    assert choices(cli, alice) == (False, "updates")
+    summary = json.loads(
+        cli.ok("import", "-u", alice, "-", "--no-preferences", "--json", input=exported).stdout
+    )
+    assert summary["preferences"] is None and summary["updated"] == 4
+
+
+def test_a_malformed_preferences_line_exits_2_and_imports_nothing(cli: Cli, alice: str) -> None:
+    seed(cli)
+    before = cli.ok("export", "-u", alice).stdout_bytes
+    memories = before.decode("utf-8").splitlines()[1:]
+    cases = {
+        '{"preferences": {"learn_from_chats": false, "memory_review": "sometimes"}}': (
+            "error: line 1: unknown memory_review 'sometimes': use default, off, updates,"
+            " everything"
+        ),
+        '{"preferences": {"learn": false}}': "error: line 1: unknown preference 'learn'",
+        '{"preferences": {"learn_from_chats": "off"}}': (
+            "error: line 1: learn_from_chats must be true or false, not 'off'"
+        ),
+    }
+    for bad, message in cases.items():
+        text = "\n".join([bad, '{"content": "Likes jazz"}', *memories]) + "\n"
+        assert cli.fails("import", "-u", alice, "-", input=text).startswith(message)
+        # checked even when the import would not apply it
+        refused = cli.fails("import", "-u", alice, "-", "--no-preferences", input=text)
+        assert refused.startswith(message)
+    twice = '{"preferences": {"learn_from_chats": false}}'
+    text = "\n".join([twice, '{"content": "Likes jazz"}', "", twice]) + "\n"
+    assert "line 4: a second preferences line (the first is line 1)" in cli.fails(
+        "import", "-u", alice, "-", input=text
+    )
+    assert cli.ok("export", "-u", alice).stdout_bytes == before
+    assert choices(cli, alice) == (True, "default")

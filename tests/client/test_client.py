@@ -26,6 +26,7 @@ from memoryd.domain.errors import (
     ScopeFull,
 )
 from memoryd.testing.live import LiveMemoryd, free_port
+from memoryd.transfer_preferences import Preferences
 
 ROOT = Path(__file__).resolve().parents[2]
 FACTS = [
@@ -84,7 +85,7 @@ def test_answers_are_the_librarys_objects(live: LiveMemoryd) -> None:
         assert client.list_memories(alice) == []
         result = client.import_memories(alice, lines)
         assert (result.created, result.updated) == (1, 0)
-        assert [json.loads(x)["content"] for x in client.export_memories(alice)] == [
+        assert [json.loads(x)["content"] for x in client.export_memories(alice)[1:]] == [
             "Phoenix ships in Q4"
         ]
         chat = client.record_chat(alice, "alpha", "I moved to Lisbon", "Noted")
@@ -188,6 +189,28 @@ def test_my_own_choices_go_through_the_client_like_the_library(live: LiveMemoryd
         with pytest.raises(PermissionDenied):
             client.set_learning(live.ids["bob"], False)
         assert live.md.learns_from_chats(live.ids["bob"]) is True
+
+
+def test_export_and_import_carry_my_choices_like_the_library(live: LiveMemoryd) -> None:
+    alice = live.ids["alice"]
+    live.md.add_memory(alice, "Prefers concise answers")
+    live.md.set_learning(alice, False)
+    live.md.set_review_preference(alice, "everything")
+    with MemorydClient(live.url, live.keys["alice"]) as client:
+        exported = client.export_memories(alice)
+        assert exported == live.md.export_memories(alice)
+        client.set_learning(alice, True)
+        kept = client.import_memories(alice, exported, preferences=False)
+        assert kept.preferences is None and client.learns_from_chats(alice) is True
+        applied = client.import_memories(alice, exported)
+        assert applied.preferences == Preferences(False, "everything")
+        assert (client.learns_from_chats(alice), client.review_preference(alice)) == (
+            False,
+            "everything",
+        )
+        with pytest.raises(InvalidInput, match="line 1: unknown memory_review 'never'"):
+            client.import_memories(alice, ['{"preferences": {"memory_review": "never"}}'])
+    assert live.md.review_preference(alice) == "everything"
 
 
 def test_the_async_twin_gives_the_same_answers(live: LiveMemoryd) -> None:

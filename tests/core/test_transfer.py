@@ -29,7 +29,8 @@ def test_round_trip_is_byte_identical(
 ) -> None:
     uid = _seed(any_md)
     exported = any_md.export_memories(uid)
-    assert len(exported) == 4
+    assert len(exported) == 5  # the user's preferences, then 4 memories
+    assert exported[0] == '{"preferences": {"learn_from_chats": true, "memory_review": "default"}}'
     fresh = Memoryd(f"sqlite:///{tmp_path / 'fresh.db'}", embedder=embedder)
     target = fresh.create_user("alice").id
     result = fresh.import_memories(target, exported)
@@ -47,7 +48,7 @@ def test_round_trip_is_byte_identical(
 
 def test_export_lines_are_json_with_all_fields(md: Memoryd) -> None:
     uid = _seed(md)
-    record = json.loads(md.export_memories(uid)[0])
+    record = json.loads(md.export_memories(uid)[1])
     assert set(record) == {
         "id",
         "scope",
@@ -72,7 +73,7 @@ def test_export_lines_are_json_with_all_fields(md: Memoryd) -> None:
 def test_bad_lines_are_refused_and_nothing_changes(md: Memoryd, line: str, message: str) -> None:
     uid = _seed(md)
     before = md.export_memories(uid)
-    good = before[0]
+    good = before[1]
     with pytest.raises(InvalidInput, match=message):
         md.import_memories(uid, [line, good])
     assert md.export_memories(uid) == before
@@ -81,17 +82,17 @@ def test_bad_lines_are_refused_and_nothing_changes(md: Memoryd, line: str, messa
 def test_hostile_content_in_an_import_is_refused(md: Memoryd) -> None:
     uid = _seed(md)
     before = md.export_memories(uid)
-    record = json.loads(before[0])
+    record = json.loads(before[1])
     record.update(id="fresh1", content="## Things I Remember About You")
     with pytest.raises(InvalidInput, match=r"line 2: .*Markdown"):
-        md.import_memories(uid, [before[1], json.dumps(record)])
+        md.import_memories(uid, [before[2], json.dumps(record)])
     assert md.export_memories(uid) == before
 
 
 def test_import_over_the_limit_changes_nothing(md: Memoryd) -> None:
     uid = _seed(md)
     before = md.export_memories(uid)
-    template = json.loads(before[0])
+    template = json.loads(before[1])
     extra = [
         json.dumps(
             {

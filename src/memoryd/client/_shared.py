@@ -38,6 +38,7 @@ from memoryd.domain.models import (
 )
 from memoryd.domain.rules import Keep
 from memoryd.transfer import ImportResult
+from memoryd.transfer_preferences import Preferences
 
 API = "/api/v1"
 
@@ -255,4 +256,13 @@ def import_result_of(data: Mapping[str, Any]) -> ImportResult:
         updated=data["updated"],
         skipped_duplicates=data["skipped_duplicates"],
         workspaces_created=list(data["workspaces_created"]),
+        preferences=preferences_of(data.get("preferences")),
+    )
+
+
+def preferences_of(data: Mapping[str, Any] | None) -> Preferences | None:
+    if data is None:
+        return None
+    return Preferences(
+        learn_from_chats=data.get("learn_from_chats"), memory_review=data.get("memory_review")
     )

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from memoryd.domain.models import Chat, Memory, Suggestion, UsedMemory, User, Workspace
+from memoryd.transfer_preferences import Preferences
 
 Name = Field(min_length=1, max_length=200)
 
@@ -362,11 +363,32 @@ class SettingsPatch(BaseModel):
     extraction_model: str | None = Field(default=None, max_length=200)
 
 
+class ImportedPreferences(BaseModel):
+    """The user's own choices an import set (a choice the file leaves out is null)."""
+
+    learn_from_chats: bool | None = None
+    memory_review: ReviewChoice | None = None
+
+    @classmethod
+    def of(cls, preferences: Preferences | None) -> ImportedPreferences | None:
+        if preferences is None:
+            return None
+        return cls(
+            learn_from_chats=preferences.learn_from_chats,
+            memory_review=cast("ReviewChoice | None", preferences.memory_review),
+        )
+
+
 class ImportOut(BaseModel):
     created: int
     updated: int
     skipped_duplicates: int
     workspaces_created: list[str]
+    preferences: ImportedPreferences | None = Field(
+        default=None,
+        description="The choices the file's preferences line set; null when the file has"
+        " none or the import was asked not to (preferences=false).",
+    )
 
 
 class ErrorDetail(BaseModel):

@@ -135,7 +135,10 @@ def test_export_import_round_trip_for_self_and_admin(world: World) -> None:
     world.md.add_memory(alice, "Alpha is a Django app", workspace="alpha")
     exported = world.call("alice", "GET", "/api/v1/export")
     assert exported.headers["content-type"].startswith("application/x-ndjson")
-    lines = exported.text.splitlines()
+    preferences, *lines = exported.text.splitlines()
+    assert json.loads(preferences) == {
+        "preferences": {"learn_from_chats": True, "memory_review": "default"}
+    }
     assert [json.loads(line)["content"] for line in lines] == [
         "Alice speaks Norwegian",
         "Alpha is a Django app",
@@ -154,6 +157,7 @@ def test_export_import_round_trip_for_self_and_admin(world: World) -> None:
         "updated": 0,
         "skipped_duplicates": 0,
         "workspaces_created": [],
+        "preferences": {"learn_from_chats": True, "memory_review": "default"},
     }
     assert world.call("alice", "GET", "/api/v1/export").content == exported.content
     by_admin = world.call("admin", "GET", f"/api/v1/users/{alice}/export")
@@ -162,7 +166,7 @@ def test_export_import_round_trip_for_self_and_admin(world: World) -> None:
 
 def test_default_user_import_cannot_reach_a_foreign_workspace(world: World) -> None:
     world.md.add_memory(world.ids["alice"], "Beta runs on Kubernetes", workspace="beta")
-    line = world.call("alice", "GET", "/api/v1/export").text
+    line = world.call("alice", "GET", "/api/v1/export").text.splitlines()[1]
     refused = world.call("bob", "POST", "/api/v1/import", content=line.encode())
     assert refused.status_code == 404
     assert world.md.list_memories(world.ids["bob"]) == []

@@ -276,15 +276,21 @@ class AsyncMemorydClient:
         return (await self._json("PATCH", f"{API}/settings", json={key: value}))[key]
 
     async def export_memories(self, user_id: int) -> list[str]:
-        """The user's memories as JSON lines (see ``memoryd.transfer``)."""
+        """The user's own choices (first line) and memories as JSON lines (see
+        ``memoryd.transfer``)."""
         owner = await self._owner(user_id)
         response = await self._call("GET", f"{owner}/export")
         return response.text.splitlines()
 
-    async def import_memories(self, user_id: int, lines: Iterable[str]) -> ImportResult:
-        """Load JSON lines made by ``export_memories``; all or nothing."""
+    async def import_memories(
+        self, user_id: int, lines: Iterable[str], *, preferences: bool = True
+    ) -> ImportResult:
+        """Load JSON lines made by ``export_memories``; all or nothing. The file's
+        preferences line sets the user's own choices unless ``preferences=False``."""
         body = "".join(f"{line}\n" for line in lines).encode("utf-8")
         owner = await self._owner(user_id)
         path = f"{owner}/import"
         headers = {"Content-Type": "application/x-ndjson"}
-        return import_result_of(await self._json("POST", path, content=body, headers=headers))
+        params = {"preferences": "true" if preferences else "false"}
+        answer = await self._json("POST", path, content=body, headers=headers, params=params)
+        return import_result_of(answer)

@@ -1,6 +1,10 @@
 """Export and import of memories as JSON lines (R12), one's own or, for admins, anyone's.
 
-Import is all or nothing (see ``memoryd.transfer``). A default user may import only into
+The file also carries the user's own choices (learning from their chats, their review
+mode) on a preferences line; an import sets them unless ``?preferences=false``, so an
+admin moving a user between instances restores what the user chose, and someone loading
+an old backup can keep the choices they have now. Import is all or nothing (see
+``memoryd.transfer``). A default user may import only into
 workspaces they belong to; a workspace the file names that does not exist yet is created
 and the user becomes its member, as when creating one through the API (within their
 workspace quota). A default user cannot claim ``source: "admin"``, and their memories in
@@ -11,9 +15,9 @@ An import holds at most ``MAX_IMPORT_LINES`` lines.
 # No "from __future__ import annotations": FastAPI must resolve the local OwnerDep alias.
 import json
 from collections.abc import Callable
-from typing import Annotated
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Request, Response
+from fastapi import APIRouter, Depends, Query, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from memoryd.domain import runtime_settings
@@ -21,11 +25,12 @@ from memoryd.domain.errors import InvalidInput
 from memoryd.domain.models import Role, Source
 from memoryd.server.deps import Owner, State, require_workspace
 from memoryd.server.errors import ApiError
-from memoryd.server.schemas import ImportOut
-from memoryd.transfer import parse_line
+from memoryd.server.schemas import ImportedPreferences, ImportOut
+from memoryd.transfer import parse_file
+from memoryd.transfer_preferences import is_preferences
 
 MAX_IMPORT_BYTES = 5_000_000
-# Enough for a full export (5 global + 20 per workspace, 50 workspaces by default).
+# Enough for a full export (preferences, 5 global + 20 per workspace, 50 workspaces by default).
 MAX_IMPORT_LINES = 2_000
 NDJSON = "application/x-ndjson"
 
@@ -37,14 +42,16 @@ def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: st
     @router.get(
         "/export",
         response_class=Response,
-        summary="Memories as JSON lines",
+        summary="Memories and the user's own choices as JSON lines",
         responses={200: {"content": {NDJSON: {}}}},
     )
     def export(state: State, owner: OwnerDep) -> Response:
+        """The first line is the user's preferences (``{"preferences": {"learn_from_chats":
+        true, "memory_review": "default"}}``), each further line one memory."""
         lines = [
             line
             for line in state.md.export_memories(owner.user.id)
-            if owner.may_use(state, json.loads(line)["workspace"])
+            if _shown(state, owner, json.loads(line))
         ]
         body = "".join(f"{line}\n" for line in lines)
         name = f"memoryd-{owner.user.name}.jsonl"
@@ -65,7 +72,19 @@ def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: st
             }
         },
     )
-    async def import_(request: Request, state: State, owner: OwnerDep) -> ImportOut:
+    async def import_(
+        request: Request,
+        state: State,
+        owner: OwnerDep,
+        preferences: Annotated[
+            bool,
+            Query(
+                description="Set the user's own choices from the file's preferences line"
+                " (default), or false to leave the ones they have. A malformed preferences"
+                " line is refused either way."
+            ),
+        ] = True,
+    ) -> ImportOut:
         raw = await request.body()
         if len(raw) > MAX_IMPORT_BYTES:
             raise ApiError(413, f"import files are limited to {MAX_IMPORT_BYTES} bytes")
@@ -73,23 +92,29 @@ def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: st
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
             raise InvalidInput("the import file is not UTF-8 text") from None
-        lines = [line for line in text.splitlines() if line.strip()]
-        if len(lines) > MAX_IMPORT_LINES:
+        lines = text.splitlines()  # blank ones kept, so errors name the file's line numbers
+        count = sum(1 for line in lines if line.strip())
+        if count > MAX_IMPORT_LINES:
             raise ApiError(
                 413,
-                f"an import holds at most {MAX_IMPORT_LINES} lines, this one has {len(lines)}; "
+                f"an import holds at most {MAX_IMPORT_LINES} lines, this one has {count}; "
                 "split the file",
             )
-        return await run_in_threadpool(_import, state, owner, lines)
+        return await run_in_threadpool(_import, state, owner, lines, preferences)
 
     return router
 
 
-def _import(state: State, owner: Owner, lines: list[str]) -> ImportOut:
+def _shown(state: State, owner: Owner, data: dict[str, Any]) -> bool:
+    """The preferences line, and memories in workspaces the caller may use."""
+    return is_preferences(data) or owner.may_use(state, data["workspace"])
+
+
+def _import(state: State, owner: Owner, lines: list[str], preferences: bool) -> ImportOut:
     restricted = owner.acting.role is not Role.ADMIN
     protected: set[str] = set()
     if restricted:
-        records = [parse_line(line, n) for n, line in enumerate(lines, start=1)]
+        records = parse_file(lines).records
         claimed = next((r.line for r in records if r.source is Source.ADMIN), None)
         if claimed is not None:
             raise InvalidInput(f"line {claimed}: only an admin can import source 'admin'")
@@ -108,7 +133,7 @@ def _import(state: State, owner: Owner, lines: list[str]) -> ImportOut:
             if not owner.may_use(state, m.workspace)
         }
     result = state.md.import_memories(
-        owner.user.id, lines, actor=owner.actor, protected_ids=protected
+        owner.user.id, lines, actor=owner.actor, protected_ids=protected, preferences=preferences
     )
     if restricted:
         for slug in result.workspaces_created:
@@ -118,4 +143,5 @@ def _import(state: State, owner: Owner, lines: list[str]) -> ImportOut:
         updated=result.updated,
         skipped_duplicates=result.skipped_duplicates,
         workspaces_created=list(result.workspaces_created),
+        preferences=ImportedPreferences.of(result.preferences),
     )

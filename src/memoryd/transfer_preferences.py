@@ -1,0 +1,107 @@
+"""The user's own choices as one line of an export, so moving a user loses none of them.
+
+Memories are not all a user leaves in memoryd: they also chose whether extraction learns
+from their chats (``learn_from_chats``, see ``memoryd.chat_log``) and which of
+extraction's changes wait for their review (``memory_review``, see ``memoryd.lifecycle``).
+An export writes both as its first line, before the memories::
+
+    {"preferences": {"learn_from_chats": true, "memory_review": "default"}}
+
+The names and values are those of ``GET /api/v1/me``: ``memory_review`` is ``off``,
+``updates``, ``everything``, or ``default`` to follow the instance's setting. A file holds
+at most one such line, anywhere (a hand-written file may put it last), and nothing else
+on it. Each key may be left out, which leaves that choice as it is; a file without the
+line (an export made before it existed) changes no choice. Unknown keys, wrong types and
+unknown modes are refused, so a typo never passes for a choice.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from memoryd.domain.errors import InvalidInput
+from memoryd.domain.runtime_settings import REVIEW_MODES
+
+if TYPE_CHECKING:
+    from memoryd.storage.repository import Repository
+
+PREFERENCES = "preferences"
+LEARN = "learn_from_chats"
+REVIEW = "memory_review"
+FOLLOW_INSTANCE = "default"  # memory_review: no choice of one's own
+REVIEW_CHOICES = (FOLLOW_INSTANCE, *REVIEW_MODES)
+EXAMPLE = '{"preferences": {"learn_from_chats": true, "memory_review": "default"}}'
+
+
+@dataclass(frozen=True)
+class Preferences:
+    """What a preferences line says; None: the line leaves that choice as it is."""
+
+    learn_from_chats: bool | None = None
+    memory_review: str | None = None  # "default" or one of REVIEW_MODES
+
+    def to_dict(self) -> dict[str, bool | str]:
+        """The choices the line makes, by their names in the file."""
+        said: dict[str, bool | str | None] = {
+            LEARN: self.learn_from_chats,
+            REVIEW: self.memory_review,
+        }
+        return {key: value for key, value in said.items() if value is not None}
+
+
+def read_preferences(repo: Repository, user_id: int) -> Preferences:
+    learns = repo.learns_from_chats(user_id)
+    return Preferences(
+        learn_from_chats=bool(learns),
+        memory_review=repo.review_preference(user_id) or FOLLOW_INSTANCE,
+    )
+
+
+def preferences_line(preferences: Preferences) -> str:
+    return json.dumps({PREFERENCES: preferences.to_dict()}, sort_keys=True, ensure_ascii=False)
+
+
+def is_preferences(data: dict[str, Any]) -> bool:
+    return PREFERENCES in data
+
+
+def parse_preferences(data: dict[str, Any], line: int) -> Preferences:
+    """A decoded preferences line, or InvalidInput naming the line and what is wrong."""
+    others = sorted(k for k in data if k != PREFERENCES)
+    if others:
+        raise InvalidInput(
+            f'line {line}: a preferences line holds only "preferences", not {others[0]!r}'
+        )
+    choices = data[PREFERENCES]
+    if not isinstance(choices, dict):
+        raise InvalidInput(f"line {line}: preferences must be an object, like {EXAMPLE}")
+    unknown = sorted(k for k in choices if k not in (LEARN, REVIEW))
+    if unknown:
+        raise InvalidInput(
+            f"line {line}: unknown preference {unknown[0]!r} (known: {LEARN}, {REVIEW})"
+        )
+    learns = choices.get(LEARN)
+    if LEARN in choices and not isinstance(learns, bool):
+        raise InvalidInput(f"line {line}: {LEARN} must be true or false, not {learns!r}")
+    review = choices.get(REVIEW)
+    if REVIEW in choices and review not in REVIEW_CHOICES:
+        raise InvalidInput(
+            f"line {line}: unknown {REVIEW} {review!r}: use {', '.join(REVIEW_CHOICES)}"
+        )
+    return Preferences(learn_from_chats=learns, memory_review=review)
+
+
+def apply_preferences(repo: Repository, user_id: int, preferences: Preferences) -> None:
+    """Set the choices the line makes, in the caller's write transaction (user locked).
+
+    Learning turned off closes the chats still waiting for extraction, as
+    ``Memoryd.set_learning`` does."""
+    if preferences.learn_from_chats is not None:
+        repo.set_learning(user_id, preferences.learn_from_chats)
+        if not preferences.learn_from_chats:
+            repo.close_pending_chats(user_id)
+    if preferences.memory_review is not None:
+        own = preferences.memory_review
+        repo.set_review_preference(user_id, None if own == FOLLOW_INSTANCE else own)
