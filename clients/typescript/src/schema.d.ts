@@ -98,7 +98,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Memories as JSON lines */
+        /**
+         * Memories and the user's own choices as JSON lines
+         * @description The first line is the user's preferences (``{"preferences": {"learn_from_chats":
+         *     true, "memory_review": "default"}}``), each further line one memory.
+         */
         get: operations["export_api_v1_export_get"];
         put?: never;
         post?: never;
@@ -530,7 +534,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Memories as JSON lines */
+        /**
+         * Memories and the user's own choices as JSON lines
+         * @description The first line is the user's preferences (``{"preferences": {"learn_from_chats":
+         *     true, "memory_review": "default"}}``), each further line one memory.
+         */
         get: operations["export_api_v1_users__user_id__export_get"];
         put?: never;
         post?: never;
@@ -1064,12 +1072,24 @@ export interface components {
         ImportOut: {
             /** Created */
             created: number;
+            /** @description The choices the file's preferences line set; null when the file has none or the import was asked not to (preferences=false). */
+            preferences?: components["schemas"]["ImportedPreferences"] | null;
             /** Skipped Duplicates */
             skipped_duplicates: number;
             /** Updated */
             updated: number;
             /** Workspaces Created */
             workspaces_created: string[];
+        };
+        /**
+         * ImportedPreferences
+         * @description The user's own choices an import set (a choice the file leaves out is null).
+         */
+        ImportedPreferences: {
+            /** Learn From Chats */
+            learn_from_chats?: boolean | null;
+            /** Memory Review */
+            memory_review?: ("default" | "off" | "updates" | "everything") | null;
         };
         /** Me */
         Me: {
@@ -2486,7 +2506,10 @@ export interface operations {
     };
     import__api_v1_import_post: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Set the user's own choices from the file's preferences line (default), or false to leave the ones they have. A malformed preferences line is refused either way. */
+                preferences?: boolean;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4250,7 +4273,10 @@ export interface operations {
     };
     import__api_v1_users__user_id__import_post: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Set the user's own choices from the file's preferences line (default), or false to leave the ones they have. A malformed preferences line is refused either way. */
+                preferences?: boolean;
+            };
             header?: never;
             path: {
                 /** @description The user's id. */
