@@ -49,6 +49,7 @@ class MemorydSettings(BaseSettings):
     llm_model: str | None = None
     llm_base_url: str | None = None
     llm_api_key: SecretStr | None = None
+    # seconds per LLM call, for every provider: openai, anthropic and the bundled local model
     llm_timeout: float = Field(default=120.0, gt=0)
     llm_threads: int | None = Field(default=None, ge=1)  # local model; default half the cores
     extraction_interval: str = Field(

@@ -1,6 +1,6 @@
 """The bundled local model, for real: a short conversation in, its stated facts out.
 
-Slow (one model load and two or three calls of a 1.5B model on the CPU), so marked
+Slow (one model load and a few calls of a 1.5B model on the CPU), so marked
 ``slow``. Without the ``local`` extra it skips, except in CI (``CI`` set, as ``.ci/run``
 does): ``scripts/test`` installs that extra, so there its absence is a failure. The
 assembled GGUF is kept in pytest's cache directory so it is joined and checked once.
@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from memoryd import Memoryd
+from memoryd.llm.base import LLMError
 from memoryd.llm.local import QWEN_CODER_1_5B, LocalProvider, model_path
 
 pytestmark = pytest.mark.slow
@@ -91,3 +92,13 @@ def test_the_readme_example_learns_about_the_user_only(
     text = " | ".join(stored).casefold()
     assert "sam" not in text and "phoenix" not in text.replace("tech lead on phoenix", "")
     assert "squash" not in text and "rebase" not in text
+
+
+def test_a_call_past_the_timeout_fails_and_the_model_moves_on(local_llm: LocalProvider) -> None:
+    hasty = LocalProvider(models_dir=local_llm.models_dir, timeout=0.5)  # the same loaded model
+    long_answer = [{"role": "user", "content": "Count from 1 to 400, comma separated."}]
+    with pytest.raises(LLMError, match=r"timed out after 0\.5 s"):
+        hasty.complete(long_answer, max_tokens=2000)
+    # the abandoned answer stops at its next token: the next call gets the model
+    answer = local_llm.complete([{"role": "user", "content": "Say OK."}], max_tokens=5)
+    assert answer.text and 0 < answer.completion_tokens <= 5

@@ -4,7 +4,6 @@ run-time switches, backoff and parking, and the in-process loop -- on a controll
 
 from __future__ import annotations
 
-import time
 from datetime import timedelta
 from pathlib import Path
 
@@ -215,17 +214,41 @@ def test_scheduler_thread_runs_every_interval_and_stops(
     fake_llm.responder = lambda body: observe()
     scheduler = ExtractionScheduler(smd, interval=timedelta(seconds=0.2)).start()
     try:
-        deadline = time.monotonic() + 10
-        while len(smd.extraction_runs()) < 2 and time.monotonic() < deadline:
-            time.sleep(0.05)
+        assert scheduler.wait_for_ticks(2, timeout=10)
     finally:
         scheduler.stop()
-    assert not scheduler.running
+    assert not scheduler.running  # the thread has ended: no tick can follow
     runs = smd.extraction_runs()
-    assert len(runs) >= 2 and sum(r.chats_processed for r in runs) == 3
-    count = len(smd.extraction_runs())
-    time.sleep(0.5)
-    assert len(smd.extraction_runs()) == count
+    # one stored run per tick, the last one finished before stop() returned
+    assert len(runs) == scheduler.ticks >= 2
+    assert all(r.finished_at is not None for r in runs)
+    assert sum(r.chats_processed for r in runs) == 3
+
+
+def test_stop_does_not_wait_out_the_interval(smd: Memoryd) -> None:
+    scheduler = ExtractionScheduler(smd, interval=timedelta(hours=1)).start()
+    assert scheduler.running
+    scheduler.stop(timeout=30)
+    assert not scheduler.running and scheduler.ticks == 0
+    assert smd.extraction_runs() == []
+
+
+def test_ticks_count_skipped_and_failed_ticks_too(
+    smd: Memoryd, clock: Clock, fake_llm: FakeOpenAIServer
+) -> None:
+    scheduler = ExtractionScheduler(smd)
+    smd.set_setting("memory_auto_extraction", False)
+    assert scheduler.tick() is None
+    smd.set_setting("memory_auto_extraction", True)
+    fake_llm.default = Reply.error(500, "model crashed")
+    ana = smd.create_user("ana")
+    smd.create_workspace("lab")
+    chat(smd, ana.id, "lab", 3)
+    clock.advance(hours=1)
+    failed = scheduler.tick()
+    assert failed is not None and failed.pairs_failed == 1
+    assert scheduler.ticks == 2 and scheduler.wait_for_ticks(2, timeout=0)
+    assert not scheduler.wait_for_ticks(3, timeout=0)
 
 
 def test_scheduler_uses_the_configured_interval(smd: Memoryd) -> None:

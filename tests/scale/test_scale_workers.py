@@ -25,7 +25,14 @@ from memoryd.scale.tasks import EXTRACT_TASK, QUEUE, make_app, pair_lock
 from memoryd.scale.worker import install_schema
 from memoryd.testing import FakeOpenAIServer
 from memoryd.testing.echo_extraction import EchoExtractor
-from support.scale import Workers, seed_pairs, stated_facts, through, wait_for
+from support.scale import (
+    WorkerProcess,
+    Workers,
+    seed_pairs,
+    stated_facts,
+    through,
+    wait_for,
+)
 from support.tcp_proxy import TcpProxy
 
 pytestmark = pytest.mark.postgres
@@ -59,6 +66,16 @@ def live_workers(md: Memoryd) -> int:
 def jobs(md: Memoryd, *statuses: str) -> int:
     wanted = ", ".join(f"'{s}'" for s in statuses)
     return scalar(md, f"SELECT count(*) FROM procrastinate_jobs WHERE status IN ({wanted})")
+
+
+def jobs_of(md: Memoryd, task: str) -> int:
+    """Jobs of a task in the queue, in any state (succeeded jobs are deleted)."""
+    return scalar(md, f"SELECT count(*) FROM procrastinate_jobs WHERE task_name = '{task}'")
+
+
+def skipped_sweeps(worker: WorkerProcess) -> int:
+    """Sweeps the worker ran and skipped because extraction was switched off (its log)."""
+    return worker.log().count("sweep skipped: memory_enabled or memory_auto_extraction is off")
 
 
 def defer(
@@ -160,9 +177,10 @@ def test_periodic_sweep_queues_due_pairs_and_obeys_the_switch(
     pairs = seed_pairs(pg_md, pairs=3, chats=4)
     with FakeOpenAIServer() as llm:
         llm.responder = EchoExtractor()
-        workers.start(pg_md.url, llm.base_url, name="sweeper", interval="1s")
-        wait_for(lambda: live_workers(pg_md) == 1, 60, "the worker to start")
-        time.sleep(4)  # several sweeps while background extraction is switched off
+        sweeper = workers.start(pg_md.url, llm.base_url, name="sweeper", interval="1s")
+        # several sweeps while background extraction is switched off: none queued a job
+        wait_for(lambda: skipped_sweeps(sweeper) >= 3, 60, "three sweeps")
+        assert jobs_of(pg_md, EXTRACT_TASK) == 0
         assert unprocessed(pg_md, pairs) == 12
         assert llm.requests == []
         pg_md.set_setting("memory_auto_extraction", True)

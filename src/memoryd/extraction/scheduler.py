@@ -253,6 +253,8 @@ class ExtractionScheduler:
 
     ``tick()`` is one scheduled run (skipped while ``memory_enabled`` or
     ``memory_auto_extraction`` is off); ``start()``/``stop()`` run ticks in the background.
+    ``ticks`` counts the ticks finished so far, whether they ran, were skipped or failed;
+    ``wait_for_ticks`` waits for a number of them (to watch the loop without sleeping).
     """
 
     def __init__(
@@ -271,6 +273,8 @@ class ExtractionScheduler:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.last_run: Run | None = None
+        self.ticks = 0
+        self._ticked = threading.Condition()
 
     def enabled(self) -> bool:
         current = current_settings(self.md)
@@ -280,6 +284,19 @@ class ExtractionScheduler:
         )
 
     def tick(self) -> Run | None:
+        try:
+            return self._tick()
+        finally:
+            with self._ticked:
+                self.ticks += 1
+                self._ticked.notify_all()
+
+    def wait_for_ticks(self, count: int, timeout: float | None = None) -> bool:
+        """Whether ``count`` ticks have finished, waiting up to ``timeout`` seconds."""
+        with self._ticked:
+            return self._ticked.wait_for(lambda: self.ticks >= count, timeout)
+
+    def _tick(self) -> Run | None:
         purge = getattr(self.md, "purge_expired", None)
         if purge is not None:  # memories expired past their grace period go, in any case
             try:

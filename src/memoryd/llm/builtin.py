@@ -49,6 +49,7 @@ def _local(settings: MemorydSettings) -> LLMProvider:
         model=settings.llm_model,
         models_dir=settings.data_dir / "models",
         threads=settings.llm_threads,
+        timeout=settings.llm_timeout,
     )
 
 

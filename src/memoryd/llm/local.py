@@ -5,6 +5,12 @@ On first use the parts are joined into one GGUF file under ``MEMORYD_DATA_DIR/mo
 its sha256 is checked against the value pinned here, and the model is loaded once per
 process. Output is constrained to the requested JSON schema by llama.cpp's grammar engine.
 Nothing is downloaded at run time.
+
+Every call runs on a worker thread and honours ``MEMORYD_LLM_TIMEOUT`` like the remote
+providers: past it the caller gets an ``LLMError`` ("timed out"). The model is always
+asked for a streamed answer, so a call the caller gave up on stops at its next token
+(llama.cpp cancels the request); until then it keeps the model, and the next call waits
+for it within its own timeout.
 """
 
 from __future__ import annotations
@@ -16,8 +22,9 @@ import logging
 import os
 import queue
 import threading
+import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +55,7 @@ BUNDLED_MODELS = {QWEN_CODER_1_5B.name: QWEN_CODER_1_5B}
 DEFAULT_MODEL = QWEN_CODER_1_5B.name
 N_CTX = 4096
 
-_servers: dict[Path, Any] = {}
+_servers: dict[Path, Engine] = {}
 _servers_lock = threading.Lock()
 _assembly_lock = threading.Lock()
 
@@ -106,10 +113,18 @@ def model_path(model: BundledModel, models_dir: Path) -> Path:
         return target
 
 
-def _server(path: Path, threads: int) -> Any:
+@dataclass(frozen=True)
+class Engine:
+    """A loaded model (an ``xllamacpp.Server``) and the lock that gives it one call at a time."""
+
+    server: Any
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def _engine(path: Path, threads: int) -> Engine:
     with _servers_lock:
-        server = _servers.get(path)
-        if server is None:
+        engine = _servers.get(path)
+        if engine is None:
             try:
                 import xllamacpp
             except ImportError:
@@ -128,9 +143,9 @@ def _server(path: Path, threads: int) -> Any:
             params.warmup = False
             # llama.cpp logs every request to stderr; only when memoryd's log wants detail.
             params.verbosity = 3 if log.isEnabledFor(logging.DEBUG) else -1
-            server = xllamacpp.Server(params)
-            _servers[path] = server
-        return server
+            engine = Engine(xllamacpp.Server(params))
+            _servers[path] = engine
+        return engine
 
 
 def compact_json_grammar(schema: Mapping[str, Any]) -> str:
@@ -151,39 +166,132 @@ def default_threads() -> int:
     return max(1, (os.cpu_count() or 2) // 2)
 
 
+def _error_text(error: Any) -> str:
+    if isinstance(error, Mapping) and isinstance(error.get("message"), str):
+        return str(error["message"])
+    return str(error)
+
+
+class _Generation:
+    """One streamed chat completion, run by the model on a thread of its own.
+
+    The caller takes the answer's pieces with ``next_piece`` and may stop waiting at any
+    time (``abandon``). The native call then ends at the model's next chunk (the chunk
+    callback answers "stop" and llama.cpp cancels the request), or at once if it had
+    already finished. The engine's lock, taken by the caller before ``start``, is
+    released only when the native call has returned, so an abandoned generation never
+    overlaps the next call.
+    """
+
+    def __init__(self, engine: Engine, request: Mapping[str, Any], limit: float | None) -> None:
+        self.engine = engine
+        self.request = {**request, "stream": True, "stream_options": {"include_usage": True}}
+        self.limit = limit
+        self.usage: Mapping[str, Any] = {}
+        self._items: queue.Queue[str | LLMError | None] = queue.Queue()
+        self._abandoned = threading.Event()
+
+    def start(self) -> None:
+        threading.Thread(target=self._run, name="memoryd-local-llm", daemon=True).start()
+
+    def _run(self) -> None:
+        try:
+            self.engine.server.handle_chat_completions(self.request, self._on_chunk)
+        except Exception as exc:  # the native binding raises plain exceptions
+            self._items.put(LLMError(f"local model failed: {exc}"))
+        finally:
+            self.engine.lock.release()
+            self._items.put(None)
+
+    def _on_chunk(self, chunk: Any) -> bool:
+        """Take one chunk of the answer; True stops the generation."""
+        if self._abandoned.is_set():
+            return True
+        try:
+            data = json.loads(chunk) if isinstance(chunk, str | bytes) else chunk
+            if "error" in data:
+                self._items.put(LLMError(f"local model failed: {_error_text(data['error'])}"))
+                return True
+            self.usage = data.get("usage") or self.usage
+            for choice in data.get("choices") or []:
+                content = (choice.get("delta") or {}).get("content")
+                if content:
+                    self._items.put(str(content))
+        except (ValueError, TypeError, AttributeError) as exc:
+            self._items.put(LLMError(f"local model returned an unexpected answer: {exc}"))
+            return True
+        return False
+
+    def next_piece(self, wait: float | None) -> str | None:
+        """The answer's next piece, None at its end. Raises the model's failure, or a
+        timeout (and abandons the generation) when nothing came within ``wait`` seconds."""
+        try:
+            item = self._items.get(timeout=wait)
+        except queue.Empty:
+            self.abandon()
+            raise LLMError(
+                f"the local model request timed out after {self.limit:g} s (MEMORYD_LLM_TIMEOUT)"
+            ) from None
+        if isinstance(item, LLMError):
+            self.abandon()
+            raise item
+        return item
+
+    def abandon(self) -> None:
+        self._abandoned.set()
+
+
 class LocalProvider:
-    """Runs a bundled GGUF model in this process (loaded on the first call)."""
+    """Runs a bundled GGUF model in this process (loaded on the first call).
+
+    ``timeout`` (``MEMORYD_LLM_TIMEOUT``; None waits for ever) bounds a call as it
+    bounds an HTTP request of the remote providers: all of ``complete``, and each wait
+    for the next piece of ``stream``. Waiting for an earlier call to release the model
+    counts; assembling and loading the model on the first call does not. ``server`` is
+    an already loaded ``xllamacpp.Server`` (or anything with its streamed
+    ``handle_chat_completions(request, callback)``) to use instead of the bundled model.
+    """
 
     name = "local"
 
     def __init__(
-        self, *, model: str | None = None, models_dir: Path, threads: int | None = None
+        self,
+        *,
+        model: str | None = None,
+        models_dir: Path,
+        threads: int | None = None,
+        timeout: float | None = 120.0,
+        server: Any | None = None,
     ) -> None:
         choice = model or DEFAULT_MODEL
         if choice not in BUNDLED_MODELS:
             known = ", ".join(sorted(BUNDLED_MODELS))
             raise LLMError(f"unknown local model {choice!r}; bundled: {known}", retryable=False)
+        if timeout is not None and timeout <= 0:
+            raise ValueError("timeout must be a positive number of seconds")
         self.bundled = BUNDLED_MODELS[choice]
         self.model = choice
         self.models_dir = models_dir
         self.threads = threads or default_threads()
-        self._call_lock = threading.Lock()
+        self.timeout = timeout
+        self._given = Engine(server) if server is not None else None
 
-    def _call(self, request: dict[str, Any], callback: Any = None) -> Any:
-        server = _server(model_path(self.bundled, self.models_dir), self.threads)
-        with self._call_lock:
-            try:
-                if callback is None:
-                    result = server.handle_chat_completions(request)
-                else:
-                    result = server.handle_chat_completions(request, callback)
-            except Exception as exc:  # the native binding raises plain exceptions
-                raise LLMError(f"local model failed: {exc}") from exc
-        if isinstance(result, str | bytes):
-            result = json.loads(result)
-        if isinstance(result, dict) and "error" in result:
-            raise LLMError(f"local model failed: {result['error']}")
-        return result
+    def _start(self, request: Mapping[str, Any]) -> tuple[_Generation, float | None]:
+        """The request under way on the model, and when the call's time is up."""
+        engine = self._given or _engine(model_path(self.bundled, self.models_dir), self.threads)
+        deadline = None if self.timeout is None else time.monotonic() + self.timeout
+        if not engine.lock.acquire(timeout=-1 if self.timeout is None else self.timeout):
+            raise LLMError(
+                f"the local model request timed out after {self.timeout:g} s "
+                "(MEMORYD_LLM_TIMEOUT) waiting for an earlier call to finish"
+            )
+        generation = _Generation(engine, request, self.timeout)
+        try:
+            generation.start()  # from here the generation's thread releases the lock
+        except BaseException:
+            engine.lock.release()
+            raise
+        return generation, deadline
 
     def complete(
         self,
@@ -201,14 +309,16 @@ class LocalProvider:
         }
         if schema is not None:
             request["grammar"] = compact_json_grammar(schema)
-        result = self._call(request)
+        generation, deadline = self._start(request)
+        pieces: list[str] = []
         try:
-            text = result["choices"][0]["message"]["content"] or ""
-            usage = result.get("usage") or {}
-        except (KeyError, IndexError, TypeError) as exc:
-            raise LLMError(f"local model returned an unexpected answer: {exc}") from exc
+            while (piece := generation.next_piece(_remaining(deadline))) is not None:
+                pieces.append(piece)
+        finally:
+            generation.abandon()
+        usage = generation.usage
         return Completion(
-            text=text,
+            text="".join(pieces),
             model=self.model,
             prompt_tokens=int(usage.get("prompt_tokens", 0)),
             completion_tokens=int(usage.get("completion_tokens", 0)),
@@ -221,33 +331,19 @@ class LocalProvider:
         max_tokens: int | None = None,
         temperature: float | None = None,
     ) -> Iterator[str]:
-        pieces: queue.Queue[str | BaseException | None] = queue.Queue()
+        generation, _ = self._start(
+            {
+                "messages": [dict(m) for m in messages],
+                "max_tokens": max_tokens or 512,
+                "temperature": 0.0 if temperature is None else temperature,
+            }
+        )
+        try:
+            while (piece := generation.next_piece(self.timeout)) is not None:
+                yield piece
+        finally:  # also when the reader stops early: the model stops generating
+            generation.abandon()
 
-        def on_chunk(chunk: Any) -> None:
-            data = json.loads(chunk) if isinstance(chunk, str | bytes) else chunk
-            for choice in (data or {}).get("choices", []):
-                content = (choice.get("delta") or {}).get("content")
-                if content:
-                    pieces.put(content)
 
-        def run() -> None:
-            try:
-                self._call(
-                    {
-                        "messages": [dict(m) for m in messages],
-                        "max_tokens": max_tokens or 512,
-                        "temperature": 0.0 if temperature is None else temperature,
-                        "stream": True,
-                    },
-                    on_chunk,
-                )
-            except BaseException as exc:  # handed to the consuming thread
-                pieces.put(exc)
-            finally:
-                pieces.put(None)
-
-        threading.Thread(target=run, name="memoryd-local-stream", daemon=True).start()
-        while (item := pieces.get()) is not None:
-            if isinstance(item, BaseException):
-                raise item
-            yield item
+def _remaining(deadline: float | None) -> float | None:
+    return None if deadline is None else max(0.0, deadline - time.monotonic())
