@@ -102,3 +102,21 @@ def test_a_call_past_the_timeout_fails_and_the_model_moves_on(local_llm: LocalPr
     # the abandoned answer stops at its next token: the next call gets the model
     answer = local_llm.complete([{"role": "user", "content": "Say OK."}], max_tokens=5)
     assert answer.text and 0 < answer.completion_tokens <= 5
+
+
+def test_the_models_own_http_listener_is_shut_to_other_processes(
+    local_llm: LocalProvider,
+) -> None:
+    """xllamacpp serves the loaded model on a loopback port as well; another local
+    process must not be able to run prompts on it or read its slots."""
+    import httpx
+
+    from memoryd.llm.local import _engine  # the loaded model, cached per file
+
+    local_llm.complete([{"role": "user", "content": "Say hi."}], max_tokens=2)
+    engine = _engine(model_path(local_llm.bundled, local_llm.models_dir), local_llm.threads)
+    address = engine.server.listening_address
+    for method, path in [("GET", "/slots"), ("GET", "/props"), ("POST", "/v1/chat/completions")]:
+        body = {"messages": [{"role": "user", "content": "hi"}], "max_tokens": 1}
+        response = httpx.request(method, f"{address}{path}", json=body, timeout=30)
+        assert response.status_code == 401, (path, response.text[:200])

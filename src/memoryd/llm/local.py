@@ -21,6 +21,7 @@ import json
 import logging
 import os
 import queue
+import secrets
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -141,6 +142,12 @@ def _engine(path: Path, threads: int) -> Engine:
             params.sampling.temp = 0.0
             params.sampling.top_k = 1
             params.warmup = False
+            # xllamacpp also serves the model over HTTP on a loopback port that memoryd
+            # never uses: a key nobody knows shuts it to other local processes (which
+            # could otherwise run prompts on it or read its slots), in-process calls
+            # do not need it.
+            params.api_keys = [secrets.token_urlsafe(32)]
+            params.endpoint_slots = False
             # llama.cpp logs every request to stderr; only when memoryd's log wants detail.
             params.verbosity = 3 if log.isEnabledFor(logging.DEBUG) else -1
             engine = Engine(xllamacpp.Server(params))
