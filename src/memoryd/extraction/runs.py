@@ -19,6 +19,7 @@ from sqlalchemy.engine import Connection
 
 from memoryd.domain.errors import InvalidInput, NotFound
 from memoryd.storage.database import Database
+from memoryd.storage.run_retention import record_last_runs
 from memoryd.storage.tables import extraction_pairs, extraction_runs, users, workspaces
 
 MAX_BACKOFF = timedelta(days=1)
@@ -99,6 +100,7 @@ def finish_run(db: Database, run: Run, now: datetime) -> Run:
         repo.conn.execute(
             update(extraction_runs).where(extraction_runs.c.id == run.id).values(**values)
         )
+        record_last_runs(repo.conn, run.id, run.started_at, run.pairs)
     return run
 
 
