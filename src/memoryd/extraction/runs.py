@@ -4,6 +4,8 @@ A run is one pass of extraction (scheduled, manual or from the CLI) with its cou
 errors. A pair's state says how often its current batch failed, when it may be tried
 again, and whether it is parked (given up on until someone retries it by hand).
 Functions that must share the apply transaction take that transaction's connection.
+Finishing a run also records it as the newest run of each pair it processed, which
+retention (``memoryd.extraction.retention``) never deletes.
 """
 
 from __future__ import annotations
