@@ -41,6 +41,7 @@ from memoryd.domain.models import (
     ScoredMemory,
     Source,
     User,
+    UserSummary,
     Workspace,
 )
 from memoryd.domain.rules import (
@@ -197,6 +198,12 @@ class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade):
     def list_users(self) -> list[User]:
         with self.db.read() as repo:
             return repo.list_users()
+
+    def user_summaries(self) -> list[UserSummary]:
+        """Every user with memory counts, usable workspaces and own choices (a few
+        queries in one transaction, however many users)."""
+        with self.db.read() as repo:
+            return repo.user_summaries()
 
     def set_role(self, user_id: int, role: Role | str, *, keep_an_admin: bool = False) -> User:
         """Change a role. With ``keep_an_admin`` the last admin cannot be demoted, checked

@@ -19,6 +19,7 @@ from sqlalchemy import event
 
 from memoryd import Memoryd
 from memoryd.extraction.scheduler import due_pairs, pending_summary
+from memoryd.storage import run_retention
 from memoryd.storage.database import Database
 from memoryd.storage.repository import Repository
 from memoryd.storage.tables import metadata
@@ -99,3 +100,11 @@ def test_deleting_a_workspace_reads_by_workspace_index(populated: Memoryd) -> No
     chats_plan = next(p for p in plans if "chats" in p)
     assert "ix_memories_workspace_id" in memories_plan, memories_plan
     assert "ix_chats_workspace_id" in chats_plan, chats_plan
+
+
+def test_pruning_run_history_reads_the_start_and_newest_run_indexes(populated: Memoryd) -> None:
+    cutoff = populated.clock() - timedelta(days=90)
+    plans = query_plans(populated.db, lambda repo: run_retention.prune(repo.conn, cutoff))
+    assert len(plans) == 1
+    assert "ix_extraction_runs_started_at" in plans[0], plans[0]
+    assert "ix_extraction_last_runs_run_id" in plans[0], plans[0]

@@ -15,16 +15,18 @@ from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
+from croniter import croniter
 from procrastinate import App
 from procrastinate.exceptions import AlreadyEnqueued
 from sqlalchemy import text
 
 from memoryd import Memoryd
 from memoryd.extraction.sentences import memory_form
-from memoryd.scale.tasks import EXTRACT_TASK, QUEUE, make_app, pair_lock
+from memoryd.scale.tasks import EXTRACT_TASK, PRUNE_TASK, QUEUE, make_app, pair_lock
 from memoryd.scale.worker import install_schema
 from memoryd.testing import FakeOpenAIServer
 from memoryd.testing.echo_extraction import EchoExtractor
+from support.extraction import run_ids, stored_run
 from support.scale import (
     WorkerProcess,
     Workers,
@@ -186,3 +188,25 @@ def test_periodic_sweep_queues_due_pairs_and_obeys_the_switch(
         pg_md.set_setting("memory_auto_extraction", True)
         wait_for(lambda: unprocessed(pg_md, pairs) == 0, 90, "the sweep to queue the pairs")
     assert_one_memory_per_chat(pg_md, pairs, chats=4)
+
+
+def test_an_hourly_job_prunes_old_run_history(pg_md: Memoryd, queue: App, workers: Workers) -> None:
+    [prune] = [
+        p for p in queue.periodic_registry.periodic_tasks.values() if p.task.name == PRUNE_TASK
+    ]
+    ticks = croniter(prune.cron)
+    assert ticks.get_next(float) + 3600 == ticks.get_next(float)  # one job an hour, fleet-wide
+    ana = pg_md.create_user("ana")
+    pg_md.create_workspace("lab")
+    old = stored_run(pg_md, pg_md.clock() - timedelta(days=200))
+    newest = stored_run(pg_md, pg_md.clock() - timedelta(days=150), [(ana.id, "lab")])
+    running = stored_run(pg_md, pg_md.clock() - timedelta(days=150), finished=False)
+    with FakeOpenAIServer() as llm:
+        workers.start(pg_md.url, llm.base_url, name="pruner")
+        wait_for(lambda: live_workers(pg_md) == 1, 60, "the worker to start")
+        # what procrastinate's periodic deferrer does at the hour's tick
+        queue.configure_task(PRUNE_TASK, queue=QUEUE).defer(timestamp=0)
+        wait_for(lambda: old not in run_ids(pg_md), 60, "the prune job")
+        wait_for(lambda: jobs(pg_md, "todo", "doing") == 0, 60, "the queue to drain")
+    assert {newest, running} <= run_ids(pg_md)
+    assert jobs(pg_md, "failed") == 0

@@ -1,6 +1,7 @@
 """Helpers for extraction tests: a hand-moved clock, settings pointing at the scripted
-OpenAI-compatible server, and builders of scripted replies: the Observer answers with
-user sentence numbers, the Reflector with a verdict per pair."""
+OpenAI-compatible server, builders of scripted replies (the Observer answers with
+user sentence numbers, the Reflector with a verdict per pair), and runs stored at a
+chosen time for the run-history retention tests."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from memoryd import Memoryd
 from memoryd.config import MemorydSettings
 from memoryd.domain.rules import DEFAULT_LIMITS, Limits
 from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.extraction.runs import Run, finish_run, new_run_id, start_run
 from memoryd.testing import FakeOpenAIServer, Reply
 
 START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
@@ -85,3 +87,25 @@ def chat(
     others are thanks, which hold no candidate sentence."""
     for n in range(count):
         md.record_chat(user_id, workspace, text if n == 0 else FILLER, "Noted.")
+
+
+def stored_run(
+    md: Memoryd,
+    started: datetime,
+    pairs: Sequence[tuple[int, str]] = (),
+    *,
+    finished: bool = True,
+) -> str:
+    """A run stored through the real start/finish path, started at ``started`` and
+    having processed ``pairs`` ((user id, workspace slug)); ``finished=False`` leaves it
+    in progress. Returns its id."""
+    run = start_run(md.db, Run(id=new_run_id(), trigger="scheduler", started_at=started))
+    if finished:
+        run.pairs = [{"user_id": uid, "workspace": slug, "status": "ok"} for uid, slug in pairs]
+        finish_run(md.db, run, started + timedelta(minutes=1))
+    return run.id
+
+
+def run_ids(md: Memoryd) -> set[str]:
+    """The ids of every stored run."""
+    return {r.id for r in md.extraction_runs(limit=10_000)}

@@ -11,7 +11,7 @@ import typer
 from memoryd.cli import chats, db, evaluate, memories, settings, users, workspaces
 from memoryd.cli.common import MemorydGroup, root_options
 from memoryd.cli.context import context
-from memoryd.cli.extract import extract, runs
+from memoryd.cli.extract import extract, runs_app
 from memoryd.cli.mcp import mcp
 from memoryd.cli.serve import apikey_app, passwd, serve
 from memoryd.cli.transfer import export, import_
@@ -31,7 +31,7 @@ app.add_typer(workspaces.app, name="workspaces")
 app.add_typer(memories.app, name="memories")
 app.command("context")(context)
 app.command("extract")(extract)
-app.command("runs")(runs)
+app.add_typer(runs_app, name="runs")
 app.command("export")(export)
 app.command("import")(import_)
 app.add_typer(settings.app, name="settings")

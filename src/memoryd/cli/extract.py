@@ -4,7 +4,7 @@
 background scheduler, printing one progress line per pair on stderr (``--dry-run`` prints
 every change and dropped fact instead, and records no run); ``runs`` shows the run
 history, one run in detail (each pair's outcome and every error), and the parked pairs
-waiting for a retry by hand.
+waiting for a retry by hand; ``runs prune`` deletes old history now.
 """
 
 from __future__ import annotations
@@ -160,7 +160,15 @@ def _run_summary(run: Run) -> str:
     )
 
 
+runs_app = typer.Typer(
+    invoke_without_command=True, no_args_is_help=False, subcommand_metavar="[COMMAND]"
+)
+LISTING_OPTIONS = ("limit", "run_id", "parked")
+
+
+@runs_app.callback()
 def runs(
+    ctx: typer.Context,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many runs.")] = 20,
     run_id: Annotated[
         str | None,
@@ -172,7 +180,19 @@ def runs(
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Extraction run history (newest first), one run in detail, or failing pairs."""
+    """Extraction run history (newest first), one run in detail, or failing pairs.
+
+    Runs older than the run_retention_days setting are deleted by themselves, hourly.
+    """
+    if ctx.invoked_subcommand is not None:
+        sources = [ctx.get_parameter_source(n) for n in LISTING_OPTIONS]
+        if any(s is not None and s.name == "COMMANDLINE" for s in sources):
+            raise InvalidInput(
+                f"--limit, --run and --parked list runs; give them without "
+                f"`{ctx.invoked_subcommand}`"
+            )
+        ctx.obj = {"db": db, "as_json": as_json}
+        return
     with open_memoryd(db) as md:
         if parked:
             failures = md.extraction_failures()
@@ -217,6 +237,49 @@ def runs(
         return
     out = console()
     out.print(_runs_table(history, out.width))
+
+
+@runs_app.command("prune")
+def prune(
+    ctx: typer.Context,
+    older_than: Annotated[
+        int | None,
+        typer.Option(
+            "--older-than",
+            metavar="DAYS",
+            help="Delete runs started more than DAYS ago (default: the run_retention_days "
+            "setting).",
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Count what would be deleted; delete nothing.")
+    ] = False,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Delete old extraction run history now (it is also deleted by itself, hourly).
+
+    Runs in progress and each user and workspace's newest run are kept, however old.
+    """
+    parent = ctx.obj if isinstance(ctx.obj, dict) else {}
+    with open_memoryd(db or parent.get("db")) as md:
+        done = md.prune_runs(older_than, dry_run=dry_run)
+    if as_json or parent.get("as_json"):
+        emit_json(done.to_dict())
+    elif done.cutoff is None:
+        echo(
+            "run_retention_days is 0, so every run is kept: nothing removed "
+            "(give --older-than DAYS to prune anyway)"
+        )
+    else:
+        verb = "would remove" if dry_run else "removed"
+        tables = ", ".join(f"{n} from {table}" for table, n in done.rows.items())
+        echo(
+            f"{verb} {done.total} row(s) ({tables}): finished runs started before "
+            f"{done.cutoff:%Y-%m-%d %H:%M} UTC (older than {done.days} days); runs in "
+            "progress and each user and workspace's newest run are kept"
+            + ("; dry run, nothing was deleted" if dry_run else "")
+        )
 
 
 # Narrower terminals get fewer columns (``--run ID`` and ``--json`` have everything), so

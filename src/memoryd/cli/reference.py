@@ -95,9 +95,14 @@ def _argument_name(param: Any) -> str:
     return name.strip("[]")
 
 
+def _options(command: Any) -> list[Any]:
+    return [p for p in command.params if isinstance(p, TyperOption) and not p.hidden]
+
+
 def _usage(path: tuple[str, ...], command: Any) -> str:
     if isinstance(command, TyperGroup):
-        return f"{' '.join(path)} COMMAND [ARGS]..."
+        options = " [OPTIONS]" if _options(command) else ""
+        return f"{' '.join(path)}{options} {command.subcommand_metavar}"
     pieces = [" ".join(path)]
     if any(isinstance(p, TyperOption) for p in command.params):
         pieces.append("[OPTIONS]")
@@ -120,10 +125,12 @@ def _section(path: tuple[str, ...], command: Any) -> list[str]:
         for name, sub in _children(command, path):
             short = _cell(sub.get_short_help_str(limit=200))
             lines.append(f"| [`{title} {name}`](#{_anchor((*path, name))}) | {short} |")
-        return [*lines, ""]
+        lines.append("")
+        if not _options(command):  # a group that also runs by itself has options
+            return lines
     ctx = typer.Context(command, info_name=path[-1])
     arguments = [p for p in command.params if isinstance(p, TyperArgument)]
-    options = [p for p in command.params if isinstance(p, TyperOption) and not p.hidden]
+    options = _options(command)
     if arguments:
         lines += ["| argument | value | description |", "|---|---|---|"]
         for arg in arguments:

@@ -59,6 +59,19 @@ class Workspace:
 
 
 @dataclass(frozen=True)
+class UserSummary:
+    """A user as an admin's overview lists them: memory counts, usable workspaces and
+    their own choices."""
+
+    user: User
+    global_memories: int
+    workspace_memories: int  # in all workspaces together
+    workspaces: tuple[str, ...]  # the slugs they may use (every workspace, for an admin)
+    learn_from_chats: bool
+    memory_review: str | None  # their own review mode; None follows the instance setting
+
+
+@dataclass(frozen=True)
 class Actor:
     """Who is making a change, recorded in the audit log."""
 

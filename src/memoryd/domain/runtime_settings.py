@@ -173,6 +173,31 @@ EXPIRED_GRACE_DAYS = define(
 )
 
 
+MAX_RETENTION_DAYS = 3650
+
+
+def parse_retention_days(value: object) -> int:
+    """Days of extraction run history to keep: 0 (keep forever) to ten years."""
+    try:
+        return parse_count(value, low=0, high=MAX_RETENTION_DAYS)
+    except InvalidInput:
+        raise InvalidInput(
+            f"run_retention_days: expected a number of days from 0 (keep every run) to "
+            f"{MAX_RETENTION_DAYS}, got {value!r}"
+        ) from None
+
+
+RUN_RETENTION_DAYS = define(
+    SettingSpec(
+        "run_retention_days",
+        90,
+        parse_retention_days,
+        "Days the extraction run history is kept: older finished runs are deleted about "
+        "once an hour, except each user and workspace's newest run; 0 keeps every run.",
+    )
+)
+
+
 def spec_for(key: str) -> SettingSpec:
     try:
         return SETTINGS[key]

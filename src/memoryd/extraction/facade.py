@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, cast, overload
 if TYPE_CHECKING:
     from memoryd.extraction.deps import ExtractionDeps
     from memoryd.extraction.pipeline import PairResult
+    from memoryd.extraction.retention import RunPrune
     from memoryd.extraction.runs import Run
     from memoryd.extraction.scheduler import (
         ExtractionScheduler,
@@ -96,6 +97,15 @@ class ExtractionFacade:
         from memoryd.extraction.runs import find_run
 
         return find_run(self._deps().db, run_id)
+
+    def prune_runs(self, older_than_days: int | None = None, *, dry_run: bool = False) -> RunPrune:
+        """Delete finished runs started more than ``older_than_days`` ago (default: the
+        ``run_retention_days`` setting; 0 there keeps every run), keeping each user and
+        workspace's newest run; ``dry_run`` only counts them."""
+        from memoryd.extraction.retention import prune_runs
+
+        deps = self._deps()
+        return prune_runs(deps.db, deps.clock(), older_than_days, dry_run=dry_run)
 
     def extraction_failures(self, *, parked_only: bool = False) -> list[dict[str, Any]]:
         """Pairs whose batch failed (attempts, next try, parked, last error)."""

@@ -4,6 +4,8 @@ A run is one pass of extraction (scheduled, manual or from the CLI) with its cou
 errors. A pair's state says how often its current batch failed, when it may be tried
 again, and whether it is parked (given up on until someone retries it by hand).
 Functions that must share the apply transaction take that transaction's connection.
+Finishing a run also records it as the newest run of each pair it processed, which
+retention (``memoryd.extraction.retention``) never deletes.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from sqlalchemy.engine import Connection
 
 from memoryd.domain.errors import InvalidInput, NotFound
 from memoryd.storage.database import Database
+from memoryd.storage.run_retention import record_last_runs
 from memoryd.storage.tables import extraction_pairs, extraction_runs, users, workspaces
 
 MAX_BACKOFF = timedelta(days=1)
@@ -99,6 +102,7 @@ def finish_run(db: Database, run: Run, now: datetime) -> Run:
         repo.conn.execute(
             update(extraction_runs).where(extraction_runs.c.id == run.id).values(**values)
         )
+        record_last_runs(repo.conn, run.id, run.started_at, run.pairs)
     return run
 
 

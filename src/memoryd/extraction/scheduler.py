@@ -5,7 +5,8 @@ messages, its newest chat is older than the idle threshold, and it is neither wa
 a backoff nor parked. ``due_pairs`` is the single SQL query that decides this (it reads
 the partial index ``ix_chats_unprocessed``). ``run_extraction`` processes pairs with
 ``process_pair`` and stores the run's history; ``ExtractionScheduler`` repeats it every
-``MEMORY_EXTRACTION_INTERVAL`` in a daemon thread, obeying the run-time switches.
+``MEMORY_EXTRACTION_INTERVAL`` in a daemon thread, obeying the run-time switches, and
+on its ticks purges expired memories and (at most once an hour) old run history.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from memoryd.domain.errors import InvalidInput
 from memoryd.extraction.deps import ExtractionDeps, current_settings
 from memoryd.extraction.interval import parse_interval
 from memoryd.extraction.pipeline import ExtractionConfig, PairResult, process_pair
+from memoryd.extraction.retention import PruneTimer
 from memoryd.extraction.runs import Run, finish_run, new_run_id, start_run
 from memoryd.llm.base import LLMProvider
 from memoryd.storage.tables import CHAT_UNPROCESSED, chats, extraction_pairs, workspaces
@@ -253,6 +255,8 @@ class ExtractionScheduler:
 
     ``tick()`` is one scheduled run (skipped while ``memory_enabled`` or
     ``memory_auto_extraction`` is off); ``start()``/``stop()`` run ticks in the background.
+    Every tick first purges expired memories and, at most once an hour, prunes run
+    history older than ``run_retention_days`` (both whatever the switches say).
     ``ticks`` counts the ticks finished so far, whether they ran, were skipped or failed;
     ``wait_for_ticks`` waits for a number of them (to watch the loop without sleeping).
     """
@@ -273,6 +277,7 @@ class ExtractionScheduler:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.last_run: Run | None = None
+        self.retention = PruneTimer()
         self.ticks = 0
         self._ticked = threading.Condition()
 
@@ -303,6 +308,7 @@ class ExtractionScheduler:
                 purge()
             except Exception:  # the purge is retried next tick; extraction still runs
                 log.exception("purging expired memories failed")
+        self.retention.maybe_prune(self.md.db, self.clock())
         if not self.enabled():
             log.info("extraction skipped: memory_enabled or memory_auto_extraction is off")
             return None

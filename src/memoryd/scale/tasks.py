@@ -12,6 +12,9 @@ scheduler uses, with its backoff and parking of failing batches (R9). The chats 
 batch are flagged processed in the transaction that applies it, so a worker that dies
 mid-batch leaves them unprocessed; ``recover`` finds its job from the missing worker
 heartbeat and puts it back in the queue for another worker.
+
+``prune_runs`` runs once an hour (one job for the whole fleet: procrastinate defers a
+periodic task once per tick) and deletes run history older than ``run_retention_days``.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 
 from memoryd.domain import runtime_settings
 from memoryd.domain.errors import MemorydError
+from memoryd.extraction import retention
 from memoryd.extraction.pipeline import ExtractionConfig
 from memoryd.extraction.runs import get_pair_state
 from memoryd.extraction.scheduler import DuePair, due_pairs, run_extraction
@@ -46,6 +50,8 @@ QUEUE = "memoryd"
 SWEEP_TASK = "memoryd.sweep"
 EXTRACT_TASK = "memoryd.extract_pair"
 RECOVER_TASK = "memoryd.recover"
+PRUNE_TASK = "memoryd.prune_runs"
+PRUNE_CRON = "7 * * * *"  # hourly, off the top of the hour when sweeps pile up
 # A database outage inside a job: wait and retry while holding the pair's lock.
 DB_RETRY_DELAYS = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
 T = TypeVar("T")
@@ -88,7 +94,7 @@ def libpq_conninfo(database_url: str) -> str:
 
 
 def make_app(database_url: str, *, interval: timedelta, recover_seconds: int = 10) -> App:
-    """The procrastinate app over memoryd's database, with memoryd's three tasks."""
+    """The procrastinate app over memoryd's database, with memoryd's four tasks."""
     if recover_seconds not in SECOND_STEPS:
         raise ValueError(f"recover_seconds must divide a minute, one of {SECOND_STEPS}")
     connector = PsycopgConnector(conninfo=libpq_conninfo(database_url), min_size=1, max_size=4)
@@ -107,6 +113,10 @@ def make_app(database_url: str, *, interval: timedelta, recover_seconds: int = 1
         queueing_lock=RECOVER_TASK,
     )(recover)
     app.periodic(cron=f"* * * * * */{recover_seconds}", periodic_id="recover")(recover_task)
+    prune_task = app.task(
+        name=PRUNE_TASK, queue=QUEUE, pass_context=True, lock=PRUNE_TASK, queueing_lock=PRUNE_TASK
+    )(prune_runs)
+    app.periodic(cron=PRUNE_CRON, periodic_id="prune_runs")(prune_task)
     return app
 
 
@@ -178,6 +188,15 @@ def sweep(context: JobContext, timestamp: int) -> None:
     except Exception:  # the next sweep retries; extraction must not wait for it
         log.exception("purging expired memories failed")
     sweep_now(md, context.app)
+
+
+def prune_runs(context: JobContext, timestamp: int) -> None:
+    """The hourly task: delete extraction runs older than ``run_retention_days`` (never
+    one in progress, nor a pair's newest run)."""
+    md = _memoryd(context)
+    done = retention.prune_runs(md.db, md.clock())
+    if done.total:
+        log.info("deleted %d extraction runs older than %d days", done.total, done.days)
 
 
 def _provider(context: JobContext, md: Memoryd) -> LLMProvider:

@@ -34,6 +34,7 @@ from memoryd.domain.models import (
     Role,
     Scope,
     User,
+    UserSummary,
     Workspace,
 )
 from memoryd.storage import turn_rows
@@ -47,6 +48,7 @@ from memoryd.storage.tables import (
     memories,
     memory_suggestions,
     settings,
+    user_workspaces,
     users,
     workspaces,
 )
@@ -132,6 +134,42 @@ class Repository:
     def list_users(self) -> list[User]:
         rows = self.conn.execute(select(users).order_by(users.c.id))
         return [User(r.id, r.name, Role(r.role)) for r in rows]
+
+    def user_summaries(self) -> list[UserSummary]:
+        """Every user with memory counts, usable workspaces and own choices, by id: four
+        queries whatever the number of users."""
+        rows = self.conn.execute(select(users).order_by(users.c.id)).all()
+        on_global: dict[int, int] = {}
+        elsewhere: dict[int, int] = {}
+        per_scope = select(memories.c.user_id, memories.c.scope, func.count()).group_by(
+            memories.c.user_id, memories.c.scope
+        )
+        for user_id, scope, count in self.conn.execute(per_scope):
+            tally = on_global if scope == Scope.GLOBAL.value else elsewhere
+            tally[int(user_id)] = tally.get(int(user_id), 0) + int(count)
+        joined: dict[int, list[str]] = {}
+        membership = (
+            select(user_workspaces.c.user_id, workspaces.c.slug)
+            .select_from(user_workspaces.join(workspaces))
+            .order_by(workspaces.c.slug)
+        )
+        for user_id, slug in self.conn.execute(membership):
+            joined.setdefault(int(user_id), []).append(str(slug))
+        every: list[str] = []
+        if any(r.role == Role.ADMIN.value for r in rows):  # admins may use every workspace
+            slugs = self.conn.execute(select(workspaces.c.slug).order_by(workspaces.c.slug))
+            every = [str(slug) for slug in slugs.scalars()]
+        return [
+            UserSummary(
+                user=User(r.id, r.name, Role(r.role)),
+                global_memories=on_global.get(r.id, 0),
+                workspace_memories=elsewhere.get(r.id, 0),
+                workspaces=tuple(every if r.role == Role.ADMIN.value else joined.get(r.id, [])),
+                learn_from_chats=bool(r.learn_from_chats),
+                memory_review=None if r.memory_review is None else str(r.memory_review),
+            )
+            for r in rows
+        ]
 
     def set_user_role(self, user_id: int, role: Role) -> None:
         self.conn.execute(update(users).where(users.c.id == user_id).values(role=role.value))

@@ -259,6 +259,24 @@ extraction_pairs = Table(
     Column("updated_at", UTCDateTime, nullable=False),
 )
 
+# Each (user, workspace) pair's newest finished run that processed it (0011): the run
+# history's retention (memoryd.storage.run_retention) never deletes these runs.
+extraction_last_runs = Table(
+    "extraction_last_runs",
+    metadata,
+    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
+    Column(
+        "workspace_id",
+        Integer,
+        ForeignKey("workspaces.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    Column("run_id", String(32), nullable=False),
+    Column("started_at", UTCDateTime, nullable=False),
+    Index("ix_extraction_last_runs_run_id", "run_id"),
+    Index("ix_extraction_last_runs_workspace_id", "workspace_id"),
+)
+
 # Authentication and workspace membership (the server, issue 4) ------------------------
 user_credentials = Table(
     "user_credentials",

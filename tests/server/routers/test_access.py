@@ -345,6 +345,8 @@ BAD_BODIES: list[tuple[str, str, Any]] = [
     ("PATCH", "/api/v1/settings", {"no_such_setting": True}),
     ("PATCH", "/api/v1/settings", {"memory_enabled": False, "no_such_setting": True}),
     ("PATCH", "/api/v1/settings", {}),
+    ("PATCH", "/api/v1/settings", {"run_retention_days": -1}),
+    ("PATCH", "/api/v1/settings", {"run_retention_days": "forever"}),
     ("PUT", "/api/v1/workspaces/alpha/members/999", None),
     ("PUT", "/api/v1/workspaces/nowhere/members/{alice}", None),
     ("DELETE", "/api/v1/workspaces/gamma/members/{alice}", None),

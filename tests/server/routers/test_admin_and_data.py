@@ -83,6 +83,18 @@ def test_settings_read_and_changed_by_admin_take_effect(world: World) -> None:
     assert "extraction_provider" in world.call("admin", "GET", "/api/v1/settings/schema").json()
 
 
+def test_run_retention_setting_over_the_api(world: World) -> None:
+    schema = world.call("admin", "GET", "/api/v1/settings/schema").json()
+    assert schema["run_retention_days"]["default"] == 90
+    changed = world.call("admin", "PATCH", "/api/v1/settings", json={"run_retention_days": 30})
+    assert (changed.status_code, changed.json()["run_retention_days"]) == (200, 30)
+    refused = world.call("admin", "PATCH", "/api/v1/settings", json={"run_retention_days": 9999})
+    assert refused.status_code == 422
+    message = refused.json()["error"]["message"]
+    assert message.startswith("run_retention_days: expected a number of days from 0")
+    assert world.md.get_settings()["run_retention_days"] == 30
+
+
 def test_context_chooses_top_five_and_builds_the_system_prompt(world: World) -> None:
     alice = world.ids["alice"]
     world.md.add_memory(alice, "Alice is a nurse")

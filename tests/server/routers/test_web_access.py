@@ -390,7 +390,7 @@ FIELD_NAMES = [
     "content", "workspace", "scope", "user_id", "name", "password", "current_password",
     "new_password", "slug", "memory_enabled", "memory_auto_extraction", "extraction_provider",
     "admin", "next", "role", "draft_field", "expires_at", "expires_was", "memory_review",
-    "expired_grace_days",
+    "expired_grace_days", "run_retention_days",
 ]  # fmt: skip
 FORM_PATHS = sorted({c.path for c in FORM_CASES})
 

@@ -184,10 +184,12 @@ def test_admin_sets_review_and_reads_a_users_memory_detail(live_world: Live, pag
     page.get_by_role("tab", name="Settings").click()
     page.get_by_label("Ask users before extraction changes memories").select_option("updates")
     page.get_by_label("Days an expired memory is kept before it is deleted").fill("7")
+    page.get_by_label("Days extraction runs are kept").fill("30")
     page.get_by_role("button", name="Save settings").click()
     page.wait_for_selector("text=Settings saved.")
     settings = world.md.get_settings()
     assert (settings["memory_review"], settings["expired_grace_days"]) == ("updates", 7)
+    assert settings["run_retention_days"] == 30
     page.goto(f"{live.url}/admin?tab=memories&user={bob}")
     section = page.get_by_role("tabpanel", name="Memories")
     check_page(page)

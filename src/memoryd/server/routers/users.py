@@ -13,7 +13,7 @@ from fastapi import APIRouter, Path, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from memoryd.domain.errors import AlreadyExists, InvalidInput
-from memoryd.domain.models import Scope, User
+from memoryd.domain.models import User
 from memoryd.server.auth import ApiKey, validate_password
 from memoryd.server.deps import (
     AdminUser,
@@ -161,21 +161,17 @@ def remove_user(state: ServerState, admin: User, user_id: int) -> User:
 
 def users_overview(state: ServerState) -> list[UserOverview]:
     """Every user with their role, memory counts, workspaces and own choices (admin)."""
-    rows = []
-    for user in state.md.list_users():
-        memories = state.md.list_memories(user.id)
-        global_count = sum(1 for m in memories if m.scope is Scope.GLOBAL)
-        rows.append(
-            UserOverview(
-                **UserOut.of(user).model_dump(),
-                global_memories=global_count,
-                workspace_memories=len(memories) - global_count,
-                workspaces=[w.slug for w in state.auth.workspaces_of(user)],
-                learn_from_chats=state.md.learns_from_chats(user.id),
-                memory_review=cast(ReviewChoice, state.md.review_preference(user.id) or "default"),
-            )
+    return [
+        UserOverview(
+            **UserOut.of(row.user).model_dump(),
+            global_memories=row.global_memories,
+            workspace_memories=row.workspace_memories,
+            workspaces=list(row.workspaces),
+            learn_from_chats=row.learn_from_chats,
+            memory_review=cast(ReviewChoice, row.memory_review or "default"),
         )
-    return rows
+        for row in state.md.user_summaries()
+    ]
 
 
 @router.get(

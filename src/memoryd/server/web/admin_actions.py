@@ -49,7 +49,12 @@ async def save_settings(request: Request, state: State) -> Response:
             "memory_enabled": form.get("memory_enabled") is not None,
             "memory_auto_extraction": form.get("memory_auto_extraction") is not None,
         }
-        for key in ("extraction_provider", "memory_review", "expired_grace_days"):
+        for key in (
+            "extraction_provider",
+            "memory_review",
+            "expired_grace_days",
+            "run_retention_days",
+        ):
             if key in form:
                 changes[key] = field_text(form, key)
         parsed = {k: state.md.parse_setting(k, v) for k, v in changes.items()}
