@@ -146,7 +146,9 @@ def test_scheduler_prunes_by_itself_at_most_once_an_hour(rmd: Memoryd, clock: Cl
     assert second not in run_ids(rmd)
 
 
-def test_the_schedulers_own_runs_go_once_older_than_the_retention(rmd: Memoryd, clock: Clock) -> None:
+def test_the_schedulers_own_runs_go_once_older_than_the_retention(
+    rmd: Memoryd, clock: Clock
+) -> None:
     scheduler = ExtractionScheduler(rmd, interval="10min", clock=clock)
     made = scheduler.tick()
     assert made is not None
