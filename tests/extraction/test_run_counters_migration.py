@@ -4,33 +4,17 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from importlib import resources
 
-from alembic.config import Config
-from alembic.script import ScriptDirectory
 from sqlalchemy import text
 
 from memoryd.extraction.runs import list_runs
 from memoryd.storage import Database
-
-
-def revision_before_run_details() -> str:
-    """The revision the run-details migration starts from (found, not hard-coded)."""
-    cfg = Config()
-    cfg.set_main_option(
-        "script_location", str(resources.files("memoryd") / "storage" / "migrations")
-    )
-    for script in ScriptDirectory.from_config(cfg).walk_revisions():
-        if script.path.endswith("_run_details.py"):
-            down = script.down_revision
-            assert isinstance(down, str)
-            return down
-    raise AssertionError("no run-details migration")
+from support.databases import revision_before
 
 
 def test_old_runs_get_counters_and_no_pairs(db_url: str) -> None:
     db = Database.open(db_url, migrate=False)
-    db.upgrade(revision_before_run_details())
+    db.upgrade(revision_before("_run_details.py"))
     errors = [
         {"kind": "item", "user_id": 1, "workspace": "lab", "error": "sentence 9: invented"},
         {"kind": "item", "user_id": 1, "workspace": "lab", "error": "sentence 8: invented"},

@@ -21,6 +21,7 @@ from memoryd.extraction.scheduler import ExtractionScheduler
 from memoryd.storage import Database
 from memoryd.storage.run_retention import last_runs
 from memoryd.testing import FakeOpenAIServer
+from support.databases import revision_before
 from support.extraction import START, Clock, make_md, run_ids, stored_run
 
 DAY = timedelta(days=1)
@@ -161,27 +162,9 @@ def test_the_schedulers_own_runs_go_once_older_than_the_retention(
 
 
 # the migration that finds each pair's newest run in existing history -------------------
-def revision_before_retention() -> str:
-    from importlib import resources
-
-    from alembic.config import Config
-    from alembic.script import ScriptDirectory
-
-    cfg = Config()
-    cfg.set_main_option(
-        "script_location", str(resources.files("memoryd") / "storage" / "migrations")
-    )
-    for script in ScriptDirectory.from_config(cfg).walk_revisions():
-        if script.path.endswith("_run_retention.py"):
-            down = script.down_revision
-            assert isinstance(down, str)
-            return down
-    raise AssertionError("no run-retention migration")
-
-
 def test_migration_finds_each_pairs_newest_run_in_old_history(db_url: str) -> None:
     db = Database.open(db_url, migrate=False)
-    db.upgrade(revision_before_retention())
+    db.upgrade(revision_before("_run_retention.py"))
     insert_run = text(
         "INSERT INTO extraction_runs (id, trigger, dry_run, started_at, finished_at, status, "
         "pairs_seen, pairs_processed, pairs_skipped, skipped_reasons, memories_created, "
