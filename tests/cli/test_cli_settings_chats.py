@@ -29,6 +29,13 @@ def test_unknown_setting_and_bad_value_exit_2(cli: Cli) -> None:
     assert cli.json("settings", "get", "memory_enabled") == {"memory_enabled": True}
 
 
+def test_a_negative_number_is_refused_as_a_value_not_taken_for_an_option(cli: Cli) -> None:
+    said = cli.fails("settings", "set", "run_retention_days", "-3")
+    assert "run_retention_days: expected a number of days" in said and "'-3'" in said
+    assert cli.json("settings", "get", "run_retention_days") == {"run_retention_days": 90}
+    assert cli.json("settings", "set", "run_retention_days", "30") == {"run_retention_days": 30}
+
+
 def test_chats_add_and_list(cli: Cli, alice: str) -> None:
     first = cli.json(
         "chats",

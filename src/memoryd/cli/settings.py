@@ -64,7 +64,8 @@ def get(
     console().print(table)
 
 
-@app.command("set")
+# A negative number is a value to refuse with the setting's own message, not an option.
+@app.command("set", context_settings={"ignore_unknown_options": True})
 def set_(
     key: KeyArgument,
     value: Annotated[str, typer.Argument(metavar="VALUE", help="The new value (e.g. on/off).")],
