@@ -104,7 +104,13 @@ def test_deleting_a_workspace_reads_by_workspace_index(populated: Memoryd) -> No
 
 def test_pruning_run_history_reads_the_start_and_newest_run_indexes(populated: Memoryd) -> None:
     cutoff = populated.clock() - timedelta(days=90)
-    plans = query_plans(populated.db, lambda repo: run_retention.prune(repo.conn, cutoff))
+    now = populated.clock()
+    plans = query_plans(
+        populated.db,
+        lambda repo: run_retention.prune(
+            repo.conn, cutoff, now=now, legacy_stale=timedelta(minutes=15)
+        ),
+    )
     assert len(plans) == 1
     assert "ix_extraction_runs_started_at" in plans[0], plans[0]
     assert "ix_extraction_last_runs_run_id" in plans[0], plans[0]

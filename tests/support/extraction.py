@@ -14,7 +14,14 @@ from memoryd import Memoryd
 from memoryd.config import MemorydSettings
 from memoryd.domain.rules import DEFAULT_LIMITS, Limits
 from memoryd.embedding.minilm import MiniLMEmbedder
-from memoryd.extraction.runs import Run, finish_run, new_run_id, start_run
+from memoryd.extraction.runs import (
+    Heartbeat,
+    Run,
+    finish_run,
+    new_run_id,
+    stale_after,
+    start_run,
+)
 from memoryd.testing import FakeOpenAIServer, Reply
 
 START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
@@ -95,14 +102,21 @@ def stored_run(
     pairs: Sequence[tuple[int, str]] = (),
     *,
     finished: bool = True,
+    last_beat: datetime | None = None,
 ) -> str:
     """A run stored through the real start/finish path, started at ``started`` and
     having processed ``pairs`` ((user id, workspace slug)); ``finished=False`` leaves it
-    in progress. Returns its id."""
-    run = start_run(md.db, Run(id=new_run_id(), trigger="scheduler", started_at=started))
+    in progress, its last heartbeat at ``last_beat`` (default: the clock's now, so it is
+    alive). Returns its id."""
+    stale = stale_after(md.settings.llm_timeout)
+    run = Run(id=new_run_id(), trigger="scheduler", started_at=started)
+    start_run(md.db, run, stale)
     if finished:
         run.pairs = [{"user_id": uid, "workspace": slug, "status": "ok"} for uid, slug in pairs]
         finish_run(md.db, run, started + timedelta(minutes=1))
+    else:
+        beat_at = last_beat or md.clock()
+        Heartbeat(md.db, run, lambda: beat_at, stale).beat()
     return run.id
 
 

@@ -157,6 +157,7 @@ def _run_summary(run: Run) -> str:
         f"{run.prompt_tokens}+{run.completion_tokens} tokens; status {run.status} "
         f"({run.pairs_failed} pair(s) failed, {run.facts_dropped} fact(s) dropped, "
         f"{run.facts_not_stored} not stored)"
+        + (f"\ninterrupted: {run.status_note}" if run.status_note else "")
     )
 
 
@@ -182,6 +183,8 @@ def runs(
 ) -> None:
     """Extraction run history (newest first), one run in detail, or failing pairs.
 
+    A run's status is running, ok, errors (a pair's batch failed) or interrupted (the
+    process running it stopped before it finished; a later run extracts what it left).
     Runs older than the run_retention_days setting are deleted by themselves, hourly.
     """
     if ctx.invoked_subcommand is not None:
@@ -227,10 +230,9 @@ def runs(
         for pair in run.pairs:
             echo(_outcome_line(pair, names))
         for error in run.errors:
-            echo(
-                f"- [{error['kind']}] user {error['user_id']}/{error['workspace']}: "
-                f"{error.get('error') or error.get('change')}"
-            )
+            uid, slug = error.get("user_id"), error.get("workspace")
+            where = "run" if uid is None and slug is None else f"user {uid}/{slug}"
+            echo(f"- [{error['kind']}] {where}: {error.get('error') or error.get('change')}")
         return
     if as_json:
         emit_json([r.to_dict() for r in history])
@@ -259,7 +261,8 @@ def prune(
 ) -> None:
     """Delete old extraction run history now (it is also deleted by itself, hourly).
 
-    Runs in progress and each user and workspace's newest run are kept, however old.
+    Finished and interrupted runs go; runs in progress and each user and workspace's
+    newest run are kept, however old.
     """
     parent = ctx.obj if isinstance(ctx.obj, dict) else {}
     with open_memoryd(db or parent.get("db")) as md:
@@ -275,8 +278,8 @@ def prune(
         verb = "would remove" if dry_run else "removed"
         tables = ", ".join(f"{n} from {table}" for table, n in done.rows.items())
         echo(
-            f"{verb} {done.total} row(s) ({tables}): finished runs started before "
-            f"{done.cutoff:%Y-%m-%d %H:%M} UTC (older than {done.days} days); runs in "
+            f"{verb} {done.total} row(s) ({tables}): finished or interrupted runs started "
+            f"before {done.cutoff:%Y-%m-%d %H:%M} UTC (older than {done.days} days); runs in "
             "progress and each user and workspace's newest run are kept"
             + ("; dry run, nothing was deleted" if dry_run else "")
         )

@@ -87,21 +87,24 @@ class ExtractionFacade:
         return results[0] if user_id is not None else run
 
     def extraction_runs(self, limit: int = 20) -> list[Run]:
-        """The latest extraction runs, newest first."""
+        """The latest extraction runs, newest first. A run whose process stopped before
+        it finished (no heartbeat for a while) has the status ``interrupted``."""
         from memoryd.extraction.runs import list_runs
 
-        return list_runs(self._deps().db, limit)
+        deps = self._deps()
+        return list_runs(deps.db, limit, now=deps.clock())
 
     def extraction_run(self, run_id: str) -> Run:
         """One run by its id, or by a unique prefix of at least 6 characters."""
         from memoryd.extraction.runs import find_run
 
-        return find_run(self._deps().db, run_id)
+        deps = self._deps()
+        return find_run(deps.db, run_id, now=deps.clock())
 
     def prune_runs(self, older_than_days: int | None = None, *, dry_run: bool = False) -> RunPrune:
-        """Delete finished runs started more than ``older_than_days`` ago (default: the
-        ``run_retention_days`` setting; 0 there keeps every run), keeping each user and
-        workspace's newest run; ``dry_run`` only counts them."""
+        """Delete finished and interrupted runs started more than ``older_than_days`` ago
+        (default: the ``run_retention_days`` setting; 0 there keeps every run), keeping
+        each user and workspace's newest run; ``dry_run`` only counts them."""
         from memoryd.extraction.retention import prune_runs
 
         deps = self._deps()

@@ -199,6 +199,7 @@ def process_pair(
     clock: Callable[[], datetime] | None = None,
     dry_run: bool = False,
     config: ExtractionConfig | None = None,
+    on_batch: Callable[[], None] | None = None,
 ) -> PairResult:
     """Extract memories from every unprocessed batch of one pair (see the module doc).
 
@@ -206,6 +207,7 @@ def process_pair(
     newer than the idle threshold) or has fewer than the minimum of unprocessed messages;
     ``force`` ignores both (and parking: it is how a parked pair is retried by hand).
     ``dry_run`` calls the LLM but writes nothing and lists the planned changes.
+    ``on_batch`` is called after each batch that went through (the run's heartbeat).
     """
     cfg = config or ExtractionConfig.from_settings(md.settings)
     now = clock or md.clock
@@ -263,6 +265,8 @@ def process_pair(
                 dry_run=dry_run,
             )
             break
+        if on_batch is not None:
+            on_batch()
         result.batches += 1
         if dry_run:
             seen.update(c.id for c in batch.chats)

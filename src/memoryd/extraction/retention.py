@@ -1,11 +1,12 @@
 """How long extraction run history is kept, and pruning it (the run-time setting
 ``run_retention_days``).
 
-``prune_runs`` deletes finished runs started more than the retention ago, keeping runs
-still in progress and each (user, workspace) pair's newest run; ``memoryd runs prune``
-calls it by hand. It also runs by itself: ``PruneTimer`` lets the in-process scheduler
-prune at most once per ``PRUNE_EVERY`` on its ticks, and the queue workers have an hourly
-periodic task (``memoryd.scale.tasks``).
+``prune_runs`` deletes finished and interrupted runs (see ``memoryd.extraction.runs``)
+started more than the retention ago, keeping runs still in progress and each (user,
+workspace) pair's newest run; ``memoryd runs prune`` calls it by hand. It also runs by
+itself: ``PruneTimer`` lets the in-process scheduler prune at most once per
+``PRUNE_EVERY`` on its ticks, and the queue workers have an hourly periodic task
+(``memoryd.scale.tasks``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from datetime import datetime, timedelta
 
 from memoryd.domain import runtime_settings
 from memoryd.domain.errors import InvalidInput
+from memoryd.extraction.runs import STALE_FLOOR
 from memoryd.storage import run_retention
 from memoryd.storage.database import Database
 
@@ -60,9 +62,9 @@ def check_days(value: object) -> int:
 def prune_runs(
     db: Database, now: datetime, older_than_days: int | None = None, *, dry_run: bool = False
 ) -> RunPrune:
-    """Delete (or count, with ``dry_run``) finished runs started more than
-    ``older_than_days`` before ``now`` (default: the ``run_retention_days`` setting, whose
-    0 prunes nothing), except each pair's newest run."""
+    """Delete (or count, with ``dry_run``) finished or interrupted runs started more
+    than ``older_than_days`` before ``now`` (default: the ``run_retention_days`` setting,
+    whose 0 prunes nothing), except each pair's newest run."""
     given = None if older_than_days is None else check_days(older_than_days)
     empty = dict.fromkeys(run_retention.PRUNED_TABLES, 0)
     with db.read() if dry_run else db.write() as repo:
@@ -74,7 +76,9 @@ def prune_runs(
         if days == 0:
             return RunPrune(0, None, dry_run, empty)
         cutoff = now - timedelta(days=days)
-        rows = run_retention.prune(repo.conn, cutoff, dry_run=dry_run)
+        rows = run_retention.prune(
+            repo.conn, cutoff, now=now, legacy_stale=STALE_FLOOR, dry_run=dry_run
+        )
     return RunPrune(days, cutoff, dry_run, {**empty, **rows})
 
 

@@ -6,14 +6,22 @@ again, and whether it is parked (given up on until someone retries it by hand).
 Functions that must share the apply transaction take that transaction's connection.
 Finishing a run also records it as the newest run of each pair it processed, which
 retention (``memoryd.extraction.retention``) never deletes.
+
+A run in progress proves it is alive: ``Heartbeat`` moves its ``heartbeat_at`` and
+``alive_until`` forward as it gets through batches and pairs. A process that dies (killed,
+restarted, out of memory) cannot finish its run, so the run is read back as
+``interrupted`` once ``alive_until`` has passed -- computed when runs are read, so no
+sweeper is needed, and retention prunes it like a finished run.
 """
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections import Counter
-from dataclasses import asdict, dataclass, field
-from datetime import datetime, timedelta
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, fields
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import delete, insert, select, update
@@ -24,9 +32,24 @@ from memoryd.storage.database import Database
 from memoryd.storage.run_retention import record_last_runs
 from memoryd.storage.tables import extraction_pairs, extraction_runs, users, workspaces
 
+log = logging.getLogger("memoryd.extraction")
+
 MAX_BACKOFF = timedelta(days=1)
 MAX_STORED_ERRORS = 200
 MAX_STORED_PAIRS = 200
+
+RUNNING = "running"
+INTERRUPTED = "interrupted"
+# How long a run may go without a heartbeat before it counts as interrupted: at least
+# STALE_FLOOR, and STALE_TIMEOUTS LLM timeouts (a batch is at most four bounded calls: the
+# Observer and the Reflector, each asked once more after unusable output).
+STALE_FLOOR = timedelta(minutes=15)
+STALE_TIMEOUTS = 5
+
+
+def stale_after(llm_timeout: float) -> timedelta:
+    """The staleness bound of a run whose LLM calls time out after ``llm_timeout`` s."""
+    return max(STALE_FLOOR, timedelta(seconds=STALE_TIMEOUTS * llm_timeout))
 
 
 @dataclass
@@ -36,6 +59,9 @@ class Run:
     ``status`` is ``errors`` only when a pair's batch failed (``pairs_failed``); facts the
     pipeline refused (``facts_dropped``: invented, not about the user, secrets...) or
     could not file (``facts_not_stored``) are the pipeline doing its job, counted apart.
+    ``interrupted`` is a run that stopped before it got through its pairs: stored when an
+    exception or Ctrl-C stopped it (``errors`` says why), or read back so when the
+    process running it died (``alive_until`` passed with no heartbeat).
     ``pairs`` holds one outcome per pair processed, ``errors`` the itemised reasons.
     """
 
@@ -62,10 +88,51 @@ class Run:
     pairs_failed: int = 0
     facts_dropped: int = 0
     facts_not_stored: int = 0
+    heartbeat_at: datetime | None = None  # the run's last sign of life
+    alive_until: datetime | None = None  # past this with no heartbeat: interrupted
 
     def settle(self) -> None:
-        """Set the final status from the counters ("errors" only for a failed pair)."""
-        self.status = "errors" if self.pairs_failed else "ok"
+        """Set the final status from the counters ("errors" only for a failed pair),
+        unless the run was interrupted."""
+        if self.status != INTERRUPTED:
+            self.status = "errors" if self.pairs_failed else "ok"
+
+    def interrupt(self, exc: BaseException, where: tuple[int, str] | None) -> None:
+        """The run is stopping on ``exc`` while at pair ``where`` (None: between pairs)."""
+        self.status = INTERRUPTED
+        reason = "Ctrl-C" if isinstance(exc, KeyboardInterrupt) else f"{type(exc).__name__}"
+        if str(exc):
+            reason = f"{reason}: {exc}"
+        user_id, workspace = where if where is not None else (None, None)
+        self.errors.append(
+            {"kind": "interrupted", "user_id": user_id, "workspace": workspace, "error": reason}
+        )
+
+    def read_at(self, now: datetime) -> Run:
+        """This run as of ``now``: still "running" past its ``alive_until`` (or, for a
+        run stored before heartbeats, ``STALE_FLOOR`` after it started) means the process
+        running it died, so it reads as interrupted."""
+        if self.status == RUNNING and self.finished_at is None:
+            until = self.alive_until or self.started_at + STALE_FLOOR
+            if until < now:
+                self.status = INTERRUPTED
+        return self
+
+    @property
+    def status_note(self) -> str | None:
+        """Why an interrupted run is (None for the other statuses)."""
+        if self.status != INTERRUPTED:
+            return None
+        retried = "the chats of the batch it was on stay unprocessed and a later run extracts them"
+        if self.finished_at is None:
+            last = self.heartbeat_at or self.started_at
+            return (
+                "the process running it stopped before it finished (its last sign of life: "
+                f"{last:%Y-%m-%d %H:%M:%S} UTC); {retried}"
+            )
+        reasons = [e.get("error") for e in self.errors if e.get("kind") == INTERRUPTED]
+        why = f" ({reasons[0]})" if reasons else ""
+        return f"it stopped before it finished{why}; {retried}"
 
     def skip(self, reason: str, count: int = 1) -> None:
         self.pairs_skipped += count
@@ -75,8 +142,9 @@ class Run:
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
-        for key in ("started_at", "finished_at"):
+        for key in ("started_at", "finished_at", "heartbeat_at", "alive_until"):
             data[key] = data[key].isoformat() if data[key] else None
+        data["status_note"] = self.status_note
         return data
 
 
@@ -84,7 +152,10 @@ def new_run_id() -> str:
     return uuid.uuid4().hex
 
 
-def start_run(db: Database, run: Run) -> Run:
+def start_run(db: Database, run: Run, stale: timedelta = STALE_FLOOR) -> Run:
+    """Store ``run`` as running, alive until ``stale`` after it started."""
+    run.heartbeat_at = run.started_at
+    run.alive_until = run.started_at + stale
     values = asdict(run)
     with db.write() as repo:
         repo.conn.execute(insert(extraction_runs).values(**values))
@@ -92,46 +163,101 @@ def start_run(db: Database, run: Run) -> Run:
 
 
 def finish_run(db: Database, run: Run, now: datetime) -> Run:
-    run.finished_at = now
+    """Store the run's final counters and status (re-inserting it if retention pruned
+    it while it looked interrupted) and record it as its pairs' newest run."""
+    run.finished_at = run.heartbeat_at = now
+    run.alive_until = None
     run.errors = run.errors[:MAX_STORED_ERRORS]
     run.pairs = run.pairs[:MAX_STORED_PAIRS]
     run.settle()
     values = asdict(run)
     values.pop("id")
     with db.write() as repo:
-        repo.conn.execute(
+        updated = repo.conn.execute(
             update(extraction_runs).where(extraction_runs.c.id == run.id).values(**values)
-        )
+        ).rowcount
+        if not updated:
+            repo.conn.execute(insert(extraction_runs).values(id=run.id, **values))
         record_last_runs(repo.conn, run.id, run.started_at, run.pairs)
     return run
 
 
-def _run(row: Any) -> Run:
+# What a heartbeat with progress writes: the counters, not what is set at the start, nor
+# what only finishing sets (with the lists a run can grow long: written once, at the end).
+_SET_ONCE = frozenset(
+    {"id", "trigger", "started_at", "provider", "model", "dry_run"}
+    | {"status", "finished_at", "errors", "pairs"}
+)
+_PROGRESS = tuple(f.name for f in fields(Run) if f.name not in _SET_ONCE)
+
+
+class Heartbeat:
+    """Keeps a stored run alive while it works (see the module doc).
+
+    ``beat()`` after each batch writes ``heartbeat_at`` and ``alive_until`` (now plus
+    ``stale``); ``beat(progress=True)`` after each pair also writes the run's counters,
+    so a run whose process dies shows what it had done. One small UPDATE each; a failed
+    one is logged and extraction goes on (at worst the run reads as interrupted until the
+    next beat or its finish)."""
+
+    def __init__(
+        self, db: Database, run: Run, clock: Callable[[], datetime], stale: timedelta
+    ) -> None:
+        self.db = db
+        self.run = run
+        self.clock = clock
+        self.stale = stale
+
+    def beat(self, *, progress: bool = False) -> None:
+        run = self.run
+        run.heartbeat_at = self.clock()
+        run.alive_until = run.heartbeat_at + self.stale
+        names = _PROGRESS if progress else ("heartbeat_at", "alive_until")
+        values = {name: getattr(run, name) for name in names}
+        try:
+            with self.db.write() as repo:
+                repo.conn.execute(
+                    update(extraction_runs)
+                    .where(extraction_runs.c.id == run.id, extraction_runs.c.finished_at.is_(None))
+                    .values(**values)
+                )
+        except Exception:  # a missed heartbeat must not stop the run
+            log.warning("could not record the heartbeat of run %s", run.id, exc_info=True)
+
+
+def _run(row: Any, now: datetime) -> Run:
     data = dict(row._mapping)
-    return Run(**data)
+    return Run(**data).read_at(now)
 
 
-def list_runs(db: Database, limit: int = 20) -> list[Run]:
+def _now(now: datetime | None) -> datetime:
+    return now if now is not None else datetime.now(UTC)
+
+
+def list_runs(db: Database, limit: int = 20, *, now: datetime | None = None) -> list[Run]:
+    """The latest runs, newest first, with their status as of ``now`` (default: the
+    current time): a run whose process died reads as interrupted."""
     with db.read() as repo:
         rows = repo.conn.execute(
             select(extraction_runs)
             .order_by(extraction_runs.c.started_at.desc(), extraction_runs.c.id)
             .limit(limit)
         )
-        return [_run(r) for r in rows]
+        return [_run(r, _now(now)) for r in rows]
 
 
-def get_run(db: Database, run_id: str) -> Run | None:
+def get_run(db: Database, run_id: str, *, now: datetime | None = None) -> Run | None:
+    """One run by its id, with its status as of ``now`` (see ``list_runs``)."""
     with db.read() as repo:
         row = repo.conn.execute(
             select(extraction_runs).where(extraction_runs.c.id == run_id)
         ).first()
-    return _run(row) if row else None
+    return _run(row, _now(now)) if row else None
 
 
-def find_run(db: Database, given: str, min_prefix: int = 6) -> Run:
+def find_run(db: Database, given: str, min_prefix: int = 6, *, now: datetime | None = None) -> Run:
     """A run by its full id or a unique prefix of at least ``min_prefix`` characters."""
-    found = get_run(db, given)
+    found = get_run(db, given, now=now)
     if found is not None:
         return found
     if len(given) >= min_prefix:
@@ -142,7 +268,7 @@ def find_run(db: Database, given: str, min_prefix: int = 6) -> Run:
                 .limit(2)
             ).all()
         if len(rows) == 1:
-            return _run(rows[0])
+            return _run(rows[0], _now(now))
         if len(rows) > 1:
             raise InvalidInput(f"run id prefix {given!r} is ambiguous; give more characters")
     raise NotFound(f"no extraction run {given!r}")

@@ -27,7 +27,14 @@ from memoryd.extraction.deps import ExtractionDeps, current_settings
 from memoryd.extraction.interval import parse_interval
 from memoryd.extraction.pipeline import ExtractionConfig, PairResult, process_pair
 from memoryd.extraction.retention import PruneTimer
-from memoryd.extraction.runs import Run, finish_run, new_run_id, start_run
+from memoryd.extraction.runs import (
+    Heartbeat,
+    Run,
+    finish_run,
+    new_run_id,
+    stale_after,
+    start_run,
+)
 from memoryd.llm.base import LLMProvider
 from memoryd.storage.tables import CHAT_UNPROCESSED, chats, extraction_pairs, workspaces
 
@@ -158,6 +165,8 @@ def run_extraction(
 
     A named pair is processed even when parked or backing off (that is how a parked
     batch is retried by hand); ``force`` also ignores the idle threshold and minimum.
+    The stored run beats after every batch and pair (``Heartbeat``); an exception or
+    Ctrl-C that stops it is stored as status ``interrupted``, with the reason.
     """
     now = clock or md.clock
     cfg = config or ExtractionConfig.from_settings(md.settings)
@@ -190,10 +199,14 @@ def run_extraction(
             if reason != "due":
                 run.skip(reason, count)
         targets = [(p.user_id, p.workspace) for p in due]
+    stale = stale_after(md.settings.llm_timeout)
+    heartbeat = None if dry_run else Heartbeat(md.db, run, now, stale)
     if not dry_run:
-        start_run(md.db, run)
+        start_run(md.db, run, stale)
+    at: tuple[int, str] | None = None
     try:
         for index, (uid, slug) in enumerate(targets, 1):
+            at = (uid, slug)
             if on_pair_start is not None:
                 on_pair_start(uid, slug, index, len(targets))
             result = process_pair(
@@ -206,10 +219,17 @@ def run_extraction(
                 clock=now,
                 dry_run=dry_run,
                 config=cfg,
+                on_batch=heartbeat.beat if heartbeat else None,
             )
             _account(run, result)
+            at = None
+            if heartbeat is not None:
+                heartbeat.beat(progress=True)
             if on_pair is not None:
                 on_pair(result, index, len(targets))
+    except BaseException as exc:
+        run.interrupt(exc, at)
+        raise
     finally:
         run.finished_at = now()
         if not dry_run:

@@ -1,25 +1,33 @@
 """The extraction run history's retention: each pair's newest run, and the prune.
 
 Without a bound ``extraction_runs`` gains a row per scheduler tick, worker job and manual
-run, forever. ``prune`` deletes, in one statement, the finished runs started before a
-cutoff, except any run still in progress and each (user, workspace) pair's newest run
+run, forever. ``prune`` deletes, in one statement, the runs started before a cutoff that
+are over -- finished, or interrupted: never finished, and no heartbeat since their
+``alive_until`` -- except each (user, workspace) pair's newest run
 (``extraction_last_runs``, kept current by ``record_last_runs`` when a run finishes), so
-a pair that has been quiet for months still shows what extraction last did for it. Like
-the repository, each function works on the caller's open transaction and decides
-nothing: the cutoff comes from ``memoryd.extraction.retention``.
+a pair that has been quiet for months still shows what extraction last did for it, and
+the run a failing pair's ``last_run_id`` names. Like the repository, each function works
+on the caller's open transaction and decides nothing: the cutoff comes from
+``memoryd.extraction.retention``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, delete, exists, func, select
+from sqlalchemy import and_, delete, exists, func, or_, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
-from memoryd.storage.tables import extraction_last_runs, extraction_runs, users, workspaces
+from memoryd.storage.tables import (
+    extraction_last_runs,
+    extraction_pairs,
+    extraction_runs,
+    users,
+    workspaces,
+)
 
 # The run-history tables ``prune`` deletes from, in the order it reports them.
 PRUNED_TABLES = ("extraction_runs",)
@@ -76,22 +84,39 @@ def _upsert(conn: Connection, rows: list[dict[str, Any]]) -> Any:
     )
 
 
-def _prunable(cutoff: datetime) -> Any:
-    newest_of_a_pair = exists().where(extraction_last_runs.c.run_id == extraction_runs.c.id)
+def _prunable(cutoff: datetime, now: datetime, legacy_stale: timedelta) -> Any:
+    runs = extraction_runs.c
+    interrupted = or_(
+        runs.alive_until < now,
+        and_(runs.alive_until.is_(None), runs.started_at < now - legacy_stale),
+    )
+    newest_of_a_pair = exists().where(extraction_last_runs.c.run_id == runs.id)
+    named_by_a_failure = exists().where(extraction_pairs.c.last_run_id == runs.id)
     return and_(
-        extraction_runs.c.started_at < cutoff,
-        extraction_runs.c.finished_at.is_not(None),
+        runs.started_at < cutoff,
+        or_(runs.finished_at.is_not(None), interrupted),
         ~newest_of_a_pair,
+        ~named_by_a_failure,
     )
 
 
-def prune(conn: Connection, cutoff: datetime, *, dry_run: bool = False) -> dict[str, int]:
-    """Delete the runs that finished, started before ``cutoff`` and are no pair's newest
-    run (one DELETE per table); with ``dry_run`` only count them. Rows per table."""
+def prune(
+    conn: Connection,
+    cutoff: datetime,
+    *,
+    now: datetime,
+    legacy_stale: timedelta,
+    dry_run: bool = False,
+) -> dict[str, int]:
+    """Delete the runs started before ``cutoff`` that finished or were interrupted (still
+    unfinished past their ``alive_until`` at ``now``; a run stored without one,
+    ``legacy_stale`` after it started), are no pair's newest run and no failing pair's
+    last run (one DELETE per table); with ``dry_run`` only count them. Rows per table."""
+    where = _prunable(cutoff, now, legacy_stale)
     if dry_run:
-        query = select(func.count()).select_from(extraction_runs).where(_prunable(cutoff))
+        query = select(func.count()).select_from(extraction_runs).where(where)
         return {"extraction_runs": int(conn.execute(query).scalar_one())}
-    result = conn.execute(delete(extraction_runs).where(_prunable(cutoff)))
+    result = conn.execute(delete(extraction_runs).where(where))
     return {"extraction_runs": int(result.rowcount or 0)}
 
 

@@ -237,6 +237,9 @@ extraction_runs = Table(
     Column("pairs_failed", Integer, nullable=False, default=0),
     Column("facts_dropped", Integer, nullable=False, default=0),
     Column("facts_not_stored", Integer, nullable=False, default=0),
+    # a run in progress moves these forward; still running past alive_until: interrupted
+    Column("heartbeat_at", UTCDateTime, nullable=True),
+    Column("alive_until", UTCDateTime, nullable=True),
     Index("ix_extraction_runs_started_at", "started_at"),
 )
 

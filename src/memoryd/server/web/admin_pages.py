@@ -34,6 +34,7 @@ RUN_ENTRY_KINDS = {
     "item": "Dropped",
     "not_stored": "Not stored",
     "planned": "Would change (dry run)",
+    "interrupted": "Stopped here",
 }
 
 
@@ -114,7 +115,10 @@ def run_pairs(run: Run, names: dict[int, str]) -> list[PairEntries]:
         if key not in pairs:
             uid = entry.get("user_id")
             who = names.get(uid, f"user {uid}") if isinstance(uid, int) else "?"
-            pairs[key] = PairEntries(who, str(entry.get("workspace") or "?"))
+            if key == (None, None):  # about the run, not a pair (stopped between pairs)
+                pairs[key] = PairEntries("The whole run", "")
+            else:
+                pairs[key] = PairEntries(who, str(entry.get("workspace") or "?"))
         kind = str(entry.get("kind", ""))
         detail = entry.get("error") if "error" in entry else entry.get("change")
         pairs[key].entries.append(
@@ -133,7 +137,7 @@ def run_page(request: Request, state: State, run_id: str) -> Response:
     caller = _caller_admin(request, state)
     if not isinstance(caller, Caller):
         return caller
-    run = get_run(state.md.db, run_id[:64])
+    run = get_run(state.md.db, run_id[:64], now=state.md.clock())
     if run is None:
         return redirect(request, "/admin?tab=extraction", f"No extraction run {run_id!r}.", "error")
     names = {u.id: u.name for u in state.md.list_users()}
