@@ -5,6 +5,7 @@ run's details, and the refusals an admin must see (the last admin, themselves).
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -12,6 +13,7 @@ import pytest
 from memoryd.extraction.runs import Run, finish_run, new_run_id, start_run
 from memoryd.testing.live import LiveServer
 from support.browser import check_page, confirm, open_menu, sign_in
+from support.extraction import stored_run
 from support.server import ADMIN_PASSWORD, World
 
 pytestmark = pytest.mark.browser
@@ -176,6 +178,29 @@ def test_admin_opens_a_runs_details(live_world: Live, page: Any) -> None:
     check_page(page)
     page.get_by_role("link", name="Extraction runs").click()
     assert page.get_by_role("tab", name="Extraction").get_attribute("aria-selected") == "true"
+
+
+def test_an_interrupted_run_says_so_in_the_list_and_on_its_page(
+    live_world: Live, page: Any
+) -> None:
+    world, live = live_world
+    started = world.md.clock() - timedelta(hours=2)  # its process died two hours ago
+    run_id = stored_run(world.md, started, finished=False, last_beat=started)
+    panel = open_admin(page, live, "Extraction")
+    cells = panel.locator("tbody tr").first.locator("td")
+    assert cells.nth(1).inner_text() == "interrupted"
+    legend = panel.get_by_text("interrupted: the process running the run stopped")
+    assert legend.is_visible()
+    panel.get_by_role("link", name="details").click()
+    page.wait_for_url(f"**/admin/runs/{run_id}")
+    summary = page.get_by_role("region", name="Summary")
+    assert "Interrupted: the process running it stopped before it finished" in (
+        summary.inner_text()
+    )
+    assert f"{started:%Y-%m-%d %H:%M:%S} UTC" in summary.inner_text()  # last sign of life
+    pairs = page.get_by_role("region", name="Per user and workspace")
+    assert "Not recorded: a run writes what it did" in pairs.inner_text()
+    check_page(page)
 
 
 def test_keyboard_only_tabs_and_a_confirmed_deletion(live_world: Live, desktop_page: Any) -> None:

@@ -75,6 +75,11 @@ def run(state: State, _: AdminUser, body: RunRequest) -> dict[str, Any]:
 def runs(
     state: State, _: AdminUser, limit: Annotated[int, Query(ge=1, le=500)] = 20
 ) -> list[dict[str, Any]]:
+    """Each run's counters and ``status``: ``running``, ``ok``, ``errors`` (a pair's batch
+    failed) or ``interrupted`` (it stopped before it finished: the process running it
+    died, so no heartbeat came by ``alive_until``, or an error or Ctrl-C stopped it);
+    ``status_note`` says why for an interrupted run, else null. ``heartbeat_at`` is a
+    run's last sign of life."""
     return [_jsonable(r.to_dict()) for r in state.md.extraction_runs(limit)]
 
 
@@ -84,9 +89,10 @@ def run_details(
     _: AdminUser,
     run_id: Annotated[str, Path(min_length=1, max_length=32, pattern="^[0-9a-f]+$")],
 ) -> dict[str, Any]:
-    """The run's counters, ``pairs`` (one outcome per pair: created and updated memory
-    ids, chats processed, facts dropped and not stored, the error) with each pair's user
-    name, and the itemised ``errors``."""
+    """The run's counters and status (as in the run list), ``pairs`` (one outcome per
+    pair: created and updated memory ids, chats processed, facts dropped and not stored,
+    the error) with each pair's user name, and the itemised ``errors``. A run whose
+    process died has no ``pairs`` nor ``errors``: they are written when a run finishes."""
     run = state.md.extraction_run(run_id)
     names = {u.id: u.name for u in state.md.list_users()}
     details: dict[str, Any] = _jsonable(run.to_dict())
