@@ -15,6 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from memoryd import Memoryd
+from memoryd.cli.app import app
 from memoryd.embedding.minilm import MiniLMEmbedder
 from support.cli import Cli
 from support.extraction import run_ids, stored_run
@@ -68,6 +69,21 @@ def test_memoryd_runs_shows_the_interrupted_run(seeded: tuple[str, Runs]) -> Non
     [one] = cli.json("runs", "--run", runs.dead)
     assert one["status"] == "interrupted"
     assert "interrupted:" not in cli.ok("runs", "--run", runs.alive).stdout
+
+
+@pytest.mark.parametrize("columns", [80, 100])
+def test_the_narrow_runs_table_splits_no_word_for_interrupted(
+    seeded: tuple[str, Runs], columns: int
+) -> None:
+    url, runs = seeded
+    env = {"MEMORYD_DATABASE_URL": None, "COLUMNS": str(columns)}
+    table = CliRunner().invoke(app, ["runs", "--db", url], env=env).stdout
+    lines = table.splitlines()
+    assert max(len(line) for line in lines) <= columns
+    header = next(line for line in lines if "status" in line).split()
+    assert header[:2] == ["run", "started"] and "dropped" in header
+    row = next(line for line in lines if line.strip().startswith(runs.dead[:8])).split()
+    assert "interrupted" in row
 
 
 def test_memoryd_runs_prune_deletes_the_interrupted_run_not_the_live_one(

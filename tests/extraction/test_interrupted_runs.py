@@ -27,11 +27,15 @@ from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.extraction.pipeline import ExtractionConfig
 from memoryd.extraction.runs import (
     STALE_FLOOR,
+    Heartbeat,
     Run,
+    finish_run,
     get_run,
     list_runs,
+    new_run_id,
     record_failure,
     stale_after,
+    start_run,
 )
 from memoryd.extraction.scheduler import run_extraction
 from memoryd.storage import Database
@@ -113,6 +117,22 @@ def test_a_run_reads_interrupted_once_its_heartbeat_is_stale(imd: Memoryd, clock
     assert run_ids(imd) == {alive, dead_recently}
     assert imd.prune_runs(older_than_days=1).total == 1  # dead_recently; alive stays
     assert run_ids(imd) == {alive}
+
+
+def test_a_run_that_was_only_stalled_comes_back(imd: Memoryd, clock: Clock) -> None:
+    """A run that looked dead but was not: its next beat makes it running again, and
+    finishing stores it even if retention deleted it meanwhile."""
+    run = Run(id=new_run_id(), trigger="manual", started_at=clock() - 100 * DAY)
+    start_run(imd.db, run, STALE_FLOOR)
+    assert status(imd, run.id) == "interrupted"
+    Heartbeat(imd.db, run, clock, STALE_FLOOR).beat()
+    assert status(imd, run.id) == "running"
+    clock.advance(hours=1)
+    assert imd.prune_runs().total == 1 and run_ids(imd) == set()
+    run.pairs_processed = 1
+    finish_run(imd.db, run, clock())
+    stored = imd.extraction_run(run.id)
+    assert (stored.status, stored.pairs_processed, stored.finished_at) == ("ok", 1, clock())
 
 
 def test_a_run_named_by_a_failing_pair_is_kept_even_when_interrupted(

@@ -311,7 +311,12 @@ def _runs_table(history: list[Run], width: int) -> Table:
             ("LLM calls", True, lambda r: str(r.llm_calls)),
             ("tokens", True, lambda r: f"{r.prompt_tokens}+{r.completion_tokens}"),
         ]
-    table = Table(title="Extraction runs", title_justify="left", box=box.SIMPLE_HEAD)
+    table = Table(
+        title="Extraction runs",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        collapse_padding=width < NARROW_RUNS_TABLE,  # one space between columns: 80 fits
+    )
     for header, no_wrap, _ in rows:
         table.add_column(header, no_wrap=no_wrap, overflow="fold")
     for run in history:
