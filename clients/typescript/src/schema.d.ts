@@ -187,7 +187,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Latest extraction runs, newest first (admin) */
+        /**
+         * Latest extraction runs, newest first (admin)
+         * @description Each run's counters and ``status``: ``running``, ``ok``, ``errors`` (a pair's batch
+         *     failed) or ``interrupted`` (it stopped before it finished: the process running it
+         *     died, so no heartbeat came by ``alive_until``, or an error or Ctrl-C stopped it);
+         *     ``status_note`` says why for an interrupted run, else null. ``heartbeat_at`` is a
+         *     run's last sign of life.
+         */
         get: operations["runs_api_v1_extraction_runs_get"];
         put?: never;
         post?: never;
@@ -206,9 +213,10 @@ export interface paths {
         };
         /**
          * One extraction run with every pair's outcome (admin)
-         * @description The run's counters, ``pairs`` (one outcome per pair: created and updated memory
-         *     ids, chats processed, facts dropped and not stored, the error) with each pair's user
-         *     name, and the itemised ``errors``.
+         * @description The run's counters and status (as in the run list), ``pairs`` (one outcome per
+         *     pair: created and updated memory ids, chats processed, facts dropped and not stored,
+         *     the error) with each pair's user name, and the itemised ``errors``. A run whose
+         *     process died has no ``pairs`` nor ``errors``: they are written when a run finishes.
          */
         get: operations["run_details_api_v1_extraction_runs__run_id__get"];
         put?: never;
