@@ -13,6 +13,7 @@ import pytest
 
 from memoryd import Memoryd
 from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.extraction.pipeline import GONE
 from memoryd.extraction.runs import get_pair_state
 from memoryd.testing import FakeOpenAIServer, Reply
 from support.extraction import Clock, chat, make_md, observe, reflect
@@ -176,3 +177,53 @@ def test_backoff_grows_and_the_pair_is_parked_after_max_attempts(
     assert md.extraction_runs()[0].errors[0]["parked"] is True
     assert not any(c.memory_processed for c in md.list_chats(user_id, "lab"))
     md.close()
+
+
+def test_a_pair_deleted_after_the_run_picked_it_is_skipped_and_the_run_goes_on(
+    xmd: Memoryd, fake_llm: FakeOpenAIServer
+) -> None:
+    """The run picks every due pair first; a user deleted before their turn is a skip,
+    not the end of the run for everyone after them."""
+    ana, _ = seed(xmd)
+    bo = xmd.create_user("bo")
+    chat(xmd, bo.id, "lab", 3, "The lab now uses Slurm 23.")
+    fake_llm.script(OBSERVED, reflect("replaces"))
+    order: list[int] = []
+
+    def delete_the_other(user_id: int, workspace: str, index: int, total: int) -> None:
+        order.append(user_id)
+        if index == 1:
+            xmd.delete_user(bo.id if user_id == ana else ana)
+
+    run = xmd.extract(force=True, on_pair_start=delete_the_other)
+
+    assert run.status == "ok" and len(order) == 2 and run.pairs_processed == 1
+    assert run.skipped_reasons == {GONE: 1}
+    assert all(c.memory_processed for c in xmd.list_chats(order[0], "lab"))
+
+
+def test_a_user_deleted_during_their_batch_is_skipped_with_no_failure_recorded(
+    xmd: Memoryd, fake_llm: FakeOpenAIServer
+) -> None:
+    ana, _ = seed(xmd)
+    bo = xmd.create_user("bo")
+    chat(xmd, bo.id, "lab", 3, "The lab now uses Slurm 23.")
+    current: list[int] = []
+    deleted: list[int] = []
+
+    def responder(body: dict[str, object]) -> Reply:
+        if not deleted:  # the first pair's user goes while its Observer call runs
+            deleted.append(current[-1])
+            xmd.delete_user(current[-1])
+            return Reply.error(500, "the batch fails after its user went")
+        return OBSERVED if len(fake_llm.requests) % 2 == 0 else reflect("separate")
+
+    fake_llm.responder = responder
+    run = xmd.extract(force=True, on_pair_start=lambda uid, *_: current.append(uid))
+
+    assert run.status == "ok", run.errors
+    assert run.skipped_reasons == {GONE: 1} and run.pairs_processed == 1
+    assert not [e for e in run.errors if e["kind"] in ("pair", "interrupted")]
+    assert xmd.extraction_failures() == []
+    survivor = ana if deleted == [bo.id] else bo.id
+    assert all(c.memory_processed for c in xmd.list_chats(survivor, "lab"))

@@ -24,7 +24,7 @@ from sqlalchemy import and_, func, select, update
 
 from memoryd.config import MemorydSettings
 from memoryd.domain import runtime_settings
-from memoryd.domain.errors import MemorydError, NotFound
+from memoryd.domain.errors import MemorydError
 from memoryd.domain.models import Actor, Chat, Memory, Scope, Source, Suggestion, Vector
 from memoryd.extraction import prompts
 from memoryd.extraction.decide import (
@@ -74,6 +74,7 @@ log = logging.getLogger("memoryd.extraction")
 BATCH_CHARS = 6000  # user prompt characters per batch (after at least one chat)
 OBSERVER_MAX_TOKENS = 160
 REFLECTOR_MAX_TOKENS = 200
+GONE = "user or workspace deleted"  # a pair's skip reason when either went mid-run
 
 
 @dataclass(frozen=True)
@@ -213,11 +214,9 @@ def process_pair(
     now = clock or md.clock
     result = PairResult(user_id=user_id, workspace=workspace)
     with md.db.read() as repo:
-        if repo.get_user(user_id) is None:
-            raise NotFound(f"no user with id {user_id!r}")
         workspace_id = repo.workspace_id(workspace)
-        if workspace_id is None:
-            raise NotFound(f"no workspace {workspace!r}")
+        if repo.get_user(user_id) is None or workspace_id is None:
+            return _skip(result, GONE)
         enabled = repo.get_settings().get(
             runtime_settings.MEMORY_ENABLED.key, runtime_settings.MEMORY_ENABLED.default
         )
@@ -252,6 +251,8 @@ def process_pair(
                 dry_run=dry_run,
             )
         except Exception as exc:
+            if _gone(md, user_id, workspace, workspace_id):  # deleted during its batch
+                return _skip(result, GONE)
             _fail(
                 md,
                 result,
@@ -273,6 +274,13 @@ def process_pair(
     if result.error is None:
         result.status = "processed" if result.batches else "nothing_to_do"
     return result
+
+
+def _gone(md: ExtractionDeps, user_id: int, workspace: str, workspace_id: int) -> bool:
+    """Whether the pair's user or workspace has been deleted (or the slug now names
+    another workspace)."""
+    with md.db.read() as repo:
+        return repo.get_user(user_id) is None or repo.workspace_id(workspace) != workspace_id
 
 
 def _skip(result: PairResult, reason: str) -> PairResult:
