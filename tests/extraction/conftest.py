@@ -1,7 +1,8 @@
 """Fixtures for extraction tests: a Memoryd wired to a scripted OpenAI-compatible server.
 
 ``xmd`` is a Memoryd on the suite's default database whose LLM is ``fake_llm`` (a real HTTP
-server on loopback), with a controllable clock. The helpers (``Clock``, ``observe``,
+server on loopback), with a controllable clock; ``team_md`` the same on SQLite and on
+PostgreSQL, with two users and two workspaces. The helpers (``Clock``, ``observe``,
 ``reflect``, ``chat``, ``make_md``) live in ``tests/support/extraction.py``.
 """
 
@@ -38,4 +39,21 @@ def xmd(
     clock: Clock,
 ) -> Iterator[Memoryd]:
     with make_md(database_url, fake_llm, tmp_path, embedder, clock) as md:
+        yield md
+
+
+@pytest.fixture
+def team_md(
+    db_url: str,
+    fake_llm: FakeOpenAIServer,
+    tmp_path: Path,
+    embedder: MiniLMEmbedder,
+    clock: Clock,
+) -> Iterator[Memoryd]:
+    """A Memoryd on SQLite and on PostgreSQL with users ana and bo, workspaces lab and ops."""
+    with make_md(db_url, fake_llm, tmp_path, embedder, clock) as md:
+        md.create_user("ana")
+        md.create_user("bo")
+        md.create_workspace("lab")
+        md.create_workspace("ops")
         yield md

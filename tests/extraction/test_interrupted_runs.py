@@ -14,7 +14,6 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -49,22 +48,6 @@ DAY = timedelta(days=1)
 MEMORYD = str(Path(sys.executable).parent / "memoryd")
 
 
-@pytest.fixture
-def imd(
-    db_url: str,
-    fake_llm: FakeOpenAIServer,
-    tmp_path: Path,
-    embedder: MiniLMEmbedder,
-    clock: Clock,
-) -> Iterator[Memoryd]:
-    """A Memoryd on SQLite and on PostgreSQL with users ana and bo and workspace lab."""
-    with make_md(db_url, fake_llm, tmp_path, embedder, clock) as md:
-        md.create_user("ana")
-        md.create_user("bo")
-        md.create_workspace("lab")
-        yield md
-
-
 def status(md: Memoryd, run_id: str) -> str:
     return md.extraction_run(run_id).status
 
@@ -83,19 +66,21 @@ def test_staleness_bound_is_a_floor_or_five_llm_timeouts() -> None:
     assert stale_after(600) == timedelta(minutes=50)
 
 
-def test_a_run_reads_interrupted_once_its_heartbeat_is_stale(imd: Memoryd, clock: Clock) -> None:
+def test_a_run_reads_interrupted_once_its_heartbeat_is_stale(
+    team_md: Memoryd, clock: Clock
+) -> None:
     now = clock()
-    finished = stored_run(imd, now - 200 * DAY)
-    alive = stored_run(imd, now - 200 * DAY, finished=False)  # beat just now
-    dead = stored_run(imd, now - 200 * DAY, finished=False, last_beat=now - 20 * DAY)
-    dead_recently = stored_run(imd, now - 2 * DAY, finished=False, last_beat=now - DAY)
-    assert [status(imd, r) for r in (finished, alive, dead, dead_recently)] == [
+    finished = stored_run(team_md, now - 200 * DAY)
+    alive = stored_run(team_md, now - 200 * DAY, finished=False)  # beat just now
+    dead = stored_run(team_md, now - 200 * DAY, finished=False, last_beat=now - 20 * DAY)
+    dead_recently = stored_run(team_md, now - 2 * DAY, finished=False, last_beat=now - DAY)
+    assert [status(team_md, r) for r in (finished, alive, dead, dead_recently)] == [
         "ok",
         "running",
         "interrupted",
         "interrupted",
     ]
-    listed = {r.id: r for r in imd.extraction_runs()}
+    listed = {r.id: r for r in team_md.extraction_runs()}
     assert listed[alive].status == "running" and listed[alive].status_note is None
     assert listed[dead].status == "interrupted"
     note = listed[dead].status_note
@@ -106,70 +91,70 @@ def test_a_run_reads_interrupted_once_its_heartbeat_is_stale(imd: Memoryd, clock
 
     # alive until its last heartbeat plus the bound, to the second
     clock.advance(minutes=15)
-    assert status(imd, alive) == "running"
+    assert status(team_md, alive) == "running"
     clock.advance(seconds=1)
-    assert status(imd, alive) == "interrupted"
+    assert status(team_md, alive) == "interrupted"
     clock.now = now
 
-    assert imd.prune_runs(dry_run=True).total == 2
-    done = imd.prune_runs()  # 90 days: the finished run and the long-dead one
+    assert team_md.prune_runs(dry_run=True).total == 2
+    done = team_md.prune_runs()  # 90 days: the finished run and the long-dead one
     assert done.total == 2
-    assert run_ids(imd) == {alive, dead_recently}
-    assert imd.prune_runs(older_than_days=1).total == 1  # dead_recently; alive stays
-    assert run_ids(imd) == {alive}
+    assert run_ids(team_md) == {alive, dead_recently}
+    assert team_md.prune_runs(older_than_days=1).total == 1  # dead_recently; alive stays
+    assert run_ids(team_md) == {alive}
 
 
-def test_a_run_that_was_only_stalled_comes_back(imd: Memoryd, clock: Clock) -> None:
+def test_a_run_that_was_only_stalled_comes_back(team_md: Memoryd, clock: Clock) -> None:
     """A run that looked dead but was not: its next beat makes it running again, and
     finishing stores it even if retention deleted it meanwhile."""
     run = Run(id=new_run_id(), trigger="manual", started_at=clock() - 100 * DAY)
-    start_run(imd.db, run, STALE_FLOOR)
-    assert status(imd, run.id) == "interrupted"
-    Heartbeat(imd.db, run, clock, STALE_FLOOR).beat()
-    assert status(imd, run.id) == "running"
+    start_run(team_md.db, run, STALE_FLOOR)
+    assert status(team_md, run.id) == "interrupted"
+    Heartbeat(team_md.db, run, clock, STALE_FLOOR).beat()
+    assert status(team_md, run.id) == "running"
     clock.advance(hours=1)
-    assert imd.prune_runs().total == 1 and run_ids(imd) == set()
+    assert team_md.prune_runs().total == 1 and run_ids(team_md) == set()
     run.pairs_processed = 1
-    finish_run(imd.db, run, clock())
-    stored = imd.extraction_run(run.id)
+    finish_run(team_md.db, run, clock())
+    stored = team_md.extraction_run(run.id)
     assert (stored.status, stored.pairs_processed, stored.finished_at) == ("ok", 1, clock())
 
 
 def test_a_run_named_by_a_failing_pair_is_kept_even_when_interrupted(
-    imd: Memoryd, clock: Clock
+    team_md: Memoryd, clock: Clock
 ) -> None:
-    ana = imd.get_user("ana").id
-    dead = stored_run(imd, clock() - 100 * DAY, finished=False, last_beat=clock() - 99 * DAY)
-    with imd.db.write() as repo:
+    ana = team_md.get_user("ana").id
+    dead = stored_run(team_md, clock() - 100 * DAY, finished=False, last_beat=clock() - 99 * DAY)
+    with team_md.db.write() as repo:
         workspace_id = repo.workspace_id("lab")
         assert workspace_id is not None
         record_failure(
             repo.conn, ana, workspace_id, error="model crashed", chat_ids=[], run_id=dead,
             now=clock(), max_attempts=5, backoff_seconds=60,
         )  # fmt: skip
-    assert status(imd, dead) == "interrupted"
-    assert imd.prune_runs().total == 0
-    assert dead in run_ids(imd)
+    assert status(team_md, dead) == "interrupted"
+    assert team_md.prune_runs().total == 0
+    assert dead in run_ids(team_md)
 
 
 def test_the_heartbeat_moves_forward_during_a_multi_pair_run(
-    imd: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
+    team_md: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
 ) -> None:
-    ana, bo = imd.get_user("ana").id, imd.get_user("bo").id
+    ana, bo = team_md.get_user("ana").id, team_md.get_user("bo").id
     for user in (ana, bo):  # two batches of two chats each, one LLM call per batch
         for n in range(4):
-            imd.record_chat(user, "lab", f"I keep my lab notes in notebook {n}.", "Noted.")
+            team_md.record_chat(user, "lab", f"I keep my lab notes in notebook {n}.", "Noted.")
     seen: list[tuple[datetime | None, str, int, int]] = []
 
     def answer(request: Any) -> Reply:
         # what a reader sees while the run waits for the model, then a minute passes
-        [run] = list_runs(imd.db, 1, now=clock())
+        [run] = list_runs(team_md.db, 1, now=clock())
         seen.append((run.heartbeat_at, run.status, run.pairs_processed, run.chats_processed))
         clock.advance(minutes=1)
         return observe()
 
     fake_llm.responder = answer
-    run = run_extraction(imd, force=True, config=ExtractionConfig(batch_chats=2))
+    run = run_extraction(team_md, force=True, config=ExtractionConfig(batch_chats=2))
     minute = timedelta(minutes=1)
     assert seen == [
         (START, "running", 0, 0),  # started
@@ -177,7 +162,7 @@ def test_the_heartbeat_moves_forward_during_a_multi_pair_run(
         (START + 2 * minute, "running", 1, 4),  # after ana's pair: its counters too
         (START + 3 * minute, "running", 1, 4),  # after bo's first batch
     ]
-    stored = get_run(imd.db, run.id, now=clock() + 30 * DAY)
+    stored = get_run(team_md.db, run.id, now=clock() + 30 * DAY)
     assert stored is not None
     assert (stored.status, stored.pairs_processed, stored.chats_processed) == ("ok", 2, 8)
     assert stored.finished_at == stored.heartbeat_at == START + 4 * minute
@@ -185,29 +170,29 @@ def test_the_heartbeat_moves_forward_during_a_multi_pair_run(
 
 
 def test_while_running_alive_until_is_the_last_beat_plus_the_bound(
-    imd: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
+    team_md: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
 ) -> None:
-    chat(imd, imd.get_user("ana").id, "lab", 3)
+    chat(team_md, team_md.get_user("ana").id, "lab", 3)
     stored: list[Run] = []
 
     def answer(request: Any) -> Reply:
-        stored.extend(list_runs(imd.db, 1, now=clock()))
+        stored.extend(list_runs(team_md.db, 1, now=clock()))
         return observe()
 
     fake_llm.responder = answer
-    imd.extract(force=True)
+    team_md.extract(force=True)
     [run] = stored
-    bound = stale_after(imd.settings.llm_timeout)
+    bound = stale_after(team_md.settings.llm_timeout)
     assert run.heartbeat_at == START and run.alive_until == START + bound
 
 
 def test_ctrl_c_stores_the_run_as_interrupted_and_the_finished_pairs_as_done(
-    imd: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
+    team_md: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
 ) -> None:
-    ana, bo = imd.get_user("ana").id, imd.get_user("bo").id
-    chat(imd, ana, "lab", 3, "I run the Porto lab.")
+    ana, bo = team_md.get_user("ana").id, team_md.get_user("bo").id
+    chat(team_md, ana, "lab", 3, "I run the Porto lab.")
     clock.advance(minutes=1)
-    chat(imd, bo, "lab", 3, "I run the Lisbon lab.")
+    chat(team_md, bo, "lab", 3, "I run the Lisbon lab.")
     fake_llm.script(observe(person=[1]))
 
     def ctrl_c_at_the_second_pair(user_id: int, slug: str, index: int, total: int) -> None:
@@ -216,8 +201,8 @@ def test_ctrl_c_stores_the_run_as_interrupted_and_the_finished_pairs_as_done(
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        imd.extract(on_pair_start=ctrl_c_at_the_second_pair)
-    [run] = imd.extraction_runs()
+        team_md.extract(on_pair_start=ctrl_c_at_the_second_pair)
+    [run] = team_md.extraction_runs()
     assert (run.status, run.pairs_processed, run.memories_created) == ("interrupted", 1, 1)
     assert run.finished_at == clock()
     assert run.errors[-1] == {
@@ -227,13 +212,13 @@ def test_ctrl_c_stores_the_run_as_interrupted_and_the_finished_pairs_as_done(
         "it stopped before it finished (Ctrl-C); the chats of the batch it was on stay "
         "unprocessed and a later run extracts them"
     )
-    assert (unprocessed(imd, ana), unprocessed(imd, bo)) == (0, 3)
-    with imd.db.read() as repo:
+    assert (unprocessed(team_md, ana), unprocessed(team_md, bo)) == (0, 3)
+    with team_md.db.read() as repo:
         assert list(last_runs(repo.conn).values()) == [run.id]  # ana/lab's newest run
         assert repo.conn.execute(select(func.count()).select_from(extraction_pairs)).scalar() == 0
     fake_llm.script(observe(person=[1]))
-    assert imd.extract().pairs_processed == 1  # bo's chats, no penalty for the stop
-    assert unprocessed(imd, bo) == 0 and len(fake_llm.requests) == 2
+    assert team_md.extract().pairs_processed == 1  # bo's chats, no penalty for the stop
+    assert unprocessed(team_md, bo) == 0 and len(fake_llm.requests) == 2
 
 
 def _extract_in_a_process(url: str, llm: FakeOpenAIServer, tmp_path: Path) -> subprocess.Popen[str]:

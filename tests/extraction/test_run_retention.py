@@ -6,9 +6,7 @@ and the scheduler pruning by itself at most once an hour -- on SQLite and Postgr
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,32 +14,13 @@ from sqlalchemy import text
 
 from memoryd import Memoryd
 from memoryd.domain.errors import InvalidInput
-from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.extraction.scheduler import ExtractionScheduler
 from memoryd.storage import Database
 from memoryd.storage.run_retention import last_runs
-from memoryd.testing import FakeOpenAIServer
 from support.databases import revision_before
-from support.extraction import START, Clock, make_md, run_ids, stored_run
+from support.extraction import START, Clock, run_ids, stored_run
 
 DAY = timedelta(days=1)
-
-
-@pytest.fixture
-def rmd(
-    db_url: str,
-    fake_llm: FakeOpenAIServer,
-    tmp_path: Path,
-    embedder: MiniLMEmbedder,
-    clock: Clock,
-) -> Iterator[Memoryd]:
-    """A Memoryd on SQLite and on PostgreSQL with users ana and bo, workspaces lab and ops."""
-    with make_md(db_url, fake_llm, tmp_path, embedder, clock) as md:
-        md.create_user("ana")
-        md.create_user("bo")
-        md.create_workspace("lab")
-        md.create_workspace("ops")
-        yield md
 
 
 def ids(md: Memoryd, *names: str) -> list[int]:
@@ -49,116 +28,118 @@ def ids(md: Memoryd, *names: str) -> list[int]:
 
 
 def test_old_finished_runs_go_while_runs_in_progress_and_each_pairs_newest_stay(
-    rmd: Memoryd, clock: Clock
+    team_md: Memoryd, clock: Clock
 ) -> None:
-    ana, bo = ids(rmd, "ana", "bo")
+    ana, bo = ids(team_md, "ana", "bo")
     now = clock()
-    old_empty = stored_run(rmd, now - 200 * DAY)  # a tick that found nothing due
-    old_ana_lab = stored_run(rmd, now - 190 * DAY, [(ana, "lab"), (bo, "lab")])
-    newest_ana_lab = stored_run(rmd, now - 150 * DAY, [(ana, "lab")])  # old, yet ana/lab's last
-    newest_bo = stored_run(rmd, now - 120 * DAY, [(bo, "lab"), (bo, "ops")])
-    in_progress = stored_run(rmd, now - 300 * DAY, finished=False)  # e.g. a long first run
-    recent = stored_run(rmd, now - 10 * DAY)
-    newest_ana_ops = stored_run(rmd, now - 95 * DAY, [(ana, "ops")])
-    everything = run_ids(rmd)
+    old_empty = stored_run(team_md, now - 200 * DAY)  # a tick that found nothing due
+    old_ana_lab = stored_run(team_md, now - 190 * DAY, [(ana, "lab"), (bo, "lab")])
+    newest_ana_lab = stored_run(team_md, now - 150 * DAY, [(ana, "lab")])  # old, yet ana/lab's last
+    newest_bo = stored_run(team_md, now - 120 * DAY, [(bo, "lab"), (bo, "ops")])
+    in_progress = stored_run(team_md, now - 300 * DAY, finished=False)  # e.g. a long first run
+    recent = stored_run(team_md, now - 10 * DAY)
+    newest_ana_ops = stored_run(team_md, now - 95 * DAY, [(ana, "ops")])
+    everything = run_ids(team_md)
 
-    planned = rmd.prune_runs(dry_run=True)
+    planned = team_md.prune_runs(dry_run=True)
     assert (planned.days, planned.total, planned.rows) == (90, 2, {"extraction_runs": 2})
     assert planned.cutoff == now - 90 * DAY and planned.dry_run
-    assert run_ids(rmd) == everything  # a dry run deletes nothing
+    assert run_ids(team_md) == everything  # a dry run deletes nothing
 
-    done = rmd.prune_runs()
+    done = team_md.prune_runs()
     assert (done.total, done.dry_run) == (2, False)
-    assert run_ids(rmd) == everything - {old_empty, old_ana_lab}
-    assert {newest_ana_lab, newest_bo, in_progress, recent, newest_ana_ops} <= run_ids(rmd)
-    assert rmd.prune_runs().total == 0  # nothing left to prune
+    assert run_ids(team_md) == everything - {old_empty, old_ana_lab}
+    assert {newest_ana_lab, newest_bo, in_progress, recent, newest_ana_ops} <= run_ids(team_md)
+    assert team_md.prune_runs().total == 0  # nothing left to prune
 
-    with rmd.db.read() as repo:
+    with team_md.db.read() as repo:
         newest = last_runs(repo.conn)
     assert sorted(newest.values()) == sorted([newest_ana_lab, newest_bo, newest_bo, newest_ana_ops])
 
-    assert rmd.prune_runs(older_than_days=100).total == 0
-    assert rmd.prune_runs(older_than_days=5, dry_run=True).total == 1  # `recent`
-    assert rmd.prune_runs(older_than_days=5).total == 1
-    assert recent not in run_ids(rmd)
+    assert team_md.prune_runs(older_than_days=100).total == 0
+    assert team_md.prune_runs(older_than_days=5, dry_run=True).total == 1  # `recent`
+    assert team_md.prune_runs(older_than_days=5).total == 1
+    assert recent not in run_ids(team_md)
 
 
-def test_a_pairs_newest_run_only_moves_to_a_later_started_run(rmd: Memoryd, clock: Clock) -> None:
-    [ana] = ids(rmd, "ana")
-    later = stored_run(rmd, clock() - 100 * DAY, [(ana, "lab")])
-    earlier = stored_run(rmd, clock() - 110 * DAY, [(ana, "lab")])  # finished after `later`
-    with rmd.db.read() as repo:
+def test_a_pairs_newest_run_only_moves_to_a_later_started_run(
+    team_md: Memoryd, clock: Clock
+) -> None:
+    [ana] = ids(team_md, "ana")
+    later = stored_run(team_md, clock() - 100 * DAY, [(ana, "lab")])
+    earlier = stored_run(team_md, clock() - 110 * DAY, [(ana, "lab")])  # finished after `later`
+    with team_md.db.read() as repo:
         assert list(last_runs(repo.conn).values()) == [later]
-    rmd.prune_runs()
-    assert later in run_ids(rmd) and earlier not in run_ids(rmd)
+    team_md.prune_runs()
+    assert later in run_ids(team_md) and earlier not in run_ids(team_md)
 
 
-def test_a_deleted_users_runs_are_no_longer_kept_for_them(rmd: Memoryd, clock: Clock) -> None:
-    ana, bo = ids(rmd, "ana", "bo")
-    anas = stored_run(rmd, clock() - 100 * DAY, [(ana, "lab")])
-    bos = stored_run(rmd, clock() - 100 * DAY, [(bo, "ops")])
-    rmd.delete_user(ana)
-    rmd.delete_workspace("ops")
-    assert rmd.prune_runs().total == 2
-    assert not run_ids(rmd) & {anas, bos}
+def test_a_deleted_users_runs_are_no_longer_kept_for_them(team_md: Memoryd, clock: Clock) -> None:
+    ana, bo = ids(team_md, "ana", "bo")
+    anas = stored_run(team_md, clock() - 100 * DAY, [(ana, "lab")])
+    bos = stored_run(team_md, clock() - 100 * DAY, [(bo, "ops")])
+    team_md.delete_user(ana)
+    team_md.delete_workspace("ops")
+    assert team_md.prune_runs().total == 2
+    assert not run_ids(team_md) & {anas, bos}
 
 
-def test_setting_zero_keeps_every_run(rmd: Memoryd, clock: Clock) -> None:
-    stored_run(rmd, clock() - 3000 * DAY)
-    rmd.set_setting("run_retention_days", "0")
-    assert rmd.get_settings()["run_retention_days"] == 0
-    kept = rmd.prune_runs()
+def test_setting_zero_keeps_every_run(team_md: Memoryd, clock: Clock) -> None:
+    stored_run(team_md, clock() - 3000 * DAY)
+    team_md.set_setting("run_retention_days", "0")
+    assert team_md.get_settings()["run_retention_days"] == 0
+    kept = team_md.prune_runs()
     assert (kept.days, kept.cutoff, kept.total) == (0, None, 0)
-    assert len(run_ids(rmd)) == 1
-    rmd.set_setting("run_retention_days", 3650)
-    assert rmd.prune_runs().total == 0  # 3000 days is inside ten years
-    rmd.set_setting("run_retention_days", " 30 ")
-    assert rmd.prune_runs().total == 1
+    assert len(run_ids(team_md)) == 1
+    team_md.set_setting("run_retention_days", 3650)
+    assert team_md.prune_runs().total == 0  # 3000 days is inside ten years
+    team_md.set_setting("run_retention_days", " 30 ")
+    assert team_md.prune_runs().total == 1
 
 
 @pytest.mark.parametrize("bad", [-1, "-1", 3651, "abc", "1.5", 1.5, "", None, True, [30]])
-def test_bad_retention_values_are_refused_and_change_nothing(rmd: Memoryd, bad: Any) -> None:
-    rmd.set_setting("run_retention_days", 45)
+def test_bad_retention_values_are_refused_and_change_nothing(team_md: Memoryd, bad: Any) -> None:
+    team_md.set_setting("run_retention_days", 45)
     with pytest.raises(InvalidInput, match=r"run_retention_days: .*from 0 \(keep every run\)"):
-        rmd.set_setting("run_retention_days", bad)
-    assert rmd.get_settings()["run_retention_days"] == 45
+        team_md.set_setting("run_retention_days", bad)
+    assert team_md.get_settings()["run_retention_days"] == 45
 
 
 @pytest.mark.parametrize("bad", [0, -3, 3651])
-def test_an_explicit_age_must_be_at_least_a_day(rmd: Memoryd, clock: Clock, bad: int) -> None:
-    stored_run(rmd, clock() - 500 * DAY)
+def test_an_explicit_age_must_be_at_least_a_day(team_md: Memoryd, clock: Clock, bad: int) -> None:
+    stored_run(team_md, clock() - 500 * DAY)
     with pytest.raises(InvalidInput, match="from 1 to 3650"):
-        rmd.prune_runs(older_than_days=bad)
-    assert len(run_ids(rmd)) == 1
+        team_md.prune_runs(older_than_days=bad)
+    assert len(run_ids(team_md)) == 1
 
 
-def test_scheduler_prunes_by_itself_at_most_once_an_hour(rmd: Memoryd, clock: Clock) -> None:
-    scheduler = ExtractionScheduler(rmd, interval="10min", clock=clock)
-    rmd.set_setting("memory_auto_extraction", False)  # pruning does not depend on it
-    first = stored_run(rmd, clock() - 100 * DAY)
+def test_scheduler_prunes_by_itself_at_most_once_an_hour(team_md: Memoryd, clock: Clock) -> None:
+    scheduler = ExtractionScheduler(team_md, interval="10min", clock=clock)
+    team_md.set_setting("memory_auto_extraction", False)  # pruning does not depend on it
+    first = stored_run(team_md, clock() - 100 * DAY)
     assert scheduler.tick() is None
-    assert first not in run_ids(rmd)
-    second = stored_run(rmd, clock() - 100 * DAY)
+    assert first not in run_ids(team_md)
+    second = stored_run(team_md, clock() - 100 * DAY)
     clock.advance(minutes=50)
     scheduler.tick()
-    assert second in run_ids(rmd)  # pruned 50 minutes ago: not yet again
+    assert second in run_ids(team_md)  # pruned 50 minutes ago: not yet again
     clock.advance(minutes=10)
     scheduler.tick()
-    assert second not in run_ids(rmd)
+    assert second not in run_ids(team_md)
 
 
 def test_the_schedulers_own_runs_go_once_older_than_the_retention(
-    rmd: Memoryd, clock: Clock
+    team_md: Memoryd, clock: Clock
 ) -> None:
-    scheduler = ExtractionScheduler(rmd, interval="10min", clock=clock)
+    scheduler = ExtractionScheduler(team_md, interval="10min", clock=clock)
     made = scheduler.tick()
     assert made is not None
     clock.advance(days=89)
     scheduler.tick()
-    assert made.id in run_ids(rmd)
+    assert made.id in run_ids(team_md)
     clock.advance(days=2)
     scheduler.tick()
-    assert made.id not in run_ids(rmd)
+    assert made.id not in run_ids(team_md)
 
 
 # the migration that finds each pair's newest run in existing history -------------------
