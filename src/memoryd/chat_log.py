@@ -1,8 +1,8 @@
-"""The chat part of the library facade: recording exchanges, what each one was told, and
-the user's "don't learn from my chats" switch.
+"""The chat part of the library facade: recording exchanges, what each one was told,
+deleting them, and the user's "don't learn from my chats" switch.
 
 ``Memoryd`` inherits these methods. Kept apart from ``memoryd.service`` because they are
-one concern -- what memoryd keeps of a conversation -- with three rules of their own:
+one concern -- what memoryd keeps of a conversation -- with rules of their own:
 
 - An incognito turn (``context(record=False)``) is never recorded: ``record_chat`` with
   such a turn raises ``InvalidInput`` rather than store it by mistake.
@@ -13,19 +13,28 @@ one concern -- what memoryd keeps of a conversation -- with three rules of their
   chat page), but each is stored already processed, so extraction never reads it --
   even after learning is turned back on. Turning learning off also closes the chats
   still waiting for extraction.
+- A user deletes their own chats (one, several, a workspace's, all): the rows go, text
+  and links with them, so an unprocessed one is never extracted; a batch extraction had
+  already read is dropped and read again without it (``memoryd.extraction.pipeline``).
+  Memories learned from a deleted chat stay and keep its id in ``source_chat_ids`` (the
+  memory's detail lists it as deleted); ids are never given again
+  (``memoryd.storage.chat_erasure``). The audit log records how many went, where, their
+  ids and who deleted them, never their text.
 """
 
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from memoryd.domain.errors import InvalidInput, NotFound
 from memoryd.domain.injection import Turn, history_part, used_ids
-from memoryd.domain.models import Chat, UsedMemory
+from memoryd.domain.models import Actor, AuditAction, Chat, Source, UsedMemory
 from memoryd.rerank.base import Reranker, Warmable
+from memoryd.storage import chat_erasure
 from memoryd.storage.repository import Repository
 from memoryd.writeback import PendingChat
 
@@ -37,6 +46,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("memoryd")
 
 MAX_CHAT_TEXT = 200_000
+MAX_AUDITED_IDS = 1000  # chat ids named in one deletion's audit entry
 
 
 class ChatFacade:
@@ -44,6 +54,7 @@ class ChatFacade:
 
     store: MemoryStore
     clock: Callable[[], datetime]
+    _writer: BackgroundWriter | None
 
     if TYPE_CHECKING:
 
@@ -167,6 +178,71 @@ class ChatFacade:
             found = repo.list_chats(user_id, using_memory=memory_id)
         return found[::-1][:limit]
 
+    # deleting ------------------------------------------------------------------
+    def delete_chat(self, user_id: int, chat_id: int, *, actor: Actor | None = None) -> int:
+        """Delete one of the user's recorded chats (see the module doc); returns 1.
+        Another user's chat is NotFound, like one that does not exist."""
+        return self.delete_chats(user_id, [chat_id], actor=actor)
+
+    def delete_chats(
+        self, user_id: int, chat_ids: Iterable[int], *, actor: Actor | None = None
+    ) -> int:
+        """Delete several of the user's chats, all or nothing: when one id is not one of
+        theirs, nothing is deleted (NotFound names it). Returns how many were deleted."""
+        ids = _chat_ids(chat_ids)
+        if not ids:
+            return 0
+        with self.db.write() as repo:
+            self.store.require_user(repo, user_id, lock=True)
+            owned = chat_erasure.owned_chat_ids(repo.conn, user_id, ids)
+            missing = next((i for i in ids if i not in owned), None)
+            if missing is not None:
+                raise NotFound(f"no chat {missing!r} for this user")
+            deleted = chat_erasure.delete_chats(repo.conn, user_id, ids=ids)
+            self._audit_deletion(repo, user_id, deleted, actor)
+        return len(deleted)
+
+    def clear_chats(
+        self, user_id: int, workspace: str | None = None, *, actor: Actor | None = None
+    ) -> int:
+        """Delete all the user's chats in ``workspace``, or in every workspace when None;
+        returns how many (0 when there were none). Exchanges this process still holds
+        for the background writer are written first, so none appears after the clear."""
+        if self._writer is not None:
+            self._writer.flush()
+        with self.db.write() as repo:
+            self.store.require_user(repo, user_id, lock=True)
+            workspace_id = None
+            if workspace is not None:
+                workspace_id = self.store.require_workspace(repo, workspace)
+            deleted = chat_erasure.delete_chats(repo.conn, user_id, workspace_id=workspace_id)
+            self._audit_deletion(repo, user_id, deleted, actor)
+        return len(deleted)
+
+    def _audit_deletion(
+        self, repo: Repository, user_id: int, deleted: dict[int, str], actor: Actor | None
+    ) -> None:
+        """One audit entry for the chats just deleted: how many, where, which -- no text."""
+        if not deleted:
+            return
+        ids = list(deleted)
+        record: dict[str, object] = {
+            "count": len(ids),
+            "workspaces": dict(sorted(Counter(deleted.values()).items())),
+            "chat_ids": ids[:MAX_AUDITED_IDS],
+        }
+        if len(ids) > MAX_AUDITED_IDS:
+            record["chat_ids_left_out"] = len(ids) - MAX_AUDITED_IDS
+        repo.add_audit(
+            memory_id="",
+            user_id=user_id,
+            action=AuditAction.DELETE_CHATS,
+            actor=(actor or Actor(Source.USER, user_id)).label,
+            before=record,
+            after=None,
+            now=self.clock(),
+        )
+
     # the learning switch -------------------------------------------------------
     def learns_from_chats(self, user_id: int) -> bool:
         """Whether extraction may learn from this user's chats."""
@@ -185,6 +261,15 @@ class ChatFacade:
             self.store.require_user(repo, user_id, lock=True)
             repo.set_learning(user_id, on)
             return 0 if on else repo.close_pending_chats(user_id)
+
+
+def _chat_ids(chat_ids: Iterable[int]) -> list[int]:
+    if isinstance(chat_ids, str | bytes):
+        raise InvalidInput("chat ids are a list of whole numbers")
+    ids = list(dict.fromkeys(chat_ids))
+    if not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
+        raise InvalidInput("chat ids are whole numbers")
+    return ids
 
 
 def _check_chat(prompt: str, response: str) -> None:

@@ -12,7 +12,8 @@
   choice of which of extraction's changes wait for them (off | updates | everything), or
   None to follow the instance setting ``memory_review``; the user's choice wins, since it
   only concerns their own memories;
-- ``memory_detail``: one memory with where it came from, its source chats and history.
+- ``memory_detail``: one memory with where it came from, its source chats (and the ids
+  of those deleted since) and history.
 """
 
 from __future__ import annotations
@@ -57,6 +58,9 @@ class MemoryDetail:
     created_by: str | None  # the actor of its first audit entry, e.g. "user:3"
     source_chats: tuple[Chat, ...]
     history: tuple[AuditEntry, ...]
+    # the ids in ``memory.source_chat_ids`` no longer stored: chats deleted since, or
+    # recorded on another server before an import
+    deleted_source_chat_ids: tuple[int, ...] = ()
 
 
 class LifecycleFacade:
@@ -105,6 +109,9 @@ class LifecycleFacade:
             created_by=created.actor if created else None,
             source_chats=tuple(chats),
             history=tuple(history),
+            deleted_source_chat_ids=tuple(
+                sorted(set(memory.source_chat_ids) - {c.id for c in chats})
+            ),
         )
 
     # the user's own review mode -------------------------------------------------------

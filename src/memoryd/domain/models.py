@@ -43,6 +43,9 @@ class AuditAction(enum.StrEnum):
     DELETE = "delete"
     PROMOTE = "promote"
     DEMOTE = "demote"
+    # recorded chats were deleted: the entry names no memory (``memory_id`` is empty) and
+    # ``before`` says how many, where and their ids -- never their text
+    DELETE_CHATS = "delete_chats"
 
 
 @dataclass(frozen=True)

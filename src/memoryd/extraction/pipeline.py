@@ -9,6 +9,8 @@ flags the chats ``memory_processed`` in one transaction (R5, R9, R10).
 
 Any failure before that commit -- provider error, timeout, unusable output -- leaves the
 chats unprocessed and records the failure for backoff and, after N attempts, parking.
+A batch one of whose chats the user deleted while it was being read is dropped (nothing
+learned from it) and the pair's remaining chats are read again, in the same run.
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ from memoryd.extraction.timebound import expiry_for
 from memoryd.llm.base import LLMProvider
 from memoryd.llm.json_output import Usage, complete_json
 from memoryd.rerank.embedding import memory_vectors
+from memoryd.storage.chat_erasure import lock_batch
 from memoryd.storage.repository import Repository
 from memoryd.storage.tables import CHAT_UNPROCESSED, UTCDateTime
 from memoryd.storage.tables import chats as chats_table
@@ -154,6 +157,10 @@ class PairResult:
 
 class ConcurrentExtraction(MemorydError):
     """Another worker processed some of these chats first; this batch is dropped."""
+
+
+class ChatsDeleted(MemorydError):
+    """The user deleted some of this batch's chats while it was read; it is dropped."""
 
 
 @dataclass
@@ -250,6 +257,10 @@ def process_pair(
                 run_id=run_id,
                 dry_run=dry_run,
             )
+        except ChatsDeleted:
+            if _gone(md, user_id, workspace, workspace_id):
+                return _skip(result, GONE)
+            continue  # nothing of it was written: read what is left of the pair again
         except Exception as exc:
             if _gone(md, user_id, workspace, workspace_id):  # deleted during its batch
                 return _skip(result, GONE)
@@ -494,6 +505,12 @@ def _apply(
     rejected: list[str] = []
     notes: list[str] = []
     with md.db.write() as repo:
+        # the user's row, then the batch's: the order deleting chats takes them in
+        repo.lock_user(user_id)
+        gone = len(chat_ids) - len(lock_batch(repo.conn, user_id, workspace_id, chat_ids))
+        if gone:
+            log.info("user %s deleted %d chat(s) of a batch being read", user_id, gone)
+            raise ChatsDeleted(f"{gone} chat(s) of this batch were deleted meanwhile")
         review = runtime_settings.review_mode(repo.review_preference(user_id), repo.get_settings())
         for change, vector in zip(plan.changes, vectors, strict=True):
             sources = _sources(change, chat_ids)

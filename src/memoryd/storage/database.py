@@ -37,6 +37,8 @@ def _configure_sqlite(engine: Engine) -> None:
         cur.execute("PRAGMA journal_mode=WAL")
         cur.execute("PRAGMA synchronous=NORMAL")
         cur.execute("PRAGMA foreign_keys=ON")
+        # deleted rows are overwritten, not left in free pages: a deleted chat's text goes
+        cur.execute("PRAGMA secure_delete=ON")
         cur.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_S * 1000}")
         cur.close()
 

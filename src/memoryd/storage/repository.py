@@ -37,7 +37,7 @@ from memoryd.domain.models import (
     UserSummary,
     Workspace,
 )
-from memoryd.storage import turn_rows
+from memoryd.storage import chat_erasure, turn_rows
 from memoryd.storage.tables import (
     CHAT_UNPROCESSED,
     audit_log,
@@ -177,7 +177,9 @@ class Repository:
     def delete_user(self, user_id: int) -> None:
         self.conn.execute(delete(memory_suggestions).where(memory_suggestions.c.user_id == user_id))
         self.conn.execute(delete(memories).where(memories.c.user_id == user_id))
-        self.conn.execute(delete(chats).where(chats.c.user_id == user_id))
+        mine = chats.c.user_id == user_id
+        chat_erasure.retire_chat_ids(self.conn, chat_erasure.highest_chat_id(self.conn, mine))
+        self.conn.execute(delete(chats).where(mine))
         self.conn.execute(delete(audit_log).where(audit_log.c.user_id == user_id))
         self.conn.execute(delete(users).where(users.c.id == user_id))
 
@@ -217,7 +219,9 @@ class Repository:
             delete(memory_suggestions).where(memory_suggestions.c.workspace_id == workspace_id)
         )
         self.conn.execute(delete(memories).where(memories.c.workspace_id == workspace_id))
-        self.conn.execute(delete(chats).where(chats.c.workspace_id == workspace_id))
+        theirs = chats.c.workspace_id == workspace_id
+        chat_erasure.retire_chat_ids(self.conn, chat_erasure.highest_chat_id(self.conn, theirs))
+        self.conn.execute(delete(chats).where(theirs))
         self.conn.execute(delete(workspaces).where(workspaces.c.id == workspace_id))
 
     # memories ----------------------------------------------------------
@@ -336,20 +340,18 @@ class Repository:
         *,
         processed: bool = False,
     ) -> int:
-        return int(
-            self.conn.execute(
-                insert(chats)
-                .values(
-                    user_id=user_id,
-                    workspace_id=workspace_id,
-                    prompt=prompt,
-                    response=response,
-                    created_at=now,
-                    memory_processed=processed,
-                )
-                .returning(chats.c.id)
-            ).scalar_one()
-        )
+        values: dict[str, Any] = {
+            "user_id": user_id,
+            "workspace_id": workspace_id,
+            "prompt": prompt,
+            "response": response,
+            "created_at": now,
+            "memory_processed": processed,
+        }
+        if self.conn.dialect.name == "sqlite":  # never a deleted chat's id (chat_erasure)
+            values["id"] = chat_erasure.next_chat_id()
+        query = insert(chats).values(**values).returning(chats.c.id)
+        return int(self.conn.execute(query).scalar_one())
 
     def chats_of_others(self, user_id: int, chat_ids: Iterable[int]) -> set[int]:
         """Which of ``chat_ids`` exist and belong to another user."""

@@ -1,0 +1,117 @@
+"""Queries for deleting a user's recorded chats, and for what must hold around it.
+
+Kept apart from ``memoryd.storage.repository`` (the core tables' everyday queries) because
+erasing chats has rules of its own, each one statement over the caller's transaction:
+
+- A deleted chat's row goes (its links in ``chat_memories`` with it, by foreign key); no
+  flag keeps the text. Memories keep the deleted chat's id in their ``source_chats``, so
+  an id must never be given again: SQLite numbers a new row ``max(id) + 1``, which after
+  the newest chats were deleted is a deleted chat's id. ``retire_chat_ids`` remembers the
+  highest id ever deleted (in ``id_high_water``, like users' ids) and ``next_chat_id``
+  starts above it. PostgreSQL's sequence never gives an id twice, so there is nothing to
+  retire there (and no shared row for every deletion to lock).
+- Extraction locks its batch's rows before it writes (``lock_batch``): a deletion then
+  waits for the batch's transaction, or the batch finds its chats gone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy.engine import Connection
+
+from memoryd.storage.tables import chats, id_high_water, workspaces
+
+BATCH = 500  # ids per IN list
+_RETIRED = id_high_water.c.name == "chats"
+
+
+def _batches(ids: Sequence[int]) -> Iterable[list[int]]:
+    for start in range(0, len(ids), BATCH):
+        yield list(ids[start : start + BATCH])
+
+
+def owned_chat_ids(conn: Connection, user_id: int, chat_ids: Sequence[int]) -> set[int]:
+    """Which of ``chat_ids`` are this user's chats."""
+    found: set[int] = set()
+    for part in _batches(chat_ids):
+        query = select(chats.c.id).where(chats.c.user_id == user_id, chats.c.id.in_(part))
+        found.update(int(i) for i in conn.execute(query).scalars())
+    return found
+
+
+def delete_chats(
+    conn: Connection,
+    user_id: int,
+    *,
+    ids: Sequence[int] | None = None,
+    workspace_id: int | None = None,
+) -> dict[int, str]:
+    """Delete the user's chats among ``ids`` (all of them when None), only in
+    ``workspace_id`` if given; returns each deleted chat's id with its workspace slug."""
+    where: list[Any] = [chats.c.user_id == user_id]
+    if workspace_id is not None:
+        where.append(chats.c.workspace_id == workspace_id)
+    parts: Iterable[list[int] | None] = [None] if ids is None else _batches(ids)
+    deleted: dict[int, int] = {}
+    for part in parts:
+        query = delete(chats).where(*where)
+        if part is not None:
+            query = query.where(chats.c.id.in_(part))
+        rows = conn.execute(query.returning(chats.c.id, chats.c.workspace_id))
+        deleted.update((int(r.id), int(r.workspace_id)) for r in rows)
+    if not deleted:
+        return {}
+    retire_chat_ids(conn, max(deleted))
+    slug_query = select(workspaces.c.id, workspaces.c.slug).where(
+        workspaces.c.id.in_(set(deleted.values()))
+    )
+    slugs = {int(r.id): str(r.slug) for r in conn.execute(slug_query)}
+    return {chat_id: slugs.get(ws, "") for chat_id, ws in sorted(deleted.items())}
+
+
+def retire_chat_ids(conn: Connection, highest: int | None) -> None:
+    """Never give a chat id up to ``highest`` again (SQLite; see the module doc). The
+    caller holds the write transaction, which on SQLite is the only writer."""
+    if highest is None or conn.dialect.name != "sqlite":
+        return
+    known = conn.execute(select(id_high_water.c.value).where(_RETIRED)).scalar_one_or_none()
+    if known is None:
+        conn.execute(insert(id_high_water).values(name="chats", value=highest))
+    elif known < highest:
+        conn.execute(update(id_high_water).where(_RETIRED).values(value=highest))
+
+
+def highest_chat_id(conn: Connection, *where: Any) -> int | None:
+    """The highest id among the chats matching ``where`` (before deleting them)."""
+    found = conn.execute(select(func.max(chats.c.id)).where(*where)).scalar_one_or_none()
+    return None if found is None else int(found)
+
+
+def next_chat_id() -> Any:
+    """SQLite: the id for a new chat, above every chat id ever given (one statement)."""
+    newest = select(func.max(chats.c.id)).scalar_subquery()
+    retired = select(id_high_water.c.value).where(_RETIRED).scalar_subquery()
+    return func.max(func.coalesce(newest, 0), func.coalesce(retired, 0)) + 1
+
+
+def lock_batch(
+    conn: Connection, user_id: int, workspace_id: int, chat_ids: Sequence[int]
+) -> set[int]:
+    """The batch's chats that still exist, their rows locked (PostgreSQL) until the
+    caller's transaction ends, so they cannot be deleted while it writes."""
+    alive: set[int] = set()
+    for part in _batches(chat_ids):
+        query = (
+            select(chats.c.id)
+            .where(
+                chats.c.user_id == user_id,
+                chats.c.workspace_id == workspace_id,
+                chats.c.id.in_(part),
+            )
+            .with_for_update()
+        )
+        alive.update(int(i) for i in conn.execute(query).scalars())
+    return alive
