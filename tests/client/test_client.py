@@ -191,6 +191,28 @@ def test_my_own_choices_go_through_the_client_like_the_library(live: LiveMemoryd
         assert live.md.learns_from_chats(live.ids["bob"]) is True
 
 
+def test_deleting_my_chats_goes_through_the_client_like_the_library(live: LiveMemoryd) -> None:
+    alice, bob = live.ids["alice"], live.ids["bob"]
+    bobs = live.md.record_chat(bob, "alpha", "Bob's words", "ok")
+    with MemorydClient(live.url, live.keys["alice"]) as client:
+        doomed = client.record_chat(alice, "alpha", "delete me", "ok")
+        for n in range(2):
+            client.record_chat(alice, "alpha", f"alpha {n}", "ok")
+        client.record_chat(alice, "beta", "beta 0", "ok")
+        assert client.delete_chat(alice, doomed.id) == 1
+        with pytest.raises(NotFound, match=f"no chat {doomed.id} for this user"):
+            client.delete_chat(alice, doomed.id)
+        with pytest.raises(NotFound, match=f"no chat {bobs.id} for this user"):
+            client.delete_chat(alice, bobs.id)
+        with pytest.raises(PermissionDenied):
+            client.clear_chats(bob)
+        assert client.clear_chats(alice, "alpha") == 2
+        assert [c.prompt for c in client.list_chats(alice)] == ["beta 0"]
+        assert client.clear_chats(alice) == 1
+        assert client.list_chats(alice) == live.md.list_chats(alice) == []
+    assert [c.id for c in live.md.list_chats(bob)] == [bobs.id]
+
+
 def test_export_and_import_carry_my_choices_like_the_library(live: LiveMemoryd) -> None:
     alice = live.ids["alice"]
     live.md.add_memory(alice, "Prefers concise answers")

@@ -35,6 +35,7 @@ TOOLS = {
     "promote",
     "demote",
     "record_exchange",
+    "delete_exchange",
 }
 
 
@@ -261,6 +262,26 @@ def test_record_exchange_links_the_memories_recall_gave(live: LiveMemoryd) -> No
         workspace="alpha",
         memory_ids=["x" * 33],
     )
+
+
+def test_delete_exchange_erases_ones_own_chat_only(live: LiveMemoryd) -> None:
+    alice, bob = live.ids["alice"], live.ids["bob"]
+    chat = ok(live, "alice", "record_exchange", prompt="p", response="r", workspace="alpha")
+    bobs = live.md.record_chat(bob, "alpha", "Bob's words", "ok")
+
+    assert ok(live, "alice", "delete_exchange", chat_id=chat["id"]) == {
+        "id": chat["id"],
+        "deleted": True,
+    }
+    assert live.md.list_chats(alice) == []
+    assert refused(live, "alice", "delete_exchange", chat_id=chat["id"]) == (
+        f"no chat {chat['id']} for this user"
+    )
+    assert refused(live, "alice", "delete_exchange", chat_id=bobs.id) == (
+        f"no chat {bobs.id} for this user"
+    )
+    assert [c.id for c in live.md.list_chats(bob)] == [bobs.id]
+    assert "chat_id" in refused(live, "alice", "delete_exchange", chat_id=0)
 
 
 def test_section_resource_is_the_current_memory_section(live: LiveMemoryd) -> None:

@@ -1,5 +1,6 @@
 """``memoryd chats``: record finished exchanges and list them (what extraction reads), each
-with the memories that were injected into it."""
+with the memories that were injected into it, and delete a user's chats (``rm`` by id,
+``clear`` a workspace's or all of them, only with ``--yes``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from memoryd.cli.common import (
+    CLI_ACTOR,
     DbOption,
     JsonOption,
     UserOption,
@@ -16,6 +18,7 @@ from memoryd.cli.common import (
     console,
     echo,
     emit_json,
+    fail,
     find_user,
     make_table,
     open_memoryd,
@@ -24,7 +27,7 @@ from memoryd.cli.common import (
 )
 from memoryd.domain.models import Chat, UsedMemory
 
-app = typer.Typer(help="Chat exchanges: record and list.", no_args_is_help=True)
+app = typer.Typer(help="Chat exchanges: record, list and delete.", no_args_is_help=True)
 
 PREVIEW_CHARS = 60
 
@@ -127,3 +130,78 @@ def list_chats(
             cell(_preview(c.response)),
         )
     console().print(table)
+
+
+def _chat_ids(given: Sequence[str]) -> list[int]:
+    """Chat ids as ``chats list`` shows them: whole numbers, given in full."""
+    ids = []
+    for raw in given:
+        if not raw.isascii() or not raw.isdigit():
+            fail(f"chat id {raw!r} is not a number: give the ids that 'chats list' shows")
+        ids.append(int(raw))
+    return ids
+
+
+def _chats(count: int) -> str:
+    return f"{count} chat{'' if count == 1 else 's'}"
+
+
+@app.command("rm")
+def remove(
+    user: UserOption,
+    chat_ids: Annotated[
+        list[str],
+        typer.Argument(metavar="ID", help="The chats to delete, as 'chats list' shows them."),
+    ],
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Delete some of a user's recorded chats: their text is erased and extraction never
+    reads them; memories learned from them stay.
+
+    All or nothing: if one id is not one of the user's chats, none is deleted. The audit
+    log records how many went, not what they said."""
+    ids = _chat_ids(chat_ids)
+    with open_memoryd(db) as md:
+        owner = find_user(md, user)
+        deleted = md.delete_chats(owner.id, ids, actor=CLI_ACTOR)
+    if as_json:
+        emit_json({"deleted": deleted, "ids": sorted(set(ids))})
+    else:
+        listed = ", ".join(str(i) for i in sorted(set(ids)))
+        echo(f"deleted {_chats(deleted)} of {owner.name}: {listed}")
+
+
+@app.command("clear")
+def clear(
+    user: UserOption,
+    workspace: Annotated[
+        str | None,
+        typer.Option(
+            "--workspace", "-w", metavar="SLUG", help="Only this workspace (default: all)."
+        ),
+    ] = None,
+    yes: Annotated[
+        bool, typer.Option("--yes", help="Really delete them (refused without it).")
+    ] = False,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Delete all of a user's recorded chats, or those in one workspace.
+
+    Their text is erased and extraction never reads them; memories learned from them
+    stay. Without --yes nothing is deleted: the command says how many it would delete."""
+    with open_memoryd(db) as md:
+        owner = find_user(md, user)
+        where = f"workspace {workspace!r}" if workspace else "every workspace"
+        if not yes:
+            count = len(md.list_chats(owner.id, workspace))
+            fail(
+                f"this would delete {_chats(count)} of {owner.name} in {where}; "
+                "add --yes to delete them"
+            )
+        deleted = md.clear_chats(owner.id, workspace, actor=CLI_ACTOR)
+    if as_json:
+        emit_json({"deleted": deleted})
+    else:
+        echo(f"deleted {_chats(deleted)} of {owner.name} in {where}")

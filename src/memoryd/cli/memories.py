@@ -256,6 +256,7 @@ def show(
                     {"id": c.id, "workspace": c.workspace, "prompt": c.prompt}
                     for c in detail.source_chats
                 ],
+                "deleted_source_chat_ids": list(detail.deleted_source_chat_ids),
                 "history": [_entry_json(e) for e in detail.history],
             }
         )
@@ -272,6 +273,8 @@ def show(
     ]
     for chat in detail.source_chats:
         lines.append(f"from chat {chat.id} in {chat.workspace}: {chat.prompt[:200]}")
+    for chat_id in detail.deleted_source_chat_ids:
+        lines.append(f"from chat {chat_id}: deleted")
     out = console()
     for line in lines:
         out.print(line, markup=False, highlight=False)
@@ -352,6 +355,9 @@ def _entry_json(entry: AuditEntry) -> dict[str, Any]:
 def _state(view: dict[str, Any] | None) -> str:
     if view is None:
         return "-"
+    if "chat_ids" in view:  # a delete_chats entry: how many and where, never their text
+        where = ", ".join(f"{slug}: {n}" for slug, n in view.get("workspaces", {}).items())
+        return f"{view.get('count')} chat(s) ({where})"
     where = "global" if view.get("scope") == Scope.GLOBAL.value else f"[{view.get('workspace')}]"
     return f"{where} {view.get('content', '')}"
 
@@ -382,11 +388,13 @@ def history(
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """The audit log of a user's memories: every change with before and after."""
+    """The audit log of a user's memories: every change with before and after (and each
+    deletion of their chats: how many and where)."""
     with open_memoryd(db) as md:
         owner = find_user(md, user)
         entries = md.audit_log(owner.id)
-        known = {e.memory_id for e in entries} | {m.id for m in md.list_memories(owner.id)}
+        known = {e.memory_id for e in entries if e.memory_id}
+        known |= {m.id for m in md.list_memories(owner.id)}
         if memory_id is not None:
             full_id = resolve_id(memory_id, known, owner.name)
             entries = md.audit_log(owner.id, full_id)

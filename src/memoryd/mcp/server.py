@@ -52,7 +52,8 @@ INSTRUCTIONS = (
     "memoryd keeps facts about the user: a few global ones and some per workspace (project). "
     "Call `recall` with the user's message (and the workspace, if any) at the start of a task "
     "to get what you should know; `remember` a durable fact the user states; "
-    "`record_exchange` a finished prompt/response so memoryd can learn from it later."
+    "`record_exchange` a finished prompt/response so memoryd can learn from it later; "
+    "`delete_exchange` one the user wants gone."
 )
 
 P = ParamSpec("P")
@@ -81,6 +82,11 @@ Content = Annotated[
 
 class Forgotten(BaseModel):
     id: str
+    deleted: bool
+
+
+class ExchangeDeleted(BaseModel):
+    id: int
     deleted: bool
 
 
@@ -286,6 +292,21 @@ def build_server(state: ServerState, local_user_id: int | None = None) -> MCPSer
             workspace=workspace, prompt=prompt, response=response, memory_ids=memory_ids
         )
         return chats_router.record_chat(state, caller(ctx), body)
+
+    @server.tool(title="Delete a recorded exchange")
+    @tool_errors
+    def delete_exchange(
+        chat_id: Annotated[
+            int, Field(ge=1, le=2**63 - 1, description="The id record_exchange returned.")
+        ],
+        ctx: Context[Any, Any],
+    ) -> ExchangeDeleted:
+        """Delete one of the user's recorded exchanges: its text is erased and memoryd
+        never learns from it; memories already learned from it stay."""
+        user = caller(ctx)
+        chats_router.visible_chat(state, user, chat_id)
+        md.delete_chat(user.id, chat_id)
+        return ExchangeDeleted(id=chat_id, deleted=True)
 
     @server.resource(
         SECTION_URI,

@@ -43,6 +43,7 @@ from memoryd.server.throttle import LoginThrottle
 from memoryd.server.web import actions as web_actions
 from memoryd.server.web import admin_actions as web_admin_actions
 from memoryd.server.web import admin_pages as web_admin_pages
+from memoryd.server.web import chat_history as web_chat_history
 from memoryd.server.web import privacy as web_privacy
 from memoryd.server.web import routes as web_routes
 from memoryd.service import Memoryd
@@ -171,6 +172,7 @@ def create_app(
     app.include_router(web_admin_pages.router)
     app.include_router(web_actions.router)
     app.include_router(web_privacy.router)
+    app.include_router(web_chat_history.router)
     app.include_router(web_admin_actions.router)
     app.mount("/static", StaticFiles(directory=web_routes.STATIC_DIR), name="static")
     if mcp:

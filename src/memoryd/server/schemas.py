@@ -277,7 +277,16 @@ class MemoryDetail(MemoryOut):
     source_chats: list[ChatOut] = Field(
         description="The chats it was extracted from that are still stored."
     )
+    deleted_source_chat_ids: list[int] = Field(
+        default_factory=list,
+        description="The ids of chats it was extracted from that are no longer stored: "
+        "deleted since, or recorded on another server before an import.",
+    )
     history: list[AuditOut]
+
+
+class ChatsDeleted(BaseModel):
+    deleted: int = Field(description="How many recorded chats were deleted.")
 
 
 class SuggestionOut(BaseModel):

@@ -232,6 +232,20 @@ class MemorydClient:
         sent = {k: v for k, v in params.items() if v is not None}
         return [chat_of(c) for c in self._json("GET", f"{API}/chats", params=sent)]
 
+    def delete_chat(self, user_id: int, chat_id: int) -> int:
+        """Delete one of your recorded chats: its text is erased and it is never learned
+        from; memories learned from it stay. Returns 1 (NotFound if it is not yours)."""
+        require_self(user_id, self.whoami(), "delete_chat")
+        self._call("DELETE", f"{API}/chats/{chat_id}")
+        return 1
+
+    def clear_chats(self, user_id: int, workspace: str | None = None) -> int:
+        """Delete your recorded chats in ``workspace``, or all of them when None; returns
+        how many were deleted."""
+        require_self(user_id, self.whoami(), "clear_chats")
+        params = {"all": "true"} if workspace is None else {"workspace": workspace}
+        return int((self._json("DELETE", f"{API}/chats", params=params))["deleted"])
+
     # the user's own choices (GET / PATCH /api/v1/me) -------------------------------------
     def _my_choices(self, user_id: int, what: str, **changes: object) -> dict[str, Any]:
         require_self(user_id, self.whoami(), what)

@@ -1,6 +1,11 @@
 """Chats: an app that calls its LLM itself posts each finished exchange here (with the
 memories it injected), and extraction learns from it later. Only workspaces the caller
 belongs to are accepted. Each chat comes back with the memories that answered it.
+
+A user deletes their own chats here too: one by id, a workspace's, or all of them
+(``?all=true``; a bare DELETE of the collection is refused, so nothing is cleared by a
+missing parameter). What deleting means is ``memoryd.chat_log``'s; admins have no route
+to another user's chats (they can read none either): deleting a user deletes theirs.
 """
 
 from __future__ import annotations
@@ -8,12 +13,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Path, Query, Response
 
 from memoryd.domain.errors import NotFound
 from memoryd.domain.models import Chat, User
 from memoryd.server.deps import CurrentUser, ServerState, State, require_workspace
-from memoryd.server.schemas import ChatCreate, ChatOut
+from memoryd.server.errors import ApiError
+from memoryd.server.schemas import ChatCreate, ChatOut, ChatsDeleted
 
 router = APIRouter(prefix="/api/v1/chats", tags=["chats"])
 ChatId = Annotated[int, Path(ge=1, le=2**63 - 1)]
@@ -23,6 +29,15 @@ def chats_out(state: ServerState, user: User, chats: Sequence[Chat]) -> list[Cha
     """The chats with the memories injected into each (one query for all of them)."""
     used = state.md.chat_memories(user.id, [c.id for c in chats])
     return [ChatOut.of(c, used.get(c.id, ())) for c in chats]
+
+
+def visible_chat(state: ServerState, user: User, chat_id: int) -> Chat:
+    """One of the user's chats in a workspace they may use; NotFound otherwise (another
+    user's chat looks exactly like one that does not exist)."""
+    chat = state.md.get_chat(user.id, chat_id)
+    if not state.auth.is_member(user, chat.workspace):
+        raise NotFound(f"no chat {chat_id!r} for this user")
+    return chat
 
 
 @router.post("", response_model=ChatOut, status_code=201, summary="Record a finished exchange")
@@ -53,9 +68,52 @@ def list_chats(
     return chats_out(state, user, chats[-limit:])
 
 
+@router.delete(
+    "",
+    response_model=ChatsDeleted,
+    summary="Delete my recorded exchanges: one workspace's, or all of them",
+)
+def clear_chats(
+    state: State,
+    user: CurrentUser,
+    workspace: Annotated[
+        str | None, Query(max_length=64, description="Only this workspace's chats.")
+    ] = None,
+    everything: Annotated[
+        bool,
+        Query(alias="all", description="Confirm deleting every chat of yours, everywhere."),
+    ] = False,
+) -> ChatsDeleted:
+    """``?workspace=SLUG`` deletes your chats in that workspace; ``?all=true`` deletes
+    all your chats (in workspaces you have left too). Without either it is a 400. The
+    chats' text is erased and extraction never reads them; memories learned from them
+    stay. Returns how many were deleted (0 when there were none)."""
+    if workspace is not None and everything:
+        raise ApiError(400, "give either workspace=SLUG or all=true, not both", code="ambiguous")
+    if workspace is None and not everything:
+        raise ApiError(
+            400,
+            "say which chats to delete: workspace=SLUG for one workspace's, or all=true for"
+            " all of yours",
+            code="confirmation_required",
+        )
+    if workspace is not None:
+        require_workspace(state, user, workspace)
+    return ChatsDeleted(deleted=state.md.clear_chats(user.id, workspace))
+
+
 @router.get("/{chat_id}", response_model=ChatOut, summary="One recorded exchange")
 def get_chat(state: State, user: CurrentUser, chat_id: ChatId) -> ChatOut:
-    chat = state.md.get_chat(user.id, chat_id)
-    if not state.auth.is_member(user, chat.workspace):
-        raise NotFound(f"no chat {chat_id!r} for this user")
-    return chats_out(state, user, [chat])[0]
+    return chats_out(state, user, [visible_chat(state, user, chat_id)])[0]
+
+
+@router.delete(
+    "/{chat_id}", status_code=204, response_class=Response, summary="Delete one recorded exchange"
+)
+def delete_chat(state: State, user: CurrentUser, chat_id: ChatId) -> Response:
+    """Its text is erased and extraction never reads it; memories learned from it stay
+    (their detail lists it under ``deleted_source_chat_ids``). 404 for a chat that is not
+    yours."""
+    visible_chat(state, user, chat_id)
+    state.md.delete_chat(user.id, chat_id)
+    return Response(status_code=204)

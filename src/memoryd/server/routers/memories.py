@@ -137,6 +137,7 @@ def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: st
             **MemoryOut.of(detail.memory).model_dump(),
             created_by=detail.created_by,
             source_chats=[ChatOut.of(c) for c in detail.source_chats],
+            deleted_source_chat_ids=list(detail.deleted_source_chat_ids),
             history=audit_out(detail.history),
         )
 

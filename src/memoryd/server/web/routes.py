@@ -353,7 +353,11 @@ def chat_page(request: Request, state: State, slug: str) -> Response:
         workspace = state.md.get_workspace(slug)
     except MemorydError as exc:
         return redirect(request, "/?missing=1", str(exc), "error")
-    chats = state.md.list_chats(caller.user.id, slug)[-20:]
+    every = state.md.list_chats(caller.user.id, slug)
+    chats = every[-20:]
+    # a deletion posted without the dialog's answer (no JavaScript) asks here instead
+    asked = request.query_params.get("confirm")
+    confirm_chat = next((c for c in every if asked == str(c.id)), None)
     context = page_context(
         request,
         state,
@@ -361,7 +365,11 @@ def chat_page(request: Request, state: State, slug: str) -> Response:
         page="chat",
         workspace=workspace,
         current_workspace=slug,
+        here=f"/chat/{slug}",
         chats=chats,
+        chat_count=len(every),
+        confirm_clear=asked == "clear" and bool(every),
+        confirm_chat=confirm_chat,
         used_by_chat=state.md.chat_memories(caller.user.id, [c.id for c in chats]),
         target=chat_target(state.settings),
     )

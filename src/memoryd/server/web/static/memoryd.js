@@ -108,10 +108,14 @@ function setupConfirmations() {
     });
   });
   dialog.addEventListener("close", () => {
+    if (dialog.open) return;  // the late close event of an earlier question, asked again since
     const form = pending;
     pending = null;
     if (form && dialog.returnValue === "ok") {
       form.dataset.confirmed = "yes";
+      // a form the server would otherwise ask about again (chat history: no-JS fallback)
+      const answer = form.querySelector('input[name="confirmed"]');
+      if (answer) answer.value = "yes";
       form.requestSubmit();
     }
   });
@@ -392,7 +396,8 @@ async function showDetail(url) {
   body.appendChild(facts);
 
   const from = section(body, "Came from these chats");
-  if (m.source_chats.length) {
+  const deleted = m.deleted_source_chat_ids || [];
+  if (m.source_chats.length || deleted.length) {
     const list = el("ul", null, "detail-chats");
     for (const chat of m.source_chats) {
       const item = el("li");
@@ -402,6 +407,8 @@ async function showDetail(url) {
       item.appendChild(el("p", chat.prompt.length > 300 ? chat.prompt.slice(0, 300) + "…" : chat.prompt, "small"));
       list.appendChild(item);
     }
+    // chats deleted since (or recorded elsewhere before an import): only their id is left
+    for (const id of deleted) list.appendChild(el("li", "Deleted chat (#" + id + ")", "muted small deleted-chat"));
     from.appendChild(list);
   } else {
     from.appendChild(el("p", m.source === "extraction" ? "Those chats are no longer stored." : "None: it was not extracted from a chat.", "muted small"));
