@@ -156,11 +156,11 @@ def remove(
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Delete some of a user's recorded chats: their text is erased and extraction never
-    reads them; memories learned from them stay.
+    """Delete some of a user's recorded chats, by id.
 
-    All or nothing: if one id is not one of the user's chats, none is deleted. The audit
-    log records how many went, not what they said."""
+    Their text is erased and extraction never reads them; memories learned from them
+    stay. All or nothing: if one id is not one of the user's chats, none is deleted.
+    The audit log records how many went, not what they said."""
     ids = _chat_ids(chat_ids)
     with open_memoryd(db) as md:
         owner = find_user(md, user)
