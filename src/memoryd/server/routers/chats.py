@@ -20,7 +20,7 @@ from memoryd.domain.errors import NotFound
 from memoryd.domain.models import Chat, User
 from memoryd.server.deps import CurrentUser, ServerState, State, require_workspace
 from memoryd.server.errors import ApiError
-from memoryd.server.schemas import ChatCreate, ChatOut, ChatsDeleted
+from memoryd.server.schemas import ChatCreate, ChatOut, ChatsDeleted, ErrorOut
 
 router = APIRouter(prefix="/api/v1/chats", tags=["chats"])
 ChatId = Annotated[int, Path(ge=1, le=2**63 - 1)]
@@ -73,6 +73,7 @@ def list_chats(
     "",
     response_model=ChatsDeleted,
     summary="Delete my recorded exchanges: one workspace's, or all of them",
+    responses={400: {"model": ErrorOut, "description": "Neither workspace nor all=true"}},
 )
 def clear_chats(
     state: State,
