@@ -22,13 +22,13 @@ class Browser:
     def post(self, path: str, **form: str) -> Any:
         form = {"csrf_token": self.session.csrf_token, **form}
         return self.world.client.post(
-            path, data=form, headers=self._cookie(), follow_redirects=False
+            path, data=form, headers=self.cookie(), follow_redirects=False
         )
 
     def get(self, path: str) -> Any:
-        return self.world.client.get(path, headers=self._cookie(), follow_redirects=False)
+        return self.world.client.get(path, headers=self.cookie(), follow_redirects=False)
 
-    def _cookie(self) -> dict[str, str]:
+    def cookie(self) -> dict[str, str]:
         self.world.client.cookies.clear()
         return {"Cookie": f"memoryd_session={self.session.token}"}
 
@@ -105,7 +105,7 @@ def test_another_users_chat_or_a_left_workspace_is_refused(world: World) -> None
     forged = world.client.post(
         f"/ui/chats/{in_gamma}/delete",
         data={"csrf_token": "wrong", "confirmed": "yes"},
-        headers=browser._cookie(),
+        headers=browser.cookie(),
         follow_redirects=False,
     )
     assert forged.status_code == 403 and prompts(world) == ["said in gamma"]
