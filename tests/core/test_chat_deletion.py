@@ -205,3 +205,45 @@ def test_the_text_is_gone_from_the_sqlite_file(sqlite_md: Memoryd) -> None:
     for part in (path, path.with_name(path.name + "-wal")):
         if part.exists():
             assert b"zq-unique-marker-" not in part.read_bytes(), part
+
+
+def test_upgrading_keeps_ids_that_memories_name_from_new_chats(tmp_path: Path) -> None:
+    """Chats deleted before chat ids were retired (with their user or workspace) left
+    no mark; the migration takes the highest id a memory or suggestion still names."""
+    from datetime import UTC, datetime
+
+    from sqlalchemy import insert
+
+    from memoryd.storage import Database
+    from memoryd.storage.tables import memories, users, workspaces
+    from support.databases import revision_before
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    db = Database.open(url, migrate=False)
+    db.upgrade(revision_before("_retired_chat_ids.py"))
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    with db.engine.begin() as conn:
+        conn.execute(insert(users).values(id=1, name="al", role="default", created_at=now))
+        conn.execute(insert(workspaces).values(id=1, slug="lab", name="lab", created_at=now))
+        conn.execute(
+            insert(chats).values(
+                id=3, user_id=1, workspace_id=1, prompt="p", response="r", created_at=now
+            )
+        )
+        conn.execute(
+            insert(memories).values(
+                id="m1",
+                user_id=1,
+                scope="global",
+                content="Likes tea",
+                content_key="likes tea",
+                source="extraction",
+                source_chats=[3, 9],
+                created_at=now,
+                updated_at=now,
+            )
+        )
+    db.upgrade("head")
+    db.dispose()
+    with Memoryd(url) as md:
+        assert md.record_chat(1, "lab", "new", "ok").id == 10  # not 4, not the named 9
