@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from urllib.parse import quote
 
 from fastapi import APIRouter, Request, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
 
-from memoryd.domain.errors import InvalidInput, MemorydError, PermissionDenied
+from memoryd.domain.errors import InvalidInput, MemorydError, NotFound, PermissionDenied
 from memoryd.domain.models import Actor, Source
 from memoryd.server.auth import validate_password
 from memoryd.server.deps import (
@@ -38,6 +39,7 @@ from memoryd.server.web.routes import (
     render,
     safe_next,
     web_caller,
+    with_query,
 )
 from memoryd.store import KEEP, Keep
 
@@ -76,18 +78,32 @@ def back_to(form: FormData) -> str:
 
 
 async def perform(
-    request: Request, form: FormData, work: Callable[[], str], *, keep: str | None = None
+    request: Request,
+    form: FormData,
+    work: Callable[[], str],
+    *,
+    keep: str | None = None,
+    field: str | None = None,
+    reopen: str | None = None,
 ) -> Response:
-    """Run ``work`` (which returns the success message) and redirect back with it. When it
-    is refused, the text of the field ``keep`` goes back into that field (``draft_field``
-    names its id in the page)."""
+    """Run ``work`` (which returns the success message) and redirect back with it.
+
+    When it is refused, the text of the field ``keep`` (and the "until" date, if the form
+    has one) goes back into the form: the field ``field``, else the one whose id the form
+    names in ``draft_field``; ``reopen`` (``name=value``) is added to the way back so the
+    page opens that form again, unless what it changes is gone."""
     try:
         message = await run_in_threadpool(work)
     except MemorydError as exc:
         draft = None
-        if keep is not None and field_text(form, keep) and field_text(form, "draft_field"):
-            draft = Draft(field_text(form, "draft_field"), field_text(form, keep))
-        return redirect(request, back_to(form), str(exc), "error", draft)
+        name = field or field_text(form, "draft_field")
+        if keep is not None and name:
+            until = field_text(form, "expires_at") if "expires_at" in form else None
+            draft = Draft(name, field_text(form, keep), until)
+        back = back_to(form)
+        if reopen is not None and not isinstance(exc, NotFound):
+            back = with_query(back, reopen)
+        return redirect(request, back, str(exc), "error", draft)
     return redirect(request, back_to(form), message)
 
 
@@ -157,6 +173,11 @@ async def change_memory(request: Request, state: State, memory_id: str, operatio
             return f"Memory moved to workspace {workspace}."
         raise InvalidInput(f"unknown operation {operation!r}")
 
+    if operation == "edit":  # refused: the form opens again with what was typed
+        reopen = f"edit={quote(memory_id, safe='')}"
+        return await perform(
+            request, form, work, keep="content", field=f"edit:{memory_id}", reopen=reopen
+        )
     return await perform(request, form, work)
 
 
@@ -192,7 +213,7 @@ def _panel(form: FormData, panel: str) -> str:
     back = back_to(form)
     if panel not in PANELS:
         return back
-    return f"{back}{'&' if '?' in back else '?'}panel={panel}"
+    return with_query(back, f"panel={panel}")
 
 
 @router.post("/api-keys")
