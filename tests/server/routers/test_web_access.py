@@ -10,13 +10,12 @@ error message and leave the database exactly as it was; the admin succeeds every
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote, unquote
+from urllib.parse import quote
 
 import fastapi.routing
 import pytest
@@ -26,6 +25,7 @@ from hypothesis import strategies as st
 
 from support.lifecycle import file_suggestion
 from support.server import World
+from support.web import flash_of, get_page
 
 from .test_access import CASES, snapshot
 
@@ -196,14 +196,6 @@ def test_every_served_route_is_covered_by_a_role_test(world: World) -> None:
 
 
 # posting forms ---------------------------------------------------------------------------
-def flash_of(response: Any) -> dict[str, str]:
-    """The one message a form post redirects back with."""
-    raw = response.cookies.get("memoryd_flash")
-    assert raw, (response.status_code, response.headers)
-    [message] = json.loads(unquote(raw.strip('"')))
-    return dict(message)
-
-
 def post_form(world: World, who: str | None, path: str, form: Form) -> Any:
     headers: dict[str, str] = {}
     if who is not None:
@@ -333,16 +325,6 @@ def test_admin_can_post_another_users_memories(world: World) -> None:
 
 
 # pages -----------------------------------------------------------------------------------
-def get_page(world: World, who: str | None, path: str) -> Any:
-    headers = {}
-    if who is not None:
-        session = world.auth.create_session(world.ids[who], 1)
-        headers["Cookie"] = f"memoryd_session={session.token}"
-    response = world.client.get(path, headers=headers, follow_redirects=False)
-    world.client.cookies.clear()
-    return response
-
-
 @pytest.mark.parametrize(("path", "as_user", "as_admin"), PAGES)
 def test_pages_for_every_role(world: World, path: str, as_user: int, as_admin: int) -> None:
     if "{run_id}" in path:
