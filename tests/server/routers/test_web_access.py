@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from html import unescape
 from typing import Any
 from urllib.parse import quote
 
@@ -58,7 +59,8 @@ def own_memory(operation: str, **form: str) -> Callable[[World, str], tuple[dict
 
 
 def own_key(world: World, who: str) -> tuple[dict[str, Any], Form]:
-    return {"key_id": world.auth.create_api_key(world.ids[who], "temp").key.id}, {}
+    key = world.auth.create_api_key(world.ids[who], "temp").key.id
+    return {"key_id": key}, {"confirmed": "yes"}
 
 
 def known_password(world: World, who: str) -> tuple[dict[str, Any], Form]:
@@ -98,7 +100,7 @@ def new_workspace(world: World, who: str) -> tuple[dict[str, Any], Form]:
     slug = f"temp{len(world.md.list_workspaces())}"
     world.md.create_workspace(slug)
     world.md.add_memory(world.ids["bob"], "lives in the doomed workspace", workspace=slug)
-    return {"slug": slug}, {}
+    return {"slug": slug}, {"confirmed": "yes"}
 
 
 def bob_out_of_alpha(world: World, who: str) -> tuple[dict[str, Any], Form]:
@@ -109,7 +111,7 @@ def bob_out_of_alpha(world: World, who: str) -> tuple[dict[str, Any], Form]:
 FORM_CASES = [
     FormCase("/ui/memories", fields(content="typed in the web UI", workspace="alpha")),
     FormCase("/ui/memories/{memory_id}/{operation}", own_memory("edit", content="edited")),
-    FormCase("/ui/memories/{memory_id}/{operation}", own_memory("delete")),
+    FormCase("/ui/memories/{memory_id}/{operation}", own_memory("delete", confirmed="yes")),
     FormCase("/ui/memories/{memory_id}/{operation}", own_memory("promote")),
     FormCase("/ui/memories/{memory_id}/{operation}", own_memory("demote", workspace="alpha")),
     FormCase("/ui/suggestions/{suggestion_id}/{decision}", own_suggestion("accept")),
@@ -127,7 +129,7 @@ FORM_CASES = [
     FormCase("/ui/members/remove", bob_out_of_alpha, admin_only=True),
     FormCase("/ui/users/{user_id}/role", new_user(role="admin"), admin_only=True),
     FormCase("/ui/users/{user_id}/password", new_user(password="reset-pass-1"), admin_only=True),
-    FormCase("/ui/users/{user_id}/delete", new_user(), admin_only=True),
+    FormCase("/ui/users/{user_id}/delete", new_user(confirmed="yes"), admin_only=True),
     FormCase("/ui/workspaces/{slug}/delete", new_workspace, admin_only=True),
     FormCase("/ui/extraction/retry", bob_retry, admin_only=True),
     FormCase("/ui/extraction/run", fields(), admin_only=True),
@@ -276,7 +278,8 @@ def bob_memory(world: World, workspace: str | None = "alpha") -> str:
 
 OPERATIONS: list[tuple[str, Form]] = [
     ("edit", {"content": "rewritten by alice"}),
-    ("delete", {}),
+    ("delete", {"confirmed": "yes"}),
+    ("delete", {}),  # not asked first: refused
     ("promote", {}),
     ("demote", {"workspace": "alpha"}),
 ]
@@ -367,12 +370,80 @@ def test_a_default_user_cannot_open_a_workspace_they_are_not_in(world: World) ->
     assert flash_of(page)["level"] == "error"
 
 
+# deleting without JavaScript ------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("case", "who", "asked"),
+    [
+        (
+            FormCase("/ui/memories/{memory_id}/{operation}", own_memory("delete")),
+            "alice",
+            'Delete this memory? "web fact of alice 0"',
+        ),
+        (
+            FormCase("/ui/api-keys/{key_id}/revoke", own_key),
+            "alice",
+            'Revoke the key "temp"? Programs using it stop working.',
+        ),
+        (
+            FormCase("/ui/users/{user_id}/delete", new_user()),
+            "admin",
+            "Delete the user temp3 with their 0 memories and all their chats?",
+        ),
+        (
+            FormCase("/ui/workspaces/{slug}/delete", new_workspace),
+            "admin",
+            "Delete the workspace temp3 with every memory and chat in it?",
+        ),
+    ],
+    ids=["memory", "api key", "user", "workspace"],
+)
+def test_a_deletion_sent_without_its_confirmation_asks_on_a_page(
+    world: World, case: FormCase, who: str, asked: str
+) -> None:
+    """Without JavaScript no dialog asks, so the server does: the same question on a page,
+    with the same form to send again (confirmed=yes) and a Cancel link back."""
+    args, form = case.prepare(world, who)
+    form = {k: v for k, v in form.items() if k != "confirmed"}
+    path = case.path.format(**args)
+    before = snapshot(world)
+    session = world.auth.create_session(world.ids[who], 1)
+    fields = {**form, "csrf_token": session.csrf_token, "next": "/chat/alpha?panel=keys"}
+    cookie = {"Cookie": f"memoryd_session={session.token}"}
+    page = world.client.post(path, data=fields, headers=cookie, follow_redirects=False)
+    world.client.cookies.clear()
+    assert page.status_code == 200, page.text
+    assert snapshot(world) == before
+    assert asked in unescape(page.text)
+    assert f'<form method="post" action="{path}"' in page.text
+    assert '<input type="hidden" name="confirmed" value="yes">' in page.text
+    assert '<input type="hidden" name="next" value="/chat/alpha?panel=keys">' in page.text
+    assert 'href="/chat/alpha?panel=keys" autofocus>Cancel</a>' in page.text
+    fields["confirmed"] = "yes"
+    done = world.client.post(path, data=fields, headers=cookie, follow_redirects=False)
+    world.client.cookies.clear()
+    assert done.status_code == 303 and flash_of(done)["level"] == "ok", done.text
+    assert changed_tables(before, snapshot(world))
+
+
+def test_a_deletion_that_is_not_allowed_is_refused_before_asking(world: World) -> None:
+    bob_fact = bob_memory(world)
+    user = world.md.create_user("temp-doomed")
+    for who, path in (
+        ("alice", f"/ui/memories/{bob_fact}/delete"),  # not hers: its text is never shown
+        ("alice", f"/ui/users/{user.id}/delete"),
+        ("admin", "/ui/workspaces/no-such-workspace/delete"),
+    ):
+        response = post_form(world, who, path, {})
+        assert response.status_code == 303, (path, response.text)
+        assert flash_of(response)["level"] == "error", path
+
+
 # fuzzing the forms ---------------------------------------------------------------------------
 FIELD_NAMES = [
     "content", "workspace", "scope", "user_id", "name", "password", "current_password",
     "new_password", "slug", "memory_enabled", "memory_auto_extraction", "extraction_provider",
     "admin", "next", "role", "draft_field", "expires_at", "expires_was", "memory_review",
-    "expired_grace_days", "run_retention_days",
+    "expired_grace_days", "run_retention_days", "confirmed",
 ]  # fmt: skip
 FORM_PATHS = sorted({c.path for c in FORM_CASES})
 
@@ -383,7 +454,7 @@ def test_fuzzed_form_posts_never_get_a_server_error(world: World, who: str, path
     """The schema fuzz run cannot see these routes; here every form gets random fields
     (and random path parts), and the answer is a redirect or a 4xx, never a 5xx."""
     memory = world.md.add_memory(world.ids[who], "fuzz target", workspace="alpha")
-    known = ["", "0", "1", "2", "3", "-1", "999", "abc", "alpha", "on", memory.id]
+    known = ["", "0", "1", "2", "3", "-1", "999", "abc", "alpha", "on", "yes", memory.id]
     value = st.one_of(st.sampled_from(known), st.text(max_size=30))
     operations = st.sampled_from(["edit", "delete", "promote", "demote", "nope"])
     decisions = st.sampled_from(["accept", "reject", "nope"])

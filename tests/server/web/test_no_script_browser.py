@@ -1,9 +1,10 @@
 """The web UI with JavaScript turned off, in headless Chromium at 1280 and 390 px: open the
-profile, edit a memory (a refused edit keeps the text), read a memory's detail, switch
-tabs, create an API key, open the menu on a phone and use the admin panel's tabs and a
-user's memories; every state passes the page checks (``check_scriptless_page``). Then
-with JavaScript on: the detail dialog says the same as the server's, and addresses that
-open an edit form or a detail (``edit=``, ``detail=``) open them in place.
+profile, edit a memory (a refused edit keeps the text), read a memory's detail, delete
+one (the server asks first), switch tabs, create an API key, open the menu on a phone and
+use the admin panel's tabs and a user's memories; every state passes the page checks
+(``check_scriptless_page``). Then with JavaScript on: the detail dialog says the same as
+the server's, and addresses that open an edit form or a detail (``edit=``, ``detail=``)
+open them in place.
 """
 
 from __future__ import annotations
@@ -40,7 +41,9 @@ def test_edit_a_memory_with_javascript_off(live_world: Live, scriptless_page: An
     alice = world.ids["alice"]
     world.md.add_memory(alice, "Alice likes green tea")
     day = later(30)
-    memory = world.md.add_memory(alice, "Alpha ships on Tuesdays", workspace="alpha", expires_at=day)
+    memory = world.md.add_memory(
+        alice, "Alpha ships on Tuesdays", workspace="alpha", expires_at=day
+    )
     sign_in(page, live.url, "alice", USER_PASSWORD)
     page.goto(f"{live.url}/chat/alpha")
     profile = open_profile(page)
@@ -110,6 +113,30 @@ def test_memory_detail_with_javascript_off(live_world: Live, scriptless_page: An
     detail.get_by_role("link", name="Close memory details").click()
     page.wait_for_url(f"**#me-memory-{memory.id}")
     assert not detail.is_visible() and profile.is_visible()
+
+
+def test_delete_asks_on_a_page_with_javascript_off(live_world: Live, scriptless_page: Any) -> None:
+    world, live = live_world
+    page = scriptless_page
+    alice = world.ids["alice"]
+    memory = world.md.add_memory(alice, "Alpha deploys with Ansible", workspace="alpha")
+    sign_in(page, live.url, "alice", USER_PASSWORD)
+    page.goto(f"{live.url}/chat/alpha")
+    profile = open_profile(page)
+    trash = "Delete memory: Alpha deploys with Ansible"
+    profile.get_by_role("button", name=trash).click()
+    question = page.locator("#confirm-page-question")
+    assert question.inner_text() == 'Delete this memory? "Alpha deploys with Ansible"'
+    cancel = page.get_by_role("link", name="Cancel")
+    assert cancel.evaluate("e => e === document.activeElement")
+    check_scriptless_page(page)
+    cancel.click()
+    page.wait_for_url("**/chat/alpha?panel=memories")
+    assert world.md.get_memory(alice, memory.id).content == "Alpha deploys with Ansible"
+    page.locator("#profile").get_by_role("button", name=trash).click()
+    page.get_by_role("button", name="Delete", exact=True).click()
+    page.locator("#profile .flash-ok", has_text="Memory deleted.").wait_for()
+    assert memory.id not in {m.id for m in world.md.list_memories(alice)}
 
 
 def test_tabs_keys_menu_and_chat_with_javascript_off(

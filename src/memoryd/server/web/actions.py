@@ -3,7 +3,9 @@ forms are in ``memoryd.server.web.admin_actions``).
 
 Each post checks the session's CSRF token (and the Origin header), does one thing with
 the same rules as the REST API, and redirects back (303) with a message saying what
-happened or what was wrong; a refused change changes nothing.
+happened or what was wrong; a refused change changes nothing. A deletion goes ahead only
+with ``confirmed=yes``, which memoryd.js adds when its confirmation dialog is answered;
+without it (no JavaScript) the server asks on a page of its own first.
 """
 
 from __future__ import annotations
@@ -58,6 +60,46 @@ async def posted(request: Request, state: ServerState) -> tuple[Caller, FormData
     return caller, form
 
 
+class Unconfirmed(Exception):
+    """A deletion sent without ``confirmed=yes``: ask ``question`` first."""
+
+    def __init__(self, question: str, button: str) -> None:
+        super().__init__(question)
+        self.question, self.button = question, button
+
+
+def confirmed(form: FormData, question: str, button: str) -> None:
+    """Go on only if the person said yes to ``question`` (``button`` is the yes)."""
+    if form.get("confirmed") != "yes":
+        raise Unconfirmed(question, button)
+
+
+async def ask(request: Request, form: FormData, asked: Unconfirmed) -> Response:
+    """The question on a page of its own, with the same form to send again, confirmed."""
+    state: ServerState = request.app.state.memoryd
+    caller = web_caller(request, state)
+    if caller is None:  # posted() let it through, so the session just ended
+        raise ApiError(401, "sign in first", code="not_authenticated")
+    fields = [
+        (name, value)
+        for name, value in form.multi_items()
+        if isinstance(value, str) and name not in ("csrf_token", "confirmed")
+    ]
+    context = await run_in_threadpool(
+        page_context,
+        request,
+        state,
+        caller,
+        page="confirm",
+        here=back_to(form),
+        question=asked.question,
+        button=asked.button,
+        action=request.url.path,
+        fields=fields,
+    )
+    return render(request, "confirm_page.html", context)
+
+
 def owner_of(state: ServerState, caller: Caller, form: FormData) -> Owner:
     """Whose memories a form works on: the caller's own, or (admins) the named user's."""
     raw = form.get("user_id")
@@ -94,6 +136,8 @@ async def perform(
     page opens that form again, unless what it changes is gone."""
     try:
         message = await run_in_threadpool(work)
+    except Unconfirmed as asked:
+        return await ask(request, form, asked)
     except MemorydError as exc:
         draft = None
         name = field or field_text(form, "draft_field")
@@ -153,9 +197,10 @@ async def change_memory(request: Request, state: State, memory_id: str, operatio
 
     def work() -> str:
         owner = owner_of(state, caller, form)
-        visible_memory(state, owner, memory_id)
+        memory = visible_memory(state, owner, memory_id)
         uid, actor = owner.user.id, owner.actor
         if operation == "delete":
+            confirmed(form, f'Delete this memory? "{memory.content[:80]}"', "Delete")
             state.md.delete_memory(uid, memory_id, actor=actor)
             return "Memory deleted."
         if operation == "edit":
@@ -242,8 +287,16 @@ async def create_key(request: Request, state: State) -> Response:
 @router.post("/api-keys/{key_id}/revoke")
 async def revoke_key(request: Request, state: State, key_id: str) -> Response:
     caller, form = await posted(request, state)
+    keys = await run_in_threadpool(state.auth.list_api_keys, caller.user.id)
+    key = next((k for k in keys if k.id == key_id and k.revoked_at is None), None)
     try:
+        if key is not None:
+            confirmed(
+                form, f'Revoke the key "{key.name}"? Programs using it stop working.', "Revoke"
+            )
         await run_in_threadpool(state.auth.revoke_api_key, caller.user.id, key_id)
+    except Unconfirmed as asked:
+        return await ask(request, form, asked)
     except MemorydError as exc:
         return redirect(request, _panel(form, "keys"), str(exc), "error")
     return redirect(request, _panel(form, "keys"), "API key revoked.")

@@ -129,13 +129,17 @@ function setupProfile() {
 }
 
 // A real confirmation dialog (not window.confirm): forms with data-confirm ask first.
-// Cancel has the focus; Escape cancels; the confirm button says what will happen.
+// Cancel has the focus; Escape cancels; the confirm button says what will happen. The
+// answer goes with the form (confirmed=yes); without this script the server asks instead.
 function setupConfirmations() {
   const dialog = document.getElementById("confirm");
   if (!dialog) return;
   const text = document.getElementById("confirm-text");
   const ok = document.getElementById("confirm-ok");
-  let pending = null;
+  // The answer is taken when it is given (a click or Enter on a button), not from the
+  // dialog's close event, which can come late: after Escape and a quick second question.
+  let pending = null;  // the form whose question is open
+  let agreed = null;  // the form the answer said yes to
   document.querySelectorAll("form[data-confirm]").forEach((form) => {
     form.addEventListener("submit", (event) => {
       if (form.dataset.confirmed === "yes") return;
@@ -148,13 +152,23 @@ function setupConfirmations() {
       document.getElementById("confirm-cancel").focus();
     });
   });
-  dialog.addEventListener("close", () => {
-    const form = pending;
+  dialog.querySelector("form").addEventListener("submit", (event) => {
+    agreed = event.submitter && event.submitter.value === "ok" ? pending : null;
     pending = null;
-    if (form && dialog.returnValue === "ok") {
-      form.dataset.confirmed = "yes";
-      form.requestSubmit();
+  });
+  dialog.addEventListener("close", () => {
+    const form = agreed;
+    agreed = null;
+    if (!form) return;
+    form.dataset.confirmed = "yes";
+    if (!form.querySelector("input[name=confirmed]")) {  // else the server asks again
+      const yes = document.createElement("input");
+      yes.type = "hidden";
+      yes.name = "confirmed";
+      yes.value = "yes";
+      form.appendChild(yes);
     }
+    form.requestSubmit();
   });
 }
 
