@@ -260,6 +260,7 @@ def test_addresses_that_open_a_form_or_detail_open_them_in_place(
     box.fill("# Alice cycles to work")
     page.keyboard.press("Enter")
     row.locator(".field-error", has_text="Markdown").wait_for()
+    page.wait_for_load_state("load")  # the script has run
     box = page.locator("#profile .memory", has_text="Alice cycles to work").get_by_label(
         "Memory text"
     )
@@ -277,6 +278,7 @@ def test_addresses_that_open_a_form_or_detail_open_them_in_place(
     # their opening, as here)
     detail.get_by_role("button", name="Close memory details").click()
     assert not detail.is_visible() and page.locator("#profile").is_visible()
-    assert page.evaluate("document.activeElement.dataset.detail") == (
-        f"/api/v1/memories/{memory.id}"
+    # the focus goes back to the memory's Details (on the dialog's close event)
+    page.wait_for_function(
+        "id => document.activeElement.dataset.detail === '/api/v1/memories/' + id", arg=memory.id
     )
