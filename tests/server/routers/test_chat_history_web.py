@@ -1,6 +1,6 @@
 """The chat page's history controls as plain form posts, as a browser without JavaScript
-sends them: a deletion without the dialog's answer comes back to the page with the
-question and deletes nothing; answering it deletes. Another user's chat, or one in a
+sends them: a deletion without the dialog's answer gets the server's question page and
+deletes nothing; answering it there deletes. Another user's chat, or one in a
 workspace the user has left, is refused with a message and stays."""
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def prompts(world: World, who: str = "alice") -> list[str]:
     return [c.prompt for c in world.md.list_chats(world.ids[who])]
 
 
-def test_deleting_an_exchange_without_javascript_asks_on_the_page(world: World) -> None:
+def test_deleting_an_exchange_without_javascript_asks_first(world: World) -> None:
     alice = world.ids["alice"]
     doomed = world.md.record_chat(alice, "alpha", "forget <this> one", "ok").id
     world.md.record_chat(alice, "alpha", "keep this one", "ok")
@@ -50,25 +50,22 @@ def test_deleting_an_exchange_without_javascript_asks_on_the_page(world: World) 
 
     page = browser.get("/chat/alpha")
     assert f'action="/ui/chats/{doomed}/delete"' in page.text
-    assert 'name="confirmed" value=""' in page.text
-    asked = browser.post(f"/ui/chats/{doomed}/delete", workspace="alpha")
-    assert (asked.status_code, asked.headers["location"]) == (303, f"/chat/alpha?confirm={doomed}")
-    assert "memoryd_flash" not in asked.cookies
+    assert 'name="confirmed"' not in page.text  # the dialog's answer, or the server's page
+    asked = browser.post(f"/ui/chats/{doomed}/delete", workspace="alpha", next="/chat/alpha")
+    assert asked.status_code == 200 and "memoryd_flash" not in asked.cookies
     assert prompts(world) == ["forget <this> one", "keep this one"]
-
-    question = browser.get(f"/chat/alpha?confirm={doomed}").text
-    assert '<h2 id="confirm-panel-title">Delete this exchange?</h2>' in question
-    assert "forget &lt;this&gt; one" in question  # the text is escaped, never markup
-    assert 'name="confirmed" value="yes"' in question
+    question = asked.text
+    assert "Delete this exchange? \u201cforget &lt;this&gt; one\u201d" in question  # escaped
+    assert f'action="/ui/chats/{doomed}/delete"' in question
+    assert 'name="confirmed" value="yes"' in question and 'href="/chat/alpha"' in question
 
     done = browser.post(f"/ui/chats/{doomed}/delete", workspace="alpha", confirmed="yes")
     assert (done.status_code, done.headers["location"]) == (303, "/chat/alpha")
     assert flash(done) == {"level": "ok", "text": "Exchange deleted."}
     assert prompts(world) == ["keep this one"]
-    assert "confirm-panel" not in browser.get(f"/chat/alpha?confirm={doomed}").text
 
 
-def test_clearing_the_history_without_javascript_asks_on_the_page(world: World) -> None:
+def test_clearing_the_history_without_javascript_asks_first(world: World) -> None:
     alice = world.ids["alice"]
     for n in range(3):
         world.md.record_chat(alice, "alpha", f"alpha {n}", "ok")
@@ -76,18 +73,15 @@ def test_clearing_the_history_without_javascript_asks_on_the_page(world: World) 
     world.md.record_chat(world.ids["bob"], "alpha", "Bob in alpha", "ok")
     browser = Browser(world)
 
-    asked = browser.post("/ui/chats/clear", workspace="alpha")
-    assert asked.headers["location"] == "/chat/alpha?confirm=clear"
-    assert len(prompts(world)) == 4
-    question = browser.get("/chat/alpha?confirm=clear").text
-    assert '<h2 id="confirm-panel-title">Clear this history?</h2>' in question
-    assert "All 3 of your exchanges in Alpha" in question
+    asked = browser.post("/ui/chats/clear", workspace="alpha", next="/chat/alpha")
+    assert asked.status_code == 200 and len(prompts(world)) == 4
+    assert "Delete all 3 of your exchanges in Alpha?" in asked.text
+    assert 'action="/ui/chats/clear"' in asked.text
 
     done = browser.post("/ui/chats/clear", workspace="alpha", confirmed="yes")
     assert flash(done) == {"level": "ok", "text": "Deleted 3 exchanges from this history."}
     assert prompts(world) == ["beta 0"] and prompts(world, "bob") == ["Bob in alpha"]
-    page = browser.get("/chat/alpha?confirm=clear").text
-    assert "confirm-panel" not in page and 'action="/ui/chats/clear"' not in page
+    assert 'action="/ui/chats/clear"' not in browser.get("/chat/alpha").text
 
 
 def test_another_users_chat_or_a_left_workspace_is_refused(world: World) -> None:

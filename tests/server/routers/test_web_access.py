@@ -10,13 +10,13 @@ error message and leave the database exactly as it was; the admin succeeds every
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from html import unescape
 from typing import Any
-from urllib.parse import quote, unquote
+from urllib.parse import quote
 
 import fastapi.routing
 import pytest
@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 from support.lifecycle import file_suggestion
 from support.server import World
+from support.web import flash_of, get_page
 
 from .test_access import CASES, snapshot
 
@@ -58,7 +59,8 @@ def own_memory(operation: str, **form: str) -> Callable[[World, str], tuple[dict
 
 
 def own_key(world: World, who: str) -> tuple[dict[str, Any], Form]:
-    return {"key_id": world.auth.create_api_key(world.ids[who], "temp").key.id}, {}
+    key = world.auth.create_api_key(world.ids[who], "temp").key.id
+    return {"key_id": key}, {"confirmed": "yes"}
 
 
 def known_password(world: World, who: str) -> tuple[dict[str, Any], Form]:
@@ -103,7 +105,7 @@ def new_workspace(world: World, who: str) -> tuple[dict[str, Any], Form]:
     slug = f"temp{len(world.md.list_workspaces())}"
     world.md.create_workspace(slug)
     world.md.add_memory(world.ids["bob"], "lives in the doomed workspace", workspace=slug)
-    return {"slug": slug}, {}
+    return {"slug": slug}, {"confirmed": "yes"}
 
 
 def bob_out_of_alpha(world: World, who: str) -> tuple[dict[str, Any], Form]:
@@ -114,7 +116,7 @@ def bob_out_of_alpha(world: World, who: str) -> tuple[dict[str, Any], Form]:
 FORM_CASES = [
     FormCase("/ui/memories", fields(content="typed in the web UI", workspace="alpha")),
     FormCase("/ui/memories/{memory_id}/{operation}", own_memory("edit", content="edited")),
-    FormCase("/ui/memories/{memory_id}/{operation}", own_memory("delete")),
+    FormCase("/ui/memories/{memory_id}/{operation}", own_memory("delete", confirmed="yes")),
     FormCase("/ui/memories/{memory_id}/{operation}", own_memory("promote")),
     FormCase("/ui/memories/{memory_id}/{operation}", own_memory("demote", workspace="alpha")),
     FormCase("/ui/suggestions/{suggestion_id}/{decision}", own_suggestion("accept")),
@@ -134,7 +136,7 @@ FORM_CASES = [
     FormCase("/ui/members/remove", bob_out_of_alpha, admin_only=True),
     FormCase("/ui/users/{user_id}/role", new_user(role="admin"), admin_only=True),
     FormCase("/ui/users/{user_id}/password", new_user(password="reset-pass-1"), admin_only=True),
-    FormCase("/ui/users/{user_id}/delete", new_user(), admin_only=True),
+    FormCase("/ui/users/{user_id}/delete", new_user(confirmed="yes"), admin_only=True),
     FormCase("/ui/workspaces/{slug}/delete", new_workspace, admin_only=True),
     FormCase("/ui/extraction/retry", bob_retry, admin_only=True),
     FormCase("/ui/extraction/run", fields(), admin_only=True),
@@ -203,14 +205,6 @@ def test_every_served_route_is_covered_by_a_role_test(world: World) -> None:
 
 
 # posting forms ---------------------------------------------------------------------------
-def flash_of(response: Any) -> dict[str, str]:
-    """The one message a form post redirects back with."""
-    raw = response.cookies.get("memoryd_flash")
-    assert raw, (response.status_code, response.headers)
-    [message] = json.loads(unquote(raw.strip('"')))
-    return dict(message)
-
-
 def post_form(world: World, who: str | None, path: str, form: Form) -> Any:
     headers: dict[str, str] = {}
     if who is not None:
@@ -291,7 +285,8 @@ def bob_memory(world: World, workspace: str | None = "alpha") -> str:
 
 OPERATIONS: list[tuple[str, Form]] = [
     ("edit", {"content": "rewritten by alice"}),
-    ("delete", {}),
+    ("delete", {"confirmed": "yes"}),
+    ("delete", {}),  # not asked first: refused
     ("promote", {}),
     ("demote", {"workspace": "alpha"}),
 ]
@@ -340,16 +335,6 @@ def test_admin_can_post_another_users_memories(world: World) -> None:
 
 
 # pages -----------------------------------------------------------------------------------
-def get_page(world: World, who: str | None, path: str) -> Any:
-    headers = {}
-    if who is not None:
-        session = world.auth.create_session(world.ids[who], 1)
-        headers["Cookie"] = f"memoryd_session={session.token}"
-    response = world.client.get(path, headers=headers, follow_redirects=False)
-    world.client.cookies.clear()
-    return response
-
-
 @pytest.mark.parametrize(("path", "as_user", "as_admin"), PAGES)
 def test_pages_for_every_role(world: World, path: str, as_user: int, as_admin: int) -> None:
     if "{run_id}" in path:
@@ -390,6 +375,74 @@ def test_a_default_user_cannot_open_a_workspace_they_are_not_in(world: World) ->
     page = get_page(world, "bob", "/chat/beta")
     assert (page.status_code, page.headers["location"]) == (303, "/?missing=1")
     assert flash_of(page)["level"] == "error"
+
+
+# deleting without JavaScript ------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("case", "who", "asked"),
+    [
+        (
+            FormCase("/ui/memories/{memory_id}/{operation}", own_memory("delete")),
+            "alice",
+            'Delete this memory? "web fact of alice 0"',
+        ),
+        (
+            FormCase("/ui/api-keys/{key_id}/revoke", own_key),
+            "alice",
+            'Revoke the key "temp"? Programs using it stop working.',
+        ),
+        (
+            FormCase("/ui/users/{user_id}/delete", new_user()),
+            "admin",
+            "Delete the user temp3 with their 0 memories and all their chats?",
+        ),
+        (
+            FormCase("/ui/workspaces/{slug}/delete", new_workspace),
+            "admin",
+            "Delete the workspace temp3 with every memory and chat in it?",
+        ),
+    ],
+    ids=["memory", "api key", "user", "workspace"],
+)
+def test_a_deletion_sent_without_its_confirmation_asks_on_a_page(
+    world: World, case: FormCase, who: str, asked: str
+) -> None:
+    """Without JavaScript no dialog asks, so the server does: the same question on a page,
+    with the same form to send again (confirmed=yes) and a Cancel link back."""
+    args, form = case.prepare(world, who)
+    form = {k: v for k, v in form.items() if k != "confirmed"}
+    path = case.path.format(**args)
+    before = snapshot(world)
+    session = world.auth.create_session(world.ids[who], 1)
+    fields = {**form, "csrf_token": session.csrf_token, "next": "/chat/alpha?panel=keys"}
+    cookie = {"Cookie": f"memoryd_session={session.token}"}
+    page = world.client.post(path, data=fields, headers=cookie, follow_redirects=False)
+    world.client.cookies.clear()
+    assert page.status_code == 200, page.text
+    assert snapshot(world) == before
+    assert asked in unescape(page.text)
+    assert f'<form method="post" action="{path}"' in page.text
+    assert '<input type="hidden" name="confirmed" value="yes">' in page.text
+    assert '<input type="hidden" name="next" value="/chat/alpha?panel=keys">' in page.text
+    assert 'href="/chat/alpha?panel=keys" autofocus>Cancel</a>' in page.text
+    fields["confirmed"] = "yes"
+    done = world.client.post(path, data=fields, headers=cookie, follow_redirects=False)
+    world.client.cookies.clear()
+    assert done.status_code == 303 and flash_of(done)["level"] == "ok", done.text
+    assert changed_tables(before, snapshot(world))
+
+
+def test_a_deletion_that_is_not_allowed_is_refused_before_asking(world: World) -> None:
+    bob_fact = bob_memory(world)
+    user = world.md.create_user("temp-doomed")
+    for who, path in (
+        ("alice", f"/ui/memories/{bob_fact}/delete"),  # not hers: its text is never shown
+        ("alice", f"/ui/users/{user.id}/delete"),
+        ("admin", "/ui/workspaces/no-such-workspace/delete"),
+    ):
+        response = post_form(world, who, path, {})
+        assert response.status_code == 303, (path, response.text)
+        assert flash_of(response)["level"] == "error", path
 
 
 # fuzzing the forms ---------------------------------------------------------------------------

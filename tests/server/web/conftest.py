@@ -1,6 +1,7 @@
 """Browser fixtures: one Chromium per module, and a signed-out page per test at each width
-(``page``: desktop 1280 px and phone 390 px; ``desktop_page``: 1280 px only). A test
-fails if the page logged an error it did not expect (``console.allow(...)``).
+(``page``: desktop 1280 px and phone 390 px; ``desktop_page``: 1280 px only;
+``scriptless_page``: both widths in a browser with JavaScript turned off). A test fails
+if the page logged an error it did not expect (``console.allow(...)``).
 """
 
 from __future__ import annotations
@@ -25,8 +26,10 @@ def console() -> ConsoleLog:
     return ConsoleLog()
 
 
-def _page(browser: Any, console: ConsoleLog, viewport: str) -> Iterator[Any]:
-    with open_page(browser, viewport) as (page, log):
+def _page(
+    browser: Any, console: ConsoleLog, viewport: str, *, javascript: bool = True
+) -> Iterator[Any]:
+    with open_page(browser, viewport, javascript=javascript) as (page, log):
         log.allowed = console.allowed
         console.errors = log.errors
         yield page
@@ -41,3 +44,11 @@ def page(request: pytest.FixtureRequest, browser: Any, console: ConsoleLog) -> I
 @pytest.fixture
 def desktop_page(browser: Any, console: ConsoleLog) -> Iterator[Any]:
     yield from _page(browser, console, "desktop")
+
+
+@pytest.fixture(params=["desktop", "phone"])
+def scriptless_page(
+    request: pytest.FixtureRequest, browser: Any, console: ConsoleLog
+) -> Iterator[Any]:
+    """A page whose browser runs no JavaScript (check it with ``check_scriptless_page``)."""
+    yield from _page(browser, console, request.param, javascript=False)

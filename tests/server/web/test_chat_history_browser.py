@@ -1,6 +1,7 @@
 """Deleting chat history from the chat page in headless Chromium, at 1280 px and 390 px:
 one exchange, then the whole workspace's history, each after the confirmation dialog
-(Cancel keeps everything); and the same without JavaScript, where the page itself asks.
+(Cancel keeps everything); and the same without JavaScript, where the server asks on
+a page of its own.
 Each state with scripts is checked for sideways scrolling and axe-core violations; the
 ``page`` fixture fails a test on any console error."""
 
@@ -11,7 +12,7 @@ from typing import Any
 import pytest
 
 from memoryd.testing.live import LiveServer
-from support.browser import check_page, confirm, sign_in
+from support.browser import check_page, check_scriptless_page, confirm, sign_in
 from support.server import USER_PASSWORD, World
 
 pytestmark = pytest.mark.browser
@@ -43,12 +44,6 @@ def test_delete_one_exchange_then_clear_the_history(live_world: Live, page: Any)
     page.goto(f"{live.url}/chat/alpha")
     assert shown_prompts(page) == PROMPTS
     check_page(page)
-    # the question a page without JavaScript asks (axe needs scripts: checked here)
-    page.goto(f"{live.url}/chat/alpha?confirm=clear")
-    assert page.get_by_role("alert").get_by_role("heading", name="Clear this history?").is_visible()
-    check_page(page)
-    page.get_by_role("alert").get_by_role("link", name="Cancel").click()
-    page.wait_for_url(f"{live.url}/chat/alpha")
 
     delete = page.get_by_role("button", name="Delete this exchange: My bank PIN is 4321")
     delete.click()
@@ -80,43 +75,39 @@ def test_delete_one_exchange_then_clear_the_history(live_world: Live, page: Any)
     check_page(page)
 
 
-def test_without_javascript_the_page_asks_before_deleting(live_world: Live, browser: Any) -> None:
+def test_without_javascript_the_server_asks_before_deleting(
+    live_world: Live, scriptless_page: Any
+) -> None:
     world, live = live_world
     seed(world)
-    context = browser.new_context(
-        java_script_enabled=False, viewport={"width": 1280, "height": 860}
+    page = scriptless_page
+    sign_in(page, live.url, "alice", USER_PASSWORD)
+    page.goto(f"{live.url}/chat/alpha")
+
+    page.get_by_role("button", name="Delete this exchange: Where do the logs go?").click()
+    question = page.locator("#confirm-page-question")
+    assert question.inner_text().startswith("Delete this exchange? \u201cWhere do the logs go?")
+    assert len(stored_prompts(world)) == 3  # only asked so far
+    check_scriptless_page(page)
+    page.get_by_role("link", name="Cancel").click()
+    page.wait_for_url(f"{live.url}/chat/alpha")
+    assert len(stored_prompts(world)) == 3
+
+    page.get_by_role("button", name="Delete this exchange: Where do the logs go?").click()
+    page.get_by_role("button", name="Delete", exact=True).click()
+    page.wait_for_selector("text=Exchange deleted.")
+    assert stored_prompts(world) == PROMPTS[1:]
+
+    page.get_by_role("button", name="Clear history").click()
+    assert (
+        page.locator("#confirm-page-question")
+        .inner_text()
+        .startswith("Delete all 2 of your exchanges in Alpha?")
     )
-    try:
-        page = context.new_page()
-        page.set_default_timeout(10_000)
-        page.goto(f"{live.url}/login")
-        page.get_by_label("User name").fill("alice")
-        page.get_by_label("Password").fill(USER_PASSWORD)
-        page.get_by_role("button", name="Sign in").click()
-        page.goto(f"{live.url}/chat/alpha")
-
-        page.get_by_role("button", name="Delete this exchange: Where do the logs go?").click()
-        panel = page.get_by_role("alert")
-        assert panel.get_by_role("heading", name="Delete this exchange?").is_visible()
-        assert "Where do the logs go?" in panel.inner_text()
-        assert len(stored_prompts(world)) == 3  # only asked so far
-        panel.get_by_role("link", name="Cancel").click()
-        assert page.get_by_role("alert").count() == 0 and len(stored_prompts(world)) == 3
-
-        page.get_by_role("button", name="Delete this exchange: Where do the logs go?").click()
-        page.get_by_role("alert").get_by_role("button", name="Delete").click()
-        page.wait_for_selector("text=Exchange deleted.")
-        assert stored_prompts(world) == PROMPTS[1:]
-
-        page.get_by_role("button", name="Clear history").click()
-        panel = page.get_by_role("alert")
-        assert "All 2 of your exchanges in Alpha" in panel.inner_text()
-        panel.get_by_role("button", name="Delete all").click()
-        page.wait_for_selector("text=Deleted 2 exchanges from this history.")
-        assert stored_prompts(world) == [] and shown_prompts(page) == []
-        assert stored_prompts(world, "bob") == ["Bob's own question"]
-    finally:
-        context.close()
+    page.get_by_role("button", name="Delete all").click()
+    page.wait_for_selector("text=Deleted 2 exchanges from this history.")
+    assert stored_prompts(world) == [] and shown_prompts(page) == []
+    assert stored_prompts(world, "bob") == ["Bob's own question"]
 
 
 def test_a_memory_learned_from_a_deleted_exchange_says_so(live_world: Live, page: Any) -> None:

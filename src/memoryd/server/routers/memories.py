@@ -83,6 +83,29 @@ def overview(
     return MemoryList(memories=[MemoryOut.of(m, now) for m in memories], scopes=usage)
 
 
+def memory_detail(state: ServerState, owner: Owner, memory_id: str) -> MemoryDetail:
+    """One memory with its source chats and history (the API's detail, and the web UI's
+    detail view without JavaScript)."""
+    visible_memory(state, owner, memory_id)
+    detail = state.md.memory_detail(owner.user.id, memory_id)
+    return MemoryDetail(
+        **MemoryOut.of(detail.memory).model_dump(),
+        created_by=detail.created_by,
+        source_chats=[ChatOut.of(c) for c in detail.source_chats],
+        deleted_source_chat_ids=list(detail.deleted_source_chat_ids),
+        history=audit_out(detail.history),
+    )
+
+
+def chats_using(state: ServerState, owner: Owner, memory_id: str, limit: int) -> list[ChatOut]:
+    """The recorded chats a memory was injected into that the caller may see, newest first."""
+    visible_memory(state, owner, memory_id)
+    chats = state.md.chats_using(owner.user.id, memory_id, limit=limit)
+    chats = [c for c in chats if owner.may_use(state, c.workspace)]
+    used = state.md.chat_memories(owner.user.id, [c.id for c in chats])
+    return [ChatOut.of(c, used.get(c.id, ())) for c in chats]
+
+
 def audit_out(entries: Sequence[AuditEntry]) -> list[AuditOut]:
     return [
         AuditOut(
@@ -131,15 +154,7 @@ def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: st
         summary="One memory with its source, source chats and history",
     )
     def get_memory(state: State, owner: OwnerDep, memory_id: str) -> MemoryDetail:
-        visible_memory(state, owner, memory_id)
-        detail = state.md.memory_detail(owner.user.id, memory_id)
-        return MemoryDetail(
-            **MemoryOut.of(detail.memory).model_dump(),
-            created_by=detail.created_by,
-            source_chats=[ChatOut.of(c) for c in detail.source_chats],
-            deleted_source_chat_ids=list(detail.deleted_source_chat_ids),
-            history=audit_out(detail.history),
-        )
+        return memory_detail(state, owner, memory_id)
 
     @router.patch(
         "/memories/{memory_id}", response_model=MemoryOut, summary="Edit a memory or its expiry"
@@ -212,10 +227,6 @@ def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: st
         memory_id: str,
         limit: Annotated[int, Query(ge=1, le=1000)] = 50,
     ) -> list[ChatOut]:
-        visible_memory(state, owner, memory_id)
-        chats = state.md.chats_using(owner.user.id, memory_id, limit=limit)
-        chats = [c for c in chats if owner.may_use(state, c.workspace)]
-        used = state.md.chat_memories(owner.user.id, [c.id for c in chats])
-        return [ChatOut.of(c, used.get(c.id, ())) for c in chats]
+        return chats_using(state, owner, memory_id, limit)
 
     return router

@@ -3,19 +3,22 @@ forms are in ``memoryd.server.web.admin_actions``).
 
 Each post checks the session's CSRF token (and the Origin header), does one thing with
 the same rules as the REST API, and redirects back (303) with a message saying what
-happened or what was wrong; a refused change changes nothing.
+happened or what was wrong; a refused change changes nothing. A deletion goes ahead only
+with ``confirmed=yes``, which memoryd.js adds when its confirmation dialog is answered;
+without it (no JavaScript) the server asks on a page of its own first.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from urllib.parse import quote
 
 from fastapi import APIRouter, Request, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
 
-from memoryd.domain.errors import InvalidInput, MemorydError, PermissionDenied
+from memoryd.domain.errors import InvalidInput, MemorydError, NotFound, PermissionDenied
 from memoryd.domain.models import Actor, Source
 from memoryd.server.auth import validate_password
 from memoryd.server.deps import (
@@ -38,6 +41,7 @@ from memoryd.server.web.routes import (
     render,
     safe_next,
     web_caller,
+    with_query,
 )
 from memoryd.store import KEEP, Keep
 
@@ -54,6 +58,46 @@ async def posted(request: Request, state: ServerState) -> tuple[Caller, FormData
     if form.get("csrf_token") != caller.csrf_token:
         raise ApiError(403, "the form expired or came from elsewhere; reload the page", code="csrf")
     return caller, form
+
+
+class Unconfirmed(Exception):
+    """A deletion sent without ``confirmed=yes``: ask ``question`` first."""
+
+    def __init__(self, question: str, button: str) -> None:
+        super().__init__(question)
+        self.question, self.button = question, button
+
+
+def confirmed(form: FormData, question: str, button: str) -> None:
+    """Go on only if the person said yes to ``question`` (``button`` is the yes)."""
+    if form.get("confirmed") != "yes":
+        raise Unconfirmed(question, button)
+
+
+async def ask(request: Request, form: FormData, asked: Unconfirmed) -> Response:
+    """The question on a page of its own, with the same form to send again, confirmed."""
+    state: ServerState = request.app.state.memoryd
+    caller = web_caller(request, state)
+    if caller is None:  # posted() let it through, so the session just ended
+        raise ApiError(401, "sign in first", code="not_authenticated")
+    fields = [
+        (name, value)
+        for name, value in form.multi_items()
+        if isinstance(value, str) and name not in ("csrf_token", "confirmed")
+    ]
+    context = await run_in_threadpool(
+        page_context,
+        request,
+        state,
+        caller,
+        page="confirm",
+        here=back_to(form),
+        question=asked.question,
+        button=asked.button,
+        action=request.url.path,
+        fields=fields,
+    )
+    return render(request, "confirm_page.html", context)
 
 
 def owner_of(state: ServerState, caller: Caller, form: FormData) -> Owner:
@@ -76,18 +120,34 @@ def back_to(form: FormData) -> str:
 
 
 async def perform(
-    request: Request, form: FormData, work: Callable[[], str], *, keep: str | None = None
+    request: Request,
+    form: FormData,
+    work: Callable[[], str],
+    *,
+    keep: str | None = None,
+    field: str | None = None,
+    reopen: str | None = None,
 ) -> Response:
-    """Run ``work`` (which returns the success message) and redirect back with it. When it
-    is refused, the text of the field ``keep`` goes back into that field (``draft_field``
-    names its id in the page)."""
+    """Run ``work`` (which returns the success message) and redirect back with it.
+
+    When it is refused, the text of the field ``keep`` (and the "until" date, if the form
+    has one) goes back into the form: the field ``field``, else the one whose id the form
+    names in ``draft_field``; ``reopen`` (``name=value``) is added to the way back so the
+    page opens that form again, unless what it changes is gone."""
     try:
         message = await run_in_threadpool(work)
+    except Unconfirmed as asked:
+        return await ask(request, form, asked)
     except MemorydError as exc:
         draft = None
-        if keep is not None and field_text(form, keep) and field_text(form, "draft_field"):
-            draft = Draft(field_text(form, "draft_field"), field_text(form, keep))
-        return redirect(request, back_to(form), str(exc), "error", draft)
+        name = field or field_text(form, "draft_field")
+        if keep is not None and name:
+            until = field_text(form, "expires_at") if "expires_at" in form else None
+            draft = Draft(name, field_text(form, keep), until)
+        back = back_to(form)
+        if reopen is not None and not isinstance(exc, NotFound):
+            back = with_query(back, reopen)
+        return redirect(request, back, str(exc), "error", draft)
     return redirect(request, back_to(form), message)
 
 
@@ -137,9 +197,10 @@ async def change_memory(request: Request, state: State, memory_id: str, operatio
 
     def work() -> str:
         owner = owner_of(state, caller, form)
-        visible_memory(state, owner, memory_id)
+        memory = visible_memory(state, owner, memory_id)
         uid, actor = owner.user.id, owner.actor
         if operation == "delete":
+            confirmed(form, f'Delete this memory? "{memory.content[:80]}"', "Delete")
             state.md.delete_memory(uid, memory_id, actor=actor)
             return "Memory deleted."
         if operation == "edit":
@@ -157,6 +218,11 @@ async def change_memory(request: Request, state: State, memory_id: str, operatio
             return f"Memory moved to workspace {workspace}."
         raise InvalidInput(f"unknown operation {operation!r}")
 
+    if operation == "edit":  # refused: the form opens again with what was typed
+        reopen = f"edit={quote(memory_id, safe='')}"
+        return await perform(
+            request, form, work, keep="content", field=f"edit:{memory_id}", reopen=reopen
+        )
     return await perform(request, form, work)
 
 
@@ -192,7 +258,7 @@ def _panel(form: FormData, panel: str) -> str:
     back = back_to(form)
     if panel not in PANELS:
         return back
-    return f"{back}{'&' if '?' in back else '?'}panel={panel}"
+    return with_query(back, f"panel={panel}")
 
 
 @router.post("/api-keys")
@@ -221,8 +287,16 @@ async def create_key(request: Request, state: State) -> Response:
 @router.post("/api-keys/{key_id}/revoke")
 async def revoke_key(request: Request, state: State, key_id: str) -> Response:
     caller, form = await posted(request, state)
+    keys = await run_in_threadpool(state.auth.list_api_keys, caller.user.id)
+    key = next((k for k in keys if k.id == key_id and k.revoked_at is None), None)
     try:
+        if key is not None:
+            confirmed(
+                form, f'Revoke the key "{key.name}"? Programs using it stop working.', "Revoke"
+            )
         await run_in_threadpool(state.auth.revoke_api_key, caller.user.id, key_id)
+    except Unconfirmed as asked:
+        return await ask(request, form, asked)
     except MemorydError as exc:
         return redirect(request, _panel(form, "keys"), str(exc), "error")
     return redirect(request, _panel(form, "keys"), "API key revoked.")

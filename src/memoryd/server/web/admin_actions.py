@@ -19,7 +19,7 @@ from memoryd.domain.models import Role, User
 from memoryd.server.deps import Caller, ServerState, State
 from memoryd.server.routers.extraction import is_running, run_now
 from memoryd.server.routers.users import add_user, change_user, remove_user
-from memoryd.server.web.actions import back_to, field_text, perform, posted
+from memoryd.server.web.actions import back_to, confirmed, field_text, perform, posted
 from memoryd.server.web.routes import redirect
 
 log = logging.getLogger("memoryd.server")
@@ -154,7 +154,14 @@ async def delete_user(request: Request, state: State, user_id: str) -> Response:
 
     def work() -> str:
         _admin(caller)
-        user = remove_user(state, caller.user, _user_of(state, user_id).id)
+        doomed = _user_of(state, user_id)
+        n = len(state.md.list_memories(doomed.id))
+        question = (
+            f"Delete the user {doomed.name} with their {n} memor{'y' if n == 1 else 'ies'}"
+            " and all their chats? This cannot be undone."
+        )
+        confirmed(form, question, "Delete user")
+        user = remove_user(state, caller.user, doomed.id)
         return f"User {user.name} deleted, with their memories and chats."
 
     return await perform(request, form, work)
@@ -181,6 +188,11 @@ async def delete_workspace(request: Request, state: State, slug: str) -> Respons
 
     def work() -> str:
         _admin(caller)
+        state.md.get_workspace(slug)  # an unknown one is refused before asking
+        question = (
+            f"Delete the workspace {slug} with every memory and chat in it? This cannot be undone."
+        )
+        confirmed(form, question, "Delete workspace")
         state.md.delete_workspace(slug)
         return f"Workspace {slug} deleted, with its memories and chats."
 

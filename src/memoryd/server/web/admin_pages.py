@@ -98,7 +98,7 @@ def admin_page(request: Request, state: State, user: int | None = None) -> Respo
         user_rows=users_overview(state),
         workspace_rows=workspace_rows(state, users),
         chosen=chosen,
-        chosen_view=memory_view(state, owner, "admin"),
+        chosen_view=memory_view(state, owner, "admin", f"/admin?tab=memories&user={chosen.id}"),
         runs=state.md.extraction_runs(10),
         parked=state.md.extraction_failures(parked_only=True),
         extraction_running=is_running(),

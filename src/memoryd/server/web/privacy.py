@@ -16,7 +16,7 @@ from starlette.concurrency import run_in_threadpool
 from memoryd.domain.errors import MemorydError
 from memoryd.server.deps import Caller, State
 from memoryd.server.web.actions import posted
-from memoryd.server.web.routes import redirect, safe_next
+from memoryd.server.web.routes import redirect, safe_next, with_query
 
 router = APIRouter(prefix="/ui", include_in_schema=False)
 
@@ -36,7 +36,7 @@ async def account_choice(
     or None when it is not one of ``choices``."""
     caller, form = await posted(request, state)
     back = safe_next(form.get("next"))
-    back = f"{back}{'&' if '?' in back else '?'}panel=account"
+    back = with_query(back, "panel=account")
     choice = form.get(field)
     return caller, back, choice if isinstance(choice, str) and choice in choices else None
 

@@ -39,6 +39,7 @@ from memoryd.server.routers.memories import overview
 from memoryd.server.routers.suggestions import visible_suggestions
 from memoryd.server.schemas import MemoryOut, ScopeUsage, SuggestionOut
 from memoryd.server.upstream import chat_target
+from memoryd.server.web.memory_focus import FILTERS, focus_of
 
 router = APIRouter(include_in_schema=False)
 TEMPLATES = Jinja2Templates(directory=str(resources.files("memoryd.server.web") / "templates"))
@@ -58,12 +59,14 @@ def until_day(value: str | None) -> str:
 
 
 TEMPLATES.env.filters["until_day"] = until_day
+TEMPLATES.env.filters.update(FILTERS)
 
 STATIC_DIR = str(resources.files("memoryd.server.web") / "static")
 FLASH_COOKIE = "memoryd_flash"
 LOGIN_CSRF_COOKIE = "memoryd_login_csrf"
 PANELS = ("memories", "keys", "account")
 MAX_DRAFT = 600  # characters of refused text carried back (a memory is at most 500)
+OPENERS = ("panel", "edit", "detail")  # what a page has open: never part of where to go back
 
 
 # who and where ---------------------------------------------------------------------------
@@ -84,11 +87,20 @@ def safe_next(value: object, default: str = "/") -> str:
 
 
 def here_of(request: Request) -> str:
-    """This page's path and query, without the panel and flash parameters."""
+    """This page's path and query, without what it has open (the profile panel, a
+    memory's edit form or detail)."""
     query = "&".join(
-        f"{quote(k)}={quote(v)}" for k, v in request.query_params.items() if k != "panel"
+        f"{quote(k)}={quote(v)}" for k, v in request.query_params.items() if k not in OPENERS
     )
     return request.url.path + (f"?{query}" if query else "")
+
+
+def with_query(path: str, query: str) -> str:
+    """``path`` with ``query`` (``name=value``) added to its query string."""
+    return f"{path}{'&' if '?' in path else '?'}{query}"
+
+
+TEMPLATES.env.filters["with_query"] = with_query
 
 
 def cookie_secure(request: Request, state: ServerState) -> bool:
@@ -112,6 +124,8 @@ def redirect(
             # base64: any script's text stays small enough for a cookie (4 kB)
             packed = base64.urlsafe_b64encode(draft.text[:MAX_DRAFT].encode()).decode()
             item.update(field=draft.field[:100], draft=packed)
+            if draft.until is not None:
+                item["until"] = draft.until[:32]
         flash = json.dumps([item])
         if len(quote(flash)) > 3800 and "draft" in item:  # too big for a cookie: message only
             del item["draft"]
@@ -131,10 +145,14 @@ def redirect(
 
 @dataclass(frozen=True)
 class Draft:
-    """Text typed into the form field with this id."""
+    """Text typed into the form field with this id (``edit:<memory id>`` for a memory's
+    edit form), the date typed beside it (None: not carried) and, read back, the reason
+    it was refused."""
 
     field: str
     text: str
+    until: str | None = None
+    message: str = ""
 
 
 def to_login(request: Request) -> Response:
@@ -152,10 +170,13 @@ class ScopeGroup:
 
 @dataclass
 class MemoryView:
-    """A user's memories grouped by scope, with how full each scope is."""
+    """A user's memories grouped by scope, with how full each scope is; ``back`` is the
+    page showing them (where their forms return and their edit and detail links add to)."""
 
     owner: User
+    access: Owner
     prefix: str
+    back: str
     groups: list[ScopeGroup]
     workspaces: list[str]
     global_full: bool
@@ -163,8 +184,15 @@ class MemoryView:
     api_base: str = "/api/v1/memories"  # where the detail view reads one memory
     suggestions: list[SuggestionOut] = field(default_factory=list)  # waiting for review
 
+    def holds(self, memory_id: str) -> bool:
+        return any(m.id == memory_id for g in self.groups for m in g.memories)
 
-def memory_view(state: ServerState, owner: Owner, prefix: str) -> MemoryView:
+    def row_id(self, memory_id: str) -> str:
+        """The id of the memory's row in the page (what links back to it jump to)."""
+        return f"{self.prefix}-memory-{memory_id}"
+
+
+def memory_view(state: ServerState, owner: Owner, prefix: str, back: str) -> MemoryView:
     listing = overview(state, owner, None, None)
     groups = []
     for usage in listing.scopes:
@@ -179,7 +207,9 @@ def memory_view(state: ServerState, owner: Owner, prefix: str) -> MemoryView:
     own = owner.user.id == owner.acting.id
     return MemoryView(
         owner.user,
+        owner,
         prefix,
+        back,
         groups,
         slugs,
         global_full,
@@ -189,8 +219,8 @@ def memory_view(state: ServerState, owner: Owner, prefix: str) -> MemoryView:
     )
 
 
-def self_view(state: ServerState, user: User) -> MemoryView:
-    return memory_view(state, Owner(user, Actor(Source.USER, user.id), user), "me")
+def self_view(state: ServerState, user: User, back: str) -> MemoryView:
+    return memory_view(state, Owner(user, Actor(Source.USER, user.id), user), "me", back)
 
 
 def _flash_items(request: Request) -> list[dict[str, Any]]:
@@ -220,27 +250,36 @@ def draft_of(request: Request) -> Draft | None:
                 text = base64.urlsafe_b64decode(item["draft"].encode()).decode()
             except ValueError:
                 return None
-            return Draft(str(item.get("field", "")), text[:MAX_DRAFT])
+            until = item.get("until")
+            return Draft(
+                str(item.get("field", "")),
+                text[:MAX_DRAFT],
+                until[:32] if isinstance(until, str) else None,
+                str(item.get("text", "")),
+            )
     return None
 
 
 def page_context(
     request: Request, state: ServerState, caller: Caller, **extra: Any
 ) -> dict[str, Any]:
+    """What every page shows. ``status`` in it is the page's HTTP status: 404 when the
+    address opens (``edit=``, ``detail=``) a memory the caller cannot see."""
     user = caller.user
     panel = request.query_params.get("panel")
-    return {
+    here = extra.pop("here", None) or here_of(request)
+    context = {
         "me": user,
         "is_admin": user.role is Role.ADMIN,
         "csrf": caller.csrf_token or "",
         "my_workspaces": state.auth.workspaces_of(user),
-        "my_memories": self_view(state, user),
+        "my_memories": self_view(state, user, with_query(here, "panel=memories")),
         "my_keys": state.auth.list_api_keys(user.id),
         "learning": state.md.learns_from_chats(user.id),
         "review_own": state.md.review_preference(user.id),
         "review_instance": state.md.get_settings()[runtime_settings.MEMORY_REVIEW.key],
         "panel": panel if panel in PANELS else None,
-        "here": here_of(request),
+        "here": here,
         "flashes": flashes_of(request),
         "draft": draft_of(request),
         "single_user": state.settings.single_user,
@@ -248,11 +287,22 @@ def page_context(
         "new_key": None,
         "current_workspace": None,
         "page": None,
+        "status": 200,
         **extra,
     }
+    focus = focus_of(request, state, [context["my_memories"], context.get("chosen_view")])
+    context["focus"] = focus
+    if focus.missing is not None:
+        context["flashes"] = [
+            *context["flashes"],
+            {"level": "error", "text": f"No memory {focus.missing!r} for this user."},
+        ]
+        context["status"] = 404
+    return context
 
 
 def render(request: Request, name: str, context: dict[str, Any], status: int = 200) -> Response:
+    status = context.get("status", status) if status == 200 else status
     response = TEMPLATES.TemplateResponse(request, name, context, status_code=status)
     if request.cookies.get(FLASH_COOKIE):
         response.delete_cookie(FLASH_COOKIE, path="/")
@@ -355,9 +405,6 @@ def chat_page(request: Request, state: State, slug: str) -> Response:
         return redirect(request, "/?missing=1", str(exc), "error")
     every = state.md.list_chats(caller.user.id, slug)
     chats = every[-20:]
-    # a deletion posted without the dialog's answer (no JavaScript) asks here instead
-    asked = request.query_params.get("confirm")
-    confirm_chat = next((c for c in every if asked == str(c.id)), None)
     context = page_context(
         request,
         state,
@@ -368,8 +415,6 @@ def chat_page(request: Request, state: State, slug: str) -> Response:
         here=f"/chat/{slug}",
         chats=chats,
         chat_count=len(every),
-        confirm_clear=asked == "clear" and bool(every),
-        confirm_chat=confirm_chat,
         used_by_chat=state.md.chat_memories(caller.user.id, [c.id for c in chats]),
         target=chat_target(state.settings),
     )

@@ -4,6 +4,38 @@
 
 function csrfToken() { return document.body.dataset.csrf || ""; }
 
+// Controls that open something (the profile, a tab, a memory's edit form or detail, the
+// menu) are links in the page, so they work without JavaScript: the server renders the
+// page with that thing open. Here they act in place instead, as buttons: role=button,
+// Space presses them, and a plain click runs `action` (a click that opens a new tab or
+// window still follows the link).
+function plainClick(event) {
+  return event.button === 0 && !event.ctrlKey && !event.metaKey && !event.shiftKey && !event.altKey;
+}
+
+function linkButton(link, action) {
+  link.setAttribute("role", "button");
+  link.addEventListener("click", (event) => {
+    if (!plainClick(event)) return;
+    event.preventDefault();
+    action(event);
+  });
+  link.addEventListener("keydown", (event) => {
+    if (event.key === " ") { event.preventDefault(); action(event); }
+  });
+}
+
+// The page's address without what the server opened (edit=, detail=): from here on the
+// script opens and closes things, and a reload should not bring them back.
+function forgetOpeners() {
+  const url = new URL(window.location.href);
+  if (!url.searchParams.has("edit") && !url.searchParams.has("detail")) return;
+  url.searchParams.delete("edit");
+  url.searchParams.delete("detail");
+  url.hash = "";
+  window.history.replaceState(null, "", url);
+}
+
 // The navigation: on narrow screens the sidebar is a top bar whose links open with "Menu".
 function setupMenu() {
   const button = document.getElementById("menu-button");
@@ -13,7 +45,8 @@ function setupMenu() {
     sidebar.classList.toggle("open", open);
     button.setAttribute("aria-expanded", String(open));
   }
-  button.addEventListener("click", () => show(button.getAttribute("aria-expanded") !== "true"));
+  button.setAttribute("aria-expanded", "false");
+  linkButton(button, () => show(button.getAttribute("aria-expanded") !== "true"));
   sidebar.addEventListener("keydown", (event) => {
     if (event.key === "Escape" && button.getAttribute("aria-expanded") === "true") {
       show(false);
@@ -49,8 +82,13 @@ function setupTabs() {
       const panel = document.getElementById(tab.getAttribute("aria-controls"));
       if (panel && !panel.hasAttribute("tabindex")) panel.tabIndex = 0;
       tab.tabIndex = tab.getAttribute("aria-selected") === "true" ? 0 : -1;
-      tab.addEventListener("click", () => selectTab(tab, false));
+      tab.addEventListener("click", (event) => {
+        if (!plainClick(event)) return;
+        event.preventDefault();  // a link to the page with this tab open, for no script
+        selectTab(tab, false);
+      });
       tab.addEventListener("keydown", (event) => {
+        if (event.key === " ") { event.preventDefault(); selectTab(tab, false); return; }
         const last = tabs.length - 1;
         const to = {
           ArrowRight: (index + 1) % tabs.length,
@@ -77,24 +115,31 @@ function openProfile(tabName) {
 
 function setupProfile() {
   const button = document.getElementById("user-button");
-  if (button) button.addEventListener("click", () => openProfile());
+  if (button) {
+    button.setAttribute("aria-haspopup", "dialog");
+    linkButton(button, () => openProfile());
+  }
   const dialog = document.getElementById("profile");
   if (!dialog) return;
   if (document.body.dataset.panel) {  // reopened after a form in the panel was sent
     dialog.removeAttribute("open");
     openProfile(document.body.dataset.panel);
   }
-  dialog.querySelectorAll("[data-close]").forEach((b) => b.addEventListener("click", () => dialog.close()));
+  dialog.querySelectorAll("[data-close]").forEach((b) => linkButton(b, () => dialog.close()));
 }
 
 // A real confirmation dialog (not window.confirm): forms with data-confirm ask first.
-// Cancel has the focus; Escape cancels; the confirm button says what will happen.
+// Cancel has the focus; Escape cancels; the confirm button says what will happen. The
+// answer goes with the form (confirmed=yes); without this script the server asks instead.
 function setupConfirmations() {
   const dialog = document.getElementById("confirm");
   if (!dialog) return;
   const text = document.getElementById("confirm-text");
   const ok = document.getElementById("confirm-ok");
-  let pending = null;
+  // The answer is taken when it is given (a click or Enter on a button), not from the
+  // dialog's close event, which can come late: after Escape and a quick second question.
+  let pending = null;  // the form whose question is open
+  let agreed = null;  // the form the answer said yes to
   document.querySelectorAll("form[data-confirm]").forEach((form) => {
     form.addEventListener("submit", (event) => {
       if (form.dataset.confirmed === "yes") return;
@@ -107,17 +152,24 @@ function setupConfirmations() {
       document.getElementById("confirm-cancel").focus();
     });
   });
-  dialog.addEventListener("close", () => {
-    if (dialog.open) return;  // the late close event of an earlier question, asked again since
-    const form = pending;
+  dialog.querySelector("form").addEventListener("submit", (event) => {
+    agreed = event.submitter && event.submitter.value === "ok" ? pending : null;
     pending = null;
-    if (form && dialog.returnValue === "ok") {
-      form.dataset.confirmed = "yes";
-      // a form the server would otherwise ask about again (chat history: no-JS fallback)
-      const answer = form.querySelector('input[name="confirmed"]');
-      if (answer) answer.value = "yes";
-      form.requestSubmit();
+  });
+  dialog.addEventListener("close", () => {
+    const form = agreed;
+    agreed = null;
+    if (!form) return;
+    form.dataset.confirmed = "yes";
+    let yes = form.querySelector("input[name=confirmed]");
+    if (!yes) {  // without it the server asks again (its page for browsers without JS)
+      yes = document.createElement("input");
+      yes.type = "hidden";
+      yes.name = "confirmed";
+      form.appendChild(yes);
     }
+    yes.value = "yes";
+    form.requestSubmit();
   });
 }
 
@@ -135,22 +187,26 @@ function setupEdits() {
     const area = form.querySelector("textarea");
     const text = button.closest(".memory").querySelector(".memory-text");
     function show(open) {
-      // the text is copied in when the box first opens (so it is in the page only once)
+      // the text is copied in when the box first opens (so it is in the page only once);
+      // a box the server opened (edit=) came filled in
       if (open && !area.dataset.filled) { area.value = text.textContent; area.dataset.filled = "yes"; }
       form.hidden = !open;
       button.setAttribute("aria-expanded", String(open));
       if (open) { fitTextarea(area); area.focus(); area.setSelectionRange(area.value.length, area.value.length); }
     }
-    button.addEventListener("click", () => show(form.hidden));
-    form.querySelector("[data-cancel-edit]").addEventListener("click", () => { show(false); button.focus(); });
+    button.setAttribute("aria-expanded", String(!form.hidden));
+    if (!form.hidden) fitTextarea(area);
+    linkButton(button, () => show(form.hidden));
+    linkButton(form.querySelector("[data-cancel-edit]"), () => { show(false); button.focus(); });
     area.addEventListener("input", () => fitTextarea(area));
     area.addEventListener("keydown", (event) => {
       if (event.key === "Enter" && !event.shiftKey) { event.preventDefault(); form.requestSubmit(); }
       if (event.key === "Escape") { event.preventDefault(); event.stopPropagation(); show(false); button.focus(); }
     });
   });
-  // A refused add comes back with the typed text in its field: put the cursor there.
-  const draft = document.querySelector("[data-draft]");
+  // A refused add or edit comes back with the typed text in its field, and an edit form
+  // the address opened comes open: put the cursor at the end of that text.
+  const draft = document.querySelector("[data-draft]") || document.querySelector(".edit-form:not([hidden]) textarea");
   if (draft) { draft.focus(); draft.setSelectionRange(draft.value.length, draft.value.length); }
 }
 
@@ -211,6 +267,7 @@ async function usedMemories(index, ids) {
 function setupChat() {
   const form = document.getElementById("chat-form");
   if (!form) return;
+  form.querySelector("button[type=submit]").disabled = false;  // off in the page: it needs this script
   const input = document.getElementById("chat-input");
   const list = document.getElementById("messages");
   const status = document.getElementById("chat-status");
@@ -464,14 +521,24 @@ function setupDetails() {
   const dialog = document.getElementById("memory-detail");
   if (!dialog) return;
   document.getElementById("detail-title").tabIndex = -1;
-  dialog.querySelectorAll("[data-close]").forEach((b) => b.addEventListener("click", () => dialog.close()));
-  document.querySelectorAll("button[data-detail]").forEach((button) => {
-    button.addEventListener("click", () => {
-      dialog.returnFocusTo = button;
-      showDetail(button.dataset.detail);
+  dialog.querySelectorAll("[data-close]").forEach((b) => linkButton(b, () => dialog.close()));
+  const links = Array.from(document.querySelectorAll("a[data-detail]"));
+  links.forEach((link) => {
+    link.setAttribute("aria-haspopup", "dialog");
+    linkButton(link, () => {
+      dialog.returnFocusTo = link;
+      showDetail(link.dataset.detail);
     });
   });
   dialog.addEventListener("close", () => { if (dialog.returnFocusTo) dialog.returnFocusTo.focus(); });
+  if (dialog.hasAttribute("open")) {  // the address asked for it (detail=): the server filled it
+    const id = dialog.dataset.memoryId;
+    const mine = links.filter((link) => link.dataset.detail.endsWith("/" + id));
+    dialog.returnFocusTo = mine.find((link) => link.offsetParent !== null) || mine[0];
+    dialog.removeAttribute("open");
+    dialog.showModal();
+    document.getElementById("detail-title").focus();
+  }
 }
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -482,4 +549,5 @@ document.addEventListener("DOMContentLoaded", () => {
   setupEdits();
   setupChat();
   setupDetails();
+  forgetOpeners();
 });

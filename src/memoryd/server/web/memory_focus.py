@@ -1,0 +1,142 @@
+"""What a memories list opens on the server, so editing and reading a memory's detail
+work without JavaScript.
+
+``?edit=<id>`` renders that memory's edit form open and filled in (only that one: the
+other edit forms stay empty, and the script fills one when it opens it in place), and
+``?detail=<id>`` renders the memory's detail dialog open, built by the same functions as
+the REST API's ``GET .../memories/{id}`` and ``.../chats`` that the script reads. Which
+list an id belongs to (the caller's own, or the user an admin picked) follows from the
+id. Also the filters that word the detail the way ``memoryd.js`` does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from fastapi import Request
+
+from memoryd.domain.errors import MemorydError
+from memoryd.server.deps import ServerState
+from memoryd.server.routers.memories import chats_using, memory_detail
+from memoryd.server.schemas import ChatOut, MemoryDetail
+
+if TYPE_CHECKING:
+    from memoryd.server.web.routes import MemoryView
+
+USED_IN_LIMIT = 50  # as many as the script asks for (the API's default)
+MAX_ID = 100
+
+
+@dataclass
+class DetailView:
+    """A memory's detail as the dialog shows it, and where its Close link goes."""
+
+    memory: MemoryDetail
+    used_in: list[ChatOut]
+    close: str
+
+
+@dataclass
+class Focus:
+    """The memory whose edit form and detail are open, and an id that was asked for but
+    is not one of the listed memories (another user's, or gone)."""
+
+    edit: str | None = None
+    detail: DetailView | None = None
+    missing: str | None = None
+
+
+def focus_of(request: Request, state: ServerState, views: Sequence[MemoryView | None]) -> Focus:
+    focus = Focus()
+    listed = [v for v in views if v is not None]
+    edit = _param(request, "edit")
+    if edit is not None:
+        if any(v.holds(edit) for v in listed):
+            focus.edit = edit
+        else:
+            focus.missing = edit
+    wanted = _param(request, "detail")
+    if wanted is not None:
+        view = next((v for v in listed if v.holds(wanted)), None)
+        try:
+            if view is None:
+                raise LookupError(wanted)
+            focus.detail = DetailView(
+                memory_detail(state, view.access, wanted),
+                chats_using(state, view.access, wanted, USED_IN_LIMIT),
+                close=f"{view.back}#{view.row_id(wanted)}",
+            )
+        except (LookupError, MemorydError):  # deleted between the list and the detail
+            focus.missing = wanted
+    return focus
+
+
+def _param(request: Request, name: str) -> str | None:
+    value = request.query_params.get(name)
+    return value[:MAX_ID] if value else None
+
+
+# the detail's wording (memoryd.js writes the same for the dialog it fills) -----------------
+def _moment(iso: str) -> datetime | None:
+    try:
+        moment = datetime.fromisoformat(iso)
+    except ValueError:
+        return None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def utc_time(iso: str | None) -> str:
+    """``2026-03-02 09:30 UTC``; ``never`` for no time."""
+    if not iso:
+        return "never"
+    moment = _moment(iso)
+    return iso if moment is None else moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def until_text(iso: str) -> str:
+    """An expiry: a date-only one is stored as the next midnight, so it shows as the day
+    the user chose."""
+    moment = _moment(iso)
+    if moment is None:
+        return iso
+    if (moment.hour, moment.minute, moment.second) != (0, 0, 0):
+        return utc_time(iso)
+    return f"{(moment - timedelta(days=1)).date().isoformat()} (to the end of the day, UTC)"
+
+
+def source_text(memory: MemoryDetail) -> str:
+    by = memory.created_by or ""
+    if memory.source == "extraction":
+        run = memory.run_id or (by.split(":")[1] if ":" in by else "") or "?"
+        accepted = f" (accepted by {by})" if by.startswith(("user:", "admin:")) else ""
+        return f"Extraction run {run}{accepted}"
+    named = f" ({by})" if by else ""
+    if memory.source == "admin":
+        return f"An admin{named}"
+    if memory.source == "import":
+        return f"Imported{named}"
+    return f"Added by the user{named}"
+
+
+def audit_side(state: dict[str, Any] | None) -> str:
+    """A memory before or after a change in its history: ``global text`` or ``[slug] text``."""
+    if not state:
+        return "—"
+    where = "global" if state.get("scope") == "global" else f"[{state.get('workspace')}]"
+    return f"{where} {state.get('content') or ''}"
+
+
+def shorten(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+FILTERS = {
+    "utc_time": utc_time,
+    "until_text": until_text,
+    "source_text": source_text,
+    "audit_side": audit_side,
+    "shorten": shorten,
+}
