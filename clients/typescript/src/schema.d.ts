@@ -51,7 +51,14 @@ export interface paths {
         put?: never;
         /** Record a finished exchange */
         post: operations["record_chat_api_v1_chats_post"];
-        delete?: never;
+        /**
+         * Delete my recorded exchanges: one workspace's, or all of them
+         * @description ``?workspace=SLUG`` deletes your chats in that workspace; ``?all=true`` deletes
+         *     all your chats (in workspaces you have left too). Without either it is a 400. The
+         *     chats' text is erased and extraction never reads them; memories learned from them
+         *     stay. Returns how many were deleted (0 when there were none).
+         */
+        delete: operations["clear_chats_api_v1_chats_delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -68,7 +75,13 @@ export interface paths {
         get: operations["get_chat_api_v1_chats__chat_id__get"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete one recorded exchange
+         * @description Its text is erased and extraction never reads it; memories learned from it stay
+         *     (their detail lists it under ``deleted_source_chat_ids``). 404 for a chat that is not
+         *     yours.
+         */
+        delete: operations["delete_chat_api_v1_chats__chat_id__delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -951,6 +964,14 @@ export interface components {
             /** Workspace */
             workspace: string;
         };
+        /** ChatsDeleted */
+        ChatsDeleted: {
+            /**
+             * Deleted
+             * @description How many recorded chats were deleted.
+             */
+            deleted: number;
+        };
         /** ChosenMemory */
         ChosenMemory: {
             /** Content */
@@ -1176,6 +1197,11 @@ export interface components {
              * @description Who created it, as in the audit log: user:<id>, admin:<id>, extraction:<run id>, import:<id>.
              */
             created_by: string | null;
+            /**
+             * Deleted Source Chat Ids
+             * @description The ids of chats it was extracted from that are no longer stored: deleted since, or recorded on another server before an import.
+             */
+            deleted_source_chat_ids?: number[];
             /**
              * Expired
              * @description Past its expiry: never injected.
@@ -1896,6 +1922,85 @@ export interface operations {
             };
         };
     };
+    clear_chats_api_v1_chats_delete: {
+        parameters: {
+            query?: {
+                /** @description Only this workspace's chats. */
+                workspace?: string | null;
+                /** @description Confirm deleting every chat of yours, everywhere. */
+                all?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatsDeleted"];
+                };
+            };
+            /** @description Neither workspace nor all=true */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No or a wrong API key / session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such user, workspace or memory (for this caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A full scope, a duplicate, or a name already taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     get_chat_api_v1_chats__chat_id__get: {
         parameters: {
             query?: never;
@@ -1915,6 +2020,71 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ChatOut"];
                 };
+            };
+            /** @description No or a wrong API key / session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such user, workspace or memory (for this caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A full scope, a duplicate, or a name already taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    delete_chat_api_v1_chats__chat_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                chat_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No or a wrong API key / session */
             401: {
