@@ -257,13 +257,11 @@ def process_pair(
                 run_id=run_id,
                 dry_run=dry_run,
             )
-        except ChatsDeleted:
-            if _gone(md, user_id, workspace, workspace_id):
-                return _skip(result, GONE)
-            continue  # nothing of it was written: read what is left of the pair again
         except Exception as exc:
             if _gone(md, user_id, workspace, workspace_id):  # deleted during its batch
                 return _skip(result, GONE)
+            if isinstance(exc, ChatsDeleted):
+                continue  # nothing of it was written: read what is left of the pair again
             _fail(
                 md,
                 result,

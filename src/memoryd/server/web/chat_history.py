@@ -15,7 +15,7 @@ from fastapi import APIRouter, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from memoryd.domain.errors import MemorydError
-from memoryd.server.deps import State, require_workspace
+from memoryd.server.deps import ServerState, State, require_workspace
 from memoryd.server.routers.chats import ChatId, visible_chat
 from memoryd.server.web.actions import Unconfirmed, ask, confirmed, field_text, posted
 from memoryd.server.web.routes import redirect
@@ -27,6 +27,16 @@ def chat_page(slug: str) -> str:
     return f"/chat/{slug}"
 
 
+def _clear_question(state: ServerState, user_id: int, slug: str) -> str:
+    count = len(state.md.list_chats(user_id, slug))
+    name = state.md.get_workspace(slug).name
+    return (
+        f"Delete all {count} of your exchange{'' if count == 1 else 's'} in {name}?"
+        " Their text is erased and memoryd will not learn from them; memories it"
+        " already learned stay."
+    )
+
+
 @router.post("/clear")
 async def clear_history(request: Request, state: State) -> Response:
     caller, form = await posted(request, state)
@@ -34,15 +44,9 @@ async def clear_history(request: Request, state: State) -> Response:
     user = caller.user
     try:
         await run_in_threadpool(require_workspace, state, user, slug)
-        count = len(await run_in_threadpool(state.md.list_chats, user.id, slug))
-        name = (await run_in_threadpool(state.md.get_workspace, slug)).name
-        confirmed(
-            form,
-            f"Delete all {count} of your exchange{'' if count == 1 else 's'} in {name}?"
-            " Their text is erased and memoryd will not learn from them; memories it"
-            " already learned stay.",
-            "Delete all",
-        )
+        if field_text(form, "confirmed") != "yes":  # the question is read only to be asked
+            question = await run_in_threadpool(_clear_question, state, user.id, slug)
+            raise Unconfirmed(question, "Delete all")
         deleted = await run_in_threadpool(state.md.clear_chats, user.id, slug)
     except Unconfirmed as asked:
         return await ask(request, form, asked)

@@ -96,15 +96,27 @@ def utc_time(iso: str | None) -> str:
     return iso if moment is None else moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
+def until_day(value: str | None) -> str:
+    """The day a memory is remembered until, as a date field shows it (YYYY-MM-DD).
+
+    Expiries given as a date are stored as the following midnight (UTC), so that
+    midnight shows as the day before; any other time shows as its own day."""
+    if not value:
+        return ""
+    moment = datetime.fromisoformat(value)
+    if (moment.hour, moment.minute, moment.second, moment.microsecond) == (0, 0, 0, 0):
+        moment -= timedelta(days=1)
+    return moment.date().isoformat()
+
+
 def until_text(iso: str) -> str:
-    """An expiry: a date-only one is stored as the next midnight, so it shows as the day
-    the user chose."""
+    """An expiry in words: a date-only one is the day the user chose (``until_day``)."""
     moment = _moment(iso)
     if moment is None:
         return iso
-    if (moment.hour, moment.minute, moment.second) != (0, 0, 0):
+    if (moment.hour, moment.minute, moment.second, moment.microsecond) != (0, 0, 0, 0):
         return utc_time(iso)
-    return f"{(moment - timedelta(days=1)).date().isoformat()} (to the end of the day, UTC)"
+    return f"{until_day(iso)} (to the end of the day, UTC)"
 
 
 def source_text(memory: MemoryDetail) -> str:
@@ -134,6 +146,7 @@ def shorten(text: str, limit: int) -> str:
 
 
 FILTERS = {
+    "until_day": until_day,
     "utc_time": utc_time,
     "until_text": until_text,
     "source_text": source_text,

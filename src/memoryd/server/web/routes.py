@@ -11,7 +11,6 @@ import base64
 import json
 import secrets
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
 from importlib import resources
 from typing import Any
 from urllib.parse import quote, unquote
@@ -43,22 +42,6 @@ from memoryd.server.web.memory_focus import FILTERS, focus_of
 
 router = APIRouter(include_in_schema=False)
 TEMPLATES = Jinja2Templates(directory=str(resources.files("memoryd.server.web") / "templates"))
-
-
-def until_day(value: str | None) -> str:
-    """The day a memory is remembered until, as a date field shows it (YYYY-MM-DD).
-
-    Expiries given as a date are stored as the following midnight (UTC), so that
-    midnight shows as the day before; any other time shows as its own day."""
-    if not value:
-        return ""
-    moment = datetime.fromisoformat(value)
-    if (moment.hour, moment.minute, moment.second, moment.microsecond) == (0, 0, 0, 0):
-        moment -= timedelta(days=1)
-    return moment.date().isoformat()
-
-
-TEMPLATES.env.filters["until_day"] = until_day
 TEMPLATES.env.filters.update(FILTERS)
 
 STATIC_DIR = str(resources.files("memoryd.server.web") / "static")
