@@ -4,6 +4,7 @@ everything, or nothing is written at all."""
 from __future__ import annotations
 
 import tracemalloc
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -86,18 +87,29 @@ def test_postgres_to_postgres_and_sqlite_keep_ids_of_deleted_rows(
     check_working(sqlite, seeded, embedder)
 
 
-def test_embeddings_survive_byte_for_byte(
-    sqlite_url: str, pg_url: str, embedder: MiniLMEmbedder
+def test_embeddings_json_and_times_survive_as_stored(
+    sqlite_url: str, pg_url: str, tmp_path: Path, embedder: MiniLMEmbedder
 ) -> None:
     with Memoryd(sqlite_url, embedder=embedder) as md:
         alice = md.create_user("alice")
-        md.add_memory(alice.id, "Uses a standing desk", "global")
-    before = table_contents(sqlite_url)["memories"]
+        md.add_memory(alice.id, "Uses a standing desk", "global", expires_at="2030-01-01")
+        md.add_memory(alice.id, "Drinks green tea", "global")
+    with create_engine(sqlite_url).begin() as conn:  # SQL NULL, not JSON null, in one row
+        conn.exec_driver_sql("UPDATE audit_log SET before = NULL WHERE id = 1")
+    before = table_contents(sqlite_url)
     copy_database(sqlite_url, pg_url)
-    after = table_contents(pg_url)["memories"]
-    embedding = [c.name for c in metadata.tables["memories"].columns].index("embedding")
-    assert isinstance(before[0][embedding], bytes) and len(before[0][embedding]) >= 384
-    assert after[0][embedding] == before[0][embedding]
+    back = f"sqlite:///{tmp_path / 'back.db'}"
+    copy_database(pg_url, back)
+
+    columns = [c.name for c in metadata.tables["memories"].columns]
+    for url in (pg_url, back):
+        after = table_contents(url)
+        assert after == before
+        vector = after["memories"][0][columns.index("embedding")]
+        assert isinstance(vector, bytes) and len(vector) >= 384
+        expiry = after["memories"][0][columns.index("expires_at")]
+        assert expiry.utcoffset() == timedelta(0)
+        assert [row[5] for row in after["audit_log"]] == [None, "null"]
 
 
 def test_a_failure_mid_copy_leaves_the_target_empty(
