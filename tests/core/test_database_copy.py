@@ -13,6 +13,8 @@ from typer.testing import CliRunner
 
 from memoryd import Memoryd
 from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.scale.tasks import PRUNE_TASK, QUEUE, make_app
+from memoryd.scale.worker import install_schema
 from memoryd.storage.database import Database
 from memoryd.storage.database_copy import CopyRefused, copy_database
 from memoryd.storage.tables import metadata
@@ -260,3 +262,26 @@ def test_a_hundred_thousand_chats_copy_in_batches(
     assert counts["chats"] == rows + 1
     assert report.next_ids["chats"] == rows + 2
     assert peak < 30 * 2**20, f"peak {peak / 2**20:.0f} MiB"
+
+
+@pytest.mark.parametrize("db_url", ["postgres"], indirect=True)
+def test_the_job_queue_is_left_to_each_install(
+    db_url: str, other_db_url: str, embedder: MiniLMEmbedder
+) -> None:
+    """procrastinate's tables are not memoryd's: a queued job stays with the source, and
+    a target prepared as docs/deploy.md says (`memoryd worker --setup-only`) is empty."""
+    with Memoryd(db_url, embedder=embedder) as md, Memoryd(other_db_url, embedder=embedder) as new:
+        md.create_user("alice")
+        queue = make_app(db_url, interval=timedelta(hours=1))
+        install_schema(md, queue)
+        install_schema(new, make_app(other_db_url, interval=timedelta(hours=1)))
+        with queue.open():
+            queue.configure_task(PRUNE_TASK, queue=QUEUE).defer(timestamp=0)
+
+    report = copy_database(db_url, other_db_url)
+    assert "procrastinate_jobs" in report.not_copied
+    assert [t.target for t in report.tables if t.table == "users"] == [1]
+    jobs = "SELECT count(*) FROM procrastinate_jobs"
+    for url, expected in ((db_url, 1), (other_db_url, 0)):
+        with create_engine(url).connect() as conn:
+            assert conn.exec_driver_sql(jobs).scalar_one() == expected
