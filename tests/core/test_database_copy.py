@@ -107,10 +107,10 @@ def test_embeddings_json_and_times_survive_as_stored(
     for url in (pg_url, back):
         after = table_contents(url)
         assert after == before
-        vector = after["memories"][0][columns.index("embedding")]
+        desk = next(r for r in after["memories"] if r[columns.index("content")].endswith("desk"))
+        vector = desk[columns.index("embedding")]
         assert isinstance(vector, bytes) and len(vector) >= 384
-        expiry = after["memories"][0][columns.index("expires_at")]
-        assert expiry.utcoffset() == timedelta(0)
+        assert desk[columns.index("expires_at")].utcoffset() == timedelta(0)
         assert [row[5] for row in after["audit_log"]] == [None, "null"]
 
 
