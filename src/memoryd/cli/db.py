@@ -1,8 +1,8 @@
-"""``memoryd db``: apply schema migrations and show where a database stands.
+"""``memoryd db``: apply schema migrations, show where a database stands, copy it.
 
 Every other command migrates on first open too; these exist so an operator can upgrade
 deliberately (before starting a fleet of API processes) and check a database without
-changing it.
+changing it. ``db copy`` (``memoryd.cli.db_copy``) moves a whole install elsewhere.
 """
 
 from __future__ import annotations
@@ -22,10 +22,14 @@ from memoryd.cli.common import (
     first_line,
     safe_url,
 )
+from memoryd.cli.db_copy import copy
 from memoryd.domain.errors import InvalidInput
 from memoryd.storage.database import Database
 
-app = typer.Typer(help="Database schema: upgrade and status.", no_args_is_help=True)
+app = typer.Typer(
+    help="Database schema: upgrade and status; copy a whole install to another database.",
+    no_args_is_help=True,
+)
 
 
 def _open(url: str) -> Database:
@@ -116,3 +120,6 @@ def _head_revision() -> str | None:
         "script_location", str(resources.files("memoryd") / "storage" / "migrations")
     )
     return ScriptDirectory.from_config(cfg).get_current_head()
+
+
+app.command("copy")(copy)

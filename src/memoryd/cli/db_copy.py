@@ -1,0 +1,82 @@
+"""``memoryd db copy``: move a whole install to another database (SQLite <-> PostgreSQL).
+
+A module of its own so ``memoryd.cli.db`` stays about the schema; the copy itself (checks,
+batches, ids, the one transaction) is ``memoryd.storage.database_copy``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from memoryd.cli.common import (
+    DbOption,
+    JsonOption,
+    cell,
+    console,
+    database_url,
+    echo,
+    emit_json,
+    make_table,
+    require_utf8,
+)
+from memoryd.storage.database_copy import CopyReport, copy_database
+
+ToOption = Annotated[
+    str,
+    typer.Option(
+        "--to",
+        metavar="URL",
+        help="SQLAlchemy URL of the database to copy into; it must hold no memoryd data.",
+    ),
+]
+DryRunOption = Annotated[
+    bool,
+    typer.Option(
+        "--dry-run",
+        help="Check both databases and print what would be copied; write nothing.",
+    ),
+]
+
+
+def copy(
+    to: ToOption,
+    dry_run: DryRunOption = False,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Copy the whole database (--db) into an empty one (--to), e.g. SQLite to PostgreSQL.
+
+    Everything is copied: users and passwords, roles, workspaces and members, API keys,
+    sessions, memories with their history, suggestions, chats, run history and settings.
+    The source must be at the newest revision (`memoryd db upgrade`); the target is
+    migrated first and must hold no memoryd data. All rows go in one transaction, so a
+    failure leaves the target empty; row counts are checked before it commits. Stop the
+    processes using the source first, then point them at the target. Not copied:
+    procrastinate's job queue (workers rebuild it; run `memoryd worker --setup-only` on a
+    PostgreSQL target) and cache_epoch (each database's own cache counter).
+    """
+    report = copy_database(database_url(db), require_utf8(to, "target URL"), dry_run=dry_run)
+    if as_json:
+        emit_json(report.to_dict())
+        return
+    _print(report)
+
+
+def _print(report: CopyReport) -> None:
+    count = f"{report.total} rows in {len(report.tables)} tables"
+    if report.dry_run:
+        echo(f"would copy {count} from {report.source} (revision {report.revision})")
+        echo(f"into {report.target} ({report.target_state}); nothing was written")
+    else:
+        echo(f"copied {count} from {report.source} (revision {report.revision})")
+        echo(f"into {report.target} ({report.target_state}); row counts verified")
+    columns = ["table", "rows"] if report.dry_run else ["table", "source rows", "target rows"]
+    table = make_table(None, columns)
+    for t in report.tables:
+        table.add_row(cell(t.table), cell(t.source), *([] if report.dry_run else [cell(t.target)]))
+    console().print(table)
+    if report.next_ids:
+        echo("next ids: " + ", ".join(f"{name} {n}" for name, n in report.next_ids.items()))
+    echo(f"not copied: {', '.join(report.not_copied)} (see `memoryd db copy --help`)")

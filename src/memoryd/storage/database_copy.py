@@ -1,0 +1,514 @@
+"""Copying a whole memoryd database into another one (``memoryd db copy``).
+
+Moving an install from the embedded SQLite file to PostgreSQL (or between PostgreSQL
+servers, or back) must keep everything: users and their passwords, API keys, sessions,
+workspaces and memberships, memories with their history, suggestions, chats (the
+extraction backlog), run history and settings. Per-user export/import keeps only memories.
+
+The rules, all enforced here rather than by the caller:
+
+- The source must be at this memoryd's newest revision (it is read, never migrated) and
+  the target must hold no memoryd data: a copy only ever adds to an empty database, so
+  it cannot lose anything. There is deliberately no "overwrite" switch.
+- The target is migrated to the newest revision first (as ``memoryd db upgrade`` does),
+  then every table is copied in foreign-key order, in batches, inside one transaction
+  on the target: a failure anywhere leaves it without a row. The source is read in one
+  snapshot (one read transaction), so the copy is consistent even if it was in use.
+- Values pass through untouched: JSON columns as their stored text (so SQL NULL and
+  JSON ``null`` stay apart), binary columns (embeddings) as bytes, times as UTC instants.
+- Ids are never given twice: PostgreSQL sequences are moved past every id the source
+  ever gave (its copied rows, its own sequences, its ``id_high_water`` marks and, for
+  chats, every chat id a memory or suggestion still names); on SQLite, which numbers
+  rows ``max(id) + 1``, the ``id_high_water`` marks of users and chats carry the same.
+- Not copied: ``alembic_version`` (the migration writes the target's), ``cache_epoch``
+  (each database's own change counter for process caches) and any table that is not
+  memoryd's, notably procrastinate's job queue: its jobs belong to the old install's
+  workers, and the workers of the new one rebuild it (the sweep queues every pair that
+  is due from the copied chats).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Table,
+    Text,
+    bindparam,
+    cast,
+    delete,
+    func,
+    insert,
+    inspect,
+    select,
+    text,
+)
+from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+
+from memoryd.domain.errors import InvalidInput, MemorydError
+from memoryd.storage.database import Database
+from memoryd.storage.tables import (
+    cache_epoch,
+    chats,
+    id_high_water,
+    memories,
+    memory_suggestions,
+    metadata,
+)
+
+BATCH_ROWS = 1000
+NEW_SQLITE_FILE = "a new SQLite file"
+# Counters, not data: merged (id_high_water) or left to each database (cache_epoch).
+BOOKKEEPING = frozenset({cache_epoch.name, id_high_water.name})
+# Tables whose ids id_high_water keeps from being given twice (on SQLite).
+_MARKED = frozenset({"users", "chats"})
+
+
+class CopyRefused(InvalidInput):
+    """The copy cannot start: a source or target it must not (or cannot) use."""
+
+
+class CopyFailed(MemorydError):
+    """The copy started and failed; the target's transaction was rolled back."""
+
+
+@dataclass(frozen=True)
+class TableCount:
+    table: str
+    source: int  # rows in the source snapshot
+    target: int | None  # rows in the target after the copy (None: dry run)
+
+
+@dataclass(frozen=True)
+class CopyReport:
+    source: str  # URLs with any password hidden
+    target: str
+    revision: str
+    dry_run: bool
+    target_state: str  # what the target was before the copy
+    tables: tuple[TableCount, ...]
+    next_ids: dict[str, int] = field(default_factory=dict)  # after the copy
+    not_copied: tuple[str, ...] = ()
+
+    @property
+    def total(self) -> int:
+        return sum(t.source for t in self.tables if t.table not in BOOKKEEPING)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "target": self.target,
+            "revision": self.revision,
+            "dry_run": self.dry_run,
+            "target_state": self.target_state,
+            "tables": [
+                {"table": t.table, "source_rows": t.source, "target_rows": t.target}
+                for t in self.tables
+            ],
+            "total_rows": self.total,
+            "next_ids": self.next_ids,
+            "not_copied": list(self.not_copied),
+        }
+
+
+def copied_tables() -> list[Table]:
+    """memoryd's tables in foreign-key order (parents first), cache_epoch left out."""
+    return [t for t in metadata.sorted_tables if t.name != cache_epoch.name]
+
+
+def shown(url: str) -> str:
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return "<unparseable URL>"
+
+
+def first_line(exc: BaseException) -> str:
+    origin = getattr(exc, "orig", None) or exc
+    lines = str(origin).strip().splitlines()
+    return lines[0] if lines else type(origin).__name__
+
+
+# ----------------------------------------------------------------------------------------
+def copy_database(
+    source_url: str, target_url: str, *, dry_run: bool = False, batch_rows: int = BATCH_ROWS
+) -> CopyReport:
+    """Copy every memoryd table of ``source_url`` into ``target_url`` (see the module doc).
+
+    Raises CopyRefused before anything is written, CopyFailed if the copy itself fails
+    (the target then holds no memoryd rows). ``dry_run`` checks the same things and
+    counts the rows without writing (or migrating, or creating) anything."""
+    if batch_rows < 1:
+        raise ValueError("batch_rows must be at least 1")
+    if _same_database(source_url, target_url):
+        raise CopyRefused(f"the target {shown(target_url)} is the source database itself")
+    with _opened(source_url, "source") as source:
+        revision = _check_source(source, source_url)
+        if dry_run:
+            return _dry_run(source, source_url, target_url, revision)
+        new_file = _missing_sqlite_file(target_url)
+        with _opened(target_url, "target") as target:
+            state = _prepare_target(target, target_url)
+            state = NEW_SQLITE_FILE if new_file else state
+            return _copy(source, target, source_url, target_url, revision, state, batch_rows)
+
+
+@contextmanager
+def _opened(url: str, role: str) -> Iterator[Database]:
+    if role == "source" and _missing_sqlite_file(url):
+        raise CopyRefused(f"source database {shown(url)} does not exist: nothing to copy")
+    try:
+        database = Database.open(url, migrate=False)
+    except (ArgumentError, ValueError, OSError, ImportError) as exc:
+        raise CopyRefused(f"cannot open {role} database {shown(url)}: {exc}") from None
+    try:
+        yield database
+    finally:
+        database.dispose()
+
+
+def _check_source(source: Database, url: str) -> str:
+    try:
+        current = source.current_revision()
+        head = source.head_revision()
+    except SQLAlchemyError as exc:
+        raise CopyRefused(f"cannot open source database {shown(url)}: {first_line(exc)}") from None
+    assert head is not None
+    if current is None:
+        raise CopyRefused(f"source database {shown(url)} holds no memoryd data (no schema)")
+    if current != head:
+        raise CopyRefused(
+            f"source database {shown(url)} is at revision {current}, not {head} (this "
+            "memoryd's newest): run `memoryd db upgrade` on it first"
+        )
+    return head
+
+
+def _target_contents(conn: Connection) -> tuple[str | None, dict[str, int]]:
+    """The target's revision and the non-empty memoryd tables it already has."""
+    from alembic.runtime.migration import MigrationContext
+
+    revision = MigrationContext.configure(conn).get_current_revision()
+    present = set(inspect(conn).get_table_names())
+    held: dict[str, int] = {}
+    for table in copied_tables():
+        if table.name in BOOKKEEPING or table.name not in present:
+            continue
+        count = int(conn.execute(select(func.count()).select_from(table)).scalar_one())
+        if count:
+            held[table.name] = count
+    return revision, held
+
+
+def _refuse_if_used(url: str, held: Mapping[str, int]) -> None:
+    if not held:
+        return
+    listed = ", ".join(f"{name} {count}" for name, count in sorted(held.items()))
+    raise CopyRefused(
+        f"target database {shown(url)} already holds memoryd data ({listed}); copy only "
+        "into an empty database (create a new one, or delete this one yourself first)"
+    )
+
+
+def _describe(revision: str | None) -> str:
+    return f"an empty memoryd database at revision {revision}" if revision else "an empty database"
+
+
+def _prepare_target(target: Database, url: str) -> str:
+    """Check the target is unused, then migrate it to the newest revision."""
+    try:
+        with target.engine.connect() as conn:
+            revision, held = _target_contents(conn)
+    except SQLAlchemyError as exc:
+        raise CopyRefused(f"cannot open target database {shown(url)}: {first_line(exc)}") from None
+    _refuse_if_used(url, held)
+    try:
+        target.upgrade()
+    except Exception as exc:  # alembic raises its own errors for a revision it does not know
+        raise CopyRefused(
+            f"cannot migrate target database {shown(url)} (at revision {revision}): "
+            f"{first_line(exc)}"
+        ) from None
+    return _describe(revision)
+
+
+def _dry_run(source: Database, source_url: str, target_url: str, revision: str) -> CopyReport:
+    if _missing_sqlite_file(target_url):
+        state = NEW_SQLITE_FILE
+    else:
+        with _opened(target_url, "target") as target:
+            try:
+                with target.engine.connect() as conn:
+                    current, held = _target_contents(conn)
+            except SQLAlchemyError as exc:
+                raise CopyRefused(
+                    f"cannot open target database {shown(target_url)}: {first_line(exc)}"
+                ) from None
+        _refuse_if_used(target_url, held)
+        state = _describe(current)
+    with _snapshot(source) as src:
+        counts = _counts(src)
+        skipped = _foreign_tables(src)
+    return CopyReport(
+        source=shown(source_url),
+        target=shown(target_url),
+        revision=revision,
+        dry_run=True,
+        target_state=state,
+        tables=tuple(TableCount(name, n, None) for name, n in counts.items()),
+        not_copied=(cache_epoch.name, *skipped),
+    )
+
+
+# ----------------------------------------------------------------------------------------
+@contextmanager
+def _snapshot(source: Database) -> Iterator[Connection]:
+    """One read transaction on the source: every table is read as of the same moment."""
+    with source.engine.connect() as conn:
+        if source.dialect == "postgresql":
+            conn = conn.execution_options(
+                isolation_level="REPEATABLE READ", postgresql_readonly=True
+            )
+        with conn.begin():
+            yield conn
+
+
+def _counts(conn: Connection) -> dict[str, int]:
+    return {
+        t.name: int(conn.execute(select(func.count()).select_from(t)).scalar_one())
+        for t in copied_tables()
+    }
+
+
+def _foreign_tables(conn: Connection) -> list[str]:
+    """Tables in the source that are not memoryd's (procrastinate's job queue, say)."""
+    ours = {t.name for t in metadata.sorted_tables} | {"alembic_version"}
+    return sorted(set(inspect(conn).get_table_names()) - ours)
+
+
+def _copy(
+    source: Database,
+    target: Database,
+    source_url: str,
+    target_url: str,
+    revision: str,
+    state: str,
+    batch_rows: int,
+) -> CopyReport:
+    table = "(setup)"
+    try:
+        with _snapshot(source) as src:
+            counts = _counts(src)
+            skipped = _foreign_tables(src)
+            marks = _Marks(src)
+            writing = target.engine.connect().execution_options(memoryd_write=True)
+            with writing as dst, dst.begin():
+                _refuse_if_used(target_url, _target_contents(dst)[1])
+                for t in copied_tables():
+                    table = t.name
+                    if t is id_high_water:
+                        _merge_high_water(src, dst)
+                    else:
+                        marks.saw(t, _copy_table(src, dst, t, batch_rows))
+                table = "(ids)"
+                next_ids = marks.apply(dst)
+                table = "(verifying)"
+                copied = _verify(dst, counts)
+    except (MemorydError, KeyboardInterrupt):
+        raise
+    except SQLAlchemyError as exc:
+        raise CopyFailed(
+            f"copying table {table} failed, nothing was written to {shown(target_url)}: "
+            f"{first_line(exc)}"
+        ) from None
+    return CopyReport(
+        source=shown(source_url),
+        target=shown(target_url),
+        revision=revision,
+        dry_run=False,
+        target_state=state,
+        tables=tuple(TableCount(name, n, copied[name]) for name, n in counts.items()),
+        next_ids=next_ids,
+        not_copied=(cache_epoch.name, *skipped),
+    )
+
+
+def _json_columns(table: Table) -> set[str]:
+    return {c.name for c in table.columns if isinstance(c.type, JSON)}
+
+
+def _copy_table(src: Connection, dst: Connection, table: Table, batch_rows: int) -> _Seen:
+    """Stream ``table`` from ``src`` into ``dst``, ``batch_rows`` at a time; what it saw."""
+    raw = _json_columns(table)
+    # JSON as its stored text both ways: re-encoding would turn SQL NULL into JSON null
+    columns = [cast(c, Text).label(c.name) if c.name in raw else c for c in table.columns]
+    key = list(table.primary_key.columns)
+    query = select(*columns).order_by(*key)
+    postgres = dst.dialect.name == "postgresql"
+    values = {
+        c.name: (
+            cast(bindparam(f"p_{c.name}", type_=Text), c.type)
+            if c.name in raw and postgres
+            else bindparam(f"p_{c.name}", type_=Text if c.name in raw else c.type)
+        )
+        for c in table.columns
+    }
+    statement = insert(table).values(values)
+    seen = _Seen()
+    result = src.execution_options(yield_per=batch_rows).execute(query)
+    for batch in result.partitions():
+        rows = [{f"p_{k}": v for k, v in row._mapping.items()} for row in batch]
+        dst.execute(statement, rows)
+        seen.note(table, batch)
+    return seen
+
+
+@dataclass
+class _Seen:
+    """What copying a table showed about ids: its highest id, and chat ids named."""
+
+    highest: int = 0
+    named_chats: int = 0
+
+    def note(self, table: Table, batch: Iterable[Any]) -> None:
+        auto = table.autoincrement_column
+        for row in batch:
+            if auto is not None:
+                self.highest = max(self.highest, int(row._mapping[auto.name]))
+            if table is memories or table is memory_suggestions:
+                for chat_id in json.loads(row.source_chats or "[]"):
+                    if isinstance(chat_id, int):
+                        self.named_chats = max(self.named_chats, chat_id)
+
+
+def _merge_high_water(src: Connection, dst: Connection) -> None:
+    """id_high_water: the higher mark of source and target per name (a fresh target has
+    zeros from its migrations)."""
+    merged = {str(r.name): int(r.value) for r in dst.execute(select(id_high_water))}
+    for r in src.execute(select(id_high_water)):
+        merged[str(r.name)] = max(merged.get(str(r.name), 0), int(r.value))
+    dst.execute(delete(id_high_water))
+    if merged:
+        dst.execute(insert(id_high_water), [{"name": k, "value": v} for k, v in merged.items()])
+
+
+class _Marks:
+    """The highest id each id-numbered table ever gave, from every sign of it."""
+
+    def __init__(self, src: Connection) -> None:
+        self.src = src
+        self.highest: dict[str, int] = {}
+        self.named_chats = 0
+        self.tables = {t.name: t for t in copied_tables() if t.autoincrement_column is not None}
+
+    def saw(self, table: Table, seen: _Seen) -> None:
+        self.named_chats = max(self.named_chats, seen.named_chats)
+        if table.name in self.tables:
+            self.highest[table.name] = max(seen.highest, self._source_sequence(table))
+
+    def _source_sequence(self, table: Table) -> int:
+        return _sequence_used(self.src, table) if self.src.dialect.name == "postgresql" else 0
+
+    def apply(self, dst: Connection) -> dict[str, int]:
+        """Move the target's counters past every id given; the next id per table."""
+        self.highest[chats.name] = max(self.highest.get(chats.name, 0), self.named_chats)
+        marks = {str(r.name): int(r.value) for r in dst.execute(select(id_high_water))}
+        next_ids: dict[str, int] = {}
+        for name, table in self.tables.items():
+            highest = max(self.highest.get(name, 0), marks.get(name, 0))
+            if dst.dialect.name == "postgresql":
+                highest = max(highest, _sequence_used(dst, table))
+                if highest:
+                    sequence = _sequence_name(dst, table)
+                    dst.execute(text("SELECT setval(:s, :v, true)"), {"s": sequence, "v": highest})
+            elif name in _MARKED:
+                top = _max_id(dst, table)
+                if highest > max(top, marks.get(name, 0)):
+                    _set_mark(dst, name, highest)
+                highest = max(highest, top)
+            else:
+                highest = _max_id(dst, table)  # SQLite numbers these max(id) + 1
+            next_ids[name] = highest + 1
+        return next_ids
+
+
+def _sequence_name(conn: Connection, table: Table) -> str:
+    auto = table.autoincrement_column
+    assert auto is not None
+    found = conn.execute(
+        text("SELECT pg_get_serial_sequence(:t, :c)"), {"t": table.name, "c": auto.name}
+    ).scalar_one()
+    if found is None:
+        raise CopyFailed(f"table {table.name} has no id sequence in {conn.engine.url.database}")
+    return str(found)
+
+
+def _sequence_used(conn: Connection, table: Table) -> int:
+    """The highest value the table's PostgreSQL sequence has given (0: none yet)."""
+    sequence = _sequence_name(conn, table)
+    # the name comes from pg_get_serial_sequence, quoted as needed
+    row = conn.execute(text(f"SELECT last_value, is_called FROM {sequence}")).one()
+    return int(row.last_value) if row.is_called else int(row.last_value) - 1
+
+
+def _max_id(conn: Connection, table: Table) -> int:
+    auto = table.autoincrement_column
+    assert auto is not None
+    return int(conn.execute(select(func.coalesce(func.max(auto), 0))).scalar_one())
+
+
+def _set_mark(conn: Connection, name: str, value: int) -> None:
+    conn.execute(delete(id_high_water).where(id_high_water.c.name == name))
+    conn.execute(insert(id_high_water).values(name=name, value=value))
+
+
+def _verify(dst: Connection, expected: Mapping[str, int]) -> dict[str, int]:
+    """The target's row counts, which must be the source's (id_high_water: at least)."""
+    found = _counts(dst)
+    for name, count in expected.items():
+        short = found[name] < count if name in BOOKKEEPING else found[name] != count
+        if short:
+            raise CopyFailed(
+                f"table {name}: the source has {count} rows but the target {found[name]} "
+                "after copying; nothing was written"
+            )
+    return found
+
+
+def _same_database(a: str, b: str) -> bool:
+    try:
+        first, second = make_url(a), make_url(b)
+    except ArgumentError:
+        return False
+    if first.get_backend_name() != second.get_backend_name():
+        return False
+    if first.get_backend_name() == "sqlite":
+        if not first.database or not second.database:
+            return False
+        return Path(first.database).expanduser().resolve() == (
+            Path(second.database).expanduser().resolve()
+        )
+    return (first.host, first.port or 5432, first.database) == (
+        second.host,
+        second.port or 5432,
+        second.database,
+    )
+
+
+def _missing_sqlite_file(url: str) -> bool:
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return False
+    if parsed.get_backend_name() != "sqlite" or not parsed.database:
+        return False
+    if parsed.database.startswith("file:") or parsed.database == ":memory:":
+        return False
+    return not Path(parsed.database).expanduser().exists()
