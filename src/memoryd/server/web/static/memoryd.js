@@ -140,17 +140,18 @@ function setupConfirmations() {
   // dialog's close event, which can come late: after Escape and a quick second question.
   let pending = null;  // the form whose question is open
   let agreed = null;  // the form the answer said yes to
-  document.querySelectorAll("form[data-confirm]").forEach((form) => {
-    form.addEventListener("submit", (event) => {
-      if (form.dataset.confirmed === "yes") return;
-      event.preventDefault();
-      pending = form;
-      text.textContent = form.dataset.confirm;
-      ok.textContent = form.dataset.confirmButton || "Confirm";
-      dialog.returnValue = "";
-      dialog.showModal();
-      document.getElementById("confirm-cancel").focus();
-    });
+  // on the document, so a form added later (a new answer's Delete) asks too
+  document.addEventListener("submit", (event) => {
+    const form = event.target;
+    if (!(form instanceof HTMLFormElement) || !form.hasAttribute("data-confirm")) return;
+    if (form.dataset.confirmed === "yes") return;
+    event.preventDefault();
+    pending = form;
+    text.textContent = form.dataset.confirm;
+    ok.textContent = form.dataset.confirmButton || "Confirm";
+    dialog.returnValue = "";
+    dialog.showModal();
+    document.getElementById("confirm-cancel").focus();
   });
   dialog.querySelector("form").addEventListener("submit", (event) => {
     agreed = event.submitter && event.submitter.value === "ok" ? pending : null;
@@ -264,6 +265,38 @@ async function usedMemories(index, ids) {
   return details;
 }
 
+// The recorded exchange (from GET /api/v1/chats) with this prompt and answer that the
+// page does not show yet; null if it was not recorded within a few seconds.
+async function recordedChat(workspace, prompt, response, list) {
+  const url = "/api/v1/chats?limit=20&workspace=" + encodeURIComponent(workspace);
+  for (let wait = 50; wait < 6400; wait *= 2) {
+    await new Promise((resolve) => setTimeout(resolve, wait));
+    try {
+      const reply = await fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } });
+      if (!reply.ok) return null;
+      const chats = await reply.json();
+      const found = chats.reverse().find((c) => c.prompt === prompt && c.response === response
+        && !list.querySelector('[data-chat-id="' + c.id + '"]'));
+      if (found) return found;
+    } catch (error) { return null; }
+  }
+  return null;
+}
+
+// A new answer's Delete, from the page's template of it ({id}, {prompt:N}: the first N
+// characters of the prompt, as the server cuts them).
+function deleteForm(id, prompt) {
+  const form = document.getElementById("delete-exchange").content.firstElementChild.cloneNode(true);
+  const fill = (value) => value.replace(/\{(id|prompt:(\d+))\}/g, (_, what, n) =>
+    what === "id" ? String(id) : Array.from(prompt).slice(0, Number(n)).join(""));
+  for (const node of [form, ...form.querySelectorAll("*")]) {
+    for (const name of ["action", "data-confirm", "aria-label"]) {
+      if (node.hasAttribute(name)) node.setAttribute(name, fill(node.getAttribute(name)));
+    }
+  }
+  return form;
+}
+
 function setupChat() {
   const form = document.getElementById("chat-form");
   if (!form) return;
@@ -300,6 +333,23 @@ function setupChat() {
     badge.className = "badge incognito-badge";
     badge.textContent = "incognito: not recorded";
     item.appendChild(badge);
+  }
+
+  // A recorded exchange gets the controls the page gives the ones it came with: its
+  // Delete, and the page's Clear history counts it. The server writes the exchange just
+  // after the answer ends, so its id is looked up once it is there.
+  async function addControls(answer, prompt, response) {
+    const chat = await recordedChat(form.dataset.workspace, prompt, response, list);
+    if (!chat) return;
+    answer.dataset.chatId = String(chat.id);
+    answer.appendChild(deleteForm(chat.id, prompt));
+    const clear = document.getElementById("clear-history");
+    if (clear) {
+      const count = Number(clear.dataset.count || 0) + 1;
+      clear.dataset.count = String(count);
+      clear.dataset.confirm = "Delete all " + count + " of your exchange" + (count === 1 ? "" : "s") + clear.dataset.confirmRest;
+      clear.hidden = false;
+    }
   }
 
   if (incognito) {
@@ -364,6 +414,7 @@ function setupChat() {
       if (secret) { markIncognito(asked); markIncognito(answer); }
       const used = ids.length + " memor" + (ids.length === 1 ? "y" : "ies");
       status.textContent = "Answered using " + used + "." + (secret ? " Incognito: this chat was not recorded." : "");
+      if (!secret) addControls(answer, text, answerText.textContent);
     } catch (error) {
       answer.classList.add("error");
       answerText.textContent = "Error: " + error.message;
