@@ -36,6 +36,28 @@ function forgetOpeners() {
   window.history.replaceState(null, "", url);
 }
 
+// Modal dialogs stack (a detail over the profile, a question over either), and Escape
+// closes the topmost only. Chromium's own Escape closes, at once, every dialog opened
+// with no click or key press between them (the detail and the panel an address opens
+// together), so the page takes Escape itself.
+let dialogLayers = 0;
+
+function showModal(dialog) {
+  dialog.showModal();
+  dialog.dataset.layer = String(++dialogLayers);
+}
+
+function setupEscape() {
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape" || event.defaultPrevented) return;
+    const open = Array.from(document.querySelectorAll("dialog[open]")).filter((d) => d.matches(":modal"));
+    if (!open.length) return;
+    event.preventDefault();
+    open.sort((a, b) => Number(a.dataset.layer || 0) - Number(b.dataset.layer || 0));
+    open[open.length - 1].close();
+  });
+}
+
 // The navigation: on narrow screens the sidebar is a top bar whose links open with "Menu".
 function setupMenu() {
   const button = document.getElementById("menu-button");
@@ -108,7 +130,7 @@ function openProfile(tabName) {
   const dialog = document.getElementById("profile");
   if (!dialog) return;
   if (dialog.open) dialog.close();
-  dialog.showModal();
+  showModal(dialog);
   const tab = tabName && document.getElementById("tab-" + tabName);
   if (tab) selectTab(tab, false);
 }
@@ -150,7 +172,7 @@ function setupConfirmations() {
     text.textContent = form.dataset.confirm;
     ok.textContent = form.dataset.confirmButton || "Confirm";
     dialog.returnValue = "";
-    dialog.showModal();
+    showModal(dialog);
     document.getElementById("confirm-cancel").focus();
   });
   dialog.querySelector("form").addEventListener("submit", (event) => {
@@ -476,7 +498,7 @@ async function showDetail(url) {
   const body = document.getElementById("detail-body");
   if (!dialog || !body) return;
   body.replaceChildren(el("p", "Loading…", "muted"));
-  if (!dialog.open) dialog.showModal();
+  if (!dialog.open) showModal(dialog);
   let m;
   try {
     const response = await fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } });
@@ -587,12 +609,13 @@ function setupDetails() {
     const mine = links.filter((link) => link.dataset.detail.endsWith("/" + id));
     dialog.returnFocusTo = mine.find((link) => link.offsetParent !== null) || mine[0];
     dialog.removeAttribute("open");
-    dialog.showModal();
+    showModal(dialog);
     document.getElementById("detail-title").focus();
   }
 }
 
 document.addEventListener("DOMContentLoaded", () => {
+  setupEscape();
   setupMenu();
   setupTabs();
   setupProfile();
