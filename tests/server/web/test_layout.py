@@ -70,6 +70,30 @@ def test_every_page_fits_is_accessible_and_logs_no_error(
         assert log.unexpected() == []
 
 
+def test_long_names_and_unbroken_words_fit(live_world: Live, page: Any) -> None:
+    """The longest user name and workspace slug there can be, a long workspace name and a
+    memory that is one long word: they wrap on every page that shows them, so neither the
+    page nor the profile dialog scrolls sideways."""
+    world, live = live_world
+    alice = world.ids["alice"]
+    slug = "long-" + "x" * 59
+    world.md.create_workspace(slug, "A workspace with a rather long name " * 5)
+    world.auth.add_member(slug, alice)
+    world.auth.add_member("alpha", world.md.create_user("u" + "n" * 63).id)
+    word = "Supercalifragilisticexpialidocious" * 12
+    world.md.add_memory(alice, "One word: " + word)
+    world.md.add_memory(alice, word[:300], workspace=slug)
+    sign_in(page, live.url, "admin", ADMIN_PASSWORD)
+    for tab in ("users", "workspaces", "memories"):
+        page.goto(f"{live.url}/admin?tab={tab}&user={alice}")
+        check_page(page)
+    page.context.clear_cookies()
+    sign_in(page, live.url, "alice", USER_PASSWORD)
+    page.goto(f"{live.url}/chat/{slug}?panel=memories")
+    assert page.locator("#profile").get_by_text("One word: Super").is_visible()
+    check_page(page)
+
+
 def test_the_checks_catch_a_wide_or_inaccessible_page(live_world: Live, browser: Any) -> None:
     """The checks are not vacuous: a too-wide element, a button without a name and a
     native confirm() each make them fail."""
