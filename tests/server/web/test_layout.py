@@ -299,3 +299,35 @@ def test_keyboard_only_sign_in_add_and_delete(live_world: Live, page: Any) -> No
     page.keyboard.press("Enter")
     page.locator(".flash-ok", has_text="Memory deleted.").wait_for()
     assert world.md.list_memories(world.ids["alice"]) == []
+
+
+def test_a_new_key_is_shown_once_and_a_reload_makes_no_other(
+    live_world: Live, desktop_page: Any
+) -> None:
+    """Creating a key by keyboard: its secret is shown in the reopened panel; Escape
+    closes the panel and gives the focus back to the button that opens it; a reload shows
+    the keys again without sending the form a second time."""
+    world, live = live_world
+    page = desktop_page
+    sign_in(page, live.url, "bob", USER_PASSWORD)
+    page.locator("#user-button").focus()
+    page.keyboard.press("Enter")
+    page.get_by_role("tab", name="Memories").focus()
+    page.keyboard.press("ArrowRight")
+    page.get_by_label("Key name").focus()
+    page.keyboard.type("my phone")
+    page.keyboard.press("Enter")
+    page.get_by_text("New key (shown only now, copy it)").wait_for()
+    page.wait_for_load_state("load")
+    page.keyboard.press("Escape")
+    assert not page.locator("#profile").is_visible()
+    page.wait_for_function("() => document.activeElement.id === 'user-button'")  # on close
+
+    def names() -> list[str]:
+        return [k.name for k in world.auth.list_api_keys(world.ids["bob"])]
+
+    assert names().count("my phone") == 1
+    page.reload()
+    page.get_by_role("tabpanel", name="API keys").get_by_text("my phone").wait_for()
+    assert page.get_by_text("New key (shown only now").count() == 0
+    assert names().count("my phone") == 1

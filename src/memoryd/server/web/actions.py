@@ -280,6 +280,7 @@ async def create_key(request: Request, state: State) -> Response:
         panel="keys",
         here=back_to(form),
         new_key=created.secret,
+        address=_panel(form, "keys"),  # memoryd.js puts it in the address bar: a reload is a GET
     )
     return render(request, "home.html", context)
 

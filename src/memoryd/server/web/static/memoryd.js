@@ -28,6 +28,12 @@ function linkButton(link, action) {
 // The page's address without what the server opened (edit=, detail=): from here on the
 // script opens and closes things, and a reload should not bring them back.
 function forgetOpeners() {
+  // a page that answered a form post (a new API key) names its own address, so a reload
+  // asks for that page instead of sending the form again
+  if (document.body.dataset.address) {
+    window.history.replaceState(null, "", document.body.dataset.address);
+    return;
+  }
   const url = new URL(window.location.href);
   if (!url.searchParams.has("edit") && !url.searchParams.has("detail")) return;
   url.searchParams.delete("edit");
@@ -146,6 +152,11 @@ function setupProfile() {
   if (document.body.dataset.panel) {  // reopened after a form in the panel was sent
     dialog.removeAttribute("open");
     openProfile(document.body.dataset.panel);
+    // nothing had the focus before it opened: closing it goes back to what opens it
+    dialog.addEventListener("close", () => {
+      const at = document.activeElement;
+      if (button && (!at || at === document.body || dialog.contains(at))) button.focus();
+    });
   }
   dialog.querySelectorAll("[data-close]").forEach((b) => linkButton(b, () => dialog.close()));
 }
