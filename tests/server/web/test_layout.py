@@ -331,3 +331,37 @@ def test_a_new_key_is_shown_once_and_a_reload_makes_no_other(
     page.get_by_role("tabpanel", name="API keys").get_by_text("my phone").wait_for()
     assert page.get_by_text("New key (shown only now").count() == 0
     assert names().count("my phone") == 1
+
+
+def test_a_refused_password_or_key_name_is_explained_at_its_field(
+    live_world: Live, page: Any
+) -> None:
+    """The reason is under the field it is about, which has the focus and is in view
+    (on a phone the password form is far below the panel's top)."""
+    world, live = live_world
+    sign_in(page, live.url, "alice", USER_PASSWORD)
+    page.locator("#user-button").click()
+    page.get_by_role("tab", name="Account").click()
+    page.get_by_label("Current password").fill("not-my-password")
+    page.get_by_label("New password (at least 8 characters)").fill("a-new-password")
+    page.get_by_role("button", name="Change password").click()
+    current = page.get_by_label("Current password")
+    page.locator("#current-password-error").wait_for()
+    assert page.locator("#current-password-error").inner_text() == "the current password is wrong"
+    assert current.get_attribute("aria-invalid") == "true"
+    page.wait_for_load_state("load")
+    assert current.evaluate("e => e === document.activeElement") and current.input_value() == ""
+    assert current.evaluate(
+        "e => { const r = e.getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; }"
+    )
+    check_page(page)
+    assert world.auth.authenticate("alice", USER_PASSWORD) is not None  # unchanged
+
+    page.get_by_role("tab", name="API keys").click()
+    page.get_by_label("Key name").fill("   ")
+    page.keyboard.press("Enter")
+    page.locator("#key-name-error").wait_for()
+    assert "needs a name" in page.locator("#key-name-error").inner_text()
+    page.wait_for_load_state("load")
+    assert page.get_by_label("Key name").evaluate("e => e === document.activeElement")
+    check_page(page)
