@@ -352,7 +352,8 @@ def test_a_refused_password_or_key_name_is_explained_at_its_field(
     page.wait_for_load_state("load")
     assert current.evaluate("e => e === document.activeElement") and current.input_value() == ""
     assert current.evaluate(
-        "e => { const r = e.getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; }"
+        "e => { const r = e.getBoundingClientRect();"
+        " return r.top >= 0 && r.bottom <= innerHeight; }"
     )
     check_page(page)
     assert world.auth.authenticate("alice", USER_PASSWORD) is not None  # unchanged
