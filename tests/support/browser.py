@@ -3,9 +3,9 @@
 Shared by the browser tests (fixtures in tests/server/web/conftest.py) and
 scripts/screenshots.py: launching Chromium, a page at a given width and colour scheme
 that records console errors, signing in, answering the confirmation dialog, and the
-checks every page must pass: no sideways scrolling and no serious or critical axe-core
-accessibility violation (axe.min.js comes from the ``axe-playwright-python`` package, so
-nothing is fetched from the network).
+checks every page must pass: no sideways scrolling (of the page or an open dialog) and
+no serious or critical axe-core accessibility violation (axe.min.js comes from the
+``axe-playwright-python`` package, so nothing is fetched from the network).
 """
 
 from __future__ import annotations
@@ -142,11 +142,23 @@ def axe_violations(page: Any, impacts: tuple[str, ...] = AXE_IMPACTS) -> list[st
     return lines
 
 
+def wide_dialogs(page: Any) -> list[str]:
+    """Open dialogs that scroll sideways (what is inside is wider than they are)."""
+    return list(
+        page.evaluate(
+            "() => Array.from(document.querySelectorAll('dialog[open]'))"
+            ".filter(d => d.scrollWidth > d.clientWidth + 1)"
+            ".map(d => '#' + d.id + ' by ' + (d.scrollWidth - d.clientWidth) + 'px')"
+        )
+    )
+
+
 def check_page(page: Any) -> None:
     """What every page must pass, in whatever state it is now."""
     page.wait_for_load_state("load")
     overflow = horizontal_overflow(page)
     assert overflow <= 0, f"{page.url} scrolls sideways by {overflow}px"
+    assert wide_dialogs(page) == [], f"{page.url}: a dialog scrolls sideways"
     assert axe_violations(page) == [], (page.url, axe_violations(page))
 
 

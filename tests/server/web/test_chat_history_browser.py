@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from memoryd.testing import FakeOpenAIServer, Reply
 from memoryd.testing.live import LiveServer
 from support.browser import check_page, check_scriptless_page, confirm, sign_in
 from support.server import USER_PASSWORD, World
@@ -73,6 +74,40 @@ def test_delete_one_exchange_then_clear_the_history(live_world: Live, page: Any)
     assert page.get_by_role("button", name="Clear history").count() == 0
     assert stored_prompts(world, "bob") == ["Bob's own question"]
     check_page(page)
+
+
+def test_a_new_answer_has_its_controls_at_once(
+    live_world: Live, page: Any, fake_llm: FakeOpenAIServer
+) -> None:
+    """A streamed answer gets the same Delete as the exchanges the page came with, and
+    the page its Clear history, without a reload."""
+    world, live = live_world
+    fake_llm.responder = lambda body: Reply.text("Under /var/log/memoryd.")
+    sign_in(page, live.url, "alice", USER_PASSWORD)
+    page.goto(f"{live.url}/chat/alpha")
+    assert page.get_by_role("button", name="Clear history").count() == 0
+    page.get_by_label("Message").fill("Where do the logs go?")
+    page.keyboard.press("Enter")
+    delete = page.get_by_role("button", name="Delete this exchange: Where do the logs go?")
+    delete.wait_for()  # once the exchange is recorded
+    assert stored_prompts(world) == ["Where do the logs go?"]
+    assert page.get_by_role("button", name="Clear history").is_visible()
+    check_page(page)
+    delete.click()
+    question = confirm(page, "Delete")
+    assert question.startswith("Delete this exchange? \u201cWhere do the logs go?\u201d")
+    page.wait_for_selector("text=Exchange deleted.")
+    assert stored_prompts(world) == [] and shown_prompts(page) == []
+
+    # two answers in a row, then Clear history counts both
+    for prompt in PROMPTS[:2]:
+        page.get_by_label("Message").fill(prompt)
+        page.keyboard.press("Enter")
+        page.get_by_role("button", name=f"Delete this exchange: {prompt}").wait_for()
+    page.get_by_role("button", name="Clear history").click()
+    assert confirm(page, "Delete all").startswith("Delete all 2 of your exchanges in Alpha?")
+    page.wait_for_selector("text=Deleted 2 exchanges from this history.")
+    assert stored_prompts(world) == []
 
 
 def test_without_javascript_the_server_asks_before_deleting(

@@ -70,6 +70,30 @@ def test_every_page_fits_is_accessible_and_logs_no_error(
         assert log.unexpected() == []
 
 
+def test_long_names_and_unbroken_words_fit(live_world: Live, page: Any) -> None:
+    """The longest user name and workspace slug there can be, a long workspace name and a
+    memory that is one long word: they wrap on every page that shows them, so neither the
+    page nor the profile dialog scrolls sideways."""
+    world, live = live_world
+    alice = world.ids["alice"]
+    slug = "long-" + "x" * 59
+    world.md.create_workspace(slug, "A workspace with a rather long name " * 5)
+    world.auth.add_member(slug, alice)
+    world.auth.add_member("alpha", world.md.create_user("u" + "n" * 63).id)
+    word = "Supercalifragilisticexpialidocious" * 12
+    world.md.add_memory(alice, "One word: " + word)
+    world.md.add_memory(alice, word[:300], workspace=slug)
+    sign_in(page, live.url, "admin", ADMIN_PASSWORD)
+    for tab in ("users", "workspaces", "memories"):
+        page.goto(f"{live.url}/admin?tab={tab}&user={alice}")
+        check_page(page)
+    page.context.clear_cookies()
+    sign_in(page, live.url, "alice", USER_PASSWORD)
+    page.goto(f"{live.url}/chat/{slug}?panel=memories")
+    assert page.locator("#profile").get_by_text("One word: Super").is_visible()
+    check_page(page)
+
+
 def test_the_checks_catch_a_wide_or_inaccessible_page(live_world: Live, browser: Any) -> None:
     """The checks are not vacuous: a too-wide element, a button without a name and a
     native confirm() each make them fail."""
@@ -275,3 +299,70 @@ def test_keyboard_only_sign_in_add_and_delete(live_world: Live, page: Any) -> No
     page.keyboard.press("Enter")
     page.locator(".flash-ok", has_text="Memory deleted.").wait_for()
     assert world.md.list_memories(world.ids["alice"]) == []
+
+
+def test_a_new_key_is_shown_once_and_a_reload_makes_no_other(
+    live_world: Live, desktop_page: Any
+) -> None:
+    """Creating a key by keyboard: its secret is shown in the reopened panel; Escape
+    closes the panel and gives the focus back to the button that opens it; a reload shows
+    the keys again without sending the form a second time."""
+    world, live = live_world
+    page = desktop_page
+    sign_in(page, live.url, "bob", USER_PASSWORD)
+    page.locator("#user-button").focus()
+    page.keyboard.press("Enter")
+    page.get_by_role("tab", name="Memories").focus()
+    page.keyboard.press("ArrowRight")
+    page.get_by_label("Key name").focus()
+    page.keyboard.type("my phone")
+    page.keyboard.press("Enter")
+    page.get_by_text("New key (shown only now, copy it)").wait_for()
+    page.wait_for_load_state("load")
+    page.keyboard.press("Escape")
+    assert not page.locator("#profile").is_visible()
+    page.wait_for_function("() => document.activeElement.id === 'user-button'")  # on close
+
+    def names() -> list[str]:
+        return [k.name for k in world.auth.list_api_keys(world.ids["bob"])]
+
+    assert names().count("my phone") == 1
+    page.reload()
+    page.get_by_role("tabpanel", name="API keys").get_by_text("my phone").wait_for()
+    assert page.get_by_text("New key (shown only now").count() == 0
+    assert names().count("my phone") == 1
+
+
+def test_a_refused_password_or_key_name_is_explained_at_its_field(
+    live_world: Live, page: Any
+) -> None:
+    """The reason is under the field it is about, which has the focus and is in view
+    (on a phone the password form is far below the panel's top)."""
+    world, live = live_world
+    sign_in(page, live.url, "alice", USER_PASSWORD)
+    page.locator("#user-button").click()
+    page.get_by_role("tab", name="Account").click()
+    page.get_by_label("Current password").fill("not-my-password")
+    page.get_by_label("New password (at least 8 characters)").fill("a-new-password")
+    page.get_by_role("button", name="Change password").click()
+    current = page.get_by_label("Current password")
+    page.locator("#current-password-error").wait_for()
+    assert page.locator("#current-password-error").inner_text() == "the current password is wrong"
+    assert current.get_attribute("aria-invalid") == "true"
+    page.wait_for_load_state("load")
+    assert current.evaluate("e => e === document.activeElement") and current.input_value() == ""
+    assert current.evaluate(
+        "e => { const r = e.getBoundingClientRect();"
+        " return r.top >= 0 && r.bottom <= innerHeight; }"
+    )
+    check_page(page)
+    assert world.auth.authenticate("alice", USER_PASSWORD) is not None  # unchanged
+
+    page.get_by_role("tab", name="API keys").click()
+    page.get_by_label("Key name").fill("   ")
+    page.keyboard.press("Enter")
+    page.locator("#key-name-error").wait_for()
+    assert "needs a name" in page.locator("#key-name-error").inner_text()
+    page.wait_for_load_state("load")
+    assert page.get_by_label("Key name").evaluate("e => e === document.activeElement")
+    check_page(page)

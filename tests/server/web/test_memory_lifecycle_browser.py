@@ -202,3 +202,29 @@ def test_admin_sets_review_and_reads_a_users_memory_detail(live_world: Live, pag
     section.get_by_role("button", name="Reject suggestion: Bob drinks oat milk").click()
     page.wait_for_selector("text=Suggestion rejected.")
     assert world.md.list_suggestions(bob) == []
+
+
+def test_escape_closes_only_the_topmost_dialog(live_world: Live, page: Any) -> None:
+    """An address that opens the detail over the panel: each Escape closes one dialog,
+    and the focus goes back to what opened it."""
+    world, live = live_world
+    memory = world.md.add_memory(world.ids["alice"], "Alice cycles to work", workspace="alpha")
+    sign_in(page, live.url, "alice", USER_PASSWORD)
+    page.goto(f"{live.url}/chat/alpha?panel=memories&detail={memory.id}")
+    detail, profile = page.locator("#memory-detail"), page.locator("#profile")
+    assert detail.is_visible() and profile.is_visible()
+    page.keyboard.press("Escape")
+    assert not detail.is_visible()
+    assert profile.is_visible()
+    page.wait_for_function(
+        "id => document.activeElement.dataset.detail === '/api/v1/memories/' + id", arg=memory.id
+    )
+    page.keyboard.press("Escape")
+    assert not profile.is_visible()
+    # a confirmation over the panel: Escape cancels it and leaves the panel open
+    page.locator("#user-button").click()
+    profile.get_by_role("button", name="Delete memory: Alice cycles to work").click()
+    page.get_by_role("alertdialog").wait_for()
+    page.keyboard.press("Escape")
+    assert not page.get_by_role("alertdialog").is_visible() and profile.is_visible()
+    assert world.md.get_memory(world.ids["alice"], memory.id).content == "Alice cycles to work"

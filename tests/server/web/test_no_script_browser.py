@@ -274,8 +274,7 @@ def test_addresses_that_open_a_form_or_detail_open_them_in_place(
     assert page.evaluate("document.getElementById('memory-detail').matches(':modal')")
     assert detail.locator(".detail-text").inner_text() == "Alice cycles to work"
     check_page(page)
-    # (not Escape: Chromium closes both dialogs on one Escape when no click came between
-    # their opening, as here)
+    # (Escape: test_escape_closes_only_the_topmost_dialog)
     detail.get_by_role("button", name="Close memory details").click()
     assert not detail.is_visible() and page.locator("#profile").is_visible()
     # the focus goes back to the memory's Details (on the dialog's close event)

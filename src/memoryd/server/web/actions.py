@@ -269,7 +269,8 @@ async def create_key(request: Request, state: State) -> Response:
             state.auth.create_api_key, caller.user.id, field_text(form, "name")
         )
     except MemorydError as exc:
-        return redirect(request, _panel(form, "keys"), str(exc), "error")
+        typed = Draft("key-name", field_text(form, "name"))
+        return redirect(request, _panel(form, "keys"), str(exc), "error", typed)
     # The secret goes in this page only, never in a cookie or a URL.
     context = await run_in_threadpool(
         page_context,
@@ -280,6 +281,7 @@ async def create_key(request: Request, state: State) -> Response:
         panel="keys",
         here=back_to(form),
         new_key=created.secret,
+        address=_panel(form, "keys"),  # memoryd.js puts it in the address bar: a reload is a GET
     )
     return render(request, "home.html", context)
 
@@ -307,8 +309,10 @@ async def change_password(request: Request, state: State) -> Response:
     caller, form = await posted(request, state)
 
     user = caller.user
+    field = "new-password"  # the field the refusal is shown under (its text never comes back)
     try:
         new = validate_password(field_text(form, "new_password"))
+        field = "current-password"
         current = field_text(form, "current_password")
         if await run_in_threadpool(state.auth.has_password, user.id) and (
             await check_password_throttled(request, state, user.name, current) is None
@@ -320,7 +324,7 @@ async def change_password(request: Request, state: State) -> Response:
             revoked = await run_in_threadpool(state.auth.revoke_all_api_keys, user.id)
             message = f"Password changed and {revoked} API key(s) revoked; sign in again."
     except ApiError as exc:
-        return redirect(request, _panel(form, "account"), exc.message, "error")
+        return redirect(request, _panel(form, "account"), exc.message, "error", Draft(field, ""))
     except MemorydError as exc:
-        return redirect(request, _panel(form, "account"), str(exc), "error")
+        return redirect(request, _panel(form, "account"), str(exc), "error", Draft(field, ""))
     return redirect(request, "/login", message)

@@ -1,4 +1,5 @@
-// memoryd web UI: menu, tabs, the profile panel, confirmations, editing and the chat page.
+// memoryd web UI: menu, tabs, the profile panel, dialogs, confirmations, editing and a
+// memory's detail (the chat page's own script is chat.js).
 // No build step, no dependencies.
 "use strict";
 
@@ -28,12 +29,40 @@ function linkButton(link, action) {
 // The page's address without what the server opened (edit=, detail=): from here on the
 // script opens and closes things, and a reload should not bring them back.
 function forgetOpeners() {
+  // a page that answered a form post (a new API key) names its own address, so a reload
+  // asks for that page instead of sending the form again
+  if (document.body.dataset.address) {
+    window.history.replaceState(null, "", document.body.dataset.address);
+    return;
+  }
   const url = new URL(window.location.href);
   if (!url.searchParams.has("edit") && !url.searchParams.has("detail")) return;
   url.searchParams.delete("edit");
   url.searchParams.delete("detail");
   url.hash = "";
   window.history.replaceState(null, "", url);
+}
+
+// Modal dialogs stack (a detail over the profile, a question over either), and Escape
+// closes the topmost only. Chromium's own Escape closes, at once, every dialog opened
+// with no click or key press between them (the detail and the panel an address opens
+// together), so the page takes Escape itself.
+let dialogLayers = 0;
+
+function showModal(dialog) {
+  dialog.showModal();
+  dialog.dataset.layer = String(++dialogLayers);
+}
+
+function setupEscape() {
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape" || event.defaultPrevented) return;
+    const open = Array.from(document.querySelectorAll("dialog[open]")).filter((d) => d.matches(":modal"));
+    if (!open.length) return;
+    event.preventDefault();
+    open.sort((a, b) => Number(a.dataset.layer || 0) - Number(b.dataset.layer || 0));
+    open[open.length - 1].close();
+  });
 }
 
 // The navigation: on narrow screens the sidebar is a top bar whose links open with "Menu".
@@ -108,7 +137,7 @@ function openProfile(tabName) {
   const dialog = document.getElementById("profile");
   if (!dialog) return;
   if (dialog.open) dialog.close();
-  dialog.showModal();
+  showModal(dialog);
   const tab = tabName && document.getElementById("tab-" + tabName);
   if (tab) selectTab(tab, false);
 }
@@ -124,6 +153,11 @@ function setupProfile() {
   if (document.body.dataset.panel) {  // reopened after a form in the panel was sent
     dialog.removeAttribute("open");
     openProfile(document.body.dataset.panel);
+    // nothing had the focus before it opened: closing it goes back to what opens it
+    dialog.addEventListener("close", () => {
+      const at = document.activeElement;
+      if (button && (!at || at === document.body || dialog.contains(at))) button.focus();
+    });
   }
   dialog.querySelectorAll("[data-close]").forEach((b) => linkButton(b, () => dialog.close()));
 }
@@ -140,17 +174,18 @@ function setupConfirmations() {
   // dialog's close event, which can come late: after Escape and a quick second question.
   let pending = null;  // the form whose question is open
   let agreed = null;  // the form the answer said yes to
-  document.querySelectorAll("form[data-confirm]").forEach((form) => {
-    form.addEventListener("submit", (event) => {
-      if (form.dataset.confirmed === "yes") return;
-      event.preventDefault();
-      pending = form;
-      text.textContent = form.dataset.confirm;
-      ok.textContent = form.dataset.confirmButton || "Confirm";
-      dialog.returnValue = "";
-      dialog.showModal();
-      document.getElementById("confirm-cancel").focus();
-    });
+  // on the document, so a form added later (a new answer's Delete) asks too
+  document.addEventListener("submit", (event) => {
+    const form = event.target;
+    if (!(form instanceof HTMLFormElement) || !form.hasAttribute("data-confirm")) return;
+    if (form.dataset.confirmed === "yes") return;
+    event.preventDefault();
+    pending = form;
+    text.textContent = form.dataset.confirm;
+    ok.textContent = form.dataset.confirmButton || "Confirm";
+    dialog.returnValue = "";
+    showModal(dialog);
+    document.getElementById("confirm-cancel").focus();
   });
   dialog.querySelector("form").addEventListener("submit", (event) => {
     agreed = event.submitter && event.submitter.value === "ok" ? pending : null;
@@ -210,171 +245,6 @@ function setupEdits() {
   if (draft) { draft.focus(); draft.setSelectionRange(draft.value.length, draft.value.length); }
 }
 
-// The chat page talks to memoryd's own OpenAI-compatible proxy, streamed. Under each
-// answer it lists the memories the proxy injected (X-Memoryd-Memory-Ids); the incognito
-// box sends X-Memoryd-Incognito: true, so the chat is neither recorded nor learned from.
-function memoryIndex() {
-  const node = document.getElementById("memory-index");
-  try { return node ? JSON.parse(node.textContent) : {}; } catch (error) { return {}; }
-}
-
-async function describeMemory(index, id) {
-  if (index[id]) return index[id];
-  try {  // added since the page loaded (e.g. by extraction)
-    const response = await fetch("/api/v1/memories/" + encodeURIComponent(id), { credentials: "same-origin" });
-    if (response.ok) {
-      const memory = await response.json();
-      index[id] = { content: memory.content, scope: memory.scope, workspace: memory.workspace };
-      return index[id];
-    }
-  } catch (error) { /* shown as unknown below */ }
-  return null;
-}
-
-async function usedMemories(index, ids) {
-  const details = document.createElement("details");
-  details.className = "used";
-  details.dataset.usedCount = String(ids.length);
-  const summary = document.createElement("summary");
-  summary.textContent = ids.length
-    ? "Answered with " + ids.length + " memor" + (ids.length === 1 ? "y" : "ies")
-    : "No memories used";
-  details.appendChild(summary);
-  if (!ids.length) return details;
-  const list = document.createElement("ul");
-  list.className = "used-list";
-  for (const id of ids) {
-    const item = document.createElement("li");
-    item.dataset.memoryId = id;
-    const memory = await describeMemory(index, id);
-    if (memory) {
-      const badge = document.createElement("span");
-      badge.className = "badge";
-      badge.textContent = memory.scope === "global" ? "global" : memory.workspace;
-      item.append(badge, " " + memory.content);
-    } else {
-      const gone = document.createElement("span");
-      gone.className = "muted";
-      gone.textContent = "a memory since deleted";
-      item.appendChild(gone);
-    }
-    list.appendChild(item);
-  }
-  details.appendChild(list);
-  return details;
-}
-
-function setupChat() {
-  const form = document.getElementById("chat-form");
-  if (!form) return;
-  form.querySelector("button[type=submit]").disabled = false;  // off in the page: it needs this script
-  const input = document.getElementById("chat-input");
-  const list = document.getElementById("messages");
-  const status = document.getElementById("chat-status");
-  const incognito = document.getElementById("chat-incognito");
-  const index = memoryIndex();
-
-  function bubble(role, text) {
-    const item = document.createElement("li");
-    item.className = "message " + role;
-    item.dataset.role = role;
-    const body = document.createElement("div");
-    body.className = "message-text";
-    body.textContent = text;
-    item.appendChild(body);
-    list.appendChild(item);
-    item.scrollIntoView({ block: "end" });
-    return item;
-  }
-
-  function history() {
-    return Array.from(list.querySelectorAll("[data-role]"))
-      .filter((m) => !m.classList.contains("error"))
-      .slice(-20)
-      .map((m) => ({ role: m.dataset.role, content: m.querySelector(".message-text").textContent }));
-  }
-
-  function markIncognito(item) {
-    item.classList.add("incognito");
-    const badge = document.createElement("span");
-    badge.className = "badge incognito-badge";
-    badge.textContent = "incognito: not recorded";
-    item.appendChild(badge);
-  }
-
-  if (incognito) {
-    incognito.addEventListener("change", () => form.classList.toggle("incognito", incognito.checked));
-  }
-
-  input.addEventListener("keydown", (event) => {
-    if (event.key === "Enter" && !event.shiftKey) { event.preventDefault(); form.requestSubmit(); }
-  });
-
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const text = input.value.trim();
-    if (!text) return;
-    const secret = Boolean(incognito && incognito.checked);
-    const messages = [...history(), { role: "user", content: text }];
-    const asked = bubble("user", text);
-    input.value = "";
-    const answer = bubble("assistant", "");
-    const answerText = answer.querySelector(".message-text");
-    const button = form.querySelector("button");
-    button.disabled = true;
-    status.textContent = "Thinking…";
-    const headers = {
-      "Content-Type": "application/json",
-      "X-CSRF-Token": csrfToken(),
-      "X-Memoryd-Workspace": form.dataset.workspace,
-    };
-    if (secret) headers["X-Memoryd-Incognito"] = "true";
-    try {
-      const response = await fetch("/v1/chat/completions", {
-        method: "POST",
-        credentials: "same-origin",
-        headers,
-        body: JSON.stringify({ model: form.dataset.model, stream: true, messages }),
-      });
-      if (!response.ok) {
-        const body = await response.json().catch(() => ({}));
-        throw new Error((body.error && body.error.message) || ("HTTP " + response.status));
-      }
-      const ids = (response.headers.get("X-Memoryd-Memory-Ids") || "").split(",").filter(Boolean);
-      const reader = response.body.getReader();
-      const decoder = new TextDecoder();
-      let buffer = "";
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buffer += decoder.decode(value, { stream: true });
-        const lines = buffer.split("\n");
-        buffer = lines.pop();
-        for (const line of lines) {
-          if (!line.startsWith("data:")) continue;
-          const data = line.slice(5).trim();
-          if (data === "[DONE]") continue;
-          const chunk = JSON.parse(data);
-          if (chunk.error) throw new Error(chunk.error.message);
-          const delta = chunk.choices && chunk.choices[0] && chunk.choices[0].delta;
-          if (delta && delta.content) answerText.textContent += delta.content;
-        }
-      }
-      answer.appendChild(await usedMemories(index, ids));
-      if (secret) { markIncognito(asked); markIncognito(answer); }
-      const used = ids.length + " memor" + (ids.length === 1 ? "y" : "ies");
-      status.textContent = "Answered using " + used + "." + (secret ? " Incognito: this chat was not recorded." : "");
-    } catch (error) {
-      answer.classList.add("error");
-      answerText.textContent = "Error: " + error.message;
-      status.textContent = "";
-    } finally {
-      button.disabled = false;
-      input.focus();
-    }
-  });
-}
-
 // A memory's detail: read from the REST API (the session cookie signs the request) and
 // written with textContent only, so nothing in a memory or a chat can become markup.
 
@@ -425,7 +295,7 @@ async function showDetail(url) {
   const body = document.getElementById("detail-body");
   if (!dialog || !body) return;
   body.replaceChildren(el("p", "Loading…", "muted"));
-  if (!dialog.open) dialog.showModal();
+  if (!dialog.open) showModal(dialog);
   let m;
   try {
     const response = await fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } });
@@ -536,18 +406,18 @@ function setupDetails() {
     const mine = links.filter((link) => link.dataset.detail.endsWith("/" + id));
     dialog.returnFocusTo = mine.find((link) => link.offsetParent !== null) || mine[0];
     dialog.removeAttribute("open");
-    dialog.showModal();
+    showModal(dialog);
     document.getElementById("detail-title").focus();
   }
 }
 
 document.addEventListener("DOMContentLoaded", () => {
+  setupEscape();
   setupMenu();
   setupTabs();
   setupProfile();
   setupConfirmations();
   setupEdits();
-  setupChat();
   setupDetails();
   forgetOpeners();
 });
