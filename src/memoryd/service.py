@@ -11,7 +11,10 @@ import logging
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import sqlalchemy.engine
+import sqlalchemy.exc
 
 from memoryd.blas import one_blas_thread
 from memoryd.chat_log import ChatFacade
@@ -28,6 +31,7 @@ from memoryd.domain.injection import (
     WORKSPACE_TOP_K,
     Turn,
     build_query,
+    check_history,
     most_recent,
     top_k,
 )
@@ -48,6 +52,7 @@ from memoryd.domain.rules import (
     DEFAULT_LIMITS,
     Limits,
     content_key,
+    is_row_id,
     normalize_content,
     parse_expiry,
     parse_scope,
@@ -66,6 +71,9 @@ from memoryd.storage.database import Database
 from memoryd.storage.repository import Repository
 from memoryd.store import KEEP, Keep, MemoryStore
 from memoryd.writeback import BackgroundWriter, QuietGate
+
+if TYPE_CHECKING:
+    from memoryd.transfer import ImportResult
 
 log = logging.getLogger("memoryd")
 
@@ -118,7 +126,7 @@ class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade):
         if self._database is None:
             with self._open_lock:
                 if self._database is None:
-                    self._database = Database.open(self.url)
+                    self._database = open_database(self.url)
         return self._database
 
     @property
@@ -189,8 +197,12 @@ class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade):
 
     def get_user(self, user: int | str) -> User:
         """A user by id, or by name when given a string."""
-        with self.db.read() as repo:
-            found = repo.get_user_by_name(user) if isinstance(user, str) else repo.get_user(user)
+        found = None
+        if isinstance(user, str) or is_row_id(user):
+            with self.db.read() as repo:
+                found = (
+                    repo.get_user_by_name(user) if isinstance(user, str) else repo.get_user(user)
+                )
         if found is None:
             raise NotFound(f"no user {user!r}")
         return found
@@ -421,7 +433,7 @@ class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade):
     ) -> Turn:
         if not isinstance(message, str):
             raise InvalidInput("message must be text")
-        query = build_query(message, history)
+        query = build_query(message, check_history(history))
         with self.db.read() as repo:
             workspace_id, enabled = self._turn_scope(repo, user_id, workspace)
             version, pool = repo.turn_pool(user_id, workspace_id)
@@ -529,13 +541,14 @@ class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade):
     def import_memories(
         self,
         user_id: int,
-        lines: Iterable[str],
+        lines: Iterable[str] | str,
         *,
         actor: Actor | None = None,
         protected_ids: Iterable[str] = (),
         preferences: bool = True,
-    ) -> Any:
-        """Load JSON lines made by ``export_memories``; all or nothing. The file's
+    ) -> ImportResult:
+        """Load JSON lines made by ``export_memories`` (a list of lines, or the file's whole
+        text); all or nothing. The file's
         preferences line sets the user's own choices unless ``preferences=False``.
         ``protected_ids`` are memories the importer may not touch (see
         ``memoryd.transfer``)."""
@@ -549,6 +562,28 @@ class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade):
             protected_ids=set(protected_ids),
             preferences=preferences,
         )
+
+
+def open_database(url: object) -> Database:
+    """Open (and migrate) the database; a URL that cannot name one is InvalidInput, its
+    password hidden. A database that does not answer raises SQLAlchemy's error."""
+    if not isinstance(url, str):
+        raise InvalidInput(f"the database URL must be text, not {type(url).__name__}")
+    try:
+        return Database.open(url)
+    except (sqlalchemy.exc.ArgumentError, ImportError, ValueError) as exc:
+        # ArgumentError: not a URL; NoSuchModuleError (one of them): no such dialect;
+        # ImportError: its driver is not installed; ValueError: in-memory SQLite
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InvalidInput(f"cannot open database {safe_url(url)}: {first}") from exc
+
+
+def safe_url(url: str) -> str:
+    """The URL with any password replaced by ``***``."""
+    try:
+        return sqlalchemy.engine.make_url(url).render_as_string(hide_password=True)
+    except sqlalchemy.exc.ArgumentError:
+        return "<unparseable URL>"
 
 
 def _keep_an_admin(repo: Repository, user_id: int) -> None:

@@ -24,7 +24,6 @@ import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
-from sqlalchemy.engine import make_url
 from typer.core import TyperGroup, TyperOption
 
 from memoryd.config import MemorydSettings
@@ -32,6 +31,7 @@ from memoryd.domain.errors import InvalidInput, MemorydError, NotFound, Permissi
 from memoryd.domain.models import Actor, Memory, Source, User
 from memoryd.embedding.base import Embedder
 from memoryd.service import Memoryd
+from memoryd.service import safe_url as safe_url  # also used by memoryd.cli.db
 from memoryd.storage.membership import Memberships
 
 EXIT_BAD_INPUT = 2
@@ -134,14 +134,6 @@ class MemorydGroup(TyperGroup):
 def database_url(db: str | None) -> str:
     url = db or MemorydSettings().resolved_database_url()
     return require_utf8(url, "database URL")
-
-
-def safe_url(url: str) -> str:
-    """The URL with any password replaced by ``***``."""
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except sqlalchemy.exc.ArgumentError:
-        return "<unparseable URL>"
 
 
 @cache

@@ -17,6 +17,8 @@ from memoryd.domain.errors import InvalidContent, InvalidInput, InvalidScope
 from memoryd.domain.models import Scope
 
 MAX_CONTENT_CHARS = 500
+# User and chat ids are SQL INTEGER columns on every database (the REST API's limit too).
+MAX_ROW_ID = 2**31 - 1
 
 
 @dataclass(frozen=True)
@@ -94,6 +96,13 @@ def normalize_content(raw: object) -> str:
 def content_key(content: str) -> str:
     """The form two memories are compared in to find exact duplicates."""
     return content.casefold()
+
+
+def is_row_id(value: object) -> bool:
+    """Whether ``value`` could be a user's or a chat's id: a whole number that fits the
+    column (``True`` is not an id). Anything else is simply not found, never sent to the
+    database, whose driver would fail on an integer too large for it."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 < value <= MAX_ROW_ID
 
 
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
