@@ -13,9 +13,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-import sqlalchemy.engine
-import sqlalchemy.exc
-
 from memoryd.blas import one_blas_thread
 from memoryd.chat_log import ChatFacade
 from memoryd.config import MemorydSettings
@@ -68,6 +65,7 @@ from memoryd.lifecycle import LifecycleFacade
 from memoryd.rerank.base import Reranker
 from memoryd.storage.catalog import Catalog
 from memoryd.storage.database import Database
+from memoryd.storage.opening import open_database
 from memoryd.storage.repository import Repository
 from memoryd.store import KEEP, Keep, MemoryStore
 from memoryd.writeback import BackgroundWriter, QuietGate
@@ -562,28 +560,6 @@ class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade):
             protected_ids=set(protected_ids),
             preferences=preferences,
         )
-
-
-def open_database(url: object) -> Database:
-    """Open (and migrate) the database; a URL that cannot name one is InvalidInput, its
-    password hidden. A database that does not answer raises SQLAlchemy's error."""
-    if not isinstance(url, str):
-        raise InvalidInput(f"the database URL must be text, not {type(url).__name__}")
-    try:
-        return Database.open(url)
-    except (sqlalchemy.exc.ArgumentError, ImportError, ValueError) as exc:
-        # ArgumentError: not a URL; NoSuchModuleError (one of them): no such dialect;
-        # ImportError: its driver is not installed; ValueError: in-memory SQLite
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise InvalidInput(f"cannot open database {safe_url(url)}: {first}") from exc
-
-
-def safe_url(url: str) -> str:
-    """The URL with any password replaced by ``***``."""
-    try:
-        return sqlalchemy.engine.make_url(url).render_as_string(hide_password=True)
-    except sqlalchemy.exc.ArgumentError:
-        return "<unparseable URL>"
 
 
 def _keep_an_admin(repo: Repository, user_id: int) -> None:

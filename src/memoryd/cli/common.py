@@ -31,8 +31,8 @@ from memoryd.domain.errors import InvalidInput, MemorydError, NotFound, Permissi
 from memoryd.domain.models import Actor, Memory, Source, User
 from memoryd.embedding.base import Embedder
 from memoryd.service import Memoryd
-from memoryd.service import safe_url as safe_url  # also used by memoryd.cli.db
 from memoryd.storage.membership import Memberships
+from memoryd.storage.opening import safe_url as safe_url  # also used by memoryd.cli.db
 
 EXIT_BAD_INPUT = 2
 EXIT_FAILURE = 1
