@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 from memoryd.domain.errors import InvalidInput, NotFound
 from memoryd.domain.injection import Turn, history_part, used_ids
 from memoryd.domain.models import Actor, AuditAction, Chat, Source, UsedMemory
+from memoryd.domain.rules import is_row_id
 from memoryd.rerank.base import Reranker, Warmable
 from memoryd.storage import chat_erasure
 from memoryd.storage.repository import Repository
@@ -156,7 +157,7 @@ class ChatFacade:
     def get_chat(self, user_id: int, chat_id: int) -> Chat:
         with self.db.read() as repo:
             self.store.require_user(repo, user_id)
-            found = repo.list_chats(user_id, ids=[chat_id])
+            found = repo.list_chats(user_id, ids=[chat_id]) if is_row_id(chat_id) else []
         if not found:
             raise NotFound(f"no chat {chat_id!r} for this user")
         return found[0]
@@ -165,7 +166,7 @@ class ChatFacade:
         """The memories injected into each of the user's chats, in prompt order; a deleted
         memory appears with ``memory=None``. Chats without any are left out."""
         with self.db.read() as repo:
-            links = repo.chat_memory_ids(list(chat_ids))
+            links = repo.chat_memory_ids([i for i in chat_ids if is_row_id(i)])
             alive = repo.memories_by_id(user_id, (i for ids in links.values() for i in ids))
         return {
             chat_id: [UsedMemory(i, alive.get(i)) for i in ids] for chat_id, ids in links.items()
@@ -194,7 +195,9 @@ class ChatFacade:
             return 0
         with self.db.write() as repo:
             self.store.require_user(repo, user_id, lock=True)
-            owned = chat_erasure.owned_chat_ids(repo.conn, user_id, ids)
+            owned = chat_erasure.owned_chat_ids(
+                repo.conn, user_id, [i for i in ids if is_row_id(i)]
+            )
             missing = next((i for i in ids if i not in owned), None)
             if missing is not None:
                 raise NotFound(f"no chat {missing!r} for this user")
@@ -247,7 +250,7 @@ class ChatFacade:
     def learns_from_chats(self, user_id: int) -> bool:
         """Whether extraction may learn from this user's chats."""
         with self.db.read() as repo:
-            value = repo.learns_from_chats(user_id)
+            value = repo.learns_from_chats(user_id) if is_row_id(user_id) else None
         if value is None:
             raise NotFound(f"no user {user_id!r}")
         return value

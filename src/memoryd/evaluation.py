@@ -84,11 +84,18 @@ def load_dataset(path: Path | None) -> list[dict[str, Any]]:
     try:
         if text.lstrip().startswith(("[", "{")) and not _looks_like_jsonl(text):
             data = json.loads(text)
-            items = data["conversations"] if isinstance(data, dict) else data
+            items = data.get("conversations") if isinstance(data, dict) else data
         else:
             items = [json.loads(line) for line in text.splitlines() if line.strip()]
-    except (ValueError, KeyError, TypeError) as exc:
+    except ValueError as exc:
         raise InvalidInput(f"the dataset is not JSON of conversations: {exc}") from None
+    if not isinstance(items, list):
+        raise InvalidInput(
+            'the dataset must be a list of conversations, {"conversations": [...]} or one '
+            "conversation per line"
+        )
+    if not items:
+        raise InvalidInput("the dataset holds no conversations")
     for index, conv in enumerate(items):
         if not isinstance(conv, dict) or not isinstance(conv.get("exchanges"), list):
             raise InvalidInput(f"conversation {index + 1} has no 'exchanges' list")

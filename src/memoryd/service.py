@@ -11,7 +11,7 @@ import logging
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memoryd.blas import one_blas_thread
 from memoryd.chat_log import ChatFacade
@@ -28,6 +28,7 @@ from memoryd.domain.injection import (
     WORKSPACE_TOP_K,
     Turn,
     build_query,
+    check_history,
     most_recent,
     top_k,
 )
@@ -48,6 +49,7 @@ from memoryd.domain.rules import (
     DEFAULT_LIMITS,
     Limits,
     content_key,
+    is_row_id,
     normalize_content,
     parse_expiry,
     parse_scope,
@@ -63,9 +65,13 @@ from memoryd.lifecycle import LifecycleFacade
 from memoryd.rerank.base import Reranker
 from memoryd.storage.catalog import Catalog
 from memoryd.storage.database import Database
+from memoryd.storage.opening import open_database
 from memoryd.storage.repository import Repository
 from memoryd.store import KEEP, Keep, MemoryStore
 from memoryd.writeback import BackgroundWriter, QuietGate
+
+if TYPE_CHECKING:
+    from memoryd.transfer import ImportResult
 
 log = logging.getLogger("memoryd")
 
@@ -118,7 +124,7 @@ class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade):
         if self._database is None:
             with self._open_lock:
                 if self._database is None:
-                    self._database = Database.open(self.url)
+                    self._database = open_database(self.url)
         return self._database
 
     @property
@@ -189,8 +195,12 @@ class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade):
 
     def get_user(self, user: int | str) -> User:
         """A user by id, or by name when given a string."""
-        with self.db.read() as repo:
-            found = repo.get_user_by_name(user) if isinstance(user, str) else repo.get_user(user)
+        found = None
+        if isinstance(user, str) or is_row_id(user):
+            with self.db.read() as repo:
+                found = (
+                    repo.get_user_by_name(user) if isinstance(user, str) else repo.get_user(user)
+                )
         if found is None:
             raise NotFound(f"no user {user!r}")
         return found
@@ -421,7 +431,7 @@ class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade):
     ) -> Turn:
         if not isinstance(message, str):
             raise InvalidInput("message must be text")
-        query = build_query(message, history)
+        query = build_query(message, check_history(history))
         with self.db.read() as repo:
             workspace_id, enabled = self._turn_scope(repo, user_id, workspace)
             version, pool = repo.turn_pool(user_id, workspace_id)
@@ -529,13 +539,14 @@ class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade):
     def import_memories(
         self,
         user_id: int,
-        lines: Iterable[str],
+        lines: Iterable[str] | str,
         *,
         actor: Actor | None = None,
         protected_ids: Iterable[str] = (),
         preferences: bool = True,
-    ) -> Any:
-        """Load JSON lines made by ``export_memories``; all or nothing. The file's
+    ) -> ImportResult:
+        """Load JSON lines made by ``export_memories`` (a list of lines, or the file's whole
+        text); all or nothing. The file's
         preferences line sets the user's own choices unless ``preferences=False``.
         ``protected_ids`` are memories the importer may not touch (see
         ``memoryd.transfer``)."""

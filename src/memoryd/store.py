@@ -15,7 +15,7 @@ from typing import Any
 
 from memoryd.domain.errors import DuplicateMemory, NotFound, ScopeFull
 from memoryd.domain.models import Actor, AuditAction, Memory, Scope, Source
-from memoryd.domain.rules import KEEP, Keep, Limits, content_key, scope_label
+from memoryd.domain.rules import KEEP, Keep, Limits, content_key, is_row_id, scope_label
 
 __all__ = ["KEEP", "Keep", "MemoryStore", "audit_view"]
 from memoryd.storage.repository import Repository, vector_bytes
@@ -136,8 +136,9 @@ class MemoryStore:
 
     def require_user(self, repo: Repository, user_id: int, *, lock: bool = False) -> None:
         """Raise NotFound unless the user exists; ``lock`` serialises their memory writes."""
-        valid = isinstance(user_id, int) and not isinstance(user_id, bool)
-        exists = valid and (repo.lock_user(user_id) if lock else repo.get_user(user_id) is not None)
+        exists = is_row_id(user_id) and (
+            repo.lock_user(user_id) if lock else repo.get_user(user_id) is not None
+        )
         if not exists:
             raise NotFound(f"no user with id {user_id!r}")
 

@@ -141,13 +141,20 @@ class ImportFile:
     preferences: Preferences | None
 
 
-def parse_file(lines: Iterable[str]) -> ImportFile:
+def parse_file(lines: Iterable[str] | str) -> ImportFile:
     """Check every line (numbered from 1, blank ones skipped); InvalidInput names the first
-    bad one. Refused too: a memory id twice, a second preferences line."""
+    bad one. Refused too: a memory id twice, a second preferences line. A whole file given
+    as one string is split into its lines."""
+    if isinstance(lines, str):
+        lines = lines.split("\n")
+    elif isinstance(lines, bytes):
+        raise InvalidInput("import takes text (the file's lines or its whole text), not bytes")
     records: list[_Record] = []
     preferences: Preferences | None = None
     preferences_at = 0
     for line, text in enumerate(lines, start=1):
+        if not isinstance(text, str):
+            raise InvalidInput(f"line {line}: a line is text, not {type(text).__name__}")
         if not text.strip():
             continue
         data = _json_object(text, line)
@@ -263,7 +270,7 @@ def _check_chats(repo: Repository, user_id: int, records: list[_Record]) -> None
 def import_lines(
     md: Memoryd,
     user_id: int,
-    lines: Iterable[str],
+    lines: Iterable[str] | str,
     actor: Actor,
     *,
     protected_ids: Collection[str] = (),

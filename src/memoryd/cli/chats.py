@@ -84,7 +84,7 @@ def add(
     """Record one finished exchange for later memory extraction."""
     with open_memoryd(db) as md:
         owner = find_user(md, user)
-        require_member(md, owner, workspace)
+        require_member(md, owner, workspace, "extraction would learn memories they never get")
         ids = [resolve_memory(md, owner, given) for given in memory or ()]
         chat = md.record_chat(owner.id, workspace, prompt, response, memory_ids=ids)
         used = md.chat_memories(owner.id, [chat.id]).get(chat.id, [])

@@ -24,7 +24,6 @@ import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
-from sqlalchemy.engine import make_url
 from typer.core import TyperGroup, TyperOption
 
 from memoryd.config import MemorydSettings
@@ -33,6 +32,7 @@ from memoryd.domain.models import Actor, Memory, Source, User
 from memoryd.embedding.base import Embedder
 from memoryd.service import Memoryd
 from memoryd.storage.membership import Memberships
+from memoryd.storage.opening import safe_url as safe_url  # also used by memoryd.cli.db
 
 EXIT_BAD_INPUT = 2
 EXIT_FAILURE = 1
@@ -57,10 +57,19 @@ UserOption = Annotated[
 
 
 # errors ------------------------------------------------------------------------------
+MAX_ERROR_CHARS = 400
+
+
 def one_line(message: str) -> str:
-    """A message folded onto one line, with anything unprintable escaped."""
+    """A message folded onto one line, with anything unprintable escaped. A message
+    quoting a huge value (a 100 kB name) keeps its start and end, which say what went
+    wrong and how to fix it, and loses its middle."""
     flat = " ".join(message.split())
-    return flat.encode("utf-8", "backslashreplace").decode("utf-8")
+    flat = flat.encode("utf-8", "backslashreplace").decode("utf-8")
+    if len(flat) <= MAX_ERROR_CHARS:
+        return flat
+    head, tail = flat[:250], flat[-100:]
+    return f"{head}…[{len(flat) - 350} characters left out]…{tail}"
 
 
 def fail(message: str, code: int = EXIT_BAD_INPUT) -> NoReturn:
@@ -136,14 +145,6 @@ def database_url(db: str | None) -> str:
     return require_utf8(url, "database URL")
 
 
-def safe_url(url: str) -> str:
-    """The URL with any password replaced by ``***``."""
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except sqlalchemy.exc.ArgumentError:
-        return "<unparseable URL>"
-
-
 @cache
 def shared_embedder() -> Embedder:
     """One embedder per process; the model loads on its first use, not here."""
@@ -178,34 +179,40 @@ def memberships(md: Memoryd) -> Memberships:
     return Memberships(md.db, clock=md.clock)
 
 
-def require_member(md: Memoryd, user: User, slug: str) -> None:
-    """Refuse a workspace the user may not use, as the REST API and the proxy do."""
+def require_member(
+    md: Memoryd, user: User, slug: str, why: str = "these memories would never reach them"
+) -> None:
+    """Refuse a workspace the user may not use, as the REST API and the proxy do; ``why``
+    says what refusing spares them."""
     md.get_workspace(require_utf8(slug, "workspace slug"))
     if not memberships(md).may_use(user, slug):
         raise PermissionDenied(
-            f"{user.name} is not a member of workspace {slug!r}, so these memories would "
-            f"never reach them; add them first: memoryd workspaces members add {slug} "
-            f"{user.name}"
+            f"{user.name} is not a member of workspace {slug!r}, so {why}; add them first: "
+            f"memoryd workspaces members add {slug} {user.name}"
         )
 
 
 # memory ids ----------------------------------------------------------------------------
-def resolve_id(given: str, known: Collection[str], owner: str) -> str:
-    """A full memory id from a full id or a unique prefix of at least 6 characters."""
+def resolve_id(
+    given: str, known: Collection[str], owner: str, what: tuple[str, str] = ("memory", "memories")
+) -> str:
+    """A full id from a full id or a unique prefix of at least 6 characters; ``what``
+    names the thing (singular, plural) in the errors."""
+    one, many = what
     if given in known:
         return given
     if len(given) < MIN_ID_PREFIX:
         raise InvalidInput(
-            f"memory id {given!r} is too short: give the full id or a unique prefix of at "
+            f"{one} id {given!r} is too short: give the full id or a unique prefix of at "
             f"least {MIN_ID_PREFIX} characters"
         )
     matches = sorted(i for i in known if i.startswith(given))
     if not matches:
-        raise NotFound(f"no memory {given!r} for user {owner!r}")
+        raise NotFound(f"no {one} {given!r} for user {owner!r}")
     if len(matches) > 1:
         listed = ", ".join(m[: len(given) + 4] for m in matches[:5])
         raise InvalidInput(
-            f"memory id prefix {given!r} is ambiguous: it matches {len(matches)} memories of "
+            f"{one} id prefix {given!r} is ambiguous: it matches {len(matches)} {many} of "
             f"user {owner!r} ({listed}); give more characters"
         )
     return matches[0]

@@ -25,6 +25,7 @@ from memoryd.cli.common import (
     make_table,
     open_memoryd,
     read_text_input,
+    require_member,
     require_utf8,
 )
 from memoryd.domain.errors import InvalidInput
@@ -82,6 +83,8 @@ def _explain(turn: Turn, workspace: str | None) -> str:
         )
     if turn.reranker:
         return f"workspace memories ranked by {turn.reranker} ({turn.candidates} candidates)"
+    if not turn.candidates:
+        return f"no workspace memories in {workspace!r} yet; only global memories are injected"
     return f"all {turn.candidates} workspace memories fit; no ranking needed"
 
 
@@ -120,6 +123,8 @@ def context(
     history = read_history(history_file) if history_file is not None else []
     with open_memoryd(db) as md:
         owner = find_user(md, user)
+        if workspace is not None:
+            require_member(md, owner, workspace, "the proxy and the API refuse their chats there")
         turn = md.context(owner.id, workspace, message, history)
     prompt = turn.system_prompt(base)
     if as_json:

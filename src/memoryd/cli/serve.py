@@ -134,6 +134,8 @@ def apikey_list(user: UserOpt, db: DbOption = None, as_json: JsonOption = False)
     if as_json:
         emit_json([k.to_dict() for k in keys])
         return
+    if not keys:
+        echo(f"{user} has no API keys; create one with: memoryd apikey create --user {user}")
     for key in keys:
         state = "revoked" if key.revoked_at else "active"
         echo(f"{key.id}  {key.prefix}…  {state:7}  {key.created_at:%Y-%m-%d}  {key.name}")
@@ -158,11 +160,16 @@ def passwd(
     db: DbOption = None,
 ) -> None:
     """Set a user's password for the web UI (signs their browsers out)."""
-    if password_stdin:
-        password = sys.stdin.readline().rstrip("\r\n")
-    else:
-        password = typer.prompt("New password", hide_input=True, confirmation_prompt=True)
     with open_memoryd(db) as md:
-        user = find_user(md, name)
-        _auth_store(md).set_password(user.id, password)
+        user = find_user(md, name)  # before asking: no password typed for nobody
+        auth = _auth_store(md)
+        if password_stdin:
+            password = sys.stdin.readline().rstrip("\r\n")
+        elif not sys.stdin.isatty():
+            raise InvalidInput(
+                "no terminal to ask for the password on; pipe it in with --password-stdin"
+            )
+        else:
+            password = typer.prompt("New password", hide_input=True, confirmation_prompt=True)
+        auth.set_password(user.id, password)
     echo(f"password set for {user.name}")

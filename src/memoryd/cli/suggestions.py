@@ -28,7 +28,6 @@ from memoryd.cli.common import (
     resolve_id,
     short_id_length,
 )
-from memoryd.domain.errors import NotFound
 from memoryd.domain.models import Suggestion, User
 from memoryd.domain.rules import scope_label
 from memoryd.service import Memoryd
@@ -46,10 +45,7 @@ SuggestionArgument = Annotated[
 
 def _resolve(md: Memoryd, owner: User, given: str) -> str:
     known = {s.id for s in md.list_suggestions(owner.id, "all")}
-    try:
-        return resolve_id(given, known, owner.name)
-    except NotFound:
-        raise NotFound(f"no suggestion {given!r} for user {owner.name!r}") from None
+    return resolve_id(given, known, owner.name, ("suggestion", "suggestions"))
 
 
 def _json(suggestion: Suggestion) -> dict[str, object]:

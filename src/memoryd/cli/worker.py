@@ -10,9 +10,10 @@ import logging
 import os
 from typing import Annotated
 
+import sqlalchemy.exc
 import typer
 
-from memoryd.cli.common import DbOption, echo
+from memoryd.cli.common import DbOption, echo, first_line, safe_url
 from memoryd.config import MemorydSettings
 from memoryd.domain.errors import InvalidInput
 
@@ -62,8 +63,14 @@ def worker(
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
+    url = settings.resolved_database_url()
+    try:
+        prepared = scale_worker.prepare(settings, options)
+    except sqlalchemy.exc.SQLAlchemyError as exc:
+        # before any job: the database could not be opened (unreachable, refused, ...)
+        raise InvalidInput(f"cannot open database {safe_url(url)}: {first_line(exc)}") from None
     if setup_only:
-        scale_worker.prepare(settings, options)[0].close()
+        prepared[0].close()
         echo("database ready: memoryd migrations and procrastinate's schema are in place")
         return
-    scale_worker.run(settings, options)
+    scale_worker.run(settings, options, prepared)

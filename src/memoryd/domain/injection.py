@@ -41,6 +41,23 @@ def history_part(text: str) -> str:
     return text.strip()[:HISTORY_PART_MAX_CHARS].strip()
 
 
+def check_history(history: object) -> Sequence[Mapping[str, object]]:
+    """The turn's earlier messages, refused with InvalidInput unless they are a list of
+    message objects (``{"role": ..., "content": ...}``)."""
+    if isinstance(history, str | bytes) or not isinstance(history, Sequence):
+        raise InvalidInput(
+            'history must be a list of messages ([{"role": "user", "content": "..."}]), '
+            f"not {type(history).__name__}"
+        )
+    for number, item in enumerate(history, start=1):
+        if not isinstance(item, Mapping):
+            raise InvalidInput(
+                f"history message {number} is not an object with role and content, "
+                f"but {type(item).__name__}"
+            )
+    return history
+
+
 def build_query(message: str, history: Sequence[Mapping[str, object]] = ()) -> Query:
     """The current user message plus the last 3 chat messages with text content."""
     recent: list[str] = []

@@ -17,6 +17,8 @@ from memoryd.domain.errors import InvalidContent, InvalidInput, InvalidScope
 from memoryd.domain.models import Scope
 
 MAX_CONTENT_CHARS = 500
+# User and chat ids are SQL INTEGER columns on every database (the REST API's limit too).
+MAX_ROW_ID = 2**31 - 1
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,22 @@ def content_key(content: str) -> str:
     return content.casefold()
 
 
+def quoted(value: object, limit: int = 60) -> str:
+    """``repr(value)`` for an error message, cut short when it is long (a name pasted by
+    mistake can be megabytes)."""
+    shown = repr(value)
+    if len(shown) <= limit:
+        return shown
+    return f"{shown[:limit]}… ({len(shown)} characters)"
+
+
+def is_row_id(value: object) -> bool:
+    """Whether ``value`` could be a user's or a chat's id: a whole number that fits the
+    column (``True`` is not an id). Anything else is simply not found, never sent to the
+    database, whose driver would fail on an integer too large for it."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 < value <= MAX_ROW_ID
+
+
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 _USER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
 
@@ -103,8 +121,8 @@ _USER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
 def validate_slug(slug: object) -> str:
     if not isinstance(slug, str) or not _SLUG.match(slug):
         raise InvalidInput(
-            f"invalid workspace slug {slug!r}: use 1-64 lowercase letters, digits, '-' or '_', "
-            "starting with a letter or digit"
+            f"invalid workspace slug {quoted(slug)}: use 1-64 lowercase letters, digits, "
+            "'-' or '_', starting with a letter or digit"
         )
     return slug
 
@@ -112,7 +130,7 @@ def validate_slug(slug: object) -> str:
 def validate_user_name(name: object) -> str:
     if not isinstance(name, str) or not _USER_NAME.match(name):
         raise InvalidInput(
-            f"invalid user name {name!r}: use 1-64 letters, digits or . _ @ + -, "
+            f"invalid user name {quoted(name)}: use 1-64 letters, digits or . _ @ + -, "
             "starting with a letter or digit"
         )
     return name
@@ -123,7 +141,7 @@ def validate_display_name(name: object, *, what: str = "name") -> str:
         raise InvalidInput(f"{what} must be text")
     cleaned = _SPACES.sub(" ", name).strip()
     if not cleaned or len(cleaned) > 200 or any(unicodedata.category(c) == "Cc" for c in cleaned):
-        raise InvalidInput(f"invalid {what} {name!r}: 1-200 printable characters")
+        raise InvalidInput(f"invalid {what} {quoted(name)}: 1-200 printable characters")
     return cleaned
 
 
@@ -131,7 +149,7 @@ def parse_scope(scope: object) -> Scope:
     try:
         return Scope(str(scope).lower())
     except ValueError:
-        raise InvalidScope(f"unknown scope {scope!r}: use 'global' or 'workspace'") from None
+        raise InvalidScope(f"unknown scope {quoted(scope)}: use 'global' or 'workspace'") from None
 
 
 def resolve_scope(scope: object, workspace: str | None) -> tuple[Scope, str | None]:
@@ -185,10 +203,12 @@ def parse_expiry(value: object, now: datetime) -> datetime | None:
                 moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
         except ValueError:
             raise InvalidInput(
-                f"invalid expiry {value!r}: use a date (YYYY-MM-DD) or an ISO 8601 time"
+                f"invalid expiry {quoted(value)}: use a date (YYYY-MM-DD) or an ISO 8601 time"
             ) from None
     else:
-        raise InvalidInput(f"invalid expiry {value!r}: use a date (YYYY-MM-DD) or an ISO time")
+        raise InvalidInput(
+            f"invalid expiry {quoted(value)}: use a date (YYYY-MM-DD) or an ISO time"
+        )
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     moment = moment.astimezone(UTC)

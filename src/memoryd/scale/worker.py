@@ -103,9 +103,14 @@ def warm_up(md: Memoryd) -> None:
         log.warning("LLM provider not ready: %s", exc)
 
 
-def run(settings: MemorydSettings, options: WorkerOptions) -> None:
-    """Run a worker in the foreground until SIGTERM or SIGINT."""
-    md, app = prepare(settings, options)
+def run(
+    settings: MemorydSettings,
+    options: WorkerOptions,
+    prepared: tuple[Memoryd, App] | None = None,
+) -> None:
+    """Run a worker in the foreground until SIGTERM or SIGINT (on what ``prepare`` gave,
+    when the caller already called it)."""
+    md, app = prepared or prepare(settings, options)
     warm_up(md)
     heartbeat = float(options.heartbeat_seconds)
     worker_options: Any = {

@@ -1,0 +1,37 @@
+"""Opening a database from a URL a person typed: the errors they can act on, in words.
+
+``Memoryd`` opens its database lazily; a URL that is not one, names an unknown dialect or
+needs a driver that is not installed would otherwise surface as one of SQLAlchemy's (or
+Python's) exceptions at the first call. Here they become ``InvalidInput``, with any
+password in the URL hidden, so the library, the CLI and the worker say the same thing.
+"""
+
+from __future__ import annotations
+
+import sqlalchemy.engine
+import sqlalchemy.exc
+
+from memoryd.domain.errors import InvalidInput
+from memoryd.storage.database import Database
+
+
+def open_database(url: object) -> Database:
+    """Open (and migrate) the database; a URL that cannot name one is InvalidInput, its
+    password hidden. A database that does not answer raises SQLAlchemy's error."""
+    if not isinstance(url, str):
+        raise InvalidInput(f"the database URL must be text, not {type(url).__name__}")
+    try:
+        return Database.open(url)
+    except (sqlalchemy.exc.ArgumentError, ImportError, ValueError) as exc:
+        # ArgumentError: not a URL; NoSuchModuleError (one of them): no such dialect;
+        # ImportError: its driver is not installed; ValueError: in-memory SQLite
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InvalidInput(f"cannot open database {safe_url(url)}: {first}") from exc
+
+
+def safe_url(url: str) -> str:
+    """The URL with any password replaced by ``***``."""
+    try:
+        return sqlalchemy.engine.make_url(url).render_as_string(hide_password=True)
+    except sqlalchemy.exc.ArgumentError:
+        return "<unparseable URL>"
