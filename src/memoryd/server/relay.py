@@ -95,7 +95,7 @@ def stream_error(message: str) -> bytes:
 
 
 def llm_error(exc: LLMError) -> JSONResponse:
-    status = exc.status if exc.status and exc.status >= 400 else 502
+    status = exc.status if exc.status and 400 <= exc.status <= 599 else 502
     return error_response(status, "upstream_error", str(exc))
 
 
