@@ -54,6 +54,10 @@ _JSON_SURROGATE = re.compile(
     rb"(?<!\\)(?:\\\\)*\\u(?:(?P<high>[dD][89abAB][0-9a-fA-F]{2})"
     rb"(?P<paired>\\u[dD][c-fC-F][0-9a-fA-F]{2})?|(?P<low>[dD][c-fC-F][0-9a-fA-F]{2}))"
 )
+LONE_SURROGATE = (
+    "the body holds half of a UTF-16 surrogate pair (an escape like \\ud800 without its "
+    "other half): that is not Unicode text"
+)
 _SESSION_COOKIE = b"memoryd_session="
 _FORM = b"application/x-www-form-urlencoded"
 
@@ -170,11 +174,7 @@ class EdgeGuard:
             await _refuse(send_with_headers, 400, "NUL characters are not allowed", "nul")
             return
         if _has_lone_surrogate(body):
-            message = (
-                "the body holds half of a UTF-16 surrogate pair (an escape like \\ud800 "
-                "without its other half): that is not Unicode text"
-            )
-            await _refuse(send_with_headers, 400, message, "lone_surrogate")
+            await _refuse(send_with_headers, 400, LONE_SURROGATE, "lone_surrogate")
             return
         replayed = False
 
