@@ -346,3 +346,36 @@ def test_the_app_serves_mcp_again_after_a_restart(tmp_path: Path, embedder: Mini
             assert response.status_code == 200
             assert {t["name"] for t in response.json()["result"]["tools"]} == TOOLS
     md.close()
+
+
+def test_bad_arguments_are_named_as_the_rest_api_names_bad_fields(live: LiveMemoryd) -> None:
+    long_text = "a long paragraph " * 1000
+    cases: list[tuple[str, dict[str, Any], str]] = [
+        ("remember", {}, "content: Field required"),
+        ("remember", {"content": 5}, "content: Input should be a valid string"),
+        (
+            "remember",
+            {"content": long_text},
+            "content: String should have at most 10000 characters",
+        ),
+        (
+            "list_memories",
+            {"scope": "everything"},
+            "scope: Input should be 'global' or 'workspace'",
+        ),
+        ("delete_exchange", {"chat_id": -1}, "chat_id: Input should be greater than or equal to 1"),
+        (
+            "record_exchange",
+            {"workspace": "alpha"},
+            "prompt: Field required; response: Field required",
+        ),
+        (
+            "record_exchange",
+            {"prompt": "p", "response": "r", "workspace": "alpha", "memory_ids": "m1"},
+            "memory_ids: Input should be a valid list",
+        ),
+    ]
+    for tool, args, words in cases:
+        assert refused(live, "alice", tool, **args) == f"invalid arguments for {tool}: {words}"
+    # the values sent are not repeated back, and the server goes on answering
+    assert ok(live, "alice", "remember", content="Fine after all")["content"] == "Fine after all"

@@ -20,8 +20,8 @@ from contextlib import contextmanager
 from typing import Annotated, Any, Literal, ParamSpec, TypeVar, cast
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError
-from mcp.types import CallToolResult, TextContent
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
+from mcp.types import CallToolResult, InputRequiredResult, TextContent
 from pydantic import BaseModel, Field, ValidationError
 from sqlalchemy.exc import InterfaceError, OperationalError
 
@@ -97,6 +97,32 @@ def validation_message(exc: ValidationError) -> str:
     return f"{where}: {first['msg']}"
 
 
+def arguments_message(exc: ValidationError) -> str:
+    """Every bad argument of a tool call, in the REST API's wording (``where: what``),
+    instead of pydantic's report (which repeats the values and links to its docs)."""
+    wrong = [
+        f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}"
+        for err in exc.errors()
+    ]
+    return "; ".join(wrong) or "invalid arguments"
+
+
+class McpServer(MCPServer):
+    """The SDK's server, with a tool's bad arguments reported as the REST API reports a
+    bad field (the SDK checks them before ``tool_errors`` can see them)."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
+                raise
+            raise ToolError(f"invalid arguments for {name}: {arguments_message(cause)}") from cause
+
+
 def refusal_message(exc: Exception) -> str | None:
     """The REST API's message for a refusal; None for anything else (a crash)."""
     if isinstance(exc, MemorydError):
@@ -163,7 +189,7 @@ def build_server(state: ServerState, local_user_id: int | None = None) -> MCPSer
     """
     md = state.md
     with _root_logging_kept():
-        server = MCPServer(
+        server = McpServer(
             "memoryd", title="memoryd", instructions=INSTRUCTIONS, version=memoryd.__version__
         )
 

@@ -60,28 +60,45 @@ def message_text(content: Any) -> str:
     return ""
 
 
-def completion_text(body: bytes) -> str:
-    """The first choice's text of a non-streamed chat.completion body ("" if none)."""
+def completion_text(data: Any) -> str:
+    """The first choice's text of a non-streamed chat.completion (parsed JSON; "" if
+    none)."""
     try:
-        data = json.loads(body)
         return message_text(data["choices"][0]["message"].get("content"))
     except (ValueError, KeyError, IndexError, TypeError, AttributeError):
         return ""
 
 
 class StreamCollector:
-    """Assembles the answer text from server-sent ``chat.completion.chunk`` events."""
+    """Assembles the answer text from server-sent ``chat.completion.chunk`` events.
+
+    ``feed`` returns the bytes that end on a line break and keeps the rest until its
+    line is complete, so a client is never sent half a line: if the upstream breaks off,
+    the relay can still end the stream with an error event the client can parse.
+    """
 
     def __init__(self) -> None:
         self._buffer = b""
+        self._held = b""
         self._pieces: list[str] = []
-        self.done = False
+        self.done = False  # [DONE] was seen
+        self.finished = False  # a first choice came with its finish_reason
 
-    def feed(self, data: bytes) -> None:
+    def feed(self, data: bytes) -> bytes:
+        """Read ``data``; the bytes to relay now (up to its last line break)."""
         self._buffer += data
         *lines, self._buffer = self._buffer.split(b"\n")
         for line in lines:
             self._line(line.strip())
+        held = self._held + data
+        cut = max(held.rfind(b"\n"), held.rfind(b"\r")) + 1
+        self._held = held[cut:]
+        return held[:cut]
+
+    def rest(self) -> bytes:
+        """What ``feed`` held back (the stream ended without a last line break)."""
+        held, self._held = self._held, b""
+        return held
 
     def _line(self, line: bytes) -> None:
         if not line.startswith(b"data:"):
@@ -94,6 +111,8 @@ class StreamCollector:
             choices = json.loads(payload).get("choices") or []
             for choice in choices:
                 if choice.get("index", 0) == 0:
+                    if choice.get("finish_reason"):
+                        self.finished = True
                     piece = (choice.get("delta") or {}).get("content")
                     if isinstance(piece, str):
                         self._pieces.append(piece)

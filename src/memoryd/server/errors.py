@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import traceback
+from collections.abc import Sequence
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -32,6 +33,12 @@ from memoryd.llm.base import LLMError
 
 log = logging.getLogger("memoryd.server")
 DATABASE_RETRY_AFTER_S = 2
+# FastAPI's words when a JSON body cannot be decoded at all, and what memoryd says instead
+FASTAPI_UNREADABLE_BODY = "There was an error parsing the body"
+UNREADABLE_BODY = (
+    "the body cannot be read as JSON: it is not UTF-8 text, is nested too deeply or holds "
+    "a number of more than 4300 digits"
+)
 
 STATUS: tuple[tuple[type[MemorydError], int, str], ...] = (
     (NotFound, 404, "not_found"),
@@ -119,11 +126,46 @@ def _api_error(_: Request, exc: Exception) -> JSONResponse:
     return error_response(exc.status, exc.type, exc.message, code=exc.code, headers=exc.headers)
 
 
-def _validation_error(_: Request, exc: Exception) -> JSONResponse:
+def is_json(content_type: str) -> bool:
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media == "application/json" or media.endswith("+json")
+
+
+def _body_problem(request: Request, errors: Sequence[Any]) -> ApiError | None:
+    """What is wrong with the body as a whole (not JSON, not sent as JSON, absent), said
+    plainly; None when the problem is in its fields."""
+    for err in errors:
+        loc, kind = tuple(err.get("loc", ())), err.get("type")
+        if kind == "json_invalid":
+            why = (err.get("ctx") or {}).get("error") or "it does not parse"
+            at = f" (at character {loc[1]})" if len(loc) > 1 else ""
+            return ApiError(400, f"the body is not valid JSON: {why}{at}", code="invalid_json")
+        if loc != ("body",):
+            continue
+        content_type = request.headers.get("content-type", "")
+        if kind == "missing":
+            return ApiError(422, "this request needs a JSON body (Content-Type: application/json)")
+        if not is_json(content_type):
+            sent = f"not {content_type[:100]!r}" if content_type else "none was given"
+            return ApiError(
+                415,
+                f"send the body as JSON with Content-Type: application/json ({sent})",
+                code="unsupported_media_type",
+            )
+        return ApiError(422, "the body must be a JSON object")
+    return None
+
+
+def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
     details = [
         {"loc": list(err.get("loc", ())), "msg": str(err.get("msg", ""))} for err in exc.errors()
     ]
+    problem = _body_problem(request, exc.errors())
+    if problem is not None:
+        return error_response(
+            problem.status, problem.type, problem.message, code=problem.code, details=details
+        )
     first = details[0] if details else {"loc": [], "msg": "invalid request"}
     where = ".".join(str(p) for p in first["loc"] if p != "body") or "request"
     return error_response(422, "invalid_input", f"{where}: {first['msg']}", details=details)
@@ -133,6 +175,8 @@ def _http_error(_: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     type_ = _HTTP_TYPES.get(exc.status_code, "error")
     headers = dict(exc.headers) if exc.headers else None
+    if exc.status_code == 400 and exc.detail == FASTAPI_UNREADABLE_BODY:
+        return error_response(400, type_, UNREADABLE_BODY, code="invalid_json")
     return error_response(exc.status_code, type_, str(exc.detail), headers=headers)
 
 

@@ -11,6 +11,9 @@ An ASGI middleware, because route handlers (and FastAPI's body parsing) run too 
 - **NUL.** A NUL character in the path, the query string or the body (raw, JSON
   ``\\u0000`` or form ``%00``) is refused with 400: no database stores it, and it has no
   business in text.
+- **Lone surrogates.** A JSON string escape of half a UTF-16 surrogate pair
+  (``"\\ud800"`` not followed by its low half) is refused with 400: it decodes to text
+  that is not Unicode, which no database stores and no upstream accepts.
 - **Headers.** Every response carries a strict Content-Security-Policy (no inline
   script, no framing), ``X-Frame-Options: DENY``, ``X-Content-Type-Options: nosniff``,
   a same-origin referrer policy and opener policy.
@@ -45,6 +48,16 @@ SECURITY_HEADERS = [
 ]
 # A JSON string escape for NUL that is not itself an escaped backslash.
 _JSON_NUL = re.compile(rb"(?<!\\)(?:\\\\)*\\u0000")
+# A JSON escape of a surrogate: a high half with its low half (a pair, fine), or either
+# half alone. Matched left to right, a pair is taken whole before its halves are seen.
+_JSON_SURROGATE = re.compile(
+    rb"(?<!\\)(?:\\\\)*\\u(?:(?P<high>[dD][89abAB][0-9a-fA-F]{2})"
+    rb"(?P<paired>\\u[dD][c-fC-F][0-9a-fA-F]{2})?|(?P<low>[dD][c-fC-F][0-9a-fA-F]{2}))"
+)
+LONE_SURROGATE = (
+    "the body holds half of a UTF-16 surrogate pair (an escape like \\ud800 without its "
+    "other half): that is not Unicode text"
+)
 _SESSION_COOKIE = b"memoryd_session="
 _FORM = b"application/x-www-form-urlencoded"
 
@@ -73,6 +86,13 @@ def _header(scope: Scope, wanted: bytes) -> bytes:
         if name == wanted:
             return bytes(value).lower()
     return b""
+
+
+def _has_lone_surrogate(body: bytes) -> bool:
+    # the regex only where such an escape may be: on megabytes it is slow
+    if b"\\ud" not in body and b"\\uD" not in body:
+        return False
+    return any(m["low"] is not None or m["paired"] is None for m in _JSON_SURROGATE.finditer(body))
 
 
 def _has_nul(body: bytes, *, form: bool) -> bool:
@@ -152,6 +172,9 @@ class EdgeGuard:
         del chunks
         if _has_nul(body, form=_header(scope, b"content-type").startswith(_FORM)):
             await _refuse(send_with_headers, 400, "NUL characters are not allowed", "nul")
+            return
+        if _has_lone_surrogate(body):
+            await _refuse(send_with_headers, 400, LONE_SURROGATE, "lone_surrogate")
             return
         replayed = False
 

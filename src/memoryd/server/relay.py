@@ -51,8 +51,24 @@ def http_client(state: ServerState) -> httpx.AsyncClient:
 
 
 # the answer -----------------------------------------------------------------------------
+def sendable(status: int, fallback: int) -> int:
+    """The upstream's status if the server can send it, else ``fallback`` (HTTP has
+    three digits, but uvicorn sends only 100 to 599)."""
+    return status if 100 <= status <= 599 else fallback
+
+
 def upstream_error(status: int, content: bytes) -> JSONResponse:
-    """The upstream's error with its status, in OpenAI's shape whatever it sent."""
+    """The upstream's error with its status, in OpenAI's shape whatever it sent.
+
+    Only a 4xx or 5xx is relayed as it is; any other status that is not an answer (a
+    redirect: the upstream URL is wrong) is a 502 saying so."""
+    if status < 400:
+        message = (
+            f"the upstream LLM answered {status} instead of a completion; check the "
+            "upstream URL (MEMORYD_PROXY_UPSTREAM_URL)"
+        )
+        return error_response(502, "upstream_error", message)
+    status = sendable(status, 502)
     try:
         data = json.loads(content)
     except ValueError:
@@ -63,8 +79,23 @@ def upstream_error(status: int, content: bytes) -> JSONResponse:
     return error_response(status, "upstream_error", text)
 
 
+def not_json(what: str) -> JSONResponse:
+    message = (
+        f"the upstream LLM's {what} is not a JSON object: it does not answer as an "
+        "OpenAI-compatible server"
+    )
+    return error_response(502, "upstream_error", message)
+
+
+def stream_error(message: str) -> bytes:
+    """An error event ending a stream the upstream broke off (OpenAI clients raise it).
+    The blank line first ends any event the upstream left open."""
+    error = {"error": {"type": "upstream_error", "message": message, "code": None}}
+    return f"\ndata: {json.dumps(error)}\n\n".encode()
+
+
 def llm_error(exc: LLMError) -> JSONResponse:
-    status = exc.status if exc.status and exc.status >= 400 else 502
+    status = exc.status if exc.status and 400 <= exc.status <= 599 else 502
     return error_response(status, "upstream_error", str(exc))
 
 
@@ -94,7 +125,7 @@ async def forward_openai(
         return error_response(504, "upstream_timeout", "the upstream LLM did not answer in time")
     except httpx.HTTPError as exc:
         return error_response(502, "upstream_error", f"cannot reach the upstream LLM: {exc}")
-    if response.status_code >= 400:
+    if not 200 <= response.status_code < 300:
         try:
             content = await response.aread()
         except httpx.HTTPError:
@@ -102,39 +133,69 @@ async def forward_openai(
         finally:
             await response.aclose()
         return upstream_error(response.status_code, content)
+    status = sendable(response.status_code, 200)
     media_type = response.headers.get("content-type", "application/json")
     if body.get("stream") is not True:
         try:
             content = await response.aread()
+        except httpx.TimeoutException:
+            message = "the upstream LLM did not finish its answer in time"
+            return error_response(504, "upstream_timeout", message)
         except httpx.HTTPError as exc:
             return error_response(502, "upstream_error", f"the upstream LLM broke off: {exc}")
         finally:
             await response.aclose()
-        text = completion_text(content)
+        try:
+            answer = json.loads(content)
+        except ValueError:
+            answer = None
+        if not isinstance(answer, dict):  # nothing a client could read, nothing to record
+            return not_json("answer")
+        text = completion_text(answer)
         if await client_gone(request):  # it waited for the upstream and gave up
-            return Response(content, response.status_code, extra, media_type)
+            return Response(content, status, extra, media_type)
 
         async def after_reply() -> None:  # async: queueing needs no threadpool trip
             record(text)
 
         task = BackgroundTask(after_reply)
-        return Response(content, response.status_code, extra, media_type, background=task)
+        return Response(content, status, extra, media_type, background=task)
 
     collector = StreamCollector()
     relayed = False
+    # an error event only fits into an event stream (an upstream ignoring "stream" sends JSON)
+    events = media_type.startswith("text/event-stream")
+
+    def broken(message: str) -> bytes:
+        log.warning("a streamed answer from the upstream LLM is incomplete: %s", message)
+        return stream_error(message) if events else b""
 
     async def relay() -> AsyncIterator[bytes]:
         # A hang-up while the upstream was thinking shows here; one mid-stream cancels
         # this generator (Starlette listens for the disconnect), so ``relayed`` stays
         # False. Not checked after the last chunk: a client may close as soon as it has
-        # read [DONE], and that answer did reach it.
+        # read [DONE], and that answer did reach it. An upstream that breaks off (or
+        # ends before the answer did) gets the client an error event, and no record.
         nonlocal relayed
         try:
             if await client_gone(request):
                 return
-            async for chunk in response.aiter_raw():
-                collector.feed(chunk)
-                yield chunk
+            try:
+                async for chunk in response.aiter_raw():
+                    ready = collector.feed(chunk)
+                    if ready:
+                        yield ready
+            except httpx.TimeoutException:
+                yield broken("the upstream LLM stopped sending the answer: timed out")
+                return
+            except httpx.HTTPError as exc:
+                why = str(exc) or type(exc).__name__
+                yield broken(f"the upstream LLM broke off the answer: {why}")
+                return
+            yield collector.rest()
+            if events and not (collector.done or collector.finished):
+                yield broken("the upstream LLM's stream ended before the answer did")
+                return
             relayed = True
         finally:
             await response.aclose()
@@ -234,8 +295,14 @@ async def upstream_models(
             return error_response(504, "upstream_timeout", "the upstream LLM did not answer")
         except httpx.HTTPError as exc:
             return error_response(502, "upstream_error", f"cannot reach the upstream LLM: {exc}")
-        if response.status_code >= 400:
+        if not 200 <= response.status_code < 300:
             return upstream_error(response.status_code, response.content)
+        try:
+            listed = json.loads(response.content)
+        except ValueError:
+            listed = None
+        if not isinstance(listed, dict):
+            return not_json("model list")
         return Response(response.content, 200, media_type="application/json")
     try:
         provider = await run_in_threadpool(upstream.provider, state.settings.proxy_model)
