@@ -21,7 +21,7 @@ def test_export_import_export_is_byte_identical(cli: Cli, alice: str, tmp_path: 
     seed(cli)
     first = tmp_path / "first.jsonl"
     written = cli.ok("export", "-u", alice, "-o", str(first)).stderr
-    assert "exported 4 memories and alice's preferences" in written
+    assert "exported 4 memories, 0 chats and alice's preferences" in written
     exported = first.read_bytes()
     assert cli.ok("export", "-u", alice).stdout_bytes == exported
     preferences, *records = [json.loads(line) for line in exported.decode("utf-8").splitlines()]
@@ -48,6 +48,8 @@ def test_import_from_stdin_again_updates_in_place(cli: Cli, alice: str) -> None:
         "skipped": 0,
         "workspaces_created": [],
         "preferences": {"learn_from_chats": True, "memory_review": "default"},
+        "chats_created": 0,
+        "chats_skipped": 0,
     }
     assert cli.ok("export", "-u", alice).stdout == exported
 
