@@ -32,7 +32,7 @@ are refused, so a typo never passes silently.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -257,11 +257,14 @@ def link_chats(
     user_id: int,
     inserted: Sequence[tuple[int, ChatRecord]],
     memory_targets: dict[str, str],
+    out_of_reach: Collection[str] = (),
 ) -> None:
     """Link each inserted chat to its injected memories as they are on the target (see the
-    module doc); links to memories that are not the user's there are dropped."""
+    module doc); links to memories that are not the user's there, or that the importer
+    may not reach (``protected_ids`` of ``memoryd.transfer.import_lines``), are dropped."""
     wanted = {memory_targets.get(i, i): None for _, record in inserted for i in record.memory_ids}
     owned = repo.memories_by_id(user_id, wanted) if wanted else {}
+    owned = {i: m for i, m in owned.items() if i not in out_of_reach}
     for chat_id, record in inserted:
         ids = [memory_targets.get(i, i) for i in record.memory_ids]
         repo.link_chat_memories(chat_id, [i for i in ids if i in owned])

@@ -96,3 +96,17 @@ def test_chat_lines_do_not_count_against_the_line_limit(world: World, monkeypatc
     assert accepted.status_code == 200 and accepted.json()["chats_created"] == 5
     two = b'{"content": "Likes tea"}\n{"content": "Likes coffee"}\n'
     assert world.call("alice", "POST", "/api/v1/import", content=two).status_code == 413
+
+
+def test_an_imported_chat_never_links_a_memory_out_of_reach(world: World) -> None:
+    alice = world.ids["alice"]
+    hidden = world.md.add_memory(alice, "Beta runs on Kubernetes", workspace="beta")
+    shown = world.md.add_memory(alice, "Alice speaks Norwegian")
+    world.auth.remove_member("beta", alice)
+    chat = {"workspace": "alpha", "prompt": "Which language?", "response": "Norwegian.",
+            "memory_ids": [hidden.id, shown.id]}  # fmt: skip
+    body = json.dumps({"chat": chat}).encode()
+    assert world.call("alice", "POST", "/api/v1/import", content=body).status_code == 200
+    [imported] = world.md.list_chats(alice, "alpha")
+    links = world.md.chat_memories(alice, [imported.id])[imported.id]
+    assert [u.id for u in links] == [shown.id]
