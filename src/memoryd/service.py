@@ -529,12 +529,12 @@ class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade):
         return repo.get_settings().get(spec.key, spec.default)
 
     # export / import -----------------------------------------------------------
-    def export_memories(self, user_id: int) -> list[str]:
-        """The user's own choices (first line) and memories as JSON lines (see
-        ``memoryd.transfer``)."""
+    def export_memories(self, user_id: int, *, chats: bool = True) -> list[str]:
+        """The user's own choices (first line), memories and recorded chats as JSON lines
+        (see ``memoryd.transfer``); ``chats=False`` leaves the chats out."""
         from memoryd.transfer import export_lines
 
-        return export_lines(self, user_id)
+        return export_lines(self, user_id, chats=chats)
 
     def import_memories(
         self,
@@ -544,10 +544,12 @@ class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade):
         actor: Actor | None = None,
         protected_ids: Iterable[str] = (),
         preferences: bool = True,
+        chats: bool = True,
     ) -> ImportResult:
         """Load JSON lines made by ``export_memories`` (a list of lines, or the file's whole
-        text); all or nothing. The file's
-        preferences line sets the user's own choices unless ``preferences=False``.
+        text); all or nothing. The file's preferences line sets the user's own choices
+        unless ``preferences=False``; its chat lines add to the user's recorded chats
+        unless ``chats=False``.
         ``protected_ids`` are memories the importer may not touch (see
         ``memoryd.transfer``)."""
         from memoryd.transfer import import_lines
@@ -559,6 +561,7 @@ class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade):
             actor or Actor(Source.IMPORT, user_id),
             protected_ids=set(protected_ids),
             preferences=preferences,
+            chats=chats,
         )
 
 

@@ -1,12 +1,22 @@
-"""Export and import of a user's memories and own choices as JSON lines (R12).
+"""Export and import of a user's memories, own choices and recorded chats as JSON lines (R12).
 
 The first line carries the user's own choices (``{"preferences": {...}}``, see
 ``memoryd.transfer_preferences``); then one memory per line, keys sorted, UTF-8, ordered
-by scope, workspace, creation time and id, so exporting, importing into an empty database
-and exporting again gives the same bytes. An import is all or nothing: one bad line
-(a malformed preferences line included) or a scope over its limit changes nothing, and
-the preferences are set in the same transaction as the memories (unless the caller says
-``preferences=False``); a file without a preferences line changes no choice.
+by scope, workspace, creation time and id; then one recorded chat per line
+(``{"chat": {...}}``, oldest first, see ``memoryd.transfer_chats``) unless the caller says
+``chats=False``. Exporting, importing into an empty database and exporting again gives
+the same bytes, except that the chats carry the ids the new database gave them. An import
+is all or nothing: one bad line (a malformed preferences or chat line included) or a scope
+over its limit changes nothing, and the preferences and chats are written in the same
+transaction as the memories (unless the caller says ``preferences=False`` or
+``chats=False``); a file without a preferences line changes no choice, one without chat
+lines adds no chat.
+
+A memory names the chats it was learned from (``source_chat_ids``). An import rewrites
+the ids of chats in the file to the ids they get on the target; an id of a chat not in the
+file is kept when the target already gave it (one of the user's chats there, or a deleted
+chat) -- unless it is another user's chat, which refuses the import -- and dropped
+otherwise, since the target would give it to a chat recorded later.
 Only ``content`` is required, so people can write lines by hand
 (``{"content": "Prefers tea", "scope": "global"}``): a line without an id gets a new one,
 without a scope it is a workspace memory when it names a workspace and global otherwise,
@@ -32,6 +42,16 @@ from memoryd.domain.errors import InvalidContent, InvalidInput, ScopeFull
 from memoryd.domain.models import Actor, AuditAction, Memory, Scope, Source
 from memoryd.domain.rules import content_key, normalize_content, resolve_scope, scope_label
 from memoryd.storage.repository import vector_bytes
+from memoryd.transfer_chats import (
+    ChatRecord,
+    check_chat_ids,
+    export_chat_lines,
+    highest_given_chat_id,
+    insert_chats,
+    is_chat,
+    link_chats,
+    parse_chat,
+)
 from memoryd.transfer_preferences import (
     Preferences,
     apply_preferences,
@@ -70,14 +90,18 @@ def memory_line(memory: Memory) -> str:
     return json.dumps(record, sort_keys=True, ensure_ascii=False)
 
 
-def export_lines(md: Memoryd, user_id: int) -> list[str]:
-    """The user's preferences line, then their memories (read in one transaction)."""
+def export_lines(md: Memoryd, user_id: int, *, chats: bool = True) -> list[str]:
+    """The user's preferences line, their memories, then (unless ``chats=False``) their
+    recorded chats, all read in one transaction."""
+    if md._writer is not None:  # exchanges this process still holds are written first
+        md._writer.flush()
     with md.db.read() as repo:
         md.store.require_user(repo, user_id)
         preferences = read_preferences(repo, user_id)
         memories = repo.list_memories(user_id)
+        chat_lines = export_chat_lines(repo, user_id) if chats else []
     memories.sort(key=lambda m: (m.scope.value, m.workspace or "", m.created_at, m.id))
-    return [preferences_line(preferences), *(memory_line(m) for m in memories)]
+    return [preferences_line(preferences), *(memory_line(m) for m in memories), *chat_lines]
 
 
 @dataclass
@@ -87,6 +111,8 @@ class ImportResult:
     skipped_duplicates: int = 0
     workspaces_created: list[str] = field(default_factory=list)
     preferences: Preferences | None = None  # the choices this import set, if any
+    chats_created: int = 0
+    chats_skipped: int = 0  # already on the target (same workspace, time and text)
 
 
 @dataclass(frozen=True)
@@ -120,6 +146,7 @@ def _expiry(value: Any, line: int) -> datetime | None:
 
 
 def _time(value: Any, name: str, line: int, *, optional: bool = False) -> datetime | None:
+    """A time from a line: ISO 8601 with a zone, after 2000 and not in the future."""
     if value is None and optional:
         return None
     try:
@@ -135,21 +162,33 @@ def _time(value: Any, name: str, line: int, *, optional: bool = False) -> dateti
 
 @dataclass(frozen=True)
 class ImportFile:
-    """An import file, checked: its memory lines and its preferences line (if any)."""
+    """An import file, checked: its memory lines, its preferences line (if any) and its
+    chat lines."""
 
     records: list[_Record]
     preferences: Preferences | None
+    chats: list[ChatRecord] = field(default_factory=list)
+
+    def workspaces(self, *, chats: bool = True) -> set[str]:
+        """The workspaces the memory lines (and, with ``chats``, the chat lines) name."""
+        named = {r.workspace for r in self.records if r.workspace}
+        return named | {c.workspace for c in self.chats} if chats else named
+
+
+def _chat_time(value: Any, name: str, line: int) -> datetime | None:
+    return _time(value, name, line, optional=True)
 
 
 def parse_file(lines: Iterable[str] | str) -> ImportFile:
     """Check every line (numbered from 1, blank ones skipped); InvalidInput names the first
-    bad one. Refused too: a memory id twice, a second preferences line. A whole file given
-    as one string is split into its lines."""
+    bad one. Refused too: a memory or chat id twice, a second preferences line. A whole
+    file given as one string is split into its lines."""
     if isinstance(lines, str):
         lines = lines.split("\n")
     elif isinstance(lines, bytes):
         raise InvalidInput("import takes text (the file's lines or its whole text), not bytes")
     records: list[_Record] = []
+    chats: list[ChatRecord] = []
     preferences: Preferences | None = None
     preferences_at = 0
     for line, text in enumerate(lines, start=1):
@@ -158,7 +197,9 @@ def parse_file(lines: Iterable[str] | str) -> ImportFile:
         if not text.strip():
             continue
         data = _json_object(text, line)
-        if not is_preferences(data):
+        if is_chat(data):
+            chats.append(parse_chat(data, line, _chat_time))
+        elif not is_preferences(data):
             records.append(_record(data, line))
         elif preferences is None:
             preferences, preferences_at = parse_preferences(data, line), line
@@ -171,7 +212,8 @@ def parse_file(lines: Iterable[str] | str) -> ImportFile:
     repeated = [i for i, n in seen.items() if n > 1]
     if repeated:
         raise InvalidInput(f"memory id {repeated[0]!r} appears more than once")
-    return ImportFile(records, preferences)
+    check_chat_ids(chats)
+    return ImportFile(records, preferences, chats)
 
 
 def _json_object(text: str, line: int) -> dict[str, Any]:
@@ -257,14 +299,23 @@ def _plan_counts(
     return Counter(place for memory_id, place in final.items() if memory_id not in expired)
 
 
-def _check_chats(repo: Repository, user_id: int, records: list[_Record]) -> None:
-    """Chat ids must be this user's or unknown here (an export from another server)."""
-    wanted = {c for r in records for c in r.source_chat_ids}
+def _check_chats(
+    repo: Repository, user_id: int, records: list[_Record], in_file: Collection[int]
+) -> None:
+    """Source chats not in the file must be this user's or unknown here (a deleted chat,
+    or an export from another server)."""
+    wanted = {c for r in records for c in r.source_chat_ids if c not in in_file}
     foreign = repo.chats_of_others(user_id, wanted) if wanted else set()
     for record in records:
         bad = foreign.intersection(record.source_chat_ids)
         if bad:
             raise InvalidInput(f"line {record.line}: chat {min(bad)} is another user's chat")
+
+
+def _source_chats(ids: list[int], targets: dict[int, int], given: int) -> list[int]:
+    """A memory's source chats as ids of the target (see the module doc)."""
+    found = (targets.get(i, i if i <= given else None) for i in ids)
+    return list(dict.fromkeys(i for i in found if i is not None))
 
 
 def import_lines(
@@ -275,6 +326,7 @@ def import_lines(
     *,
     protected_ids: Collection[str] = (),
     preferences: bool = True,
+    chats: bool = True,
 ) -> ImportResult:
     """Load JSON lines for ``user_id``; all or nothing.
 
@@ -282,27 +334,34 @@ def import_lines(
     workspace the user no longer belongs to): a line naming one creates a new memory
     instead, as a line naming another user's memory does, so nothing tells them apart.
     ``preferences=False`` leaves the user's choices as they are even when the file has a
-    preferences line (which must still be well formed).
+    preferences line (which must still be well formed). ``chats=False`` adds none of the
+    file's chats (whose lines must still be well formed).
     """
     parsed = parse_file(lines)
     records = parsed.records
+    chat_records = parsed.chats if chats else []
+    in_file = {c.id for c in chat_records if c.id is not None}
     with md.db.read() as repo:
         md.store.require_user(repo, user_id)
-        _check_chats(repo, user_id, records)
+        _check_chats(repo, user_id, records, in_file)
         _refuse_over_limits(md, _plan_counts(md, repo, user_id, records, protected_ids))
     vectors = md.embedder.embed([r.content for r in records])
     result = ImportResult()
     now = md.clock()
     with md.db.write() as repo:
         md.store.require_user(repo, user_id, lock=True)
+        given = highest_given_chat_id(repo)  # before this import gives any
+        workspace_ids = _workspaces(md, repo, parsed, chats, result)
+        learns = repo.learns_from_chats(user_id, lock=True)
+        if preferences and parsed.preferences and parsed.preferences.learn_from_chats is not None:
+            learns = parsed.preferences.learn_from_chats
+        imported, inserted = insert_chats(
+            repo, user_id, chat_records, workspace_ids, learns=bool(learns), now=now
+        )
+        result.chats_created, result.chats_skipped = imported.created, imported.skipped
+        memory_targets: dict[str, str] = {}
         for record, vector in zip(records, vectors, strict=True):
-            workspace_id = None
-            if record.workspace:
-                workspace_id = repo.workspace_id(record.workspace)
-                if workspace_id is None:
-                    repo.insert_workspace(record.workspace, record.workspace, md.clock())
-                    workspace_id = repo.workspace_id(record.workspace)
-                    result.workspaces_created.append(record.workspace)
+            workspace_id = workspace_ids[record.workspace] if record.workspace else None
             key = content_key(record.content)
             owner = repo.owner_of(record.id) if record.id is not None else None
             mine = owner == user_id and record.id not in protected_ids
@@ -310,6 +369,8 @@ def import_lines(
             duplicate = repo.find_duplicate(user_id, record.scope, workspace_id, key)
             if duplicate and duplicate != memory_id:
                 result.skipped_duplicates += 1
+                if record.id is not None:
+                    memory_targets[record.id] = duplicate
                 continue
             values = {
                 "scope": record.scope.value,
@@ -320,7 +381,7 @@ def import_lines(
                 "created_at": record.created_at or now,
                 "updated_at": record.updated_at or now,
                 "last_used_at": record.last_used_at,
-                "source_chats": record.source_chat_ids,
+                "source_chats": _source_chats(record.source_chat_ids, imported.targets, given),
                 "embedding": vector_bytes(vector),
                 "embedder": md.embedder.name,
                 "expires_at": record.expires_at,
@@ -335,6 +396,8 @@ def import_lines(
                 repo.insert_memory({"id": memory_id, "user_id": user_id, **values})
                 action = AuditAction.CREATE
                 result.created += 1
+            if record.id is not None:
+                memory_targets[record.id] = memory_id
             after = repo.get_memory(memory_id)
             repo.add_audit(
                 memory_id=memory_id,
@@ -345,11 +408,31 @@ def import_lines(
                 after=after.to_dict() if after else None,
                 now=md.clock(),
             )
+        link_chats(repo, user_id, inserted, memory_targets, protected_ids)
         _check_limits(md, repo.list_memories(user_id))  # a concurrent write may have won
         if preferences and parsed.preferences is not None:
             apply_preferences(repo, user_id, parsed.preferences)
             result.preferences = parsed.preferences
     return result
+
+
+def _workspaces(
+    md: Memoryd, repo: Repository, parsed: ImportFile, chats: bool, result: ImportResult
+) -> dict[str, int]:
+    """The id of each workspace the import writes to; missing ones are created (in the
+    order the file names them) and listed in ``result.workspaces_created``."""
+    found: dict[str, int] = {}
+    named = [r.workspace for r in parsed.records if r.workspace]
+    named += [c.workspace for c in parsed.chats] if chats else []
+    for slug in dict.fromkeys(named):
+        workspace_id = repo.workspace_id(slug)
+        if workspace_id is None:
+            repo.insert_workspace(slug, slug, md.clock())
+            workspace_id = repo.workspace_id(slug)
+            result.workspaces_created.append(slug)
+        assert workspace_id is not None
+        found[slug] = workspace_id
+    return found
 
 
 def _refuse_over_limits(md: Memoryd, counts: Counter[tuple[Scope, str | None]]) -> None:

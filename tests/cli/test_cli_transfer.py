@@ -21,7 +21,7 @@ def test_export_import_export_is_byte_identical(cli: Cli, alice: str, tmp_path: 
     seed(cli)
     first = tmp_path / "first.jsonl"
     written = cli.ok("export", "-u", alice, "-o", str(first)).stderr
-    assert "exported 4 memories and alice's preferences" in written
+    assert "exported 4 memories, 0 chats and alice's preferences" in written
     exported = first.read_bytes()
     assert cli.ok("export", "-u", alice).stdout_bytes == exported
     preferences, *records = [json.loads(line) for line in exported.decode("utf-8").splitlines()]
@@ -48,6 +48,8 @@ def test_import_from_stdin_again_updates_in_place(cli: Cli, alice: str) -> None:
         "skipped": 0,
         "workspaces_created": [],
         "preferences": {"learn_from_chats": True, "memory_review": "default"},
+        "chats_created": 0,
+        "chats_skipped": 0,
     }
     assert cli.ok("export", "-u", alice).stdout == exported
 
@@ -153,3 +155,78 @@ def test_a_malformed_preferences_line_exits_2_and_imports_nothing(cli: Cli, alic
     )
     assert cli.ok("export", "-u", alice).stdout_bytes == before
     assert choices(cli, alice) == (True, "default")
+
+
+def record_chats(cli: Cli) -> None:
+    [ships] = [m["id"] for m in cli.memories() if m["content"] == "Phoenix ships in Q3"]
+    cli.ok("chats", "add", "-u", "alice", "-w", "phoenix", "--prompt", "When do we ship?",
+           "--response", "In Q3.", "--memory", ships)  # fmt: skip
+    cli.ok("chats", "add", "-u", "bob", "-w", "phoenix", "--prompt", "Bob asks", "--response", "ok")
+    cli.ok("chats", "add", "-u", "alice", "-w", "atlas", "--prompt", "Kafka or not?",
+           "--response", "Kafka.")  # fmt: skip
+
+
+def test_export_carries_the_chats_and_imports_them_elsewhere(
+    cli: Cli, alice: str, tmp_path: Path
+) -> None:
+    seed(cli)
+    record_chats(cli)
+    path = tmp_path / "alice.jsonl"
+    written = cli.ok("export", "-u", alice, "-o", str(path)).stderr
+    assert "exported 4 memories, 2 chats and alice's preferences" in written
+    lines = path.read_text("utf-8").splitlines()
+    chats = [json.loads(line)["chat"] for line in lines[-2:]]
+    assert [(c["workspace"], c["prompt"], c["memory_processed"]) for c in chats] == [
+        ("phoenix", "When do we ship?", False),
+        ("atlas", "Kafka or not?", False),
+    ]
+    assert "Bob asks" not in path.read_text("utf-8")
+
+    fresh = f"sqlite:///{tmp_path / 'fresh.db'}"
+    cli.ok("users", "add", "alice", db=fresh)
+    out = cli.ok("import", "-u", "alice", str(path), db=fresh).stdout
+    assert "added 2 chats, skipped 0 already recorded" in out
+    moved = cli.json("chats", "list", "-u", "alice", db=fresh)
+    assert sorted(c["prompt"] for c in moved) == ["Kafka or not?", "When do we ship?"]
+    [ship] = [c for c in moved if c["prompt"] == "When do we ship?"]
+    assert [m["content"] for m in ship["memories"]] == ["Phoenix ships in Q3"]
+    second = cli.ok("export", "-u", "alice", db=fresh).stdout_bytes
+    # bob's chat 2 is not alice's: her second chat is numbered 2 here, not 3
+    assert second == path.read_bytes().replace(b'"id": 3, ', b'"id": 2, ')
+    again = json.loads(cli.ok("import", "-u", "alice", str(path), "--json", db=fresh).stdout)
+    assert (again["chats_created"], again["chats_skipped"]) == (0, 2)
+
+
+def test_no_chats_on_export_and_on_import(cli: Cli, alice: str) -> None:
+    seed(cli)
+    record_chats(cli)
+    full = cli.ok("export", "-u", alice).stdout
+    without = cli.ok("export", "-u", alice, "--no-chats").stdout
+    assert without.splitlines() == full.splitlines()[:-2] and '"chat"' not in without
+    cli.ok("chats", "clear", "-u", alice, "--yes")
+    out = cli.ok("import", "-u", alice, "-", "--no-chats", input=full).stdout
+    assert "skipped the file's 2 chats (--no-chats)" in out
+    assert cli.json("chats", "list", "-u", alice) == []
+
+
+def test_a_malformed_chat_line_exits_2_and_imports_nothing(cli: Cli, alice: str) -> None:
+    seed(cli)
+    before = cli.ok("export", "-u", alice).stdout_bytes
+    bad = '{"chat": {"workspace": "phoenix", "prompt": "hi", "processed": true}}'
+    text = "\n".join(['{"content": "Likes jazz"}', "", bad]) + "\n"
+    refused = cli.fails("import", "-u", alice, "-", input=text)
+    assert refused.startswith("error: line 3: unknown chat field 'processed'")
+    assert cli.ok("export", "-u", alice).stdout_bytes == before
+    assert cli.json("chats", "list", "-u", alice) == []
+
+
+def test_chats_need_membership_of_their_workspace(cli: Cli, alice: str) -> None:
+    cli.ok("workspaces", "add", "secret")  # alice is not a member
+    line = '{"chat": {"workspace": "secret", "prompt": "hello", "response": "hi"}}\n'
+    assert "secret" in cli.fails("import", "-u", alice, "-", input=line)
+    assert cli.ok("import", "-u", alice, "-", "--no-chats", input=line).stdout
+    assert cli.json("chats", "list", "-u", alice) == []
+    new = line.replace("secret", "newproj")
+    assert "created workspaces: newproj" in cli.ok("import", "-u", alice, "-", input=new).stdout
+    members = cli.json("workspaces", "members", "list", "newproj")
+    assert [m["name"] for m in members] == ["alice"]

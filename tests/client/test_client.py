@@ -235,6 +235,25 @@ def test_export_and_import_carry_my_choices_like_the_library(live: LiveMemoryd) 
     assert live.md.review_preference(alice) == "everything"
 
 
+def test_export_and_import_carry_my_chats_like_the_library(live: LiveMemoryd) -> None:
+    alice = live.ids["alice"]
+    tea = live.md.add_memory(alice, "Prefers tea")
+    live.md.record_chat(alice, "alpha", "Tea or coffee?", "Tea.", memory_ids=[tea.id])
+    with MemorydClient(live.url, live.keys["alice"]) as client:
+        exported = client.export_memories(alice)
+        assert exported == live.md.export_memories(alice)
+        assert client.export_memories(alice, chats=False) == exported[:-1]
+        client.clear_chats(alice)
+        skipped = client.import_memories(alice, exported, chats=False)
+        assert (skipped.updated, skipped.chats_created) == (1, 0)
+        assert client.list_chats(alice) == []
+        added = client.import_memories(alice, exported)
+        assert (added.chats_created, added.chats_skipped) == (1, 0)
+        [chat] = client.list_chats(alice)
+        assert chat.prompt == "Tea or coffee?"
+        assert [u.id for u in live.md.chat_memories(alice, [chat.id])[chat.id]] == [tea.id]
+
+
 def test_the_async_twin_gives_the_same_answers(live: LiveMemoryd) -> None:
     alice = live.ids["alice"]
     for fact in FACTS:

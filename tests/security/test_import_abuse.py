@@ -91,8 +91,11 @@ def test_another_users_chat_ids_are_refused(world: World) -> None:
     response = post(world, "alice", [line(1, source_chat_ids=[chat.id])])
     assert response.status_code == 422
     assert "another user's chat" in response.json()["error"]["message"]
-    # an id unknown here (an export from another server) is kept as it is
+    # an id this server never gave (an export from another server) is dropped: a chat
+    # recorded here later would take it
     assert post(world, "alice", [line(2, source_chat_ids=[987654])]).status_code == 200
+    [memory] = world.md.list_memories(world.ids["alice"])
+    assert memory.source_chat_ids == ()
 
 
 def test_absurd_dates_are_refused(world: World) -> None:

@@ -112,9 +112,11 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Memories and the user's own choices as JSON lines
+         * Memories, the user's own choices and recorded chats as JSON lines
          * @description The first line is the user's preferences (``{"preferences": {"learn_from_chats":
-         *     true, "memory_review": "default"}}``), each further line one memory.
+         *     true, "memory_review": "default"}}``), then one line per memory, then one line per
+         *     recorded chat (``{"chat": {"created_at", "id", "memory_ids", "memory_processed",
+         *     "prompt", "response", "workspace"}}``, oldest first) unless ``chats=false``.
          */
         get: operations["export_api_v1_export_get"];
         put?: never;
@@ -556,9 +558,11 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Memories and the user's own choices as JSON lines
+         * Memories, the user's own choices and recorded chats as JSON lines
          * @description The first line is the user's preferences (``{"preferences": {"learn_from_chats":
-         *     true, "memory_review": "default"}}``), each further line one memory.
+         *     true, "memory_review": "default"}}``), then one line per memory, then one line per
+         *     recorded chat (``{"chat": {"created_at", "id", "memory_ids", "memory_processed",
+         *     "prompt", "response", "workspace"}}``, oldest first) unless ``chats=false``.
          */
         get: operations["export_api_v1_users__user_id__export_get"];
         put?: never;
@@ -1099,6 +1103,18 @@ export interface components {
         };
         /** ImportOut */
         ImportOut: {
+            /**
+             * Chats Created
+             * @description Recorded chats the file added (each with a new id).
+             * @default 0
+             */
+            chats_created: number;
+            /**
+             * Chats Skipped
+             * @description The file's chats already recorded (same workspace, time, prompt and reply), not added twice.
+             * @default 0
+             */
+            chats_skipped: number;
             /** Created */
             created: number;
             /** @description The choices the file's preferences line set; null when the file has none or the import was asked not to (preferences=false). */
@@ -2204,7 +2220,10 @@ export interface operations {
     };
     export_api_v1_export_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Include the user's recorded chats (default), or false to leave them out. */
+                chats?: boolean;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2687,6 +2706,8 @@ export interface operations {
             query?: {
                 /** @description Set the user's own choices from the file's preferences line (default), or false to leave the ones they have. A malformed preferences line is refused either way. */
                 preferences?: boolean;
+                /** @description Add the file's chat lines to the user's recorded chats (default), or false to skip them. Malformed chat lines are refused either way. */
+                chats?: boolean;
             };
             header?: never;
             path?: never;
@@ -4383,7 +4404,10 @@ export interface operations {
     };
     export_api_v1_users__user_id__export_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Include the user's recorded chats (default), or false to leave them out. */
+                chats?: boolean;
+            };
             header?: never;
             path: {
                 /** @description The user's id. */
@@ -4454,6 +4478,8 @@ export interface operations {
             query?: {
                 /** @description Set the user's own choices from the file's preferences line (default), or false to leave the ones they have. A malformed preferences line is refused either way. */
                 preferences?: boolean;
+                /** @description Add the file's chat lines to the user's recorded chats (default), or false to skip them. Malformed chat lines are refused either way. */
+                chats?: boolean;
             };
             header?: never;
             path: {

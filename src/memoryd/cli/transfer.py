@@ -1,9 +1,10 @@
-"""``memoryd export`` and ``memoryd import``: a user's memories and own choices as JSON lines.
+"""``memoryd export`` and ``memoryd import``: a user's memories, own choices and recorded
+chats as JSON lines.
 
 The bytes written by export are exactly what the library produces (one sorted-key JSON
 object per line, UTF-8, newline-terminated: the user's preferences first, then their
-memories), so export, import into a fresh database and export again gives an identical
-file.
+memories, then their chats), so export, import into a fresh database and export again
+gives an identical file but for the ids the new database gave the chats.
 """
 
 from __future__ import annotations
@@ -38,16 +39,26 @@ def export(
         str | None,
         typer.Option("--output", "-o", metavar="FILE", help="Write here instead of stdout."),
     ] = None,
+    chats: Annotated[
+        bool,
+        typer.Option(
+            "--chats/--no-chats",
+            help="Include the user's recorded chats (the default), or leave them out.",
+        ),
+    ] = True,
     db: DbOption = None,
 ) -> None:
-    """Write a user's memories and own choices as JSON lines (to stdout, or to FILE with -o).
+    """Write a user's memories, own choices and recorded chats as JSON lines (to stdout,
+    or to FILE with -o).
 
     The first line holds the user's preferences (learning from their chats, their review
-    mode); each further line is one memory.
+    mode); then one line per memory; then one line per recorded chat
+    (`{"chat": {...}}`: workspace, prompt, reply, time, whether extraction read it, the
+    memories injected into it), unless `--no-chats`.
     """
     with open_memoryd(db) as md:
         owner = find_user(md, user)
-        lines = md.export_memories(owner.id)
+        lines = md.export_memories(owner.id, chats=chats)
     data = "".join(f"{line}\n" for line in lines).encode("utf-8")
     if output is None or output == "-":
         stream = typer.get_binary_stream("stdout")
@@ -59,7 +70,11 @@ def export(
         path.write_bytes(data)
     except OSError as exc:
         raise InvalidInput(f"cannot write {str(path)!r}: {exc.strerror}") from None
-    note(f"exported {len(lines) - 1} memories and {owner.name}'s preferences to {path}")
+    chat_count = sum(line.startswith('{"chat": ') for line in lines)
+    note(
+        f"exported {len(lines) - 1 - chat_count} memories, {chat_count} chats"
+        f" and {owner.name}'s preferences to {path}"
+    )
 
 
 def import_(
@@ -76,16 +91,27 @@ def import_(
             " or leave the ones they have.",
         ),
     ] = True,
+    chats: Annotated[
+        bool,
+        typer.Option(
+            "--chats/--no-chats",
+            help="Add the file's chat lines to the user's recorded chats (the default),"
+            " or skip them.",
+        ),
+    ] = True,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Load memories and the user's own choices from JSON lines (all or nothing).
+    """Load memories, the user's own choices and recorded chats from JSON lines (all or
+    nothing).
 
     Each line is an object from `memoryd export`, or a hand-written one with only
     "content" and "scope" (and "workspace" for a workspace memory). The line
     `{"preferences": {...}}` sets the user's learning switch and review mode, unless
-    `--no-preferences`. The user must be a member of the workspaces the file names;
-    workspaces that do not exist yet are created with the user as their member.
+    `--no-preferences`. Each `{"chat": {...}}` line adds a recorded chat with a new id,
+    unless `--no-chats`; one already there is not added twice. The user must be a member
+    of the workspaces the file names; workspaces that do not exist yet are created with
+    the user as their member.
     """
     text = read_text_input(source)
     lines = text.split("\n")
@@ -93,9 +119,9 @@ def import_(
         owner = find_user(md, user)
         existing = {w.slug for w in md.list_workspaces()}
         parsed = parse_file(lines)
-        for slug in sorted({r.workspace for r in parsed.records if r.workspace} & existing):
+        for slug in sorted(parsed.workspaces(chats=chats) & existing):
             require_member(md, owner, slug)
-        result = md.import_memories(owner.id, lines, preferences=preferences)
+        result = md.import_memories(owner.id, lines, preferences=preferences, chats=chats)
         for slug in result.workspaces_created:
             memberships(md).add(slug, owner.id)
     if as_json:
@@ -106,6 +132,8 @@ def import_(
                 "skipped": result.skipped_duplicates,
                 "workspaces_created": result.workspaces_created,
                 "preferences": result.preferences.to_dict() if result.preferences else None,
+                "chats_created": result.chats_created,
+                "chats_skipped": result.chats_skipped,
             }
         )
         return
@@ -116,6 +144,10 @@ def import_(
     if result.workspaces_created:
         echo(f"created workspaces: {', '.join(result.workspaces_created)}")
     _report_preferences(result, parsed.preferences)
+    if not chats and parsed.chats:
+        echo(f"skipped the file's {len(parsed.chats)} chats (--no-chats)")
+    elif result.chats_created or result.chats_skipped:
+        echo(f"added {result.chats_created} chats, skipped {result.chats_skipped} already recorded")
 
 
 def _report_preferences(result: ImportResult, in_file: Preferences | None) -> None:

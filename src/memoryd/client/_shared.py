@@ -257,6 +257,8 @@ def import_result_of(data: Mapping[str, Any]) -> ImportResult:
         skipped_duplicates=data["skipped_duplicates"],
         workspaces_created=list(data["workspaces_created"]),
         preferences=preferences_of(data.get("preferences")),
+        chats_created=data.get("chats_created", 0),  # absent from servers before chats moved
+        chats_skipped=data.get("chats_skipped", 0),
     )
 
 

@@ -398,6 +398,14 @@ class ImportOut(BaseModel):
         description="The choices the file's preferences line set; null when the file has"
         " none or the import was asked not to (preferences=false).",
     )
+    chats_created: int = Field(
+        default=0, description="Recorded chats the file added (each with a new id)."
+    )
+    chats_skipped: int = Field(
+        default=0,
+        description="The file's chats already recorded (same workspace, time, prompt and"
+        " reply), not added twice.",
+    )
 
 
 class ErrorDetail(BaseModel):

@@ -170,6 +170,8 @@ def test_export_import_round_trip_for_self_and_admin(world: World) -> None:
         "skipped_duplicates": 0,
         "workspaces_created": [],
         "preferences": {"learn_from_chats": True, "memory_review": "default"},
+        "chats_created": 0,
+        "chats_skipped": 0,
     }
     assert world.call("alice", "GET", "/api/v1/export").content == exported.content
     by_admin = world.call("admin", "GET", f"/api/v1/users/{alice}/export")

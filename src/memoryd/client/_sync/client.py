@@ -289,22 +289,27 @@ class MemorydClient:
     def set_setting(self, key: str, value: object) -> Any:
         return (self._json("PATCH", f"{API}/settings", json={key: value}))[key]
 
-    def export_memories(self, user_id: int) -> list[str]:
-        """The user's own choices (first line) and memories as JSON lines (see
-        ``memoryd.transfer``)."""
+    def export_memories(self, user_id: int, *, chats: bool = True) -> list[str]:
+        """The user's own choices (first line), memories and recorded chats as JSON lines
+        (see ``memoryd.transfer``); ``chats=False`` leaves the chats out."""
         owner = self._owner(user_id)
-        response = self._call("GET", f"{owner}/export")
+        params = {"chats": "true" if chats else "false"}
+        response = self._call("GET", f"{owner}/export", params=params)
         return response.text.splitlines()
 
     def import_memories(
-        self, user_id: int, lines: Iterable[str], *, preferences: bool = True
+        self, user_id: int, lines: Iterable[str], *, preferences: bool = True, chats: bool = True
     ) -> ImportResult:
         """Load JSON lines made by ``export_memories``; all or nothing. The file's
-        preferences line sets the user's own choices unless ``preferences=False``."""
+        preferences line sets the user's own choices unless ``preferences=False``; its
+        chat lines add to the user's recorded chats unless ``chats=False``."""
         body = "".join(f"{line}\n" for line in lines).encode("utf-8")
         owner = self._owner(user_id)
         path = f"{owner}/import"
         headers = {"Content-Type": "application/x-ndjson"}
-        params = {"preferences": "true" if preferences else "false"}
+        params = {
+            "preferences": "true" if preferences else "false",
+            "chats": "true" if chats else "false",
+        }
         answer = self._json("POST", path, content=body, headers=headers, params=params)
         return import_result_of(answer)

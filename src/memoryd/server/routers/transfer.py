@@ -3,13 +3,18 @@
 The file also carries the user's own choices (learning from their chats, their review
 mode) on a preferences line; an import sets them unless ``?preferences=false``, so an
 admin moving a user between instances restores what the user chose, and someone loading
-an old backup can keep the choices they have now. Import is all or nothing (see
+an old backup can keep the choices they have now. It carries the user's recorded chats
+too, one line each after the memories, unless ``?chats=false`` (on export: leave them out;
+on import: skip them); the chats of workspaces the caller may not use are not exported,
+and importing chats into a workspace needs the same membership as memories there.
+Import is all or nothing (see
 ``memoryd.transfer``). A default user may import only into
 workspaces they belong to; a workspace the file names that does not exist yet is created
 and the user becomes its member, as when creating one through the API (within their
 workspace quota). A default user cannot claim ``source: "admin"``, and their memories in
 workspaces they were removed from stay out of reach: a line naming one creates a new one.
-An import holds at most ``MAX_IMPORT_LINES`` lines.
+An import holds at most ``MAX_IMPORT_LINES`` memory lines (each is embedded) and
+``MAX_IMPORT_BYTES`` bytes in all; a longer chat history imports with the CLI.
 """
 
 # No "from __future__ import annotations": FastAPI must resolve the local OwnerDep alias.
@@ -26,11 +31,13 @@ from memoryd.domain.models import Role, Source
 from memoryd.server.deps import Owner, State, require_workspace
 from memoryd.server.errors import ApiError
 from memoryd.server.schemas import ImportedPreferences, ImportOut
-from memoryd.transfer import parse_file
+from memoryd.transfer import ImportFile, parse_file
+from memoryd.transfer_chats import CHAT, is_chat
 from memoryd.transfer_preferences import is_preferences
 
-MAX_IMPORT_BYTES = 5_000_000
-# Enough for a full export (preferences, 5 global + 20 per workspace, 50 workspaces by default).
+MAX_IMPORT_BYTES = 50_000_000  # chat histories included
+# Enough for a full export (5 global + 20 per workspace, 50 workspaces by default);
+# chat lines are not counted (they are not embedded), only their bytes.
 MAX_IMPORT_LINES = 2_000
 NDJSON = "application/x-ndjson"
 
@@ -42,15 +49,27 @@ def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: st
     @router.get(
         "/export",
         response_class=Response,
-        summary="Memories and the user's own choices as JSON lines",
+        summary="Memories, the user's own choices and recorded chats as JSON lines",
         responses={200: {"content": {NDJSON: {}}}},
     )
-    def export(state: State, owner: OwnerDep) -> Response:
+    def export(
+        state: State,
+        owner: OwnerDep,
+        chats: Annotated[
+            bool,
+            Query(
+                description="Include the user's recorded chats (default), or false to leave"
+                " them out."
+            ),
+        ] = True,
+    ) -> Response:
         """The first line is the user's preferences (``{"preferences": {"learn_from_chats":
-        true, "memory_review": "default"}}``), each further line one memory."""
+        true, "memory_review": "default"}}``), then one line per memory, then one line per
+        recorded chat (``{"chat": {"created_at", "id", "memory_ids", "memory_processed",
+        "prompt", "response", "workspace"}}``, oldest first) unless ``chats=false``."""
         lines = [
             line
-            for line in state.md.export_memories(owner.user.id)
+            for line in state.md.export_memories(owner.user.id, chats=chats)
             if _shown(state, owner, json.loads(line))
         ]
         body = "".join(f"{line}\n" for line in lines)
@@ -84,6 +103,13 @@ def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: st
                 " line is refused either way."
             ),
         ] = True,
+        chats: Annotated[
+            bool,
+            Query(
+                description="Add the file's chat lines to the user's recorded chats (default),"
+                " or false to skip them. Malformed chat lines are refused either way."
+            ),
+        ] = True,
     ) -> ImportOut:
         raw = await request.body()
         if len(raw) > MAX_IMPORT_BYTES:
@@ -93,33 +119,42 @@ def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: st
         except UnicodeDecodeError:
             raise InvalidInput("the import file is not UTF-8 text") from None
         lines = text.splitlines()  # blank ones kept, so errors name the file's line numbers
-        count = sum(1 for line in lines if line.strip())
-        if count > MAX_IMPORT_LINES:
-            raise ApiError(
-                413,
-                f"an import holds at most {MAX_IMPORT_LINES} lines, this one has {count}; "
-                "split the file",
-            )
-        return await run_in_threadpool(_import, state, owner, lines, preferences)
+        return await run_in_threadpool(_import, state, owner, lines, preferences, chats)
 
     return router
 
 
 def _shown(state: State, owner: Owner, data: dict[str, Any]) -> bool:
-    """The preferences line, and memories in workspaces the caller may use."""
+    """The preferences line, and memories and chats in workspaces the caller may use."""
+    if is_chat(data):
+        return owner.may_use(state, data[CHAT]["workspace"])
     return is_preferences(data) or owner.may_use(state, data["workspace"])
 
 
-def _import(state: State, owner: Owner, lines: list[str], preferences: bool) -> ImportOut:
+def _refuse_too_many(parsed: ImportFile) -> None:
+    count = len(parsed.records)
+    if count > MAX_IMPORT_LINES:
+        raise ApiError(
+            413,
+            f"an import holds at most {MAX_IMPORT_LINES} memory lines, this one has {count}; "
+            "split the file",
+        )
+
+
+def _import(
+    state: State, owner: Owner, lines: list[str], preferences: bool, chats: bool
+) -> ImportOut:
+    parsed = parse_file(lines)  # before anything is embedded or looked up
+    _refuse_too_many(parsed)
     restricted = owner.acting.role is not Role.ADMIN
     protected: set[str] = set()
     if restricted:
-        records = parse_file(lines).records
+        records = parsed.records
         claimed = next((r.line for r in records if r.source is Source.ADMIN), None)
         if claimed is not None:
             raise InvalidInput(f"line {claimed}: only an admin can import source 'admin'")
         existing = {w.slug for w in state.md.list_workspaces()}
-        named = sorted({r.workspace for r in records if r.workspace})
+        named = sorted(parsed.workspaces(chats=chats))
         for slug in named:
             if slug in existing:
                 require_workspace(state, owner.user, slug)
@@ -133,7 +168,12 @@ def _import(state: State, owner: Owner, lines: list[str], preferences: bool) -> 
             if not owner.may_use(state, m.workspace)
         }
     result = state.md.import_memories(
-        owner.user.id, lines, actor=owner.actor, protected_ids=protected, preferences=preferences
+        owner.user.id,
+        lines,
+        actor=owner.actor,
+        protected_ids=protected,
+        preferences=preferences,
+        chats=chats,
     )
     if restricted:
         for slug in result.workspaces_created:
@@ -144,4 +184,6 @@ def _import(state: State, owner: Owner, lines: list[str], preferences: bool) -> 
         skipped_duplicates=result.skipped_duplicates,
         workspaces_created=list(result.workspaces_created),
         preferences=ImportedPreferences.of(result.preferences),
+        chats_created=result.chats_created,
+        chats_skipped=result.chats_skipped,
     )

@@ -1,0 +1,270 @@
+"""The user's recorded chats as lines of an export, so moving elsewhere keeps the history.
+
+Memories and choices are not all a user leaves in memoryd: every recorded exchange (what
+they said, what the assistant answered, in which workspace, which memories were injected
+into it, and whether extraction has read it yet) is theirs too. An export writes one line
+per chat after the memories, oldest first, keys sorted::
+
+    {"chat": {"created_at": "2026-03-01T09:00:00+00:00", "id": 12,
+              "memory_ids": ["3f2a..."], "memory_processed": true,
+              "prompt": "We ship on Friday", "response": "Noted.", "workspace": "phoenix"}}
+
+(on one line). ``id`` is the chat's number on the exporting server and only ties the file
+together: memories name the chats they were learned from by it (``source_chat_ids``).
+An import never reuses it -- each chat gets a new id from the target (above every id the
+target ever gave, see ``memoryd.storage.chat_erasure``) -- and rewrites those references
+to the new ids. ``memory_ids`` are the injected memories in prompt order; an import links
+each to where that memory's line went (its new id when it got one, the existing memory
+when the line was a duplicate), keeps links to the user's own memories already on the
+target, and drops the others (a memory deleted before the export, one left out of the file).
+
+``memory_processed`` says whether extraction has read the chat: a processed chat is never
+read again, so importing one cannot learn a memory twice; an unprocessed one joins the
+user's backlog -- unless the user does not let extraction learn from their chats (their
+choice after the import, the file's preferences line included), when it is stored
+processed, as a chat recorded then would be. A chat already on the target (same workspace,
+time, prompt and reply) is not imported twice.
+
+Only ``workspace`` and ``prompt`` are required, for lines written by hand; unknown keys
+are refused, so a typo never passes silently.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import select, text
+
+from memoryd.chat_log import MAX_CHAT_TEXT
+from memoryd.domain.errors import InvalidInput
+from memoryd.domain.rules import validate_slug
+from memoryd.storage.tables import chats, id_high_water
+
+if TYPE_CHECKING:
+    from memoryd.domain.models import Chat
+    from memoryd.storage.repository import Repository
+
+CHAT = "chat"
+ID, WORKSPACE, PROMPT, RESPONSE = "id", "workspace", "prompt", "response"
+CREATED, PROCESSED, MEMORIES = "created_at", "memory_processed", "memory_ids"
+KNOWN = (CREATED, ID, MEMORIES, PROCESSED, PROMPT, RESPONSE, WORKSPACE)
+REQUIRED = (WORKSPACE, PROMPT)
+MAX_MEMORY_ID = 32
+
+
+@dataclass(frozen=True)
+class ChatRecord:
+    """A checked chat line."""
+
+    line: int
+    id: int | None  # None: written by hand, nothing can name it
+    workspace: str
+    prompt: str
+    response: str
+    created_at: datetime | None  # None: the time of the import
+    processed: bool
+    memory_ids: tuple[str, ...]
+
+
+def is_chat(data: dict[str, Any]) -> bool:
+    return CHAT in data
+
+
+def chat_line(chat: Chat, memory_ids: Sequence[str]) -> str:
+    record = {
+        ID: chat.id,
+        WORKSPACE: chat.workspace,
+        PROMPT: chat.prompt,
+        RESPONSE: chat.response,
+        CREATED: chat.created_at.isoformat(),
+        PROCESSED: chat.memory_processed,
+        MEMORIES: list(memory_ids),
+    }
+    return json.dumps({CHAT: record}, sort_keys=True, ensure_ascii=False)
+
+
+def export_chat_lines(repo: Repository, user_id: int) -> list[str]:
+    """The user's chats, oldest first, inside the caller's read transaction."""
+    found = repo.list_chats(user_id)  # ordered by created_at, id
+    links = repo.chat_memory_ids([c.id for c in found])
+    return [chat_line(c, links.get(c.id, [])) for c in found]
+
+
+def parse_chat(
+    data: dict[str, Any], line: int, parse_time: Callable[[Any, str, int], datetime | None]
+) -> ChatRecord:
+    """A decoded chat line, or InvalidInput naming the line and what is wrong."""
+    others = sorted(k for k in data if k != CHAT)
+    if others:
+        raise InvalidInput(f'line {line}: a chat line holds only "chat", not {others[0]!r}')
+    chat = data[CHAT]
+    if not isinstance(chat, dict):
+        raise InvalidInput(f'line {line}: chat must be an object with "workspace" and "prompt"')
+    unknown = sorted(k for k in chat if k not in KNOWN)
+    if unknown:
+        raise InvalidInput(
+            f"line {line}: unknown chat field {unknown[0]!r} (known: {', '.join(KNOWN)})"
+        )
+    missing = [k for k in REQUIRED if k not in chat]
+    if missing:
+        raise InvalidInput(f"line {line}: chat is missing {', '.join(missing)}")
+    chat_id = chat.get(ID)
+    if chat_id is not None and (
+        not isinstance(chat_id, int) or isinstance(chat_id, bool) or chat_id < 1
+    ):
+        raise InvalidInput(f"line {line}: chat id must be a positive whole number")
+    try:
+        workspace = validate_slug(chat[WORKSPACE])
+    except InvalidInput as exc:
+        raise InvalidInput(f"line {line}: {exc}") from None
+    prompt, response = chat[PROMPT], chat.get(RESPONSE, "")
+    for label, value in ((PROMPT, prompt), (RESPONSE, response)):
+        if not isinstance(value, str):
+            raise InvalidInput(f"line {line}: chat {label} must be text")
+        if len(value) > MAX_CHAT_TEXT:
+            raise InvalidInput(
+                f"line {line}: chat {label} is longer than {MAX_CHAT_TEXT} characters"
+            )
+    if not prompt.strip():
+        raise InvalidInput(f"line {line}: chat prompt is empty")
+    processed = chat.get(PROCESSED, False)
+    if not isinstance(processed, bool):
+        raise InvalidInput(f"line {line}: {PROCESSED} must be true or false")
+    memory_ids = chat.get(MEMORIES, [])
+    if not isinstance(memory_ids, list) or not all(
+        isinstance(i, str) and 0 < len(i) <= MAX_MEMORY_ID for i in memory_ids
+    ):
+        raise InvalidInput(f"line {line}: {MEMORIES} must be a list of memory ids")
+    return ChatRecord(
+        line=line,
+        id=chat_id,
+        workspace=workspace,
+        prompt=prompt,
+        response=response,
+        created_at=parse_time(chat.get(CREATED), CREATED, line),
+        processed=processed,
+        memory_ids=tuple(dict.fromkeys(memory_ids)),
+    )
+
+
+def check_chat_ids(records: Sequence[ChatRecord]) -> None:
+    seen: dict[int, int] = {}
+    for record in records:
+        if record.id is None:
+            continue
+        if record.id in seen:
+            raise InvalidInput(
+                f"line {record.line}: chat id {record.id} is also on line {seen[record.id]}"
+            )
+        seen[record.id] = record.line
+
+
+def highest_given_chat_id(repo: Repository) -> int:
+    """The highest chat id this database ever gave (0 when none): every new chat's id is
+    above it, so an id at or below it can never name a chat recorded later."""
+    conn = repo.conn
+    newest = conn.execute(select(chats.c.id).order_by(chats.c.id.desc()).limit(1))
+    highest = int(newest.scalar_one_or_none() or 0)
+    if conn.dialect.name == "sqlite":
+        retired = conn.execute(
+            select(id_high_water.c.value).where(id_high_water.c.name == "chats")
+        ).scalar_one_or_none()
+        return max(highest, int(retired or 0))
+    given = conn.execute(
+        text("SELECT pg_sequence_last_value(pg_get_serial_sequence('chats', 'id')::regclass)")
+    ).scalar_one_or_none()  # NULL until the sequence gave its first id
+    return max(highest, int(given or 0))
+
+
+@dataclass
+class ChatImport:
+    """What inserting a file's chats did: each line's chat id on the target (by file id)."""
+
+    targets: dict[int, int]
+    created: int = 0
+    skipped: int = 0
+
+
+def insert_chats(
+    repo: Repository,
+    user_id: int,
+    records: Sequence[ChatRecord],
+    workspace_ids: dict[str, int],
+    *,
+    learns: bool,
+    now: datetime,
+) -> tuple[ChatImport, list[tuple[int, ChatRecord]]]:
+    """Insert the chats (new ids, in file order) in the caller's write transaction;
+    returns the id map and each inserted chat's new id with its record, for linking."""
+    wanted = {(workspace_ids[r.workspace], r.created_at) for r in records if r.created_at}
+    existing = _existing(repo, user_id, wanted)
+    outcome = ChatImport(targets={})
+    inserted: list[tuple[int, ChatRecord]] = []
+    for record in records:
+        workspace_id = workspace_ids[record.workspace]
+        at = record.created_at or now
+        key = (workspace_id, at)
+        same = next(
+            (i for i, p, r in existing.get(key, []) if (p, r) == (record.prompt, record.response)),
+            None,
+        )
+        if same is not None:
+            outcome.skipped += 1
+            chat_id = same
+        else:
+            processed = record.processed or not learns
+            chat_id = repo.insert_chat(
+                user_id, workspace_id, record.prompt, record.response, at, processed=processed
+            )
+            existing.setdefault(key, []).append((chat_id, record.prompt, record.response))
+            inserted.append((chat_id, record))
+            outcome.created += 1
+        if record.id is not None:
+            outcome.targets[record.id] = chat_id
+    return outcome, inserted
+
+
+def _existing(
+    repo: Repository, user_id: int, wanted: set[tuple[int, datetime]]
+) -> dict[tuple[int, datetime], list[tuple[int, str, str]]]:
+    """The user's chats at the (workspace, time) of some line; the text is read only for
+    those, never for the whole history."""
+    workspace_ids = list({w for w, _ in wanted})
+    if not workspace_ids:
+        return {}
+    query = select(chats.c.id, chats.c.workspace_id, chats.c.created_at).where(
+        chats.c.user_id == user_id, chats.c.workspace_id.in_(workspace_ids)
+    )
+    by_id: dict[int, tuple[int, datetime]] = {}
+    for row in repo.conn.execute(query):
+        key = (int(row.workspace_id), row.created_at)
+        if key in wanted:
+            by_id[int(row.id)] = key
+    found: dict[tuple[int, datetime], list[tuple[int, str, str]]] = {}
+    ids = list(by_id)
+    for start in range(0, len(ids), 500):  # bounded IN lists
+        for chat in repo.list_chats(user_id, ids=ids[start : start + 500]):
+            found.setdefault(by_id[chat.id], []).append((chat.id, chat.prompt, chat.response))
+    return found
+
+
+def link_chats(
+    repo: Repository,
+    user_id: int,
+    inserted: Sequence[tuple[int, ChatRecord]],
+    memory_targets: dict[str, str],
+    out_of_reach: Collection[str] = (),
+) -> None:
+    """Link each inserted chat to its injected memories as they are on the target (see the
+    module doc); links to memories that are not the user's there, or that the importer
+    may not reach (``protected_ids`` of ``memoryd.transfer.import_lines``), are dropped."""
+    wanted = {memory_targets.get(i, i): None for _, record in inserted for i in record.memory_ids}
+    owned = repo.memories_by_id(user_id, wanted) if wanted else {}
+    owned = {i: m for i, m in owned.items() if i not in out_of_reach}
+    for chat_id, record in inserted:
+        ids = [memory_targets.get(i, i) for i in record.memory_ids]
+        repo.link_chat_memories(chat_id, [i for i in ids if i in owned])
