@@ -31,7 +31,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from memoryd.domain.errors import InvalidInput, NotFound
-from memoryd.domain.injection import Turn, history_part, used_ids
+from memoryd.domain.injection import Turn, history_part, injectable_into, used_ids
 from memoryd.domain.models import Actor, AuditAction, Chat, Source, UsedMemory
 from memoryd.domain.rules import is_row_id
 from memoryd.rerank.base import Reranker, Warmable
@@ -87,9 +87,8 @@ class ChatFacade:
         now = self.clock()
         with self.db.write() as repo:
             self.store.require_user(repo, user_id)
-            workspace_id = self.store.require_workspace(repo, workspace)
             chat_id, processed = self.store_chat(
-                repo, user_id, workspace_id, prompt, response, now, ids
+                repo, user_id, workspace, prompt, response, now, ids
             )
         self.warm_history(prompt, response)
         return Chat(chat_id, user_id, workspace, prompt, response, now, processed)
@@ -115,20 +114,25 @@ class ChatFacade:
         self,
         repo: Repository,
         user_id: int,
-        workspace_id: int,
+        workspace: str,
         prompt: str,
         response: str,
         at: datetime,
         memory_ids: Sequence[str] = (),
     ) -> tuple[int, bool]:
         """Insert one checked exchange with its memory links, inside the caller's write
-        transaction; returns its id and whether it is closed to extraction."""
+        transaction; returns its id and whether it is closed to extraction. NotFound when
+        the workspace does not exist."""
+        workspace_id = self.store.require_workspace(repo, workspace)
         # locked: a "learning off" committed meanwhile waits, then closes this chat too
         processed = repo.learns_from_chats(user_id, lock=True) is False
         chat_id = repo.insert_chat(user_id, workspace_id, prompt, response, at, processed=processed)
-        if memory_ids:  # only the user's own memories can be linked
+        if memory_ids:  # only the user's own memories a turn here can have injected
             owned = repo.memories_by_id(user_id, memory_ids)
-            repo.link_chat_memories(chat_id, [i for i in memory_ids if i in owned])
+            repo.link_chat_memories(
+                chat_id,
+                [i for i in memory_ids if i in owned and injectable_into(owned[i], workspace)],
+            )
         return chat_id, processed
 
     def warm_history(self, *texts: str) -> None:

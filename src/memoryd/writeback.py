@@ -165,19 +165,17 @@ class BackgroundWriter:
             for chat in batch:
                 try:
                     md.store.require_user(repo, chat.user_id)
-                    workspace_id = md.store.require_workspace(repo, chat.workspace)
+                    md.store_chat(
+                        repo,
+                        chat.user_id,
+                        chat.workspace,
+                        chat.prompt,
+                        chat.response,
+                        chat.at,
+                        chat.memory_ids,
+                    )
                 except NotFound as exc:
                     log.warning("dropping a queued chat of user %s: %s", chat.user_id, exc)
-                    continue
-                md.store_chat(
-                    repo,
-                    chat.user_id,
-                    workspace_id,
-                    chat.prompt,
-                    chat.response,
-                    chat.at,
-                    chat.memory_ids,
-                )
         with self._cond:
             if self._closed:  # shutting down: nobody will quote these any more
                 return

@@ -87,7 +87,11 @@ def test_chats_keep_the_memories_injected_into_them(cli: Cli, alice: str) -> Non
     assert "no memory 'nosuchid'" in cli.fails(
         "chats", "add", "-u", alice, "-w", "phoenix", "-p", "p", "-r", "r", "-m", "nosuchid"
     )
-    assert len(cli.json("chats", "list", "-u", alice)) == 1  # the refused one is not stored
+    in_atlas = cli.json("memories", "add", "-u", alice, "-w", "atlas", "Atlas uses Go")["id"]
+    assert "a turn in phoenix injects only global memories" in cli.fails(
+        "chats", "add", "-u", alice, "-w", "phoenix", "-p", "p", "-r", "r", "-m", in_atlas
+    )
+    assert len(cli.json("chats", "list", "-u", alice)) == 1  # the refused ones are not stored
 
 
 def test_chat_errors(cli: Cli, alice: str) -> None:

@@ -53,6 +53,18 @@ def test_only_the_users_own_memories_are_linked(any_md: Memoryd) -> None:
     assert any_md.chats_using(bob, bobs) == []
 
 
+def test_a_chat_links_only_memories_a_turn_in_its_workspace_can_inject(any_md: Memoryd) -> None:
+    alice, (first, lab) = alice_with_memories(any_md)
+    any_md.create_workspace("home")
+    home = any_md.add_memory(alice, "The router is in the hall", workspace="home").id
+    chat = any_md.record_chat(alice, "lab", "hi", "hello", memory_ids=[home, lab, first])
+    assert [u.id for u in any_md.chat_memories(alice, [chat.id])[chat.id]] == [lab, first]
+    any_md.record_chat_later(alice, "home", "again", "hello", memory_ids=[lab, home, first])
+    any_md.writer.flush()
+    (later,) = [c for c in any_md.list_chats(alice) if c.prompt == "again"]
+    assert [u.id for u in any_md.chat_memories(alice, [later.id])[later.id]] == [home, first]
+
+
 def test_an_incognito_turn_uses_memories_but_leaves_nothing(any_md: Memoryd) -> None:
     alice, (first, second) = alice_with_memories(any_md)
     turn = any_md.context(alice, "lab", "Which database?", record=False)

@@ -25,6 +25,8 @@ from memoryd.cli.common import (
     require_member,
     resolve_memory,
 )
+from memoryd.domain.errors import InvalidInput
+from memoryd.domain.injection import injectable_into
 from memoryd.domain.models import Chat, UsedMemory
 
 app = typer.Typer(help="Chat exchanges: record, list and delete.", no_args_is_help=True)
@@ -86,6 +88,13 @@ def add(
         owner = find_user(md, user)
         require_member(md, owner, workspace, "extraction would learn memories they never get")
         ids = [resolve_memory(md, owner, given) for given in memory or ()]
+        for memory_id in ids:
+            found = md.get_memory(owner.id, memory_id)
+            if not injectable_into(found, workspace):
+                raise InvalidInput(
+                    f"memory {memory_id[:8]} is in workspace {found.workspace}; a turn in"
+                    f" {workspace} injects only global memories and {workspace}'s own"
+                )
         chat = md.record_chat(owner.id, workspace, prompt, response, memory_ids=ids)
         used = md.chat_memories(owner.id, [chat.id]).get(chat.id, [])
         waiting = len(md.list_chats(owner.id, workspace, processed=False))

@@ -136,6 +136,12 @@ class Turn:
         return compose_system_prompt(base, self.section)
 
 
+def injectable_into(memory: Memory, workspace: str) -> bool:
+    """Whether a turn in ``workspace`` can have injected this memory: a global one, or one
+    of that workspace's own (a chat in one workspace never links another's memories)."""
+    return memory.workspace is None or memory.workspace == workspace
+
+
 MAX_CHAT_MEMORIES = 100  # far above what a turn injects (5 globals + 5 of a workspace)
 
 

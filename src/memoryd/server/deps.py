@@ -10,7 +10,7 @@ reaches their own memories, and only in workspaces they belong to (R8).
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Annotated, Literal
 from urllib.parse import urlsplit
@@ -21,7 +21,7 @@ from starlette.concurrency import run_in_threadpool
 
 from memoryd.config import MemorydSettings
 from memoryd.domain.errors import NotFound
-from memoryd.domain.models import Actor, Role, Source, User
+from memoryd.domain.models import Actor, Memory, Role, Source, UsedMemory, User
 from memoryd.server.auth import AuthStore
 from memoryd.server.errors import ApiError
 from memoryd.server.throttle import LoginThrottle, Throttled
@@ -254,6 +254,24 @@ class Owner:
 
 def self_owner(user: CurrentUser) -> Owner:
     return Owner(user, Actor(Source.USER, user.id), user)
+
+
+def visible_chat_memories(
+    state: ServerState, owner: Owner, chat_ids: Iterable[int]
+) -> dict[int, list[UsedMemory]]:
+    """The memories injected into each chat, without those in workspaces the caller may no
+    longer use (a memory moved, or a workspace left): its content stays out of reach."""
+    used = state.md.chat_memories(owner.user.id, chat_ids)
+    seen: dict[str | None, bool] = {}
+
+    def visible(memory: Memory | None) -> bool:
+        if memory is None:
+            return True
+        if memory.workspace not in seen:
+            seen[memory.workspace] = owner.may_use(state, memory.workspace)
+        return seen[memory.workspace]
+
+    return {chat: [u for u in ids if visible(u.memory)] for chat, ids in used.items()}
 
 
 def admin_owner(

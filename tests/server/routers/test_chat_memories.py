@@ -173,3 +173,28 @@ def test_incognito_context_leaves_last_used_alone(world: World) -> None:
     world.call("alice", "POST", "/api/v1/context", json={**body, "incognito": False})
     world.md.writer.flush()
     assert all(m.last_used_at for m in world.md.list_memories(world.ids["alice"]))
+
+
+def test_a_memory_out_of_the_users_reach_is_not_shown_on_her_chats(world: World) -> None:
+    alice = world.ids["alice"]
+    first, in_alpha = alices_memories(world)
+    in_beta = world.md.add_memory(alice, "The beta launch code is 7781", workspace="beta").id
+    posted = world.call(
+        "alice",
+        "POST",
+        "/api/v1/chats",
+        json={"workspace": "alpha", "prompt": "hi", "response": "ok", "memory_ids": [in_beta]},
+    )
+    assert posted.json()["memories"] == []  # a turn in alpha cannot have injected it
+    chat = world.md.record_chat(alice, "alpha", "Dinner?", "Curry.", memory_ids=[first, in_alpha])
+    world.md.demote(alice, first, "beta")  # moved where she is about to lose access
+    world.auth.remove_member("beta", alice)
+    shown = world.call("alice", "GET", f"/api/v1/chats/{chat.id}").json()
+    assert [m["id"] for m in shown["memories"]] == [in_alpha]
+    listed = world.call("alice", "GET", "/api/v1/chats?workspace=alpha").json()
+    assert all(m["id"] != first for c in listed for m in c["memories"])
+    session = world.auth.create_session(alice, 1)
+    world.client.cookies.clear()
+    page = world.client.get("/chat/alpha", headers={"Cookie": f"memoryd_session={session.token}"})
+    assert page.status_code == 200 and "Alpha ships in June" in page.text
+    assert "Alice is vegetarian" not in page.text

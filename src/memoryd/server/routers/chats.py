@@ -18,7 +18,14 @@ from fastapi import APIRouter, Path, Query, Response
 
 from memoryd.domain.errors import NotFound
 from memoryd.domain.models import Chat, User
-from memoryd.server.deps import CurrentUser, ServerState, State, require_workspace
+from memoryd.server.deps import (
+    CurrentUser,
+    ServerState,
+    State,
+    require_workspace,
+    self_owner,
+    visible_chat_memories,
+)
 from memoryd.server.errors import ApiError
 from memoryd.server.schemas import ChatCreate, ChatOut, ChatsDeleted, ErrorOut
 
@@ -28,7 +35,7 @@ ChatId = Annotated[int, Path(ge=1, le=2**63 - 1)]
 
 def chats_out(state: ServerState, user: User, chats: Sequence[Chat]) -> list[ChatOut]:
     """The chats with the memories injected into each (one query for all of them)."""
-    used = state.md.chat_memories(user.id, [c.id for c in chats])
+    used = visible_chat_memories(state, self_owner(user), [c.id for c in chats])
     return [ChatOut.of(c, used.get(c.id, ())) for c in chats]
 
 

@@ -14,7 +14,7 @@ from fastapi import APIRouter, Depends, Query, Response
 
 from memoryd.domain.errors import NotFound
 from memoryd.domain.models import AuditEntry, Memory, Role, Scope
-from memoryd.server.deps import Owner, ServerState, State, require_workspace
+from memoryd.server.deps import Owner, ServerState, State, require_workspace, visible_chat_memories
 from memoryd.server.schemas import (
     AuditOut,
     ChatOut,
@@ -102,7 +102,7 @@ def chats_using(state: ServerState, owner: Owner, memory_id: str, limit: int) ->
     visible_memory(state, owner, memory_id)
     chats = state.md.chats_using(owner.user.id, memory_id, limit=limit)
     chats = [c for c in chats if owner.may_use(state, c.workspace)]
-    used = state.md.chat_memories(owner.user.id, [c.id for c in chats])
+    used = visible_chat_memories(state, owner, [c.id for c in chats])
     return [ChatOut.of(c, used.get(c.id, ())) for c in chats]
 
 

@@ -32,6 +32,8 @@ from memoryd.server.deps import (
     check_password_throttled,
     identify,
     require_workspace,
+    self_owner,
+    visible_chat_memories,
 )
 from memoryd.server.errors import ApiError
 from memoryd.server.routers.memories import overview
@@ -398,7 +400,7 @@ def chat_page(request: Request, state: State, slug: str) -> Response:
         here=f"/chat/{slug}",
         chats=chats,
         chat_count=len(every),
-        used_by_chat=state.md.chat_memories(caller.user.id, [c.id for c in chats]),
+        used_by_chat=visible_chat_memories(state, self_owner(caller.user), [c.id for c in chats]),
         target=chat_target(state.settings),
     )
     # what the page shows under a new answer, by memory id (newer ones are fetched)
