@@ -206,3 +206,14 @@ def test_an_answer_that_is_not_memoryds_is_a_server_error() -> None:
         with MemorydClient(url, "mdk_x") as client, pytest.raises(ServerError) as odd:
             client.whoami()
         assert "not memoryd's" in str(odd.value)
+
+
+def test_import_takes_a_files_whole_text_like_the_library(live: LiveMemoryd) -> None:
+    alice, bob = live.ids["alice"], live.ids["bob"]
+    live.md.add_memory(alice, "Prefers tea")
+    live.md.add_memory(alice, "Phoenix ships in Q3", workspace="alpha")
+    text = "\n".join(live.md.export_memories(alice))
+    with MemorydClient(live.url, live.keys["bob"]) as client:
+        done = client.import_memories(bob, text)
+        assert (done.created, done.updated) == (2, 0)
+    assert [m.content for m in live.md.list_memories(bob)] == ["Prefers tea", "Phoenix ships in Q3"]
