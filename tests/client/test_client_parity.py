@@ -217,3 +217,12 @@ def test_import_takes_a_files_whole_text_like_the_library(live: LiveMemoryd) -> 
         done = client.import_memories(bob, text)
         assert (done.created, done.updated) == (2, 0)
     assert [m.content for m in live.md.list_memories(bob)] == ["Prefers tea", "Phoenix ships in Q3"]
+
+
+def test_a_base_url_with_the_api_prefix_says_which_endpoint_is_missing(
+    live: LiveMemoryd,
+) -> None:
+    client = MemorydClient(f"{live.url}/api/v1", live.keys["alice"])
+    with client, pytest.raises(NotFound) as caught:
+        client.whoami()
+    assert str(caught.value) == "no endpoint GET /api/v1/api/v1/me on this memoryd server"
