@@ -17,6 +17,7 @@ import pytest
 from fastapi.testclient import TestClient
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, TextContent
 
 from memoryd import Memoryd
@@ -300,24 +301,58 @@ def test_section_resource_is_the_current_memory_section(live: LiveMemoryd) -> No
     assert alpha.endswith("- Phoenix ships in Q3")
 
 
-@pytest.mark.parametrize("key", [None, "mdk_not_a_real_key"])
-def test_mcp_needs_a_valid_api_key(live: LiveMemoryd, key: str | None) -> None:
+def connect_with(live: LiveMemoryd, key: str | None) -> None:
+    async def connect() -> None:
+        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"} if key else {})
+        async with http, Client(streamable_http_client(f"{live.url}/mcp", http_client=http)) as c:
+            await c.list_tools()
+
+    anyio.run(connect)
+
+
+def sdk_error(live: LiveMemoryd, key: str | None) -> MCPError:
+    """The error the SDK's client ends with when the server refuses the key."""
+    with pytest.raises(BaseException) as caught:  # an exception group: its leaves are read
+        connect_with(live, key)
+    found = [e for e in leaves(caught.value) if isinstance(e, MCPError)]
+    assert found, caught.value
+    return found[0]
+
+
+def leaves(exc: BaseException) -> list[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for e in exc.exceptions for leaf in leaves(e)]
+    return [exc]
+
+
+@pytest.mark.parametrize(
+    ("key", "message"),
+    [
+        (None, "send an API key (Authorization: Bearer mdk_...)"),
+        ("mdk_not_a_real_key", "invalid or revoked API key"),
+    ],
+)
+def test_mcp_needs_a_valid_api_key(live: LiveMemoryd, key: str | None, message: str) -> None:
     headers = {"Accept": "application/json, text/event-stream"}
     if key:
         headers["Authorization"] = f"Bearer {key}"
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
     response = httpx.post(f"{live.url}/mcp", json=body, headers=headers)
     assert response.status_code == 401
-    assert response.json()["error"]["message"]
+    assert response.headers["WWW-Authenticate"] == "Bearer"
+    error = response.json()["error"]
+    assert error["message"].startswith(message)
+    assert error["data"]["type"] == "unauthorized"
     assert "tools" not in response.text
+    # the SDK's client shows memoryd's message, not "Server returned an error response"
+    assert sdk_error(live, key).error.message.startswith(message)
 
-    async def connect() -> None:
-        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"} if key else {})
-        async with http, Client(streamable_http_client(f"{live.url}/mcp", http_client=http)) as c:
-            await c.list_tools()
 
-    with pytest.raises(BaseException):  # noqa: B017 - any failure to connect will do
-        anyio.run(connect)
+def test_a_revoked_key_is_refused_at_once_with_the_message(live: LiveMemoryd) -> None:
+    key = live.auth.create_api_key(live.ids["bob"], "agent")
+    connect_with(live, key.secret)
+    live.auth.revoke_api_key(live.ids["bob"], key.key.id)
+    assert sdk_error(live, key.secret).error.message == "invalid or revoked API key"
 
 
 def test_a_browser_session_cookie_is_not_enough(live: LiveMemoryd) -> None:

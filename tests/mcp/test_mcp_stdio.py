@@ -101,3 +101,76 @@ def test_unknown_user_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr.decode().splitlines() == ["error: no user 'nobody'"]
     assert done.stdout == b""
+
+
+def test_stdio_happy_path_end_to_end(tmp_path: Path, embedder: MiniLMEmbedder) -> None:
+    """What an agent host does in one session: initialize, list the tools, remember,
+    recall, record the exchange with recall's memories, read the section resource,
+    delete the exchange, and send a bad argument."""
+    url = f"sqlite:///{tmp_path / 'happy.db'}"
+    with Memoryd(url, embedder=embedder) as md:
+        bob = md.create_user("bob")
+        md.create_workspace("phoenix")
+        AuthStore(md.db).add_member("phoenix", bob.id)
+
+    async def body(c: Client) -> dict[str, Any]:
+        out: dict[str, Any] = {"server": c.server_info, "instructions": c.instructions}
+        out["tools"] = {t.name for t in (await c.list_tools()).tools}
+        out["remembered"] = await c.call_tool(
+            "remember", {"content": "Phoenix ships in Q3", "workspace": "phoenix"}
+        )
+        out["recall"] = await c.call_tool(
+            "recall", {"query": "When do we ship?", "workspace": "phoenix"}
+        )
+        ids = [m["id"] for m in out["recall"].structured_content["memories"]]
+        out["recorded"] = await c.call_tool(
+            "record_exchange",
+            {"prompt": "When do we ship?", "response": "In Q3.", "workspace": "phoenix"}
+            | {"memory_ids": ids},
+        )
+        section = await c.read_resource("memoryd://section?workspace=phoenix")
+        out["section"] = section.contents[0].text  # type: ignore[union-attr]
+        chat_id = out["recorded"].structured_content["id"]
+        with Memoryd(url, embedder=embedder) as md:
+            out["stored"] = md.list_chats(bob.id)
+            out["links"] = md.chat_memories(bob.id, [chat_id])
+        out["deleted"] = await c.call_tool("delete_exchange", {"chat_id": chat_id})
+        out["again"] = await c.call_tool("delete_exchange", {"chat_id": chat_id})
+        out["bad"] = await c.call_tool("remember", {"text": "Phoenix ships in Q3"})
+        return out
+
+    out = over_stdio(url, ["--user", "bob"], body)
+    assert out["server"].name == "memoryd"
+    assert "recall" in out["instructions"]
+    assert out["tools"] == {
+        "remember",
+        "recall",
+        "list_memories",
+        "get_memory",
+        "update_memory",
+        "forget",
+        "promote",
+        "demote",
+        "record_exchange",
+        "delete_exchange",
+    }
+    memory = out["remembered"].structured_content
+    assert (memory["user_id"], memory["workspace"]) == (bob.id, "phoenix")
+    recalled = out["recall"].structured_content
+    assert [m["id"] for m in recalled["memories"]] == [memory["id"]]
+    assert recalled["section"] == "## Things I Remember About You\n- Phoenix ships in Q3"
+    assert out["section"] == recalled["section"]
+    chat = out["recorded"].structured_content
+    assert [m["id"] for m in chat["memories"]] == [memory["id"]]
+    assert [(c.id, c.prompt, c.response) for c in out["stored"]] == [
+        (chat["id"], "When do we ship?", "In Q3.")
+    ]
+    assert [u.id for u in out["links"][chat["id"]]] == [memory["id"]]
+    assert out["deleted"].structured_content == {"id": chat["id"], "deleted": True}
+    assert out["again"].is_error
+    assert out["again"].content[0].text == f"no chat {chat['id']} for this user"
+    assert out["bad"].is_error
+    assert out["bad"].content[0].text == "invalid arguments for remember: content: Field required"
+    with Memoryd(url, embedder=embedder) as md:
+        assert md.list_chats(bob.id) == []
+        assert [m.content for m in md.list_memories(bob.id)] == ["Phoenix ships in Q3"]

@@ -6,7 +6,7 @@ No I/O here: the clients send the requests, these functions read the answers.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -33,10 +33,14 @@ from memoryd.domain.models import (
     Scope,
     ScoredMemory,
     Source,
+    Suggestion,
+    SuggestionKind,
+    SuggestionStatus,
     User,
     Workspace,
 )
-from memoryd.domain.rules import Keep
+from memoryd.domain.rules import Keep, parse_scope
+from memoryd.lifecycle import MemoryDetail
 from memoryd.transfer import ImportResult
 from memoryd.transfer_preferences import Preferences
 
@@ -91,6 +95,29 @@ def checked(response: httpx.Response) -> httpx.Response:
     if response.is_error:
         raise error_of(response)
     return response
+
+
+def answer_of(response: httpx.Response) -> Any:
+    """The JSON of a successful answer; ServerError when it is not JSON (a proxy's page,
+    a base URL that points at another server)."""
+    try:
+        return response.json()
+    except ValueError:
+        raise ServerError(
+            f"the answer from {response.request.url} is not memoryd's (HTTP"
+            f" {response.status_code}, {response.headers.get('content-type', 'no type')}):"
+            f" {response.text[:200]!r}",
+            status=response.status_code,
+        ) from None
+
+
+def ndjson(lines: Iterable[str] | str) -> bytes:
+    """An import's body: the lines, or a file's whole text, one JSON value a line."""
+    if isinstance(lines, str):
+        text = lines if lines.endswith("\n") or not lines else lines + "\n"
+    else:
+        text = "".join(f"{line}\n" for line in lines)
+    return text.encode("utf-8")
 
 
 def owner_prefix(user_id: int, me: User) -> str:
@@ -217,6 +244,12 @@ def chat_body(
     return body
 
 
+def scope_value(scope: Scope | str | None) -> str | None:
+    """The scope as the API takes it; a bad one is the library's InvalidScope, raised here
+    with the library's message (the server would call it a bad field)."""
+    return None if scope is None else parse_scope(scope).value
+
+
 def memory_body(
     content: str,
     scope: Scope | str | None,
@@ -225,7 +258,7 @@ def memory_body(
 ) -> dict[str, Any]:
     body: dict[str, Any] = {
         "content": content,
-        "scope": scope,  # a Scope is a str: it is sent as its value
+        "scope": scope_value(scope),
         "workspace": workspace,
     }
     if expires_at is not None:
@@ -248,6 +281,45 @@ def edit_body(content: str | None, expires_at: datetime | str | Keep | None) -> 
     if not isinstance(expires_at, Keep):
         body["expires_at"] = expiry_text(expires_at)
     return body
+
+
+def accept_body(content: str | None, expires_at: datetime | str | Keep | None) -> dict[str, Any]:
+    """``POST .../suggestions/{id}/accept``: only what the user changes."""
+    return edit_body(content, expires_at)
+
+
+def suggestion_of(data: Mapping[str, Any]) -> Suggestion:
+    created = _when(data["created_at"])
+    assert created is not None
+    return Suggestion(
+        id=data["id"],
+        user_id=data["user_id"],
+        kind=SuggestionKind(data["kind"]),
+        scope=Scope(data["scope"]),
+        workspace=data["workspace"],
+        content=data["content"],
+        created_at=created,
+        status=SuggestionStatus(data["status"]),
+        target_id=data.get("target_id"),
+        target_content=data.get("target_content"),
+        expires_at=_when(data.get("expires_at")),
+        source_chat_ids=tuple(data.get("source_chat_ids", ())),
+        run_id=data.get("run_id"),
+        decided_at=_when(data.get("decided_at")),
+        memory_id=data.get("memory_id"),
+    )
+
+
+def detail_of(user_id: int, data: Mapping[str, Any]) -> MemoryDetail:
+    """``GET .../memories/{id}``: the memory with its provenance, as ``memory_detail``."""
+    return MemoryDetail(
+        memory=memory_of(data),
+        expired=bool(data.get("expired", False)),
+        created_by=data.get("created_by"),
+        source_chats=tuple(chat_of(c) for c in data.get("source_chats", ())),
+        history=tuple(audit_of(user_id, e) for e in data.get("history", ())),
+        deleted_source_chat_ids=tuple(data.get("deleted_source_chat_ids", ())),
+    )
 
 
 def import_result_of(data: Mapping[str, Any]) -> ImportResult:

@@ -3,6 +3,7 @@ recorded exchanges (a user prompt followed by the assistant's reply)."""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
@@ -28,6 +29,19 @@ class Backend(Protocol):
     def list_chats(
         self, user_id: int, workspace: str | None = None, *, processed: bool | None = None
     ) -> list[Chat]: ...
+
+
+def is_async(backend: object) -> bool:
+    """An ``AsyncMemorydClient`` (its methods are coroutines) rather than a sync backend."""
+    return inspect.iscoroutinefunction(getattr(backend, "context", None))
+
+
+def require_sync(backend: object, what: str) -> None:
+    if is_async(backend):
+        raise TypeError(
+            f"{what} calls memoryd synchronously: give it a MemorydClient (or the embedded "
+            "Memoryd), not an AsyncMemorydClient"
+        )
 
 
 def exchanges(

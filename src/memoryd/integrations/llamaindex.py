@@ -4,6 +4,8 @@ Add it to ``llama_index.core.memory.Memory(memory_blocks=[...])``. On every ``ge
 supplies the memory section a chat turn with the latest user message would get (all
 globals, then the workspace's top 5); messages flushed out of short-term memory are
 recorded with memoryd as exchanges, and memoryd learns new memories from them later.
+The backend is the embedded ``Memoryd``, a ``MemorydClient`` (called in a thread) or an
+``AsyncMemorydClient`` (awaited). Its errors reach the caller of ``get`` / ``put``.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.memory.memory import BaseMemoryBlock
 from pydantic import Field
 
-from memoryd.integrations._backend import Backend, exchanges
+from memoryd.domain.injection import Turn
+from memoryd.integrations._backend import Backend, exchanges, is_async
 
 ROLES = {MessageRole.USER: "user", MessageRole.ASSISTANT: "assistant"}
 
@@ -25,7 +28,9 @@ class MemorydMemoryBlock(BaseMemoryBlock[str]):
 
     name: str = "memoryd"
     description: str | None = "Facts memoryd remembers about the user."
-    backend: Any = Field(description="A memoryd.Memoryd or memoryd.client.MemorydClient.")
+    backend: Any = Field(
+        description="A memoryd.Memoryd, memoryd.client.MemorydClient or AsyncMemorydClient."
+    )
     user_id: int
     workspace: str | None = None
     record: bool = Field(
@@ -41,9 +46,8 @@ class MemorydMemoryBlock(BaseMemoryBlock[str]):
         last = max((i for i, h in enumerate(history) if h["role"] == "user"), default=None)
         message = "" if last is None else history[last]["content"]
         prior = history if last is None else history[:last]
-        backend: Backend = self.backend
-        turn = await asyncio.to_thread(
-            backend.context, self.user_id, self.workspace, message, prior, record=self.record
+        turn: Turn = await self._call(
+            "context", self.user_id, self.workspace, message, prior, record=self.record
         )
         return turn.section
 
@@ -52,8 +56,12 @@ class MemorydMemoryBlock(BaseMemoryBlock[str]):
             return  # memoryd records exchanges per workspace; incognito records none
         flat = [(ROLES.get(m.role, str(m.role)), m.content or "") for m in messages]
         pairs, self.pending = exchanges(flat, self.pending)
-        backend: Backend = self.backend
         for prompt, response in pairs:
-            await asyncio.to_thread(
-                backend.record_chat, self.user_id, self.workspace, prompt, response
-            )
+            await self._call("record_chat", self.user_id, self.workspace, prompt, response)
+
+    async def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        """The backend's method: awaited on an async client, in a thread on a sync one."""
+        if is_async(self.backend):
+            return await getattr(self.backend, method)(*args, **kwargs)
+        backend: Backend = self.backend
+        return await asyncio.to_thread(getattr(backend, method), *args, **kwargs)

@@ -4,8 +4,10 @@ The transport is stateless with JSON responses: a request carries everything it 
 (its API key and its JSON-RPC message), so any replica behind a load balancer can answer
 it and no session lives in one process. Authentication reuses the REST API's
 ``identify`` (an ``mdk_`` key, or the local person in ``--single-user`` mode; a browser
-session cookie is not accepted here) and its cross-site check, and refusals have the
-REST API's JSON error shape.
+session cookie is not accepted here) and its cross-site check. A refusal keeps the
+REST API's status, headers and message, in a JSON-RPC error body: an MCP client (the
+SDK's included) reads a JSON-RPC error out of a 4xx answer and shows its message, where
+memoryd's usual error body would come out as a bare "Server returned an error response".
 """
 
 from __future__ import annotations
@@ -18,13 +20,15 @@ import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp.types import INVALID_REQUEST
 from starlette.requests import Request
+from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from memoryd.mcp.server import SCOPE_USER_KEY, build_server
 from memoryd.server.deps import ServerState, check_origin, identify
-from memoryd.server.errors import ApiError, error_response
+from memoryd.server.errors import ApiError
 
 PATH = "/mcp"
 
@@ -50,13 +54,25 @@ class ApiKeyGate:
                     headers={"WWW-Authenticate": "Bearer"},
                 )
         except ApiError as exc:
-            response = error_response(
-                exc.status, exc.type, exc.message, code=exc.code, headers=exc.headers
-            )
-            await response(scope, receive, send)
+            await refusal(exc)(scope, receive, send)
             return
         scope[SCOPE_USER_KEY] = caller.user
         await self.app(scope, receive, send)
+
+
+def refusal(exc: ApiError) -> JSONResponse:
+    """A refusal of the gate as a JSON-RPC error (``id`` null: the request was not read)
+    whose message is the REST API's; ``data`` has memoryd's error ``type`` and ``code``."""
+    error = {
+        "code": INVALID_REQUEST,
+        "message": exc.message,
+        "data": {"type": exc.type, "code": exc.code},
+    }
+    body = {"jsonrpc": "2.0", "id": None, "error": error}
+    headers = dict(exc.headers or {})
+    if exc.status == 401:
+        headers.setdefault("WWW-Authenticate", "Bearer")  # what an MCP host looks for
+    return JSONResponse(body, status_code=exc.status, headers=headers)
 
 
 @dataclass

@@ -171,12 +171,18 @@ def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     return error_response(422, "invalid_input", f"{where}: {first['msg']}", details=details)
 
 
-def _http_error(_: Request, exc: Exception) -> JSONResponse:
+def _http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     type_ = _HTTP_TYPES.get(exc.status_code, "error")
     headers = dict(exc.headers) if exc.headers else None
     if exc.status_code == 400 and exc.detail == FASTAPI_UNREADABLE_BODY:
         return error_response(400, type_, UNREADABLE_BODY, code="invalid_json")
+    if exc.status_code == 404 and exc.detail == "Not Found":  # no route: say which path
+        # (a client whose base URL already ends in /api/v1 lands here, and a bare
+        # "Not Found" reads as "no such memory")
+        path = request.url.path[:200]
+        message = f"no endpoint {request.method} {path} on this memoryd server"
+        return error_response(404, type_, message, code="no_endpoint", headers=headers)
     return error_response(exc.status_code, type_, str(exc.detail), headers=headers)
 
 

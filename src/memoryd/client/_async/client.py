@@ -20,26 +20,42 @@ import httpx
 from memoryd.client._shared import (
     API,
     ServerError,
+    accept_body,
+    answer_of,
     audit_of,
     chat_body,
     chat_of,
     checked,
     context_body,
+    detail_of,
     edit_body,
     import_result_of,
     memories_of,
     memory_body,
     memory_of,
+    ndjson,
     owner_prefix,
     require_self,
+    scope_value,
+    suggestion_of,
     turn_of,
     user_of,
     workspace_of,
 )
 from memoryd.domain.errors import NotFound
 from memoryd.domain.injection import Turn
-from memoryd.domain.models import AuditEntry, Chat, Memory, Scope, User, Workspace
+from memoryd.domain.models import (
+    AuditEntry,
+    Chat,
+    Memory,
+    Scope,
+    Suggestion,
+    SuggestionStatus,
+    User,
+    Workspace,
+)
 from memoryd.domain.rules import KEEP, Keep
+from memoryd.lifecycle import MemoryDetail
 from memoryd.transfer import ImportResult
 
 DEFAULT_TIMEOUT_S = 30.0
@@ -82,12 +98,18 @@ class AsyncMemorydClient:
             response = await self._http.request(
                 method, self.base_url + path, headers=headers, **kwargs
             )
+        except httpx.TimeoutException as exc:
+            raise ServerError(
+                f"memoryd at {self.base_url} did not answer {method} {path} in time"
+                f" ({type(exc).__name__}); a change may still have been made. Retry, or"
+                " give the client a longer timeout="
+            ) from exc
         except httpx.HTTPError as exc:
             raise ServerError(f"cannot reach memoryd at {self.base_url}: {exc}") from exc
         return checked(response)
 
     async def _json(self, method: str, path: str, **kwargs: Any) -> Any:
-        return (await self._call(method, path, **kwargs)).json()
+        return answer_of(await self._call(method, path, **kwargs))
 
     async def _memories(self, user_id: int, *rest: str) -> str:
         """The path of this user's memories (yours, or anyone's for an admin)."""
@@ -156,7 +178,8 @@ class AsyncMemorydClient:
         self, user_id: int, scope: Scope | str | None = None, workspace: str | None = None
     ) -> list[Memory]:
         """A user's memories, globals first, then by workspace and age."""
-        params = {k: str(v) for k, v in (("scope", scope), ("workspace", workspace)) if v}
+        chosen = (("scope", scope_value(scope)), ("workspace", workspace))
+        params = {k: v for k, v in chosen if v}
         path = await self._memories(user_id)
         return memories_of(await self._json("GET", path, params=params))
 
@@ -190,6 +213,47 @@ class AsyncMemorydClient:
         """Every change to one memory (the server lists history per memory)."""
         path = await self._memories(user_id, memory_id, "history")
         return [audit_of(user_id, e) for e in await self._json("GET", path)]
+
+    async def memory_detail(self, user_id: int, memory_id: str) -> MemoryDetail:
+        """One memory with who made it, the chats it came from and its history."""
+        return detail_of(user_id, await self._json("GET", await self._memories(user_id, memory_id)))
+
+    # the review queue (memory_review on: extraction's changes wait for the user) ---------
+    async def list_suggestions(
+        self, user_id: int, status: SuggestionStatus | str | None = SuggestionStatus.PENDING
+    ) -> list[Suggestion]:
+        """A user's suggestions (pending ones by default; None or "all" for every one),
+        oldest first."""
+        wanted = "all" if status is None else str(status)
+        owner = await self._owner(user_id)
+        found = await self._json("GET", f"{owner}/suggestions", params={"status": wanted})
+        return [suggestion_of(s) for s in found]
+
+    async def get_suggestion(self, user_id: int, suggestion_id: str) -> Suggestion:
+        for found in await self.list_suggestions(user_id, None):
+            if found.id == suggestion_id:
+                return found
+        raise NotFound(f"no suggestion {suggestion_id!r} for this user")
+
+    async def accept_suggestion(
+        self,
+        user_id: int,
+        suggestion_id: str,
+        *,
+        content: str | None = None,
+        expires_at: datetime | str | Keep | None = KEEP,
+    ) -> Memory:
+        """Apply a pending suggestion (optionally with your own text or expiry); raises
+        ScopeFull or DuplicateMemory like any new memory."""
+        owner = await self._owner(user_id)
+        path = f"{owner}/suggestions/{suggestion_id}/accept"
+        return memory_of(await self._json("POST", path, json=accept_body(content, expires_at)))
+
+    async def reject_suggestion(self, user_id: int, suggestion_id: str) -> Suggestion:
+        """Turn a suggestion down; the same text is not suggested again in that scope."""
+        owner = await self._owner(user_id)
+        path = f"{owner}/suggestions/{suggestion_id}/reject"
+        return suggestion_of(await self._json("POST", path))
 
     # chat turns -------------------------------------------------------------------------
     async def context(
@@ -231,6 +295,11 @@ class AsyncMemorydClient:
         params = {"limit": 1000, "workspace": workspace, "processed": processed}
         sent = {k: v for k, v in params.items() if v is not None}
         return [chat_of(c) for c in await self._json("GET", f"{API}/chats", params=sent)]
+
+    async def get_chat(self, user_id: int, chat_id: int) -> Chat:
+        """One of your recorded chats (NotFound if it is not yours)."""
+        require_self(user_id, await self.whoami(), "get_chat")
+        return chat_of(await self._json("GET", f"{API}/chats/{chat_id}"))
 
     async def delete_chat(self, user_id: int, chat_id: int) -> int:
         """Delete one of your recorded chats: its text is erased and it is never learned
@@ -298,12 +367,18 @@ class AsyncMemorydClient:
         return response.text.splitlines()
 
     async def import_memories(
-        self, user_id: int, lines: Iterable[str], *, preferences: bool = True, chats: bool = True
+        self,
+        user_id: int,
+        lines: Iterable[str] | str,
+        *,
+        preferences: bool = True,
+        chats: bool = True,
     ) -> ImportResult:
-        """Load JSON lines made by ``export_memories``; all or nothing. The file's
+        """Load JSON lines made by ``export_memories`` (a list of lines, or the file's whole
+        text); all or nothing. The file's
         preferences line sets the user's own choices unless ``preferences=False``; its
         chat lines add to the user's recorded chats unless ``chats=False``."""
-        body = "".join(f"{line}\n" for line in lines).encode("utf-8")
+        body = ndjson(lines)
         owner = await self._owner(user_id)
         path = f"{owner}/import"
         headers = {"Content-Type": "application/x-ndjson"}
