@@ -25,6 +25,7 @@ from memoryd.domain.errors import (
     PermissionDenied,
     ScopeFull,
 )
+from memoryd.domain.models import Chat
 from memoryd.testing.live import LiveMemoryd, free_port
 from memoryd.transfer_preferences import Preferences
 
@@ -283,3 +284,35 @@ def test_the_sync_client_is_generated_from_the_async_one() -> None:
     spec.loader.exec_module(module)
     committed = (ROOT / "src" / "memoryd" / "client" / "_sync" / "client.py").read_text()
     assert committed == module.sync_source(), "run: python scripts/generate_sync_client.py"
+
+
+def test_list_chats_reads_past_the_apis_page_of_1000(live: LiveMemoryd) -> None:
+    alice = live.ids["alice"]
+    lines = [
+        json.dumps(
+            {
+                "chat": {
+                    "created_at": f"2026-01-01T00:{n // 60:02d}:{n % 60:02d}+00:00",
+                    "id": n + 1,
+                    "memory_ids": [],
+                    "memory_processed": True,
+                    "prompt": f"said {n}",
+                    "response": "ok",
+                    "workspace": "alpha" if n % 2 else "beta",
+                }
+            }
+        )
+        for n in range(1005)
+    ]
+    live.md.import_memories(alice, lines)  # one transaction, nothing to embed
+    every = live.md.list_chats(alice)
+    assert len(every) == 1005
+    with MemorydClient(live.url, live.keys["alice"]) as client:
+        assert client.list_chats(alice) == every
+        assert client.list_chats(alice, "alpha") == live.md.list_chats(alice, "alpha")
+
+    async def read() -> list[Chat]:
+        async with AsyncMemorydClient(live.url, live.keys["alice"]) as client:
+            return await client.list_chats(alice)
+
+    assert anyio.run(read) == every

@@ -46,7 +46,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** My recorded exchanges */
+        /**
+         * My recorded exchanges
+         * @description Your chats, oldest first: the newest ``limit`` of them. To read further back, ask
+         *     again with ``before`` set to the first chat's id of the page you have (the same
+         *     filters); an empty page means there is nothing older. A ``before`` chat that was
+         *     deleted meanwhile is a 404: start again from the newest page.
+         */
         get: operations["list_chats_api_v1_chats_get"];
         put?: never;
         /** Record a finished exchange */
@@ -1806,6 +1812,8 @@ export interface operations {
                 workspace?: string | null;
                 processed?: boolean | null;
                 limit?: number;
+                /** @description A chat id from an earlier page: only the chats listed before it. */
+                before?: number | null;
             };
             header?: never;
             path?: never;

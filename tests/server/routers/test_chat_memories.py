@@ -198,3 +198,30 @@ def test_a_memory_out_of_the_users_reach_is_not_shown_on_her_chats(world: World)
     page = world.client.get("/chat/alpha", headers={"Cookie": f"memoryd_session={session.token}"})
     assert page.status_code == 200 and "Alpha ships in June" in page.text
     assert "Alice is vegetarian" not in page.text
+
+
+def test_chats_page_back_from_the_newest(world: World) -> None:
+    alice = world.ids["alice"]
+    for n in range(7):
+        world.md.record_chat(alice, "alpha" if n % 2 else "beta", f"said {n}", "ok")
+
+    def page(**params: object) -> list[dict[str, object]]:
+        got = world.call("alice", "GET", "/api/v1/chats", params={"limit": 3, **params})
+        assert got.status_code == 200, got.text
+        return list(got.json())
+
+    newest = page()
+    older = page(before=newest[0]["id"])
+    oldest = page(before=older[0]["id"])
+    assert [c["prompt"] for c in oldest + older + newest] == [f"said {n}" for n in range(7)]
+    assert [c["prompt"] for c in oldest] == ["said 0"]
+    assert page(before=oldest[0]["id"]) == []
+    alpha = page(workspace="alpha", limit=2)
+    assert [c["prompt"] for c in page(workspace="alpha", limit=2, before=alpha[0]["id"])] == [
+        "said 1"
+    ]
+    world.md.delete_chat(alice, int(str(older[0]["id"])))
+    gone = world.call("alice", "GET", "/api/v1/chats", params={"before": older[0]["id"]})
+    assert gone.status_code == 404 and "no chat" in gone.json()["error"]["message"]
+    bobs = world.md.record_chat(world.ids["bob"], "alpha", "Bob's", "ok").id
+    assert world.call("alice", "GET", f"/api/v1/chats?before={bobs}").status_code == 404

@@ -59,6 +59,7 @@ from memoryd.lifecycle import MemoryDetail
 from memoryd.transfer import ImportResult
 
 DEFAULT_TIMEOUT_S = 30.0
+CHAT_PAGE = 1000  # the most GET /api/v1/chats gives at once
 
 
 class AsyncMemorydClient:
@@ -291,10 +292,26 @@ class AsyncMemorydClient:
     async def list_chats(
         self, user_id: int, workspace: str | None = None, *, processed: bool | None = None
     ) -> list[Chat]:
+        """All your recorded chats, oldest first, read 1,000 at a time from the newest
+        (``before`` paging); a page's first chat deleted meanwhile starts the reading over."""
         require_self(user_id, await self.whoami(), "list_chats")
-        params = {"limit": 1000, "workspace": workspace, "processed": processed}
-        sent = {k: v for k, v in params.items() if v is not None}
-        return [chat_of(c) for c in await self._json("GET", f"{API}/chats", params=sent)]
+        params = {"limit": CHAT_PAGE, "workspace": workspace, "processed": processed}
+        first: dict[str, Any] = {k: v for k, v in params.items() if v is not None}
+        for _ in range(3):
+            found: list[Chat] = []
+            sent = dict(first)
+            try:
+                while True:
+                    got = await self._json("GET", f"{API}/chats", params=sent)
+                    page = [chat_of(c) for c in got]
+                    found[:0] = page
+                    if len(page) < CHAT_PAGE:
+                        return found
+                    sent["before"] = page[0].id
+            except NotFound:
+                if "before" not in sent:
+                    raise
+        raise ServerError("the chats kept changing while they were read; try again")
 
     async def get_chat(self, user_id: int, chat_id: int) -> Chat:
         """One of your recorded chats (NotFound if it is not yours)."""

@@ -64,7 +64,19 @@ def list_chats(
     workspace: Annotated[str | None, Query(max_length=64)] = None,
     processed: bool | None = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    before: Annotated[
+        int | None,
+        Query(
+            ge=1,
+            le=2**63 - 1,
+            description="A chat id from an earlier page: only the chats listed before it.",
+        ),
+    ] = None,
 ) -> list[ChatOut]:
+    """Your chats, oldest first: the newest ``limit`` of them. To read further back, ask
+    again with ``before`` set to the first chat's id of the page you have (the same
+    filters); an empty page means there is nothing older. A ``before`` chat that was
+    deleted meanwhile is a 404: start again from the newest page."""
     if workspace is not None:
         require_workspace(state, user, workspace)
         chats = state.md.list_chats(user.id, workspace, processed=processed)
@@ -73,6 +85,11 @@ def list_chats(
         chats = [
             c for c in state.md.list_chats(user.id, processed=processed) if c.workspace in allowed
         ]
+    if before is not None:
+        at = next((n for n, c in enumerate(chats) if c.id == before), None)
+        if at is None:
+            raise NotFound(f"no chat {before} for this user in this listing")
+        chats = chats[:at]
     return chats_out(state, user, chats[-limit:])
 
 
