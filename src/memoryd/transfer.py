@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 from memoryd.domain.errors import InvalidContent, InvalidInput, ScopeFull
 from memoryd.domain.models import Actor, AuditAction, Memory, Scope, Source
 from memoryd.domain.rules import content_key, normalize_content, resolve_scope, scope_label
+from memoryd.storage.membership import join
 from memoryd.storage.repository import vector_bytes
 from memoryd.transfer_chats import (
     ChatRecord,
@@ -351,7 +352,7 @@ def import_lines(
     with md.db.write() as repo:
         md.store.require_user(repo, user_id, lock=True)
         given = highest_given_chat_id(repo)  # before this import gives any
-        workspace_ids = _workspaces(md, repo, parsed, chats, result)
+        workspace_ids = _workspaces(md, repo, user_id, parsed, chats, result)
         learns = repo.learns_from_chats(user_id, lock=True)
         if preferences and parsed.preferences and parsed.preferences.learn_from_chats is not None:
             learns = parsed.preferences.learn_from_chats
@@ -417,10 +418,16 @@ def import_lines(
 
 
 def _workspaces(
-    md: Memoryd, repo: Repository, parsed: ImportFile, chats: bool, result: ImportResult
+    md: Memoryd,
+    repo: Repository,
+    user_id: int,
+    parsed: ImportFile,
+    chats: bool,
+    result: ImportResult,
 ) -> dict[str, int]:
     """The id of each workspace the import writes to; missing ones are created (in the
-    order the file names them) and listed in ``result.workspaces_created``."""
+    order the file names them) with the user as their member, in the import's
+    transaction, and listed in ``result.workspaces_created``."""
     found: dict[str, int] = {}
     named = [r.workspace for r in parsed.records if r.workspace]
     named += [c.workspace for c in parsed.chats] if chats else []
@@ -429,6 +436,8 @@ def _workspaces(
         if workspace_id is None:
             repo.insert_workspace(slug, slug, md.clock())
             workspace_id = repo.workspace_id(slug)
+            assert workspace_id is not None
+            join(repo.conn, user_id, workspace_id, md.clock())
             result.workspaces_created.append(slug)
         assert workspace_id is not None
         found[slug] = workspace_id

@@ -118,3 +118,20 @@ def test_import_into_another_user_never_takes_their_ids(md: Memoryd) -> None:
     assert result.created == 4
     assert {m.id for m in md.list_memories(uid)}.isdisjoint({m.id for m in md.list_memories(bob)})
     assert md.export_memories(uid) == exported  # alice untouched
+
+
+def test_a_workspace_an_import_creates_has_the_user_as_member_in_the_same_commit(
+    any_md: Memoryd,
+) -> None:
+    from memoryd.storage.membership import Memberships
+
+    alice = any_md.create_user("alice").id
+    any_md.create_user("bob")
+    line = json.dumps({"content": "Orion ships in May", "workspace": "orion"})
+    result = any_md.import_memories(alice, [line])
+    assert result.workspaces_created == ["orion"]
+    assert [u.name for u in Memberships(any_md.db).members("orion")] == ["alice"]
+    refused = [json.dumps({"content": "Vega uses Rust", "workspace": "vega"}), "{oops"]
+    with pytest.raises(InvalidInput, match="line 2"):
+        any_md.import_memories(alice, refused)
+    assert not any_md.has_workspace("vega")  # neither the workspace nor its member

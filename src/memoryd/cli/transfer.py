@@ -21,7 +21,6 @@ from memoryd.cli.common import (
     echo,
     emit_json,
     find_user,
-    memberships,
     note,
     open_memoryd,
     read_text_input,
@@ -122,8 +121,6 @@ def import_(
         for slug in sorted(parsed.workspaces(chats=chats) & existing):
             require_member(md, owner, slug)
         result = md.import_memories(owner.id, lines, preferences=preferences, chats=chats)
-        for slug in result.workspaces_created:
-            memberships(md).add(slug, owner.id)
     if as_json:
         emit_json(
             {

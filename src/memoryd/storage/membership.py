@@ -42,6 +42,23 @@ def has_membership(conn: Connection, user_id: int, slug: str) -> bool:
     return row is not None
 
 
+def join(conn: Connection, user_id: int, workspace_id: int, at: datetime) -> bool:
+    """Add the membership row inside the caller's transaction; False when it was there."""
+    exists = conn.execute(
+        select(user_workspaces.c.user_id).where(
+            user_workspaces.c.user_id == user_id,
+            user_workspaces.c.workspace_id == workspace_id,
+        )
+    ).first()
+    if exists is not None:
+        return False
+    with contextlib.suppress(IntegrityError):  # a concurrent add won the race
+        conn.execute(
+            insert(user_workspaces).values(user_id=user_id, workspace_id=workspace_id, added_at=at)
+        )
+    return True
+
+
 class Memberships:
     """Add, remove and list the members of workspaces."""
 
@@ -56,22 +73,7 @@ class Memberships:
         with self.db.write() as repo:
             if repo.get_user(user_id) is None:
                 raise NotFound(f"no user with id {user_id!r}")
-            workspace_id = workspace_id_of(repo.conn, slug)
-            exists = repo.conn.execute(
-                select(user_workspaces.c.user_id).where(
-                    user_workspaces.c.user_id == user_id,
-                    user_workspaces.c.workspace_id == workspace_id,
-                )
-            ).first()
-            if exists is not None:
-                return False
-            with contextlib.suppress(IntegrityError):  # a concurrent add won the race
-                repo.conn.execute(
-                    insert(user_workspaces).values(
-                        user_id=user_id, workspace_id=workspace_id, added_at=self.clock()
-                    )
-                )
-            return True
+            return join(repo.conn, user_id, workspace_id_of(repo.conn, slug), self.clock())
 
     def remove(self, slug: str, user_id: int) -> None:
         """Take a user out of a workspace; their memories there stay stored."""

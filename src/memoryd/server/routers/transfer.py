@@ -175,9 +175,6 @@ def _import(
         preferences=preferences,
         chats=chats,
     )
-    if restricted:
-        for slug in result.workspaces_created:
-            state.auth.add_member(slug, owner.user.id)
     return ImportOut(
         created=result.created,
         updated=result.updated,
