@@ -22,7 +22,6 @@ from procrastinate import App
 from procrastinate.exceptions import ConnectorException
 from psycopg_pool import PoolTimeout
 from sqlalchemy import text
-from sqlalchemy.engine import make_url
 
 from memoryd.config import MemorydSettings
 from memoryd.domain.errors import InvalidInput
@@ -30,6 +29,8 @@ from memoryd.extraction.interval import parse_interval
 from memoryd.extraction.scheduler import provider_for
 from memoryd.scale.tasks import QUEUE, make_app, sweep_cron
 from memoryd.service import Memoryd
+from memoryd.storage.database import parse_url
+from memoryd.storage.opening import safe_url
 
 log = logging.getLogger("memoryd.scale")
 
@@ -45,28 +46,36 @@ class WorkerOptions:
 
 
 def require_postgres(url: str) -> None:
-    if make_url(url).get_backend_name() != "postgresql":
+    backend = parse_url(url).get_backend_name()
+    if backend != "postgresql":
+        why = (
+            "with SQLite, `memoryd serve` runs extraction in its own process"
+            if backend == "sqlite"
+            else f"{safe_url(url)} is {backend}"
+        )
         raise InvalidInput(
             "memoryd worker needs PostgreSQL (MEMORYD_DATABASE_URL=postgresql+psycopg://...); "
-            "with SQLite, `memoryd serve` runs extraction in its own process"
+            + why
         )
 
 
 def build(md: Memoryd, options: WorkerOptions) -> App:
     interval = parse_interval(md.settings.extraction_interval)
-    cron, period = sweep_cron(interval)
+    _, period = sweep_cron(interval)
     if period != interval:
         log.warning(
             "MEMORY_EXTRACTION_INTERVAL=%s is not a cron step; sweeping every %s instead",
             md.settings.extraction_interval,
             period,
         )
-    log.info("sweep schedule: %s (every %s)", cron, period)
     return make_app(md.url, interval=interval, recover_seconds=options.heartbeat_seconds)
 
 
 def install_schema(md: Memoryd, app: App) -> bool:
-    """procrastinate's tables, created once; True if this call created them."""
+    """procrastinate's tables, created once; True if this call created them.
+
+    A schema that cannot be installed (a role without CREATE, a clashing table) is
+    InvalidInput naming the cause, not procrastinate's bare "Database error."."""
     with md.db.engine.connect() as lock_conn:
         lock_conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": _SCHEMA_LOCK})
         try:
@@ -77,6 +86,14 @@ def install_schema(md: Memoryd, app: App) -> bool:
                 app.schema_manager.apply_schema()
                 log.info("installed procrastinate's schema")
                 return True
+            except ConnectorException as exc:
+                cause = exc.__cause__ or exc
+                reason = (str(cause).strip().splitlines() or [type(cause).__name__])[0]
+                raise InvalidInput(
+                    f"cannot install procrastinate's tables in {safe_url(md.url)}: {reason} "
+                    "(run `memoryd worker --setup-only` once as a role that may create "
+                    "tables there, e.g. the database owner)"
+                ) from exc
             finally:
                 app.close()
         finally:
@@ -111,6 +128,8 @@ def run(
     """Run a worker in the foreground until SIGTERM or SIGINT (on what ``prepare`` gave,
     when the caller already called it)."""
     md, app = prepared or prepare(settings, options)
+    cron, period = sweep_cron(parse_interval(md.settings.extraction_interval))
+    log.info("sweep schedule: %s (every %s)", cron, period)
     warm_up(md)
     heartbeat = float(options.heartbeat_seconds)
     worker_options: Any = {
