@@ -74,5 +74,8 @@ def worker(
         prepared[0].close()
         echo("database ready: memoryd migrations and procrastinate's schema are in place")
         return
-    logging.getLogger().setLevel(logging.INFO)
+    root = logging.getLogger()
+    root.setLevel(logging.INFO)
+    for handler in root.handlers:
+        handler.addFilter(scale_worker.QuietRecoverLogs())
     scale_worker.run(settings, options, prepared)

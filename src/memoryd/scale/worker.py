@@ -27,7 +27,7 @@ from memoryd.config import MemorydSettings
 from memoryd.domain.errors import InvalidInput
 from memoryd.extraction.interval import parse_interval
 from memoryd.extraction.scheduler import provider_for
-from memoryd.scale.tasks import QUEUE, make_app, sweep_cron
+from memoryd.scale.tasks import QUEUE, RECOVER_TASK, make_app, sweep_cron
 from memoryd.service import Memoryd
 from memoryd.storage.database import parse_url
 from memoryd.storage.opening import safe_url
@@ -43,6 +43,22 @@ class WorkerOptions:
     name: str | None = None
     concurrency: int = 1
     heartbeat_seconds: int = 10  # a worker silent for 3 heartbeats is presumed dead
+
+
+class QuietRecoverLogs(logging.Filter):
+    """Drops procrastinate's INFO lines about the ``recover`` task.
+
+    It runs every heartbeat (every 10 s by default) and procrastinate logs three lines
+    each time (deferred, starting, ended), which would bury the lines that matter;
+    ``recover`` itself logs a warning whenever it finds a dead worker's job, and its
+    failures are logged above INFO, so nothing is lost."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (
+            record.levelno <= logging.INFO
+            and record.name.startswith("procrastinate")
+            and f"{RECOVER_TASK}[" in record.getMessage()
+        )
 
 
 def require_postgres(url: str) -> None:
