@@ -37,16 +37,18 @@ def sql(url: str, statement: str) -> object:
         engine.dispose()
 
 
-def memoryd(*args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+def memoryd(
+    *args: str, tmp_path: Path, env: dict[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
     """The ``memoryd`` command in its own process, as an operator runs it."""
-    env = {**os.environ, "MEMORYD_DATA_DIR": str(tmp_path / "data"), "MEMORYD_DEBUG": ""}
-    env.pop("MEMORYD_DATABASE_URL", None)
+    full = {**os.environ, "MEMORYD_DATA_DIR": str(tmp_path / "data"), "MEMORYD_DEBUG": ""}
+    full.pop("MEMORYD_DATABASE_URL", None)
     return subprocess.run(
         [sys.executable, "-m", "memoryd", *args],
         capture_output=True,
         text=True,
-        timeout=120,
-        env=env,
+        timeout=timeout,
+        env={**full, **(env or {})},
     )
 
 
@@ -115,3 +117,27 @@ def test_a_postgres_scheme_url_as_heroku_hands_out_works_everywhere(
     result = memoryd("worker", "--setup-only", "--db", heroku, tmp_path=tmp_path)
     assert result.returncode == 0, result.stderr
     assert sql(pg_url, "SELECT to_regclass('procrastinate_jobs')::text") == "procrastinate_jobs"
+
+
+def test_a_worker_the_job_queue_refuses_stops_with_the_reason(pg_url: str, tmp_path: Path) -> None:
+    """A database that answers but refuses the queue (a table gone, privileges missing)
+    is not an outage: the worker says why and exits instead of retrying forever."""
+    pytest.importorskip("procrastinate")
+    assert memoryd("worker", "--setup-only", "--db", pg_url, tmp_path=tmp_path).returncode == 0
+    sql(pg_url, "DROP TABLE procrastinate_workers CASCADE")  # procrastinate_jobs stays
+
+    llm = {
+        "MEMORYD_LLM_PROVIDER": "openai",
+        "MEMORYD_LLM_BASE_URL": "http://127.0.0.1:9/v1",  # never called: no job runs
+        "MEMORYD_LLM_API_KEY": "unused",
+    }
+    # (a worker that took this for an outage would retry until the timeout)
+    result = memoryd(
+        "worker", "--heartbeat", "1", "--db", pg_url, tmp_path=tmp_path, env=llm, timeout=45
+    )
+
+    assert result.returncode == 2, result.stderr
+    last = result.stderr.splitlines()[-1]
+    assert last.startswith("error: the worker cannot use the job queue: relation ")
+    assert '"procrastinate_workers" does not exist' in last
+    assert "database unavailable" not in result.stderr

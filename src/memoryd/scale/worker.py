@@ -38,6 +38,23 @@ _SCHEMA_LOCK = 7_243_002  # advisory-lock key for "install procrastinate's schem
 RESTART_DELAYS = (1.0, 30.0)  # first wait after losing the database, and the longest
 
 
+# SQLSTATE classes that mean "set up wrongly", not "away for now": access rule violations
+# and missing objects (42: permission denied, a procrastinate table missing...), a role or
+# password refused (28), a database that does not exist (3D). Waiting does not fix them.
+MISCONFIGURED = ("42", "28", "3D")
+
+
+def database_cause(exc: BaseException) -> psycopg.Error | None:
+    """The PostgreSQL error behind an exception (procrastinate wraps them in its own
+    ConnectorException, whose message is only "Database error.")."""
+    seen: BaseException | None = exc
+    for _ in range(10):  # causes chain; never loop on a cycle
+        if seen is None or isinstance(seen, psycopg.Error):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
 @dataclass(frozen=True)
 class WorkerOptions:
     name: str | None = None
@@ -195,7 +212,16 @@ async def _supervise(app: App, worker_options: Any) -> None:
                 working.result()
                 log.warning("worker stopped after losing the database")
         except (ConnectorException, psycopg.Error, PoolTimeout, OSError) as exc:
-            log.warning("database unavailable: %s", " ".join(str(exc).split()))
+            cause = database_cause(exc)
+            reason = " ".join(str(cause or exc).split())
+            if cause is not None and (cause.sqlstate or "")[:2] in MISCONFIGURED:
+                first = (str(cause).strip().splitlines() or [type(cause).__name__])[0]
+                raise InvalidInput(
+                    f"the worker cannot use the job queue: {first} (the database answers, "
+                    "so waiting will not help: check the role's privileges on procrastinate's "
+                    "tables, or run `memoryd worker --setup-only`)"
+                ) from exc
+            log.warning("database unavailable: %s", reason)
         if loop.time() - started > 60:
             delay = RESTART_DELAYS[0]
         log.warning("starting the worker again in %.0f s", delay)
