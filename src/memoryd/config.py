@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Literal
 
 import platformdirs
-from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -78,3 +78,26 @@ class MemorydSettings(BaseSettings):
         if self.database_url:
             return self.database_url
         return f"sqlite:///{self.data_dir / 'memoryd.db'}"
+
+
+def environment_error(exc: ValidationError) -> str | None:
+    """One line naming the environment variable(s) ``MemorydSettings`` refused, or None
+    when the error is not about these settings."""
+    if exc.title != MemorydSettings.__name__:
+        return None
+    fields = MemorydSettings.model_fields
+    problems = []
+    for error in exc.errors(include_url=False):
+        name = str(error["loc"][0]) if error["loc"] else ""
+        field = fields.get(name)
+        alias = field.validation_alias if field is not None else None
+        if isinstance(alias, AliasChoices):
+            variable = str(alias.choices[0])
+        else:
+            variable = f"MEMORYD_{name.upper()}" if field is not None else name
+        message = str(error["msg"]).removeprefix("Value error, ")
+        if variable in message:  # a validator of ours already named the variable
+            problems.append(message)
+        else:
+            problems.append(f"{variable}={error.get('input')!r}: {message}")
+    return "invalid environment: " + "; ".join(problems)

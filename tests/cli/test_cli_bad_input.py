@@ -147,3 +147,48 @@ def test_apikey_list_says_when_there_are_none(cli: Cli, alice: str) -> None:
     out = cli.ok("apikey", "list", "--user", alice).stdout
     assert out == ("alice has no API keys; create one with: memoryd apikey create --user alice\n")
     assert json.loads(cli.ok("apikey", "list", "--user", alice, "--json").stdout) == []
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "said"),
+    [
+        (
+            "MEMORY_EXTRACTION_INTERVAL",
+            "soon",
+            "error: invalid environment: MEMORY_EXTRACTION_INTERVAL='soon' is not a valid "
+            "interval: use a number and a unit, e.g. 90s, 30min, 1hr, 6hr, 1d (at least 1 second)",
+        ),
+        (
+            "MEMORYD_LLM_TIMEOUT",
+            "abc",
+            "error: invalid environment: MEMORYD_LLM_TIMEOUT='abc': Input should be a valid "
+            "number, unable to parse string as a number",
+        ),
+        (
+            "MEMORY_IDLE_THRESHOLD_MS",
+            "-5",
+            "error: invalid environment: MEMORY_IDLE_THRESHOLD_MS='-5': Input should be greater "
+            "than or equal to 0",
+        ),
+    ],
+)
+def test_an_invalid_environment_variable_is_named_in_one_line(
+    cli: Cli, variable: str, value: str, said: str
+) -> None:
+    for command in (["users", "list"], ["worker", "--setup-only"]):
+        result = cli.runner.invoke(
+            app, [*command, "--db", cli.url], env={variable: value, "MEMORYD_DEBUG": None}
+        )
+        assert result.exit_code == 2, (command, result.output)
+        assert result.stderr.splitlines() == [said], command
+
+
+def test_worker_names_the_database_it_was_given_when_not_postgresql(cli: Cli) -> None:
+    pytest.importorskip("procrastinate")
+    assert cli.fails("worker", db="mysql://u:secret@127.0.0.1/x") == (
+        "error: memoryd worker needs PostgreSQL (MEMORYD_DATABASE_URL=postgresql+psycopg://...); "
+        "mysql://u:***@127.0.0.1/x is mysql"
+    )
+    assert cli.fails("worker").endswith(
+        "with SQLite, `memoryd serve` runs extraction in its own process"
+    )

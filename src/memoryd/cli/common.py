@@ -19,6 +19,7 @@ from functools import cache
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
+import pydantic
 import sqlalchemy.exc
 import typer
 from rich.console import Console
@@ -26,7 +27,7 @@ from rich.table import Table
 from rich.text import Text
 from typer.core import TyperGroup, TyperOption
 
-from memoryd.config import MemorydSettings
+from memoryd.config import MemorydSettings, environment_error
 from memoryd.domain.errors import InvalidInput, MemorydError, NotFound, PermissionDenied
 from memoryd.domain.models import Actor, Memory, Source, User
 from memoryd.embedding.base import Embedder
@@ -130,6 +131,13 @@ class MemorydGroup(TyperGroup):
             if os.environ.get(DEBUG_ENV):
                 raise
             fail(f"database error: {first_line(exc)}", EXIT_FAILURE)
+        except pydantic.ValidationError as exc:
+            if os.environ.get(DEBUG_ENV):
+                raise
+            message = environment_error(exc)
+            if message is not None:
+                fail(message)
+            fail(f"unexpected ValidationError: {exc}", EXIT_FAILURE)
         except Exception as exc:
             if os.environ.get(DEBUG_ENV):
                 raise

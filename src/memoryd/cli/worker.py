@@ -60,8 +60,9 @@ def worker(
         concurrency=concurrency,
         heartbeat_seconds=heartbeat,
     )
+    # Setting up says only what went wrong (one line, then exit 2); a running worker logs.
     logging.basicConfig(
-        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+        level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     url = settings.resolved_database_url()
     try:
@@ -73,4 +74,8 @@ def worker(
         prepared[0].close()
         echo("database ready: memoryd migrations and procrastinate's schema are in place")
         return
+    root = logging.getLogger()
+    root.setLevel(logging.INFO)
+    for handler in root.handlers:
+        handler.addFilter(scale_worker.QuietRecoverLogs())
     scale_worker.run(settings, options, prepared)

@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from procrastinate import App, JobContext, PsycopgConnector
 from procrastinate.exceptions import AlreadyEnqueued, ConnectorException
 from procrastinate.jobs import Status
-from sqlalchemy.engine import make_url
 from sqlalchemy.exc import InterfaceError, OperationalError
 
 from memoryd.domain import runtime_settings
@@ -40,6 +39,7 @@ from memoryd.extraction.runs import get_pair_state
 from memoryd.extraction.scheduler import DuePair, due_pairs, run_extraction
 from memoryd.llm.base import LLMProvider
 from memoryd.llm.builtin import make_provider
+from memoryd.storage.database import parse_url
 
 if TYPE_CHECKING:
     from memoryd.service import Memoryd
@@ -87,7 +87,7 @@ def pair_lock(user_id: int, workspace: str) -> str:
 
 def libpq_conninfo(database_url: str) -> str:
     """memoryd's SQLAlchemy URL (``postgresql+psycopg://...``) as a libpq URL."""
-    url = make_url(database_url)
+    url = parse_url(database_url)
     if url.get_backend_name() != "postgresql":
         raise ValueError("procrastinate workers need a PostgreSQL database")
     return url.set(drivername="postgresql").render_as_string(hide_password=False)

@@ -22,19 +22,37 @@ from procrastinate import App
 from procrastinate.exceptions import ConnectorException
 from psycopg_pool import PoolTimeout
 from sqlalchemy import text
-from sqlalchemy.engine import make_url
 
 from memoryd.config import MemorydSettings
 from memoryd.domain.errors import InvalidInput
 from memoryd.extraction.interval import parse_interval
 from memoryd.extraction.scheduler import provider_for
-from memoryd.scale.tasks import QUEUE, make_app, sweep_cron
+from memoryd.scale.tasks import QUEUE, RECOVER_TASK, make_app, sweep_cron
 from memoryd.service import Memoryd
+from memoryd.storage.database import parse_url
+from memoryd.storage.opening import safe_url
 
 log = logging.getLogger("memoryd.scale")
 
 _SCHEMA_LOCK = 7_243_002  # advisory-lock key for "install procrastinate's schema"
 RESTART_DELAYS = (1.0, 30.0)  # first wait after losing the database, and the longest
+
+
+# SQLSTATE classes that mean "set up wrongly", not "away for now": access rule violations
+# and missing objects (42: permission denied, a procrastinate table missing...), a role or
+# password refused (28), a database that does not exist (3D). Waiting does not fix them.
+MISCONFIGURED = ("42", "28", "3D")
+
+
+def database_cause(exc: BaseException) -> psycopg.Error | None:
+    """The PostgreSQL error behind an exception (procrastinate wraps them in its own
+    ConnectorException, whose message is only "Database error.")."""
+    seen: BaseException | None = exc
+    for _ in range(10):  # causes chain; never loop on a cycle
+        if seen is None or isinstance(seen, psycopg.Error):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 @dataclass(frozen=True)
@@ -44,29 +62,53 @@ class WorkerOptions:
     heartbeat_seconds: int = 10  # a worker silent for 3 heartbeats is presumed dead
 
 
+class QuietRecoverLogs(logging.Filter):
+    """Drops procrastinate's INFO lines about the ``recover`` task.
+
+    It runs every heartbeat (every 10 s by default) and procrastinate logs three lines
+    each time (deferred, starting, ended), which would bury the lines that matter;
+    ``recover`` itself logs a warning whenever it finds a dead worker's job, and its
+    failures are logged above INFO, so nothing is lost."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (
+            record.levelno <= logging.INFO
+            and record.name.startswith("procrastinate")
+            and f"{RECOVER_TASK}[" in record.getMessage()
+        )
+
+
 def require_postgres(url: str) -> None:
-    if make_url(url).get_backend_name() != "postgresql":
+    backend = parse_url(url).get_backend_name()
+    if backend != "postgresql":
+        why = (
+            "with SQLite, `memoryd serve` runs extraction in its own process"
+            if backend == "sqlite"
+            else f"{safe_url(url)} is {backend}"
+        )
         raise InvalidInput(
             "memoryd worker needs PostgreSQL (MEMORYD_DATABASE_URL=postgresql+psycopg://...); "
-            "with SQLite, `memoryd serve` runs extraction in its own process"
+            + why
         )
 
 
 def build(md: Memoryd, options: WorkerOptions) -> App:
     interval = parse_interval(md.settings.extraction_interval)
-    cron, period = sweep_cron(interval)
+    _, period = sweep_cron(interval)
     if period != interval:
         log.warning(
             "MEMORY_EXTRACTION_INTERVAL=%s is not a cron step; sweeping every %s instead",
             md.settings.extraction_interval,
             period,
         )
-    log.info("sweep schedule: %s (every %s)", cron, period)
     return make_app(md.url, interval=interval, recover_seconds=options.heartbeat_seconds)
 
 
 def install_schema(md: Memoryd, app: App) -> bool:
-    """procrastinate's tables, created once; True if this call created them."""
+    """procrastinate's tables, created once; True if this call created them.
+
+    A schema that cannot be installed (a role without CREATE, a clashing table) is
+    InvalidInput naming the cause, not procrastinate's bare "Database error."."""
     with md.db.engine.connect() as lock_conn:
         lock_conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": _SCHEMA_LOCK})
         try:
@@ -77,6 +119,14 @@ def install_schema(md: Memoryd, app: App) -> bool:
                 app.schema_manager.apply_schema()
                 log.info("installed procrastinate's schema")
                 return True
+            except ConnectorException as exc:
+                cause = exc.__cause__ or exc
+                reason = (str(cause).strip().splitlines() or [type(cause).__name__])[0]
+                raise InvalidInput(
+                    f"cannot install procrastinate's tables in {safe_url(md.url)}: {reason} "
+                    "(run `memoryd worker --setup-only` once as a role that may create "
+                    "tables there, e.g. the database owner)"
+                ) from exc
             finally:
                 app.close()
         finally:
@@ -111,6 +161,8 @@ def run(
     """Run a worker in the foreground until SIGTERM or SIGINT (on what ``prepare`` gave,
     when the caller already called it)."""
     md, app = prepared or prepare(settings, options)
+    cron, period = sweep_cron(parse_interval(md.settings.extraction_interval))
+    log.info("sweep schedule: %s (every %s)", cron, period)
     warm_up(md)
     heartbeat = float(options.heartbeat_seconds)
     worker_options: Any = {
@@ -160,7 +212,16 @@ async def _supervise(app: App, worker_options: Any) -> None:
                 working.result()
                 log.warning("worker stopped after losing the database")
         except (ConnectorException, psycopg.Error, PoolTimeout, OSError) as exc:
-            log.warning("database unavailable: %s", " ".join(str(exc).split()))
+            cause = database_cause(exc)
+            reason = " ".join(str(cause or exc).split())
+            if cause is not None and (cause.sqlstate or "")[:2] in MISCONFIGURED:
+                first = (str(cause).strip().splitlines() or [type(cause).__name__])[0]
+                raise InvalidInput(
+                    f"the worker cannot use the job queue: {first} (the database answers, "
+                    "so waiting will not help: check the role's privileges on procrastinate's "
+                    "tables, or run `memoryd worker --setup-only`)"
+                ) from exc
+            log.warning("database unavailable: %s", reason)
         if loop.time() - started > 60:
             delay = RESTART_DELAYS[0]
         log.warning("starting the worker again in %.0f s", delay)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,8 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import Connection
-from sqlalchemy.engine.url import make_url
+from sqlalchemy.engine.url import URL, make_url
+from sqlalchemy.exc import SQLAlchemyError
 
 from memoryd.storage.repository import Repository
 
@@ -48,9 +49,19 @@ def _configure_sqlite(engine: Engine) -> None:
         conn.exec_driver_sql(f"BEGIN {mode}")
 
 
+def parse_url(url: str) -> URL:
+    """A SQLAlchemy URL, also from the ``postgres://`` form that Heroku and other hosts
+    hand out (SQLAlchemy only knows ``postgresql://``). ArgumentError if not a URL."""
+    parsed = make_url(url)
+    scheme, plus, driver = parsed.drivername.partition("+")
+    if scheme == "postgres":
+        parsed = parsed.set(drivername=f"postgresql{plus}{driver}")
+    return parsed
+
+
 def make_engine(url: str, **kwargs: Any) -> Engine:
     """An engine for a SQLAlchemy URL; SQLite files get their parent folder created."""
-    parsed = make_url(url)
+    parsed = parse_url(url)
     if parsed.get_backend_name() == "sqlite":
         database = parsed.database
         if database and database != ":memory:" and not database.startswith("file:"):
@@ -78,6 +89,19 @@ def _alembic_config(connection: Connection) -> Config:
     )
     cfg.attributes["connection"] = connection
     return cfg
+
+
+def _release_migration_lock(conn: Connection) -> None:
+    """Unlock after the migration; a failed one leaves its transaction aborted, so that
+    is rolled back first. If even that fails the connection is dropped, which ends the
+    session and with it the lock (a pooled connection would otherwise keep holding it)."""
+    try:
+        conn.rollback()
+        conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": _PG_MIGRATION_LOCK})
+        conn.commit()
+    except SQLAlchemyError:
+        conn.invalidate()
+        raise
 
 
 class Database:
@@ -127,12 +151,14 @@ class Database:
                     if current != head or revision != "head":
                         command.upgrade(cfg, revision)
                     conn.commit()
-                finally:
+                except BaseException:
                     if self.dialect == "postgresql":
-                        conn.execute(
-                            text("SELECT pg_advisory_unlock(:k)"), {"k": _PG_MIGRATION_LOCK}
-                        )
-                        conn.commit()
+                        # the migration's own error is the one to report, not the unlock's
+                        with suppress(SQLAlchemyError):
+                            _release_migration_lock(conn)
+                    raise
+                if self.dialect == "postgresql":
+                    _release_migration_lock(conn)
             self._migrated = revision == "head"
 
     @contextmanager

@@ -53,7 +53,7 @@ from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from memoryd.domain.errors import InvalidInput, MemorydError
-from memoryd.storage.database import Database
+from memoryd.storage.database import Database, parse_url
 from memoryd.storage.tables import (
     cache_epoch,
     chats,
@@ -484,7 +484,7 @@ def _verify(dst: Connection, expected: Mapping[str, int]) -> dict[str, int]:
 
 def _same_database(a: str, b: str) -> bool:
     try:
-        first, second = make_url(a), make_url(b)
+        first, second = parse_url(a), parse_url(b)
     except ArgumentError:
         return False
     if first.get_backend_name() != second.get_backend_name():
