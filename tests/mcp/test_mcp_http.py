@@ -135,6 +135,24 @@ def test_remember_until_a_date(live: LiveMemoryd) -> None:
     )
 
 
+def test_update_memory_changes_the_expiry_the_text_or_both(live: LiveMemoryd) -> None:
+    made = ok(live, "alice", "remember", content="The demo is on Friday", until="2099-01-02")
+    moved = ok(live, "alice", "update_memory", memory_id=made["id"], until="2099-02-01")
+    assert (moved["content"], moved["expires_at"]) == (
+        "The demo is on Friday",
+        "2099-02-02T00:00:00+00:00",
+    )
+    both = ok(
+        live, "alice", "update_memory", memory_id=made["id"], content="Demo moved", until="never"
+    )
+    assert (both["content"], both["expires_at"]) == ("Demo moved", None)
+    assert live.md.get_memory(live.ids["alice"], made["id"]).expires_at is None
+    assert "nothing to change" in refused(live, "alice", "update_memory", memory_id=made["id"])
+    assert "already passed" in refused(
+        live, "alice", "update_memory", memory_id=made["id"], until="2020-01-01"
+    )
+
+
 def test_refusals_carry_the_rest_apis_messages(live: LiveMemoryd) -> None:
     for i in range(5):
         ok(live, "alice", "remember", content=f"Global fact {i}", scope="global")

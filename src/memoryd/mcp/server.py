@@ -28,7 +28,7 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 import memoryd
 from memoryd.domain.errors import MemorydError
 from memoryd.domain.models import User
-from memoryd.domain.rules import parse_scope
+from memoryd.domain.rules import KEEP, Keep, parse_scope
 from memoryd.server.deps import ServerState, require_workspace, self_owner
 from memoryd.server.errors import ApiError
 from memoryd.server.routers import chats as chats_router
@@ -261,11 +261,32 @@ def build_server(state: ServerState, local_user_id: int | None = None) -> MCPSer
 
     @server.tool(title="Rewrite a memory")
     @tool_errors
-    def update_memory(memory_id: MemoryId, content: Content, ctx: Context[Any, Any]) -> MemoryOut:
-        """Replace a memory's text (same rules as a new memory)."""
+    def update_memory(
+        memory_id: MemoryId,
+        ctx: Context[Any, Any],
+        content: Annotated[
+            str | None,
+            Field(max_length=10_000, description="The new text (same rules as a new memory)."),
+        ] = None,
+        until: Annotated[
+            str | None,
+            Field(
+                max_length=64,
+                description='A new "remember until" date (YYYY-MM-DD), or "never" to keep '
+                "the memory for good.",
+            ),
+        ] = None,
+    ) -> MemoryOut:
+        """Rewrite a memory's text, change until when it is remembered, or both.
+        At least one of `content` and `until` is needed."""
         owner = self_owner(caller(ctx))
         visible_memory(state, owner, memory_id)
-        return MemoryOut.of(md.edit_memory(owner.user.id, memory_id, content, actor=owner.actor))
+        expiry: str | Keep | None = KEEP
+        if until is not None:
+            expiry = None if until.strip().lower() == "never" else until
+        return MemoryOut.of(
+            md.edit_memory(owner.user.id, memory_id, content, actor=owner.actor, expires_at=expiry)
+        )
 
     @server.tool(title="Forget a memory")
     @tool_errors
