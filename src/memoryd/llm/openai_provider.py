@@ -13,9 +13,13 @@ from typing import Any
 
 import openai
 
-from memoryd.llm.base import Completion, LLMError, Message
+from memoryd.llm.base import Completion, LLMError, Message, error_detail, status_error
 
 DEFAULT_MODEL = "gpt-4o-mini"
+HINT = (
+    "an OpenAI-compatible server's base URL usually ends in /v1, e.g. "
+    "http://127.0.0.1:11434/v1 for Ollama"
+)
 
 # How structured output is requested, most precise first.
 _MODES = ("json_schema", "json_object", "none")
@@ -74,9 +78,9 @@ class OpenAIProvider:
                 if mode != "none" and "response_format" in str(exc):
                     self._mode_index += 1  # this server does not take that form; step down
                     continue
-                raise _error(exc) from exc
+                raise self._error(exc) from exc
             except openai.OpenAIError as exc:
-                raise _error(exc) from exc
+                raise self._error(exc) from exc
             return _completion(response, self.model)
 
     def stream(
@@ -99,7 +103,17 @@ class OpenAIProvider:
                 if chunk.choices and chunk.choices[0].delta.content:
                     yield str(chunk.choices[0].delta.content)
         except openai.OpenAIError as exc:
-            raise _error(exc) from exc
+            raise self._error(exc) from exc
+
+    def _error(self, exc: openai.OpenAIError) -> LLMError:
+        if isinstance(exc, openai.APITimeoutError):
+            return LLMError("the LLM request timed out")
+        if isinstance(exc, openai.APIConnectionError):
+            return LLMError(f"cannot reach the LLM server at {self._client.base_url}: {exc}")
+        if isinstance(exc, openai.APIStatusError):
+            detail = error_detail(exc.body, str(exc))
+            return status_error(exc.status_code, detail, model=self.model, endpoint_hint=HINT)
+        return LLMError(f"LLM call failed: {exc}")
 
 
 def _messages(messages: Sequence[Message]) -> Any:
@@ -118,28 +132,3 @@ def _completion(response: Any, fallback_model: str) -> Completion:
         prompt_tokens=int(usage.prompt_tokens) if usage else 0,
         completion_tokens=int(usage.completion_tokens) if usage else 0,
     )
-
-
-def _error(exc: openai.OpenAIError) -> LLMError:
-    if isinstance(exc, openai.APITimeoutError):
-        return LLMError("the LLM request timed out")
-    if isinstance(exc, openai.APIConnectionError):
-        return LLMError(f"cannot reach the LLM server: {exc}")
-    if isinstance(exc, openai.APIStatusError):
-        status = exc.status_code
-        retryable = status == 429 or status >= 500 or status == 408
-        return LLMError(
-            f"LLM server answered HTTP {status}: {_message(exc)}",
-            status=status,
-            retryable=retryable,
-        )
-    return LLMError(f"LLM call failed: {exc}")
-
-
-def _message(exc: openai.APIStatusError) -> str:
-    body = exc.body
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
-            return str(inner["message"])[:300]
-    return str(exc)[:300]
