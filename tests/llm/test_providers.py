@@ -69,6 +69,19 @@ def test_openai_steps_down_when_the_server_refuses_response_format(
     assert kinds == ["json_schema", "json_object", None, None]  # remembered
 
 
+def test_the_form_a_server_took_is_remembered_for_the_process(srv: FakeOpenAIServer) -> None:
+    """Extraction builds a provider per run; a later run must not ask the refused way again."""
+    srv.script(
+        Reply.error(400, "response_format json_schema is not supported"),
+        Reply.json({"facts": []}),
+        Reply.json({"facts": [1]}),
+    )
+    assert openai(srv).complete([{"role": "user", "content": "x"}], schema=SCHEMA).text
+    assert openai(srv).complete([{"role": "user", "content": "x"}], schema=SCHEMA).text
+    kinds = [r.get("response_format", {}).get("type") for r in srv.requests]
+    assert kinds == ["json_schema", "json_object", "json_object"]
+
+
 @pytest.mark.parametrize(
     ("reply", "status", "retryable", "text"),
     [

@@ -2,7 +2,8 @@
 
 Structured output is asked for with ``response_format`` and a JSON schema. Servers that
 refuse that (HTTP 400 naming response_format) are asked again with plain JSON mode, then
-without it, and the provider remembers what worked; the caller parses tolerantly either way.
+without it; the process remembers what worked for that server and model. The caller
+parses tolerantly either way.
 The SDK's own retries are off: retrying with backoff is the extraction scheduler's job.
 """
 
@@ -23,6 +24,9 @@ HINT = (
 
 # How structured output is requested, most precise first.
 _MODES = ("json_schema", "json_object", "none")
+# What each (server, model) took, for the whole process: extraction builds a provider per
+# run, and asking again with a form the server refused would cost failed calls every run.
+_MODE_BY_SERVER: dict[tuple[str, str], int] = {}
 
 
 class OpenAIProvider:
@@ -42,7 +46,7 @@ class OpenAIProvider:
         self._client = openai.OpenAI(
             base_url=base_url, api_key=api_key or "not-needed", timeout=timeout, max_retries=0
         )
-        self._mode_index = 0
+        self._server = (str(self._client.base_url), self.model)
 
     def __repr__(self) -> str:  # never shows the key
         return f"OpenAIProvider(model={self.model!r}, base_url={self.base_url!r})"
@@ -57,7 +61,8 @@ class OpenAIProvider:
         temperature: float | None = None,
     ) -> Completion:
         while True:
-            mode = _MODES[self._mode_index] if schema is not None else "none"
+            index = _MODE_BY_SERVER.get(self._server, 0)
+            mode = _MODES[index] if schema is not None else "none"
             extra: dict[str, Any] = {}
             if mode == "json_schema":
                 extra["response_format"] = {
@@ -76,7 +81,7 @@ class OpenAIProvider:
                 )
             except openai.BadRequestError as exc:
                 if mode != "none" and "response_format" in str(exc):
-                    self._mode_index += 1  # this server does not take that form; step down
+                    _MODE_BY_SERVER[self._server] = index + 1  # not taken here: step down
                     continue
                 raise self._error(exc) from exc
             except openai.OpenAIError as exc:
