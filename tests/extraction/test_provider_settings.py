@@ -18,6 +18,7 @@ from memoryd.domain.errors import MemorydError
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.extraction.runs import get_pair_state
 from memoryd.extraction.scheduler import SETTINGS_REFUSED, ExtractionScheduler
+from memoryd.server.web.admin_pages import run_pairs
 from memoryd.testing import FakeOpenAIServer, Reply
 from support.extraction import Clock, chat, make_md, observe
 
@@ -110,4 +111,6 @@ def test_a_scheduled_run_that_cannot_build_its_provider_is_in_the_run_history(
         [error] = run.errors
         assert error["kind"] == "config" and expected in error["error"]
         assert md.extraction_failures() == []
+        [shown] = run_pairs(run, {})  # the admin panel's run page
+        assert (shown.user, shown.entries[0]["label"]) == ("The whole run", "LLM settings unusable")
     assert fake_llm.requests == []
