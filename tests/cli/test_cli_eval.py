@@ -8,7 +8,7 @@ from pathlib import Path
 from typer.testing import CliRunner, Result
 
 from memoryd.cli.app import app
-from memoryd.testing import FakeOpenAIServer
+from memoryd.testing import FakeOpenAIServer, Reply
 from memoryd.testing.echo_extraction import EchoExtractor
 
 CONVERSATION = {
@@ -72,3 +72,26 @@ def test_the_bundled_sample_loads_with_attribution() -> None:
         resources.files("memoryd.data").joinpath("extraction-sample.json").read_text("utf-8")
     )
     assert "CC-BY 4.0" in raw["attribution"]
+
+
+def test_eval_with_a_refused_api_key_stops_at_once_with_one_line(tmp_path: Path) -> None:
+    with FakeOpenAIServer() as srv:
+        srv.default = Reply.error(401, "Incorrect API key provided")
+        result = run(srv, tmp_path, "--limit", "5")
+        calls = len(srv.requests)
+    assert result.exit_code == 1, result.output
+    assert result.stderr.splitlines()[-1].startswith(
+        "error: the LLM server refused the API key (HTTP 401: Incorrect API key provided)"
+    )
+    assert calls == 1 and "Traceback" not in result.output
+
+
+def test_eval_whose_every_llm_call_fails_says_why(tmp_path: Path) -> None:
+    with FakeOpenAIServer() as srv:
+        srv.default = Reply.error(500, "upstream exploded")
+        result = run(srv, tmp_path, "--limit", "3")
+    assert result.exit_code == 1, result.output
+    assert result.stderr.splitlines()[-1] == (
+        "error: every conversation that asked the LLM failed; the first: "
+        "LLM server answered HTTP 500: upstream exploded"
+    )

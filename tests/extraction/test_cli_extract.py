@@ -145,3 +145,35 @@ def test_bad_input_is_one_line_and_exit_2(
         assert result.stderr.startswith("error: ") and len(result.stderr.splitlines()) == 1
     assert fake_llm.requests == []
     assert json.loads(run(seeded, fake_llm, tmp_path, "runs", "--json").stdout) == []
+
+
+def test_a_refused_api_key_is_one_error_line_naming_the_setting(
+    seeded: str, fake_llm: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    fake_llm.default = Reply.error(401, "Incorrect API key provided")
+
+    result = run(seeded, fake_llm, tmp_path, "extract", "--force")
+
+    assert result.exit_code == 1, result.output
+    last = result.stderr.splitlines()[-1]
+    assert last.startswith("error: the LLM server refused the API key (HTTP 401: Incorrect API")
+    assert "set MEMORYD_LLM_API_KEY" in last and "Traceback" not in result.output
+    assert len(fake_llm.requests) == 1
+    parked = run(seeded, fake_llm, tmp_path, "runs", "--parked", "--json")
+    assert json.loads(parked.stdout) == []  # no attempt counted: nothing to retry by hand
+
+
+def test_a_hosted_provider_without_a_key_is_refused_before_any_call(
+    seeded: str, fake_llm: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    env: dict[str, Any] = {
+        "MEMORYD_DATABASE_URL": None,
+        "MEMORYD_DATA_DIR": str(tmp_path),
+        "MEMORYD_LLM_PROVIDER": "anthropic",
+        "MEMORYD_LLM_BASE_URL": None,
+        "MEMORYD_LLM_API_KEY": None,
+    }
+    result = CliRunner().invoke(app, ["extract", "--force", "--db", seeded], env=env)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.splitlines()[-1].startswith("error: MEMORYD_LLM_API_KEY is not set:")
+    assert fake_llm.requests == []

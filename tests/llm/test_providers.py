@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ import pytest
 from memoryd.config import MemorydSettings
 from memoryd.domain.errors import InvalidInput
 from memoryd.llm.anthropic_provider import AnthropicProvider
-from memoryd.llm.base import LLMError, LLMProvider
+from memoryd.llm.base import LLMConfigError, LLMError, LLMProvider
 from memoryd.llm.builtin import make_provider
 from memoryd.llm.local import LocalProvider, compact_json_grammar
 from memoryd.llm.openai_provider import OpenAIProvider
@@ -66,6 +67,19 @@ def test_openai_steps_down_when_the_server_refuses_response_format(
     assert provider.complete([{"role": "user", "content": "x"}], schema=SCHEMA).text
     kinds = [r.get("response_format", {}).get("type") for r in srv.requests]
     assert kinds == ["json_schema", "json_object", None, None]  # remembered
+
+
+def test_the_form_a_server_took_is_remembered_for_the_process(srv: FakeOpenAIServer) -> None:
+    """Extraction builds a provider per run; a later run must not ask the refused way again."""
+    srv.script(
+        Reply.error(400, "response_format json_schema is not supported"),
+        Reply.json({"facts": []}),
+        Reply.json({"facts": [1]}),
+    )
+    assert openai(srv).complete([{"role": "user", "content": "x"}], schema=SCHEMA).text
+    assert openai(srv).complete([{"role": "user", "content": "x"}], schema=SCHEMA).text
+    kinds = [r.get("response_format", {}).get("type") for r in srv.requests]
+    assert kinds == ["json_schema", "json_object", "json_object"]
 
 
 @pytest.mark.parametrize(
@@ -137,6 +151,23 @@ def test_anthropic_errors(srv: FakeOpenAIServer) -> None:
     with pytest.raises(LLMError, match="HTTP 529") as caught:
         provider.complete([{"role": "user", "content": "x"}], schema=SCHEMA)
     assert caught.value.retryable
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        (Reply.error(401, "bad x-api-key"), "refused the API key (HTTP 401: bad x-api-key)"),
+        (Reply.error(404, "model: claude-nope"), "has no model 'claude-nope'"),
+    ],
+)
+def test_anthropic_settings_errors_quote_the_server_and_name_the_setting(
+    srv: FakeOpenAIServer, reply: Reply, expected: str
+) -> None:
+    srv.script(reply)
+    provider = AnthropicProvider(model="claude-nope", base_url=srv.base_url, api_key="k", timeout=2)
+    with pytest.raises(LLMConfigError, match=re.escape(expected)) as caught:
+        provider.complete([{"role": "user", "content": "x"}], schema=SCHEMA)
+    assert "{'type'" not in str(caught.value) and not caught.value.retryable
 
 
 def test_providers_come_from_the_plugin_registry(tmp_path: Path) -> None:

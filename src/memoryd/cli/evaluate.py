@@ -78,7 +78,10 @@ def extraction(
         note(f"[{len(done)}/{len(conversations)}] {getattr(row, 'id', '')}")
 
     done: list[object] = []
-    results = evaluate(conversations, settings, llm, shared_embedder(), progress)
+    try:
+        results = evaluate(conversations, settings, llm, shared_embedder(), progress)
+    except MemorydError as exc:  # the provider refused its settings: nothing to measure
+        fail(str(exc), EXIT_FAILURE)
     summary = summarize(results)
     if as_json:
         emit_json({"provider": llm.name, "model": llm.model, "summary": summary})
@@ -87,5 +90,9 @@ def extraction(
         for key, label in _LABELS.items():
             table.add_row(cell(label), cell(summary[key]))
         console().print(table)
-    if summary["errors"] == len(results) and results:
-        raise typer.Exit(EXIT_FAILURE)
+    failed = [r.error for r in results if r.error]
+    asked = [r for r in results if r.error or r.calls]  # the others needed no LLM call
+    if failed and len(failed) == len(asked):
+        fail(f"every conversation that asked the LLM failed; the first: {failed[0]}", EXIT_FAILURE)
+    if failed:
+        note(f"{len(failed)} of {len(results)} conversations failed; the first: {failed[0]}")

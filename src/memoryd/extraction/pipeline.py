@@ -63,7 +63,7 @@ from memoryd.extraction.sentences import (
     user_sentences,
 )
 from memoryd.extraction.timebound import expiry_for
-from memoryd.llm.base import LLMProvider
+from memoryd.llm.base import LLMConfigError, LLMProvider
 from memoryd.llm.json_output import Usage, complete_json
 from memoryd.rerank.embedding import memory_vectors
 from memoryd.storage.chat_erasure import lock_batch
@@ -120,6 +120,7 @@ class PairResult:
     not_stored: list[str] = field(default_factory=list)
     planned: list[str] = field(default_factory=list)
     error: str | None = None
+    config_error: bool = False  # the provider refused the settings (LLMConfigError)
     batches: int = 0
     usage: Usage = field(default_factory=Usage)
 
@@ -262,6 +263,10 @@ def process_pair(
                 return _skip(result, GONE)
             if isinstance(exc, ChatsDeleted):
                 continue  # nothing of it was written: read what is left of the pair again
+            if isinstance(exc, LLMConfigError):  # the settings' fault, not the pair's:
+                result.error, result.status = str(exc), "failed"  # no attempt counted
+                result.config_error = True
+                break
             _fail(
                 md,
                 result,

@@ -92,10 +92,11 @@ class Run:
     alive_until: datetime | None = None  # past this with no heartbeat: interrupted
 
     def settle(self) -> None:
-        """Set the final status from the counters ("errors" only for a failed pair),
-        unless the run was interrupted."""
+        """Set the final status from the counters ("errors" only for a failed pair or
+        LLM settings the provider could not be built from), unless interrupted."""
         if self.status != INTERRUPTED:
-            self.status = "errors" if self.pairs_failed else "ok"
+            refused = any(e.get("kind") == "config" for e in self.errors)
+            self.status = "errors" if self.pairs_failed or refused else "ok"
 
     def interrupt(self, exc: BaseException, where: tuple[int, str] | None) -> None:
         """The run is stopping on ``exc`` while at pair ``where`` (None: between pairs)."""

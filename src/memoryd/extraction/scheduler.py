@@ -22,7 +22,7 @@ from sqlalchemy import and_, case, func, literal, or_, select
 from sqlalchemy.engine import Connection
 
 from memoryd.domain import runtime_settings
-from memoryd.domain.errors import InvalidInput
+from memoryd.domain.errors import InvalidInput, MemorydError
 from memoryd.extraction.deps import ExtractionDeps, current_settings
 from memoryd.extraction.interval import parse_interval
 from memoryd.extraction.pipeline import ExtractionConfig, PairResult, process_pair
@@ -37,6 +37,9 @@ from memoryd.extraction.runs import (
 )
 from memoryd.llm.base import LLMProvider
 from memoryd.storage.tables import CHAT_UNPROCESSED, chats, extraction_pairs, workspaces
+
+# Skip reason of the pairs a run left alone after the provider refused its settings.
+SETTINGS_REFUSED = "LLM settings refused"
 
 log = logging.getLogger("memoryd.extraction")
 
@@ -170,7 +173,12 @@ def run_extraction(
     """
     now = clock or md.clock
     cfg = config or ExtractionConfig.from_settings(md.settings)
-    llm = provider or provider_for(md)
+    try:
+        llm = provider or provider_for(md)
+    except MemorydError as exc:  # unknown provider, hosted API without a key
+        if trigger != "manual" and not dry_run:  # by hand, the caller is told at once
+            record_setup_failure(md, trigger, now(), exc)
+        raise
     run = Run(
         id=new_run_id(),
         trigger=trigger,
@@ -227,6 +235,10 @@ def run_extraction(
                 heartbeat.beat(progress=True)
             if on_pair is not None:
                 on_pair(result, index, len(targets))
+            if result.config_error:  # every other pair would fail the same way
+                if index < len(targets):
+                    run.skip(SETTINGS_REFUSED, len(targets) - index)
+                break
     except BaseException as exc:
         run.interrupt(exc, at)
         raise
@@ -237,6 +249,24 @@ def run_extraction(
         else:
             run.settle()
     return run
+
+
+def record_setup_failure(md: ExtractionDeps, trigger: str, now: datetime, exc: Exception) -> Run:
+    """Store a run that could not start because its LLM provider could not be built, so
+    admins see why nothing is extracted (in the run list, not only in a log)."""
+    current = current_settings(md)
+    run = Run(
+        id=new_run_id(),
+        trigger=trigger,
+        started_at=now,
+        provider=current.get(runtime_settings.EXTRACTION_PROVIDER.key)
+        or md.settings.llm_provider
+        or "local",
+        model=current.get(runtime_settings.EXTRACTION_MODEL.key) or md.settings.llm_model,
+        errors=[{"kind": "config", "user_id": None, "workspace": None, "error": str(exc)}],
+    )
+    start_run(md.db, run)
+    return finish_run(md.db, run, now)
 
 
 def _account(run: Run, result: PairResult) -> None:
@@ -341,6 +371,8 @@ class ExtractionScheduler:
         while not self._stop.wait(self.interval.total_seconds()):
             try:
                 self.tick()
+            except MemorydError as exc:  # e.g. the LLM settings: stored as a run already
+                log.warning("scheduled extraction run failed: %s", exc)
             except Exception:  # the loop must survive a bad run; the next one retries
                 log.exception("scheduled extraction run failed")
 

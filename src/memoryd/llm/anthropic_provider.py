@@ -12,10 +12,11 @@ from typing import Any
 
 import anthropic
 
-from memoryd.llm.base import Completion, LLMError, Message
+from memoryd.llm.base import Completion, LLMError, Message, error_detail, status_error
 
 DEFAULT_MODEL = "claude-3-5-haiku-latest"
 DEFAULT_MAX_TOKENS = 1024
+HINT = "leave it unset for Anthropic's API; a proxy's URL may be given with or without /v1"
 
 
 class AnthropicProvider:
@@ -40,6 +41,16 @@ class AnthropicProvider:
 
     def __repr__(self) -> str:  # never shows the key
         return f"AnthropicProvider(model={self.model!r}, base_url={self.base_url!r})"
+
+    def _error(self, exc: anthropic.AnthropicError) -> LLMError:
+        if isinstance(exc, anthropic.APITimeoutError):
+            return LLMError("the LLM request timed out")
+        if isinstance(exc, anthropic.APIConnectionError):
+            return LLMError(f"cannot reach the LLM server at {self._client.base_url}: {exc}")
+        if isinstance(exc, anthropic.APIStatusError):
+            detail = error_detail(exc.body, str(exc))
+            return status_error(exc.status_code, detail, model=self.model, endpoint_hint=HINT)
+        return LLMError(f"LLM call failed: {exc}")
 
     def _request(
         self, messages: Sequence[Message], max_tokens: int | None, temperature: float | None
@@ -82,7 +93,7 @@ class AnthropicProvider:
         try:
             response = self._client.messages.create(**request)
         except anthropic.AnthropicError as exc:
-            raise _error(exc) from exc
+            raise self._error(exc) from exc
         text = ""
         for block in response.content:
             if block.type == "tool_use":
@@ -109,20 +120,4 @@ class AnthropicProvider:
             with self._client.messages.stream(**request) as events:
                 yield from events.text_stream
         except anthropic.AnthropicError as exc:
-            raise _error(exc) from exc
-
-
-def _error(exc: anthropic.AnthropicError) -> LLMError:
-    if isinstance(exc, anthropic.APITimeoutError):
-        return LLMError("the LLM request timed out")
-    if isinstance(exc, anthropic.APIConnectionError):
-        return LLMError(f"cannot reach the LLM server: {exc}")
-    if isinstance(exc, anthropic.APIStatusError):
-        status = exc.status_code
-        retryable = status in (408, 429) or status >= 500
-        return LLMError(
-            f"LLM server answered HTTP {status}: {str(exc)[:300]}",
-            status=status,
-            retryable=retryable,
-        )
-    return LLMError(f"LLM call failed: {exc}")
+            raise self._error(exc) from exc

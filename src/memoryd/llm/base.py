@@ -25,6 +25,53 @@ class LLMError(MemorydError):
         self.retryable = retryable
 
 
+class LLMConfigError(LLMError):
+    """The provider refused how memoryd is set up (API key, model, base URL), not the
+    request: every call fails the same way until an operator changes a setting, so the
+    message names the setting, and extraction stops its run instead of blaming the pair."""
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message, status=status, retryable=False)
+
+
+def error_detail(body: object, fallback: str) -> str:
+    """The server's own words from an error body (``{"error": {"message": ...}}``, as
+    OpenAI and Anthropic send it), else ``fallback``; at most 300 characters."""
+    inner = body.get("error", body) if isinstance(body, dict) else None
+    if isinstance(inner, dict) and isinstance(inner.get("message"), str):
+        return str(inner["message"])[:300]
+    return fallback[:300]
+
+
+def status_error(status: int, detail: str, *, model: str, endpoint_hint: str) -> LLMError:
+    """The error for an HTTP ``status`` answer; 401 and 404 say which setting to change.
+
+    A 404 that speaks of a model means the server lacks ``model``; any other 404 means the
+    base URL points at no chat endpoint (``endpoint_hint`` says what it should look like).
+    """
+    said = f"HTTP {status}: {detail}"
+    if status == 401:
+        return LLMConfigError(
+            f"the LLM server refused the API key ({said}); set MEMORYD_LLM_API_KEY to a key "
+            "it accepts",
+            status=status,
+        )
+    if status == 404 and "model" in detail.lower():
+        return LLMConfigError(
+            f"the LLM server has no model {model!r} ({said}); set MEMORYD_LLM_MODEL (or the "
+            "extraction_model setting) to a model it serves",
+            status=status,
+        )
+    if status == 404:
+        return LLMConfigError(
+            f"the LLM server has no chat endpoint there ({said}); check MEMORYD_LLM_BASE_URL: "
+            f"{endpoint_hint}",
+            status=status,
+        )
+    retryable = status in (408, 429) or status >= 500
+    return LLMError(f"LLM server answered {said}", status=status, retryable=retryable)
+
+
 @dataclass(frozen=True)
 class Completion:
     text: str

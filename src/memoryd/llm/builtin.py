@@ -11,7 +11,7 @@ from typing import Any
 
 from memoryd.config import MemorydSettings
 from memoryd.hookspecs import hookimpl
-from memoryd.llm.base import LLMProvider
+from memoryd.llm.base import LLMConfigError, LLMProvider
 
 DEFAULT_PROVIDER = "local"
 
@@ -20,9 +20,21 @@ def _key(settings: MemorydSettings) -> str | None:
     return settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
 
 
+def _hosted_needs_key(settings: MemorydSettings, name: str, where: str) -> None:
+    """Refuse, before any call, a hosted API without a key (local servers need none)."""
+    if settings.llm_base_url or _key(settings):
+        return
+    raise LLMConfigError(
+        f"MEMORYD_LLM_API_KEY is not set: the {name} provider without MEMORYD_LLM_BASE_URL "
+        f"talks to {where}, which needs a key; set the key, or set MEMORYD_LLM_BASE_URL to "
+        "your own server"
+    )
+
+
 def _openai(settings: MemorydSettings) -> LLMProvider:
     from memoryd.llm.openai_provider import OpenAIProvider
 
+    _hosted_needs_key(settings, "openai", "api.openai.com")
     return OpenAIProvider(
         model=settings.llm_model,
         base_url=settings.llm_base_url,
@@ -34,6 +46,7 @@ def _openai(settings: MemorydSettings) -> LLMProvider:
 def _anthropic(settings: MemorydSettings) -> LLMProvider:
     from memoryd.llm.anthropic_provider import AnthropicProvider
 
+    _hosted_needs_key(settings, "anthropic", "api.anthropic.com")
     return AnthropicProvider(
         model=settings.llm_model,
         base_url=settings.llm_base_url,

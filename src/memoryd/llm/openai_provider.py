@@ -2,7 +2,8 @@
 
 Structured output is asked for with ``response_format`` and a JSON schema. Servers that
 refuse that (HTTP 400 naming response_format) are asked again with plain JSON mode, then
-without it, and the provider remembers what worked; the caller parses tolerantly either way.
+without it; the process remembers what worked for that server and model. The caller
+parses tolerantly either way.
 The SDK's own retries are off: retrying with backoff is the extraction scheduler's job.
 """
 
@@ -13,12 +14,19 @@ from typing import Any
 
 import openai
 
-from memoryd.llm.base import Completion, LLMError, Message
+from memoryd.llm.base import Completion, LLMError, Message, error_detail, status_error
 
 DEFAULT_MODEL = "gpt-4o-mini"
+HINT = (
+    "an OpenAI-compatible server's base URL usually ends in /v1, e.g. "
+    "http://127.0.0.1:11434/v1 for Ollama"
+)
 
 # How structured output is requested, most precise first.
 _MODES = ("json_schema", "json_object", "none")
+# What each (server, model) took, for the whole process: extraction builds a provider per
+# run, and asking again with a form the server refused would cost failed calls every run.
+_MODE_BY_SERVER: dict[tuple[str, str], int] = {}
 
 
 class OpenAIProvider:
@@ -38,7 +46,7 @@ class OpenAIProvider:
         self._client = openai.OpenAI(
             base_url=base_url, api_key=api_key or "not-needed", timeout=timeout, max_retries=0
         )
-        self._mode_index = 0
+        self._server = (str(self._client.base_url), self.model)
 
     def __repr__(self) -> str:  # never shows the key
         return f"OpenAIProvider(model={self.model!r}, base_url={self.base_url!r})"
@@ -53,7 +61,8 @@ class OpenAIProvider:
         temperature: float | None = None,
     ) -> Completion:
         while True:
-            mode = _MODES[self._mode_index] if schema is not None else "none"
+            index = _MODE_BY_SERVER.get(self._server, 0)
+            mode = _MODES[index] if schema is not None else "none"
             extra: dict[str, Any] = {}
             if mode == "json_schema":
                 extra["response_format"] = {
@@ -72,11 +81,11 @@ class OpenAIProvider:
                 )
             except openai.BadRequestError as exc:
                 if mode != "none" and "response_format" in str(exc):
-                    self._mode_index += 1  # this server does not take that form; step down
+                    _MODE_BY_SERVER[self._server] = index + 1  # not taken here: step down
                     continue
-                raise _error(exc) from exc
+                raise self._error(exc) from exc
             except openai.OpenAIError as exc:
-                raise _error(exc) from exc
+                raise self._error(exc) from exc
             return _completion(response, self.model)
 
     def stream(
@@ -99,7 +108,17 @@ class OpenAIProvider:
                 if chunk.choices and chunk.choices[0].delta.content:
                     yield str(chunk.choices[0].delta.content)
         except openai.OpenAIError as exc:
-            raise _error(exc) from exc
+            raise self._error(exc) from exc
+
+    def _error(self, exc: openai.OpenAIError) -> LLMError:
+        if isinstance(exc, openai.APITimeoutError):
+            return LLMError("the LLM request timed out")
+        if isinstance(exc, openai.APIConnectionError):
+            return LLMError(f"cannot reach the LLM server at {self._client.base_url}: {exc}")
+        if isinstance(exc, openai.APIStatusError):
+            detail = error_detail(exc.body, str(exc))
+            return status_error(exc.status_code, detail, model=self.model, endpoint_hint=HINT)
+        return LLMError(f"LLM call failed: {exc}")
 
 
 def _messages(messages: Sequence[Message]) -> Any:
@@ -118,28 +137,3 @@ def _completion(response: Any, fallback_model: str) -> Completion:
         prompt_tokens=int(usage.prompt_tokens) if usage else 0,
         completion_tokens=int(usage.completion_tokens) if usage else 0,
     )
-
-
-def _error(exc: openai.OpenAIError) -> LLMError:
-    if isinstance(exc, openai.APITimeoutError):
-        return LLMError("the LLM request timed out")
-    if isinstance(exc, openai.APIConnectionError):
-        return LLMError(f"cannot reach the LLM server: {exc}")
-    if isinstance(exc, openai.APIStatusError):
-        status = exc.status_code
-        retryable = status == 429 or status >= 500 or status == 408
-        return LLMError(
-            f"LLM server answered HTTP {status}: {_message(exc)}",
-            status=status,
-            retryable=retryable,
-        )
-    return LLMError(f"LLM call failed: {exc}")
-
-
-def _message(exc: openai.APIStatusError) -> str:
-    body = exc.body
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
-            return str(inner["message"])[:300]
-    return str(exc)[:300]

@@ -36,7 +36,7 @@ from memoryd.domain.errors import MemorydError
 from memoryd.extraction import retention
 from memoryd.extraction.pipeline import ExtractionConfig
 from memoryd.extraction.runs import get_pair_state
-from memoryd.extraction.scheduler import DuePair, due_pairs, run_extraction
+from memoryd.extraction.scheduler import DuePair, due_pairs, record_setup_failure, run_extraction
 from memoryd.llm.base import LLMProvider
 from memoryd.llm.builtin import make_provider
 from memoryd.storage.database import parse_url
@@ -248,9 +248,15 @@ def extract_pair(context: JobContext, user_id: int, workspace: str) -> None:
             log.info("pair %s/%s: parked or backing off, skipped", user_id, workspace)
             return
         try:
+            llm = _provider(context, md)
+        except MemorydError as exc:  # unknown provider, hosted API without a key
+            record_setup_failure(md, "worker", md.clock(), exc)
+            log.warning("pair %s/%s: %s", user_id, workspace, exc)
+            return
+        try:
             done = run_extraction(
                 md,
-                provider=_provider(context, md),
+                provider=llm,
                 trigger="worker",
                 user_id=user_id,
                 workspace=workspace,

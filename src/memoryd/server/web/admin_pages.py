@@ -35,6 +35,7 @@ RUN_ENTRY_KINDS = {
     "not_stored": "Not stored",
     "planned": "Would change (dry run)",
     "interrupted": "Stopped here",
+    "config": "LLM settings unusable",
 }
 
 
