@@ -42,7 +42,7 @@ import numpy as np
 from memoryd.config import MemorydSettings
 from memoryd.domain.errors import InvalidInput
 from memoryd.embedding.base import Embedder
-from memoryd.llm.base import LLMConfigError, LLMProvider
+from memoryd.llm.base import LLMProvider, LLMUnavailable
 
 MATCH_SIMILARITY = 0.6
 SAMPLE = "extraction-sample.json"
@@ -166,7 +166,8 @@ def run_conversation(
 ) -> ConversationResult:
     """One conversation through the real pipeline on a fresh database, scored.
 
-    LLMConfigError when the provider refused its settings (API key, model, base URL).
+    LLMUnavailable when the provider refused its settings (API key, model, base URL) or
+    its server could not be reached.
     """
     from memoryd.service import Memoryd
 
@@ -183,8 +184,8 @@ def run_conversation(
                            str(exchange.get("response", "")))  # fmt: skip
         started = time.perf_counter()
         result = md.extract(user.id, slug, force=True, provider=provider)
-        if result.config_error:  # every other conversation would fail the same way
-            raise LLMConfigError(result.error or "the LLM provider refused the settings")
+        if result.stopped_by:  # every other conversation would fail the same way
+            raise LLMUnavailable(result.error or result.stopped_by)
         seconds = time.perf_counter() - started
         stored = md.list_memories(user.id)
     memories = [m.content for m in [*result.created, *result.updated]]

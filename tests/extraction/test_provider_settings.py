@@ -114,3 +114,36 @@ def test_a_scheduled_run_that_cannot_build_its_provider_is_in_the_run_history(
         [shown] = run_pairs(run, {})  # the admin panel's run page
         assert (shown.user, shown.entries[0]["label"]) == ("The whole run", "LLM settings unusable")
     assert fake_llm.requests == []
+
+
+def test_an_unreachable_server_stops_the_run_and_parks_nothing(
+    database_url: str,
+    fake_llm: FakeOpenAIServer,
+    tmp_path: Path,
+    embedder: MiniLMEmbedder,
+) -> None:
+    from memoryd.extraction.scheduler import SERVER_UNREACHABLE
+    from memoryd.testing.live import free_port
+
+    nowhere = f"http://127.0.0.1:{free_port()}/v1"  # nothing listens there
+    with make_md(
+        database_url, fake_llm, tmp_path, embedder, Clock(), llm_base_url=nowhere,
+        extraction_max_attempts=2,
+    ) as md:  # fmt: skip
+        ids = pairs(md)
+        for _ in range(4):  # twice the attempts that would park a failing pair
+            run = md.extract(force=True)
+            assert run.status == "errors" and run.pairs_failed == 1
+            assert run.skipped_reasons == {SERVER_UNREACHABLE: 2}
+        [error] = [e for e in run.errors if e["kind"] == "pair"]
+        assert "cannot reach the LLM server" in error["error"] and error["parked"] is False
+        with md.db.read() as repo:
+            lab = repo.workspace_id("lab") or 0
+            assert all(get_pair_state(repo.conn, uid, lab) is None for uid in ids)
+        assert md.extraction_failures() == []
+        assert not any(c.memory_processed for uid in ids for c in md.list_chats(uid, "lab"))
+
+        # the server is back: the next run (not a retry by hand) goes through every pair
+        fake_llm.default = observe(person=[1])
+        md.settings = md.settings.model_copy(update={"llm_base_url": fake_llm.base_url})
+        assert md.extract(force=True).pairs_processed == 3

@@ -117,7 +117,7 @@ def extract(
             echo(_run_summary(run))
         if not results:
             echo("no pair is due")
-    refused = [r.error for r in results if r.config_error]
+    refused = [r.error for r in results if r.stopped_by]
     if refused and not as_json:  # the one line that says what to change
         note(f"error: {refused[0]}; no attempt was counted on the pair, its chats wait")
     if any(r.error for r in results):

@@ -63,7 +63,7 @@ from memoryd.extraction.sentences import (
     user_sentences,
 )
 from memoryd.extraction.timebound import expiry_for
-from memoryd.llm.base import LLMConfigError, LLMProvider
+from memoryd.llm.base import LLMProvider, LLMUnavailable
 from memoryd.llm.json_output import Usage, complete_json
 from memoryd.rerank.embedding import memory_vectors
 from memoryd.storage.chat_erasure import lock_batch
@@ -120,7 +120,8 @@ class PairResult:
     not_stored: list[str] = field(default_factory=list)
     planned: list[str] = field(default_factory=list)
     error: str | None = None
-    config_error: bool = False  # the provider refused the settings (LLMConfigError)
+    # why the run must stop here (an LLMUnavailable's reason): no pair is to blame
+    stopped_by: str | None = None
     batches: int = 0
     usage: Usage = field(default_factory=Usage)
 
@@ -263,9 +264,9 @@ def process_pair(
                 return _skip(result, GONE)
             if isinstance(exc, ChatsDeleted):
                 continue  # nothing of it was written: read what is left of the pair again
-            if isinstance(exc, LLMConfigError):  # the settings' fault, not the pair's:
-                result.error, result.status = str(exc), "failed"  # no attempt counted
-                result.config_error = True
+            if isinstance(exc, LLMUnavailable):  # the server's or settings' fault, not the
+                result.error, result.status = str(exc), "failed"  # pair's: no attempt counted
+                result.stopped_by = exc.reason
                 break
             _fail(
                 md,

@@ -35,11 +35,13 @@ from memoryd.extraction.runs import (
     stale_after,
     start_run,
 )
-from memoryd.llm.base import LLMProvider
+from memoryd.llm.base import LLMConfigError, LLMProvider, LLMUnreachable
 from memoryd.storage.tables import CHAT_UNPROCESSED, chats, extraction_pairs, workspaces
 
-# Skip reason of the pairs a run left alone after the provider refused its settings.
-SETTINGS_REFUSED = "LLM settings refused"
+# Skip reasons of the pairs a run left alone after the provider refused its settings, or
+# after its server could not be reached (LLMUnavailable.reason).
+SETTINGS_REFUSED = LLMConfigError.reason
+SERVER_UNREACHABLE = LLMUnreachable.reason
 
 log = logging.getLogger("memoryd.extraction")
 
@@ -235,9 +237,9 @@ def run_extraction(
                 heartbeat.beat(progress=True)
             if on_pair is not None:
                 on_pair(result, index, len(targets))
-            if result.config_error:  # every other pair would fail the same way
+            if result.stopped_by:  # every other pair would fail the same way
                 if index < len(targets):
-                    run.skip(SETTINGS_REFUSED, len(targets) - index)
+                    run.skip(result.stopped_by, len(targets) - index)
                 break
     except BaseException as exc:
         run.interrupt(exc, at)

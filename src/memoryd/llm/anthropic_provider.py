@@ -12,7 +12,14 @@ from typing import Any
 
 import anthropic
 
-from memoryd.llm.base import Completion, LLMError, Message, error_detail, status_error
+from memoryd.llm.base import (
+    Completion,
+    LLMError,
+    LLMUnreachable,
+    Message,
+    error_detail,
+    status_error,
+)
 
 DEFAULT_MODEL = "claude-3-5-haiku-latest"
 DEFAULT_MAX_TOKENS = 1024
@@ -46,7 +53,10 @@ class AnthropicProvider:
         if isinstance(exc, anthropic.APITimeoutError):
             return LLMError("the LLM request timed out")
         if isinstance(exc, anthropic.APIConnectionError):
-            return LLMError(f"cannot reach the LLM server at {self._client.base_url}: {exc}")
+            return LLMUnreachable(
+                f"cannot reach the LLM server at {self._client.base_url}: {exc}; check that it "
+                "runs and MEMORYD_LLM_BASE_URL"
+            )
         if isinstance(exc, anthropic.APIStatusError):
             detail = error_detail(exc.body, str(exc))
             return status_error(exc.status_code, detail, model=self.model, endpoint_hint=HINT)

@@ -25,13 +25,32 @@ class LLMError(MemorydError):
         self.retryable = retryable
 
 
-class LLMConfigError(LLMError):
+class LLMUnavailable(LLMError):
+    """Every call fails the same way whatever it asks: the fault is the server's or its
+    settings', not the batch's. Extraction stops its run at the first one instead of
+    blaming each pair in turn (no attempt is counted, nothing is parked), and the next
+    run tries again."""
+
+    reason = "LLM unavailable"
+
+
+class LLMConfigError(LLMUnavailable):
     """The provider refused how memoryd is set up (API key, model, base URL), not the
     request: every call fails the same way until an operator changes a setting, so the
-    message names the setting, and extraction stops its run instead of blaming the pair."""
+    message names the setting."""
+
+    reason = "LLM settings refused"
 
     def __init__(self, message: str, *, status: int | None = None) -> None:
         super().__init__(message, status=status, retryable=False)
+
+
+class LLMUnreachable(LLMUnavailable):
+    """No connection to the LLM server at all (refused, unknown host, reset before an
+    answer): it is down or the base URL is wrong. A timeout is not this: a slow answer
+    can be the batch's own doing."""
+
+    reason = "LLM server unreachable"
 
 
 def error_detail(body: object, fallback: str) -> str:

@@ -14,7 +14,14 @@ from typing import Any
 
 import openai
 
-from memoryd.llm.base import Completion, LLMError, Message, error_detail, status_error
+from memoryd.llm.base import (
+    Completion,
+    LLMError,
+    LLMUnreachable,
+    Message,
+    error_detail,
+    status_error,
+)
 
 DEFAULT_MODEL = "gpt-4o-mini"
 HINT = (
@@ -114,7 +121,10 @@ class OpenAIProvider:
         if isinstance(exc, openai.APITimeoutError):
             return LLMError("the LLM request timed out")
         if isinstance(exc, openai.APIConnectionError):
-            return LLMError(f"cannot reach the LLM server at {self._client.base_url}: {exc}")
+            return LLMUnreachable(
+                f"cannot reach the LLM server at {self._client.base_url}: {exc}; check that it "
+                "runs and MEMORYD_LLM_BASE_URL"
+            )
         if isinstance(exc, openai.APIStatusError):
             detail = error_detail(exc.body, str(exc))
             return status_error(exc.status_code, detail, model=self.model, endpoint_hint=HINT)
