@@ -25,19 +25,7 @@ from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.server.app import create_app
 from memoryd.server.auth import AuthStore
 from memoryd.testing.live import FAST_HASHER, LiveMemoryd
-
-TOOLS = {
-    "remember",
-    "recall",
-    "list_memories",
-    "get_memory",
-    "update_memory",
-    "forget",
-    "promote",
-    "demote",
-    "record_exchange",
-    "delete_exchange",
-}
+from support.mcp import TOOLS
 
 
 @asynccontextmanager

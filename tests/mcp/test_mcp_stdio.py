@@ -19,6 +19,7 @@ from mcp.types import TextContent
 from memoryd import Memoryd
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.server.auth import AuthStore
+from support.mcp import TOOLS
 
 
 def command(url: str, *args: str) -> list[str]:
@@ -142,18 +143,7 @@ def test_stdio_happy_path_end_to_end(tmp_path: Path, embedder: MiniLMEmbedder) -
     out = over_stdio(url, ["--user", "bob"], body)
     assert out["server"].name == "memoryd"
     assert "recall" in out["instructions"]
-    assert out["tools"] == {
-        "remember",
-        "recall",
-        "list_memories",
-        "get_memory",
-        "update_memory",
-        "forget",
-        "promote",
-        "demote",
-        "record_exchange",
-        "delete_exchange",
-    }
+    assert out["tools"] == TOOLS
     memory = out["remembered"].structured_content
     assert (memory["user_id"], memory["workspace"]) == (bob.id, "phoenix")
     recalled = out["recall"].structured_content

@@ -15,10 +15,8 @@ import anthropic
 from memoryd.llm.base import (
     Completion,
     LLMError,
-    LLMUnreachable,
     Message,
-    error_detail,
-    status_error,
+    sdk_error,
 )
 
 DEFAULT_MODEL = "claude-3-5-haiku-latest"
@@ -50,17 +48,9 @@ class AnthropicProvider:
         return f"AnthropicProvider(model={self.model!r}, base_url={self.base_url!r})"
 
     def _error(self, exc: anthropic.AnthropicError) -> LLMError:
-        if isinstance(exc, anthropic.APITimeoutError):
-            return LLMError("the LLM request timed out")
-        if isinstance(exc, anthropic.APIConnectionError):
-            return LLMUnreachable(
-                f"cannot reach the LLM server at {self._client.base_url}: {exc}; check that it "
-                "runs and MEMORYD_LLM_BASE_URL"
-            )
-        if isinstance(exc, anthropic.APIStatusError):
-            detail = error_detail(exc.body, str(exc))
-            return status_error(exc.status_code, detail, model=self.model, endpoint_hint=HINT)
-        return LLMError(f"LLM call failed: {exc}")
+        return sdk_error(
+            exc, anthropic, base_url=self._client.base_url, model=self.model, hint=HINT
+        )
 
     def _request(
         self, messages: Sequence[Message], max_tokens: int | None, temperature: float | None

@@ -91,6 +91,37 @@ def status_error(status: int, detail: str, *, model: str, endpoint_hint: str) ->
     return LLMError(f"LLM server answered {said}", status=status, retryable=retryable)
 
 
+class SdkErrors(Protocol):
+    """The error classes the ``openai`` and ``anthropic`` SDKs both define (the module)."""
+
+    @property
+    def APITimeoutError(self) -> type[Exception]: ...
+    @property
+    def APIConnectionError(self) -> type[Exception]: ...
+    @property
+    def APIStatusError(self) -> type[Exception]: ...
+
+
+def sdk_error(
+    exc: Exception, sdk: SdkErrors, *, base_url: object, model: str, hint: str
+) -> LLMError:
+    """The LLMError for an exception of the ``openai`` or ``anthropic`` SDK (both name
+    their errors alike; a timeout is checked first, as it is a kind of connection error)."""
+    if isinstance(exc, sdk.APITimeoutError):
+        return LLMError("the LLM request timed out")
+    if isinstance(exc, sdk.APIConnectionError):
+        return LLMUnreachable(
+            f"cannot reach the LLM server at {base_url}: {exc}; check that it runs and "
+            "MEMORYD_LLM_BASE_URL"
+        )
+    if isinstance(exc, sdk.APIStatusError):
+        detail = error_detail(getattr(exc, "body", None), str(exc))
+        return status_error(
+            int(getattr(exc, "status_code", 0)), detail, model=model, endpoint_hint=hint
+        )
+    return LLMError(f"LLM call failed: {exc}")
+
+
 @dataclass(frozen=True)
 class Completion:
     text: str

@@ -17,10 +17,8 @@ import openai
 from memoryd.llm.base import (
     Completion,
     LLMError,
-    LLMUnreachable,
     Message,
-    error_detail,
-    status_error,
+    sdk_error,
 )
 
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -118,17 +116,7 @@ class OpenAIProvider:
             raise self._error(exc) from exc
 
     def _error(self, exc: openai.OpenAIError) -> LLMError:
-        if isinstance(exc, openai.APITimeoutError):
-            return LLMError("the LLM request timed out")
-        if isinstance(exc, openai.APIConnectionError):
-            return LLMUnreachable(
-                f"cannot reach the LLM server at {self._client.base_url}: {exc}; check that it "
-                "runs and MEMORYD_LLM_BASE_URL"
-            )
-        if isinstance(exc, openai.APIStatusError):
-            detail = error_detail(exc.body, str(exc))
-            return status_error(exc.status_code, detail, model=self.model, endpoint_hint=HINT)
-        return LLMError(f"LLM call failed: {exc}")
+        return sdk_error(exc, openai, base_url=self._client.base_url, model=self.model, hint=HINT)
 
 
 def _messages(messages: Sequence[Message]) -> Any:
