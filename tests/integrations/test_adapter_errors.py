@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import anyio
 import pytest
+from sqlalchemy.ext.asyncio import create_async_engine
 
 pytest.importorskip("langchain_core", reason="needs the 'langchain' extra")
 pytest.importorskip("llama_index.core", reason="needs the 'llamaindex' extra")
@@ -88,11 +89,21 @@ def test_the_async_client_is_a_backend_for_async_frameworks(
             retriever = MemorydRetriever(backend=remote, user_id=alice, workspace="alpha")
             docs = await retriever.ainvoke("Logs?")
             block = MemorydMemoryBlock(backend=remote, user_id=alice, workspace="alpha")
-            memory = Memory.from_defaults(
-                session_id="a", token_limit=2000, tokenizer_fn=words, memory_blocks=[block]
-            )
-            await memory.aput(ChatMessage(role=MessageRole.USER, content="Where do logs go?"))
-            system = (await memory.aget())[0].content or ""
+            # LlamaIndex keeps its chat history in async SQLite; the engine is ours so it
+            # is closed in this event loop, not left to a thread after the loop is gone
+            engine = create_async_engine("sqlite+aiosqlite:///:memory:")
+            try:
+                memory = Memory.from_defaults(
+                    session_id="a",
+                    token_limit=2000,
+                    tokenizer_fn=words,
+                    memory_blocks=[block],
+                    async_engine=engine,
+                )
+                await memory.aput(ChatMessage(role=MessageRole.USER, content="Where do logs go?"))
+                system = (await memory.aget())[0].content or ""
+            finally:
+                await engine.dispose()
             return [d.metadata["id"] for d in docs], system
 
     ids, system = anyio.run(main)
