@@ -33,6 +33,7 @@ from memoryd.domain.models import Actor, Memory, Source, User
 from memoryd.embedding.base import Embedder
 from memoryd.service import Memoryd
 from memoryd.storage.membership import Memberships
+from memoryd.storage.opening import first_line as first_line  # also used by cli.worker
 from memoryd.storage.opening import safe_url as safe_url  # also used by memoryd.cli.db
 
 EXIT_BAD_INPUT = 2
@@ -95,12 +96,6 @@ def require_utf8(text: str, what: str) -> str:
     if has_surrogates(text):
         raise InvalidInput(f'{what} "{shown_argument(text)}" is not valid UTF-8 text')
     return text
-
-
-def first_line(exc: BaseException) -> str:
-    origin = getattr(exc, "orig", None) or exc
-    lines = str(origin).strip().splitlines()
-    return lines[0] if lines else type(origin).__name__
 
 
 class MemorydGroup(TyperGroup):

@@ -30,7 +30,7 @@ from memoryd.extraction.scheduler import provider_for
 from memoryd.scale.tasks import QUEUE, RECOVER_TASK, make_app, sweep_cron
 from memoryd.service import Memoryd
 from memoryd.storage.database import parse_url
-from memoryd.storage.opening import safe_url
+from memoryd.storage.opening import first_line, safe_url
 
 log = logging.getLogger("memoryd.scale")
 
@@ -121,7 +121,7 @@ def install_schema(md: Memoryd, app: App) -> bool:
                 return True
             except ConnectorException as exc:
                 cause = exc.__cause__ or exc
-                reason = (str(cause).strip().splitlines() or [type(cause).__name__])[0]
+                reason = first_line(cause)
                 raise InvalidInput(
                     f"cannot install procrastinate's tables in {safe_url(md.url)}: {reason} "
                     "(run `memoryd worker --setup-only` once as a role that may create "
@@ -215,7 +215,7 @@ async def _supervise(app: App, worker_options: Any) -> None:
             cause = database_cause(exc)
             reason = " ".join(str(cause or exc).split())
             if cause is not None and (cause.sqlstate or "")[:2] in MISCONFIGURED:
-                first = (str(cause).strip().splitlines() or [type(cause).__name__])[0]
+                first = first_line(cause)
                 raise InvalidInput(
                     f"the worker cannot use the job queue: {first} (the database answers, "
                     "so waiting will not help: check the role's privileges on procrastinate's "

@@ -54,6 +54,7 @@ from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from memoryd.domain.errors import InvalidInput, MemorydError
 from memoryd.storage.database import Database, parse_url
+from memoryd.storage.opening import first_line, safe_url
 from memoryd.storage.tables import (
     cache_epoch,
     chats,
@@ -123,19 +124,6 @@ def copied_tables() -> list[Table]:
     return [t for t in metadata.sorted_tables if t.name != cache_epoch.name]
 
 
-def shown(url: str) -> str:
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except ArgumentError:
-        return "<unparseable URL>"
-
-
-def first_line(exc: BaseException) -> str:
-    origin = getattr(exc, "orig", None) or exc
-    lines = str(origin).strip().splitlines()
-    return lines[0] if lines else type(origin).__name__
-
-
 # ----------------------------------------------------------------------------------------
 def copy_database(
     source_url: str, target_url: str, *, dry_run: bool = False, batch_rows: int = BATCH_ROWS
@@ -148,7 +136,7 @@ def copy_database(
     if batch_rows < 1:
         raise ValueError("batch_rows must be at least 1")
     if _same_database(source_url, target_url):
-        raise CopyRefused(f"the target {shown(target_url)} is the source database itself")
+        raise CopyRefused(f"the target {safe_url(target_url)} is the source database itself")
     with _opened(source_url, "source") as source:
         revision = _check_source(source, source_url)
         if dry_run:
@@ -163,11 +151,11 @@ def copy_database(
 @contextmanager
 def _opened(url: str, role: str) -> Iterator[Database]:
     if role == "source" and _missing_sqlite_file(url):
-        raise CopyRefused(f"source database {shown(url)} does not exist: nothing to copy")
+        raise CopyRefused(f"source database {safe_url(url)} does not exist: nothing to copy")
     try:
         database = Database.open(url, migrate=False)
     except (ArgumentError, ValueError, OSError, ImportError) as exc:
-        raise CopyRefused(f"cannot open {role} database {shown(url)}: {exc}") from None
+        raise CopyRefused(f"cannot open {role} database {safe_url(url)}: {exc}") from None
     try:
         yield database
     finally:
@@ -179,13 +167,15 @@ def _check_source(source: Database, url: str) -> str:
         current = source.current_revision()
         head = source.head_revision()
     except SQLAlchemyError as exc:
-        raise CopyRefused(f"cannot open source database {shown(url)}: {first_line(exc)}") from None
+        raise CopyRefused(
+            f"cannot open source database {safe_url(url)}: {first_line(exc)}"
+        ) from None
     assert head is not None
     if current is None:
-        raise CopyRefused(f"source database {shown(url)} holds no memoryd data (no schema)")
+        raise CopyRefused(f"source database {safe_url(url)} holds no memoryd data (no schema)")
     if current != head:
         raise CopyRefused(
-            f"source database {shown(url)} is at revision {current}, not {head} (this "
+            f"source database {safe_url(url)} is at revision {current}, not {head} (this "
             "memoryd's newest): run `memoryd db upgrade` on it first"
         )
     return head
@@ -212,7 +202,7 @@ def _refuse_if_used(url: str, held: Mapping[str, int]) -> None:
         return
     listed = ", ".join(f"{name} {count}" for name, count in sorted(held.items()))
     raise CopyRefused(
-        f"target database {shown(url)} already holds memoryd data ({listed}); copy only "
+        f"target database {safe_url(url)} already holds memoryd data ({listed}); copy only "
         "into an empty database (create a new one, or delete this one yourself first)"
     )
 
@@ -227,13 +217,15 @@ def _prepare_target(target: Database, url: str) -> str:
         with target.engine.connect() as conn:
             revision, held = _target_contents(conn)
     except SQLAlchemyError as exc:
-        raise CopyRefused(f"cannot open target database {shown(url)}: {first_line(exc)}") from None
+        raise CopyRefused(
+            f"cannot open target database {safe_url(url)}: {first_line(exc)}"
+        ) from None
     _refuse_if_used(url, held)
     try:
         target.upgrade()
     except Exception as exc:  # alembic raises its own errors for a revision it does not know
         raise CopyRefused(
-            f"cannot migrate target database {shown(url)} (at revision {revision}): "
+            f"cannot migrate target database {safe_url(url)} (at revision {revision}): "
             f"{first_line(exc)}"
         ) from None
     return _describe(revision)
@@ -249,7 +241,7 @@ def _dry_run(source: Database, source_url: str, target_url: str, revision: str) 
                     current, held = _target_contents(conn)
             except SQLAlchemyError as exc:
                 raise CopyRefused(
-                    f"cannot open target database {shown(target_url)}: {first_line(exc)}"
+                    f"cannot open target database {safe_url(target_url)}: {first_line(exc)}"
                 ) from None
         _refuse_if_used(target_url, held)
         state = _describe(current)
@@ -257,8 +249,8 @@ def _dry_run(source: Database, source_url: str, target_url: str, revision: str) 
         counts = _counts(src)
         skipped = _foreign_tables(src)
     return CopyReport(
-        source=shown(source_url),
-        target=shown(target_url),
+        source=safe_url(source_url),
+        target=safe_url(target_url),
         revision=revision,
         dry_run=True,
         target_state=state,
@@ -325,12 +317,12 @@ def _copy(
         raise
     except SQLAlchemyError as exc:
         raise CopyFailed(
-            f"copying table {table} failed, nothing was written to {shown(target_url)}: "
+            f"copying table {table} failed, nothing was written to {safe_url(target_url)}: "
             f"{first_line(exc)}"
         ) from None
     return CopyReport(
-        source=shown(source_url),
-        target=shown(target_url),
+        source=safe_url(source_url),
+        target=safe_url(target_url),
         revision=revision,
         dry_run=False,
         target_state=state,

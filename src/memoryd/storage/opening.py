@@ -25,8 +25,7 @@ def open_database(url: object) -> Database:
     except (sqlalchemy.exc.ArgumentError, ImportError, ValueError) as exc:
         # ArgumentError: not a URL; NoSuchModuleError (one of them): no such dialect;
         # ImportError: its driver is not installed; ValueError: in-memory SQLite
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise InvalidInput(f"cannot open database {safe_url(url)}: {first}") from exc
+        raise InvalidInput(f"cannot open database {safe_url(url)}: {first_line(exc)}") from exc
 
 
 def safe_url(url: str) -> str:
@@ -35,3 +34,11 @@ def safe_url(url: str) -> str:
         return sqlalchemy.engine.make_url(url).render_as_string(hide_password=True)
     except sqlalchemy.exc.ArgumentError:
         return "<unparseable URL>"
+
+
+def first_line(exc: BaseException) -> str:
+    """The first line of a database error's message (the driver's own, for SQLAlchemy's
+    wrappers), or its type's name when it has none."""
+    origin = getattr(exc, "orig", None) or exc
+    lines = str(origin).strip().splitlines()
+    return lines[0] if lines else type(origin).__name__
