@@ -273,6 +273,7 @@ def record_setup_failure(md: ExtractionDeps, trigger: str, now: datetime, exc: E
 
 def _account(run: Run, result: PairResult) -> None:
     run.llm_calls += result.usage.calls
+    run.llm_calls_failed += result.usage.failed
     run.prompt_tokens += result.usage.prompt_tokens
     run.completion_tokens += result.usage.completion_tokens
     run.memories_created += len(result.created)
