@@ -168,7 +168,8 @@ def test_bad_input_is_one_line_and_exit_2(
     seeded: str, fake_llm: FakeOpenAIServer, tmp_path: Path
 ) -> None:
     for args in (("extract", "--user", "ana"), ("extract", "--user", "zoe", "-w", "lab"),
-                 ("extract", "--user", "ana", "-w", "nope")):  # fmt: skip
+                 ("extract", "--user", "ana", "-w", "nope"),
+                 ("runs", "--run", "abcdef", "--parked")):  # fmt: skip
         result = run(seeded, fake_llm, tmp_path, *args)
         assert result.exit_code == 2, result.output
         assert result.stderr.startswith("error: ") and len(result.stderr.splitlines()) == 1

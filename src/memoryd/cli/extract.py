@@ -199,6 +199,8 @@ def runs(
 
     A run's status is running, ok, errors (a pair's batch failed) or interrupted (the
     process running it stopped before it finished; a later run extracts what it left).
+    LLM calls counts every call made; "(N failed)" are those that got no answer (an
+    HTTP error, a timeout, a server that cannot be reached). Times are UTC.
     Runs older than the run_retention_days setting are deleted by themselves, hourly.
     """
     if ctx.invoked_subcommand is not None:
@@ -210,6 +212,8 @@ def runs(
             )
         ctx.obj = {"db": db, "as_json": as_json}
         return
+    if parked and run_id is not None:
+        raise InvalidInput("give --run ID or --parked, not both")
     with open_memoryd(db) as md:
         if parked:
             failures = md.extraction_failures()
