@@ -53,7 +53,7 @@ def test_extract_one_pair_then_runs(
         "[1/1] ana/lab: extracting...",
         "[1/1] ana/lab: 1 created, 0 updated, 3 chats processed",
     ]
-    assert "1 processed" in result.stdout and "1 LLM calls" in result.stdout
+    assert "1 processed" in result.stdout and "; 1 LLM call, " in result.stdout
     history = run(seeded, fake_llm, tmp_path, "runs", "--json")
     [entry] = json.loads(history.stdout)
     assert (entry["memories_created"], entry["chats_processed"], entry["status"]) == (1, 3, "ok")
@@ -98,7 +98,9 @@ def test_a_run_that_only_dropped_facts_is_ok_and_its_details_are_kept(
     assert (pair["workspace"], pair["status"], len(pair["dropped"])) == ("lab", "processed", 1)
     detail = run(seeded, fake_llm, tmp_path, "runs", "--run", entry["id"][:6]).stdout
     assert "* ana/lab: processed: 0 created, 0 updated, 3 chats, 1 dropped" in detail
-    assert "- [item] user 1/lab:" in detail
+    assert "- [item] ana/lab:" in detail  # named as on the pair's line, not "user 1"
+    assert re.search(r"^started \S+ \S+ UTC \(manual\), finished \S+ \S+ UTC; LLM: openai ",
+                     detail, re.M)  # fmt: skip
 
 
 @pytest.mark.parametrize("columns", ["80", "100", "250"])
@@ -128,18 +130,46 @@ def test_all_due_pairs_with_a_failure(
     result = run(seeded, fake_llm, tmp_path, "extract")
     assert result.exit_code == 1
     assert "ana/lab: failed, chats left unprocessed" in result.stderr
+    # the call was made and failed: counted, and shown apart from a run that needed none
+    assert "; 1 LLM call (1 failed), 0+0 tokens;" in result.stdout
     failing = run(seeded, fake_llm, tmp_path, "runs", "--parked")
     assert "model server down" in failing.stdout and "ana" in failing.stdout
-    run_id = json.loads(run(seeded, fake_llm, tmp_path, "runs", "--json").stdout)[0]["id"]
-    detail = run(seeded, fake_llm, tmp_path, "runs", "--run", run_id[:6])
-    assert "[pair] user 1/lab: LLM server answered HTTP 500: model server down" in detail.stdout
+    [entry] = json.loads(run(seeded, fake_llm, tmp_path, "runs", "--json").stdout)
+    assert (entry["llm_calls"], entry["llm_calls_failed"]) == (1, 1)
+    assert (entry["pairs"][0]["llm_calls"], entry["pairs"][0]["llm_calls_failed"]) == (1, 1)
+    table = run(seeded, fake_llm, tmp_path, "runs").stdout  # 250 columns: LLM calls shown
+    row = next(line for line in table.splitlines() if entry["id"][:8] in line)
+    assert " 1 (1 failed) " in row
+    detail = run(seeded, fake_llm, tmp_path, "runs", "--run", entry["id"][:6])
+    assert "; 1 LLM call (1 failed), " in detail.stdout.splitlines()[0]
+    assert (
+        "* ana/lab: failed: 0 created, 0 updated, 0 chats, 0 dropped, 0 not stored, "
+        "1 LLM call (1 failed); LLM server answered HTTP 500" in detail.stdout
+    )
+    assert "[pair] ana/lab: LLM server answered HTTP 500: model server down" in detail.stdout
+
+
+def test_empty_history_and_no_failing_pair_say_so_in_one_line(
+    seeded: str, fake_llm: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    """Not an empty table: one line saying there is nothing, exit 0; --json stays []."""
+    for args, line in (
+        (("runs",), "No extraction run is recorded yet; `memoryd extract` runs one now."),
+        (("runs", "--parked"), "No pair has a failed batch: none is waiting for a retry or "
+         "parked."),
+    ):  # fmt: skip
+        result = run(seeded, fake_llm, tmp_path, *args)
+        assert result.exit_code == 0, result.output
+        assert result.stdout.splitlines() == [line] and result.stderr == ""
+        assert json.loads(run(seeded, fake_llm, tmp_path, *args, "--json").stdout) == []
 
 
 def test_bad_input_is_one_line_and_exit_2(
     seeded: str, fake_llm: FakeOpenAIServer, tmp_path: Path
 ) -> None:
     for args in (("extract", "--user", "ana"), ("extract", "--user", "zoe", "-w", "lab"),
-                 ("extract", "--user", "ana", "-w", "nope")):  # fmt: skip
+                 ("extract", "--user", "ana", "-w", "nope"),
+                 ("runs", "--run", "abcdef", "--parked")):  # fmt: skip
         result = run(seeded, fake_llm, tmp_path, *args)
         assert result.exit_code == 2, result.output
         assert result.stderr.startswith("error: ") and len(result.stderr.splitlines()) == 1

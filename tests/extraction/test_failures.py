@@ -31,6 +31,20 @@ FAILURES = {
     "reflector-invalid": ([OBSERVED, Reply.text("no"), Reply.text("no")], "unusable"),
     "reflector-wrong-shape": ([OBSERVED, *[Reply.json({"verdicts": "same"})] * 2], "unusable"),
 }
+# LLM calls each case makes, and how many of them get no answer: a call that failed is
+# counted (a run whose calls all failed never reads "0 LLM calls", like one that needed
+# none); an answer that was not usable JSON is an answered call.
+CALLS = {
+    "http-500": (1, 1),
+    "http-429": (1, 1),
+    "timeout": (1, 1),
+    "invalid-json": (2, 0),
+    "wrong-shape": (2, 0),
+    "cut-off": (2, 0),
+    "reflector-500": (2, 1),
+    "reflector-invalid": (3, 0),
+    "reflector-wrong-shape": (3, 0),
+}
 
 
 def seed(md: Memoryd) -> tuple[int, str]:
@@ -61,6 +75,10 @@ def test_failure_changes_nothing_and_keeps_chats_unprocessed(
     assert not any(c.memory_processed for c in xmd.list_chats(user_id, "lab"))
     run = xmd.extraction_runs()[0]
     assert run.status == "errors" and run.chats_processed == 0
+    assert (run.llm_calls, run.llm_calls_failed) == CALLS[case]
+    assert (result.usage.calls, result.usage.failed) == CALLS[case]
+    [outcome] = run.pairs
+    assert (outcome["llm_calls"], outcome["llm_calls_failed"]) == CALLS[case]
     [error] = [e for e in run.errors if e["kind"] == "pair"]
     assert expected in error["error"] and error["parked"] is False
     with xmd.db.read() as repo:

@@ -63,6 +63,7 @@ def test_a_refused_setting_stops_the_run_and_counts_no_attempt(
 
         assert len(fake_llm.requests) == 1  # not one call per pair
         assert run.status == "errors" and run.pairs_failed == 1
+        assert (run.llm_calls, run.llm_calls_failed) == (1, 1)  # made, and refused
         assert run.skipped_reasons == {SETTINGS_REFUSED: 2}
         [error] = [e for e in run.errors if e["kind"] == "pair"]
         assert setting in error["error"] and error["parked"] is False
@@ -77,7 +78,9 @@ def test_a_refused_setting_stops_the_run_and_counts_no_attempt(
         fake_llm.default = observe(person=[1])
         if base_url is not None:
             md.settings = md.settings.model_copy(update={"llm_base_url": fake_llm.base_url})
-        assert md.extract(force=True).pairs_processed == 3
+        back = md.extract(force=True)
+        assert back.pairs_processed == 3
+        assert (back.llm_calls, back.llm_calls_failed) == (3, 0)
 
 
 @pytest.mark.parametrize(
@@ -135,6 +138,7 @@ def test_an_unreachable_server_stops_the_run_and_parks_nothing(
             run = md.extract(force=True)
             assert run.status == "errors" and run.pairs_failed == 1
             assert run.skipped_reasons == {SERVER_UNREACHABLE: 2}
+            assert (run.llm_calls, run.llm_calls_failed) == (1, 1)  # tried, not answered
         [error] = [e for e in run.errors if e["kind"] == "pair"]
         assert "cannot reach the LLM server" in error["error"] and error["parked"] is False
         with md.db.read() as repo:
@@ -146,4 +150,6 @@ def test_an_unreachable_server_stops_the_run_and_parks_nothing(
         # the server is back: the next run (not a retry by hand) goes through every pair
         fake_llm.default = observe(person=[1])
         md.settings = md.settings.model_copy(update={"llm_base_url": fake_llm.base_url})
-        assert md.extract(force=True).pairs_processed == 3
+        back = md.extract(force=True)
+        assert back.pairs_processed == 3
+        assert (back.llm_calls, back.llm_calls_failed) == (3, 0)

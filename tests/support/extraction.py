@@ -103,13 +103,14 @@ def stored_run(
     *,
     finished: bool = True,
     last_beat: datetime | None = None,
+    **counters: int,
 ) -> str:
     """A run stored through the real start/finish path, started at ``started`` and
     having processed ``pairs`` ((user id, workspace slug)); ``finished=False`` leaves it
     in progress, its last heartbeat at ``last_beat`` (default: the clock's now, so it is
-    alive). Returns its id."""
+    alive). ``counters`` (``pairs_failed=1``...) are what it had counted. Returns its id."""
     stale = stale_after(md.settings.llm_timeout)
-    run = Run(id=new_run_id(), trigger="scheduler", started_at=started)
+    run = Run(id=new_run_id(), trigger="scheduler", started_at=started, **counters)
     start_run(md.db, run, stale)
     if finished:
         run.pairs = [{"user_id": uid, "workspace": slug, "status": "ok"} for uid, slug in pairs]

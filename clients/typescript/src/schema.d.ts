@@ -214,7 +214,9 @@ export interface paths {
          *     failed) or ``interrupted`` (it stopped before it finished: the process running it
          *     died, so no heartbeat came by ``alive_until``, or an error or Ctrl-C stopped it);
          *     ``status_note`` says why for an interrupted run, else null. ``heartbeat_at`` is a
-         *     run's last sign of life.
+         *     run's last sign of life. ``llm_calls`` counts every LLM call made, answered or not, and
+         *     ``llm_calls_failed`` those of them that got no answer (an HTTP error, a timeout, a
+         *     server that cannot be reached): a run whose calls all failed has both equal, not 0.
          */
         get: operations["runs_api_v1_extraction_runs_get"];
         put?: never;

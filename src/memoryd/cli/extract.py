@@ -32,7 +32,7 @@ from memoryd.cli.common import (
 )
 from memoryd.domain.errors import InvalidInput
 from memoryd.extraction.pipeline import PairResult
-from memoryd.extraction.runs import Run
+from memoryd.extraction.runs import Run, calls_text
 
 
 def _pair_line(result: PairResult, names: dict[int, str]) -> str:
@@ -138,15 +138,14 @@ def _dry_run_lines(result: PairResult, names: dict[int, str]) -> list[str]:
 def _dry_run_summary(results: list[PairResult]) -> str:
     planned = sum(len(r.planned) for r in results)
     dropped = sum(len(r.rejected) for r in results)
-    calls = sum(r.usage.calls for r in results)
+    calls = calls_text(sum(r.usage.calls for r in results), sum(r.usage.failed for r in results))
     tokens = (
         f"{sum(r.usage.prompt_tokens for r in results)}"
         f"+{sum(r.usage.completion_tokens for r in results)}"
     )
     return (
         f"dry run: nothing was written and no run was recorded; {len(results)} pair(s), "
-        f"{planned} change(s) planned, {dropped} fact(s) dropped; {calls} LLM calls, "
-        f"{tokens} tokens"
+        f"{planned} change(s) planned, {dropped} fact(s) dropped; {calls}, {tokens} tokens"
     )
 
 
@@ -156,11 +155,23 @@ def _run_summary(run: Run) -> str:
         f"run {run.id[:8]}: {run.pairs_seen} pair(s) seen, {run.pairs_processed} processed, "
         f"{run.pairs_skipped} skipped{f' ({skipped})' if skipped else ''}; "
         f"{run.memories_created} created, {run.memories_updated} updated, "
-        f"{run.chats_processed} chats; {run.llm_calls} LLM calls, "
+        f"{run.chats_processed} chats; {calls_text(run.llm_calls, run.llm_calls_failed)}, "
         f"{run.prompt_tokens}+{run.completion_tokens} tokens; status {run.status} "
         f"({run.pairs_failed} pair(s) failed, {run.facts_dropped} fact(s) dropped, "
         f"{run.facts_not_stored} not stored)"
         + (f"\ninterrupted: {run.status_note}" if run.status_note else "")
+    )
+
+
+def _run_origin(run: Run) -> str:
+    """When a run ran, what started it and with which LLM (for ``runs --run``)."""
+    finished = f"{run.finished_at:%Y-%m-%d %H:%M:%S} UTC" if run.finished_at else "never"
+    if run.finished_at is None and run.status == "running":
+        finished = "not yet"
+    llm = " ".join(part for part in (run.provider, run.model) if part) or "unknown"
+    return (
+        f"started {run.started_at:%Y-%m-%d %H:%M:%S} UTC ({run.trigger}), finished {finished}; "
+        f"LLM: {llm}" + ("; dry run" if run.dry_run else "")
     )
 
 
@@ -188,6 +199,8 @@ def runs(
 
     A run's status is running, ok, errors (a pair's batch failed) or interrupted (the
     process running it stopped before it finished; a later run extracts what it left).
+    LLM calls counts every call made; "(N failed)" are those that got no answer (an
+    HTTP error, a timeout, a server that cannot be reached). Times are UTC.
     Runs older than the run_retention_days setting are deleted by themselves, hourly.
     """
     if ctx.invoked_subcommand is not None:
@@ -199,14 +212,19 @@ def runs(
             )
         ctx.obj = {"db": db, "as_json": as_json}
         return
+    if parked and run_id is not None:
+        raise InvalidInput("give --run ID or --parked, not both")
     with open_memoryd(db) as md:
         if parked:
             failures = md.extraction_failures()
             if as_json:
                 emit_json(failures)
                 return
+            if not failures:
+                echo("No pair has a failed batch: none is waiting for a retry or parked.")
+                return
             table = make_table(
-                "Pairs with failed batches",
+                "Pairs with failed batches (times in UTC)",
                 ["user", "workspace", "attempts", "next try", "parked", "last error"],
             )
             for row in failures:
@@ -230,15 +248,22 @@ def runs(
             emit_json([run.to_dict()])
             return
         echo(_run_summary(run))
+        echo(_run_origin(run))
         for pair in run.pairs:
             echo(_outcome_line(pair, names))
         for error in run.errors:
             uid, slug = error.get("user_id"), error.get("workspace")
-            where = "run" if uid is None and slug is None else f"user {uid}/{slug}"
-            echo(f"- [{error['kind']}] {where}: {error.get('error') or error.get('change')}")
+            who = names.get(uid, f"user {uid}") if isinstance(uid, int) else f"user {uid}"
+            where = "run" if uid is None and slug is None else f"{who}/{slug}"
+            what = error.get("error") or error.get("change")
+            held = " -- parked until retried by hand" if error.get("parked") else ""
+            echo(f"- [{error['kind']}] {where}: {what}{held}")
         return
     if as_json:
         emit_json([r.to_dict() for r in history])
+        return
+    if not history:
+        echo("No extraction run is recorded yet; `memoryd extract` runs one now.")
         return
     out = console()
     out.print(_runs_table(history, out.width))
@@ -311,11 +336,11 @@ def _runs_table(history: list[Run], width: int) -> Table:
     ]
     if width >= WIDE_RUNS_TABLE:
         rows += [
-            ("LLM calls", True, lambda r: str(r.llm_calls)),
+            ("LLM calls", True, lambda r: calls_text(r.llm_calls, r.llm_calls_failed, unit=False)),
             ("tokens", True, lambda r: f"{r.prompt_tokens}+{r.completion_tokens}"),
         ]
     table = Table(
-        title="Extraction runs",
+        title="Extraction runs (times in UTC)",
         title_justify="left",
         box=box.SIMPLE_HEAD,
         collapse_padding=width < NARROW_RUNS_TABLE,  # one space between columns: 80 fits
@@ -332,7 +357,8 @@ def _outcome_line(pair: dict[str, Any], names: dict[int, str]) -> str:
     line = (
         f"* {who}: {pair['status']}: {len(pair['created'])} created, "
         f"{len(pair['updated'])} updated, {len(pair['chats_processed'])} chats, "
-        f"{len(pair['dropped'])} dropped, {len(pair['not_stored'])} not stored"
+        f"{len(pair['dropped'])} dropped, {len(pair['not_stored'])} not stored, "
+        + calls_text(pair.get("llm_calls", 0), pair.get("llm_calls_failed", 0))
     )
     return f"{line}; {pair['error']}" if pair.get("error") else line
 

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from memoryd.extraction.scheduler import (
         ExtractionScheduler,
         ProgressCallback,
+        RunCallback,
         StartCallback,
     )
     from memoryd.llm.base import LLMProvider
@@ -37,6 +38,7 @@ class ExtractionFacade:
         provider: LLMProvider | None = ...,
         on_pair: ProgressCallback | None = ...,
         on_pair_start: StartCallback | None = ...,
+        on_start: RunCallback | None = ...,
     ) -> PairResult: ...
 
     @overload
@@ -50,6 +52,7 @@ class ExtractionFacade:
         provider: LLMProvider | None = ...,
         on_pair: ProgressCallback | None = ...,
         on_pair_start: StartCallback | None = ...,
+        on_start: RunCallback | None = ...,
     ) -> Run: ...
 
     def extract(
@@ -62,11 +65,13 @@ class ExtractionFacade:
         provider: LLMProvider | None = None,
         on_pair: ProgressCallback | None = None,
         on_pair_start: StartCallback | None = None,
+        on_start: RunCallback | None = None,
     ) -> PairResult | Run:
         """Extract memories now: one pair (returns its PairResult) or all due pairs (a Run).
 
         ``force`` ignores the idle threshold and the message minimum; naming a pair also
         retries it when parked. ``dry_run`` writes nothing and lists what would change.
+        ``on_start(run)`` is called once the run is stored as running, before any pair.
         """
         from memoryd.domain.errors import InvalidInput
         from memoryd.extraction.scheduler import run_extraction
@@ -83,6 +88,7 @@ class ExtractionFacade:
         run = run_extraction(
             self._deps(), provider=provider, user_id=user_id, workspace=workspace,
             force=force, dry_run=dry_run, on_pair=collect, on_pair_start=on_pair_start,
+            on_start=on_start,
         )  # fmt: skip
         return results[0] if user_id is not None else run
 

@@ -144,6 +144,7 @@ class PairResult:
             "not_stored": list(self.not_stored),
             "planned": list(self.planned),
             "llm_calls": self.usage.calls,
+            "llm_calls_failed": self.usage.failed,
             "prompt_tokens": self.usage.prompt_tokens,
             "completion_tokens": self.usage.completion_tokens,
         }

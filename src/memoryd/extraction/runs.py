@@ -47,6 +47,13 @@ STALE_FLOOR = timedelta(minutes=15)
 STALE_TIMEOUTS = 5
 
 
+def calls_text(calls: int, failed: int, *, unit: bool = True) -> str:
+    """LLM calls as the run history shows them: "3 LLM calls", "1 LLM call (1 failed)";
+    without ``unit`` only the figures ("2 (2 failed)"), for a column named "LLM calls"."""
+    text = f"{calls} LLM call{'' if calls == 1 else 's'}" if unit else str(calls)
+    return f"{text} ({failed} failed)" if failed else text
+
+
 def stale_after(llm_timeout: float) -> timedelta:
     """The staleness bound of a run whose LLM calls time out after ``llm_timeout`` s."""
     return max(STALE_FLOOR, timedelta(seconds=STALE_TIMEOUTS * llm_timeout))
@@ -80,7 +87,8 @@ class Run:
     memories_created: int = 0
     memories_updated: int = 0
     chats_processed: int = 0
-    llm_calls: int = 0
+    llm_calls: int = 0  # every call made, answered or failed
+    llm_calls_failed: int = 0  # of them, calls that got no answer (error, timeout...)
     prompt_tokens: int = 0
     completion_tokens: int = 0
     errors: list[dict[str, Any]] = field(default_factory=list)

@@ -48,6 +48,8 @@ log = logging.getLogger("memoryd.extraction")
 ProgressCallback = Callable[[PairResult, int, int], None]
 # Called before a pair starts: (user_id, workspace, index, total).
 StartCallback = Callable[[int, str, int, int], None]
+# Called once the run is stored as running, before its first pair.
+RunCallback = Callable[[Run], None]
 
 
 @dataclass(frozen=True)
@@ -165,6 +167,7 @@ def run_extraction(
     config: ExtractionConfig | None = None,
     on_pair: ProgressCallback | None = None,
     on_pair_start: StartCallback | None = None,
+    on_start: RunCallback | None = None,
 ) -> Run:
     """One extraction run: one named pair, or every due pair; its history is stored.
 
@@ -172,6 +175,7 @@ def run_extraction(
     batch is retried by hand); ``force`` also ignores the idle threshold and minimum.
     The stored run beats after every batch and pair (``Heartbeat``); an exception or
     Ctrl-C that stops it is stored as status ``interrupted``, with the reason.
+    ``on_start`` is called once the run is stored (listed as running), before any pair.
     """
     now = clock or md.clock
     cfg = config or ExtractionConfig.from_settings(md.settings)
@@ -215,6 +219,8 @@ def run_extraction(
         start_run(md.db, run, stale)
     at: tuple[int, str] | None = None
     try:
+        if on_start is not None:
+            on_start(run)
         for index, (uid, slug) in enumerate(targets, 1):
             at = (uid, slug)
             if on_pair_start is not None:
@@ -273,6 +279,7 @@ def record_setup_failure(md: ExtractionDeps, trigger: str, now: datetime, exc: E
 
 def _account(run: Run, result: PairResult) -> None:
     run.llm_calls += result.usage.calls
+    run.llm_calls_failed += result.usage.failed
     run.prompt_tokens += result.usage.prompt_tokens
     run.completion_tokens += result.usage.completion_tokens
     run.memories_created += len(result.created)

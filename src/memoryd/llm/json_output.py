@@ -29,21 +29,32 @@ class UnusableOutput(LLMError):
 
 @dataclass
 class Usage:
-    """LLM calls and tokens spent, summed over every call made for one purpose."""
+    """LLM calls and tokens spent, summed over every call made for one purpose.
+
+    ``calls`` counts every call made, answered or not; ``failed`` counts those of them
+    that got no answer (an HTTP error, a timeout, a server that cannot be reached), so
+    "no call was needed" (0 calls) reads apart from "every call failed" (calls == failed).
+    An answer that was not usable JSON is an answered call, not a failed one."""
 
     calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    failed: int = 0
 
     def add(self, completion: Completion) -> None:
         self.calls += 1
         self.prompt_tokens += completion.prompt_tokens
         self.completion_tokens += completion.completion_tokens
 
+    def add_failure(self) -> None:
+        self.calls += 1
+        self.failed += 1
+
     def merge(self, other: Usage) -> None:
         self.calls += other.calls
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
+        self.failed += other.failed
 
 
 def parse_json_object(text: str) -> dict[str, Any]:
@@ -115,19 +126,24 @@ def complete_json(
     """Ask for JSON of ``schema``; retry once showing the model its mistake.
 
     Provider errors (LLMError) propagate at once; an unusable answer after the retry
-    raises UnusableOutput. ``usage`` (if given) is updated even when the call fails.
+    raises UnusableOutput. ``usage`` (if given) is updated even when the call fails: a
+    call that raised is counted, as failed.
     """
     spent = usage if usage is not None else Usage()
     conversation = list(messages)
     problem = ""
     for attempt in range(2):
-        completion = provider.complete(
-            conversation,
-            schema=schema,
-            schema_name=schema_name,
-            max_tokens=max_tokens,
-            temperature=0.0,
-        )
+        try:
+            completion = provider.complete(
+                conversation,
+                schema=schema,
+                schema_name=schema_name,
+                max_tokens=max_tokens,
+                temperature=0.0,
+            )
+        except Exception:
+            spent.add_failure()
+            raise
         spent.add(completion)
         try:
             value = parse_json_object(completion.text)

@@ -227,7 +227,7 @@ extraction_runs = Table(
     Column("memories_created", Integer, nullable=False, default=0),
     Column("memories_updated", Integer, nullable=False, default=0),
     Column("chats_processed", Integer, nullable=False, default=0),
-    Column("llm_calls", Integer, nullable=False, default=0),
+    Column("llm_calls", Integer, nullable=False, default=0),  # made, answered or not
     Column("prompt_tokens", Integer, nullable=False, default=0),
     Column("completion_tokens", Integer, nullable=False, default=0),
     Column("errors", JSON, nullable=False, default=list),
@@ -240,6 +240,8 @@ extraction_runs = Table(
     # a run in progress moves these forward; still running past alive_until: interrupted
     Column("heartbeat_at", UTCDateTime, nullable=True),
     Column("alive_until", UTCDateTime, nullable=True),
+    # of llm_calls, those that got no answer: "every call failed" is not "no call needed"
+    Column("llm_calls_failed", Integer, nullable=False, default=0),
     Index("ix_extraction_runs_started_at", "started_at"),
 )
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.testing import FakeOpenAIServer, Reply
 from support.server import build_world, make_settings
+from support.web import flash_of, post_form
 
 OBSERVED = {"person": [1, 2, 3, 4, 5], "project": []}  # the same sentence in five chats
 
@@ -49,6 +50,11 @@ def test_failed_pair_is_listed_and_retried_by_name(
     fake_llm.default = Reply.error(500, "model crashed")
     with world.client:
         world.call("admin", "POST", "/api/v1/extraction/run", json={"force": True})
+        [listed] = world.call("admin", "GET", "/api/v1/extraction/runs").json()
+        # the call was made and got no answer: counted, apart from the answered ones
+        assert (listed["llm_calls"], listed["llm_calls_failed"]) == (1, 1)
+        one = world.call("admin", "GET", f"/api/v1/extraction/runs/{listed['id']}").json()
+        assert (one["pairs"][0]["llm_calls"], one["pairs"][0]["llm_calls_failed"]) == (1, 1)
         failures = world.call("admin", "GET", "/api/v1/extraction/failures").json()
         assert [(f["user_id"], f["workspace"]) for f in failures] == [(bob, "alpha")]
         assert "model crashed" in failures[0]["last_error"]
@@ -60,3 +66,24 @@ def test_failed_pair_is_listed_and_retried_by_name(
         assert retried.json()["pair"]["status"] == "processed"
         assert [m.content for m in world.md.list_memories(bob)] == ["The user's dog is called Rex."]
         assert world.call("admin", "GET", "/api/v1/extraction/failures").json() == []
+
+
+def test_a_run_from_the_panel_that_cannot_start_says_why(
+    tmp_path: Path, embedder: MiniLMEmbedder
+) -> None:
+    """The hosted API without a key: the run cannot start. The panel says so, instead of
+    "started" with nothing in the history and the reason only in the server log."""
+    world = build_world(make_settings(tmp_path, llm_provider="openai"), embedder)
+    with world.client:
+        for path, form in (
+            ("/ui/extraction/run", {}),
+            ("/ui/extraction/retry", {"user_id": str(world.ids["bob"]), "workspace": "alpha"}),
+        ):
+            flash = flash_of(post_form(world, "admin", path, form, back="/admin?tab=extraction"))
+            assert flash["level"] == "error", flash
+            assert flash["text"].startswith("Extraction could not start: MEMORYD_LLM_API_KEY ")
+        assert world.md.extraction_runs() == []
+        unknown = {"user_id": "9999", "workspace": "alpha"}
+        flash = flash_of(post_form(world, "admin", "/ui/extraction/retry", unknown))
+        assert flash["level"] == "error"
+        assert flash["text"] == "Extraction could not start: no user 9999"

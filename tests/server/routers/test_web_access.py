@@ -151,6 +151,10 @@ PAGES = [
     ("/admin/runs/{run_id}", 303, 200),
 ]
 
+# Parts of pages a script reads again (a status, never a redirect to a page):
+# (path, anonymous, a default user, the admin).
+FRAGMENTS = [("/admin/extraction-runs", 401, 403, 200)]
+
 # Served routes whose access is checked elsewhere, or that are public on purpose.
 ELSEWHERE = {
     ("GET", "/health"): "public liveness probe",
@@ -198,6 +202,7 @@ def test_every_served_route_is_covered_by_a_role_test(world: World) -> None:
     covered = {(c.method, rest_template(c.path.split("?")[0])) for c in CASES}
     covered |= {("POST", c.path) for c in FORM_CASES}
     covered |= {("GET", "/chat/{slug}" if "/chat/" in p else p.split("?")[0]) for p, _, _ in PAGES}
+    covered |= {("GET", path) for path, *_ in FRAGMENTS}
     covered |= set(ELSEWHERE)
     served = served_routes(world.app)
     assert ("POST", "/ui/members") in served  # the walk sees the form routes
@@ -351,6 +356,19 @@ def test_pages_for_every_role(world: World, path: str, as_user: int, as_admin: i
         assert "admin panel is for admins" in flash_of(user)["text"]
     if path == "/admin":
         assert 'action="/ui/users"' in admin.text
+
+
+@pytest.mark.parametrize(("path", "anonymous", "as_user", "as_admin"), FRAGMENTS)
+def test_page_fragments_for_every_role(
+    world: World, path: str, anonymous: int, as_user: int, as_admin: int
+) -> None:
+    assert get_page(world, None, path).status_code == anonymous
+    refused = get_page(world, "alice", path)
+    assert refused.status_code == as_user and "admins" in refused.text
+    run = world.md.extract()
+    admin = get_page(world, "admin", path)
+    assert admin.status_code == as_admin
+    assert f'data-run-id="{run.id}"' in admin.text and "<html" not in admin.text
 
 
 def test_a_refused_add_carries_the_text_back_and_odd_flash_cookies_are_ignored(

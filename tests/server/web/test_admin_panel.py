@@ -155,6 +155,8 @@ def add_run(world: World) -> Run:
         {"kind": "item", **where, "error": "dropped: the user never said this"},
         {"kind": "not_stored", **where, "error": "looks like a password"},
     ]
+    run.facts_dropped = run.facts_not_stored = 1  # counted as a real run counts them
+    run.llm_calls = 1
     return finish_run(md.db, run, md.clock())
 
 
@@ -164,11 +166,8 @@ def test_admin_opens_a_runs_details(live_world: Live, page: Any) -> None:
     panel = open_admin(page, live, "Extraction")
     check_page(page)
     cells = panel.locator("tbody tr").first.locator("td")
-    assert [cells.nth(i).inner_text() for i in (1, 7, 8)] == [
-        "ok",
-        "2",
-        "0",
-    ]  # status, dropped, failed
+    # status, dropped, not stored, failed, LLM calls
+    assert [cells.nth(i).inner_text() for i in (1, 7, 8, 9, 10)] == ["ok", "1", "1", "0", "1"]
     panel.get_by_role("link", name="details").click()
     page.wait_for_url(f"**/admin/runs/{run.id}")
     assert page.get_by_role("heading", name="alice in alpha").is_visible()

@@ -7,7 +7,7 @@ at a time is started from this process, and turns results into JSON.
 from __future__ import annotations
 
 import threading
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Path, Query
 from pydantic import Field
@@ -15,6 +15,9 @@ from pydantic import Field
 from memoryd.domain.errors import AlreadyExists, InvalidInput
 from memoryd.server.deps import AdminUser, ServerState, State
 from memoryd.server.schemas import Strict
+
+if TYPE_CHECKING:
+    from memoryd.extraction.scheduler import RunCallback
 
 router = APIRouter(prefix="/api/v1/extraction", tags=["extraction"])
 _running = threading.Lock()
@@ -44,17 +47,23 @@ def pair_result(result: Any) -> dict[str, Any]:
 
 
 def run_now(
-    state: ServerState, user_id: int | None, workspace: str | None, force: bool
+    state: ServerState,
+    user_id: int | None,
+    workspace: str | None,
+    force: bool,
+    on_start: RunCallback | None = None,
 ) -> dict[str, Any]:
-    """One extraction run (of one pair, or of every due pair); 409 while one is running."""
+    """One extraction run (of one pair, or of every due pair); 409 while one is running.
+    ``on_start(run)`` is called once the run is stored as running."""
     if not _running.acquire(blocking=False):
         raise AlreadyExists("an extraction run started here is still running; try again later")
     try:
         if user_id is not None and workspace is not None:
             state.md.get_user(user_id)
             state.md.get_workspace(workspace)
-            return {"pair": pair_result(state.md.extract(user_id, workspace, force=True))}
-        run = state.md.extract(force=force)
+            result = state.md.extract(user_id, workspace, force=True, on_start=on_start)
+            return {"pair": pair_result(result)}
+        run = state.md.extract(force=force, on_start=on_start)
         return {"run": _jsonable(run.to_dict())}
     finally:
         _running.release()
@@ -79,7 +88,9 @@ def runs(
     failed) or ``interrupted`` (it stopped before it finished: the process running it
     died, so no heartbeat came by ``alive_until``, or an error or Ctrl-C stopped it);
     ``status_note`` says why for an interrupted run, else null. ``heartbeat_at`` is a
-    run's last sign of life."""
+    run's last sign of life. ``llm_calls`` counts every LLM call made, answered or not, and
+    ``llm_calls_failed`` those of them that got no answer (an HTTP error, a timeout, a
+    server that cannot be reached): a run whose calls all failed has both equal, not 0."""
     return [_jsonable(r.to_dict()) for r in state.md.extraction_runs(limit)]
 
 

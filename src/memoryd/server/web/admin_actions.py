@@ -12,10 +12,12 @@ import logging
 import threading
 
 from fastapi import APIRouter, Request, Response
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
 
-from memoryd.domain.errors import InvalidInput, PermissionDenied
+from memoryd.domain.errors import InvalidInput, MemorydError, PermissionDenied
 from memoryd.domain.models import Role, User
+from memoryd.extraction.runs import Run
 from memoryd.server.deps import Caller, ServerState, State
 from memoryd.server.routers.extraction import is_running, run_now
 from memoryd.server.routers.users import add_user, change_user, remove_user
@@ -68,7 +70,7 @@ async def save_settings(request: Request, state: State) -> Response:
 @router.post("/extraction/run")
 async def run_extraction(request: Request, state: State) -> Response:
     caller, form = await posted(request, state)
-    return _start_run(request, state, caller, form, None, None)
+    return await _start_run(request, state, caller, form, None, None)
 
 
 @router.post("/extraction/retry")
@@ -78,10 +80,36 @@ async def retry_extraction(request: Request, state: State) -> Response:
         user_id = int(field_text(form, "user_id"))
     except ValueError:
         return redirect(request, back_to(form), "user_id must be a number", "error")
-    return _start_run(request, state, caller, form, user_id, field_text(form, "workspace"))
+    return await _start_run(request, state, caller, form, user_id, field_text(form, "workspace"))
 
 
-def _start_run(
+# How long the answer to "Run now" waits for the run to be stored as running (it looks up
+# the due pairs first), so the page it comes back to lists it.
+START_WAIT_SECONDS = 10.0
+
+
+class _Starting:
+    """What a run started from the panel has got to: stored (``run``), or refused before
+    it could start (``error``); ``ready`` is set at either."""
+
+    def __init__(self) -> None:
+        self.ready = threading.Event()
+        self.run: Run | None = None
+        self.error: str | None = None
+
+    def started(self, run: Run) -> None:
+        self.run = run
+        self.ready.set()
+
+    def failed(self, exc: Exception) -> None:
+        if isinstance(exc, MemorydError):
+            self.error = str(exc)
+        else:
+            self.error = f"an unexpected error ({type(exc).__name__}); see the server log"
+        self.ready.set()
+
+
+async def _start_run(
     request: Request,
     state: ServerState,
     caller: Caller,
@@ -89,20 +117,29 @@ def _start_run(
     user_id: int | None,
     workspace: str | None,
 ) -> Response:
-    """Start a run in the background (an LLM run can take minutes) and come back."""
+    """Start a run in the background (an LLM run can take minutes) and come back once it
+    is stored as running, so the page lists it; a run that cannot start says why."""
     if not caller.is_admin:
         return redirect(request, back_to(form), "only an admin can do this", "error")
     if is_running():
         return redirect(request, back_to(form), "An extraction run is already running.", "error")
+    starting = _Starting()
 
     def run() -> None:
         try:
-            run_now(state, user_id, workspace, force=user_id is not None)
-        except Exception:  # reported in the run history and the server log
+            run_now(state, user_id, workspace, force=user_id is not None, on_start=starting.started)
+        except Exception as exc:  # after the start: in the run history, and logged here
             log.exception("extraction run from the UI failed")
+            starting.failed(exc)
 
     threading.Thread(target=run, name="memoryd-ui-extraction", daemon=True).start()
-    return redirect(request, back_to(form), "Extraction started; reload to see the run.")
+    await run_in_threadpool(starting.ready.wait, START_WAIT_SECONDS)
+    back = back_to(form)
+    if starting.run is not None:
+        return redirect(request, back, f"Extraction run {starting.run.id[:8]} started.")
+    if starting.error is not None:
+        return redirect(request, back, f"Extraction could not start: {starting.error}", "error")
+    return redirect(request, back, "Extraction is starting; it is listed here once it has.")
 
 
 # users ----------------------------------------------------------------------------------------

@@ -1,5 +1,7 @@
 """The admin panel's pages: ``/admin`` (tabs: users, workspaces, a user's memories,
-extraction runs, settings) and ``/admin/runs/{id}`` (what one extraction run did).
+extraction runs, settings) and ``/admin/runs/{id}`` (what one extraction run did), and
+``/admin/extraction-runs``: the run list alone, which memoryd.js reads again while a run
+is in progress, so the list follows it without a reload.
 
 The pages only read; their forms post to ``memoryd.server.web.admin_actions``.
 """
@@ -13,12 +15,13 @@ from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse
 
 from memoryd.domain.models import Actor, Role, Source, User, Workspace
-from memoryd.extraction.runs import Run, get_run
+from memoryd.extraction.runs import Run, calls_text, get_run
 from memoryd.plugins import llm_provider_factories
 from memoryd.server.deps import Caller, Owner, ServerState, State
 from memoryd.server.routers.extraction import is_running
 from memoryd.server.routers.users import users_overview
 from memoryd.server.web.routes import (
+    TEMPLATES,
     memory_view,
     page_context,
     redirect,
@@ -28,7 +31,9 @@ from memoryd.server.web.routes import (
 )
 
 router = APIRouter(include_in_schema=False)
+TEMPLATES.env.globals["calls_text"] = calls_text
 TABS = ("users", "workspaces", "memories", "extraction", "settings")
+RUNS_LISTED = 10  # runs on the Extraction tab
 RUN_ENTRY_KINDS = {
     "pair": "Batch failed",
     "item": "Dropped",
@@ -100,12 +105,30 @@ def admin_page(request: Request, state: State, user: int | None = None) -> Respo
         workspace_rows=workspace_rows(state, users),
         chosen=chosen,
         chosen_view=memory_view(state, owner, "admin", f"/admin?tab=memories&user={chosen.id}"),
-        runs=state.md.extraction_runs(10),
+        runs=state.md.extraction_runs(RUNS_LISTED),
         parked=state.md.extraction_failures(parked_only=True),
         extraction_running=is_running(),
         all_workspaces=state.md.list_workspaces(),
     )
     return render(request, "admin.html", context)
+
+
+@router.get("/admin/extraction-runs", response_class=HTMLResponse)
+def runs_table(request: Request, state: State) -> Response:
+    """The Extraction tab's run list alone (an HTML table), as it is now."""
+    caller = web_caller(request, state)  # read by a script: a status, not a redirect
+    if caller is None:
+        return HTMLResponse("Sign in again to see the run list.", status_code=401)
+    if not caller.is_admin:
+        return HTMLResponse("The run list is for admins.", status_code=403)
+    context = {
+        "runs": state.md.extraction_runs(RUNS_LISTED),
+        "extraction_running": is_running(),
+    }
+    # not render(): a message waiting for the next page is left for that page
+    response = TEMPLATES.TemplateResponse(request, "runs_table.html", context)
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 def run_pairs(run: Run, names: dict[int, str]) -> list[PairEntries]:

@@ -411,6 +411,69 @@ function setupDetails() {
   }
 }
 
+// The admin panel's run list. While a run is in progress (a row "running", or one started
+// here), the list is read again from the server -- the same table the page was rendered
+// with -- every few seconds, so a run started with "Run now" shows its progress and its
+// result without a reload. It stops once nothing runs. Without this script the page the
+// server sends back after "Run now" already lists the new run.
+function setupRunsList() {
+  const card = document.getElementById("extraction-runs");
+  const news = document.getElementById("runs-news");
+  const button = document.getElementById("run-now");
+  if (!card || !news) return;
+  let delay = 1000;
+
+  function statuses(table) {
+    const seen = new Map();
+    table.querySelectorAll("tr[data-run-id]").forEach((row) => seen.set(row.dataset.runId, row.dataset.status));
+    return seen;
+  }
+  function say(text) {
+    news.textContent = text;
+    news.hidden = !text;
+  }
+  function schedule(table) {
+    if (!table || table.dataset.running !== "yes") return;
+    setTimeout(refresh, delay);
+    delay = Math.min(delay * 1.5, 5000);
+  }
+  async function refresh() {
+    const old = document.getElementById("runs-table");
+    let text;
+    try {
+      const response = await fetch(card.dataset.runsUrl, { credentials: "same-origin", headers: { Accept: "text/html" } });
+      if (!response.ok) throw new Error("HTTP " + response.status);
+      text = await response.text();
+    } catch (error) {
+      say("The run list could not be refreshed (" + error.message + "); reload the page to see the latest runs.");
+      return;
+    }
+    const holder = document.createElement("template");
+    holder.innerHTML = text;
+    const fresh = holder.content.querySelector("#runs-table");
+    if (!fresh || !old) return;
+    const before = statuses(old);
+    const focused = old.contains(document.activeElement) ? document.activeElement.getAttribute("href") : null;
+    old.replaceWith(fresh);
+    if (focused) {  // the link that had the focus is in the new list too: keep it there
+      const same = Array.from(fresh.querySelectorAll("a[href]")).find((a) => a.getAttribute("href") === focused);
+      if (same) same.focus();
+    }
+    if (button) {
+      const busy = fresh.dataset.busy === "yes";
+      button.disabled = busy;
+      button.textContent = busy ? "Running…" : "Run now";
+    }
+    const done = [];
+    statuses(fresh).forEach((status, id) => {
+      if (before.get(id) === "running" && status !== "running") done.push(id.slice(0, 8) + " finished: " + status);
+    });
+    if (done.length) say("Extraction run " + done.join("; run ") + ".");
+    schedule(fresh);
+  }
+  schedule(document.getElementById("runs-table"));
+}
+
 document.addEventListener("DOMContentLoaded", () => {
   setupEscape();
   setupMenu();
@@ -419,5 +482,6 @@ document.addEventListener("DOMContentLoaded", () => {
   setupConfirmations();
   setupEdits();
   setupDetails();
+  setupRunsList();
   forgetOpeners();
 });
