@@ -23,6 +23,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from memoryd.domain import runtime_settings
+from memoryd.domain.audit import AuditQuery
 from memoryd.domain.errors import InvalidInput, NotFound
 from memoryd.domain.models import (
     Actor,
@@ -36,6 +37,7 @@ from memoryd.domain.models import (
     SuggestionStatus,
 )
 from memoryd.domain.rules import normalize_content, parse_expiry
+from memoryd.storage import audit_rows
 from memoryd.storage import lifecycle as queries
 from memoryd.store import KEEP, Keep
 
@@ -100,7 +102,9 @@ class LifecycleFacade:
     def memory_detail(self, user_id: int, memory_id: str) -> MemoryDetail:
         with self.db.read() as repo:
             memory = self.store.owned(repo, user_id, memory_id)
-            history = repo.list_audit(user_id, memory_id)
+            history = audit_rows.list_entries(
+                repo.conn, AuditQuery(user_id, memory_id=memory_id, limit=None), newest_first=False
+            )
             chats = queries.chats_by_id(repo.conn, user_id, memory.source_chat_ids)
         created = next((e for e in history if e.action is AuditAction.CREATE), None)
         return MemoryDetail(

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from memoryd.audit import AuditFacade
 from memoryd.blas import one_blas_thread
 from memoryd.chat_log import ChatFacade
 from memoryd.config import MemorydSettings
@@ -35,7 +36,6 @@ from memoryd.domain.injection import (
 from memoryd.domain.models import (
     Actor,
     AuditAction,
-    AuditEntry,
     Memory,
     Role,
     Scope,
@@ -82,7 +82,7 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade):
+class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade, AuditFacade):
     """Persistent memories for LLM chat.
 
     ``Memoryd()`` uses the default SQLite file under your data directory (or
@@ -389,11 +389,6 @@ class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade):
             action = AuditAction.PROMOTE if target is Scope.GLOBAL else AuditAction.DEMOTE
             self.store.audit(repo, action, actor, before, after, now)
             return after
-
-    def audit_log(self, user_id: int, memory_id: str | None = None) -> list[AuditEntry]:
-        with self.db.read() as repo:
-            self.store.require_user(repo, user_id)
-            return repo.list_audit(user_id, memory_id)
 
     # chat turns ----------------------------------------------------------------
     def context(

@@ -23,8 +23,9 @@ from support.raw_upstream import RawUpstream, response
 
 ROOT = Path(__file__).resolve().parents[2]
 # Library-only keyword arguments: who acts is the API key's user, on the server's side,
-# and only extraction says which chats a memory came from.
-SERVER_SIDE = {"actor", "confirm", "protected_ids", "source_chat_ids"}
+# only extraction says which chats a memory came from, and the server decides which
+# workspaces' audit entries the key's user may still see.
+SERVER_SIDE = {"actor", "confirm", "protected_ids", "source_chat_ids", "visible_in"}
 # What a remote app does with memoryd, named as the library names it.
 REMOTE = [
     "whoami",
@@ -42,6 +43,8 @@ REMOTE = [
     "promote",
     "demote",
     "memory_detail",
+    "audit_log",
+    "list_audit",
     "context",
     "record_chat",
     "list_chats",

@@ -36,6 +36,7 @@ USER_CALLS: dict[str, Callable[[Memoryd, Any], object]] = {
     "set_learning": lambda md, uid: md.set_learning(uid, False),
     "export_memories": lambda md, uid: md.export_memories(uid),
     "audit_log": lambda md, uid: md.audit_log(uid),
+    "list_audit": lambda md, uid: md.list_audit(uid, action="delete"),
     "delete_user": lambda md, uid: md.delete_user(uid),
 }
 

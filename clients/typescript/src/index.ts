@@ -6,6 +6,8 @@ import type { components, paths } from "./schema.js";
 export type { components, paths };
 export type Memory = components["schemas"]["MemoryOut"];
 export type ContextOut = components["schemas"]["ContextOut"];
+/** One audit log entry (GET /api/v1/audit): a change to a memory, or chats deleted. */
+export type AuditEntry = components["schemas"]["AuditOut"];
 /** Every error answer: `{ error: { type, message, code } }`. */
 export type ErrorOut = components["schemas"]["ErrorOut"];
 

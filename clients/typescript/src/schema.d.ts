@@ -39,6 +39,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log: every change to the user's memories, newest first
+         * @description At most ``limit`` entries, newest first. To read further back, ask again with
+         *     ``before`` set to the id of the last entry you got (and the same filters); a page
+         *     shorter than ``limit`` is the last one. Entries are never changed or removed and
+         *     their ids only grow, so paging never skips or repeats one. Entries about memories
+         *     in workspaces you no longer belong to are left out (see the module doc).
+         */
+        get: operations["list_audit_api_v1_audit_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/chats": {
         parameters: {
             query?: never;
@@ -558,6 +582,30 @@ export interface paths {
         patch: operations["edit_user_api_v1_users__user_id__patch"];
         trace?: never;
     };
+    "/api/v1/users/{user_id}/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log: every change to the user's memories, newest first
+         * @description At most ``limit`` entries, newest first. To read further back, ask again with
+         *     ``before`` set to the id of the last entry you got (and the same filters); a page
+         *     shorter than ``limit`` is the last one. Entries are never changed or removed and
+         *     their ids only grow, so paging never skips or repeats one. Entries about memories
+         *     in workspaces you no longer belong to are left out (see the module doc).
+         */
+        get: operations["list_audit_api_v1_users__user_id__audit_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/users/{user_id}/export": {
         parameters: {
             query?: never;
@@ -919,25 +967,51 @@ export interface components {
             /** User Id */
             user_id: number;
         };
-        /** AuditOut */
+        /**
+         * AuditAction
+         * @enum {string}
+         */
+        AuditAction: "create" | "update" | "delete" | "promote" | "demote" | "delete_chats";
+        /**
+         * AuditOut
+         * @description One entry of the audit log: a change to a memory, or a deletion of chats.
+         */
         AuditOut: {
-            /** Action */
+            /**
+             * Action
+             * @description create, update, delete, promote, demote or delete_chats.
+             */
             action: string;
-            /** Actor */
+            /**
+             * Actor
+             * @description Who: user:<id>, admin:<id>, extraction:<run id>, import:<id> or system.
+             */
             actor: string;
-            /** After */
+            /**
+             * After
+             * @description The memory after; null for a delete.
+             */
             after: {
                 [key: string]: unknown;
             } | null;
             /** At */
             at: string;
-            /** Before */
+            /**
+             * Before
+             * @description The memory before the change (for delete_chats: count, workspaces and chat_ids, never the text); null for a create.
+             */
             before: {
                 [key: string]: unknown;
             } | null;
-            /** Id */
+            /**
+             * Id
+             * @description The entry's id; ids only grow (the paging cursor).
+             */
             id: number;
-            /** Memory Id */
+            /**
+             * Memory Id
+             * @description The memory changed; empty for delete_chats.
+             */
             memory_id: string;
         };
         /** ChatCreate */
@@ -1759,6 +1833,86 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyOut"];
+                };
+            };
+            /** @description No or a wrong API key / session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such user, workspace or memory (for this caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A full scope, a duplicate, or a name already taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    list_audit_api_v1_audit_get: {
+        parameters: {
+            query?: {
+                /** @description The id of the last entry of the page you have: only older entries. Leave it out for the newest page. */
+                before?: number | null;
+                /** @description The most entries in one page. */
+                limit?: number;
+                /** @description Only this memory's entries (a deleted memory's too). */
+                memory_id?: string | null;
+                /** @description Only these actions; repeat it for several. */
+                action?: components["schemas"]["AuditAction"][] | null;
+                /** @description Only changes by this kind of actor (user, admin, extraction, import, system) or by one actor as the log names it (extraction:RUN_ID). */
+                actor?: string | null;
+                /** @description Only changes to memories that were in this workspace before or after, and chat deletions there. */
+                workspace?: string | null;
+                /** @description Only entries from this date (YYYY-MM-DD, UTC) or ISO 8601 time on. */
+                since?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditOut"][];
                 };
             };
             /** @description No or a wrong API key / session */
@@ -4363,6 +4517,89 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UserOut"];
+                };
+            };
+            /** @description No or a wrong API key / session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such user, workspace or memory (for this caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A full scope, a duplicate, or a name already taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    list_audit_api_v1_users__user_id__audit_get: {
+        parameters: {
+            query?: {
+                /** @description The id of the last entry of the page you have: only older entries. Leave it out for the newest page. */
+                before?: number | null;
+                /** @description The most entries in one page. */
+                limit?: number;
+                /** @description Only this memory's entries (a deleted memory's too). */
+                memory_id?: string | null;
+                /** @description Only these actions; repeat it for several. */
+                action?: components["schemas"]["AuditAction"][] | null;
+                /** @description Only changes by this kind of actor (user, admin, extraction, import, system) or by one actor as the log names it (extraction:RUN_ID). */
+                actor?: string | null;
+                /** @description Only changes to memories that were in this workspace before or after, and chat deletions there. */
+                workspace?: string | null;
+                /** @description Only entries from this date (YYYY-MM-DD, UTC) or ISO 8601 time on. */
+                since?: string | null;
+            };
+            header?: never;
+            path: {
+                /** @description The user's id. */
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditOut"][];
                 };
             };
             /** @description No or a wrong API key / session */

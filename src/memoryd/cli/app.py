@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from memoryd.cli import chats, db, evaluate, memories, settings, users, workspaces
+from memoryd.cli import audit, chats, db, evaluate, memories, settings, users, workspaces
 from memoryd.cli.common import MemorydGroup, root_options
 from memoryd.cli.context import context
 from memoryd.cli.extract import extract, runs_app
@@ -29,6 +29,7 @@ app.add_typer(db.app, name="db")
 app.add_typer(users.app, name="users")
 app.add_typer(workspaces.app, name="workspaces")
 app.add_typer(memories.app, name="memories")
+app.command("audit")(audit.audit)
 app.command("context")(context)
 app.command("extract")(extract)
 app.add_typer(runs_app, name="runs")

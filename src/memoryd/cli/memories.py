@@ -11,9 +11,9 @@ memories alone, so another user's id is simply "no memory".
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import datetime, time, timedelta
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich import box
@@ -21,17 +21,16 @@ from rich.table import Table
 from rich.text import Text
 
 from memoryd.cli import suggestions
+from memoryd.cli.audit import audit_table, entry_json
 from memoryd.cli.common import (
     CLI_ACTOR,
     DbOption,
     JsonOption,
     UserOption,
-    cell,
     console,
     echo,
     emit_json,
     find_user,
-    make_table,
     memory_json,
     open_memoryd,
     require_member,
@@ -40,7 +39,7 @@ from memoryd.cli.common import (
     short_id_length,
 )
 from memoryd.domain.errors import InvalidInput, InvalidScope
-from memoryd.domain.models import AuditEntry, Memory, Scope
+from memoryd.domain.models import Memory, Scope
 from memoryd.domain.rules import scope_label
 from memoryd.service import Memoryd
 from memoryd.store import KEEP
@@ -257,7 +256,7 @@ def show(
                     for c in detail.source_chats
                 ],
                 "deleted_source_chat_ids": list(detail.deleted_source_chat_ids),
-                "history": [_entry_json(e) for e in detail.history],
+                "history": [entry_json(e) for e in detail.history],
             }
         )
         return
@@ -278,7 +277,7 @@ def show(
     out = console()
     for line in lines:
         out.print(line, markup=False, highlight=False)
-    out.print(_history_table(detail.history, 8))
+    out.print(audit_table(f"History ({len(detail.history)} changes)", detail.history, 8))
 
 
 @app.command("purge-expired")
@@ -340,44 +339,6 @@ def demote(
         _report(md, "demoted", memory, as_json)
 
 
-def _entry_json(entry: AuditEntry) -> dict[str, Any]:
-    return {
-        "id": entry.id,
-        "memory_id": entry.memory_id,
-        "action": entry.action.value,
-        "actor": entry.actor,
-        "at": entry.at.isoformat(),
-        "before": entry.before,
-        "after": entry.after,
-    }
-
-
-def _state(view: dict[str, Any] | None) -> str:
-    if view is None:
-        return "-"
-    if "chat_ids" in view:  # a delete_chats entry: how many and where, never their text
-        where = ", ".join(f"{slug}: {n}" for slug, n in view.get("workspaces", {}).items())
-        return f"{view.get('count')} chat(s) ({where})"
-    where = "global" if view.get("scope") == Scope.GLOBAL.value else f"[{view.get('workspace')}]"
-    return f"{where} {view.get('content', '')}"
-
-
-def _history_table(entries: Sequence[AuditEntry], width: int) -> Any:
-    table = make_table(
-        f"History ({len(entries)} changes)", ["When", "Action", "By", "ID", "Before", "After"]
-    )
-    for e in entries:
-        table.add_row(
-            cell(e.at),
-            cell(e.action.value),
-            cell(e.actor),
-            cell(e.memory_id[:width]),
-            cell(_state(e.before)),
-            cell(_state(e.after)),
-        )
-    return table
-
-
 @app.command("history")
 def history(
     user: UserOption,
@@ -388,8 +349,9 @@ def history(
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """The audit log of a user's memories: every change with before and after (and each
-    deletion of their chats: how many and where)."""
+    """The audit log of a user's memories, oldest first: every change with before and
+    after (and each deletion of their chats: how many and where). `memoryd audit` reads
+    it newest first, a page at a time, with filters."""
     with open_memoryd(db) as md:
         owner = find_user(md, user)
         entries = md.audit_log(owner.id)
@@ -399,6 +361,7 @@ def history(
             full_id = resolve_id(memory_id, known, owner.name)
             entries = md.audit_log(owner.id, full_id)
     if as_json:
-        emit_json([_entry_json(e) for e in entries])
+        emit_json([entry_json(e) for e in entries])
     else:
-        console().print(_history_table(entries, short_id_length(known)))
+        title = f"History ({len(entries)} changes)"
+        console().print(audit_table(title, entries, short_id_length(known)))

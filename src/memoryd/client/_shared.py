@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 
+from memoryd.domain.audit import AuditQuery
 from memoryd.domain.errors import (
     AlreadyExists,
     DuplicateMemory,
@@ -181,6 +182,20 @@ def chat_of(data: Mapping[str, Any]) -> Chat:
         created_at=created,
         memory_processed=data["memory_processed"],
     )
+
+
+def audit_params(query: AuditQuery) -> dict[str, Any]:
+    """The query string of ``GET /api/v1/audit`` for a query the library has checked."""
+    chosen: dict[str, Any] = {
+        "before": query.before,
+        "limit": query.limit,
+        "memory_id": query.memory_id,
+        "action": [a.value for a in query.actions] or None,
+        "actor": query.actor,
+        "workspace": query.workspace,
+        "since": query.since.isoformat() if query.since else None,
+    }
+    return {k: v for k, v in chosen.items() if v is not None}
 
 
 def audit_of(user_id: int, data: Mapping[str, Any]) -> AuditEntry:

@@ -27,6 +27,7 @@ from memoryd.server.auth import AuthStore
 from memoryd.server.deps import ServerState, State, admin_owner, self_owner
 from memoryd.server.guard import EdgeGuard
 from memoryd.server.routers import (
+    audit,
     chats,
     context,
     extraction,
@@ -165,6 +166,10 @@ def create_app(
     app.include_router(transfer.build_router(self_owner, prefix="/api/v1", tag="transfer"))
     app.include_router(
         transfer.build_router(admin_owner, prefix="/api/v1/users/{user_id}", tag="admin")
+    )
+    app.include_router(audit.build_router(self_owner, prefix="/api/v1", tag="audit"))
+    app.include_router(
+        audit.build_router(admin_owner, prefix="/api/v1/users/{user_id}", tag="admin")
     )
     for module in (users, workspaces, settings_router, chats, extraction):
         app.include_router(module.router)

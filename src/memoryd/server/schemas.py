@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from memoryd.domain.models import Chat, Memory, Suggestion, UsedMemory, User, Workspace
+from memoryd.domain.models import AuditEntry, Chat, Memory, Suggestion, UsedMemory, User, Workspace
 from memoryd.transfer_preferences import Preferences
 
 Name = Field(min_length=1, max_length=200)
@@ -86,13 +86,32 @@ class MemoryList(BaseModel):
 
 
 class AuditOut(BaseModel):
-    id: int
-    memory_id: str
-    action: str
-    actor: str
-    before: dict[str, Any] | None
-    after: dict[str, Any] | None
+    """One entry of the audit log: a change to a memory, or a deletion of chats."""
+
+    id: int = Field(description="The entry's id; ids only grow (the paging cursor).")
+    memory_id: str = Field(description="The memory changed; empty for delete_chats.")
+    action: str = Field(description="create, update, delete, promote, demote or delete_chats.")
+    actor: str = Field(
+        description="Who: user:<id>, admin:<id>, extraction:<run id>, import:<id> or system."
+    )
+    before: dict[str, Any] | None = Field(
+        description="The memory before the change (for delete_chats: count, workspaces and "
+        "chat_ids, never the text); null for a create."
+    )
+    after: dict[str, Any] | None = Field(description="The memory after; null for a delete.")
     at: str
+
+    @classmethod
+    def of(cls, entry: AuditEntry) -> AuditOut:
+        return cls(
+            id=entry.id,
+            memory_id=entry.memory_id,
+            action=entry.action.value,
+            actor=entry.actor,
+            before=entry.before,
+            after=entry.after,
+            at=entry.at.isoformat(),
+        )
 
 
 # users, keys, workspaces ---------------------------------------------------------------

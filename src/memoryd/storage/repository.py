@@ -28,7 +28,6 @@ from sqlalchemy.engine import Connection
 
 from memoryd.domain.models import (
     AuditAction,
-    AuditEntry,
     Chat,
     Memory,
     Role,
@@ -492,24 +491,3 @@ class Repository:
                 at=now,
             )
         )
-
-    def list_audit(
-        self, user_id: int, memory_id: str | None = None, limit: int = 1000
-    ) -> list[AuditEntry]:
-        query = select(audit_log).where(audit_log.c.user_id == user_id)
-        if memory_id is not None:
-            query = query.where(audit_log.c.memory_id == memory_id)
-        query = query.order_by(audit_log.c.id).limit(limit)
-        return [
-            AuditEntry(
-                id=r.id,
-                memory_id=r.memory_id,
-                user_id=r.user_id,
-                action=AuditAction(r.action),
-                actor=r.actor,
-                before=r.before,
-                after=r.after,
-                at=r.at,
-            )
-            for r in self.conn.execute(query)
-        ]

@@ -135,6 +135,7 @@ CASES = [
     Case("POST", "/api/v1/memories/{mid}/promote", prepare=own_memory),
     Case("POST", "/api/v1/memories/{mid}/demote", body={"workspace": "alpha"}, prepare=own_global),
     Case("GET", "/api/v1/memories/{mid}/history", prepare=own_memory),
+    Case("GET", "/api/v1/audit", prepare=own_memory),
     Case("GET", "/api/v1/suggestions"),
     Case("POST", "/api/v1/suggestions/{sid}/accept", prepare=own_suggestion),
     Case("POST", "/api/v1/suggestions/{sid}/reject", prepare=own_suggestion),
@@ -185,6 +186,7 @@ CASES = [
         prepare=bob_global,
     ),
     Case("GET", "/api/v1/users/{uid}/memories/{mid}/history", admin_only=True, prepare=bob_memory),
+    Case("GET", "/api/v1/users/{uid}/audit", admin_only=True, prepare=bob_memory),
     Case("GET", "/api/v1/users/{uid}/suggestions", admin_only=True, prepare=bob),
     Case(
         "POST",

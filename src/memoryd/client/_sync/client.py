@@ -13,7 +13,7 @@ app from the embedded library to a server changes one line.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime
+from datetime import date, datetime
 from types import TracebackType
 from typing import Any
 
@@ -25,6 +25,7 @@ from memoryd.client._shared import (
     accept_body,
     answer_of,
     audit_of,
+    audit_params,
     chat_body,
     chat_of,
     checked,
@@ -44,6 +45,7 @@ from memoryd.client._shared import (
     user_of,
     workspace_of,
 )
+from memoryd.domain.audit import DEFAULT_PAGE, MAX_PAGE, Actions, audit_query
 from memoryd.domain.errors import NotFound
 from memoryd.domain.injection import Turn
 from memoryd.domain.models import (
@@ -210,10 +212,66 @@ class MemorydClient:
         path = self._memories(user_id, memory_id, "demote")
         return memory_of(self._json("POST", path, json={"workspace": workspace}))
 
-    def audit_log(self, user_id: int, memory_id: str) -> list[AuditEntry]:
-        """Every change to one memory (the server lists history per memory)."""
-        path = self._memories(user_id, memory_id, "history")
-        return [audit_of(user_id, e) for e in self._json("GET", path)]
+    # the audit log ----------------------------------------------------------------------
+    def list_audit(
+        self,
+        user_id: int,
+        *,
+        before: int | None = None,
+        limit: int = DEFAULT_PAGE,
+        memory_id: str | None = None,
+        action: Actions = None,
+        actor: str | None = None,
+        workspace: str | None = None,
+        since: datetime | date | str | None = None,
+    ) -> list[AuditEntry]:
+        """One page of the user's audit log, newest first (``before``: the last entry's
+        id of the page you have), with the library's filters. A default user's key reads
+        their own log, without the memories of workspaces they have left; an admin's key
+        reads anyone's."""
+        query = audit_query(
+            user_id,
+            before=before,
+            limit=limit,
+            memory_id=memory_id,
+            action=action,
+            actor=actor,
+            workspace=workspace,
+            since=since,
+        )
+        owner = self._owner(user_id)
+        found = self._json("GET", f"{owner}/audit", params=audit_params(query))
+        return [audit_of(user_id, e) for e in found]
+
+    def audit_log(
+        self,
+        user_id: int,
+        memory_id: str | None = None,
+        *,
+        action: Actions = None,
+        actor: str | None = None,
+        workspace: str | None = None,
+        since: datetime | date | str | None = None,
+    ) -> list[AuditEntry]:
+        """Every entry of the user's audit log (of one memory with ``memory_id``), oldest
+        first, as the library returns it: read 1,000 at a time from the newest."""
+        found: list[AuditEntry] = []
+        before: int | None = None
+        while True:
+            page = self.list_audit(
+                user_id,
+                before=before,
+                limit=MAX_PAGE,
+                memory_id=memory_id,
+                action=action,
+                actor=actor,
+                workspace=workspace,
+                since=since,
+            )
+            found += page
+            if len(page) < MAX_PAGE:
+                return found[::-1]
+            before = page[-1].id
 
     def memory_detail(self, user_id: int, memory_id: str) -> MemoryDetail:
         """One memory with who made it, the chats it came from and its history."""

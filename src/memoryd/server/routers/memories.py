@@ -107,18 +107,7 @@ def chats_using(state: ServerState, owner: Owner, memory_id: str, limit: int) ->
 
 
 def audit_out(entries: Sequence[AuditEntry]) -> list[AuditOut]:
-    return [
-        AuditOut(
-            id=e.id,
-            memory_id=e.memory_id,
-            action=e.action.value,
-            actor=e.actor,
-            before=e.before,
-            after=e.after,
-            at=e.at.isoformat(),
-        )
-        for e in entries
-    ]
+    return [AuditOut.of(e) for e in entries]
 
 
 def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: str) -> APIRouter:
