@@ -50,7 +50,13 @@ def test_version_and_usage_errors(url: str) -> None:
     assert EXECUTABLE.exists(), f"memoryd is not installed in {EXECUTABLE.parent}"
     version = memoryd("--version", url=url)
     assert (version.returncode, version.stdout.decode().strip()) == (0, f"memoryd {__version__}")
-    assert memoryd("no-such-command", url=url).returncode == 2
+    assert refused(memoryd("no-such-command", url=url)) == (
+        "error: memoryd: no such command 'no-such-command' (see memoryd --help)"
+    )
+    assert refused(memoryd("runs", "--limit", "0", url=url)) == (
+        "error: memoryd runs: invalid value for '--limit' / '-n': '0' should be greater than "
+        "or equal to 1 (see memoryd runs --help)"
+    )
 
 
 def test_non_utf8_bytes_in_arguments_are_refused_and_nothing_stored(

@@ -177,6 +177,20 @@ def test_bad_input_is_one_line_and_exit_2(
     assert json.loads(run(seeded, fake_llm, tmp_path, "runs", "--json").stdout) == []
 
 
+def test_a_run_id_prefix_too_short_says_how_long_it_must_be(
+    seeded: str, fake_llm: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    result = run(seeded, fake_llm, tmp_path, "runs", "--run", "abc")
+    assert result.exit_code == 2, result.output
+    assert result.stderr.splitlines() == [
+        "error: run id 'abc' is too short: give the full id or a unique prefix of at least "
+        "6 characters"
+    ]
+    result = run(seeded, fake_llm, tmp_path, "runs", "--run", "abcdef")
+    assert result.exit_code == 2, result.output
+    assert result.stderr.splitlines() == ["error: no extraction run 'abcdef'"]
+
+
 def test_a_refused_api_key_is_one_error_line_naming_the_setting(
     seeded: str, fake_llm: FakeOpenAIServer, tmp_path: Path
 ) -> None:

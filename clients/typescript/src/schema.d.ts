@@ -264,6 +264,8 @@ export interface paths {
          *     pair: created and updated memory ids, chats processed, facts dropped and not stored,
          *     the error) with each pair's user name, and the itemised ``errors``. A run whose
          *     process died has no ``pairs`` nor ``errors``: they are written when a run finishes.
+         *     ``run_id`` is the full id or a unique prefix of at least 6 characters; a shorter
+         *     prefix is refused with 422 (``invalid_input``), one matching no run is 404.
          */
         get: operations["run_details_api_v1_extraction_runs__run_id__get"];
         put?: never;

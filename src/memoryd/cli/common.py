@@ -1,9 +1,10 @@
 """What every ``memoryd`` command shares: options, opening the database, output, errors.
 
 One place decides how the CLI says no: every ``MemorydError``, a bad ``--db`` value, an
-unreadable file or a non-UTF-8 argument becomes one line ``error: <message>`` on stderr
-and exit code 2 (click's own usage errors already exit 2). Command modules only call the
-library and print; they never catch exceptions themselves.
+unreadable file, a non-UTF-8 argument and every mistake the option parser catches (an
+unknown command or option, a missing argument, a value of the wrong type, out of range or
+not among the choices) becomes one line ``error: <message>`` on stderr and exit code 2.
+Command modules only call the library and print; they never catch exceptions themselves.
 """
 
 from __future__ import annotations
@@ -98,8 +99,64 @@ def require_utf8(text: str, what: str) -> str:
     return text
 
 
+def usage_error_line(exc: typer.TyperException) -> str:
+    """What the option parser refused, as one line naming the command, e.g. ``memoryd
+    runs: no such option: --bogus (see memoryd runs --help)``.
+
+    In the typer memoryd requires (0.29+), click ships inside typer and its exceptions
+    derive from ``TyperException``; a ``UsageError`` carries the context of the command
+    it was parsing (``ctx``).
+    """
+    message = exc.format_message().strip()
+    possible = getattr(exc, "possibilities", None)  # an unknown option close to known ones
+    if possible:
+        message = f"{exc.message}. Did you mean {', '.join(sorted(possible))}?"
+    cause = exc.__cause__
+    if isinstance(cause, pydantic.ValidationError) and cause.errors():
+        # typer checks a value's type, range or choice with pydantic, whose message does
+        # not quote the value typed ("Input should be a valid integer").
+        given = cause.errors()[0].get("input")
+        message = message.replace("Value error, ", "")
+        if isinstance(given, str | int | float) and repr(given) not in message:
+            if ": Input should" in message:
+                message = message.replace(": Input should", f": {given!r} should", 1)
+            else:
+                message = f"{message.rstrip('.')} (got {given!r})"
+    message = message[:1].lower() + message[1:]
+    if message.endswith("."):
+        message = message[:-1]
+    ctx = getattr(exc, "ctx", None)
+    if ctx is None:
+        return message
+    line = f"{ctx.command_path}: {message}"
+    if ctx.command.get_help_option(ctx) is not None:
+        line += f" (see {ctx.command_path} {ctx.help_option_names[0]})"
+    return line
+
+
+def refuse_usage(exc: typer.TyperException) -> NoReturn:
+    """End with the parser's complaint as one ``error:`` line and exit 2. A group called
+    without its subcommand (``memoryd users``) has printed its help already; that stays."""
+    if type(exc).__name__ == "NoArgsIsHelpError":
+        raise exc
+    fail(usage_error_line(exc))
+
+
 class MemorydGroup(TyperGroup):
-    """The root command group: refuses non-UTF-8 arguments and turns errors into one line."""
+    """The root command group: refuses non-UTF-8 arguments and turns errors into one line.
+
+    Usage errors are caught here, in both places click raises them: while parsing the root
+    command's own options (``make_context``) and while resolving and parsing a subcommand
+    (``invoke``), so typer never prints its boxed usage panel.
+    """
+
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any
+    ) -> Any:
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except typer.TyperException as exc:
+            refuse_usage(exc)
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         for arg in args:
@@ -113,8 +170,10 @@ class MemorydGroup(TyperGroup):
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
-        except (typer.TyperException, typer.Exit, typer.Abort):
+        except (typer.Exit, typer.Abort):
             raise
+        except typer.TyperException as exc:
+            refuse_usage(exc)
         except MemorydError as exc:
             fail(str(exc))
         except BrokenPipeError:

@@ -269,17 +269,21 @@ def find_run(db: Database, given: str, min_prefix: int = 6, *, now: datetime | N
     found = get_run(db, given, now=now)
     if found is not None:
         return found
-    if len(given) >= min_prefix:
-        with db.read() as repo:
-            rows = repo.conn.execute(
-                select(extraction_runs)
-                .where(extraction_runs.c.id.startswith(given, autoescape=True))
-                .limit(2)
-            ).all()
-        if len(rows) == 1:
-            return _run(rows[0], _now(now))
-        if len(rows) > 1:
-            raise InvalidInput(f"run id prefix {given!r} is ambiguous; give more characters")
+    if len(given) < min_prefix:
+        raise InvalidInput(
+            f"run id {given!r} is too short: give the full id or a unique prefix of at "
+            f"least {min_prefix} characters"
+        )
+    with db.read() as repo:
+        rows = repo.conn.execute(
+            select(extraction_runs)
+            .where(extraction_runs.c.id.startswith(given, autoescape=True))
+            .limit(2)
+        ).all()
+    if len(rows) == 1:
+        return _run(rows[0], _now(now))
+    if len(rows) > 1:
+        raise InvalidInput(f"run id prefix {given!r} is ambiguous; give more characters")
     raise NotFound(f"no extraction run {given!r}")
 
 

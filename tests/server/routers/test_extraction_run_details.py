@@ -55,6 +55,12 @@ def test_run_details_with_pairs_dropped_facts_and_failures(
         missing = world.call("admin", "GET", "/api/v1/extraction/runs/abcdef0123")
         assert missing.status_code == 404
         assert "no extraction run 'abcdef0123'" in missing.json()["error"]["message"]
+        short = world.call("admin", "GET", f"/api/v1/extraction/runs/{run_id[:3]}")
+        assert short.status_code == 422
+        assert short.json()["error"]["message"] == (
+            f"run id '{run_id[:3]}' is too short: give the full id or a unique prefix of at "
+            "least 6 characters"
+        )
         bad = world.call("admin", "GET", "/api/v1/extraction/runs/not-hex")
         assert bad.status_code == 422
         refused = world.call("alice", "GET", f"/api/v1/extraction/runs/{run_id}")

@@ -103,7 +103,9 @@ def run_details(
     """The run's counters and status (as in the run list), ``pairs`` (one outcome per
     pair: created and updated memory ids, chats processed, facts dropped and not stored,
     the error) with each pair's user name, and the itemised ``errors``. A run whose
-    process died has no ``pairs`` nor ``errors``: they are written when a run finishes."""
+    process died has no ``pairs`` nor ``errors``: they are written when a run finishes.
+    ``run_id`` is the full id or a unique prefix of at least 6 characters; a shorter
+    prefix is refused with 422 (``invalid_input``), one matching no run is 404."""
     run = state.md.extraction_run(run_id)
     names = {u.id: u.name for u in state.md.list_users()}
     details: dict[str, Any] = _jsonable(run.to_dict())
