@@ -73,10 +73,14 @@ def build_demo(data_dir: Path) -> tuple[Any, str]:
         md.add_memory(alice, text)
     for text in (
         "The kitchen is 3.2 m by 4.1 m with a window on the north wall",
-        "Budget for the kitchen is 18,000 EUR including appliances",
+        "Budget for the kitchen is 15,000 EUR",  # edited below: the activity page shows it
         "Alice chose oak worktops and white handleless cabinets",
     ):
         md.add_memory(alice, text, workspace="kitchen")
+    budget = next(m for m in md.list_memories(alice) if m.content.startswith("Budget"))
+    md.edit_memory(alice, budget.id, "Budget for the kitchen is 18,000 EUR including appliances")
+    hob = md.add_memory(alice, "Alice wants a gas hob", workspace="kitchen")
+    md.delete_memory(alice, hob.id)  # gone from the lists, still in the activity page
     md.add_memory(
         alice,
         "The thesis is about retrieval for long-term chat memory",
@@ -146,6 +150,11 @@ def admin(page: Any, url: str) -> None:
     page.goto(f"{url}/admin?tab=users")
 
 
+def activity(page: Any, url: str) -> None:
+    sign_in(page, url, "alice", USER_PASSWORD)
+    page.goto(f"{url}/activity")
+
+
 def chat(page: Any, url: str) -> None:
     sign_in(page, url, "alice", USER_PASSWORD)
     page.goto(f"{url}/chat/kitchen")
@@ -180,6 +189,7 @@ def main(argv: list[str] | None = None) -> int:
             "memory-detail": memory_detail,
             "account": account,
             "admin": admin,
+            "activity": activity,
             "chat": chat,
             "run": run_details(run_id),
         }

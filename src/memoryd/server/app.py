@@ -42,6 +42,7 @@ from memoryd.server.routers import settings as settings_router
 from memoryd.server.schemas import ERROR_RESPONSES, Health
 from memoryd.server.throttle import LoginThrottle
 from memoryd.server.web import actions as web_actions
+from memoryd.server.web import activity as web_activity
 from memoryd.server.web import admin_actions as web_admin_actions
 from memoryd.server.web import admin_pages as web_admin_pages
 from memoryd.server.web import chat_history as web_chat_history
@@ -175,6 +176,7 @@ def create_app(
         app.include_router(module.router)
     app.include_router(web_routes.router)
     app.include_router(web_admin_pages.router)
+    app.include_router(web_activity.router)
     app.include_router(web_actions.router)
     app.include_router(web_privacy.router)
     app.include_router(web_chat_history.router)

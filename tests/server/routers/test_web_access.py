@@ -149,6 +149,8 @@ PAGES = [
     ("/admin", 303, 200),
     ("/admin?tab=workspaces", 303, 200),
     ("/admin/runs/{run_id}", 303, 200),
+    ("/activity", 200, 200),
+    ("/admin/users/{user_id}/activity", 303, 200),
 ]
 
 # Parts of pages a script reads again (a status, never a redirect to a page):
@@ -344,6 +346,7 @@ def test_admin_can_post_another_users_memories(world: World) -> None:
 def test_pages_for_every_role(world: World, path: str, as_user: int, as_admin: int) -> None:
     if "{run_id}" in path:
         path = path.format(run_id=world.md.extract().id)
+    path = path.replace("{user_id}", str(world.ids["bob"]))
     anonymous = get_page(world, None, path)
     assert anonymous.status_code == 303
     assert anonymous.headers["location"].startswith("/login?next=")

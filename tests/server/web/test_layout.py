@@ -1,7 +1,7 @@
-"""Every page at 1280 and 390 px, light and dark: nothing scrolls sideways, axe-core finds
-no serious or critical violation, nothing is logged to the console; the phone layout's
-menu, the profile dialog fitting the screen, dark mode following the system, and editing
-and adding memories without losing text.
+"""Every page at 1280 and 390 px, light and dark (the activity pages too): nothing
+scrolls sideways, axe-core finds no serious or critical violation, nothing is logged to
+the console; the phone layout's menu, the profile dialog fitting the screen, dark mode
+following the system, and editing and adding memories without losing text.
 """
 
 from __future__ import annotations
@@ -28,10 +28,13 @@ LONG = (
 
 
 def fill_world(world: World) -> str:
-    """Memories, chats and a run, so every page has something on it; returns the run id."""
+    """Memories, chats and a run, so every page has something on it (an edit and a
+    deletion for the activity pages); returns the run id."""
     alice = world.ids["alice"]
     world.md.add_memory(alice, "Alice is vegetarian")
-    world.md.add_memory(alice, LONG, workspace="alpha")
+    plan = world.md.add_memory(alice, LONG.replace("March", "May"), workspace="alpha")
+    world.md.edit_memory(alice, plan.id, LONG)
+    world.md.delete_memory(alice, world.md.add_memory(alice, "Alice eats fish").id)
     world.md.record_chat(alice, "alpha", "What floor goes with oak?", "Grey terrazzo would.")
     return world.md.extract().id
 
@@ -49,8 +52,12 @@ def visit_every_page(page: Any, url: str, run_id: str, check: Callable[[Any], No
         check(page)
     page.goto(f"{url}/admin/runs/{run_id}")
     check(page)
+    page.goto(f"{url}/admin/users/2/activity")
+    check(page)
     page.context.clear_cookies()
     sign_in(page, url, "alice", USER_PASSWORD)
+    page.goto(f"{url}/activity")
+    check(page)
     page.goto(f"{url}/chat/alpha")
     page.locator("#user-button").click()
     for tab in ("Memories", "API keys", "Account"):
@@ -87,10 +94,15 @@ def test_long_names_and_unbroken_words_fit(live_world: Live, page: Any) -> None:
     for tab in ("users", "workspaces", "memories"):
         page.goto(f"{live.url}/admin?tab={tab}&user={alice}")
         check_page(page)
+    page.goto(f"{live.url}/admin/users/{alice}/activity")
+    check_page(page)
     page.context.clear_cookies()
     sign_in(page, live.url, "alice", USER_PASSWORD)
     page.goto(f"{live.url}/chat/{slug}?panel=memories")
     assert page.locator("#profile").get_by_text("One word: Super").is_visible()
+    check_page(page)
+    page.goto(f"{live.url}/activity?workspace={slug}")  # the long slug in the filter too
+    assert page.locator(".activity-text", has_text=word[:300]).is_visible()
     check_page(page)
 
 

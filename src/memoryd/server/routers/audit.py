@@ -12,8 +12,10 @@ a workspace (promoted to global) shows with its whole history. Chat deletions al
 show: they name workspaces, counts and chat ids, never text, and they are the user's
 record that their chats were erased. An admin sees every entry.
 
-The library (``Memoryd.list_audit``) does the reading; a bad cursor or filter is a 422
-with its message, a workspace filter the caller may not use is a 404 as everywhere.
+The library (``Memoryd.list_audit``) does the reading, through ``read_audit``, which the
+web UI's Activity page (``memoryd.server.web.activity``) uses too; a bad cursor or filter
+is a 422 with its message, a workspace filter the caller may not use is a 404 as
+everywhere.
 """
 
 # No "from __future__ import annotations": FastAPI must resolve the local OwnerDep alias.
@@ -22,9 +24,15 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
 
-from memoryd.domain.audit import DEFAULT_PAGE, MAX_ACTOR_CHARS, MAX_MEMORY_ID_CHARS, MAX_PAGE
+from memoryd.domain.audit import (
+    DEFAULT_PAGE,
+    MAX_ACTOR_CHARS,
+    MAX_MEMORY_ID_CHARS,
+    MAX_PAGE,
+    Actions,
+)
 from memoryd.domain.errors import NotFound
-from memoryd.domain.models import AuditAction, Role
+from memoryd.domain.models import AuditAction, AuditEntry, Role
 from memoryd.domain.rules import MAX_ROW_ID, validate_slug
 from memoryd.server.deps import Owner, ServerState, State
 from memoryd.server.schemas import AuditOut
@@ -35,6 +43,40 @@ def visible_workspaces(state: ServerState, owner: Owner) -> set[str] | None:
     if owner.acting.role is Role.ADMIN or owner.user.role is Role.ADMIN:
         return None
     return {w.slug for w in state.auth.workspaces_of(owner.user)}
+
+
+def read_audit(
+    state: ServerState,
+    owner: Owner,
+    *,
+    before: int | None = None,
+    limit: int = DEFAULT_PAGE,
+    memory_id: str | None = None,
+    action: Actions = None,
+    actor: str | None = None,
+    workspace: str | None = None,
+    since: str | None = None,
+) -> list[AuditEntry]:
+    """One page of ``owner.user``'s log as the caller may see it (the module doc): the
+    reading behind ``GET .../audit`` and the web UI's Activity page. A workspace filter
+    the caller may not use is NotFound; any other bad value is the library's
+    InvalidInput."""
+    visible_in = visible_workspaces(state, owner)
+    if workspace is not None:
+        validate_slug(workspace)
+        if visible_in is not None and workspace not in visible_in:
+            raise NotFound(f"no workspace {workspace!r} for this user")
+    return state.md.list_audit(
+        owner.user.id,
+        before=before,
+        limit=limit,
+        memory_id=memory_id,
+        action=action,
+        actor=actor,
+        workspace=workspace,
+        since=since,
+        visible_in=visible_in,
+    )
 
 
 def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: str) -> APIRouter:
@@ -103,13 +145,9 @@ def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: st
         shorter than ``limit`` is the last one. Entries are never changed or removed and
         their ids only grow, so paging never skips or repeats one. Entries about memories
         in workspaces you no longer belong to are left out (see the module doc)."""
-        visible_in = visible_workspaces(state, owner)
-        if workspace is not None:
-            validate_slug(workspace)
-            if visible_in is not None and workspace not in visible_in:
-                raise NotFound(f"no workspace {workspace!r} for this user")
-        entries = state.md.list_audit(
-            owner.user.id,
+        entries = read_audit(
+            state,
+            owner,
             before=before,
             limit=limit,
             memory_id=memory_id,
@@ -117,7 +155,6 @@ def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: st
             actor=actor,
             workspace=workspace,
             since=since,
-            visible_in=visible_in,
         )
         return [AuditOut.of(e) for e in entries]
 

@@ -60,7 +60,7 @@ class PairEntries:
     entries: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _caller_admin(request: Request, state: ServerState) -> Caller | Response:
+def admin_caller(request: Request, state: ServerState) -> Caller | Response:
     caller = web_caller(request, state)
     if caller is None:
         return to_login(request)
@@ -81,7 +81,7 @@ def workspace_rows(state: ServerState, users: list[User]) -> list[WorkspaceRow]:
 
 @router.get("/admin", response_class=HTMLResponse)
 def admin_page(request: Request, state: State, user: int | None = None) -> Response:
-    caller = _caller_admin(request, state)
+    caller = admin_caller(request, state)
     if not isinstance(caller, Caller):
         return caller
     asked = request.query_params.get("tab")
@@ -158,7 +158,7 @@ def run_pairs(run: Run, names: dict[int, str]) -> list[PairEntries]:
 
 @router.get("/admin/runs/{run_id}", response_class=HTMLResponse)
 def run_page(request: Request, state: State, run_id: str) -> Response:
-    caller = _caller_admin(request, state)
+    caller = admin_caller(request, state)
     if not isinstance(caller, Caller):
         return caller
     run = get_run(state.md.db, run_id[:64], now=state.md.clock())

@@ -1,0 +1,208 @@
+"""The web UI's Activity page: a user's whole audit log, newest first, a page at a time.
+
+``/activity`` is the signed-in user's own log; ``/admin/users/{id}/activity`` is any
+user's, for admins, as ``GET /api/v1/users/{id}/audit`` is. Both read through
+``memoryd.server.routers.audit.read_audit``, the reading behind ``GET /api/v1/audit``, so
+the page shows a default user exactly what the API gives them: nothing of a memory that
+is (or was when deleted) in a workspace they no longer belong to.
+
+Everything is a plain GET: the filters (workspace, kind of change, who) are a form, the
+next page is an "Older" link carrying the ``before`` cursor (the last entry's id), and an
+entry's memory opens in the detail dialog with ``?detail=<id>`` as on every page, so the
+page needs no script. A bad field answers the page with a 4xx and a message that says
+what is wrong. How an entry reads is ``memoryd.server.web.activity_words``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import HTMLResponse
+
+from memoryd.domain.errors import InvalidInput, MemorydError
+from memoryd.domain.models import Actor, AuditAction, AuditEntry, Source, Workspace
+from memoryd.domain.rules import MAX_ROW_ID, quoted
+from memoryd.server.deps import Caller, Owner, ServerState, State, self_owner
+from memoryd.server.errors import status_of
+from memoryd.server.routers.audit import read_audit, visible_workspaces
+from memoryd.server.web.activity_words import Reader, by_day, describe
+from memoryd.server.web.admin_pages import admin_caller
+from memoryd.server.web.routes import (
+    MemoryView,
+    here_of,
+    memory_view,
+    page_context,
+    redirect,
+    render,
+    to_login,
+    web_caller,
+)
+
+router = APIRouter(include_in_schema=False)
+PAGE_SIZE = 50  # entries on a page when the address names no limit
+MAX_PAGE_SIZE = 200
+MAX_FIELD = 100  # characters of a field read (a slug is at most 64)
+
+# the "Change" filter: value -> (label, the actions it stands for)
+CHANGES: dict[str, tuple[str, tuple[AuditAction, ...]]] = {
+    "created": ("Created", (AuditAction.CREATE,)),
+    "edited": ("Edited", (AuditAction.UPDATE,)),
+    "deleted": ("Deleted (expired ones too)", (AuditAction.DELETE,)),
+    "moved": ("Made global or moved to a workspace", (AuditAction.PROMOTE, AuditAction.DEMOTE)),
+    "chats": ("Chats deleted", (AuditAction.DELETE_CHATS,)),
+}
+# the "By" filter: the kinds of actor the log names (the label depends on the reader)
+BY = tuple(s.value for s in Source)
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What the address asks for; empty text is no filter."""
+
+    workspace: str = ""
+    change: str = ""
+    by: str = ""
+    before: int | None = None
+    limit: int = PAGE_SIZE
+
+    @property
+    def narrowed(self) -> bool:
+        return bool(self.workspace or self.change or self.by)
+
+    def address(self, base: str, **changes: Any) -> str:
+        """``base`` with these filters (and ``changes`` to them) as its query."""
+        chosen = replace(self, **changes)
+        named = (("workspace", chosen.workspace), ("change", chosen.change), ("by", chosen.by))
+        params = [(k, v) for k, v in named if v]
+        if chosen.limit != PAGE_SIZE:
+            params.append(("limit", str(chosen.limit)))
+        if chosen.before is not None:
+            params.append(("before", str(chosen.before)))
+        return base + (f"?{urlencode(params)}" if params else "")
+
+
+def _field(request: Request, name: str) -> str:
+    return (request.query_params.get(name) or "").strip()[:MAX_FIELD]
+
+
+def _whole(text: str, name: str, top: int, meaning: str) -> int | None:
+    if not text:
+        return None
+    if not text.isascii() or not text.isdigit() or not 1 <= int(text) <= top:
+        raise InvalidInput(f"{name} {quoted(text)} is not {meaning} (a whole number, 1 to {top})")
+    return int(text)
+
+
+def filters_of(request: Request) -> Filters:
+    """The filters the address gives, or InvalidInput saying which one is wrong."""
+    change, by = _field(request, "change"), _field(request, "by")
+    if change and change not in CHANGES:
+        raise InvalidInput(f"unknown change {quoted(change)}: use one of {', '.join(CHANGES)}")
+    if by and by not in BY:
+        raise InvalidInput(f"unknown by {quoted(by)}: use one of {', '.join(BY)}")
+    entry = "an entry number: use the Older link"
+    return Filters(
+        workspace=_field(request, "workspace"),
+        change=change,
+        by=by,
+        before=_whole(_field(request, "before"), "before", MAX_ROW_ID, entry),
+        limit=_whole(_field(request, "limit"), "limit", MAX_PAGE_SIZE, "a page size") or PAGE_SIZE,
+    )
+
+
+def read_page(state: ServerState, owner: Owner, filters: Filters) -> tuple[list[AuditEntry], bool]:
+    """A page of entries, and whether older ones match too."""
+    entries = read_audit(
+        state,
+        owner,
+        before=filters.before,
+        limit=filters.limit + 1,  # one more: is there an older page?
+        action=CHANGES[filters.change][1] if filters.change else None,
+        actor=filters.by or None,
+        workspace=filters.workspace or None,
+    )
+    return entries[: filters.limit], len(entries) > filters.limit
+
+
+def by_options(own: bool, name: str) -> list[tuple[str, str]]:
+    who = {
+        Source.USER.value: "You" if own else name,
+        Source.ADMIN.value: "An admin",
+        Source.EXTRACTION.value: "Extraction (learned from chats)",
+        Source.IMPORT.value: "An import",
+        Source.SYSTEM.value: "memoryd (expired memories)",
+    }
+    return [(kind, who[kind]) for kind in BY]
+
+
+def show(
+    request: Request, state: ServerState, caller: Caller, owner: Owner, *, base: str
+) -> Response:
+    """The page for ``owner.user``'s log, read as ``caller``."""
+    here = here_of(request)
+    filters, more, problem = Filters(), False, None
+    entries: list[AuditEntry] = []
+    try:
+        filters = filters_of(request)
+        entries, more = read_page(state, owner, filters)
+    except MemorydError as exc:
+        problem = exc
+    own = owner.user.id == caller.user.id
+    extra: dict[str, Any] = {}
+    if not own:  # an admin's view: the user's memories open from here (``detail=``)
+        extra["chosen_view"] = memory_view(state, owner, "admin", here)
+    context = page_context(
+        request, state, caller, page="activity" if own else "admin", here=here, **extra
+    )
+    view: MemoryView = extra.get("chosen_view") or context["my_memories"]
+    listed = frozenset(m.id for group in view.groups for m in group.memories)
+    reader = Reader(caller.user, owner.user, listed, caller.is_admin)
+    if problem is not None:
+        context["flashes"] = [*context["flashes"], {"level": "error", "text": str(problem)}]
+        context["status"] = status_of(problem)[0]
+    if context["focus"].detail is not None:  # its Close comes back here, not to a list
+        context["focus"].detail.close = here
+    visible = visible_workspaces(state, owner)
+    workspaces: list[Workspace] = (
+        state.md.list_workspaces() if visible is None else state.auth.workspaces_of(owner.user)
+    )
+    context.update(
+        subject=owner.user,
+        own=own,
+        base=base,
+        filters=filters,
+        days=by_day([describe(e, reader) for e in entries]),
+        failed=problem is not None,
+        older=filters.address(base, before=entries[-1].id) if more and entries else None,
+        newest=filters.address(base, before=None) if filters.before is not None else None,
+        workspace_options=workspaces,
+        change_options=[(k, label) for k, (label, _) in CHANGES.items()],
+        by_options=by_options(own, owner.user.name),
+        api_base=view.api_base,
+        page_size=PAGE_SIZE,
+    )
+    return render(request, "activity.html", context)
+
+
+@router.get("/activity", response_class=HTMLResponse)
+def my_activity(request: Request, state: State) -> Response:
+    caller = web_caller(request, state)
+    if caller is None:
+        return to_login(request)
+    return show(request, state, caller, self_owner(caller.user), base="/activity")
+
+
+@router.get("/admin/users/{user_id}/activity", response_class=HTMLResponse)
+def user_activity(request: Request, state: State, user_id: str) -> Response:
+    caller = admin_caller(request, state)
+    if not isinstance(caller, Caller):
+        return caller
+    subject = next((u for u in state.md.list_users() if str(u.id) == user_id), None)
+    if subject is None:
+        return redirect(request, "/admin?tab=users", f"No user {quoted(user_id)}.", "error")
+    source = Source.USER if subject.id == caller.user.id else Source.ADMIN
+    owner = Owner(subject, Actor(source, caller.user.id), caller.user)
+    return show(request, state, caller, owner, base=f"/admin/users/{subject.id}/activity")

@@ -1,0 +1,191 @@
+"""How one audit entry reads on the web UI's Activity page (``memoryd.server.web.activity``).
+
+The log records actions and actors as the API names them (``update``,
+``extraction:RUN``); a person reads "Edited", "Learned from chats", "by you", "by an
+admin", with the memory's text before and after. This module turns an ``AuditEntry``
+into that wording and groups a page of entries by day; the template only lays it out
+(and escapes it, as it escapes everything).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from typing import Any
+
+from memoryd.domain.models import AuditAction, AuditEntry, Source, User
+from memoryd.server.web.memory_focus import until_day
+
+
+@dataclass(frozen=True)
+class Reader:
+    """Who reads the log (``viewer``), whose log it is (``subject``), and the memories
+    of the subject's that still exist and the viewer may open."""
+
+    viewer: User
+    subject: User
+    existing: frozenset[str]
+    is_admin: bool
+
+
+@dataclass
+class ActivityItem:
+    """One entry as the page shows it. ``before_text``/``after_text`` are set together
+    when the text changed (shown side by side); otherwise ``text`` is the memory's."""
+
+    id: int
+    action: str
+    at: datetime
+    what: str
+    by: str
+    where: str
+    memory_id: str
+    text: str | None = None
+    before_text: str | None = None
+    after_text: str | None = None
+    notes: list[str] = field(default_factory=list)
+    run_id: str | None = None  # an extraction run the viewer (an admin) can open
+    exists: bool = False  # the memory is still there to open
+
+    @property
+    def iso(self) -> str:
+        return self.at.isoformat()
+
+    @property
+    def time(self) -> str:
+        return self.at.strftime("%H:%M UTC")
+
+    @property
+    def label(self) -> str:
+        """The memory's text, short, to name the entry's link."""
+        shown = self.after_text or self.text or self.before_text or ""
+        return shown if len(shown) <= 80 else shown[:80] + "…"
+
+
+@dataclass
+class Day:
+    title: str
+    items: list[ActivityItem]
+
+
+def where_text(state: dict[str, Any] | None) -> str:
+    if not state:
+        return ""
+    return "Global" if state.get("scope") == "global" else f"Workspace {state.get('workspace')}"
+
+
+def actor_text(actor: str, reader: Reader) -> tuple[str, str | None]:
+    """Who, in words, and the extraction run it names (if any)."""
+    kind, _, rest = actor.partition(":")
+    if kind == Source.USER.value:
+        if rest == str(reader.viewer.id):
+            return "you", None
+        if rest == str(reader.subject.id):
+            return reader.subject.name, None
+        return f"user {rest}", None
+    if kind == Source.ADMIN.value:
+        if rest == str(reader.viewer.id):
+            return "you (as an admin)", None
+        return ("an admin (command line)" if not rest else "an admin"), None
+    if kind == Source.EXTRACTION.value:
+        return f"extraction run {rest[:8]}" if rest else "extraction", rest or None
+    if kind == Source.IMPORT.value:
+        return "an import", None
+    if kind == Source.SYSTEM.value:
+        return "memoryd", None
+    return actor, None
+
+
+def _what(entry: AuditEntry, kind: str) -> str:
+    after = entry.after or {}
+    match entry.action:
+        case AuditAction.CREATE:
+            if kind == Source.IMPORT.value:
+                return "Imported"
+            if kind == Source.EXTRACTION.value:
+                return "Learned from chats"
+            if after.get("source") == Source.EXTRACTION.value:
+                return "Created from a suggestion"
+            return "Created"
+        case AuditAction.UPDATE:
+            if kind == Source.IMPORT.value:
+                return "Replaced by an import"
+            if kind == Source.EXTRACTION.value:
+                return "Updated from chats"
+            return "Edited"
+        case AuditAction.DELETE:
+            return "Expired and deleted" if kind == Source.SYSTEM.value else "Deleted"
+        case AuditAction.PROMOTE:
+            return "Made global"
+        case AuditAction.DEMOTE:
+            return f"Moved to workspace {after.get('workspace')}"
+        case AuditAction.DELETE_CHATS:
+            return "Chats deleted"
+    return str(entry.action)
+
+
+def _until(value: object) -> str:
+    return until_day(value) if isinstance(value, str) and value else "no end"
+
+
+def _chats_text(record: dict[str, Any]) -> tuple[str, str]:
+    """(where, what) of a chat deletion: counts per workspace, never any text."""
+    count = record.get("count", 0)
+    spaces = record.get("workspaces") or {}
+    where = ", ".join(f"{n} in {slug}" for slug, n in spaces.items())
+    noun = "recorded chat" if count == 1 else "recorded chats"
+    return ", ".join(spaces), f"{count} {noun} deleted ({where}). Their text is gone."
+
+
+def describe(entry: AuditEntry, reader: Reader) -> ActivityItem:
+    kind = entry.actor.partition(":")[0]
+    by, run_id = actor_text(entry.actor, reader)
+    item = ActivityItem(
+        id=entry.id,
+        action=entry.action.value,
+        at=entry.at.astimezone(UTC) if entry.at.tzinfo else entry.at.replace(tzinfo=UTC),
+        what=_what(entry, kind),
+        by=by,
+        where=where_text(entry.after or entry.before),
+        memory_id=entry.memory_id,
+        run_id=run_id if reader.is_admin else None,
+        exists=bool(entry.memory_id) and entry.memory_id in reader.existing,
+    )
+    before, after = entry.before or {}, entry.after or {}
+    if entry.action is AuditAction.DELETE_CHATS:
+        item.where, item.text = _chats_text(before)
+        return item
+    if entry.action in (AuditAction.PROMOTE, AuditAction.DEMOTE):
+        item.where = f"{where_text(before)} → {where_text(after)}"
+    old, new = before.get("content"), after.get("content")
+    if entry.before and entry.after and old != new:
+        item.before_text, item.after_text = str(old or ""), str(new or "")
+    else:
+        item.text = str((new if entry.after else old) or "")
+    if entry.before and entry.after:
+        if before.get("expires_at") != after.get("expires_at"):
+            was, now = _until(before.get("expires_at")), _until(after.get("expires_at"))
+            item.notes.append(f"Remember until: {was} → {now}")
+        if entry.action is AuditAction.UPDATE and where_text(before) != where_text(after):
+            item.where = f"{where_text(before)} → {where_text(after)}"
+    elif after.get("expires_at"):
+        item.notes.append(f"Remember until {_until(after.get('expires_at'))}")
+    if entry.action is AuditAction.DELETE and kind == Source.SYSTEM.value:
+        expired = _until(before.get("expires_at"))
+        item.notes.append(f"Its remember-until date ({expired}) had passed.")
+    return item
+
+
+def day_title(day: date) -> str:
+    return f"{day:%A} {day.day} {day:%B %Y}"
+
+
+def by_day(items: list[ActivityItem]) -> list[Day]:
+    """The items (newest first) under one heading per day (UTC)."""
+    days: list[Day] = []
+    for item in items:
+        title = day_title(item.at.date())
+        if not days or days[-1].title != title:
+            days.append(Day(title, []))
+        days[-1].items.append(item)
+    return days
