@@ -172,6 +172,10 @@ ELSEWHERE = {
     ("POST", "/logout"): "test_auth.py (the old cookie is refused after logout)",
     ("POST", "/v1/chat/completions"): "test_proxy.py (key needed, per-user memories)",
     ("GET", "/v1/models"): "test_proxy.py",
+    ("GET", "/activity/history/{memory_id}"): "test_memory_history_web.py (401, 404, 200)",
+    ("GET", "/admin/users/{user_id}/activity/history/{memory_id}"): (
+        "test_memory_history_web.py (401, 403 for a default user, 404, 200)"
+    ),
 }
 
 

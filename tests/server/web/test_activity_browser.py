@@ -154,3 +154,40 @@ def test_an_admin_opens_a_users_activity_from_the_users_tab(live_world: Live, pa
     check_page(page)
     page.get_by_role("link", name="← Users").click()
     page.wait_for_url("**/admin?tab=users")
+
+
+def test_the_detail_dialogs_history_reads_as_the_activity_page_and_links_to_it(
+    live_world: Live, page: Any
+) -> None:
+    """With JavaScript the dialog is filled in place, its History table from the server
+    (``.../activity/history/{id}``): the same words as the page, not ``update``/``user:3``."""
+    world, live = live_world
+    alice = world.ids["alice"]
+    memory = world.md.add_memory(alice, "Phoenix ships in Q3", workspace="alpha")
+    world.md.edit_memory(alice, memory.id, "Phoenix ships in Q4")
+    world.md.delete_memory(alice, world.md.add_memory(alice, "Something else").id)
+    sign_in(page, live.url, "alice", USER_PASSWORD)
+    page.goto(f"{live.url}/activity")
+    page.evaluate("window.sameDocument = true")
+    page.get_by_role("button", name="Open memory: Phoenix ships in Q4").first.click()
+    dialog = page.get_by_role("dialog", name="Memory")
+    dialog.get_by_role("heading", name="History").wait_for()
+    assert page.evaluate("window.sameDocument === true")  # filled in place, by the script
+    rows = dialog.locator(".detail-history tbody tr")
+    changes = rows.locator("td[data-label=Change]").all_inner_texts()
+    assert changes == ["Created", "Edited"]
+    assert rows.locator("td[data-label=By]").all_inner_texts() == ["you", "you"]
+    assert rows.nth(1).locator("td[data-label=Text] p").all_inner_texts() == [
+        "Before: Phoenix ships in Q3",
+        "After: Phoenix ships in Q4",
+    ]
+    check_page(page)
+
+    dialog.get_by_role("link", name="All changes to this memory").click()
+    page.wait_for_url(ends_with(f"/activity?memory={memory.id}"))
+    assert page.locator(".activity-entry").evaluate_all(
+        "nodes => nodes.map(n => n.dataset.action)") == ["update", "create"]  # fmt: skip
+    assert (
+        page.locator("#activity-memory").inner_text().startswith("Only the changes to one memory")
+    )
+    check_page(page)

@@ -6,11 +6,17 @@ user's, for admins, as ``GET /api/v1/users/{id}/audit`` is. Both read through
 the page shows a default user exactly what the API gives them: nothing of a memory that
 is (or was when deleted) in a workspace they no longer belong to.
 
-Everything is a plain GET: the filters (workspace, kind of change, who) are a form, the
-next page is an "Older" link carrying the ``before`` cursor (the last entry's id), and an
-entry's memory opens in the detail dialog with ``?detail=<id>`` as on every page, so the
-page needs no script. A bad field answers the page with a 4xx and a message that says
-what is wrong. How an entry reads is ``memoryd.server.web.activity_words``.
+Everything is a plain GET: the filters (workspace, kind of change, who) are a form,
+``memory=<id>`` narrows it to one memory (what a memory's detail dialog links to as "All
+changes to this memory", and each entry here too), the next page is an "Older" link
+carrying the ``before`` cursor (the last entry's id), and an entry's memory opens in the
+detail dialog with ``?detail=<id>`` as on every page, so the page needs no script. A
+bad field answers the page with a 4xx and a message that says what is wrong. How an
+entry reads is ``memoryd.server.web.audit_words``.
+
+``.../activity/history/{memory_id}`` is one memory's History table alone, the one its
+detail dialog shows: memoryd.js fetches it into the dialog it fills, so the dialog reads
+the same with and without the script.
 """
 
 from __future__ import annotations
@@ -20,17 +26,20 @@ from typing import Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request, Response
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, PlainTextResponse
 
+from memoryd.domain.audit import MAX_MEMORY_ID_CHARS
 from memoryd.domain.errors import InvalidInput, MemorydError
-from memoryd.domain.models import Actor, AuditAction, AuditEntry, Source, Workspace
+from memoryd.domain.models import Actor, AuditAction, AuditEntry, Source, User, Workspace
 from memoryd.domain.rules import MAX_ROW_ID, quoted
 from memoryd.server.deps import Caller, Owner, ServerState, State, self_owner
 from memoryd.server.errors import status_of
 from memoryd.server.routers.audit import read_audit, visible_workspaces
-from memoryd.server.web.activity_words import Reader, by_day, describe
 from memoryd.server.web.admin_pages import admin_caller
+from memoryd.server.web.audit_words import Reader, by_day, describe
+from memoryd.server.web.memory_focus import all_changes, history_of
 from memoryd.server.web.routes import (
+    TEMPLATES,
     MemoryView,
     here_of,
     memory_view,
@@ -65,17 +74,23 @@ class Filters:
     workspace: str = ""
     change: str = ""
     by: str = ""
+    memory: str = ""
     before: int | None = None
     limit: int = PAGE_SIZE
 
     @property
     def narrowed(self) -> bool:
-        return bool(self.workspace or self.change or self.by)
+        return bool(self.workspace or self.change or self.by or self.memory)
 
     def address(self, base: str, **changes: Any) -> str:
         """``base`` with these filters (and ``changes`` to them) as its query."""
         chosen = replace(self, **changes)
-        named = (("workspace", chosen.workspace), ("change", chosen.change), ("by", chosen.by))
+        named = (
+            ("workspace", chosen.workspace),
+            ("change", chosen.change),
+            ("by", chosen.by),
+            ("memory", chosen.memory),
+        )
         params = [(k, v) for k, v in named if v]
         if chosen.limit != PAGE_SIZE:
             params.append(("limit", str(chosen.limit)))
@@ -103,11 +118,15 @@ def filters_of(request: Request) -> Filters:
         raise InvalidInput(f"unknown change {quoted(change)}: use one of {', '.join(CHANGES)}")
     if by and by not in BY:
         raise InvalidInput(f"unknown by {quoted(by)}: use one of {', '.join(BY)}")
+    memory = (request.query_params.get("memory") or "").strip()
+    if len(memory) > MAX_MEMORY_ID_CHARS:
+        raise InvalidInput(f"memory id is too long (at most {MAX_MEMORY_ID_CHARS} characters)")
     entry = "an entry number: use the Older link"
     return Filters(
         workspace=_field(request, "workspace"),
         change=change,
         by=by,
+        memory=memory,
         before=_whole(_field(request, "before"), "before", MAX_ROW_ID, entry),
         limit=_whole(_field(request, "limit"), "limit", MAX_PAGE_SIZE, "a page size") or PAGE_SIZE,
     )
@@ -123,6 +142,7 @@ def read_page(state: ServerState, owner: Owner, filters: Filters) -> tuple[list[
         action=CHANGES[filters.change][1] if filters.change else None,
         actor=filters.by or None,
         workspace=filters.workspace or None,
+        memory_id=filters.memory or None,
     )
     return entries[: filters.limit], len(entries) > filters.limit
 
@@ -159,7 +179,7 @@ def show(
     )
     view: MemoryView = extra.get("chosen_view") or context["my_memories"]
     listed = frozenset(m.id for group in view.groups for m in group.memories)
-    reader = Reader(caller.user, owner.user, listed, caller.is_admin)
+    reader = Reader.of(owner, listed)
     if problem is not None:
         context["flashes"] = [*context["flashes"], {"level": "error", "text": str(problem)}]
         context["status"] = status_of(problem)[0]
@@ -203,6 +223,47 @@ def user_activity(request: Request, state: State, user_id: str) -> Response:
     subject = next((u for u in state.md.list_users() if str(u.id) == user_id), None)
     if subject is None:
         return redirect(request, "/admin?tab=users", f"No user {quoted(user_id)}.", "error")
+    base = f"/admin/users/{subject.id}/activity"
+    return show(request, state, caller, admin_owner(caller, subject), base=base)
+
+
+def admin_owner(caller: Caller, subject: User) -> Owner:
+    """``subject``'s memories as the admin ``caller`` works on them."""
     source = Source.USER if subject.id == caller.user.id else Source.ADMIN
-    owner = Owner(subject, Actor(source, caller.user.id), caller.user)
-    return show(request, state, caller, owner, base=f"/admin/users/{subject.id}/activity")
+    return Owner(subject, Actor(source, caller.user.id), caller.user)
+
+
+def history(
+    request: Request, state: ServerState, owner: Owner, memory_id: str, *, base: str
+) -> Response:
+    """One memory's History table alone (``memory_history.html``), or a 404 saying so."""
+    try:
+        items = history_of(state, owner, memory_id)
+    except (LookupError, MemorydError):
+        return PlainTextResponse(f"No memory {quoted(memory_id[:100])} for this user.", 404)
+    context = {"history": items, "all_changes": all_changes(base, memory_id)}
+    response = TEMPLATES.TemplateResponse(request, "memory_history.html", context)
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@router.get("/activity/history/{memory_id}", response_class=HTMLResponse)
+def my_memory_history(request: Request, state: State, memory_id: str) -> Response:
+    caller = web_caller(request, state)
+    if caller is None:
+        return PlainTextResponse("You are signed out: sign in again.", 401)
+    return history(request, state, self_owner(caller.user), memory_id, base="/activity")
+
+
+@router.get("/admin/users/{user_id}/activity/history/{memory_id}", response_class=HTMLResponse)
+def user_memory_history(request: Request, state: State, user_id: str, memory_id: str) -> Response:
+    caller = web_caller(request, state)
+    if caller is None:
+        return PlainTextResponse("You are signed out: sign in again.", 401)
+    if not caller.is_admin:
+        return PlainTextResponse("The admin panel is for admins.", 403)
+    subject = next((u for u in state.md.list_users() if str(u.id) == user_id), None)
+    if subject is None:
+        return PlainTextResponse(f"No user {quoted(user_id[:100])}.", 404)
+    base = f"/admin/users/{subject.id}/activity"
+    return history(request, state, admin_owner(caller, subject), memory_id, base=base)

@@ -6,22 +6,26 @@ other edit forms stay empty, and the script fills one when it opens it in place)
 ``?detail=<id>`` renders the memory's detail dialog open, built by the same functions as
 the REST API's ``GET .../memories/{id}`` and ``.../chats`` that the script reads. Which
 list an id belongs to (the caller's own, or the user an admin picked) follows from the
-id. Also the filters that word the detail the way ``memoryd.js`` does.
+id. The detail's History reads as the Activity page does (``history_of``, worded by
+``memoryd.server.web.audit_words``); the script fetches that table from the server
+rather than writing it. Also the filters that word the detail the way ``memoryd.js`` does.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+from urllib.parse import quote
 
 from fastapi import Request
 
 from memoryd.domain.errors import MemorydError
-from memoryd.server.deps import ServerState
-from memoryd.server.routers.memories import chats_using, memory_detail
+from memoryd.server.deps import Owner, ServerState
+from memoryd.server.routers.memories import chats_using, memory_detail, visible_memory
 from memoryd.server.schemas import ChatOut, MemoryDetail
+from memoryd.server.web.audit_words import ActivityItem, Reader, describe, until_day
 
 if TYPE_CHECKING:
     from memoryd.server.web.routes import MemoryView
@@ -32,11 +36,14 @@ MAX_ID = 100
 
 @dataclass
 class DetailView:
-    """A memory's detail as the dialog shows it, and where its Close link goes."""
+    """A memory's detail as the dialog shows it, where its Close link goes, and the
+    Activity page of its changes alone (``all_changes``)."""
 
     memory: MemoryDetail
     used_in: list[ChatOut]
     close: str
+    history: list[ActivityItem]
+    all_changes: str
 
 
 @dataclass
@@ -68,10 +75,25 @@ def focus_of(request: Request, state: ServerState, views: Sequence[MemoryView | 
                 memory_detail(state, view.access, wanted),
                 chats_using(state, view.access, wanted, USED_IN_LIMIT),
                 close=f"{view.back}#{view.row_id(wanted)}",
+                history=history_of(state, view.access, wanted),
+                all_changes=all_changes(view.activity_base, wanted),
             )
         except (LookupError, MemorydError):  # deleted between the list and the detail
             focus.missing = wanted
     return focus
+
+
+def history_of(state: ServerState, owner: Owner, memory_id: str) -> list[ActivityItem]:
+    """Every change to one of ``owner.user``'s memories, oldest first, in the Activity
+    page's words; NotFound for a memory the caller cannot see."""
+    visible_memory(state, owner, memory_id)
+    reader = Reader.of(owner, frozenset({memory_id}))
+    return [describe(e, reader) for e in state.md.audit_log(owner.user.id, memory_id)]
+
+
+def all_changes(activity_base: str, memory_id: str) -> str:
+    """The Activity page (``activity_base``) narrowed to one memory."""
+    return f"{activity_base}?memory={quote(memory_id, safe='')}"
 
 
 def _param(request: Request, name: str) -> str | None:
@@ -94,19 +116,6 @@ def utc_time(iso: str | None) -> str:
         return "never"
     moment = _moment(iso)
     return iso if moment is None else moment.strftime("%Y-%m-%d %H:%M UTC")
-
-
-def until_day(value: str | None) -> str:
-    """The day a memory is remembered until, as a date field shows it (YYYY-MM-DD).
-
-    Expiries given as a date are stored as the following midnight (UTC), so that
-    midnight shows as the day before; any other time shows as its own day."""
-    if not value:
-        return ""
-    moment = datetime.fromisoformat(value)
-    if (moment.hour, moment.minute, moment.second, moment.microsecond) == (0, 0, 0, 0):
-        moment -= timedelta(days=1)
-    return moment.date().isoformat()
 
 
 def until_text(iso: str) -> str:
@@ -133,14 +142,6 @@ def source_text(memory: MemoryDetail) -> str:
     return f"Added by the user{named}"
 
 
-def audit_side(state: dict[str, Any] | None) -> str:
-    """A memory before or after a change in its history: ``global text`` or ``[slug] text``."""
-    if not state:
-        return "—"
-    where = "global" if state.get("scope") == "global" else f"[{state.get('workspace')}]"
-    return f"{where} {state.get('content') or ''}"
-
-
 def shorten(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
@@ -150,6 +151,5 @@ FILTERS = {
     "utc_time": utc_time,
     "until_text": until_text,
     "source_text": source_text,
-    "audit_side": audit_side,
     "shorten": shorten,
 }

@@ -167,6 +167,7 @@ class MemoryView:
     global_full: bool
     limits: Any = field(repr=False)
     api_base: str = "/api/v1/memories"  # where the detail view reads one memory
+    activity_base: str = "/activity"  # the owner's Activity page (and its History tables)
     suggestions: list[SuggestionOut] = field(default_factory=list)  # waiting for review
 
     def holds(self, memory_id: str) -> bool:
@@ -200,6 +201,7 @@ def memory_view(state: ServerState, owner: Owner, prefix: str, back: str) -> Mem
         global_full,
         state.md.limits,
         api_base="/api/v1/memories" if own else f"/api/v1/users/{owner.user.id}/memories",
+        activity_base="/activity" if own else f"/admin/users/{owner.user.id}/activity",
         suggestions=[SuggestionOut.of(s) for s in visible_suggestions(state, owner)],
     )
 

@@ -284,18 +284,33 @@ function section(body, title) {
   return part;
 }
 
-function describe(view) {
-  if (!view) return "—";
-  const where = view.scope === "global" ? "global" : "[" + view.workspace + "]";
-  return where + " " + (view.content || "");
+// A memory's History section as the server renders it (memory_history.html), or a
+// section that says why it could not be read.
+async function historySection(url) {
+  try {
+    const response = await fetch(url, { credentials: "same-origin", headers: { Accept: "text/html" } });
+    const text = await response.text();
+    if (!response.ok) throw new Error(text.slice(0, 200) || "HTTP " + response.status);
+    const holder = document.createElement("template");
+    holder.innerHTML = text;
+    const part = holder.content.querySelector("section.detail-section");
+    if (!part) throw new Error("no history in the answer");
+    return part;
+  } catch (error) {
+    const part = el("section", null, "detail-section");
+    part.appendChild(el("h3", "History"));
+    part.appendChild(el("p", "Could not load the history: " + error.message, "flash flash-error"));
+    return part;
+  }
 }
 
-async function showDetail(url) {
+async function showDetail(url, historyUrl) {
   const dialog = document.getElementById("memory-detail");
   const body = document.getElementById("detail-body");
   if (!dialog || !body) return;
   body.replaceChildren(el("p", "Loading…", "muted"));
   if (!dialog.open) showModal(dialog);
+  const history = historySection(historyUrl);
   let m;
   try {
     const response = await fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } });
@@ -359,31 +374,8 @@ async function showDetail(url) {
     used.appendChild(el("p", "Not available on this server.", "muted small"));
   }
 
-  const history = section(body, "History");
-  const table = el("table", null, "detail-history");
-  const titles = ["When", "Change", "By", "Before", "After"];
-  const head = el("thead");
-  const headRow = el("tr");
-  for (const title of titles) {
-    const th = el("th", title);
-    th.scope = "col";
-    headRow.appendChild(th);
-  }
-  head.appendChild(headRow);
-  table.appendChild(head);
-  const rowsBody = el("tbody");
-  for (const entry of m.history) {
-    const row = el("tr");
-    const values = [when(entry.at), entry.action, entry.actor, describe(entry.before), describe(entry.after)];
-    values.forEach((value, index) => {
-      const cell = el("td", value);
-      cell.dataset.label = titles[index];  // shown beside the value on narrow screens
-      row.appendChild(cell);
-    });
-    rowsBody.appendChild(row);
-  }
-  table.appendChild(rowsBody);
-  history.appendChild(table);
+  // the History table is the server's (the Activity page's words): the same as without script
+  body.appendChild(await history);
   document.getElementById("detail-title").focus();
 }
 
@@ -397,7 +389,7 @@ function setupDetails() {
     link.setAttribute("aria-haspopup", "dialog");
     linkButton(link, () => {
       dialog.returnFocusTo = link;
-      showDetail(link.dataset.detail);
+      showDetail(link.dataset.detail, link.dataset.history);
     });
   });
   dialog.addEventListener("close", () => { if (dialog.returnFocusTo) dialog.returnFocusTo.focus(); });

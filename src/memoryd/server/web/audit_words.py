@@ -1,20 +1,23 @@
-"""How one audit entry reads on the web UI's Activity page (``memoryd.server.web.activity``).
+"""How an audit entry reads on the web UI: on the Activity page
+(``memoryd.server.web.activity``) and in a memory's detail dialog, whose History table
+(``memory_history.html``) the server renders for both the no-script page and the script.
 
 The log records actions and actors as the API names them (``update``,
 ``extraction:RUN``); a person reads "Edited", "Learned from chats", "by you", "by an
 admin", with the memory's text before and after. This module turns an ``AuditEntry``
-into that wording and groups a page of entries by day; the template only lays it out
-(and escapes it, as it escapes everything).
+into that wording and groups a page of entries by day; the templates only lay it out
+(and escape it, as they escape everything). It imports nothing of the web UI, so every
+page module can use it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from memoryd.domain.models import AuditAction, AuditEntry, Source, User
-from memoryd.server.web.memory_focus import until_day
+from memoryd.domain.models import AuditAction, AuditEntry, Role, Source, User
+from memoryd.server.deps import Owner
 
 
 @dataclass(frozen=True)
@@ -26,6 +29,11 @@ class Reader:
     subject: User
     existing: frozenset[str]
     is_admin: bool
+
+    @classmethod
+    def of(cls, owner: Owner, existing: frozenset[str]) -> Reader:
+        """The reader of ``owner.user``'s log: whoever acts (``owner.acting``)."""
+        return cls(owner.acting, owner.user, existing, owner.acting.role is Role.ADMIN)
 
 
 @dataclass
@@ -122,6 +130,19 @@ def _what(entry: AuditEntry, kind: str) -> str:
         case AuditAction.DELETE_CHATS:
             return "Chats deleted"
     return str(entry.action)
+
+
+def until_day(value: str | None) -> str:
+    """The day a memory is remembered until, as a date field shows it (YYYY-MM-DD).
+
+    Expiries given as a date are stored as the following midnight (UTC), so that
+    midnight shows as the day before; any other time shows as its own day."""
+    if not value:
+        return ""
+    moment = datetime.fromisoformat(value)
+    if (moment.hour, moment.minute, moment.second, moment.microsecond) == (0, 0, 0, 0):
+        moment -= timedelta(days=1)
+    return moment.date().isoformat()
 
 
 def _until(value: object) -> str:
