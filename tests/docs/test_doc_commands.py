@@ -21,7 +21,7 @@ from memoryd.cli.app import app
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md"), *(ROOT / "bench").rglob("*.md")])
 # Shown on purpose as what not to type.
-COUNTER_EXAMPLES = {"memoryd --db URL users list"}
+COUNTER_EXAMPLES = {"memoryd --db URL users list", "memoryd user list"}
 PROSE = {"memoryd", "on", "is"}
 
 
@@ -29,6 +29,8 @@ def command_lines(text: str) -> list[list[str]]:
     text = text.split("<!-- BEGIN GENERATED REFERENCE")[0]
     found = re.findall(r"`(memoryd [^`]+)`", text)
     for block in re.findall(r"```[a-z]*\n(.*?)```", text, re.DOTALL):
+        # a command's own error output quotes the command line it refuses
+        block = "\n".join(s for s in block.splitlines() if not s.startswith("error: "))
         found += re.findall(r"(?:^|/bin/|&& |: |\$ )(memoryd [^\n#&|>]*)", block, re.M)
     lines = []
     for line in found:
