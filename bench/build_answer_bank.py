@@ -14,7 +14,11 @@ bench/data/README.md.
 half, and the other way round, so the gain is read on queries the bank never held (and,
 in the second reading, on memories it never held, see ``folds``).
 
-    .venv/bin/python bench/build_answer_bank.py [--folds 2]
+Each example question also gets a **topic direction**, fitted the same way from the
+memories' topics (``data/memory-topics.jsonl``, written by the bundled model with
+``bench/topic_tags.py generate``) instead of their vectors.
+
+    .venv/bin/python bench/build_answer_bank.py [--folds 2 | --topics-only]
 """
 
 from __future__ import annotations
@@ -23,16 +27,17 @@ import argparse
 import json
 import random
 import statistics
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
 
+from memoryd.domain import topics as topic_list
 from memoryd.domain.rules import normalize_content
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.rerank import HybridReranker, QueryEncoder
-from memoryd.rerank.answer_bank import FILE, FLOOR, AnswerBank
+from memoryd.rerank.answer_bank import FILE, FLOOR, AnswerBank, read_bank
 from memoryd.rerank.embedding import EmbeddingReranker, question_focus
 
 DATA = Path(__file__).parent / "data" / "persona_retrieval_labelled.json"
@@ -41,6 +46,8 @@ Bank = TypeVar("Bank", bound=AnswerBank)
 SAME_TEXT = 0.98  # cosine from which a bank memory is taken for the pool's memory itself
 NEIGHBOURS = 100  # example questions whose pools an answer direction is fitted on
 RIDGE = 3.0  # the ridge penalty of that fit (tuned with --folds 2: 1 / 3 / 10)
+TOPIC_RIDGE = 1.0  # of the topic directions' fit (tuned by bench/topic_tags.py measure)
+TOPICS_FILE = Path(__file__).parent / "data" / "memory-topics.jsonl"
 
 
 @dataclass(frozen=True)
@@ -56,17 +63,74 @@ class Examples:
     def direction(self, centre: np.ndarray, excluded: np.ndarray | None = None) -> np.ndarray:
         """The answer direction of questions like ``centre``; ``excluded`` marks memory
         rows left out of the fit."""
-        sims = self.questions @ centre
-        near = np.flatnonzero(sims >= FLOOR)
-        near = near[np.argsort(-sims[near])[:NEIGHBOURS]]
-        rows = self.pools[near].ravel()
-        keep = np.ones(len(rows), bool) if excluded is None else ~excluded[rows]
-        x = np.hstack([self.vectors[rows[keep]], np.ones((int(keep.sum()), 1), np.float32)])
-        weights = np.repeat(sims[near], self.pools.shape[1])[keep]
-        y = self.labels[near].ravel()[keep]
-        weighted = x.T * weights
-        coef = np.linalg.solve(weighted @ x + RIDGE * np.eye(x.shape[1]), weighted @ y)
-        return coef[:-1]  # the intercept moves every memory alike
+        return fit(self.questions, self.pools, self.labels, self.vectors, centre, RIDGE, excluded)
+
+
+def fit(
+    questions: np.ndarray,
+    pools: np.ndarray,
+    labels: np.ndarray,
+    features: np.ndarray,
+    centre: np.ndarray,
+    ridge: float,
+    excluded: np.ndarray | None = None,
+) -> np.ndarray:
+    """A ridge regression over the pools of the questions like ``centre`` (cosine >= the
+    bank's floor, at most ``NEIGHBOURS``, each weighing its cosine), from a memory's
+    ``features`` (one row per memory row of ``pools``) to whether it was labelled
+    relevant; ``excluded`` marks memory rows left out."""
+    sims = questions @ centre
+    near = np.flatnonzero(sims >= FLOOR)
+    near = near[np.argsort(-sims[near])[:NEIGHBOURS]]
+    rows = pools[near].ravel()
+    keep = np.ones(len(rows), bool) if excluded is None else ~excluded[rows]
+    x = np.hstack([features[rows[keep]], np.ones((int(keep.sum()), 1), np.float32)])
+    weights = np.repeat(sims[near], pools.shape[1])[keep]
+    y = labels[near].ravel()[keep]
+    weighted = x.T * weights
+    coef: np.ndarray = np.linalg.solve(weighted @ x + ridge * np.eye(x.shape[1]), weighted @ y)
+    return coef[:-1]  # the intercept moves every memory alike
+
+
+def read_topics(path: Path = TOPICS_FILE) -> dict[str, np.ndarray]:
+    """Per memory text (normalised), its topics as a 0/1 row over ``topics.KEYS``:
+    ``bench/topic_tags.py generate``'s output, written by the bundled model."""
+    tagged = {}
+    for line in path.open():
+        row = json.loads(line)
+        vector = np.zeros(len(topic_list.KEYS), np.float32)
+        keys = [topic_list.key_of(label) for label in row["topics"]]
+        vector[topic_list.indices(k for k in keys if k)] = 1.0
+        tagged[normalize_content(row["fact"])] = vector
+    return tagged
+
+
+def example_pools(pools: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """As ``bank_rows`` lays them out, without embedding: per example question its pool
+    (rows of the returned distinct memory texts) and its labels."""
+    memory: dict[str, int] = {}
+    members, labels = [], []
+    for pool in pools:
+        rows = [memory.setdefault(normalize_content(t), len(memory)) for t in pool["memories"]]
+        for query in pool["queries"]:
+            members.append(rows)
+            labels.append([float(i in query["relevant"]) for i in range(len(rows))])
+    return np.asarray(members), np.asarray(labels, np.float32), list(memory)
+
+
+def with_topic_directions(
+    bank: AnswerBank, pools: list[dict[str, Any]], tagged: dict[str, np.ndarray]
+) -> AnswerBank:
+    """The bank with a topic direction per example question, fitted as the answer
+    directions are (centred on the question as the bank stores it), from the memories'
+    topics; a memory with no tags in ``tagged`` counts as having no topic."""
+    members, labels, texts = example_pools(pools)
+    missing = np.zeros(len(topic_list.KEYS), np.float32)
+    features = np.stack([tagged.get(text, missing) for text in texts])
+    directions = np.stack(
+        [fit(bank.questions, members, labels, features, q, TOPIC_RIDGE) for q in bank.questions]
+    )
+    return replace(bank, topic_directions=directions)
 
 
 def embed_once(
@@ -126,7 +190,10 @@ class UnseenAnswers(AnswerBank):
 
     examples: Examples | None = None
 
-    def boost(self, question: np.ndarray, memories: np.ndarray) -> np.ndarray | None:
+    def boost(
+        self, question: np.ndarray, memories: np.ndarray, topics: Any = None
+    ) -> np.ndarray | None:
+        """Without topics: ``bench/topic_tags.py measure`` reads those on the folds."""
         best = self.nearest(question)
         if best is None or self.examples is None:
             return None
@@ -170,17 +237,27 @@ def folds(embedder: MiniLMEmbedder, pools: list[dict[str, Any]]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--folds", type=int, choices=(2,), help="measure on dev halves")
+    parser.add_argument(
+        "--topics-only",
+        action="store_true",
+        help="keep the shipped bank's vectors and refit only its topic directions "
+        "(embeds nothing, so the result does not depend on this CPU's embedder graph)",
+    )
     args = parser.parse_args()
-    embedder = MiniLMEmbedder()
     dev = json.loads(DATA.read_text())["splits"]["dev"]
-    if args.folds:
-        folds(embedder, dev)
-        return
-    bank, _ = bank_rows(embedder, dev)
+    if args.topics_only:
+        bank = read_bank(OUT.read_bytes())
+    else:
+        embedder = MiniLMEmbedder()
+        if args.folds:
+            folds(embedder, dev)
+            return
+        bank, _ = bank_rows(embedder, dev)
+    bank = with_topic_directions(bank, dev, read_topics())
     bank.save(OUT)
     print(
-        f"{OUT}: {len(bank.questions)} example questions with their answer directions,"
-        f" {len(bank.answers)} answers, embedder {bank.embedder},"
+        f"{OUT}: {len(bank.questions)} example questions with their answer and topic"
+        f" directions, {len(bank.answers)} answers, embedder {bank.embedder},"
         f" {OUT.stat().st_size / 1024:.0f} KiB"
     )
 

@@ -16,6 +16,7 @@ from typing import Any
 from memoryd.domain.errors import DuplicateMemory, NotFound, ScopeFull
 from memoryd.domain.models import Actor, AuditAction, Memory, Scope, Source
 from memoryd.domain.rules import KEEP, Keep, Limits, content_key, is_row_id, scope_label
+from memoryd.domain.topics import encode as encode_topics
 
 __all__ = ["KEEP", "Keep", "MemoryStore", "audit_view"]
 from memoryd.storage.repository import Repository, vector_bytes
@@ -45,11 +46,13 @@ class MemoryStore:
         expires_at: datetime | None = None,
         source: Source | None = None,
         run_id: str | None = None,
+        topics: Sequence[str] | None = None,
     ) -> Memory:
         """Create a memory: ownership, exact duplicates and the scope limit, then audit.
 
         ``source`` and ``run_id`` default to the actor's (an accepted suggestion keeps
-        the extraction run it came from while the user is the one who wrote it)."""
+        the extraction run it came from while the user is the one who wrote it).
+        ``topics`` None leaves the memory for the background tagging pass."""
         self.require_user(repo, user_id, lock=True)
         workspace_id = self.require_workspace(repo, slug) if slug else None
         key = content_key(text)
@@ -74,6 +77,7 @@ class MemoryStore:
                 "embedder": self.embedder_name() if vector is not None else None,
                 "expires_at": expires_at,
                 "run_id": run_id or actor.run_id,
+                "topics": encode_topics(topics),
             }
         )
         created = repo.get_memory(memory_id)
@@ -122,6 +126,7 @@ class MemoryStore:
                 content_key=content_key(text),
                 embedding=vector_bytes(vector),
                 embedder=self.embedder_name() if vector is not None else None,
+                topics=None,  # new words: tagged again by the background pass
             )
         if expires_at is not KEEP:
             revived = before.is_expired(now) and (expires_at is None or expires_at > now)
@@ -198,4 +203,5 @@ def audit_view(memory: Memory | None) -> dict[str, Any] | None:
         return None
     view = memory.to_dict()
     view.pop("last_used_at", None)
+    view.pop("topics", None)  # derived from the text, like the vector
     return view

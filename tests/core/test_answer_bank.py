@@ -8,7 +8,9 @@ from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
+import pytest
 
+from memoryd.domain import topics
 from memoryd.domain.injection import Query
 from memoryd.domain.models import Memory, Scope, Source
 from memoryd.embedding.minilm import MiniLMEmbedder
@@ -149,3 +151,79 @@ def test_a_saved_bank_reads_back(embedder: MiniLMEmbedder, tmp_path: Path) -> No
     assert np.allclose(again.questions, bank.questions, atol=1e-3)
     assert np.allclose(again.directions, bank.directions, atol=1e-3)
     assert list(again.offsets) == list(bank.offsets)
+
+
+def topic_bank(embedder: MiniLMEmbedder) -> AnswerBank:
+    """The small bank, with topic directions: "hobbies" answers the living question
+    poorly and "work" well; pets answer the pet question."""
+    directions = np.zeros((len(EXAMPLES), len(topics.KEYS)), np.float32)
+    work, hobbies, pets = (topics.KEYS.index(k) for k in ("work", "hobbies", "pets"))
+    directions[0, work], directions[0, hobbies] = 1.0, -0.5
+    directions[1, pets] = 1.0
+    return replace(small_bank(embedder), topic_directions=directions, asked_weight=0)
+
+
+def test_tagged_memories_gain_along_the_topic_direction(embedder: MiniLMEmbedder) -> None:
+    bank = topic_bank(embedder)
+    memories = pool(embedder, ["I grow roses.", "I fix cars.", "I have a hamster."])
+    vectors = matrix(memories)
+    (question,) = embedder.embed(["What do you do for a living?"])
+    plain = bank.boost(question, vectors)
+    tagged = bank.boost(question, vectors, [("hobbies",), ("work", "technology"), ("pets",)])
+    assert plain is not None and tagged is not None
+    assert np.allclose(tagged - plain, [0.5 * -0.5, 0.5 * 1.0, 0.0], atol=1e-6)
+
+
+def test_an_untagged_memory_gains_the_pools_mean(embedder: MiniLMEmbedder) -> None:
+    bank = topic_bank(embedder)
+    memories = pool(embedder, ["I grow roses.", "I fix cars.", "I like tea."])
+    vectors = matrix(memories)
+    (question,) = embedder.embed(["What do you do for a living?"])
+    plain = bank.boost(question, vectors)
+    mixed = bank.boost(question, vectors, [("hobbies",), ("work",), None])
+    none_tagged = bank.boost(question, vectors, [None, None, None])
+    assert plain is not None and mixed is not None and none_tagged is not None
+    gain = mixed - plain
+    assert gain[2] == pytest.approx((gain[0] + gain[1]) / 2)  # neither rises nor falls
+    assert np.allclose(none_tagged, plain)  # no memory tagged: topics change nothing
+    tried_none = bank.boost(question, vectors, [(), ("work",), None])
+    assert tried_none is not None and (tried_none - plain)[0] == 0.0  # tagged, no topic
+
+
+def test_the_reranker_reads_the_memories_topics(embedder: MiniLMEmbedder) -> None:
+    bank = topic_bank(embedder)
+    texts = ["I grow roses.", "I fix cars."]
+    query = Query("What do you do for a living?")
+    untagged = EmbeddingReranker(embedder, bank=bank).score(query, pool(embedder, texts))
+    memories = [
+        replace(m, topics=t)
+        for m, t in zip(pool(embedder, texts), [("hobbies",), ("work",)], strict=True)
+    ]
+    tagged = EmbeddingReranker(embedder, bank=bank).score(query, memories)
+    assert tagged[1] - untagged[1] > tagged[0] - untagged[0]
+
+
+def test_the_shipped_bank_has_topic_directions(embedder: MiniLMEmbedder) -> None:
+    bank = load_bank(embedder.name, embedder.dimensions)
+    assert bank is not None and bank.topic_directions is not None
+    assert bank.topic_directions.shape == (len(bank.questions), len(topics.KEYS))
+    question = embedder.embed(["What do you like to do for fun?"])[0]
+    best = bank.nearest(question)
+    assert best is not None
+    direction = bank.topic_directions[best]
+    hobbies, health = topics.KEYS.index("hobbies"), topics.KEYS.index("health")
+    assert direction[hobbies] > direction[health]  # a fitted direction, not noise
+
+
+def test_a_bank_of_another_topic_list_is_read_without_topics(
+    embedder: MiniLMEmbedder, tmp_path: Path
+) -> None:
+    bank = topic_bank(embedder)
+    bank.save(tmp_path / "bank.npz")
+    again = read_bank((tmp_path / "bank.npz").read_bytes())
+    assert again.topic_directions is not None
+    assert np.allclose(again.topic_directions, bank.topic_directions, atol=1e-3)
+    with np.load(tmp_path / "bank.npz") as data:
+        arrays = dict(data) | {"topic_keys": np.array(["hobbies", "work"])}
+    np.savez(tmp_path / "old.npz", **arrays)
+    assert read_bank((tmp_path / "old.npz").read_bytes()).topic_directions is None

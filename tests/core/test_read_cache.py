@@ -128,13 +128,17 @@ def test_the_turn_memo_is_bounded_and_follows_the_row() -> None:
     memo = TurnRows(size=2)
     dialect = sqlite.dialect()
     raw = ["m1", 1, "global", None, "fact", "user", "2026-01-01 10:00:00.000000",
-           "2026-01-01 10:00:00.000000", None, "[3]", None, None, None, None]  # fmt: skip
+           "2026-01-01 10:00:00.000000", None, "[3]", None, None, None, None, None]  # fmt: skip
     first = memo.memory(raw, dialect)
     assert first.source_chat_ids == (3,) and first.created_at.tzinfo is not None
+    assert first.topics is None
     assert memo.memory(list(raw), dialect) is first
     raw[8] = "2026-01-02 10:00:00.000000"
     touched = memo.memory(raw, dialect)
     assert touched is not first and touched.last_used_at is not None
+    raw[12] = "music,hobbies,unknown"  # tagged: a new Memory, unknown keys dropped
+    tagged = memo.memory(raw, dialect)
+    assert tagged is not touched and tagged.topics == ("music", "hobbies")
     for n in range(5):
         memo.memory([f"other{n}", *raw[1:]], dialect)
     assert len(memo) == 2

@@ -107,6 +107,8 @@ class Memory:
     embedder: str | None = field(default=None, repr=False, compare=False)
     expires_at: datetime | None = None
     run_id: str | None = None  # the extraction run that created it
+    # keys of memoryd.domain.topics; None until the background pass tags it
+    topics: tuple[str, ...] | None = None
 
     def is_expired(self, now: datetime) -> bool:
         """Past its "remember until": never injected, shown as expired, later deleted."""
@@ -127,6 +129,7 @@ class Memory:
             "source_chat_ids": list(self.source_chat_ids),
             "expires_at": self.expires_at.isoformat() if self.expires_at else None,
             "run_id": self.run_id,
+            "topics": list(self.topics) if self.topics is not None else None,
         }
 
 

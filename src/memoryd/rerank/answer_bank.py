@@ -18,6 +18,14 @@ example question (cosine >= ``floor``), each memory gains two things:
   "I am a soldier." and "I work at a bank.", which were asked "What do you do for a
   living?", so it rises for that question even if no example like the message had it.
 
+- with topics (``memoryd.domain.topics``, written by the extraction LLM in the
+  background), its score along the example's **topic direction**, times
+  ``topic_weight``: fitted like the answer direction, from a memory's topics instead of
+  its vector, so "I grow roses in my garden." (hobbies) rises for "What do you do for
+  fun?" and "I fantasize about taking over the world." (beliefs) does not, which the
+  embedding alone cannot tell. A memory not tagged yet gains the pool's mean, neither
+  rising nor falling against tagged ones; a pool with none tagged gains nothing.
+
 A message like no example changes nothing, so an unfamiliar domain keeps the plain
 ranking. The cost is a few small matrix products per turn (about 0.1-0.3 ms); nothing is
 embedded.
@@ -25,6 +33,7 @@ embedded.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from importlib import resources
@@ -33,6 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
+from memoryd.domain import topics as topic_list
 from memoryd.domain.models import Vector
 
 FILE = "answer-bank.npz"
@@ -40,6 +50,7 @@ FLOOR = 0.75  # cosine from which an example question is like the message
 WEIGHT = 2.0  # of a memory's score along the nearest example's answer direction
 ASKED_TOP = 3  # known answers most like a memory that say which questions it answers
 ASKED_WEIGHT = 1.0  # of the message's cosine with those questions
+TOPIC_WEIGHT = 0.5  # of a memory's score along the nearest example's topic direction
 
 
 @dataclass(frozen=True)
@@ -57,6 +68,9 @@ class AnswerBank:
     weight: float = WEIGHT
     asked_top: int = ASKED_TOP
     asked_weight: float = ASKED_WEIGHT
+    # (n, len(topics.KEYS)): question i's topic direction; None in a bank without them
+    topic_directions: np.ndarray | None = None
+    topic_weight: float = TOPIC_WEIGHT
 
     @cached_property
     def asked(self) -> np.ndarray:
@@ -73,13 +87,38 @@ class AnswerBank:
         best = int(np.argmax(sims))
         return best if sims[best] >= self.floor else None
 
-    def boost(self, question: Vector, memories: np.ndarray) -> np.ndarray | None:
+    def boost(
+        self,
+        question: Vector,
+        memories: np.ndarray,
+        topics: Sequence[Sequence[str] | None] | None = None,
+    ) -> np.ndarray | None:
         """What each memory row gains for a message vector (see the module docstring);
-        None when no example question is like the message."""
+        None when no example question is like the message. ``topics``: each memory's
+        topic keys (None where not tagged yet), in the rows' order."""
         best = self.nearest(question)
         if best is None:
             return None
-        return self.gain(memories, self.directions[best], question)
+        gained = self.gain(memories, self.directions[best], question)
+        if topics is not None and self.topic_directions is not None:
+            gained += self.topic_gain(self.topic_directions[best], topics)
+        return gained
+
+    def topic_gain(
+        self, direction: np.ndarray, topics: Sequence[Sequence[str] | None]
+    ) -> np.ndarray:
+        """``topic_weight`` x each memory's score along a topic direction: the sum over
+        its topics; an untagged memory gets the tagged ones' mean (0 if none is tagged)."""
+        scores = np.zeros(len(topics))
+        tagged = np.zeros(len(topics), bool)
+        for row, keys in enumerate(topics):
+            if keys is not None:
+                tagged[row] = True
+                scores[row] = direction[topic_list.indices(keys)].sum()
+        if tagged.any() and not tagged.all():
+            scores[~tagged] = scores[tagged].mean()
+        gained: np.ndarray = self.topic_weight * scores
+        return gained
 
     def gain(
         self,
@@ -113,19 +152,26 @@ class AnswerBank:
         return like
 
     def save(self, path: Path) -> None:
-        np.savez_compressed(
-            path,
-            questions=self.questions.astype(np.float16),
-            directions=self.directions.astype(np.float16),
-            answers=self.answers.astype(np.float16),
-            offsets=self.offsets.astype(np.int32),
-            answer_ids=self.answer_ids.astype(np.int32),
-            embedder=np.array(self.embedder),
-        )
+        arrays: dict[str, np.ndarray] = {
+            "questions": self.questions.astype(np.float16),
+            "directions": self.directions.astype(np.float16),
+            "answers": self.answers.astype(np.float16),
+            "offsets": self.offsets.astype(np.int32),
+            "answer_ids": self.answer_ids.astype(np.int32),
+            "embedder": np.array(self.embedder),
+        }
+        if self.topic_directions is not None:
+            arrays["topic_directions"] = self.topic_directions.astype(np.float16)
+            arrays["topic_keys"] = np.array(topic_list.KEYS)
+        np.savez_compressed(path, **arrays)  # type: ignore[arg-type]
 
 
 def read_bank(raw: bytes) -> AnswerBank:
+    """A saved bank; its topic directions only if fitted on today's topic list."""
     with np.load(BytesIO(raw)) as data:
+        topic_directions = None
+        if "topic_directions" in data.files and tuple(data["topic_keys"]) == topic_list.KEYS:
+            topic_directions = data["topic_directions"].astype(np.float32)
         return AnswerBank(
             data["questions"].astype(np.float32),
             data["directions"].astype(np.float32),
@@ -133,6 +179,7 @@ def read_bank(raw: bytes) -> AnswerBank:
             data["offsets"],
             data["answer_ids"],
             str(data["embedder"]),
+            topic_directions=topic_directions,
         )
 
 

@@ -11,7 +11,8 @@ is not drowned by the others. A message that is a question behind a short remark
 that's cool! What do you do for fun?") is embedded as its question only: the remark says
 nothing about which memory is needed.
 With an answer bank (``answer_bank.py``), memories that look like answers to questions
-like the message gain what the bank says they do.
+like the message (by their vector and, once tagged, their topics) gain what the bank
+says they do.
 """
 
 from __future__ import annotations
@@ -162,7 +163,8 @@ class EmbeddingReranker:
         mean = cosines @ weights / norm if norm > 0 else np.zeros(len(memories))
         blended = (1 - self.max_share) * mean + self.max_share * cosines.max(axis=1)
         if self.bank is not None and query.message:
-            gained = self.bank.boost(parts[0], matrix)  # parts[0] is the message
+            # parts[0] is the message
+            gained = self.bank.boost(parts[0], matrix, [m.topics for m in memories])
             if gained is not None:
                 blended = blended + gained
         return [float(x) for x in blended]

@@ -66,6 +66,11 @@ class MemoryOut(BaseModel):
     expires_at: str | None = None
     expired: bool = Field(default=False, description="Past its expiry: never injected.")
     run_id: str | None = Field(default=None, description="The extraction run that made it.")
+    topics: list[str] | None = Field(
+        default=None,
+        description="Conversation topics the extraction LLM tagged it with (they help "
+        "choose it for broad questions); null until tagged.",
+    )
 
     @classmethod
     def of(cls, memory: Memory, now: datetime | None = None) -> MemoryOut:

@@ -105,6 +105,8 @@ memories = Table(
     Column("embedder", String(64), nullable=True),
     Column("expires_at", UTCDateTime, nullable=True),  # "remember until" (0009)
     Column("run_id", String(32), nullable=True),  # the extraction run that made it (0009)
+    # comma-separated keys of memoryd.domain.topics; NULL until tagged (0015)
+    Column("topics", String(255), nullable=True),
     Index("ix_memories_user_scope_workspace", "user_id", "scope", "workspace_id"),
     Index("ix_memories_workspace_id", "workspace_id"),  # deleting a workspace (0004)
     Index("ix_memories_expires_at", "expires_at"),  # purging expired memories (0009)

@@ -23,12 +23,14 @@ from sqlalchemy import String, type_coerce
 from sqlalchemy.engine import Dialect
 
 from memoryd.domain.models import Memory, Scope, Source
+from memoryd.domain.topics import decode
 from memoryd.storage.tables import UTCDateTime, memories, workspaces
 
 MAX_MEMOS = 10_000  # memories (about 2 kB each with the vector)
 
 # (id, user_id, scope, slug, content, source, created_at, updated_at, last_used_at,
-#  source_chats, embedding, embedder); the timestamps and source_chats untyped (raw)
+#  source_chats, expires_at, run_id, topics, embedding, embedder); the timestamps and
+#  source_chats untyped (raw)
 RAW_COLUMNS: tuple[Any, ...] = (
     memories.c.id,
     memories.c.user_id,
@@ -42,6 +44,7 @@ RAW_COLUMNS: tuple[Any, ...] = (
     type_coerce(memories.c.source_chats, String).label("source_chats"),
     type_coerce(memories.c.expires_at, String).label("expires_at"),
     memories.c.run_id,
+    memories.c.topics,
     memories.c.embedding,
     memories.c.embedder,
 )
@@ -79,7 +82,7 @@ TURN_ROWS = TurnRows()  # one per process: a row determines its Memory, whatever
 
 def build_memory(raw: tuple[Any, ...], dialect: Dialect) -> Memory:
     (memory_id, user_id, scope, slug, content, source, created, updated, used, chats,
-     expires, run_id, blob, embedder) = raw  # fmt: skip
+     expires, run_id, topics, blob, embedder) = raw  # fmt: skip
     if isinstance(chats, str):  # SQLite hands JSON back as text, PostgreSQL decoded
         chats = json.loads(chats)
     vector = None
@@ -101,6 +104,7 @@ def build_memory(raw: tuple[Any, ...], dialect: Dialect) -> Memory:
         embedder=embedder if vector is not None else None,
         expires_at=_UTC.process_result_value(expires, dialect),
         run_id=run_id,
+        topics=decode(topics),
     )
 
 
