@@ -16,6 +16,10 @@ turn in rotating order so background load hits them alike:
 - after:  the shipped default (``MemorydSettings.reranker``);
 - floor:  ``reranker="recency"``, storage and bookkeeping only.
 
+Every memory carries the topics the bundled model wrote for it (``data/memory-topics.jsonl``),
+as the background tagging pass leaves them. No turn of this chat is like the answer bank's
+questions, so a last reading times the bank's gain where it fires, with and without topics.
+
     .venv/bin/python bench/rerank_latency.py [--turns 600] [--before issue10|round1|round2|round3]
 """
 
@@ -31,15 +35,17 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from retrieval_ideas import round3_hybrid
-from retrieval_quality import blend_hybrid, round2_hybrid, today_hybrid
+from retrieval_quality import blend_hybrid, read_topic_keys, round2_hybrid, today_hybrid
 from turn_latency import chat_turns, percentiles, populate
 
 from memoryd import Memoryd
 from memoryd.config import MemorydSettings
+from memoryd.domain import topics
 from memoryd.domain.injection import build_query, history_part
 from memoryd.domain.models import Scope
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.rerank.base import Warmable
+from memoryd.rerank.embedding import memory_vectors
 
 DATA = Path(__file__).parent / "data" / "retrieval.json"
 BEFORE = {"issue10": ("hybrid as shipped before issue 10", today_hybrid),
@@ -77,6 +83,48 @@ def scoring_only(setups: dict[str, Memoryd], user_id: int, slug: str,
     return times
 
 
+def tag_all(url: str, keys: dict[str, tuple[str, ...]]) -> None:
+    """Every memory gets the topics the bundled model wrote for its text."""
+    from sqlalchemy import create_engine, update
+
+    from memoryd.storage.tables import memories
+
+    engine = create_engine(url)
+    with engine.begin() as conn:
+        for text, found in keys.items():
+            conn.execute(update(memories).where(memories.c.content == text)
+                         .values(topics=topics.encode(found)))
+    engine.dispose()
+
+
+def bank_when_it_fires(md: Memoryd, user_id: int, slug: str,
+                       repeats: int = 2000) -> dict[str, dict[str, float]]:
+    """What the answer bank adds to a turn where it fires, without and with topics."""
+    reranker = md.reranker
+    dense = getattr(reranker, "dense", reranker)
+    bank = dense.bank
+    if bank is None:
+        raise SystemExit("the shipped default has no answer bank")
+    with md.db.read() as repo:
+        pool = [m for m in repo.turn_memories(user_id, repo.workspace_id(slug))
+                if m.scope is Scope.WORKSPACE]
+    if not all(m.topics is not None for m in pool):
+        raise SystemExit("the pool's memories are not all tagged")
+    (question,) = md.embedder.embed(["What do you like to do for fun?"])
+    matrix = memory_vectors(md.embedder, pool)
+    keys = [m.topics for m in pool]
+    if bank.boost(question, matrix) is None:
+        raise SystemExit("the bank does not fire on the timed message")
+    times: dict[str, list[float]] = {"vectors only (untagged memories)": [],
+                                     "vectors and topics (tagged memories)": []}
+    for _ in range(repeats):
+        for label, given in zip(times, (None, keys), strict=True):
+            start = time.perf_counter()
+            bank.boost(question, matrix, given)
+            times[label].append((time.perf_counter() - start) * 1000)
+    return {label: percentiles(values) for label, values in times.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--turns", type=int, default=600)
@@ -97,6 +145,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         url = f"sqlite:///{tmp}/bench.db"
         user_id, slug = populate(url, embedder, pool, other)
+        tag_all(url, read_topic_keys())  # as the background pass leaves them
         setups = {
             "before": Memoryd(url, embedder=embedder, reranker=BEFORE[args.before][1](embedder)),
             "after": Memoryd(url, embedder=embedder, reranker=default),
@@ -117,6 +166,7 @@ def main() -> None:
                 if isinstance(reranker, Warmable):
                     reranker.warm([history_part(message), history_part(reply)])
         scoring = scoring_only(setups, user_id, slug, turns[args.warmup :])
+        bank_cost = bank_when_it_fires(setups["after"], user_id, slug)
         for md in setups.values():
             md.close()
     print(f"## md.context() per turn, {args.turns} turns after {args.warmup} warm-up"
@@ -138,6 +188,12 @@ def main() -> None:
     for name in ("before", "after"):
         row = percentiles(scoring[name])
         print(f"{labels[name]:<48}{row['p50'] * 1000:>8.0f}us{row['p95'] * 1000:>7.0f}us"
+              f"{row['mean'] * 1000:>7.0f}us")
+    print("\n## when the answer bank fires (no turn of this chat is like its questions):"
+          " bank.boost() over the 20 workspace memories, message 'What do you like to do"
+          " for fun?'")
+    for label, row in bank_cost.items():
+        print(f"{label:<48}{row['p50'] * 1000:>8.0f}us{row['p95'] * 1000:>7.0f}us"
               f"{row['mean'] * 1000:>7.0f}us")
     load1, load5, _ = os.getloadavg()
     print(f"load average {load1:.2f} (1 min), {load5:.2f} (5 min) on {os.cpu_count()} CPUs")

@@ -147,7 +147,9 @@ class Round3Bank(AnswerBank):
     top: int = 5
     likeness: float = 1.5
 
-    def boost(self, question: np.ndarray, memories: np.ndarray) -> np.ndarray | None:
+    def boost(
+        self, question: np.ndarray, memories: np.ndarray, topics: Any = None
+    ) -> np.ndarray | None:
         sims = self.questions @ question
         near = np.flatnonzero(sims >= self.floor)
         if not len(near):

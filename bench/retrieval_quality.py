@@ -19,7 +19,9 @@ the hybrids of issue 10's first round (the blend 0.5 / 0.5, + 0.15 BM25, whole m
 second round (question focus, blend 0.7 / 0.3, + 0.05 BM25), the third round (the second's
 plus the first answer bank: likeness to the answers of like questions) and the shipped
 default (the second round's plus the answer bank with fitted answer directions,
-``docs/reranking.md``). Metrics: recall@5 (share of
+``docs/reranking.md``), read twice: with the memories untagged (a user with no LLM) and
+with the topics the bundled model wrote for them (``data/memory-topics.jsonl``, what the
+background pass stores; the bank's topic directions are fitted on dev's). Metrics: recall@5 (share of
 a query's relevant memories in the top 5, at most 5 counted), hit@5 (at least one in the
 top 5) and MRR (1 / rank of the first relevant memory in the full ranking of 20).
 ``--ideas`` adds every idea tried for issue 10 (``retrieval_ideas.py``). The answer bank
@@ -41,13 +43,14 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from memoryd import Memoryd
 from memoryd.config import MemorydSettings
+from memoryd.domain import topics
 from memoryd.domain.injection import Query, build_query, top_k
 from memoryd.domain.models import Memory, Scope, Source
 from memoryd.domain.rules import normalize_content
@@ -121,6 +124,47 @@ def round2_hybrid(embedder: MiniLMEmbedder,
 
 
 # --- data and metrics ----------------------------------------------------------------------
+TOPICS_FILE = DATA / "memory-topics.jsonl"
+
+
+def read_topic_keys() -> dict[str, tuple[str, ...]]:
+    """Per memory text, the topics the bundled model gave it (``topic_tags.py generate``,
+    the prompt of ``memoryd.extraction``'s background pass): what a user whose memories
+    that pass has tagged gets."""
+    found: dict[str, tuple[str, ...]] = {}
+    for line in TOPICS_FILE.open():
+        row = json.loads(line)
+        keys = (topics.key_of(label) for label in row["topics"])
+        found[normalize_content(row["fact"])] = tuple(k for k in keys if k)
+    return found
+
+
+def tagged(cases: Sequence[Case], keys: dict[str, tuple[str, ...]]) -> list[Case]:
+    """The cases with every memory the file holds tagged (the others stay untagged)."""
+    memo: dict[str, Memory] = {}
+
+    def tag(memory: Memory) -> Memory:
+        if memory.id not in memo:
+            memo[memory.id] = replace(memory, topics=keys.get(memory.content))
+        return memo[memory.id]
+
+    return [replace(case, pool=[tag(m) for m in case.pool]) for case in cases]
+
+
+def store_topics(md: Memoryd, cases: Sequence[Case], keys: dict[str, tuple[str, ...]]) -> None:
+    """Write the file's topics on the stored memories, as the background pass would."""
+    from sqlalchemy import update
+
+    from memoryd.storage.tables import memories
+
+    with md.db.write() as repo:
+        for memory in {m.id: m for case in cases for m in case.pool}.values():
+            if memory.content in keys:
+                repo.conn.execute(
+                    update(memories).where(memories.c.id == memory.id)
+                    .values(topics=topics.encode(keys[memory.content])))
+
+
 def persona_cases(embedder: MiniLMEmbedder, pools: list[dict[str, Any]]) -> list[Case]:
     """Pools as Memory objects with the vectors ``add_memory`` would store (one text per
     embed call, as it does), without writing 9,000 rows to a database."""
@@ -264,15 +308,29 @@ def main() -> None:
             "hybrid of round 1 (the blend, whole message)": blend_hybrid(embedder).score,
             "hybrid of round 2 (question focus, no answer bank)": round2_hybrid(embedder).score,
             "hybrid of round 3 (answer bank: likeness to answers)": round3_hybrid(embedder).score,
-            f"new default '{default}'": shipped.score,
+            f"new default '{default}', memories untagged (no LLM)": shipped.score,
         }
+        keys = read_topic_keys()
+        untagged = f"new default '{default}', memories untagged (no LLM)"
+        with_topics = f"new default '{default}', memories tagged by LLM"
         print(f"embedder {embedder.name} ({embedder.variant} graph);"
               f" default reranker '{default}'")
         for name, cases in sets.items():
             rows = {label: evaluate(scorer, cases) for label, scorer in methods.items()}
+            rows[with_topics] = evaluate(shipped.score, tagged(cases, keys))
             if name == "hand-written":
-                rows[f"default '{default}' via md.context()"] = via_context(md, user_id, cases)
+                rows[f"default '{default}' via md.context(), untagged"] = via_context(
+                    md, user_id, cases)
+                store_topics(md, cases, keys)
+                rows[f"default '{default}' via md.context(), tagged"] = via_context(
+                    md, user_id, cases)
+            untagged_recall, tagged_recall = mean(rows[untagged], cases)[0], mean(
+                rows[with_topics], cases)[0]
+            tagged_share = statistics.fmean(
+                m.content in keys for case in cases for m in case.pool)
             print_table(f"{name} set", rows, cases)
+            print(f"topics: {tagged_share:.0%} of the pools' memories tagged; recall@5"
+                  f" {untagged_recall:.3f} untagged, {tagged_recall:.3f} tagged")
         if args.ideas:
             from retrieval_ideas import ideas, print_ideas
 
