@@ -21,11 +21,12 @@ plus the first answer bank: likeness to the answers of like questions) and the s
 default (the second round's plus the answer bank with fitted answer directions,
 ``docs/reranking.md``), read twice: with the memories untagged (a user with no LLM) and
 with the topics the bundled model wrote for them (``data/memory-topics.jsonl``, what the
-background pass stores; the bank's topic directions are fitted on dev's). Metrics: recall@5 (share of
-a query's relevant memories in the top 5, at most 5 counted), hit@5 (at least one in the
-top 5) and MRR (1 / rank of the first relevant memory in the full ranking of 20).
-``--ideas`` adds every idea tried for issue 10 (``retrieval_ideas.py``). The answer bank
-is built from the labelled dev split, so the default's dev figures there are in-sample.
+background pass stores; the bank's topic directions are fitted on dev's). Metrics:
+recall@5 (share of a query's relevant memories in the top 5, at most 5 counted), hit@5
+(at least one in the top 5) and MRR (1 / rank of the first relevant memory in the full
+ranking of 20). ``--ideas`` adds every idea tried for issue 10 (``retrieval_ideas.py``).
+The answer bank is built from the labelled dev split, so the default's dev figures there
+are in-sample.
 
     .venv/bin/python bench/retrieval_quality.py [--set labelled|clean|persona|hand-written]
         [--ideas] [--quantize off]
