@@ -22,6 +22,11 @@ Only ``content`` is required, so people can write lines by hand
 without a scope it is a workspace memory when it names a workspace and global otherwise,
 its source defaults to ``import`` and its times to the moment of the import.
 
+A memory line carries ``topics`` (keys of ``memoryd.domain.topics``) once the background
+pass has tagged the memory, so a moved user's memories need no tagging again; a line
+without it (an older file, a hand-written line) imports untagged, except that a line
+updating one of the user's memories with the very same text keeps the topics it has.
+
 An import is planned before it costs anything: the lines are parsed and the resulting
 count per scope is worked out against the stored memories in a read transaction, so an
 import over a limit is refused before a single line is embedded; embedding then runs
@@ -41,8 +46,11 @@ from typing import TYPE_CHECKING, Any
 from memoryd.domain.errors import InvalidContent, InvalidInput, ScopeFull
 from memoryd.domain.models import Actor, AuditAction, Memory, Scope, Source
 from memoryd.domain.rules import content_key, normalize_content, resolve_scope, scope_label
+from memoryd.domain.topics import encode as encode_topics
+from memoryd.domain.topics import parse_keys as parse_topics
 from memoryd.storage.membership import join
 from memoryd.storage.repository import vector_bytes
+from memoryd.store import audit_view
 from memoryd.transfer_chats import (
     ChatRecord,
     check_chat_ids,
@@ -75,7 +83,7 @@ REQUIRED = ("content",)
 
 
 def memory_line(memory: Memory) -> str:
-    record = {
+    record: dict[str, Any] = {
         "id": memory.id,
         "scope": memory.scope.value,
         "workspace": memory.workspace,
@@ -88,6 +96,8 @@ def memory_line(memory: Memory) -> str:
     }
     if memory.expires_at is not None:  # optional: lines without it never expire
         record["expires_at"] = memory.expires_at.isoformat()
+    if memory.topics is not None:  # optional: lines without it import untagged
+        record["topics"] = list(memory.topics)
     return json.dumps(record, sort_keys=True, ensure_ascii=False)
 
 
@@ -129,6 +139,16 @@ class _Record:
     last_used_at: datetime | None
     source_chat_ids: list[int]
     expires_at: datetime | None = None
+    topics: tuple[str, ...] | None = None  # None: the line has none
+
+
+def _topics(value: Any, line: int) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    try:
+        return parse_topics(value)
+    except InvalidInput as exc:
+        raise InvalidInput(f"line {line}: {exc}") from None
 
 
 def _expiry(value: Any, line: int) -> datetime | None:
@@ -264,6 +284,7 @@ def _record(data: dict[str, Any], line: int) -> _Record:
         last_used_at=_time(data.get("last_used_at"), "last_used_at", line, optional=True),
         source_chat_ids=chats,
         expires_at=_expiry(data.get("expires_at"), line),
+        topics=_topics(data.get("topics"), line),
     )
 
 
@@ -388,6 +409,8 @@ def import_lines(
                 "expires_at": record.expires_at,
             }
             before = repo.get_memory(memory_id) if mine and memory_id else None
+            if record.topics is not None or before is None or before.content != record.content:
+                values["topics"] = encode_topics(record.topics)
             if before is not None and memory_id is not None:
                 repo.update_memory(memory_id, values)
                 action = AuditAction.UPDATE
@@ -405,8 +428,8 @@ def import_lines(
                 user_id=user_id,
                 action=action,
                 actor=actor.label,
-                before=before.to_dict() if before else None,
-                after=after.to_dict() if after else None,
+                before=audit_view(before),
+                after=audit_view(after),
                 now=md.clock(),
             )
         link_chats(repo, user_id, inserted, memory_targets, protected_ids)

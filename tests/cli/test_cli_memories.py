@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from memoryd import Memoryd
 from support.cli import Cli, memory_line
+from support.topics import tag
 
 
 def add(cli: Cli, text: str, *where: str, user: str = "alice") -> str:
@@ -202,3 +204,23 @@ def test_non_utf8_text_is_refused(cli: Cli, alice: str) -> None:
     line = cli.fails("memories", "add", "-u", alice, "--global", "caf\udce9 au lait")
     assert "not valid UTF-8" in line
     assert cli.memories() == []
+
+
+def test_show_gives_the_topics_in_words_and_json_gives_their_keys(cli: Cli, alice: str) -> None:
+    garden = add(cli, "Grows roses in the garden", "--global")
+    ships = add(cli, "Phoenix ships in Q3", "-w", "phoenix")
+    tea = add(cli, "Prefers green tea", "--global")
+    with Memoryd(cli.url) as md:
+        tag(md, garden, ["hobbies", "media"])
+        tag(md, ships, [])
+    lines = {
+        memory_id: cli.ok("memories", "show", "-u", alice, memory_id).stdout.splitlines()
+        for memory_id in (garden, ships, tea)
+    }
+    assert "topics: Hobbies and free time, Books, films and TV" in lines[garden]
+    assert "topics: None" in lines[ships]
+    assert "topics: Not tagged yet" in lines[tea]
+    assert cli.json("memories", "show", "-u", alice, garden)["topics"] == ["hobbies", "media"]
+    assert cli.json("memories", "show", "-u", alice, ships)["topics"] == []
+    assert cli.json("memories", "show", "-u", alice, tea)["topics"] is None
+    assert cli.memories()[0]["topics"] == ["hobbies", "media"]  # list --json too

@@ -1094,6 +1094,11 @@ export interface components {
             source: string;
             /** Source Chat Ids */
             source_chat_ids: number[];
+            /**
+             * Topics
+             * @description Conversation topics the extraction LLM tagged it with (they help choose it for broad questions); null until tagged.
+             */
+            topics?: string[] | null;
             /** Updated At */
             updated_at: string;
             /** User Id */
@@ -1335,6 +1340,11 @@ export interface components {
              * @description The chats it was extracted from that are still stored.
              */
             source_chats: components["schemas"]["ChatOut"][];
+            /**
+             * Topics
+             * @description Conversation topics the extraction LLM tagged it with (they help choose it for broad questions); null until tagged.
+             */
+            topics?: string[] | null;
             /** Updated At */
             updated_at: string;
             /** User Id */
@@ -1391,6 +1401,11 @@ export interface components {
             source: string;
             /** Source Chat Ids */
             source_chat_ids: number[];
+            /**
+             * Topics
+             * @description Conversation topics the extraction LLM tagged it with (they help choose it for broad questions); null until tagged.
+             */
+            topics?: string[] | null;
             /** Updated At */
             updated_at: string;
             /** User Id */

@@ -41,6 +41,7 @@ from memoryd.cli.common import (
 from memoryd.domain.errors import InvalidInput, InvalidScope
 from memoryd.domain.models import Memory, Scope
 from memoryd.domain.rules import scope_label
+from memoryd.domain.topics import in_words as topics_in_words
 from memoryd.service import Memoryd
 from memoryd.store import KEEP
 
@@ -239,7 +240,7 @@ def edit(
 def show(
     user: UserOption, memory_id: IdArgument, db: DbOption = None, as_json: JsonOption = False
 ) -> None:
-    """One memory in full: where it came from, its source chats, expiry and history."""
+    """One memory in full: where it came from, its source chats, expiry, topics and history."""
     with open_memoryd(db) as md:
         owner = find_user(md, user)
         detail = md.memory_detail(owner.id, resolve_memory(md, owner, memory_id))
@@ -269,6 +270,7 @@ def show(
         f"updated {memory.updated_at.isoformat(timespec='seconds')}, "
         f"last used {used}",
         f"expires: {expires or 'never'}",
+        f"topics: {topics_in_words(memory.topics)}",
     ]
     for chat in detail.source_chats:
         lines.append(f"from chat {chat.id} in {chat.workspace}: {chat.prompt[:200]}")

@@ -155,7 +155,12 @@ def memory_of(data: Mapping[str, Any]) -> Memory:
         source_chat_ids=tuple(data.get("source_chat_ids", ())),
         expires_at=_when(data.get("expires_at")),
         run_id=data.get("run_id"),
+        topics=_topics(data.get("topics")),
     )
+
+
+def _topics(value: list[str] | None) -> tuple[str, ...] | None:
+    return None if value is None else tuple(value)
 
 
 def memories_of(data: Mapping[str, Any]) -> list[Memory]:

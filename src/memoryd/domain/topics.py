@@ -10,12 +10,17 @@ the shipped bank's topic directions are fitted on it, in this order. Changing it
 rebuilding the bank (``bench/build_answer_bank.py``) and re-tagging every memory.
 
 A memory's ``topics`` is ``None`` until it is tagged (and again after its text changes),
-and an empty tuple when the LLM gave no usable topics.
+and an empty tuple when the LLM gave no usable topics. People see a topic by its label,
+capitalised (``shown_labels``, ``in_words``); an import file names topics by their keys
+(``parse_keys``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
+
+from memoryd.domain.errors import InvalidInput
 
 # (key stored with the memory, the words the LLM is shown)
 TOPICS: tuple[tuple[str, str], ...] = (
@@ -68,3 +73,40 @@ def decode(stored: str | None) -> tuple[str, ...] | None:
 def indices(topics: Iterable[str]) -> list[int]:
     """Positions of known keys in ``KEYS`` (the columns of the bank's topic directions)."""
     return [_INDEX[key] for key in topics if key in _INDEX]
+
+
+def _shown(label: str) -> str:
+    shown = " ".join("TV" if word == "tv" else word for word in label.split(" "))
+    return shown[:1].upper() + shown[1:]
+
+
+_SHOWN = {key: _shown(label) for key, label in TOPICS}
+
+
+def shown_labels() -> dict[str, str]:
+    """Each key with its label as people read it ("Hobbies and free time"), list order."""
+    return dict(_SHOWN)
+
+
+def in_words(topics: Iterable[str] | None) -> str:
+    """A memory's topics for people: "Not tagged yet" (None), "None" (tagged, no topic
+    found), else the labels ("Hobbies and free time, Music")."""
+    if topics is None:
+        return "Not tagged yet"
+    shown = [_SHOWN[key] for key in topics if key in _SHOWN]
+    return ", ".join(shown) if shown else "None"
+
+
+def parse_keys(value: Any) -> tuple[str, ...]:
+    """Topics given by their keys (an import line's ``topics``): a list of at most
+    ``MAX_TOPICS`` different known keys, exact and lower case; InvalidInput otherwise."""
+    if not isinstance(value, list) or not all(isinstance(key, str) for key in value):
+        raise InvalidInput('topics must be a list of topic keys, like ["hobbies", "music"]')
+    for key in value:
+        if key not in _INDEX:
+            raise InvalidInput(f"unknown topic {key!r} (topics: {', '.join(KEYS)})")
+    if len(set(value)) != len(value):
+        raise InvalidInput("topics names a topic twice")
+    if len(value) > MAX_TOPICS:
+        raise InvalidInput(f"at most {MAX_TOPICS} topics, not {len(value)}")
+    return tuple(value)

@@ -277,6 +277,14 @@ function sourceText(m) {
   return "Added by the user" + (by ? " (" + by + ")" : "");
 }
 
+// A memory's topics in words (as memoryd.domain.topics.in_words), with the labels the
+// server put on the dialog (data-topics).
+function topicsText(topics, labels) {
+  if (topics === null || topics === undefined) return "Not tagged yet";
+  const shown = topics.map((key) => labels[key]).filter(Boolean);
+  return shown.length ? shown.join(", ") : "None";
+}
+
 function section(body, title) {
   const part = el("section", null, "detail-section");
   part.appendChild(el("h3", title));
@@ -330,6 +338,7 @@ async function showDetail(url, historyUrl) {
     ["Updated", when(m.updated_at)],
     ["Last used", when(m.last_used_at)],
     ["Remember until", m.expires_at ? untilText(m.expires_at) + (m.expired ? " (expired: no longer used in chats)" : "") : "no end"],
+    ["Topics", topicsText(m.topics, JSON.parse(dialog.dataset.topics || "{}"))],
   ];
   for (const [term, value] of rows) {
     facts.appendChild(el("dt", term));
