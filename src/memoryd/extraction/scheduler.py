@@ -35,6 +35,7 @@ from memoryd.extraction.runs import (
     stale_after,
     start_run,
 )
+from memoryd.extraction.topics import tag_memories
 from memoryd.llm.base import LLMConfigError, LLMProvider, LLMUnreachable
 from memoryd.storage.tables import CHAT_UNPROCESSED, chats, extraction_pairs, workspaces
 
@@ -168,6 +169,8 @@ def run_extraction(
     on_pair: ProgressCallback | None = None,
     on_pair_start: StartCallback | None = None,
     on_start: RunCallback | None = None,
+    tag_topics: int = 0,
+    extract_pairs: bool = True,
 ) -> Run:
     """One extraction run: one named pair, or every due pair; its history is stored.
 
@@ -176,6 +179,11 @@ def run_extraction(
     The stored run beats after every batch and pair (``Heartbeat``); an exception or
     Ctrl-C that stops it is stored as status ``interrupted``, with the reason.
     ``on_start`` is called once the run is stored (listed as running), before any pair.
+
+    After the pairs, the run tags up to ``tag_topics`` untagged memories with topics
+    (``memoryd.extraction.topics``): the named pair's user's globals and workspace's
+    memories, or anyone's. Not on a dry run, nor after the LLM was found unavailable.
+    ``extract_pairs=False`` runs only that pass (the queue workers' tagging job).
     """
     now = clock or md.clock
     cfg = config or ExtractionConfig.from_settings(md.settings)
@@ -202,6 +210,8 @@ def run_extraction(
             md.store.require_workspace(repo, workspace)
         targets = [(user_id, workspace)]
         run.pairs_seen = 1
+    elif not extract_pairs:
+        targets = []
     else:
         idle = timedelta(0) if force else cfg.idle_threshold
         minimum = 1 if force else cfg.min_chats
@@ -218,6 +228,7 @@ def run_extraction(
     if not dry_run:
         start_run(md.db, run, stale)
     at: tuple[int, str] | None = None
+    stopped = False
     try:
         if on_start is not None:
             on_start(run)
@@ -244,9 +255,12 @@ def run_extraction(
             if on_pair is not None:
                 on_pair(result, index, len(targets))
             if result.stopped_by:  # every other pair would fail the same way
+                stopped = True
                 if index < len(targets):
                     run.skip(result.stopped_by, len(targets) - index)
                 break
+        if tag_topics > 0 and not dry_run and not stopped:
+            _tag_topics(md, llm, run, tag_topics, now(), user_id, workspace, heartbeat)
     except BaseException as exc:
         run.interrupt(exc, at)
         raise
@@ -275,6 +289,50 @@ def record_setup_failure(md: ExtractionDeps, trigger: str, now: datetime, exc: E
     )
     start_run(md.db, run)
     return finish_run(md.db, run, now)
+
+
+def _tag_topics(
+    md: ExtractionDeps,
+    llm: LLMProvider,
+    run: Run,
+    limit: int,
+    now: datetime,
+    user_id: int | None,
+    workspace: str | None,
+    heartbeat: Heartbeat | None,
+) -> None:
+    """The run's topic-tagging pass, counted in its calls and tokens; an LLM error that
+    stops it is listed with the run's errors (kind ``topics``) and fails nothing."""
+    workspace_id = None
+    if workspace is not None:
+        with md.db.read() as repo:
+            workspace_id = repo.workspace_id(workspace)
+    done = tag_memories(
+        md.db,
+        llm,
+        limit=limit,
+        now=now,
+        user_id=user_id,
+        workspace_id=workspace_id,
+        on_memory=heartbeat.beat if heartbeat else None,
+    )
+    run.llm_calls += done.usage.calls
+    run.llm_calls_failed += done.usage.failed
+    run.prompt_tokens += done.usage.prompt_tokens
+    run.completion_tokens += done.usage.completion_tokens
+    run.memories_tagged += done.tagged
+    if done.error is not None:
+        run.errors.append(
+            {
+                "kind": "topics",
+                "user_id": user_id,
+                "workspace": workspace,
+                "error": f"topic tagging stopped after {done.tagged} memories: {done.error}; "
+                "the rest stay untagged until a later run",
+            }
+        )
+    if heartbeat is not None:
+        heartbeat.beat(progress=True)
 
 
 def _account(run: Run, result: PairResult) -> None:
@@ -372,7 +430,11 @@ class ExtractionScheduler:
             log.info("extraction skipped: memory_enabled or memory_auto_extraction is off")
             return None
         self.last_run = run_extraction(
-            self.md, provider=self.provider, trigger="scheduler", clock=self.clock
+            self.md,
+            provider=self.provider,
+            trigger="scheduler",
+            clock=self.clock,
+            tag_topics=self.md.settings.topic_tags_per_run,
         )
         return self.last_run
 
