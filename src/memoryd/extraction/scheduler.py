@@ -4,7 +4,8 @@ A (user, workspace) pair is due when it has at least the minimum of unprocessed 
 messages, its newest chat is older than the idle threshold, and it is neither waiting out
 a backoff nor parked. ``due_pairs`` is the single SQL query that decides this (it reads
 the partial index ``ix_chats_unprocessed``). ``run_extraction`` processes pairs with
-``process_pair`` and stores the run's history; ``ExtractionScheduler`` repeats it every
+``process_pair``, then tags memories with topics (``memoryd.extraction.topics``) when
+given a budget, and stores the run's history; ``ExtractionScheduler`` repeats it every
 ``MEMORY_EXTRACTION_INTERVAL`` in a daemon thread, obeying the run-time switches, and
 on its ticks purges expired memories and (at most once an hour) old run history.
 """
@@ -322,12 +323,13 @@ def _tag_topics(
     run.completion_tokens += done.usage.completion_tokens
     run.memories_tagged += done.tagged
     if done.error is not None:
+        tagged = f"{done.tagged} memor{'y' if done.tagged == 1 else 'ies'}"
         run.errors.append(
             {
                 "kind": "topics",
                 "user_id": user_id,
                 "workspace": workspace,
-                "error": f"topic tagging stopped after {done.tagged} memories: {done.error}; "
+                "error": f"topic tagging stopped after {tagged}: {done.error}; "
                 "the rest stay untagged until a later run",
             }
         )
@@ -371,7 +373,8 @@ class ExtractionScheduler:
     """Runs extraction every interval in a daemon thread, in this process.
 
     ``tick()`` is one scheduled run (skipped while ``memory_enabled`` or
-    ``memory_auto_extraction`` is off); ``start()``/``stop()`` run ticks in the background.
+    ``memory_auto_extraction`` is off), tagging up to ``topic_tags_per_run`` memories
+    with topics after its pairs; ``start()``/``stop()`` run ticks in the background.
     Every tick first purges expired memories and, at most once an hour, prunes run
     history older than ``run_retention_days`` (both whatever the switches say).
     ``ticks`` counts the ticks finished so far, whether they ran, were skipped or failed;

@@ -23,13 +23,18 @@ def test_run_details_with_pairs_dropped_facts_and_failures(
     alice, bob = world.ids["alice"], world.ids["bob"]
     for _ in range(3):
         world.md.record_chat(alice, "alpha", "I just moved to Oslo.", "Welcome to Norway!")
-    # sentence 1 is real, 7 does not exist (an invented fact): dropped, the run is fine
-    fake_llm.script(Reply.json({"person": [1, 7], "project": []}))
+    # sentence 1 is real, 7 does not exist (an invented fact): dropped, the run is fine;
+    # then the run tags the new memory with topics (MEMORYD_TOPIC_TAGS_PER_RUN, 50)
+    fake_llm.script(
+        Reply.json({"person": [1, 7], "project": []}),
+        Reply.json({"topics": ["home and where they live", "travel and places"]}),
+    )
     with world.client:
         ran = world.call("admin", "POST", "/api/v1/extraction/run", json={"force": True}).json()
         run_id = ran["run"]["id"]
         listed = world.call("admin", "GET", "/api/v1/extraction/runs").json()[0]
         assert (listed["status"], listed["pairs_failed"], listed["facts_dropped"]) == ("ok", 0, 1)
+        assert (listed["memories_tagged"], listed["llm_calls"]) == (1, 2)
         details = world.call("admin", "GET", f"/api/v1/extraction/runs/{run_id}")
         assert details.status_code == 200, details.text
         body = details.json()
@@ -39,6 +44,7 @@ def test_run_details_with_pairs_dropped_facts_and_failures(
         assert pair["status"] == "processed"
         [memory] = world.md.list_memories(alice)
         assert pair["created"] == [memory.id] and len(pair["chats_processed"]) == 3
+        assert memory.topics == ("home", "travel") and body["memories_tagged"] == 1
         assert len(pair["dropped"]) == 1 and pair["error"] is None
         assert [e["kind"] for e in body["errors"]] == ["item"]
 
