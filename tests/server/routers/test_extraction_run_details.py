@@ -6,11 +6,15 @@ apart; a run with a failed pair is ``errors``; the details name each pair's user
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.extraction.runs import Run, finish_run, new_run_id, start_run
+from memoryd.server.web.admin_pages import run_pairs
 from memoryd.testing import FakeOpenAIServer, Reply
 from support.server import build_world, make_settings
+from support.web import get_page, words
 
 
 def test_run_details_with_pairs_dropped_facts_and_failures(
@@ -71,3 +75,28 @@ def test_run_details_with_pairs_dropped_facts_and_failures(
         assert bad.status_code == 422
         refused = world.call("alice", "GET", f"/api/v1/extraction/runs/{run_id}")
         assert refused.status_code == 403
+
+
+def test_the_run_page_shows_the_memories_tagged_and_a_stopped_tagging_pass(
+    tmp_path: Path, embedder: MiniLMEmbedder
+) -> None:
+    world = build_world(make_settings(tmp_path), embedder)
+    run = Run(id=new_run_id(), trigger="scheduler", started_at=world.md.clock())
+    start_run(world.md.db, run)
+    run.memories_tagged, run.llm_calls, run.llm_calls_failed = 2, 3, 1
+    run.errors = [
+        {
+            "kind": "topics",
+            "user_id": None,
+            "workspace": None,
+            "error": "topic tagging stopped after 2 memories: the LLM request timed out",
+        }
+    ]
+    finish_run(world.md.db, run, world.md.clock())
+    with world.client:
+        page = get_page(world, "admin", f"/admin/runs/{run.id}")
+    assert page.status_code == 200
+    shown = words(re.sub(r"<[^>]+>", " ", page.text))
+    assert "Topics 2 memories tagged" in shown and "3 LLM calls (1 failed)" in shown
+    assert "Topic tagging stopped : topic tagging stopped after 2 memories: the LLM" in shown
+    assert run_pairs(run, {})[0].entries[0]["label"] == "Topic tagging stopped"
