@@ -239,6 +239,18 @@ def test_a_dry_run_tags_nothing(team_md: Memoryd, fake_llm: FakeOpenAIServer) ->
     assert team_md.list_memories(ana.id)[0].topics is None
 
 
+def test_nothing_is_tagged_while_memory_is_switched_off(
+    team_md: Memoryd, fake_llm: FakeOpenAIServer
+) -> None:
+    ana = team_md.get_user("ana")
+    team_md.add_memory(ana.id, "I play the guitar.")
+    team_md.set_setting("memory_enabled", False)
+    assert team_md.extract(tag_topics=5).llm_calls == 0 and fake_llm.requests == []
+    team_md.set_setting("memory_enabled", True)
+    fake_llm.script(tags("music"))
+    assert team_md.extract(tag_topics=5).memories_tagged == 1
+
+
 def test_an_unavailable_llm_stops_the_run_before_tagging(
     team_md: Memoryd, fake_llm: FakeOpenAIServer
 ) -> None:

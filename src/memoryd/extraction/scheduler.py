@@ -183,7 +183,8 @@ def run_extraction(
 
     After the pairs, the run tags up to ``tag_topics`` untagged memories with topics
     (``memoryd.extraction.topics``): the named pair's user's globals and workspace's
-    memories, or anyone's. Not on a dry run, nor after the LLM was found unavailable.
+    memories, or anyone's. Not on a dry run, nor after the LLM was found unavailable,
+    nor while ``memory_enabled`` is off.
     ``extract_pairs=False`` runs only that pass (the queue workers' tagging job).
     """
     now = clock or md.clock
@@ -303,7 +304,10 @@ def _tag_topics(
     heartbeat: Heartbeat | None,
 ) -> None:
     """The run's topic-tagging pass, counted in its calls and tokens; an LLM error that
-    stops it is listed with the run's errors (kind ``topics``) and fails nothing."""
+    stops it is listed with the run's errors (kind ``topics``) and fails nothing. With
+    the master switch ``memory_enabled`` off, nothing is sent to the LLM."""
+    if not current_settings(md)[runtime_settings.MEMORY_ENABLED.key]:
+        return
     workspace_id = None
     if workspace is not None:
         with md.db.read() as repo:
