@@ -1097,6 +1097,11 @@ export interface components {
             source: string;
             /** Source Chat Ids */
             source_chat_ids: number[];
+            /**
+             * Topics
+             * @description Conversation topics the extraction LLM tagged it with (they help choose it for broad questions); null until tagged.
+             */
+            topics?: string[] | null;
             /** Updated At */
             updated_at: string;
             /** User Id */
@@ -1338,6 +1343,11 @@ export interface components {
              * @description The chats it was extracted from that are still stored.
              */
             source_chats: components["schemas"]["ChatOut"][];
+            /**
+             * Topics
+             * @description Conversation topics the extraction LLM tagged it with (they help choose it for broad questions); null until tagged.
+             */
+            topics?: string[] | null;
             /** Updated At */
             updated_at: string;
             /** User Id */
@@ -1394,6 +1404,11 @@ export interface components {
             source: string;
             /** Source Chat Ids */
             source_chat_ids: number[];
+            /**
+             * Topics
+             * @description Conversation topics the extraction LLM tagged it with (they help choose it for broad questions); null until tagged.
+             */
+            topics?: string[] | null;
             /** Updated At */
             updated_at: string;
             /** User Id */

@@ -21,14 +21,18 @@ def test_run_details_with_pairs_dropped_facts_and_failures(
     tmp_path: Path, embedder: MiniLMEmbedder, fake_llm: FakeOpenAIServer
 ) -> None:
     settings = make_settings(
-        tmp_path, llm_provider="openai", llm_base_url=fake_llm.base_url, llm_model="fake-model"
+        tmp_path,
+        llm_provider="openai",
+        llm_base_url=fake_llm.base_url,
+        llm_model="fake-model",
+        topic_tags_per_run=50,
     )
     world = build_world(settings, embedder)
     alice, bob = world.ids["alice"], world.ids["bob"]
     for _ in range(3):
         world.md.record_chat(alice, "alpha", "I just moved to Oslo.", "Welcome to Norway!")
     # sentence 1 is real, 7 does not exist (an invented fact): dropped, the run is fine;
-    # then the run tags the new memory with topics (MEMORYD_TOPIC_TAGS_PER_RUN, 50)
+    # then Run now tags the new memory with topics (up to MEMORYD_TOPIC_TAGS_PER_RUN)
     fake_llm.script(
         Reply.json({"person": [1, 7], "project": []}),
         Reply.json({"topics": ["home and where they live", "travel and places"]}),
