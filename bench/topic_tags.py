@@ -5,11 +5,11 @@ the shipped reranker still misses on the labelled persona set are broad question
 do you like to do for fun?") over pools with many candidate answers, where the readers'
 choice turns on world knowledge an embedding carries poorly ("I grow roses in my garden."
 is a hobby, "I fantasize about taking over the world." is not). So each memory gets 1-3
-topics from a fixed list, written once by the bundled model (as a write-time job would),
-and the answer bank gains a second, tiny direction per example: a ridge fit, over the
-same neighbouring questions' pools as the embedding direction, from a memory's topics
-to whether readers labelled it relevant. A memory gains ``weight`` x its topics' score
-along that direction.
+topics from a fixed list, written once by the bundled model (with the prompt of the
+shipped tagging pass, ``memoryd.extraction.topics``), and the answer bank gains a
+second, tiny direction per example: a ridge fit, over the same neighbouring questions'
+pools as the embedding direction, from a memory's topics to whether readers labelled it
+relevant. A memory gains ``weight`` x its topics' score along that direction.
 
     .venv/bin/python bench/topic_tags.py generate   # about 20-60 min on 2 cores, resumable
     .venv/bin/python bench/topic_tags.py measure    # dev folds (tuning), then test
@@ -49,7 +49,9 @@ from retrieval_quality import (
 
 from memoryd import Memoryd
 from memoryd.domain.rules import normalize_content
+from memoryd.domain.topics import LABELS
 from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.extraction.topics import MAX_TOKENS, SCHEMA, messages
 from memoryd.llm.local import QWEN_CODER_1_5B, compact_json_grammar, model_path
 from memoryd.plugins import reranker_factories
 from memoryd.rerank import EmbeddingReranker, HybridReranker, QueryEncoder
@@ -57,44 +59,6 @@ from memoryd.rerank.answer_bank import FLOOR, AnswerBank
 from memoryd.rerank.embedding import question_focus
 
 TAGS_FILE = DATA / "memory-topics.jsonl"
-TOPICS = [
-    "hobbies and free time",
-    "work and career",
-    "school and education",
-    "family and relationships",
-    "pets and animals",
-    "food and drink",
-    "music",
-    "sports and fitness",
-    "books, films and tv",
-    "home and where they live",
-    "travel and places",
-    "health and body",
-    "beliefs and personality",
-    "plans, goals and wishes",
-    "possessions and money",
-    "looks and clothes",
-    "technology and games",
-    "past and life events",
-]
-SYSTEM = (
-    "A person told a chat partner a fact about themself. Pick the 1 to 3 conversation "
-    "topics under which this fact would come up, from this list: "
-    + "; ".join(TOPICS)
-    + ". Answer in JSON."
-)
-SHOTS = [
-    ("I like to dance at the club.", ["hobbies and free time", "music"]),
-    ("My wife left me and took my children.", ["family and relationships", "past and life events"]),
-    ("I work in the healthcare industry.", ["work and career"]),
-]
-SCHEMA = {
-    "type": "object",
-    "properties": {
-        "topics": {"type": "array", "items": {"enum": TOPICS}, "minItems": 1, "maxItems": 3}
-    },
-    "required": ["topics"],
-}
 WEIGHTS = (0.25, 0.5, 1.0, 2.0, 3.0)
 RIDGES = (1.0, 3.0, 10.0)
 CHOSEN = (1.0, 0.5)  # ridge, weight: the best dev-fold reading (tied with ridge 10)
@@ -131,12 +95,6 @@ def generate(parallel: int, models_dir: Path) -> None:
     params.api_keys = [secrets.token_urlsafe(32)]
     params.verbosity = -1
     server = xllamacpp.Server(params)
-    shots: list[dict[str, str]] = []
-    for fact, topics in SHOTS:
-        shots += [
-            {"role": "user", "content": f"Fact: {fact}"},
-            {"role": "assistant", "content": json.dumps({"topics": topics})},
-        ]
     grammar = compact_json_grammar(SCHEMA)
     work: queue.Queue[str] = queue.Queue()
     for text in todo:
@@ -149,15 +107,10 @@ def generate(parallel: int, models_dir: Path) -> None:
                 fact = work.get_nowait()
             except queue.Empty:
                 return
-            messages = [
-                {"role": "system", "content": SYSTEM},
-                *shots,
-                {"role": "user", "content": f"Fact: {fact}"},
-            ]
             answer = server.handle_chat_completions(
                 {
-                    "messages": messages,
-                    "max_tokens": 60,
+                    "messages": messages(fact),
+                    "max_tokens": MAX_TOKENS,
                     "temperature": 0.0,
                     "grammar": grammar,
                     "cache_prompt": True,
@@ -189,8 +142,8 @@ def read_tags() -> dict[str, np.ndarray]:
     tags = {}
     for line in TAGS_FILE.open():
         row = json.loads(line)
-        vector = np.zeros(len(TOPICS), np.float32)
-        vector[[TOPICS.index(t) for t in row["topics"]]] = 1.0
+        vector = np.zeros(len(LABELS), np.float32)
+        vector[[LABELS.index(t) for t in row["topics"]]] = 1.0
         tags[normalize_content(row["fact"])] = vector
     return tags
 

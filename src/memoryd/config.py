@@ -65,6 +65,8 @@ class MemorydSettings(BaseSettings):
     extraction_batch_chats: int = Field(default=16, ge=1, le=100)
     extraction_max_attempts: int = Field(default=5, ge=1)
     extraction_backoff_seconds: float = Field(default=300.0, gt=0)
+    # memories a run tags with topics after its pairs, one LLM call each (0: off)
+    topic_tags_per_run: int = Field(default=50, ge=0)
 
     @field_validator("extraction_interval")
     @classmethod

@@ -44,7 +44,8 @@ def run(url: str, srv: FakeOpenAIServer, tmp_path: Path, *args: str) -> Result:
 def test_extract_one_pair_then_runs(
     seeded: str, fake_llm: FakeOpenAIServer, tmp_path: Path
 ) -> None:
-    fake_llm.script(observe(person=[1]))
+    # the Observer's answer, then the new memory's topics (MEMORYD_TOPIC_TAGS_PER_RUN, 50)
+    fake_llm.script(observe(person=[1]), Reply.json({"topics": ["work and career"]}))
 
     result = run(seeded, fake_llm, tmp_path, "extract", "--user", "ana", "--workspace", "lab")
 
@@ -53,12 +54,17 @@ def test_extract_one_pair_then_runs(
         "[1/1] ana/lab: extracting...",
         "[1/1] ana/lab: 1 created, 0 updated, 3 chats processed",
     ]
-    assert "1 processed" in result.stdout and "; 1 LLM call, " in result.stdout
+    assert "1 processed" in result.stdout
+    assert "3 chats, 1 tagged with topics; 2 LLM calls, " in result.stdout
     history = run(seeded, fake_llm, tmp_path, "runs", "--json")
     [entry] = json.loads(history.stdout)
     assert (entry["memories_created"], entry["chats_processed"], entry["status"]) == (1, 3, "ok")
+    assert entry["memories_tagged"] == 1
     table = run(seeded, fake_llm, tmp_path, "runs")
     assert entry["id"][:8] in table.stdout and "manual" in table.stdout
+    assert "tagged" in table.stdout  # the column, from 130 columns
+    one = run(seeded, fake_llm, tmp_path, "runs", "--run", entry["id"][:8])
+    assert "1 tagged with topics" in one.stdout
     assert "sk-cli-test-key" not in table.output + result.output
 
 
@@ -149,6 +155,29 @@ def test_all_due_pairs_with_a_failure(
     assert "[pair] ana/lab: LLM server answered HTTP 500: model server down" in detail.stdout
 
 
+def test_tag_topics_sets_the_budget_and_a_tagging_error_is_a_warning(
+    seeded: str, fake_llm: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    with Memoryd(seeded) as md:
+        ana = md.get_user("ana")
+        for text in ("I play chess.", "I have two cats.", "I drink tea."):
+            md.add_memory(ana.id, text)
+    fake_llm.script(observe(person=[1]))
+    quiet = run(seeded, fake_llm, tmp_path, "extract", "--tag-topics", "0")
+    assert quiet.exit_code == 0, quiet.output
+    assert len(fake_llm.requests) == 1 and "0 tagged with topics; 1 LLM call, " in quiet.stdout
+
+    fake_llm.script(Reply.json({"topics": ["hobbies and free time"]}), Reply.error(500, "boom"))
+    tagged = run(seeded, fake_llm, tmp_path, "extract", "--tag-topics", "3")
+    assert tagged.exit_code == 0, tagged.output  # tagging never fails a run
+    assert "1 tagged with topics; 2 LLM calls (1 failed), " in tagged.stdout
+    assert tagged.stderr.splitlines()[-1].startswith("warning: topic tagging stopped after 1 ")
+    assert "HTTP 500: boom" in tagged.stderr
+    [last, _] = json.loads(run(seeded, fake_llm, tmp_path, "runs", "--json").stdout)
+    detail = run(seeded, fake_llm, tmp_path, "runs", "--run", last["id"])
+    assert "- [topics] run: topic tagging stopped after 1 memory: " in detail.stdout
+
+
 def test_empty_history_and_no_failing_pair_say_so_in_one_line(
     seeded: str, fake_llm: FakeOpenAIServer, tmp_path: Path
 ) -> None:
@@ -169,7 +198,8 @@ def test_bad_input_is_one_line_and_exit_2(
 ) -> None:
     for args in (("extract", "--user", "ana"), ("extract", "--user", "zoe", "-w", "lab"),
                  ("extract", "--user", "ana", "-w", "nope"),
-                 ("runs", "--run", "abcdef", "--parked")):  # fmt: skip
+                 ("runs", "--run", "abcdef", "--parked"), ("extract", "--tag-topics", "-1"),
+                 ("extract", "--tag-topics", "many")):  # fmt: skip
         result = run(seeded, fake_llm, tmp_path, *args)
         assert result.exit_code == 2, result.output
         assert result.stderr.startswith("error: ") and len(result.stderr.splitlines()) == 1

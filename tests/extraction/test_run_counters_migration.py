@@ -1,5 +1,5 @@
 """Runs stored before a run-history migration get honest counters (0007: from their
-errors; 0014: no failed LLM calls, which were never recorded)."""
+errors; 0014: no failed LLM calls, which were never recorded; 0015: no memories tagged)."""
 
 from __future__ import annotations
 
@@ -63,4 +63,52 @@ def test_runs_stored_before_failed_calls_were_counted_read_zero_failed(db_url: s
     new.llm_calls, new.llm_calls_failed = 3, 2
     finish_run(db, new, datetime(2026, 1, 2, 0, 1, tzinfo=UTC))
     assert [(r.llm_calls, r.llm_calls_failed) for r in list_runs(db)] == [(3, 2), (2, 0)]
+    db.dispose()
+
+
+def test_migration_0015_leaves_old_memories_untagged_and_old_runs_with_none_tagged(
+    db_url: str,
+) -> None:
+    """Migration 0015 on a database holding a memory and a run: the memory reads as not
+    tagged yet (the next runs tag it), the run as having tagged none, and a run finished
+    after the upgrade stores its own count."""
+    db = Database.open(db_url, migrate=False)
+    db.upgrade(revision_before("_memory_topics.py"))
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    with db.engine.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO users (id, name, role, created_at) VALUES (1, 'ana', 'default', :at)"
+            ),
+            {"at": at},
+        )
+        conn.execute(
+            text(
+                "INSERT INTO memories (id, user_id, scope, content, content_key, source, "
+                "created_at, updated_at, source_chats) VALUES ('m1', 1, 'global', "
+                "'I play chess.', 'i play chess.', 'user', :at, :at, '[]')"
+            ),
+            {"at": at},
+        )
+        conn.execute(
+            text(
+                "INSERT INTO extraction_runs (id, trigger, dry_run, started_at, finished_at, "
+                "status, pairs_seen, pairs_processed, pairs_skipped, skipped_reasons, "
+                "memories_created, memories_updated, chats_processed, llm_calls, "
+                "prompt_tokens, completion_tokens, errors) VALUES (:id, 'manual', false, "
+                ":at, :at, 'ok', 1, 1, 0, '{}', 1, 0, 3, 2, 10, 2, '[]')"
+            ),
+            {"id": "c" * 32, "at": at},
+        )
+    db.upgrade()
+    with db.read() as repo:
+        assert repo.get_memory("m1") is not None and repo.get_memory("m1").topics is None
+        assert [m.id for m in repo.untagged_memories(10, at)] == ["m1"]
+    [old] = list_runs(db)
+    assert old.memories_tagged == 0
+    new = Run(id=new_run_id(), trigger="manual", started_at=datetime(2026, 1, 2, tzinfo=UTC))
+    start_run(db, new)
+    new.memories_tagged = 4
+    finish_run(db, new, datetime(2026, 1, 2, 0, 1, tzinfo=UTC))
+    assert [r.memories_tagged for r in list_runs(db)] == [4, 0]
     db.dispose()

@@ -22,9 +22,9 @@ from sqlalchemy import text
 
 from memoryd import Memoryd
 from memoryd.extraction.sentences import memory_form
-from memoryd.scale.tasks import EXTRACT_TASK, PRUNE_TASK, QUEUE, make_app, pair_lock
+from memoryd.scale.tasks import EXTRACT_TASK, PRUNE_TASK, QUEUE, TAG_TASK, make_app, pair_lock
 from memoryd.scale.worker import install_schema
-from memoryd.testing import FakeOpenAIServer
+from memoryd.testing import FakeOpenAIServer, Reply
 from memoryd.testing.echo_extraction import EchoExtractor
 from support.extraction import run_ids, stored_run
 from support.scale import (
@@ -190,6 +190,34 @@ def test_periodic_sweep_queues_due_pairs_and_obeys_the_switch(
         pg_md.set_setting("memory_auto_extraction", True)
         wait_for(lambda: unprocessed(pg_md, pairs) == 0, 90, "the sweep to queue the pairs")
     assert_one_memory_per_chat(pg_md, pairs, chats=4)
+
+
+def test_the_sweep_queues_a_tagging_job_for_memories_no_pair_job_tags(
+    pg_md: Memoryd, queue: App, workers: Workers
+) -> None:
+    """Memories typed by users who never chat get their topics from the fleet-wide
+    tagging job the sweep queues, recorded as a run with no pairs."""
+    ana = pg_md.create_user("ana")
+    pg_md.create_workspace("lab")
+    texts = ["I play chess.", "I have two cats.", "I drink green tea."]
+    for fact in texts:
+        pg_md.add_memory(ana.id, fact, workspace="lab" if fact == texts[1] else None)
+    with FakeOpenAIServer() as llm:
+        llm.default = Reply.json({"topics": ["hobbies and free time"]})
+        workers.start(pg_md.url, llm.base_url, name="tagger", interval="1s")
+        wait_for(
+            lambda: all(m.topics is not None for m in pg_md.list_memories(ana.id)),
+            90,
+            "the tagging job",
+        )
+        assert sorted(str(r["messages"][-1]["content"]) for r in llm.requests) == sorted(
+            f"Fact: {t}" for t in texts
+        )
+    assert {m.topics for m in pg_md.list_memories(ana.id)} == {("hobbies",)}
+    tagging = [r for r in pg_md.extraction_runs(50) if r.memories_tagged]
+    assert [(r.trigger, r.pairs_seen, r.status) for r in tagging] == [("worker", 0, "ok")]
+    assert tagging[0].memories_tagged == 3 and tagging[0].llm_calls == 3
+    assert jobs_of(pg_md, TAG_TASK) <= 1  # one waiting at most, fleet-wide
 
 
 def test_an_hourly_job_prunes_old_run_history(pg_md: Memoryd, queue: App, workers: Workers) -> None:

@@ -240,7 +240,10 @@ export interface paths {
          *     ``status_note`` says why for an interrupted run, else null. ``heartbeat_at`` is a
          *     run's last sign of life. ``llm_calls`` counts every LLM call made, answered or not, and
          *     ``llm_calls_failed`` those of them that got no answer (an HTTP error, a timeout, a
-         *     server that cannot be reached): a run whose calls all failed has both equal, not 0.
+         *     server that cannot be reached): a run whose calls all failed has both equal, not 0;
+         *     they include the calls of the run's topic-tagging pass, and ``memories_tagged``
+         *     counts the memories it gave topics (a tagging error is listed in ``errors`` with
+         *     the kind ``topics`` and fails nothing).
          */
         get: operations["runs_api_v1_extraction_runs_get"];
         put?: never;

@@ -64,16 +64,29 @@ def extract(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Call the LLM but write nothing; print the plan.")
     ] = False,
+    tag_topics: Annotated[
+        int | None,
+        typer.Option(
+            "--tag-topics",
+            metavar="N",
+            min=0,
+            help="After the pairs, tag up to N untagged memories with topics, one LLM call "
+            "each (default: MEMORYD_TOPIC_TAGS_PER_RUN, 50; 0: none).",
+        ),
+    ] = None,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Extract memories from unprocessed chats now: every due pair, or one pair.
 
-    Naming a pair (--user and --workspace) also retries it when it is parked.
+    Naming a pair (--user and --workspace) also retries it when it is parked. Then the
+    run tags memories that have no topics yet (the pair's user's, or anyone's); a dry
+    run tags none.
     """
     if (user is None) != (workspace is None):
         raise InvalidInput("give both --user and --workspace, or neither")
     with open_memoryd(db) as md:
+        budget = md.settings.topic_tags_per_run if tag_topics is None else tag_topics
         names = {u.id: u.name for u in md.list_users()}
         results: list[PairResult] = []
 
@@ -90,13 +103,16 @@ def extract(
             owner = find_user(md, user)
             md.extract(
                 owner.id, workspace, force=force, dry_run=dry_run, on_pair=progress,
-                on_pair_start=starting,
+                on_pair_start=starting, tag_topics=budget,
             )  # fmt: skip
             run = md.extraction_runs(1)[0] if not dry_run else None
         else:
             if not as_json:
                 note("looking for due pairs...")
-            run = md.extract(force=force, dry_run=dry_run, on_pair=progress, on_pair_start=starting)
+            run = md.extract(
+                force=force, dry_run=dry_run, on_pair=progress, on_pair_start=starting,
+                tag_topics=budget,
+            )  # fmt: skip
     if dry_run:
         run = None  # never stored: no id that `memoryd runs` would not know
     if as_json:
@@ -117,6 +133,9 @@ def extract(
             echo(_run_summary(run))
         if not results:
             echo("no pair is due")
+    tagging = [e["error"] for e in run.errors if e.get("kind") == "topics"] if run else []
+    if tagging and not as_json:
+        note(f"warning: {tagging[0]}")
     refused = [r.error for r in results if r.stopped_by]
     if refused and not as_json:  # the one line that says what to change
         note(f"error: {refused[0]}; no attempt was counted on the pair, its chats wait")
@@ -155,7 +174,8 @@ def _run_summary(run: Run) -> str:
         f"run {run.id[:8]}: {run.pairs_seen} pair(s) seen, {run.pairs_processed} processed, "
         f"{run.pairs_skipped} skipped{f' ({skipped})' if skipped else ''}; "
         f"{run.memories_created} created, {run.memories_updated} updated, "
-        f"{run.chats_processed} chats; {calls_text(run.llm_calls, run.llm_calls_failed)}, "
+        f"{run.chats_processed} chats, {run.memories_tagged} tagged with topics; "
+        f"{calls_text(run.llm_calls, run.llm_calls_failed)}, "
         f"{run.prompt_tokens}+{run.completion_tokens} tokens; status {run.status} "
         f"({run.pairs_failed} pair(s) failed, {run.facts_dropped} fact(s) dropped, "
         f"{run.facts_not_stored} not stored)"
@@ -338,6 +358,7 @@ def _runs_table(history: list[Run], width: int) -> Table:
         rows += [
             ("LLM calls", True, lambda r: calls_text(r.llm_calls, r.llm_calls_failed, unit=False)),
             ("tokens", True, lambda r: f"{r.prompt_tokens}+{r.completion_tokens}"),
+            ("tagged", True, lambda r: str(r.memories_tagged)),
         ]
     table = Table(
         title="Extraction runs (times in UTC)",

@@ -39,6 +39,7 @@ class ExtractionFacade:
         on_pair: ProgressCallback | None = ...,
         on_pair_start: StartCallback | None = ...,
         on_start: RunCallback | None = ...,
+        tag_topics: int = ...,
     ) -> PairResult: ...
 
     @overload
@@ -53,6 +54,7 @@ class ExtractionFacade:
         on_pair: ProgressCallback | None = ...,
         on_pair_start: StartCallback | None = ...,
         on_start: RunCallback | None = ...,
+        tag_topics: int = ...,
     ) -> Run: ...
 
     def extract(
@@ -66,12 +68,16 @@ class ExtractionFacade:
         on_pair: ProgressCallback | None = None,
         on_pair_start: StartCallback | None = None,
         on_start: RunCallback | None = None,
+        tag_topics: int = 0,
     ) -> PairResult | Run:
         """Extract memories now: one pair (returns its PairResult) or all due pairs (a Run).
 
         ``force`` ignores the idle threshold and the message minimum; naming a pair also
         retries it when parked. ``dry_run`` writes nothing and lists what would change.
         ``on_start(run)`` is called once the run is stored as running, before any pair.
+        ``tag_topics`` tags up to that many untagged memories with conversation topics
+        after the pairs (one LLM call each; those of the named pair's user, or anyone's);
+        the background scheduler passes the ``topic_tags_per_run`` setting.
         """
         from memoryd.domain.errors import InvalidInput
         from memoryd.extraction.scheduler import run_extraction
@@ -88,7 +94,7 @@ class ExtractionFacade:
         run = run_extraction(
             self._deps(), provider=provider, user_id=user_id, workspace=workspace,
             force=force, dry_run=dry_run, on_pair=collect, on_pair_start=on_pair_start,
-            on_start=on_start,
+            on_start=on_start, tag_topics=tag_topics,
         )  # fmt: skip
         return results[0] if user_id is not None else run
 

@@ -4,7 +4,8 @@ A (user, workspace) pair is due when it has at least the minimum of unprocessed 
 messages, its newest chat is older than the idle threshold, and it is neither waiting out
 a backoff nor parked. ``due_pairs`` is the single SQL query that decides this (it reads
 the partial index ``ix_chats_unprocessed``). ``run_extraction`` processes pairs with
-``process_pair`` and stores the run's history; ``ExtractionScheduler`` repeats it every
+``process_pair``, then tags memories with topics (``memoryd.extraction.topics``) when
+given a budget, and stores the run's history; ``ExtractionScheduler`` repeats it every
 ``MEMORY_EXTRACTION_INTERVAL`` in a daemon thread, obeying the run-time switches, and
 on its ticks purges expired memories and (at most once an hour) old run history.
 """
@@ -35,6 +36,7 @@ from memoryd.extraction.runs import (
     stale_after,
     start_run,
 )
+from memoryd.extraction.topics import tag_memories
 from memoryd.llm.base import LLMConfigError, LLMProvider, LLMUnreachable
 from memoryd.storage.tables import CHAT_UNPROCESSED, chats, extraction_pairs, workspaces
 
@@ -168,6 +170,8 @@ def run_extraction(
     on_pair: ProgressCallback | None = None,
     on_pair_start: StartCallback | None = None,
     on_start: RunCallback | None = None,
+    tag_topics: int = 0,
+    extract_pairs: bool = True,
 ) -> Run:
     """One extraction run: one named pair, or every due pair; its history is stored.
 
@@ -176,6 +180,12 @@ def run_extraction(
     The stored run beats after every batch and pair (``Heartbeat``); an exception or
     Ctrl-C that stops it is stored as status ``interrupted``, with the reason.
     ``on_start`` is called once the run is stored (listed as running), before any pair.
+
+    After the pairs, the run tags up to ``tag_topics`` untagged memories with topics
+    (``memoryd.extraction.topics``): the named pair's user's globals and workspace's
+    memories, or anyone's. Not on a dry run, nor after the LLM was found unavailable,
+    nor while ``memory_enabled`` is off.
+    ``extract_pairs=False`` runs only that pass (the queue workers' tagging job).
     """
     now = clock or md.clock
     cfg = config or ExtractionConfig.from_settings(md.settings)
@@ -202,6 +212,8 @@ def run_extraction(
             md.store.require_workspace(repo, workspace)
         targets = [(user_id, workspace)]
         run.pairs_seen = 1
+    elif not extract_pairs:
+        targets = []
     else:
         idle = timedelta(0) if force else cfg.idle_threshold
         minimum = 1 if force else cfg.min_chats
@@ -218,6 +230,7 @@ def run_extraction(
     if not dry_run:
         start_run(md.db, run, stale)
     at: tuple[int, str] | None = None
+    stopped = False
     try:
         if on_start is not None:
             on_start(run)
@@ -244,9 +257,12 @@ def run_extraction(
             if on_pair is not None:
                 on_pair(result, index, len(targets))
             if result.stopped_by:  # every other pair would fail the same way
+                stopped = True
                 if index < len(targets):
                     run.skip(result.stopped_by, len(targets) - index)
                 break
+        if tag_topics > 0 and not dry_run and not stopped:
+            _tag_topics(md, llm, run, tag_topics, now(), user_id, workspace, heartbeat)
     except BaseException as exc:
         run.interrupt(exc, at)
         raise
@@ -275,6 +291,54 @@ def record_setup_failure(md: ExtractionDeps, trigger: str, now: datetime, exc: E
     )
     start_run(md.db, run)
     return finish_run(md.db, run, now)
+
+
+def _tag_topics(
+    md: ExtractionDeps,
+    llm: LLMProvider,
+    run: Run,
+    limit: int,
+    now: datetime,
+    user_id: int | None,
+    workspace: str | None,
+    heartbeat: Heartbeat | None,
+) -> None:
+    """The run's topic-tagging pass, counted in its calls and tokens; an LLM error that
+    stops it is listed with the run's errors (kind ``topics``) and fails nothing. With
+    the master switch ``memory_enabled`` off, nothing is sent to the LLM."""
+    if not current_settings(md)[runtime_settings.MEMORY_ENABLED.key]:
+        return
+    workspace_id = None
+    if workspace is not None:
+        with md.db.read() as repo:
+            workspace_id = repo.workspace_id(workspace)
+    done = tag_memories(
+        md.db,
+        llm,
+        limit=limit,
+        now=now,
+        user_id=user_id,
+        workspace_id=workspace_id,
+        on_memory=heartbeat.beat if heartbeat else None,
+    )
+    run.llm_calls += done.usage.calls
+    run.llm_calls_failed += done.usage.failed
+    run.prompt_tokens += done.usage.prompt_tokens
+    run.completion_tokens += done.usage.completion_tokens
+    run.memories_tagged += done.tagged
+    if done.error is not None:
+        tagged = f"{done.tagged} memor{'y' if done.tagged == 1 else 'ies'}"
+        run.errors.append(
+            {
+                "kind": "topics",
+                "user_id": user_id,
+                "workspace": workspace,
+                "error": f"topic tagging stopped after {tagged}: {done.error}; "
+                "the rest stay untagged until a later run",
+            }
+        )
+    if heartbeat is not None:
+        heartbeat.beat(progress=True)
 
 
 def _account(run: Run, result: PairResult) -> None:
@@ -313,7 +377,8 @@ class ExtractionScheduler:
     """Runs extraction every interval in a daemon thread, in this process.
 
     ``tick()`` is one scheduled run (skipped while ``memory_enabled`` or
-    ``memory_auto_extraction`` is off); ``start()``/``stop()`` run ticks in the background.
+    ``memory_auto_extraction`` is off), tagging up to ``topic_tags_per_run`` memories
+    with topics after its pairs; ``start()``/``stop()`` run ticks in the background.
     Every tick first purges expired memories and, at most once an hour, prunes run
     history older than ``run_retention_days`` (both whatever the switches say).
     ``ticks`` counts the ticks finished so far, whether they ran, were skipped or failed;
@@ -372,7 +437,11 @@ class ExtractionScheduler:
             log.info("extraction skipped: memory_enabled or memory_auto_extraction is off")
             return None
         self.last_run = run_extraction(
-            self.md, provider=self.provider, trigger="scheduler", clock=self.clock
+            self.md,
+            provider=self.provider,
+            trigger="scheduler",
+            clock=self.clock,
+            tag_topics=self.md.settings.topic_tags_per_run,
         )
         return self.last_run
 

@@ -13,6 +13,15 @@ batch are flagged processed in the transaction that applies it, so a worker that
 mid-batch leaves them unprocessed; ``recover`` finds its job from the missing worker
 heartbeat and puts it back in the queue for another worker.
 
+Memories get their conversation topics (``memoryd.extraction.topics``) two ways: each
+``extract_pair`` job, after its pair, tags that user's untagged globals and workspace
+memories (most memories are born in a pair that was just extracted), and each sweep
+that finds any untagged memory also queues one ``tag_topics`` job (one lock for the
+whole fleet, so at most one runs and one waits) that tags anyone's, oldest first -- so
+memories typed by users who never chat are tagged too. Both tag at most
+``MEMORYD_TOPIC_TAGS_PER_RUN`` memories per run (0 switches tagging off) and are
+recorded as runs, so their LLM calls show in the run history.
+
 ``prune_runs`` runs once an hour (one job for the whole fleet: procrastinate defers a
 periodic task once per tick) and deletes run history older than ``run_retention_days``.
 """
@@ -22,7 +31,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -51,6 +60,7 @@ SWEEP_TASK = "memoryd.sweep"
 EXTRACT_TASK = "memoryd.extract_pair"
 RECOVER_TASK = "memoryd.recover"
 PRUNE_TASK = "memoryd.prune_runs"
+TAG_TASK = "memoryd.tag_topics"
 PRUNE_CRON = "7 * * * *"  # hourly, off the top of the hour when sweeps pile up
 # A database outage inside a job: wait and retry while holding the pair's lock.
 DB_RETRY_DELAYS = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
@@ -94,7 +104,7 @@ def libpq_conninfo(database_url: str) -> str:
 
 
 def make_app(database_url: str, *, interval: timedelta, recover_seconds: int = 10) -> App:
-    """The procrastinate app over memoryd's database, with memoryd's four tasks."""
+    """The procrastinate app over memoryd's database, with memoryd's five tasks."""
     if recover_seconds not in SECOND_STEPS:
         raise ValueError(f"recover_seconds must divide a minute, one of {SECOND_STEPS}")
     connector = PsycopgConnector(conninfo=libpq_conninfo(database_url), min_size=1, max_size=4)
@@ -105,6 +115,9 @@ def make_app(database_url: str, *, interval: timedelta, recover_seconds: int = 1
     )(sweep)
     app.periodic(cron=cron, periodic_id="sweep")(sweep_task)
     app.task(name=EXTRACT_TASK, queue=QUEUE, pass_context=True)(extract_pair)
+    app.task(name=TAG_TASK, queue=QUEUE, pass_context=True, lock=TAG_TASK, queueing_lock=TAG_TASK)(
+        tag_topics
+    )
     recover_task = app.task(
         name=RECOVER_TASK,
         queue=QUEUE,
@@ -140,6 +153,7 @@ class SweepResult:
     due: int
     deferred: int
     already_queued: int
+    tagging_deferred: bool = False  # a tag_topics job was queued
 
 
 def defer_pairs(app: App, pairs: Sequence[DuePair]) -> SweepResult:
@@ -167,14 +181,30 @@ def sweep_now(md: Memoryd, app: App) -> SweepResult:
         due = due_pairs(
             repo.conn, now=md.clock(), idle_threshold=cfg.idle_threshold, min_chats=cfg.min_chats
         )
-    result = defer_pairs(app, due)
+    result = replace(defer_pairs(app, due), tagging_deferred=defer_tagging(md, app))
     log.info(
-        "sweep: %d due pairs, %d jobs deferred, %d already queued",
+        "sweep: %d due pairs, %d jobs deferred, %d already queued%s",
         result.due,
         result.deferred,
         result.already_queued,
+        "; topic tagging queued" if result.tagging_deferred else "",
     )
     return result
+
+
+def defer_tagging(md: Memoryd, app: App) -> bool:
+    """Queue one ``tag_topics`` job if tagging is on and some memory waits for its
+    topics, unless one is already waiting; True if it was queued."""
+    if md.settings.topic_tags_per_run <= 0:
+        return False
+    with md.db.read() as repo:
+        if not repo.untagged_memories(1, md.clock()):
+            return False
+    try:
+        app.configure_task(TAG_TASK, queue=QUEUE, lock=TAG_TASK, queueing_lock=TAG_TASK).defer()
+    except AlreadyEnqueued:
+        return False
+    return True
 
 
 def sweep(context: JobContext, timestamp: int) -> None:
@@ -260,6 +290,7 @@ def extract_pair(context: JobContext, user_id: int, workspace: str) -> None:
                 trigger="worker",
                 user_id=user_id,
                 workspace=workspace,
+                tag_topics=md.settings.topic_tags_per_run,
             )
         except MemorydError as exc:  # the user or workspace was deleted meanwhile
             log.info("pair %s/%s: %s", user_id, workspace, exc)
@@ -272,6 +303,33 @@ def extract_pair(context: JobContext, user_id: int, workspace: str) -> None:
             done.memories_created,
             done.memories_updated,
             len(done.errors),
+        )
+
+    _retrying_database(run)
+
+
+def tag_topics(context: JobContext) -> None:
+    """Tag anyone's untagged memories with topics, oldest first, up to
+    ``topic_tags_per_run``: a run of its own, with no pairs."""
+    md = _memoryd(context)
+
+    def run() -> None:
+        if not extraction_on(md):
+            return
+        try:
+            llm = _provider(context, md)
+        except MemorydError as exc:  # unknown provider, hosted API without a key
+            log.warning("topic tagging: %s", exc)
+            return
+        done = run_extraction(
+            md,
+            provider=llm,
+            trigger="worker",
+            extract_pairs=False,
+            tag_topics=md.settings.topic_tags_per_run,
+        )
+        log.info(
+            "topic tagging: %d memories tagged, %d errors", done.memories_tagged, len(done.errors)
         )
 
     _retrying_database(run)

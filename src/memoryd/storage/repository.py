@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from sqlalchemy import (
@@ -39,6 +39,7 @@ from memoryd.domain.models import (
 from memoryd.storage import chat_erasure, turn_rows
 from memoryd.storage.tables import (
     CHAT_UNPROCESSED,
+    MEMORY_UNTAGGED,
     audit_log,
     cache_epoch,
     chat_memories,
@@ -92,6 +93,14 @@ def chat_of(row: Row[Any] | Any) -> Chat:
         created_at=row.created_at,
         memory_processed=row.memory_processed,
     )
+
+
+class Untagged(NamedTuple):
+    """A memory waiting for its topics: what the LLM reads and what guards the write."""
+
+    id: str
+    content: str
+    content_key: str
 
 
 def vector_bytes(vector: Any) -> bytes | None:
@@ -320,6 +329,42 @@ class Repository:
             .limit(limit)
         )
         return [_memory(r, False, self.conn.dialect) for r in self.conn.execute(query)]
+
+    def untagged_memories(
+        self,
+        limit: int,
+        now: datetime,
+        *,
+        user_id: int | None = None,
+        workspace_id: int | None = None,
+    ) -> list[Untagged]:
+        """Unexpired memories with no topics yet, oldest first: anyone's, or with
+        ``user_id`` that user's globals and (given ``workspace_id``) that workspace's."""
+        query = select(memories.c.id, memories.c.content, memories.c.content_key).where(
+            MEMORY_UNTAGGED, or_(memories.c.expires_at.is_(None), memories.c.expires_at > now)
+        )
+        if user_id is not None:
+            mine = memories.c.scope == Scope.GLOBAL.value
+            if workspace_id is not None:
+                mine = or_(mine, memories.c.workspace_id == workspace_id)
+            query = query.where(memories.c.user_id == user_id, mine)
+        query = query.order_by(memories.c.created_at, memories.c.id).limit(limit)
+        return [Untagged(*row) for row in self.conn.execute(query)]
+
+    def set_topics(self, memory_id: str, content_key: str, topics: str | None) -> bool:
+        """Store a memory's topics if it still has the text they were asked for (its
+        ``content_key``) and none yet; False when the text changed or it went meanwhile.
+        Moves no ``updated_at``: topics are derived from the text, like the vector."""
+        result = self.conn.execute(
+            update(memories)
+            .where(
+                memories.c.id == memory_id,
+                memories.c.content_key == content_key,
+                MEMORY_UNTAGGED,
+            )
+            .values(topics=topics)
+        )
+        return bool(result.rowcount)
 
     def touch_memories(self, ids: Iterable[str], now: datetime) -> None:
         id_list = list(ids)

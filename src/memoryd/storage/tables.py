@@ -110,6 +110,13 @@ memories = Table(
     Index("ix_memories_user_scope_workspace", "user_id", "scope", "workspace_id"),
     Index("ix_memories_workspace_id", "workspace_id"),  # deleting a workspace (0004)
     Index("ix_memories_expires_at", "expires_at"),  # purging expired memories (0009)
+    # the topic-tagging pass reads untagged memories, oldest first (0015)
+    Index(
+        "ix_memories_untagged",
+        "created_at",
+        sqlite_where=text("topics IS NULL"),
+        postgresql_where=text("topics IS NULL"),
+    ),
 )
 
 # Extraction's changes waiting for the user's decision under memory_review (0009).
@@ -177,6 +184,8 @@ chat_memories = Table(
 # a literal ``= false`` (``= 0`` on SQLite). With ``IS FALSE`` or a bound parameter the
 # planners of both databases cannot use the partial index and scan every chat instead.
 CHAT_UNPROCESSED = chats.c.memory_processed == false()
+# "Not tagged yet", as ix_memories_untagged's predicate spells it.
+MEMORY_UNTAGGED = memories.c.topics.is_(None)
 
 settings = Table(
     "settings",
@@ -244,6 +253,8 @@ extraction_runs = Table(
     Column("alive_until", UTCDateTime, nullable=True),
     # of llm_calls, those that got no answer: "every call failed" is not "no call needed"
     Column("llm_calls_failed", Integer, nullable=False, default=0),
+    # memories the run's topic-tagging pass wrote topics for (0015)
+    Column("memories_tagged", Integer, nullable=False, default=0),
     Index("ix_extraction_runs_started_at", "started_at"),
 )
 

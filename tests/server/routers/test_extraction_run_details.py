@@ -6,30 +6,43 @@ apart; a run with a failed pair is ``errors``; the details name each pair's user
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.extraction.runs import Run, finish_run, new_run_id, start_run
+from memoryd.server.web.admin_pages import run_pairs
 from memoryd.testing import FakeOpenAIServer, Reply
 from support.server import build_world, make_settings
+from support.web import get_page, words
 
 
 def test_run_details_with_pairs_dropped_facts_and_failures(
     tmp_path: Path, embedder: MiniLMEmbedder, fake_llm: FakeOpenAIServer
 ) -> None:
     settings = make_settings(
-        tmp_path, llm_provider="openai", llm_base_url=fake_llm.base_url, llm_model="fake-model"
+        tmp_path,
+        llm_provider="openai",
+        llm_base_url=fake_llm.base_url,
+        llm_model="fake-model",
+        topic_tags_per_run=50,
     )
     world = build_world(settings, embedder)
     alice, bob = world.ids["alice"], world.ids["bob"]
     for _ in range(3):
         world.md.record_chat(alice, "alpha", "I just moved to Oslo.", "Welcome to Norway!")
-    # sentence 1 is real, 7 does not exist (an invented fact): dropped, the run is fine
-    fake_llm.script(Reply.json({"person": [1, 7], "project": []}))
+    # sentence 1 is real, 7 does not exist (an invented fact): dropped, the run is fine;
+    # then Run now tags the new memory with topics (up to MEMORYD_TOPIC_TAGS_PER_RUN)
+    fake_llm.script(
+        Reply.json({"person": [1, 7], "project": []}),
+        Reply.json({"topics": ["home and where they live", "travel and places"]}),
+    )
     with world.client:
         ran = world.call("admin", "POST", "/api/v1/extraction/run", json={"force": True}).json()
         run_id = ran["run"]["id"]
         listed = world.call("admin", "GET", "/api/v1/extraction/runs").json()[0]
         assert (listed["status"], listed["pairs_failed"], listed["facts_dropped"]) == ("ok", 0, 1)
+        assert (listed["memories_tagged"], listed["llm_calls"]) == (1, 2)
         details = world.call("admin", "GET", f"/api/v1/extraction/runs/{run_id}")
         assert details.status_code == 200, details.text
         body = details.json()
@@ -39,6 +52,7 @@ def test_run_details_with_pairs_dropped_facts_and_failures(
         assert pair["status"] == "processed"
         [memory] = world.md.list_memories(alice)
         assert pair["created"] == [memory.id] and len(pair["chats_processed"]) == 3
+        assert memory.topics == ("home", "travel") and body["memories_tagged"] == 1
         assert len(pair["dropped"]) == 1 and pair["error"] is None
         assert [e["kind"] for e in body["errors"]] == ["item"]
 
@@ -65,3 +79,28 @@ def test_run_details_with_pairs_dropped_facts_and_failures(
         assert bad.status_code == 422
         refused = world.call("alice", "GET", f"/api/v1/extraction/runs/{run_id}")
         assert refused.status_code == 403
+
+
+def test_the_run_page_shows_the_memories_tagged_and_a_stopped_tagging_pass(
+    tmp_path: Path, embedder: MiniLMEmbedder
+) -> None:
+    world = build_world(make_settings(tmp_path), embedder)
+    run = Run(id=new_run_id(), trigger="scheduler", started_at=world.md.clock())
+    start_run(world.md.db, run)
+    run.memories_tagged, run.llm_calls, run.llm_calls_failed = 2, 3, 1
+    run.errors = [
+        {
+            "kind": "topics",
+            "user_id": None,
+            "workspace": None,
+            "error": "topic tagging stopped after 2 memories: the LLM request timed out",
+        }
+    ]
+    finish_run(world.md.db, run, world.md.clock())
+    with world.client:
+        page = get_page(world, "admin", f"/admin/runs/{run.id}")
+    assert page.status_code == 200
+    shown = words(re.sub(r"<[^>]+>", " ", page.text))
+    assert "Topics 2 memories tagged" in shown and "3 LLM calls (1 failed)" in shown
+    assert "Topic tagging stopped : topic tagging stopped after 2 memories: the LLM" in shown
+    assert run_pairs(run, {})[0].entries[0]["label"] == "Topic tagging stopped"

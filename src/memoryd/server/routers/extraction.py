@@ -54,16 +54,20 @@ def run_now(
     on_start: RunCallback | None = None,
 ) -> dict[str, Any]:
     """One extraction run (of one pair, or of every due pair); 409 while one is running.
-    ``on_start(run)`` is called once the run is stored as running."""
+    ``on_start(run)`` is called once the run is stored as running. The run then tags
+    up to ``topic_tags_per_run`` memories with topics, as a scheduled run does."""
+    budget = state.md.settings.topic_tags_per_run
     if not _running.acquire(blocking=False):
         raise AlreadyExists("an extraction run started here is still running; try again later")
     try:
         if user_id is not None and workspace is not None:
             state.md.get_user(user_id)
             state.md.get_workspace(workspace)
-            result = state.md.extract(user_id, workspace, force=True, on_start=on_start)
+            result = state.md.extract(
+                user_id, workspace, force=True, on_start=on_start, tag_topics=budget
+            )
             return {"pair": pair_result(result)}
-        run = state.md.extract(force=force, on_start=on_start)
+        run = state.md.extract(force=force, on_start=on_start, tag_topics=budget)
         return {"run": _jsonable(run.to_dict())}
     finally:
         _running.release()
@@ -90,7 +94,10 @@ def runs(
     ``status_note`` says why for an interrupted run, else null. ``heartbeat_at`` is a
     run's last sign of life. ``llm_calls`` counts every LLM call made, answered or not, and
     ``llm_calls_failed`` those of them that got no answer (an HTTP error, a timeout, a
-    server that cannot be reached): a run whose calls all failed has both equal, not 0."""
+    server that cannot be reached): a run whose calls all failed has both equal, not 0;
+    they include the calls of the run's topic-tagging pass, and ``memories_tagged``
+    counts the memories it gave topics (a tagging error is listed in ``errors`` with
+    the kind ``topics`` and fails nothing)."""
     return [_jsonable(r.to_dict()) for r in state.md.extraction_runs(limit)]
 
 
