@@ -1,6 +1,7 @@
 """Issue 10, round 6: do topic tags written by the bundled LLM at write time help the reranker?
 
-An idea measured, not shipped (BENCHMARKS.md, "Retrieval quality", round 6). Most of what
+Measured in round 6 and shipped in round 7 (BENCHMARKS.md, "Retrieval quality"); the
+shipped bank's topic directions come from ``build_answer_bank.py``. Most of what
 the shipped reranker still misses on the labelled persona set are broad questions ("What
 do you like to do for fun?") over pools with many candidate answers, where the readers'
 choice turns on world knowledge an embedding carries poorly ("I grow roses in my garden."
