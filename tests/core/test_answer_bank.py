@@ -163,31 +163,33 @@ def topic_bank(embedder: MiniLMEmbedder) -> AnswerBank:
     return replace(small_bank(embedder), topic_directions=directions, asked_weight=0)
 
 
-def test_tagged_memories_gain_along_the_topic_direction(embedder: MiniLMEmbedder) -> None:
+def topic_gains(
+    embedder: MiniLMEmbedder, texts: list[str], tagged: list[tuple[str, ...] | None]
+) -> np.ndarray:
+    """What the topics add to the living question's boost of these memories."""
     bank = topic_bank(embedder)
-    memories = pool(embedder, ["I grow roses.", "I fix cars.", "I have a hamster."])
-    vectors = matrix(memories)
+    vectors = matrix(pool(embedder, texts))
     (question,) = embedder.embed(["What do you do for a living?"])
-    plain = bank.boost(question, vectors)
-    tagged = bank.boost(question, vectors, [("hobbies",), ("work", "technology"), ("pets",)])
-    assert plain is not None and tagged is not None
-    assert np.allclose(tagged - plain, [0.5 * -0.5, 0.5 * 1.0, 0.0], atol=1e-6)
+    plain, with_topics = bank.boost(question, vectors), bank.boost(question, vectors, tagged)
+    assert plain is not None and with_topics is not None
+    gained: np.ndarray = with_topics - plain
+    return gained
+
+
+def test_tagged_memories_gain_along_the_topic_direction(embedder: MiniLMEmbedder) -> None:
+    texts = ["I grow roses.", "I fix cars.", "I have a hamster."]
+    gain = topic_gains(embedder, texts, [("hobbies",), ("work", "technology"), ("pets",)])
+    assert np.allclose(gain, [0.5 * -0.5, 0.5 * 1.0, 0.0], atol=1e-6)
 
 
 def test_an_untagged_memory_gains_the_pools_mean(embedder: MiniLMEmbedder) -> None:
-    bank = topic_bank(embedder)
-    memories = pool(embedder, ["I grow roses.", "I fix cars.", "I like tea."])
-    vectors = matrix(memories)
-    (question,) = embedder.embed(["What do you do for a living?"])
-    plain = bank.boost(question, vectors)
-    mixed = bank.boost(question, vectors, [("hobbies",), ("work",), None])
-    none_tagged = bank.boost(question, vectors, [None, None, None])
-    assert plain is not None and mixed is not None and none_tagged is not None
-    gain = mixed - plain
+    texts = ["I grow roses.", "I fix cars.", "I like tea."]
+    gain = topic_gains(embedder, texts, [("hobbies",), ("work",), None])
     assert gain[2] == pytest.approx((gain[0] + gain[1]) / 2)  # neither rises nor falls
-    assert np.allclose(none_tagged, plain)  # no memory tagged: topics change nothing
-    tried_none = bank.boost(question, vectors, [(), ("work",), None])
-    assert tried_none is not None and (tried_none - plain)[0] == 0.0  # tagged, no topic
+    none_tagged = topic_gains(embedder, texts, [None, None, None])
+    assert np.allclose(none_tagged, 0.0)  # no memory tagged: topics change nothing
+    tried_none = topic_gains(embedder, texts, [(), ("work",), None])
+    assert tried_none[0] == 0.0  # tagged, but no topic
 
 
 def test_the_reranker_reads_the_memories_topics(embedder: MiniLMEmbedder) -> None:
