@@ -204,7 +204,7 @@ def test_the_sweep_queues_a_tagging_job_for_memories_no_pair_job_tags(
         pg_md.add_memory(ana.id, fact, workspace="lab" if fact == texts[1] else None)
     with FakeOpenAIServer() as llm:
         llm.default = Reply.json({"topics": ["hobbies and free time"]})
-        workers.start(pg_md.url, llm.base_url, name="tagger", interval="1s")
+        workers.start(pg_md.url, llm.base_url, name="tagger", interval="1s", tag_topics=50)
         wait_for(
             lambda: all(m.topics is not None for m in pg_md.list_memories(ana.id)),
             90,

@@ -108,8 +108,17 @@ class Workers:
         self.started: list[WorkerProcess] = []
 
     def start(
-        self, url: str, llm_url: str, *, name: str, interval: str = "1d", heartbeat: int = 1
+        self,
+        url: str,
+        llm_url: str,
+        *,
+        name: str,
+        interval: str = "1d",
+        heartbeat: int = 1,
+        tag_topics: int = 0,
     ) -> WorkerProcess:
+        """A worker process; ``tag_topics`` 0 keeps topic tagging out of the LLM
+        requests a test counts, unless tagging is what it tests."""
         env = {
             **os.environ,
             "MEMORYD_DATABASE_URL": url,
@@ -122,6 +131,7 @@ class Workers:
             "MEMORY_IDLE_THRESHOLD_MS": "0",
             "MEMORY_EXTRACTION_INTERVAL": interval,
             "MEMORYD_EXTRACTION_BATCH_CHATS": "8",  # so that 16 chats make two batches
+            "MEMORYD_TOPIC_TAGS_PER_RUN": str(tag_topics),
         }
         log_path = self.tmp_path / f"{name}.log"
         command = [sys.executable, "-m", "memoryd.cli.app", "worker"]
