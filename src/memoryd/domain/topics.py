@@ -18,6 +18,7 @@ capitalised (``shown_labels``, ``in_words``); an import file names topics by the
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any
 
 from memoryd.domain.errors import InvalidInput
@@ -68,6 +69,12 @@ def decode(stored: str | None) -> tuple[str, ...] | None:
     if stored is None:
         return None
     return tuple(key for key in stored.split(",") if key in _INDEX)
+
+
+@lru_cache(maxsize=4096)
+def positions(topics: tuple[str, ...]) -> tuple[int, ...]:
+    """``indices`` of a memory's topics, remembered (a turn asks for the same few)."""
+    return tuple(indices(topics))
 
 
 def indices(topics: Iterable[str]) -> list[int]:

@@ -91,7 +91,7 @@ class AnswerBank:
         self,
         question: Vector,
         memories: np.ndarray,
-        topics: Sequence[Sequence[str] | None] | None = None,
+        topics: Sequence[tuple[str, ...] | None] | None = None,
     ) -> np.ndarray | None:
         """What each memory row gains for a message vector (see the module docstring);
         None when no example question is like the message. ``topics``: each memory's
@@ -105,19 +105,22 @@ class AnswerBank:
         return gained
 
     def topic_gain(
-        self, direction: np.ndarray, topics: Sequence[Sequence[str] | None]
+        self, direction: np.ndarray, topics: Sequence[tuple[str, ...] | None]
     ) -> np.ndarray:
         """``topic_weight`` x each memory's score along a topic direction: the sum over
-        its topics; an untagged memory gets the tagged ones' mean (0 if none is tagged)."""
-        scores = np.zeros(len(topics))
-        tagged = np.zeros(len(topics), bool)
-        for row, keys in enumerate(topics):
-            if keys is not None:
-                tagged[row] = True
-                scores[row] = direction[topic_list.indices(keys)].sum()
-        if tagged.any() and not tagged.all():
-            scores[~tagged] = scores[tagged].mean()
-        gained: np.ndarray = self.topic_weight * scores
+        its topics; an untagged memory gets the tagged ones' mean (0 if none is tagged).
+        Plain Python over cached positions: for a pool of 20 this is several times
+        faster than building arrays."""
+        entries = direction.tolist()
+        scores = [
+            None if keys is None else sum(entries[i] for i in topic_list.positions(keys))
+            for keys in topics
+        ]
+        known = [score for score in scores if score is not None]
+        mean = sum(known) / len(known) if known else 0.0
+        gained: np.ndarray = self.topic_weight * np.array(
+            [mean if score is None else score for score in scores], dtype=np.float64
+        )
         return gained
 
     def gain(
