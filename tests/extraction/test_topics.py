@@ -311,3 +311,40 @@ def test_the_setting_defaults_to_50_and_refuses_a_negative_budget(
     assert message is not None and "MEMORYD_TOPIC_TAGS_PER_RUN='-1'" in message
     monkeypatch.setenv("MEMORYD_TOPIC_TAGS_PER_RUN", "0")
     assert MemorydSettings().topic_tags_per_run == 0
+
+
+def test_a_text_the_server_refuses_while_it_answers_others_gets_no_topics(
+    team_md: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
+) -> None:
+    """A refused text (a content filter's 400) would stay first in line and stop every
+    later pass; once the server answers the next memory, it is stored as "no topics"."""
+    ana = team_md.get_user("ana")
+    for text in ("I said something a filter dislikes.", "I have two cats."):
+        team_md.add_memory(ana.id, text)
+        clock.advance(minutes=1)  # the refused one is the oldest, asked first
+    fake_llm.script(Reply.error(400, "content refused"), tags("pets and animals"))
+
+    run = team_md.extract(tag_topics=5)
+
+    stored = {m.content: m.topics for m in team_md.list_memories(ana.id)}
+    assert stored == {"I said something a filter dislikes.": (), "I have two cats.": ("pets",)}
+    assert (run.memories_tagged, run.llm_calls, run.llm_calls_failed) == (2, 2, 1)
+    assert run.errors == []  # the pass did not stop
+
+
+def test_two_refusals_in_a_row_stop_the_pass_and_store_nothing(
+    team_md: Memoryd, fake_llm: FakeOpenAIServer
+) -> None:
+    """Every request refused alike is the request's fault (say, a server that rejects
+    the request's settings), not the texts': nothing is marked, the next run asks again."""
+    ana = team_md.get_user("ana")
+    for text in ("I play the guitar.", "I have two cats.", "I live in Porto."):
+        team_md.add_memory(ana.id, text)
+    fake_llm.script(Reply.error(400, "max_tokens too small"), Reply.error(400, "again"))
+
+    run = team_md.extract(tag_topics=5)
+
+    assert [m.topics for m in team_md.list_memories(ana.id)] == [None, None, None]
+    assert (run.memories_tagged, run.llm_calls, run.llm_calls_failed) == (0, 2, 2)
+    [error] = run.errors
+    assert error["kind"] == "topics" and "again" in error["error"]

@@ -9,10 +9,14 @@ pairs, ask the extraction LLM once per untagged memory, oldest first, up to a bu
 
 An answer that is not JSON of the schema, or names no known topic, is stored as "no
 topics" so the memory is not asked about again until its text changes; an LLM error
-leaves it untagged and stops the pass (the next run tries again). A memory whose text
-changes while the LLM answers keeps its new, untagged text: the write is guarded by the
-text's key. Topics are derived data, like the vector: tagging moves no ``updated_at``
-and writes no audit entry.
+leaves it untagged and stops the pass (the next run tries again). A request the server
+refuses outright (HTTP 400, 403, 422: not a timeout, 429 or 5xx) while it answers the
+next memory's is that memory's own doing (a text a content filter rejects): it is stored
+as "no topics" too, or it would stay first in line and stop every later pass. Two
+refusals in a row stop the pass and store nothing: then it is the request, not a text.
+A memory whose text changes while the LLM answers keeps its new, untagged text: the
+write is guarded by the text's key. Topics are derived data, like the vector: tagging
+moves no ``updated_at`` and writes no audit entry.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from memoryd.domain.topics import LABELS, MAX_TOPICS, encode, key_of
 from memoryd.llm.base import LLMError, LLMProvider, LLMUnavailable, Message
 from memoryd.llm.json_output import Usage, parse_json_object
 from memoryd.storage.database import Database
+from memoryd.storage.repository import Untagged
 
 SYSTEM = (
     "A person told a chat partner a fact about themself. Pick the 1 to 3 conversation "
@@ -113,6 +118,7 @@ def tag_memories(
         return done
     with db.read() as repo:
         todo = repo.untagged_memories(limit, now, user_id=user_id, workspace_id=workspace_id)
+    refused: list[Untagged] = []  # refused outright (HTTP 400, 403, 422...), not yet judged
     for memory in todo:
         try:
             completion = llm.complete(
@@ -122,15 +128,23 @@ def tag_memories(
                 max_tokens=MAX_TOKENS,
                 temperature=0.0,
             )
-        except LLMError as exc:  # the next call would most likely fail alike: stop here
+        except LLMError as exc:
             done.usage.add_failure()
             done.error = str(exc)
             done.unavailable = isinstance(exc, LLMUnavailable)
-            break
+            if exc.retryable or done.unavailable or refused:
+                break  # the next call would most likely fail alike: stop here
+            refused.append(memory)  # its own fault if the server answers the next one
+            continue
         done.usage.add(completion)
         with db.write() as repo:
+            for earlier in refused:  # the server answers others: it refuses this text
+                if repo.set_topics(earlier.id, earlier.content_key, encode(())):
+                    done.tagged += 1
             if repo.set_topics(memory.id, memory.content_key, encode(read_answer(completion.text))):
                 done.tagged += 1
+        refused.clear()
+        done.error = None  # the pass goes on
         if on_memory is not None:
             on_memory()
     return done
