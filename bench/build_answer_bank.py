@@ -92,16 +92,24 @@ def fit(
     return coef[:-1]  # the intercept moves every memory alike
 
 
-def read_topics(path: Path = TOPICS_FILE) -> dict[str, np.ndarray]:
-    """Per memory text (normalised), its topics as a 0/1 row over ``topics.KEYS``:
-    ``bench/topic_tags.py generate``'s output, written by the bundled model."""
-    tagged = {}
+def read_topic_keys(path: Path = TOPICS_FILE) -> dict[str, tuple[str, ...]]:
+    """Per memory text (normalised), the topic keys the bundled model gave it
+    (``bench/topic_tags.py generate``'s output, with the prompt of the shipped pass)."""
+    found: dict[str, tuple[str, ...]] = {}
     for line in path.open():
         row = json.loads(line)
+        keys = (topic_list.key_of(label) for label in row["topics"])
+        found[normalize_content(row["fact"])] = tuple(k for k in keys if k)
+    return found
+
+
+def read_topics(path: Path = TOPICS_FILE) -> dict[str, np.ndarray]:
+    """``read_topic_keys`` as 0/1 rows over ``topics.KEYS``."""
+    tagged = {}
+    for text, keys in read_topic_keys(path).items():
         vector = np.zeros(len(topic_list.KEYS), np.float32)
-        keys = [topic_list.key_of(label) for label in row["topics"]]
-        vector[topic_list.indices(k for k in keys if k)] = 1.0
-        tagged[normalize_content(row["fact"])] = vector
+        vector[topic_list.indices(keys)] = 1.0
+        tagged[text] = vector
     return tagged
 
 

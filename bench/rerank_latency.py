@@ -34,8 +34,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from build_answer_bank import read_topic_keys
 from retrieval_ideas import round3_hybrid
-from retrieval_quality import blend_hybrid, read_topic_keys, round2_hybrid, today_hybrid
+from retrieval_quality import blend_hybrid, round2_hybrid, today_hybrid
 from turn_latency import chat_turns, percentiles, populate
 
 from memoryd import Memoryd

@@ -69,6 +69,7 @@ from memoryd.rerank.embedding import memory_vectors
 DATA = Path(__file__).parent / "data"
 sys.path.insert(0, str(DATA))
 from apply_labels import read_labels  # noqa: E402 (bench/data is a folder of scripts)
+from build_answer_bank import read_topic_keys  # noqa: E402
 from build_persona_retrieval import kind  # noqa: E402
 
 KINDS = ("keyword", "paraphrase", "history")
@@ -125,21 +126,6 @@ def round2_hybrid(embedder: MiniLMEmbedder,
 
 
 # --- data and metrics ----------------------------------------------------------------------
-TOPICS_FILE = DATA / "memory-topics.jsonl"
-
-
-def read_topic_keys() -> dict[str, tuple[str, ...]]:
-    """Per memory text, the topics the bundled model gave it (``topic_tags.py generate``,
-    the prompt of ``memoryd.extraction``'s background pass): what a user whose memories
-    that pass has tagged gets."""
-    found: dict[str, tuple[str, ...]] = {}
-    for line in TOPICS_FILE.open():
-        row = json.loads(line)
-        keys = (topics.key_of(label) for label in row["topics"])
-        found[normalize_content(row["fact"])] = tuple(k for k in keys if k)
-    return found
-
-
 def tagged(cases: Sequence[Case], keys: dict[str, tuple[str, ...]]) -> list[Case]:
     """The cases with every memory the file holds tagged (the others stay untagged)."""
     memo: dict[str, Memory] = {}
