@@ -33,6 +33,7 @@ import statistics
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +54,7 @@ from memoryd.domain.rules import normalize_content
 from memoryd.domain.topics import LABELS
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.extraction.topics import MAX_TOKENS, SCHEMA, messages
+from memoryd.llm.base import Message
 from memoryd.llm.local import QWEN_CODER_1_5B, compact_json_grammar, model_path
 from memoryd.plugins import reranker_factories
 from memoryd.rerank import EmbeddingReranker, HybridReranker, QueryEncoder
@@ -77,15 +79,32 @@ def distinct_memories() -> list[str]:
 
 
 def generate(parallel: int, models_dir: Path) -> None:
-    """Tags every distinct memory not yet in the file, ``parallel`` requests at a time
-    (llama.cpp decodes them in one batch, about 3x the throughput of one on 2 cores)."""
+    """Tags every distinct memory not yet in ``TAGS_FILE``."""
+    ask_each(
+        distinct_memories(), TAGS_FILE, messages, SCHEMA, MAX_TOKENS, "topics", parallel, models_dir
+    )
+
+
+def ask_each(
+    texts: list[str],
+    out_file: Path,
+    build: Callable[[str], list[Message]],
+    schema: dict[str, Any],
+    max_tokens: int,
+    field: str,
+    parallel: int,
+    models_dir: Path,
+) -> None:
+    """Asks the bundled model about every text not yet in ``out_file``, ``parallel``
+    requests at a time (llama.cpp decodes them in one batch, about 3x the throughput of
+    one on 2 cores), and appends ``{"fact": text, field: answer[field]}`` lines to it."""
     import xllamacpp
 
     done = set()
-    if TAGS_FILE.exists():
-        done = {json.loads(line)["fact"] for line in TAGS_FILE.open()}
-    todo = [t for t in distinct_memories() if t not in done]
-    print(f"{len(todo)} memories to tag ({len(done)} already in {TAGS_FILE.name})", flush=True)
+    if out_file.exists():
+        done = {json.loads(line)["fact"] for line in out_file.open()}
+    todo = [t for t in texts if t not in done]
+    print(f"{len(todo)} memories to ask about ({len(done)} already in {out_file.name})", flush=True)
     params = xllamacpp.CommonParams()
     params.model.path = str(model_path(QWEN_CODER_1_5B, models_dir))
     params.n_ctx = 4096
@@ -96,7 +115,7 @@ def generate(parallel: int, models_dir: Path) -> None:
     params.api_keys = [secrets.token_urlsafe(32)]
     params.verbosity = -1
     server = xllamacpp.Server(params)
-    grammar = compact_json_grammar(SCHEMA)
+    grammar = compact_json_grammar(schema)
     work: queue.Queue[str] = queue.Queue()
     for text in todo:
         work.put(text)
@@ -110,24 +129,24 @@ def generate(parallel: int, models_dir: Path) -> None:
                 return
             answer = server.handle_chat_completions(
                 {
-                    "messages": messages(fact),
-                    "max_tokens": MAX_TOKENS,
+                    "messages": build(fact),
+                    "max_tokens": max_tokens,
                     "temperature": 0.0,
                     "grammar": grammar,
                     "cache_prompt": True,
                 }
             )
             try:
-                topics = json.loads(answer["choices"][0]["message"]["content"])["topics"]
+                value = json.loads(answer["choices"][0]["message"]["content"])[field]
             except (KeyError, IndexError, TypeError, ValueError):
-                print(f"no topics for {fact!r}: {str(answer)[:200]}", flush=True)
+                print(f"no {field} for {fact!r}: {str(answer)[:200]}", flush=True)
                 continue
-            with lock, TAGS_FILE.open("a") as out:
-                out.write(json.dumps({"fact": fact, "topics": topics}) + "\n")
+            with lock, out_file.open("a") as out:
+                out.write(json.dumps({"fact": fact, field: value}) + "\n")
                 count[0] += 1
                 if count[0] % 50 == 0:
                     spent = time.perf_counter() - started
-                    print(f"{count[0]} tagged, {spent / count[0]:.2f} s each", flush=True)
+                    print(f"{count[0]} answered, {spent / count[0]:.2f} s each", flush=True)
 
     threads = [threading.Thread(target=run) for _ in range(parallel)]
     for thread in threads:
@@ -135,7 +154,7 @@ def generate(parallel: int, models_dir: Path) -> None:
     for thread in threads:
         thread.join()
     spent = time.perf_counter() - started
-    print(f"tagged {count[0]} in {spent:.0f} s ({spent / max(count[0], 1):.2f} s each)")
+    print(f"answered {count[0]} in {spent:.0f} s ({spent / max(count[0], 1):.2f} s each)")
 
 
 # --- measure -----------------------------------------------------------------------------

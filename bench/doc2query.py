@@ -1,0 +1,248 @@
+"""Issue 10, round 8: do questions written by the bundled LLM at write time help the reranker?
+
+Round 6 started this idea (doc2query: an LLM writes the questions each memory answers, and
+a turn's message is compared with them as well as with the memory) and stopped it
+unmeasured, because on a loaded machine it would have taken hours. This measures it on a
+quiet one. Each memory gets 3 short questions from the bundled model, held by the JSON
+schema to one question per string; they are embedded with the same MiniLM, and a memory
+gains ``weight`` x the best cosine between the message and its questions (``max``) or
+between the message and their mean vector (``mean``), on top of the shipped default
+with topics (round 7).
+
+    .venv/bin/python bench/doc2query.py generate   # dev pools first, then test, hand-written
+    .venv/bin/python bench/doc2query.py measure    # dev folds (tuning), then test
+
+``generate`` writes ``data/memory-questions.jsonl``, resumable; ``measure`` reads it and
+reads test only with the form and weight chosen on dev. Dev is read with
+``build_answer_bank.py --folds 2``'s protocol, as in ``topic_tags.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from build_answer_bank import UnseenAnswers, bank_rows, rebank
+from retrieval_quality import (
+    DATA,
+    PERSONA_SETS,
+    Case,
+    own_cases,
+    persona_cases,
+    second_reader_pools,
+)
+from topic_tags import CHOSEN, ask_each, read_tags, readings, recall, topic_matrix, with_topics
+
+from memoryd import Memoryd
+from memoryd.domain.rules import normalize_content
+from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.llm.base import Message
+from memoryd.plugins import reranker_factories
+from memoryd.rerank import EmbeddingReranker, HybridReranker, QueryEncoder
+
+QUESTIONS_FILE = DATA / "memory-questions.jsonl"
+SYSTEM = (
+    "A person told a chat partner a fact about themself. Write 3 different short "
+    "questions the chat partner could ask that this fact answers, as people ask them in "
+    "a chat. Use other words than the fact where you can. Answer in JSON."
+)
+SHOTS: list[tuple[str, list[str]]] = [
+    (
+        "I like to dance at the club.",
+        [
+            "What do you do for fun?",
+            "Where do you go on weekends?",
+            "Do you like going out at night?",
+        ],
+    ),
+    (
+        "I work in the healthcare industry.",
+        ["What do you do for a living?", "Where do you work?", "What field is your job in?"],
+    ),
+    (
+        "My wife left me and took my children.",
+        ["Are you married?", "Do you have kids?", "How is your family life?"],
+    ),
+]
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "questions": {
+            "type": "array",
+            "items": {"type": "string", "pattern": r"^[A-Z][^?\"\\\n]{4,80}\?$"},
+            "minItems": 3,
+            "maxItems": 3,
+        }
+    },
+    "required": ["questions"],
+}
+MAX_TOKENS = 90
+FORMS = ("max", "mean")
+WEIGHTS = (0.25, 0.5, 1.0, 1.5, 2.0, 3.0)
+
+
+def messages(fact: str) -> list[Message]:
+    shots: list[Message] = []
+    for example, questions in SHOTS:
+        shots += [
+            {"role": "user", "content": f"Fact: {example}"},
+            {"role": "assistant", "content": json.dumps({"questions": questions})},
+        ]
+    return [
+        {"role": "system", "content": SYSTEM},
+        *shots,
+        {"role": "user", "content": f"Fact: {fact}"},
+    ]
+
+
+def memories_in_order() -> list[str]:
+    """Dev pools' memories first (tuning can start while test's are written), then test's,
+    then the hand-written set's."""
+    labelled = json.loads((DATA / PERSONA_SETS["labelled"]).read_text())["splits"]
+    texts = [t for split in ("dev", "test") for pool in labelled[split] for t in pool["memories"]]
+    hand = json.loads((DATA / "retrieval.json").read_text())["pools"]
+    return list(dict.fromkeys(texts + [t for pool in hand for t in pool["memories"]]))
+
+
+# --- measure -----------------------------------------------------------------------------
+def question_vectors(embedder: MiniLMEmbedder) -> dict[str, np.ndarray]:
+    """Each memory's questions as a 3 x 384 matrix, keyed by the memory's stored text."""
+    rows = [json.loads(line) for line in QUESTIONS_FILE.open()]
+    flat = [q for row in rows for q in row["questions"]]
+    vectors = np.asarray(embedder.embed(flat), np.float32)
+    out, at = {}, 0
+    for row in rows:
+        n = len(row["questions"])
+        out[normalize_content(row["fact"])] = vectors[at : at + n]
+        at += n
+    return out
+
+
+def question_scores(
+    cases: list[Case], questions: dict[str, np.ndarray], encoder: QueryEncoder
+) -> list[dict[str, np.ndarray] | None]:
+    """Per query, each form's score per memory; None where a memory has no questions."""
+    out: list[dict[str, np.ndarray] | None] = []
+    for case in cases:
+        if any(m.content not in questions for m in case.pool):
+            out.append(None)
+            continue
+        (vector,) = encoder.vectors([case.query.message])
+        v = np.asarray(vector, np.float32)
+        sims = [questions[m.content] @ v for m in case.pool]
+        means = [q.mean(axis=0) for q in (questions[m.content] for m in case.pool)]
+        out.append(
+            {
+                "max": np.array([s.max() for s in sims]),
+                "mean": np.array([(m / np.linalg.norm(m)) @ v for m in means]),
+            }
+        )
+    return out
+
+
+def report(label: str, rows: list[Any], extra: list[dict[str, np.ndarray] | None]) -> None:
+    base = [with_topics(r, *CHOSEN) for r in rows]
+    covered = sum(e is not None for e in extra)
+    print(f"\n## {label}: {len(rows)} queries, {covered} with every memory's questions")
+    shipped = statistics.fmean(recall(b, r[0]) for b, r in zip(base, rows, strict=True))
+    print(f"default with topics: recall@5 {shipped:.4f}")
+    print(f"{'form':<8}" + "".join(f"{f'weight {w}':>13}" for w in WEIGHTS))
+    for form in FORMS:
+        cells = []
+        for w in WEIGHTS:
+            scores = [
+                b + w * e[form] if e is not None else b for b, e in zip(base, extra, strict=True)
+            ]
+            cells.append(
+                statistics.fmean(recall(s, r[0]) for s, r in zip(scores, rows, strict=True))
+            )
+        print(f"{form:<8}" + "".join(f"{c:>13.4f}" for c in cells), flush=True)
+
+
+def measure(sets: tuple[str, ...]) -> None:
+    tags = read_tags()
+    embedder = MiniLMEmbedder()
+    encoder = QueryEncoder(embedder, cache_size=1_000_000)
+    questions = question_vectors(embedder)
+    labelled = json.loads((DATA / PERSONA_SETS["labelled"]).read_text())["splits"]
+    dev = labelled["dev"]
+    if "dev" in sets:
+        order = list(range(len(dev)))
+        random.Random(0).shuffle(order)
+        halves = [[dev[i] for i in order[::2]], [dev[i] for i in order[1::2]]]
+        rows: list[Any] = []
+        extra: list[dict[str, np.ndarray] | None] = []
+        for half in (0, 1):
+            other = halves[1 - half]
+            bank, examples = bank_rows(embedder, other)
+            unseen = rebank(UnseenAnswers, bank, examples=examples)
+            scorer = HybridReranker(EmbeddingReranker(embedder, encoder, bank=unseen)).score
+            cases = persona_cases(embedder, halves[half])
+            rows += readings(
+                cases,
+                scorer,
+                bank,
+                examples,
+                topic_matrix(other, tags),
+                tags,
+                encoder,
+                leave_out_pool=True,
+            )
+            extra += question_scores(cases, questions, encoder)
+        report("labelled dev, 2 folds (tuning)", rows, extra)
+    if "test" not in sets:
+        return
+    shipped = reranker_factories()["hybrid"](embedder).score
+    bank, examples = bank_rows(embedder, dev)
+    topics = topic_matrix(dev, tags)
+    named = {
+        "labelled test": persona_cases(embedder, labelled["test"]),
+        "labelled test, second reader": persona_cases(embedder, second_reader_pools()),
+    }
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        Memoryd(f"sqlite:///{tmp}/questions.db", embedder=embedder) as md,
+    ):
+        named["hand-written"], _ = own_cases(md, json.loads((DATA / "retrieval.json").read_text()))
+        for label, cases in named.items():
+            rows = readings(
+                cases, shipped, bank, examples, topics, tags, encoder, leave_out_pool=False
+            )
+            report(label, rows, question_scores(cases, questions, encoder))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("step", choices=("generate", "measure"))
+    parser.add_argument("--parallel", type=int, default=4, help="requests decoded together")
+    parser.add_argument("--sets", default="dev,test", help="measure: dev, test or both")
+    parser.add_argument(
+        "--models-dir",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "memoryd-models",
+        help="where the bundled model's parts are joined",
+    )
+    args = parser.parse_args()
+    if args.step == "generate":
+        ask_each(
+            memories_in_order(),
+            QUESTIONS_FILE,
+            messages,
+            SCHEMA,
+            MAX_TOKENS,
+            "questions",
+            args.parallel,
+            args.models_dir,
+        )
+    else:
+        measure(tuple(args.sets.split(",")))
+
+
+if __name__ == "__main__":
+    main()
