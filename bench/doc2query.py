@@ -21,29 +21,30 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from build_answer_bank import UnseenAnswers, bank_rows, rebank
 from retrieval_quality import (
     DATA,
     PERSONA_SETS,
     Case,
-    own_cases,
-    persona_cases,
-    second_reader_pools,
 )
-from topic_tags import CHOSEN, ask_each, read_tags, readings, recall, topic_matrix, with_topics
+from topic_tags import (
+    CHOSEN,
+    ask_each,
+    dev_fold_readings,
+    read_tags,
+    recall,
+    test_readings,
+    with_topics,
+)
 
-from memoryd import Memoryd
 from memoryd.domain.rules import normalize_content
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.llm.base import Message
-from memoryd.plugins import reranker_factories
-from memoryd.rerank import EmbeddingReranker, HybridReranker, QueryEncoder
+from memoryd.rerank import QueryEncoder
 
 QUESTIONS_FILE = DATA / "memory-questions.jsonl"
 SYSTEM = (
@@ -209,50 +210,16 @@ def measure(sets: tuple[str, ...]) -> None:
     encoder = QueryEncoder(embedder, cache_size=1_000_000)
     questions = question_vectors(embedder)
     labelled = json.loads((DATA / PERSONA_SETS["labelled"]).read_text())["splits"]
-    dev = labelled["dev"]
     if "dev" in sets:
-        order = list(range(len(dev)))
-        random.Random(0).shuffle(order)
-        halves = [[dev[i] for i in order[::2]], [dev[i] for i in order[1::2]]]
         rows: list[Any] = []
         extra: list[dict[str, np.ndarray] | None] = []
-        for half in (0, 1):
-            other = halves[1 - half]
-            bank, examples = bank_rows(embedder, other)
-            unseen = rebank(UnseenAnswers, bank, examples=examples)
-            scorer = HybridReranker(EmbeddingReranker(embedder, encoder, bank=unseen)).score
-            cases = persona_cases(embedder, halves[half])
-            rows += readings(
-                cases,
-                scorer,
-                bank,
-                examples,
-                topic_matrix(other, tags),
-                tags,
-                encoder,
-                leave_out_pool=True,
-            )
+        for cases, fold in dev_fold_readings(embedder, encoder, labelled["dev"], tags):
+            rows += fold
             extra += question_scores(cases, questions, encoder)
         report("labelled dev, 2 folds (tuning)", rows, extra)
-    if "test" not in sets:
-        return
-    shipped = reranker_factories()["hybrid"](embedder).score
-    bank, examples = bank_rows(embedder, dev)
-    topics = topic_matrix(dev, tags)
-    named = {
-        "labelled test": persona_cases(embedder, labelled["test"]),
-        "labelled test, second reader": persona_cases(embedder, second_reader_pools()),
-    }
-    with (
-        tempfile.TemporaryDirectory() as tmp,
-        Memoryd(f"sqlite:///{tmp}/questions.db", embedder=embedder) as md,
-    ):
-        named["hand-written"], _ = own_cases(md, json.loads((DATA / "retrieval.json").read_text()))
-        for label, cases in named.items():
-            rows = readings(
-                cases, shipped, bank, examples, topics, tags, encoder, leave_out_pool=False
-            )
-            report(label, rows, question_scores(cases, questions, encoder), grid=False)
+    if "test" in sets:
+        for label, cases, set_rows in test_readings(embedder, encoder, labelled, tags):
+            report(label, set_rows, question_scores(cases, questions, encoder), grid=False)
 
 
 def main() -> None:

@@ -33,7 +33,7 @@ import statistics
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -262,36 +262,38 @@ def report(label: str, rows: list[Row]) -> None:
     )
 
 
-def measure() -> None:
-    tags = read_tags()
-    embedder = MiniLMEmbedder()
-    encoder = QueryEncoder(embedder, cache_size=1_000_000)
-    labelled = json.loads((DATA / PERSONA_SETS["labelled"]).read_text())["splits"]
-    dev = labelled["dev"]
+def dev_fold_readings(
+    embedder: MiniLMEmbedder, encoder: QueryEncoder, dev: list[Any], tags: dict[str, np.ndarray]
+) -> Iterator[tuple[list[Case], list[Row]]]:
+    """Each dev half read with a bank and topic directions built from the other half only
+    (the folds of ``build_answer_bank.py --folds 2``): its cases and their rows."""
     order = list(range(len(dev)))
-    random.Random(0).shuffle(order)  # the folds of build_answer_bank.py --folds 2
+    random.Random(0).shuffle(order)
     halves = [[dev[i] for i in order[::2]], [dev[i] for i in order[1::2]]]
-    rows: list[Row] = []
     for half in (0, 1):
         other = halves[1 - half]
         bank, examples = bank_rows(embedder, other)
         unseen = rebank(UnseenAnswers, bank, examples=examples)
         scorer = HybridReranker(EmbeddingReranker(embedder, encoder, bank=unseen)).score
-        rows += readings(
-            persona_cases(embedder, halves[half]),
-            scorer,
-            bank,
-            examples,
-            topic_matrix(other, tags),
-            tags,
-            encoder,
-            leave_out_pool=True,
+        cases = persona_cases(embedder, halves[half])
+        topics = topic_matrix(other, tags)
+        yield (
+            cases,
+            readings(cases, scorer, bank, examples, topics, tags, encoder, leave_out_pool=True),
         )
-    report("labelled dev, 2 folds (tuning)", rows)
 
+
+def test_readings(
+    embedder: MiniLMEmbedder,
+    encoder: QueryEncoder,
+    labelled: dict[str, Any],
+    tags: dict[str, np.ndarray],
+) -> Iterator[tuple[str, list[Case], list[Row]]]:
+    """The test split (both readers) and the hand-written set, read by the shipped
+    reranker with a bank and topic directions built from all of dev."""
     shipped = reranker_factories()["hybrid"](embedder).score
-    bank, examples = bank_rows(embedder, dev)
-    topics = topic_matrix(dev, tags)
+    bank, examples = bank_rows(embedder, labelled["dev"])
+    topics = topic_matrix(labelled["dev"], tags)
     sets = {
         "labelled test": persona_cases(embedder, labelled["test"]),
         "labelled test, second reader": persona_cases(embedder, second_reader_pools()),
@@ -302,12 +304,28 @@ def measure() -> None:
     ):
         sets["hand-written"], _ = own_cases(md, json.loads((DATA / "retrieval.json").read_text()))
         for label, cases in sets.items():
-            report(
+            yield (
                 label,
+                cases,
                 readings(
                     cases, shipped, bank, examples, topics, tags, encoder, leave_out_pool=False
                 ),
             )
+
+
+def measure() -> None:
+    tags = read_tags()
+    embedder = MiniLMEmbedder()
+    encoder = QueryEncoder(embedder, cache_size=1_000_000)
+    labelled = json.loads((DATA / PERSONA_SETS["labelled"]).read_text())["splits"]
+    rows = [
+        row
+        for _, fold in dev_fold_readings(embedder, encoder, labelled["dev"], tags)
+        for row in fold
+    ]
+    report("labelled dev, 2 folds (tuning)", rows)
+    for label, _, set_rows in test_readings(embedder, encoder, labelled, tags):
+        report(label, set_rows)
 
 
 def main() -> None:
