@@ -19,10 +19,7 @@ reads test only with the form and weight chosen on dev. Dev is read with
 
 from __future__ import annotations
 
-import argparse
 import json
-import tempfile
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -35,6 +32,7 @@ from topic_tags import (
     CHOSEN,
     ask_each,
     dev_fold_readings,
+    generate_or_measure,
     read_tags,
     recall,
     test_readings,
@@ -223,16 +221,8 @@ def measure(sets: tuple[str, ...]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("step", choices=("generate", "measure"))
-    parser.add_argument("--parallel", type=int, default=4, help="requests decoded together")
+    parser = generate_or_measure(__doc__)
     parser.add_argument("--sets", default="dev,test", help="measure: dev, test or both")
-    parser.add_argument(
-        "--models-dir",
-        type=Path,
-        default=Path(tempfile.gettempdir()) / "memoryd-models",
-        help="where the bundled model's parts are joined",
-    )
     args = parser.parse_args()
     if args.step == "generate":
         ask_each(

@@ -328,8 +328,10 @@ def measure() -> None:
         report(label, set_rows)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def generate_or_measure(doc: str) -> argparse.ArgumentParser:
+    """The command line of a script whose steps are ``generate`` (with the bundled model)
+    and ``measure``."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("step", choices=("generate", "measure"))
     parser.add_argument("--parallel", type=int, default=4, help="requests decoded together")
     parser.add_argument(
@@ -338,7 +340,11 @@ def main() -> None:
         default=Path(tempfile.gettempdir()) / "memoryd-models",
         help="where the bundled model's parts are joined",
     )
-    args = parser.parse_args()
+    return parser
+
+
+def main() -> None:
+    args = generate_or_measure(__doc__).parse_args()
     if args.step == "generate":
         generate(args.parallel, args.models_dir)
     else:
