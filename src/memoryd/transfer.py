@@ -348,14 +348,15 @@ def _source_chats(ids: list[int], targets: dict[int, int], given: int) -> list[i
 def import_lines(
     md: Memoryd,
     user_id: int,
-    lines: Iterable[str] | str,
+    lines: Iterable[str] | str | ImportFile,
     actor: Actor,
     *,
     protected_ids: Collection[str] = (),
     preferences: bool = True,
     chats: bool = True,
 ) -> ImportResult:
-    """Load JSON lines for ``user_id``; all or nothing.
+    """Load JSON lines for ``user_id`` (or a file ``parse_file`` already checked); all or
+    nothing.
 
     ``protected_ids`` are memories of this user the importer may not touch (they sit in a
     workspace the user no longer belongs to): a line naming one creates a new memory
@@ -364,7 +365,7 @@ def import_lines(
     preferences line (which must still be well formed). ``chats=False`` adds none of the
     file's chats (whose lines must still be well formed).
     """
-    parsed = parse_file(lines)
+    parsed = lines if isinstance(lines, ImportFile) else parse_file(lines)
     records = parsed.records
     chat_records = parsed.chats if chats else []
     in_file = {c.id for c in chat_records if c.id is not None}
