@@ -282,6 +282,19 @@ def test_text_with_unicode_line_breaks_round_trips_through_the_client(live: Live
     assert anyio.run(twin) == live.md.export_memories(alice)
 
 
+def test_a_source_chat_out_of_reach_is_counted_in_the_clients_detail(live: LiveMemoryd) -> None:
+    alice = live.ids["alice"]
+    said = live.md.record_chat(alice, "alpha", "I moved to Lisbon", "Nice.")
+    secret = live.md.record_chat(alice, "beta", "Beta's launch code is TANGO-19", "Noted.")
+    memory = live.md.add_memory(alice, "Lives in Lisbon", source_chat_ids=[said.id, secret.id])
+    live.auth.remove_member("beta", alice)
+    with MemorydClient(live.url, live.keys["alice"]) as client:
+        detail = client.memory_detail(alice, memory.id)
+    assert [c.prompt for c in detail.source_chats] == ["I moved to Lisbon"]
+    assert detail.hidden_source_chats == 1 and detail.deleted_source_chat_ids == ()
+    assert live.md.memory_detail(alice, memory.id).hidden_source_chats == 0  # the library
+
+
 def test_the_async_twin_gives_the_same_answers(live: LiveMemoryd) -> None:
     alice = live.ids["alice"]
     for fact in FACTS:

@@ -1330,6 +1330,12 @@ export interface components {
             expired: boolean;
             /** Expires At */
             expires_at?: string | null;
+            /**
+             * Hidden Source Chats
+             * @description How many of the chats it was extracted from are in workspaces the caller cannot open (one the user left, say): counted here, never shown, as the chat routes do not show them either.
+             * @default 0
+             */
+            hidden_source_chats: number;
             /** History */
             history: components["schemas"]["AuditOut"][];
             /** Id */

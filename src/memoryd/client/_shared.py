@@ -345,6 +345,7 @@ def detail_of(user_id: int, data: Mapping[str, Any]) -> MemoryDetail:
         source_chats=tuple(chat_of(c) for c in data.get("source_chats", ())),
         history=tuple(audit_of(user_id, e) for e in data.get("history", ())),
         deleted_source_chat_ids=tuple(data.get("deleted_source_chat_ids", ())),
+        hidden_source_chats=int(data.get("hidden_source_chats", 0)),
     )
 
 
