@@ -124,3 +124,19 @@ def test_the_limit_is_a_setting(monkeypatch: pytest.MonkeyPatch, tmp_path: Path)
     assert MemorydSettings().max_import_bytes == 100_000_000
     monkeypatch.setenv("MEMORYD_MAX_IMPORT_BYTES", "2500000")
     assert MemorydSettings().max_import_bytes == 2_500_000
+
+
+def test_each_line_is_checked_as_it_is_read(live: tuple[World, LiveServer]) -> None:
+    world, server = live
+    headers = {"Authorization": f"Bearer {world.keys['alice']}", "Content-Type": NDJSON}
+    good = b'{"content": "Likes jazz"}\n'
+    cases = [
+        (good + b'{"content": "caf\xe9"}\n', 422, "line 2: the import file is not UTF-8 text"),
+        (good + b"\n" + b'{"content": "a\\u0000b"}\n', 400, "line 3: NUL characters"),
+        (good + b'{"content": "half \\ud800"}\n', 400, "line 2: the body holds half of"),
+    ]
+    for body, status, message in cases:
+        answer = httpx.post(f"{server.url}/api/v1/import", content=body, headers=headers)
+        assert answer.status_code == status, answer.text
+        assert answer.json()["error"]["message"].startswith(message)
+    assert world.md.list_memories(world.ids["alice"]) == []

@@ -165,9 +165,10 @@ def _lines(body: IO[bytes]) -> Iterator[str]:
         if has_lone_surrogate(raw):
             raise ApiError(400, f"line {number}: {LONE_SURROGATE}", code="lone_surrogate")
         try:
-            yield raw.decode("utf-8").removesuffix("\n")
+            text = raw.decode("utf-8")
         except UnicodeDecodeError:
             raise InvalidInput(f"line {number}: the import file is not UTF-8 text") from None
+        yield text.removesuffix("\n")
 
 
 def _import(
