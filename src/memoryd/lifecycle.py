@@ -63,6 +63,9 @@ class MemoryDetail:
     # the ids in ``memory.source_chat_ids`` no longer stored: chats deleted since, or
     # recorded on another server before an import
     deleted_source_chat_ids: tuple[int, ...] = ()
+    # source chats left out of ``source_chats`` because the caller may not open their
+    # workspace: always 0 from the library, which shows every chat; a server's count
+    hidden_source_chats: int = 0
 
 
 class LifecycleFacade:

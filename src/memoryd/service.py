@@ -71,7 +71,7 @@ from memoryd.store import KEEP, Keep, MemoryStore
 from memoryd.writeback import BackgroundWriter, QuietGate
 
 if TYPE_CHECKING:
-    from memoryd.transfer import ImportResult
+    from memoryd.transfer import ImportFile, ImportResult
 
 log = logging.getLogger("memoryd")
 
@@ -534,15 +534,16 @@ class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade, AuditFacade):
     def import_memories(
         self,
         user_id: int,
-        lines: Iterable[str] | str,
+        lines: Iterable[str] | str | ImportFile,
         *,
         actor: Actor | None = None,
         protected_ids: Iterable[str] = (),
         preferences: bool = True,
         chats: bool = True,
     ) -> ImportResult:
-        """Load JSON lines made by ``export_memories`` (a list of lines, or the file's whole
-        text); all or nothing. The file's preferences line sets the user's own choices
+        """Load JSON lines made by ``export_memories`` (a list of lines, the file's whole
+        text split at LF only, or an ``ImportFile`` from ``memoryd.transfer.parse_file``);
+        all or nothing. The file's preferences line sets the user's own choices
         unless ``preferences=False``; its chat lines add to the user's recorded chats
         unless ``chats=False``.
         ``protected_ids`` are memories the importer may not touch (see

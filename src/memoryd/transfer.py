@@ -6,11 +6,12 @@ by scope, workspace, creation time and id; then one recorded chat per line
 (``{"chat": {...}}``, oldest first, see ``memoryd.transfer_chats``) unless the caller says
 ``chats=False``. Exporting, importing into an empty database and exporting again gives
 the same bytes, except that the chats carry the ids the new database gave them. An import
-is all or nothing: one bad line (a malformed preferences or chat line included) or a scope
-over its limit changes nothing, and the preferences and chats are written in the same
-transaction as the memories (unless the caller says ``preferences=False`` or
-``chats=False``); a file without a preferences line changes no choice, one without chat
-lines adds no chat.
+is all or nothing: one bad line (a malformed preferences or chat line included, or a chat
+linking a memory a turn in its workspace could not have injected, see
+``memoryd.transfer_chats``) or a scope over its limit changes nothing, and the
+preferences and chats are written in the same transaction as the memories (unless the
+caller says ``preferences=False`` or ``chats=False``); a file without a preferences line
+changes no choice, one without chat lines adds no chat.
 
 A memory names the chats it was learned from (``source_chat_ids``). An import rewrites
 the ids of chats in the file to the ids they get on the target; an id of a chat not in the
@@ -54,6 +55,8 @@ from memoryd.store import audit_view
 from memoryd.transfer_chats import (
     ChatRecord,
     check_chat_ids,
+    check_links_in_file,
+    check_links_on_target,
     export_chat_lines,
     highest_given_chat_id,
     insert_chats,
@@ -202,8 +205,9 @@ def _chat_time(value: Any, name: str, line: int) -> datetime | None:
 
 def parse_file(lines: Iterable[str] | str) -> ImportFile:
     """Check every line (numbered from 1, blank ones skipped); InvalidInput names the first
-    bad one. Refused too: a memory or chat id twice, a second preferences line. A whole
-    file given as one string is split into its lines."""
+    bad one. Refused too: a memory or chat id twice, a second preferences line, a chat
+    linking a memory line of another workspace. A whole file given as one string is split
+    into its lines at LF only (never at U+2028 or U+0085, which a JSON string may hold)."""
     if isinstance(lines, str):
         lines = lines.split("\n")
     elif isinstance(lines, bytes):
@@ -234,6 +238,7 @@ def parse_file(lines: Iterable[str] | str) -> ImportFile:
     if repeated:
         raise InvalidInput(f"memory id {repeated[0]!r} appears more than once")
     check_chat_ids(chats)
+    check_links_in_file(chats, {r.id: (r.line, r.workspace) for r in records if r.id})
     return ImportFile(records, preferences, chats)
 
 
@@ -343,14 +348,15 @@ def _source_chats(ids: list[int], targets: dict[int, int], given: int) -> list[i
 def import_lines(
     md: Memoryd,
     user_id: int,
-    lines: Iterable[str] | str,
+    lines: Iterable[str] | str | ImportFile,
     actor: Actor,
     *,
     protected_ids: Collection[str] = (),
     preferences: bool = True,
     chats: bool = True,
 ) -> ImportResult:
-    """Load JSON lines for ``user_id``; all or nothing.
+    """Load JSON lines for ``user_id`` (or a file ``parse_file`` already checked); all or
+    nothing.
 
     ``protected_ids`` are memories of this user the importer may not touch (they sit in a
     workspace the user no longer belongs to): a line naming one creates a new memory
@@ -359,13 +365,15 @@ def import_lines(
     preferences line (which must still be well formed). ``chats=False`` adds none of the
     file's chats (whose lines must still be well formed).
     """
-    parsed = parse_file(lines)
+    parsed = lines if isinstance(lines, ImportFile) else parse_file(lines)
     records = parsed.records
     chat_records = parsed.chats if chats else []
     in_file = {c.id for c in chat_records if c.id is not None}
     with md.db.read() as repo:
         md.store.require_user(repo, user_id)
         _check_chats(repo, user_id, records, in_file)
+        memory_ids = {r.id for r in records if r.id is not None}
+        check_links_on_target(repo, user_id, chat_records, memory_ids, protected_ids)
         _refuse_over_limits(md, _plan_counts(md, repo, user_id, records, protected_ids))
     vectors = md.embedder.embed([r.content for r in records])
     result = ImportResult()

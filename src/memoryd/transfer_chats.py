@@ -16,7 +16,16 @@ target ever gave, see ``memoryd.storage.chat_erasure``) -- and rewrites those re
 to the new ids. ``memory_ids`` are the injected memories in prompt order; an import links
 each to where that memory's line went (its new id when it got one, the existing memory
 when the line was a duplicate), keeps links to the user's own memories already on the
-target, and drops the others (a memory deleted before the export, one left out of the file).
+target, and drops links to ids that name no memory there (one deleted before the export,
+one left out of the file, one from another server).
+
+A chat links only what a turn in its workspace could have injected: the user's global
+memories and their memories of that workspace (``memoryd.domain.injection.injectable_into``,
+the rule recording a chat applies). An import naming anything else -- a memory line of the
+file in another workspace, or, on the target, another user's memory, one of the user's in
+another workspace or one the importer may not reach -- is refused before anything is
+written, naming the chat's line and the memory; an export leaves such links out (a memory
+moved to another workspace after the chat), so it never writes a file its import refuses.
 
 ``memory_processed`` says whether extraction has read the chat: a processed chat is never
 read again, so importing one cannot learn a memory twice; an unprocessed one joins the
@@ -32,7 +41,7 @@ are refused, so a typo never passes silently.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -41,6 +50,7 @@ from sqlalchemy import select, text
 
 from memoryd.chat_log import MAX_CHAT_TEXT
 from memoryd.domain.errors import InvalidInput
+from memoryd.domain.injection import injectable_into
 from memoryd.domain.rules import validate_slug
 from memoryd.storage.tables import chats, id_high_water
 
@@ -88,10 +98,21 @@ def chat_line(chat: Chat, memory_ids: Sequence[str]) -> str:
 
 
 def export_chat_lines(repo: Repository, user_id: int) -> list[str]:
-    """The user's chats, oldest first, inside the caller's read transaction."""
+    """The user's chats, oldest first, inside the caller's read transaction; each names
+    the memories it may link (see the module doc) and the ids of deleted ones."""
     found = repo.list_chats(user_id)  # ordered by created_at, id
     links = repo.chat_memory_ids([c.id for c in found])
-    return [chat_line(c, links.get(c.id, [])) for c in found]
+    wanted = {i for ids in links.values() for i in ids}
+    own = repo.memories_by_id(user_id, wanted)
+    others = repo.memories_of_others(user_id, wanted - own.keys())
+
+    def kept(memory_id: str, workspace: str) -> bool:
+        memory = own.get(memory_id)
+        if memory is None:  # a tombstone, unless the id is another user's memory now
+            return memory_id not in others
+        return injectable_into(memory, workspace)
+
+    return [chat_line(c, [i for i in links.get(c.id, []) if kept(i, c.workspace)]) for c in found]
 
 
 def parse_chat(
@@ -161,6 +182,55 @@ def check_chat_ids(records: Sequence[ChatRecord]) -> None:
                 f"line {record.line}: chat id {record.id} is also on line {seen[record.id]}"
             )
         seen[record.id] = record.line
+
+
+def _link_refused(chat: ChatRecord, memory_id: str, why: str) -> InvalidInput:
+    return InvalidInput(
+        f"line {chat.line}: the chat links memory {memory_id!r}, {why}; a chat in workspace "
+        f"{chat.workspace!r} links only global memories and memories of {chat.workspace!r}"
+    )
+
+
+def check_links_in_file(
+    records: Sequence[ChatRecord], places: Mapping[str, tuple[int, str | None]]
+) -> None:
+    """Refuse a chat line linking a memory line of the same file (``places``: memory id ->
+    its line and workspace) that lies in another workspace than the chat."""
+    for chat in records:
+        for memory_id in chat.memory_ids:
+            place = places.get(memory_id)
+            if place is not None and place[1] not in (None, chat.workspace):
+                line, workspace = place
+                raise _link_refused(chat, memory_id, f"which line {line} puts in {workspace!r}")
+
+
+def check_links_on_target(
+    repo: Repository,
+    user_id: int,
+    records: Sequence[ChatRecord],
+    in_file: Collection[str],
+    out_of_reach: Collection[str] = (),
+) -> None:
+    """Refuse a chat line linking a memory the file does not hold that is on the target
+    but no link of this chat: another user's, one ``out_of_reach`` (the ``protected_ids``
+    of ``memoryd.transfer.import_lines``) or the user's own in another workspace -- all in
+    the same words, so none of them tells the importer which it is. An id naming no memory
+    here is not refused: linking drops it."""
+    wanted = {i for c in records for i in c.memory_ids if i not in in_file}
+    if not wanted:
+        return
+    own = repo.memories_by_id(user_id, wanted)
+    barred = repo.memories_of_others(user_id, wanted - own.keys()) | (wanted & set(out_of_reach))
+    for chat in records:
+        for memory_id in chat.memory_ids:
+            if memory_id in in_file:
+                continue
+            memory = own.get(memory_id)
+            if memory_id in barred or (
+                memory is not None and not injectable_into(memory, chat.workspace)
+            ):
+                why = "which is not a memory of yours this chat can link"
+                raise _link_refused(chat, memory_id, why)
 
 
 def highest_given_chat_id(repo: Repository) -> int:
@@ -260,11 +330,16 @@ def link_chats(
     out_of_reach: Collection[str] = (),
 ) -> None:
     """Link each inserted chat to its injected memories as they are on the target (see the
-    module doc); links to memories that are not the user's there, or that the importer
-    may not reach (``protected_ids`` of ``memoryd.transfer.import_lines``), are dropped."""
+    module doc). ``check_links_on_target`` refused the file's bad links before; what a
+    concurrent write changed since is dropped here rather than linked: a memory that is
+    not the user's, that the importer may not reach (``protected_ids`` of
+    ``memoryd.transfer.import_lines``), or that lies in another workspace."""
     wanted = {memory_targets.get(i, i): None for _, record in inserted for i in record.memory_ids}
     owned = repo.memories_by_id(user_id, wanted) if wanted else {}
     owned = {i: m for i, m in owned.items() if i not in out_of_reach}
     for chat_id, record in inserted:
         ids = [memory_targets.get(i, i) for i in record.memory_ids]
-        repo.link_chat_memories(chat_id, [i for i in ids if i in owned])
+        repo.link_chat_memories(
+            chat_id,
+            [i for i in ids if i in owned and injectable_into(owned[i], record.workspace)],
+        )

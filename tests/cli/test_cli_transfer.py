@@ -242,3 +242,25 @@ def test_bad_topics_exit_2_with_the_line_and_change_nothing(
     error = cli.fails("import", "-u", alice, str(path))
     assert error.startswith("error: line 2: unknown topic 'Music' (topics: hobbies, work, ")
     assert cli.ok("export", "-u", alice).stdout_bytes == before
+
+
+def test_a_chat_linking_a_memory_it_may_not_link_exits_2_and_imports_nothing(
+    cli: Cli, alice: str
+) -> None:
+    seed(cli)
+    before = cli.ok("export", "-u", alice).stdout_bytes
+    [atlas] = [m["id"] for m in cli.memories() if m["workspace"] == "atlas"]
+    [bobs] = [m["id"] for m in cli.memories("bob")]
+    chat = {"workspace": "phoenix", "prompt": "Which quotes?", "response": "Those."}
+    new = '{"id": "fresh", "content": "Likes jazz", "workspace": "atlas"}'
+    cases = {
+        atlas: f"error: line 1: the chat links memory '{atlas}', which is not a memory of yours",
+        bobs: f"error: line 1: the chat links memory '{bobs}', which is not a memory of yours",
+        "fresh": "error: line 2: the chat links memory 'fresh', which line 1 puts in 'atlas'",
+    }
+    for memory_id, reason in cases.items():
+        line = json.dumps({"chat": {**chat, "memory_ids": [memory_id]}})
+        lines = [line] if memory_id != "fresh" else [new, line]
+        assert cli.fails("import", "-u", alice, "-", input="\n".join(lines)).startswith(reason)
+    assert cli.ok("export", "-u", alice).stdout_bytes == before
+    assert cli.json("chats", "list", "-u", alice) == []

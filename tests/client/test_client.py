@@ -256,6 +256,45 @@ def test_export_and_import_carry_my_chats_like_the_library(live: LiveMemoryd) ->
         assert [u.id for u in live.md.chat_memories(alice, [chat.id])[chat.id]] == [tea.id]
 
 
+def test_text_with_unicode_line_breaks_round_trips_through_the_client(live: LiveMemoryd) -> None:
+    """An export's lines end at LF only, on the server and in the client: a chat whose
+    text holds U+2028 or U+0085 stays one line, and comes back as it was."""
+    alice = live.ids["alice"]
+    prompt, reply = "first\u2028second\x85third", "reply\u2029with\rbreaks\x0c"
+    tea = live.md.add_memory(alice, "Prefers\u2028tea")  # folded into a space when stored
+    live.md.record_chat(alice, "alpha", prompt, reply, memory_ids=[tea.id])
+    with MemorydClient(live.url, live.keys["alice"]) as client:
+        exported = client.export_memories(alice)
+        assert exported == live.md.export_memories(alice) and len(exported) == 3
+        client.clear_chats(alice)
+        client.delete_memory(alice, tea.id)
+        added = client.import_memories(alice, exported)
+        assert (added.created, added.chats_created) == (1, 1)
+        assert client.import_memories(alice, "\n".join(exported)).chats_skipped == 1
+        [chat] = client.list_chats(alice)
+        assert (chat.prompt, chat.response) == (prompt, reply)
+        assert [m.content for m in client.list_memories(alice)] == ["Prefers tea"]
+
+    async def twin() -> list[str]:
+        async with AsyncMemorydClient(live.url, live.keys["alice"]) as client:
+            return await client.export_memories(alice)
+
+    assert anyio.run(twin) == live.md.export_memories(alice)
+
+
+def test_a_source_chat_out_of_reach_is_counted_in_the_clients_detail(live: LiveMemoryd) -> None:
+    alice = live.ids["alice"]
+    said = live.md.record_chat(alice, "alpha", "I moved to Lisbon", "Nice.")
+    secret = live.md.record_chat(alice, "beta", "Beta's launch code is TANGO-19", "Noted.")
+    memory = live.md.add_memory(alice, "Lives in Lisbon", source_chat_ids=[said.id, secret.id])
+    live.auth.remove_member("beta", alice)
+    with MemorydClient(live.url, live.keys["alice"]) as client:
+        detail = client.memory_detail(alice, memory.id)
+    assert [c.prompt for c in detail.source_chats] == ["I moved to Lisbon"]
+    assert detail.hidden_source_chats == 1 and detail.deleted_source_chat_ids == ()
+    assert live.md.memory_detail(alice, memory.id).hidden_source_chats == 0  # the library
+
+
 def test_the_async_twin_gives_the_same_answers(live: LiveMemoryd) -> None:
     alice = live.ids["alice"]
     for fact in FACTS:

@@ -77,6 +77,7 @@ def test_a_chunked_body_is_counted_as_it_streams(live: tuple[World, LiveServer])
         ("POST", "/api/v1/memories", {"content": '{"content": "tea\\u0000", "scope": "global"}'}),
         ("POST", "/v1/chat/completions", {"content": NUL_JSON}),
         ("POST", "/api/v1/import", {"content": b'{"id": "a\x00"}'}),
+        ("POST", "/api/v1/import", {"content": '{"content": "ok"}\n{"content": "a\\u0000"}'}),
     ],
 )
 def test_nul_is_refused_at_the_edge(world: World, method: str, path: str, kwargs: dict) -> None:

@@ -32,6 +32,12 @@ LONE_SURROGATE_BODIES = [
         '{"model": "m", "messages": [{"role": "user", "content": "\\ud800"}]}',
     ),
     ("alice", "POST", "/api/v1/memories", '{"content": "pair then half \\ud83d\\ude00\\ude00"}'),
+    (  # an import's body is streamed past the edge guard: the route checks each line
+        "alice",
+        "POST",
+        "/api/v1/import",
+        '{"content": "ok"}\n{"chat": {"workspace": "alpha", "prompt": "a\\ud800"}}',
+    ),
 ]
 
 

@@ -288,7 +288,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Load JSON lines made by export (all or nothing) */
+        /**
+         * Load JSON lines made by export (all or nothing)
+         * @description The body is a file from export (or written by hand): JSON lines, UTF-8, split at
+         *     LF only. It may hold up to ``MEMORYD_MAX_IMPORT_BYTES`` (100 MB by default; 413
+         *     past it, however the body is sent) and 2,000 memory lines (413 too); a bad line is
+         *     a 422 naming it, and nothing is imported.
+         */
         post: operations["import__api_v1_import_post"];
         delete?: never;
         options?: never;
@@ -643,7 +649,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Load JSON lines made by export (all or nothing) */
+        /**
+         * Load JSON lines made by export (all or nothing)
+         * @description The body is a file from export (or written by hand): JSON lines, UTF-8, split at
+         *     LF only. It may hold up to ``MEMORYD_MAX_IMPORT_BYTES`` (100 MB by default; 413
+         *     past it, however the body is sent) and 2,000 memory lines (413 too); a bad line is
+         *     a 422 naming it, and nothing is imported.
+         */
         post: operations["import__api_v1_users__user_id__import_post"];
         delete?: never;
         options?: never;
@@ -1318,6 +1330,12 @@ export interface components {
             expired: boolean;
             /** Expires At */
             expires_at?: string | null;
+            /**
+             * Hidden Source Chats
+             * @description How many of the chats it was extracted from are in workspaces the caller cannot open (one the user left, say): counted here, never shown, as the chat routes do not show them either.
+             * @default 0
+             */
+            hidden_source_chats: number;
             /** History */
             history: components["schemas"]["AuditOut"][];
             /** Id */

@@ -120,7 +120,7 @@ def import_(
         parsed = parse_file(lines)
         for slug in sorted(parsed.workspaces(chats=chats) & existing):
             require_member(md, owner, slug)
-        result = md.import_memories(owner.id, lines, preferences=preferences, chats=chats)
+        result = md.import_memories(owner.id, parsed, preferences=preferences, chats=chats)
     if as_json:
         emit_json(
             {

@@ -121,6 +121,12 @@ def ndjson(lines: Iterable[str] | str) -> bytes:
     return text.encode("utf-8")
 
 
+def ndjson_lines(text: str) -> list[str]:
+    """An export's lines, split at LF only: a JSON string may hold U+2028, U+0085 or a
+    form feed, at which ``str.splitlines`` would cut a line in two."""
+    return text.removesuffix("\n").split("\n") if text else []
+
+
 def owner_prefix(user_id: int, me: User) -> str:
     """Your own memories live at /api/v1/memories; an admin reaches anyone's by id."""
     return API if user_id == me.id else f"{API}/users/{user_id}"
@@ -339,6 +345,7 @@ def detail_of(user_id: int, data: Mapping[str, Any]) -> MemoryDetail:
         source_chats=tuple(chat_of(c) for c in data.get("source_chats", ())),
         history=tuple(audit_of(user_id, e) for e in data.get("history", ())),
         deleted_source_chat_ids=tuple(data.get("deleted_source_chat_ids", ())),
+        hidden_source_chats=int(data.get("hidden_source_chats", 0)),
     )
 
 

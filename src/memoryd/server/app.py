@@ -185,7 +185,10 @@ def create_app(
     if mcp:
         app.router.routes.append(mcp.route)
     app.add_middleware(
-        EdgeGuard, max_bytes=settings.max_request_bytes, single_user=settings.single_user
+        EdgeGuard,
+        max_bytes=settings.max_request_bytes,
+        max_import_bytes=settings.max_import_bytes,
+        single_user=settings.single_user,
     )
     return app
 

@@ -4,7 +4,12 @@ An ASGI middleware, because route handlers (and FastAPI's body parsing) run too 
 
 - **Size.** One limit on every request body (``MEMORYD_MAX_REQUEST_BYTES``), enforced
   on the declared ``Content-Length`` and on the bytes actually received, counted as they
-  stream in, so a chunked or lying client cannot make the server hold more.
+  stream in, so a chunked or lying client cannot make the server hold more. An import
+  (``POST /api/v1/import``, ``/api/v1/users/{id}/import``) has its own, larger limit
+  (``MEMORYD_MAX_IMPORT_BYTES``): its declared length is checked here, and its body is
+  passed on unread, for the route streams it to a temporary file, counting the bytes
+  and checking each line for what this guard looks for in other bodies
+  (``memoryd.server.routers.transfer``).
 - **Credentials first.** A write to the API (``/api/``, ``/v1/``) or a web form
   (``/ui/``) that carries no credential at all is refused with 401 before its body is
   read; the sign-in form, the only anonymous write, is limited to a few kilobytes.
@@ -59,7 +64,15 @@ LONE_SURROGATE = (
     "other half): that is not Unicode text"
 )
 _SESSION_COOKIE = b"memoryd_session="
+IMPORT_PATH = re.compile(r"^/api/v1/(?:users/[^/]+/)?import$")
 _FORM = b"application/x-www-form-urlencoded"
+
+
+def import_too_big(limit: int) -> str:
+    return (
+        f"import files are limited to {limit} bytes over HTTP (MEMORYD_MAX_IMPORT_BYTES);"
+        " import a larger one with `memoryd import` on the server"
+    )
 
 
 def _has_credentials(scope: Scope) -> bool:
@@ -88,14 +101,14 @@ def _header(scope: Scope, wanted: bytes) -> bytes:
     return b""
 
 
-def _has_lone_surrogate(body: bytes) -> bool:
+def has_lone_surrogate(body: bytes) -> bool:
     # the regex only where such an escape may be: on megabytes it is slow
     if b"\\ud" not in body and b"\\uD" not in body:
         return False
     return any(m["low"] is not None or m["paired"] is None for m in _JSON_SURROGATE.finditer(body))
 
 
-def _has_nul(body: bytes, *, form: bool) -> bool:
+def has_nul(body: bytes, *, form: bool) -> bool:
     if b"\x00" in body or (form and b"%00" in body):
         return True
     # the regex only where the escape occurs at all: on megabytes it is slow
@@ -106,9 +119,17 @@ class EdgeGuard:
     """See the module docstring. ``single_user``: every local caller is the admin, so
     there is no credential to look for."""
 
-    def __init__(self, app: ASGIApp, *, max_bytes: int, single_user: bool = False) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        max_bytes: int,
+        max_import_bytes: int | None = None,
+        single_user: bool = False,
+    ) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.max_import_bytes = max_bytes if max_import_bytes is None else max_import_bytes
         self.single_user = single_user
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -140,7 +161,8 @@ class EdgeGuard:
         if scope.get("method", "GET") in SAFE_METHODS:
             await self.app(scope, receive, send_with_headers)
             return
-        limit = ANONYMOUS_WRITES.get(path, self.max_bytes)
+        importing = scope.get("method") == "POST" and IMPORT_PATH.match(path) is not None
+        limit = self.max_import_bytes if importing else ANONYMOUS_WRITES.get(path, self.max_bytes)
         guarded = path.startswith(GUARDED_PREFIXES)
         if guarded and not self.single_user and not _has_credentials(scope):
             await _refuse(
@@ -152,7 +174,11 @@ class EdgeGuard:
             return
         declared = _declared_length(scope)
         if declared is not None and (declared < 0 or declared > limit):
-            await _refuse(send_with_headers, 413, too_big.format(limit))
+            refusal = import_too_big(limit) if importing else too_big.format(limit)
+            await _refuse(send_with_headers, 413, refusal)
+            return
+        if importing:  # streamed and checked by the route (see the module doc)
+            await self.app(scope, receive, send_with_headers)
             return
         chunks: list[bytes] = []
         size = 0
@@ -170,10 +196,10 @@ class EdgeGuard:
                 break
         body = b"".join(chunks)
         del chunks
-        if _has_nul(body, form=_header(scope, b"content-type").startswith(_FORM)):
+        if has_nul(body, form=_header(scope, b"content-type").startswith(_FORM)):
             await _refuse(send_with_headers, 400, "NUL characters are not allowed", "nul")
             return
-        if _has_lone_surrogate(body):
+        if has_lone_surrogate(body):
             await _refuse(send_with_headers, 400, LONE_SURROGATE, "lone_surrogate")
             return
         replayed = False

@@ -306,6 +306,12 @@ class MemoryDetail(MemoryOut):
         description="The ids of chats it was extracted from that are no longer stored: "
         "deleted since, or recorded on another server before an import.",
     )
+    hidden_source_chats: int = Field(
+        default=0,
+        description="How many of the chats it was extracted from are in workspaces the "
+        "caller cannot open (one the user left, say): counted here, never shown, as "
+        "the chat routes do not show them either.",
+    )
     history: list[AuditOut]
 
 

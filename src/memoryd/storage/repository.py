@@ -469,6 +469,17 @@ class Repository:
             )
         return found
 
+    def memories_of_others(self, user_id: int, memory_ids: Iterable[str]) -> set[str]:
+        """Which of ``memory_ids`` exist and belong to another user."""
+        ids = list(dict.fromkeys(memory_ids))
+        found: set[str] = set()
+        for start in range(0, len(ids), 500):  # bounded IN lists
+            query = select(memories.c.id).where(
+                memories.c.user_id != user_id, memories.c.id.in_(ids[start : start + 500])
+            )
+            found.update(self.conn.execute(query).scalars())
+        return found
+
     # the "learn from my chats" switch (chat_memories migration) ---------------------------
     def learns_from_chats(self, user_id: int, *, lock: bool = False) -> bool | None:
         """The user's switch; None when there is no such user. ``lock`` holds a shared

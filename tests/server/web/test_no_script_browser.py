@@ -235,6 +235,35 @@ def test_the_script_and_the_server_show_the_same_detail(live_world: Live, browse
     assert "Extraction" not in shown[0] and "Global" in shown[0] and "…" in shown[0]
 
 
+def test_a_source_chat_in_a_workspace_left_shows_no_text(live_world: Live, browser: Any) -> None:
+    """A global memory learned in beta, which alice has left: the detail names that chat
+    as one she can't open, with the script and without, and never shows its text."""
+    world, live = live_world
+    alice = world.ids["alice"]
+    said = world.md.record_chat(alice, "alpha", "I moved to Lisbon last spring", "Nice.")
+    secret = world.md.record_chat(alice, "beta", "Beta's launch code is TANGO-19", "Noted.")
+    gone = world.md.record_chat(alice, "alpha", "I live near the river", "Lovely.")
+    world.md.add_memory(alice, "Lives in Lisbon", source_chat_ids=[said.id, secret.id, gone.id])
+    world.md.delete_chat(alice, gone.id)
+    world.auth.remove_member("beta", alice)
+    shown = []
+    for javascript in (True, False):
+        with open_page(browser, "desktop", javascript=javascript) as (page, log):
+            sign_in(page, live.url, "alice", USER_PASSWORD)
+            page.locator("#user-button").click()
+            page.get_by_label("Details of memory: Lives in Lisbon").click()
+            detail = page.locator("#memory-detail")
+            detail.get_by_text("History").wait_for()
+            source = detail.locator(".detail-section", has_text="Came from these chats")
+            assert source.get_by_text("I moved to Lisbon last spring").is_visible()
+            assert source.get_by_text("A chat in a workspace you can't open").is_visible()
+            assert source.get_by_text(f"Deleted chat (#{gone.id})").is_visible()
+            assert "TANGO-19" not in page.content() and "beta ·" not in detail.inner_text()
+            shown.append(" ".join(page.locator("#detail-body").inner_text().split()))
+            assert log.unexpected() == []
+    assert shown[0] == shown[1]
+
+
 def test_addresses_that_open_a_form_or_detail_open_them_in_place(
     live_world: Live, desktop_page: Any
 ) -> None:

@@ -35,6 +35,7 @@ from memoryd.client._shared import (
     memory_body,
     memory_of,
     ndjson,
+    ndjson_lines,
     owner_prefix,
     require_self,
     scope_value,
@@ -439,7 +440,7 @@ class AsyncMemorydClient:
         owner = await self._owner(user_id)
         params = {"chats": "true" if chats else "false"}
         response = await self._call("GET", f"{owner}/export", params=params)
-        return response.text.splitlines()
+        return ndjson_lines(response.text)
 
     async def import_memories(
         self,

@@ -85,14 +85,22 @@ def overview(
 
 def memory_detail(state: ServerState, owner: Owner, memory_id: str) -> MemoryDetail:
     """One memory with its source chats and history (the API's detail, and the web UI's
-    detail view without JavaScript)."""
+    detail view without JavaScript). A source chat in a workspace the caller may not use
+    is only counted (``hidden_source_chats``): a global memory learned in a workspace the
+    user has left must not show that workspace's chats, which the chat routes hide too."""
     visible_memory(state, owner, memory_id)
     detail = state.md.memory_detail(owner.user.id, memory_id)
+    allowed: dict[str, bool] = {}
+    for chat in detail.source_chats:
+        if chat.workspace not in allowed:
+            allowed[chat.workspace] = owner.may_use(state, chat.workspace)
+    shown = [c for c in detail.source_chats if allowed[c.workspace]]
     return MemoryDetail(
         **MemoryOut.of(detail.memory).model_dump(),
         created_by=detail.created_by,
-        source_chats=[ChatOut.of(c) for c in detail.source_chats],
+        source_chats=[ChatOut.of(c) for c in shown],
         deleted_source_chat_ids=list(detail.deleted_source_chat_ids),
+        hidden_source_chats=len(detail.source_chats) - len(shown),
         history=audit_out(detail.history),
     )
 

@@ -14,15 +14,23 @@ and the user becomes its member, as when creating one through the API (within th
 workspace quota). A default user cannot claim ``source: "admin"``, and their memories in
 workspaces they were removed from stay out of reach: a line naming one creates a new one.
 An import holds at most ``MAX_IMPORT_LINES`` memory lines (each is embedded) and
-``MAX_IMPORT_BYTES`` bytes in all; a longer chat history imports with the CLI.
+``MEMORYD_MAX_IMPORT_BYTES`` bytes in all (100 MB by default, apart from the smaller limit
+of every other request body); a longer chat history imports with the CLI.
+
+The body is never held whole: it streams into a temporary file (in memory up to
+``SPOOL_IN_MEMORY``, then on disk), counted as it comes (413 past the limit), and is read
+back a line at a time -- split at LF only, never at U+2028 or U+0085, which a JSON string
+may hold -- each line checked for what the edge guard looks for in other bodies (a NUL, half
+a surrogate pair) and parsed as it is read; only the parsed file is kept in memory.
 """
 
 # No "from __future__ import annotations": FastAPI must resolve the local OwnerDep alias.
 import json
-from collections.abc import Callable
-from typing import Annotated, Any
+from collections.abc import Callable, Iterator
+from tempfile import SpooledTemporaryFile
+from typing import IO, Annotated, Any, BinaryIO, cast
 
-from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi import APIRouter, Depends, Query, Request, Response, UploadFile
 from starlette.concurrency import run_in_threadpool
 
 from memoryd.domain import runtime_settings
@@ -30,12 +38,13 @@ from memoryd.domain.errors import InvalidInput
 from memoryd.domain.models import Role, Source
 from memoryd.server.deps import Owner, State, require_workspace
 from memoryd.server.errors import ApiError
+from memoryd.server.guard import LONE_SURROGATE, has_lone_surrogate, has_nul, import_too_big
 from memoryd.server.schemas import ImportedPreferences, ImportOut
 from memoryd.transfer import ImportFile, parse_file
 from memoryd.transfer_chats import CHAT, is_chat
 from memoryd.transfer_preferences import is_preferences
 
-MAX_IMPORT_BYTES = 50_000_000  # chat histories included
+SPOOL_IN_MEMORY = 1_048_576  # a larger body goes to a temporary file on disk
 # Enough for a full export (5 global + 20 per workspace, 50 workspaces by default);
 # chat lines are not counted (they are not embedded), only their bytes.
 MAX_IMPORT_LINES = 2_000
@@ -111,15 +120,21 @@ def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: st
             ),
         ] = True,
     ) -> ImportOut:
-        raw = await request.body()
-        if len(raw) > MAX_IMPORT_BYTES:
-            raise ApiError(413, f"import files are limited to {MAX_IMPORT_BYTES} bytes")
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise InvalidInput("the import file is not UTF-8 text") from None
-        lines = text.splitlines()  # blank ones kept, so errors name the file's line numbers
-        return await run_in_threadpool(_import, state, owner, lines, preferences, chats)
+        """The body is a file from export (or written by hand): JSON lines, UTF-8, split at
+        LF only. It may hold up to ``MEMORYD_MAX_IMPORT_BYTES`` (100 MB by default; 413
+        past it, however the body is sent) and 2,000 memory lines (413 too); a bad line is
+        a 422 naming it, and nothing is imported."""
+        limit = state.settings.max_import_bytes
+        with SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY) as file:
+            spool = UploadFile(cast(BinaryIO, file))  # writes to disk off the event loop
+            size = 0
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > limit:  # a chunked body, or one longer than it said
+                    raise ApiError(413, import_too_big(limit), headers={"Connection": "close"})
+                await spool.write(chunk)
+            await spool.seek(0)
+            return await run_in_threadpool(_import, state, owner, spool.file, preferences, chats)
 
     return router
 
@@ -141,10 +156,25 @@ def _refuse_too_many(parsed: ImportFile) -> None:
         )
 
 
+def _lines(body: IO[bytes]) -> Iterator[str]:
+    """The body's lines (blank ones too, so errors name the file's line numbers), split
+    at LF only; each must be UTF-8 without a NUL or half a surrogate pair."""
+    for number, raw in enumerate(body, start=1):
+        if has_nul(raw, form=False):
+            raise ApiError(400, f"line {number}: NUL characters are not allowed", code="nul")
+        if has_lone_surrogate(raw):
+            raise ApiError(400, f"line {number}: {LONE_SURROGATE}", code="lone_surrogate")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InvalidInput(f"line {number}: the import file is not UTF-8 text") from None
+        yield text.removesuffix("\n")
+
+
 def _import(
-    state: State, owner: Owner, lines: list[str], preferences: bool, chats: bool
+    state: State, owner: Owner, body: IO[bytes], preferences: bool, chats: bool
 ) -> ImportOut:
-    parsed = parse_file(lines)  # before anything is embedded or looked up
+    parsed = parse_file(_lines(body))  # before anything is embedded or looked up
     _refuse_too_many(parsed)
     restricted = owner.acting.role is not Role.ADMIN
     protected: set[str] = set()
@@ -169,7 +199,7 @@ def _import(
         }
     result = state.md.import_memories(
         owner.user.id,
-        lines,
+        parsed,
         actor=owner.actor,
         protected_ids=protected,
         preferences=preferences,

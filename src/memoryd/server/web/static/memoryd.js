@@ -348,7 +348,8 @@ async function showDetail(url, historyUrl) {
 
   const from = section(body, "Came from these chats");
   const deleted = m.deleted_source_chat_ids || [];
-  if (m.source_chats.length || deleted.length) {
+  const hidden = m.hidden_source_chats || 0;
+  if (m.source_chats.length || hidden || deleted.length) {
     const list = el("ul", null, "detail-chats");
     for (const chat of m.source_chats) {
       const item = el("li");
@@ -358,6 +359,8 @@ async function showDetail(url, historyUrl) {
       item.appendChild(el("p", chat.prompt.length > 300 ? chat.prompt.slice(0, 300) + "…" : chat.prompt, "small"));
       list.appendChild(item);
     }
+    // chats in workspaces the reader cannot open (one they left): counted, never shown
+    for (let n = 0; n < hidden; n++) list.appendChild(el("li", "A chat in a workspace you can't open", "muted small hidden-chat"));
     // chats deleted since (or recorded elsewhere before an import): only their id is left
     for (const id of deleted) list.appendChild(el("li", "Deleted chat (#" + id + ")", "muted small deleted-chat"));
     from.appendChild(list);
