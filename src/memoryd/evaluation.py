@@ -86,7 +86,8 @@ def load_dataset(path: Path | None) -> list[dict[str, Any]]:
             data = json.loads(text)
             items = data.get("conversations") if isinstance(data, dict) else data
         else:
-            items = [json.loads(line) for line in text.splitlines() if line.strip()]
+            # LF only: str.splitlines() also cuts at U+2028 and U+0085, which JSON text holds
+            items = [json.loads(line) for line in text.split("\n") if line.strip()]
     except ValueError as exc:
         raise InvalidInput(f"the dataset is not JSON of conversations: {exc}") from None
     if not isinstance(items, list):
@@ -105,7 +106,7 @@ def load_dataset(path: Path | None) -> list[dict[str, Any]]:
 
 
 def _looks_like_jsonl(text: str) -> bool:
-    lines = [line for line in text.splitlines() if line.strip()]
+    lines = [line for line in text.split("\n") if line.strip()]
     return len(lines) > 1 and all(line.lstrip().startswith("{") for line in lines[:2])
 
 

@@ -51,6 +51,24 @@ def test_eval_scores_the_real_pipeline_on_a_dataset(tmp_path: Path) -> None:
     assert summary["wrong_subject_share"] == 0.0 and summary["llm_calls_per_batch"] == 1.0
 
 
+def test_a_jsonl_dataset_keeps_line_separators_inside_its_text(tmp_path: Path) -> None:
+    from memoryd.evaluation import load_dataset
+
+    said = "I run a dog\u2028obedience school.\x85Really."
+    exchanges = [{"prompt": said, "response": "Nice."}]
+    dataset = tmp_path / "set.jsonl"
+    dataset.write_text(
+        json.dumps({**CONVERSATION, "exchanges": exchanges}, ensure_ascii=False)
+        + "\r\n"
+        + json.dumps({**CONVERSATION, "id": "b"}, ensure_ascii=False)
+        + "\n",
+        "utf-8",
+    )
+    conversations = load_dataset(dataset)
+    assert [c["id"] for c in conversations] == ["dogs", "b"]
+    assert conversations[0]["exchanges"][0]["prompt"] == said
+
+
 def test_eval_refuses_a_file_that_is_not_a_labelled_set(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text('[{"exchanges": []}]')
