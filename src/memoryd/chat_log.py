@@ -20,6 +20,9 @@ one concern -- what memoryd keeps of a conversation -- with rules of their own:
   memory's detail lists it as deleted); ids are never given again
   (``memoryd.storage.chat_erasure``). The audit log records how many went, where, their
   ids and who deleted them, never their text.
+- Turning learning on or off is recorded in the audit log too (``change_setting``, see
+  ``memoryd.user_settings``), in the same transaction; setting it to what it already
+  is records nothing.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from memoryd.domain.rules import is_row_id
 from memoryd.rerank.base import Reranker, Warmable
 from memoryd.storage import chat_erasure
 from memoryd.storage.repository import Repository
+from memoryd.user_settings import change_learning
 from memoryd.writeback import PendingChat
 
 if TYPE_CHECKING:
@@ -259,15 +263,16 @@ class ChatFacade:
             raise NotFound(f"no user {user_id!r}")
         return value
 
-    def set_learning(self, user_id: int, on: bool) -> int:
+    def set_learning(self, user_id: int, on: bool, *, actor: Actor | None = None) -> int:
         """Turn learning from this user's chats on or off. Off also closes the chats still
-        waiting for extraction; returns how many were closed."""
+        waiting for extraction; returns how many were closed. A real change is one
+        ``change_setting`` entry in the audit log, by ``actor`` (default: the user)."""
         if not isinstance(on, bool):
             raise InvalidInput("learning is on (true) or off (false)")
+        actor = actor or Actor(Source.USER, user_id)
         with self.db.write() as repo:
             self.store.require_user(repo, user_id, lock=True)
-            repo.set_learning(user_id, on)
-            return 0 if on else repo.close_pending_chats(user_id)
+            return change_learning(repo, user_id, on, actor, self.clock())
 
 
 def _chat_ids(chat_ids: Iterable[int]) -> list[int]:

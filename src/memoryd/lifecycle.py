@@ -11,7 +11,8 @@
 - ``review_preference`` / ``set_review_preference`` / ``review_mode``: each user's own
   choice of which of extraction's changes wait for them (off | updates | everything), or
   None to follow the instance setting ``memory_review``; the user's choice wins, since it
-  only concerns their own memories;
+  only concerns their own memories (each change is in the audit log: see
+  ``memoryd.user_settings``);
 - ``memory_detail``: one memory with where it came from, its source chats (and the ids
   of those deleted since) and history.
 """
@@ -40,6 +41,7 @@ from memoryd.domain.rules import normalize_content, parse_expiry
 from memoryd.storage import audit_rows
 from memoryd.storage import lifecycle as queries
 from memoryd.store import KEEP, Keep
+from memoryd.user_settings import change_review
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -135,13 +137,18 @@ class LifecycleFacade:
             own = repo.review_preference(user_id)
             return runtime_settings.review_mode(own, repo.get_settings())
 
-    def set_review_preference(self, user_id: int, mode: str | None) -> None:
+    def set_review_preference(
+        self, user_id: int, mode: str | None, *, actor: Actor | None = None
+    ) -> None:
         """Set the user's own review mode (off | updates | everything), or None to follow
-        the instance setting again. Suggestions already waiting stay until decided."""
+        the instance setting again. Suggestions already waiting stay until decided. A
+        real change is one ``change_setting`` audit entry, by ``actor`` (default: the
+        user)."""
         chosen = None if mode is None else runtime_settings.parse_review(mode)
+        actor = actor or Actor(Source.USER, user_id)
         with self.db.write() as repo:
             self.store.require_user(repo, user_id, lock=True)
-            repo.set_review_preference(user_id, chosen)
+            change_review(repo, user_id, chosen, actor, self.clock())
 
     # review queue -------------------------------------------------------------------
     def list_suggestions(

@@ -68,6 +68,7 @@ from memoryd.storage.database import Database
 from memoryd.storage.opening import open_database
 from memoryd.storage.repository import Repository
 from memoryd.store import KEEP, Keep, MemoryStore
+from memoryd.user_settings import change_role
 from memoryd.writeback import BackgroundWriter, QuietGate
 
 if TYPE_CHECKING:
@@ -215,16 +216,27 @@ class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade, AuditFacade):
         with self.db.read() as repo:
             return repo.user_summaries()
 
-    def set_role(self, user_id: int, role: Role | str, *, keep_an_admin: bool = False) -> User:
+    def set_role(
+        self,
+        user_id: int,
+        role: Role | str,
+        *,
+        keep_an_admin: bool = False,
+        actor: Actor | None = None,
+    ) -> User:
         """Change a role. With ``keep_an_admin`` the last admin cannot be demoted, checked
         in the same locked transaction as the change (two admins demoting each other at
-        once leave one)."""
+        once leave one). A real change is one ``change_setting`` entry in the user's
+        audit log, by ``actor`` (default: ``admin``, whoever administers the database,
+        as on the command line)."""
         new_role = _role(role)
+        actor = actor or Actor(Source.ADMIN)
         with self.db.write() as repo:
             self.store.require_user(repo, user_id)
             if keep_an_admin and new_role is not Role.ADMIN:
                 _keep_an_admin(repo, user_id)
-            repo.set_user_role(user_id, new_role)
+            repo.lock_user(user_id)  # only after the admins' rows: two demotions cannot deadlock
+            change_role(repo, user_id, new_role, actor, self.clock())
             user = repo.get_user(user_id)
         assert user is not None
         return user

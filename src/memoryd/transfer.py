@@ -443,7 +443,7 @@ def import_lines(
         link_chats(repo, user_id, inserted, memory_targets, protected_ids)
         _check_limits(md, repo.list_memories(user_id))  # a concurrent write may have won
         if preferences and parsed.preferences is not None:
-            apply_preferences(repo, user_id, parsed.preferences)
+            apply_preferences(repo, user_id, parsed.preferences, actor, md.clock())
             result.preferences = parsed.preferences
     return result
 

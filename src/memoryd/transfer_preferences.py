@@ -23,14 +23,17 @@ from typing import TYPE_CHECKING, Any
 
 from memoryd.domain.errors import InvalidInput
 from memoryd.domain.runtime_settings import REVIEW_MODES
+from memoryd.user_settings import FOLLOW_INSTANCE, change_learning, change_review
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
+    from memoryd.domain.models import Actor
     from memoryd.storage.repository import Repository
 
 PREFERENCES = "preferences"
 LEARN = "learn_from_chats"
 REVIEW = "memory_review"
-FOLLOW_INSTANCE = "default"  # memory_review: no choice of one's own
 REVIEW_CHOICES = (FOLLOW_INSTANCE, *REVIEW_MODES)
 EXAMPLE = '{"preferences": {"learn_from_chats": true, "memory_review": "default"}}'
 
@@ -93,15 +96,17 @@ def parse_preferences(data: dict[str, Any], line: int) -> Preferences:
     return Preferences(learn_from_chats=learns, memory_review=review)
 
 
-def apply_preferences(repo: Repository, user_id: int, preferences: Preferences) -> None:
+def apply_preferences(
+    repo: Repository, user_id: int, preferences: Preferences, actor: Actor, now: datetime
+) -> None:
     """Set the choices the line makes, in the caller's write transaction (user locked).
 
-    Learning turned off closes the chats still waiting for extraction, as
-    ``Memoryd.set_learning`` does."""
+    As ``Memoryd.set_learning`` and ``set_review_preference`` do: learning turned off
+    closes the chats still waiting for extraction, and each choice the line changes is
+    one ``change_setting`` audit entry by ``actor`` (the import's), none for a choice the
+    user had already made (``memoryd.user_settings``)."""
     if preferences.learn_from_chats is not None:
-        repo.set_learning(user_id, preferences.learn_from_chats)
-        if not preferences.learn_from_chats:
-            repo.close_pending_chats(user_id)
+        change_learning(repo, user_id, preferences.learn_from_chats, actor, now)
     if preferences.memory_review is not None:
         own = preferences.memory_review
-        repo.set_review_preference(user_id, None if own == FOLLOW_INSTANCE else own)
+        change_review(repo, user_id, None if own == FOLLOW_INSTANCE else own, actor, now)

@@ -101,3 +101,24 @@ def test_bad_input_is_one_line_and_exit_2(
 def test_an_unknown_user_is_one_line(told: tuple[Cli, Story]) -> None:
     cli, _ = told
     assert cli.fails("audit", "--user", "nobody") == "error: no user 'nobody'"
+
+
+def test_setting_changes_made_on_the_command_line_are_in_the_log(cli: Cli) -> None:
+    cli.ok("users", "add", "alice")
+    cli.ok("users", "learning", "alice", "off")
+    cli.ok("users", "learning", "alice", "off")  # no change, no entry
+    cli.ok("users", "review", "alice", "updates")
+    cli.ok("users", "role", "alice", "admin")
+    entries = cli.json("audit", "-u", "alice", "--action", "change_setting")
+    assert [
+        (e["after"]["setting"], e["before"]["value"], e["after"]["value"], e["actor"])
+        for e in entries
+    ] == [
+        ("role", "default", "admin", "admin"),
+        ("memory_review", "default", "updates", "admin"),
+        ("learn_from_chats", True, False, "admin"),
+    ]
+    assert {e["memory_id"] for e in entries} == {""}
+    table = cli.ok("audit", "-u", "alice").stdout
+    assert "learn_from_chats = true" in table and "learn_from_chats = false" in table
+    assert "role = default" in table and "role = admin" in table

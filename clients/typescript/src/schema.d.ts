@@ -47,7 +47,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The audit log: every change to the user's memories, newest first
+         * The audit log: every change to the user's memories and settings, newest first
          * @description At most ``limit`` entries, newest first. To read further back, ask again with
          *     ``before`` set to the id of the last entry you got (and the same filters); a page
          *     shorter than ``limit`` is the last one. Entries are never changed or removed and
@@ -589,7 +589,10 @@ export interface paths {
         delete: operations["delete_user_api_v1_users__user_id__delete"];
         options?: never;
         head?: never;
-        /** Role or password (admin) */
+        /**
+         * Role or password (admin)
+         * @description A new role is recorded in the user's audit log (``change_setting``).
+         */
         patch: operations["edit_user_api_v1_users__user_id__patch"];
         trace?: never;
     };
@@ -601,7 +604,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The audit log: every change to the user's memories, newest first
+         * The audit log: every change to the user's memories and settings, newest first
          * @description At most ``limit`` entries, newest first. To read further back, ask again with
          *     ``before`` set to the id of the last entry you got (and the same filters); a page
          *     shorter than ``limit`` is the last one. Entries are never changed or removed and
@@ -988,25 +991,26 @@ export interface components {
          * AuditAction
          * @enum {string}
          */
-        AuditAction: "create" | "update" | "delete" | "promote" | "demote" | "delete_chats";
+        AuditAction: "create" | "update" | "delete" | "promote" | "demote" | "delete_chats" | "change_setting";
         /**
          * AuditOut
-         * @description One entry of the audit log: a change to a memory, or a deletion of chats.
+         * @description One entry of the audit log: a change to a memory, a deletion of chats, or a change
+         *     of one of the user's settings.
          */
         AuditOut: {
             /**
              * Action
-             * @description create, update, delete, promote, demote or delete_chats.
+             * @description create, update, delete, promote, demote, delete_chats or change_setting.
              */
             action: string;
             /**
              * Actor
-             * @description Who: user:<id>, admin:<id>, extraction:<run id>, import:<id> or system.
+             * @description Who: user:<id>, admin:<id>, admin (the command line), extraction:<run id>, import:<id> or system.
              */
             actor: string;
             /**
              * After
-             * @description The memory after; null for a delete.
+             * @description The memory after (for change_setting: the setting's new value, as in before); null for a delete.
              */
             after: {
                 [key: string]: unknown;
@@ -1015,7 +1019,7 @@ export interface components {
             at: string;
             /**
              * Before
-             * @description The memory before the change (for delete_chats: count, workspaces and chat_ids, never the text); null for a create.
+             * @description The memory before the change (for delete_chats: count, workspaces and chat_ids, never the text; for change_setting: setting, workspace (null: the whole account) and value); null for a create.
              */
             before: {
                 [key: string]: unknown;
@@ -1027,7 +1031,7 @@ export interface components {
             id: number;
             /**
              * Memory Id
-             * @description The memory changed; empty for delete_chats.
+             * @description The memory changed; empty for delete_chats and change_setting.
              */
             memory_id: string;
         };
@@ -1933,7 +1937,7 @@ export interface operations {
                 action?: components["schemas"]["AuditAction"][] | null;
                 /** @description Only changes by this kind of actor (user, admin, extraction, import, system) or by one actor as the log names it (extraction:RUN_ID). */
                 actor?: string | null;
-                /** @description Only changes to memories that were in this workspace before or after, and chat deletions there. */
+                /** @description Only changes to memories that were in this workspace before or after, and chat deletions there (a change to a setting of the whole account is in no workspace). */
                 workspace?: string | null;
                 /** @description Only entries from this date (YYYY-MM-DD, UTC) or ISO 8601 time on. */
                 since?: string | null;
@@ -4617,7 +4621,7 @@ export interface operations {
                 action?: components["schemas"]["AuditAction"][] | null;
                 /** @description Only changes by this kind of actor (user, admin, extraction, import, system) or by one actor as the log names it (extraction:RUN_ID). */
                 actor?: string | null;
-                /** @description Only changes to memories that were in this workspace before or after, and chat deletions there. */
+                /** @description Only changes to memories that were in this workspace before or after, and chat deletions there (a change to a setting of the whole account is in no workspace). */
                 workspace?: string | null;
                 /** @description Only entries from this date (YYYY-MM-DD, UTC) or ISO 8601 time on. */
                 since?: string | null;

@@ -8,6 +8,7 @@ memory's, oldest first, with the same table and JSON as here.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Annotated, Any
 
@@ -50,9 +51,15 @@ def entry_json(entry: AuditEntry) -> dict[str, Any]:
 
 
 def state_text(view: dict[str, Any] | None) -> str:
-    """A memory as an entry recorded it (``[slug] text``), or what a chat deletion did."""
+    """A memory as an entry recorded it (``[slug] text``), what a chat deletion did, or a
+    setting's value (``learn_from_chats = false``, ``[slug]`` first for a workspace's)."""
     if view is None:
         return "-"
+    if "setting" in view:  # a change_setting entry
+        where = f"[{view['workspace']}] " if view.get("workspace") else ""
+        value = view.get("value")
+        shown = value if isinstance(value, str) else json.dumps(value)
+        return f"{where}{view['setting']} = {shown}"
     if "chat_ids" in view:  # a delete_chats entry: how many and where, never their text
         where = ", ".join(f"{slug}: {n}" for slug, n in view.get("workspaces", {}).items())
         return f"{view.get('count')} chat(s) ({where})"
@@ -109,8 +116,9 @@ def audit(
             "--action",
             "-a",
             metavar="ACTION",
-            help="Only this action: create, update, delete, promote, demote or delete_chats "
-            "(recorded chats deleted). Repeat it for several.",
+            help="Only this action: create, update, delete, promote, demote, delete_chats "
+            "(recorded chats deleted) or change_setting (learning from chats, review mode or "
+            "role changed). Repeat it for several.",
         ),
     ] = None,
     actor: Annotated[
@@ -161,19 +169,22 @@ def audit(
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Read a user's audit log: every change to their memories, newest first.
+    """Read a user's audit log: every change to their memories and settings, newest first.
 
     Each entry (numbered in the # column) says what happened -- create, update, delete,
-    promote, demote, or delete_chats when recorded chats were deleted (how many and
-    where, never their text) -- who did it (user:ID, admin:ID, extraction:RUN_ID,
-    import:ID, or system when memoryd deleted an expired memory), when, and the memory
-    before and after. Deleted memories keep their entries. Filters combine.
+    promote, demote, delete_chats when recorded chats were deleted (how many and where,
+    never their text), or change_setting when their learning from chats, review mode or
+    role changed -- who did it (user:ID, admin:ID, admin for the command line,
+    extraction:RUN_ID, import:ID, or system when memoryd deleted an expired memory),
+    when, and the memory (or the setting's value) before and after. Deleted memories
+    keep their entries. Filters combine.
 
     Examples:
       memoryd audit --user alice
       memoryd audit --user alice --before 120      (the entries older than #120)
       memoryd audit --user alice --actor extraction --since 2026-03-01
       memoryd audit --user alice --memory 65f398 --action update
+      memoryd audit --user alice --action change_setting
     """
     page_size = whole_number(limit, "--limit", MAX_PAGE) or CLI_PAGE
     cursor = whole_number(before, "--before", MAX_ROW_ID)

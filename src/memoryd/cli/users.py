@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from memoryd.cli.common import (
+    CLI_ACTOR,
     DbOption,
     JsonOption,
     cell,
@@ -87,7 +88,7 @@ def role(
 ) -> None:
     """Make a user an admin or a default user."""
     with open_memoryd(db) as md:
-        user = md.set_role(find_user(md, name).id, new_role)
+        user = md.set_role(find_user(md, name).id, new_role, actor=CLI_ACTOR)
     if as_json:
         emit_json(user_json(user))
     else:
@@ -116,7 +117,7 @@ def learning(
     with open_memoryd(db) as md:
         user = find_user(md, name)
         if switch is not None:
-            closed = md.set_learning(user.id, choices[switch.lower()])
+            closed = md.set_learning(user.id, choices[switch.lower()], actor=CLI_ACTOR)
         on = md.learns_from_chats(user.id)
     if as_json:
         emit_json({**user_json(user), "learn_from_chats": on, "chats_closed": closed})
@@ -149,7 +150,8 @@ def review(
             chosen = mode.strip().lower()
             if chosen not in ("default", *REVIEW_MODES):
                 raise InvalidInput(f"review is default, off, updates or everything, not {mode!r}")
-            md.set_review_preference(user.id, None if chosen == "default" else chosen)
+            own_mode = None if chosen == "default" else chosen
+            md.set_review_preference(user.id, own_mode, actor=CLI_ACTOR)
         own = md.review_preference(user.id)
         effective = md.review_mode(user.id)
     if as_json:

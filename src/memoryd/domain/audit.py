@@ -37,8 +37,8 @@ class AuditQuery:
     that workspace before or after the change, and a chat deletion that deleted chats
     there. ``visible_in``: when given, an entry about a memory whose latest state (after
     its last change, or when it was deleted) is in a workspace not in this set is left
-    out, with all that memory's other entries; global memories and chat deletions are
-    always kept."""
+    out, with all that memory's other entries; global memories, chat deletions and
+    setting changes are always kept."""
 
     user_id: int
     before: int | None = None

@@ -46,6 +46,18 @@ class AuditAction(enum.StrEnum):
     # recorded chats were deleted: the entry names no memory (``memory_id`` is empty) and
     # ``before`` says how many, where and their ids -- never their text
     DELETE_CHATS = "delete_chats"
+    # one of a user's settings changed (``UserSetting``): no memory either; ``before`` and
+    # ``after`` name the setting, where it applies and its value (memoryd.user_settings)
+    CHANGE_SETTING = "change_setting"
+
+
+class UserSetting(enum.StrEnum):
+    """A user's switches over what memoryd learns from them and does for them, whose
+    changes the audit log records (``AuditAction.CHANGE_SETTING``)."""
+
+    LEARN_FROM_CHATS = "learn_from_chats"  # on / off
+    MEMORY_REVIEW = "memory_review"  # their own review mode, or "default"
+    ROLE = "role"  # admin / default
 
 
 @dataclass(frozen=True)

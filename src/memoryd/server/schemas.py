@@ -91,19 +91,29 @@ class MemoryList(BaseModel):
 
 
 class AuditOut(BaseModel):
-    """One entry of the audit log: a change to a memory, or a deletion of chats."""
+    """One entry of the audit log: a change to a memory, a deletion of chats, or a change
+    of one of the user's settings."""
 
     id: int = Field(description="The entry's id; ids only grow (the paging cursor).")
-    memory_id: str = Field(description="The memory changed; empty for delete_chats.")
-    action: str = Field(description="create, update, delete, promote, demote or delete_chats.")
+    memory_id: str = Field(
+        description="The memory changed; empty for delete_chats and change_setting."
+    )
+    action: str = Field(
+        description="create, update, delete, promote, demote, delete_chats or change_setting."
+    )
     actor: str = Field(
-        description="Who: user:<id>, admin:<id>, extraction:<run id>, import:<id> or system."
+        description="Who: user:<id>, admin:<id>, admin (the command line), "
+        "extraction:<run id>, import:<id> or system."
     )
     before: dict[str, Any] | None = Field(
         description="The memory before the change (for delete_chats: count, workspaces and "
-        "chat_ids, never the text); null for a create."
+        "chat_ids, never the text; for change_setting: setting, workspace (null: the whole "
+        "account) and value); null for a create."
     )
-    after: dict[str, Any] | None = Field(description="The memory after; null for a delete.")
+    after: dict[str, Any] | None = Field(
+        description="The memory after (for change_setting: the setting's new value, as in "
+        "before); null for a delete."
+    )
     at: str
 
     @classmethod

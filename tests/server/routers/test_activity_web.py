@@ -17,7 +17,7 @@ import pytest
 from memoryd.domain.models import Actor, Source
 from support.audit import STORY, Story, tell_story
 from support.server import World
-from support.web import element, flash_of, get_page, words
+from support.web import element, flash_of, get_page, post_form, words
 
 # alice is no member of gamma: what she sees of STORY (secret and gone stay in gamma)
 SHOWN = [("create", "tea"), *STORY[1:3], *STORY[4:6], *STORY[8:]]
@@ -169,6 +169,52 @@ def test_extraction_expiry_and_an_admins_view_name_who_did_it(world: World, stor
     assert "by you (as an admin)" in words(element(admin, f"entry-{entry_ids(admin)[0]}").text)
     assert "by alice" in words(element(admin, f"entry-{entry_ids(admin)[1]}").text)
     assert f'data-detail="/api/v1/users/{alice}/memories/{admin_made.id}"' in admin
+
+
+def test_a_change_of_a_setting_reads_what_changed_where_and_who_did_it(world: World) -> None:
+    alice = world.ids["alice"]
+    # through the web UI's own forms: her account panel, the admin panel's role form
+    assert post_form(world, "alice", "/ui/learning", {"learn": "off"}).status_code == 303
+    assert post_form(world, "alice", "/ui/learning", {"learn": "off"}).status_code == 303
+    assert post_form(world, "alice", "/ui/review", {"mode": "everything"}).status_code == 303
+    role = post_form(world, "admin", f"/ui/users/{alice}/role", {"role": "admin"})
+    assert flash_of(role)["text"] == "alice is now an admin."
+    html = get_page(world, "alice", "/activity").text
+    ids = entry_ids(html)
+    assert len(ids) == 3  # turning learning off twice changed it once
+    role_change, review, learning = (words(element(html, f"entry-{i}").text) for i in ids)
+    assert learning.startswith("Turned off learning from chats")
+    assert "by you · Whole account Learning from chats: on → off" in learning
+    assert "Chats recorded while it is off are never learned from." in learning
+    assert review.startswith("Changed what waits for review") and "by you" in review
+    assert (
+        "Review of what memoryd learns: as the instance is set → ask before every new or "
+        "changed memory" in review
+    )
+    assert role_change.startswith("Made an admin")
+    assert "by an admin · Whole account Role: default user → admin" in role_change
+    assert 'data-action="change_setting"' in html
+    assert "Open memory" not in html and "All changes to this memory" not in html
+    # the admin's view of her log names who did what from where the admin stands
+    seen = get_page(world, "admin", f"/admin/users/{alice}/activity").text
+    entries = [words(element(seen, f"entry-{i}").text) for i in entry_ids(seen)]
+    assert "by you (as an admin)" in entries[0] and "by alice" in entries[2]
+
+
+def test_the_change_filter_picks_out_setting_changes(world: World, story: Story) -> None:
+    world.md.set_learning(story.alice, False)
+    world.md.set_review_preference(story.alice, "updates", actor=Actor(Source.ADMIN))
+    page = get_page(world, "alice", "/activity?change=settings")
+    assert page.status_code == 200
+    assert 'option value="settings" selected' in page.text
+    texts = [words(element(page.text, f"entry-{i}").text) for i in entry_ids(page.text)]
+    assert len(texts) == 2
+    assert texts[0].startswith("Changed what waits for review")
+    assert "by an admin (command line)" in texts[0]
+    assert texts[1].startswith("Turned off learning from chats")
+    # a workspace holds no setting of the whole account
+    alpha = get_page(world, "alice", "/activity?workspace=alpha&change=settings").text
+    assert entry_ids(alpha) == [] and "Nothing matches these filters." in alpha
 
 
 def test_every_text_is_escaped(world: World) -> None:

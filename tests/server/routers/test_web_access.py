@@ -124,7 +124,7 @@ FORM_CASES = [
     FormCase("/ui/api-keys", fields(name="web key")),
     FormCase("/ui/api-keys/{key_id}/revoke", own_key),
     FormCase("/ui/password", known_password),
-    FormCase("/ui/learning", fields(learn="on")),
+    FormCase("/ui/learning", fields(learn="off")),  # a change: "on" again changes nothing
     FormCase("/ui/review", fields(mode="updates")),
     FormCase("/ui/chats/{chat_id}/delete", own_chat),
     FormCase("/ui/chats/clear", own_chat),

@@ -3,7 +3,8 @@
 in the detail dialog; with JavaScript off (every step a link or a form the server
 answers) and on (the dialog opens in place). Every state passes the page checks: nothing
 scrolls sideways, even with a long unbroken word before and after an edit; no serious
-accessibility violation. An admin reaches a user's activity from the Users tab.
+accessibility violation. An admin reaches a user's activity from the Users tab. Turning
+learning off on the account panel reads as an entry of its own.
 """
 
 from __future__ import annotations
@@ -190,4 +191,30 @@ def test_the_detail_dialogs_history_reads_as_the_activity_page_and_links_to_it(
     assert (
         page.locator("#activity-memory").inner_text().startswith("Only the changes to one memory")
     )
+    check_page(page)
+
+
+def test_turning_learning_off_shows_on_the_activity_page(live_world: Live, page: Any) -> None:
+    """The account panel's switch, then the Activity page filtered to setting changes:
+    the entry in words, fitting the screen (desktop and phone)."""
+    world, live = live_world
+    alice = world.ids["alice"]
+    world.md.add_memory(alice, "Alice is vegetarian")
+    sign_in(page, live.url, "alice", USER_PASSWORD)
+    page.goto(f"{live.url}/?panel=account")
+    panel = page.get_by_role("tabpanel", name="Account")
+    panel.get_by_role("button", name="Don't learn from my chats").click()
+    page.wait_for_selector("text=memoryd no longer learns from your chats")
+    page.keyboard.press("Escape")
+    go_to_activity(page)
+    form = page.get_by_role("form", name="Filters")
+    form.get_by_label("Change").select_option("settings")
+    form.get_by_role("button", name="Show").click()
+    page.wait_for_url(ends_with("&change=settings&by="))
+    [entry] = page.locator(".activity-entry").all()
+    assert entry.get_attribute("data-action") == "change_setting"
+    assert entry.locator(".activity-what").inner_text() == "Turned off learning from chats"
+    assert entry.locator(".activity-meta").inner_text().endswith("by you · Whole account")
+    assert entry.locator(".activity-text").inner_text() == "Learning from chats: on → off"
+    assert entry.get_by_role("link").count() == 0  # no memory to open
     check_page(page)

@@ -10,7 +10,9 @@ or was when deleted, in a workspace the user no longer belongs to are left out, 
 them: its text stays out of reach, as in every other listing. A memory moved out of such
 a workspace (promoted to global) shows with its whole history. Chat deletions always
 show: they name workspaces, counts and chat ids, never text, and they are the user's
-record that their chats were erased. An admin sees every entry.
+record that their chats were erased, and so do changes to the user's settings
+(``change_setting``: learning from chats, review mode, role), which name no memory. An
+admin sees every entry.
 
 The library (``Memoryd.list_audit``) does the reading, through ``read_audit``, which the
 web UI's Activity page (``memoryd.server.web.activity``) uses too; a bad cursor or filter
@@ -86,7 +88,7 @@ def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: st
     @router.get(
         "/audit",
         response_model=list[AuditOut],
-        summary="The audit log: every change to the user's memories, newest first",
+        summary="The audit log: every change to the user's memories and settings, newest first",
     )
     def list_audit(
         state: State,
@@ -129,7 +131,8 @@ def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: st
             Query(
                 max_length=64,
                 description="Only changes to memories that were in this workspace before or "
-                "after, and chat deletions there.",
+                "after, and chat deletions there (a change to a setting of the whole account "
+                "is in no workspace).",
             ),
         ] = None,
         since: Annotated[

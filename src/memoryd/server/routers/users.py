@@ -13,7 +13,7 @@ from fastapi import APIRouter, Path, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from memoryd.domain.errors import AlreadyExists, InvalidInput
-from memoryd.domain.models import User
+from memoryd.domain.models import Actor, Source, User
 from memoryd.server.auth import ApiKey, validate_password
 from memoryd.server.deps import (
     AdminUser,
@@ -136,15 +136,23 @@ def add_user(
 
 
 def change_user(
-    state: ServerState, user_id: int, *, role: str | None = None, password: str | None = None
+    state: ServerState,
+    admin: User,
+    user_id: int,
+    *,
+    role: str | None = None,
+    password: str | None = None,
 ) -> User:
-    """A user's role and/or password (admin). The last admin cannot be demoted; a new
-    password signs the user out of every browser."""
+    """A user's role and/or password, by ``admin``. The last admin cannot be demoted; a
+    new role is in the user's audit log (by ``admin:ID``, or ``user:ID`` for their own);
+    a new password signs the user out of every browser."""
     user = state.md.get_user(user_id)
     if password is not None:
         validate_password(password)
     if role is not None and role != user.role.value:
-        user = state.md.set_role(user_id, role, keep_an_admin=True)
+        source = Source.USER if user_id == admin.id else Source.ADMIN
+        actor = Actor(source, admin.id)
+        user = state.md.set_role(user_id, role, keep_an_admin=True, actor=actor)
     if password is not None:
         state.auth.set_password(user_id, password)
     return user
@@ -194,8 +202,9 @@ def get_user(state: State, _: AdminUser, user_id: UserId) -> UserOut:
 
 
 @router.patch("/users/{user_id}", response_model=UserOut, summary="Role or password (admin)")
-def edit_user(state: State, _: AdminUser, user_id: UserId, body: UserEdit) -> UserOut:
-    return UserOut.of(change_user(state, user_id, role=body.role, password=body.password))
+def edit_user(state: State, admin: AdminUser, user_id: UserId, body: UserEdit) -> UserOut:
+    """A new role is recorded in the user's audit log (``change_setting``)."""
+    return UserOut.of(change_user(state, admin, user_id, role=body.role, password=body.password))
 
 
 @router.delete(

@@ -165,7 +165,8 @@ async def set_role(request: Request, state: State, user_id: str) -> Response:
 
     def work() -> str:
         _admin(caller)
-        user = change_user(state, _user_of(state, user_id).id, role=field_text(form, "role"))
+        target = _user_of(state, user_id).id
+        user = change_user(state, caller.user, target, role=field_text(form, "role"))
         return f"{user.name} is now {'an admin' if user.role is Role.ADMIN else 'a default user'}."
 
     return await perform(request, form, work)
@@ -178,7 +179,7 @@ async def reset_password(request: Request, state: State, user_id: str) -> Respon
     def work() -> str:
         _admin(caller)
         user = change_user(
-            state, _user_of(state, user_id).id, password=field_text(form, "password")
+            state, caller.user, _user_of(state, user_id).id, password=field_text(form, "password")
         )
         return f"New password set for {user.name}; they are signed out everywhere."
 

@@ -4,7 +4,8 @@
 
 The log records actions and actors as the API names them (``update``,
 ``extraction:RUN``); a person reads "Edited", "Learned from chats", "by you", "by an
-admin", with the memory's text before and after. This module turns an ``AuditEntry``
+admin", with the memory's text before and after, or "Turned off learning from chats"
+with the setting's value before and after. This module turns an ``AuditEntry``
 into that wording and groups a page of entries by day; the templates only lay it out
 (and escape it, as they escape everything). It imports nothing of the web UI, so every
 page module can use it.
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from memoryd.domain.models import AuditAction, AuditEntry, Role, Source, User
+from memoryd.domain.models import AuditAction, AuditEntry, Role, Source, User, UserSetting
 from memoryd.server.deps import Owner
 
 
@@ -129,7 +130,55 @@ def _what(entry: AuditEntry, kind: str) -> str:
             return f"Moved to workspace {after.get('workspace')}"
         case AuditAction.DELETE_CHATS:
             return "Chats deleted"
+        case AuditAction.CHANGE_SETTING:
+            return _setting_what(after)
     return str(entry.action)
+
+
+# how a setting's values read (memoryd.user_settings): setting -> value -> words
+SETTING_NAMES = {
+    UserSetting.LEARN_FROM_CHATS.value: "Learning from chats",
+    UserSetting.MEMORY_REVIEW.value: "Review of what memoryd learns",
+    UserSetting.ROLE.value: "Role",
+}
+SETTING_VALUES: dict[str, dict[Any, str]] = {
+    UserSetting.LEARN_FROM_CHATS.value: {True: "on", False: "off"},
+    UserSetting.MEMORY_REVIEW.value: {
+        "default": "as the instance is set",
+        "off": "apply at once",
+        "updates": "ask before changing an existing memory",
+        "everything": "ask before every new or changed memory",
+    },
+    UserSetting.ROLE.value: {"admin": "admin", "default": "default user"},
+}
+
+
+def _setting_what(after: dict[str, Any]) -> str:
+    setting, new = after.get("setting"), after.get("value")
+    if setting == UserSetting.LEARN_FROM_CHATS.value:
+        return f"Turned {'on' if new else 'off'} learning from chats"
+    if setting == UserSetting.MEMORY_REVIEW.value:
+        return "Changed what waits for review"
+    if setting == UserSetting.ROLE.value:
+        return "Made an admin" if new == Role.ADMIN.value else "Made a default user"
+    return f"Changed the setting {setting}"
+
+
+def _setting_value(setting: object, value: object) -> str:
+    words = SETTING_VALUES.get(str(setting), {})
+    if isinstance(value, bool | str) and value in words:
+        return words[value]
+    return str(value)
+
+
+def _setting_text(before: dict[str, Any], after: dict[str, Any]) -> tuple[str, str]:
+    """(where, what) of a setting's change: ``Learning from chats: on → off``."""
+    setting = after.get("setting") or before.get("setting")
+    name = SETTING_NAMES.get(str(setting), str(setting))
+    was = _setting_value(setting, before.get("value"))
+    now = _setting_value(setting, after.get("value"))
+    workspace = after.get("workspace")
+    return (f"Workspace {workspace}" if workspace else "Whole account"), f"{name}: {was} → {now}"
 
 
 def until_day(value: str | None) -> str:
@@ -175,6 +224,11 @@ def describe(entry: AuditEntry, reader: Reader) -> ActivityItem:
     before, after = entry.before or {}, entry.after or {}
     if entry.action is AuditAction.DELETE_CHATS:
         item.where, item.text = _chats_text(before)
+        return item
+    if entry.action is AuditAction.CHANGE_SETTING:
+        item.where, item.text = _setting_text(before, after)
+        if after.get("setting") == UserSetting.LEARN_FROM_CHATS.value and not after["value"]:
+            item.notes.append("Chats recorded while it is off are never learned from.")
         return item
     if entry.action in (AuditAction.PROMOTE, AuditAction.DEMOTE):
         item.where = f"{where_text(before)} → {where_text(after)}"
