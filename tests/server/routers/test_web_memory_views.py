@@ -87,7 +87,7 @@ def test_detail_shows_what_the_api_says(world: World) -> None:
     assert dialog.has("open") and dialog.attrs["data-memory-id"] == memory.id
     shown = words(dialog.text)
     assert "Plays the cello in an orchestra Where Global" in shown
-    assert f"Source Added by the user (user:{alice})" in shown
+    assert "Source Added by hand" in shown
     assert "Remember until 2031-05-01 (to the end of the day, UTC)" in shown
     assert "I play the cello in an orchestra." in shown  # came from this chat
     assert "alpha · " in shown and ": Which hall suits a cellist?" in shown  # used in

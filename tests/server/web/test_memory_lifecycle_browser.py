@@ -158,7 +158,7 @@ def test_memory_detail_by_keyboard(live_world: Live, page: Any) -> None:
     detail = page.locator("#memory-detail")
     detail.get_by_text("History").wait_for()
     assert detail.locator(".detail-text").inner_text() == "Plays the cello in an orchestra"
-    assert detail.get_by_text(f"Added by the user (user:{alice})").is_visible()
+    assert detail.get_by_text("Added by hand", exact=True).is_visible()
     assert detail.get_by_text("I play the cello in an orchestra.").is_visible()
     assert detail.locator(".detail-history tbody tr").count() == 2
     # the chats it was injected into (GET /api/v1/memories/{id}/chats)

@@ -103,7 +103,7 @@ def test_memory_detail_with_javascript_off(live_world: Live, scriptless_page: An
     detail = page.locator("#memory-detail")
     detail.wait_for()
     assert detail.locator(".detail-text").inner_text() == "Plays the cello"
-    assert detail.get_by_text(f"Added by the user (user:{alice})").is_visible()
+    assert detail.get_by_text("Added by hand", exact=True).is_visible()
     assert detail.get_by_text("I play the cello in an orchestra.").is_visible()
     assert "Which hall?" in detail.locator(".detail-section", has_text="Used in chats").inner_text()
     assert detail.locator(".detail-history tbody tr").count() == 1

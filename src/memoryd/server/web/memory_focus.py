@@ -132,17 +132,17 @@ def until_text(iso: str) -> str:
 
 
 def source_text(memory: MemoryDetail) -> str:
+    """Where a memory came from, in words; who acted is the History table's "By"."""
     by = memory.created_by or ""
     if memory.source == "extraction":
-        run = memory.run_id or (by.split(":")[1] if ":" in by else "") or "?"
-        accepted = f" (accepted by {by})" if by.startswith(("user:", "admin:")) else ""
-        return f"Extraction run {run}{accepted}"
-    named = f" ({by})" if by else ""
+        run = (memory.run_id or (by.split(":")[1] if ":" in by else ""))[:8] or "?"
+        accepted = ", accepted in review" if by.startswith(("user:", "admin:")) else ""
+        return f"Learned from chats (extraction run {run}){accepted}"
     if memory.source == "admin":
-        return f"An admin{named}"
+        return "Added by an admin"
     if memory.source == "import":
-        return f"Imported{named}"
-    return f"Added by the user{named}"
+        return "Imported from a file"
+    return "Added by hand"
 
 
 def shorten(text: str, limit: int) -> str:

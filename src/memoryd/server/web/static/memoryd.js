@@ -269,12 +269,18 @@ function untilText(iso) {
   return new Date(d.getTime() - 86400000).toISOString().slice(0, 10) + " (to the end of the day, UTC)";
 }
 
+// Where a memory came from, in words (as memory_focus.source_text); who acted is the
+// History table's "By".
 function sourceText(m) {
   const by = m.created_by || "";
-  if (m.source === "extraction") return "Extraction run " + (m.run_id || by.split(":")[1] || "?") + (by.startsWith("user:") || by.startsWith("admin:") ? " (accepted by " + by + ")" : "");
-  if (m.source === "admin") return "An admin" + (by ? " (" + by + ")" : "");
-  if (m.source === "import") return "Imported" + (by ? " (" + by + ")" : "");
-  return "Added by the user" + (by ? " (" + by + ")" : "");
+  if (m.source === "extraction") {
+    const run = (m.run_id || by.split(":")[1] || "").slice(0, 8) || "?";
+    const accepted = by.startsWith("user:") || by.startsWith("admin:") ? ", accepted in review" : "";
+    return "Learned from chats (extraction run " + run + ")" + accepted;
+  }
+  if (m.source === "admin") return "Added by an admin";
+  if (m.source === "import") return "Imported from a file";
+  return "Added by hand";
 }
 
 // A memory's topics in words (as memoryd.domain.topics.in_words), with the labels the
