@@ -34,8 +34,9 @@ from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.storage.database import Database
 from support.databases import DEFAULT_DATABASE_URL, DEFAULT_IS_POSTGRES, PG_URL, at_head
 
-# Marks tests sqlite/postgres and reports how many ran per marker.
-pytest_plugins = ["support.markers"]
+# support.markers marks tests sqlite/postgres and reports how many ran per marker;
+# support.garbage keeps the garbage collector's work small over a long run.
+pytest_plugins = ["support.markers", "support.garbage"]
 
 # typer's CliRunner.invoke builds the click command tree from the Typer app again on
 # every call (about 90 ms for memoryd's commands, once most of tests/cli's time); the tree
