@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import functools
 import os
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,7 +31,14 @@ from sqlalchemy.engine import make_url
 from memoryd import Memoryd
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.storage.database import Database
-from support.databases import DEFAULT_DATABASE_URL, DEFAULT_IS_POSTGRES, PG_URL, at_head
+from support.databases import (
+    DEFAULT_DATABASE_URL,
+    DEFAULT_IS_POSTGRES,
+    PG_URL,
+    at_head,
+    dropper,
+    fresh_pg_database,
+)
 
 # support.markers marks tests sqlite/postgres and reports how many ran per marker;
 # support.garbage keeps the garbage collector's work small over a long run.
@@ -62,6 +68,18 @@ def _pg_available() -> str | None:
         return f"PostgreSQL not reachable at {PG_URL}: {exc}"
 
 
+@pytest.hookimpl(trylast=True)  # after the session's fixtures are torn down
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Every PostgreSQL database a test made is gone before the run ends."""
+    errors = dropper.wait()
+    if errors:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        for line in errors:
+            if reporter is not None:
+                reporter.write_line(f"ERROR {line}", red=True)
+
+
 @pytest.fixture(scope="session")
 def pg_server() -> str:
     reason = _pg_available()
@@ -70,28 +88,6 @@ def pg_server() -> str:
             pytest.fail(reason)
         pytest.skip(reason)
     return PG_URL
-
-
-@contextmanager
-def fresh_pg_database(server: str, *, template: str | None = None) -> Iterator[str]:
-    """Create a uniquely named database on ``server`` (a copy of ``template`` if given),
-    yield its URL, then drop it. Only databases made here are ever dropped."""
-    name = f"memoryd_t_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(server, isolation_level="AUTOCOMMIT")
-    clause = f' TEMPLATE "{template}"' if template else ""
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"{clause}'))
-    url = make_url(server).set(database=name).render_as_string(hide_password=False)
-    try:
-        yield url
-    finally:
-        with admin.connect() as conn:
-            conn.execute(
-                text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = :n"),
-                {"n": name},
-            )
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
-        admin.dispose()
 
 
 @pytest.fixture
