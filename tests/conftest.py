@@ -7,29 +7,47 @@ and dropped here. They skip, saying why, only when no server answers.
 ``MEMORYD_TEST_DATABASE_URL`` picks "the default database" of the suite: unset (or a
 ``sqlite:`` URL) it is a fresh SQLite file per test; set to a PostgreSQL server URL, the
 ``database_url`` and ``md`` fixtures give each test a fresh PostgreSQL database on that
-server instead (copied from a migrated template, so it costs one CREATE DATABASE).
-See docs/testing.md.
+server instead. See docs/testing.md.
+
+A fresh database handed out at the current schema is a copy of a template migrated once
+per session (a file copy on SQLite, ``CREATE DATABASE ... TEMPLATE`` on PostgreSQL): the
+same tables ``Memoryd`` would create on an empty one, without running the migrations for
+every test. The migrations themselves are tested on empty databases (``empty_db_url``).
 """
 
 from __future__ import annotations
 
+import functools
 import os
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+import typer.testing
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from memoryd import Memoryd
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.storage.database import Database
-from support.databases import DEFAULT_DATABASE_URL, DEFAULT_IS_POSTGRES, PG_URL
+from support.databases import (
+    DEFAULT_DATABASE_URL,
+    DEFAULT_IS_POSTGRES,
+    PG_URL,
+    at_head,
+    dropper,
+    fresh_pg_database,
+)
 
-# Marks tests sqlite/postgres and reports how many ran per marker.
-pytest_plugins = ["support.markers"]
+# support.markers marks tests sqlite/postgres and reports how many ran per marker;
+# support.garbage keeps the garbage collector's work small over a long run.
+pytest_plugins = ["support.markers", "support.garbage"]
+
+# typer's CliRunner.invoke builds the click command tree from the Typer app again on
+# every call (about 90 ms for memoryd's commands, once most of tests/cli's time); the tree
+# depends on nothing but the app, so the tests build it once per app.
+typer.testing._get_command = functools.cache(typer.testing._get_command)
 
 
 @pytest.fixture(scope="session")
@@ -50,6 +68,18 @@ def _pg_available() -> str | None:
         return f"PostgreSQL not reachable at {PG_URL}: {exc}"
 
 
+@pytest.hookimpl(trylast=True)  # after the session's fixtures are torn down
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Every PostgreSQL database a test made is gone before the run ends."""
+    errors = dropper.wait()
+    if errors:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        for line in errors:
+            if reporter is not None:
+                reporter.write_line(f"ERROR {line}", red=True)
+
+
 @pytest.fixture(scope="session")
 def pg_server() -> str:
     reason = _pg_available()
@@ -60,32 +90,34 @@ def pg_server() -> str:
     return PG_URL
 
 
-@contextmanager
-def fresh_pg_database(server: str, *, template: str | None = None) -> Iterator[str]:
-    """Create a uniquely named database on ``server`` (a copy of ``template`` if given),
-    yield its URL, then drop it. Only databases made here are ever dropped."""
-    name = f"memoryd_t_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(server, isolation_level="AUTOCOMMIT")
-    clause = f' TEMPLATE "{template}"' if template else ""
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"{clause}'))
-    url = make_url(server).set(database=name).render_as_string(hide_password=False)
-    try:
-        yield url
-    finally:
-        with admin.connect() as conn:
-            conn.execute(
-                text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = :n"),
-                {"n": name},
-            )
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
-        admin.dispose()
-
-
 @pytest.fixture
 def pg_url(pg_server: str) -> Iterator[str]:
     """The URL of a brand-new, empty PostgreSQL database, dropped after the test."""
     with fresh_pg_database(pg_server) as url:
+        yield url
+
+
+@contextmanager
+def migrated_template(server: str) -> Iterator[str]:
+    """A database on ``server`` migrated to head, for ``fresh_pg_database(server,
+    template=...)`` to copy; yields its name, dropped at the end."""
+    with fresh_pg_database(server) as url:
+        Database.open(url).dispose()  # no connection may stay open on a template
+        yield make_url(url).database or ""
+
+
+@pytest.fixture(scope="session")
+def pg_template(pg_server: str) -> Iterator[str]:
+    """The PostgreSQL test server's migrated template (made once per session)."""
+    with migrated_template(pg_server) as name:
+        yield name
+
+
+@pytest.fixture
+def migrated_pg_url(pg_server: str, pg_template: str) -> Iterator[str]:
+    """A brand-new PostgreSQL database at the current schema (a copy of ``pg_template``),
+    dropped after the test."""
+    with fresh_pg_database(pg_server, template=pg_template) as url:
         yield url
 
 
@@ -98,17 +130,17 @@ def default_pg_template() -> Iterator[str]:
             conn.execute(text("SELECT 1"))
     except Exception as exc:
         pytest.fail(f"MEMORYD_TEST_DATABASE_URL={server} is not reachable: {exc}")
-    with fresh_pg_database(server) as url:
-        Database.open(url).dispose()
-        yield make_url(url).database or ""
+    with migrated_template(server) as name:
+        yield name
 
 
 @pytest.fixture
 def database_url(request: pytest.FixtureRequest) -> Iterator[str]:
-    """The suite's default database for one test: fresh SQLite, or fresh PostgreSQL when
-    ``MEMORYD_TEST_DATABASE_URL`` names a PostgreSQL server."""
+    """The suite's default database for one test, at the current schema: a fresh SQLite
+    file, or a fresh PostgreSQL database when ``MEMORYD_TEST_DATABASE_URL`` names a
+    PostgreSQL server."""
     if not DEFAULT_IS_POSTGRES:
-        yield str(request.getfixturevalue("sqlite_url"))
+        yield at_head(str(request.getfixturevalue("sqlite_url")))
         return
     template = str(request.getfixturevalue("default_pg_template"))
     with fresh_pg_database(DEFAULT_DATABASE_URL, template=template) as url:
@@ -117,12 +149,23 @@ def database_url(request: pytest.FixtureRequest) -> Iterator[str]:
 
 @pytest.fixture
 def sqlite_url(tmp_path: Path) -> str:
+    """The URL of a SQLite file that does not exist yet (nothing in it)."""
     return f"sqlite:///{tmp_path / 'memoryd.db'}"
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def db_url(request: pytest.FixtureRequest) -> str:
-    """Runs a test once on SQLite and once on PostgreSQL."""
+    """Runs a test once on SQLite and once on PostgreSQL, each time on a fresh database
+    at the current schema."""
+    if request.param == "sqlite":
+        return at_head(str(request.getfixturevalue("sqlite_url")))
+    return str(request.getfixturevalue("migrated_pg_url"))
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def empty_db_url(request: pytest.FixtureRequest) -> str:
+    """A fresh database with nothing in it, on SQLite and on PostgreSQL (parametrised):
+    for tests of the migrations themselves."""
     if request.param == "sqlite":
         return str(request.getfixturevalue("sqlite_url"))
     return str(request.getfixturevalue("pg_url"))
@@ -149,7 +192,7 @@ def md(database_url: str, embedder: MiniLMEmbedder) -> Iterator[Memoryd]:
 @pytest.fixture
 def sqlite_md(sqlite_url: str, embedder: MiniLMEmbedder) -> Iterator[Memoryd]:
     """A Memoryd on a fresh SQLite file whatever the default database (SQLite's own tests)."""
-    with Memoryd(sqlite_url, embedder=embedder) as instance:
+    with Memoryd(at_head(sqlite_url), embedder=embedder) as instance:
         yield instance
 
 

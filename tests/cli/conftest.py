@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from support.cli import Cli
+from support.databases import at_head
 
 
 @pytest.fixture
@@ -23,6 +24,7 @@ def cli(tmp_path: Path) -> Cli:
 @pytest.fixture
 def alice(cli: Cli) -> str:
     """Users alice and bob, both members of workspaces phoenix and atlas; returns 'alice'."""
+    at_head(cli.url)  # the database the first command would create, as a migrated copy
     cli.ok("users", "add", "alice")
     cli.ok("users", "add", "bob")
     cli.ok("workspaces", "add", "phoenix", "--name", "Project Phoenix")

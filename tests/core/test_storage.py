@@ -13,11 +13,11 @@ from memoryd.embedding.minilm import EmbedderUnavailable, MiniLMEmbedder
 from memoryd.storage import Database
 
 
-def test_migrations_reach_head_on_both_backends(db_url: str) -> None:
-    db = Database.open(db_url)
+def test_migrations_reach_head_on_both_backends(empty_db_url: str) -> None:
+    db = Database.open(empty_db_url)
     assert db.current_revision() == db.head_revision() is not None
     db.upgrade()  # idempotent
-    Database.open(db_url).upgrade()  # a second process finds nothing to do
+    Database.open(empty_db_url).upgrade()  # a second process finds nothing to do
     db.dispose()
 
 

@@ -300,8 +300,10 @@ def test_a_killed_process_leaves_an_interrupted_run_and_unfinished_chats_for_the
 
 
 # the migration that adds the heartbeat -------------------------------------------------
-def test_migration_keeps_old_runs_and_times_unfinished_ones_from_their_start(db_url: str) -> None:
-    db = Database.open(db_url, migrate=False)
+def test_migration_keeps_old_runs_and_times_unfinished_ones_from_their_start(
+    empty_db_url: str,
+) -> None:
+    db = Database.open(empty_db_url, migrate=False)
     db.upgrade(revision_before("_run_heartbeat.py"))
     insert_run = text(
         "INSERT INTO extraction_runs (id, trigger, dry_run, started_at, finished_at, status, "

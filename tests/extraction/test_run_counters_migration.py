@@ -13,8 +13,8 @@ from memoryd.storage import Database
 from support.databases import revision_before
 
 
-def test_old_runs_get_counters_and_no_pairs(db_url: str) -> None:
-    db = Database.open(db_url, migrate=False)
+def test_old_runs_get_counters_and_no_pairs(empty_db_url: str) -> None:
+    db = Database.open(empty_db_url, migrate=False)
     db.upgrade(revision_before("_run_details.py"))
     errors = [
         {"kind": "item", "user_id": 1, "workspace": "lab", "error": "sentence 9: invented"},
@@ -39,10 +39,10 @@ def test_old_runs_get_counters_and_no_pairs(db_url: str) -> None:
     db.dispose()
 
 
-def test_runs_stored_before_failed_calls_were_counted_read_zero_failed(db_url: str) -> None:
+def test_runs_stored_before_failed_calls_were_counted_read_zero_failed(empty_db_url: str) -> None:
     """Migration 0014 adds ``llm_calls_failed`` to a database holding runs: theirs is 0
     (never recorded), and a run finished after the upgrade stores its own."""
-    db = Database.open(db_url, migrate=False)
+    db = Database.open(empty_db_url, migrate=False)
     db.upgrade(revision_before("_failed_llm_calls.py"))
     with db.engine.begin() as conn:
         conn.execute(
@@ -67,12 +67,12 @@ def test_runs_stored_before_failed_calls_were_counted_read_zero_failed(db_url: s
 
 
 def test_migration_0015_leaves_old_memories_untagged_and_old_runs_with_none_tagged(
-    db_url: str,
+    empty_db_url: str,
 ) -> None:
     """Migration 0015 on a database holding a memory and a run: the memory reads as not
     tagged yet (the next runs tag it), the run as having tagged none, and a run finished
     after the upgrade stores its own count."""
-    db = Database.open(db_url, migrate=False)
+    db = Database.open(empty_db_url, migrate=False)
     db.upgrade(revision_before("_memory_topics.py"))
     at = datetime(2026, 1, 1, tzinfo=UTC)
     with db.engine.begin() as conn:

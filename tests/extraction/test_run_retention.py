@@ -143,8 +143,8 @@ def test_the_schedulers_own_runs_go_once_older_than_the_retention(
 
 
 # the migration that finds each pair's newest run in existing history -------------------
-def test_migration_finds_each_pairs_newest_run_in_old_history(db_url: str) -> None:
-    db = Database.open(db_url, migrate=False)
+def test_migration_finds_each_pairs_newest_run_in_old_history(empty_db_url: str) -> None:
+    db = Database.open(empty_db_url, migrate=False)
     db.upgrade(revision_before("_run_retention.py"))
     insert_run = text(
         "INSERT INTO extraction_runs (id, trigger, dry_run, started_at, finished_at, status, "

@@ -1,6 +1,6 @@
 """Fixtures for the scale tests: PostgreSQL behind a cuttable proxy, worker processes.
 
-Every test here runs on a fresh PostgreSQL database (``pg_url``) and, where it needs
+Every test here runs on a fresh PostgreSQL database (``pg_md``, ``pg_url``) and, where it needs
 several processes, starts real ``memoryd worker`` processes (``python -m
 memoryd.cli.app worker``) against the scripted LLM server, and stops them at the end.
 Helpers live in ``tests/support/scale.py``; the proxy in ``tests/support/tcp_proxy.py``.
@@ -21,8 +21,8 @@ from support.tcp_proxy import TcpProxy
 
 
 @pytest.fixture
-def pg_md(pg_url: str, embedder: MiniLMEmbedder) -> Iterator[Memoryd]:
-    with Memoryd(pg_url, embedder=embedder) as md:
+def pg_md(migrated_pg_url: str, embedder: MiniLMEmbedder) -> Iterator[Memoryd]:
+    with Memoryd(migrated_pg_url, embedder=embedder) as md:
         yield md
 
 

@@ -25,8 +25,8 @@ from memoryd.storage.repository import Repository
 from memoryd.storage.tables import metadata
 
 
-def test_migrations_build_exactly_the_tables_module(db_url: str) -> None:
-    db = Database.open(db_url)
+def test_migrations_build_exactly_the_tables_module(empty_db_url: str) -> None:
+    db = Database.open(empty_db_url)
     with db.engine.connect() as conn:
         differences = compare_metadata(MigrationContext.configure(conn), metadata)
     db.dispose()

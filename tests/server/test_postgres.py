@@ -17,8 +17,8 @@ pytestmark = pytest.mark.postgres
 
 
 @pytest.fixture
-def pg_world(tmp_path: Path, embedder: MiniLMEmbedder, pg_url: str) -> Iterator[World]:
-    world = build_world(make_settings(tmp_path, database_url=pg_url), embedder)
+def pg_world(tmp_path: Path, embedder: MiniLMEmbedder, migrated_pg_url: str) -> Iterator[World]:
+    world = build_world(make_settings(tmp_path, database_url=migrated_pg_url), embedder)
     with world.client:
         yield world
     world.md.close()

@@ -1,4 +1,6 @@
-"""Which databases the suite uses, from the environment (see docs/testing.md).
+"""Which databases the suite uses, from the environment (see docs/testing.md); the SQLite
+template that gives a test a fresh database at the current schema in a copy; making and
+dropping the tests' PostgreSQL databases.
 
 ``MEMORYD_TEST_PG_URL``: the PostgreSQL server the PostgreSQL tests create their databases
 on. ``MEMORYD_TEST_DATABASE_URL``: "the default database" of the suite; unset or SQLite, a
@@ -7,8 +9,19 @@ fresh SQLite file per test; a PostgreSQL server URL, a fresh database on that se
 
 from __future__ import annotations
 
+import atexit
+import functools
 import os
+import queue
+import shutil
+import tempfile
+import threading
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
+from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.engine import make_url
 
 PG_URL = os.environ.get("MEMORYD_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
@@ -16,6 +29,111 @@ DEFAULT_DATABASE_URL = os.environ.get("MEMORYD_TEST_DATABASE_URL", "")
 DEFAULT_IS_POSTGRES = make_url(DEFAULT_DATABASE_URL or "sqlite://").get_backend_name() == (
     "postgresql"
 )
+
+_sqlite_template: Path | None = None
+
+
+def sqlite_template() -> Path:
+    """A SQLite file migrated to head, made on first use, once per process (in a
+    temporary folder removed at exit)."""
+    global _sqlite_template
+    if _sqlite_template is None:
+        from memoryd.storage.database import Database
+
+        folder = Path(tempfile.mkdtemp(prefix="memoryd-template-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        path = folder / "template.db"
+        db = Database.open(f"sqlite:///{path}")
+        with db.engine.connect() as conn:
+            conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+        db.dispose()
+        # closing the last connection folds the write-ahead log into the file itself
+        assert not path.with_name(path.name + "-wal").exists(), "template still has a WAL"
+        _sqlite_template = path
+    return _sqlite_template
+
+
+def at_head(url: str) -> str:
+    """``url``, after giving a SQLite file that does not exist yet the current schema:
+    what opening it with ``Memoryd`` would make of it (the migrations run on an empty
+    file), copied from ``sqlite_template()`` instead of migrating again. Any other URL
+    (an existing file, PostgreSQL) is left alone."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or not parsed.database:
+        return url
+    path = Path(parsed.database)
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(sqlite_template(), path)
+    return url
+
+
+@functools.cache
+def _admin(server: str) -> Engine:
+    """One engine per server for CREATE and DROP DATABASE (which refuse a transaction)."""
+    return create_engine(server, isolation_level="AUTOCOMMIT")
+
+
+class _Dropper:
+    """Drops the tests' PostgreSQL databases in a thread of its own: a DROP DATABASE waits
+    for the server to remove the files, and the next test need not wait with it.
+    ``wait()`` (at the end of the session) returns once every database is gone."""
+
+    def __init__(self) -> None:
+        self._queue: queue.Queue[tuple[str, str]] = queue.Queue()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self.errors: list[str] = []
+
+    def drop(self, server: str, name: str) -> None:
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="drop-db", daemon=True)
+                self._thread.start()
+        self._queue.put((server, name))
+
+    def wait(self) -> list[str]:
+        """Block until every queued database is dropped; the errors met on the way."""
+        self._queue.join()
+        return self.errors
+
+    def _run(self) -> None:
+        while True:
+            server, name = self._queue.get()
+            try:
+                drop_pg_database(server, name)
+            except Exception as exc:
+                self.errors.append(f"could not drop {name}: {exc}")
+            finally:
+                self._queue.task_done()
+
+
+dropper = _Dropper()
+
+
+def drop_pg_database(server: str, name: str) -> None:
+    """End every session on database ``name`` and drop it."""
+    with _admin(server).connect() as conn:
+        conn.execute(
+            text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = :n"),
+            {"n": name},
+        )
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
+
+
+@contextmanager
+def fresh_pg_database(server: str, *, template: str | None = None) -> Iterator[str]:
+    """Create a uniquely named database on ``server`` (a copy of ``template`` if given),
+    yield its URL, then have it dropped (by ``dropper``, in the background). Only
+    databases made here are ever dropped."""
+    name = f"memoryd_t_{uuid.uuid4().hex[:12]}"
+    clause = f' TEMPLATE "{template}"' if template else ""
+    with _admin(server).connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"{clause}'))
+    try:
+        yield make_url(server).set(database=name).render_as_string(hide_password=False)
+    finally:
+        dropper.drop(server, name)
 
 
 def revision_before(migration_suffix: str) -> str:

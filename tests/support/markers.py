@@ -24,7 +24,9 @@ from support.databases import DEFAULT_IS_POSTGRES
 MARKERS = ("sqlite", "postgres", "browser", "slow")
 REPORT_ENV = "MEMORYD_TEST_MARKER_REPORT"
 SQLITE_FIXTURES = {"sqlite_url"}
-POSTGRES_FIXTURES = {"pg_url", "pg_server"}
+POSTGRES_FIXTURES = {"pg_url", "pg_server", "migrated_pg_url"}
+# fixtures parametrised [sqlite]/[postgres] (tests/conftest.py)
+BOTH_BACKENDS = ("db_url", "empty_db_url")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -36,8 +38,9 @@ def backends_of(item: pytest.Item) -> set[str]:
     names = set(getattr(item, "fixturenames", ()))
     callspec = getattr(item, "callspec", None)
     backends = set()
-    if callspec is not None and "db_url" in callspec.params:
-        backends.add(str(callspec.params["db_url"]))
+    for name in BOTH_BACKENDS:
+        if callspec is not None and name in callspec.params:
+            backends.add(str(callspec.params[name]))
     if names & SQLITE_FIXTURES:
         backends.add("sqlite")
     if names & POSTGRES_FIXTURES:
@@ -51,7 +54,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     kept, deselected = [], []
     for item in items:
         callspec = getattr(item, "callspec", None)
-        if DEFAULT_IS_POSTGRES and callspec is not None and "db_url" in callspec.params:
+        params = callspec.params if callspec is not None else {}
+        if DEFAULT_IS_POSTGRES and any(name in params for name in BOTH_BACKENDS):
             deselected.append(item)
             continue
         for backend in backends_of(item):

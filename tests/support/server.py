@@ -17,6 +17,7 @@ from memoryd.config import MemorydSettings
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.server.app import create_app, first_start
 from memoryd.server.auth import AuthStore
+from support.databases import at_head
 
 # Argon2id with the smallest cost: the algorithm is the same, the tests stay fast.
 FAST_HASHER = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
@@ -60,6 +61,7 @@ def make_settings(tmp_path: Path, **overrides: Any) -> MemorydSettings:
 
 
 def build_world(settings: MemorydSettings, embedder: MiniLMEmbedder) -> World:
+    at_head(settings.resolved_database_url())  # a new SQLite file starts as a migrated copy
     md = Memoryd(settings=settings, embedder=embedder)
     auth = AuthStore(md.db, clock=md.clock, hasher=FAST_HASHER, catalog=md.catalog)
     first_start(md, auth, settings)

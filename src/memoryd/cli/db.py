@@ -110,16 +110,9 @@ def status(db: DbOption = None, as_json: JsonOption = False) -> None:
 
 def _head_revision() -> str | None:
     """The newest revision known to this memoryd, without touching any database file."""
-    from importlib import resources
+    from memoryd.storage.database import head_revision
 
-    from alembic.config import Config
-    from alembic.script import ScriptDirectory
-
-    cfg = Config()
-    cfg.set_main_option(
-        "script_location", str(resources.files("memoryd") / "storage" / "migrations")
-    )
-    return ScriptDirectory.from_config(cfg).get_current_head()
+    return head_revision()
 
 
 app.command("copy")(copy)

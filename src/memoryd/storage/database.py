@@ -8,6 +8,7 @@ for the last free slot cannot both see it free.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -82,13 +83,21 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
     return create_engine(parsed, **kwargs)
 
 
-def _alembic_config(connection: Connection) -> Config:
+def _alembic_config(connection: Connection | None = None) -> Config:
     cfg = Config()
     cfg.set_main_option(
         "script_location", str(resources.files("memoryd") / "storage" / "migrations")
     )
-    cfg.attributes["connection"] = connection
+    if connection is not None:
+        cfg.attributes["connection"] = connection
     return cfg
+
+
+@functools.cache
+def head_revision() -> str | None:
+    """The newest revision of memoryd's migrations. Found by loading every migration
+    script, so once per process: each open of a database compares its revision to it."""
+    return ScriptDirectory.from_config(_alembic_config()).get_current_head()
 
 
 def _release_migration_lock(conn: Connection) -> None:
@@ -128,8 +137,7 @@ class Database:
         return self.engine.dialect.name
 
     def head_revision(self) -> str | None:
-        with self.engine.connect() as conn:
-            return ScriptDirectory.from_config(_alembic_config(conn)).get_current_head()
+        return head_revision()
 
     def current_revision(self) -> str | None:
         with self.engine.connect() as conn:
@@ -146,10 +154,8 @@ class Database:
                     conn.commit()
                 try:
                     current = MigrationContext.configure(conn).get_current_revision()
-                    cfg = _alembic_config(conn)
-                    head = ScriptDirectory.from_config(cfg).get_current_head()
-                    if current != head or revision != "head":
-                        command.upgrade(cfg, revision)
+                    if current != head_revision() or revision != "head":
+                        command.upgrade(_alembic_config(conn), revision)
                     conn.commit()
                 except BaseException:
                     if self.dialect == "postgresql":

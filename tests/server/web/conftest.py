@@ -1,4 +1,4 @@
-"""Browser fixtures: one Chromium per module, and a signed-out page per test at each width
+"""Browser fixtures: one Chromium for the package, and a signed-out page per test at each width
 (``page``: desktop 1280 px and phone 390 px; ``desktop_page``: 1280 px only;
 ``scriptless_page``: both widths in a browser with JavaScript turned off). A test fails
 if the page logged an error it did not expect (``console.allow(...)``).
@@ -14,8 +14,11 @@ import pytest
 from support.browser import ConsoleLog, chromium, open_page
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Any]:
+    """Launched once for the tests in this folder: every page opens in a context of its
+    own (no cookies, storage or cache shared with another test's page). Closed when the
+    run leaves the folder, since Playwright's event loop would stop other tests' asyncio."""
     with chromium() as launched:
         yield launched
 
