@@ -8,6 +8,7 @@ at the end of docs/cli.md is left out: it is made from the commands themselves.
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 from pathlib import Path
@@ -46,8 +47,15 @@ def command_lines(text: str) -> list[list[str]]:
     return lines
 
 
+@functools.cache
+def root_command() -> Any:
+    """typer's own click command for ``memoryd`` (groups have ``commands``), built once:
+    building it takes about 90 ms, and the docs hold hundreds of command lines."""
+    return typer.main.get_command(app)
+
+
 def problems(words: list[str]) -> list[str]:
-    command: Any = typer.main.get_command(app)  # typer's own click: groups have ``commands``
+    command: Any = root_command()
     rest = words[1:]
     while hasattr(command, "commands") and rest and not rest[0].startswith("-"):
         # "chats rm|clear", "members add/rm": every alternative must exist
