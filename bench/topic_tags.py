@@ -288,16 +288,19 @@ def test_readings(
     encoder: QueryEncoder,
     labelled: dict[str, Any],
     tags: dict[str, np.ndarray],
+    *,
+    test: bool = True,
 ) -> Iterator[tuple[str, list[Case], list[Row]]]:
     """The test split (both readers) and the hand-written set, read by the shipped
-    reranker with a bank and topic directions built from all of dev."""
+    reranker with a bank and topic directions built from all of dev; with ``test=False``
+    the hand-written set only (it is no held-out split: a tuning sweep may read it)."""
     shipped = reranker_factories()["hybrid"](embedder).score
     bank, examples = bank_rows(embedder, labelled["dev"])
     topics = topic_matrix(labelled["dev"], tags)
-    sets = {
-        "labelled test": persona_cases(embedder, labelled["test"]),
-        "labelled test, second reader": persona_cases(embedder, second_reader_pools()),
-    }
+    sets = {}
+    if test:
+        sets["labelled test"] = persona_cases(embedder, labelled["test"])
+        sets["labelled test, second reader"] = persona_cases(embedder, second_reader_pools())
     with (
         tempfile.TemporaryDirectory() as tmp,
         Memoryd(f"sqlite:///{tmp}/topics.db", embedder=embedder) as md,
