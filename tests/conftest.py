@@ -29,6 +29,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from memoryd import Memoryd
+from memoryd.config import default_data_dir
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.storage.database import Database
 from support.databases import (
@@ -39,6 +40,12 @@ from support.databases import (
     dropper,
     fresh_pg_database,
 )
+
+# Every memoryd the tests start (in process or as `memoryd serve`, with a data directory of
+# its own) finds the re-quantised embedder where the session's `embedder` fixture put it,
+# instead of deriving it again (seconds per process); tests of that derivation name their
+# own models directory.
+os.environ.setdefault("MEMORYD_MODELS_DIR", str(default_data_dir() / "models"))
 
 # support.markers marks tests sqlite/postgres and reports how many ran per marker;
 # support.garbage keeps the garbage collector's work small over a long run.

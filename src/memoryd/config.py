@@ -24,6 +24,8 @@ class MemorydSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="MEMORYD_", extra="ignore")
 
     data_dir: Path = Field(default_factory=default_data_dir)
+    # where the re-quantised embedder and local LLM files live; None: <data_dir>/models
+    models_dir: Path | None = None
     database_url: str | None = None
     reranker: str = "hybrid"
     # the embedding model graph: "auto" (re-quantised, by CPU), "u8s8", "u8u8" or "off"
@@ -77,6 +79,11 @@ class MemorydSettings(BaseSettings):
 
         parse_interval(value)
         return value
+
+    @property
+    def models_path(self) -> Path:
+        """The models directory: ``models_dir``, or ``<data_dir>/models`` when unset."""
+        return self.models_dir or self.data_dir / "models"
 
     def resolved_database_url(self) -> str:
         if self.database_url:

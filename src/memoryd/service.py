@@ -137,7 +137,7 @@ class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade, AuditFacade):
                 if self._embedder is None:
                     self._embedder = MiniLMEmbedder(
                         quantize=self.settings.embedder_quantize,
-                        models_dir=self.settings.data_dir / "models",
+                        models_dir=self.settings.models_path,
                     )
         return self._embedder
 

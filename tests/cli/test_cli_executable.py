@@ -8,7 +8,6 @@ shell sees: exit codes, one ``error:`` line on stderr, no traceback, nothing sto
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +17,7 @@ import pytest
 from memoryd import Memoryd, __version__
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.storage.membership import Memberships
+from support.processes import memoryd_env
 
 EXECUTABLE = Path(sys.executable).with_name("memoryd")
 
@@ -25,8 +25,7 @@ EXECUTABLE = Path(sys.executable).with_name("memoryd")
 def memoryd(
     *args: str | bytes, url: str, stdin: bytes | None = None
 ) -> subprocess.CompletedProcess[bytes]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_")}
-    env["MEMORYD_DATABASE_URL"] = url
+    env = memoryd_env(MEMORYD_DATABASE_URL=url)
     return subprocess.run(
         [str(EXECUTABLE), *args], input=stdin, capture_output=True, env=env, timeout=120
     )

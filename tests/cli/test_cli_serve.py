@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import socket
 import subprocess
 import sys
 import time
@@ -13,24 +11,17 @@ import httpx
 from typer.testing import CliRunner
 
 from memoryd.cli.app import app
+from support.processes import free_port, memoryd_env
 
 MEMORYD = str(Path(sys.executable).parent / "memoryd")
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_")}
-    env.update({"MEMORYD_DATA_DIR": str(tmp_path), **extra})
-    return env
+    return memoryd_env(MEMORYD_DATA_DIR=str(tmp_path), **extra)
 
 
 def test_serve_creates_the_admin_and_answers(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     db = f"sqlite:///{tmp_path / 'served.db'}"
     process = subprocess.Popen(
         [MEMORYD, "serve", "--port", str(port), "--db", db, "--no-scheduler"],

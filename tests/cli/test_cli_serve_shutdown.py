@@ -3,9 +3,7 @@ still store every one of them before the process exits."""
 
 from __future__ import annotations
 
-import os
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -17,21 +15,14 @@ import httpx
 from memoryd import Memoryd
 from memoryd.server.auth import AuthStore
 from memoryd.testing import FakeOpenAIServer, Reply
+from support.processes import free_port, memoryd_env
 
 MEMORYD = str(Path(sys.executable).parent / "memoryd")
 CHATS = 6
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_")}
-    env.update({"MEMORYD_DATA_DIR": str(tmp_path), **extra})
-    return env
+    return memoryd_env(MEMORYD_DATA_DIR=str(tmp_path), **extra)
 
 
 def _wait_until_up(process: subprocess.Popen[str], port: int) -> None:
@@ -57,7 +48,7 @@ def test_sigterm_writes_every_queued_chat(tmp_path: Path) -> None:
         key = auth.create_api_key(user.id, "test").secret
     with FakeOpenAIServer() as llm:
         llm.script(*(Reply.text(f"answer {i}") for i in range(CHATS)))
-        port = _free_port()
+        port = free_port()
         env = _env(
             tmp_path,
             MEMORYD_PROXY_PROVIDER="openai",

@@ -170,7 +170,10 @@ def test_anthropic_settings_errors_quote_the_server_and_name_the_setting(
     assert "{'type'" not in str(caught.value) and not caught.value.retryable
 
 
-def test_providers_come_from_the_plugin_registry(tmp_path: Path) -> None:
+def test_providers_come_from_the_plugin_registry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("MEMORYD_MODELS_DIR", raising=False)  # tests/conftest.py sets it
     settings = MemorydSettings(
         data_dir=tmp_path, llm_base_url="http://127.0.0.1:1/v1", llm_api_key=KEY
     )
@@ -188,6 +191,10 @@ def test_providers_come_from_the_plugin_registry(tmp_path: Path) -> None:
         assert isinstance(provider, LLMProvider), provider
     with pytest.raises(InvalidInput, match=r"unknown LLM provider 'nope'.*anthropic, local"):
         make_provider(settings, "nope")
+    shared = MemorydSettings(data_dir=tmp_path, models_dir=tmp_path / "shared")
+    local = make_provider(shared)
+    assert isinstance(local, LocalProvider)
+    assert local.models_dir == tmp_path / "shared"
 
 
 def test_environment_configures_the_provider(

@@ -5,7 +5,6 @@ for ``--user NAME`` or the local single-user person, applies the same rules, and
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable
@@ -20,6 +19,7 @@ from memoryd import Memoryd
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.server.auth import AuthStore
 from support.mcp import TOOLS
+from support.processes import memoryd_env
 
 
 def command(url: str, *args: str) -> list[str]:
@@ -27,7 +27,7 @@ def command(url: str, *args: str) -> list[str]:
 
 
 def environment() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if not k.startswith("MEMORYD_")}
+    return memoryd_env()
 
 
 def over_stdio(url: str, args: list[str], body: Callable[[Client], Awaitable[Any]]) -> Any:

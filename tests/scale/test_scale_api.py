@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -26,16 +25,11 @@ import pytest
 
 from memoryd import Memoryd
 from memoryd.server.auth import AuthStore
+from support.processes import free_port
 from support.scale import assert_storage_consistent, through, wait_for
 from support.tcp_proxy import TcpProxy
 
 pytestmark = pytest.mark.postgres
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture

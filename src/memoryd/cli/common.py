@@ -213,9 +213,7 @@ def shared_embedder() -> Embedder:
     from memoryd.embedding.minilm import MiniLMEmbedder
 
     settings = MemorydSettings()
-    return MiniLMEmbedder(
-        quantize=settings.embedder_quantize, models_dir=settings.data_dir / "models"
-    )
+    return MiniLMEmbedder(quantize=settings.embedder_quantize, models_dir=settings.models_path)
 
 
 @contextmanager

@@ -60,7 +60,7 @@ def _local(settings: MemorydSettings) -> LLMProvider:
 
     return LocalProvider(
         model=settings.llm_model,
-        models_dir=settings.data_dir / "models",
+        models_dir=settings.models_path,
         threads=settings.llm_threads,
         timeout=settings.llm_timeout,
     )
