@@ -67,6 +67,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if hasattr(terminalreporter.config, "workerinput"):
+        return  # a pytest-xdist worker: the controller counts every worker's reports
     counts: Counter[str] = Counter()
     for outcome in ("passed", "failed"):
         for report in terminalreporter.stats.get(outcome, []):
