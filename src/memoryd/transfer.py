@@ -15,9 +15,10 @@ changes no choice, one without chat lines adds no chat.
 
 A memory names the chats it was learned from (``source_chat_ids``). An import rewrites
 the ids of chats in the file to the ids they get on the target; an id of a chat not in the
-file is kept when the target already gave it (one of the user's chats there, or a deleted
-chat) -- unless it is another user's chat, which refuses the import -- and dropped
-otherwise, since the target would give it to a chat recorded later.
+file is kept when the target already gave it to one of the user's chats or to a chat
+since deleted, and dropped otherwise: the target would give a new id to a chat recorded
+later, and another user's chat is never named (dropped, not refused, so the answer never
+says whose a chat id is).
 Only ``content`` is required, so people can write lines by hand
 (``{"content": "Prefers tea", "scope": "global"}``): a line without an id gets a new one,
 without a scope it is a workspace memory when it names a workspace and global otherwise,
@@ -326,22 +327,19 @@ def _plan_counts(
     return Counter(place for memory_id, place in final.items() if memory_id not in expired)
 
 
-def _check_chats(
+def _chats_of_others(
     repo: Repository, user_id: int, records: list[_Record], in_file: Collection[int]
-) -> None:
-    """Source chats not in the file must be this user's or unknown here (a deleted chat,
-    or an export from another server)."""
+) -> set[int]:
+    """The source chats not in the file that are another user's on the target."""
     wanted = {c for r in records for c in r.source_chat_ids if c not in in_file}
-    foreign = repo.chats_of_others(user_id, wanted) if wanted else set()
-    for record in records:
-        bad = foreign.intersection(record.source_chat_ids)
-        if bad:
-            raise InvalidInput(f"line {record.line}: chat {min(bad)} is another user's chat")
+    return repo.chats_of_others(user_id, wanted) if wanted else set()
 
 
-def _source_chats(ids: list[int], targets: dict[int, int], given: int) -> list[int]:
+def _source_chats(
+    ids: list[int], targets: dict[int, int], given: int, others: Collection[int]
+) -> list[int]:
     """A memory's source chats as ids of the target (see the module doc)."""
-    found = (targets.get(i, i if i <= given else None) for i in ids)
+    found = (targets.get(i, i if i <= given and i not in others else None) for i in ids)
     return list(dict.fromkeys(i for i in found if i is not None))
 
 
@@ -371,7 +369,6 @@ def import_lines(
     in_file = {c.id for c in chat_records if c.id is not None}
     with md.db.read() as repo:
         md.store.require_user(repo, user_id)
-        _check_chats(repo, user_id, records, in_file)
         memory_ids = {r.id for r in records if r.id is not None}
         check_links_on_target(repo, user_id, chat_records, memory_ids, protected_ids)
         _refuse_over_limits(md, _plan_counts(md, repo, user_id, records, protected_ids))
@@ -381,6 +378,7 @@ def import_lines(
     with md.db.write() as repo:
         md.store.require_user(repo, user_id, lock=True)
         given = highest_given_chat_id(repo)  # before this import gives any
+        others = _chats_of_others(repo, user_id, records, in_file)
         workspace_ids = _workspaces(md, repo, user_id, parsed, chats, result)
         learns = repo.learns_from_chats(user_id, lock=True)
         if preferences and parsed.preferences and parsed.preferences.learn_from_chats is not None:
@@ -411,7 +409,9 @@ def import_lines(
                 "created_at": record.created_at or now,
                 "updated_at": record.updated_at or now,
                 "last_used_at": record.last_used_at,
-                "source_chats": _source_chats(record.source_chat_ids, imported.targets, given),
+                "source_chats": _source_chats(
+                    record.source_chat_ids, imported.targets, given, others
+                ),
                 "embedding": vector_bytes(vector),
                 "embedder": md.embedder.name,
                 "expires_at": record.expires_at,

@@ -22,10 +22,12 @@ one left out of the file, one from another server).
 A chat links only what a turn in its workspace could have injected: the user's global
 memories and their memories of that workspace (``memoryd.domain.injection.injectable_into``,
 the rule recording a chat applies). An import naming anything else -- a memory line of the
-file in another workspace, or, on the target, another user's memory, one of the user's in
-another workspace or one the importer may not reach -- is refused before anything is
-written, naming the chat's line and the memory; an export leaves such links out (a memory
-moved to another workspace after the chat), so it never writes a file its import refuses.
+file in another workspace, or, on the target, one of the user's memories in another
+workspace or one the importer may not reach -- is refused before anything is written,
+naming the chat's line and the memory; an export leaves such links out (a memory moved to
+another workspace after the chat), so it never writes a file its import refuses. An id
+that names another user's memory is dropped like an id that names none: refusing it would
+tell the importer that the id exists.
 
 ``memory_processed`` says whether extraction has read the chat: a processed chat is never
 read again, so importing one cannot learn a memory twice; an unprocessed one joins the
@@ -211,16 +213,17 @@ def check_links_on_target(
     in_file: Collection[str],
     out_of_reach: Collection[str] = (),
 ) -> None:
-    """Refuse a chat line linking a memory the file does not hold that is on the target
-    but no link of this chat: another user's, one ``out_of_reach`` (the ``protected_ids``
-    of ``memoryd.transfer.import_lines``) or the user's own in another workspace -- all in
-    the same words, so none of them tells the importer which it is. An id naming no memory
-    here is not refused: linking drops it."""
+    """Refuse a chat line linking one of the user's memories the file does not hold that
+    is no link of this chat: one ``out_of_reach`` (the ``protected_ids`` of
+    ``memoryd.transfer.import_lines``) or one in another workspace -- in the same words,
+    so neither tells the importer which it is. An id naming no memory of the user's is not
+    refused, whether it names another user's memory or none: linking drops it, so the
+    answer never says whether someone else's memory has that id."""
     wanted = {i for c in records for i in c.memory_ids if i not in in_file}
     if not wanted:
         return
     own = repo.memories_by_id(user_id, wanted)
-    barred = repo.memories_of_others(user_id, wanted - own.keys()) | (wanted & set(out_of_reach))
+    barred = own.keys() & set(out_of_reach)
     for chat in records:
         for memory_id in chat.memory_ids:
             if memory_id in in_file:

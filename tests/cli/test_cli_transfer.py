@@ -255,7 +255,6 @@ def test_a_chat_linking_a_memory_it_may_not_link_exits_2_and_imports_nothing(
     new = '{"id": "fresh", "content": "Likes jazz", "workspace": "atlas"}'
     cases = {
         atlas: f"error: line 1: the chat links memory '{atlas}', which is not a memory of yours",
-        bobs: f"error: line 1: the chat links memory '{bobs}', which is not a memory of yours",
         "fresh": "error: line 2: the chat links memory 'fresh', which line 1 puts in 'atlas'",
     }
     for memory_id, reason in cases.items():
@@ -264,3 +263,8 @@ def test_a_chat_linking_a_memory_it_may_not_link_exits_2_and_imports_nothing(
         assert cli.fails("import", "-u", alice, "-", input="\n".join(lines)).startswith(reason)
     assert cli.ok("export", "-u", alice).stdout_bytes == before
     assert cli.json("chats", "list", "-u", alice) == []
+    # another user's memory is not refused (that would say the id exists): the link is dropped
+    line = json.dumps({"chat": {**chat, "memory_ids": [bobs]}})
+    cli.ok("import", "-u", alice, "-", input=line)
+    [imported] = cli.json("chats", "list", "-u", alice)
+    assert imported["prompt"] == "Which quotes?" and imported["memories"] == []

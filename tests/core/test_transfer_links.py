@@ -68,18 +68,21 @@ def test_a_chat_linking_a_memory_line_of_another_workspace_is_refused(
     refuses(any_md, alice, lines, "line 2: the chat links memory 'm-beta'", chats=False)
 
 
-def test_a_chat_linking_another_users_memory_is_refused(any_md: Memoryd, alice: int) -> None:
+def test_a_link_to_another_users_memory_is_dropped_like_one_to_no_memory(
+    any_md: Memoryd, alice: int
+) -> None:
+    """Refusing it would tell the importer the id exists; an id naming nothing is dropped
+    (a memory deleted before the export), so another user's is dropped the same way."""
     bob = any_md.create_user("bob").id
     bobs = any_md.add_memory(bob, "Bob's global fact")
-    lines = [memory("mine", "Prefers tea"), chat("alpha", "Tea?", ["mine", bobs.id])]
-    refuses(
-        any_md,
-        alice,
-        lines,
-        f"line 2: the chat links memory '{bobs.id}', which is not a memory of yours this"
-        " chat can link",
-    )
-    assert any_md.list_memories(alice) == [] and any_md.list_chats(alice) == []
+    lines = [
+        memory("mine", "Prefers tea"),
+        chat("alpha", "Tea?", ["mine", bobs.id]),
+        chat("alpha", "Coffee?", ["mine", "f" * 32]),
+    ]
+    any_md.import_memories(alice, lines)
+    [mine] = any_md.list_memories(alice)
+    assert links(any_md, alice) == {"Tea?": [mine.id], "Coffee?": [mine.id]}
     assert any_md.get_memory(bob, bobs.id).content == "Bob's global fact"
 
 
@@ -93,7 +96,7 @@ def test_a_chat_linking_the_users_memory_of_another_workspace_is_refused(
         [chat("alpha", "When does beta deploy?", [beta.id])],
         f"line 1: the chat links memory '{beta.id}', which is not a memory of yours",
     )
-    # a memory the importer may not reach reads the same as another user's
+    # a memory the importer may not reach reads the same as one in another workspace
     refuses(
         any_md,
         alice,

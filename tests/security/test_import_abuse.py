@@ -2,7 +2,7 @@
 
 A flood of lines is refused before anything is embedded or written; a removed member
 cannot reach their hidden memory through import; a default user cannot claim
-``source: "admin"``, another user's chats or a date in year 9999; workspace quota holds.
+``source: "admin"`` or a date in year 9999, or link another user's chats; workspace quota holds.
 """
 
 from __future__ import annotations
@@ -86,15 +86,18 @@ def test_a_default_user_cannot_claim_source_admin(world: World) -> None:
     assert admin.status_code == 200, admin.text
 
 
-def test_another_users_chat_ids_are_refused(world: World) -> None:
+def test_another_users_chat_ids_are_dropped_like_ids_never_given(world: World) -> None:
+    """Refusing them would tell alice whose a chat id is; an id this server never gave (an
+    export from another server) is dropped too: a chat recorded here later would take it."""
     chat = world.md.record_chat(world.ids["bob"], "alpha", "hello", "hi")
-    response = post(world, "alice", [line(1, source_chat_ids=[chat.id])])
-    assert response.status_code == 422
-    assert "another user's chat" in response.json()["error"]["message"]
-    # an id this server never gave (an export from another server) is dropped: a chat
-    # recorded here later would take it
-    assert post(world, "alice", [line(2, source_chat_ids=[987654])]).status_code == 200
+    own = world.md.record_chat(world.ids["alice"], "alpha", "mine", "ok")
+    ids = [chat.id, own.id, 987654]
+    response = post(world, "alice", [line(1, source_chat_ids=ids)])
+    assert response.status_code == 200, response.text
     [memory] = world.md.list_memories(world.ids["alice"])
+    assert memory.source_chat_ids == (own.id,)
+    assert post(world, "alice", [line(2, source_chat_ids=[987654])]).status_code == 200
+    memory = next(m for m in world.md.list_memories(world.ids["alice"]) if m.id != memory.id)
     assert memory.source_chat_ids == ()
 
 

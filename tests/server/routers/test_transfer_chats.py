@@ -99,8 +99,9 @@ def test_chat_lines_do_not_count_against_the_line_limit(world: World, monkeypatc
 
 
 def test_an_imported_chat_linking_a_memory_out_of_reach_is_refused(world: World) -> None:
-    """A memory in a workspace alice left reads exactly as another user's memory does: the
-    file is refused (422 naming the chat's line and the memory) and nothing is written."""
+    """A memory in a workspace alice left is refused (422 naming the chat's line and the
+    memory, nothing written); a link to another user's memory is dropped exactly as a link
+    to an id naming no memory is, so the answer never says the id exists."""
     alice = world.ids["alice"]
     hidden = world.md.add_memory(alice, "Beta runs on Kubernetes", workspace="beta")
     shown = world.md.add_memory(alice, "Alice speaks Norwegian")
@@ -108,23 +109,26 @@ def test_an_imported_chat_linking_a_memory_out_of_reach_is_refused(world: World)
     world.auth.remove_member("beta", alice)
     before = world.call("alice", "GET", "/api/v1/export").content
 
-    def body(memory_ids: list[str]) -> bytes:
-        chat = {"workspace": "alpha", "prompt": "Which language?", "response": "Norwegian.",
+    def body(memory_ids: list[str], prompt: str = "Which language?") -> bytes:
+        chat = {"workspace": "alpha", "prompt": prompt, "response": "Norwegian.",
                 "memory_ids": memory_ids}  # fmt: skip
         return ('{"content": "Likes jazz"}\n' + json.dumps({"chat": chat})).encode()
 
     words = "which is not a memory of yours this chat can link"
-    for barred in (hidden.id, bobs.id):
-        refused = world.call("alice", "POST", "/api/v1/import", content=body([shown.id, barred]))
-        assert refused.status_code == 422, refused.text
-        message = refused.json()["error"]["message"]
-        assert message.startswith(f"line 2: the chat links memory '{barred}', {words}")
-        assert "beta" not in message and "Kubernetes" not in message
+    refused = world.call("alice", "POST", "/api/v1/import", content=body([shown.id, hidden.id]))
+    assert refused.status_code == 422, refused.text
+    message = refused.json()["error"]["message"]
+    assert message.startswith(f"line 2: the chat links memory '{hidden.id}', {words}")
+    assert "beta" not in message and "Kubernetes" not in message
     assert world.call("alice", "GET", "/api/v1/export").content == before
     assert world.md.list_chats(alice, "alpha") == []
 
-    accepted = world.call("alice", "POST", "/api/v1/import", content=body([shown.id]))
-    assert accepted.status_code == 200, accepted.text
-    [imported] = world.md.list_chats(alice, "alpha")
-    links = world.md.chat_memories(alice, [imported.id])[imported.id]
-    assert [u.id for u in links] == [shown.id]
+    nowhere = "0" * 32  # names no memory on this server
+    for dropped in (bobs.id, nowhere):
+        file = body([shown.id, dropped], prompt=f"Which language? ({dropped})")
+        answer = world.call("alice", "POST", "/api/v1/import", content=file)
+        assert answer.status_code == 200, answer.text
+        imported = max(world.md.list_chats(alice, "alpha"), key=lambda c: c.id)
+        links = world.md.chat_memories(alice, [imported.id])[imported.id]
+        assert [u.id for u in links] == [shown.id]
+    assert [m.content for m in world.md.list_memories(world.ids["bob"])] == ["Bob speaks Finnish"]
