@@ -419,6 +419,9 @@ def import_lines(
             before = repo.get_memory(memory_id) if mine and memory_id else None
             if record.topics is not None or before is None or before.content != record.content:
                 values["topics"] = encode_topics(record.topics)
+            if before is None or before.content != record.content:
+                # asked again by the background pass (questions do not travel: docs/cli.md)
+                values.update(questions=None, question_vectors=None, question_embedder=None)
             if before is not None and memory_id is not None:
                 repo.update_memory(memory_id, values)
                 action = AuditAction.UPDATE
