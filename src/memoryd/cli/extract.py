@@ -144,9 +144,11 @@ def extract(
             echo(_run_summary(run))
         if not results:
             echo("no pair is due")
-    tagging = [e["error"] for e in run.errors if e.get("kind") == "topics"] if run else []
-    if tagging and not as_json:
-        note(f"warning: {tagging[0]}")
+    background = ("topics", "questions")  # passes whose errors fail nothing
+    stopped = [e["error"] for e in run.errors if e.get("kind") in background] if run else []
+    if not as_json:
+        for error in stopped:
+            note(f"warning: {error}")
     refused = [r.error for r in results if r.stopped_by]
     if refused and not as_json:  # the one line that says what to change
         note(f"error: {refused[0]}; no attempt was counted on the pair, its chats wait")
