@@ -8,6 +8,7 @@ SQLite and PostgreSQL.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from datetime import UTC, datetime
@@ -399,3 +400,26 @@ def test_the_turn_reads_damaged_question_vectors_as_none(
     assert got.questions == GUITAR
     [turn] = team_md.context(ana.id, None, "What do you play?", record=False).memories
     assert turn.question_vectors is None  # 5 floats do not make 3 rows
+
+
+def test_questions_do_not_travel_and_an_import_with_new_text_clears_them(
+    team_md: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
+) -> None:
+    """Export files carry no questions; re-importing a memory keeps the questions of the
+    very same text and clears them for new text (the next runs ask again)."""
+
+    ana = team_md.get_user("ana")
+    for fact in ("I play the guitar.", "I have two cats."):
+        team_md.add_memory(ana.id, fact)
+        clock.advance(minutes=1)
+    fake_llm.script(ask(*GUITAR), ask("Do you have pets?", "What pets?", "Cats or dogs?"))
+    assert team_md.extract(ask_questions=5).memories_questioned == 2
+    lines = [json.loads(x) for x in team_md.export_memories(ana.id)[1:]]
+    assert all("questions" not in line for line in lines)
+    for line in lines:
+        if line["content"] == "I have two cats.":
+            line["content"] = "I have three cats."
+    result = team_md.import_memories(ana.id, [json.dumps(line) for line in lines])
+    assert (result.created, result.updated) == (0, 2)
+    got = {m.content: m.questions for m in team_md.list_memories(ana.id)}
+    assert got == {"I play the guitar.": GUITAR, "I have three cats.": None}
