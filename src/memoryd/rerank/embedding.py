@@ -127,17 +127,23 @@ def question_gain(
 ) -> np.ndarray | None:
     """Per memory, how far its best question's cosine with ``message`` lies above the
     mean over the pool's memories that have questions from this embedder, else 0; the
-    others score that mean, so they gain nothing either (as round 7 did for memories
-    without topics). None when no memory of the pool has such questions."""
-    best = np.full(len(memories), np.nan, dtype=np.float32)
+    others are left out of the mean and gain nothing (as round 7 did for memories without
+    topics). None when no memory of the pool has such questions."""
+    asked: list[int] = []
+    matrices: list[Vector] = []
     for i, m in enumerate(memories):
         q = m.question_vectors
-        if q is not None and m.question_embedder == embedder.name and q.shape[1:] == message.shape:
-            best[i] = float((q @ message).max())
-    asked = ~np.isnan(best)
-    if not asked.any():
+        usable = q is not None and len(q) and q.shape[1:] == message.shape
+        if usable and m.question_embedder == embedder.name:
+            assert q is not None
+            asked.append(i)
+            matrices.append(q)
+    if not asked:
         return None
-    gain: np.ndarray = np.where(asked, np.maximum(best - best[asked].mean(), 0.0), 0.0)
+    starts = np.cumsum([0] + [len(q) for q in matrices[:-1]])
+    best = np.maximum.reduceat(np.concatenate(matrices) @ message, starts)  # one product
+    gain = np.zeros(len(memories))
+    gain[asked] = np.maximum(best - best.mean(), 0.0)
     return gain
 
 
