@@ -19,11 +19,13 @@ pool's mean, and the question cosine only where it exceeds the memory's own.
     .venv/bin/python bench/doc2query.py measure --sets test   # the chosen cell, once
     .venv/bin/python bench/doc2query.py measure --sets cost   # its cost per turn
 
-``generate`` writes ``data/memory-questions.jsonl``, resumable; ``measure`` reads it. Dev
-is read with ``build_answer_bank.py --folds 2``'s protocol, as in ``topic_tags.py``, beside
-the hand-written set (no held-out split: it is the constraint, no loss against the
-default); test is read with ``CHOSEN`` only. (Round 8's test readings came from this
-script's round-8 version, which read its two chosen cells there.)
+The prompt measured is the one shipped in round 10 (``memoryd.extraction.questions``, which
+this script imports). ``generate`` writes ``data/memory-questions.jsonl``, resumable;
+``measure`` reads it. Dev is read with ``build_answer_bank.py --folds 2``'s protocol, as
+in ``topic_tags.py``, beside the hand-written set (no held-out split: it is the
+constraint, no loss against the default); test is read with ``CHOSEN`` only. (Round 8's
+test readings came from this script's round-8 version, which read its two chosen cells
+there.)
 """
 
 from __future__ import annotations
@@ -32,7 +34,6 @@ import json
 import timeit
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from retrieval_quality import DATA, KINDS, PERSONA_SETS, Case
@@ -50,61 +51,11 @@ from topic_tags import (
 
 from memoryd.domain.rules import normalize_content
 from memoryd.embedding.minilm import MiniLMEmbedder
-from memoryd.llm.base import Message
+from memoryd.extraction.questions import MAX_TOKENS, SCHEMA, messages
 from memoryd.rerank import QueryEncoder
 from memoryd.rerank.embedding import question_focus
 
 QUESTIONS_FILE = DATA / "memory-questions.jsonl"
-SYSTEM = (
-    "A person told a chat partner a fact about themself. Write 3 different short "
-    "questions the chat partner could ask that this fact answers, as people ask them in "
-    "a chat. Use other words than the fact where you can. Answer in JSON."
-)
-SHOTS: list[tuple[str, list[str]]] = [
-    (
-        "I like to dance at the club.",
-        [
-            "What do you do for fun?",
-            "Where do you go on weekends?",
-            "Do you like going out at night?",
-        ],
-    ),
-    (
-        "I work in the healthcare industry.",
-        ["What do you do for a living?", "Where do you work?", "What field is your job in?"],
-    ),
-    (
-        "My wife left me and took my children.",
-        ["Are you married?", "Do you have kids?", "How is your family life?"],
-    ),
-]
-SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "questions": {
-            "type": "array",
-            "items": {"type": "string", "pattern": r"^[A-Z][^?\"\\\n]{4,80}\?$"},
-            "minItems": 3,
-            "maxItems": 3,
-        }
-    },
-    "required": ["questions"],
-}
-MAX_TOKENS = 90
-
-
-def messages(fact: str) -> list[Message]:
-    shots: list[Message] = []
-    for example, questions in SHOTS:
-        shots += [
-            {"role": "user", "content": f"Fact: {example}"},
-            {"role": "assistant", "content": json.dumps({"questions": questions})},
-        ]
-    return [
-        {"role": "system", "content": SYSTEM},
-        *shots,
-        {"role": "user", "content": f"Fact: {fact}"},
-    ]
 
 
 def memories_in_order() -> list[str]:

@@ -12,15 +12,21 @@ turn in rotating order so background load hits them alike:
   or with ``--before round1`` the default of issue 10's first round (the blend, whole
   message embedded; what the question focus is measured against), or with ``--before
   round2`` the default of its second round (no answer bank), or with ``--before round3``
-  the default of its third round (the first answer bank);
+  the default of its third round (the first answer bank), or with ``--before round9`` the
+  default before round 10 shipped the questions (topics, no questions): that set-up reads a
+  copy of the database whose memories have no questions stored, so the difference is the
+  larger rows as well as the scoring;
 - after:  the shipped default (``MemorydSettings.reranker``);
 - floor:  ``reranker="recency"``, storage and bookkeeping only.
 
 Every memory carries the topics the bundled model wrote for it (``data/memory-topics.jsonl``),
-as the background tagging pass leaves them. No turn of this chat is like the answer bank's
-questions, so a last reading times the bank's gain where it fires, with and without topics.
+as the background tagging pass leaves them, and (since round 10) the questions it wrote for
+it (``data/memory-questions.jsonl``) with their vectors, as the questions pass leaves them.
+No turn of this chat is like the answer bank's questions, so a last reading times the bank's
+gain where it fires, with and without topics.
 
-    .venv/bin/python bench/rerank_latency.py [--turns 600] [--before issue10|round1|round2|round3]
+    .venv/bin/python bench/rerank_latency.py [--turns 600]
+        [--before issue10|round1|round2|round3|round9]
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import tempfile
 import time
@@ -36,7 +43,7 @@ from pathlib import Path
 
 from build_answer_bank import read_topic_keys
 from retrieval_ideas import round3_hybrid
-from retrieval_quality import blend_hybrid, round2_hybrid, today_hybrid
+from retrieval_quality import blend_hybrid, read_questions, round2_hybrid, today_hybrid
 from turn_latency import chat_turns, percentiles, populate
 
 from memoryd import Memoryd
@@ -45,6 +52,8 @@ from memoryd.domain import topics
 from memoryd.domain.injection import build_query, history_part
 from memoryd.domain.models import Scope
 from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.rerank import EmbeddingReranker, HybridReranker
+from memoryd.rerank.answer_bank import load_bank
 from memoryd.rerank.base import Warmable
 from memoryd.rerank.embedding import memory_vectors
 
@@ -52,7 +61,11 @@ DATA = Path(__file__).parent / "data" / "retrieval.json"
 BEFORE = {"issue10": ("hybrid as shipped before issue 10", today_hybrid),
           "round1": ("hybrid of issue 10's first round", blend_hybrid),
           "round2": ("hybrid of issue 10's second round (no answer bank)", round2_hybrid),
-          "round3": ("hybrid of issue 10's third round (the first answer bank)", round3_hybrid)}
+          "round3": ("hybrid of issue 10's third round (the first answer bank)", round3_hybrid),
+          "round9": ("default before round 10 (topics, no questions)",
+                     lambda embedder: HybridReranker(EmbeddingReranker(
+                         embedder, bank=load_bank(embedder.name, embedder.dimensions),
+                         questions_weight=0.0)))}
 
 
 def distinct_questions(
@@ -96,6 +109,27 @@ def tag_all(url: str, keys: dict[str, tuple[str, ...]]) -> None:
             conn.execute(update(memories).where(memories.c.content == text)
                          .values(topics=topics.encode(found)))
     engine.dispose()
+
+
+def ask_all(url: str, embedder: MiniLMEmbedder) -> int:
+    """Every memory gets the questions the bundled model wrote for its text, embedded one
+    memory's questions per call, as the questions pass stores them."""
+    from sqlalchemy import create_engine, select
+
+    from memoryd.storage.questions import set_questions
+    from memoryd.storage.tables import memories
+
+    asked = read_questions()
+    engine = create_engine(url)
+    done = 0
+    with engine.begin() as conn:
+        rows = conn.execute(select(memories.c.id, memories.c.content, memories.c.content_key))
+        for memory_id, content, key in list(rows):
+            if asked.get(content):
+                vectors = embedder.embed(list(asked[content]))
+                done += set_questions(conn, memory_id, key, asked[content], vectors, embedder.name)
+    engine.dispose()
+    return done
 
 
 def bank_when_it_fires(md: Memoryd, user_id: int, slug: str,
@@ -147,8 +181,15 @@ def main() -> None:
         url = f"sqlite:///{tmp}/bench.db"
         user_id, slug = populate(url, embedder, pool, other)
         tag_all(url, read_topic_keys())  # as the background pass leaves them
+        before_url = url
+        if args.before == "round9":  # a user whose memories have no questions yet
+            shutil.copy(f"{tmp}/bench.db", f"{tmp}/before.db")
+            before_url = f"sqlite:///{tmp}/before.db"
+        asked = ask_all(url, embedder)
+        print(f"{asked} memories given their questions")
         setups = {
-            "before": Memoryd(url, embedder=embedder, reranker=BEFORE[args.before][1](embedder)),
+            "before": Memoryd(before_url, embedder=embedder,
+                              reranker=BEFORE[args.before][1](embedder)),
             "after": Memoryd(url, embedder=embedder, reranker=default),
             "floor": Memoryd(url, embedder=embedder, reranker="recency"),
         }

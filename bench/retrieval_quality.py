@@ -21,7 +21,11 @@ plus the first answer bank: likeness to the answers of like questions) and the s
 default (the second round's plus the answer bank with fitted answer directions,
 ``docs/reranking.md``), read twice: with the memories untagged (a user with no LLM) and
 with the topics the bundled model wrote for them (``data/memory-topics.jsonl``, what the
-background pass stores; the bank's topic directions are fitted on dev's). Metrics:
+background pass stores; the bank's topic directions are fitted on dev's), and a third
+time with the questions it wrote for them as well (``data/memory-questions.jsonl``, what
+the questions pass stores since round 10, embedded one memory's questions per call as it
+does): the row "shipped default" is what a user whose memories the LLM has tagged and
+asked about gets. Metrics:
 recall@5 (share of a query's relevant memories in the top 5, at most 5 counted), hit@5
 (at least one in the top 5) and MRR (1 / rank of the first relevant memory in the full
 ranking of 20). ``--ideas`` adds every idea tried for issue 10 (``retrieval_ideas.py``).
@@ -136,6 +140,52 @@ def tagged(cases: Sequence[Case], keys: dict[str, tuple[str, ...]]) -> list[Case
         return memo[memory.id]
 
     return [replace(case, pool=[tag(m) for m in case.pool]) for case in cases]
+
+
+def read_questions() -> dict[str, tuple[str, ...]]:
+    """The questions the bundled model wrote per memory text (round 8's file)."""
+    rows = [json.loads(line) for line in (DATA / "memory-questions.jsonl").open()]
+    return {normalize_content(row["fact"]): tuple(row["questions"]) for row in rows}
+
+
+def question_matrices(embedder: MiniLMEmbedder, asked: dict[str, tuple[str, ...]],
+                      texts: set[str]) -> dict[str, Any]:
+    """Each memory's question vectors, one embed call per memory as the questions pass
+    makes (only for the memories of ``texts``)."""
+    import numpy as np
+
+    return {text: np.asarray(embedder.embed(list(asked[text])), np.float32)
+            for text in sorted(texts) if asked.get(text)}
+
+
+def questioned(cases: Sequence[Case], asked: dict[str, tuple[str, ...]],
+               vectors: dict[str, Any], embedder_name: str) -> list[Case]:
+    """The cases with every memory the file holds given its questions and their vectors."""
+    memo: dict[str, Memory] = {}
+
+    def ask(memory: Memory) -> Memory:
+        if memory.id not in memo:
+            found = memory.content in vectors
+            memo[memory.id] = replace(
+                memory, questions=asked.get(memory.content) if found else None,
+                question_vectors=vectors.get(memory.content),
+                question_embedder=embedder_name if found else None)
+        return memo[memory.id]
+
+    return [replace(case, pool=[ask(m) for m in case.pool]) for case in cases]
+
+
+def store_questions(md: Memoryd, cases: Sequence[Case], asked: dict[str, tuple[str, ...]],
+                    vectors: dict[str, Any]) -> None:
+    """Write the file's questions on the stored memories, as the questions pass would."""
+    from memoryd.domain.rules import content_key
+    from memoryd.storage.questions import set_questions
+
+    with md.db.write() as repo:
+        for memory in {m.id: m for case in cases for m in case.pool}.values():
+            if memory.content in vectors:
+                set_questions(repo.conn, memory.id, content_key(memory.content),
+                              asked[memory.content], vectors[memory.content], md.embedder.name)
 
 
 def store_topics(md: Memoryd, cases: Sequence[Case], keys: dict[str, tuple[str, ...]]) -> None:
@@ -261,6 +311,8 @@ def print_table(title: str, rows: dict[str, list[Result]], cases: Sequence[Case]
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ideas", action="store_true", help="also measure every idea tried")
+    parser.add_argument("--default-only", action="store_true",
+                        help="only the shipped default's rows (untagged, tagged, + questions)")
     parser.add_argument("--set", dest="only", choices=(*PERSONA_SETS, "hand-written"),
                         help="read only this set (default: all four)")
     parser.add_argument("--quantize", default="auto", choices=QUANTIZE_CHOICES,
@@ -287,7 +339,8 @@ def main() -> None:
         shipped = reranker_factories()[default](embedder)
         from retrieval_ideas import round3_hybrid  # it imports this module
 
-        methods: dict[str, Scorer] = {
+        untagged = f"new default '{default}', memories untagged (no LLM)"
+        methods: dict[str, Scorer] = {untagged: shipped.score} if args.default_only else {
             "recency": RecencyReranker().score,
             "lexical (BM25)": LexicalReranker().score,
             "MiniLM cosine, concatenated query text": ConcatCosineReranker(embedder).score,
@@ -298,26 +351,38 @@ def main() -> None:
             f"new default '{default}', memories untagged (no LLM)": shipped.score,
         }
         keys = read_topic_keys()
-        untagged = f"new default '{default}', memories untagged (no LLM)"
-        with_topics = f"new default '{default}', memories tagged by LLM"
+        asked = read_questions()
+        with_topics = "default before round 10, memories tagged by LLM"
+        shipped_row = f"shipped default '{default}', tagged + questions (LLM)"
         print(f"embedder {embedder.name} ({embedder.variant} graph);"
               f" default reranker '{default}'")
         for name, cases in sets.items():
             rows = {label: evaluate(scorer, cases) for label, scorer in methods.items()}
             rows[with_topics] = evaluate(shipped.score, tagged(cases, keys))
+            vectors = question_matrices(
+                embedder, asked, {m.content for case in cases for m in case.pool})
+            rows[shipped_row] = evaluate(
+                shipped.score, questioned(tagged(cases, keys), asked, vectors, embedder.name))
             if name == "hand-written":
                 rows[f"default '{default}' via md.context(), untagged"] = via_context(
                     md, user_id, cases)
                 store_topics(md, cases, keys)
                 rows[f"default '{default}' via md.context(), tagged"] = via_context(
                     md, user_id, cases)
+                store_questions(md, cases, asked, vectors)
+                rows[f"shipped '{default}' via md.context(), tagged + questions"] = via_context(
+                    md, user_id, cases)
             untagged_recall, tagged_recall = mean(rows[untagged], cases)[0], mean(
                 rows[with_topics], cases)[0]
             tagged_share = statistics.fmean(
                 m.content in keys for case in cases for m in case.pool)
+            asked_share = statistics.fmean(
+                m.content in vectors for case in cases for m in case.pool)
             print_table(f"{name} set", rows, cases)
-            print(f"topics: {tagged_share:.0%} of the pools' memories tagged; recall@5"
-                  f" {untagged_recall:.3f} untagged, {tagged_recall:.3f} tagged")
+            print(f"topics: {tagged_share:.0%} of the pools' memories tagged, {asked_share:.0%}"
+                  f" with questions; recall@5 {untagged_recall:.3f} untagged,"
+                  f" {tagged_recall:.3f} tagged, {mean(rows[shipped_row], cases)[0]:.3f}"
+                  " tagged + questions (shipped)")
         if args.ideas:
             from retrieval_ideas import ideas, print_ideas
 

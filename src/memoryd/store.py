@@ -127,6 +127,9 @@ class MemoryStore:
                 embedding=vector_bytes(vector),
                 embedder=self.embedder_name() if vector is not None else None,
                 topics=None,  # new words: tagged again by the background pass
+                questions=None,  # and asked about again
+                question_vectors=None,
+                question_embedder=None,
             )
         if expires_at is not KEEP:
             revived = before.is_expired(now) and (expires_at is None or expires_at > now)
@@ -204,4 +207,5 @@ def audit_view(memory: Memory | None) -> dict[str, Any] | None:
     view = memory.to_dict()
     view.pop("last_used_at", None)
     view.pop("topics", None)  # derived from the text, like the vector
+    view.pop("questions", None)
     return view

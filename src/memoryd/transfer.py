@@ -28,6 +28,9 @@ A memory line carries ``topics`` (keys of ``memoryd.domain.topics``) once the ba
 pass has tagged the memory, so a moved user's memories need no tagging again; a line
 without it (an older file, a hand-written line) imports untagged, except that a line
 updating one of the user's memories with the very same text keeps the topics it has.
+A memory's questions (``memoryd.extraction.questions``) do not travel: they are stored
+with vectors an import would have to embed again, and the next runs ask again; an import
+that changes a memory's text clears them (docs/cli.md, "Questions do not travel").
 
 An import is planned before it costs anything: the lines are parsed and the resulting
 count per scope is worked out against the stored memories in a read transaction, so an
@@ -419,6 +422,9 @@ def import_lines(
             before = repo.get_memory(memory_id) if mine and memory_id else None
             if record.topics is not None or before is None or before.content != record.content:
                 values["topics"] = encode_topics(record.topics)
+            if before is None or before.content != record.content:
+                # asked again by the background pass (questions do not travel: docs/cli.md)
+                values.update(questions=None, question_vectors=None, question_embedder=None)
             if before is not None and memory_id is not None:
                 repo.update_memory(memory_id, values)
                 action = AuditAction.UPDATE

@@ -224,3 +224,19 @@ def test_show_gives_the_topics_in_words_and_json_gives_their_keys(cli: Cli, alic
     assert cli.json("memories", "show", "-u", alice, ships)["topics"] == []
     assert cli.json("memories", "show", "-u", alice, tea)["topics"] is None
     assert cli.memories()[0]["topics"] == ["hobbies", "media"]  # list --json too
+
+
+def test_show_gives_the_questions_and_json_lists_them(cli: Cli, alice: str) -> None:
+    garden = add(cli, "Grows roses in the garden", "--global")
+    tea = add(cli, "Prefers green tea", "--global")
+    # as the questions pass stores them (that pass has its own tests)
+    with Memoryd(cli.url) as md, md.db.write() as repo:
+        repo.update_memory(garden, {"questions": '["Do you garden?", "What grows?"]'})
+    shown = cli.ok("memories", "show", "-u", alice, garden).stdout.splitlines()
+    assert "questions: Do you garden? / What grows?" in shown
+    assert "questions: Not asked yet" in cli.ok("memories", "show", "-u", alice, tea).stdout
+    assert cli.json("memories", "show", "-u", alice, garden)["questions"] == [
+        "Do you garden?",
+        "What grows?",
+    ]
+    assert cli.json("memories", "show", "-u", alice, tea)["questions"] is None

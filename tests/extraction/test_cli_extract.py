@@ -45,7 +45,12 @@ def test_extract_one_pair_then_runs(
     seeded: str, fake_llm: FakeOpenAIServer, tmp_path: Path
 ) -> None:
     # the Observer's answer, then the new memory's topics (MEMORYD_TOPIC_TAGS_PER_RUN, 50)
-    fake_llm.script(observe(person=[1]), Reply.json({"topics": ["work and career"]}))
+    # and questions (MEMORYD_QUESTION_MEMORIES_PER_RUN, 50)
+    fake_llm.script(
+        observe(person=[1]),
+        Reply.json({"topics": ["work and career"]}),
+        Reply.json({"questions": ["Where do you work?", "What is your job?", "Who do you lead?"]}),
+    )
 
     result = run(seeded, fake_llm, tmp_path, "extract", "--user", "ana", "--workspace", "lab")
 
@@ -55,11 +60,11 @@ def test_extract_one_pair_then_runs(
         "[1/1] ana/lab: 1 created, 0 updated, 3 chats processed",
     ]
     assert "1 processed" in result.stdout
-    assert "3 chats, 1 tagged with topics; 2 LLM calls, " in result.stdout
+    assert "3 chats, 1 tagged with topics, 1 asked for questions; 3 LLM calls, " in result.stdout
     history = run(seeded, fake_llm, tmp_path, "runs", "--json")
     [entry] = json.loads(history.stdout)
     assert (entry["memories_created"], entry["chats_processed"], entry["status"]) == (1, 3, "ok")
-    assert entry["memories_tagged"] == 1
+    assert (entry["memories_tagged"], entry["memories_questioned"]) == (1, 1)
     table = run(seeded, fake_llm, tmp_path, "runs")
     assert entry["id"][:8] in table.stdout and "manual" in table.stdout
     assert "tagged" in table.stdout  # the column, from 130 columns
@@ -163,14 +168,18 @@ def test_tag_topics_sets_the_budget_and_a_tagging_error_is_a_warning(
         for text in ("I play chess.", "I have two cats.", "I drink tea."):
             md.add_memory(ana.id, text)
     fake_llm.script(observe(person=[1]))
-    quiet = run(seeded, fake_llm, tmp_path, "extract", "--tag-topics", "0")
+    off = ("--ask-questions", "0")
+    quiet = run(seeded, fake_llm, tmp_path, "extract", "--tag-topics", "0", *off)
     assert quiet.exit_code == 0, quiet.output
-    assert len(fake_llm.requests) == 1 and "0 tagged with topics; 1 LLM call, " in quiet.stdout
+    assert len(fake_llm.requests) == 1 and "0 tagged with topics, " in quiet.stdout
+    assert "0 asked for questions; 1 LLM call, " in quiet.stdout
 
     fake_llm.script(Reply.json({"topics": ["hobbies and free time"]}), Reply.error(500, "boom"))
-    tagged = run(seeded, fake_llm, tmp_path, "extract", "--tag-topics", "3")
+    tagged = run(seeded, fake_llm, tmp_path, "extract", "--tag-topics", "3", *off)
     assert tagged.exit_code == 0, tagged.output  # tagging never fails a run
-    assert "1 tagged with topics; 2 LLM calls (1 failed), " in tagged.stdout
+    assert "1 tagged with topics, 0 asked for questions; 2 LLM calls (1 failed), " in (
+        tagged.stdout
+    )
     assert tagged.stderr.splitlines()[-1].startswith("warning: topic tagging stopped after 1 ")
     assert "HTTP 500: boom" in tagged.stderr
     [last, _] = json.loads(run(seeded, fake_llm, tmp_path, "runs", "--json").stdout)
@@ -251,3 +260,23 @@ def test_a_hosted_provider_without_a_key_is_refused_before_any_call(
     assert result.exit_code == 2, result.output
     assert result.stderr.splitlines()[-1].startswith("error: MEMORYD_LLM_API_KEY is not set:")
     assert fake_llm.requests == []
+
+
+def test_ask_questions_sets_the_budget_and_an_error_is_a_warning(
+    seeded: str, fake_llm: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    with Memoryd(seeded) as md:
+        ana = md.get_user("ana")
+        for text in ("I play chess.", "I have two cats.", "I drink tea."):
+            md.add_memory(ana.id, text)
+    fake_llm.script(
+        observe(person=[]),
+        Reply.json({"questions": ["Do you play chess?", "What games?", "Any hobbies?"]}),
+        Reply.error(500, "boom"),
+    )
+    asked = run(seeded, fake_llm, tmp_path, "extract", "--tag-topics", "0", "--ask-questions", "2")
+    assert asked.exit_code == 0, asked.output  # asking never fails a run
+    assert "1 asked for questions; 3 LLM calls (1 failed), " in asked.stdout
+    last_line = asked.stderr.splitlines()[-1]
+    assert last_line.startswith("warning: asking memories' questions stopped after 1 memory: ")
+    assert "HTTP 500: boom" in asked.stderr

@@ -285,7 +285,9 @@ def test_the_scheduler_tick_tags_with_the_setting(
     budget: int | None,
     calls: int,
 ) -> None:
-    overrides = {} if budget is None else {"topic_tags_per_run": budget}
+    overrides = {"question_memories_per_run": 0}  # the topics alone (see test_questions)
+    if budget is not None:
+        overrides["topic_tags_per_run"] = budget
     with make_md(database_url, fake_llm, tmp_path, embedder, clock, **overrides) as md:
         ana = md.create_user("ana")
         md.add_memory(ana.id, "I play the guitar.")

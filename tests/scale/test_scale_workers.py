@@ -220,6 +220,31 @@ def test_the_sweep_queues_a_tagging_job_for_memories_no_pair_job_tags(
     assert jobs_of(pg_md, TAG_TASK) <= 1  # one waiting at most, fleet-wide
 
 
+def test_the_sweep_queues_the_job_for_memories_waiting_only_for_their_questions(
+    pg_md: Memoryd, queue: App, workers: Workers
+) -> None:
+    """With topic tagging off, memories not asked for their questions yet are enough for
+    the sweep to queue the fleet-wide job, which asks them (one LLM call each)."""
+    ana = pg_md.create_user("ana")
+    texts = ["I play chess.", "I drink green tea."]
+    for fact in texts:
+        pg_md.add_memory(ana.id, fact)
+    asked = ["What do you do for fun?", "What do you drink?", "Any hobbies?"]
+    with FakeOpenAIServer() as llm:
+        llm.default = Reply.json({"questions": asked})
+        workers.start(pg_md.url, llm.base_url, name="asker", interval="1s", ask_questions=50)
+        wait_for(
+            lambda: all(m.questions is not None for m in pg_md.list_memories(ana.id)),
+            90,
+            "the questions job",
+        )
+        assert len(llm.requests) == 2
+    assert {m.questions for m in pg_md.list_memories(ana.id)} == {tuple(asked)}
+    assert {m.topics for m in pg_md.list_memories(ana.id)} == {None}
+    [run] = [r for r in pg_md.extraction_runs(50) if r.memories_questioned]
+    assert (run.memories_questioned, run.memories_tagged, run.llm_calls) == (2, 0, 2)
+
+
 def test_an_hourly_job_prunes_old_run_history(pg_md: Memoryd, queue: App, workers: Workers) -> None:
     [prune] = [
         p for p in queue.periodic_registry.periodic_tasks.values() if p.task.name == PRUNE_TASK

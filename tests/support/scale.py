@@ -116,9 +116,10 @@ class Workers:
         interval: str = "1d",
         heartbeat: int = 1,
         tag_topics: int = 0,
+        ask_questions: int = 0,
     ) -> WorkerProcess:
-        """A worker process; ``tag_topics`` 0 keeps topic tagging out of the LLM
-        requests a test counts, unless tagging is what it tests."""
+        """A worker process; ``tag_topics`` and ``ask_questions`` 0 keep topic tagging
+        and questions out of the LLM requests a test counts, unless they are its subject."""
         env = {
             **os.environ,
             "MEMORYD_DATABASE_URL": url,
@@ -132,6 +133,7 @@ class Workers:
             "MEMORY_EXTRACTION_INTERVAL": interval,
             "MEMORYD_EXTRACTION_BATCH_CHATS": "8",  # so that 16 chats make two batches
             "MEMORYD_TOPIC_TAGS_PER_RUN": str(tag_topics),
+            "MEMORYD_QUESTION_MEMORIES_PER_RUN": str(ask_questions),
         }
         log_path = self.tmp_path / f"{name}.log"
         command = [sys.executable, "-m", "memoryd.cli.app", "worker"]

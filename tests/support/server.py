@@ -55,6 +55,7 @@ def make_settings(tmp_path: Path, **overrides: Any) -> MemorydSettings:
         # no topic tagging after Run now: its LLM calls are the subject of few tests, and
         # the default LLM (the bundled model) is no test's; those tests pass a budget
         "topic_tags_per_run": 0,
+        "question_memories_per_run": 0,  # nor questions, for the same reason
     }
     values.update(overrides)
     return MemorydSettings(**values)

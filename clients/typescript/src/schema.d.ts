@@ -1098,6 +1098,11 @@ export interface components {
             /** Last Used At */
             last_used_at: string | null;
             /**
+             * Questions
+             * @description Questions the extraction LLM wrote that it answers (they help choose it for a message asking them); null until asked, [] when the answer held none.
+             */
+            questions?: string[] | null;
+            /**
              * Run Id
              * @description The extraction run that made it.
              */
@@ -1347,6 +1352,11 @@ export interface components {
             /** Last Used At */
             last_used_at: string | null;
             /**
+             * Questions
+             * @description Questions the extraction LLM wrote that it answers (they help choose it for a message asking them); null until asked, [] when the answer held none.
+             */
+            questions?: string[] | null;
+            /**
              * Run Id
              * @description The extraction run that made it.
              */
@@ -1412,6 +1422,11 @@ export interface components {
             id: string;
             /** Last Used At */
             last_used_at: string | null;
+            /**
+             * Questions
+             * @description Questions the extraction LLM wrote that it answers (they help choose it for a message asking them); null until asked, [] when the answer held none.
+             */
+            questions?: string[] | null;
             /**
              * Run Id
              * @description The extraction run that made it.

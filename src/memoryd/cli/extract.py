@@ -74,19 +74,30 @@ def extract(
             "each (default: MEMORYD_TOPIC_TAGS_PER_RUN, 50; 0: none).",
         ),
     ] = None,
+    ask_questions: Annotated[
+        int | None,
+        typer.Option(
+            "--ask-questions",
+            metavar="N",
+            min=0,
+            help="Then ask up to N memories the questions they answer, one LLM call each "
+            "(default: MEMORYD_QUESTION_MEMORIES_PER_RUN, 50; 0: none).",
+        ),
+    ] = None,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Extract memories from unprocessed chats now: every due pair, or one pair.
 
     Naming a pair (--user and --workspace) also retries it when it is parked. Then the
-    run tags memories that have no topics yet (the pair's user's, or anyone's); a dry
-    run tags none.
+    run tags memories that have no topics yet (the pair's user's, or anyone's) and asks
+    memories not asked yet for the questions they answer; a dry run does neither.
     """
     if (user is None) != (workspace is None):
         raise InvalidInput("give both --user and --workspace, or neither")
     with open_memoryd(db) as md:
         budget = md.settings.topic_tags_per_run if tag_topics is None else tag_topics
+        asking = md.settings.question_memories_per_run if ask_questions is None else ask_questions
         names = {u.id: u.name for u in md.list_users()}
         results: list[PairResult] = []
 
@@ -103,7 +114,7 @@ def extract(
             owner = find_user(md, user)
             md.extract(
                 owner.id, workspace, force=force, dry_run=dry_run, on_pair=progress,
-                on_pair_start=starting, tag_topics=budget,
+                on_pair_start=starting, tag_topics=budget, ask_questions=asking,
             )  # fmt: skip
             run = md.extraction_runs(1)[0] if not dry_run else None
         else:
@@ -111,7 +122,7 @@ def extract(
                 note("looking for due pairs...")
             run = md.extract(
                 force=force, dry_run=dry_run, on_pair=progress, on_pair_start=starting,
-                tag_topics=budget,
+                tag_topics=budget, ask_questions=asking,
             )  # fmt: skip
     if dry_run:
         run = None  # never stored: no id that `memoryd runs` would not know
@@ -133,9 +144,11 @@ def extract(
             echo(_run_summary(run))
         if not results:
             echo("no pair is due")
-    tagging = [e["error"] for e in run.errors if e.get("kind") == "topics"] if run else []
-    if tagging and not as_json:
-        note(f"warning: {tagging[0]}")
+    background = ("topics", "questions")  # passes whose errors fail nothing
+    stopped = [e["error"] for e in run.errors if e.get("kind") in background] if run else []
+    if not as_json:
+        for error in stopped:
+            note(f"warning: {error}")
     refused = [r.error for r in results if r.stopped_by]
     if refused and not as_json:  # the one line that says what to change
         note(f"error: {refused[0]}; no attempt was counted on the pair, its chats wait")
@@ -174,7 +187,8 @@ def _run_summary(run: Run) -> str:
         f"run {run.id[:8]}: {run.pairs_seen} pair(s) seen, {run.pairs_processed} processed, "
         f"{run.pairs_skipped} skipped{f' ({skipped})' if skipped else ''}; "
         f"{run.memories_created} created, {run.memories_updated} updated, "
-        f"{run.chats_processed} chats, {run.memories_tagged} tagged with topics; "
+        f"{run.chats_processed} chats, {run.memories_tagged} tagged with topics, "
+        f"{run.memories_questioned} asked for questions; "
         f"{calls_text(run.llm_calls, run.llm_calls_failed)}, "
         f"{run.prompt_tokens}+{run.completion_tokens} tokens; status {run.status} "
         f"({run.pairs_failed} pair(s) failed, {run.facts_dropped} fact(s) dropped, "

@@ -240,7 +240,8 @@ def edit(
 def show(
     user: UserOption, memory_id: IdArgument, db: DbOption = None, as_json: JsonOption = False
 ) -> None:
-    """One memory in full: where it came from, its source chats, expiry, topics and history."""
+    """One memory in full: where it came from, its source chats, expiry, topics, the
+    questions it answers (written by the background pass) and history."""
     with open_memoryd(db) as md:
         owner = find_user(md, user)
         detail = md.memory_detail(owner.id, resolve_memory(md, owner, memory_id))
@@ -271,6 +272,7 @@ def show(
         f"last used {used}",
         f"expires: {expires or 'never'}",
         f"topics: {topics_in_words(memory.topics)}",
+        f"questions: {_questions_in_words(memory.questions)}",
     ]
     for chat in detail.source_chats:
         lines.append(f"from chat {chat.id} in {chat.workspace}: {chat.prompt[:200]}")
@@ -280,6 +282,12 @@ def show(
     for line in lines:
         out.print(line, markup=False, highlight=False)
     out.print(audit_table(f"History ({len(detail.history)} changes)", detail.history, 8))
+
+
+def _questions_in_words(questions: tuple[str, ...] | None) -> str:
+    if questions is None:
+        return "Not asked yet"
+    return " / ".join(questions) if questions else "None"
 
 
 @app.command("purge-expired")

@@ -162,10 +162,11 @@ def memory_of(data: Mapping[str, Any]) -> Memory:
         expires_at=_when(data.get("expires_at")),
         run_id=data.get("run_id"),
         topics=_topics(data.get("topics")),
+        questions=_topics(data.get("questions")),
     )
 
 
-def _topics(value: list[str] | None) -> tuple[str, ...] | None:
+def _topics(value: list[str] | None) -> tuple[str, ...] | None:  # or questions
     return None if value is None else tuple(value)
 
 

@@ -121,6 +121,11 @@ class Memory:
     run_id: str | None = None  # the extraction run that created it
     # keys of memoryd.domain.topics; None until the background pass tags it
     topics: tuple[str, ...] | None = None
+    # questions an LLM wrote that the memory answers; None until the background pass asks
+    questions: tuple[str, ...] | None = None
+    # their vectors (one row per question) and the embedder that made them
+    question_vectors: Vector | None = field(default=None, repr=False, compare=False)
+    question_embedder: str | None = field(default=None, repr=False, compare=False)
 
     def is_expired(self, now: datetime) -> bool:
         """Past its "remember until": never injected, shown as expired, later deleted."""
@@ -142,6 +147,7 @@ class Memory:
             "expires_at": self.expires_at.isoformat() if self.expires_at else None,
             "run_id": self.run_id,
             "topics": list(self.topics) if self.topics is not None else None,
+            "questions": list(self.questions) if self.questions is not None else None,
         }
 
 

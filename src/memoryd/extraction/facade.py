@@ -40,6 +40,7 @@ class ExtractionFacade:
         on_pair_start: StartCallback | None = ...,
         on_start: RunCallback | None = ...,
         tag_topics: int = ...,
+        ask_questions: int = ...,
     ) -> PairResult: ...
 
     @overload
@@ -55,6 +56,7 @@ class ExtractionFacade:
         on_pair_start: StartCallback | None = ...,
         on_start: RunCallback | None = ...,
         tag_topics: int = ...,
+        ask_questions: int = ...,
     ) -> Run: ...
 
     def extract(
@@ -69,6 +71,7 @@ class ExtractionFacade:
         on_pair_start: StartCallback | None = None,
         on_start: RunCallback | None = None,
         tag_topics: int = 0,
+        ask_questions: int = 0,
     ) -> PairResult | Run:
         """Extract memories now: one pair (returns its PairResult) or all due pairs (a Run).
 
@@ -78,6 +81,8 @@ class ExtractionFacade:
         ``tag_topics`` tags up to that many untagged memories with conversation topics
         after the pairs (one LLM call each; those of the named pair's user, or anyone's);
         the background scheduler passes the ``topic_tags_per_run`` setting.
+        ``ask_questions`` then asks up to that many memories not asked yet for the
+        questions they answer (one LLM call each; ``question_memories_per_run``).
         """
         from memoryd.domain.errors import InvalidInput
         from memoryd.extraction.scheduler import run_extraction
@@ -94,7 +99,7 @@ class ExtractionFacade:
         run = run_extraction(
             self._deps(), provider=provider, user_id=user_id, workspace=workspace,
             force=force, dry_run=dry_run, on_pair=collect, on_pair_start=on_pair_start,
-            on_start=on_start, tag_topics=tag_topics,
+            on_start=on_start, tag_topics=tag_topics, ask_questions=ask_questions,
         )  # fmt: skip
         return results[0] if user_id is not None else run
 

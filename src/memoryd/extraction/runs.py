@@ -97,6 +97,7 @@ class Run:
     facts_dropped: int = 0
     facts_not_stored: int = 0
     memories_tagged: int = 0  # given topics by the run's tagging pass (extraction.topics)
+    memories_questioned: int = 0  # given questions by its questions pass (extraction.questions)
     heartbeat_at: datetime | None = None  # the run's last sign of life
     alive_until: datetime | None = None  # past this with no heartbeat: interrupted
 

@@ -27,6 +27,7 @@ from memoryd.domain.errors import InvalidInput, MemorydError
 from memoryd.extraction.deps import ExtractionDeps, current_settings
 from memoryd.extraction.interval import parse_interval
 from memoryd.extraction.pipeline import ExtractionConfig, PairResult, process_pair
+from memoryd.extraction.questions import ask_questions
 from memoryd.extraction.retention import PruneTimer
 from memoryd.extraction.runs import (
     Heartbeat,
@@ -171,6 +172,7 @@ def run_extraction(
     on_pair_start: StartCallback | None = None,
     on_start: RunCallback | None = None,
     tag_topics: int = 0,
+    ask_questions: int = 0,
     extract_pairs: bool = True,
 ) -> Run:
     """One extraction run: one named pair, or every due pair; its history is stored.
@@ -184,8 +186,10 @@ def run_extraction(
     After the pairs, the run tags up to ``tag_topics`` untagged memories with topics
     (``memoryd.extraction.topics``): the named pair's user's globals and workspace's
     memories, or anyone's. Not on a dry run, nor after the LLM was found unavailable,
-    nor while ``memory_enabled`` is off.
-    ``extract_pairs=False`` runs only that pass (the queue workers' tagging job).
+    nor while ``memory_enabled`` is off. Then it asks the questions up to
+    ``ask_questions`` memories answer (``memoryd.extraction.questions``), on the same
+    terms (not after the tagging pass found the LLM unavailable).
+    ``extract_pairs=False`` runs only those passes (the queue workers' tagging job).
     """
     now = clock or md.clock
     cfg = config or ExtractionConfig.from_settings(md.settings)
@@ -262,7 +266,9 @@ def run_extraction(
                     run.skip(result.stopped_by, len(targets) - index)
                 break
         if tag_topics > 0 and not dry_run and not stopped:
-            _tag_topics(md, llm, run, tag_topics, now(), user_id, workspace, heartbeat)
+            stopped = _tag_topics(md, llm, run, tag_topics, now(), user_id, workspace, heartbeat)
+        if ask_questions > 0 and not dry_run and not stopped:
+            _ask_questions(md, llm, run, ask_questions, now(), user_id, workspace, heartbeat)
     except BaseException as exc:
         run.interrupt(exc, at)
         raise
@@ -302,16 +308,14 @@ def _tag_topics(
     user_id: int | None,
     workspace: str | None,
     heartbeat: Heartbeat | None,
-) -> None:
+) -> bool:
     """The run's topic-tagging pass, counted in its calls and tokens; an LLM error that
     stops it is listed with the run's errors (kind ``topics``) and fails nothing. With
-    the master switch ``memory_enabled`` off, nothing is sent to the LLM."""
+    the master switch ``memory_enabled`` off, nothing is sent to the LLM. True when the
+    LLM was found unavailable (no later pass should try it)."""
     if not current_settings(md)[runtime_settings.MEMORY_ENABLED.key]:
-        return
-    workspace_id = None
-    if workspace is not None:
-        with md.db.read() as repo:
-            workspace_id = repo.workspace_id(workspace)
+        return True
+    workspace_id = _workspace_id(md, workspace)
     done = tag_memories(
         md.db,
         llm,
@@ -335,6 +339,58 @@ def _tag_topics(
                 "workspace": workspace,
                 "error": f"topic tagging stopped after {tagged}: {done.error}; "
                 "the rest stay untagged until a later run",
+            }
+        )
+    if heartbeat is not None:
+        heartbeat.beat(progress=True)
+    return done.unavailable
+
+
+def _workspace_id(md: ExtractionDeps, workspace: str | None) -> int | None:
+    if workspace is None:
+        return None
+    with md.db.read() as repo:
+        return repo.workspace_id(workspace)
+
+
+def _ask_questions(
+    md: ExtractionDeps,
+    llm: LLMProvider,
+    run: Run,
+    limit: int,
+    now: datetime,
+    user_id: int | None,
+    workspace: str | None,
+    heartbeat: Heartbeat | None,
+) -> None:
+    """The run's questions pass, counted like the tagging pass; an LLM error that stops
+    it is listed with the run's errors (kind ``questions``) and fails nothing."""
+    if not current_settings(md)[runtime_settings.MEMORY_ENABLED.key]:
+        return
+    done = ask_questions(
+        md.db,
+        llm,
+        md.embedder,
+        limit=limit,
+        now=now,
+        user_id=user_id,
+        workspace_id=_workspace_id(md, workspace),
+        on_memory=heartbeat.beat if heartbeat else None,
+    )
+    run.llm_calls += done.usage.calls
+    run.llm_calls_failed += done.usage.failed
+    run.prompt_tokens += done.usage.prompt_tokens
+    run.completion_tokens += done.usage.completion_tokens
+    run.memories_questioned += done.asked
+    if done.error is not None:
+        asked = f"{done.asked} memor{'y' if done.asked == 1 else 'ies'}"
+        run.errors.append(
+            {
+                "kind": "questions",
+                "user_id": user_id,
+                "workspace": workspace,
+                "error": f"asking memories' questions stopped after {asked}: {done.error}; "
+                "the rest stay unasked until a later run",
             }
         )
     if heartbeat is not None:
@@ -378,7 +434,8 @@ class ExtractionScheduler:
 
     ``tick()`` is one scheduled run (skipped while ``memory_enabled`` or
     ``memory_auto_extraction`` is off), tagging up to ``topic_tags_per_run`` memories
-    with topics after its pairs; ``start()``/``stop()`` run ticks in the background.
+    with topics and asking ``question_memories_per_run`` memories' questions after its
+    pairs; ``start()``/``stop()`` run ticks in the background.
     Every tick first purges expired memories and, at most once an hour, prunes run
     history older than ``run_retention_days`` (both whatever the switches say).
     ``ticks`` counts the ticks finished so far, whether they ran, were skipped or failed;
@@ -442,6 +499,7 @@ class ExtractionScheduler:
             trigger="scheduler",
             clock=self.clock,
             tag_topics=self.md.settings.topic_tags_per_run,
+            ask_questions=self.md.settings.question_memories_per_run,
         )
         return self.last_run
 

@@ -12,7 +12,10 @@ that's cool! What do you do for fun?") is embedded as its question only: the rem
 nothing about which memory is needed.
 With an answer bank (``answer_bank.py``), memories that look like answers to questions
 like the message (by their vector and, once tagged, their topics) gain what the bank
-says they do.
+says they do. Memories that carry the questions an LLM wrote they answer
+(``memoryd.extraction.questions``) gain, on every turn, how far their best question's
+cosine with the message lies above the pool's mean (``question_gain``): the questions
+reorder only the memories they single out.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ HISTORY_DECAY = 0.5  # each older history message weighs this much of the next n
 QUESTION_WEIGHT = 5.0  # the latest history message when it is a question the message answers
 MAX_SHARE = 0.3  # share of the best single-part cosine in a memory's score
 REMARK_WORDS = 5  # a non-question sentence this short is a remark the question can drop
+QUESTIONS_WEIGHT = 1.0  # a memory's question cosine above the pool's mean (round 9)
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
@@ -118,6 +122,31 @@ def memory_vectors(embedder: Embedder, memories: Sequence[Memory]) -> np.ndarray
     return np.stack([r for r in rows if r is not None]) if rows else np.zeros((0, 1))
 
 
+def question_gain(
+    embedder: Embedder, message: Vector, memories: Sequence[Memory]
+) -> np.ndarray | None:
+    """Per memory, how far its best question's cosine with ``message`` lies above the
+    mean over the pool's memories that have questions from this embedder, else 0; the
+    others are left out of the mean and gain nothing (as round 7 did for memories without
+    topics). None when no memory of the pool has such questions."""
+    asked: list[int] = []
+    matrices: list[Vector] = []
+    for i, m in enumerate(memories):
+        q = m.question_vectors
+        usable = q is not None and len(q) and q.shape[1:] == message.shape
+        if usable and m.question_embedder == embedder.name:
+            assert q is not None
+            asked.append(i)
+            matrices.append(q)
+    if not asked:
+        return None
+    starts = np.cumsum([0] + [len(q) for q in matrices[:-1]])
+    best = np.maximum.reduceat(np.concatenate(matrices) @ message, starts)  # one product
+    gain = np.zeros(len(memories))
+    gain[asked] = np.maximum(best - best.mean(), 0.0)
+    return gain
+
+
 class EmbeddingReranker:
     name = "embedding"
 
@@ -132,6 +161,7 @@ class EmbeddingReranker:
         max_share: float = MAX_SHARE,
         remark_words: int = REMARK_WORDS,
         bank: AnswerBank | None = None,
+        questions_weight: float = QUESTIONS_WEIGHT,
     ) -> None:
         self.embedder = embedder
         self.encoder = encoder or QueryEncoder(embedder)
@@ -141,6 +171,7 @@ class EmbeddingReranker:
         self.max_share = max_share
         self.remark_words = remark_words
         self.bank = bank
+        self.questions_weight = questions_weight
 
     def warm(self, texts: Sequence[str]) -> None:
         """Embed texts that later turns will carry as history, off those turns' path."""
@@ -167,4 +198,8 @@ class EmbeddingReranker:
             gained = self.bank.boost(parts[0], matrix, [m.topics for m in memories])
             if gained is not None:
                 blended = blended + gained
+        if self.questions_weight and query.message:
+            asked = question_gain(self.embedder, parts[0], memories)
+            if asked is not None:
+                blended = blended + self.questions_weight * asked
         return [float(x) for x in blended]

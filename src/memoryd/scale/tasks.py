@@ -20,7 +20,10 @@ that finds any untagged memory also queues one ``tag_topics`` job (one lock for 
 whole fleet, so at most one runs and one waits) that tags anyone's, oldest first -- so
 memories typed by users who never chat are tagged too. Both tag at most
 ``MEMORYD_TOPIC_TAGS_PER_RUN`` memories per run (0 switches tagging off) and are
-recorded as runs, so their LLM calls show in the run history.
+recorded as runs, so their LLM calls show in the run history. The questions each memory
+answers (``memoryd.extraction.questions``) are asked the same two ways, after the
+topics, up to ``MEMORYD_QUESTION_MEMORIES_PER_RUN`` memories per run (the ``tag_topics``
+job is queued when either pass has work).
 
 ``prune_runs`` runs once an hour (one job for the whole fleet: procrastinate defers a
 periodic task once per tick) and deletes run history older than ``run_retention_days``.
@@ -49,6 +52,7 @@ from memoryd.extraction.scheduler import DuePair, due_pairs, record_setup_failur
 from memoryd.llm.base import LLMProvider
 from memoryd.llm.builtin import make_provider
 from memoryd.storage.database import parse_url
+from memoryd.storage.questions import unasked_memories
 
 if TYPE_CHECKING:
     from memoryd.service import Memoryd
@@ -193,12 +197,13 @@ def sweep_now(md: Memoryd, app: App) -> SweepResult:
 
 
 def defer_tagging(md: Memoryd, app: App) -> bool:
-    """Queue one ``tag_topics`` job if tagging is on and some memory waits for its
-    topics, unless one is already waiting; True if it was queued."""
-    if md.settings.topic_tags_per_run <= 0:
-        return False
+    """Queue one ``tag_topics`` job if tagging (or asking questions) is on and some memory
+    waits for its topics (or questions), unless one is already waiting; True if queued."""
+    tagging, asking = md.settings.topic_tags_per_run > 0, md.settings.question_memories_per_run > 0
     with md.db.read() as repo:
-        if not repo.untagged_memories(1, md.clock()):
+        if not (tagging and repo.untagged_memories(1, md.clock())) and not (
+            asking and unasked_memories(repo.conn, 1, md.clock())
+        ):
             return False
     try:
         app.configure_task(TAG_TASK, queue=QUEUE, lock=TAG_TASK, queueing_lock=TAG_TASK).defer()
@@ -291,6 +296,7 @@ def extract_pair(context: JobContext, user_id: int, workspace: str) -> None:
                 user_id=user_id,
                 workspace=workspace,
                 tag_topics=md.settings.topic_tags_per_run,
+                ask_questions=md.settings.question_memories_per_run,
             )
         except MemorydError as exc:  # the user or workspace was deleted meanwhile
             log.info("pair %s/%s: %s", user_id, workspace, exc)
@@ -310,7 +316,8 @@ def extract_pair(context: JobContext, user_id: int, workspace: str) -> None:
 
 def tag_topics(context: JobContext) -> None:
     """Tag anyone's untagged memories with topics, oldest first, up to
-    ``topic_tags_per_run``: a run of its own, with no pairs."""
+    ``topic_tags_per_run``, then ask up to ``question_memories_per_run`` memories' questions:
+    a run of its own, with no pairs."""
     md = _memoryd(context)
 
     def run() -> None:
@@ -327,9 +334,13 @@ def tag_topics(context: JobContext) -> None:
             trigger="worker",
             extract_pairs=False,
             tag_topics=md.settings.topic_tags_per_run,
+            ask_questions=md.settings.question_memories_per_run,
         )
         log.info(
-            "topic tagging: %d memories tagged, %d errors", done.memories_tagged, len(done.errors)
+            "topic tagging: %d memories tagged, %d asked for questions, %d errors",
+            done.memories_tagged,
+            done.memories_questioned,
+            len(done.errors),
         )
 
     _retrying_database(run)

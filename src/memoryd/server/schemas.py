@@ -71,6 +71,11 @@ class MemoryOut(BaseModel):
         description="Conversation topics the extraction LLM tagged it with (they help "
         "choose it for broad questions); null until tagged.",
     )
+    questions: list[str] | None = Field(
+        default=None,
+        description="Questions the extraction LLM wrote that it answers (they help choose "
+        "it for a message asking them); null until asked, [] when the answer held none.",
+    )
 
     @classmethod
     def of(cls, memory: Memory, now: datetime | None = None) -> MemoryOut:

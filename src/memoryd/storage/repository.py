@@ -53,7 +53,7 @@ from memoryd.storage.tables import (
     workspaces,
 )
 
-_MEMORY_COLUMNS = turn_rows.RAW_COLUMNS[:-2]  # without the vector and its embedder
+_MEMORY_COLUMNS = turn_rows.RAW_COLUMNS[: -turn_rows.VECTOR_COLUMNS]  # without the vectors
 
 # A chat turn's one statement: the cache version (see memoryd.storage.catalog) and the
 # user's globals plus one workspace's memories. Starting from the one-row cache_epoch
@@ -78,7 +78,11 @@ _TURN_POOL = (
 
 
 def _memory(row: Row[Any] | Any, with_embedding: bool, dialect: Any) -> Memory:
-    vector = (row.embedding, row.embedder) if with_embedding else (None, None)
+    vector = (
+        (row.embedding, row.embedder, row.question_vectors, row.question_embedder)
+        if with_embedding
+        else (None,) * turn_rows.VECTOR_COLUMNS
+    )
     return turn_rows.build_memory((*row[: len(_MEMORY_COLUMNS)], *vector), dialect)
 
 
@@ -236,7 +240,7 @@ class Repository:
     def _memory_select(self, with_embedding: bool) -> Any:
         cols: Sequence[Any] = _MEMORY_COLUMNS
         if with_embedding:
-            cols = (*cols, memories.c.embedding, memories.c.embedder)
+            cols = turn_rows.RAW_COLUMNS
         return select(*cols).select_from(
             memories.outerjoin(workspaces, memories.c.workspace_id == workspaces.c.id)
         )

@@ -107,6 +107,11 @@ memories = Table(
     Column("run_id", String(32), nullable=True),  # the extraction run that made it (0009)
     # comma-separated keys of memoryd.domain.topics; NULL until tagged (0015)
     Column("topics", String(255), nullable=True),
+    # JSON list of the questions an LLM wrote that it answers; NULL until asked (0016),
+    # their vectors (float32 rows back to back) and the embedder that made them
+    Column("questions", Text, nullable=True),
+    Column("question_vectors", LargeBinary, nullable=True),
+    Column("question_embedder", String(64), nullable=True),
     Index("ix_memories_user_scope_workspace", "user_id", "scope", "workspace_id"),
     Index("ix_memories_workspace_id", "workspace_id"),  # deleting a workspace (0004)
     Index("ix_memories_expires_at", "expires_at"),  # purging expired memories (0009)
@@ -116,6 +121,13 @@ memories = Table(
         "created_at",
         sqlite_where=text("topics IS NULL"),
         postgresql_where=text("topics IS NULL"),
+    ),
+    # the questions pass reads memories not asked yet, oldest first (0016)
+    Index(
+        "ix_memories_unquestioned",
+        "created_at",
+        sqlite_where=text("questions IS NULL"),
+        postgresql_where=text("questions IS NULL"),
     ),
 )
 
@@ -186,6 +198,8 @@ chat_memories = Table(
 CHAT_UNPROCESSED = chats.c.memory_processed == false()
 # "Not tagged yet", as ix_memories_untagged's predicate spells it.
 MEMORY_UNTAGGED = memories.c.topics.is_(None)
+# "Not asked for questions yet", as ix_memories_unquestioned's predicate spells it.
+MEMORY_UNQUESTIONED = memories.c.questions.is_(None)
 
 settings = Table(
     "settings",
@@ -255,6 +269,8 @@ extraction_runs = Table(
     Column("llm_calls_failed", Integer, nullable=False, default=0),
     # memories the run's topic-tagging pass wrote topics for (0015)
     Column("memories_tagged", Integer, nullable=False, default=0),
+    # memories the run's questions pass wrote questions for (0016)
+    Column("memories_questioned", Integer, nullable=False, default=0),
     Index("ix_extraction_runs_started_at", "started_at"),
 )
 

@@ -24,13 +24,15 @@ from sqlalchemy.engine import Dialect
 
 from memoryd.domain.models import Memory, Scope, Source
 from memoryd.domain.topics import decode
+from memoryd.storage.questions import decode_questions, question_matrix
 from memoryd.storage.tables import UTCDateTime, memories, workspaces
 
 MAX_MEMOS = 10_000  # memories (about 2 kB each with the vector)
 
 # (id, user_id, scope, slug, content, source, created_at, updated_at, last_used_at,
-#  source_chats, expires_at, run_id, topics, embedding, embedder); the timestamps and
-#  source_chats untyped (raw)
+#  source_chats, expires_at, run_id, topics, questions, embedding, embedder,
+#  question_vectors, question_embedder); the timestamps and source_chats untyped (raw);
+#  the vectors last, so reads that need no vector leave out the last VECTOR_COLUMNS
 RAW_COLUMNS: tuple[Any, ...] = (
     memories.c.id,
     memories.c.user_id,
@@ -45,9 +47,13 @@ RAW_COLUMNS: tuple[Any, ...] = (
     type_coerce(memories.c.expires_at, String).label("expires_at"),
     memories.c.run_id,
     memories.c.topics,
+    memories.c.questions,
     memories.c.embedding,
     memories.c.embedder,
+    memories.c.question_vectors,
+    memories.c.question_embedder,
 )
+VECTOR_COLUMNS = 4
 _UTC = UTCDateTime()
 
 
@@ -82,13 +88,16 @@ TURN_ROWS = TurnRows()  # one per process: a row determines its Memory, whatever
 
 def build_memory(raw: tuple[Any, ...], dialect: Dialect) -> Memory:
     (memory_id, user_id, scope, slug, content, source, created, updated, used, chats,
-     expires, run_id, topics, blob, embedder) = raw  # fmt: skip
+     expires, run_id, topics, questions, blob, embedder, question_blob,
+     question_embedder) = raw  # fmt: skip
     if isinstance(chats, str):  # SQLite hands JSON back as text, PostgreSQL decoded
         chats = json.loads(chats)
     vector = None
     # a damaged vector is treated as missing: the reranker recomputes it
     if blob is not None and len(blob) % 4 == 0:
         vector = np.frombuffer(blob, dtype=np.float32)
+    asked = decode_questions(questions)
+    asked_vectors = question_matrix(question_blob, len(asked or ()))
     return Memory(
         id=memory_id,
         user_id=user_id,
@@ -105,6 +114,9 @@ def build_memory(raw: tuple[Any, ...], dialect: Dialect) -> Memory:
         expires_at=_UTC.process_result_value(expires, dialect),
         run_id=run_id,
         topics=decode(topics),
+        questions=asked,
+        question_vectors=asked_vectors,
+        question_embedder=question_embedder if asked_vectors is not None else None,
     )
 
 

@@ -55,8 +55,10 @@ def run_now(
 ) -> dict[str, Any]:
     """One extraction run (of one pair, or of every due pair); 409 while one is running.
     ``on_start(run)`` is called once the run is stored as running. The run then tags
-    up to ``topic_tags_per_run`` memories with topics, as a scheduled run does."""
+    up to ``topic_tags_per_run`` memories with topics and asks up to
+    ``question_memories_per_run`` memories' questions, as a scheduled run does."""
     budget = state.md.settings.topic_tags_per_run
+    asking = state.md.settings.question_memories_per_run
     if not _running.acquire(blocking=False):
         raise AlreadyExists("an extraction run started here is still running; try again later")
     try:
@@ -64,10 +66,13 @@ def run_now(
             state.md.get_user(user_id)
             state.md.get_workspace(workspace)
             result = state.md.extract(
-                user_id, workspace, force=True, on_start=on_start, tag_topics=budget
-            )
+                user_id, workspace, force=True, on_start=on_start, tag_topics=budget,
+                ask_questions=asking,
+            )  # fmt: skip
             return {"pair": pair_result(result)}
-        run = state.md.extract(force=force, on_start=on_start, tag_topics=budget)
+        run = state.md.extract(
+            force=force, on_start=on_start, tag_topics=budget, ask_questions=asking
+        )
         return {"run": _jsonable(run.to_dict())}
     finally:
         _running.release()

@@ -42,6 +42,7 @@ RUN_ENTRY_KINDS = {
     "interrupted": "Stopped here",
     "config": "LLM settings unusable",
     "topics": "Topic tagging stopped",
+    "questions": "Asking questions stopped",
 }
 
 

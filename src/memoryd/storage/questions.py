@@ -1,0 +1,148 @@
+"""Storage of the questions each memory answers (issue 10, round 10; migration 0016).
+
+The questions are derived data like the memory's vector and topics: the background pass
+of extraction runs (``memoryd.extraction.questions``) writes them, guarded by the text's
+key so a memory edited meanwhile keeps its new text unasked; editing the text clears them
+(``memoryd.store``); writing them moves no ``updated_at`` and leaves no audit entry.
+``questions`` is a JSON list of their text (``[]``: asked, nothing usable; NULL: not
+asked yet), ``question_vectors`` their vectors as float32 rows back to back, and
+``question_embedder`` the embedder that made them: when the service's embedder changes,
+the pass embeds the stored text again (no LLM call) and turns read other embedders'
+vectors as "no questions". Kept out of ``repository.py``, which holds the rest.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, NamedTuple
+
+import numpy as np
+from sqlalchemy import Connection, or_, select, update
+
+from memoryd.domain.models import Scope, Vector
+from memoryd.storage.tables import MEMORY_UNQUESTIONED, memories
+
+
+class Unasked(NamedTuple):
+    """A memory waiting for its questions (or for them to be embedded again): what the
+    LLM or the embedder reads, and what guards the write."""
+
+    id: str
+    content: str
+    content_key: str
+    questions: tuple[str, ...] | None = None  # stored text, when only the vectors are stale
+
+
+def encode_questions(questions: Sequence[str] | None) -> str | None:
+    return None if questions is None else json.dumps(list(questions), ensure_ascii=False)
+
+
+def decode_questions(raw: str | None) -> tuple[str, ...] | None:
+    """The stored list; a value that is not a list of strings reads as not asked."""
+    if raw is None:
+        return None
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(value, list) or not all(isinstance(q, str) for q in value):
+        return None
+    return tuple(value)
+
+
+def question_bytes(vectors: Any) -> bytes | None:
+    if vectors is None or len(vectors) == 0:
+        return None
+    return np.asarray(vectors, dtype=np.float32).tobytes()
+
+
+def question_matrix(blob: bytes | None, count: int) -> Vector | None:
+    """The stored vectors as a ``count`` x dimensions matrix; None when there are none or
+    the bytes do not split into ``count`` float32 rows (read as no questions)."""
+    if blob is None or count <= 0 or len(blob) % (4 * count):
+        return None
+    return np.frombuffer(blob, dtype=np.float32).reshape(count, -1)
+
+
+def _pending(query: Any, now: datetime, user_id: int | None, workspace_id: int | None) -> Any:
+    query = query.where(or_(memories.c.expires_at.is_(None), memories.c.expires_at > now))
+    if user_id is not None:
+        mine = memories.c.scope == Scope.GLOBAL.value
+        if workspace_id is not None:
+            mine = or_(mine, memories.c.workspace_id == workspace_id)
+        query = query.where(memories.c.user_id == user_id, mine)
+    return query.order_by(memories.c.created_at, memories.c.id)
+
+
+def unasked_memories(
+    conn: Connection,
+    limit: int,
+    now: datetime,
+    *,
+    user_id: int | None = None,
+    workspace_id: int | None = None,
+) -> list[Unasked]:
+    """Unexpired memories not asked about yet, oldest first: anyone's, or with ``user_id``
+    that user's globals and (given ``workspace_id``) that workspace's."""
+    query = select(memories.c.id, memories.c.content, memories.c.content_key)
+    query = _pending(query.where(MEMORY_UNQUESTIONED), now, user_id, workspace_id)
+    return [Unasked(*row) for row in conn.execute(query.limit(limit))]
+
+
+def stale_question_memories(
+    conn: Connection,
+    embedder: str,
+    limit: int,
+    now: datetime,
+    *,
+    user_id: int | None = None,
+    workspace_id: int | None = None,
+) -> list[Unasked]:
+    """Unexpired memories whose questions another embedder embedded, oldest first."""
+    query = select(
+        memories.c.id, memories.c.content, memories.c.content_key, memories.c.questions
+    ).where(
+        memories.c.question_vectors.is_not(None),
+        or_(memories.c.question_embedder.is_(None), memories.c.question_embedder != embedder),
+    )
+    query = _pending(query, now, user_id, workspace_id).limit(limit)
+    found = []
+    for memory_id, content, key, raw in conn.execute(query):
+        asked = decode_questions(raw)
+        if asked:
+            found.append(Unasked(memory_id, content, key, asked))
+    return found
+
+
+def set_questions(
+    conn: Connection,
+    memory_id: str,
+    content_key: str,
+    questions: Sequence[str],
+    vectors: Any,
+    embedder: str,
+    *,
+    again: bool = False,
+) -> bool:
+    """Store a memory's questions and their vectors if it still has the text they were
+    asked for (its ``content_key``) and none yet (``again``: only new vectors for the
+    questions it has); False when the text changed or it went meanwhile. Moves no
+    ``updated_at``: questions are derived from the text, like the vector."""
+    blob = question_bytes(vectors) if questions else None
+    query = update(memories).where(
+        memories.c.id == memory_id, memories.c.content_key == content_key
+    )
+    if again:
+        query = query.where(memories.c.questions == encode_questions(questions))
+    else:
+        query = query.where(MEMORY_UNQUESTIONED)
+    result = conn.execute(
+        query.values(
+            questions=encode_questions(questions),
+            question_vectors=blob,
+            question_embedder=embedder if blob is not None else None,
+        )
+    )
+    return bool(result.rowcount)

@@ -1,0 +1,425 @@
+"""The questions pass of extraction runs (issue 10, round 10), against the scripted LLM
+server: each memory not asked yet is asked once, oldest first, up to the run's budget,
+after the topic-tagging pass; a good answer's questions are stored with their vectors, an
+unusable one as "no questions" (not asked again), an LLM error leaves the memory unasked
+and stops the pass. Then what the questions do to a turn, and migration 0016 up and down.
+SQLite and PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+import pytest
+from alembic import command
+from sqlalchemy import text
+
+from memoryd import Memoryd
+from memoryd.domain.rules import content_key
+from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.extraction import questions, topics
+from memoryd.extraction.runs import list_runs
+from memoryd.extraction.scheduler import ExtractionScheduler
+from memoryd.storage import Database
+from memoryd.storage import questions as stored
+from memoryd.storage.database import _alembic_config
+from memoryd.testing import FakeOpenAIServer, Reply
+from support.databases import revision_before
+from support.extraction import Clock, make_md
+
+GUITAR = ("What instrument do you play?", "Are you in a band?", "Do you make music?")
+
+
+def ask(*asked: object) -> Reply:
+    return Reply.json({"questions": list(asked)}, usage=(420, 40))
+
+
+def asked_about(srv: FakeOpenAIServer) -> list[str]:
+    """The memory texts the LLM was asked questions for, in order."""
+    return [
+        str(r["messages"][-1]["content"]).removeprefix("Fact: ")
+        for r in srv.requests
+        if r["messages"][0]["content"] == questions.SYSTEM
+    ]
+
+
+def test_a_good_answer_is_stored_with_its_vectors_and_counted(
+    team_md: Memoryd, fake_llm: FakeOpenAIServer, embedder: MiniLMEmbedder
+) -> None:
+    ana = team_md.get_user("ana")
+    memory = team_md.add_memory(ana.id, "I play the guitar in a band.")
+    fake_llm.script(ask(*GUITAR))
+
+    run = team_md.extract(ask_questions=5)
+
+    after = team_md.get_memory(ana.id, memory.id)
+    assert after.questions == GUITAR and after.to_dict()["questions"] == list(GUITAR)
+    assert after.updated_at == memory.updated_at  # derived data: no edit
+    assert [e.action.value for e in team_md.audit_log(ana.id, memory.id)] == ["create"]
+    assert (run.memories_questioned, run.llm_calls, run.llm_calls_failed) == (1, 1, 0)
+    assert (run.prompt_tokens, run.completion_tokens) == (420, 40)
+    assert run.status == "ok" and run.errors == []
+    [request] = fake_llm.requests
+    assert request["messages"] == questions.messages("I play the guitar in a band.")
+    assert (request["max_tokens"], request["temperature"]) == (90, 0.0)
+    assert request["response_format"]["json_schema"]["schema"] == questions.SCHEMA
+    assert team_md.extraction_run(run.id).memories_questioned == 1
+
+    [turn_memory] = team_md.context(ana.id, None, "hi", record=False).memories
+    assert turn_memory.question_embedder == embedder.name
+    assert turn_memory.question_vectors is not None
+    np.testing.assert_allclose(
+        turn_memory.question_vectors, np.asarray(embedder.embed(list(GUITAR))), atol=1e-6
+    )
+
+    again = team_md.extract(ask_questions=5)  # asked once: not asked again
+    assert (again.memories_questioned, again.llm_calls, len(fake_llm.requests)) == (0, 0, 1)
+
+
+@pytest.mark.parametrize(
+    ("reply", "kept"),
+    [
+        (Reply.text("What do you play? Are you in a band?"), ()),
+        (Reply.text('{"questions": ["What do you play?"'), ()),  # cut off
+        (Reply.json({"questions": "What do you play?"}), ()),
+        (Reply.json({"asked": ["What do you play?"]}), ()),
+        (Reply.json({"questions": [" ", 7, "x" * 201]}), ()),
+        (
+            Reply.json({"questions": [" Do you play? ", 7, "Do you play?", "A?", "B?", "C?"]}),
+            ("Do you play?", "A?", "B?"),  # distinct, trimmed, the first three
+        ),
+    ],
+    ids=["prose", "cut-off", "not-a-list", "wrong-key", "nothing-usable", "some-usable"],
+)
+def test_an_unusable_answer_stores_what_is_usable_and_is_not_retried(
+    team_md: Memoryd, fake_llm: FakeOpenAIServer, reply: Reply, kept: tuple[str, ...]
+) -> None:
+    ana = team_md.get_user("ana")
+    memory = team_md.add_memory(ana.id, "I play the guitar in a band.")
+    fake_llm.script(reply)
+
+    run = team_md.extract(ask_questions=5)
+
+    assert team_md.get_memory(ana.id, memory.id).questions == kept
+    assert (run.memories_questioned, run.llm_calls, run.llm_calls_failed) == (1, 1, 0)
+    assert run.errors == []
+    team_md.extract(ask_questions=5)
+    assert len(fake_llm.requests) == 1
+
+
+@pytest.mark.parametrize(
+    ("reply", "said"),
+    [
+        (Reply.error(500, "model crashed"), "model crashed"),
+        (Reply.delay(3, ask(*GUITAR)), "timed out"),
+    ],
+    ids=["500", "timeout"],
+)
+def test_an_llm_error_leaves_memories_unasked_and_stops_the_pass(
+    team_md: Memoryd, fake_llm: FakeOpenAIServer, reply: Reply, said: str
+) -> None:
+    ana = team_md.get_user("ana")
+    for text_ in ("I play the guitar.", "I have two cats.", "I live in Porto."):
+        team_md.add_memory(ana.id, text_)
+    fake_llm.script(reply)
+
+    run = team_md.extract(ask_questions=5)
+
+    assert [m.questions for m in team_md.list_memories(ana.id)] == [None, None, None]
+    assert len(fake_llm.requests) == 1  # no doomed calls for the other two
+    assert (run.memories_questioned, run.llm_calls, run.llm_calls_failed) == (0, 1, 1)
+    assert run.status == "ok"  # asking never fails a run
+    [error] = run.errors
+    assert error["kind"] == "questions" and said in error["error"]
+
+    fake_llm.default = ask(*GUITAR)  # the next run tries again
+    assert team_md.extract(ask_questions=5).memories_questioned == 3
+
+
+def test_a_refused_text_gets_no_questions_and_two_refusals_stop_the_pass(
+    team_md: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
+) -> None:
+    ana = team_md.get_user("ana")
+    for text_ in ("I said something a filter dislikes.", "I have two cats.", "I drink tea."):
+        team_md.add_memory(ana.id, text_)
+        clock.advance(minutes=1)  # the refused one is the oldest, asked first
+    fake_llm.script(
+        Reply.error(400, "content refused"),
+        ask("Do you have pets?", "What pets?", "Cats or dogs?"),
+        Reply.error(400, "max_tokens too small"),
+        Reply.error(422, "again"),
+    )
+
+    run = team_md.extract(ask_questions=5)
+
+    got = {m.content: m.questions for m in team_md.list_memories(ana.id)}
+    assert got == {
+        "I said something a filter dislikes.": (),
+        "I have two cats.": ("Do you have pets?", "What pets?", "Cats or dogs?"),
+        "I drink tea.": None,  # refused, then the next refused too: nothing is marked
+    }
+    assert (run.memories_questioned, run.llm_calls, run.llm_calls_failed) == (2, 3, 2)
+    [error] = run.errors
+    assert error["kind"] == "questions" and "max_tokens too small" in error["error"]
+
+
+def test_the_budget_is_kept_and_the_oldest_go_first_after_the_topics(
+    team_md: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
+) -> None:
+    ana, bo = team_md.get_user("ana"), team_md.get_user("bo")
+    texts = ["I was born in Lisbon.", "I have two cats.", "I play chess.", "I drink tea."]
+    for n, text_ in enumerate(texts):
+        team_md.add_memory((ana, bo)[n % 2].id, text_)
+        clock.advance(minutes=1)
+    fake_llm.script(
+        Reply.json({"topics": ["past and life events"]}), ask("Where were you born?", "A?", "B?")
+    )
+    fake_llm.default = ask("What do you do?", "A?", "B?")
+
+    run = team_md.extract(tag_topics=1, ask_questions=2)
+
+    systems = [r["messages"][0]["content"] for r in fake_llm.requests]
+    assert systems == [topics.SYSTEM, questions.SYSTEM, questions.SYSTEM]  # topics first
+    assert (run.memories_tagged, run.memories_questioned) == (1, 2)
+    assert asked_about(fake_llm) == texts[:2]
+    assert team_md.extract(ask_questions=0).llm_calls == 0  # 0: no questions at all
+    assert team_md.extract(ask_questions=5).memories_questioned == 2
+    assert asked_about(fake_llm) == texts
+
+
+def test_a_text_changed_while_the_llm_answers_keeps_its_new_text_unasked(
+    team_md: Memoryd, fake_llm: FakeOpenAIServer
+) -> None:
+    ana = team_md.get_user("ana")
+    memory = team_md.add_memory(ana.id, "I play the guitar.")
+    fake_llm.script(Reply.delay(0.5, ask(*GUITAR)))
+    runs = []
+    asking = threading.Thread(target=lambda: runs.append(team_md.extract(ask_questions=5)))
+    asking.start()
+    deadline = time.monotonic() + 10
+    while not fake_llm.requests:
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+    team_md.edit_memory(ana.id, memory.id, "I play the cello.")
+    asking.join(10)
+
+    after = team_md.get_memory(ana.id, memory.id)
+    assert (after.content, after.questions) == ("I play the cello.", None)
+    assert (runs[0].memories_questioned, runs[0].llm_calls) == (0, 1)
+    with team_md.db.write() as repo:  # the guard itself
+        key = content_key("I play the guitar.")
+        assert not stored.set_questions(repo.conn, memory.id, key, GUITAR, None, "x")
+
+
+def test_editing_the_text_clears_the_questions(
+    team_md: Memoryd, fake_llm: FakeOpenAIServer
+) -> None:
+    ana = team_md.get_user("ana")
+    memory = team_md.add_memory(ana.id, "I play the guitar.")
+    fake_llm.script(ask(*GUITAR))
+    team_md.extract(ask_questions=1)
+    kept = team_md.edit_memory(ana.id, memory.id, expires_at="2099-01-01")
+    assert kept.questions == GUITAR  # same words: same questions
+    assert team_md.edit_memory(ana.id, memory.id, "I play the drums.").questions is None
+    fake_llm.script(ask("Do you play drums?", "A?", "B?"))
+    assert team_md.extract(ask_questions=1).memories_questioned == 1
+    assert asked_about(fake_llm)[-1] == "I play the drums."
+
+
+class Renamed:
+    """The test embedder under another name: its vectors are another embedder's."""
+
+    def __init__(self, inner: MiniLMEmbedder, name: str) -> None:
+        self.inner, self.name, self.dimensions = inner, name, inner.dimensions
+        self.embedded: list[str] = []
+
+    def embed(self, texts: list[str]) -> list[np.ndarray]:
+        self.embedded += texts
+        return self.inner.embed(texts)
+
+
+def test_a_new_embedder_embeds_the_stored_questions_again_without_the_llm(
+    database_url: str,
+    fake_llm: FakeOpenAIServer,
+    tmp_path: Path,
+    embedder: MiniLMEmbedder,
+    clock: Clock,
+) -> None:
+    with make_md(database_url, fake_llm, tmp_path, embedder, clock) as md:
+        ana = md.create_user("ana")
+        md.add_memory(ana.id, "I play the guitar.")
+        fake_llm.script(ask(*GUITAR))
+        md.extract(ask_questions=5)
+    other = Renamed(embedder, "other-embedder")
+    with make_md(database_url, fake_llm, tmp_path, other, clock) as md:  # type: ignore[arg-type]
+        ana = md.get_user("ana")
+        [memory] = md.context(ana.id, None, "What do you play?", record=False).memories
+        assert memory.question_embedder == embedder.name  # read, not used
+        run = md.extract(ask_questions=5)
+        assert (run.llm_calls, len(fake_llm.requests)) == (0, 1)
+        assert other.embedded[-3:] == list(GUITAR)
+        [memory] = md.context(ana.id, None, "What do you play?", record=False).memories
+        assert memory.question_embedder == "other-embedder"
+        assert memory.questions == GUITAR
+
+
+@pytest.mark.parametrize(("budget", "calls"), [(None, 1), (0, 0)])
+def test_the_scheduler_tick_asks_with_the_setting(
+    database_url: str,
+    fake_llm: FakeOpenAIServer,
+    tmp_path: Path,
+    embedder: MiniLMEmbedder,
+    clock: Clock,
+    budget: int | None,
+    calls: int,
+) -> None:
+    overrides: dict[str, int] = {"topic_tags_per_run": 0}
+    if budget is not None:
+        overrides["question_memories_per_run"] = budget
+    with make_md(database_url, fake_llm, tmp_path, embedder, clock, **overrides) as md:
+        ana = md.create_user("ana")
+        md.add_memory(ana.id, "I play the guitar.")
+        fake_llm.default = ask(*GUITAR)
+        run = ExtractionScheduler(md).tick()
+        assert run is not None
+        assert (run.memories_questioned, len(fake_llm.requests)) == (calls, calls)
+        assert md.list_memories(ana.id)[0].questions == (GUITAR if calls else None)
+
+
+def test_a_memory_whose_questions_match_the_message_climbs(
+    team_md: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
+) -> None:
+    """The turn reads the questions with its rows: a memory whose questions match the
+    message gains over the pool's mean; one without questions gains nothing."""
+    ana = team_md.get_user("ana")
+    target = "I spend my days fixing teeth."
+    facts = {
+        "My sister lives in Berlin.": (
+            "Where does your sister live?",
+            "Do you have siblings?",
+            "Where is your family?",
+        ),
+        target: ("What do you do for a living?", "What is your job?", "Where do you work?"),
+        "I drive a blue hatchback.": (
+            "What car do you drive?",
+            "Do you have a car?",
+            "What color is your car?",
+        ),
+        "I work night shifts at the hospital.": None,  # not asked yet
+        "My office is on the fourth floor.": None,
+        "I am allergic to cats.": None,
+        "I collect vinyl records.": None,
+    }
+    for fact in facts:
+        team_md.add_memory(ana.id, fact, workspace="lab")
+        clock.advance(minutes=1)  # asked in this order
+    message = "What keeps you busy during the week?"
+
+    def ranked() -> list[str]:
+        turn = team_md.context(ana.id, "lab", message, record=False)
+        return [m.memory.content for m in turn.workspace_memories]  # by rank
+
+    before = ranked()
+    fake_llm.script(*(ask(*q) for q in facts.values() if q is not None))
+    assert team_md.extract(ask_questions=3).memories_questioned == 3
+    after = ranked()
+    assert after[0] == target and before.index(target) > 0
+
+
+def test_migration_0016_up_and_down(empty_db_url: str) -> None:
+    """0016 on a database holding a memory and a run: the memory reads as not asked yet
+    (the next runs ask it), the run as having asked none; downgrading drops the columns
+    and the index again, and upgrading once more restores them."""
+    db = Database.open(empty_db_url, migrate=False)
+    db.upgrade(revision_before("_memory_questions.py"))
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    with db.engine.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO users (id, name, role, created_at) VALUES (1, 'ana', 'default', :at)"
+            ),
+            {"at": at},
+        )
+        conn.execute(
+            text(
+                "INSERT INTO memories (id, user_id, scope, content, content_key, source, "
+                "created_at, updated_at, source_chats) VALUES ('m1', 1, 'global', "
+                "'I play chess.', 'i play chess.', 'user', :at, :at, '[]')"
+            ),
+            {"at": at},
+        )
+        conn.execute(
+            text(
+                "INSERT INTO extraction_runs (id, trigger, dry_run, started_at, finished_at, "
+                "status, pairs_seen, pairs_processed, pairs_skipped, skipped_reasons, "
+                "memories_created, memories_updated, chats_processed, llm_calls, "
+                "prompt_tokens, completion_tokens, errors) VALUES (:id, 'manual', false, "
+                ":at, :at, 'ok', 1, 1, 0, '{}', 1, 0, 3, 2, 10, 2, '[]')"
+            ),
+            {"id": "c" * 32, "at": at},
+        )
+    db.upgrade()
+    with db.read() as repo:
+        memory = repo.get_memory("m1")
+        assert memory is not None and memory.questions is None
+        assert [m.id for m in stored.unasked_memories(repo.conn, 10, at)] == ["m1"]
+    assert [r.memories_questioned for r in list_runs(db)] == [0]
+
+    def columns() -> set[str]:
+        with db.engine.connect() as conn:
+            return set(conn.execute(text("SELECT * FROM memories")).keys())
+
+    assert {"questions", "question_vectors", "question_embedder"} <= columns()
+    with db.engine.connect() as conn:
+        command.downgrade(_alembic_config(conn), revision_before("_memory_questions.py"))
+        conn.commit()
+    assert not {"questions", "question_vectors", "question_embedder"} & columns()
+    with db.engine.connect() as conn:
+        keys = set(conn.execute(text("SELECT * FROM extraction_runs")).keys())
+    assert "memories_questioned" not in keys
+    db = Database.open(empty_db_url)  # and up again
+    with db.read() as repo:
+        assert [m.id for m in stored.unasked_memories(repo.conn, 10, at)] == ["m1"]
+    db.dispose()
+
+
+def test_the_turn_reads_damaged_question_vectors_as_none(
+    team_md: Memoryd, fake_llm: FakeOpenAIServer
+) -> None:
+    ana = team_md.get_user("ana")
+    memory = team_md.add_memory(ana.id, "I play the guitar.")
+    with team_md.db.write() as repo:
+        key = content_key("I play the guitar.")
+        assert stored.set_questions(repo.conn, memory.id, key, GUITAR, np.ones(5), "x")
+    got = team_md.get_memory(ana.id, memory.id)
+    assert got.questions == GUITAR
+    [turn] = team_md.context(ana.id, None, "What do you play?", record=False).memories
+    assert turn.question_vectors is None  # 5 floats do not make 3 rows
+
+
+def test_questions_do_not_travel_and_an_import_with_new_text_clears_them(
+    team_md: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
+) -> None:
+    """Export files carry no questions; re-importing a memory keeps the questions of the
+    very same text and clears them for new text (the next runs ask again)."""
+
+    ana = team_md.get_user("ana")
+    for fact in ("I play the guitar.", "I have two cats."):
+        team_md.add_memory(ana.id, fact)
+        clock.advance(minutes=1)
+    fake_llm.script(ask(*GUITAR), ask("Do you have pets?", "What pets?", "Cats or dogs?"))
+    assert team_md.extract(ask_questions=5).memories_questioned == 2
+    lines = [json.loads(x) for x in team_md.export_memories(ana.id)[1:]]
+    assert all("questions" not in line for line in lines)
+    for line in lines:
+        if line["content"] == "I have two cats.":
+            line["content"] = "I have three cats."
+    result = team_md.import_memories(ana.id, [json.dumps(line) for line in lines])
+    assert (result.created, result.updated) == (0, 2)
+    got = {m.content: m.questions for m in team_md.list_memories(ana.id)}
+    assert got == {"I play the guitar.": GUITAR, "I have three cats.": None}
