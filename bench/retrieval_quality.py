@@ -73,8 +73,11 @@ from build_answer_bank import read_topic_keys  # noqa: E402
 from build_persona_retrieval import kind  # noqa: E402
 
 KINDS = ("keyword", "paraphrase", "history")
-PERSONA_SETS = {"labelled": "persona_retrieval_labelled.json",
-                "clean": "persona_retrieval_clean.json", "persona": "persona_retrieval.json"}
+PERSONA_SETS = {
+    "labelled": "persona_retrieval_labelled.json",
+    "clean": "persona_retrieval_clean.json",
+    "persona": "persona_retrieval.json",
+}
 Scorer = Callable[[Query, Sequence[Memory]], Sequence[float]]
 Result = tuple[float, float, float]
 
@@ -107,20 +110,27 @@ class ConcatCosineReranker:
 
 def today_hybrid(embedder: MiniLMEmbedder, encoder: QueryEncoder | None = None) -> HybridReranker:
     """The default before issue 10: weighted mean of part vectors (message 2, history 1)."""
-    dense = EmbeddingReranker(embedder, encoder, message_weight=2.0, history_decay=1.0,
-                              question_weight=None, max_share=0.0, remark_words=0)
+    dense = EmbeddingReranker(
+        embedder,
+        encoder,
+        message_weight=2.0,
+        history_decay=1.0,
+        question_weight=None,
+        max_share=0.0,
+        remark_words=0,
+    )
     return HybridReranker(dense, lexical_weight=0.15)
 
 
 def blend_hybrid(embedder: MiniLMEmbedder, encoder: QueryEncoder | None = None) -> HybridReranker:
     """The default of the first issue-10 round: the blend, whole message embedded."""
-    dense = EmbeddingReranker(embedder, encoder, max_share=0.5, remark_words=0,
-                              question_weight=None)
+    dense = EmbeddingReranker(
+        embedder, encoder, max_share=0.5, remark_words=0, question_weight=None
+    )
     return HybridReranker(dense, lexical_weight=0.15)
 
 
-def round2_hybrid(embedder: MiniLMEmbedder,
-                  encoder: QueryEncoder | None = None) -> HybridReranker:
+def round2_hybrid(embedder: MiniLMEmbedder, encoder: QueryEncoder | None = None) -> HybridReranker:
     """The default of issue 10's second round: question focus and the blend, no answer bank."""
     return HybridReranker(EmbeddingReranker(embedder, encoder, question_weight=None))
 
@@ -148,8 +158,10 @@ def store_topics(md: Memoryd, cases: Sequence[Case], keys: dict[str, tuple[str, 
         for memory in {m.id: m for case in cases for m in case.pool}.values():
             if memory.content in keys:
                 repo.conn.execute(
-                    update(memories).where(memories.c.id == memory.id)
-                    .values(topics=topics.encode(keys[memory.content])))
+                    update(memories)
+                    .where(memories.c.id == memory.id)
+                    .values(topics=topics.encode(keys[memory.content]))
+                )
 
 
 def persona_cases(embedder: MiniLMEmbedder, pools: list[dict[str, Any]]) -> list[Case]:
@@ -164,9 +176,20 @@ def persona_cases(embedder: MiniLMEmbedder, pools: list[dict[str, Any]]) -> list
             content = normalize_content(text)
             if content not in vectors:
                 vectors[content] = embedder.embed([content])[0]
-            memories.append(Memory(f"{number}-{i}", 1, Scope.WORKSPACE, raw["workspace"],
-                                   content, Source.USER, start + timedelta(minutes=i), start,
-                                   embedding=vectors[content], embedder=embedder.name))
+            memories.append(
+                Memory(
+                    f"{number}-{i}",
+                    1,
+                    Scope.WORKSPACE,
+                    raw["workspace"],
+                    content,
+                    Source.USER,
+                    start + timedelta(minutes=i),
+                    start,
+                    embedding=vectors[content],
+                    embedder=embedder.name,
+                )
+            )
         cases += [make_case(memories, q, raw["workspace"]) for q in raw["queries"]]
     return cases
 
@@ -185,8 +208,13 @@ def second_reader_pools() -> list[dict[str, Any]]:
                 continue
             relevant = second[key]["relevant"]
             facts = [pool["memories"][i] for i in relevant]
-            queries.append({**query, "relevant": relevant,
-                            "kind": kind(query["message"], query["history"], facts)})
+            queries.append(
+                {
+                    **query,
+                    "relevant": relevant,
+                    "kind": kind(query["message"], query["history"], facts),
+                }
+            )
         if queries:
             pools.append({**pool, "queries": queries})
     return pools
@@ -194,8 +222,15 @@ def second_reader_pools() -> list[dict[str, Any]]:
 
 def make_case(pool: Sequence[Memory], q: dict[str, Any], slug: str) -> Case:
     history = tuple(q["history"])
-    return Case(pool, q["kind"], q["message"], history, build_query(q["message"], history),
-                frozenset(q["relevant"]), slug)
+    return Case(
+        pool,
+        q["kind"],
+        q["message"],
+        history,
+        build_query(q["message"], history),
+        frozenset(q["relevant"]),
+        slug,
+    )
 
 
 def own_cases(md: Memoryd, data: dict[str, Any]) -> tuple[list[Case], int]:
@@ -205,8 +240,10 @@ def own_cases(md: Memoryd, data: dict[str, Any]) -> tuple[list[Case], int]:
     for raw in data["pools"]:
         slug = raw["workspace"]
         md.create_workspace(slug)
-        index = {md.add_memory(user.id, text, "workspace", slug).id: i
-                 for i, text in enumerate(raw["memories"])}
+        index = {
+            md.add_memory(user.id, text, "workspace", slug).id: i
+            for i, text in enumerate(raw["memories"])
+        }
         with md.db.read() as repo:
             stored = repo.turn_memories(user.id, repo.workspace_id(slug))
         pool = sorted((m for m in stored if m.scope is Scope.WORKSPACE), key=lambda m: index[m.id])
@@ -234,13 +271,17 @@ def evaluate(scorer: Scorer, cases: Sequence[Case]) -> list[Result]:
     return results
 
 
-def mean(results: Sequence[Result], cases: Sequence[Case],
-         keep: Callable[[Case], bool] = lambda c: True) -> Result:
+def mean(
+    results: Sequence[Result], cases: Sequence[Case], keep: Callable[[Case], bool] = lambda c: True
+) -> Result:
     rows = [r for r, c in zip(results, cases, strict=True) if keep(c)]
     if not rows:
         return (float("nan"),) * 3  # type: ignore[return-value]
-    return (statistics.fmean(r[0] for r in rows), statistics.fmean(r[1] for r in rows),
-            statistics.fmean(r[2] for r in rows))
+    return (
+        statistics.fmean(r[0] for r in rows),
+        statistics.fmean(r[1] for r in rows),
+        statistics.fmean(r[2] for r in rows),
+    )
 
 
 # --- printing --------------------------------------------------------------------------------
@@ -251,8 +292,9 @@ def print_table(title: str, rows: dict[str, list[Result]], cases: Sequence[Case]
     print(f"{'method':<52}{'recall@5':>9}{head}{'hit@5':>8}{'MRR':>7}")
     for label, results in rows.items():
         recall, hit, mrr = mean(results, cases)
-        kinds = "".join(f"{mean(results, cases, lambda c, k=k: c.kind == k)[0]:>17.3f}"
-                        for k in KINDS)
+        kinds = "".join(
+            f"{mean(results, cases, lambda c, k=k: c.kind == k)[0]:>17.3f}" for k in KINDS
+        )
         mrr_text = f"{mrr:>7.3f}" if mrr >= 0 else f"{'-':>7}"  # md.context(): top 5 only
         print(f"{label:<52}{recall:>9.3f}{kinds}{hit:>8.3f}{mrr_text}")
 
@@ -261,10 +303,18 @@ def print_table(title: str, rows: dict[str, list[Result]], cases: Sequence[Case]
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ideas", action="store_true", help="also measure every idea tried")
-    parser.add_argument("--set", dest="only", choices=(*PERSONA_SETS, "hand-written"),
-                        help="read only this set (default: all four)")
-    parser.add_argument("--quantize", default="auto", choices=QUANTIZE_CHOICES,
-                        help="embedding graph: re-quantised (auto/u8s8/u8u8) or 'off' (shipped)")
+    parser.add_argument(
+        "--set",
+        dest="only",
+        choices=(*PERSONA_SETS, "hand-written"),
+        help="read only this set (default: all four)",
+    )
+    parser.add_argument(
+        "--quantize",
+        default="auto",
+        choices=QUANTIZE_CHOICES,
+        help="embedding graph: re-quantised (auto/u8s8/u8u8) or 'off' (shipped)",
+    )
     args = parser.parse_args()
     started = time.perf_counter()
     embedder = MiniLMEmbedder(quantize=args.quantize)
@@ -277,13 +327,17 @@ def main() -> None:
                 sets[f"{name} {split}"] = persona_cases(embedder, splits[split])
             if name == "labelled":
                 sets["labelled test, second reader (both kept)"] = persona_cases(
-                    embedder, second_reader_pools())
-    with tempfile.TemporaryDirectory() as tmp, \
-            Memoryd(f"sqlite:///{tmp}/quality.db", embedder=embedder, reranker=default) as md:
+                    embedder, second_reader_pools()
+                )
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        Memoryd(f"sqlite:///{tmp}/quality.db", embedder=embedder, reranker=default) as md,
+    ):
         user_id = 0
         if args.only in (None, "hand-written"):
             sets["hand-written"], user_id = own_cases(
-                md, json.loads((DATA / "retrieval.json").read_text()))
+                md, json.loads((DATA / "retrieval.json").read_text())
+            )
         shipped = reranker_factories()[default](embedder)
         from retrieval_ideas import round3_hybrid  # it imports this module
 
@@ -300,31 +354,37 @@ def main() -> None:
         keys = read_topic_keys()
         untagged = f"new default '{default}', memories untagged (no LLM)"
         with_topics = f"new default '{default}', memories tagged by LLM"
-        print(f"embedder {embedder.name} ({embedder.variant} graph);"
-              f" default reranker '{default}'")
+        print(f"embedder {embedder.name} ({embedder.variant} graph); default reranker '{default}'")
         for name, cases in sets.items():
             rows = {label: evaluate(scorer, cases) for label, scorer in methods.items()}
             rows[with_topics] = evaluate(shipped.score, tagged(cases, keys))
             if name == "hand-written":
                 rows[f"default '{default}' via md.context(), untagged"] = via_context(
-                    md, user_id, cases)
+                    md, user_id, cases
+                )
                 store_topics(md, cases, keys)
                 rows[f"default '{default}' via md.context(), tagged"] = via_context(
-                    md, user_id, cases)
-            untagged_recall, tagged_recall = mean(rows[untagged], cases)[0], mean(
-                rows[with_topics], cases)[0]
-            tagged_share = statistics.fmean(
-                m.content in keys for case in cases for m in case.pool)
+                    md, user_id, cases
+                )
+            untagged_recall, tagged_recall = (
+                mean(rows[untagged], cases)[0],
+                mean(rows[with_topics], cases)[0],
+            )
+            tagged_share = statistics.fmean(m.content in keys for case in cases for m in case.pool)
             print_table(f"{name} set", rows, cases)
-            print(f"topics: {tagged_share:.0%} of the pools' memories tagged; recall@5"
-                  f" {untagged_recall:.3f} untagged, {tagged_recall:.3f} tagged")
+            print(
+                f"topics: {tagged_share:.0%} of the pools' memories tagged; recall@5"
+                f" {untagged_recall:.3f} untagged, {tagged_recall:.3f} tagged"
+            )
         if args.ideas:
             from retrieval_ideas import ideas, print_ideas
 
             print_ideas(ideas(embedder), sets)
     load1, load5, _ = os.getloadavg()
-    print(f"\ntook {time.perf_counter() - started:.0f} s; load average {load1:.2f} (1 min),"
-          f" {load5:.2f} (5 min) on {os.cpu_count()} CPUs")
+    print(
+        f"\ntook {time.perf_counter() - started:.0f} s; load average {load1:.2f} (1 min),"
+        f" {load5:.2f} (5 min) on {os.cpu_count()} CPUs"
+    )
 
 
 def via_context(md: Memoryd, user_id: int, cases: Sequence[Case]) -> list[Result]:
@@ -333,8 +393,9 @@ def via_context(md: Memoryd, user_id: int, cases: Sequence[Case]) -> list[Result
     for case in cases:
         index = {m.id: i for i, m in enumerate(case.pool)}
         turn = md.context(user_id, case.slug, case.message, case.history)
-        recall, hit, _ = measures([index[s.memory.id] for s in turn.workspace_memories],
-                                  case.relevant)
+        recall, hit, _ = measures(
+            [index[s.memory.id] for s in turn.workspace_memories], case.relevant
+        )
         results.append((recall, hit, -1.0))
     return results
 
