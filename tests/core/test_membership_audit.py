@@ -3,12 +3,14 @@ SQLite and PostgreSQL: a ``change_setting`` entry of the setting ``membership`` 
 change (the workspace, ``member``/``not member`` before and after, who did it), none for
 an add that changes nothing or a refused remove; deleting a workspace records the end of
 each membership; an import that creates a workspace records its member; the entry and its
-change are written together or not at all; the log's workspace filter finds them.
+change are written together or not at all; concurrent adds of one member write one
+entry; the log's workspace filter finds them.
 """
 
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from sqlalchemy.exc import SQLAlchemyError
@@ -129,3 +131,10 @@ def test_the_workspace_filter_finds_membership_entries(any_md: Memoryd, alice: i
         ("change_setting", ""),
     ]
     assert any_md.list_audit(alice, visible_in=set())[-2:] == any_md.list_audit(alice)[-2:]
+
+
+def test_concurrent_adds_of_one_member_write_one_entry(any_md: Memoryd, alice: int) -> None:
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        added = list(pool.map(lambda _: any_md.add_member("alpha", alice), range(6)))
+    assert sorted(added) == [False] * 5 + [True]
+    assert membership_log(any_md, alice) == [("alpha", "not member", "member", "admin")]
