@@ -157,12 +157,19 @@ async def drive(
         try:
             while time.perf_counter() < deadline:
                 if context:
-                    body = json.dumps({"message": question(rng, next(counter)),
-                                       "workspace": "main", "history": HISTORY}).encode()
-                    head = (f"POST /api/v1/context HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
-                            f"Authorization: Bearer {rng.choice(keys)}\r\n"
-                            "Content-Type: application/json\r\n"
-                            f"Content-Length: {len(body)}\r\n\r\n")
+                    body = json.dumps(
+                        {
+                            "message": question(rng, next(counter)),
+                            "workspace": "main",
+                            "history": HISTORY,
+                        }
+                    ).encode()
+                    head = (
+                        f"POST /api/v1/context HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                        f"Authorization: Bearer {rng.choice(keys)}\r\n"
+                        "Content-Type: application/json\r\n"
+                        f"Content-Length: {len(body)}\r\n\r\n"
+                    )
                 else:
                     body, head = b"", f"GET /health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n"
                 start = time.perf_counter()
@@ -185,8 +192,9 @@ async def drive(
     return len(latencies) / (time.perf_counter() - began), latencies
 
 
-def drive_in_process(port: int, keys: list[str], seconds: float, concurrency: int,
-                     context: bool, first: int) -> tuple[float, list[float]]:
+def drive_in_process(
+    port: int, keys: list[str], seconds: float, concurrency: int, context: bool, first: int
+) -> tuple[float, list[float]]:
     """``drive`` in a separate process, so the load generator is not the server's peer."""
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(1) as pool:
@@ -196,8 +204,9 @@ def drive_in_process(port: int, keys: list[str], seconds: float, concurrency: in
     return result
 
 
-def _drive_sync(port: int, keys: list[str], seconds: float, concurrency: int, context: bool,
-                first: int) -> tuple[float, list[float]]:
+def _drive_sync(
+    port: int, keys: list[str], seconds: float, concurrency: int, context: bool, first: int
+) -> tuple[float, list[float]]:
     return asyncio.run(drive(port, keys, seconds, concurrency, context, first))
 
 
@@ -249,16 +258,19 @@ def main() -> None:
         health_rps, _ = drive_in_process(port, keys, 5, args.concurrency, False, 1)
         pids = server_pids(server.pid)
         cpu_before = cpu_seconds(pids)
-        rps, latencies = drive_in_process(port, keys, args.seconds, args.concurrency, True,
-                                          2_000_000)
+        rps, latencies = drive_in_process(
+            port, keys, args.seconds, args.concurrency, True, 2_000_000
+        )
         server_cpu_ms = (cpu_seconds(pids) - cpu_before) * 1000 / max(len(latencies), 1)
     finally:
         server.terminate()
         server.wait(timeout=30)
         shutil.rmtree(tmp, ignore_errors=True)
     one, five, _ = os.getloadavg()
-    print(f"## Context endpoint throughput ({datetime.now(UTC):%Y-%m-%d %H:%M} UTC,"
-          f" load average {one:.1f}/{five:.1f})\n")
+    print(
+        f"## Context endpoint throughput ({datetime.now(UTC):%Y-%m-%d %H:%M} UTC,"
+        f" load average {one:.1f}/{five:.1f})\n"
+    )
     print(f"Command: `.venv/bin/python bench/context_rps.py --workers {args.workers}`\n")
     print(f"{args.users} users x 25 memories (5 global, 20 in one workspace), SQLite, "
           f"{args.workers} uvicorn worker(s), {args.concurrency} concurrent clients in a "
@@ -269,9 +281,11 @@ def main() -> None:
     print(f"| `md.context` in-process (library baseline, 1 thread) | {library:.1f} | 1.00 |")
     print(f"| `POST /api/v1/context` | {rps:.1f} | {rps / library:.2f} |")
     print(f"| `GET /health` (HTTP stack ceiling) | {health_rps:.1f} | {health_rps / library:.2f} |")
-    print(f"\nCPU per request: library {LIBRARY_CPU_MS[0]:.1f} ms, memoryd serve"
-          f" {server_cpu_ms:.1f} ms ({server_cpu_ms / LIBRARY_CPU_MS[0]:.2f}x; all its"
-          " processes, user + system)")
+    print(
+        f"\nCPU per request: library {LIBRARY_CPU_MS[0]:.1f} ms, memoryd serve"
+        f" {server_cpu_ms:.1f} ms ({server_cpu_ms / LIBRARY_CPU_MS[0]:.2f}x; all its"
+        " processes, user + system)"
+    )
     print(f"\ncontext latency p50 {pct(latencies, 50):.1f} ms, p95 {pct(latencies, 95):.1f} ms, "
           f"{len(latencies)} requests")  # fmt: skip
 

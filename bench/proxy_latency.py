@@ -160,8 +160,9 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def run(upstream: FakeOpenAIServer, port: int, key: str, count: int, kind: str,
-        server_pid: int) -> None:
+def run(
+    upstream: FakeOpenAIServer, port: int, key: str, count: int, kind: str, server_pid: int
+) -> None:
     proxy = f"http://127.0.0.1:{port}"
     with httpx.Client(timeout=60) as client:
         deadline = time.monotonic() + 60
@@ -186,6 +187,7 @@ def run(upstream: FakeOpenAIServer, port: int, key: str, count: int, kind: str,
                 {"Authorization": f"Bearer {key}", "X-Memoryd-Workspace": "work"},
             ),
         }
+
         def body(stream: bool, direct: bool) -> dict[str, object]:
             chat = [{"role": "user", "content": next(messages)}]
             system = "You are a helpful assistant."
@@ -214,8 +216,10 @@ def run(upstream: FakeOpenAIServer, port: int, key: str, count: int, kind: str,
                         timed(client, url, body(stream, name == "direct"), headers)
                     )
             server_cpu[stream] = (cpu_seconds(server_pid) - cpu_before) * 1000 / count
-    print(f"## Proxy latency, {kind} upstream ({datetime.now(UTC):%Y-%m-%d %H:%M} UTC,"
-          f" {count} requests per row, {load_average()})\n")
+    print(
+        f"## Proxy latency, {kind} upstream ({datetime.now(UTC):%Y-%m-%d %H:%M} UTC,"
+        f" {count} requests per row, {load_average()})\n"
+    )
     print(f"Command: `.venv/bin/python bench/proxy_latency.py --upstream {kind}`\n")
     columns = ["direct p50", "proxy p50", "added p50", "direct p95", "proxy p95", "added p95"]
     print(f"| mode | metric | {' | '.join(columns)} |")
@@ -232,8 +236,10 @@ def run(upstream: FakeOpenAIServer, port: int, key: str, count: int, kind: str,
                 f"{p95:.1f} ms | +{p95 - d95:.1f} ms ({p95 / d95:.1f}x) |"
             )
     for stream in modes:
-        print(f"\nmemoryd serve CPU per proxied request ({'stream' if stream else 'non-stream'}):"
-              f" {server_cpu[stream]:.1f} ms (user + system, includes the background writer)")
+        print(
+            f"\nmemoryd serve CPU per proxied request ({'stream' if stream else 'non-stream'}):"
+            f" {server_cpu[stream]:.1f} ms (user + system, includes the background writer)"
+        )
     mean = statistics.mean(r[1] for r in results[("proxy", modes[0])])
     print(f"\nmean proxied total ({'streamed' if modes[0] else 'not streamed'}): {mean:.1f} ms")
 

@@ -58,14 +58,20 @@ from memoryd.rerank.base import Warmable
 from memoryd.rerank.embedding import memory_vectors
 
 DATA = Path(__file__).parent / "data" / "retrieval.json"
-BEFORE = {"issue10": ("hybrid as shipped before issue 10", today_hybrid),
-          "round1": ("hybrid of issue 10's first round", blend_hybrid),
-          "round2": ("hybrid of issue 10's second round (no answer bank)", round2_hybrid),
-          "round3": ("hybrid of issue 10's third round (the first answer bank)", round3_hybrid),
-          "round9": ("default before round 10 (topics, no questions)",
-                     lambda embedder: HybridReranker(EmbeddingReranker(
-                         embedder, bank=load_bank(embedder.name, embedder.dimensions),
-                         questions_weight=0.0)))}
+BEFORE = {
+    "issue10": ("hybrid as shipped before issue 10", today_hybrid),
+    "round1": ("hybrid of issue 10's first round", blend_hybrid),
+    "round2": ("hybrid of issue 10's second round (no answer bank)", round2_hybrid),
+    "round3": ("hybrid of issue 10's third round (the first answer bank)", round3_hybrid),
+    "round9": (
+        "default before round 10 (topics, no questions)",
+        lambda embedder: HybridReranker(
+            EmbeddingReranker(
+                embedder, bank=load_bank(embedder.name, embedder.dimensions), questions_weight=0.0
+            )
+        ),
+    ),
+}
 
 
 def distinct_questions(
@@ -76,12 +82,22 @@ def distinct_questions(
     for n, (message, _, _) in enumerate(turns):
         at = message.rfind("?")
         renamed[message] = f"{message[:at]} (turn {n}){message[at:]}" if at >= 0 else message
-    return [(renamed[m], [{**h, "content": renamed.get(h["content"], h["content"])}
-                          for h in history], reply) for m, history, reply in turns]
+    return [
+        (
+            renamed[m],
+            [{**h, "content": renamed.get(h["content"], h["content"])} for h in history],
+            reply,
+        )
+        for m, history, reply in turns
+    ]
 
 
-def scoring_only(setups: dict[str, Memoryd], user_id: int, slug: str,
-                 turns: Sequence[tuple[str, list[dict[str, str]], str]]) -> dict[str, list[float]]:
+def scoring_only(
+    setups: dict[str, Memoryd],
+    user_id: int,
+    slug: str,
+    turns: Sequence[tuple[str, list[dict[str, str]], str]],
+) -> dict[str, list[float]]:
     with setups["after"].db.read() as repo:
         pool = repo.turn_memories(user_id, repo.workspace_id(slug))
     candidates = [m for m in pool if m.scope is Scope.WORKSPACE]
@@ -106,8 +122,11 @@ def tag_all(url: str, keys: dict[str, tuple[str, ...]]) -> None:
     engine = create_engine(url)
     with engine.begin() as conn:
         for text, found in keys.items():
-            conn.execute(update(memories).where(memories.c.content == text)
-                         .values(topics=topics.encode(found)))
+            conn.execute(
+                update(memories)
+                .where(memories.c.content == text)
+                .values(topics=topics.encode(found))
+            )
     engine.dispose()
 
 
@@ -132,8 +151,9 @@ def ask_all(url: str, embedder: MiniLMEmbedder) -> int:
     return done
 
 
-def bank_when_it_fires(md: Memoryd, user_id: int, slug: str,
-                       repeats: int = 2000) -> dict[str, dict[str, float]]:
+def bank_when_it_fires(
+    md: Memoryd, user_id: int, slug: str, repeats: int = 2000
+) -> dict[str, dict[str, float]]:
     """What the answer bank adds to a turn where it fires, without and with topics."""
     reranker = md.reranker
     dense = getattr(reranker, "dense", reranker)
@@ -141,8 +161,11 @@ def bank_when_it_fires(md: Memoryd, user_id: int, slug: str,
     if bank is None:
         raise SystemExit("the shipped default has no answer bank")
     with md.db.read() as repo:
-        pool = [m for m in repo.turn_memories(user_id, repo.workspace_id(slug))
-                if m.scope is Scope.WORKSPACE]
+        pool = [
+            m
+            for m in repo.turn_memories(user_id, repo.workspace_id(slug))
+            if m.scope is Scope.WORKSPACE
+        ]
     if not all(m.topics is not None for m in pool):
         raise SystemExit("the pool's memories are not all tagged")
     (question,) = md.embedder.embed(["What do you like to do for fun?"])
@@ -150,8 +173,10 @@ def bank_when_it_fires(md: Memoryd, user_id: int, slug: str,
     keys = [m.topics for m in pool]
     if bank.boost(question, matrix) is None:
         raise SystemExit("the bank does not fire on the timed message")
-    times: dict[str, list[float]] = {"vectors only (untagged memories)": [],
-                                     "vectors and topics (tagged memories)": []}
+    times: dict[str, list[float]] = {
+        "vectors only (untagged memories)": [],
+        "vectors and topics (tagged memories)": [],
+    }
     for _ in range(repeats):
         for label, given in zip(times, (None, keys), strict=True):
             start = time.perf_counter()
@@ -165,13 +190,22 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=600)
     parser.add_argument("--warmup", type=int, default=30)
     parser.add_argument("--seed", type=int, default=10)
-    parser.add_argument("--before", choices=sorted(BEFORE), default="issue10",
-                        help="the reranker 'before' stands for")
+    parser.add_argument(
+        "--before",
+        choices=sorted(BEFORE),
+        default="issue10",
+        help="the reranker 'before' stands for",
+    )
     args = parser.parse_args()
     data = json.loads(DATA.read_text())
     pool, other = data["pools"][0], data["pools"][1]
-    replies = [h["content"] for p in data["pools"] for q in p["queries"]
-               for h in q["history"] if h["role"] == "assistant"]
+    replies = [
+        h["content"]
+        for p in data["pools"]
+        for q in p["queries"]
+        for h in q["history"]
+        if h["role"] == "assistant"
+    ]
     turns = distinct_questions(chat_turns(pool, replies, args.warmup + args.turns, args.seed))
     embedder = MiniLMEmbedder()
     embedder.embed(["warm up"])
@@ -188,8 +222,9 @@ def main() -> None:
         asked = ask_all(url, embedder)
         print(f"{asked} memories given their questions")
         setups = {
-            "before": Memoryd(before_url, embedder=embedder,
-                              reranker=BEFORE[args.before][1](embedder)),
+            "before": Memoryd(
+                before_url, embedder=embedder, reranker=BEFORE[args.before][1](embedder)
+            ),
             "after": Memoryd(url, embedder=embedder, reranker=default),
             "floor": Memoryd(url, embedder=embedder, reranker="recency"),
         }
@@ -211,32 +246,46 @@ def main() -> None:
         bank_cost = bank_when_it_fires(setups["after"], user_id, slug)
         for md in setups.values():
             md.close()
-    print(f"## md.context() per turn, {args.turns} turns after {args.warmup} warm-up"
-          f" (5 global + 20 workspace memories, SQLite)")
+    print(
+        f"## md.context() per turn, {args.turns} turns after {args.warmup} warm-up"
+        f" (5 global + 20 workspace memories, SQLite)"
+    )
     print(f"{'set-up':<48}{'p50 ms':>9}{'p95 ms':>9}{'mean ms':>9}")
-    labels = {"before": f"before: {BEFORE[args.before][0]}",
-              "after": f"after: shipped default '{default}'",
-              "floor": "floor: recency, no reranking"}
+    labels = {
+        "before": f"before: {BEFORE[args.before][0]}",
+        "after": f"after: shipped default '{default}'",
+        "floor": "floor: recency, no reranking",
+    }
     for name, label in labels.items():
         row = percentiles(times[name])
         print(f"{label:<48}{row['p50']:>9.2f}{row['p95']:>9.2f}{row['mean']:>9.2f}")
     diffs = [a - b for a, b in zip(times["after"], times["before"], strict=True)]
     p50_after, p50_before = (statistics.median(times[n]) for n in ("after", "before"))
-    print(f"after - before: p50 {p50_after - p50_before:+.2f} ms"
-          f" (ratio {p50_after / p50_before:.3f}x); median of per-turn differences"
-          f" {statistics.median(diffs):+.2f} ms   (budget: +1 ms)")
-    print("\n## reranker.score() alone, every query part already cached (the same turns):"
-          " what the scoring itself costs")
+    print(
+        f"after - before: p50 {p50_after - p50_before:+.2f} ms"
+        f" (ratio {p50_after / p50_before:.3f}x); median of per-turn differences"
+        f" {statistics.median(diffs):+.2f} ms   (budget: +1 ms)"
+    )
+    print(
+        "\n## reranker.score() alone, every query part already cached (the same turns):"
+        " what the scoring itself costs"
+    )
     for name in ("before", "after"):
         row = percentiles(scoring[name])
-        print(f"{labels[name]:<48}{row['p50'] * 1000:>8.0f}us{row['p95'] * 1000:>7.0f}us"
-              f"{row['mean'] * 1000:>7.0f}us")
-    print("\n## when the answer bank fires (no turn of this chat is like its questions):"
-          " bank.boost() over the 20 workspace memories, message 'What do you like to do"
-          " for fun?'")
+        print(
+            f"{labels[name]:<48}{row['p50'] * 1000:>8.0f}us{row['p95'] * 1000:>7.0f}us"
+            f"{row['mean'] * 1000:>7.0f}us"
+        )
+    print(
+        "\n## when the answer bank fires (no turn of this chat is like its questions):"
+        " bank.boost() over the 20 workspace memories, message 'What do you like to do"
+        " for fun?'"
+    )
     for label, row in bank_cost.items():
-        print(f"{label:<48}{row['p50'] * 1000:>8.0f}us{row['p95'] * 1000:>7.0f}us"
-              f"{row['mean'] * 1000:>7.0f}us")
+        print(
+            f"{label:<48}{row['p50'] * 1000:>8.0f}us{row['p95'] * 1000:>7.0f}us"
+            f"{row['mean'] * 1000:>7.0f}us"
+        )
     load1, load5, _ = os.getloadavg()
     print(f"load average {load1:.2f} (1 min), {load5:.2f} (5 min) on {os.cpu_count()} CPUs")
 

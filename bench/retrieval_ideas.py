@@ -26,8 +26,10 @@ from memoryd.rerank.embedding import memory_vectors, part_weights, question_focu
 
 
 def print_ideas(ideas: dict[str, Scorer], sets: dict[str, list[Case]]) -> None:
-    print("\n## Every idea tried for issue 10: recall@5 / MRR per set"
-          " (choose on dev, with no loss on the hand-written set; test is only reported)")
+    print(
+        "\n## Every idea tried for issue 10: recall@5 / MRR per set"
+        " (choose on dev, with no loss on the hand-written set; test is only reported)"
+    )
     print(f"{'idea':<64}" + "".join(f"{name:>16}" for name in sets))
     for label, scorer in ideas.items():
         cells = ""
@@ -35,7 +37,6 @@ def print_ideas(ideas: dict[str, Scorer], sets: dict[str, list[Case]]) -> None:
             recall, _, mrr = mean(evaluate(scorer, cases), cases)
             cells += f"{recall:.3f} / {mrr:.3f}".rjust(16)
         print(f"{label:<64}{cells}", flush=True)
-
 
 
 # --- ideas that were measured and not shipped (or shipped in another form) ---------------
@@ -76,8 +77,10 @@ class ZScoredParts(EmbeddingReranker):
         parts = np.stack(self.encoder.vectors(query.parts))
         cos = matrix @ parts.T
         z = (cos - cos.mean(axis=0)) / (cos.std(axis=0) + 1e-6)
-        return [float(x) for x in z @ np.asarray(part_weights(query, self.message_weight,
-                                                              self.history_decay))]
+        return [
+            float(x)
+            for x in z @ np.asarray(part_weights(query, self.message_weight, self.history_decay))
+        ]
 
 
 class PoolCentred(EmbeddingReranker):
@@ -87,9 +90,21 @@ class PoolCentred(EmbeddingReranker):
         matrix = memory_vectors(self.embedder, memories)
         centred = matrix - matrix.mean(axis=0)
         centred /= np.linalg.norm(centred, axis=1, keepdims=True)
-        shadow = [Memory(m.id, m.user_id, m.scope, m.workspace, m.content, m.source,
-                         m.created_at, m.updated_at, embedding=v, embedder=self.embedder.name)
-                  for m, v in zip(memories, centred, strict=True)]
+        shadow = [
+            Memory(
+                m.id,
+                m.user_id,
+                m.scope,
+                m.workspace,
+                m.content,
+                m.source,
+                m.created_at,
+                m.updated_at,
+                embedding=v,
+                embedder=self.embedder.name,
+            )
+            for m, v in zip(memories, centred, strict=True)
+        ]
         return super().score(query, shadow)
 
 
@@ -170,16 +185,18 @@ def round3_hybrid(embedder: MiniLMEmbedder) -> HybridReranker:
     """The default of issue 10's third round: the round-3 answer bank, both sides."""
     bank = load_bank(embedder.name, embedder.dimensions)
     assert bank is not None, "the shipped bank is for the bundled embedder"
-    return HybridReranker(EmbeddingReranker(embedder, bank=rebank(Round3Bank, bank),
-                                            question_weight=None))
+    return HybridReranker(
+        EmbeddingReranker(embedder, bank=rebank(Round3Bank, bank), question_weight=None)
+    )
 
 
 class AnswerDirection:
     """The answer bank read another way: the unit mean of each near example's answers,
     mixed by how near it is, and every memory gains its cosine with that direction."""
 
-    def __init__(self, inner: HybridReranker, bank: AnswerBank, floor: float,
-                 neighbours: int, weight: float) -> None:
+    def __init__(
+        self, inner: HybridReranker, bank: AnswerBank, floor: float, neighbours: int, weight: float
+    ) -> None:
         self.inner, self.bank, self.floor = inner, bank, floor
         self.neighbours, self.weight = neighbours, weight
 
@@ -196,8 +213,9 @@ class AnswerDirection:
             return [float(x) for x in base]
         centres = []
         for i in near:
-            rows = self.bank.answers[self.bank.answer_ids[self.bank.offsets[i]:
-                                                          self.bank.offsets[i + 1]]]
+            rows = self.bank.answers[
+                self.bank.answer_ids[self.bank.offsets[i] : self.bank.offsets[i + 1]]
+            ]
             centre = rows.mean(axis=0)
             centres.append(centre / np.linalg.norm(centre))
         direction = (sims[near] - self.floor) @ np.stack(centres)
@@ -210,75 +228,94 @@ def ideas(embedder: MiniLMEmbedder) -> dict[str, Scorer]:
     enc = QueryEncoder(embedder, cache_size=1_000_000)  # every query part of every set
 
     def dense(mw: float, decay: float, share: float, focus: int = 0) -> EmbeddingReranker:
-        return EmbeddingReranker(embedder, enc, message_weight=mw, history_decay=decay,
-                                 question_weight=None, max_share=share, remark_words=focus)
+        return EmbeddingReranker(
+            embedder,
+            enc,
+            message_weight=mw,
+            history_decay=decay,
+            question_weight=None,
+            max_share=share,
+            remark_words=focus,
+        )
 
     def hybrid(mw: float, decay: float, share: float, lw: float) -> Scorer:
         return HybridReranker(dense(mw, decay, share), lexical_weight=lw).score
 
     alone = dense(1, 1, 0)
     found: dict[str, Scorer] = {
-        "today's hybrid (mean, message 2, history 1; + .15 BM25)": hybrid(2, 1, 0, .15),
+        "today's hybrid (mean, message 2, history 1; + .15 BM25)": hybrid(2, 1, 0, 0.15),
         "today's embedding alone (no BM25)": dense(2, 1, 0).score,
         "message alone": lambda q, m: alone.score(Query(q.message), m),
     }
     for mw in (1, 3, 5):
-        found[f"mean, message weight {mw}, + .15 BM25"] = hybrid(mw, 1, 0, .15)
-    for decay in (.7, .5):
-        found[f"mean, message 2, history decay {decay}, + .15 BM25"] = hybrid(2, decay, 0, .15)
+        found[f"mean, message weight {mw}, + .15 BM25"] = hybrid(mw, 1, 0, 0.15)
+    for decay in (0.7, 0.5):
+        found[f"mean, message 2, history decay {decay}, + .15 BM25"] = hybrid(2, decay, 0, 0.15)
     found["max over parts alone"] = dense(1, 1, 1).score
-    found["max over parts + .15 BM25"] = hybrid(1, 1, 1, .15)
-    found["z-scored parts, message 2"] = ZScoredParts(embedder, enc, message_weight=2,
-                                                      history_decay=1).score
+    found["max over parts + .15 BM25"] = hybrid(1, 1, 1, 0.15)
+    found["z-scored parts, message 2"] = ZScoredParts(
+        embedder, enc, message_weight=2, history_decay=1
+    ).score
     found["pool-centred memory vectors, message 2"] = PoolCentred(
-        embedder, enc, message_weight=2, history_decay=1, max_share=0,
-        remark_words=0).score
-    found["PRF (top 3, beta .5) on today's embedding"] = Feedback(dense(2, 1, 0), 3, .5).score
-    found["PRF (top 1, beta .3) on today's embedding"] = Feedback(dense(2, 1, 0), 1, .3).score
-    for share in (.3, .5, .7):
-        for lw in (0, .05, .1, .15):
-            found[f"blend: {1 - share:g} mean (5, decay .5) + {share:g} max, + {lw:g} BM25"] = \
-                hybrid(5, .5, share, lw)
-    found["blend .5/.5 (3, decay .5) + .15 BM25"] = hybrid(3, .5, .5, .15)
+        embedder, enc, message_weight=2, history_decay=1, max_share=0, remark_words=0
+    ).score
+    found["PRF (top 3, beta .5) on today's embedding"] = Feedback(dense(2, 1, 0), 3, 0.5).score
+    found["PRF (top 1, beta .3) on today's embedding"] = Feedback(dense(2, 1, 0), 1, 0.3).score
+    for share in (0.3, 0.5, 0.7):
+        for lw in (0, 0.05, 0.1, 0.15):
+            found[f"blend: {1 - share:g} mean (5, decay .5) + {share:g} max, + {lw:g} BM25"] = (
+                hybrid(5, 0.5, share, lw)
+            )
+    found["blend .5/.5 (3, decay .5) + .15 BM25"] = hybrid(3, 0.5, 0.5, 0.15)
     found["blend .5/.5 (5, decay .5) + .15 BM25, message words x2"] = HybridReranker(
-        dense(5, .5, .5), MessageBoostedLexical(), lexical_weight=.15).score
-    found["MMR lambda .7 over the new default"] = Mmr(HybridReranker(dense(5, .5, .5), None, .15),
-                                                      .7).score
-    found["MMR lambda .9 over the new default"] = Mmr(HybridReranker(dense(5, .5, .5), None, .15),
-                                                      .9).score
+        dense(5, 0.5, 0.5), MessageBoostedLexical(), lexical_weight=0.15
+    ).score
+    found["MMR lambda .7 over the new default"] = Mmr(
+        HybridReranker(dense(5, 0.5, 0.5), None, 0.15), 0.7
+    ).score
+    found["MMR lambda .9 over the new default"] = Mmr(
+        HybridReranker(dense(5, 0.5, 0.5), None, 0.15), 0.9
+    ).score
     # second round (the clean view): what the message is made of, and how BM25 is fused
-    blend = HybridReranker(dense(5, .5, .5), lexical_weight=.15).score
-    found["RRF: 1/(60 + rank) of the blend plus of BM25"] = Rrf(dense(5, .5, .5), 1.0).score
-    found["RRF, BM25 ranks weighing half"] = Rrf(dense(5, .5, .5), .5).score
-    for lw in (.1, .25):
-        found[f"blend, + {lw:g} BM25"] = hybrid(5, .5, .5, lw)
-    found["blend, message weight 8, + .15 BM25"] = hybrid(8, .5, .5, .15)
-    found["blend, history decay .3, + .15 BM25"] = hybrid(5, .3, .5, .15)
+    blend = HybridReranker(dense(5, 0.5, 0.5), lexical_weight=0.15).score
+    found["RRF: 1/(60 + rank) of the blend plus of BM25"] = Rrf(dense(5, 0.5, 0.5), 1.0).score
+    found["RRF, BM25 ranks weighing half"] = Rrf(dense(5, 0.5, 0.5), 0.5).score
+    for lw in (0.1, 0.25):
+        found[f"blend, + {lw:g} BM25"] = hybrid(5, 0.5, 0.5, lw)
+    found["blend, message weight 8, + .15 BM25"] = hybrid(8, 0.5, 0.5, 0.15)
+    found["blend, history decay .3, + .15 BM25"] = hybrid(5, 0.3, 0.5, 0.15)
     for words in (3, 5, 8):
-        found[f"question sentences only, remarks <= {words} words dropped (dense and BM25)"] = \
+        found[f"question sentences only, remarks <= {words} words dropped (dense and BM25)"] = (
             Focused(blend, words, keep_message=False).score
+        )
     for words in (5, 8):
-        found[f"... remarks <= {words} words, whole message kept as a history part"] = \
-            Focused(blend, words, keep_message=True).score
-    found["question sentences only, any other sentences dropped"] = \
-        Focused(blend, 10_000, keep_message=False).score
+        found[f"... remarks <= {words} words, whole message kept as a history part"] = Focused(
+            blend, words, keep_message=True
+        ).score
+    found["question sentences only, any other sentences dropped"] = Focused(
+        blend, 10_000, keep_message=False
+    ).score
     for words in (8, 5):
-        found[f"question focus in the embedding only, remarks <= {words} words"] = \
-            HybridReranker(dense(5, .5, .5, focus=words), lexical_weight=.15).score
-    for share in (.5, .3):
-        for lw in (.15, .1, .05):
-            found[f"focus (5 words) + blend {1 - share:g} / {share:g}, + {lw:g} BM25"] = \
-                HybridReranker(dense(5, .5, share, focus=5), lexical_weight=lw).score
+        found[f"question focus in the embedding only, remarks <= {words} words"] = HybridReranker(
+            dense(5, 0.5, 0.5, focus=words), lexical_weight=0.15
+        ).score
+    for share in (0.5, 0.3):
+        for lw in (0.15, 0.1, 0.05):
+            found[f"focus (5 words) + blend {1 - share:g} / {share:g}, + {lw:g} BM25"] = (
+                HybridReranker(dense(5, 0.5, share, focus=5), lexical_weight=lw).score
+            )
     # third round (the labelled set): the answer bank, and the second round's settings again
     bank = load_bank(embedder.name, embedder.dimensions)
-    round2 = HybridReranker(dense(5, .5, .3, focus=5), lexical_weight=.05)
+    round2 = HybridReranker(dense(5, 0.5, 0.3, focus=5), lexical_weight=0.05)
     found["round 2 default (focus, blend .7 / .3, + .05 BM25), no bank"] = round2.score
-    for share in (0, .15):
+    for share in (0, 0.15):
         found[f"round 2 with blend {1 - share:g} / {share:g}"] = HybridReranker(
-            dense(5, .5, share, focus=5), lexical_weight=.05).score
+            dense(5, 0.5, share, focus=5), lexical_weight=0.05
+        ).score
     found["round 2 with message weight 12"] = HybridReranker(
-        dense(12, .5, .3, focus=5), lexical_weight=.05).score
-    found["PRF (top 1, beta .3) on round 2"] = Feedback(round2.dense, 1, .3).score
+        dense(12, 0.5, 0.3, focus=5), lexical_weight=0.05
+    ).score
+    found["PRF (top 1, beta .3) on round 2"] = Feedback(round2.dense, 1, 0.3).score
     if bank is not None:
 
         def banked(bank: AnswerBank, question_weight: float | None = None) -> Scorer:
@@ -318,8 +355,7 @@ def ideas(embedder: MiniLMEmbedder) -> dict[str, Scorer]:
         found["fitted answer direction alone (weight 2)"] = banked(replace(bank, asked_weight=0))
         # a question the message replies to weighs as much as the message (1 = as before)
         for weight in (3.0, 5.0, 7.0, 10.0):
-            found[f"fitted answer direction, + a question replied to weighing {weight:g}"] = \
-                banked(bank, weight)
+            found[f"fitted answer direction, + a question replied to weighing {weight:g}"] = banked(
+                bank, weight
+            )
     return found
-
-

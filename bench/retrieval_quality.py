@@ -77,8 +77,11 @@ from build_answer_bank import read_topic_keys  # noqa: E402
 from build_persona_retrieval import kind  # noqa: E402
 
 KINDS = ("keyword", "paraphrase", "history")
-PERSONA_SETS = {"labelled": "persona_retrieval_labelled.json",
-                "clean": "persona_retrieval_clean.json", "persona": "persona_retrieval.json"}
+PERSONA_SETS = {
+    "labelled": "persona_retrieval_labelled.json",
+    "clean": "persona_retrieval_clean.json",
+    "persona": "persona_retrieval.json",
+}
 Scorer = Callable[[Query, Sequence[Memory]], Sequence[float]]
 Result = tuple[float, float, float]
 
@@ -111,20 +114,27 @@ class ConcatCosineReranker:
 
 def today_hybrid(embedder: MiniLMEmbedder, encoder: QueryEncoder | None = None) -> HybridReranker:
     """The default before issue 10: weighted mean of part vectors (message 2, history 1)."""
-    dense = EmbeddingReranker(embedder, encoder, message_weight=2.0, history_decay=1.0,
-                              question_weight=None, max_share=0.0, remark_words=0)
+    dense = EmbeddingReranker(
+        embedder,
+        encoder,
+        message_weight=2.0,
+        history_decay=1.0,
+        question_weight=None,
+        max_share=0.0,
+        remark_words=0,
+    )
     return HybridReranker(dense, lexical_weight=0.15)
 
 
 def blend_hybrid(embedder: MiniLMEmbedder, encoder: QueryEncoder | None = None) -> HybridReranker:
     """The default of the first issue-10 round: the blend, whole message embedded."""
-    dense = EmbeddingReranker(embedder, encoder, max_share=0.5, remark_words=0,
-                              question_weight=None)
+    dense = EmbeddingReranker(
+        embedder, encoder, max_share=0.5, remark_words=0, question_weight=None
+    )
     return HybridReranker(dense, lexical_weight=0.15)
 
 
-def round2_hybrid(embedder: MiniLMEmbedder,
-                  encoder: QueryEncoder | None = None) -> HybridReranker:
+def round2_hybrid(embedder: MiniLMEmbedder, encoder: QueryEncoder | None = None) -> HybridReranker:
     """The default of issue 10's second round: question focus and the blend, no answer bank."""
     return HybridReranker(EmbeddingReranker(embedder, encoder, question_weight=None))
 
@@ -148,18 +158,26 @@ def read_questions() -> dict[str, tuple[str, ...]]:
     return {normalize_content(row["fact"]): tuple(row["questions"]) for row in rows}
 
 
-def question_matrices(embedder: MiniLMEmbedder, asked: dict[str, tuple[str, ...]],
-                      texts: set[str]) -> dict[str, Any]:
+def question_matrices(
+    embedder: MiniLMEmbedder, asked: dict[str, tuple[str, ...]], texts: set[str]
+) -> dict[str, Any]:
     """Each memory's question vectors, one embed call per memory as the questions pass
     makes (only for the memories of ``texts``)."""
     import numpy as np
 
-    return {text: np.asarray(embedder.embed(list(asked[text])), np.float32)
-            for text in sorted(texts) if asked.get(text)}
+    return {
+        text: np.asarray(embedder.embed(list(asked[text])), np.float32)
+        for text in sorted(texts)
+        if asked.get(text)
+    }
 
 
-def questioned(cases: Sequence[Case], asked: dict[str, tuple[str, ...]],
-               vectors: dict[str, Any], embedder_name: str) -> list[Case]:
+def questioned(
+    cases: Sequence[Case],
+    asked: dict[str, tuple[str, ...]],
+    vectors: dict[str, Any],
+    embedder_name: str,
+) -> list[Case]:
     """The cases with every memory the file holds given its questions and their vectors."""
     memo: dict[str, Memory] = {}
 
@@ -167,16 +185,19 @@ def questioned(cases: Sequence[Case], asked: dict[str, tuple[str, ...]],
         if memory.id not in memo:
             found = memory.content in vectors
             memo[memory.id] = replace(
-                memory, questions=asked.get(memory.content) if found else None,
+                memory,
+                questions=asked.get(memory.content) if found else None,
                 question_vectors=vectors.get(memory.content),
-                question_embedder=embedder_name if found else None)
+                question_embedder=embedder_name if found else None,
+            )
         return memo[memory.id]
 
     return [replace(case, pool=[ask(m) for m in case.pool]) for case in cases]
 
 
-def store_questions(md: Memoryd, cases: Sequence[Case], asked: dict[str, tuple[str, ...]],
-                    vectors: dict[str, Any]) -> None:
+def store_questions(
+    md: Memoryd, cases: Sequence[Case], asked: dict[str, tuple[str, ...]], vectors: dict[str, Any]
+) -> None:
     """Write the file's questions on the stored memories, as the questions pass would."""
     from memoryd.domain.rules import content_key
     from memoryd.storage.questions import set_questions
@@ -184,8 +205,14 @@ def store_questions(md: Memoryd, cases: Sequence[Case], asked: dict[str, tuple[s
     with md.db.write() as repo:
         for memory in {m.id: m for case in cases for m in case.pool}.values():
             if memory.content in vectors:
-                set_questions(repo.conn, memory.id, content_key(memory.content),
-                              asked[memory.content], vectors[memory.content], md.embedder.name)
+                set_questions(
+                    repo.conn,
+                    memory.id,
+                    content_key(memory.content),
+                    asked[memory.content],
+                    vectors[memory.content],
+                    md.embedder.name,
+                )
 
 
 def store_topics(md: Memoryd, cases: Sequence[Case], keys: dict[str, tuple[str, ...]]) -> None:
@@ -198,8 +225,10 @@ def store_topics(md: Memoryd, cases: Sequence[Case], keys: dict[str, tuple[str, 
         for memory in {m.id: m for case in cases for m in case.pool}.values():
             if memory.content in keys:
                 repo.conn.execute(
-                    update(memories).where(memories.c.id == memory.id)
-                    .values(topics=topics.encode(keys[memory.content])))
+                    update(memories)
+                    .where(memories.c.id == memory.id)
+                    .values(topics=topics.encode(keys[memory.content]))
+                )
 
 
 def persona_cases(embedder: MiniLMEmbedder, pools: list[dict[str, Any]]) -> list[Case]:
@@ -214,9 +243,20 @@ def persona_cases(embedder: MiniLMEmbedder, pools: list[dict[str, Any]]) -> list
             content = normalize_content(text)
             if content not in vectors:
                 vectors[content] = embedder.embed([content])[0]
-            memories.append(Memory(f"{number}-{i}", 1, Scope.WORKSPACE, raw["workspace"],
-                                   content, Source.USER, start + timedelta(minutes=i), start,
-                                   embedding=vectors[content], embedder=embedder.name))
+            memories.append(
+                Memory(
+                    f"{number}-{i}",
+                    1,
+                    Scope.WORKSPACE,
+                    raw["workspace"],
+                    content,
+                    Source.USER,
+                    start + timedelta(minutes=i),
+                    start,
+                    embedding=vectors[content],
+                    embedder=embedder.name,
+                )
+            )
         cases += [make_case(memories, q, raw["workspace"]) for q in raw["queries"]]
     return cases
 
@@ -235,8 +275,13 @@ def second_reader_pools() -> list[dict[str, Any]]:
                 continue
             relevant = second[key]["relevant"]
             facts = [pool["memories"][i] for i in relevant]
-            queries.append({**query, "relevant": relevant,
-                            "kind": kind(query["message"], query["history"], facts)})
+            queries.append(
+                {
+                    **query,
+                    "relevant": relevant,
+                    "kind": kind(query["message"], query["history"], facts),
+                }
+            )
         if queries:
             pools.append({**pool, "queries": queries})
     return pools
@@ -244,8 +289,15 @@ def second_reader_pools() -> list[dict[str, Any]]:
 
 def make_case(pool: Sequence[Memory], q: dict[str, Any], slug: str) -> Case:
     history = tuple(q["history"])
-    return Case(pool, q["kind"], q["message"], history, build_query(q["message"], history),
-                frozenset(q["relevant"]), slug)
+    return Case(
+        pool,
+        q["kind"],
+        q["message"],
+        history,
+        build_query(q["message"], history),
+        frozenset(q["relevant"]),
+        slug,
+    )
 
 
 def own_cases(md: Memoryd, data: dict[str, Any]) -> tuple[list[Case], int]:
@@ -255,8 +307,10 @@ def own_cases(md: Memoryd, data: dict[str, Any]) -> tuple[list[Case], int]:
     for raw in data["pools"]:
         slug = raw["workspace"]
         md.create_workspace(slug)
-        index = {md.add_memory(user.id, text, "workspace", slug).id: i
-                 for i, text in enumerate(raw["memories"])}
+        index = {
+            md.add_memory(user.id, text, "workspace", slug).id: i
+            for i, text in enumerate(raw["memories"])
+        }
         with md.db.read() as repo:
             stored = repo.turn_memories(user.id, repo.workspace_id(slug))
         pool = sorted((m for m in stored if m.scope is Scope.WORKSPACE), key=lambda m: index[m.id])
@@ -284,13 +338,17 @@ def evaluate(scorer: Scorer, cases: Sequence[Case]) -> list[Result]:
     return results
 
 
-def mean(results: Sequence[Result], cases: Sequence[Case],
-         keep: Callable[[Case], bool] = lambda c: True) -> Result:
+def mean(
+    results: Sequence[Result], cases: Sequence[Case], keep: Callable[[Case], bool] = lambda c: True
+) -> Result:
     rows = [r for r, c in zip(results, cases, strict=True) if keep(c)]
     if not rows:
         return (float("nan"),) * 3  # type: ignore[return-value]
-    return (statistics.fmean(r[0] for r in rows), statistics.fmean(r[1] for r in rows),
-            statistics.fmean(r[2] for r in rows))
+    return (
+        statistics.fmean(r[0] for r in rows),
+        statistics.fmean(r[1] for r in rows),
+        statistics.fmean(r[2] for r in rows),
+    )
 
 
 # --- printing --------------------------------------------------------------------------------
@@ -301,8 +359,9 @@ def print_table(title: str, rows: dict[str, list[Result]], cases: Sequence[Case]
     print(f"{'method':<52}{'recall@5':>9}{head}{'hit@5':>8}{'MRR':>7}")
     for label, results in rows.items():
         recall, hit, mrr = mean(results, cases)
-        kinds = "".join(f"{mean(results, cases, lambda c, k=k: c.kind == k)[0]:>17.3f}"
-                        for k in KINDS)
+        kinds = "".join(
+            f"{mean(results, cases, lambda c, k=k: c.kind == k)[0]:>17.3f}" for k in KINDS
+        )
         mrr_text = f"{mrr:>7.3f}" if mrr >= 0 else f"{'-':>7}"  # md.context(): top 5 only
         print(f"{label:<52}{recall:>9.3f}{kinds}{hit:>8.3f}{mrr_text}")
 
@@ -311,12 +370,23 @@ def print_table(title: str, rows: dict[str, list[Result]], cases: Sequence[Case]
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ideas", action="store_true", help="also measure every idea tried")
-    parser.add_argument("--default-only", action="store_true",
-                        help="only the shipped default's rows (untagged, tagged, + questions)")
-    parser.add_argument("--set", dest="only", choices=(*PERSONA_SETS, "hand-written"),
-                        help="read only this set (default: all four)")
-    parser.add_argument("--quantize", default="auto", choices=QUANTIZE_CHOICES,
-                        help="embedding graph: re-quantised (auto/u8s8/u8u8) or 'off' (shipped)")
+    parser.add_argument(
+        "--default-only",
+        action="store_true",
+        help="only the shipped default's rows (untagged, tagged, + questions)",
+    )
+    parser.add_argument(
+        "--set",
+        dest="only",
+        choices=(*PERSONA_SETS, "hand-written"),
+        help="read only this set (default: all four)",
+    )
+    parser.add_argument(
+        "--quantize",
+        default="auto",
+        choices=QUANTIZE_CHOICES,
+        help="embedding graph: re-quantised (auto/u8s8/u8u8) or 'off' (shipped)",
+    )
     args = parser.parse_args()
     started = time.perf_counter()
     embedder = MiniLMEmbedder(quantize=args.quantize)
@@ -329,67 +399,87 @@ def main() -> None:
                 sets[f"{name} {split}"] = persona_cases(embedder, splits[split])
             if name == "labelled":
                 sets["labelled test, second reader (both kept)"] = persona_cases(
-                    embedder, second_reader_pools())
-    with tempfile.TemporaryDirectory() as tmp, \
-            Memoryd(f"sqlite:///{tmp}/quality.db", embedder=embedder, reranker=default) as md:
+                    embedder, second_reader_pools()
+                )
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        Memoryd(f"sqlite:///{tmp}/quality.db", embedder=embedder, reranker=default) as md,
+    ):
         user_id = 0
         if args.only in (None, "hand-written"):
             sets["hand-written"], user_id = own_cases(
-                md, json.loads((DATA / "retrieval.json").read_text()))
+                md, json.loads((DATA / "retrieval.json").read_text())
+            )
         shipped = reranker_factories()[default](embedder)
         from retrieval_ideas import round3_hybrid  # it imports this module
 
         untagged = f"new default '{default}', memories untagged (no LLM)"
-        methods: dict[str, Scorer] = {untagged: shipped.score} if args.default_only else {
-            "recency": RecencyReranker().score,
-            "lexical (BM25)": LexicalReranker().score,
-            "MiniLM cosine, concatenated query text": ConcatCosineReranker(embedder).score,
-            "today's hybrid (before issue 10)": today_hybrid(embedder).score,
-            "hybrid of round 1 (the blend, whole message)": blend_hybrid(embedder).score,
-            "hybrid of round 2 (question focus, no answer bank)": round2_hybrid(embedder).score,
-            "hybrid of round 3 (answer bank: likeness to answers)": round3_hybrid(embedder).score,
-            f"new default '{default}', memories untagged (no LLM)": shipped.score,
-        }
+        methods: dict[str, Scorer] = (
+            {untagged: shipped.score}
+            if args.default_only
+            else {
+                "recency": RecencyReranker().score,
+                "lexical (BM25)": LexicalReranker().score,
+                "MiniLM cosine, concatenated query text": ConcatCosineReranker(embedder).score,
+                "today's hybrid (before issue 10)": today_hybrid(embedder).score,
+                "hybrid of round 1 (the blend, whole message)": blend_hybrid(embedder).score,
+                "hybrid of round 2 (question focus, no answer bank)": round2_hybrid(embedder).score,
+                "hybrid of round 3 (answer bank: likeness to answers)": round3_hybrid(
+                    embedder
+                ).score,
+                f"new default '{default}', memories untagged (no LLM)": shipped.score,
+            }
+        )
         keys = read_topic_keys()
         asked = read_questions()
         with_topics = "default before round 10, memories tagged by LLM"
         shipped_row = f"shipped default '{default}', tagged + questions (LLM)"
-        print(f"embedder {embedder.name} ({embedder.variant} graph);"
-              f" default reranker '{default}'")
+        print(f"embedder {embedder.name} ({embedder.variant} graph); default reranker '{default}'")
         for name, cases in sets.items():
             rows = {label: evaluate(scorer, cases) for label, scorer in methods.items()}
             rows[with_topics] = evaluate(shipped.score, tagged(cases, keys))
             vectors = question_matrices(
-                embedder, asked, {m.content for case in cases for m in case.pool})
+                embedder, asked, {m.content for case in cases for m in case.pool}
+            )
             rows[shipped_row] = evaluate(
-                shipped.score, questioned(tagged(cases, keys), asked, vectors, embedder.name))
+                shipped.score, questioned(tagged(cases, keys), asked, vectors, embedder.name)
+            )
             if name == "hand-written":
                 rows[f"default '{default}' via md.context(), untagged"] = via_context(
-                    md, user_id, cases)
+                    md, user_id, cases
+                )
                 store_topics(md, cases, keys)
                 rows[f"default '{default}' via md.context(), tagged"] = via_context(
-                    md, user_id, cases)
+                    md, user_id, cases
+                )
                 store_questions(md, cases, asked, vectors)
                 rows[f"shipped '{default}' via md.context(), tagged + questions"] = via_context(
-                    md, user_id, cases)
-            untagged_recall, tagged_recall = mean(rows[untagged], cases)[0], mean(
-                rows[with_topics], cases)[0]
-            tagged_share = statistics.fmean(
-                m.content in keys for case in cases for m in case.pool)
+                    md, user_id, cases
+                )
+            untagged_recall, tagged_recall = (
+                mean(rows[untagged], cases)[0],
+                mean(rows[with_topics], cases)[0],
+            )
+            tagged_share = statistics.fmean(m.content in keys for case in cases for m in case.pool)
             asked_share = statistics.fmean(
-                m.content in vectors for case in cases for m in case.pool)
+                m.content in vectors for case in cases for m in case.pool
+            )
             print_table(f"{name} set", rows, cases)
-            print(f"topics: {tagged_share:.0%} of the pools' memories tagged, {asked_share:.0%}"
-                  f" with questions; recall@5 {untagged_recall:.3f} untagged,"
-                  f" {tagged_recall:.3f} tagged, {mean(rows[shipped_row], cases)[0]:.3f}"
-                  " tagged + questions (shipped)")
+            print(
+                f"topics: {tagged_share:.0%} of the pools' memories tagged, {asked_share:.0%}"
+                f" with questions; recall@5 {untagged_recall:.3f} untagged,"
+                f" {tagged_recall:.3f} tagged, {mean(rows[shipped_row], cases)[0]:.3f}"
+                " tagged + questions (shipped)"
+            )
         if args.ideas:
             from retrieval_ideas import ideas, print_ideas
 
             print_ideas(ideas(embedder), sets)
     load1, load5, _ = os.getloadavg()
-    print(f"\ntook {time.perf_counter() - started:.0f} s; load average {load1:.2f} (1 min),"
-          f" {load5:.2f} (5 min) on {os.cpu_count()} CPUs")
+    print(
+        f"\ntook {time.perf_counter() - started:.0f} s; load average {load1:.2f} (1 min),"
+        f" {load5:.2f} (5 min) on {os.cpu_count()} CPUs"
+    )
 
 
 def via_context(md: Memoryd, user_id: int, cases: Sequence[Case]) -> list[Result]:
@@ -398,8 +488,9 @@ def via_context(md: Memoryd, user_id: int, cases: Sequence[Case]) -> list[Result
     for case in cases:
         index = {m.id: i for i, m in enumerate(case.pool)}
         turn = md.context(user_id, case.slug, case.message, case.history)
-        recall, hit, _ = measures([index[s.memory.id] for s in turn.workspace_memories],
-                                  case.relevant)
+        recall, hit, _ = measures(
+            [index[s.memory.id] for s in turn.workspace_memories], case.relevant
+        )
         results.append((recall, hit, -1.0))
     return results
 

@@ -62,22 +62,37 @@ TURN_BLOCK = 10
 QUIET_CPUS = 0.3  # other processes' average CPU use under which a stretch counts as quiet
 
 USER_OPENERS = (
-    "", "Quick question: ", "Hey, ", "One more thing. ", "Sorry, another one: ",
-    "Can you help? ", "Before I forget: ", "Okay, next: ",
+    "",
+    "Quick question: ",
+    "Hey, ",
+    "One more thing. ",
+    "Sorry, another one: ",
+    "Can you help? ",
+    "Before I forget: ",
+    "Okay, next: ",
 )
 USER_CLOSERS = (
-    "", " Thanks!", " Keep it short please.", " I need this for a meeting.",
-    " Just double-checking.", " No rush.", " Bullet points are fine.",
+    "",
+    " Thanks!",
+    " Keep it short please.",
+    " I need this for a meeting.",
+    " Just double-checking.",
+    " No rush.",
+    " Bullet points are fine.",
 )
 REPLY_OPENERS = ("", "Sure. ", "Good question. ", "Here is what I have: ", "Right. ")
 REPLY_CLOSERS = (
-    "", " Anything else?", " Let me know if you want more detail.", " Hope that helps.",
+    "",
+    " Anything else?",
+    " Let me know if you want more detail.",
+    " Hope that helps.",
 )
 
 
 # --- the chat ----------------------------------------------------------------------------
-def unique_texts(bases: Sequence[str], openers: Sequence[str], closers: Sequence[str],
-                 rng: random.Random) -> Iterator[str]:
+def unique_texts(
+    bases: Sequence[str], openers: Sequence[str], closers: Sequence[str], rng: random.Random
+) -> Iterator[str]:
     """Endless distinct variants of the base texts, in a shuffled order."""
     combos = list(itertools.product(bases, openers, closers))
     rng.shuffle(combos)
@@ -95,12 +110,14 @@ def numbered(message: str, n: int) -> str:
     return f"{message[:at]} (turn {n}){message[at:]}" if at >= 0 else f"{message} (turn {n})"
 
 
-def chat_turns(pool: dict[str, Any], replies: Sequence[str], count: int,
-               seed: int) -> list[tuple[str, list[dict[str, str]], str]]:
+def chat_turns(
+    pool: dict[str, Any], replies: Sequence[str], count: int, seed: int
+) -> list[tuple[str, list[dict[str, str]], str]]:
     """(message, history, reply) for ``count`` turns of conversations of 1 to 8 turns."""
     rng = random.Random(seed)
-    messages = unique_texts([q["message"] for q in pool["queries"]], USER_OPENERS,
-                            USER_CLOSERS, rng)
+    messages = unique_texts(
+        [q["message"] for q in pool["queries"]], USER_OPENERS, USER_CLOSERS, rng
+    )
     answers = unique_texts(replies, REPLY_OPENERS, REPLY_CLOSERS, rng)
     turns: list[tuple[str, list[dict[str, str]], str]] = []
     while len(turns) < count:
@@ -108,8 +125,10 @@ def chat_turns(pool: dict[str, Any], replies: Sequence[str], count: int,
         for _ in range(rng.randint(1, 8)):
             message, reply = numbered(next(messages), len(turns)), next(answers)
             turns.append((message, conversation[-HISTORY_WINDOW:], reply))
-            conversation += [{"role": "user", "content": message},
-                             {"role": "assistant", "content": reply}]
+            conversation += [
+                {"role": "user", "content": message},
+                {"role": "assistant", "content": reply},
+            ]
     return turns[:count]
 
 
@@ -169,8 +188,9 @@ def previous_embedder(directory: Path) -> MiniLMEmbedder:
     return embedder
 
 
-def populate(url: str, embedder: MiniLMEmbedder, pool: dict[str, Any],
-             other: dict[str, Any]) -> tuple[int, str]:
+def populate(
+    url: str, embedder: MiniLMEmbedder, pool: dict[str, Any], other: dict[str, Any]
+) -> tuple[int, str]:
     with Memoryd(url, embedder=embedder) as md:
         user = md.create_user("bench")
         md.create_workspace(pool["workspace"])
@@ -183,20 +203,37 @@ def populate(url: str, embedder: MiniLMEmbedder, pool: dict[str, Any],
 
 def percentiles(samples: Sequence[float]) -> dict[str, float]:
     cuts = statistics.quantiles(samples, n=100, method="inclusive")
-    return {"p50": statistics.median(samples), "p95": cuts[94], "p99": cuts[98],
-            "mean": statistics.fmean(samples)}
+    return {
+        "p50": statistics.median(samples),
+        "p95": cuts[94],
+        "p99": cuts[98],
+        "mean": statistics.fmean(samples),
+    }
 
 
-def run_turns(args: argparse.Namespace, data: dict[str, Any], embedder: MiniLMEmbedder,
-              previous: MiniLMEmbedder) -> None:
+def run_turns(
+    args: argparse.Namespace,
+    data: dict[str, Any],
+    embedder: MiniLMEmbedder,
+    previous: MiniLMEmbedder,
+) -> None:
     pool = next(p for p in data["pools"] if p["id"] == args.pool)
     other = next(p for p in data["pools"] if p["id"] != args.pool)
-    replies = [h["content"] for p in data["pools"] for q in p["queries"]
-               for h in q["history"] if h["role"] == "assistant"]
+    replies = [
+        h["content"]
+        for p in data["pools"]
+        for q in p["queries"]
+        for h in q["history"]
+        if h["role"] == "assistant"
+    ]
     turns = chat_turns(pool, replies, args.warmup + args.turns, args.seed)
     default = MemorydSettings.model_fields["reranker"].default
     times: dict[str, list[float]] = {
-        "main": [], "previous": [], "shipped": [], "floor": [], "naive": []
+        "main": [],
+        "previous": [],
+        "shipped": [],
+        "floor": [],
+        "naive": [],
     }
     main_by_new_texts: dict[int, list[float]] = {}
     main_on_naive_turns: list[float] = []
@@ -215,8 +252,11 @@ def run_turns(args: argparse.Namespace, data: dict[str, Any], embedder: MiniLMEm
             # the baseline: the same, with the shipped (fp32-expanded) model graph
             "shipped": Memoryd(url, embedder=counters["shipped"], reranker=default),
             "floor": Memoryd(url, embedder=counters["floor"], reranker="recency"),
-            "naive": Memoryd(url, embedder=counters["naive"],
-                             reranker=ReembedEverythingReranker(counters["naive"])),
+            "naive": Memoryd(
+                url,
+                embedder=counters["naive"],
+                reranker=ReembedEverythingReranker(counters["naive"]),
+            ),
         }
         names = list(setups)
         meter = CpuMeter()
@@ -263,18 +303,24 @@ def run_turns(args: argparse.Namespace, data: dict[str, Any], embedder: MiniLMEm
         for md in setups.values():
             md.close()
     report_turns(args, pool, turns, times, main_by_new_texts, main_name, embedder)
-    print("CPU time of the turn's own thread (what it costs when it has a core to itself;"
-          " the background writer's thread is not counted), ms:")
+    print(
+        "CPU time of the turn's own thread (what it costs when it has a core to itself;"
+        " the background writer's thread is not counted), ms:"
+    )
     for name, samples in cpu_times.items():
         row = percentiles(samples)
         print(f"  {name:<8} p50 {row['p50']:6.2f}  p95 {row['p95']:6.2f}  mean {row['mean']:6.2f}")
     same = percentiles(main_on_naive_turns)
     naive = percentiles(times["naive"])
-    print(f"ratio (b) naive/main on the same {len(main_on_naive_turns)} turns:"
-          f" p50 {naive['p50'] / same['p50']:.2f}x, p95 {naive['p95'] / same['p95']:.2f}x"
-          "   (target >= 5x)")
-    print(f"quiet stretches (blocks of {TURN_BLOCK} turns in which other processes used under"
-          f" {QUIET_CPUS} CPU) vs the rest:")
+    print(
+        f"ratio (b) naive/main on the same {len(main_on_naive_turns)} turns:"
+        f" p50 {naive['p50'] / same['p50']:.2f}x, p95 {naive['p95'] / same['p95']:.2f}x"
+        "   (target >= 5x)"
+    )
+    print(
+        f"quiet stretches (blocks of {TURN_BLOCK} turns in which other processes used under"
+        f" {QUIET_CPUS} CPU) vs the rest:"
+    )
     for name in times:
         cells = []
         for label, part in (("quiet", quiet_times[name]), ("busy", busy_times[name])):
@@ -283,20 +329,32 @@ def run_turns(args: argparse.Namespace, data: dict[str, Any], embedder: MiniLMEm
         print(f"  {name:<6} " + "; ".join(cells))
 
 
-def report_turns(args: argparse.Namespace, pool: dict[str, Any],
-                 turns: Sequence[tuple[str, list[dict[str, str]]]],
-                 times: dict[str, list[float]], main_by_new_texts: dict[int, list[float]],
-                 main_name: str, embedder: MiniLMEmbedder) -> None:
+def report_turns(
+    args: argparse.Namespace,
+    pool: dict[str, Any],
+    turns: Sequence[tuple[str, list[dict[str, str]]]],
+    times: dict[str, list[float]],
+    main_by_new_texts: dict[int, list[float]],
+    main_name: str,
+    embedder: MiniLMEmbedder,
+) -> None:
     history_sizes = [len(h) for _, h, _ in turns[args.warmup :]]
-    print(f"\n## Turn latency: md.context(), {args.turns} turns after {args.warmup} warm-up"
-          f" (pool {pool['id']}: 5 global + 20 workspace memories, SQLite)")
-    print("history messages per turn: " + ", ".join(
-        f"{k}: {history_sizes.count(k)}" for k in range(HISTORY_WINDOW + 1)))
+    print(
+        f"\n## Turn latency: md.context(), {args.turns} turns after {args.warmup} warm-up"
+        f" (pool {pool['id']}: 5 global + 20 workspace memories, SQLite)"
+    )
+    print(
+        "history messages per turn: "
+        + ", ".join(f"{k}: {history_sizes.count(k)}" for k in range(HISTORY_WINDOW + 1))
+    )
     print(f"{'set-up':<44}{'turns':>6}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}{'mean ms':>9}")
     rows = {
         f"main: default ({main_name}, {embedder.variant} graph)": times["main"],
-        **{f"  main, turns embedding {k} new text(s)": v
-           for k, v in sorted(main_by_new_texts.items()) if len(v) >= 20},
+        **{
+            f"  main, turns embedding {k} new text(s)": v
+            for k, v in sorted(main_by_new_texts.items())
+            if len(v) >= 20
+        },
         f"previous: {main_name}, graph before the rebuild": times["previous"],
         f"(c) baseline: {main_name}, shipped graph": times["shipped"],
         "(a) floor: recency, no reranking": times["floor"],
@@ -304,24 +362,36 @@ def report_turns(args: argparse.Namespace, pool: dict[str, Any],
     }
     for label, samples in rows.items():
         row = percentiles(samples)
-        print(f"{label:<44}{len(samples):>6}{row['p50']:>9.2f}{row['p95']:>9.2f}"
-              f"{row['p99']:>9.2f}{row['mean']:>9.2f}")
+        print(
+            f"{label:<44}{len(samples):>6}{row['p50']:>9.2f}{row['p95']:>9.2f}"
+            f"{row['p99']:>9.2f}{row['mean']:>9.2f}"
+        )
     new_texts = sum(k * len(v) for k, v in main_by_new_texts.items()) / len(times["main"])
-    print(f"main embeds {new_texts:.2f} new texts per turn (the message and, once a chat has"
-          " history, the previous assistant reply); naive embeds 21")
+    print(
+        f"main embeds {new_texts:.2f} new texts per turn (the message and, once a chat has"
+        " history, the previous assistant reply); naive embeds 21"
+    )
     main, floor = percentiles(times["main"]), percentiles(times["floor"])
-    print(f"ratio main/(a) floor : p50 {main['p50'] / floor['p50']:.2f}x,"
-          f" p95 {main['p95'] / floor['p95']:.2f}x")
+    print(
+        f"ratio main/(a) floor : p50 {main['p50'] / floor['p50']:.2f}x,"
+        f" p95 {main['p95'] / floor['p95']:.2f}x"
+    )
     previous = percentiles(times["previous"])
-    print(f"ratio main/previous graph: p50 {main['p50'] / previous['p50']:.2f}x,"
-          f" p95 {main['p95'] / previous['p95']:.2f}x")
+    print(
+        f"ratio main/previous graph: p50 {main['p50'] / previous['p50']:.2f}x,"
+        f" p95 {main['p95'] / previous['p95']:.2f}x"
+    )
     shipped = percentiles(times["shipped"])
-    print(f"ratio main/(c) shipped graph: p50 {main['p50'] / shipped['p50']:.2f}x,"
-          f" p95 {main['p95'] / shipped['p95']:.2f}x")
-    print(f"main p50 {main['p50']:.2f} ms (target <= 5 ms): "
-          + ("met" if main["p50"] <= 5 else "NOT met")
-          + f"; p95 {main['p95']:.2f} ms (target <= 8 ms): "
-          + ("met" if main["p95"] <= 8 else "NOT met"))
+    print(
+        f"ratio main/(c) shipped graph: p50 {main['p50'] / shipped['p50']:.2f}x,"
+        f" p95 {main['p95'] / shipped['p95']:.2f}x"
+    )
+    print(
+        f"main p50 {main['p50']:.2f} ms (target <= 5 ms): "
+        + ("met" if main["p50"] <= 5 else "NOT met")
+        + f"; p95 {main['p95']:.2f} ms (target <= 8 ms): "
+        + ("met" if main["p95"] <= 8 else "NOT met")
+    )
 
 
 # --- embedding cost and session options ----------------------------------------------------
@@ -360,6 +430,7 @@ def session_variants() -> dict[str, Callable[[Any], None]]:
                 o.add_session_config_entry("session.intra_op.allow_spinning", extra["spin"])
             if "parallel" in extra:
                 o.execution_mode = ort.ExecutionMode.ORT_PARALLEL
+
         return apply
 
     level = ort.GraphOptimizationLevel
@@ -373,8 +444,12 @@ def session_variants() -> dict[str, Callable[[Any], None]]:
     }
 
 
-def run_embedding(args: argparse.Namespace, data: dict[str, Any],
-                  embedder: MiniLMEmbedder, previous: MiniLMEmbedder) -> None:
+def run_embedding(
+    args: argparse.Namespace,
+    data: dict[str, Any],
+    embedder: MiniLMEmbedder,
+    previous: MiniLMEmbedder,
+) -> None:
     import onnxruntime as ort
 
     lengths = (10, 25, 60)
@@ -392,8 +467,9 @@ def run_embedding(args: argparse.Namespace, data: dict[str, Any],
         for label, apply in session_variants().items():
             options = ort.SessionOptions()
             apply(options)
-            session = ort.InferenceSession(str(default_model_path()), sess_options=options,
-                                           providers=["CPUExecutionProvider"])
+            session = ort.InferenceSession(
+                str(default_model_path()), sess_options=options, providers=["CPUExecutionProvider"]
+            )
             variants[f"run only: {label}"] = partial(run_session, session, texts)
     meter = CpuMeter()
     samples: dict[tuple[str, int], list[float]] = {}
@@ -419,16 +495,22 @@ def run_embedding(args: argparse.Namespace, data: dict[str, Any],
                 samples.setdefault((label, n), []).extend(run)
                 if is_quiet:
                     quiet.setdefault((label, n), []).extend(run)
-    print(f"\n## One embedding call of one text, ms ({args.embed_rounds} rounds of"
-          f" {CALLS_PER_ROUND} calls per cell, variants interleaved in a shuffled order)")
-    print("tokens include [CLS] and [SEP]; p10 is the least disturbed calls; 'quiet' keeps"
-          f" rounds in which other processes used under {QUIET_CPUS} CPU; ratios are to the"
-          " shipped graph (quantize='off')")
+    print(
+        f"\n## One embedding call of one text, ms ({args.embed_rounds} rounds of"
+        f" {CALLS_PER_ROUND} calls per cell, variants interleaved in a shuffled order)"
+    )
+    print(
+        "tokens include [CLS] and [SEP]; p10 is the least disturbed calls; 'quiet' keeps"
+        f" rounds in which other processes used under {QUIET_CPUS} CPU; ratios are to the"
+        " shipped graph (quantize='off')"
+    )
     base_label = "MiniLMEmbedder.embed, shipped graph"
     for n in lengths:
         print(f"\n### {n} tokens ({quiet_rounds[n]}/{args.embed_rounds} quiet rounds)")
-        print(f"{'variant':<46}{'p50':>8}{'p10':>8}{'quiet p50':>11}{'p50 ratio':>11}"
-              f"{'p10 ratio':>11}")
+        print(
+            f"{'variant':<46}{'p50':>8}{'p10':>8}{'quiet p50':>11}{'p50 ratio':>11}"
+            f"{'p10 ratio':>11}"
+        )
         base = samples.get((base_label, n))
         for label in variants:
             run = samples[(label, n)]
@@ -448,8 +530,11 @@ def percentile(samples: Sequence[float], pct: int) -> float:
 
 def run_session(session: Any, texts: dict[int, tuple[str, list[int]]], n: int) -> object:
     ids = np.array([texts[n][1]], dtype=np.int64)
-    feed = {"input_ids": ids, "attention_mask": np.ones_like(ids),
-            "token_type_ids": np.zeros_like(ids)}
+    feed = {
+        "input_ids": ids,
+        "attention_mask": np.ones_like(ids),
+        "token_type_ids": np.zeros_like(ids),
+    }
     return session.run(None, feed)
 
 
@@ -486,13 +571,22 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=500, help="measured turns (default 500)")
     parser.add_argument("--warmup", type=int, default=50, help="unmeasured turns first")
     parser.add_argument("--pool", default="p01", help="which pool of retrieval.json (p01-p12)")
-    parser.add_argument("--naive-every", type=int, default=4,
-                        help="run the slow naive set-up on 1 turn in N (default 4)")
+    parser.add_argument(
+        "--naive-every",
+        type=int,
+        default=4,
+        help="run the slow naive set-up on 1 turn in N (default 4)",
+    )
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--embed-rounds", type=int, default=30,
-                        help=f"rounds of {CALLS_PER_ROUND} timed embedding calls per variant")
-    parser.add_argument("--skip-options", action="store_true",
-                        help="skip the onnxruntime session-option comparison")
+    parser.add_argument(
+        "--embed-rounds",
+        type=int,
+        default=30,
+        help=f"rounds of {CALLS_PER_ROUND} timed embedding calls per variant",
+    )
+    parser.add_argument(
+        "--skip-options", action="store_true", help="skip the onnxruntime session-option comparison"
+    )
     args = parser.parse_args()
     data = json.loads(DATA.read_text())
     print(f"python {platform.python_version()}, {load_average()} at start")

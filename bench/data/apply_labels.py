@@ -68,9 +68,16 @@ def apply(pools: list[dict[str, Any]], labels: dict[str, dict[str, Any]]) -> lis
             if row["drop"]:
                 continue
             relevant = row["relevant"]
-            queries.append({**query, "relevant": relevant, "matcher": query["relevant"],
-                            "kind": kind(query["message"], query["history"],
-                                         [pool["memories"][i] for i in relevant])})
+            queries.append(
+                {
+                    **query,
+                    "relevant": relevant,
+                    "matcher": query["relevant"],
+                    "kind": kind(
+                        query["message"], query["history"], [pool["memories"][i] for i in relevant]
+                    ),
+                }
+            )
         if queries:
             out.append({**pool, "queries": queries})
     if labels:
@@ -100,11 +107,13 @@ def agreement(path: Path, first: dict[str, dict[str, Any]]) -> str:
     both = len(overlap)
     if not both:
         return f"{len(second)} queries read twice: keep/drop agree {same_drop}/{len(second)}"
-    return (f"{len(second)} queries read twice: keep/drop agree {same_drop}/{len(second)};"
-            f" of the {both} both kept, same labels {same_set}, mean Jaccard"
-            f" {sum(overlap) / both:.3f}; recall@5 of the second reader's first 5 against"
-            f" the first's labels {sum(second_on_first) / both:.3f}, the other way round"
-            f" {sum(first_on_second) / both:.3f}")
+    return (
+        f"{len(second)} queries read twice: keep/drop agree {same_drop}/{len(second)};"
+        f" of the {both} both kept, same labels {same_set}, mean Jaccard"
+        f" {sum(overlap) / both:.3f}; recall@5 of the second reader's first 5 against"
+        f" the first's labels {sum(second_on_first) / both:.3f}, the other way round"
+        f" {sum(first_on_second) / both:.3f}"
+    )
 
 
 def main() -> None:
@@ -123,16 +132,18 @@ def main() -> None:
         queries = [q for p in splits[split] for q in p["queries"]]
         kinds = Counter(q["kind"] for q in queries)
         sizes = Counter(min(len(q["relevant"]), 6) for q in queries)
-        print(f"{split}: {len(queries)} of {total} queries kept in {len(splits[split])} pools;"
-              f" kinds {dict(sorted(kinds.items()))}; relevant per query"
-              f" {dict(sorted(sizes.items()))} (6 = 6 or more)")
+        print(
+            f"{split}: {len(queries)} of {total} queries kept in {len(splits[split])} pools;"
+            f" kinds {dict(sorted(kinds.items()))}; relevant per query"
+            f" {dict(sorted(sizes.items()))} (6 = 6 or more)"
+        )
     print("dev:", agreement(LABELS / "agreement.jsonl", every))
     print("test:", agreement(LABELS / "test-second.jsonl", read_labels(LABELS / "test.jsonl")))
     data = {
         "description": "Synthetic-Persona-Chat (Jandaghi et al. 2023, CC-BY 4.0) retrieval set,"
-                       " the pools and queries of persona_retrieval.json labelled by reading"
-                       " (bench/data/apply_labels.py, bench/data/README.md). dev = valid.csv,"
-                       " test = test.csv.",
+        " the pools and queries of persona_retrieval.json labelled by reading"
+        " (bench/data/apply_labels.py, bench/data/README.md). dev = valid.csv,"
+        " test = test.csv.",
         "splits": splits,
     }
     OUT.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -44,8 +44,9 @@ from memoryd.embedding.minilm import MiniLMEmbedder
 
 DATASET = Path("shared") / "datasets" / "synthetic-persona-chat"
 # the first parent folder of this repository that has shared/ beside it
-SOURCE = next((p / DATASET for p in Path(__file__).resolve().parents if (p / DATASET).is_dir()),
-              DATASET)
+SOURCE = next(
+    (p / DATASET for p in Path(__file__).resolve().parents if (p / DATASET).is_dir()), DATASET
+)
 OUT = Path(__file__).parent / "persona_retrieval.json"
 SPLITS = (("dev", "valid.csv"), ("test", "test.csv"))
 POOL_SIZE = 20
@@ -72,8 +73,9 @@ class Rules:
 LOOSE = Rules("persona", OUT, MATCH, MATCH_WITH_WORD, questions_only=False)
 # Fixed on dev only (bench/data/README.md, "A cleaner view"): a question the owner is asked,
 # and a stricter matcher, so near-topic labels ("party planner" -> "party animal") drop out.
-CLEAN = Rules("clean", OUT.with_name("persona_retrieval_clean.json"), 0.7, 0.55,
-              questions_only=True)
+CLEAN = Rules(
+    "clean", OUT.with_name("persona_retrieval_clean.json"), 0.7, 0.55, questions_only=True
+)
 RULES = {r.name: r for r in (LOOSE, CLEAN)}
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -82,14 +84,18 @@ _YOU = re.compile(r"\byou(r|rs|rself)?\b", re.IGNORECASE)
 _GREETING = re.compile(
     r"\b(how are you|how're you|how are things|how's it going|how is it going|how have you"
     r" been|how's your day|how is your day|how was your day|how's everything|what's up|what"
-    r" are you up to|what have you been up to|how do you do)\b", re.IGNORECASE)
+    r" are you up to|what have you been up to|how do you do)\b",
+    re.IGNORECASE,
+)
 
 
 def asks_owner(message: str) -> bool:
     """True when the message asks the listener a question that is not a greeting."""
-    questions = [s for s in _SENTENCE.split(message.strip())
-                 if s.rstrip().endswith("?") and _YOU.search(s)]
+    questions = [
+        s for s in _SENTENCE.split(message.strip()) if s.rstrip().endswith("?") and _YOU.search(s)
+    ]
     return any(not _GREETING.search(q) for q in questions)
+
 
 _WORD = re.compile(r"[a-z]+")
 # Words that say nothing about which fact a turn states (the matcher's own list).
@@ -153,13 +159,21 @@ def stated(turn: str, owner_facts: list[str], vec: Vectors, rules: Rules = LOOSE
     """Indexes of the owner's facts that this turn of theirs states or implies."""
     sims = vec(owner_facts) @ vec([turn])[0]
     words = content_words(turn)
-    return [i for i, (fact, s) in enumerate(zip(owner_facts, sims, strict=True))
-            if s >= rules.match or (s >= rules.match_with_word and words & content_words(fact))]
+    return [
+        i
+        for i, (fact, s) in enumerate(zip(owner_facts, sims, strict=True))
+        if s >= rules.match or (s >= rules.match_with_word and words & content_words(fact))
+    ]
 
 
-def build_split(rows: list[Conversation], vec: Vectors, rng: random.Random,
-                rules: Rules = LOOSE, first: int = 0,
-                wanted: int = MIN_QUERIES) -> list[dict[str, Any]]:
+def build_split(
+    rows: list[Conversation],
+    vec: Vectors,
+    rng: random.Random,
+    rules: Rules = LOOSE,
+    first: int = 0,
+    wanted: int = MIN_QUERIES,
+) -> list[dict[str, Any]]:
     every_fact = list(dict.fromkeys(f for c in rows for p in c.personas for f in p))
     pools: list[dict[str, Any]] = []
     total = 0
@@ -179,16 +193,23 @@ def build_split(rows: list[Conversation], vec: Vectors, rng: random.Random,
             where = {old: new for new, old in enumerate(order)}
             for q in queries:
                 q["relevant"] = sorted(where[i] for i in q["relevant"])
-            pools.append({"id": f"c{number:04d}-u{owner}", "workspace": f"persona-{len(pools)}",
-                          "memories": shuffled, "queries": queries})
+            pools.append(
+                {
+                    "id": f"c{number:04d}-u{owner}",
+                    "workspace": f"persona-{len(pools)}",
+                    "memories": shuffled,
+                    "queries": queries,
+                }
+            )
             total += len(queries)
         if total >= wanted:
             break
     return pools
 
 
-def owner_queries(conv: Conversation, owner: int, own: list[str], vec: Vectors,
-                  rules: Rules = LOOSE) -> list[dict[str, Any]]:
+def owner_queries(
+    conv: Conversation, owner: int, own: list[str], vec: Vectors, rules: Rules = LOOSE
+) -> list[dict[str, Any]]:
     queries: list[dict[str, Any]] = []
     for at, (speaker, text) in enumerate(conv.turns):
         if speaker != owner or at == 0 or conv.turns[at - 1][0] == owner:
@@ -199,12 +220,17 @@ def owner_queries(conv: Conversation, owner: int, own: list[str], vec: Vectors,
         relevant = stated(text, own, vec, rules)
         if not relevant:
             continue
-        window = conv.turns[max(0, at - 1 - HISTORY): at - 1]
-        history = [{"role": "assistant" if s == owner else "user", "content": t}
-                   for s, t in window]
-        queries.append({"kind": kind(message, history, [own[i] for i in relevant]),
-                        "message": message, "history": history, "relevant": relevant,
-                        "reply": text})
+        window = conv.turns[max(0, at - 1 - HISTORY) : at - 1]
+        history = [{"role": "assistant" if s == owner else "user", "content": t} for s, t in window]
+        queries.append(
+            {
+                "kind": kind(message, history, [own[i] for i in relevant]),
+                "message": message,
+                "history": history,
+                "relevant": relevant,
+                "reply": text,
+            }
+        )
     return queries
 
 
@@ -219,8 +245,9 @@ def kind(message: str, history: list[dict[str, str]], relevant: list[str]) -> st
     return "paraphrase"
 
 
-def pool_for(own: list[str], other: list[str], every_fact: list[str], vec: Vectors,
-             rng: random.Random) -> list[str]:
+def pool_for(
+    own: list[str], other: list[str], every_fact: list[str], vec: Vectors, rng: random.Random
+) -> list[str]:
     """The owner's facts first, then distractors that say nothing the owner's or the other
     speaker's facts say."""
     chosen = list(own)
@@ -244,20 +271,32 @@ def pool_for(own: list[str], other: list[str], every_fact: list[str], vec: Vecto
 
 def read(path: Path) -> list[Conversation]:
     with path.open(newline="", encoding="utf-8") as fh:
-        return [Conversation((facts(r["user 1 personas"]), facts(r["user 2 personas"])),
-                             turns(r["Best Generated Conversation"]))
-                for r in csv.DictReader(fh)]
+        return [
+            Conversation(
+                (facts(r["user 1 personas"]), facts(r["user 2 personas"])),
+                turns(r["Best Generated Conversation"]),
+            )
+            for r in csv.DictReader(fh)
+        ]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--source", type=Path, default=SOURCE)
-    parser.add_argument("--set", choices=sorted(RULES), default=LOOSE.name,
-                        help="persona: the first set; clean: the stricter view")
+    parser.add_argument(
+        "--set",
+        choices=sorted(RULES),
+        default=LOOSE.name,
+        help="persona: the first set; clean: the stricter view",
+    )
     parser.add_argument("--out", type=Path, help="default: the set's file in bench/data/")
-    parser.add_argument("--more-dev", type=int, metavar="N",
-                        help="instead: N more dev queries from the valid.csv conversations after"
-                             " those persona_retrieval.json uses, to persona_retrieval_more.json")
+    parser.add_argument(
+        "--more-dev",
+        type=int,
+        metavar="N",
+        help="instead: N more dev queries from the valid.csv conversations after"
+        " those persona_retrieval.json uses, to persona_retrieval_more.json",
+    )
     args = parser.parse_args()
     if args.more_dev:
         more_dev(args.source, args.more_dev)
@@ -274,18 +313,21 @@ def main() -> None:
     view = "" if rules is LOOSE else f" --set {rules.name} (the stricter view)"
     data = {
         "description": "Retrieval benchmark built from Synthetic-Persona-Chat (Jandaghi et al."
-                       f" 2023, CC-BY 4.0) by bench/data/build_persona_retrieval.py{view}; see"
-                       " bench/data/README.md. dev = valid.csv, test = test.csv.",
+        f" 2023, CC-BY 4.0) by bench/data/build_persona_retrieval.py{view}; see"
+        " bench/data/README.md. dev = valid.csv, test = test.csv.",
         "splits": splits,
     }
     out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     for split, pools in splits.items():
         queries = [q for p in pools for q in p["queries"]]
-        kinds = {k: sum(q["kind"] == k for q in queries)
-                 for k in ("keyword", "paraphrase", "history")}
+        kinds = {
+            k: sum(q["kind"] == k for q in queries) for k in ("keyword", "paraphrase", "history")
+        }
         sizes = {n: sum(len(q["relevant"]) == n for q in queries) for n in (1, 2, 3, 4, 5)}
-        print(f"{split}: {len(pools)} pools, {len(queries)} queries, kinds {kinds},"
-              f" relevant per query {sizes}")
+        print(
+            f"{split}: {len(pools)} pools, {len(queries)} queries, kinds {kinds},"
+            f" relevant per query {sizes}"
+        )
 
 
 def more_dev(source: Path, wanted: int) -> None:
@@ -297,10 +339,19 @@ def more_dev(source: Path, wanted: int) -> None:
     vec.add([f for c in rows for p in c.personas for f in p])
     pools = build_split(rows, vec, random.Random(f"{SEED}-dev-more"), LOOSE, first, wanted)
     out = OUT.with_name("persona_retrieval_more.json")
-    out.write_text(json.dumps({"description": f"More dev pools from valid.csv conversation"
-                                              f" {first} on, bench/data/README.md",
-                               "splits": {"dev": pools}}, indent=1, ensure_ascii=False) + "\n",
-                   encoding="utf-8")
+    out.write_text(
+        json.dumps(
+            {
+                "description": f"More dev pools from valid.csv conversation"
+                f" {first} on, bench/data/README.md",
+                "splits": {"dev": pools},
+            },
+            indent=1,
+            ensure_ascii=False,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     print(f"{out}: {len(pools)} pools, {sum(len(p['queries']) for p in pools)} queries")
 
 

@@ -6,10 +6,12 @@ run, an import or memoryd itself (``system``: expired memories purged) -- with t
 before and after, and one per deletion of recorded chats (``delete_chats``: how many,
 in which workspaces, their ids, never their text), and one per change of one of the
 user's settings (``change_setting``: learning from chats, review mode, role; the old and
-new value, see ``memoryd.user_settings``). Entries are written in the same transaction
+new value, see ``memoryd.user_settings``), workspace memberships included (the setting
+``membership``, see ``memoryd.memberships``). Entries are written in the same transaction
 as the change (``memoryd.store``, ``memoryd.chat_log``, ``memoryd.user_settings``,
-``memoryd.transfer``) and never change; they go only with their user. Instance settings
-belong to no user and are not in it.
+``memoryd.memberships``, ``memoryd.transfer``) and never change; they go only with
+their user. Instance settings belong to no user and are not in it (docs/lifecycle.md
+says why).
 
 - ``list_audit``: one page of entries, newest first. The next page is
   ``before=<id of the last entry you got>``; entry ids only grow and entries are never
@@ -70,8 +72,9 @@ class AuditFacade:
         Filters, all optional: ``memory_id`` (one memory, deleted ones too), ``action``
         (``"delete"``, ``"change_setting"``, or several), ``actor`` (a kind such as
         ``"extraction"``, or one exact actor such as ``"admin:1"``), ``workspace``
-        (changes to memories in it, and chat deletions there; never a setting of the
-        whole account), ``since`` (a date or an aware time: entries from then on).
+        (changes to memories in it, chat deletions there and changes of membership of
+        it; never a setting of the whole account), ``since`` (a date or an aware time:
+        entries from then on).
         ``visible_in``: see the module doc; setting changes, which name no memory, are
         always kept."""
         query = audit_query(

@@ -62,6 +62,7 @@ from memoryd.domain.rules import (
 from memoryd.embedding.base import Embedder
 from memoryd.extraction.facade import ExtractionFacade
 from memoryd.lifecycle import LifecycleFacade
+from memoryd.memberships import BY_ADMIN, MembershipFacade, end_memberships
 from memoryd.rerank.base import Reranker
 from memoryd.storage.catalog import Catalog
 from memoryd.storage.database import Database
@@ -83,7 +84,7 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade, AuditFacade):
+class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade, AuditFacade, MembershipFacade):
     """Persistent memories for LLM chat.
 
     ``Memoryd()`` uses the default SQLite file under your data directory (or
@@ -282,10 +283,13 @@ class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade, AuditFacade):
         with self.db.read() as repo:
             return repo.list_workspaces()
 
-    def delete_workspace(self, slug: str) -> None:
-        """Delete a workspace with its memories and chats."""
+    def delete_workspace(self, slug: str, *, actor: Actor | None = None) -> None:
+        """Delete a workspace with its memories and chats; each member's audit log records
+        that they are no longer one (by ``actor``, default ``admin``: memoryd.memberships)."""
         with self.db.write() as repo:
-            repo.delete_workspace(self.store.require_workspace(repo, slug))
+            workspace_id = self.store.require_workspace(repo, slug)
+            end_memberships(repo, workspace_id, slug, actor or BY_ADMIN, self.clock())
+            repo.delete_workspace(workspace_id)
 
     # memories ----------------------------------------------------------------
     def add_memory(

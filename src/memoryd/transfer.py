@@ -53,7 +53,7 @@ from memoryd.domain.models import Actor, AuditAction, Memory, Scope, Source
 from memoryd.domain.rules import content_key, normalize_content, resolve_scope, scope_label
 from memoryd.domain.topics import encode as encode_topics
 from memoryd.domain.topics import parse_keys as parse_topics
-from memoryd.storage.membership import join
+from memoryd.memberships import change_membership
 from memoryd.storage.repository import vector_bytes
 from memoryd.store import audit_view
 from memoryd.transfer_chats import (
@@ -382,7 +382,7 @@ def import_lines(
         md.store.require_user(repo, user_id, lock=True)
         given = highest_given_chat_id(repo)  # before this import gives any
         others = _chats_of_others(repo, user_id, records, in_file)
-        workspace_ids = _workspaces(md, repo, user_id, parsed, chats, result)
+        workspace_ids = _workspaces(md, repo, user_id, parsed, chats, result, actor)
         learns = repo.learns_from_chats(user_id, lock=True)
         if preferences and parsed.preferences and parsed.preferences.learn_from_chats is not None:
             learns = parsed.preferences.learn_from_chats
@@ -461,10 +461,12 @@ def _workspaces(
     parsed: ImportFile,
     chats: bool,
     result: ImportResult,
+    actor: Actor,
 ) -> dict[str, int]:
     """The id of each workspace the import writes to; missing ones are created (in the
-    order the file names them) with the user as their member, in the import's
-    transaction, and listed in ``result.workspaces_created``."""
+    order the file names them) with the user as their member (recorded in their audit
+    log, by ``actor``), in the import's transaction, and listed in
+    ``result.workspaces_created``."""
     found: dict[str, int] = {}
     named = [r.workspace for r in parsed.records if r.workspace]
     named += [c.workspace for c in parsed.chats] if chats else []
@@ -474,7 +476,7 @@ def _workspaces(
             repo.insert_workspace(slug, slug, md.clock())
             workspace_id = repo.workspace_id(slug)
             assert workspace_id is not None
-            join(repo.conn, user_id, workspace_id, md.clock())
+            change_membership(repo, slug, user_id, True, actor, md.clock())
             result.workspaces_created.append(slug)
         assert workspace_id is not None
         found[slug] = workspace_id

@@ -15,10 +15,10 @@ An entry names no memory (``memory_id`` is empty, as for ``delete_chats``); ``be
     before {"setting": "learn_from_chats", "workspace": null, "value": true}
     after  {"setting": "learn_from_chats", "workspace": null, "value": false}
 
-``workspace`` null means the whole account (every setting is user-wide today; the key is
-there so a per-workspace one needs no new shape, and the log's workspace filter already
-reads it). Values are spelled as ``GET /api/v1/me`` and the export's preferences line
-spell them: true/false, ``default``/``off``/``updates``/``everything``,
+``workspace`` null means the whole account (these three are user-wide; a workspace
+membership, recorded the same way by ``memoryd.memberships``, names its workspace, which
+the log's workspace filter reads). Values are spelled as ``GET /api/v1/me`` and the
+export's preferences line spell them: true/false, ``default``/``off``/``updates``/``everything``,
 ``admin``/``default``. Instance settings (``memoryd settings``) belong to no user and are
 not in any user's log.
 """

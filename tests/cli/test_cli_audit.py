@@ -122,3 +122,32 @@ def test_setting_changes_made_on_the_command_line_are_in_the_log(cli: Cli) -> No
     table = cli.ok("audit", "-u", "alice").stdout
     assert "learn_from_chats = true" in table and "learn_from_chats = false" in table
     assert "role = default" in table and "role = admin" in table
+
+
+def test_membership_changes_are_in_the_members_log(db_url: str) -> None:
+    cli = Cli(db_url, CliRunner())
+    cli.ok("users", "add", "carol")
+    for slug in ("kitchen", "pantry"):
+        cli.ok("workspaces", "add", slug)
+    cli.ok("workspaces", "members", "add", "kitchen", "carol")
+    cli.ok("workspaces", "members", "add", "kitchen", "carol")  # already: no entry
+    cli.ok("workspaces", "members", "rm", "kitchen", "carol")
+    assert "not a member" in cli.fails("workspaces", "members", "rm", "kitchen", "carol")
+    cli.ok("workspaces", "members", "add", "pantry", "carol")
+    cli.ok("workspaces", "rm", "pantry")  # ends her membership there
+    entries = cli.json("audit", "--user", "carol")
+    told = [
+        (e["action"], e["after"]["workspace"], e["before"]["value"], e["after"]["value"])
+        for e in entries
+    ]
+    assert told == [
+        ("change_setting", "pantry", "member", "not member"),
+        ("change_setting", "pantry", "not member", "member"),
+        ("change_setting", "kitchen", "member", "not member"),
+        ("change_setting", "kitchen", "not member", "member"),
+    ]
+    assert {e["actor"] for e in entries} == {"admin"} and {e["memory_id"] for e in entries} == {""}
+    assert cli.json("audit", "-u", "carol", "--workspace", "kitchen") == entries[2:]
+    table = cli.ok("audit", "-u", "carol").stdout
+    assert "[kitchen] membership = not member" in table
+    assert "[kitchen] membership = member" in table

@@ -11,11 +11,11 @@ import json
 from collections.abc import Iterator
 
 import pytest
-from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 
 from memoryd import InvalidInput, Memoryd
 from memoryd.domain.models import Actor, AuditAction, AuditEntry, Role, Source
+from support.refusing import refuse_setting_entries
 
 
 def settings_log(md: Memoryd, user_id: int) -> list[AuditEntry]:
@@ -117,32 +117,7 @@ def test_an_import_records_the_choices_its_preferences_line_changes(
 
 @pytest.fixture
 def refusing_setting_entries(any_md: Memoryd) -> Iterator[None]:
-    """A trigger that makes the database refuse every new ``change_setting`` entry."""
-    with any_md.db.write() as repo:
-        conn = repo.conn
-        if conn.dialect.name == "sqlite":
-            conn.execute(
-                text(
-                    "CREATE TRIGGER refuse_setting_entries BEFORE INSERT ON audit_log "
-                    "WHEN NEW.action = 'change_setting' "
-                    "BEGIN SELECT RAISE(ABORT, 'no setting entries'); END"
-                )
-            )
-        else:
-            conn.execute(
-                text(
-                    "CREATE FUNCTION refuse_setting_entries() RETURNS trigger AS $$ "
-                    "BEGIN IF NEW.action = 'change_setting' THEN "
-                    "RAISE EXCEPTION 'no setting entries'; END IF; RETURN NEW; END $$ "
-                    "LANGUAGE plpgsql"
-                )
-            )
-            conn.execute(
-                text(
-                    "CREATE TRIGGER refuse_setting_entries BEFORE INSERT ON audit_log "
-                    "FOR EACH ROW EXECUTE FUNCTION refuse_setting_entries()"
-                )
-            )
+    refuse_setting_entries(any_md)
     yield
 
 

@@ -17,7 +17,6 @@ from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.extraction.runs import record_failure
 from memoryd.server.auth import AuthStore
 from memoryd.storage.database import Database
-from memoryd.storage.membership import Memberships
 from memoryd.storage.tables import cache_epoch, metadata
 from support.extraction import stored_run
 from support.lifecycle import expire_now, file_suggestion
@@ -55,11 +54,10 @@ def populate(md: Memoryd) -> Seeded:
     revoked = auth.create_api_key(alice.id, "old phone")
     auth.revoke_api_key(alice.id, revoked.key.id)
     session = auth.create_session(alice.id, days=14)
-    members = Memberships(md.db, clock=md.clock)
     for slug in ("phoenix", "atlas", "gone"):
         md.create_workspace(slug, slug.title())
         for user in (alice, bob, carol):
-            members.add(slug, user.id)
+            md.add_member(slug, user.id)
 
     md.add_memory(alice.id, "Prefers concise answers, émoji 🎉 fine", "global")
     md.add_memory(alice.id, "Is on leave in May", "global", expires_at="2099-05-31")

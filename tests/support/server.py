@@ -1,5 +1,10 @@
 """The server tests' world: an app over a fresh database with an admin, two default
 users, three workspaces and API keys, built in one call (fixtures in tests/server/conftest.py).
+
+The users' memberships are seeded as rows, as in a database from before membership changes
+were audited, so each user's audit log starts empty and the audit tests read only what
+they do; the entries that changes of membership write are tested in
+tests/core/test_membership_audit.py and tests/server/routers/test_membership_audit_api.py.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from memoryd.config import MemorydSettings
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.server.app import create_app, first_start
 from memoryd.server.auth import AuthStore
+from memoryd.storage.membership import join, workspace_id_of
 from support.databases import at_head
 
 # Argon2id with the smallest cost: the algorithm is the same, the tests stay fast.
@@ -61,6 +67,14 @@ def make_settings(tmp_path: Path, **overrides: Any) -> MemorydSettings:
     return MemorydSettings(**values)
 
 
+def seed_memberships(md: Memoryd, user_id: int, slugs: tuple[str, ...]) -> None:
+    """Make the user a member of these workspaces without audit entries (see the module
+    doc); everything else adds members through ``memoryd.memberships``."""
+    with md.db.write() as repo:
+        for slug in slugs:
+            join(repo.conn, user_id, workspace_id_of(repo.conn, slug), md.clock())
+
+
 def build_world(settings: MemorydSettings, embedder: MiniLMEmbedder) -> World:
     at_head(settings.resolved_database_url())  # a new SQLite file starts as a migrated copy
     md = Memoryd(settings=settings, embedder=embedder)
@@ -74,8 +88,7 @@ def build_world(settings: MemorydSettings, embedder: MiniLMEmbedder) -> World:
     for name, spaces in (("alice", ("alpha", "beta")), ("bob", ("alpha",))):
         user = md.create_user(name)
         auth.set_password(user.id, USER_PASSWORD)
-        for slug in spaces:
-            auth.add_member(slug, user.id)
+        seed_memberships(md, user.id, spaces)
         world.ids[name] = user.id
     for name, user_id in world.ids.items():
         world.keys[name] = auth.create_api_key(user_id, f"{name} tests").secret

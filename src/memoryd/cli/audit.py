@@ -117,8 +117,8 @@ def audit(
             "-a",
             metavar="ACTION",
             help="Only this action: create, update, delete, promote, demote, delete_chats "
-            "(recorded chats deleted) or change_setting (learning from chats, review mode or "
-            "role changed). Repeat it for several.",
+            "(recorded chats deleted) or change_setting (learning from chats, review mode, "
+            "role or a workspace membership changed). Repeat it for several.",
         ),
     ] = None,
     actor: Annotated[
@@ -173,11 +173,11 @@ def audit(
 
     Each entry (numbered in the # column) says what happened -- create, update, delete,
     promote, demote, delete_chats when recorded chats were deleted (how many and where,
-    never their text), or change_setting when their learning from chats, review mode or
-    role changed -- who did it (user:ID, admin:ID, admin for the command line,
-    extraction:RUN_ID, import:ID, or system when memoryd deleted an expired memory),
-    when, and the memory (or the setting's value) before and after. Deleted memories
-    keep their entries. Filters combine.
+    never their text), or change_setting when their learning from chats, review mode,
+    role or membership of a workspace changed -- who did it (user:ID, admin:ID, admin
+    for the command line, extraction:RUN_ID, import:ID, or system when memoryd deleted
+    an expired memory), when, and the memory (or the setting's value) before and after.
+    Deleted memories keep their entries. Filters combine.
 
     Examples:
       memoryd audit --user alice

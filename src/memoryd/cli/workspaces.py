@@ -3,7 +3,8 @@
 A default user uses only the workspaces they are a member of (admins use all): the proxy
 injects a workspace's memories only for its members, and ``memoryd memories add
 --workspace`` refuses a non-member. ``workspaces members`` is how a CLI-only
-installation lets people in.
+installation lets people in. Each change (and each membership ``workspaces rm`` ends) is
+a ``change_setting`` entry in the member's audit log, by ``admin`` (``memoryd audit``).
 """
 
 from __future__ import annotations
@@ -111,10 +112,12 @@ def list_members(slug: SlugArgument, db: DbOption = None, as_json: JsonOption = 
 def add_member(
     slug: SlugArgument, user: MemberArgument, db: DbOption = None, as_json: JsonOption = False
 ) -> None:
-    """Let a user into a workspace (its memories reach them through the proxy)."""
+    """Let a user into a workspace (its memories reach them through the proxy).
+
+    Recorded in the user's audit log (memoryd audit --user NAME)."""
     with open_memoryd(db) as md:
         member = find_user(md, user)
-        added = memberships(md).add(require_utf8(slug, "workspace slug"), member.id)
+        added = md.add_member(require_utf8(slug, "workspace slug"), member.id)
     if as_json:
         emit_json({"workspace": slug, "user": member.name, "added": added})
     elif added:
@@ -129,10 +132,12 @@ def add_member(
 def remove_member(
     slug: SlugArgument, user: MemberArgument, db: DbOption = None, as_json: JsonOption = False
 ) -> None:
-    """Take a user out of a workspace (their memories there stay stored, unused)."""
+    """Take a user out of a workspace (their memories there stay stored, unused).
+
+    Recorded in the user's audit log (memoryd audit --user NAME)."""
     with open_memoryd(db) as md:
         member = find_user(md, user)
-        memberships(md).remove(require_utf8(slug, "workspace slug"), member.id)
+        md.remove_member(require_utf8(slug, "workspace slug"), member.id)
     if as_json:
         emit_json({"workspace": slug, "user": member.name, "removed": True})
     else:

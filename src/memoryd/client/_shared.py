@@ -2,13 +2,21 @@
 REST API into the library's types, and an error answer into the library's exceptions.
 
 No I/O here: the clients send the requests, these functions read the answers.
+
+A server newer than this client may answer with a value of an enum this client does not
+know yet (a new role, source, audit action or setting, kind or status of suggestion).
+``known`` keeps such a value as the plain string instead of failing the whole answer, so
+an older client keeps working against a newer server; docs/clients.md ("A newer server")
+says what callers see. A scope is the exception: it says where a memory applies, so an
+unknown one is still an error rather than a guess.
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import httpx
 
@@ -46,6 +54,24 @@ from memoryd.transfer import ImportResult
 from memoryd.transfer_preferences import Preferences
 
 API = "/api/v1"
+E = TypeVar("E", bound=enum.Enum)
+
+
+def known(kind: type[E], value: str) -> E | str:
+    """The member of ``kind`` spelled ``value``, or ``value`` itself when this client does
+    not know it (a newer server's)."""
+    try:
+        return kind(value)
+    except ValueError:
+        return str(value)
+
+
+def lenient(kind: type[E], value: str) -> E:
+    """``known`` for a field of the library's dataclasses, which the client returns (so a
+    client answer equals the library's): the field is declared as the enum and holds the
+    plain string when the value is unknown. Each of these enums is a ``StrEnum``, so the
+    string compares and prints as a member would (docs/clients.md, "A newer server")."""
+    return cast(E, known(kind, value))
 
 
 class ServerError(MemorydError):
@@ -154,7 +180,7 @@ def memory_of(data: Mapping[str, Any]) -> Memory:
         scope=Scope(data["scope"]),
         workspace=data["workspace"],
         content=data["content"],
-        source=Source(data["source"]),
+        source=lenient(Source, data["source"]),
         created_at=created,
         updated_at=updated,
         last_used_at=_when(data.get("last_used_at")),
@@ -175,7 +201,7 @@ def memories_of(data: Mapping[str, Any]) -> list[Memory]:
 
 
 def user_of(data: Mapping[str, Any]) -> User:
-    return User(id=data["id"], name=data["name"], role=Role(data["role"]))
+    return User(id=data["id"], name=data["name"], role=lenient(Role, data["role"]))
 
 
 def workspace_of(data: Mapping[str, Any]) -> Workspace:
@@ -217,7 +243,7 @@ def audit_of(user_id: int, data: Mapping[str, Any]) -> AuditEntry:
         id=data["id"],
         memory_id=data["memory_id"],
         user_id=user_id,
-        action=AuditAction(data["action"]),
+        action=lenient(AuditAction, data["action"]),
         actor=data["actor"],
         before=data["before"],
         after=data["after"],
@@ -321,12 +347,12 @@ def suggestion_of(data: Mapping[str, Any]) -> Suggestion:
     return Suggestion(
         id=data["id"],
         user_id=data["user_id"],
-        kind=SuggestionKind(data["kind"]),
+        kind=lenient(SuggestionKind, data["kind"]),
         scope=Scope(data["scope"]),
         workspace=data["workspace"],
         content=data["content"],
         created_at=created,
-        status=SuggestionStatus(data["status"]),
+        status=lenient(SuggestionStatus, data["status"]),
         target_id=data.get("target_id"),
         target_content=data.get("target_content"),
         expires_at=_when(data.get("expires_at")),

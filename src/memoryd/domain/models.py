@@ -58,6 +58,7 @@ class UserSetting(enum.StrEnum):
     LEARN_FROM_CHATS = "learn_from_chats"  # on / off
     MEMORY_REVIEW = "memory_review"  # their own review mode, or "default"
     ROLE = "role"  # admin / default
+    MEMBERSHIP = "membership"  # of one workspace: member / not member (memoryd.memberships)
 
 
 @dataclass(frozen=True)

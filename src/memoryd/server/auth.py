@@ -23,7 +23,8 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import Row, and_, delete, func, insert, select, update
 
 from memoryd.domain.errors import InvalidInput, NotFound, PermissionDenied
-from memoryd.domain.models import Role, User, Workspace
+from memoryd.domain.models import Actor, Role, User, Workspace
+from memoryd.memberships import set_membership
 from memoryd.storage.catalog import Catalog
 from memoryd.storage.database import Database
 from memoryd.storage.membership import Memberships, has_membership
@@ -360,12 +361,13 @@ class AuthStore:
                 self.catalog.check(repo.conn)
 
     # workspace membership (stored by memoryd.storage.membership; cached here) -------
-    def add_member(self, slug: str, user_id: int) -> None:
-        """Let a user into a workspace (no-op when already a member)."""
-        self.memberships.add(slug, user_id)
+    def add_member(self, slug: str, user_id: int, actor: Actor | None = None) -> bool:
+        """Let a user into a workspace (False, and nothing recorded, when already a
+        member); see ``memoryd.memberships`` for the audit entry and ``actor``."""
+        return set_membership(self.db, self.clock, slug, user_id, True, actor)
 
-    def remove_member(self, slug: str, user_id: int) -> None:
-        self.memberships.remove(slug, user_id)
+    def remove_member(self, slug: str, user_id: int, actor: Actor | None = None) -> None:
+        set_membership(self.db, self.clock, slug, user_id, False, actor)
 
     def members(self, slug: str) -> list[User]:
         return self.memberships.members(slug)

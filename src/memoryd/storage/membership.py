@@ -3,7 +3,8 @@
 Membership is part of the core schema (``user_workspaces``), not of the server: the CLI
 adds and removes members and refuses a workspace memory for a non-member, the server
 checks it on every request, and both must agree. This module is the one place that reads
-and writes it; the server's ``AuthStore`` adds its per-process cache on top. Admins use
+and writes its rows; ``memoryd.memberships`` decides a change and records it in the audit
+log, and the server's ``AuthStore`` adds its per-process cache on top. Admins use
 every workspace without being members.
 """
 
@@ -59,36 +60,36 @@ def join(conn: Connection, user_id: int, workspace_id: int, at: datetime) -> boo
     return True
 
 
+def leave(conn: Connection, user_id: int, workspace_id: int) -> bool:
+    """Delete the membership row inside the caller's transaction; False when there was none."""
+    removed = conn.execute(
+        delete(user_workspaces).where(
+            user_workspaces.c.user_id == user_id,
+            user_workspaces.c.workspace_id == workspace_id,
+        )
+    ).rowcount
+    return bool(removed)
+
+
+def member_ids(conn: Connection, workspace_id: int) -> list[int]:
+    """The ids of the workspace's members, in order."""
+    rows = conn.execute(
+        select(user_workspaces.c.user_id)
+        .where(user_workspaces.c.workspace_id == workspace_id)
+        .order_by(user_workspaces.c.user_id)
+    ).scalars()
+    return [int(user_id) for user_id in rows]
+
+
 class Memberships:
-    """Add, remove and list the members of workspaces."""
+    """List the members of workspaces (``memoryd.memberships`` adds and removes them,
+    with their audit entries)."""
 
     def __init__(
         self, db: Database, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
     ) -> None:
         self.db = db
         self.clock = clock
-
-    def add(self, slug: str, user_id: int) -> bool:
-        """Let a user into a workspace; False when they were a member already."""
-        with self.db.write() as repo:
-            if repo.get_user(user_id) is None:
-                raise NotFound(f"no user with id {user_id!r}")
-            return join(repo.conn, user_id, workspace_id_of(repo.conn, slug), self.clock())
-
-    def remove(self, slug: str, user_id: int) -> None:
-        """Take a user out of a workspace; their memories there stay stored."""
-        with self.db.write() as repo:
-            workspace_id = workspace_id_of(repo.conn, slug)
-            removed = repo.conn.execute(
-                delete(user_workspaces).where(
-                    user_workspaces.c.user_id == user_id,
-                    user_workspaces.c.workspace_id == workspace_id,
-                )
-            ).rowcount
-            user = repo.get_user(user_id)
-        if not removed:
-            who = repr(user.name) if user is not None else str(user_id)
-            raise NotFound(f"user {who} is not a member of workspace {slug!r}")
 
     def members(self, slug: str) -> list[User]:
         with self.db.read() as repo:

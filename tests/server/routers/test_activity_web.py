@@ -85,11 +85,16 @@ def test_a_user_sees_their_own_entries_newest_first_and_never_anyone_elses(
 def test_a_workspace_left_takes_its_entries_with_it(world: World, story: Story) -> None:
     world.auth.remove_member("alpha", story.alice)
     page = get_page(world, "alice", "/activity")
-    assert told(world, story, page.text) == [e for e in SHOWN[::-1] if e[1] != "plans"]
+    left = [e for e in SHOWN[::-1] if e[1] != "plans"]
+    assert told(world, story, page.text) == [("change_setting", ""), *left]
     assert "Phoenix" not in page.text
+    assert "Removed from workspace alpha" in page.text
     world.auth.add_member("gamma", story.alice)
     world.auth.add_member("alpha", story.alice)
-    assert told(world, story, get_page(world, "alice", "/activity").text) == STORY[::-1]
+    membership = [("change_setting", "")] * 3  # each change of membership, newest first
+    page = get_page(world, "alice", "/activity")
+    assert told(world, story, page.text) == [*membership, *STORY[::-1]]
+    assert "Added to workspace gamma" in page.text
 
 
 def test_only_an_admin_reads_another_users_activity(world: World, story: Story) -> None:

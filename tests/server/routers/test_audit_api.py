@@ -91,10 +91,12 @@ def test_only_their_own_and_only_where_they_still_belong(served: Served) -> None
     assert served.read("alice", memory_id=story.ids["secret"]) == []
     assert served.read("bob", memory_id=story.ids["tea"]) == []
     auth.remove_member("alpha", story.alice)  # what was in alpha goes out of reach
-    assert served.told(served.read("alice")) == [e for e in SHOWN[::-1] if e[1] != "plans"]
+    left = [e for e in SHOWN[::-1] if e[1] != "plans"]
+    assert served.told(served.read("alice")) == [("change_setting", ""), *left]
     auth.add_member("alpha", story.alice)
     auth.add_member("gamma", story.alice)  # and what is in gamma comes into reach
-    assert served.told(served.read("alice")) == [(a, m) for a, m in STORY[::-1]]
+    membership = [("change_setting", "")] * 3  # each change of membership, newest first
+    assert served.told(served.read("alice")) == [*membership, *STORY[::-1]]
 
 
 def test_an_admin_reads_anyones_log(served: Served) -> None:

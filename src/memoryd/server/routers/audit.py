@@ -11,8 +11,8 @@ them: its text stays out of reach, as in every other listing. A memory moved out
 a workspace (promoted to global) shows with its whole history. Chat deletions always
 show: they name workspaces, counts and chat ids, never text, and they are the user's
 record that their chats were erased, and so do changes to the user's settings
-(``change_setting``: learning from chats, review mode, role), which name no memory. An
-admin sees every entry.
+(``change_setting``: learning from chats, review mode, role, workspace membership),
+which name no memory. An admin sees every entry.
 
 The library (``Memoryd.list_audit``) does the reading, through ``read_audit``, which the
 web UI's Activity page (``memoryd.server.web.activity``) uses too; a bad cursor or filter

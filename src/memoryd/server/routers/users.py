@@ -120,9 +120,15 @@ def list_users(state: State, _: AdminUser) -> list[UserOut]:
 
 
 def add_user(
-    state: ServerState, name: str, role: str, password: str | None, workspaces: list[str]
+    state: ServerState,
+    admin: User,
+    name: str,
+    role: str,
+    password: str | None,
+    workspaces: list[str],
 ) -> User:
-    """Create a user (admin), with a password and memberships; checks all before writing."""
+    """Create a user (by ``admin``), with a password and memberships (each in the new
+    user's audit log); checks all before writing."""
     if password is not None:
         validate_password(password)
     for slug in workspaces:
@@ -131,7 +137,7 @@ def add_user(
     if password is not None:
         state.auth.set_password(user.id, password)
     for slug in workspaces:
-        state.auth.add_member(slug, user.id)
+        state.auth.add_member(slug, user.id, Actor(Source.ADMIN, admin.id))
     return user
 
 
@@ -192,8 +198,8 @@ def overview(state: State, _: AdminUser) -> list[UserOverview]:
 
 
 @router.post("/users", response_model=UserOut, status_code=201, summary="Add a user (admin)")
-def create_user(state: State, _: AdminUser, body: UserCreate) -> UserOut:
-    return UserOut.of(add_user(state, body.name, body.role, body.password, body.workspaces))
+def create_user(state: State, admin: AdminUser, body: UserCreate) -> UserOut:
+    return UserOut.of(add_user(state, admin, body.name, body.role, body.password, body.workspaces))
 
 
 @router.get("/users/{user_id}", response_model=UserOut, summary="One user (admin)")

@@ -3,6 +3,8 @@
 Anyone signed in may create a workspace and becomes its first member (so a chat app using
 a user's key can set itself up); only admins delete workspaces and manage members. A
 default user sees only the workspaces they belong to; for them any other is not found.
+Every membership change, and each membership a deleted workspace ends, is an entry in the
+member's audit log (``memoryd.memberships``).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from fastapi import APIRouter, Path, Response
 
 from memoryd.domain import runtime_settings
 from memoryd.domain.errors import AlreadyExists
-from memoryd.domain.models import Role
+from memoryd.domain.models import Actor, Role, Source
 from memoryd.server.deps import AdminUser, CurrentUser, State, require_workspace
 from memoryd.server.schemas import UserOut, WorkspaceCreate, WorkspaceOut
 
@@ -40,7 +42,7 @@ def create_workspace(state: State, user: CurrentUser, body: WorkspaceCreate) -> 
         # namespace for everyone, so a taken slug cannot be given out twice)
         raise AlreadyExists(f"the slug {body.slug!r} is not available; choose another") from None
     if user.role is not Role.ADMIN:
-        state.auth.add_member(workspace.slug, user.id)
+        state.auth.add_member(workspace.slug, user.id, Actor(Source.USER, user.id))
     return WorkspaceOut.of(workspace)
 
 
@@ -51,8 +53,8 @@ def get_workspace(state: State, user: CurrentUser, slug: Slug) -> WorkspaceOut:
 
 
 @router.delete("/{slug}", status_code=204, response_class=Response, summary="Delete (admin)")
-def delete_workspace(state: State, _: AdminUser, slug: Slug) -> Response:
-    state.md.delete_workspace(slug)
+def delete_workspace(state: State, admin: AdminUser, slug: Slug) -> Response:
+    state.md.delete_workspace(slug, actor=Actor(Source.ADMIN, admin.id))
     return Response(status_code=204)
 
 
@@ -64,14 +66,14 @@ def members(state: State, _: AdminUser, slug: Slug) -> list[UserOut]:
 @router.put(
     "/{slug}/members/{user_id}", status_code=204, response_class=Response, summary="Add member"
 )
-def add_member(state: State, _: AdminUser, slug: Slug, user_id: UserId) -> Response:
-    state.auth.add_member(slug, user_id)
+def add_member(state: State, admin: AdminUser, slug: Slug, user_id: UserId) -> Response:
+    state.auth.add_member(slug, user_id, Actor(Source.ADMIN, admin.id))
     return Response(status_code=204)
 
 
 @router.delete(
     "/{slug}/members/{user_id}", status_code=204, response_class=Response, summary="Remove"
 )
-def remove_member(state: State, _: AdminUser, slug: Slug, user_id: UserId) -> Response:
-    state.auth.remove_member(slug, user_id)
+def remove_member(state: State, admin: AdminUser, slug: Slug, user_id: UserId) -> Response:
+    state.auth.remove_member(slug, user_id, Actor(Source.ADMIN, admin.id))
     return Response(status_code=204)

@@ -62,7 +62,10 @@ CHANGES: dict[str, tuple[str, tuple[AuditAction, ...]]] = {
     "deleted": ("Deleted (expired ones too)", (AuditAction.DELETE,)),
     "moved": ("Made global or moved to a workspace", (AuditAction.PROMOTE, AuditAction.DEMOTE)),
     "chats": ("Chats deleted", (AuditAction.DELETE_CHATS,)),
-    "settings": ("Settings changed (learning, review, role)", (AuditAction.CHANGE_SETTING,)),
+    "settings": (
+        "Settings changed (learning, review, role, workspaces)",
+        (AuditAction.CHANGE_SETTING,),
+    ),
 }
 # the "By" filter: the kinds of actor the log names (the label depends on the reader)
 BY = tuple(s.value for s in Source)

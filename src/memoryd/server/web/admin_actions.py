@@ -3,7 +3,8 @@ password, delete), workspaces (create, delete) and their members (add, remove).
 
 Same rules as the REST API, through the same functions (``memoryd.server.routers.users``
 and the core): the last admin can be neither demoted nor deleted, nobody deletes
-themselves. Each post checks the CSRF token and redirects back with a message.
+themselves. Each post checks the CSRF token and redirects back with a message. Membership
+changes (and those a deleted workspace ends) are in the member's audit log, by the admin.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
 
 from memoryd.domain.errors import InvalidInput, MemorydError, PermissionDenied
-from memoryd.domain.models import Role, User
+from memoryd.domain.models import Actor, Role, Source, User
 from memoryd.extraction.runs import Run
 from memoryd.server.deps import Caller, ServerState, State
 from memoryd.server.routers.extraction import is_running, run_now
@@ -31,6 +32,11 @@ router = APIRouter(prefix="/ui", include_in_schema=False)
 def _admin(caller: Caller) -> None:
     if not caller.is_admin:
         raise PermissionDenied("only an admin can do this")
+
+
+def _by(caller: Caller) -> Actor:
+    """The admin as the audit log names them."""
+    return Actor(Source.ADMIN, caller.user.id)
 
 
 def _user_of(state: ServerState, raw: str) -> User:
@@ -153,7 +159,7 @@ async def create_user(request: Request, state: State) -> Response:
         workspace = field_text(form, "workspace")
         workspaces = [workspace] if workspace else []
         name, password = field_text(form, "name"), field_text(form, "password")
-        user = add_user(state, name, role, password, workspaces)
+        user = add_user(state, caller.user, name, role, password, workspaces)
         return f"User {user.name} added."
 
     return await perform(request, form, work)
@@ -231,7 +237,7 @@ async def delete_workspace(request: Request, state: State, slug: str) -> Respons
             f"Delete the workspace {slug} with every memory and chat in it? This cannot be undone."
         )
         confirmed(form, question, "Delete workspace")
-        state.md.delete_workspace(slug)
+        state.md.delete_workspace(slug, actor=_by(caller))
         return f"Workspace {slug} deleted, with its memories and chats."
 
     return await perform(request, form, work)
@@ -245,7 +251,8 @@ async def add_member(request: Request, state: State) -> Response:
         _admin(caller)
         user = _user_of(state, field_text(form, "user_id"))
         workspace = field_text(form, "workspace")
-        state.auth.add_member(workspace, user.id)
+        if not state.auth.add_member(workspace, user.id, _by(caller)):
+            return f"{user.name} was already a member of {workspace}."
         return f"{user.name} is now a member of {workspace}."
 
     return await perform(request, form, work)
@@ -259,7 +266,7 @@ async def remove_member(request: Request, state: State) -> Response:
         _admin(caller)
         user = _user_of(state, field_text(form, "user_id"))
         workspace = field_text(form, "workspace")
-        state.auth.remove_member(workspace, user.id)
+        state.auth.remove_member(workspace, user.id, _by(caller))
         return f"{user.name} is no longer a member of {workspace}."
 
     return await perform(request, form, work)

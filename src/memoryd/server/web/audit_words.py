@@ -140,6 +140,7 @@ SETTING_NAMES = {
     UserSetting.LEARN_FROM_CHATS.value: "Learning from chats",
     UserSetting.MEMORY_REVIEW.value: "Review of what memoryd learns",
     UserSetting.ROLE.value: "Role",
+    UserSetting.MEMBERSHIP.value: "Membership",
 }
 SETTING_VALUES: dict[str, dict[Any, str]] = {
     UserSetting.LEARN_FROM_CHATS.value: {True: "on", False: "off"},
@@ -150,6 +151,7 @@ SETTING_VALUES: dict[str, dict[Any, str]] = {
         "everything": "ask before every new or changed memory",
     },
     UserSetting.ROLE.value: {"admin": "admin", "default": "default user"},
+    UserSetting.MEMBERSHIP.value: {"member": "member", "not member": "not a member"},
 }
 
 
@@ -161,6 +163,11 @@ def _setting_what(after: dict[str, Any]) -> str:
         return "Changed what waits for review"
     if setting == UserSetting.ROLE.value:
         return "Made an admin" if new == Role.ADMIN.value else "Made a default user"
+    if setting == UserSetting.MEMBERSHIP.value:
+        workspace = after.get("workspace")
+        if new == "member":
+            return f"Added to workspace {workspace}"
+        return f"Removed from workspace {workspace}"
     return f"Changed the setting {setting}"
 
 
