@@ -28,9 +28,10 @@ A memory line carries ``topics`` (keys of ``memoryd.domain.topics``) once the ba
 pass has tagged the memory, so a moved user's memories need no tagging again; a line
 without it (an older file, a hand-written line) imports untagged, except that a line
 updating one of the user's memories with the very same text keeps the topics it has.
-A memory's questions (``memoryd.extraction.questions``) do not travel: they are stored
-with vectors an import would have to embed again, and the next runs ask again; an import
-that changes a memory's text clears them (docs/cli.md, "Questions do not travel").
+Its ``questions`` (``memoryd.extraction.questions``: what the memory answers, one LLM
+call each to write) travel the same way: an import embeds them with the memory's text, so
+a moved user's memories are not asked again; a line without them imports unasked, or
+keeps the questions of one of the user's memories with the very same text.
 
 An import is planned before it costs anything: the lines are parsed and the resulting
 count per scope is worked out against the stored memories in a read transaction, so an
@@ -44,6 +45,7 @@ import json
 import re
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -53,7 +55,9 @@ from memoryd.domain.models import Actor, AuditAction, Memory, Scope, Source
 from memoryd.domain.rules import content_key, normalize_content, resolve_scope, scope_label
 from memoryd.domain.topics import encode as encode_topics
 from memoryd.domain.topics import parse_keys as parse_topics
+from memoryd.extraction.questions import parse_stored as parse_questions
 from memoryd.memberships import change_membership
+from memoryd.storage.questions import encode_questions, question_bytes
 from memoryd.storage.repository import vector_bytes
 from memoryd.store import audit_view
 from memoryd.transfer_chats import (
@@ -105,6 +109,8 @@ def memory_line(memory: Memory) -> str:
         record["expires_at"] = memory.expires_at.isoformat()
     if memory.topics is not None:  # optional: lines without it import untagged
         record["topics"] = list(memory.topics)
+    if memory.questions is not None:  # optional: lines without it import unasked
+        record["questions"] = list(memory.questions)
     return json.dumps(record, sort_keys=True, ensure_ascii=False)
 
 
@@ -147,13 +153,17 @@ class _Record:
     source_chat_ids: list[int]
     expires_at: datetime | None = None
     topics: tuple[str, ...] | None = None  # None: the line has none
+    questions: tuple[str, ...] | None = None  # None: the line has none
 
 
-def _topics(value: Any, line: int) -> tuple[str, ...] | None:
+def _derived(
+    value: Any, line: int, parse: Callable[[Any], tuple[str, ...]]
+) -> tuple[str, ...] | None:
+    """A line's topics or questions (None when it has none), or InvalidInput naming it."""
     if value is None:
         return None
     try:
-        return parse_topics(value)
+        return parse(value)
     except InvalidInput as exc:
         raise InvalidInput(f"line {line}: {exc}") from None
 
@@ -293,7 +303,8 @@ def _record(data: dict[str, Any], line: int) -> _Record:
         last_used_at=_time(data.get("last_used_at"), "last_used_at", line, optional=True),
         source_chat_ids=chats,
         expires_at=_expiry(data.get("expires_at"), line),
-        topics=_topics(data.get("topics"), line),
+        topics=_derived(data.get("topics"), line, parse_topics),
+        questions=_derived(data.get("questions"), line, parse_questions),
     )
 
 
@@ -375,7 +386,13 @@ def import_lines(
         memory_ids = {r.id for r in records if r.id is not None}
         check_links_on_target(repo, user_id, chat_records, memory_ids, protected_ids)
         _refuse_over_limits(md, _plan_counts(md, repo, user_id, records, protected_ids))
-    vectors = md.embedder.embed([r.content for r in records])
+    asked = [q for r in records for q in r.questions or ()]
+    embedded = md.embedder.embed([r.content for r in records] + asked)
+    vectors, rest = embedded[: len(records)], embedded[len(records) :]
+    question_rows, start = [], 0
+    for record in records:  # each line's questions' vectors, in the lines' order
+        question_rows.append(rest[start : start + len(record.questions or ())])
+        start += len(record.questions or ())
     result = ImportResult()
     now = md.clock()
     with md.db.write() as repo:
@@ -391,7 +408,7 @@ def import_lines(
         )
         result.chats_created, result.chats_skipped = imported.created, imported.skipped
         memory_targets: dict[str, str] = {}
-        for record, vector in zip(records, vectors, strict=True):
+        for record, vector, rows in zip(records, vectors, question_rows, strict=True):
             workspace_id = workspace_ids[record.workspace] if record.workspace else None
             key = content_key(record.content)
             owner = repo.owner_of(record.id) if record.id is not None else None
@@ -422,9 +439,19 @@ def import_lines(
             before = repo.get_memory(memory_id) if mine and memory_id else None
             if record.topics is not None or before is None or before.content != record.content:
                 values["topics"] = encode_topics(record.topics)
-            if before is None or before.content != record.content:
-                # asked again by the background pass (questions do not travel: docs/cli.md)
-                values.update(questions=None, question_vectors=None, question_embedder=None)
+            if record.questions:
+                values.update(
+                    questions=encode_questions(record.questions),
+                    question_vectors=question_bytes(rows),
+                    question_embedder=md.embedder.name,
+                )
+            elif record.questions is not None or before is None or before.content != record.content:
+                # [] (asked, none usable) or unasked: the background pass asks a new text
+                values.update(
+                    questions=encode_questions(record.questions),
+                    question_vectors=None,
+                    question_embedder=None,
+                )
             if before is not None and memory_id is not None:
                 repo.update_memory(memory_id, values)
                 action = AuditAction.UPDATE

@@ -19,7 +19,7 @@ import pytest
 from alembic import command
 from sqlalchemy import text
 
-from memoryd import Memoryd
+from memoryd import InvalidInput, Memoryd
 from memoryd.domain.rules import content_key
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.extraction import questions, topics
@@ -402,12 +402,47 @@ def test_the_turn_reads_damaged_question_vectors_as_none(
     assert turn.question_vectors is None  # 5 floats do not make 3 rows
 
 
-def test_questions_do_not_travel_and_an_import_with_new_text_clears_them(
+def test_questions_travel_in_export_files_with_their_vectors(
+    team_md: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock, tmp_path: Path
+) -> None:
+    """An export line carries a memory's questions and an import into another database
+    embeds them: the moved memories are not asked again and rank as they did."""
+    ana = team_md.get_user("ana")
+    for fact in ("I play the guitar.", "I have two cats.", "Prefers tea."):
+        team_md.add_memory(ana.id, fact)
+        clock.advance(minutes=1)
+    cats = ("Do you have pets?", "What pets?", "Cats or dogs?")
+    fake_llm.script(ask(*GUITAR), ask(*cats), Reply.text("not json"))
+    assert team_md.extract(ask_questions=5).memories_questioned == 3
+    exported = team_md.export_memories(ana.id)
+    lines = {json.loads(x).get("content"): json.loads(x) for x in exported[1:]}
+    assert lines["I play the guitar."]["questions"] == list(GUITAR)
+    assert lines["Prefers tea."]["questions"] == []  # asked, nothing usable
+
+    url = f"sqlite:///{tmp_path / 'other.db'}"
+    with make_md(url, fake_llm, tmp_path, team_md.embedder, clock) as other:
+        bob = other.create_user("bob").id
+        assert other.import_memories(bob, exported).created == 3
+        got = {m.content: m.questions for m in other.list_memories(bob)}
+        assert got == {"I play the guitar.": GUITAR, "I have two cats.": cats, "Prefers tea.": ()}
+        turn = other.context(bob, None, "Cats or dogs?", record=False).memories
+        rows = {m.content: m for m in turn}["I have two cats."].question_vectors
+        assert rows is not None and rows.shape == (3, 384)
+        # the same questions' vectors (not bit for bit: the int8 embedder's activations
+        # are scaled per batch, and the import embeds them beside other texts)
+        expected = team_md.embedder.embed(list(cats))
+        assert (np.sum(rows * expected, axis=1) > 0.98).all()
+        assert other.export_memories(bob)[1:] == exported[1:]  # the very same lines again
+        requests = len(fake_llm.requests)
+        assert other.extract(ask_questions=5).memories_questioned == 0  # nothing to ask
+        assert len(fake_llm.requests) == requests
+
+
+def test_an_import_keeps_the_questions_of_the_same_text_and_clears_new_text(
     team_md: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
 ) -> None:
-    """Export files carry no questions; re-importing a memory keeps the questions of the
-    very same text and clears them for new text (the next runs ask again)."""
-
+    """A line without questions (an older file, a hand-written line) keeps those of the
+    user's memory with the very same text, and a new text is asked again."""
     ana = team_md.get_user("ana")
     for fact in ("I play the guitar.", "I have two cats."):
         team_md.add_memory(ana.id, fact)
@@ -415,11 +450,35 @@ def test_questions_do_not_travel_and_an_import_with_new_text_clears_them(
     fake_llm.script(ask(*GUITAR), ask("Do you have pets?", "What pets?", "Cats or dogs?"))
     assert team_md.extract(ask_questions=5).memories_questioned == 2
     lines = [json.loads(x) for x in team_md.export_memories(ana.id)[1:]]
-    assert all("questions" not in line for line in lines)
     for line in lines:
+        del line["questions"]
         if line["content"] == "I have two cats.":
             line["content"] = "I have three cats."
     result = team_md.import_memories(ana.id, [json.dumps(line) for line in lines])
     assert (result.created, result.updated) == (0, 2)
     got = {m.content: m.questions for m in team_md.list_memories(ana.id)}
     assert got == {"I play the guitar.": GUITAR, "I have three cats.": None}
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "What do you play?",
+        ["One?", "Two?", "Three?", "Four?"],
+        ["What do you play?", "What do you play?"],
+        ["What do you play?", "  "],
+        ["What do you play?", 7],
+        ["Why " + "very " * 60 + "long?"],
+    ],
+)
+def test_an_import_line_with_bad_questions_is_refused_naming_the_line(
+    team_md: Memoryd, value: object
+) -> None:
+    ana = team_md.get_user("ana")
+    lines = [
+        json.dumps({"content": "Likes jazz"}),
+        json.dumps({"content": "Plays", "questions": value}),
+    ]
+    with pytest.raises(InvalidInput, match=r"^line 2: questions must be a list of at most 3"):
+        team_md.import_memories(ana.id, lines)
+    assert team_md.list_memories(ana.id) == []

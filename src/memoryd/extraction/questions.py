@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from memoryd.domain.errors import InvalidInput
 from memoryd.embedding.base import Embedder
 from memoryd.llm.base import LLMError, LLMProvider, LLMUnavailable, Message
 from memoryd.llm.json_output import Usage, parse_json_object
@@ -105,6 +106,24 @@ def read_answer(text: str) -> tuple[str, ...]:
         return ()
     kept = (q.strip() for q in named if isinstance(q, str))
     return tuple(dict.fromkeys(q for q in kept if q and len(q) <= MAX_CHARS))[:QUESTIONS]
+
+
+def parse_stored(value: object) -> tuple[str, ...]:
+    """An export line's ``questions``, checked as strictly as the pass stores them: a
+    list of at most ``QUESTIONS`` distinct strings, none blank or over ``MAX_CHARS``;
+    anything else is InvalidInput saying what a line may hold."""
+    rule = (
+        f"questions must be a list of at most {QUESTIONS} distinct, non-blank strings of at "
+        f"most {MAX_CHARS} characters"
+    )
+    if not isinstance(value, list) or len(value) > QUESTIONS:
+        raise InvalidInput(rule)
+    found = tuple(q.strip() for q in value if isinstance(q, str))
+    if len(found) != len(value) or not all(found) or len(set(found)) != len(found):
+        raise InvalidInput(rule)
+    if any(len(q) > MAX_CHARS for q in found):
+        raise InvalidInput(rule)
+    return found
 
 
 @dataclass
