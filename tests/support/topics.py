@@ -1,5 +1,5 @@
-"""Tag a memory's topics as the background tagging pass would (that pass has its own
-tests), for tests of what the surfaces show and carry."""
+"""Tag a memory's topics, or give it questions, as the background passes would (those
+passes have their own tests), for tests of what the surfaces show and carry."""
 
 from __future__ import annotations
 
@@ -7,9 +7,24 @@ from collections.abc import Sequence
 
 from memoryd import Memoryd
 from memoryd.domain.topics import encode
+from memoryd.storage.questions import encode_questions, question_bytes
 
 
 def tag(md: Memoryd, memory_id: str, topics: Sequence[str] | None) -> None:
     """Give the memory these topics (None: untagged again)."""
     with md.db.write() as repo:
         repo.update_memory(memory_id, {"topics": encode(topics)})
+
+
+def give_questions(md: Memoryd, memory_id: str, questions: Sequence[str] | None) -> None:
+    """Give the memory these questions with their vectors (None: not asked again)."""
+    vectors = md.embedder.embed(list(questions)) if questions else None
+    with md.db.write() as repo:
+        repo.update_memory(
+            memory_id,
+            {
+                "questions": encode_questions(questions),
+                "question_vectors": question_bytes(vectors),
+                "question_embedder": md.embedder.name if questions else None,
+            },
+        )

@@ -42,6 +42,7 @@ from memoryd.domain.errors import InvalidInput, InvalidScope
 from memoryd.domain.models import Memory, Scope
 from memoryd.domain.rules import scope_label
 from memoryd.domain.topics import in_words as topics_in_words
+from memoryd.extraction.questions import in_words as questions_in_words
 from memoryd.service import Memoryd
 from memoryd.store import KEEP
 
@@ -272,7 +273,7 @@ def show(
         f"last used {used}",
         f"expires: {expires or 'never'}",
         f"topics: {topics_in_words(memory.topics)}",
-        f"questions: {_questions_in_words(memory.questions)}",
+        f"questions: {questions_in_words(memory.questions)}",
     ]
     for chat in detail.source_chats:
         lines.append(f"from chat {chat.id} in {chat.workspace}: {chat.prompt[:200]}")
@@ -282,12 +283,6 @@ def show(
     for line in lines:
         out.print(line, markup=False, highlight=False)
     out.print(audit_table(f"History ({len(detail.history)} changes)", detail.history, 8))
-
-
-def _questions_in_words(questions: tuple[str, ...] | None) -> str:
-    if questions is None:
-        return "Not asked yet"
-    return " / ".join(questions) if questions else "None"
 
 
 @app.command("purge-expired")

@@ -108,6 +108,14 @@ def read_answer(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(q for q in kept if q and len(q) <= MAX_CHARS))[:QUESTIONS]
 
 
+def in_words(questions: tuple[str, ...] | None) -> str:
+    """A memory's questions for people (the CLI, the web detail; memoryd.js says the
+    same): "Not asked yet" (None), "None" (asked, nothing usable), else "Q1 / Q2 / Q3"."""
+    if questions is None:
+        return "Not asked yet"
+    return " / ".join(questions) if questions else "None"
+
+
 def parse_stored(value: object) -> tuple[str, ...]:
     """An export line's ``questions``, checked as strictly as the pass stores them: a
     list of at most ``QUESTIONS`` distinct strings, none blank or over ``MAX_CHARS``;

@@ -291,6 +291,12 @@ function topicsText(topics, labels) {
   return shown.length ? shown.join(", ") : "None";
 }
 
+// A memory's questions in words (as memoryd.extraction.questions.in_words).
+function questionsText(questions) {
+  if (questions === null || questions === undefined) return "Not asked yet";
+  return questions.length ? questions.join(" / ") : "None";
+}
+
 function section(body, title) {
   const part = el("section", null, "detail-section");
   part.appendChild(el("h3", title));
@@ -345,6 +351,7 @@ async function showDetail(url, historyUrl) {
     ["Last used", when(m.last_used_at)],
     ["Remember until", m.expires_at ? untilText(m.expires_at) + (m.expired ? " (expired: no longer used in chats)" : "") : "no end"],
     ["Topics", topicsText(m.topics, JSON.parse(dialog.dataset.topics || "{}"))],
+    ["Questions it answers", questionsText(m.questions)],
   ];
   for (const [term, value] of rows) {
     facts.appendChild(el("dt", term));

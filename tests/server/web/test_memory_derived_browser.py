@@ -1,6 +1,7 @@
-"""A memory's detail dialog shows its topics in words, in headless Chromium, with and
-without JavaScript (the script reads the labels the server put on the dialog): a tagged
-memory's labels, "None" when tagging found no topic, "Not tagged yet" before tagging."""
+"""A memory's detail dialog shows its topics and questions in words, in headless
+Chromium, with and without JavaScript (the script reads the labels the server put on the
+dialog): a tagged memory's labels, "None" when tagging found no topic, "Not tagged yet"
+before tagging; its questions, "None" when the answer held none, "Not asked yet"."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from memoryd.testing.live import LiveServer
 from support.browser import open_page, sign_in
 from support.server import USER_PASSWORD, World
-from support.topics import tag
+from support.topics import give_questions, tag
 
 pytestmark = pytest.mark.browser
 
@@ -24,15 +25,25 @@ MEMORIES = {
     "Watches films on Sundays": ([], "None"),
     "Prefers concise answers": (None, "Not tagged yet"),
 }
+QUESTIONS = {
+    "Grows roses in the garden": (
+        ["Do you garden?", "What do you grow?"],
+        "Do you garden? / What do you grow?",
+    ),
+    "Watches films on Sundays": ([], "None"),
+    "Prefers concise answers": (None, "Not asked yet"),
+}
 
 
-def test_the_detail_shows_the_topics_with_and_without_script(
+def test_the_detail_shows_the_topics_and_questions_with_and_without_script(
     live_world: Live, browser: Any
 ) -> None:
     world, live = live_world
     alice = world.ids["alice"]
     for text, (topics, _) in MEMORIES.items():
-        tag(world.md, world.md.add_memory(alice, text).id, topics)
+        memory = world.md.add_memory(alice, text)
+        tag(world.md, memory.id, topics)
+        give_questions(world.md, memory.id, QUESTIONS[text][0])
     for javascript in (True, False):
         with open_page(browser, "desktop", javascript=javascript) as (page, log):
             sign_in(page, live.url, "alice", USER_PASSWORD)
@@ -45,6 +56,8 @@ def test_the_detail_shows_the_topics_with_and_without_script(
                 assert detail.locator(".detail-text").inner_text() == text
                 row = detail.locator(".detail-facts dt:text-is('Topics') + dd")
                 assert row.inner_text() == expected, (javascript, text)
+                asked = detail.locator(".detail-facts dt:text-is('Questions it answers') + dd")
+                assert asked.inner_text() == QUESTIONS[text][1], (javascript, text)
                 if javascript:
                     page.keyboard.press("Escape")  # the detail, then the profile
                     page.keyboard.press("Escape")
