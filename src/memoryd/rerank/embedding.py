@@ -14,8 +14,9 @@ With an answer bank (``answer_bank.py``), memories that look like answers to que
 like the message (by their vector and, once tagged, their topics) gain what the bank
 says they do. Memories that carry the questions an LLM wrote they answer
 (``memoryd.extraction.questions``) gain, on every turn, how far their best question's
-cosine with the message lies above the pool's mean (``question_gain``): the questions
-reorder only the memories they single out.
+cosine with the message lies above the pool's mean (``question_gain``), scaled down in a
+pool whose backlog the questions' pass has not reached yet: the questions reorder only the
+memories they single out.
 """
 
 from __future__ import annotations
