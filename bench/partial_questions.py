@@ -18,7 +18,7 @@ the 2-fold dev split and the hand-written set).
 The rule to ship is fixed before reading (``pick``): the best mean dev recall@5 over
 f in 0.25, 0.5, 0.75 (random choices, mean over the seeds) among the rules that are never
 below f=0 (no questions at all) on dev or the hand-written set, at any f, random or oldest
-first. The test split is read only with that rule, and only if it is not the shipped one.
+first. The test split is read only with that rule, and only if it is not round 10's.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def stand_in(q: np.ndarray, own: np.ndarray, has: np.ndarray, offset: bool) -> n
 # memories' own cosine with the focused message, and which memories have questions.
 Rule = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 RULES: dict[str, Rule] = {
-    "(i) shipped: left out, gain 0": lambda q, own, has: above_mean(q, has),
+    "(i) round 10: left out, gain 0": lambda q, own, has: above_mean(q, has),
     # the unasked given the pool's mean as their q: the same mean, and a gain of 0
     "(ii) unasked q = asked mean": lambda q, own, has: np.maximum(
         np.where(has, q, q[has].mean() if has.any() else 0.0)
@@ -96,7 +96,7 @@ RULES: dict[str, Rule] = {
         above_mean(q, has) if has.all() else np.zeros(len(q))
     ),
 }
-SHIPPED = "(i) shipped: left out, gain 0"
+ROUND10 = "(i) round 10: left out, gain 0"
 
 Reading = tuple[list[Row], list[Signals | None]]
 
@@ -161,7 +161,7 @@ def pick(cells: dict[tuple[str, str, str, float], float]) -> str:
             kept.append(rule)
     print(f"never below f=0: {kept}")
     best = max(kept, key=lambda r: np.mean([cells["dev", r, "random", f] for f in FRACTIONS[1:4]]))
-    print(f"picked: {best}" + (" (the shipped rule)" if best == SHIPPED else ""))
+    print(f"picked: {best}" + (" (round 10's rule)" if best == ROUND10 else ""))
     return best
 
 
@@ -176,11 +176,11 @@ def main() -> None:
     questions = question_vectors(embedder)
     labelled = json.loads((DATA / PERSONA_SETS["labelled"]).read_text())["splits"]
     if args.test:
-        print(f"## test, read once with {args.test} and the shipped rule; recall@5")
+        print(f"## test, read once with {args.test} and round 10's rule; recall@5")
         for label, cases, rows in test_readings(embedder, encoder, labelled, tags):
             reading = (rows, question_signals(cases, questions, encoder))
             for f in (0.5, 1.0):
-                for rule in (SHIPPED, args.test):
+                for rule in (ROUND10, args.test):
                     seeds = [mean_recall(reading, rule, f, s) for s in SEEDS]
                     old = mean_recall(reading, rule, f, OLDEST)
                     print(
@@ -188,7 +188,7 @@ def main() -> None:
                         f" (min {min(seeds):.4f}), oldest {old:.4f}",
                         flush=True,
                     )
-            print(f"{label}, f=0: {mean_recall(reading, SHIPPED, 0.0, OLDEST):.4f}")
+            print(f"{label}, f=0: {mean_recall(reading, ROUND10, 0.0, OLDEST):.4f}")
         return
     rows: list[Row] = []
     signals: list[Signals | None] = []
@@ -202,8 +202,8 @@ def main() -> None:
         f" seeds {SEEDS} (random) and the oldest first; recall@5 dev / hand-written"
     )
     print(
-        f"f=0 (no questions): dev {mean_recall((rows, signals), SHIPPED, 0.0, OLDEST):.4f},"
-        f" hand-written {mean_recall(hand_reading, SHIPPED, 0.0, OLDEST):.4f}"
+        f"f=0 (no questions): dev {mean_recall((rows, signals), ROUND10, 0.0, OLDEST):.4f},"
+        f" hand-written {mean_recall(hand_reading, ROUND10, 0.0, OLDEST):.4f}"
     )
     heads = [f"{c} f={f:g}" for c in ("random", OLDEST) for f in FRACTIONS[1:]]
     print("| rule | " + " | ".join(heads) + " |")
