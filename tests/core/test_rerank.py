@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import numpy as np
+
 from memoryd import Memoryd
 from memoryd.domain.injection import Query, build_query
+from memoryd.domain.models import Memory
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.rerank import EmbeddingReranker
-from memoryd.rerank.embedding import part_weights, question_focus
+from memoryd.rerank.embedding import part_weights, question_focus, question_gain
 
 PROJECT = [
     "The Phoenix launch date is September 30",
@@ -112,3 +117,40 @@ def test_the_reranker_scores_the_question_not_the_remark(
     asked = focused.score(Query("Ha, love it. Who approves staging deploys?"), pool)
     assert asked == focused.score(Query("Who approves staging deploys?"), pool)
     assert asked != whole.score(Query("Ha, love it. Who approves staging deploys?"), pool)
+
+
+def test_questions_move_a_mostly_unasked_pool_little(md: Memoryd, embedder: MiniLMEmbedder) -> None:
+    """Round 11: with 2 of 8 memories asked, their gains are (2/8)^2 of what they are once
+    the pass has reached the whole pool (the others asked and given no usable question),
+    so the few asked memories do not jump over better ones still waiting."""
+    md.create_workspace("phoenix")
+    uid = md.create_user("alice").id
+    for text in PROJECT:
+        md.add_memory(uid, text, workspace="phoenix")
+    pool = md.list_memories(uid, workspace="phoenix")
+    asked = {
+        "The Phoenix launch date is September 30": ("When does Phoenix launch?",),
+        "The Phoenix budget is 120k EUR": ("How much money does Phoenix have?",),
+    }
+
+    def with_questions(unasked: tuple[str, ...] | None) -> list[Memory]:
+        return [
+            replace(
+                m,
+                questions=asked[m.content],
+                question_vectors=np.asarray(embedder.embed(list(asked[m.content]))),
+                question_embedder=embedder.name,
+            )
+            if m.content in asked
+            else replace(m, questions=unasked)
+            for m in pool
+        ]
+
+    (message,) = embedder.embed(["When is the Phoenix launch?"])
+    waiting = question_gain(embedder, message, with_questions(None))
+    reached = question_gain(embedder, message, with_questions(()))
+    assert waiting is not None and reached is not None
+    launch = [m.content for m in pool].index("The Phoenix launch date is September 30")
+    assert reached[launch] > 0
+    np.testing.assert_allclose(waiting, reached * (2 / 8) ** 2)
+    assert np.count_nonzero(reached) == 1  # the unasked gain nothing either way

@@ -295,7 +295,8 @@ def test_a_memory_whose_questions_match_the_message_climbs(
     team_md: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
 ) -> None:
     """The turn reads the questions with its rows: a memory whose questions match the
-    message gains over the pool's mean; one without questions gains nothing."""
+    message gains over the pool's mean, scaled by the square of the pool's share the pass
+    has reached (round 11); one without questions gains nothing."""
     ana = team_md.get_user("ana")
     target = "I spend my days fixing teeth."
     facts = {
@@ -310,10 +311,10 @@ def test_a_memory_whose_questions_match_the_message_climbs(
             "Do you have a car?",
             "What color is your car?",
         ),
-        "I work night shifts at the hospital.": None,  # not asked yet
-        "My office is on the fourth floor.": None,
-        "I am allergic to cats.": None,
-        "I collect vinyl records.": None,
+        "I work night shifts at the hospital.": ("Which hospital?", "Are you a nurse?"),
+        "My office is on the fourth floor.": ("Where is your office?", "Which floor?"),
+        "I am allergic to cats.": ("Do you have allergies?", "Are you allergic to pets?"),
+        "I collect vinyl records.": ("Do you collect anything?", "What do you collect?"),
     }
     for fact in facts:
         team_md.add_memory(ana.id, fact, workspace="lab")
@@ -325,10 +326,15 @@ def test_a_memory_whose_questions_match_the_message_climbs(
         return [m.memory.content for m in turn.workspace_memories]  # by rank
 
     before = ranked()
-    fake_llm.script(*(ask(*q) for q in facts.values() if q is not None))
+    fake_llm.script(*(ask(*q) for q in facts.values()))
     assert team_md.extract(ask_questions=3).memories_questioned == 3
+    three_of_seven = ranked()
+    assert team_md.extract(ask_questions=4).memories_questioned == 4
     after = ranked()
     assert after[0] == target and before.index(target) > 0
+    # with 3 of 7 asked it gained (3/7)^2 of that: not enough to pass the unasked
+    # memory above it, which might have been the better answer
+    assert three_of_seven.index(target) > 0
 
 
 def test_migration_0016_up_and_down(empty_db_url: str) -> None:

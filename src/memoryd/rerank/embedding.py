@@ -14,8 +14,9 @@ With an answer bank (``answer_bank.py``), memories that look like answers to que
 like the message (by their vector and, once tagged, their topics) gain what the bank
 says they do. Memories that carry the questions an LLM wrote they answer
 (``memoryd.extraction.questions``) gain, on every turn, how far their best question's
-cosine with the message lies above the pool's mean (``question_gain``): the questions
-reorder only the memories they single out.
+cosine with the message lies above the pool's mean (``question_gain``), scaled down in a
+pool whose backlog the questions' pass has not reached yet: the questions reorder only the
+memories they single out.
 """
 
 from __future__ import annotations
@@ -128,9 +129,13 @@ def question_gain(
     """Per memory, how far its best question's cosine with ``message`` lies above the
     mean over the pool's memories that have questions from this embedder, else 0; the
     others are left out of the mean and gain nothing (as round 7 did for memories without
-    topics). None when no memory of the pool has such questions."""
+    topics). The gains are scaled by the square of the share of the pool the questions'
+    pass has reached (those with questions, and those asked that got none): a pool whose
+    backlog is mostly unasked moves little, so its few asked memories do not jump over
+    better unasked ones (round 11). None when no memory of the pool has such questions."""
     asked: list[int] = []
     matrices: list[Vector] = []
+    reached = 0
     for i, m in enumerate(memories):
         q = m.question_vectors
         usable = q is not None and len(q) and q.shape[1:] == message.shape
@@ -138,12 +143,15 @@ def question_gain(
             assert q is not None
             asked.append(i)
             matrices.append(q)
+        elif m.questions is not None and not m.questions:
+            reached += 1  # asked, nothing usable: the pass will not come back to it
     if not asked:
         return None
     starts = np.cumsum([0] + [len(q) for q in matrices[:-1]])
     best = np.maximum.reduceat(np.concatenate(matrices) @ message, starts)  # one product
     gain = np.zeros(len(memories))
-    gain[asked] = np.maximum(best - best.mean(), 0.0)
+    share = (len(asked) + reached) / len(memories)
+    gain[asked] = share**2 * np.maximum(best - best.mean(), 0.0)
     return gain
 
 
