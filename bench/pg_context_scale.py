@@ -35,8 +35,9 @@ lacks). Each ``--storage`` adds one more database with questions, whose table ke
 rows another way than the migrations do (see ``STORAGE``; ``toast``: as before migration
 0017). The ratios are then against the database without questions; it prints each
 database's size (table and TOAST), the pages the read touches in each with every column
-of its rows detoasted (a plain EXPLAIN never fetches TOASTed values), and the plan of the
-read on the one with questions.
+of its rows detoasted (a plain EXPLAIN never fetches TOASTed values), the WAL written
+per memory the write marks used (and how many of those updates were heap-only), and the
+plan of the read on the one with questions.
 
     .venv/bin/python bench/pg_context_scale.py [--users 100000] [--turns 400]
     .venv/bin/python bench/pg_context_scale.py --questions [--users 20000] [--storage toast ...]
@@ -238,6 +239,40 @@ def sizes_of(url: str) -> str:
     return f"heap {row[0]}, TOAST {row[1]}, indexes {row[2]}"
 
 
+def write_wal(md: Memoryd, users: int, rng: random.Random) -> tuple[float, int, int]:
+    """WAL bytes per memory of 200 writes marking 10 memories used, and how many of
+    those updates were heap-only (HOT: no index entry written). The WAL position is the
+    server's: nothing else should write meanwhile."""
+    dsn = libpq_dsn(md.url)
+
+    def lsn_and_updates(conn: psycopg.Connection) -> tuple[str, int, int]:
+        conn.execute("SELECT pg_stat_force_next_flush()")
+        row = conn.execute(
+            "SELECT pg_current_wal_insert_lsn()::text, n_tup_upd, n_tup_hot_upd "
+            "FROM pg_stat_user_tables WHERE relname = 'memories'"
+        ).fetchone()
+        assert row is not None
+        return row[0], int(row[1]), int(row[2])
+
+    md.db.engine.dispose()  # the pool's sessions send their statistics as they end
+    time.sleep(1)
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        start, upd0, hot0 = lsn_and_updates(conn)
+        for _ in range(200):
+            writer = rng.randint(1, users)
+            touched = [memory_id(writer, i) for i in [*range(5), *rng.sample(range(5, 25), 5)]]
+            with md.db.write() as repo:
+                repo.touch_memories(touched, md.clock())
+        end = conn.execute("SELECT pg_current_wal_insert_lsn()::text").fetchone()
+        assert end is not None
+        md.db.engine.dispose()
+        time.sleep(1)
+        _, upd1, hot1 = lsn_and_updates(conn)
+        row = conn.execute("SELECT %s::pg_lsn - %s::pg_lsn", (end[0], start)).fetchone()
+        assert row is not None
+    return float(row[0]) / 2000, upd1 - upd0, hot1 - hot0
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--users", type=int, help="100,000; 20,000 with --questions")
@@ -341,6 +376,12 @@ def main() -> None:
                 p50, p95 = percentile(vals, 0.5), percentile(vals, 0.95)
                 ratio = f"{p50 / percentile(base, 0.5):.2f} / {p95 / percentile(base, 0.95):.2f}"
                 print(f"{label + ' ' + what:{width}}{p50:8.2f}{p95:8.2f}   {ratio}")
+
+        if args.questions:
+            print("\nWAL the write makes, per memory marked used (200 writes of 10 each):")
+            for v in wanted:
+                wal, updates, hot = write_wal(services[v.label], v.users, rng)
+                print(f"  {v.label:12} {wal:,.0f} bytes; {hot} of {updates} updates HOT")
 
         # EXPLAIN alone fetches no TOASTed value: the wrapped one reads every column
         detoasted = "SELECT sum(length(t::text)) FROM ({}) t"
