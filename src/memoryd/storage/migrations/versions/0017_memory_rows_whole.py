@@ -12,9 +12,9 @@ page's room for one row) keeps every row that fits in a page whole, neither comp
 the questions, and one row per page costs it nothing, its 25 rows being on 25 pages
 anyway. The price: an update of the row (marking it used) copies all of it, 6.4 kB
 instead of 1.8 kB, and the background write makes about a third more WAL. Longer rows
-are still moved out as before. Rows stored before keep their vectors
-where they are until rewritten (``VACUUM FULL memories``, docs/deploy.md). SQLite keeps a
-row whole in any case: nothing to do there.
+are still moved out as before. Rows stored before keep their vectors where they are
+until rewritten (``VACUUM FULL memories``, docs/deploy.md). SQLite keeps a row whole in
+any case: nothing to do there.
 
 Revision ID: 0017
 Revises: 0016
