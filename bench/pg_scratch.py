@@ -99,8 +99,9 @@ def machine() -> str:
     )
 
 
-def explain(conn: Connection, call: Callable[[Connection], object]) -> list[str]:
-    """EXPLAIN (ANALYZE, BUFFERS) of the last SQL statement ``call(conn)`` sends."""
+def explain(conn: Connection, call: Callable[[Connection], object], wrap: str = "{}") -> list[str]:
+    """EXPLAIN (ANALYZE, BUFFERS) of the last SQL statement ``call(conn)`` sends, placed
+    in ``wrap`` at ``{}`` (e.g. a query over its rows that reads every column)."""
     captured: list[tuple[str, Any]] = []
 
     def capture(_conn: Any, _cursor: Any, statement: str, params: Any, *_rest: Any) -> None:
@@ -112,5 +113,7 @@ def explain(conn: Connection, call: Callable[[Connection], object]) -> list[str]
     finally:
         event.remove(conn, "before_cursor_execute", capture)
     statement, params = captured[-1]
-    rows = conn.exec_driver_sql("EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) " + statement, params)
+    rows = conn.exec_driver_sql(
+        "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) " + wrap.replace("{}", statement), params
+    )
     return [row[0] for row in rows]

@@ -1,0 +1,75 @@
+"""A memory's row stays whole on PostgreSQL, its questions' vectors included (0017).
+
+With its questions a memory's row is about 6.4 kB, and PostgreSQL would keep its
+question vectors out of line in the TOAST table, costing every turn a fetch per memory
+(BENCHMARKS.md, "With questions"). Migration 0017 sets the memories table's
+``toast_tuple_target`` so such a row is stored whole: these tests write questions the
+way the questions pass does and look at where PostgreSQL put them.
+"""
+
+from __future__ import annotations
+
+from alembic import command
+from sqlalchemy import Connection, text
+
+from memoryd import Memoryd
+from memoryd.domain.rules import content_key
+from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.storage import Database
+from memoryd.storage import questions as stored
+from memoryd.storage.database import _alembic_config
+from support.databases import revision_before
+
+ASKED = ("What instrument do you play?", "Are you in a band?", "Do you make music?")
+
+
+def out_of_line(conn: Connection) -> int:
+    """Chunks in the memories table's TOAST table."""
+    toast = conn.execute(
+        text("SELECT reltoastrelid::regclass::text FROM pg_class WHERE relname = 'memories'")
+    ).scalar_one()
+    return int(conn.execute(text(f"SELECT count(*) FROM {toast}")).scalar_one())
+
+
+def ask(md: Memoryd, user_id: int, fact: str) -> str:
+    """Store a memory and its 3 questions with their real vectors, as the pass does."""
+    memory = md.add_memory(user_id, fact)
+    vectors = md.embedder.embed(list(ASKED))
+    with md.db.write() as repo:
+        assert stored.set_questions(
+            repo.conn, memory.id, content_key(fact), ASKED, vectors, md.embedder.name
+        )
+    return memory.id
+
+
+def test_a_memory_with_questions_is_read_whole_on_both_backends(any_md: Memoryd) -> None:
+    ana = any_md.create_user("ana")
+    ask(any_md, ana.id, "I play the guitar.")
+    if any_md.db.dialect == "postgresql":
+        with any_md.db.read() as repo:
+            assert out_of_line(repo.conn) == 0
+    [turn] = any_md.context(ana.id, None, "What do you play?", record=False).memories
+    assert turn.questions == ASKED
+    assert turn.question_vectors is not None and turn.question_vectors.shape == (3, 384)
+
+
+def test_migration_0017_up_and_down(migrated_pg_url: str, embedder: MiniLMEmbedder) -> None:
+    """Without 0017 PostgreSQL moves the question vectors out of the row; with it they
+    stay; a memory stored before keeps them where they were and reads the same."""
+    db = Database.open(migrated_pg_url)
+    with db.engine.connect() as conn:
+        command.downgrade(_alembic_config(conn), revision_before("_memory_rows_whole.py"))
+        conn.commit()
+    with Memoryd(database=db, embedder=embedder) as md:
+        ana = md.create_user("ana")
+        before = ask(md, ana.id, "I play the guitar.")
+        with md.db.read() as repo:
+            moved = out_of_line(repo.conn)
+        assert moved > 0
+    with Memoryd(migrated_pg_url, embedder=embedder) as md:  # migrates to head
+        ask(md, ana.id, "I have two cats.")
+        with md.db.read() as repo:
+            assert out_of_line(repo.conn) == moved
+        turn = md.context(ana.id, None, "What do you play?", record=False).memories
+        old = next(m for m in turn if m.id == before)
+        assert old.questions == ASKED and old.question_vectors is not None
