@@ -10,15 +10,14 @@ embed the answer's questions with the service's embedder at once. The prompt bel
 one that was measured (``bench/doc2query.py`` imports it): changing its words means
 measuring again.
 
-The rules are topics' (``memoryd.extraction.topics``): an answer that is not JSON of the
-schema, or holds no usable question, is stored as "no questions" (``[]``) so the memory
-is not asked about again until its text changes; an LLM error leaves it unasked and stops
-the pass (the next run tries again). A request the server refuses outright (HTTP 400,
-403, 422) while it answers the next memory's is that memory's own doing: stored as "no
-questions" too; two refusals in a row stop the pass and store nothing. A memory whose text
-changes while the LLM answers keeps its new, unasked text: the write is guarded by the
-text's key. Questions are derived data, like the vector: asking moves no ``updated_at``
-and writes no audit entry. Questions another embedder embedded are embedded again first,
+The rules are topics' (``memoryd.extraction.memory_pass``, the loop both passes share):
+an answer that is not JSON of the schema, or holds no usable question, is stored as "no
+questions" (``[]``) so the memory is not asked about again until its text changes; an LLM
+error leaves it unasked and stops the pass (the next run tries again); a text the server
+refuses outright is stored as "no questions" too; a memory whose text changes while the
+LLM answers keeps its new, unasked text: the write is guarded by the text's key.
+Questions are derived data, like the vector: asking moves no ``updated_at`` and writes no
+audit entry. Questions another embedder embedded are embedded again first,
 from their stored text (no LLM call), within the same budget.
 """
 
@@ -32,10 +31,12 @@ from typing import Any
 
 from memoryd.domain.errors import InvalidInput
 from memoryd.embedding.base import Embedder
-from memoryd.llm.base import LLMError, LLMProvider, LLMUnavailable, Message
+from memoryd.extraction.memory_pass import Request, ask_each
+from memoryd.llm.base import LLMProvider, Message
 from memoryd.llm.json_output import Usage, parse_json_object
 from memoryd.storage import questions as stored
 from memoryd.storage.database import Database
+from memoryd.storage.repository import Repository
 
 SYSTEM = (
     "A person told a chat partner a fact about themself. Write 3 different short "
@@ -134,6 +135,9 @@ def parse_stored(value: object) -> tuple[str, ...]:
     return found
 
 
+REQUEST = Request(messages, SCHEMA, "questions", MAX_TOKENS)
+
+
 @dataclass
 class Asking:
     """What one questions pass did: memories whose questions it wrote (an answer with no
@@ -182,39 +186,18 @@ def ask_questions(
         return done
     with db.read() as repo:
         todo = stored.unasked_memories(repo.conn, limit, now, **mine)
-    refused: list[stored.Unasked] = []  # refused outright (HTTP 400, 403, 422...), not judged
-    for memory in todo:
-        try:
-            completion = llm.complete(
-                messages(memory.content),
-                schema=SCHEMA,
-                schema_name="questions",
-                max_tokens=MAX_TOKENS,
-                temperature=0.0,
-            )
-        except LLMError as exc:
-            done.usage.add_failure()
-            done.error = str(exc)
-            done.unavailable = isinstance(exc, LLMUnavailable)
-            if exc.retryable or done.unavailable or refused:
-                break  # the next call would most likely fail alike: stop here
-            refused.append(memory)  # its own fault if the server answers the next one
-            continue
-        done.usage.add(completion)
-        questions = read_answer(completion.text)
-        vectors = embedder.embed(list(questions)) if questions else None
-        with db.write() as repo:
-            for earlier in refused:  # the server answers others: it refuses this text
-                if stored.set_questions(
-                    repo.conn, earlier.id, earlier.content_key, (), None, embedder.name
-                ):
-                    done.asked += 1
-            if stored.set_questions(
-                repo.conn, memory.id, memory.content_key, questions, vectors, embedder.name
-            ):
-                done.asked += 1
-        refused.clear()
-        done.error = None  # the pass goes on
-        if on_memory is not None:
-            on_memory()
+
+    def derive(_: stored.Unasked, answer: str) -> tuple[tuple[str, ...], Any]:
+        questions = read_answer(answer)  # embedded here, outside the write transaction
+        return questions, embedder.embed(list(questions)) if questions else None
+
+    def store(repo: Repository, memory: stored.Unasked, asked: Any) -> bool:
+        questions, vectors = asked if asked is not None else ((), None)  # None: refused
+        return stored.set_questions(
+            repo.conn, memory.id, memory.content_key, questions, vectors, embedder.name
+        )
+
+    outcome = ask_each(db, llm, todo, REQUEST, derive=derive, store=store, on_memory=on_memory)
+    done.asked, done.usage = outcome.stored, outcome.usage
+    done.error, done.unavailable = outcome.error, outcome.unavailable
     return done

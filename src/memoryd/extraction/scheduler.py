@@ -39,6 +39,7 @@ from memoryd.extraction.runs import (
 )
 from memoryd.extraction.topics import tag_memories
 from memoryd.llm.base import LLMConfigError, LLMProvider, LLMUnreachable
+from memoryd.llm.json_output import Usage
 from memoryd.storage.tables import CHAT_UNPROCESSED, chats, extraction_pairs, workspaces
 
 # Skip reasons of the pairs a run left alone after the provider refused its settings, or
@@ -325,25 +326,39 @@ def _tag_topics(
         workspace_id=workspace_id,
         on_memory=heartbeat.beat if heartbeat else None,
     )
-    run.llm_calls += done.usage.calls
-    run.llm_calls_failed += done.usage.failed
-    run.prompt_tokens += done.usage.prompt_tokens
-    run.completion_tokens += done.usage.completion_tokens
     run.memories_tagged += done.tagged
-    if done.error is not None:
-        tagged = f"{done.tagged} memor{'y' if done.tagged == 1 else 'ies'}"
-        run.errors.append(
-            {
-                "kind": "topics",
-                "user_id": user_id,
-                "workspace": workspace,
-                "error": f"topic tagging stopped after {tagged}: {done.error}; "
-                "the rest stay untagged until a later run",
-            }
-        )
+    where = (user_id, workspace)
+    _count_pass(run, done.usage, done.error, done.tagged, "topics", "topic tagging", where)
     if heartbeat is not None:
         heartbeat.beat(progress=True)
     return done.unavailable
+
+
+def _count_pass(
+    run: Run,
+    usage: Usage,
+    error: str | None,
+    stored: int,
+    kind: str,
+    what: str,
+    where: tuple[int | None, str | None],
+) -> None:
+    """Add a per-memory pass's calls to the run; an LLM error that stopped it is listed
+    with the run's errors (``kind``) and fails nothing: the rest wait for a later run."""
+    run.llm_calls += usage.calls
+    run.llm_calls_failed += usage.failed
+    run.prompt_tokens += usage.prompt_tokens
+    run.completion_tokens += usage.completion_tokens
+    if error is not None:
+        done = f"{stored} memor{'y' if stored == 1 else 'ies'}"
+        run.errors.append(
+            {
+                "kind": kind,
+                "user_id": where[0],
+                "workspace": where[1],
+                "error": f"{what} stopped after {done}: {error}; the rest wait for a later run",
+            }
+        )
 
 
 def _workspace_id(md: ExtractionDeps, workspace: str | None) -> int | None:
@@ -377,22 +392,9 @@ def _ask_questions(
         workspace_id=_workspace_id(md, workspace),
         on_memory=heartbeat.beat if heartbeat else None,
     )
-    run.llm_calls += done.usage.calls
-    run.llm_calls_failed += done.usage.failed
-    run.prompt_tokens += done.usage.prompt_tokens
-    run.completion_tokens += done.usage.completion_tokens
     run.memories_questioned += done.asked
-    if done.error is not None:
-        asked = f"{done.asked} memor{'y' if done.asked == 1 else 'ies'}"
-        run.errors.append(
-            {
-                "kind": "questions",
-                "user_id": user_id,
-                "workspace": workspace,
-                "error": f"asking memories' questions stopped after {asked}: {done.error}; "
-                "the rest stay unasked until a later run",
-            }
-        )
+    what = "asking memories' questions"
+    _count_pass(run, done.usage, done.error, done.asked, "questions", what, (user_id, workspace))
     if heartbeat is not None:
         heartbeat.beat(progress=True)
 

@@ -8,15 +8,12 @@ pairs, ask the extraction LLM once per untagged memory, oldest first, up to a bu
 (``bench/topic_tags.py`` imports it): changing its words means measuring again.
 
 An answer that is not JSON of the schema, or names no known topic, is stored as "no
-topics" so the memory is not asked about again until its text changes; an LLM error
-leaves it untagged and stops the pass (the next run tries again). A request the server
-refuses outright (HTTP 400, 403, 422: not a timeout, 429 or 5xx) while it answers the
-next memory's is that memory's own doing (a text a content filter rejects): it is stored
-as "no topics" too, or it would stay first in line and stop every later pass. Two
-refusals in a row stop the pass and store nothing: then it is the request, not a text.
-A memory whose text changes while the LLM answers keeps its new, untagged text: the
-write is guarded by the text's key. Topics are derived data, like the vector: tagging
-moves no ``updated_at`` and writes no audit entry.
+topics" so the memory is not asked about again until its text changes. LLM errors,
+refused requests and texts edited while the LLM answers are handled as for every
+per-memory pass (``memoryd.extraction.memory_pass``): an error leaves the memory untagged
+and stops the pass, a refused text is stored as "no topics", an edited one keeps its new,
+untagged text. Topics are derived data, like the vector: tagging moves no ``updated_at``
+and writes no audit entry.
 """
 
 from __future__ import annotations
@@ -28,10 +25,11 @@ from datetime import datetime
 from typing import Any
 
 from memoryd.domain.topics import LABELS, MAX_TOPICS, encode, key_of
-from memoryd.llm.base import LLMError, LLMProvider, LLMUnavailable, Message
+from memoryd.extraction.memory_pass import Request, ask_each
+from memoryd.llm.base import LLMProvider, Message
 from memoryd.llm.json_output import Usage, parse_json_object
 from memoryd.storage.database import Database
-from memoryd.storage.repository import Untagged
+from memoryd.storage.repository import Repository, Untagged
 
 SYSTEM = (
     "A person told a chat partner a fact about themself. Pick the 1 to 3 conversation "
@@ -89,6 +87,9 @@ def read_answer(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(key for key in keys if key is not None))[:MAX_TOPICS]
 
 
+REQUEST = Request(messages, SCHEMA, "topics", MAX_TOKENS)
+
+
 @dataclass
 class Tagging:
     """What one tagging pass did: memories whose topics it wrote (an answer with no
@@ -118,33 +119,20 @@ def tag_memories(
         return done
     with db.read() as repo:
         todo = repo.untagged_memories(limit, now, user_id=user_id, workspace_id=workspace_id)
-    refused: list[Untagged] = []  # refused outright (HTTP 400, 403, 422...), not yet judged
-    for memory in todo:
-        try:
-            completion = llm.complete(
-                messages(memory.content),
-                schema=SCHEMA,
-                schema_name="topics",
-                max_tokens=MAX_TOKENS,
-                temperature=0.0,
-            )
-        except LLMError as exc:
-            done.usage.add_failure()
-            done.error = str(exc)
-            done.unavailable = isinstance(exc, LLMUnavailable)
-            if exc.retryable or done.unavailable or refused:
-                break  # the next call would most likely fail alike: stop here
-            refused.append(memory)  # its own fault if the server answers the next one
-            continue
-        done.usage.add(completion)
-        with db.write() as repo:
-            for earlier in refused:  # the server answers others: it refuses this text
-                if repo.set_topics(earlier.id, earlier.content_key, encode(())):
-                    done.tagged += 1
-            if repo.set_topics(memory.id, memory.content_key, encode(read_answer(completion.text))):
-                done.tagged += 1
-        refused.clear()
-        done.error = None  # the pass goes on
-        if on_memory is not None:
-            on_memory()
+
+    def store(repo: Repository, memory: Untagged, topics: str | None) -> bool:
+        stored = encode(()) if topics is None else topics  # None: refused, no topics
+        return repo.set_topics(memory.id, memory.content_key, stored)
+
+    outcome = ask_each(
+        db,
+        llm,
+        todo,
+        REQUEST,
+        derive=lambda _, answer: encode(read_answer(answer)),
+        store=store,
+        on_memory=on_memory,
+    )
+    done.tagged, done.usage = outcome.stored, outcome.usage
+    done.error, done.unavailable = outcome.error, outcome.unavailable
     return done

@@ -1,0 +1,105 @@
+"""One LLM call per memory, the way the background passes that derive data from a
+memory's text (topics, questions) make them.
+
+Both passes walk a list of memories, oldest first, and ask the extraction LLM about each
+under a JSON schema. What they do with answers and failures is the same, so it is here
+once: an answer is turned into the value to store (outside any transaction: the questions
+pass embeds), then stored in its own write transaction, guarded by the text's key (a
+memory edited meanwhile keeps its new text, not asked about). An LLM error stops the pass
+and stores nothing for that memory (the next run tries again), except a request the
+server refuses outright (HTTP 400, 403, 422: not a timeout, 429, 5xx or an unreachable
+server) while it answers the next memory's: that is the refused memory's own doing (a
+text a content filter rejects), so it is stored as "nothing found" with the next answer,
+or it would stay first in line and stop every later pass. Two refusals in a row stop the
+pass and store nothing: then it is the request, not a text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
+
+from memoryd.llm.base import LLMError, LLMProvider, LLMUnavailable, Message
+from memoryd.llm.json_output import Usage
+from memoryd.storage.database import Database
+from memoryd.storage.repository import Repository
+
+
+class Pending(Protocol):
+    """A memory a pass asks about: its text, and the key that guards the write."""
+
+    @property
+    def content(self) -> str: ...
+
+
+M = TypeVar("M", bound=Pending)
+V = TypeVar("V")
+
+
+@dataclass
+class PassOutcome:
+    """What one pass's calls did: memories whose answer it stored (a refused one stored as
+    "nothing found" included), the calls' usage, and the LLM error that stopped it."""
+
+    stored: int = 0
+    usage: Usage = field(default_factory=Usage)
+    error: str | None = None
+    unavailable: bool = False  # the error says every call would fail the same way
+
+
+@dataclass(frozen=True)
+class Request:
+    """How a pass asks about one memory's text."""
+
+    messages: Callable[[str], list[Message]]
+    schema: dict[str, Any]
+    schema_name: str
+    max_tokens: int
+
+
+def ask_each(
+    db: Database,
+    llm: LLMProvider,
+    todo: Sequence[M],
+    request: Request,
+    *,
+    derive: Callable[[M, str], V],
+    store: Callable[[Repository, M, V | None], bool],
+    on_memory: Callable[[], None] | None = None,
+) -> PassOutcome:
+    """Ask about each memory of ``todo`` in order. ``derive`` turns a memory's answer text
+    into the value to store; ``store`` writes it (None: the server refused that memory's
+    request, store "nothing found") inside a write transaction and says whether the
+    memory still had the text it was asked about. ``on_memory`` is called after each
+    answer (the run's heartbeat)."""
+    done = PassOutcome()
+    refused: list[M] = []  # refused outright (HTTP 400, 403, 422...), not yet judged
+    for memory in todo:
+        try:
+            completion = llm.complete(
+                request.messages(memory.content),
+                schema=request.schema,
+                schema_name=request.schema_name,
+                max_tokens=request.max_tokens,
+                temperature=0.0,
+            )
+        except LLMError as exc:
+            done.usage.add_failure()
+            done.error = str(exc)
+            done.unavailable = isinstance(exc, LLMUnavailable)
+            if exc.retryable or done.unavailable or refused:
+                break  # the next call would most likely fail alike: stop here
+            refused.append(memory)  # its own fault if the server answers the next one
+            continue
+        done.usage.add(completion)
+        value = derive(memory, completion.text)
+        with db.write() as repo:
+            for earlier in refused:  # the server answers others: it refuses this text
+                done.stored += store(repo, earlier, None)
+            done.stored += store(repo, memory, value)
+        refused.clear()
+        done.error = None  # the pass goes on
+        if on_memory is not None:
+            on_memory()
+    return done
