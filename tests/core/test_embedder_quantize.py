@@ -60,6 +60,10 @@ def test_a_texts_vector_does_not_depend_on_the_texts_beside_it(
     together = embedder.embed(TEXTS)
     reversed_ = embedder.embed(TEXTS[::-1])[::-1]
     assert together.tobytes() == alone.tobytes() == reversed_.tobytes()
+    # and they are still sentence vectors (padding every text to the same length, say,
+    # would pass the line above and ruin them)
+    pets, cats, weather = embedder.embed(["Do you have pets?", "I have two cats.", "Nice day"])
+    assert pets @ cats > 0.45 and pets @ weather < 0.25
 
 
 def test_a_damaged_quantised_file_is_derived_again(models_dir: Path) -> None:

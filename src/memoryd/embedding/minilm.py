@@ -111,6 +111,7 @@ class MiniLMEmbedder:
                     raise EmbedderUnavailable(f"embedding model file is damaged: {path}")
             tok = Tokenizer.from_file(str(tokenizer))
             tok.enable_truncation(max_length=MAX_TOKENS)
+            tok.no_padding()  # the file pads to 128 tokens; each text runs alone (above)
             options = onnxruntime.SessionOptions()
             options.intra_op_num_threads = self._threads
             options.inter_op_num_threads = 1
