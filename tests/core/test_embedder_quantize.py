@@ -49,6 +49,23 @@ def test_quantised_model_is_pinned_and_agrees_with_the_shipped_one(
     assert not list(models_dir.glob("*.tmp"))
 
 
+@pytest.mark.parametrize("variant", ["u8s8", "u8u8", "off"])
+def test_a_texts_vector_does_not_depend_on_the_texts_beside_it(
+    variant: str, models_dir: Path
+) -> None:
+    """The re-quantised graph scales its activations per call: batched, a text's vector
+    moved with its neighbours and their padding (cosine 0.97-0.99 with itself)."""
+    embedder = MiniLMEmbedder(quantize=variant, models_dir=models_dir)
+    alone = np.stack([embedder.embed([text])[0] for text in TEXTS])
+    together = embedder.embed(TEXTS)
+    reversed_ = embedder.embed(TEXTS[::-1])[::-1]
+    assert together.tobytes() == alone.tobytes() == reversed_.tobytes()
+    # and they are still sentence vectors (padding every text to the same length, say,
+    # would pass the line above and ruin them)
+    pets, cats, weather = embedder.embed(["Do you have pets?", "I have two cats.", "Nice day"])
+    assert pets @ cats > 0.45 and pets @ weather < 0.25
+
+
 def test_a_damaged_quantised_file_is_derived_again(models_dir: Path) -> None:
     MiniLMEmbedder(quantize="u8u8", models_dir=models_dir).embed(["x"])
     path = quantize.quantized_path(models_dir, "u8u8")

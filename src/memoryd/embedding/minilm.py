@@ -9,6 +9,14 @@ By default the shipped graph is re-quantised once into ``<data dir>/models`` (se
 ``memoryd.embedding.quantize``): integer MatMuls, about 2x faster, vectors within cosine
 0.97 of the shipped model's. If that cannot be done (no ``onnx``, read-only directory, a
 different file than pinned) the shipped model is used, with a warning.
+
+Each text is run through the model on its own. The re-quantised graph quantises its
+activations with one scale per call, so in a batch every text's vector would depend on
+the others beside it (and on the padding up to the longest): the same sentence came out
+within cosine 0.97-0.99 of itself depending on its batch (BENCHMARKS.md, "One text per
+call"). A text's vector is now the same wherever it is embedded -- a memory added by hand,
+learned by extraction, imported, or a turn's message -- and a batch of mixed lengths is
+faster too, since nothing is padded.
 """
 
 from __future__ import annotations
@@ -103,7 +111,7 @@ class MiniLMEmbedder:
                     raise EmbedderUnavailable(f"embedding model file is damaged: {path}")
             tok = Tokenizer.from_file(str(tokenizer))
             tok.enable_truncation(max_length=MAX_TOKENS)
-            tok.enable_padding(pad_id=0, pad_token="[PAD]")
+            tok.no_padding()  # the file pads to 128 tokens; each text runs alone (above)
             options = onnxruntime.SessionOptions()
             options.intra_op_num_threads = self._threads
             options.inter_op_num_threads = 1
@@ -141,15 +149,12 @@ class MiniLMEmbedder:
             return np.zeros((0, self.dimensions), dtype=np.float32)
         if self._session is None:
             self._load()
-        encodings = self._tokenizer.encode_batch(list(texts))
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-        types = np.zeros_like(ids)
-        (hidden,) = self._session.run(
-            None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
-        )
-        weights = mask[:, :, None].astype(np.float32)
-        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        pooled = np.empty((len(texts), self.dimensions), dtype=np.float32)
+        for row, encoding in enumerate(self._tokenizer.encode_batch(list(texts))):
+            ids = np.array([encoding.ids], dtype=np.int64)  # one text per call: see above
+            inputs = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
+            (hidden,) = self._session.run(None, {**inputs, "token_type_ids": np.zeros_like(ids)})
+            pooled[row] = hidden[0].mean(axis=0)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         normalised: npt.NDArray[np.float32] = (pooled / np.clip(norms, 1e-12, None)).astype(
             np.float32
