@@ -19,6 +19,7 @@ from memoryd.domain.rules import KEEP, Keep, Limits, content_key, is_row_id, sco
 from memoryd.domain.topics import encode as encode_topics
 
 __all__ = ["KEEP", "Keep", "MemoryStore", "audit_view"]
+from memoryd.storage.questions import question_columns
 from memoryd.storage.repository import Repository, vector_bytes
 
 
@@ -127,9 +128,7 @@ class MemoryStore:
                 embedding=vector_bytes(vector),
                 embedder=self.embedder_name() if vector is not None else None,
                 topics=None,  # new words: tagged again by the background pass
-                questions=None,  # and asked about again
-                question_vectors=None,
-                question_embedder=None,
+                **question_columns(None),  # and asked about again
             )
         if expires_at is not KEEP:
             revived = before.is_expired(now) and (expires_at is None or expires_at > now)

@@ -57,7 +57,7 @@ from memoryd.domain.topics import encode as encode_topics
 from memoryd.domain.topics import parse_keys as parse_topics
 from memoryd.extraction.questions import parse_stored as parse_questions
 from memoryd.memberships import change_membership
-from memoryd.storage.questions import encode_questions, question_bytes
+from memoryd.storage.questions import question_columns
 from memoryd.storage.repository import vector_bytes
 from memoryd.store import audit_view
 from memoryd.transfer_chats import (
@@ -386,13 +386,8 @@ def import_lines(
         memory_ids = {r.id for r in records if r.id is not None}
         check_links_on_target(repo, user_id, chat_records, memory_ids, protected_ids)
         _refuse_over_limits(md, _plan_counts(md, repo, user_id, records, protected_ids))
-    asked = [q for r in records for q in r.questions or ()]
-    embedded = md.embedder.embed([r.content for r in records] + asked)
-    vectors, rest = embedded[: len(records)], embedded[len(records) :]
-    question_rows, start = [], 0
-    for record in records:  # each line's questions' vectors, in the lines' order
-        question_rows.append(rest[start : start + len(record.questions or ())])
-        start += len(record.questions or ())
+    vectors = md.embedder.embed([r.content for r in records])
+    question_rows = [md.embedder.embed(r.questions) if r.questions else None for r in records]
     result = ImportResult()
     now = md.clock()
     with md.db.write() as repo:
@@ -439,19 +434,8 @@ def import_lines(
             before = repo.get_memory(memory_id) if mine and memory_id else None
             if record.topics is not None or before is None or before.content != record.content:
                 values["topics"] = encode_topics(record.topics)
-            if record.questions:
-                values.update(
-                    questions=encode_questions(record.questions),
-                    question_vectors=question_bytes(rows),
-                    question_embedder=md.embedder.name,
-                )
-            elif record.questions is not None or before is None or before.content != record.content:
-                # [] (asked, none usable) or unasked: the background pass asks a new text
-                values.update(
-                    questions=encode_questions(record.questions),
-                    question_vectors=None,
-                    question_embedder=None,
-                )
+            if record.questions is not None or before is None or before.content != record.content:
+                values.update(question_columns(record.questions, rows, md.embedder.name))
             if before is not None and memory_id is not None:
                 repo.update_memory(memory_id, values)
                 action = AuditAction.UPDATE

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from memoryd import Memoryd
 from memoryd.domain.topics import encode
-from memoryd.storage.questions import encode_questions, question_bytes
+from memoryd.storage.questions import question_columns
 
 
 def tag(md: Memoryd, memory_id: str, topics: Sequence[str] | None) -> None:
@@ -20,11 +20,4 @@ def give_questions(md: Memoryd, memory_id: str, questions: Sequence[str] | None)
     """Give the memory these questions with their vectors (None: not asked again)."""
     vectors = md.embedder.embed(list(questions)) if questions else None
     with md.db.write() as repo:
-        repo.update_memory(
-            memory_id,
-            {
-                "questions": encode_questions(questions),
-                "question_vectors": question_bytes(vectors),
-                "question_embedder": md.embedder.name if questions else None,
-            },
-        )
+        repo.update_memory(memory_id, question_columns(questions, vectors, md.embedder.name))

@@ -266,10 +266,9 @@ def run_extraction(
                 if index < len(targets):
                     run.skip(result.stopped_by, len(targets) - index)
                 break
-        if tag_topics > 0 and not dry_run and not stopped:
-            stopped = _tag_topics(md, llm, run, tag_topics, now(), user_id, workspace, heartbeat)
-        if ask_questions > 0 and not dry_run and not stopped:
-            _ask_questions(md, llm, run, ask_questions, now(), user_id, workspace, heartbeat)
+        if (tag_topics > 0 or ask_questions > 0) and not dry_run and not stopped:
+            budgets = (tag_topics, ask_questions)
+            _derive(md, llm, run, budgets, now, (user_id, workspace), heartbeat)
     except BaseException as exc:
         run.interrupt(exc, at)
         raise
@@ -300,38 +299,45 @@ def record_setup_failure(md: ExtractionDeps, trigger: str, now: datetime, exc: E
     return finish_run(md.db, run, now)
 
 
-def _tag_topics(
+def _derive(
     md: ExtractionDeps,
     llm: LLMProvider,
     run: Run,
-    limit: int,
-    now: datetime,
-    user_id: int | None,
-    workspace: str | None,
+    budgets: tuple[int, int],
+    now: Callable[[], datetime],
+    where: tuple[int | None, str | None],
     heartbeat: Heartbeat | None,
-) -> bool:
-    """The run's topic-tagging pass, counted in its calls and tokens; an LLM error that
-    stops it is listed with the run's errors (kind ``topics``) and fails nothing. With
-    the master switch ``memory_enabled`` off, nothing is sent to the LLM. True when the
-    LLM was found unavailable (no later pass should try it)."""
+) -> None:
+    """The run's background passes over memories: topics for up to ``budgets[0]``, then
+    questions for up to ``budgets[1]`` (not once the tagging pass found the LLM
+    unavailable), of ``where``'s user (with their workspace) or anyone's. Each is counted
+    in the run's calls and tokens; an LLM error that stops one is listed with the run's
+    errors (kind ``topics`` or ``questions``) and fails nothing. With the master switch
+    ``memory_enabled`` off, nothing is sent to the LLM."""
     if not current_settings(md)[runtime_settings.MEMORY_ENABLED.key]:
-        return True
-    workspace_id = _workspace_id(md, workspace)
-    done = tag_memories(
-        md.db,
-        llm,
-        limit=limit,
-        now=now,
-        user_id=user_id,
-        workspace_id=workspace_id,
-        on_memory=heartbeat.beat if heartbeat else None,
-    )
-    run.memories_tagged += done.tagged
-    where = (user_id, workspace)
-    _count_pass(run, done.usage, done.error, done.tagged, "topics", "topic tagging", where)
-    if heartbeat is not None:
-        heartbeat.beat(progress=True)
-    return done.unavailable
+        return
+    user_id, workspace = where
+    scope: dict[str, Any] = {"user_id": user_id, "workspace_id": _workspace_id(md, workspace)}
+    beat = heartbeat.beat if heartbeat else None
+    if budgets[0] > 0:
+        tagging = tag_memories(md.db, llm, limit=budgets[0], now=now(), on_memory=beat, **scope)
+        run.memories_tagged += tagging.tagged
+        _count_pass(run, tagging.usage, tagging.error, tagging.tagged, "topics", where)
+        if heartbeat is not None:
+            heartbeat.beat(progress=True)
+        if tagging.unavailable:
+            return
+    if budgets[1] > 0:
+        asking = ask_questions(
+            md.db, llm, md.embedder, limit=budgets[1], now=now(), on_memory=beat, **scope
+        )
+        run.memories_questioned += asking.asked
+        _count_pass(run, asking.usage, asking.error, asking.asked, "questions", where)
+        if heartbeat is not None:
+            heartbeat.beat(progress=True)
+
+
+_PASS_NAMES = {"topics": "topic tagging", "questions": "asking memories' questions"}
 
 
 def _count_pass(
@@ -340,7 +346,6 @@ def _count_pass(
     error: str | None,
     stored: int,
     kind: str,
-    what: str,
     where: tuple[int | None, str | None],
 ) -> None:
     """Add a per-memory pass's calls to the run; an LLM error that stopped it is listed
@@ -356,7 +361,8 @@ def _count_pass(
                 "kind": kind,
                 "user_id": where[0],
                 "workspace": where[1],
-                "error": f"{what} stopped after {done}: {error}; the rest wait for a later run",
+                "error": f"{_PASS_NAMES[kind]} stopped after {done}: {error}; "
+                "the rest wait for a later run",
             }
         )
 
@@ -366,37 +372,6 @@ def _workspace_id(md: ExtractionDeps, workspace: str | None) -> int | None:
         return None
     with md.db.read() as repo:
         return repo.workspace_id(workspace)
-
-
-def _ask_questions(
-    md: ExtractionDeps,
-    llm: LLMProvider,
-    run: Run,
-    limit: int,
-    now: datetime,
-    user_id: int | None,
-    workspace: str | None,
-    heartbeat: Heartbeat | None,
-) -> None:
-    """The run's questions pass, counted like the tagging pass; an LLM error that stops
-    it is listed with the run's errors (kind ``questions``) and fails nothing."""
-    if not current_settings(md)[runtime_settings.MEMORY_ENABLED.key]:
-        return
-    done = ask_questions(
-        md.db,
-        llm,
-        md.embedder,
-        limit=limit,
-        now=now,
-        user_id=user_id,
-        workspace_id=_workspace_id(md, workspace),
-        on_memory=heartbeat.beat if heartbeat else None,
-    )
-    run.memories_questioned += done.asked
-    what = "asking memories' questions"
-    _count_pass(run, done.usage, done.error, done.asked, "questions", what, (user_id, workspace))
-    if heartbeat is not None:
-        heartbeat.beat(progress=True)
 
 
 def _account(run: Run, result: PairResult) -> None:

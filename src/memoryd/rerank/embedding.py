@@ -138,9 +138,12 @@ def question_gain(
     reached = 0
     for i, m in enumerate(memories):
         q = m.question_vectors
-        usable = q is not None and len(q) and q.shape[1:] == message.shape
-        if usable and m.question_embedder == embedder.name:
-            assert q is not None
+        if (
+            q is not None
+            and len(q)
+            and q.shape[1:] == message.shape
+            and (m.question_embedder == embedder.name)
+        ):
             asked.append(i)
             matrices.append(q)
         elif m.questions is not None and not m.questions:

@@ -201,10 +201,12 @@ def defer_tagging(md: Memoryd, app: App) -> bool:
     waits for its topics (or questions), unless one is already waiting; True if queued."""
     tagging, asking = md.settings.topic_tags_per_run > 0, md.settings.question_memories_per_run > 0
     with md.db.read() as repo:
-        if not (tagging and repo.untagged_memories(1, md.clock())) and not (
-            asking and unasked_memories(repo.conn, 1, md.clock())
-        ):
-            return False
+        now = md.clock()
+        waiting = (tagging and repo.untagged_memories(1, now)) or (
+            asking and unasked_memories(repo.conn, 1, now)
+        )
+    if not waiting:
+        return False
     try:
         app.configure_task(TAG_TASK, queue=QUEUE, lock=TAG_TASK, queueing_lock=TAG_TASK).defer()
     except AlreadyEnqueued:

@@ -58,6 +58,20 @@ def question_bytes(vectors: Any) -> bytes | None:
     return np.asarray(vectors, dtype=np.float32).tobytes()
 
 
+def question_columns(
+    questions: Sequence[str] | None, vectors: Any = None, embedder: str | None = None
+) -> dict[str, Any]:
+    """The three columns for a memory's questions: their text (None: not asked, ``[]``:
+    asked, none usable), their vectors and the embedder that made them (both None when
+    there are none)."""
+    blob = question_bytes(vectors) if questions else None
+    return {
+        "questions": encode_questions(questions),
+        "question_vectors": blob,
+        "question_embedder": embedder if blob is not None else None,
+    }
+
+
 def question_matrix(blob: bytes | None, count: int) -> Vector | None:
     """The stored vectors as a ``count`` x dimensions matrix; None when there are none or
     the bytes do not split into ``count`` float32 rows (read as no questions)."""
@@ -130,7 +144,6 @@ def set_questions(
     asked for (its ``content_key``) and none yet (``again``: only new vectors for the
     questions it has); False when the text changed or it went meanwhile. Moves no
     ``updated_at``: questions are derived from the text, like the vector."""
-    blob = question_bytes(vectors) if questions else None
     query = update(memories).where(
         memories.c.id == memory_id, memories.c.content_key == content_key
     )
@@ -138,11 +151,5 @@ def set_questions(
         query = query.where(memories.c.questions == encode_questions(questions))
     else:
         query = query.where(MEMORY_UNQUESTIONED)
-    result = conn.execute(
-        query.values(
-            questions=encode_questions(questions),
-            question_vectors=blob,
-            question_embedder=embedder if blob is not None else None,
-        )
-    )
+    result = conn.execute(query.values(**question_columns(questions, vectors, embedder)))
     return bool(result.rowcount)
