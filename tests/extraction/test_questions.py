@@ -1,16 +1,14 @@
-"""The questions pass of extraction runs (issue 10, round 10), against the scripted LLM
-server: each memory not asked yet is asked once, oldest first, up to the run's budget,
-after the topic-tagging pass; a good answer's questions are stored with their vectors, an
-unusable one as "no questions" (not asked again), an LLM error leaves the memory unasked
-and stops the pass. Then what the questions do to a turn, and migration 0016 up and down.
-SQLite and PostgreSQL.
+"""What the questions pass of extraction runs (issue 10, round 10) does that the topics
+pass does not, against the scripted LLM server: the answer's questions are trimmed,
+deduplicated and embedded with the service's embedder, after the topics pass; questions
+another embedder embedded are embedded again without the LLM. Then what the questions do
+to a turn, export and import, and migration 0016 up and down. SQLite and PostgreSQL. The
+rules both passes keep are tested once for both in ``test_memory_pass.py``.
 """
 
 from __future__ import annotations
 
 import json
-import threading
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -31,6 +29,7 @@ from memoryd.storage.database import _alembic_config
 from memoryd.testing import FakeOpenAIServer, Reply
 from support.databases import revision_before
 from support.extraction import Clock, make_md
+from support.topics import tag
 
 GUITAR = ("What instrument do you play?", "Are you in a band?", "Do you make music?")
 
@@ -48,55 +47,36 @@ def asked_about(srv: FakeOpenAIServer) -> list[str]:
     ]
 
 
-def test_a_good_answer_is_stored_with_its_vectors_and_counted(
+def test_a_good_answers_questions_are_embedded_with_the_services_embedder(
     team_md: Memoryd, fake_llm: FakeOpenAIServer, embedder: MiniLMEmbedder
 ) -> None:
     ana = team_md.get_user("ana")
-    memory = team_md.add_memory(ana.id, "I play the guitar in a band.")
+    team_md.add_memory(ana.id, "I play the guitar in a band.")
     fake_llm.script(ask(*GUITAR))
 
-    run = team_md.extract(ask_questions=5)
-
-    after = team_md.get_memory(ana.id, memory.id)
-    assert after.questions == GUITAR and after.to_dict()["questions"] == list(GUITAR)
-    assert after.updated_at == memory.updated_at  # derived data: no edit
-    assert [e.action.value for e in team_md.audit_log(ana.id, memory.id)] == ["create"]
-    assert (run.memories_questioned, run.llm_calls, run.llm_calls_failed) == (1, 1, 0)
-    assert (run.prompt_tokens, run.completion_tokens) == (420, 40)
-    assert run.status == "ok" and run.errors == []
-    [request] = fake_llm.requests
-    assert request["messages"] == questions.messages("I play the guitar in a band.")
-    assert (request["max_tokens"], request["temperature"]) == (90, 0.0)
-    assert request["response_format"]["json_schema"]["schema"] == questions.SCHEMA
-    assert team_md.extraction_run(run.id).memories_questioned == 1
+    assert team_md.extract(ask_questions=5).memories_questioned == 1
 
     [turn_memory] = team_md.context(ana.id, None, "hi", record=False).memories
+    assert turn_memory.questions == GUITAR
     assert turn_memory.question_embedder == embedder.name
     assert turn_memory.question_vectors is not None
     np.testing.assert_allclose(
         turn_memory.question_vectors, np.asarray(embedder.embed(list(GUITAR))), atol=1e-6
     )
 
-    again = team_md.extract(ask_questions=5)  # asked once: not asked again
-    assert (again.memories_questioned, again.llm_calls, len(fake_llm.requests)) == (0, 0, 1)
-
 
 @pytest.mark.parametrize(
     ("reply", "kept"),
     [
-        (Reply.text("What do you play? Are you in a band?"), ()),
-        (Reply.text('{"questions": ["What do you play?"'), ()),  # cut off
-        (Reply.json({"questions": "What do you play?"}), ()),
-        (Reply.json({"asked": ["What do you play?"]}), ()),
         (Reply.json({"questions": [" ", 7, "x" * 201]}), ()),
         (
             Reply.json({"questions": [" Do you play? ", 7, "Do you play?", "A?", "B?", "C?"]}),
             ("Do you play?", "A?", "B?"),  # distinct, trimmed, the first three
         ),
     ],
-    ids=["prose", "cut-off", "not-a-list", "wrong-key", "nothing-usable", "some-usable"],
+    ids=["nothing-usable", "some-usable"],
 )
-def test_an_unusable_answer_stores_what_is_usable_and_is_not_retried(
+def test_only_distinct_trimmed_short_questions_are_stored_and_not_retried(
     team_md: Memoryd, fake_llm: FakeOpenAIServer, reply: Reply, kept: tuple[str, ...]
 ) -> None:
     ana = team_md.get_user("ana")
@@ -112,63 +92,7 @@ def test_an_unusable_answer_stores_what_is_usable_and_is_not_retried(
     assert len(fake_llm.requests) == 1
 
 
-@pytest.mark.parametrize(
-    ("reply", "said"),
-    [
-        (Reply.error(500, "model crashed"), "model crashed"),
-        (Reply.delay(3, ask(*GUITAR)), "timed out"),
-    ],
-    ids=["500", "timeout"],
-)
-def test_an_llm_error_leaves_memories_unasked_and_stops_the_pass(
-    team_md: Memoryd, fake_llm: FakeOpenAIServer, reply: Reply, said: str
-) -> None:
-    ana = team_md.get_user("ana")
-    for text_ in ("I play the guitar.", "I have two cats.", "I live in Porto."):
-        team_md.add_memory(ana.id, text_)
-    fake_llm.script(reply)
-
-    run = team_md.extract(ask_questions=5)
-
-    assert [m.questions for m in team_md.list_memories(ana.id)] == [None, None, None]
-    assert len(fake_llm.requests) == 1  # no doomed calls for the other two
-    assert (run.memories_questioned, run.llm_calls, run.llm_calls_failed) == (0, 1, 1)
-    assert run.status == "ok"  # asking never fails a run
-    [error] = run.errors
-    assert error["kind"] == "questions" and said in error["error"]
-
-    fake_llm.default = ask(*GUITAR)  # the next run tries again
-    assert team_md.extract(ask_questions=5).memories_questioned == 3
-
-
-def test_a_refused_text_gets_no_questions_and_two_refusals_stop_the_pass(
-    team_md: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
-) -> None:
-    ana = team_md.get_user("ana")
-    for text_ in ("I said something a filter dislikes.", "I have two cats.", "I drink tea."):
-        team_md.add_memory(ana.id, text_)
-        clock.advance(minutes=1)  # the refused one is the oldest, asked first
-    fake_llm.script(
-        Reply.error(400, "content refused"),
-        ask("Do you have pets?", "What pets?", "Cats or dogs?"),
-        Reply.error(400, "max_tokens too small"),
-        Reply.error(422, "again"),
-    )
-
-    run = team_md.extract(ask_questions=5)
-
-    got = {m.content: m.questions for m in team_md.list_memories(ana.id)}
-    assert got == {
-        "I said something a filter dislikes.": (),
-        "I have two cats.": ("Do you have pets?", "What pets?", "Cats or dogs?"),
-        "I drink tea.": None,  # refused, then the next refused too: nothing is marked
-    }
-    assert (run.memories_questioned, run.llm_calls, run.llm_calls_failed) == (2, 3, 2)
-    [error] = run.errors
-    assert error["kind"] == "questions" and "max_tokens too small" in error["error"]
-
-
-def test_the_budget_is_kept_and_the_oldest_go_first_after_the_topics(
+def test_the_questions_pass_runs_after_the_topics_pass(
     team_md: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
 ) -> None:
     ana, bo = team_md.get_user("ana"), team_md.get_user("bo")
@@ -187,48 +111,6 @@ def test_the_budget_is_kept_and_the_oldest_go_first_after_the_topics(
     assert systems == [topics.SYSTEM, questions.SYSTEM, questions.SYSTEM]  # topics first
     assert (run.memories_tagged, run.memories_questioned) == (1, 2)
     assert asked_about(fake_llm) == texts[:2]
-    assert team_md.extract(ask_questions=0).llm_calls == 0  # 0: no questions at all
-    assert team_md.extract(ask_questions=5).memories_questioned == 2
-    assert asked_about(fake_llm) == texts
-
-
-def test_a_text_changed_while_the_llm_answers_keeps_its_new_text_unasked(
-    team_md: Memoryd, fake_llm: FakeOpenAIServer
-) -> None:
-    ana = team_md.get_user("ana")
-    memory = team_md.add_memory(ana.id, "I play the guitar.")
-    fake_llm.script(Reply.delay(0.5, ask(*GUITAR)))
-    runs = []
-    asking = threading.Thread(target=lambda: runs.append(team_md.extract(ask_questions=5)))
-    asking.start()
-    deadline = time.monotonic() + 10
-    while not fake_llm.requests:
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.01)
-    team_md.edit_memory(ana.id, memory.id, "I play the cello.")
-    asking.join(10)
-
-    after = team_md.get_memory(ana.id, memory.id)
-    assert (after.content, after.questions) == ("I play the cello.", None)
-    assert (runs[0].memories_questioned, runs[0].llm_calls) == (0, 1)
-    with team_md.db.write() as repo:  # the guard itself
-        key = content_key("I play the guitar.")
-        assert not stored.set_questions(repo.conn, memory.id, key, GUITAR, None, "x")
-
-
-def test_editing_the_text_clears_the_questions(
-    team_md: Memoryd, fake_llm: FakeOpenAIServer
-) -> None:
-    ana = team_md.get_user("ana")
-    memory = team_md.add_memory(ana.id, "I play the guitar.")
-    fake_llm.script(ask(*GUITAR))
-    team_md.extract(ask_questions=1)
-    kept = team_md.edit_memory(ana.id, memory.id, expires_at="2099-01-01")
-    assert kept.questions == GUITAR  # same words: same questions
-    assert team_md.edit_memory(ana.id, memory.id, "I play the drums.").questions is None
-    fake_llm.script(ask("Do you play drums?", "A?", "B?"))
-    assert team_md.extract(ask_questions=1).memories_questioned == 1
-    assert asked_about(fake_llm)[-1] == "I play the drums."
 
 
 class Renamed:
@@ -268,27 +150,24 @@ def test_a_new_embedder_embeds_the_stored_questions_again_without_the_llm(
         assert memory.questions == GUITAR
 
 
-@pytest.mark.parametrize(("budget", "calls"), [(None, 1), (0, 0)])
-def test_the_scheduler_tick_asks_with_the_setting(
-    database_url: str,
-    fake_llm: FakeOpenAIServer,
-    tmp_path: Path,
-    embedder: MiniLMEmbedder,
-    clock: Clock,
-    budget: int | None,
-    calls: int,
+def test_a_scheduler_tick_embeds_questions_again_when_nothing_else_waits(
+    team_md: Memoryd, fake_llm: FakeOpenAIServer, embedder: MiniLMEmbedder
 ) -> None:
-    overrides: dict[str, int] = {"topic_tags_per_run": 0}
-    if budget is not None:
-        overrides["question_memories_per_run"] = budget
-    with make_md(database_url, fake_llm, tmp_path, embedder, clock, **overrides) as md:
-        ana = md.create_user("ana")
-        md.add_memory(ana.id, "I play the guitar.")
-        fake_llm.default = ask(*GUITAR)
-        run = ExtractionScheduler(md).tick()
-        assert run is not None
-        assert (run.memories_questioned, len(fake_llm.requests)) == (calls, calls)
-        assert md.list_memories(ana.id)[0].questions == (GUITAR if calls else None)
+    """The embedded scheduler runs both passes on every tick (the queue's sweep looks
+    for waiting memories first, ``tests/scale``): a memory tagged and asked, whose
+    questions another embedder embedded, is embedded again by the next tick, no LLM call."""
+    ana = team_md.get_user("ana")
+    memory = team_md.add_memory(ana.id, "I play the guitar.")
+    tag(team_md, memory.id, ["music"])
+    vectors = embedder.embed(list(GUITAR))
+    with team_md.db.write() as repo:
+        repo.update_memory(memory.id, stored.question_columns(GUITAR, vectors, "an-older-embedder"))
+
+    run = ExtractionScheduler(team_md).tick()
+
+    assert run is not None and (run.llm_calls, fake_llm.requests) == (0, [])
+    [turn_memory] = team_md.context(ana.id, None, "What do you play?", record=False).memories
+    assert (turn_memory.questions, turn_memory.question_embedder) == (GUITAR, embedder.name)
 
 
 def test_a_memory_whose_questions_match_the_message_climbs(

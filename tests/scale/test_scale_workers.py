@@ -22,8 +22,17 @@ from sqlalchemy import text
 
 from memoryd import Memoryd
 from memoryd.extraction.sentences import memory_form
-from memoryd.scale.tasks import EXTRACT_TASK, PRUNE_TASK, QUEUE, TAG_TASK, make_app, pair_lock
+from memoryd.scale.tasks import (
+    EXTRACT_TASK,
+    PRUNE_TASK,
+    QUEUE,
+    TAG_TASK,
+    make_app,
+    pair_lock,
+    sweep_now,
+)
 from memoryd.scale.worker import install_schema
+from memoryd.storage.questions import question_columns
 from memoryd.testing import FakeOpenAIServer, Reply
 from memoryd.testing.echo_extraction import EchoExtractor
 from support.extraction import run_ids, stored_run
@@ -36,6 +45,7 @@ from support.scale import (
     wait_for,
 )
 from support.tcp_proxy import TcpProxy
+from support.topics import give_questions, tag
 
 pytestmark = pytest.mark.postgres
 
@@ -243,6 +253,28 @@ def test_the_sweep_queues_the_job_for_memories_waiting_only_for_their_questions(
     assert {m.topics for m in pg_md.list_memories(ana.id)} == {None}
     [run] = [r for r in pg_md.extraction_runs(50) if r.memories_questioned]
     assert (run.memories_questioned, run.memories_tagged, run.llm_calls) == (2, 0, 2)
+
+
+def test_the_sweep_queues_the_job_for_questions_another_embedder_embedded(
+    pg_md: Memoryd, queue: App
+) -> None:
+    """After an embedder change, memories whose questions only wait to be embedded again
+    (no LLM call: the questions pass does it first) are work for the fleet-wide job too;
+    else nothing embeds them until some other memory needs tagging."""
+    ana = pg_md.create_user("ana")
+    memory = pg_md.add_memory(ana.id, "I play chess.")
+    asked = ["What do you do for fun?", "Do you play games?", "Any hobbies?"]
+    tag(pg_md, memory.id, ["hobbies"])
+    give_questions(pg_md, memory.id, asked)  # by the service's embedder: nothing waits
+    assert not sweep_now(pg_md, queue).tagging_deferred
+    assert jobs_of(pg_md, TAG_TASK) == 0
+
+    vectors = pg_md.embedder.embed(asked)
+    with pg_md.db.write() as repo:
+        repo.update_memory(memory.id, question_columns(asked, vectors, "an-older-embedder"))
+    assert sweep_now(pg_md, queue).tagging_deferred
+    assert jobs_of(pg_md, TAG_TASK) == 1
+    assert not sweep_now(pg_md, queue).tagging_deferred  # one waits already
 
 
 def test_an_hourly_job_prunes_old_run_history(pg_md: Memoryd, queue: App, workers: Workers) -> None:
