@@ -14,7 +14,8 @@ gain scaled by how far the message alone finds the pool against its history, the
 questions read against the history too, only the part of a question cosine above the
 pool's mean, and the question cosine only where it exceeds the memory's own.
 
-    .venv/bin/python bench/doc2query.py generate   # dev pools first, then test, hand-written
+    .venv/bin/python bench/doc2query.py generate   # hand-written first, then dev pools, test
+    .venv/bin/python bench/doc2query.py generate --prompt work --questions /tmp/q-work.jsonl
     .venv/bin/python bench/doc2query.py measure --sets dev    # the sweep (tuning)
     .venv/bin/python bench/doc2query.py measure --sets test   # the chosen cell, once
     .venv/bin/python bench/doc2query.py measure --sets cost   # its cost per turn
@@ -34,6 +35,7 @@ import json
 import timeit
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from retrieval_quality import DATA, KINDS, PERSONA_SETS, Case
@@ -52,25 +54,87 @@ from topic_tags import (
 from memoryd.domain.rules import normalize_content
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.extraction.questions import MAX_TOKENS, SCHEMA, messages
+from memoryd.llm.base import Message
 from memoryd.rerank import QueryEncoder
 from memoryd.rerank.embedding import question_focus
 
 QUESTIONS_FILE = DATA / "memory-questions.jsonl"
 
+# Round 13's candidate prompt: round 9 found the shipped prompt's chit-chat examples give
+# work facts definitions ("What is Tailscale?") or off-topic questions, and a task turn
+# ("Draft a note to the team ...") asks nothing a fact answers. This one says a memory may
+# be about work, asks for questions *or requests* that need the fact, and adds two work
+# facts from trades none of the hand-written set's 12 people work in.
+WORK_SYSTEM = (
+    "A person told a chat assistant a fact about themself or their work. Write 3 different "
+    "short questions or requests the person or a chat partner could write in a chat that "
+    "need this fact to be answered well. Never ask what a word means. Use other words than "
+    "the fact where you can. Answer in JSON."
+)
+WORK_SHOTS: list[tuple[str, list[str]]] = [
+    (
+        "I like to dance at the club.",
+        [
+            "What do you do for fun?",
+            "Where do you go on weekends?",
+            "Do you like going out at night?",
+        ],
+    ),
+    (
+        "I work in the healthcare industry.",
+        ["What do you do for a living?", "Where do you work?", "What field is your job in?"],
+    ),
+    (
+        "Crew trucks must be back at the depot by 6pm; Ines locks the gate.",
+        [
+            "What time do the trucks have to be back?",
+            "Who closes up the yard at night?",
+            "Can you write the crew a reminder about the end of the day?",
+        ],
+    ),
+    (
+        "Choir rehearsals are on Thursdays in the church hall; singers bring sheet music.",
+        [
+            "When is the next practice?",
+            "Where do we rehearse?",
+            "Can you draft a note to the singers about what to bring?",
+        ],
+    ),
+]
+
+
+def work_messages(fact: str) -> list[Message]:
+    """The conversation asking for one memory's questions with round 13's prompt."""
+    shots: list[Message] = []
+    for example, questions in WORK_SHOTS:
+        shots += [
+            {"role": "user", "content": f"Fact: {example}"},
+            {"role": "assistant", "content": json.dumps({"questions": questions})},
+        ]
+    return [
+        {"role": "system", "content": WORK_SYSTEM},
+        *shots,
+        {"role": "user", "content": f"Fact: {fact}"},
+    ]
+
+
+PROMPTS: dict[str, Callable[[str], list[Message]]] = {"shipped": messages, "work": work_messages}
+
 
 def memories_in_order() -> list[str]:
-    """Dev pools' memories first (tuning can start while test's are written), then test's,
-    then the hand-written set's."""
+    """The hand-written set's memories first (the set a prompt for work facts is for), then
+    the dev pools' (tuning can start while test's are written), then test's."""
     labelled = json.loads((DATA / PERSONA_SETS["labelled"]).read_text())["splits"]
-    texts = [t for split in ("dev", "test") for pool in labelled[split] for t in pool["memories"]]
     hand = json.loads((DATA / "retrieval.json").read_text())["pools"]
-    return list(dict.fromkeys(texts + [t for pool in hand for t in pool["memories"]]))
+    texts = [t for pool in hand for t in pool["memories"]]
+    texts += [t for split in ("dev", "test") for pool in labelled[split] for t in pool["memories"]]
+    return list(dict.fromkeys(texts))
 
 
 # --- measure -----------------------------------------------------------------------------
-def question_vectors(embedder: MiniLMEmbedder) -> dict[str, np.ndarray]:
+def question_vectors(embedder: MiniLMEmbedder, source: Path) -> dict[str, np.ndarray]:
     """Each memory's questions as a 3 x 384 matrix, keyed by the memory's stored text."""
-    rows = [json.loads(line) for line in QUESTIONS_FILE.open()]
+    rows = [json.loads(line) for line in source.open()]
     flat = [q for row in rows for q in row["questions"]]
     vectors = np.asarray(embedder.embed(flat), np.float32)
     out, at = {}, 0
@@ -246,11 +310,11 @@ def sweep(dev: Reading, hand: Reading) -> None:
         compare("hand-written", hand, cell)
 
 
-def measure(sets: tuple[str, ...]) -> None:
+def measure(sets: tuple[str, ...], source: Path) -> None:
     tags = read_tags()
     embedder = MiniLMEmbedder()
     encoder = QueryEncoder(embedder, cache_size=1_000_000)
-    questions = question_vectors(embedder)
+    questions = question_vectors(embedder, source)
     labelled = json.loads((DATA / PERSONA_SETS["labelled"]).read_text())["splits"]
     if "dev" in sets:
         rows: list[Row] = []
@@ -288,12 +352,21 @@ def main() -> None:
     parser.add_argument(
         "--sets", default="dev", help="measure: dev, test and/or cost, comma-separated"
     )
+    parser.add_argument(
+        "--prompt", choices=sorted(PROMPTS), default="shipped", help="generate: the prompt"
+    )
+    parser.add_argument(
+        "--questions",
+        type=Path,
+        default=QUESTIONS_FILE,
+        help="the questions file generate writes and measure reads",
+    )
     args = parser.parse_args()
     if args.step == "generate":
         ask_each(
             memories_in_order(),
-            QUESTIONS_FILE,
-            messages,
+            args.questions,
+            PROMPTS[args.prompt],
             SCHEMA,
             MAX_TOKENS,
             "questions",
@@ -301,7 +374,7 @@ def main() -> None:
             args.models_dir,
         )
     else:
-        measure(tuple(args.sets.split(",")))
+        measure(tuple(args.sets.split(",")), args.questions)
 
 
 if __name__ == "__main__":
