@@ -53,7 +53,7 @@ from topic_tags import (
 
 from memoryd.domain.rules import normalize_content
 from memoryd.embedding.minilm import MiniLMEmbedder
-from memoryd.extraction.questions import MAX_TOKENS, SCHEMA, messages
+from memoryd.extraction.questions import MAX_TOKENS, SCHEMA, SHOTS, messages
 from memoryd.llm.base import Message
 from memoryd.rerank import QueryEncoder
 from memoryd.rerank.embedding import question_focus
@@ -72,18 +72,7 @@ WORK_SYSTEM = (
     "the fact where you can. Answer in JSON."
 )
 WORK_SHOTS: list[tuple[str, list[str]]] = [
-    (
-        "I like to dance at the club.",
-        [
-            "What do you do for fun?",
-            "Where do you go on weekends?",
-            "Do you like going out at night?",
-        ],
-    ),
-    (
-        "I work in the healthcare industry.",
-        ["What do you do for a living?", "Where do you work?", "What field is your job in?"],
-    ),
+    *SHOTS[:2],
     (
         "Crew trucks must be back at the depot by 6pm; Ines locks the gate.",
         [
@@ -105,17 +94,7 @@ WORK_SHOTS: list[tuple[str, list[str]]] = [
 
 def work_messages(fact: str) -> list[Message]:
     """The conversation asking for one memory's questions with round 13's prompt."""
-    shots: list[Message] = []
-    for example, questions in WORK_SHOTS:
-        shots += [
-            {"role": "user", "content": f"Fact: {example}"},
-            {"role": "assistant", "content": json.dumps({"questions": questions})},
-        ]
-    return [
-        {"role": "system", "content": WORK_SYSTEM},
-        *shots,
-        {"role": "user", "content": f"Fact: {fact}"},
-    ]
+    return messages(fact, WORK_SYSTEM, WORK_SHOTS)
 
 
 PROMPTS: dict[str, Callable[[str], list[Message]]] = {"shipped": messages, "work": work_messages}

@@ -78,17 +78,20 @@ MAX_TOKENS = 90  # an answer is about 45 tokens
 MAX_CHARS = 200  # a longer "question" is not one (servers that ignore the schema)
 
 
-def messages(fact: str) -> list[Message]:
+def messages(
+    fact: str, system: str = SYSTEM, examples: list[tuple[str, list[str]]] = SHOTS
+) -> list[Message]:
     """The conversation asking for one memory's questions: the instructions, three worked
-    examples, then the memory."""
+    examples, then the memory (``bench/doc2query.py`` passes other instructions and
+    examples to measure another prompt)."""
     shots: list[Message] = []
-    for example, questions in SHOTS:
+    for example, questions in examples:
         shots += [
             {"role": "user", "content": f"Fact: {example}"},
             {"role": "assistant", "content": json.dumps({"questions": questions})},
         ]
     return [
-        {"role": "system", "content": SYSTEM},
+        {"role": "system", "content": system},
         *shots,
         {"role": "user", "content": f"Fact: {fact}"},
     ]
