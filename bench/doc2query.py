@@ -12,7 +12,9 @@ fires. That gained on the persona set and lost on the hand-written one. Round 9 
 forms meant to keep the one without the other, with the same questions (``FORMS``): the
 gain scaled by how far the message alone finds the pool against its history, the
 questions read against the history too, only the part of a question cosine above the
-pool's mean, and the question cosine only where it exceeds the memory's own.
+pool's mean, and the question cosine only where it exceeds the memory's own. Round 13
+measures another prompt (``--prompt work``: work facts among the examples, requests as
+well as questions) written to its own file and read with ``--questions``.
 
     .venv/bin/python bench/doc2query.py generate   # hand-written first, then dev pools, test
     .venv/bin/python bench/doc2query.py generate --prompt work --questions /tmp/q-work.jsonl
