@@ -113,16 +113,22 @@ def memories_in_order() -> list[str]:
 
 
 # --- measure -----------------------------------------------------------------------------
-def question_vectors(embedder: MiniLMEmbedder, source: Path) -> dict[str, np.ndarray]:
-    """Each memory's questions as a 3 x 384 matrix, keyed by the memory's stored text."""
-    rows = [json.loads(line) for line in source.open()]
-    flat = [q for row in rows for q in row["questions"]]
+def question_vectors(embedder: MiniLMEmbedder, sources: list[Path]) -> dict[str, np.ndarray]:
+    """Each memory's questions as a matrix (one row per question), keyed by the memory's
+    stored text; with several files, a memory's questions from each in turn, duplicates
+    dropped (round 14: the two prompts' questions, as the pass stores them)."""
+    asked: dict[str, tuple[str, ...]] = {}
+    for source in sources:
+        for line in source.open():
+            row = json.loads(line)
+            text = normalize_content(row["fact"])
+            asked[text] = tuple(dict.fromkeys((*asked.get(text, ()), *row["questions"])))
+    flat = [q for questions in asked.values() for q in questions]
     vectors = np.asarray(embedder.embed(flat), np.float32)
     out, at = {}, 0
-    for row in rows:
-        n = len(row["questions"])
-        out[normalize_content(row["fact"])] = vectors[at : at + n]
-        at += n
+    for text, questions in asked.items():
+        out[text] = vectors[at : at + len(questions)]
+        at += len(questions)
     return out
 
 
@@ -291,7 +297,7 @@ def sweep(dev: Reading, hand: Reading) -> None:
         compare("hand-written", hand, cell)
 
 
-def measure(sets: tuple[str, ...], source: Path) -> None:
+def measure(sets: tuple[str, ...], source: list[Path]) -> None:
     tags = read_tags()
     embedder = MiniLMEmbedder()
     encoder = QueryEncoder(embedder, cache_size=1_000_000)
@@ -338,15 +344,15 @@ def main() -> None:
     )
     parser.add_argument(
         "--questions",
-        type=Path,
-        default=QUESTIONS_FILE,
-        help="the questions file generate writes and measure reads",
+        default=str(QUESTIONS_FILE),
+        help="the questions file generate writes; measure reads it, or several,"
+        " comma-separated, joined per memory (round 14)",
     )
     args = parser.parse_args()
     if args.step == "generate":
         ask_each(
             memories_in_order(),
-            args.questions,
+            Path(args.questions),
             PROMPTS[args.prompt],
             SCHEMA,
             MAX_TOKENS,
@@ -355,7 +361,7 @@ def main() -> None:
             args.models_dir,
         )
     else:
-        measure(tuple(args.sets.split(",")), args.questions)
+        measure(tuple(args.sets.split(",")), [Path(p) for p in args.questions.split(",")])
 
 
 if __name__ == "__main__":

@@ -22,10 +22,11 @@ default (the second round's plus the answer bank with fitted answer directions,
 ``docs/reranking.md``), read twice: with the memories untagged (a user with no LLM) and
 with the topics the bundled model wrote for them (``data/memory-topics.jsonl``, what the
 background pass stores; the bank's topic directions are fitted on dev's), and a third
-time with the questions it wrote for them as well (``data/memory-questions.jsonl``, what
-the questions pass stores since round 10, embedded one memory's questions per call as it
-does): the row "shipped default" is what a user whose memories the LLM has tagged and
-asked about gets. Metrics:
+time with the questions it wrote for them as well (``data/memory-questions.jsonl`` and
+``data/memory-questions-work.jsonl``, one file per prompt, joined as the questions pass
+stores them since round 14, embedded one memory's questions per call as it does): the
+row "shipped default" is what a user whose memories the LLM has tagged and asked about
+gets. Metrics:
 recall@5 (share of a query's relevant memories in the top 5, at most 5 counted), hit@5
 (at least one in the top 5) and MRR (1 / rank of the first relevant memory in the full
 ranking of 20). ``--ideas`` adds every idea tried for issue 10 (``retrieval_ideas.py``).
@@ -152,10 +153,20 @@ def tagged(cases: Sequence[Case], keys: dict[str, tuple[str, ...]]) -> list[Case
     return [replace(case, pool=[tag(m) for m in case.pool]) for case in cases]
 
 
+QUESTION_FILES = ("memory-questions.jsonl", "memory-questions-work.jsonl")
+
+
 def read_questions() -> dict[str, tuple[str, ...]]:
-    """The questions the bundled model wrote per memory text (round 8's file)."""
-    rows = [json.loads(line) for line in (DATA / "memory-questions.jsonl").open()]
-    return {normalize_content(row["fact"]): tuple(row["questions"]) for row in rows}
+    """The questions the bundled model wrote per memory text, as the questions pass stores
+    them since round 14: the first prompt's (round 8's file) then the work prompt's (round
+    13's), duplicates dropped."""
+    asked: dict[str, tuple[str, ...]] = {}
+    for name in QUESTION_FILES:
+        for line in (DATA / name).open():
+            row = json.loads(line)
+            text = normalize_content(row["fact"])
+            asked[text] = tuple(dict.fromkeys((*asked.get(text, ()), *row["questions"])))
+    return asked
 
 
 def question_matrices(
