@@ -3,13 +3,14 @@ memory_pass``: topics and questions), each tested against both passes through th
 scripted LLM server. SQLite and PostgreSQL.
 
 A pass asks each memory it has not asked about yet once (one call per prompt: topics has
-one, questions two), oldest first, up to the run's budget, in the run's scope; an answer is stored (one that is not JSON of the schema as
-"none", not asked again) without moving ``updated_at``; an LLM error stores nothing and
-stops the pass; a text the server refuses while it answers the next one is stored as
-"none"; a text edited while the LLM answers keeps its new text, not asked about. The
-scripts give a memory's every call the pass's good answer (``goods``). What
-only one pass does (topics' list, questions' vectors and embedders, export and import)
-is in ``test_topics.py`` and ``test_questions.py``.
+one, questions two), oldest first, up to the run's budget, in the run's scope; an answer
+is stored (one that is not JSON of the schema as "none", not asked again) without moving
+``updated_at``; an LLM error stores nothing and stops the pass; a text the server refuses
+while it answers the next one is stored as "none"; a text edited while the LLM answers
+keeps its new text, not asked about. The scripts give each of a memory's calls the
+pass's good answer (``goods``). What only one pass does (topics' list, questions'
+vectors, embedders and two prompts, export and import) is in ``test_topics.py``,
+``test_questions.py`` and ``test_question_prompts.py``.
 """
 
 from __future__ import annotations
