@@ -185,6 +185,25 @@ def test_asked_again_with_nothing_usable_a_memory_keeps_its_old_questions(
     assert team_md.extract(ask_questions=5).llm_calls == 0
 
 
+def test_questions_a_process_older_than_0018_wrote_count_as_version_1(
+    team_md: Memoryd, fake_llm: FakeOpenAIServer
+) -> None:
+    """While a fleet upgrades, processes without the column write questions with no
+    version: they are asked again like version 1's, and export as version 1."""
+    ana = team_md.get_user("ana")
+    memory = team_md.add_memory(ana.id, "I play the guitar.")
+    vectors = team_md.embedder.embed(list(GUITAR))
+    columns = stored.question_columns(GUITAR, vectors, team_md.embedder.name)
+    with team_md.db.write() as repo:
+        repo.update_memory(memory.id, {**columns, "question_prompt": None})
+    [line] = [json.loads(x) for x in team_md.export_memories(ana.id)[1:]]
+    assert line["question_prompt"] == 1
+    fake_llm.script(ask(*GUITAR), ask(*WORK))
+    assert team_md.extract(ask_questions=5).memories_questioned == 1
+    assert team_md.get_memory(ana.id, memory.id).questions == (*GUITAR, WORK[0], WORK[2])
+    assert prompt_of(team_md, memory.id) == 2
+
+
 def test_the_write_never_replaces_a_newer_or_an_equal_ask(team_md: Memoryd) -> None:
     ana = team_md.get_user("ana")
     memory = team_md.add_memory(ana.id, "I play the guitar.")

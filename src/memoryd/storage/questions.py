@@ -131,7 +131,7 @@ def outdated_question_memories(
     questions (a stored value that does not decode reads as none)."""
     query = select(
         memories.c.id, memories.c.content, memories.c.content_key, memories.c.questions
-    ).where(MEMORY_OUTDATED_QUESTIONS, memories.c.questions.is_not(None))
+    ).where(MEMORY_OUTDATED_QUESTIONS)
     query = _pending(query, now, user_id, workspace_id).limit(limit)
     return [
         Unasked(memory_id, content, key, decode_questions(raw) or ())
@@ -172,10 +172,16 @@ def stale_question_memories(
     return found
 
 
+def _older_than(prompt: int) -> Any:
+    """Asked with a prompt older than ``prompt`` (no version: a process older than 0018
+    asked, with version 1)."""
+    return or_(memories.c.question_prompt.is_(None), memories.c.question_prompt < prompt)
+
+
 def _asked_before(prompt: int) -> Any:
     """Not asked yet, or asked with a prompt older than ``prompt``: what a write of
     ``prompt``'s questions may replace (never a newer or an equal ask)."""
-    return or_(MEMORY_UNQUESTIONED, memories.c.question_prompt < prompt)
+    return or_(MEMORY_UNQUESTIONED, _older_than(prompt))
 
 
 def set_questions(
@@ -221,6 +227,6 @@ def keep_questions(
         memories.c.id == memory_id,
         memories.c.content_key == content_key,
         memories.c.questions == encode_questions(questions),
-        memories.c.question_prompt < prompt,
+        _older_than(prompt),
     )
     return bool(conn.execute(query.values(question_prompt=prompt)).rowcount)

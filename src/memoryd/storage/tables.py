@@ -25,7 +25,10 @@ from sqlalchemy import (
     Table,
     Text,
     TypeDecorator,
+    and_,
     false,
+    literal_column,
+    or_,
     text,
     true,
 )
@@ -91,6 +94,12 @@ workspaces = Table(
 # The version of the questions prompt (``memoryd.extraction.questions.PROMPTS``) the pass
 # asks with: 1, the one prompt of 0016; 2, that prompt and the work prompt (0018).
 QUESTION_PROMPT = 2
+# Questions an older prompt wrote: a version below it, or none though asked (written by a
+# process older than 0018 while a fleet upgrades: version 1). The bound is a literal, not
+# a parameter, so the planners match the partial index over it.
+_OUTDATED = (
+    f"questions IS NOT NULL AND (question_prompt IS NULL OR question_prompt < {QUESTION_PROMPT})"
+)
 
 memories = Table(
     "memories",
@@ -143,8 +152,8 @@ memories = Table(
     Index(
         "ix_memories_outdated_questions",
         "created_at",
-        sqlite_where=text(f"question_prompt < {QUESTION_PROMPT}"),
-        postgresql_where=text(f"question_prompt < {QUESTION_PROMPT}"),
+        sqlite_where=text(_OUTDATED),
+        postgresql_where=text(_OUTDATED),
     ),
 )
 
@@ -218,7 +227,13 @@ MEMORY_UNTAGGED = memories.c.topics.is_(None)
 # "Not asked for questions yet", as ix_memories_unquestioned's predicate spells it.
 MEMORY_UNQUESTIONED = memories.c.questions.is_(None)
 # "Questions written by an older prompt", as ix_memories_outdated_questions' predicate.
-MEMORY_OUTDATED_QUESTIONS = memories.c.question_prompt < QUESTION_PROMPT
+MEMORY_OUTDATED_QUESTIONS = and_(
+    memories.c.questions.is_not(None),
+    or_(
+        memories.c.question_prompt.is_(None),
+        memories.c.question_prompt < literal_column(str(QUESTION_PROMPT)),
+    ),
+)
 
 settings = Table(
     "settings",

@@ -7,7 +7,9 @@ asked before this migration hold 1, and the pass asks them again with the curren
 version (2) once no memory waits to be asked at all, oldest first; until then they keep
 their 3 questions, which the reranker goes on using. A partial index over the memories
 asked with an older prompt lets the pass, and the PostgreSQL sweep that queues it, find
-them without reading every memory; a later prompt version moves its bound.
+them without reading every memory; a later prompt version moves its bound. Processes
+older than this migration, still running while a fleet upgrades, write questions without
+a version: those count as version 1 too.
 
 Revision ID: 0018
 Revises: 0017
@@ -24,6 +26,10 @@ branch_labels = None
 depends_on = None
 
 
+# questions an older prompt wrote (NULL: a process older than this migration, version 1)
+OUTDATED = "questions IS NOT NULL AND (question_prompt IS NULL OR question_prompt < 2)"
+
+
 def upgrade() -> None:
     with op.batch_alter_table("memories") as batch:
         batch.add_column(sa.Column("question_prompt", sa.SmallInteger, nullable=True))
@@ -32,8 +38,8 @@ def upgrade() -> None:
         "ix_memories_outdated_questions",
         "memories",
         ["created_at"],
-        sqlite_where=sa.text("question_prompt < 2"),
-        postgresql_where=sa.text("question_prompt < 2"),
+        sqlite_where=sa.text(OUTDATED),
+        postgresql_where=sa.text(OUTDATED),
     )
 
 
