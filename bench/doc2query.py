@@ -24,9 +24,10 @@ and keeps the union of their questions.
     .venv/bin/python bench/doc2query.py measure --sets test   # the chosen cell, once
     .venv/bin/python bench/doc2query.py measure --sets cost   # its cost per turn
 
-The prompt measured is the one shipped in round 10 (``memoryd.extraction.questions``, which
-this script imports). ``generate`` writes ``data/memory-questions.jsonl``, resumable;
-``measure`` reads it. Dev is read with ``build_answer_bank.py --folds 2``'s protocol, as
+The prompts measured are the ones shipped (``memoryd.extraction.questions``, which this
+script imports: ``shipped`` is round 10's chat prompt, ``work`` round 13's; the product
+asks both and keeps the union). ``generate`` writes ``data/memory-questions.jsonl``,
+resumable; ``measure`` reads it. Dev is read with ``build_answer_bank.py --folds 2``'s protocol, as
 in ``topic_tags.py``, beside the hand-written set (no held-out split: it is the
 constraint, no loss against the default); test is read with ``CHOSEN`` only. (Round 8's
 test readings came from this script's round-8 version, which read its two chosen cells
@@ -64,8 +65,7 @@ from memoryd.rerank.embedding import question_focus
 
 QUESTIONS_FILE = DATA / "memory-questions.jsonl"
 
-# One prompt per file: the product asks both (``questions.PROMPTS``) and keeps the union,
-# which these files give by reading the two together (round 14).
+# One prompt per file; the product asks both (``questions.PROMPTS``) and keeps the union.
 PROMPTS: dict[str, Callable[[str], list[Message]]] = {"shipped": messages, "work": work_messages}
 
 
