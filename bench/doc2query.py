@@ -14,7 +14,9 @@ gain scaled by how far the message alone finds the pool against its history, the
 questions read against the history too, only the part of a question cosine above the
 pool's mean, and the question cosine only where it exceeds the memory's own. Round 13
 measures another prompt (``--prompt work``: work facts among the examples, requests as
-well as questions) written to its own file and read with ``--questions``.
+well as questions) written to its own file and read with ``--questions``; since round 14
+the product asks both (``memoryd.extraction.questions.PROMPTS``, where both prompts live)
+and keeps the union of their questions.
 
     .venv/bin/python bench/doc2query.py generate   # hand-written first, then dev pools, test
     .venv/bin/python bench/doc2query.py generate --prompt work --questions /tmp/q-work.jsonl
@@ -22,9 +24,10 @@ well as questions) written to its own file and read with ``--questions``.
     .venv/bin/python bench/doc2query.py measure --sets test   # the chosen cell, once
     .venv/bin/python bench/doc2query.py measure --sets cost   # its cost per turn
 
-The prompt measured is the one shipped in round 10 (``memoryd.extraction.questions``, which
-this script imports). ``generate`` writes ``data/memory-questions.jsonl``, resumable;
-``measure`` reads it. Dev is read with ``build_answer_bank.py --folds 2``'s protocol, as
+The prompts measured are the ones shipped (``memoryd.extraction.questions``, which this
+script imports: ``shipped`` is round 10's chat prompt, ``work`` round 13's; the product
+asks both and keeps the union). ``generate`` writes ``data/memory-questions.jsonl``,
+resumable; ``measure`` reads it. Dev is read with ``build_answer_bank.py --folds 2``'s protocol, as
 in ``topic_tags.py``, beside the hand-written set (no held-out split: it is the
 constraint, no loss against the default); test is read with ``CHOSEN`` only. (Round 8's
 test readings came from this script's round-8 version, which read its two chosen cells
@@ -55,50 +58,14 @@ from topic_tags import (
 
 from memoryd.domain.rules import normalize_content
 from memoryd.embedding.minilm import MiniLMEmbedder
-from memoryd.extraction.questions import MAX_TOKENS, SCHEMA, SHOTS, messages
+from memoryd.extraction.questions import MAX_TOKENS, SCHEMA, messages, work_messages
 from memoryd.llm.base import Message
 from memoryd.rerank import QueryEncoder
 from memoryd.rerank.embedding import question_focus
 
 QUESTIONS_FILE = DATA / "memory-questions.jsonl"
 
-# Round 13's candidate prompt: round 9 found the shipped prompt's chit-chat examples give
-# work facts definitions ("What is Tailscale?") or off-topic questions, and a task turn
-# ("Draft a note to the team ...") asks nothing a fact answers. This one says a memory may
-# be about work, asks for questions *or requests* that need the fact, and adds two work
-# facts from trades none of the hand-written set's 12 people work in.
-WORK_SYSTEM = (
-    "A person told a chat assistant a fact about themself or their work. Write 3 different "
-    "short questions or requests the person or a chat partner could write in a chat that "
-    "need this fact to be answered well. Never ask what a word means. Use other words than "
-    "the fact where you can. Answer in JSON."
-)
-WORK_SHOTS: list[tuple[str, list[str]]] = [
-    *SHOTS[:2],
-    (
-        "Crew trucks must be back at the depot by 6pm; Ines locks the gate.",
-        [
-            "What time do the trucks have to be back?",
-            "Who closes up the yard at night?",
-            "Can you write the crew a reminder about the end of the day?",
-        ],
-    ),
-    (
-        "Choir rehearsals are on Thursdays in the church hall; singers bring sheet music.",
-        [
-            "When is the next practice?",
-            "Where do we rehearse?",
-            "Can you draft a note to the singers about what to bring?",
-        ],
-    ),
-]
-
-
-def work_messages(fact: str) -> list[Message]:
-    """The conversation asking for one memory's questions with round 13's prompt."""
-    return messages(fact, WORK_SYSTEM, WORK_SHOTS)
-
-
+# One prompt per file; the product asks both (``questions.PROMPTS``) and keeps the union.
 PROMPTS: dict[str, Callable[[str], list[Message]]] = {"shipped": messages, "work": work_messages}
 
 

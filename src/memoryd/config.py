@@ -71,7 +71,7 @@ class MemorydSettings(BaseSettings):
     extraction_backoff_seconds: float = Field(default=300.0, gt=0)
     # memories a run tags with topics after its pairs, one LLM call each (0: off)
     topic_tags_per_run: int = Field(default=50, ge=0)
-    # memories a run asks the questions they answer after tagging, one LLM call each (0: off)
+    # memories a run asks the questions they answer after tagging, 2 LLM calls each (0: off)
     question_memories_per_run: int = Field(default=50, ge=0)
 
     @field_validator("extraction_interval")

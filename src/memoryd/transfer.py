@@ -31,7 +31,11 @@ updating one of the user's memories with the very same text keeps the topics it 
 Its ``questions`` (``memoryd.extraction.questions``: what the memory answers, one LLM
 call each to write) travel the same way: an import embeds them with the memory's text, so
 a moved user's memories are not asked again; a line without them imports unasked, or
-keeps the questions of one of the user's memories with the very same text.
+keeps the questions of one of the user's memories with the very same text. With them
+goes ``question_prompt``, the version of the prompt that wrote them: a line with
+questions and without it (a file exported before migration 0018, a hand-written line)
+counts as version 1, so the questions pass asks that memory again with the current
+prompt once nothing else waits; a ``question_prompt`` without questions is refused.
 
 An import is planned before it costs anything: the lines are parsed and the resulting
 count per scope is worked out against the stored memories in a read transaction, so an
@@ -55,9 +59,10 @@ from memoryd.domain.models import Actor, AuditAction, Memory, Scope, Source
 from memoryd.domain.rules import content_key, normalize_content, resolve_scope, scope_label
 from memoryd.domain.topics import encode as encode_topics
 from memoryd.domain.topics import parse_keys as parse_topics
+from memoryd.extraction.questions import parse_prompt
 from memoryd.extraction.questions import parse_stored as parse_questions
 from memoryd.memberships import change_membership
-from memoryd.storage.questions import question_columns
+from memoryd.storage.questions import question_columns, question_prompts
 from memoryd.storage.repository import vector_bytes
 from memoryd.store import audit_view
 from memoryd.transfer_chats import (
@@ -93,7 +98,9 @@ FUTURE_SLACK = timedelta(days=1)  # clocks of two machines may disagree a little
 REQUIRED = ("content",)
 
 
-def memory_line(memory: Memory) -> str:
+def memory_line(memory: Memory, question_prompt: int | None = None) -> str:
+    """One memory's line; ``question_prompt``: the version of the prompt that wrote its
+    questions (1 when not given)."""
     record: dict[str, Any] = {
         "id": memory.id,
         "scope": memory.scope.value,
@@ -111,6 +118,7 @@ def memory_line(memory: Memory) -> str:
         record["topics"] = list(memory.topics)
     if memory.questions is not None:  # optional: lines without it import unasked
         record["questions"] = list(memory.questions)
+        record["question_prompt"] = question_prompt or 1
     return json.dumps(record, sort_keys=True, ensure_ascii=False)
 
 
@@ -123,9 +131,14 @@ def export_lines(md: Memoryd, user_id: int, *, chats: bool = True) -> list[str]:
         md.store.require_user(repo, user_id)
         preferences = read_preferences(repo, user_id)
         memories = repo.list_memories(user_id)
+        prompts = question_prompts(repo.conn, user_id)
         chat_lines = export_chat_lines(repo, user_id) if chats else []
     memories.sort(key=lambda m: (m.scope.value, m.workspace or "", m.created_at, m.id))
-    return [preferences_line(preferences), *(memory_line(m) for m in memories), *chat_lines]
+    return [
+        preferences_line(preferences),
+        *(memory_line(m, prompts.get(m.id)) for m in memories),
+        *chat_lines,
+    ]
 
 
 @dataclass
@@ -154,6 +167,7 @@ class _Record:
     expires_at: datetime | None = None
     topics: tuple[str, ...] | None = None  # None: the line has none
     questions: tuple[str, ...] | None = None  # None: the line has none
+    question_prompt: int = 1  # the version of the prompt that wrote them
 
 
 def _derived(
@@ -289,6 +303,15 @@ def _record(data: dict[str, Any], line: int) -> _Record:
         isinstance(c, int) and not isinstance(c, bool) for c in chats
     ):
         raise InvalidInput(f"line {line}: source_chat_ids must be a list of integers")
+    questions = _derived(data.get("questions"), line, parse_questions)
+    prompt = data.get("question_prompt")
+    if prompt is not None:
+        if questions is None:
+            raise InvalidInput(f"line {line}: question_prompt without questions")
+        try:
+            prompt = parse_prompt(prompt)
+        except InvalidInput as exc:
+            raise InvalidInput(f"line {line}: {exc}") from None
     created = _time(data.get("created_at"), "created_at", line, optional=True)
     updated = _time(data.get("updated_at"), "updated_at", line, optional=True)
     return _Record(
@@ -304,7 +327,8 @@ def _record(data: dict[str, Any], line: int) -> _Record:
         source_chat_ids=chats,
         expires_at=_expiry(data.get("expires_at"), line),
         topics=_derived(data.get("topics"), line, parse_topics),
-        questions=_derived(data.get("questions"), line, parse_questions),
+        questions=questions,
+        question_prompt=prompt or 1,
     )
 
 
@@ -435,7 +459,11 @@ def import_lines(
             if record.topics is not None or before is None or before.content != record.content:
                 values["topics"] = encode_topics(record.topics)
             if record.questions is not None or before is None or before.content != record.content:
-                values.update(question_columns(record.questions, rows, md.embedder.name))
+                values.update(
+                    question_columns(
+                        record.questions, rows, md.embedder.name, record.question_prompt
+                    )
+                )
             if before is not None and memory_id is not None:
                 repo.update_memory(memory_id, values)
                 action = AuditAction.UPDATE

@@ -45,12 +45,9 @@ def test_extract_one_pair_then_runs(
     seeded: str, fake_llm: FakeOpenAIServer, tmp_path: Path
 ) -> None:
     # the Observer's answer, then the new memory's topics (MEMORYD_TOPIC_TAGS_PER_RUN, 50)
-    # and questions (MEMORYD_QUESTION_MEMORIES_PER_RUN, 50)
-    fake_llm.script(
-        observe(person=[1]),
-        Reply.json({"topics": ["work and career"]}),
-        Reply.json({"questions": ["Where do you work?", "What is your job?", "Who do you lead?"]}),
-    )
+    # and questions (MEMORYD_QUESTION_MEMORIES_PER_RUN, 50; one call per prompt)
+    asked = Reply.json({"questions": ["Where do you work?", "What is your job?", "Who leads?"]})
+    fake_llm.script(observe(person=[1]), Reply.json({"topics": ["work and career"]}), asked, asked)
 
     result = run(seeded, fake_llm, tmp_path, "extract", "--user", "ana", "--workspace", "lab")
 
@@ -60,7 +57,7 @@ def test_extract_one_pair_then_runs(
         "[1/1] ana/lab: 1 created, 0 updated, 3 chats processed",
     ]
     assert "1 processed" in result.stdout
-    assert "3 chats, 1 tagged with topics, 1 asked for questions; 3 LLM calls, " in result.stdout
+    assert "3 chats, 1 tagged with topics, 1 asked for questions; 4 LLM calls, " in result.stdout
     history = run(seeded, fake_llm, tmp_path, "runs", "--json")
     [entry] = json.loads(history.stdout)
     assert (entry["memories_created"], entry["chats_processed"], entry["status"]) == (1, 3, "ok")
@@ -271,12 +268,12 @@ def test_ask_questions_sets_the_budget_and_an_error_is_a_warning(
             md.add_memory(ana.id, text)
     fake_llm.script(
         observe(person=[]),
-        Reply.json({"questions": ["Do you play chess?", "What games?", "Any hobbies?"]}),
-        Reply.error(500, "boom"),
+        *[Reply.json({"questions": ["Do you play chess?", "What games?", "Any hobbies?"]})] * 2,
+        Reply.error(500, "boom"),  # the second memory's first call
     )
     asked = run(seeded, fake_llm, tmp_path, "extract", "--tag-topics", "0", "--ask-questions", "2")
     assert asked.exit_code == 0, asked.output  # asking never fails a run
-    assert "1 asked for questions; 3 LLM calls (1 failed), " in asked.stdout
+    assert "1 asked for questions; 4 LLM calls (1 failed), " in asked.stdout
     last_line = asked.stderr.splitlines()[-1]
     assert last_line.startswith("warning: asking memories' questions stopped after 1 memory: ")
     assert "HTTP 500: boom" in asked.stderr

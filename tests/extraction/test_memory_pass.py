@@ -2,13 +2,15 @@
 memory_pass``: topics and questions), each tested against both passes through the
 scripted LLM server. SQLite and PostgreSQL.
 
-A pass asks each memory it has not asked about yet once, oldest first, up to the run's
-budget, in the run's scope; an answer is stored (one that is not JSON of the schema as
-"none", not asked again) without moving ``updated_at``; an LLM error stores nothing and
-stops the pass; a text the server refuses while it answers the next one is stored as
-"none"; a text edited while the LLM answers keeps its new text, not asked about. What
-only one pass does (topics' list, questions' vectors and embedders, export and import)
-is in ``test_topics.py`` and ``test_questions.py``.
+A pass asks each memory it has not asked about yet once (one call per prompt: topics has
+one, questions two), oldest first, up to the run's budget, in the run's scope; an answer
+is stored (one that is not JSON of the schema as "none", not asked again) without moving
+``updated_at``; an LLM error stores nothing and stops the pass; a text the server refuses
+while it answers the next one is stored as "none"; a text edited while the LLM answers
+keeps its new text, not asked about. The scripts give each of a memory's calls the
+pass's good answer (``goods``). What only one pass does (topics' list, questions'
+vectors, embedders and two prompts, export and import) is in ``test_topics.py``,
+``test_questions.py`` and ``test_question_prompts.py``.
 """
 
 from __future__ import annotations
@@ -57,12 +59,22 @@ class Pass:
     count: Callable[[Run], int]  # memories the run stored an answer for
     guarded_store: Callable[[Repository, str, str, tuple[str, ...]], bool]
 
+    @property
+    def calls(self) -> int:
+        """LLM calls per memory: one per prompt."""
+        return len(self.request.messages)
+
+    @property
+    def goods(self) -> tuple[Reply, ...]:
+        """The good answer for each of one memory's calls."""
+        return (self.good,) * self.calls
+
     def run(self, md: Memoryd, budget: int = 5, *pair: Any, **options: Any) -> Any:
         return md.extract(*pair, **{self.budget: budget}, **options)
 
     def asked(self, srv: FakeOpenAIServer) -> list[str]:
         """The memory texts this pass asked the LLM about, in order."""
-        system = self.request.messages("")[0]["content"]
+        system = self.request.messages[0]("")[0]["content"]  # once per memory
         return [
             str(r["messages"][-1]["content"]).removeprefix("Fact: ")
             for r in srv.requests
@@ -120,7 +132,7 @@ def test_a_good_answer_is_stored_and_counted_and_not_asked_again(
 ) -> None:
     ana = team_md.get_user("ana")
     memory = team_md.add_memory(ana.id, "I play the guitar in a band.")
-    fake_llm.script(memory_pass.good)
+    fake_llm.script(*memory_pass.goods)
 
     run = memory_pass.run(team_md)
 
@@ -129,21 +141,25 @@ def test_a_good_answer_is_stored_and_counted_and_not_asked_again(
     assert after.to_dict()[memory_pass.kind] == list(memory_pass.good_value)
     assert after.updated_at == memory.updated_at  # derived data: no edit
     assert [e.action.value for e in team_md.audit_log(ana.id, memory.id)] == ["create"]
-    assert (memory_pass.count(run), run.llm_calls, run.llm_calls_failed) == (1, 1, 0)
-    assert (run.prompt_tokens, run.completion_tokens) == memory_pass.usage
+    calls = memory_pass.calls
+    assert (memory_pass.count(run), run.llm_calls, run.llm_calls_failed) == (1, calls, 0)
+    tokens = tuple(n * calls for n in memory_pass.usage)
+    assert (run.prompt_tokens, run.completion_tokens) == tokens
     assert run.status == "ok" and run.errors == []
-    [request] = fake_llm.requests
     sent = memory_pass.request
-    assert request["messages"] == sent.messages("I play the guitar in a band.")
-    assert (request["max_tokens"], request["temperature"]) == (sent.max_tokens, 0.0)
-    assert request["response_format"]["json_schema"]["schema"] == sent.schema
+    assert [r["messages"] for r in fake_llm.requests] == [
+        build("I play the guitar in a band.") for build in sent.messages
+    ]
+    for request in fake_llm.requests:
+        assert (request["max_tokens"], request["temperature"]) == (sent.max_tokens, 0.0)
+        assert request["response_format"]["json_schema"]["schema"] == sent.schema
     stored_run = team_md.extraction_run(run.id)
     assert memory_pass.count(stored_run) == 1
     counter = {"topics": "memories_tagged", "questions": "memories_questioned"}
     assert stored_run.to_dict()[counter[memory_pass.kind]] == 1
 
     again = memory_pass.run(team_md)  # asked once: not asked again
-    assert (memory_pass.count(again), again.llm_calls, len(fake_llm.requests)) == (0, 0, 1)
+    assert (memory_pass.count(again), again.llm_calls, len(fake_llm.requests)) == (0, 0, calls)
 
 
 @pytest.mark.parametrize("answer", ["prose", "cut-off", "not-a-list", "wrong-key"])
@@ -159,15 +175,16 @@ def test_an_answer_not_of_the_schema_is_stored_as_none_and_not_retried(
     }
     ana = team_md.get_user("ana")
     memory = team_md.add_memory(ana.id, "I play the guitar in a band.")
-    fake_llm.script(replies[answer])
+    fake_llm.script(*(replies[answer],) * memory_pass.calls)  # every call's answer
 
     run = memory_pass.run(team_md)
 
     assert memory_pass.read(team_md.get_memory(ana.id, memory.id)) == ()
-    assert (memory_pass.count(run), run.llm_calls, run.llm_calls_failed) == (1, 1, 0)
+    calls = memory_pass.calls
+    assert (memory_pass.count(run), run.llm_calls, run.llm_calls_failed) == (1, calls, 0)
     assert run.errors == []
     memory_pass.run(team_md)
-    assert len(fake_llm.requests) == 1
+    assert len(fake_llm.requests) == calls
 
 
 @pytest.mark.parametrize(
@@ -207,7 +224,7 @@ def test_a_text_the_server_refuses_while_it_answers_others_is_stored_as_none(
     for text in ("I said something a filter dislikes.", "I have two cats."):
         team_md.add_memory(ana.id, text)
         clock.advance(minutes=1)  # the refused one is the oldest, asked first
-    fake_llm.script(Reply.error(status, "content refused"), memory_pass.good)
+    fake_llm.script(Reply.error(status, "content refused"), *memory_pass.goods)
 
     run = memory_pass.run(team_md)
 
@@ -216,7 +233,8 @@ def test_a_text_the_server_refuses_while_it_answers_others_is_stored_as_none(
         "I said something a filter dislikes.": (),
         "I have two cats.": memory_pass.good_value,
     }
-    assert (memory_pass.count(run), run.llm_calls, run.llm_calls_failed) == (2, 2, 1)
+    calls = 1 + memory_pass.calls  # the refused memory's other prompt is not sent
+    assert (memory_pass.count(run), run.llm_calls, run.llm_calls_failed) == (2, calls, 1)
     assert run.errors == []  # the pass did not stop
 
 
@@ -249,7 +267,7 @@ def test_a_refusal_with_no_answer_after_it_stores_nothing_for_that_memory(
         clock.advance(minutes=1)
     fake_llm.script(
         Reply.error(400, "content refused"),
-        memory_pass.good,
+        *memory_pass.goods,
         Reply.error(400, "max_tokens too small"),
     )
 
@@ -261,7 +279,8 @@ def test_a_refusal_with_no_answer_after_it_stores_nothing_for_that_memory(
         "I have two cats.": memory_pass.good_value,
         "I drink tea.": None,
     }
-    assert (memory_pass.count(run), run.llm_calls, run.llm_calls_failed) == (2, 3, 2)
+    calls = 2 + memory_pass.calls
+    assert (memory_pass.count(run), run.llm_calls, run.llm_calls_failed) == (2, calls, 2)
     [listed] = run.errors
     assert listed["kind"] == memory_pass.kind and "max_tokens too small" in listed["error"]
 
@@ -299,7 +318,7 @@ def test_a_pair_run_asks_only_about_that_users_globals_and_workspace(
     assert result.status == "nothing_to_do"
     assert sorted(memory_pass.asked(fake_llm)) == ["I have two cats.", "I run the lab's cluster."]
     [run] = team_md.extraction_runs(1)
-    assert (memory_pass.count(run), run.llm_calls) == (2, 2)
+    assert (memory_pass.count(run), run.llm_calls) == (2, 2 * memory_pass.calls)
     unasked = [
         m.content
         for u in (ana, bo)
@@ -318,7 +337,7 @@ def test_a_text_changed_while_the_llm_answers_keeps_its_new_text_unasked(
 ) -> None:
     ana = team_md.get_user("ana")
     memory = team_md.add_memory(ana.id, "I play the guitar.")
-    fake_llm.script(Reply.delay(0.5, memory_pass.good))
+    fake_llm.script(Reply.delay(0.5, memory_pass.good), *memory_pass.goods[1:])
     runs = []
     asking = threading.Thread(target=lambda: runs.append(memory_pass.run(team_md)))
     asking.start()
@@ -328,7 +347,7 @@ def test_a_text_changed_while_the_llm_answers_keeps_its_new_text_unasked(
 
     after = team_md.get_memory(ana.id, memory.id)
     assert (after.content, memory_pass.read(after)) == ("I play the cello.", None)
-    assert (memory_pass.count(runs[0]), runs[0].llm_calls) == (0, 1)
+    assert (memory_pass.count(runs[0]), runs[0].llm_calls) == (0, memory_pass.calls)
 
 
 def test_the_guarded_write_needs_the_text_it_was_asked_about_and_no_answer_yet(
@@ -350,12 +369,12 @@ def test_editing_the_text_clears_the_answer(
 ) -> None:
     ana = team_md.get_user("ana")
     memory = team_md.add_memory(ana.id, "I play the guitar.")
-    fake_llm.script(memory_pass.good)
+    fake_llm.script(*memory_pass.goods)
     memory_pass.run(team_md, 1)
     kept = team_md.edit_memory(ana.id, memory.id, expires_at="2099-01-01")
     assert memory_pass.read(kept) == memory_pass.good_value  # same words: same answer
     assert memory_pass.read(team_md.edit_memory(ana.id, memory.id, "I play the drums.")) is None
-    fake_llm.script(memory_pass.good)
+    fake_llm.script(*memory_pass.goods)
     assert memory_pass.count(memory_pass.run(team_md, 1)) == 1
     assert memory_pass.asked(fake_llm)[-1] == "I play the drums."
 
@@ -363,7 +382,8 @@ def test_editing_the_text_clears_the_answer(
 def test_the_run_beats_after_each_answer(
     team_md: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock, memory_pass: Pass
 ) -> None:
-    """A long pass proves its run alive: the heartbeat moves after every memory."""
+    """A long pass proves its run alive: the heartbeat moves after every memory (after
+    all of its calls)."""
     ana = team_md.get_user("ana")
     for text in ("I play the guitar.", "I have two cats.", "I live in Porto."):
         team_md.add_memory(ana.id, text)
@@ -373,13 +393,14 @@ def test_the_run_beats_after_each_answer(
     def answer(request: Any) -> Reply:
         [running] = team_md.extraction_runs(1)
         beats.append(running.heartbeat_at)
-        clock.advance(minutes=1)  # each answer takes a minute
+        clock.advance(minutes=1)  # each call takes a minute
         return memory_pass.good
 
     fake_llm.responder = answer
     assert memory_pass.count(memory_pass.run(team_md)) == 3
     minute = timedelta(minutes=1)
-    assert beats == [started, started + minute, started + 2 * minute]
+    calls = memory_pass.calls
+    assert beats == [started + calls * m * minute for m in range(3) for _ in range(calls)]
 
 
 def test_expired_memories_are_skipped(
@@ -411,7 +432,7 @@ def test_nothing_is_asked_while_memory_is_switched_off(
     team_md.set_setting("memory_enabled", False)
     assert memory_pass.run(team_md).llm_calls == 0 and fake_llm.requests == []
     team_md.set_setting("memory_enabled", True)
-    fake_llm.script(memory_pass.good)
+    fake_llm.script(*memory_pass.goods)
     assert memory_pass.count(memory_pass.run(team_md)) == 1
 
 
@@ -433,9 +454,10 @@ def test_memories_extracted_in_a_run_are_asked_about_by_it(
 ) -> None:
     ana = team_md.get_user("ana")
     chat(team_md, ana.id, "lab", 3, "I keep bees on my roof.")
-    fake_llm.script(observe(person=[1]), memory_pass.good)
+    fake_llm.script(observe(person=[1]), *memory_pass.goods)
     run = memory_pass.run(team_md, force=True)
-    assert (run.memories_created, memory_pass.count(run), run.llm_calls) == (1, 1, 2)
+    calls = 1 + memory_pass.calls
+    assert (run.memories_created, memory_pass.count(run), run.llm_calls) == (1, 1, calls)
     [memory] = team_md.list_memories(ana.id)
     assert memory_pass.read(memory) == memory_pass.good_value
     assert memory_pass.asked(fake_llm) == [memory.content]
@@ -462,7 +484,8 @@ def test_the_scheduler_tick_runs_the_pass_with_its_setting(
         fake_llm.default = memory_pass.good
         run = ExtractionScheduler(md).tick()
         assert run is not None and run.trigger == "scheduler"
-        assert (memory_pass.count(run), len(fake_llm.requests)) == (calls, calls)
+        sent = calls * memory_pass.calls
+        assert (memory_pass.count(run), len(fake_llm.requests)) == (calls, sent)
         expected = memory_pass.good_value if calls else None
         assert memory_pass.read(md.list_memories(ana.id)[0]) == expected
 

@@ -38,6 +38,11 @@ def ask(*asked: object) -> Reply:
     return Reply.json({"questions": list(asked)}, usage=(420, 40))
 
 
+def twice(reply: Reply) -> tuple[Reply, Reply]:
+    """The same answer to both of a memory's calls (one per prompt)."""
+    return reply, reply
+
+
 def asked_about(srv: FakeOpenAIServer) -> list[str]:
     """The memory texts the LLM was asked questions for, in order."""
     return [
@@ -52,7 +57,7 @@ def test_a_good_answers_questions_are_embedded_with_the_services_embedder(
 ) -> None:
     ana = team_md.get_user("ana")
     team_md.add_memory(ana.id, "I play the guitar in a band.")
-    fake_llm.script(ask(*GUITAR))
+    fake_llm.script(*twice(ask(*GUITAR)))
 
     assert team_md.extract(ask_questions=5).memories_questioned == 1
 
@@ -81,15 +86,15 @@ def test_only_distinct_trimmed_short_questions_are_stored_and_not_retried(
 ) -> None:
     ana = team_md.get_user("ana")
     memory = team_md.add_memory(ana.id, "I play the guitar in a band.")
-    fake_llm.script(reply)
+    fake_llm.script(*twice(reply))
 
     run = team_md.extract(ask_questions=5)
 
     assert team_md.get_memory(ana.id, memory.id).questions == kept
-    assert (run.memories_questioned, run.llm_calls, run.llm_calls_failed) == (1, 1, 0)
+    assert (run.memories_questioned, run.llm_calls, run.llm_calls_failed) == (1, 2, 0)
     assert run.errors == []
     team_md.extract(ask_questions=5)
-    assert len(fake_llm.requests) == 1
+    assert len(fake_llm.requests) == 2
 
 
 def test_the_questions_pass_runs_after_the_topics_pass(
@@ -108,7 +113,8 @@ def test_the_questions_pass_runs_after_the_topics_pass(
     run = team_md.extract(tag_topics=1, ask_questions=2)
 
     systems = [r["messages"][0]["content"] for r in fake_llm.requests]
-    assert systems == [topics.SYSTEM, questions.SYSTEM, questions.SYSTEM]  # topics first
+    chat_, work = questions.SYSTEM, questions.WORK_SYSTEM
+    assert systems == [topics.SYSTEM, chat_, work, chat_, work]  # topics first
     assert (run.memories_tagged, run.memories_questioned) == (1, 2)
     assert asked_about(fake_llm) == texts[:2]
 
@@ -135,7 +141,7 @@ def test_a_new_embedder_embeds_the_stored_questions_again_without_the_llm(
     with make_md(database_url, fake_llm, tmp_path, embedder, clock) as md:
         ana = md.create_user("ana")
         md.add_memory(ana.id, "I play the guitar.")
-        fake_llm.script(ask(*GUITAR))
+        fake_llm.script(*twice(ask(*GUITAR)))
         md.extract(ask_questions=5)
     other = Renamed(embedder, "other-embedder")
     with make_md(database_url, fake_llm, tmp_path, other, clock) as md:  # type: ignore[arg-type]
@@ -143,7 +149,7 @@ def test_a_new_embedder_embeds_the_stored_questions_again_without_the_llm(
         [memory] = md.context(ana.id, None, "What do you play?", record=False).memories
         assert memory.question_embedder == embedder.name  # read, not used
         run = md.extract(ask_questions=5)
-        assert (run.llm_calls, len(fake_llm.requests)) == (0, 1)
+        assert (run.llm_calls, len(fake_llm.requests)) == (0, 2)
         assert other.embedded[-3:] == list(GUITAR)
         [memory] = md.context(ana.id, None, "What do you play?", record=False).memories
         assert memory.question_embedder == "other-embedder"
@@ -205,7 +211,7 @@ def test_a_memory_whose_questions_match_the_message_climbs(
         return [m.memory.content for m in turn.workspace_memories]  # by rank
 
     before = ranked()
-    fake_llm.script(*(ask(*q) for q in facts.values()))
+    fake_llm.script(*(r for q in facts.values() for r in twice(ask(*q))))
     assert team_md.extract(ask_questions=3).memories_questioned == 3
     three_of_seven = ranked()
     assert team_md.extract(ask_questions=4).memories_questioned == 4
@@ -297,12 +303,13 @@ def test_questions_travel_in_export_files_with_their_vectors(
         team_md.add_memory(ana.id, fact)
         clock.advance(minutes=1)
     cats = ("Do you have pets?", "What pets?", "Cats or dogs?")
-    fake_llm.script(ask(*GUITAR), ask(*cats), Reply.text("not json"))
+    fake_llm.script(*twice(ask(*GUITAR)), *twice(ask(*cats)), *twice(Reply.text("not json")))
     assert team_md.extract(ask_questions=5).memories_questioned == 3
     exported = team_md.export_memories(ana.id)
     lines = {json.loads(x).get("content"): json.loads(x) for x in exported[1:]}
     assert lines["I play the guitar."]["questions"] == list(GUITAR)
     assert lines["Prefers tea."]["questions"] == []  # asked, nothing usable
+    assert {line["question_prompt"] for line in lines.values()} == {questions.PROMPT_VERSION}
 
     url = f"sqlite:///{tmp_path / 'other.db'}"
     with make_md(url, fake_llm, tmp_path, team_md.embedder, clock) as other:
@@ -332,11 +339,13 @@ def test_an_import_keeps_the_questions_of_the_same_text_and_clears_new_text(
     for fact in ("I play the guitar.", "I have two cats."):
         team_md.add_memory(ana.id, fact)
         clock.advance(minutes=1)
-    fake_llm.script(ask(*GUITAR), ask("Do you have pets?", "What pets?", "Cats or dogs?"))
+    fake_llm.script(
+        *twice(ask(*GUITAR)), *twice(ask("Do you have pets?", "What pets?", "Cats or dogs?"))
+    )
     assert team_md.extract(ask_questions=5).memories_questioned == 2
     lines = [json.loads(x) for x in team_md.export_memories(ana.id)[1:]]
     for line in lines:
-        del line["questions"]
+        del line["questions"], line["question_prompt"]
         if line["content"] == "I have two cats.":
             line["content"] = "I have three cats."
     result = team_md.import_memories(ana.id, [json.dumps(line) for line in lines])
@@ -349,7 +358,7 @@ def test_an_import_keeps_the_questions_of_the_same_text_and_clears_new_text(
     "value",
     [
         "What do you play?",
-        ["One?", "Two?", "Three?", "Four?"],
+        ["One?", "Two?", "Three?", "Four?", "Five?", "Six?", "Seven?"],
         ["What do you play?", "What do you play?"],
         ["What do you play?", "  "],
         ["What do you play?", 7],
@@ -364,6 +373,6 @@ def test_an_import_line_with_bad_questions_is_refused_naming_the_line(
         json.dumps({"content": "Likes jazz"}),
         json.dumps({"content": "Plays", "questions": value}),
     ]
-    with pytest.raises(InvalidInput, match=r"^line 2: questions must be a list of at most 3"):
+    with pytest.raises(InvalidInput, match=r"^line 2: questions must be a list of at most 6"):
         team_md.import_memories(ana.id, lines)
     assert team_md.list_memories(ana.id) == []

@@ -10,7 +10,7 @@ way the questions pass does and look at where PostgreSQL put them.
 from __future__ import annotations
 
 from alembic import command
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection, text, update
 
 from memoryd import Memoryd
 from memoryd.domain.rules import content_key
@@ -18,6 +18,7 @@ from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.storage import Database
 from memoryd.storage import questions as stored
 from memoryd.storage.database import _alembic_config
+from memoryd.storage.tables import memories
 from support.databases import revision_before
 
 ASKED = ("What instrument do you play?", "Are you in a band?", "Do you make music?")
@@ -31,14 +32,20 @@ def out_of_line(conn: Connection) -> int:
     return int(conn.execute(text(f"SELECT count(*) FROM {toast}")).scalar_one())
 
 
-def ask(md: Memoryd, user_id: int, fact: str) -> str:
-    """Store a memory and its 3 questions with their real vectors, as the pass does."""
+def ask(md: Memoryd, user_id: int, fact: str, *, before_0018: bool = False) -> str:
+    """Store a memory and its 3 questions with their real vectors, as the pass does (or,
+    ``before_0018``, as it did on a schema without the prompt version)."""
     memory = md.add_memory(user_id, fact)
     vectors = md.embedder.embed(list(ASKED))
     with md.db.write() as repo:
-        assert stored.set_questions(
-            repo.conn, memory.id, content_key(fact), ASKED, vectors, md.embedder.name
-        )
+        if before_0018:
+            columns = stored.question_columns(ASKED, vectors, md.embedder.name)
+            del columns["question_prompt"]
+            repo.conn.execute(update(memories).where(memories.c.id == memory.id), columns)
+        else:
+            assert stored.set_questions(
+                repo.conn, memory.id, content_key(fact), ASKED, vectors, md.embedder.name
+            )
     return memory.id
 
 
@@ -62,7 +69,7 @@ def test_migration_0017_up_and_down(migrated_pg_url: str, embedder: MiniLMEmbedd
         conn.commit()
     with Memoryd(database=db, embedder=embedder) as md:
         ana = md.create_user("ana")
-        before = ask(md, ana.id, "I play the guitar.")
+        before = ask(md, ana.id, "I play the guitar.", before_0018=True)
         with md.db.read() as repo:
             moved = out_of_line(repo.conn)
         assert moved > 0

@@ -21,6 +21,7 @@ from memoryd import Memoryd
 from memoryd.extraction.scheduler import due_pairs, pending_summary
 from memoryd.storage import run_retention
 from memoryd.storage.database import Database
+from memoryd.storage.questions import outdated_question_memories, unasked_memories
 from memoryd.storage.repository import Repository
 from memoryd.storage.tables import metadata
 
@@ -125,3 +126,15 @@ def test_the_tagging_pass_reads_untagged_memories_from_their_partial_index(
     uid = populated.get_user("ana").id
     plans = query_plans(populated.db, lambda repo: repo.untagged_memories(50, now, user_id=uid))
     assert "ix_memories_user_scope_workspace" in plans[0] or "ix_memories_untagged" in plans[0]
+
+
+def test_the_questions_pass_reads_unasked_and_outdated_memories_from_their_partial_indexes(
+    populated: Memoryd,
+) -> None:
+    """The pass and the queue's sweep look for memories never asked, then for memories an
+    older prompt asked (0018), each through its partial index."""
+    now = populated.clock()
+    plans = query_plans(populated.db, lambda repo: unasked_memories(repo.conn, 50, now))
+    assert "ix_memories_unquestioned" in plans[0], plans[0]
+    plans = query_plans(populated.db, lambda repo: outdated_question_memories(repo.conn, 1, now))
+    assert "ix_memories_outdated_questions" in plans[0], plans[0]

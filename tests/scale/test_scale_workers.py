@@ -234,7 +234,7 @@ def test_the_sweep_queues_the_job_for_memories_waiting_only_for_their_questions(
     pg_md: Memoryd, queue: App, workers: Workers
 ) -> None:
     """With topic tagging off, memories not asked for their questions yet are enough for
-    the sweep to queue the fleet-wide job, which asks them (one LLM call each)."""
+    the sweep to queue the fleet-wide job, which asks them (one LLM call per prompt)."""
     ana = pg_md.create_user("ana")
     texts = ["I play chess.", "I drink green tea."]
     for fact in texts:
@@ -248,11 +248,11 @@ def test_the_sweep_queues_the_job_for_memories_waiting_only_for_their_questions(
             90,
             "the questions job",
         )
-        assert len(llm.requests) == 2
+        assert len(llm.requests) == 4
     assert {m.questions for m in pg_md.list_memories(ana.id)} == {tuple(asked)}
     assert {m.topics for m in pg_md.list_memories(ana.id)} == {None}
     [run] = [r for r in pg_md.extraction_runs(50) if r.memories_questioned]
-    assert (run.memories_questioned, run.memories_tagged, run.llm_calls) == (2, 0, 2)
+    assert (run.memories_questioned, run.memories_tagged, run.llm_calls) == (2, 0, 4)
 
 
 def test_the_sweep_queues_the_job_for_questions_another_embedder_embedded(
@@ -275,6 +275,24 @@ def test_the_sweep_queues_the_job_for_questions_another_embedder_embedded(
     assert sweep_now(pg_md, queue).tagging_deferred
     assert jobs_of(pg_md, TAG_TASK) == 1
     assert not sweep_now(pg_md, queue).tagging_deferred  # one waits already
+
+
+def test_the_sweep_queues_the_job_for_memories_an_older_prompt_asked(
+    pg_md: Memoryd, queue: App
+) -> None:
+    """Memories whose questions an older prompt wrote (before 0018) are work for the
+    fleet-wide job too, though none waits to be tagged, asked or embedded again: else
+    they would keep their old questions until some other memory needs the job."""
+    ana = pg_md.create_user("ana")
+    memory = pg_md.add_memory(ana.id, "I play chess.")
+    asked = ["What do you do for fun?", "Do you play games?", "Any hobbies?"]
+    tag(pg_md, memory.id, ["hobbies"])
+    give_questions(pg_md, memory.id, asked)  # by the current prompts: nothing waits
+    assert not sweep_now(pg_md, queue).tagging_deferred
+
+    give_questions(pg_md, memory.id, asked, prompt=1)
+    assert sweep_now(pg_md, queue).tagging_deferred
+    assert jobs_of(pg_md, TAG_TASK) == 1
 
 
 def test_an_hourly_job_prunes_old_run_history(pg_md: Memoryd, queue: App, workers: Workers) -> None:

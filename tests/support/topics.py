@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from memoryd import Memoryd
 from memoryd.domain.topics import encode
 from memoryd.storage.questions import question_columns
+from memoryd.storage.tables import QUESTION_PROMPT
 
 
 def tag(md: Memoryd, memory_id: str, topics: Sequence[str] | None) -> None:
@@ -16,8 +17,13 @@ def tag(md: Memoryd, memory_id: str, topics: Sequence[str] | None) -> None:
         repo.update_memory(memory_id, {"topics": encode(topics)})
 
 
-def give_questions(md: Memoryd, memory_id: str, questions: Sequence[str] | None) -> None:
-    """Give the memory these questions with their vectors (None: not asked again)."""
+def give_questions(
+    md: Memoryd, memory_id: str, questions: Sequence[str] | None, prompt: int = QUESTION_PROMPT
+) -> None:
+    """Give the memory these questions with their vectors, written by the prompt of
+    version ``prompt`` (None: not asked again)."""
     vectors = md.embedder.embed(list(questions)) if questions else None
     with md.db.write() as repo:
-        repo.update_memory(memory_id, question_columns(questions, vectors, md.embedder.name))
+        repo.update_memory(
+            memory_id, question_columns(questions, vectors, md.embedder.name, prompt)
+        )

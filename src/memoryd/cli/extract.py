@@ -80,7 +80,7 @@ def extract(
             "--ask-questions",
             metavar="N",
             min=0,
-            help="Then ask up to N memories the questions they answer, one LLM call each "
+            help="Then ask up to N memories the questions they answer, two LLM calls each "
             "(default: MEMORYD_QUESTION_MEMORIES_PER_RUN, 50; 0: none).",
         ),
     ] = None,

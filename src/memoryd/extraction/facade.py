@@ -81,8 +81,9 @@ class ExtractionFacade:
         ``tag_topics`` tags up to that many untagged memories with conversation topics
         after the pairs (one LLM call each; those of the named pair's user, or anyone's);
         the background scheduler passes the ``topic_tags_per_run`` setting.
-        ``ask_questions`` then asks up to that many memories not asked yet for the
-        questions they answer (one LLM call each; ``question_memories_per_run``).
+        ``ask_questions`` then asks up to that many memories not asked yet (then those
+        an older prompt asked) for the questions they answer (two LLM calls each, one
+        per prompt; ``question_memories_per_run``).
         """
         from memoryd.domain.errors import InvalidInput
         from memoryd.extraction.scheduler import run_extraction

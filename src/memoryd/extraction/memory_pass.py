@@ -1,17 +1,20 @@
-"""One LLM call per memory, the way the background passes that derive data from a
-memory's text (topics, questions) make them.
+"""LLM calls per memory, the way the background passes that derive data from a memory's
+text (topics, questions) make them.
 
 Both passes walk a list of memories, oldest first, and ask the extraction LLM about each
-under a JSON schema. What they do with answers and failures is the same, so it is here
-once: an answer is turned into the value to store (outside any transaction: the questions
-pass embeds), then stored in its own write transaction, guarded by the text's key (a
-memory edited meanwhile keeps its new text, not asked about). An LLM error stops the pass
-and stores nothing for that memory (the next run tries again), except a request the
-server refuses outright (HTTP 400, 403, 422: not a timeout, 429, 5xx or an unreachable
-server) while it answers the next memory's: that is the refused memory's own doing (a
-text a content filter rejects), so it is stored as "nothing found" with the next answer,
-or it would stay first in line and stop every later pass. Two refusals in a row stop the
-pass and store nothing: then it is the request, not a text.
+under a JSON schema, with one prompt (topics) or several (questions: one call per prompt,
+in order). What they do with answers and failures is the same, so it is here once: a
+memory's answers, all of them, are turned into the value to store (outside any
+transaction: the questions pass embeds), then stored in its own write transaction,
+guarded by the text's key (a memory edited meanwhile keeps its new text, not asked
+about). An LLM error on any of a memory's calls stops the pass and stores nothing for
+that memory (the next run tries again, all its calls), except a request the server
+refuses outright (HTTP 400, 403, 422: not a timeout, 429, 5xx or an unreachable server)
+while it answers the next memory's: that is the refused memory's own doing (a text a
+content filter rejects), so it is stored as "nothing found" with the next memory's
+answers, or it would stay first in line and stop every later pass. Two refusals in a
+row stop the pass and store nothing: then it is the request, not a text. A refused call
+is that memory's last: its other prompts are not sent.
 """
 
 from __future__ import annotations
@@ -50,9 +53,10 @@ class PassOutcome:
 
 @dataclass(frozen=True)
 class Request:
-    """How a pass asks about one memory's text."""
+    """How a pass asks about one memory's text: one call per conversation builder of
+    ``messages``, in order, each under the same schema and token limit."""
 
-    messages: Callable[[str], list[Message]]
+    messages: tuple[Callable[[str], list[Message]], ...]
     schema: dict[str, Any]
     schema_name: str
     max_tokens: int
@@ -64,26 +68,31 @@ def ask_each(
     todo: Sequence[M],
     request: Request,
     *,
-    derive: Callable[[M, str], V],
+    derive: Callable[[M, tuple[str, ...]], V],
     store: Callable[[Repository, M, V | None], bool],
     on_memory: Callable[[], None] | None = None,
 ) -> PassOutcome:
-    """Ask about each memory of ``todo`` in order. ``derive`` turns a memory's answer text
-    into the value to store; ``store`` writes it (None: the server refused that memory's
-    request, store "nothing found") inside a write transaction and says whether the
-    memory still had the text it was asked about. ``on_memory`` is called after each
-    answer (the run's heartbeat)."""
+    """Ask about each memory of ``todo`` in order. ``derive`` turns a memory's answer texts
+    (one per prompt of ``request``, in its order) into the value to store; ``store``
+    writes it (None: the server refused one of that memory's requests, store "nothing
+    found") inside a write transaction and says whether the memory still had the text it
+    was asked about. ``on_memory`` is called after each memory's answers (the run's
+    heartbeat)."""
     done = PassOutcome()
     refused: list[M] = []  # refused outright (HTTP 400, 403, 422...), not yet judged
     for memory in todo:
+        answers: list[str] = []
         try:
-            completion = llm.complete(
-                request.messages(memory.content),
-                schema=request.schema,
-                schema_name=request.schema_name,
-                max_tokens=request.max_tokens,
-                temperature=0.0,
-            )
+            for build in request.messages:
+                completion = llm.complete(
+                    build(memory.content),
+                    schema=request.schema,
+                    schema_name=request.schema_name,
+                    max_tokens=request.max_tokens,
+                    temperature=0.0,
+                )
+                done.usage.add(completion)
+                answers.append(completion.text)
         except LLMError as exc:
             done.usage.add_failure()
             done.error = str(exc)
@@ -92,8 +101,7 @@ def ask_each(
                 break  # the next call would most likely fail alike: stop here
             refused.append(memory)  # its own fault if the server answers the next one
             continue
-        done.usage.add(completion)
-        value = derive(memory, completion.text)
+        value = derive(memory, tuple(answers))
         with db.write() as repo:
             for earlier in refused:  # the server answers others: it refuses this text
                 done.stored += store(repo, earlier, None)

@@ -87,7 +87,7 @@ def read_answer(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(key for key in keys if key is not None))[:MAX_TOPICS]
 
 
-REQUEST = Request(messages, SCHEMA, "topics", MAX_TOKENS)
+REQUEST = Request((messages,), SCHEMA, "topics", MAX_TOKENS)
 
 
 @dataclass
@@ -129,7 +129,7 @@ def tag_memories(
         llm,
         todo,
         REQUEST,
-        derive=lambda _, answer: encode(read_answer(answer)),
+        derive=lambda _, answers: encode(read_answer(answers[0])),
         store=store,
         on_memory=on_memory,
     )

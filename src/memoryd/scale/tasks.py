@@ -23,7 +23,8 @@ memories typed by users who never chat are tagged too. Both tag at most
 recorded as runs, so their LLM calls show in the run history. The questions each memory
 answers (``memoryd.extraction.questions``) are asked the same two ways, after the
 topics, up to ``MEMORYD_QUESTION_MEMORIES_PER_RUN`` memories per run (the ``tag_topics``
-job is queued when either pass has work, questions another embedder embedded included).
+job is queued when either pass has work, questions another embedder embedded or an older
+prompt wrote included).
 
 ``prune_runs`` runs once an hour (one job for the whole fleet: procrastinate defers a
 periodic task once per tick) and deletes run history older than ``run_retention_days``.
@@ -52,7 +53,11 @@ from memoryd.extraction.scheduler import DuePair, due_pairs, record_setup_failur
 from memoryd.llm.base import LLMProvider
 from memoryd.llm.builtin import make_provider
 from memoryd.storage.database import parse_url
-from memoryd.storage.questions import stale_question_memories, unasked_memories
+from memoryd.storage.questions import (
+    outdated_question_memories,
+    stale_question_memories,
+    unasked_memories,
+)
 
 if TYPE_CHECKING:
     from memoryd.service import Memoryd
@@ -199,7 +204,8 @@ def sweep_now(md: Memoryd, app: App) -> SweepResult:
 def defer_tagging(md: Memoryd, app: App) -> bool:
     """Queue one ``tag_topics`` job if tagging (or asking questions) is on and some memory
     waits for its topics (or questions, or for its questions to be embedded again by the
-    service's embedder), unless one is already waiting; True if queued."""
+    service's embedder, or asked again with the current prompt), unless one is already
+    waiting; True if queued."""
     tagging, asking = md.settings.topic_tags_per_run > 0, md.settings.question_memories_per_run > 0
     with md.db.read() as repo:
         now = md.clock()
@@ -208,6 +214,7 @@ def defer_tagging(md: Memoryd, app: App) -> bool:
             and (
                 unasked_memories(repo.conn, 1, now)
                 or stale_question_memories(repo.conn, md.embedder.name, 1, now)
+                or outdated_question_memories(repo.conn, 1, now)
             )
         )
     if not waiting:

@@ -8,7 +8,10 @@ key so a memory edited meanwhile keeps its new text unasked; editing the text cl
 asked yet), ``question_vectors`` their vectors as float32 rows back to back, and
 ``question_embedder`` the embedder that made them: when the service's embedder changes,
 the pass embeds the stored text again (no LLM call) and turns read other embedders'
-vectors as "no questions". Kept out of ``repository.py``, which holds the rest.
+vectors as "no questions". ``question_prompt`` (0018) is the version of the prompt that
+wrote them (``QUESTION_PROMPT``: the current one): memories asked with an older one are
+asked again, after those never asked, and keep their questions until then. Kept out of
+``repository.py``, which holds the rest.
 """
 
 from __future__ import annotations
@@ -22,7 +25,12 @@ import numpy as np
 from sqlalchemy import Connection, or_, select, update
 
 from memoryd.domain.models import Scope, Vector
-from memoryd.storage.tables import MEMORY_UNQUESTIONED, memories
+from memoryd.storage.tables import (
+    MEMORY_OUTDATED_QUESTIONS,
+    MEMORY_UNQUESTIONED,
+    QUESTION_PROMPT,
+    memories,
+)
 
 
 class Unasked(NamedTuple):
@@ -32,7 +40,8 @@ class Unasked(NamedTuple):
     id: str
     content: str
     content_key: str
-    questions: tuple[str, ...] | None = None  # stored text, when only the vectors are stale
+    # the stored text: the questions an older prompt wrote, or those to embed again
+    questions: tuple[str, ...] | None = None
 
 
 def encode_questions(questions: Sequence[str] | None) -> str | None:
@@ -59,16 +68,21 @@ def question_bytes(vectors: Any) -> bytes | None:
 
 
 def question_columns(
-    questions: Sequence[str] | None, vectors: Any = None, embedder: str | None = None
+    questions: Sequence[str] | None,
+    vectors: Any = None,
+    embedder: str | None = None,
+    prompt: int = QUESTION_PROMPT,
 ) -> dict[str, Any]:
-    """The three columns for a memory's questions: their text (None: not asked, ``[]``:
+    """The four columns for a memory's questions: their text (None: not asked, ``[]``:
     asked, none usable), their vectors and the embedder that made them (both None when
-    there are none)."""
+    there are none), and the version of the prompt that wrote them (None when not
+    asked)."""
     blob = question_bytes(vectors) if questions else None
     return {
         "questions": encode_questions(questions),
         "question_vectors": blob,
         "question_embedder": embedder if blob is not None else None,
+        "question_prompt": prompt if questions is not None else None,
     }
 
 
@@ -105,6 +119,34 @@ def unasked_memories(
     return [Unasked(*row) for row in conn.execute(query.limit(limit))]
 
 
+def outdated_question_memories(
+    conn: Connection,
+    limit: int,
+    now: datetime,
+    *,
+    user_id: int | None = None,
+    workspace_id: int | None = None,
+) -> list[Unasked]:
+    """Unexpired memories whose questions an older prompt wrote, oldest first, with those
+    questions (a stored value that does not decode reads as none)."""
+    query = select(
+        memories.c.id, memories.c.content, memories.c.content_key, memories.c.questions
+    ).where(MEMORY_OUTDATED_QUESTIONS)
+    query = _pending(query, now, user_id, workspace_id).limit(limit)
+    return [
+        Unasked(memory_id, content, key, decode_questions(raw) or ())
+        for memory_id, content, key, raw in conn.execute(query)
+    ]
+
+
+def question_prompts(conn: Connection, user_id: int) -> dict[str, int]:
+    """The prompt version of each of the user's memories that has questions (export)."""
+    query = select(memories.c.id, memories.c.question_prompt).where(
+        memories.c.user_id == user_id, memories.c.questions.is_not(None)
+    )
+    return {memory_id: prompt or 1 for memory_id, prompt in conn.execute(query)}
+
+
 def stale_question_memories(
     conn: Connection,
     embedder: str,
@@ -130,6 +172,18 @@ def stale_question_memories(
     return found
 
 
+def _older_than(prompt: int) -> Any:
+    """Asked with a prompt older than ``prompt`` (no version: a process older than 0018
+    asked, with version 1)."""
+    return or_(memories.c.question_prompt.is_(None), memories.c.question_prompt < prompt)
+
+
+def _asked_before(prompt: int) -> Any:
+    """Not asked yet, or asked with a prompt older than ``prompt``: what a write of
+    ``prompt``'s questions may replace (never a newer or an equal ask)."""
+    return or_(MEMORY_UNQUESTIONED, _older_than(prompt))
+
+
 def set_questions(
     conn: Connection,
     memory_id: str,
@@ -139,17 +193,40 @@ def set_questions(
     embedder: str,
     *,
     again: bool = False,
+    prompt: int = QUESTION_PROMPT,
 ) -> bool:
-    """Store a memory's questions and their vectors if it still has the text they were
-    asked for (its ``content_key``) and none yet (``again``: only new vectors for the
-    questions it has); False when the text changed or it went meanwhile. Moves no
-    ``updated_at``: questions are derived from the text, like the vector."""
+    """Store a memory's questions, their vectors and the version of the prompt that wrote
+    them if it still has the text they were asked for (its ``content_key``) and none yet,
+    or only questions an older prompt wrote (``again``: only new vectors for the
+    questions it has, its prompt version kept); False when the text changed, a newer
+    ask wrote its questions, or it went meanwhile. Moves no ``updated_at``: questions
+    are derived from the text, like the vector."""
     query = update(memories).where(
         memories.c.id == memory_id, memories.c.content_key == content_key
     )
+    values = question_columns(questions, vectors, embedder, prompt)
     if again:
         query = query.where(memories.c.questions == encode_questions(questions))
+        del values["question_prompt"]
     else:
-        query = query.where(MEMORY_UNQUESTIONED)
-    result = conn.execute(query.values(**question_columns(questions, vectors, embedder)))
+        query = query.where(_asked_before(prompt))
+    result = conn.execute(query.values(**values))
     return bool(result.rowcount)
+
+
+def keep_questions(
+    conn: Connection,
+    memory_id: str,
+    content_key: str,
+    questions: Sequence[str],
+    prompt: int = QUESTION_PROMPT,
+) -> bool:
+    """Mark a memory asked again with ``prompt`` while it keeps the ``questions`` an
+    older prompt wrote (the new ask found none); guarded as ``set_questions``."""
+    query = update(memories).where(
+        memories.c.id == memory_id,
+        memories.c.content_key == content_key,
+        memories.c.questions == encode_questions(questions),
+        _older_than(prompt),
+    )
+    return bool(conn.execute(query.values(question_prompt=prompt)).rowcount)

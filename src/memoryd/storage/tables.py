@@ -20,11 +20,15 @@ from sqlalchemy import (
     Integer,
     LargeBinary,
     MetaData,
+    SmallInteger,
     String,
     Table,
     Text,
     TypeDecorator,
+    and_,
     false,
+    literal_column,
+    or_,
     text,
     true,
 )
@@ -87,6 +91,16 @@ workspaces = Table(
     Column("created_at", UTCDateTime, nullable=False),
 )
 
+# The version of the questions prompt (``memoryd.extraction.questions.PROMPTS``) the pass
+# asks with: 1, the one prompt of 0016; 2, that prompt and the work prompt (0018).
+QUESTION_PROMPT = 2
+# Questions an older prompt wrote: a version below it, or none though asked (written by a
+# process older than 0018 while a fleet upgrades: version 1). The bound is a literal, not
+# a parameter, so the planners match the partial index over it.
+_OUTDATED = (
+    f"questions IS NOT NULL AND (question_prompt IS NULL OR question_prompt < {QUESTION_PROMPT})"
+)
+
 memories = Table(
     "memories",
     metadata,
@@ -113,6 +127,9 @@ memories = Table(
     Column("questions", Text, nullable=True),
     Column("question_vectors", LargeBinary, nullable=True),
     Column("question_embedder", String(64), nullable=True),
+    # the version of the questions prompt that wrote them (QUESTION_PROMPT); NULL until
+    # asked; memories asked before 0018 hold 1, and are asked again with the current one
+    Column("question_prompt", SmallInteger, nullable=True),
     Index("ix_memories_user_scope_workspace", "user_id", "scope", "workspace_id"),
     Index("ix_memories_workspace_id", "workspace_id"),  # deleting a workspace (0004)
     Index("ix_memories_expires_at", "expires_at"),  # purging expired memories (0009)
@@ -129,6 +146,14 @@ memories = Table(
         "created_at",
         sqlite_where=text("questions IS NULL"),
         postgresql_where=text("questions IS NULL"),
+    ),
+    # ... then memories whose questions an older prompt wrote, oldest first (0018); a new
+    # prompt version moves this bound in a migration of its own
+    Index(
+        "ix_memories_outdated_questions",
+        "created_at",
+        sqlite_where=text(_OUTDATED),
+        postgresql_where=text(_OUTDATED),
     ),
 )
 
@@ -201,6 +226,14 @@ CHAT_UNPROCESSED = chats.c.memory_processed == false()
 MEMORY_UNTAGGED = memories.c.topics.is_(None)
 # "Not asked for questions yet", as ix_memories_unquestioned's predicate spells it.
 MEMORY_UNQUESTIONED = memories.c.questions.is_(None)
+# "Questions written by an older prompt", as ix_memories_outdated_questions' predicate.
+MEMORY_OUTDATED_QUESTIONS = and_(
+    memories.c.questions.is_not(None),
+    or_(
+        memories.c.question_prompt.is_(None),
+        memories.c.question_prompt < literal_column(str(QUESTION_PROMPT)),
+    ),
+)
 
 settings = Table(
     "settings",
