@@ -25,19 +25,20 @@ would find them cached and hide the cost of a cold read):
 It prints p50/p95 per database and the 100k / 1k ratio (1.0 means the cost does not grow
 with users), and the query plan of the memory read on the large database.
 
-With ``--questions`` (issue 10) it asks instead what a memory's questions cost a turn: two
-databases of the same size (``--users``, 20,000 by default in this mode), one whose
+With ``--questions`` (issue 10) it asks instead what a memory's questions cost a turn:
+two databases of the same size (``--users``, 20,000 by default in this mode), one whose
 memories have no questions (NULL, as before migration 0016; the reranker skips the
-question gain) and one where every memory has its 3 questions, their 3 MiniLM vectors
-(4.6 kB of float32) and the embedder's name. The questions are the real ones of
-bench/data/memory-questions.jsonl for the sentence (3 generic ones for a sentence it
-lacks). Each ``--storage`` adds one more database with questions, whose table keeps its
-rows another way than the migrations do (see ``STORAGE``; ``toast``: as before migration
-0017). The ratios are then against the database without questions; it prints each
-database's size (table and TOAST), the pages the read touches in each with every column
-of its rows detoasted (a plain EXPLAIN never fetches TOASTed values), the WAL written
-per memory the write marks used (and how many of those updates were heap-only), and the
-plan of the read on the one with questions.
+question gain) and one where every memory has its questions, their MiniLM vectors and
+the embedder's name, as the questions pass stores them (since round 14 up to 6, the two
+prompts' union, their vectors as float16: up to 4.6 kB). The questions are the real ones
+the bundled model wrote for the sentence (``retrieval_quality.read_questions``; 3
+generic ones for a sentence it lacks). Each ``--storage`` adds one more database with
+questions, whose table keeps its rows another way than the migrations do (see
+``STORAGE``; ``toast``: as before migration 0017). The ratios are then against the
+database without questions; it prints each database's size (table and TOAST), the pages
+the read touches in each with every column of its rows detoasted (a plain EXPLAIN never
+fetches TOASTed values), the WAL written per memory the write marks used (and how many
+of those updates were heap-only), and the plan of the read on the one with questions.
 
     .venv/bin/python bench/pg_context_scale.py [--users 100000] [--turns 400]
     .venv/bin/python bench/pg_context_scale.py --questions [--users 20000] [--storage toast ...]
@@ -69,15 +70,15 @@ from pg_scratch import (
     scratch_database,
     workspace_of,
 )
+from retrieval_quality import read_questions
 
 from memoryd import Memoryd
-from memoryd.domain.rules import content_key
+from memoryd.domain.rules import content_key, normalize_content
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.storage.questions import encode_questions, question_bytes
 from memoryd.storage.repository import Repository
 
 DATA = Path(__file__).parent / "data" / "retrieval.json"
-QUESTIONS = Path(__file__).parent / "data" / "memory-questions.jsonl"
 # --storage: how the memories table keeps its rows of about 6.4 kB with questions, instead
 # of as the migrations leave it (since 0017 whole, up to a page's 8,160 bytes)
 _TOAST = "ALTER TABLE memories RESET (toast_tuple_target)"  # as 0016 left it
@@ -107,12 +108,8 @@ def personas(embedder: MiniLMEmbedder) -> list[dict[str, Any]]:
     pools = json.loads(DATA.read_text())["pools"]
     texts = sorted({m for p in pools for m in p["memories"]})
     vectors = dict(zip(texts, embedder.embed(texts), strict=True))
-    written = {}
-    for line in QUESTIONS.read_text().splitlines():
-        if line.strip():
-            entry = json.loads(line)
-            written[entry["fact"]] = tuple(entry["questions"])
-    asked = {t: written.get(t) or GENERIC for t in texts}
+    written = read_questions()
+    asked = {t: written.get(normalize_content(t)) or GENERIC for t in texts}
     unique = sorted({q for qs in asked.values() for q in qs})
     question_vectors = dict(zip(unique, embedder.embed(unique), strict=True))
     blobs = {t: question_bytes([question_vectors[q] for q in qs]) for t, qs in asked.items()}

@@ -65,8 +65,9 @@ def test_a_good_answers_questions_are_embedded_with_the_services_embedder(
     assert turn_memory.questions == GUITAR
     assert turn_memory.question_embedder == embedder.name
     assert turn_memory.question_vectors is not None
+    # stored as float16: within its rounding (about 5e-4 of a value up to 1)
     np.testing.assert_allclose(
-        turn_memory.question_vectors, np.asarray(embedder.embed(list(GUITAR))), atol=1e-6
+        turn_memory.question_vectors, np.asarray(embedder.embed(list(GUITAR))), atol=2e-4
     )
 
 

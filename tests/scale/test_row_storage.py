@@ -4,11 +4,14 @@ With its questions a memory's row is about 6.4 kB, and PostgreSQL would keep its
 question vectors out of line in the TOAST table, costing every turn a fetch per memory
 (BENCHMARKS.md, "With questions"). Migration 0017 sets the memories table's
 ``toast_tuple_target`` so such a row is stored whole: these tests write questions the
-way the questions pass does and look at where PostgreSQL put them.
+way the questions pass does and look at where PostgreSQL put them. Since round 14 a
+memory has up to 6 questions, whose vectors are stored as float16 so the row keeps that
+size; rows written before hold float32 and are still read.
 """
 
 from __future__ import annotations
 
+import numpy as np
 from alembic import command
 from sqlalchemy import Connection, text, update
 
@@ -58,6 +61,43 @@ def test_a_memory_with_questions_is_read_whole_on_both_backends(any_md: Memoryd)
     [turn] = any_md.context(ana.id, None, "What do you play?", record=False).memories
     assert turn.questions == ASKED
     assert turn.question_vectors is not None and turn.question_vectors.shape == (3, 384)
+
+
+SIX = (*ASKED, "What do you do for fun?", "Do you play live?", "Which songs do you play?")
+
+
+def test_six_questions_keep_the_row_whole_and_float32_rows_still_read(any_md: Memoryd) -> None:
+    """The union's 6 vectors are stored as float16 (4.6 kB, what 3 float32 took), so
+    PostgreSQL keeps the row whole; a row a process before round 14 wrote (float32, no
+    marker) reads as it did, bit for bit."""
+    ana = any_md.create_user("ana")
+    six = any_md.add_memory(ana.id, "I play the guitar.")
+    vectors = any_md.embedder.embed(list(SIX))
+    old = any_md.add_memory(ana.id, "I sing in a choir.")
+    legacy = any_md.embedder.embed(list(ASKED))
+    with any_md.db.write() as repo:
+        assert stored.set_questions(
+            repo.conn, six.id, content_key(six.content), SIX, vectors, any_md.embedder.name
+        )
+        columns = stored.question_columns(ASKED, legacy, any_md.embedder.name)
+        columns["question_vectors"] = np.asarray(legacy, np.float32).tobytes()
+        repo.conn.execute(update(memories).where(memories.c.id == old.id), columns)
+        blob = repo.conn.execute(
+            memories.select().with_only_columns(memories.c.question_vectors)
+            .where(memories.c.id == six.id)
+        ).scalar_one()  # fmt: skip
+    assert len(blob) == len(stored.FLOAT16) + 6 * 384 * 2
+    if any_md.db.dialect == "postgresql":
+        with any_md.db.read() as repo:
+            assert out_of_line(repo.conn) == 0
+    turn = {m.content: m for m in any_md.context(ana.id, None, "hi", record=False).memories}
+    read = turn["I play the guitar."].question_vectors
+    assert read is not None and read.shape == (6, 384) and read.dtype == np.float32
+    np.testing.assert_allclose(read, vectors, atol=2e-4)
+    assert (np.sum(read * vectors, axis=1) > 0.9999).all()
+    old_read = turn["I sing in a choir."].question_vectors
+    assert old_read is not None
+    np.testing.assert_array_equal(old_read, legacy)
 
 
 def test_migration_0017_up_and_down(migrated_pg_url: str, embedder: MiniLMEmbedder) -> None:

@@ -5,7 +5,8 @@ of extraction runs (``memoryd.extraction.questions``) writes them, guarded by th
 key so a memory edited meanwhile keeps its new text unasked; editing the text clears them
 (``memoryd.store``); writing them moves no ``updated_at`` and leaves no audit entry.
 ``questions`` is a JSON list of their text (``[]``: asked, nothing usable; NULL: not
-asked yet), ``question_vectors`` their vectors as float32 rows back to back, and
+asked yet), ``question_vectors`` their vectors as float16 rows back to back after a
+marker (float32 without it: rows written before round 14; ``question_bytes``), and
 ``question_embedder`` the embedder that made them: when the service's embedder changes,
 the pass embeds the stored text again (no LLM call) and turns read other embedders'
 vectors as "no questions". ``question_prompt`` (0018) is the version of the prompt that
@@ -61,10 +62,18 @@ def decode_questions(raw: str | None) -> tuple[str, ...] | None:
     return tuple(value)
 
 
+# Vectors are stored as float16 after this marker (round 14): 6 questions' vectors take
+# 4.6 kB, what 3 took as float32, so a PostgreSQL row stays whole (0017). The marker is a
+# float32 NaN, which no stored float32 vector starts with: rows written before, or by a
+# process older than this one during an upgrade, are float32 rows back to back and read
+# as such, without a migration.
+FLOAT16 = b"\x01\x00\xc0\x7f"
+
+
 def question_bytes(vectors: Any) -> bytes | None:
     if vectors is None or len(vectors) == 0:
         return None
-    return np.asarray(vectors, dtype=np.float32).tobytes()
+    return FLOAT16 + np.asarray(vectors, dtype=np.float16).tobytes()
 
 
 def question_columns(
@@ -87,9 +96,17 @@ def question_columns(
 
 
 def question_matrix(blob: bytes | None, count: int) -> Vector | None:
-    """The stored vectors as a ``count`` x dimensions matrix; None when there are none or
-    the bytes do not split into ``count`` float32 rows (read as no questions)."""
-    if blob is None or count <= 0 or len(blob) % (4 * count):
+    """The stored vectors as a ``count`` x dimensions float32 matrix, from float16 after
+    the marker or float32 without it; None when there are none or the bytes do not split
+    into ``count`` rows (read as no questions)."""
+    if blob is None or count <= 0:
+        return None
+    if blob[: len(FLOAT16)] == FLOAT16:
+        body = blob[len(FLOAT16) :]
+        if not body or len(body) % (2 * count):
+            return None
+        return np.frombuffer(body, dtype=np.float16).reshape(count, -1).astype(np.float32)
+    if len(blob) % (4 * count):
         return None
     return np.frombuffer(blob, dtype=np.float32).reshape(count, -1)
 
