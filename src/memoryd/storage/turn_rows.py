@@ -27,7 +27,10 @@ from memoryd.domain.topics import decode
 from memoryd.storage.questions import decode_questions, question_matrix
 from memoryd.storage.tables import UTCDateTime, memories, workspaces
 
-MAX_MEMOS = 10_000  # memories (about 2 kB each with the vector)
+# memories: about 15 kB each with up to 6 questions (the raw row with its float16 question
+# vectors, and the float32 matrix built from them, kept so a turn does not convert them
+# again), so 150 MB at most per process
+MAX_MEMOS = 10_000
 
 # (id, user_id, scope, slug, content, source, created_at, updated_at, last_used_at,
 #  source_chats, expires_at, run_id, topics, questions, embedding, embedder,
