@@ -2,19 +2,19 @@
 
 It joins the domain rules to storage and the embedder: validate, embed outside the
 transaction, then check limits and write inside one serialised transaction. The REST API,
-the proxy and the CLI all call this class.
+the proxy and the CLI all call this class. Some concerns live in mixins it inherits: chat
+turns (``memoryd.turns``), extraction, recorded chats, the memory lifecycle, the audit log
+and memberships.
 """
 
 from __future__ import annotations
 
-import logging
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from memoryd.audit import AuditFacade
-from memoryd.blas import one_blas_thread
 from memoryd.chat_log import ChatFacade
 from memoryd.config import MemorydSettings
 from memoryd.domain import runtime_settings
@@ -25,21 +25,12 @@ from memoryd.domain.errors import (
     InvalidScope,
     NotFound,
 )
-from memoryd.domain.injection import (
-    WORKSPACE_TOP_K,
-    Turn,
-    build_query,
-    check_history,
-    most_recent,
-    top_k,
-)
 from memoryd.domain.models import (
     Actor,
     AuditAction,
     Memory,
     Role,
     Scope,
-    ScoredMemory,
     Source,
     User,
     UserSummary,
@@ -69,22 +60,21 @@ from memoryd.storage.database import Database
 from memoryd.storage.opening import open_database
 from memoryd.storage.repository import Repository
 from memoryd.store import KEEP, Keep, MemoryStore
+from memoryd.turns import TurnFacade
 from memoryd.user_settings import change_role
 from memoryd.writeback import BackgroundWriter, QuietGate
 
 if TYPE_CHECKING:
     from memoryd.transfer import ImportFile, ImportResult
 
-log = logging.getLogger("memoryd")
-
-LAST_USED_RESOLUTION_S = 60
-
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade, AuditFacade, MembershipFacade):
+class Memoryd(
+    TurnFacade, ExtractionFacade, ChatFacade, LifecycleFacade, AuditFacade, MembershipFacade
+):
     """Persistent memories for LLM chat.
 
     ``Memoryd()`` uses the default SQLite file under your data directory (or
@@ -406,111 +396,6 @@ class Memoryd(ExtractionFacade, ChatFacade, LifecycleFacade, AuditFacade, Member
             self.store.audit(repo, action, actor, before, after, now)
             return after
 
-    # chat turns ----------------------------------------------------------------
-    def context(
-        self,
-        user_id: int,
-        workspace: str | None = None,
-        message: str = "",
-        history: Sequence[Mapping[str, Any]] = (),
-        *,
-        record: bool = True,
-        confirm: Callable[[], None] | None = None,
-    ) -> Turn:
-        """Choose the memories for one chat turn (R3, R4) and mark them used.
-
-        ``record=False`` makes the turn incognito: the same memories are chosen, but
-        their last-used times are left alone and ``record_chat`` refuses the turn, so
-        nothing of the conversation is kept or learned from. ``confirm`` runs right
-        after the turn's statement has read the cache version (``memoryd.storage.catalog``)
-        and before anything is marked: the server checks there that an API key taken
-        from its cache is still valid; an exception it raises ends the turn."""
-        self.quiet.enter()  # pre-embedding waits for no turn to be in progress
-        try:
-            return self._context(user_id, workspace, message, history, record, confirm)
-        finally:
-            self.quiet.leave()
-
-    def _context(
-        self,
-        user_id: int,
-        workspace: str | None,
-        message: str,
-        history: Sequence[Mapping[str, Any]],
-        record: bool,
-        confirm: Callable[[], None] | None,
-    ) -> Turn:
-        if not isinstance(message, str):
-            raise InvalidInput("message must be text")
-        query = build_query(message, check_history(history))
-        with self.db.read() as repo:
-            workspace_id, enabled = self._turn_scope(repo, user_id, workspace)
-            version, pool = repo.turn_pool(user_id, workspace_id)
-            if not self.catalog.sync(version):  # something changed: check again, uncached
-                workspace_id, enabled = self._turn_scope(repo, user_id, workspace)
-                version, pool = repo.turn_pool(user_id, workspace_id)
-                self.catalog.sync(version)
-        if confirm is not None:
-            confirm()
-        if not enabled:
-            return Turn(enabled=False, query=query, record=record)
-        now = self.clock()
-        pool = [m for m in pool if not m.is_expired(now)]  # expired: never injected
-        globals_ = [ScoredMemory(m, None) for m in pool if m.scope is Scope.GLOBAL]
-        candidates = [m for m in pool if m.scope is Scope.WORKSPACE]
-        chosen, reason = self._rank(query, candidates)
-        turn = Turn(
-            global_memories=tuple(globals_),
-            workspace_memories=tuple(chosen),
-            reranker=self.reranker.name if len(candidates) > WORKSPACE_TOP_K else None,
-            fallback_reason=reason,
-            query=query,
-            candidates=len(candidates),
-            record=record,
-        )
-        if not record:
-            return turn
-        stale = [m.id for m in turn.memories if _needs_touch(m.last_used_at, now)]
-        if stale:
-            self.writer.touch(stale, now)
-        return turn
-
-    def _turn_scope(
-        self, repo: Repository, user_id: int, workspace: str | None
-    ) -> tuple[int | None, bool]:
-        """The workspace id and whether memory is on, from the cache when it has them."""
-        catalog = self.catalog
-        if type(user_id) is not int or catalog.get("users", user_id) is None:
-            self.store.require_user(repo, user_id)
-            catalog.put("users", user_id, True, catalog.version)
-        workspace_id = None
-        if workspace:
-            if isinstance(workspace, str):
-                workspace_id = catalog.get("workspaces", workspace)
-            if workspace_id is None:
-                workspace_id = self.store.require_workspace(repo, workspace)
-                catalog.put("workspaces", workspace, workspace_id, catalog.version)
-        values = catalog.get("settings", None)
-        if values is None:
-            values = repo.get_settings()
-            catalog.put("settings", None, values, catalog.version)
-        spec = runtime_settings.MEMORY_ENABLED
-        return workspace_id, bool(values.get(spec.key, spec.default))
-
-    def _rank(self, query: Any, candidates: list[Memory]) -> tuple[list[ScoredMemory], str | None]:
-        if len(candidates) <= WORKSPACE_TOP_K:
-            return [ScoredMemory(m, None) for m in most_recent(candidates, len(candidates))], None
-        one_blas_thread()  # small products: another core's BLAS thread only costs time
-        try:
-            scores = self.reranker.score(query, candidates)
-            return top_k(candidates, scores, WORKSPACE_TOP_K), None
-        except Exception as exc:  # any reranker failure falls back to recency (R4)
-            reason = f"{type(exc).__name__}: {exc}"
-            log.warning(
-                "reranker %s failed, using the 5 newest memories: %s", self.reranker.name, reason
-            )
-            return [ScoredMemory(m, None) for m in most_recent(candidates)], reason
-
     # settings ----------------------------------------------------------------
     def get_settings(self) -> dict[str, Any]:
         with self.db.read() as repo:
@@ -585,11 +470,6 @@ def _keep_an_admin(repo: Repository, user_id: int) -> None:
         user = repo.get_user(user_id)
         name = user.name if user else str(user_id)
         raise AlreadyExists(f"{name} is the last admin; make another admin first")
-
-
-def _needs_touch(last_used: datetime | None, now: datetime) -> bool:
-    """``last_used_at`` is kept to the minute, so a busy chat does not write every turn."""
-    return last_used is None or (now - last_used).total_seconds() >= LAST_USED_RESOLUTION_S
 
 
 def _role(role: Role | str) -> Role:

@@ -1,0 +1,179 @@
+"""The chat-turn part of the library facade: which memories one turn gets (R3, R4).
+
+``Memoryd`` inherits ``context`` from here (like ``ChatFacade``). Kept apart from
+``memoryd.service`` because it is the hot path -- every proxied or API chat turn runs it
+-- and its shape is chosen for speed:
+
+- one read: the turn's memories come from a single statement (``Repository.turn_pool``)
+  that also reads the cache version (``memoryd.storage.catalog``);
+- the user, the workspace and the instance settings are taken from the per-process cache
+  when it has them; if the version shows something changed, they are checked again
+  against the database, uncached, in the same transaction;
+- all global memories go in; the workspace's are ranked by the reranker when there are
+  more than ``WORKSPACE_TOP_K``, and any reranker failure falls back to the most recent
+  ones (R4), logged and reported on the turn (``fallback_reason``);
+- marking the chosen memories used (``last_used_at``, kept to the minute) is handed to the
+  background writer (``memoryd.writeback``), off the reply's path; an incognito turn
+  (``record=False``) marks nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from memoryd.blas import one_blas_thread
+from memoryd.domain import runtime_settings
+from memoryd.domain.errors import InvalidInput
+from memoryd.domain.injection import (
+    WORKSPACE_TOP_K,
+    Turn,
+    build_query,
+    check_history,
+    most_recent,
+    top_k,
+)
+from memoryd.domain.models import Memory, Scope, ScoredMemory
+
+if TYPE_CHECKING:
+    from memoryd.rerank.base import Reranker
+    from memoryd.storage.catalog import Catalog
+    from memoryd.storage.database import Database
+    from memoryd.storage.repository import Repository
+    from memoryd.store import MemoryStore
+    from memoryd.writeback import BackgroundWriter, QuietGate
+
+log = logging.getLogger("memoryd")
+
+LAST_USED_RESOLUTION_S = 60
+
+
+class TurnFacade:
+    """Chat-turn methods of ``Memoryd`` (see the module doc)."""
+
+    clock: Callable[[], datetime]
+    store: MemoryStore
+    catalog: Catalog
+    quiet: QuietGate
+
+    if TYPE_CHECKING:
+
+        @property
+        def db(self) -> Database: ...
+
+        @property
+        def reranker(self) -> Reranker: ...
+
+        @property
+        def writer(self) -> BackgroundWriter: ...
+
+    def context(
+        self,
+        user_id: int,
+        workspace: str | None = None,
+        message: str = "",
+        history: Sequence[Mapping[str, Any]] = (),
+        *,
+        record: bool = True,
+        confirm: Callable[[], None] | None = None,
+    ) -> Turn:
+        """Choose the memories for one chat turn (R3, R4) and mark them used.
+
+        ``record=False`` makes the turn incognito: the same memories are chosen, but
+        their last-used times are left alone and ``record_chat`` refuses the turn, so
+        nothing of the conversation is kept or learned from. ``confirm`` runs right
+        after the turn's statement has read the cache version (``memoryd.storage.catalog``)
+        and before anything is marked: the server checks there that an API key taken
+        from its cache is still valid; an exception it raises ends the turn."""
+        self.quiet.enter()  # pre-embedding waits for no turn to be in progress
+        try:
+            return self._context(user_id, workspace, message, history, record, confirm)
+        finally:
+            self.quiet.leave()
+
+    def _context(
+        self,
+        user_id: int,
+        workspace: str | None,
+        message: str,
+        history: Sequence[Mapping[str, Any]],
+        record: bool,
+        confirm: Callable[[], None] | None,
+    ) -> Turn:
+        if not isinstance(message, str):
+            raise InvalidInput("message must be text")
+        query = build_query(message, check_history(history))
+        with self.db.read() as repo:
+            workspace_id, enabled = self._turn_scope(repo, user_id, workspace)
+            version, pool = repo.turn_pool(user_id, workspace_id)
+            if not self.catalog.sync(version):  # something changed: check again, uncached
+                workspace_id, enabled = self._turn_scope(repo, user_id, workspace)
+                version, pool = repo.turn_pool(user_id, workspace_id)
+                self.catalog.sync(version)
+        if confirm is not None:
+            confirm()
+        if not enabled:
+            return Turn(enabled=False, query=query, record=record)
+        now = self.clock()
+        pool = [m for m in pool if not m.is_expired(now)]  # expired: never injected
+        globals_ = [ScoredMemory(m, None) for m in pool if m.scope is Scope.GLOBAL]
+        candidates = [m for m in pool if m.scope is Scope.WORKSPACE]
+        chosen, reason = self._rank(query, candidates)
+        turn = Turn(
+            global_memories=tuple(globals_),
+            workspace_memories=tuple(chosen),
+            reranker=self.reranker.name if len(candidates) > WORKSPACE_TOP_K else None,
+            fallback_reason=reason,
+            query=query,
+            candidates=len(candidates),
+            record=record,
+        )
+        if not record:
+            return turn
+        stale = [m.id for m in turn.memories if _needs_touch(m.last_used_at, now)]
+        if stale:
+            self.writer.touch(stale, now)
+        return turn
+
+    def _turn_scope(
+        self, repo: Repository, user_id: int, workspace: str | None
+    ) -> tuple[int | None, bool]:
+        """The workspace id and whether memory is on, from the cache when it has them."""
+        catalog = self.catalog
+        if type(user_id) is not int or catalog.get("users", user_id) is None:
+            self.store.require_user(repo, user_id)
+            catalog.put("users", user_id, True, catalog.version)
+        workspace_id = None
+        if workspace:
+            if isinstance(workspace, str):
+                workspace_id = catalog.get("workspaces", workspace)
+            if workspace_id is None:
+                workspace_id = self.store.require_workspace(repo, workspace)
+                catalog.put("workspaces", workspace, workspace_id, catalog.version)
+        values = catalog.get("settings", None)
+        if values is None:
+            values = repo.get_settings()
+            catalog.put("settings", None, values, catalog.version)
+        spec = runtime_settings.MEMORY_ENABLED
+        return workspace_id, bool(values.get(spec.key, spec.default))
+
+    def _rank(self, query: Any, candidates: list[Memory]) -> tuple[list[ScoredMemory], str | None]:
+        if len(candidates) <= WORKSPACE_TOP_K:
+            return [ScoredMemory(m, None) for m in most_recent(candidates, len(candidates))], None
+        one_blas_thread()  # small products: another core's BLAS thread only costs time
+        try:
+            scores = self.reranker.score(query, candidates)
+            return top_k(candidates, scores, WORKSPACE_TOP_K), None
+        except Exception as exc:  # any reranker failure falls back to recency (R4)
+            reason = f"{type(exc).__name__}: {exc}"
+            log.warning(
+                "reranker %s failed, using the 5 newest memories: %s", self.reranker.name, reason
+            )
+            return [ScoredMemory(m, None) for m in most_recent(candidates)], reason
+
+
+def _needs_touch(last_used: datetime | None, now: datetime) -> bool:
+    """``last_used_at`` is kept to the minute, so a busy chat does not write every turn."""
+    return last_used is None or (now - last_used).total_seconds() >= LAST_USED_RESOLUTION_S
