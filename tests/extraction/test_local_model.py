@@ -16,6 +16,7 @@ import pytest
 
 from memoryd import Memoryd
 from memoryd.domain.topics import KEYS
+from memoryd.extraction import questions
 from memoryd.llm.base import LLMError
 from memoryd.llm.local import QWEN_CODER_1_5B, LocalProvider, model_path
 
@@ -145,3 +146,30 @@ def test_the_bundled_model_tags_memories_with_known_topics(
         assert found and 1 <= len(found) <= 3 and set(found) <= set(KEYS), (text, found)
     assert {"music", "hobbies"} & set(tagged[texts[0]]), tagged
     assert "pets" in tagged[texts[1]] and "work" in tagged[texts[2]], tagged
+
+
+def test_the_bundled_model_writes_both_prompts_questions(
+    md: Memoryd, local_llm: LocalProvider
+) -> None:
+    """Two calls a memory (the chat prompt, then the work prompt), their questions joined:
+    between 3 and 6 distinct questions, each one a question, stored with one vector each
+    that a turn reads."""
+    ana = md.create_user("ana")
+    md.create_workspace("clinic")
+    texts = ["I play the guitar in a band.", "Invoices go out on the 3rd; Marta signs them."]
+    for text in texts:
+        md.add_memory(ana.id, text, scope="workspace", workspace="clinic")
+
+    run = md.extract(provider=local_llm, ask_questions=5)
+
+    assert (run.memories_questioned, run.llm_calls, run.llm_calls_failed) == (2, 4, 0)
+    asked = {m.content: m.questions for m in md.list_memories(ana.id)}
+    for text in texts:
+        found = asked[text]
+        assert found is not None and 3 <= len(found) <= questions.MAX_QUESTIONS, (text, found)
+        assert len(set(found)) == len(found) and all(q.endswith("?") for q in found), found
+    turn = md.context(ana.id, "clinic", "What do you play?", record=False)
+    [guitar] = [m for m in turn.memories if m.content == texts[0]]
+    assert guitar.question_vectors is not None and len(guitar.question_vectors) == len(
+        asked[texts[0]] or ()
+    )
