@@ -1,0 +1,401 @@
+"""The layering of ``src/memoryd``, read from its import graph (docs/architecture.md).
+
+memoryd is built in layers: a core of plain rules with no I/O (``memoryd.domain``); thin
+layers around it (storage, embedders, rerankers, LLM providers); the write rules and the
+extraction pipeline above those; the ``Memoryd`` facade made of mixins; and the surfaces
+on top (server, CLI, MCP, client, integrations, workers). Nothing enforces that but this
+test: it parses every module with ``ast`` (no imports run, so it takes a fraction of a
+second), resolves every import -- at module level, inside functions, relative ones and
+``from pkg import submodule`` -- to the memoryd module it names, and checks the rules
+below. A failure names the importing module, the line and what it imports.
+
+``if TYPE_CHECKING:`` imports are collected (marked ``typing``) and held to the same rules
+as the others: a type from a higher layer in a lower layer's signatures is as much a
+dependency on that layer as a call into it, even though nothing is imported at run time.
+The one thing they may do that a run-time import may not is the facade's own cycle: the
+mixins ``memoryd.service.Memoryd`` is made of annotate ``self`` as ``Memoryd``, which only
+works under ``TYPE_CHECKING`` (at run time the import would be circular).
+
+Imports a string names (``importlib.import_module``, entry points) are not seen; the plugin
+manager is the only user of those and it loads plugins, not layers.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+PACKAGE = SRC / "memoryd"
+
+
+@dataclass(frozen=True)
+class Import:
+    """One import statement's target, as seen from the module that has it."""
+
+    module: str  # the importing module, e.g. memoryd.storage.repository
+    target: str  # the module imported: a memoryd submodule when one is named, else a package
+    line: int
+    kind: str  # "module" (top level), "function" (inside a def) or "typing" (TYPE_CHECKING)
+
+    def __str__(self) -> str:
+        where = {"module": "", "function": " inside a function", "typing": " under TYPE_CHECKING"}
+        return f"{self.module} imports {self.target} (line {self.line}{where[self.kind]})"
+
+
+def module_name(path: Path, root: Path) -> tuple[str, bool]:
+    """``memoryd.x.y`` for ``root/memoryd/x/y.py``, and whether it is a package's __init__."""
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    is_package = parts[-1] == "__init__"
+    if is_package:
+        parts.pop()
+    return ".".join(parts), is_package
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def imports_of(source: str, module: str, is_package: bool, known: set[str]) -> list[Import]:
+    """Every import in ``source``; ``known`` is the set of module names that exist, used to
+    tell ``from memoryd import hookspecs`` (a module) from ``from memoryd import Memoryd``."""
+    found: list[Import] = []
+    package = module.split(".") if is_package else module.split(".")[:-1]
+
+    def resolve(node: ast.ImportFrom) -> str:
+        if not node.level:
+            return node.module or ""
+        base = package[: len(package) - (node.level - 1)]
+        return ".".join(base + ([node.module] if node.module else []))
+
+    def visit(nodes: Iterable[ast.AST], kind: str) -> None:
+        for node in nodes:
+            if isinstance(node, ast.Import):
+                found.extend(Import(module, a.name, node.lineno, kind) for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = resolve(node)
+                targets = {f"{base}.{a.name}" for a in node.names} & known
+                if len(targets) < len(node.names):
+                    targets.add(base)  # some names are attributes of the module itself
+                found.extend(Import(module, t, node.lineno, kind) for t in sorted(targets))
+            elif isinstance(node, ast.If) and _is_type_checking(node.test):
+                visit(node.body, "typing")
+                visit(node.orelse, kind)
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                visit(node.body, "function" if kind == "module" else kind)
+            else:
+                visit(ast.iter_child_nodes(node), kind)
+
+    visit(ast.parse(source).body, "module")
+    return found
+
+
+def import_graph(root: Path = SRC) -> list[Import]:
+    """Every import of every module under ``root/memoryd`` (its bundled data left out)."""
+    files = [p for p in sorted((root / "memoryd").rglob("*.py")) if "data" not in p.parts]
+    names = {p: module_name(p, root) for p in files}
+    known = {name for name, _ in names.values()}
+    graph: list[Import] = []
+    for path, (name, is_package) in names.items():
+        graph.extend(imports_of(path.read_text(encoding="utf-8"), name, is_package, known))
+    return graph
+
+
+def within(module: str, prefix: str) -> bool:
+    """``module`` is ``prefix`` or inside it; the bare package ``memoryd`` means only itself
+    (its ``__init__``, which re-exports the facade), not everything."""
+    if prefix == "memoryd":
+        return module == "memoryd"
+    return module == prefix or module.startswith(prefix + ".")
+
+
+def in_any(module: str, prefixes: Iterable[str]) -> bool:
+    return any(within(module, p) for p in prefixes)
+
+
+# The layers, bottom up. Each name is a module or a package (with everything in it).
+DOMAIN = ("memoryd.domain",)
+FOUNDATION = ("memoryd.config", "memoryd.hookspecs", "memoryd.plugins", "memoryd.blas")
+ADAPTERS = ("memoryd.storage", "memoryd.embedding", "memoryd.rerank", "memoryd.llm")
+WRITE_RULES = ("memoryd.store",)
+PIPELINE = ("memoryd.extraction",)
+FACADE = (
+    "memoryd",  # the package's __init__: re-exports Memoryd and the domain types
+    "memoryd.service",
+    "memoryd.turns",
+    "memoryd.chat_log",
+    "memoryd.lifecycle",
+    "memoryd.audit",
+    "memoryd.memberships",
+    "memoryd.extraction.facade",
+    "memoryd.user_settings",
+    "memoryd.writeback",
+    "memoryd.transfer",
+    "memoryd.transfer_chats",
+    "memoryd.transfer_preferences",
+)
+SURFACES = (
+    "memoryd.server",
+    "memoryd.cli",
+    "memoryd.__main__",
+    "memoryd.mcp",
+    "memoryd.client",
+    "memoryd.integrations",
+    "memoryd.scale",
+    "memoryd.testing",
+    "memoryd.evaluation",
+)
+
+# What the domain core must never reach for: I/O of any kind, and the libraries that do it.
+IO_LIBRARIES = {
+    "sqlalchemy", "alembic", "httpx", "fastapi", "starlette", "uvicorn", "onnxruntime",
+    "tokenizers", "openai", "anthropic", "psycopg", "procrastinate", "typer", "click",
+    "requests", "xllamacpp", "mcp", "pydantic", "pydantic_settings",
+    "socket", "ssl", "subprocess", "urllib", "http", "sqlite3", "asyncio", "multiprocessing",
+    "selectors", "ftplib", "smtplib", "os", "io", "pathlib", "shutil", "tempfile", "glob",
+}  # fmt: skip
+# Third-party packages the domain may use: numpy holds the vectors a memory carries.
+DOMAIN_THIRD_PARTY = {"numpy"}
+
+
+@dataclass(frozen=True)
+class Rule:
+    """Modules under ``applies_to`` may import from memoryd only ``allowed`` (if given),
+    and never ``forbidden``."""
+
+    name: str
+    applies_to: tuple[str, ...] | None  # None: every module of memoryd
+    allowed: tuple[str, ...] | None = None
+    forbidden: tuple[str, ...] = ()
+    exempt: tuple[str, ...] = ()  # modules under applies_to the rule skips
+
+    def broken_by(self, imp: Import) -> bool:
+        applies = self.applies_to is None or in_any(imp.module, self.applies_to)
+        if not applies or in_any(imp.module, self.exempt):
+            return False
+        if not within(imp.target, "memoryd") and not imp.target.startswith("memoryd."):
+            return False
+        if in_any(imp.target, self.forbidden):
+            return True
+        return self.allowed is not None and not in_any(imp.target, self.allowed)
+
+
+RULES = (
+    Rule(
+        "the domain core imports nothing from memoryd outside memoryd.domain",
+        applies_to=DOMAIN,
+        allowed=DOMAIN,
+    ),
+    Rule(
+        "config, hookspecs, plugins and blas import from memoryd only the domain and each "
+        "other (config validates MEMORY_EXTRACTION_INTERVAL with the pure parser "
+        "memoryd.extraction.interval, which is kept apart for that)",
+        applies_to=FOUNDATION,
+        allowed=(*DOMAIN, *FOUNDATION, "memoryd.extraction.interval"),
+    ),
+    Rule(
+        "storage imports from memoryd only the domain: it keeps rows and decides nothing",
+        applies_to=("memoryd.storage",),
+        allowed=(*DOMAIN, "memoryd.storage"),
+    ),
+    Rule(
+        "embedders, rerankers and LLM providers import from memoryd only the domain, "
+        "config/hookspecs/plugins/blas and the embedders (never storage, the pipeline, "
+        "the facade or a surface)",
+        applies_to=("memoryd.embedding", "memoryd.rerank", "memoryd.llm"),
+        allowed=(*DOMAIN, *FOUNDATION, "memoryd.embedding", "memoryd.rerank", "memoryd.llm"),
+    ),
+    Rule(
+        "the write rules (memoryd.store) sit on storage and the domain only",
+        applies_to=WRITE_RULES,
+        allowed=(*DOMAIN, "memoryd.storage"),
+    ),
+    Rule(
+        "the extraction pipeline never imports the facade or a surface: the facade passes "
+        "itself in as ExtractionDeps (memoryd.extraction.deps)",
+        applies_to=PIPELINE,
+        exempt=("memoryd.extraction.facade",),
+        allowed=(*DOMAIN, *FOUNDATION, *ADAPTERS, *WRITE_RULES, *PIPELINE),
+    ),
+    Rule(
+        "the facade and its mixins never import a surface (server, CLI, MCP, client, "
+        "integrations, workers, testing)",
+        applies_to=FACADE,
+        forbidden=SURFACES,
+    ),
+    Rule(
+        "only the server itself, the CLI (which starts it), MCP (mounted in it, reusing its "
+        "access checks) and memoryd.testing (which runs it for tests) import memoryd.server",
+        applies_to=None,
+        forbidden=("memoryd.server",),
+        exempt=("memoryd.server", "memoryd.cli", "memoryd.mcp", "memoryd.testing"),
+    ),
+    Rule(
+        "only the command line itself and `python -m memoryd` import memoryd.cli",
+        applies_to=None,
+        forbidden=("memoryd.cli",),
+        exempt=("memoryd.cli", "memoryd.__main__"),
+    ),
+    Rule(
+        "the HTTP client talks to the server over HTTP only: it never imports the server, "
+        "the CLI, MCP, the workers, the facade class or storage",
+        applies_to=("memoryd.client",),
+        forbidden=(
+            "memoryd.server",
+            "memoryd.cli",
+            "memoryd.mcp",
+            "memoryd.scale",
+            "memoryd.service",
+            "memoryd",
+            "memoryd.storage",
+        ),
+    ),
+    Rule(
+        "the framework integrations take a backend (Memoryd or MemorydClient) and import "
+        "from memoryd only the domain",
+        applies_to=("memoryd.integrations",),
+        allowed=(*DOMAIN, "memoryd.integrations"),
+    ),
+    Rule(
+        "the queue workers never import the server, the CLI or MCP",
+        applies_to=("memoryd.scale",),
+        forbidden=("memoryd.server", "memoryd.cli", "memoryd.mcp"),
+    ),
+)
+
+
+def violations(graph: Iterable[Import], rules: Iterable[Rule] = RULES) -> Iterator[str]:
+    for rule in rules:
+        for imp in graph:
+            if rule.broken_by(imp):
+                yield f"{imp}: breaks '{rule.name}'"
+
+
+def facade_cycles(graph: Iterable[Import]) -> Iterator[str]:
+    """Mixins and helpers of the facade name ``memoryd.service`` (or the package) only under
+    TYPE_CHECKING: at run time ``memoryd.service`` imports them, so the reverse is a cycle."""
+    for imp in graph:
+        below_service = in_any(imp.module, FACADE) and imp.module not in (
+            "memoryd",
+            "memoryd.service",
+        )
+        if below_service and imp.kind != "typing" and imp.target in ("memoryd", "memoryd.service"):
+            yield f"{imp}: the facade's mixins may import memoryd.service only under TYPE_CHECKING"
+
+
+def domain_libraries(graph: Iterable[Import]) -> Iterator[str]:
+    """The domain core uses the standard library (less its I/O modules) and numpy only."""
+    for imp in graph:
+        if not in_any(imp.module, DOMAIN) or imp.target.startswith("memoryd"):
+            continue
+        top = imp.target.split(".")[0]
+        if top in IO_LIBRARIES:
+            yield f"{imp}: the domain core does no I/O, so never imports {top}"
+        elif top not in sys.stdlib_module_names and top not in DOMAIN_THIRD_PARTY:
+            yield f"{imp}: the domain core uses only the standard library and numpy"
+
+
+GRAPH = import_graph()
+
+
+def test_the_graph_is_read_fast_and_whole() -> None:
+    started = time.perf_counter()
+    graph = import_graph()
+    assert time.perf_counter() - started < 1.0
+    seen = {(i.module, i.target, i.kind) for i in graph}
+    # one of each kind, from the real tree, so a collector that stopped seeing a kind fails
+    assert ("memoryd.service", "memoryd.turns", "module") in seen
+    assert ("memoryd.cli.serve", "memoryd.server.app", "function") in seen
+    assert ("memoryd.writeback", "memoryd.service", "typing") in seen
+    assert ("memoryd.plugins", "memoryd.hookspecs", "module") in seen  # from memoryd import x
+
+
+def test_imports_are_resolved_the_way_python_does() -> None:
+    source = (
+        "from typing import TYPE_CHECKING\n"
+        "from . import sibling\n"
+        "from .. import domain\n"
+        "from ..domain.models import Memory\n"
+        "from memoryd import Memoryd, hookspecs\n"
+        "if TYPE_CHECKING:\n"
+        "    from memoryd.service import Memoryd\n"
+        "def f():\n"
+        "    import memoryd.server.app\n"
+    )
+    known = {"memoryd", "memoryd.pkg", "memoryd.pkg.sibling", "memoryd.domain", "memoryd.hookspecs"}
+    found = {(i.target, i.kind) for i in imports_of(source, "memoryd.pkg.mod", False, known)}
+    assert found == {
+        ("typing", "module"),
+        ("memoryd.pkg.sibling", "module"),
+        ("memoryd.domain", "module"),
+        ("memoryd.domain.models", "module"),
+        ("memoryd", "module"),
+        ("memoryd.hookspecs", "module"),
+        ("memoryd.service", "typing"),
+        ("memoryd.server.app", "function"),
+    }
+    # in a package's __init__, one dot is the package itself
+    inside = imports_of("from . import sibling\n", "memoryd.pkg", True, known)
+    assert [i.target for i in inside] == ["memoryd.pkg.sibling"]
+
+
+def test_the_layers_hold() -> None:
+    found = list(violations(GRAPH))
+    assert not found, "\n".join(found)
+
+
+def test_the_facade_mixins_import_the_facade_only_for_types() -> None:
+    found = list(facade_cycles(GRAPH))
+    assert not found, "\n".join(found)
+
+
+def test_the_domain_core_does_no_io() -> None:
+    found = list(domain_libraries(GRAPH))
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize(
+    ("module", "target", "kind", "broken"),
+    [
+        ("memoryd.domain.rules", "memoryd.storage.repository", "module", "memoryd.domain"),
+        ("memoryd.storage.repository", "memoryd.server.deps", "function", "storage imports"),
+        ("memoryd.rerank.embedding", "memoryd.service", "typing", "embedders, rerankers"),
+        ("memoryd.llm.base", "memoryd.extraction.pipeline", "module", "embedders, rerankers"),
+        ("memoryd.extraction.pipeline", "memoryd.service", "typing", "extraction pipeline"),
+        ("memoryd.extraction.scheduler", "memoryd.turns", "module", "extraction pipeline"),
+        ("memoryd.turns", "memoryd.server.relay", "module", "facade and its mixins"),
+        ("memoryd.scale.tasks", "memoryd.server.app", "function", "import memoryd.server"),
+        ("memoryd.integrations.langchain", "memoryd.cli.app", "module", "memoryd.cli"),
+        ("memoryd.client._shared", "memoryd.storage.tables", "module", "HTTP client"),
+    ],
+)
+def test_a_violating_import_is_named(module: str, target: str, kind: str, broken: str) -> None:
+    found = list(violations([Import(module, target, 7, kind)]))
+    assert len(found) >= 1
+    assert found[0].startswith(f"{module} imports {target} (line 7")
+    assert broken in found[0]
+
+
+def test_a_runtime_import_of_the_facade_by_a_mixin_is_named() -> None:
+    bad = Import("memoryd.chat_log", "memoryd.service", 3, "module")
+    assert list(facade_cycles([bad])) == [
+        "memoryd.chat_log imports memoryd.service (line 3): the facade's mixins may import "
+        "memoryd.service only under TYPE_CHECKING"
+    ]
+
+
+@pytest.mark.parametrize("library", ["sqlalchemy", "httpx", "socket", "subprocess", "os.path"])
+def test_io_in_the_domain_is_named(library: str) -> None:
+    found = list(domain_libraries([Import("memoryd.domain.models", library, 9, "module")]))
+    assert found == [
+        f"memoryd.domain.models imports {library} (line 9): the domain core does no I/O, "
+        f"so never imports {library.split('.')[0]}"
+    ]
