@@ -13,6 +13,8 @@ import platformdirs
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from memoryd.domain.interval import parse_interval
+
 
 def default_data_dir() -> Path:
     return Path(platformdirs.user_data_dir("memoryd", appauthor=False))
@@ -77,8 +79,6 @@ class MemorydSettings(BaseSettings):
     @field_validator("extraction_interval")
     @classmethod
     def _check_interval(cls, value: str) -> str:
-        from memoryd.extraction.interval import parse_interval
-
         parse_interval(value)
         return value
 

@@ -195,11 +195,9 @@ RULES = (
         allowed=DOMAIN,
     ),
     Rule(
-        "config, hookspecs, plugins and blas import from memoryd only the domain and each "
-        "other (config validates MEMORY_EXTRACTION_INTERVAL with the pure parser "
-        "memoryd.extraction.interval, which is kept apart for that)",
+        "config, hookspecs, plugins and blas import from memoryd only the domain and each other",
         applies_to=FOUNDATION,
-        allowed=(*DOMAIN, *FOUNDATION, "memoryd.extraction.interval"),
+        allowed=(*DOMAIN, *FOUNDATION),
     ),
     Rule(
         "storage imports from memoryd only the domain: it keeps rows and decides nothing",

@@ -12,8 +12,8 @@ from pydantic import ValidationError
 
 from memoryd import Memoryd
 from memoryd.config import MemorydSettings
+from memoryd.domain.interval import parse_interval
 from memoryd.embedding.minilm import MiniLMEmbedder
-from memoryd.extraction.interval import parse_interval
 from memoryd.extraction.pipeline import ExtractionConfig
 from memoryd.extraction.scheduler import ExtractionScheduler, due_pairs, run_extraction
 from memoryd.testing import FakeOpenAIServer, Reply

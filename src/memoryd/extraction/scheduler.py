@@ -24,8 +24,8 @@ from sqlalchemy.engine import Connection
 
 from memoryd.domain import runtime_settings
 from memoryd.domain.errors import InvalidInput, MemorydError
+from memoryd.domain.interval import parse_interval
 from memoryd.extraction.deps import ExtractionDeps, current_settings
-from memoryd.extraction.interval import parse_interval
 from memoryd.extraction.pipeline import ExtractionConfig, PairResult, process_pair
 from memoryd.extraction.questions import ask_questions
 from memoryd.extraction.retention import PruneTimer

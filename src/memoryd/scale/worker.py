@@ -25,7 +25,7 @@ from sqlalchemy import text
 
 from memoryd.config import MemorydSettings
 from memoryd.domain.errors import InvalidInput
-from memoryd.extraction.interval import parse_interval
+from memoryd.domain.interval import parse_interval
 from memoryd.extraction.scheduler import provider_for
 from memoryd.scale.tasks import QUEUE, RECOVER_TASK, make_app, sweep_cron
 from memoryd.service import Memoryd

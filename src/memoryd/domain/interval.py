@@ -1,7 +1,8 @@
 """Parsing ``MEMORY_EXTRACTION_INTERVAL`` values such as ``30min``, ``1hr``, ``6hr``, ``90s``.
 
-Kept apart from the scheduler so the settings class can validate the variable at start-up
-without importing the database layer.
+A rule of the domain (plain parsing, no I/O), so the settings class can validate the
+variable at start-up and the schedulers (``memoryd.extraction.scheduler``,
+``memoryd.scale.worker``) read it, none of them importing another's layer.
 """
 
 from __future__ import annotations
