@@ -2,7 +2,16 @@
 
 Global facts about a person and facts per workspace, injected into the system prompt at
 every turn and learned from past chats. Start with :class:`Memoryd`.
+
+``Memoryd`` is loaded on first use (PEP 562 ``__getattr__``), so ``import memoryd.client``
+-- a remote server's HTTP client, which needs only the domain -- does not load the
+library, its storage and SQLAlchemy. (``ImportResult`` is a plain domain dataclass,
+``memoryd.domain.results``, so it is imported at once.)
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from memoryd.domain.errors import (
     AlreadyExists,
@@ -29,10 +38,12 @@ from memoryd.domain.models import (
     User,
     Workspace,
 )
+from memoryd.domain.results import ImportResult
 from memoryd.domain.rules import Limits
 from memoryd.hookspecs import hookimpl
-from memoryd.service import Memoryd
-from memoryd.transfer import ImportResult
+
+if TYPE_CHECKING:
+    from memoryd.service import Memoryd
 
 __version__ = "0.1.0"
 
@@ -66,3 +77,19 @@ __all__ = [
     "__version__",
     "hookimpl",
 ]
+
+
+# Hidden from mypy: a module-level __getattr__ would make it accept any name as memoryd's.
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Any:
+        """``Memoryd``, imported (with the whole library) the first time it is asked for."""
+        if name == "Memoryd":
+            from memoryd.service import Memoryd
+
+            globals()[name] = Memoryd
+            return Memoryd
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *__all__})

@@ -19,7 +19,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -29,14 +28,13 @@ from memoryd.domain.errors import InvalidInput, NotFound
 from memoryd.domain.models import (
     Actor,
     AuditAction,
-    AuditEntry,
-    Chat,
     Memory,
     Source,
     Suggestion,
     SuggestionKind,
     SuggestionStatus,
 )
+from memoryd.domain.results import MemoryDetail as MemoryDetail  # re-exported: it was defined here
 from memoryd.domain.rules import normalize_content, parse_expiry
 from memoryd.storage import audit_rows
 from memoryd.storage import lifecycle as queries
@@ -51,23 +49,6 @@ if TYPE_CHECKING:
     from memoryd.store import MemoryStore
 
 PURGE_ACTOR = Actor(Source.SYSTEM)
-
-
-@dataclass(frozen=True)
-class MemoryDetail:
-    """One memory with its provenance: who made it, the chats it came from, history."""
-
-    memory: Memory
-    expired: bool
-    created_by: str | None  # the actor of its first audit entry, e.g. "user:3"
-    source_chats: tuple[Chat, ...]
-    history: tuple[AuditEntry, ...]
-    # the ids in ``memory.source_chat_ids`` no longer stored: chats deleted since, or
-    # recorded on another server before an import
-    deleted_source_chat_ids: tuple[int, ...] = ()
-    # source chats left out of ``source_chats`` because the caller may not open their
-    # workspace: always 0 from the library, which shows every chat; a server's count
-    hidden_source_chats: int = 0
 
 
 class LifecycleFacade:

@@ -56,6 +56,8 @@ from typing import TYPE_CHECKING, Any
 
 from memoryd.domain.errors import InvalidContent, InvalidInput, ScopeFull
 from memoryd.domain.models import Actor, AuditAction, Memory, Scope, Source
+from memoryd.domain.results import ImportResult as ImportResult  # re-exported: it was defined here
+from memoryd.domain.results import Preferences
 from memoryd.domain.rules import content_key, normalize_content, resolve_scope, scope_label
 from memoryd.domain.topics import encode as encode_topics
 from memoryd.domain.topics import parse_keys as parse_topics
@@ -78,7 +80,6 @@ from memoryd.transfer_chats import (
     parse_chat,
 )
 from memoryd.transfer_preferences import (
-    Preferences,
     apply_preferences,
     is_preferences,
     parse_preferences,
@@ -139,17 +140,6 @@ def export_lines(md: Memoryd, user_id: int, *, chats: bool = True) -> list[str]:
         *(memory_line(m, prompts.get(m.id)) for m in memories),
         *chat_lines,
     ]
-
-
-@dataclass
-class ImportResult:
-    created: int = 0
-    updated: int = 0
-    skipped_duplicates: int = 0
-    workspaces_created: list[str] = field(default_factory=list)
-    preferences: Preferences | None = None  # the choices this import set, if any
-    chats_created: int = 0
-    chats_skipped: int = 0  # already on the target (same workspace, time and text)
 
 
 @dataclass(frozen=True)

@@ -18,10 +18,12 @@ unknown modes are refused, so a typo never passes for a choice.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from memoryd.domain.errors import InvalidInput
+from memoryd.domain.results import LEARN as LEARN  # re-exported: these were defined here
+from memoryd.domain.results import REVIEW as REVIEW
+from memoryd.domain.results import Preferences as Preferences
 from memoryd.domain.runtime_settings import REVIEW_MODES
 from memoryd.user_settings import FOLLOW_INSTANCE, change_learning, change_review
 
@@ -32,26 +34,8 @@ if TYPE_CHECKING:
     from memoryd.storage.repository import Repository
 
 PREFERENCES = "preferences"
-LEARN = "learn_from_chats"
-REVIEW = "memory_review"
 REVIEW_CHOICES = (FOLLOW_INSTANCE, *REVIEW_MODES)
 EXAMPLE = '{"preferences": {"learn_from_chats": true, "memory_review": "default"}}'
-
-
-@dataclass(frozen=True)
-class Preferences:
-    """What a preferences line says; None: the line leaves that choice as it is."""
-
-    learn_from_chats: bool | None = None
-    memory_review: str | None = None  # "default" or one of REVIEW_MODES
-
-    def to_dict(self) -> dict[str, bool | str]:
-        """The choices the line makes, by their names in the file."""
-        said: dict[str, bool | str | None] = {
-            LEARN: self.learn_from_chats,
-            REVIEW: self.memory_review,
-        }
-        return {key: value for key, value in said.items() if value is not None}
 
 
 def read_preferences(repo: Repository, user_id: int) -> Preferences:

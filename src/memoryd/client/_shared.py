@@ -48,10 +48,8 @@ from memoryd.domain.models import (
     User,
     Workspace,
 )
+from memoryd.domain.results import ImportResult, MemoryDetail, Preferences
 from memoryd.domain.rules import Keep, parse_scope
-from memoryd.lifecycle import MemoryDetail
-from memoryd.transfer import ImportResult
-from memoryd.transfer_preferences import Preferences
 
 API = "/api/v1"
 E = TypeVar("E", bound=enum.Enum)

@@ -59,9 +59,8 @@ from memoryd.domain.models import (
     User,
     Workspace,
 )
+from memoryd.domain.results import ImportResult, MemoryDetail
 from memoryd.domain.rules import KEEP, Keep
-from memoryd.lifecycle import MemoryDetail
-from memoryd.transfer import ImportResult
 
 DEFAULT_TIMEOUT_S = 30.0
 CHAT_PAGE = 1000  # the most GET /api/v1/chats gives at once
