@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from retrieval_quality import DATA, KINDS, PERSONA_SETS, Case
+from retrieval_quality import DATA, KINDS, PERSONA_SETS, Case, read_questions
 from topic_tags import CHOSEN as TOPICS
 from topic_tags import (
     Row,
@@ -56,7 +56,6 @@ from topic_tags import (
     with_topics,
 )
 
-from memoryd.domain.rules import normalize_content
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.extraction.questions import MAX_TOKENS, SCHEMA, messages, work_messages
 from memoryd.llm.base import Message
@@ -82,14 +81,8 @@ def memories_in_order() -> list[str]:
 # --- measure -----------------------------------------------------------------------------
 def question_vectors(embedder: MiniLMEmbedder, sources: list[Path]) -> dict[str, np.ndarray]:
     """Each memory's questions as a matrix (one row per question), keyed by the memory's
-    stored text; with several files, a memory's questions from each in turn, duplicates
-    dropped (round 14: the two prompts' questions, as the pass stores them)."""
-    asked: dict[str, tuple[str, ...]] = {}
-    for source in sources:
-        for line in source.open():
-            row = json.loads(line)
-            text = normalize_content(row["fact"])
-            asked[text] = tuple(dict.fromkeys((*asked.get(text, ()), *row["questions"])))
+    stored text; with several files, joined as the pass stores them (round 14)."""
+    asked = read_questions(sources)
     flat = [q for questions in asked.values() for q in questions]
     vectors = np.asarray(embedder.embed(flat), np.float32)
     out, at = {}, 0

@@ -61,6 +61,7 @@ from memoryd.domain.injection import Query, build_query, top_k
 from memoryd.domain.models import Memory, Scope, Source
 from memoryd.domain.rules import normalize_content
 from memoryd.embedding.minilm import QUANTIZE_CHOICES, MiniLMEmbedder
+from memoryd.extraction.questions import union
 from memoryd.plugins import reranker_factories
 from memoryd.rerank import (
     EmbeddingReranker,
@@ -153,20 +154,19 @@ def tagged(cases: Sequence[Case], keys: dict[str, tuple[str, ...]]) -> list[Case
     return [replace(case, pool=[tag(m) for m in case.pool]) for case in cases]
 
 
-QUESTION_FILES = ("memory-questions.jsonl", "memory-questions-work.jsonl")
+QUESTION_FILES = (DATA / "memory-questions.jsonl", DATA / "memory-questions-work.jsonl")
 
 
-def read_questions() -> dict[str, tuple[str, ...]]:
-    """The questions the bundled model wrote per memory text, as the questions pass stores
-    them since round 14: the first prompt's (round 8's file) then the work prompt's (round
-    13's), duplicates dropped."""
-    asked: dict[str, tuple[str, ...]] = {}
-    for name in QUESTION_FILES:
-        for line in (DATA / name).open():
+def read_questions(files: Sequence[Path] = QUESTION_FILES) -> dict[str, tuple[str, ...]]:
+    """The questions the bundled model wrote per memory text, joined as the questions pass
+    stores them since round 14 (``memoryd.extraction.questions.union``): by default the
+    first prompt's (round 8's file) then the work prompt's (round 13's)."""
+    written: dict[str, list[tuple[str, ...]]] = {}
+    for path in files:
+        for line in path.open():
             row = json.loads(line)
-            text = normalize_content(row["fact"])
-            asked[text] = tuple(dict.fromkeys((*asked.get(text, ()), *row["questions"])))
-    return asked
+            written.setdefault(normalize_content(row["fact"]), []).append(tuple(row["questions"]))
+    return {text: union(tuple(answers)) for text, answers in written.items()}
 
 
 def question_matrices(
