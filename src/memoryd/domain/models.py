@@ -9,12 +9,15 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-import numpy as np
-import numpy.typing as npt
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
-Vector = npt.NDArray[np.float32]
+# A string, so that this module -- and the HTTP client, memoryd.client, which uses it --
+# does not load numpy (~50 ms): Vector is only ever used in annotations.
+Vector: TypeAlias = "npt.NDArray[np.float32]"
 
 
 class Scope(enum.StrEnum):
