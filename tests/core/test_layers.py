@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import ast
 import sys
-import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -298,11 +297,8 @@ def domain_libraries(graph: Iterable[Import]) -> Iterator[str]:
 GRAPH = import_graph()
 
 
-def test_the_graph_is_read_fast_and_whole() -> None:
-    started = time.perf_counter()
-    graph = import_graph()
-    assert time.perf_counter() - started < 1.0
-    seen = {(i.module, i.target, i.kind) for i in graph}
+def test_the_graph_is_read_whole() -> None:
+    seen = {(i.module, i.target, i.kind) for i in import_graph()}
     # one of each kind, from the real tree, so a collector that stopped seeing a kind fails
     assert ("memoryd.service", "memoryd.turns", "module") in seen
     assert ("memoryd.cli.serve", "memoryd.server.app", "function") in seen
