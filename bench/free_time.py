@@ -46,7 +46,7 @@ from memoryd.rerank import QueryEncoder
 ANSWERS_FILE = DATA / "memory-free-time.jsonl"
 HOBBY = LABELS.index("hobbies and free time")
 TOPIC_WEIGHTS = (0.5, 0.75, 1.0, 1.5)
-CHOSEN = 1.0  # the topic weight read on test: best on the dev folds (round 16)
+CHOSEN = 1.0  # the topic weight read on test: best on the dev folds (round 16; not kept)
 
 SYSTEM = (
     "You read one fact a person states about themselves and decide whether it says what"
