@@ -20,7 +20,6 @@ refitted on dev from the changed tags), on round 9's dev folds at several topic 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 from doc2query import CHOSEN as QUESTIONS
@@ -170,7 +169,7 @@ def main() -> None:
     if args.step == "generate":
         ask_each(
             memories(),
-            Path(ANSWERS_FILE),
+            ANSWERS_FILE,
             messages,
             SCHEMA,
             10,
