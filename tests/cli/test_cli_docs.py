@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 import typer
+from typer.core import TyperGroup
 from typer.testing import CliRunner
 
 from memoryd.cli.app import app
@@ -49,3 +50,18 @@ def test_help_shows_no_bool_placeholder(command: str) -> None:
     if "--json" in result.stdout:
         line = next(ln for ln in result.stdout.splitlines() if "--json" in ln)
         assert "Print JSON instead of text." in line
+
+
+TREE = list(walk(typer.main.get_command(app), ("memoryd",)))
+GROUPS = [path for path, command in TREE if isinstance(command, TyperGroup)]
+
+
+@pytest.mark.parametrize("group", GROUPS, ids=" ".join)
+def test_command_lists_show_each_summary_on_its_own_lines(group: tuple[str, ...]) -> None:
+    """A group's command list prints each command's first docstring paragraph as is: a
+    hard line break there shows as a broken sentence at any terminal width."""
+    listed = [(path, command) for path, command in TREE if path[:-1] == group]
+    assert listed, group
+    for path, command in listed:
+        summary = (command.help or "").strip().split("\n\n")[0]
+        assert "\n" not in summary, f"{' '.join(path)}: {summary!r}"

@@ -241,8 +241,10 @@ def edit(
 def show(
     user: UserOption, memory_id: IdArgument, db: DbOption = None, as_json: JsonOption = False
 ) -> None:
-    """One memory in full: where it came from, its source chats, expiry, topics, the
-    questions it answers (written by the background pass) and history."""
+    """One memory in full: its origin, source chats, expiry, topics, questions and history.
+
+    Topics and the questions the memory answers are written by the background pass
+    after extraction runs."""
     with open_memoryd(db) as md:
         owner = find_user(md, user)
         detail = md.memory_detail(owner.id, resolve_memory(md, owner, memory_id))
@@ -354,9 +356,10 @@ def history(
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """The audit log of a user's memories, oldest first: every change with before and
-    after (and each deletion of their chats: how many and where). `memoryd audit` reads
-    it newest first, a page at a time, with filters."""
+    """The audit log of a user's memories, oldest first, with before and after.
+
+    It also lists each deletion of their chats (how many and where). `memoryd audit`
+    reads the same log newest first, a page at a time, with filters."""
     with open_memoryd(db) as md:
         owner = find_user(md, user)
         entries = md.audit_log(owner.id)

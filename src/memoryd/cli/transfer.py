@@ -47,8 +47,7 @@ def export(
     ] = True,
     db: DbOption = None,
 ) -> None:
-    """Write a user's memories, own choices and recorded chats as JSON lines (to stdout,
-    or to FILE with -o).
+    """Write a user's memories, own choices and chats as JSON lines (stdout, or -o FILE).
 
     The first line holds the user's preferences (learning from their chats, their review
     mode); then one line per memory; then one line per recorded chat
@@ -101,8 +100,7 @@ def import_(
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Load memories, the user's own choices and recorded chats from JSON lines (all or
-    nothing).
+    """Load memories, own choices and chats from JSON lines (all or nothing).
 
     Each line is an object from `memoryd export`, or a hand-written one with only
     "content" and "scope" (and "workspace" for a workspace memory). The line
