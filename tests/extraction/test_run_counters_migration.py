@@ -10,7 +10,7 @@ from sqlalchemy import text
 
 from memoryd.extraction.runs import Run, finish_run, list_runs, new_run_id, start_run
 from memoryd.storage import Database
-from support.databases import revision_before
+from support.databases import revision_before, seed_memory_and_run
 
 
 def test_old_runs_get_counters_and_no_pairs(empty_db_url: str) -> None:
@@ -75,31 +75,7 @@ def test_migration_0015_leaves_old_memories_untagged_and_old_runs_with_none_tagg
     db = Database.open(empty_db_url, migrate=False)
     db.upgrade(revision_before("_memory_topics.py"))
     at = datetime(2026, 1, 1, tzinfo=UTC)
-    with db.engine.begin() as conn:
-        conn.execute(
-            text(
-                "INSERT INTO users (id, name, role, created_at) VALUES (1, 'ana', 'default', :at)"
-            ),
-            {"at": at},
-        )
-        conn.execute(
-            text(
-                "INSERT INTO memories (id, user_id, scope, content, content_key, source, "
-                "created_at, updated_at, source_chats) VALUES ('m1', 1, 'global', "
-                "'I play chess.', 'i play chess.', 'user', :at, :at, '[]')"
-            ),
-            {"at": at},
-        )
-        conn.execute(
-            text(
-                "INSERT INTO extraction_runs (id, trigger, dry_run, started_at, finished_at, "
-                "status, pairs_seen, pairs_processed, pairs_skipped, skipped_reasons, "
-                "memories_created, memories_updated, chats_processed, llm_calls, "
-                "prompt_tokens, completion_tokens, errors) VALUES (:id, 'manual', false, "
-                ":at, :at, 'ok', 1, 1, 0, '{}', 1, 0, 3, 2, 10, 2, '[]')"
-            ),
-            {"id": "c" * 32, "at": at},
-        )
+    seed_memory_and_run(db.engine, at)
     db.upgrade()
     with db.read() as repo:
         assert repo.get_memory("m1") is not None and repo.get_memory("m1").topics is None

@@ -19,6 +19,7 @@ import threading
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, text
@@ -155,3 +156,34 @@ def revision_before(migration_suffix: str) -> str:
             assert isinstance(down, str)
             return down
     raise AssertionError(f"no migration file ending in {migration_suffix!r}")
+
+
+def seed_memory_and_run(engine: Engine, at: datetime) -> None:
+    """One user (id 1) with one global memory ('m1', "I play chess.") and one finished
+    extraction run, written with SQL that needs only the first schema's columns: what a
+    migration test puts in a database before upgrading it."""
+    with engine.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO users (id, name, role, created_at) VALUES (1, 'ana', 'default', :at)"
+            ),
+            {"at": at},
+        )
+        conn.execute(
+            text(
+                "INSERT INTO memories (id, user_id, scope, content, content_key, source, "
+                "created_at, updated_at, source_chats) VALUES ('m1', 1, 'global', "
+                "'I play chess.', 'i play chess.', 'user', :at, :at, '[]')"
+            ),
+            {"at": at},
+        )
+        conn.execute(
+            text(
+                "INSERT INTO extraction_runs (id, trigger, dry_run, started_at, finished_at, "
+                "status, pairs_seen, pairs_processed, pairs_skipped, skipped_reasons, "
+                "memories_created, memories_updated, chats_processed, llm_calls, "
+                "prompt_tokens, completion_tokens, errors) VALUES (:id, 'manual', false, "
+                ":at, :at, 'ok', 1, 1, 0, '{}', 1, 0, 3, 2, 10, 2, '[]')"
+            ),
+            {"id": "c" * 32, "at": at},
+        )
