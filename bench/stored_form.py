@@ -144,7 +144,8 @@ def dev_reading(
             cases = Restated(embedder, vector_text).cases(cases)
         topics = topic_matrix(other, tags)
         rows = readings(cases, scorer, bank, examples, topics, tags, encoder, leave_out_pool=True)
-        found.append(default_recalls((rows, question_signals(cases, questions, encoder)), QUESTIONS))
+        signals = question_signals(cases, questions, encoder)
+        found.append(default_recalls((rows, signals), QUESTIONS))
     return np.concatenate(found)
 
 
@@ -209,9 +210,7 @@ def main() -> None:
         compare(
             label,
             {
-                name: test_reading(
-                    embedder, encoder, cases, labelled["dev"], tags, questions, form
-                )
+                name: test_reading(embedder, encoder, cases, labelled["dev"], tags, questions, form)
                 for name, form in READINGS.items()
             },
         )

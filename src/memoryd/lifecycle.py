@@ -34,9 +34,11 @@ from memoryd.domain.models import (
     SuggestionKind,
     SuggestionStatus,
 )
+from memoryd.domain.perspective import first_person
 from memoryd.domain.results import MemoryDetail as MemoryDetail  # re-exported: it was defined here
 from memoryd.domain.rules import normalize_content, parse_expiry
-from memoryd.storage import audit_rows
+from memoryd.embedding.base import embed_memories
+from memoryd.storage import audit_rows, vectors
 from memoryd.storage import lifecycle as queries
 from memoryd.store import KEEP, Keep
 from memoryd.user_settings import change_review
@@ -49,6 +51,9 @@ if TYPE_CHECKING:
     from memoryd.store import MemoryStore
 
 PURGE_ACTOR = Actor(Source.SYSTEM)
+
+
+REFRESH_BATCH = 500  # vectors made again per read and write (and per scheduler tick)
 
 
 class LifecycleFacade:
@@ -83,6 +88,32 @@ class LifecycleFacade:
             deleted += len(doomed)
             if len(doomed) < 500:
                 return deleted
+
+    # vectors ------------------------------------------------------------------------
+    def refresh_vectors(self, limit: int | None = REFRESH_BATCH) -> int:
+        """Make again the vectors made from an older form of their memory's text (those
+        stored before migration 0019: of "The user runs ..." instead of "I run ...",
+        ``memoryd.domain.perspective``), oldest first, looking at ``limit`` memories at
+        most (None: all); how many vectors were made. A memory whose text reads the same
+        in either form only has its vector marked current. The extraction scheduler's
+        ticks and the PostgreSQL sweep call this; turns use the older vectors meanwhile."""
+        made = seen = 0
+        while limit is None or seen < limit:
+            batch = REFRESH_BATCH if limit is None else min(REFRESH_BATCH, limit - seen)
+            with self.db.read() as repo:
+                old = vectors.old_vector_memories(repo.conn, batch)
+            changed = [m for m in old if first_person(m.content) != m.content]
+            fresh = embed_memories(self.embedder, [m.content for m in changed])
+            by_id = {m.id: vector for m, vector in zip(changed, fresh, strict=True)}
+            with self.db.write() as repo:
+                for memory in old:
+                    vector = by_id.get(memory.id)
+                    if vectors.set_vector(repo.conn, memory, vector, self.embedder.name):
+                        made += vector is not None
+            seen += len(old)
+            if len(old) < batch:
+                break
+        return made
 
     # detail -------------------------------------------------------------------------
     def memory_detail(self, user_id: int, memory_id: str) -> MemoryDetail:
@@ -162,7 +193,7 @@ class LifecycleFacade:
         current = self.get_suggestion(user_id, suggestion_id)
         text = normalize_content(content if content is not None else current.content)
         until = current.expires_at if expires_at is KEEP else parse_expiry(expires_at, self.clock())
-        vector = self.embedder.embed([text])[0]
+        vector = embed_memories(self.embedder, [text])[0]
         with self.db.write() as repo:
             self.store.require_user(repo, user_id, lock=True)
             found = _owned(queries.get_suggestion(repo.conn, suggestion_id), user_id, suggestion_id)

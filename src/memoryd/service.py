@@ -50,7 +50,7 @@ from memoryd.domain.rules import (
     validate_slug,
     validate_user_name,
 )
-from memoryd.embedding.base import Embedder
+from memoryd.embedding.base import Embedder, embed_memories
 from memoryd.extraction.facade import ExtractionFacade
 from memoryd.lifecycle import LifecycleFacade
 from memoryd.memberships import BY_ADMIN, MembershipFacade, end_memberships
@@ -301,7 +301,7 @@ class Memoryd(
         chosen, slug = resolve_scope(scope, workspace)
         until = parse_expiry(expires_at, self.clock())
         actor = actor or Actor(Source.USER, user_id)
-        vector = self.embedder.embed([text])[0]
+        vector = embed_memories(self.embedder, [text])[0]
         with self.db.write() as repo:
             return self.store.insert_memory(
                 repo, user_id, text, chosen, slug, actor, vector, source_chat_ids, expires_at=until
@@ -341,7 +341,7 @@ class Memoryd(
         text = None if content is None else normalize_content(content)
         until = KEEP if expires_at is KEEP else parse_expiry(expires_at, self.clock())
         actor = actor or Actor(Source.USER, user_id)
-        vector = self.embedder.embed([text])[0] if text is not None else None
+        vector = embed_memories(self.embedder, [text])[0] if text is not None else None
         with self.db.write() as repo:
             return self.store.revise_memory(
                 repo, user_id, memory_id, text, actor, vector, expires_at=until

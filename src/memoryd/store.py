@@ -20,7 +20,8 @@ from memoryd.domain.topics import encode as encode_topics
 
 __all__ = ["KEEP", "Keep", "MemoryStore", "audit_view"]
 from memoryd.storage.questions import question_columns
-from memoryd.storage.repository import Repository, vector_bytes
+from memoryd.storage.repository import Repository
+from memoryd.storage.vectors import vector_columns
 
 
 class MemoryStore:
@@ -74,8 +75,7 @@ class MemoryStore:
                 "created_at": now,
                 "updated_at": now,
                 "source_chats": sorted(set(source_chat_ids)),
-                "embedding": vector_bytes(vector),
-                "embedder": self.embedder_name() if vector is not None else None,
+                **vector_columns(vector, self.embedder_name()),
                 "expires_at": expires_at,
                 "run_id": run_id or actor.run_id,
                 "topics": encode_topics(topics),
@@ -125,8 +125,7 @@ class MemoryStore:
             values.update(
                 content=text,
                 content_key=content_key(text),
-                embedding=vector_bytes(vector),
-                embedder=self.embedder_name() if vector is not None else None,
+                **vector_columns(vector, self.embedder_name()),
                 topics=None,  # new words: tagged again by the background pass
                 **question_columns(None),  # and asked about again
             )

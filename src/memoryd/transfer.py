@@ -61,11 +61,12 @@ from memoryd.domain.results import Preferences
 from memoryd.domain.rules import content_key, normalize_content, resolve_scope, scope_label
 from memoryd.domain.topics import encode as encode_topics
 from memoryd.domain.topics import parse_keys as parse_topics
+from memoryd.embedding.base import embed_memories
 from memoryd.extraction.questions import parse_prompt
 from memoryd.extraction.questions import parse_stored as parse_questions
 from memoryd.memberships import change_membership
 from memoryd.storage.questions import question_columns, question_prompts
-from memoryd.storage.repository import vector_bytes
+from memoryd.storage.vectors import vector_columns
 from memoryd.store import audit_view
 from memoryd.transfer_chats import (
     ChatRecord,
@@ -400,7 +401,7 @@ def import_lines(
         memory_ids = {r.id for r in records if r.id is not None}
         check_links_on_target(repo, user_id, chat_records, memory_ids, protected_ids)
         _refuse_over_limits(md, _plan_counts(md, repo, user_id, records, protected_ids))
-    vectors = md.embedder.embed([r.content for r in records])
+    vectors = embed_memories(md.embedder, [r.content for r in records])
     question_rows = [md.embedder.embed(r.questions) if r.questions else None for r in records]
     result = ImportResult()
     now = md.clock()
@@ -441,8 +442,7 @@ def import_lines(
                 "source_chats": _source_chats(
                     record.source_chat_ids, imported.targets, given, others
                 ),
-                "embedding": vector_bytes(vector),
-                "embedder": md.embedder.name,
+                **vector_columns(vector, md.embedder.name),
                 "expires_at": record.expires_at,
             }
             before = repo.get_memory(memory_id) if mine and memory_id else None

@@ -7,8 +7,10 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
+import numpy as np
 import pytest
 from pydantic import ValidationError
+from sqlalchemy import select, update
 
 from memoryd import Memoryd
 from memoryd.config import MemorydSettings
@@ -16,6 +18,8 @@ from memoryd.domain.interval import parse_interval
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.extraction.pipeline import ExtractionConfig
 from memoryd.extraction.scheduler import ExtractionScheduler, due_pairs, run_extraction
+from memoryd.storage.tables import memories
+from memoryd.storage.vectors import old_vector_memories
 from memoryd.testing import FakeOpenAIServer, Reply
 from support.extraction import Clock, chat, make_md, observe
 
@@ -269,3 +273,25 @@ def test_run_extraction_uses_the_admin_choice_of_provider(
     run = run_extraction(smd, force=True)
     assert (run.provider, run.model) == ("openai", "other-model")
     assert fake_llm.requests[0]["model"] == "other-model"
+
+
+def test_each_tick_makes_a_batch_of_old_vectors_again(smd: Memoryd) -> None:
+    """Vectors stored before migration 0019 (of "The user ..." as written) are made again
+    by the scheduler's ticks, whether or not extraction runs."""
+    ana = smd.create_user("ana")
+    memory = smd.add_memory(ana.id, "The user has two cats.")
+    with smd.db.write() as repo:
+        repo.conn.execute(
+            update(memories)
+            .where(memories.c.id == memory.id)
+            .values(embedding=smd.embedder.embed([memory.content])[0].tobytes(), vector_form=None)
+        )
+    smd.set_setting("memory_auto_extraction", False)
+    assert ExtractionScheduler(smd).tick() is None
+    with smd.db.read() as repo:
+        assert old_vector_memories(repo.conn, 10) == []
+        blob = repo.conn.execute(
+            select(memories.c.embedding).where(memories.c.id == memory.id)
+        ).scalar_one()
+    said = smd.embedder.embed(["I have two cats."])[0]
+    assert float(np.frombuffer(blob, np.float32) @ said) > 0.9999

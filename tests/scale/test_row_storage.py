@@ -11,9 +11,12 @@ size; rows written before hold float32 and are still read.
 
 from __future__ import annotations
 
+import uuid
+from datetime import UTC, datetime
+
 import numpy as np
 from alembic import command
-from sqlalchemy import Connection, text, update
+from sqlalchemy import Connection, insert, text, update
 
 from memoryd import Memoryd
 from memoryd.domain.rules import content_key
@@ -37,19 +40,37 @@ def out_of_line(conn: Connection) -> int:
 
 def ask(md: Memoryd, user_id: int, fact: str, *, before_0018: bool = False) -> str:
     """Store a memory and its 3 questions with their real vectors, as the pass does (or,
-    ``before_0018``, as it did on a schema without the prompt version)."""
-    memory = md.add_memory(user_id, fact)
+    ``before_0018``, as a process of that time did on a schema without the prompt
+    version: a row with only the columns that schema has)."""
     vectors = md.embedder.embed(list(ASKED))
-    with md.db.write() as repo:
-        if before_0018:
-            columns = stored.question_columns(ASKED, vectors, md.embedder.name)
-            del columns["question_prompt"]
-            repo.conn.execute(update(memories).where(memories.c.id == memory.id), columns)
-        else:
+    if not before_0018:
+        memory = md.add_memory(user_id, fact)
+        with md.db.write() as repo:
             assert stored.set_questions(
                 repo.conn, memory.id, content_key(fact), ASKED, vectors, md.embedder.name
             )
-    return memory.id
+        return memory.id
+    memory_id, now = uuid.uuid4().hex, datetime.now(UTC)
+    columns = stored.question_columns(ASKED, vectors, md.embedder.name)
+    del columns["question_prompt"]
+    with md.db.write() as repo:
+        repo.conn.execute(
+            insert(memories).values(
+                id=memory_id,
+                user_id=user_id,
+                scope="global",
+                content=fact,
+                content_key=content_key(fact),
+                source="user",
+                created_at=now,
+                updated_at=now,
+                source_chats=[],
+                embedding=md.embedder.embed([fact])[0].tobytes(),
+                embedder=md.embedder.name,
+                **columns,
+            )
+        )
+    return memory_id
 
 
 def test_a_memory_with_questions_is_read_whole_on_both_backends(any_md: Memoryd) -> None:

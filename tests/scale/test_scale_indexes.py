@@ -24,6 +24,7 @@ from memoryd.storage.database import Database
 from memoryd.storage.questions import outdated_question_memories, unasked_memories
 from memoryd.storage.repository import Repository
 from memoryd.storage.tables import metadata
+from memoryd.storage.vectors import old_vector_memories
 
 
 def test_migrations_build_exactly_the_tables_module(empty_db_url: str) -> None:
@@ -138,3 +139,10 @@ def test_the_questions_pass_reads_unasked_and_outdated_memories_from_their_parti
     assert "ix_memories_unquestioned" in plans[0], plans[0]
     plans = query_plans(populated.db, lambda repo: outdated_question_memories(repo.conn, 1, now))
     assert "ix_memories_outdated_questions" in plans[0], plans[0]
+
+
+def test_the_vector_refresh_reads_old_vectors_from_their_partial_index(populated: Memoryd) -> None:
+    """The scheduler's ticks and the sweep look for vectors made from an older form of
+    their text (0019) through ix_memories_old_vectors, not by reading every memory."""
+    plans = query_plans(populated.db, lambda repo: old_vector_memories(repo.conn, 500))
+    assert "ix_memories_old_vectors" in plans[0], plans[0]

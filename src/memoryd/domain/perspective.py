@@ -16,12 +16,19 @@ from __future__ import annotations
 
 import re
 
+# The version of ``first_person`` stored vectors are made with (the memories table's
+# ``vector_form``): a change to what it returns raises it, and vectors made with an older
+# one are made again (``Memoryd.refresh_vectors``).
+VECTOR_FORM = 1
+
 _QUOTED = re.compile(r'^The user said: "(.*)"$', re.DOTALL)
-_ADVERBS = frozenset(
+# adverbs that may stand between "the user" and its verb ("The user also runs ...")
+_ADVERB_WORDS = (
     "just really also always usually often never sometimes still recently actually definitely "
     "mostly only currently even absolutely totally especially truly sort kind pretty "
-    "already finally once rarely seriously now".split()
+    "already finally once rarely seriously now"
 )
+ADVERBS = frozenset(_ADVERB_WORDS.split())
 # third person -> first person, for the words ``memory_form`` writes after "The user"
 _VERBS = {
     "is": "am", "has": "have", "does": "do", "doesn't": "don't", "goes": "go",
@@ -50,7 +57,7 @@ def first_person(content: str) -> str:
     elif content.startswith("The user "):
         words = content[len("The user ") :].split(" ")
         head = ["I"]
-        while len(words) > 1 and words[0].lower() in _ADVERBS:
+        while len(words) > 1 and words[0].lower() in ADVERBS:
             head.append(words.pop(0))
         head.append(_first_person_verb(words.pop(0)))
     else:

@@ -187,7 +187,6 @@ class Change:
     scope: Scope
     target: Memory | None = None
     note: str = ""
-    vector: Vector | None = field(default=None, repr=False, compare=False)
     chat_id: int | None = None
 
     def describe(self) -> str:
@@ -245,7 +244,6 @@ def plan_changes(
                     fact.text,
                     target.scope,
                     target,
-                    vector=fact.vector,
                     chat_id=fact.sentence.chat_id,
                 )
             )
@@ -257,7 +255,5 @@ def plan_changes(
             plan.not_stored.append(f"not stored: {scope.value} full: {fact.text}")
             continue
         free[scope] -= 1
-        plan.changes.append(
-            Change(fact.text, scope, note=note, vector=fact.vector, chat_id=fact.sentence.chat_id)
-        )
+        plan.changes.append(Change(fact.text, scope, note=note, chat_id=fact.sentence.chat_id))
     return plan

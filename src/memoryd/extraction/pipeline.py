@@ -28,6 +28,7 @@ from memoryd.config import MemorydSettings
 from memoryd.domain import runtime_settings
 from memoryd.domain.errors import MemorydError
 from memoryd.domain.models import Actor, Chat, Memory, Scope, Source, Suggestion, Vector
+from memoryd.embedding.base import embed_memories
 from memoryd.extraction import prompts
 from memoryd.extraction.decide import (
     Change,
@@ -65,7 +66,6 @@ from memoryd.extraction.sentences import (
 from memoryd.extraction.timebound import expiry_for
 from memoryd.llm.base import LLMProvider, LLMUnavailable
 from memoryd.llm.json_output import Usage, complete_json
-from memoryd.rerank.embedding import memory_vectors
 from memoryd.storage.chat_erasure import lock_batch
 from memoryd.storage.repository import Repository
 from memoryd.storage.tables import CHAT_UNPROCESSED, UTCDateTime
@@ -474,9 +474,13 @@ def _plan_batch(
 
 
 def _with_embeddings(md: ExtractionDeps, stored: list[Memory]) -> list[Memory]:
-    """Stored memories with vectors from the current embedder (re-embedding stale ones)."""
-    matrix = memory_vectors(md.embedder, stored)
-    return [replace(m, embedding=row) for m, row in zip(stored, matrix, strict=False)]
+    """Stored memories with the vectors of their texts as written, as new facts are
+    embedded: the thresholds of ``decide`` were measured on those, not on the stored
+    first-person vectors the reranker reads (``memoryd.domain.perspective``)."""
+    if not stored:
+        return []
+    matrix = md.embedder.embed([m.content for m in stored])
+    return [replace(m, embedding=row) for m, row in zip(stored, matrix, strict=True)]
 
 
 def _sources(change: Change, batch_chat_ids: list[int]) -> list[int]:
@@ -501,9 +505,7 @@ def _apply(
     actor = Actor(Source.EXTRACTION, user_id, run_id)
     chat_ids = [c.id for c in batch]
     said_at = {c.id: c.created_at for c in batch}
-    missing = [c.text for c in plan.changes if c.vector is None]
-    fresh = iter(md.embedder.embed(missing)) if missing else iter(())
-    vectors = [c.vector if c.vector is not None else next(fresh) for c in plan.changes]
+    vectors = embed_memories(md.embedder, [c.text for c in plan.changes])
     created: list[Memory] = []
     updated: list[Memory] = []
     suggested: list[Suggestion] = []

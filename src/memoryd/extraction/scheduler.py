@@ -466,6 +466,12 @@ class ExtractionScheduler:
                 purge()
             except Exception:  # the purge is retried next tick; extraction still runs
                 log.exception("purging expired memories failed")
+        refresh = getattr(self.md, "refresh_vectors", None)
+        if refresh is not None:  # vectors stored before 0019, a batch per tick
+            try:
+                refresh()
+            except Exception:  # retried next tick, like the purge
+                log.exception("making memory vectors again failed")
         self.retention.maybe_prune(self.md.db, self.clock())
         if not self.enabled():
             log.info("extraction skipped: memory_enabled or memory_auto_extraction is off")

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from memoryd.domain.models import Chat
+from memoryd.domain.perspective import ADVERBS as _ADVERBS
 
 _SPLIT = re.compile(r"(?<=[.!?…])[\"')\]]*\s+|\n+")
 # A new clause with the user as its subject: "I'm 45, I grew up on a farm and I ..."
@@ -313,12 +314,6 @@ _LEAD_IN = re.compile(
     re.IGNORECASE,
 )
 _TRAILING_ECHO = re.compile(r"[\s,]+(?:too|as well|also|myself)(?=\s*[.!]*$)", re.IGNORECASE)
-_ADVERB_WORDS = (
-    "just really also always usually often never sometimes still recently actually definitely "
-    "mostly only currently even absolutely totally especially truly sort kind pretty "
-    "already finally once rarely seriously now"
-)
-_ADVERBS = frozenset(_ADVERB_WORDS.split())
 _SUBJECT_VERBS = {
     "am": "is", "'m": "is", "have": "has", "'ve": "has", "do": "does", "don't": "doesn't",
     "go": "goes", "was": "was", "had": "had", "can": "can", "can't": "can't", "will": "will",

@@ -30,7 +30,7 @@ import numpy as np
 
 from memoryd.domain.injection import Query
 from memoryd.domain.models import Memory, Vector
-from memoryd.embedding.base import Embedder
+from memoryd.embedding.base import Embedder, embed_memories
 from memoryd.rerank.answer_bank import AnswerBank
 
 MESSAGE_WEIGHT = 5.0  # the current message against 1 for the latest history message
@@ -117,7 +117,7 @@ def memory_vectors(embedder: Embedder, memories: Sequence[Memory]) -> np.ndarray
     ]
     stale = [i for i, row in enumerate(rows) if row is None]
     if stale:
-        fresh = embedder.embed([memories[i].content for i in stale])
+        fresh = embed_memories(embedder, [memories[i].content for i in stale])
         for i, vec in zip(stale, fresh, strict=True):
             rows[i] = vec
     return np.stack([r for r in rows if r is not None]) if rows else np.zeros((0, 1))

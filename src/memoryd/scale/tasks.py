@@ -227,8 +227,8 @@ def defer_tagging(md: Memoryd, app: App) -> bool:
 
 
 def sweep(context: JobContext, timestamp: int) -> None:
-    """The periodic task: delete memories expired past their grace period, then queue
-    every due pair."""
+    """The periodic task: delete memories expired past their grace period, make a batch
+    of vectors stored before migration 0019 again, then queue every due pair."""
     md = _memoryd(context)
     try:
         deleted = md.purge_expired()
@@ -236,6 +236,10 @@ def sweep(context: JobContext, timestamp: int) -> None:
             log.info("sweep: deleted %d memories expired past their grace period", deleted)
     except Exception:  # the next sweep retries; extraction must not wait for it
         log.exception("purging expired memories failed")
+    try:
+        md.refresh_vectors()  # vectors stored before migration 0019, a batch per sweep
+    except Exception:  # retried by the next sweep, like the purge
+        log.exception("making memory vectors again failed")
     sweep_now(md, context.app)
 
 

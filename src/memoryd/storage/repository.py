@@ -10,7 +10,6 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
-import numpy as np
 from sqlalchemy import (
     Row,
     and_,
@@ -105,12 +104,6 @@ class Untagged(NamedTuple):
     id: str
     content: str
     content_key: str
-
-
-def vector_bytes(vector: Any) -> bytes | None:
-    if vector is None:
-        return None
-    return np.asarray(vector, dtype=np.float32).tobytes()
 
 
 class Repository:

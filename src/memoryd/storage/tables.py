@@ -34,6 +34,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Dialect
 
+from memoryd.domain.perspective import VECTOR_FORM
+
 
 class UTCDateTime(TypeDecorator[datetime]):
     """A DateTime that stores UTC and returns aware datetimes on every backend."""
@@ -100,6 +102,9 @@ QUESTION_PROMPT = 2
 _OUTDATED = (
     f"questions IS NOT NULL AND (question_prompt IS NULL OR question_prompt < {QUESTION_PROMPT})"
 )
+# Vectors made from another form of their memory's text than ``first_person`` of this
+# version (NULL: written before 0019, or by a process older than it: the text as written).
+_OLD_VECTORS = f"embedding IS NOT NULL AND (vector_form IS NULL OR vector_form < {VECTOR_FORM})"
 
 memories = Table(
     "memories",
@@ -117,6 +122,9 @@ memories = Table(
     Column("source_chats", JSON, nullable=False, default=list),
     Column("embedding", LargeBinary, nullable=True),
     Column("embedder", String(64), nullable=True),
+    # the version of memoryd.domain.perspective.first_person the vector was made from
+    # (0019); NULL: from the text as written, before 0019
+    Column("vector_form", SmallInteger, nullable=True),
     Column("expires_at", UTCDateTime, nullable=True),  # "remember until" (0009)
     Column("run_id", String(32), nullable=True),  # the extraction run that made it (0009)
     # comma-separated keys of memoryd.domain.topics; NULL until tagged (0015)
@@ -154,6 +162,13 @@ memories = Table(
         "created_at",
         sqlite_where=text(_OUTDATED),
         postgresql_where=text(_OUTDATED),
+    ),
+    # the vectors made from an older form of their text, refreshed oldest first (0019)
+    Index(
+        "ix_memories_old_vectors",
+        "created_at",
+        sqlite_where=text(_OLD_VECTORS),
+        postgresql_where=text(_OLD_VECTORS),
     ),
 )
 
@@ -222,6 +237,14 @@ chat_memories = Table(
 # a literal ``= false`` (``= 0`` on SQLite). With ``IS FALSE`` or a bound parameter the
 # planners of both databases cannot use the partial index and scan every chat instead.
 CHAT_UNPROCESSED = chats.c.memory_processed == false()
+# "A vector of an older form of the text", as ix_memories_old_vectors' predicate.
+MEMORY_OLD_VECTORS = and_(
+    memories.c.embedding.is_not(None),
+    or_(
+        memories.c.vector_form.is_(None),
+        memories.c.vector_form < literal_column(str(VECTOR_FORM)),
+    ),
+)
 # "Not tagged yet", as ix_memories_untagged's predicate spells it.
 MEMORY_UNTAGGED = memories.c.topics.is_(None)
 # "Not asked for questions yet", as ix_memories_unquestioned's predicate spells it.

@@ -1,0 +1,66 @@
+"""Storage of a memory's vector: the columns written with it, and finding and replacing
+vectors made from an older form of their text (migration 0019).
+
+The vector is derived data, like topics and questions: it is made from
+``memoryd.domain.perspective.first_person`` of the text, and ``vector_form`` records the
+version of that rewriting. Replacing it is guarded by the text's key, so a memory edited
+meanwhile keeps the vector of its new text; it moves no ``updated_at`` and leaves no audit
+entry.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+from sqlalchemy import Connection, select, update
+
+from memoryd.domain.perspective import VECTOR_FORM
+from memoryd.storage.tables import MEMORY_OLD_VECTORS, memories
+
+
+class OldVector(NamedTuple):
+    """A memory whose vector was made from an older form of its text."""
+
+    id: str
+    content: str
+    content_key: str
+
+
+def vector_bytes(vector: Any) -> bytes | None:
+    if vector is None:
+        return None
+    return np.asarray(vector, dtype=np.float32).tobytes()
+
+
+def vector_columns(vector: Any, embedder: str) -> dict[str, Any]:
+    """The columns written with a memory's (new) vector; all NULL without one."""
+    return {
+        "embedding": vector_bytes(vector),
+        "embedder": embedder if vector is not None else None,
+        "vector_form": VECTOR_FORM if vector is not None else None,
+    }
+
+
+def old_vector_memories(conn: Connection, limit: int) -> list[OldVector]:
+    """Memories whose vector an older form of their text made, oldest first."""
+    query = (
+        select(memories.c.id, memories.c.content, memories.c.content_key)
+        .where(MEMORY_OLD_VECTORS)
+        .order_by(memories.c.created_at, memories.c.id)
+        .limit(limit)
+    )
+    return [OldVector(*row) for row in conn.execute(query)]
+
+
+def set_vector(conn: Connection, memory: OldVector, vector: Any, embedder: str) -> bool:
+    """Store a memory's vector of the current form, with ``vector`` None only marking
+    the one it has as current (its text reads the same in either form); False when the
+    text changed or the memory went meanwhile."""
+    values = (
+        vector_columns(vector, embedder) if vector is not None else {"vector_form": VECTOR_FORM}
+    )
+    query = update(memories).where(
+        memories.c.id == memory.id, memories.c.content_key == memory.content_key
+    )
+    return bool(conn.execute(query.values(**values)).rowcount)
