@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from sqlalchemy import update
 from sqlalchemy.engine import make_url
 
-from memoryd import __version__
+from memoryd import Memoryd, __version__
 from memoryd.cli.app import app
+from memoryd.storage.tables import memories
 from support.cli import Cli
 
 
@@ -111,3 +113,16 @@ def test_surrogate_escaped_arguments_are_refused(cli: Cli) -> None:
     cli.fails("workspaces", "add", "phoenix", "--name", "Ph\udcffenix")
     assert cli.json("users", "list") == []
     assert cli.json("workspaces", "list") == []
+
+
+def test_db_refresh_vectors_makes_old_vectors_again(cli: Cli) -> None:
+    cli.ok("users", "add", "alice")
+    added = cli.json("memories", "add", "-u", "alice", "--global", "The user has two cats.")
+    assert cli.json("db", "refresh-vectors") == {"made": 0}
+    assert "every memory vector is current" in cli.ok("db", "refresh-vectors").stdout
+    with Memoryd(cli.url) as md, md.db.write() as repo:  # as a process before 0019 left it
+        repo.conn.execute(
+            update(memories).where(memories.c.id == added["id"]).values(vector_form=None)
+        )
+    assert "made 1 memory vectors again" in cli.ok("db", "refresh-vectors").stdout
+    assert cli.json("db", "refresh-vectors") == {"made": 0}

@@ -20,6 +20,7 @@ from memoryd.cli.common import (
     echo,
     emit_json,
     first_line,
+    open_memoryd,
     safe_url,
 )
 from memoryd.cli.db_copy import copy
@@ -27,7 +28,8 @@ from memoryd.domain.errors import InvalidInput
 from memoryd.storage.database import Database
 
 app = typer.Typer(
-    help="Database schema: upgrade and status; copy a whole install to another database.",
+    help="Database schema: upgrade and status; copy a whole install to another database;"
+    " refresh memory vectors.",
     no_args_is_help=True,
 )
 
@@ -73,6 +75,22 @@ def upgrade(db: DbOption = None, as_json: JsonOption = False) -> None:
         echo(f"{safe_url(url)} is already at revision {after} (head)")
     else:
         echo(f"{safe_url(url)} upgraded from {before or 'an empty database'} to {after} (head)")
+
+
+@app.command("refresh-vectors")
+def refresh_vectors(db: DbOption = None, as_json: JsonOption = False) -> None:
+    """Make again every memory vector stored before migration 0019, now.
+
+    Since 0019 a memory's vector is made from its text in the user's own words ("The
+    user runs ..." is embedded as "I run ..."). The extraction scheduler and the
+    PostgreSQL sweep do this in the background, 500 memories at a time; this does all of
+    them at once (about 2 ms a memory)."""
+    with open_memoryd(db) as md:
+        made = md.refresh_vectors(limit=None)
+    if as_json:
+        emit_json({"made": made})
+    else:
+        echo(f"made {made} memory vectors again" if made else "every memory vector is current")
 
 
 @app.command("status")
