@@ -20,7 +20,7 @@ from memoryd.storage import Database
 from memoryd.storage import vectors as stored
 from memoryd.storage.database import _alembic_config
 from memoryd.storage.tables import memories
-from support.databases import revision_before
+from support.databases import revision_before, seed_user
 
 LEARNED = "The user runs a dog obedience school."
 SAID = "I run a dog obedience school."
@@ -152,12 +152,7 @@ def test_migration_0019_leaves_old_vectors_to_the_refresh(
     at = datetime(2026, 1, 1, tzinfo=UTC)
     old = embedder.embed([LEARNED])[0]
     with db.engine.begin() as conn:
-        conn.execute(
-            text(
-                "INSERT INTO users (id, name, role, created_at) VALUES (1, 'ana', 'default', :at)"
-            ),
-            {"at": at},
-        )
+        seed_user(conn, at)
         conn.execute(
             text(
                 "INSERT INTO memories (id, user_id, scope, content, content_key, source, "

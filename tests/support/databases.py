@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
-from sqlalchemy import Engine, create_engine, text
+from sqlalchemy import Connection, Engine, create_engine, text
 from sqlalchemy.engine import make_url
 
 PG_URL = os.environ.get("MEMORYD_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
@@ -158,17 +158,20 @@ def revision_before(migration_suffix: str) -> str:
     raise AssertionError(f"no migration file ending in {migration_suffix!r}")
 
 
+def seed_user(conn: Connection, at: datetime) -> None:
+    """User 1, 'ana', written with SQL that any schema version takes."""
+    conn.execute(
+        text("INSERT INTO users (id, name, role, created_at) VALUES (1, 'ana', 'default', :at)"),
+        {"at": at},
+    )
+
+
 def seed_memory_and_run(engine: Engine, at: datetime) -> None:
     """One user (id 1) with one global memory ('m1', "I play chess.") and one finished
     extraction run, written with SQL that needs only the first schema's columns: what a
     migration test puts in a database before upgrading it."""
     with engine.begin() as conn:
-        conn.execute(
-            text(
-                "INSERT INTO users (id, name, role, created_at) VALUES (1, 'ana', 'default', :at)"
-            ),
-            {"at": at},
-        )
+        seed_user(conn, at)
         conn.execute(
             text(
                 "INSERT INTO memories (id, user_id, scope, content, content_key, source, "
