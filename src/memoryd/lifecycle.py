@@ -19,6 +19,7 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
     from memoryd.store import MemoryStore
 
 PURGE_ACTOR = Actor(Source.SYSTEM)
+log = logging.getLogger("memoryd")
 
 
 REFRESH_BATCH = 500  # vectors made again per read and write (and per scheduler tick)
@@ -89,7 +91,24 @@ class LifecycleFacade:
             if len(doomed) < 500:
                 return deleted
 
-    # vectors ------------------------------------------------------------------------
+    # upkeep -------------------------------------------------------------------------
+    def upkeep(self) -> None:
+        """What the extraction scheduler's ticks and the PostgreSQL sweep do before
+        extraction: delete memories expired past their grace period, and make a batch of
+        vectors stored before migration 0019 again. A failure is logged and left to the
+        next call; it never stops the other part, nor extraction."""
+        for name, step in (
+            ("purging expired memories", self.purge_expired),
+            ("making memory vectors again", self.refresh_vectors),
+        ):
+            try:
+                done = step()
+            except Exception:
+                log.exception("%s failed", name)
+            else:
+                if done:
+                    log.info("%s: %d", name, done)
+
     def refresh_vectors(self, limit: int | None = REFRESH_BATCH) -> int:
         """Make again the vectors made from an older form of their memory's text (those
         stored before migration 0019: of "The user runs ..." instead of "I run ...",

@@ -5,6 +5,7 @@ vectors stored before migration 0019."""
 from __future__ import annotations
 
 import json
+import logging
 from datetime import UTC, datetime
 
 import numpy as np
@@ -177,3 +178,23 @@ def test_migration_0019_leaves_old_vectors_to_the_refresh(
         indexes = {i["name"] for i in inspect(conn).get_indexes("memories")}
     assert "vector_form" not in columns and "ix_memories_old_vectors" not in indexes
     db.dispose()
+
+
+def test_upkeep_makes_old_vectors_again_even_when_the_purge_fails(
+    md: Memoryd, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The scheduler's ticks and the PostgreSQL sweep run ``upkeep``: one failing part
+    is logged and does not stop the other."""
+    ana = md.create_user("ana")
+    memory = md.add_memory(ana.id, LEARNED)
+    make_old(md, memory.id, memory.content)
+
+    def busy() -> int:
+        raise RuntimeError("database is locked")
+
+    monkeypatch.setattr(md, "purge_expired", busy)
+    caplog.set_level(logging.INFO, logger="memoryd")
+    md.upkeep()
+    assert row(md, memory.id)[1] == VECTOR_FORM
+    assert "purging expired memories failed" in caplog.text
+    assert "making memory vectors again: 1" in caplog.text

@@ -460,18 +460,9 @@ class ExtractionScheduler:
             return self._ticked.wait_for(lambda: self.ticks >= count, timeout)
 
     def _tick(self) -> Run | None:
-        purge = getattr(self.md, "purge_expired", None)
-        if purge is not None:  # memories expired past their grace period go, in any case
-            try:
-                purge()
-            except Exception:  # the purge is retried next tick; extraction still runs
-                log.exception("purging expired memories failed")
-        refresh = getattr(self.md, "refresh_vectors", None)
-        if refresh is not None:  # vectors stored before 0019, a batch per tick
-            try:
-                refresh()
-            except Exception:  # retried next tick, like the purge
-                log.exception("making memory vectors again failed")
+        upkeep = getattr(self.md, "upkeep", None)
+        if upkeep is not None:  # expired memories, old vectors: in any case (logs failures)
+            upkeep()
         self.retention.maybe_prune(self.md.db, self.clock())
         if not self.enabled():
             log.info("extraction skipped: memory_enabled or memory_auto_extraction is off")

@@ -230,16 +230,7 @@ def sweep(context: JobContext, timestamp: int) -> None:
     """The periodic task: delete memories expired past their grace period, make a batch
     of vectors stored before migration 0019 again, then queue every due pair."""
     md = _memoryd(context)
-    try:
-        deleted = md.purge_expired()
-        if deleted:
-            log.info("sweep: deleted %d memories expired past their grace period", deleted)
-    except Exception:  # the next sweep retries; extraction must not wait for it
-        log.exception("purging expired memories failed")
-    try:
-        md.refresh_vectors()  # vectors stored before migration 0019, a batch per sweep
-    except Exception:  # retried by the next sweep, like the purge
-        log.exception("making memory vectors again failed")
+    md.upkeep()  # logs its own failures: extraction must not wait for it
     sweep_now(md, context.app)
 
 
