@@ -1,10 +1,13 @@
-"""The memory lifecycle part of the library facade: expiry, review and detail.
+"""The memory lifecycle part of the library facade: expiry, upkeep, review and detail.
 
 ``Memoryd`` inherits these methods (like ``ExtractionFacade``):
 
 - ``purge_expired``: delete memories whose expiry passed more than
   ``expired_grace_days`` ago (run by the extraction scheduler's tick, the queue worker's
   periodic task and ``memoryd memories purge-expired``);
+- ``refresh_vectors``: make again the vectors stored before migration 0019, of "The user
+  ..." as written instead of the user's own words (``memoryd.domain.perspective``);
+  ``upkeep`` runs both, a batch each, for the scheduler's tick and the periodic task;
 - ``list_suggestions`` / ``accept_suggestion`` / ``reject_suggestion``: the review queue
   that extraction fills when ``memory_review`` is on. Accepting is a write like any other
   (limits, duplicates, audit log); the memory keeps the extraction run it came from;
