@@ -460,7 +460,9 @@ def test_memories_extracted_in_a_run_are_asked_about_by_it(
     assert (run.memories_created, memory_pass.count(run), run.llm_calls) == (1, 1, calls)
     [memory] = team_md.list_memories(ana.id)
     assert memory_pass.read(memory) == memory_pass.good_value
-    assert memory_pass.asked(fake_llm) == [memory.content]
+    # stored as "The user ...", shown to the LLM in the user's own words, as measured
+    assert memory.content == "The user keeps bees on their roof."
+    assert memory_pass.asked(fake_llm) == ["I keep bees on my roof."]
 
 
 @pytest.mark.parametrize(("budget", "calls"), [(None, 1), (0, 0)])

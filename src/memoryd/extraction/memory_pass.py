@@ -3,7 +3,10 @@ text (topics, questions) make them.
 
 Both passes walk a list of memories, oldest first, and ask the extraction LLM about each
 under a JSON schema, with one prompt (topics) or several (questions: one call per prompt,
-in order). What they do with answers and failures is the same, so it is here once: a
+in order). The LLM reads each memory in the user's own words ("The user runs a dog
+school." as "I run a dog school.", ``memoryd.domain.perspective``): the prompts' examples
+are written so, and they were measured on such facts (BENCHMARKS.md, rounds 6 to 14).
+What they do with answers and failures is the same, so it is here once: a
 memory's answers, all of them, are turned into the value to store (outside any
 transaction: the questions pass embeds), then stored in its own write transaction,
 guarded by the text's key (a memory edited meanwhile keeps its new text, not asked
@@ -23,6 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
+from memoryd.domain.perspective import first_person
 from memoryd.llm.base import LLMError, LLMProvider, LLMUnavailable, Message
 from memoryd.llm.json_output import Usage
 from memoryd.storage.database import Database
@@ -85,7 +89,7 @@ def ask_each(
         try:
             for build in request.messages:
                 completion = llm.complete(
-                    build(memory.content),
+                    build(first_person(memory.content)),  # as the prompts were measured
                     schema=request.schema,
                     schema_name=request.schema_name,
                     max_tokens=request.max_tokens,
