@@ -10,7 +10,7 @@ from sqlalchemy import text
 
 from memoryd.extraction.runs import Run, finish_run, list_runs, new_run_id, start_run
 from memoryd.storage import Database
-from support.databases import revision_before, seed_memory_and_run
+from support.databases import revision_before, seed_memory_and_run, seed_run
 
 
 def test_old_runs_get_counters_and_no_pairs(empty_db_url: str) -> None:
@@ -45,16 +45,7 @@ def test_runs_stored_before_failed_calls_were_counted_read_zero_failed(empty_db_
     db = Database.open(empty_db_url, migrate=False)
     db.upgrade(revision_before("_failed_llm_calls.py"))
     with db.engine.begin() as conn:
-        conn.execute(
-            text(
-                "INSERT INTO extraction_runs (id, trigger, dry_run, started_at, finished_at, "
-                "status, pairs_seen, pairs_processed, pairs_skipped, skipped_reasons, "
-                "memories_created, memories_updated, chats_processed, llm_calls, "
-                "prompt_tokens, completion_tokens, errors) VALUES (:id, 'manual', false, "
-                ":at, :at, 'ok', 1, 1, 0, '{}', 1, 0, 3, 2, 10, 2, '[]')"
-            ),
-            {"id": "b" * 32, "at": datetime(2026, 1, 1, tzinfo=UTC)},
-        )
+        seed_run(conn, datetime(2026, 1, 1, tzinfo=UTC), "b" * 32)
     db.upgrade()
     [old] = list_runs(db)
     assert (old.llm_calls, old.llm_calls_failed) == (2, 0)

@@ -166,6 +166,21 @@ def seed_user(conn: Connection, at: datetime) -> None:
     )
 
 
+def seed_run(conn: Connection, at: datetime, run_id: str) -> None:
+    """One finished manual extraction run (1 pair, 1 memory created, 2 LLM calls),
+    written with SQL that needs only the first schema's columns."""
+    conn.execute(
+        text(
+            "INSERT INTO extraction_runs (id, trigger, dry_run, started_at, finished_at, "
+            "status, pairs_seen, pairs_processed, pairs_skipped, skipped_reasons, "
+            "memories_created, memories_updated, chats_processed, llm_calls, "
+            "prompt_tokens, completion_tokens, errors) VALUES (:id, 'manual', false, "
+            ":at, :at, 'ok', 1, 1, 0, '{}', 1, 0, 3, 2, 10, 2, '[]')"
+        ),
+        {"id": run_id, "at": at},
+    )
+
+
 def seed_memory_and_run(engine: Engine, at: datetime) -> None:
     """One user (id 1) with one global memory ('m1', "I play chess.") and one finished
     extraction run, written with SQL that needs only the first schema's columns: what a
@@ -180,13 +195,4 @@ def seed_memory_and_run(engine: Engine, at: datetime) -> None:
             ),
             {"at": at},
         )
-        conn.execute(
-            text(
-                "INSERT INTO extraction_runs (id, trigger, dry_run, started_at, finished_at, "
-                "status, pairs_seen, pairs_processed, pairs_skipped, skipped_reasons, "
-                "memories_created, memories_updated, chats_processed, llm_calls, "
-                "prompt_tokens, completion_tokens, errors) VALUES (:id, 'manual', false, "
-                ":at, :at, 'ok', 1, 1, 0, '{}', 1, 0, 3, 2, 10, 2, '[]')"
-            ),
-            {"id": "c" * 32, "at": at},
-        )
+        seed_run(conn, at, "c" * 32)
