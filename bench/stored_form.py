@@ -13,6 +13,10 @@ the shipped default three ways, with the same queries, labels, topics and questi
 - **stored, first-person vector**: the text from ``memory_form``, the vector from
   ``memoryd.domain.perspective.first_person`` of it (round 18).
 
+``--subject User`` reads the same three ways with the memories as apps and agents write
+them through the API or MCP ("User runs a dog obedience school."; round 19): as written,
+that text's vector as written (memoryd before round 19), and its first-person vector.
+
 Topics and questions are looked up by the memory's original text (the bundled model
 wrote them for the persona lines; for "The user ..." texts it writes the same kinds).
 Dev is read on round 9's folds (a bank of one half ranks the other, the pool's own
@@ -23,6 +27,7 @@ shipped bank, all three ways.
 
     PYTHONPATH=src .venv/bin/python bench/stored_form.py            # dev folds
     PYTHONPATH=src .venv/bin/python bench/stored_form.py --test     # test, once
+    PYTHONPATH=src .venv/bin/python bench/stored_form.py --subject User [--test]
 """
 
 from __future__ import annotations
@@ -53,13 +58,21 @@ from topic_tags import read_tags, readings, topic_matrix
 from memoryd.domain.perspective import first_person
 from memoryd.domain.rules import normalize_content
 from memoryd.embedding.minilm import MiniLMEmbedder
-from memoryd.extraction.sentences import memory_form
+from memoryd.extraction.sentences import QUOTED, memory_form
 from memoryd.plugins import reranker_factories
 from memoryd.rerank import EmbeddingReranker, HybridReranker, QueryEncoder
 
+SUBJECTS = ("The user", "User")
+SUBJECT = "The user"  # what a memory's text opens with; main() sets it from --subject
+
 
 def stored(text: str) -> str:
-    return normalize_content(memory_form(text))
+    """The memory as extraction stores it, or with ``--subject User`` as an app would
+    write it ("User runs ...", "User's sister ..."); quoted sentences stay quoted."""
+    form = normalize_content(memory_form(text))
+    if SUBJECT != "The user" and form.startswith("The user") and not form.startswith(QUOTED):
+        return SUBJECT + form[len("The user") :]
+    return form
 
 
 def identity(text: str) -> str:
@@ -185,7 +198,13 @@ def compare(label: str, results: dict[str, np.ndarray]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--test", action="store_true", help="read the test split (once)")
+    parser.add_argument(
+        "--subject", choices=SUBJECTS, default="The user", help="what memories open with"
+    )
     args = parser.parse_args()
+    global SUBJECT
+    SUBJECT = args.subject
+    print(f"memories open with {SUBJECT!r}", flush=True)
     embedder = MiniLMEmbedder()
     encoder = QueryEncoder(embedder, cache_size=1_000_000)
     tags = rekeyed(read_tags())

@@ -115,16 +115,17 @@ class LifecycleFacade:
     def refresh_vectors(self, limit: int | None = REFRESH_BATCH) -> int:
         """Make again the vectors made from an older form of their memory's text (those
         stored before migration 0019: of "The user runs ..." instead of "I run ...",
-        ``memoryd.domain.perspective``), oldest first, looking at ``limit`` memories at
-        most (None: all); how many vectors were made. A memory whose text reads the same
-        in either form only has its vector marked current. The extraction scheduler's
+        ``memoryd.domain.perspective``; or by an older version of that rewriting),
+        oldest first, looking at ``limit`` memories at most (None: all); how many
+        vectors were made. A vector of the text as written (before 0019) whose text reads
+        the same in the current form is only marked current. The extraction scheduler's
         ticks and the PostgreSQL sweep call this; turns use the older vectors meanwhile."""
         made = seen = 0
         while limit is None or seen < limit:
             batch = REFRESH_BATCH if limit is None else min(REFRESH_BATCH, limit - seen)
             with self.db.read() as repo:
                 old = vectors.old_vector_memories(repo.conn, batch)
-            changed = [m for m in old if first_person(m.content) != m.content]
+            changed = [m for m in old if m.vector_form or first_person(m.content) != m.content]
             fresh = embed_memories(self.embedder, [m.content for m in changed])
             by_id = {m.id: vector for m, vector in zip(changed, fresh, strict=True)}
             with self.db.write() as repo:

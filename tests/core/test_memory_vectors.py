@@ -1,6 +1,6 @@
 """What a memory's stored vector is made from: its text in the user's own words
 (``memoryd.domain.perspective``), on every path that writes one, and the refresh of
-vectors stored before migration 0019."""
+vectors stored before migration 0019 or made by an older form (0020)."""
 
 from __future__ import annotations
 
@@ -64,6 +64,44 @@ def test_other_texts_are_embedded_as_written(content: str) -> None:
     assert first_person(content) == content
 
 
+@pytest.mark.parametrize(
+    ("written", "said"),
+    [
+        ("User prefers dark mode.", "I prefer dark mode."),
+        ("user likes tea", "I like tea"),
+        (
+            "the user is a vegan and their dog is named Rex.",
+            "I am a vegan and my dog is named Rex.",
+        ),
+        ("User's sister lives in Oslo.", "My sister lives in Oslo."),
+        ("The User also studies French.", "I also study French."),
+        ("User is based in Berlin.", "I am based in Berlin."),
+        ("The user's name is Bob.", "My name is Bob."),
+    ],
+)
+def test_the_user_as_apps_and_people_write_it_is_read_in_the_first_person(
+    written: str, said: str
+) -> None:
+    assert first_person(written) == said
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "User interviews are on Fridays.",
+        "The user settings page is slow.",
+        "The user interface redesign ships in March.",
+        "user stories live in Jira",
+        "User's guide is in Confluence.",
+        "User Bob asked for an invoice.",
+        "Users like dark mode.",
+        "User: likes tea",
+    ],
+)
+def test_a_user_that_names_a_thing_is_not_the_person(content: str) -> None:
+    assert first_person(content) == content
+
+
 def test_a_quoted_sentence_is_embedded_without_its_quote() -> None:
     quoted = memory_form("We moved the launch to March 28.")
     assert quoted.startswith("The user said: ")
@@ -118,6 +156,27 @@ def test_refresh_makes_old_vectors_again_and_marks_the_rest(md: Memoryd) -> None
     assert md.refresh_vectors() == 0
     with md.db.read() as repo:
         assert stored.old_vector_memories(repo.conn, 10) == []
+
+
+def test_refresh_makes_again_every_vector_of_an_older_form(md: Memoryd) -> None:
+    """A vector of form 1 came from an older rewriting that this one cannot replay (it
+    read "The user settings page is slow." as "I setting page is slow."), so it is made
+    again whatever the text."""
+    ana = md.create_user("ana")
+    thing = md.add_memory(ana.id, "The user settings page is slow.")
+    agent = md.add_memory(ana.id, "User prefers dark mode.")
+    for memory, made_from in ((thing, "I setting page is slow."), (agent, agent.content)):
+        with md.db.write() as repo:
+            repo.conn.execute(
+                update(memories)
+                .where(memories.c.id == memory.id)
+                .values(embedding=md.embedder.embed([made_from])[0].tobytes(), vector_form=1)
+            )
+    assert md.refresh_vectors() == 2
+    vector, form = row(md, thing.id)
+    assert same(vector, md.embedder.embed([thing.content])[0]) and form == VECTOR_FORM
+    vector, form = row(md, agent.id)
+    assert same(vector, md.embedder.embed(["I prefer dark mode."])[0]) and form == VECTOR_FORM
 
 
 def test_refresh_looks_at_limit_memories_oldest_first(md: Memoryd) -> None:
@@ -177,6 +236,45 @@ def test_migration_0019_leaves_old_vectors_to_the_refresh(
         columns = set(conn.execute(text("SELECT * FROM memories")).keys())
         indexes = {i["name"] for i in inspect(conn).get_indexes("memories")}
     assert "vector_form" not in columns and "ix_memories_old_vectors" not in indexes
+    db.dispose()
+
+
+def test_migration_0020_moves_the_old_vectors_bound_to_form_2(
+    empty_db_url: str, embedder: MiniLMEmbedder
+) -> None:
+    """A vector of form 1 is old after 0020 (the refresh finds it through the index);
+    downgrading marks form-2 vectors as form 1, the newest form a 0019 process knows."""
+    db = Database.open(empty_db_url, migrate=False)
+    db.upgrade(revision_before("_vector_form_user_subjects.py"))
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    with db.engine.begin() as conn:
+        seed_user(conn, at)
+        for memory_id, content in (("m1", "User prefers dark mode."), ("m2", LEARNED)):
+            conn.execute(
+                text(
+                    "INSERT INTO memories (id, user_id, scope, content, content_key, source, "
+                    "created_at, updated_at, source_chats, embedding, embedder, vector_form) "
+                    "VALUES (:id, 1, 'global', :content, :key, 'user', :at, :at, '[]', "
+                    ":vector, :embedder, 1)"
+                ),
+                {"id": memory_id, "content": content, "key": content.lower(), "at": at,
+                 "vector": embedder.embed([content])[0].tobytes(), "embedder": embedder.name},
+            )  # fmt: skip
+    db.upgrade()
+    with Memoryd(database=db, embedder=embedder) as md:
+        with md.db.read() as repo:
+            assert [m.id for m in stored.old_vector_memories(repo.conn, 10)] == ["m1", "m2"]
+        assert md.refresh_vectors() == 2
+        assert same(row(md, "m1")[0], embedder.embed(["I prefer dark mode."])[0])
+    with db.engine.connect() as conn:
+        command.downgrade(_alembic_config(conn), revision_before("_vector_form_user_subjects.py"))
+        conn.commit()
+    with db.engine.connect() as conn:
+        forms = conn.execute(text("SELECT vector_form FROM memories ORDER BY id")).scalars()
+        assert list(forms) == [1, 1]
+        assert "ix_memories_old_vectors" in {
+            i["name"] for i in inspect(conn).get_indexes("memories")
+        }
     db.dispose()
 
 

@@ -79,12 +79,13 @@ def upgrade(db: DbOption = None, as_json: JsonOption = False) -> None:
 
 @app.command("refresh-vectors")
 def refresh_vectors(db: DbOption = None, as_json: JsonOption = False) -> None:
-    """Make again every memory vector stored before migration 0019, now.
+    """Make again every memory vector made from an older form of its text, now.
 
     Since 0019 a memory's vector is made from its text in the user's own words ("The
-    user runs ..." is embedded as "I run ..."). The extraction scheduler and the
-    PostgreSQL sweep do this in the background, 500 memories at a time; this does all of
-    them at once (about 2 ms a memory)."""
+    user runs ..." is embedded as "I run ...", since 0020 "User prefers ..." as "I
+    prefer ..." too). The extraction scheduler and the PostgreSQL sweep do this in the
+    background, 500 memories at a time; this does all of them at once (about 2 ms a
+    memory)."""
     with open_memoryd(db) as md:
         made = md.refresh_vectors(limit=None)
     if as_json:

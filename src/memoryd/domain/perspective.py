@@ -10,6 +10,11 @@ in the first person ("my thesis") or to the person ("what do you do for fun?"). 
 vector stored for a memory is that of ``first_person(content)`` ("I run a dog obedience
 school."); the memory's text stays as written. Measured in ``bench/stored_form.py``
 (BENCHMARKS.md, "Retrieval quality", round 18).
+
+Apps and agents that write memories through the API or MCP often open them with "User"
+("User prefers dark mode."), and people type "the user ..." too: those read back the same
+way (round 19). A "user" that names a thing ("User interviews are on Fridays.", "The user
+settings page is slow.") is not the person, and such a text stays as written.
 """
 
 from __future__ import annotations
@@ -19,9 +24,27 @@ import re
 # The version of ``first_person`` stored vectors are made with (the memories table's
 # ``vector_form``): a change to what it returns raises it, and vectors made with an older
 # one are made again (``Memoryd.refresh_vectors``).
-VECTOR_FORM = 1
+VECTOR_FORM = 2  # 1: "The user ..." only (0019); 2: "User ..." too, things left (0020)
 
 _QUOTED = re.compile(r'^The user said: "(.*)"$', re.DOTALL)
+# "The user", "the user", "User" or "user" opening the text, possessive or not
+_SUBJECT = re.compile(r"^(?:the )?user(?P<possessive>'s)? (?=\S)", re.IGNORECASE)
+# words after "user" that make it part of a thing's name, not the person
+_THING_WORDS = (
+    "interface interfaces experience research base data feedback testing story stories "
+    "setting settings account accounts session sessions role roles group groups id ids "
+    "name names agent agents profile profiles manual manuals guide guides journey journeys "
+    "permission permissions interview interviews survey surveys persona personas flow flows "
+    "preferences input inputs metrics growth engagement acquisition retention onboarding "
+    "adoption satisfaction count table tables model models type types level levels access "
+    "login logins password passwords error errors request requests review reviews event "
+    "events management segment segments analytics behavior behaviour activity activities "
+    "agreement agreements license licenses documentation docs directory list lists "
+    "question questions avatar avatars space spaces quota quotas"
+)
+THING_WORDS = frozenset(_THING_WORDS.split())
+# ... and after "user's" ("User's guide: ...")
+OWNED_THINGS = frozenset({"guide", "guides", "manual", "manuals", "handbook"})
 # adverbs that may stand between "the user" and its verb ("The user also runs ...")
 _ADVERB_WORDS = (
     "just really also always usually often never sometimes still recently actually definitely "
@@ -47,21 +70,27 @@ def first_person(content: str) -> str:
     "The user runs a dog obedience school." -> "I run a dog obedience school."
     "The user's sister is a pole dancer." -> "My sister is a pole dancer."
     'The user said: "We moved the launch to March 28."' -> "We moved the launch to March 28."
+    "User prefers dark mode." -> "I prefer dark mode."
+    "User interviews are on Fridays." -> "User interviews are on Fridays."
     "Prefers concise answers" -> "Prefers concise answers"
     """
     quoted = _QUOTED.match(content)
     if quoted:
         return quoted.group(1)
-    if content.startswith("The user's "):
-        head, words = ["My"], content[len("The user's ") :].split(" ")
-    elif content.startswith("The user "):
-        words = content[len("The user ") :].split(" ")
+    subject = _SUBJECT.match(content)
+    if subject is None:
+        return content
+    words = content[subject.end() :].split(" ")
+    possessive = bool(subject.group("possessive"))
+    if not _about_the_person(words[0], possessive):
+        return content
+    if possessive:
+        head = ["My"]
+    else:
         head = ["I"]
         while len(words) > 1 and words[0].lower() in ADVERBS:
             head.append(words.pop(0))
         head.append(_first_person_verb(words.pop(0)))
-    else:
-        return content
     out: list[str] = []
     for raw in words:
         word = raw.rstrip(".,!?;:")
@@ -72,6 +101,16 @@ def first_person(content: str) -> str:
             word = _AFTER_I[lower]
         out.append(word + tail)
     return " ".join([*head, *out])
+
+
+def _about_the_person(word: str, possessive: bool) -> bool:
+    """Whether the word after a leading "user" leaves that "user" the person: not a word
+    that names a thing with it ("User interviews ...", "User's guide ..."), nor a name
+    ("User Bob ...")."""
+    core = word.rstrip(".,!?;:").lower()
+    if possessive:
+        return core not in OWNED_THINGS
+    return core not in THING_WORDS and not (word[:1].isupper() and core != "i")
 
 
 def _first_person_verb(word: str) -> str:

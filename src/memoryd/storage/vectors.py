@@ -25,6 +25,7 @@ class OldVector(NamedTuple):
     id: str
     content: str
     content_key: str
+    vector_form: int | None  # None: made from the text as written (before 0019)
 
 
 def vector_bytes(vector: Any) -> bytes | None:
@@ -45,7 +46,7 @@ def vector_columns(vector: Any, embedder: str) -> dict[str, Any]:
 def old_vector_memories(conn: Connection, limit: int) -> list[OldVector]:
     """Memories whose vector an older form of their text made, oldest first."""
     query = (
-        select(memories.c.id, memories.c.content, memories.c.content_key)
+        select(memories.c.id, memories.c.content, memories.c.content_key, memories.c.vector_form)
         .where(MEMORY_OLD_VECTORS)
         .order_by(memories.c.created_at, memories.c.id)
         .limit(limit)
