@@ -102,6 +102,9 @@ def sign_in(page: Any, url: str, name: str, password: str) -> None:
     page.get_by_label("Password").fill(password)
     page.get_by_role("button", name="Sign in").click()
     page.wait_for_selector("#user-button")
+    # memoryd.js sets the page up at DOMContentLoaded; until then a key on the user button
+    # follows its link (a navigation) instead of opening the panel in place
+    page.wait_for_load_state("domcontentloaded")
 
 
 def confirm(page: Any, answer: str | None = None) -> str:
