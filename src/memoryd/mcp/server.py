@@ -215,6 +215,8 @@ def build_server(state: ServerState, local_user_id: int | None = None) -> MCPSer
     ) -> MemoryOut:
         """Store a new memory: one short fact the user stated that stays true.
 
+        Write it about the user ("User prefers dark mode.", "User's sister lives in
+        Oslo."), not as "I ...": the chat model reads memories as facts about its user.
         A global memory is about the person (at most 5); a workspace memory belongs to
         one project (at most 20 per workspace). A full scope or an exact duplicate is refused.
         A fact true only until a date ("the demo is on Friday") takes `until`.
