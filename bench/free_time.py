@@ -39,6 +39,7 @@ from topic_tags import (
 from memoryd.domain.rules import normalize_content
 from memoryd.domain.topics import LABELS
 from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.extraction.memory_pass import fact_messages
 from memoryd.llm.base import Message
 from memoryd.rerank import QueryEncoder
 
@@ -72,17 +73,7 @@ SCHEMA = {
 
 
 def messages(fact: str) -> list[Message]:
-    shots: list[Message] = []
-    for example, answer in SHOTS:
-        shots += [
-            {"role": "user", "content": f"Fact: {example}"},
-            {"role": "assistant", "content": json.dumps({"free_time": answer})},
-        ]
-    return [
-        {"role": "system", "content": SYSTEM},
-        *shots,
-        {"role": "user", "content": f"Fact: {fact}"},
-    ]
+    return fact_messages(SYSTEM, SHOTS, "free_time", fact)
 
 
 def memories() -> list[str]:

@@ -22,6 +22,7 @@ is that memory's last: its other prompts are not sent.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
@@ -31,6 +32,24 @@ from memoryd.llm.base import LLMError, LLMProvider, LLMUnavailable, Message
 from memoryd.llm.json_output import Usage
 from memoryd.storage.database import Database
 from memoryd.storage.repository import Repository
+
+
+def fact_messages(
+    system: str, examples: Sequence[tuple[str, Any]], field_name: str, fact: str
+) -> list[Message]:
+    """The conversation asking about one memory: the instructions, worked examples (a
+    fact and the answer's ``field_name`` value, as JSON), then the memory."""
+    shots: list[Message] = []
+    for example, answer in examples:
+        shots += [
+            {"role": "user", "content": f"Fact: {example}"},
+            {"role": "assistant", "content": json.dumps({field_name: answer})},
+        ]
+    return [
+        {"role": "system", "content": system},
+        *shots,
+        {"role": "user", "content": f"Fact: {fact}"},
+    ]
 
 
 class Pending(Protocol):

@@ -32,7 +32,6 @@ from their stored text (no LLM call), within the same budget.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -40,7 +39,7 @@ from typing import Any
 
 from memoryd.domain.errors import InvalidInput
 from memoryd.embedding.base import Embedder
-from memoryd.extraction.memory_pass import Request, ask_each
+from memoryd.extraction.memory_pass import Request, ask_each, fact_messages
 from memoryd.llm.base import LLMProvider, Message
 from memoryd.llm.json_output import Usage, parse_json_object
 from memoryd.storage import questions as stored
@@ -129,17 +128,7 @@ def messages(
     """The conversation asking for one memory's questions: the instructions, three worked
     examples, then the memory (``bench/doc2query.py`` passes other instructions and
     examples to measure another prompt)."""
-    shots: list[Message] = []
-    for example, questions in examples:
-        shots += [
-            {"role": "user", "content": f"Fact: {example}"},
-            {"role": "assistant", "content": json.dumps({"questions": questions})},
-        ]
-    return [
-        {"role": "system", "content": system},
-        *shots,
-        {"role": "user", "content": f"Fact: {fact}"},
-    ]
+    return fact_messages(system, examples, "questions", fact)
 
 
 def work_messages(fact: str) -> list[Message]:

@@ -18,14 +18,13 @@ and writes no audit entry.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from memoryd.domain.topics import LABELS, MAX_TOPICS, encode, key_of
-from memoryd.extraction.memory_pass import Request, ask_each
+from memoryd.extraction.memory_pass import Request, ask_each, fact_messages
 from memoryd.llm.base import LLMProvider, Message
 from memoryd.llm.json_output import Usage, parse_json_object
 from memoryd.storage.database import Database
@@ -60,17 +59,7 @@ MAX_TOKENS = 60  # an answer is about 10 tokens
 def messages(fact: str) -> list[Message]:
     """The conversation asking for one memory's topics: the instructions, three worked
     examples, then the memory."""
-    shots: list[Message] = []
-    for example, topics in SHOTS:
-        shots += [
-            {"role": "user", "content": f"Fact: {example}"},
-            {"role": "assistant", "content": json.dumps({"topics": topics})},
-        ]
-    return [
-        {"role": "system", "content": SYSTEM},
-        *shots,
-        {"role": "user", "content": f"Fact: {fact}"},
-    ]
+    return fact_messages(SYSTEM, SHOTS, "topics", fact)
 
 
 def read_answer(text: str) -> tuple[str, ...]:
