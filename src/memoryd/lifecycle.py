@@ -5,8 +5,9 @@
 - ``purge_expired``: delete memories whose expiry passed more than
   ``expired_grace_days`` ago (run by the extraction scheduler's tick, the queue worker's
   periodic task and ``memoryd memories purge-expired``);
-- ``refresh_vectors``: make again the vectors stored before migration 0019, of "The user
-  ..." as written instead of the user's own words (``memoryd.domain.perspective``);
+- ``refresh_vectors``: make again the vectors made from an older form of their text
+  ("The user ..." as written before migration 0019, or an older rewriting than
+  ``memoryd.domain.perspective``'s current one);
   ``upkeep`` runs both, a batch each, for the scheduler's tick and the periodic task;
 - ``list_suggestions`` / ``accept_suggestion`` / ``reject_suggestion``: the review queue
   that extraction fills when ``memory_review`` is on. Accepting is a write like any other
@@ -98,7 +99,7 @@ class LifecycleFacade:
     def upkeep(self) -> None:
         """What the extraction scheduler's ticks and the PostgreSQL sweep do before
         extraction: delete memories expired past their grace period, and make a batch of
-        vectors stored before migration 0019 again. A failure is logged and left to the
+        vectors of an older form of their text again. A failure is logged and left to the
         next call; it never stops the other part, nor extraction."""
         for name, step in (
             ("purging expired memories", self.purge_expired),

@@ -228,7 +228,7 @@ def defer_tagging(md: Memoryd, app: App) -> bool:
 
 def sweep(context: JobContext, timestamp: int) -> None:
     """The periodic task: delete memories expired past their grace period, make a batch
-    of vectors stored before migration 0019 again, then queue every due pair."""
+    of vectors of an older form of their text again, then queue every due pair."""
     md = _memoryd(context)
     md.upkeep()  # logs its own failures: extraction must not wait for it
     sweep_now(md, context.app)
