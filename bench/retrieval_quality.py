@@ -71,6 +71,7 @@ from memoryd.rerank import (
     RecencyReranker,
 )
 from memoryd.rerank.embedding import memory_vectors
+from memoryd.retrieval_evaluation import measures
 
 DATA = Path(__file__).parent / "data"
 sys.path.insert(0, str(DATA))
@@ -328,16 +329,6 @@ def own_cases(md: Memoryd, data: dict[str, Any]) -> tuple[list[Case], int]:
         assert all(m.embedding is not None for m in pool), "stored vectors are missing"
         cases += [make_case(pool, q, slug) for q in raw["queries"]]
     return cases, user.id
-
-
-def measures(ranked: Sequence[int], relevant: frozenset[int]) -> Result:
-    """(recall@5, hit@5, reciprocal rank) of one ranking given as pool indexes. Recall
-    counts at most 5 relevant memories, all the top 5 can hold ("What do you do for fun?"
-    over a pool with 7 hobbies is answered in full by any 5 of them); with 5 or fewer it is
-    plain recall@5."""
-    found = len(set(ranked[:5]) & relevant)
-    first = next((r for r, i in enumerate(ranked, 1) if i in relevant), None)
-    return found / min(len(relevant), 5), float(found > 0), 1 / first if first else 0.0
 
 
 def evaluate(scorer: Scorer, cases: Sequence[Case]) -> list[Result]:

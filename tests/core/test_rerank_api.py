@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import logging
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
 
 import pytest
 
@@ -16,6 +12,7 @@ from memoryd import Memoryd
 from memoryd.domain.errors import InvalidInput
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.rerank.api import ApiReranker, ApiRerankSettings
+from support.rerank_server import RerankServer, rerank_server
 
 FACTS = [f"filler fact number {i}" for i in range(6)] + [
     "Sarah Chen is the legal contact",
@@ -23,54 +20,10 @@ FACTS = [f"filler fact number {i}" for i in range(6)] + [
 ]
 
 
-class RerankServer:
-    """Scores each document by the query words it contains, as Cohere or TEI would answer."""
-
-    def __init__(self) -> None:
-        self.requests: list[dict[str, Any]] = []
-        self.delay_s = 0.0
-        self.status = 200
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                body["authorization"] = self.headers.get("Authorization")
-                server.requests.append(body)
-                time.sleep(server.delay_s)
-                words = set(body["query"].lower().split())
-                docs = body.get("documents") or body.get("texts")
-                scores = [len(words & set(d.lower().split())) for d in docs]
-                if "texts" in body:  # TEI: a bare list with "score"
-                    answer: Any = [{"index": i, "score": s} for i, s in enumerate(scores)]
-                else:
-                    answer = {
-                        "results": [
-                            {"index": i, "relevance_score": s}
-                            for i, s in reversed(list(enumerate(scores)))
-                        ]
-                    }
-                data = json.dumps(answer).encode()
-                self.send_response(server.status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1/rerank"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-
 @pytest.fixture
 def server() -> Iterator[RerankServer]:
-    fake = RerankServer()
-    yield fake
-    fake.httpd.shutdown()
-    fake.httpd.server_close()
+    with rerank_server() as fake:
+        yield fake
 
 
 def _setup(md: Memoryd) -> int:

@@ -174,3 +174,20 @@ def test_an_answer_direction_is_fitted_to_tell_the_labelled_answers_apart(
     assert best is not None
     along = unseen @ bank.directions[best]
     assert along[0] > along[1]
+
+
+def test_the_eval_sample_is_what_its_script_builds_from_the_labelled_test_split() -> None:
+    """``memoryd eval retrieval``'s bundled sample: the hand-written set and test pools
+    only (the shipped answer bank is fitted on dev), with their labels unchanged."""
+    root = DATA.parents[1]
+    spec = importlib.util.spec_from_file_location(
+        "build_retrieval_sample", root / "scripts" / "build_retrieval_sample.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    shipped = json.loads((root / "src" / "memoryd" / "data" / "retrieval-sample.json").read_text())
+    assert shipped == module.sample()
+    test_ids = {p["id"] for p in splits("persona_retrieval_labelled.json")["test"]}
+    persona = [p["id"].removeprefix("persona-test/") for p in shipped["pools"][12:]]
+    assert persona and set(persona) <= test_ids

@@ -1,9 +1,12 @@
-"""``memoryd eval extraction``: measure an extraction provider before trusting it.
+"""``memoryd eval``: measure an extraction provider or a reranker before trusting it.
 
-Runs the real pipeline with the configured provider (``MEMORYD_LLM_*``, or ``--provider``
-and ``--model``) over a labelled set of conversations -- the bundled sample, or your own
-with ``--dataset`` -- and prints precision, recall, the share of memories about the wrong
-person, and the cost per batch. Scoring is ``memoryd.evaluation``'s (by meaning).
+``extraction`` runs the real pipeline with the configured provider (``MEMORYD_LLM_*``, or
+``--provider`` and ``--model``) over a labelled set of conversations -- the bundled
+sample, or your own with ``--dataset`` -- and prints precision, recall, the share of
+memories about the wrong person, and the cost per batch (``memoryd.evaluation``).
+``retrieval`` runs chat turns over labelled pools of memories with each reranker asked
+for and prints how often the 5 memories chosen were the right ones, and what a turn cost
+(``memoryd.retrieval_evaluation``).
 """
 
 from __future__ import annotations
@@ -96,3 +99,74 @@ def extraction(
         fail(f"every conversation that asked the LLM failed; the first: {failed[0]}", EXIT_FAILURE)
     if failed:
         note(f"{len(failed)} of {len(results)} conversations failed; the first: {failed[0]}")
+
+
+_RETRIEVAL_COLUMNS = {
+    "recall_at_5": "recall@5",
+    "hit_at_5": "hit@5",
+    "mrr_at_5": "MRR@5",
+    "p50_ms": "p50 ms",
+    "p95_ms": "p95 ms",
+    "fallbacks": "fell back",
+}
+
+
+@app.command("retrieval")
+def retrieval(
+    dataset: Annotated[
+        Path | None,
+        typer.Option(help="labelled pools and turns (JSON or JSON lines); default: the sample"),
+    ] = None,
+    reranker: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--reranker",
+            "-r",
+            metavar="NAME",
+            help="a reranker to measure (repeat to compare); default: the configured one"
+            " and recency",
+        ),
+    ] = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="only the first N pools")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Run labelled chat turns with each reranker and print how well it chose.
+
+    Each pool's memories go into a temporary database; every turn asks for its context
+    (as a chat would, incognito) and the 5 workspace memories chosen are scored against
+    the labels: recall@5, hit@5, MRR@5, the turn's time, and how many turns fell back to
+    the newest memories because the reranker failed. A pool is {"memories": [6 to 200
+    lines], "queries": [{"message", "history", "relevant": [indexes]}]}; see
+    docs/reranking.md.
+    """
+    from memoryd.retrieval_evaluation import evaluate_retrieval, load_retrieval_set
+
+    names = list(dict.fromkeys(reranker or [MemorydSettings().reranker, "recency"]))
+    try:
+        pools = load_retrieval_set(dataset)[:limit]
+        source = str(dataset) if dataset else "the bundled sample"
+        turns = sum(len(p.turns) for p in pools)
+        note(f"{turns} turns over {len(pools)} pools from {source}; rerankers {', '.join(names)}")
+        reports = evaluate_retrieval(pools, shared_embedder(), names, note)
+    except MemorydError as exc:
+        fail(str(exc))
+    summaries = [r.summary() for r in reports]
+    if as_json:
+        emit_json({"turns": turns, "pools": len(pools), "rerankers": summaries})
+    else:
+        table = make_table("retrieval quality", ["reranker", *_RETRIEVAL_COLUMNS.values()])
+        for row in summaries:
+            table.add_row(row["reranker"], *(cell(row[key]) for key in _RETRIEVAL_COLUMNS))
+        console().print(table)
+    for row in summaries:
+        if row["fallbacks"]:
+            note(
+                f"{row['reranker']}: {row['fallbacks']} of {row['turns']} turns fell back to"
+                f" the newest memories; the first because: {row['first_fallback']}"
+            )
+    broken = [row["reranker"] for row in summaries if row["fallbacks"] == row["turns"]]
+    if broken:
+        fail(
+            f"every turn fell back with {', '.join(broken)}: its figures are recency's",
+            EXIT_FAILURE,
+        )

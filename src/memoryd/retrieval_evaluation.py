@@ -1,0 +1,240 @@
+"""Measuring rerankers on labelled chat turns (``memoryd eval retrieval``).
+
+Before switching a deployment to another reranker (a remote ``/rerank`` endpoint, a
+plugin, or a built-in), one wants to know whether it picks better memories on one's own
+kind of turns, and what it costs a turn. This module loads a labelled set of pools into a
+temporary SQLite database through ``Memoryd.add_memory`` (the vectors a real write
+stores), then asks ``Memoryd.context`` for every turn with each reranker in turn, as a
+chat would, and scores the 5 workspace memories it chose. A labelled set is a JSON file
+(an object with ``"pools"``, or a list of pools) or JSON lines (one pool per line)::
+
+    {"pools": [{"id": "bakery",                      # optional, for messages
+                "memories": ["... 6 to 200 one-line memories ..."],
+                "queries": [{"message": "Is the sourdough vegan?",
+                             "history": [{"role": "user", "content": "..."},
+                                         {"role": "assistant", "content": "..."}],
+                             "relevant": [3, 11]}]}]}      # indexes into memories
+
+Per reranker: recall@5 (share of a turn's relevant memories among the 5 chosen, at most 5
+counted: "What do you do for fun?" over 7 hobbies is answered in full by any 5), hit@5 (at
+least one), MRR@5 (1 / rank of the first relevant memory among the 5, else 0), the turn's
+median and 95th-percentile time, and how many turns fell back to the newest memories
+because the reranker failed. The memories are read as first written: the background
+topics and questions passes, which the ``hybrid`` default reads once they have run, have
+not reached them (docs/reranking.md says what they add).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from memoryd.domain.errors import InvalidContent, InvalidInput
+from memoryd.domain.injection import WORKSPACE_TOP_K
+from memoryd.domain.rules import Limits, normalize_content
+from memoryd.embedding.base import Embedder
+
+SAMPLE = "retrieval-sample.json"
+MAX_POOL = 200
+
+
+@dataclass(frozen=True)
+class LabelledTurn:
+    message: str
+    history: tuple[dict[str, str], ...]
+    relevant: frozenset[int]
+
+
+@dataclass(frozen=True)
+class Pool:
+    """One workspace's memories and the turns labelled over them."""
+
+    id: str
+    memories: tuple[str, ...]
+    turns: tuple[LabelledTurn, ...]
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    pool: str
+    turn: int
+    recall: float
+    hit: float
+    reciprocal_rank: float
+    ms: float
+    fallback: str | None
+
+
+@dataclass(frozen=True)
+class RerankerReport:
+    reranker: str
+    turns: tuple[TurnResult, ...]
+
+    def summary(self) -> dict[str, Any]:
+        times = sorted(t.ms for t in self.turns)
+        fell_back = [t.fallback for t in self.turns if t.fallback]
+        count = len(self.turns)
+        return {
+            "reranker": self.reranker,
+            "turns": count,
+            "recall_at_5": round(sum(t.recall for t in self.turns) / count, 4),
+            "hit_at_5": round(sum(t.hit for t in self.turns) / count, 4),
+            "mrr_at_5": round(sum(t.reciprocal_rank for t in self.turns) / count, 4),
+            "p50_ms": round(statistics.median(times), 2),
+            "p95_ms": round(times[min(count - 1, int(0.95 * count))], 2),
+            "fallbacks": len(fell_back),
+            "first_fallback": fell_back[0] if fell_back else None,
+        }
+
+
+def measures(ranked: Sequence[int], relevant: frozenset[int]) -> tuple[float, float, float]:
+    """(recall@5, hit@5, reciprocal rank) of a ranking given as pool indexes, best first.
+    Recall counts at most 5 relevant memories; the rank is read over all of ``ranked``."""
+    found = len(set(ranked[:WORKSPACE_TOP_K]) & relevant)
+    first = next((rank for rank, i in enumerate(ranked, 1) if i in relevant), None)
+    return (
+        found / min(len(relevant), WORKSPACE_TOP_K),
+        float(found > 0),
+        1 / first if first else 0.0,
+    )
+
+
+def load_retrieval_set(path: Path | None) -> list[Pool]:
+    """Pools from a JSON or JSON lines file, or the bundled sample when ``path`` is None.
+    Raises InvalidInput naming the first thing that is wrong."""
+    try:
+        if path is None:
+            text = resources.files("memoryd.data").joinpath(SAMPLE).read_text("utf-8")
+        else:
+            text = path.read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInput(f"cannot read the labelled set: {exc}") from None
+    try:
+        raw: Any = json.loads(text)
+    except json.JSONDecodeError:
+        try:
+            raw = [json.loads(line) for line in text.splitlines() if line.strip()]
+        except json.JSONDecodeError as exc:
+            raise InvalidInput(f"the labelled set is neither JSON nor JSON lines: {exc}") from None
+    pools = raw.get("pools") if isinstance(raw, dict) else raw
+    if not isinstance(pools, list) or not pools:
+        raise InvalidInput('the labelled set holds no pools (a list, or {"pools": [...]})')
+    return [_pool(p, n) for n, p in enumerate(pools, 1)]
+
+
+def _pool(raw: Any, number: int) -> Pool:
+    if not isinstance(raw, dict):
+        raise InvalidInput(f"pool {number} is not an object")
+    name = str(raw.get("id") or number)
+    where = f"pool {name}"
+    memories = raw.get("memories")
+    if not isinstance(memories, list) or not all(isinstance(m, str) for m in memories):
+        raise InvalidInput(f"{where}: memories must be a list of strings")
+    texts = []
+    for i, memory in enumerate(memories):
+        try:
+            texts.append(normalize_content(memory))
+        except InvalidContent as exc:
+            raise InvalidInput(f"{where}, memory {i}: {exc}") from None
+    if not WORKSPACE_TOP_K < len(texts) <= MAX_POOL:
+        raise InvalidInput(
+            f"{where} has {len(texts)} memories; a reranker runs only over more than"
+            f" {WORKSPACE_TOP_K}, and a pool holds at most {MAX_POOL}"
+        )
+    if len(set(texts)) != len(texts):
+        raise InvalidInput(f"{where}: a memory appears twice")
+    queries = raw.get("queries")
+    if not isinstance(queries, list) or not queries:
+        raise InvalidInput(f"{where}: queries must be a non-empty list")
+    turns = tuple(_turn(q, f"{where}, query {i}", len(texts)) for i, q in enumerate(queries))
+    return Pool(name, tuple(texts), turns)
+
+
+def _turn(raw: Any, where: str, size: int) -> LabelledTurn:
+    if not isinstance(raw, dict):
+        raise InvalidInput(f"{where} is not an object")
+    message = raw.get("message")
+    if not isinstance(message, str) or not message.strip():
+        raise InvalidInput(f"{where}: message must be non-empty text")
+    history = raw.get("history", [])
+    if not isinstance(history, list) or not all(
+        isinstance(h, dict)
+        and h.get("role") in ("user", "assistant")
+        and isinstance(h.get("content"), str)
+        for h in history
+    ):
+        raise InvalidInput(f'{where}: history must be a list of {{"role", "content"}} messages')
+    relevant = raw.get("relevant")
+    if (
+        not isinstance(relevant, list)
+        or not relevant
+        or not all(isinstance(i, int) and not isinstance(i, bool) for i in relevant)
+    ):
+        raise InvalidInput(f"{where}: relevant must be a non-empty list of memory indexes")
+    for i in relevant:
+        if not 0 <= i < size:
+            raise InvalidInput(f"{where}: relevant index {i} is not one of the pool's {size}")
+    return LabelledTurn(
+        message,
+        tuple({"role": h["role"], "content": h["content"]} for h in history),
+        frozenset(relevant),
+    )
+
+
+def evaluate_retrieval(
+    pools: Sequence[Pool],
+    embedder: Embedder,
+    rerankers: Sequence[str],
+    progress: Callable[[str], None] | None = None,
+) -> list[RerankerReport]:
+    """Each reranker's turns over the pools, on one temporary SQLite database. Raises
+    InvalidInput for an unknown reranker or one its settings cannot build."""
+    from memoryd.plugins import pick, reranker_factories
+    from memoryd.service import Memoryd
+
+    factories = reranker_factories()
+    built = {name: pick("reranker", name, factories)(embedder) for name in rerankers}
+    limits = Limits(workspace_per_pair=max(len(p.memories) for p in pools))
+    with tempfile.TemporaryDirectory(prefix="memoryd-eval-") as tmp:
+        url = f"sqlite:///{Path(tmp) / 'eval.db'}"
+        with Memoryd(url, embedder=embedder, reranker="recency", limits=limits) as md:
+            user = md.create_user("eval")
+            indexes: list[dict[str, int]] = []
+            for number, pool in enumerate(pools):
+                md.create_workspace(f"pool-{number}")
+                indexes.append(
+                    {
+                        md.add_memory(user.id, text, "workspace", f"pool-{number}").id: i
+                        for i, text in enumerate(pool.memories)
+                    }
+                )
+            md.finish_writes()
+        if progress:
+            progress(f"{sum(len(p.memories) for p in pools)} memories stored")
+        reports = []
+        for name, reranker in built.items():
+            with Memoryd(url, embedder=embedder, reranker=reranker, limits=limits) as md:
+                results = []
+                for number, pool in enumerate(pools):
+                    for i, turn in enumerate(pool.turns):
+                        start = time.perf_counter()
+                        chosen = md.context(
+                            user.id, f"pool-{number}", turn.message, turn.history, record=False
+                        )
+                        ms = (time.perf_counter() - start) * 1000
+                        ranked = [indexes[number][s.memory.id] for s in chosen.workspace_memories]
+                        recall, hit, rank = measures(ranked, turn.relevant)
+                        results.append(
+                            TurnResult(pool.id, i, recall, hit, rank, ms, chosen.fallback_reason)
+                        )
+            reports.append(RerankerReport(name, tuple(results)))
+            if progress:
+                progress(f"{name}: {len(results)} turns")
+        return reports
