@@ -172,7 +172,7 @@ def test_a_refused_edit_comes_back_open_with_what_was_typed(world: World) -> Non
     typed_day = later(30)
     for typed, reason in (
         ("## Alpha ships on Wednesdays", "must not start with Markdown"),
-        ("x" * 501, "500"),
+        ("x" * 501, "the limit is 500"),  # not "500": it can be in a memory id
         ("", "empty"),
     ):
         form = {"content": typed, "expires_at": typed_day, "expires_was": ""}
