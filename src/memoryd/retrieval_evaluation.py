@@ -70,12 +70,36 @@ class TurnResult:
     reciprocal_rank: float
     ms: float
     fallback: str | None
+    chosen: tuple[int, ...] = ()  # the pool indexes injected, best first
 
 
 @dataclass(frozen=True)
 class RerankerReport:
     reranker: str
     turns: tuple[TurnResult, ...]
+
+    def misses(self, pools: Sequence[Pool], limit: int) -> list[dict[str, Any]]:
+        """Up to ``limit`` turns that did not get every relevant memory they could, worst
+        first, with the memories chosen and the relevant ones left out (as texts)."""
+        by_id = {p.id: p for p in pools}
+        worst = sorted((t for t in self.turns if t.recall < 1), key=lambda t: t.recall)
+        rows = []
+        for result in worst[:limit]:
+            pool = by_id[result.pool]
+            turn = pool.turns[result.turn]
+            rows.append(
+                {
+                    "pool": pool.id,
+                    "turn": result.turn,
+                    "message": turn.message,
+                    "recall_at_5": round(result.recall, 4),
+                    "chosen": [pool.memories[i] for i in result.chosen],
+                    "missed": [
+                        pool.memories[i] for i in sorted(turn.relevant - set(result.chosen))
+                    ],
+                }
+            )
+        return rows
 
     def summary(self) -> dict[str, Any]:
         times = sorted(t.ms for t in self.turns)
@@ -126,7 +150,13 @@ def load_retrieval_set(path: Path | None) -> list[Pool]:
     pools = raw.get("pools") if isinstance(raw, dict) else raw
     if not isinstance(pools, list) or not pools:
         raise InvalidInput('the labelled set holds no pools (a list, or {"pools": [...]})')
-    return [_pool(p, n) for n, p in enumerate(pools, 1)]
+    loaded = [_pool(p, n) for n, p in enumerate(pools, 1)]
+    seen: set[str] = set()
+    for pool in loaded:
+        if pool.id in seen:
+            raise InvalidInput(f"pool id {pool.id!r} appears twice")
+        seen.add(pool.id)
+    return loaded
 
 
 def _pool(raw: Any, number: int) -> Pool:
@@ -232,7 +262,16 @@ def evaluate_retrieval(
                         ranked = [indexes[number][s.memory.id] for s in chosen.workspace_memories]
                         recall, hit, rank = measures(ranked, turn.relevant)
                         results.append(
-                            TurnResult(pool.id, i, recall, hit, rank, ms, chosen.fallback_reason)
+                            TurnResult(
+                                pool.id,
+                                i,
+                                recall,
+                                hit,
+                                rank,
+                                ms,
+                                chosen.fallback_reason,
+                                tuple(ranked),
+                            )
                         )
             reports.append(RerankerReport(name, tuple(results)))
             if progress:

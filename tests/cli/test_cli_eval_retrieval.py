@@ -80,6 +80,19 @@ def test_the_default_is_measured_against_recency_on_the_same_turns(tmp_path: Pat
     assert hybrid["p50_ms"] > 0 and hybrid["p95_ms"] >= hybrid["p50_ms"]
 
 
+def test_the_worst_turns_show_what_was_chosen_and_what_was_missed(tmp_path: Path) -> None:
+    dataset = write(tmp_path, {"pools": [pool()]})
+    result = run(tmp_path, "--dataset", dataset, "-r", "recency", "--misses", "5", "--json")
+    (recency,) = by_name(result).values()
+    assert [row["turn"] for row in recency["misses"]] == [0, 1]  # the lunch turn was right
+    first = recency["misses"][0]
+    assert first["message"] == TURNS[0]["message"] and first["recall_at_5"] == 0.0
+    assert first["chosen"] == MEMORIES[7:2:-1] and first["missed"] == [MEMORIES[0]]
+    text = run(tmp_path, "--dataset", dataset, "-r", "recency", "--misses", "1").stdout
+    assert "recency: the 1 worst turns" in text and f"missed: {MEMORIES[0]}" in text
+    assert f"missed: {MEMORIES[1]}" not in text
+
+
 def test_a_remote_rerank_endpoint_is_measured_and_its_failures_counted(tmp_path: Path) -> None:
     # the fake scores a memory by the message's words it contains
     turns = [
@@ -119,6 +132,7 @@ def test_a_remote_rerank_endpoint_is_measured_and_its_failures_counted(tmp_path:
             "history must be",
         ),
         ({"pools": []}, "holds no pools"),
+        ({"pools": [pool(), pool()]}, "pool id 'office' appears twice"),
         ("{not json", "neither JSON nor JSON lines"),
     ],
 )

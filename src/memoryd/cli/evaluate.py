@@ -128,6 +128,12 @@ def retrieval(
         ),
     ] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="only the first N pools")] = None,
+    misses: Annotated[
+        int,
+        typer.Option(
+            min=0, help="also show each reranker's N worst turns: what it chose, what it missed"
+        ),
+    ] = 0,
     as_json: JsonOption = False,
 ) -> None:
     """Run labelled chat turns with each reranker and print how well it chose.
@@ -151,13 +157,21 @@ def retrieval(
     except MemorydError as exc:
         fail(str(exc))
     summaries = [r.summary() for r in reports]
+    worst = [r.misses(pools, misses) for r in reports]
     if as_json:
+        if misses:
+            summaries = [
+                {**row, "misses": rows} for row, rows in zip(summaries, worst, strict=True)
+            ]
         emit_json({"turns": turns, "pools": len(pools), "rerankers": summaries})
     else:
         table = make_table("retrieval quality", ["reranker", *_RETRIEVAL_COLUMNS.values()])
         for row in summaries:
             table.add_row(row["reranker"], *(cell(row[key]) for key in _RETRIEVAL_COLUMNS))
         console().print(table)
+        for report, rows in zip(reports, worst, strict=True):
+            if misses:
+                _print_misses(report.reranker, rows)
     for row in summaries:
         if row["fallbacks"]:
             note(
@@ -170,3 +184,22 @@ def retrieval(
             f"every turn fell back with {', '.join(broken)}: its figures are recency's",
             EXIT_FAILURE,
         )
+
+
+def _print_misses(reranker: str, rows: list[dict[str, object]]) -> None:
+    out = console()
+    if not rows:
+        out.print(f"{reranker}: every turn got all of its relevant memories", markup=False)
+        return
+    out.print(f"{reranker}: the {len(rows)} worst turns", markup=False)
+    for row in rows:
+        out.print(
+            f"\n  {row['pool']} #{row['turn']} (recall@5 {row['recall_at_5']}): {row['message']}",
+            markup=False,
+            highlight=False,
+        )
+        for label in ("chosen", "missed"):
+            texts = row[label]
+            assert isinstance(texts, list)
+            for text in texts:
+                out.print(f"    {label}: {text}", markup=False, highlight=False)
