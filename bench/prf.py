@@ -35,6 +35,7 @@ import json
 import re
 import timeit
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from doc2query import CHOSEN as QUESTIONS
@@ -220,6 +221,19 @@ def cost(cell: tuple[str, int, str, float], calls: int = 20_000) -> None:
         print(f"{signal}: {min(spent) / calls * 1e6:.1f} us")
 
 
+def shipped_inputs() -> tuple[
+    dict[str, np.ndarray], MiniLMEmbedder, QueryEncoder, dict[str, np.ndarray], dict[str, Any]
+]:
+    """What reading the shipped stack on the labelled set takes: the memories' topic tags,
+    the embedder, a query cache, the memories' question vectors and the labelled splits."""
+    tags = read_tags()
+    embedder = MiniLMEmbedder()
+    encoder = QueryEncoder(embedder, cache_size=1_000_000)
+    questions = question_vectors(embedder, list(QUESTION_FILES))
+    labelled = json.loads((DATA / PERSONA_SETS["labelled"]).read_text())["splits"]
+    return tags, embedder, encoder, questions, labelled
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("step", choices=("measure",))
@@ -228,11 +242,7 @@ def main() -> None:
     if args.test and CHOSEN is None:
         print("no cell passed the rule on dev (CHOSEN is None): test is not read")
         return
-    tags = read_tags()
-    embedder = MiniLMEmbedder()
-    encoder = QueryEncoder(embedder, cache_size=1_000_000)
-    questions = question_vectors(embedder, list(QUESTION_FILES))
-    labelled = json.loads((DATA / PERSONA_SETS["labelled"]).read_text())["splits"]
+    tags, embedder, encoder, questions, labelled = shipped_inputs()
     if args.test:
         assert CHOSEN is not None
         print(f"## test, read once: {fmt(CHOSEN)}")

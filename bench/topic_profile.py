@@ -34,17 +34,14 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import timeit
 from collections.abc import Sequence
 
 import numpy as np
-from doc2query import question_signals, question_vectors
-from prf import Turn, turns
-from retrieval_quality import DATA, PERSONA_SETS, QUESTION_FILES
-from topic_tags import dev_fold_readings, read_tags, recall, test_readings
+from doc2query import question_signals
+from prf import Turn, shipped_inputs, turns
+from topic_tags import dev_fold_readings, recall, test_readings
 
-from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.rerank import QueryEncoder
 from memoryd.rerank.embedding import question_focus
 
@@ -215,11 +212,7 @@ def main() -> None:
     if args.test and CHOSEN is None:
         print("no cell passed the rule on dev (CHOSEN is None): test is not read")
         return
-    tags = read_tags()
-    embedder = MiniLMEmbedder()
-    encoder = QueryEncoder(embedder, cache_size=1_000_000)
-    questions = question_vectors(embedder, list(QUESTION_FILES))
-    labelled = json.loads((DATA / PERSONA_SETS["labelled"]).read_text())["splits"]
+    tags, embedder, encoder, questions, labelled = shipped_inputs()
     halves: list[list[Turn]] = []
     for cases, fold in dev_fold_readings(embedder, encoder, labelled["dev"], tags):
         halves.append(turns(fold, question_signals(cases, questions, encoder), tags, questions))

@@ -27,13 +27,11 @@ checked by hand on pairs from the development split (BENCHMARKS.md gives the agr
 
 from __future__ import annotations
 
-import json
 import re
 import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +40,7 @@ import numpy as np
 from memoryd.config import MemorydSettings
 from memoryd.domain.errors import InvalidInput
 from memoryd.embedding.base import Embedder
+from memoryd.labelled_data import read_items
 from memoryd.llm.base import LLMProvider, LLMUnavailable
 
 MATCH_SIMILARITY = 0.6
@@ -74,40 +73,13 @@ class ConversationResult:
 def load_dataset(path: Path | None) -> list[dict[str, Any]]:
     """Conversations from a JSON file (a list, or an object with "conversations"), JSON
     lines, or the bundled sample when ``path`` is None. Raises InvalidInput when unusable."""
-    try:
-        if path is None:
-            text = resources.files("memoryd.data").joinpath(SAMPLE).read_text("utf-8")
-        else:
-            text = path.read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidInput(f"cannot read the dataset {path}: {exc}") from None
-    try:
-        if text.lstrip().startswith(("[", "{")) and not _looks_like_jsonl(text):
-            data = json.loads(text)
-            items = data.get("conversations") if isinstance(data, dict) else data
-        else:
-            # LF only: str.splitlines() also cuts at U+2028 and U+0085, which JSON text holds
-            items = [json.loads(line) for line in text.split("\n") if line.strip()]
-    except ValueError as exc:
-        raise InvalidInput(f"the dataset is not JSON of conversations: {exc}") from None
-    if not isinstance(items, list):
-        raise InvalidInput(
-            'the dataset must be a list of conversations, {"conversations": [...]} or one '
-            "conversation per line"
-        )
-    if not items:
-        raise InvalidInput("the dataset holds no conversations")
+    items = read_items(path, SAMPLE, "conversations", "conversations")
     for index, conv in enumerate(items):
         if not isinstance(conv, dict) or not isinstance(conv.get("exchanges"), list):
             raise InvalidInput(f"conversation {index + 1} has no 'exchanges' list")
         if not isinstance(conv.get("facts"), list):
             raise InvalidInput(f"conversation {index + 1} has no 'facts' list")
     return list(items)
-
-
-def _looks_like_jsonl(text: str) -> bool:
-    lines = [line for line in text.split("\n") if line.strip()]
-    return len(lines) > 1 and all(line.lstrip().startswith("{") for line in lines[:2])
 
 
 def _fact_text(fact: Any) -> str:

@@ -26,13 +26,11 @@ not reached them (docs/reranking.md says what they add).
 
 from __future__ import annotations
 
-import json
 import statistics
 import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +38,7 @@ from memoryd.domain.errors import InvalidContent, InvalidInput
 from memoryd.domain.injection import WORKSPACE_TOP_K
 from memoryd.domain.rules import Limits, normalize_content
 from memoryd.embedding.base import Embedder
+from memoryd.labelled_data import read_items
 
 SAMPLE = "retrieval-sample.json"
 MAX_POOL = 200
@@ -133,23 +132,7 @@ def measures(ranked: Sequence[int], relevant: frozenset[int]) -> tuple[float, fl
 def load_retrieval_set(path: Path | None) -> list[Pool]:
     """Pools from a JSON or JSON lines file, or the bundled sample when ``path`` is None.
     Raises InvalidInput naming the first thing that is wrong."""
-    try:
-        if path is None:
-            text = resources.files("memoryd.data").joinpath(SAMPLE).read_text("utf-8")
-        else:
-            text = path.read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidInput(f"cannot read the labelled set: {exc}") from None
-    try:
-        raw: Any = json.loads(text)
-    except json.JSONDecodeError:
-        try:
-            raw = [json.loads(line) for line in text.splitlines() if line.strip()]
-        except json.JSONDecodeError as exc:
-            raise InvalidInput(f"the labelled set is neither JSON nor JSON lines: {exc}") from None
-    pools = raw.get("pools") if isinstance(raw, dict) else raw
-    if not isinstance(pools, list) or not pools:
-        raise InvalidInput('the labelled set holds no pools (a list, or {"pools": [...]})')
+    pools = read_items(path, SAMPLE, "pools", "pools")
     loaded = [_pool(p, n) for n, p in enumerate(pools, 1)]
     seen: set[str] = set()
     for pool in loaded:

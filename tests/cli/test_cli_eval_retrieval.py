@@ -133,7 +133,7 @@ def test_a_remote_rerank_endpoint_is_measured_and_its_failures_counted(tmp_path:
         ),
         ({"pools": []}, "holds no pools"),
         ({"pools": [pool(), pool()]}, "pool id 'office' appears twice"),
-        ("{not json", "neither JSON nor JSON lines"),
+        ("{not json", "not JSON of pools"),
     ],
 )
 def test_a_bad_labelled_set_is_refused_in_one_line(tmp_path: Path, data: Any, message: str) -> None:
@@ -165,3 +165,11 @@ def test_recall_counts_at_most_five_relevant_and_the_rank_of_the_first() -> None
     assert measures([0, 1, 2, 3, 4], seven) == (1.0, 1.0, 1.0)
     assert measures([9, 8, 2, 7, 6], frozenset({2, 3})) == (0.5, 1.0, 1 / 3)
     assert measures([9, 8, 7, 6, 5], frozenset({0})) == (0.0, 0.0, 0.0)
+
+
+def test_json_lines_keep_line_separators_inside_a_memory(tmp_path: Path) -> None:
+    # U+2028 is a line break to str.splitlines() but plain text inside a JSON string
+    memories = ["Deploys\u2028happen on Tuesdays", *MEMORIES[1:]]
+    line = json.dumps(pool(memories=memories), ensure_ascii=False)
+    (loaded,) = load_retrieval_set(Path(write(tmp_path, line + "\n", "set.jsonl")))
+    assert loaded.memories[0] == "Deploys happen on Tuesdays"  # folded as a stored memory is
