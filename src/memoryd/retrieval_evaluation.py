@@ -29,7 +29,7 @@ from __future__ import annotations
 import statistics
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,7 @@ from memoryd.domain.injection import WORKSPACE_TOP_K
 from memoryd.domain.rules import Limits, normalize_content
 from memoryd.embedding.base import Embedder
 from memoryd.labelled_data import read_items
+from memoryd.service import Memoryd
 
 SAMPLE = "retrieval-sample.json"
 MAX_POOL = 200
@@ -209,8 +210,7 @@ def evaluate_retrieval(
 ) -> list[RerankerReport]:
     """Each reranker's turns over the pools, on one temporary SQLite database. Raises
     InvalidInput for an unknown reranker or one its settings cannot build."""
-    from memoryd.plugins import pick, reranker_factories
-    from memoryd.service import Memoryd
+    from memoryd.plugins import pick, reranker_factories  # plugins load on first use
 
     factories = reranker_factories()
     built = {name: pick("reranker", name, factories)(embedder) for name in rerankers}
@@ -218,45 +218,45 @@ def evaluate_retrieval(
     with tempfile.TemporaryDirectory(prefix="memoryd-eval-") as tmp:
         url = f"sqlite:///{Path(tmp) / 'eval.db'}"
         with Memoryd(url, embedder=embedder, reranker="recency", limits=limits) as md:
-            user = md.create_user("eval")
-            indexes: list[dict[str, int]] = []
-            for number, pool in enumerate(pools):
-                md.create_workspace(f"pool-{number}")
-                indexes.append(
-                    {
-                        md.add_memory(user.id, text, "workspace", f"pool-{number}").id: i
-                        for i, text in enumerate(pool.memories)
-                    }
-                )
-            md.finish_writes()
+            user_id, indexes = _store(md, pools)
         if progress:
             progress(f"{sum(len(p.memories) for p in pools)} memories stored")
         reports = []
         for name, reranker in built.items():
             with Memoryd(url, embedder=embedder, reranker=reranker, limits=limits) as md:
-                results = []
-                for number, pool in enumerate(pools):
-                    for i, turn in enumerate(pool.turns):
-                        start = time.perf_counter()
-                        chosen = md.context(
-                            user.id, f"pool-{number}", turn.message, turn.history, record=False
-                        )
-                        ms = (time.perf_counter() - start) * 1000
-                        ranked = [indexes[number][s.memory.id] for s in chosen.workspace_memories]
-                        recall, hit, rank = measures(ranked, turn.relevant)
-                        results.append(
-                            TurnResult(
-                                pool.id,
-                                i,
-                                recall,
-                                hit,
-                                rank,
-                                ms,
-                                chosen.fallback_reason,
-                                tuple(ranked),
-                            )
-                        )
-            reports.append(RerankerReport(name, tuple(results)))
+                results = tuple(_run_turns(md, user_id, pools, indexes))
+            reports.append(RerankerReport(name, results))
             if progress:
                 progress(f"{name}: {len(results)} turns")
         return reports
+
+
+def _store(md: Memoryd, pools: Sequence[Pool]) -> tuple[int, list[dict[str, int]]]:
+    """One user with a workspace per pool (``pool-N``) holding its memories; the user's
+    id, and per pool its memory ids' indexes."""
+    user = md.create_user("eval")
+    indexes = []
+    for number, pool in enumerate(pools):
+        slug = f"pool-{number}"
+        md.create_workspace(slug)
+        indexes.append(
+            {
+                md.add_memory(user.id, text, "workspace", slug).id: i
+                for i, text in enumerate(pool.memories)
+            }
+        )
+    md.finish_writes()
+    return user.id, indexes
+
+
+def _run_turns(
+    md: Memoryd, user_id: int, pools: Sequence[Pool], indexes: Sequence[dict[str, int]]
+) -> Iterator[TurnResult]:
+    for number, pool in enumerate(pools):
+        for i, turn in enumerate(pool.turns):
+            start = time.perf_counter()
+            chosen = md.context(user_id, f"pool-{number}", turn.message, turn.history, record=False)
+            ms = (time.perf_counter() - start) * 1000
+            ranked = tuple(indexes[number][s.memory.id] for s in chosen.workspace_memories)
+            recall, hit, rank = measures(ranked, turn.relevant)
+            yield TurnResult(pool.id, i, recall, hit, rank, ms, chosen.fallback_reason, ranked)
