@@ -121,7 +121,8 @@ def test_admin_deletes_another_users_memory(live_world: Live, page: Any) -> None
     page.get_by_label("User", exact=True).select_option(label="bob (default)")
     page.get_by_role("button", name="Show memories").click()
     section = page.get_by_role("tabpanel", name="Memories")
-    assert section.get_by_text("Bob prefers dark roast coffee").is_visible()
+    # "Show memories" loads a new page: wait for it (is_visible() would not, and failed once)
+    section.get_by_text("Bob prefers dark roast coffee").wait_for(state="visible")
     check_page(page)
     section.get_by_role(
         "button", name="Delete memory: Bob's alpha password hint is obsolete"
