@@ -19,9 +19,11 @@ Per reranker: recall@5 (share of a turn's relevant memories among the 5 chosen, 
 counted: "What do you do for fun?" over 7 hobbies is answered in full by any 5), hit@5 (at
 least one), MRR@5 (1 / rank of the first relevant memory among the 5, else 0), the turn's
 median and 95th-percentile time, and how many turns fell back to the newest memories
-because the reranker failed. The memories are read as first written: the background
-topics and questions passes, which the ``hybrid`` default reads once they have run, have
-not reached them (docs/reranking.md says what they add).
+because the reranker failed. By default the memories are read as first written: the
+background topics and questions passes, which the ``hybrid`` default reads once they have
+run, have not reached them (docs/reranking.md says what they add); given an LLM, both
+passes run over every memory first, as the background would, so the figures are those of
+a user whose memories the passes have reached.
 """
 
 from __future__ import annotations
@@ -34,11 +36,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memoryd.domain.errors import InvalidContent, InvalidInput
+from memoryd.domain.errors import InvalidContent, InvalidInput, MemorydError
 from memoryd.domain.injection import WORKSPACE_TOP_K
 from memoryd.domain.rules import Limits, normalize_content
 from memoryd.embedding.base import Embedder
+from memoryd.extraction.questions import ask_questions
+from memoryd.extraction.topics import tag_memories
 from memoryd.labelled_data import read_items
+from memoryd.llm.base import LLMProvider
 from memoryd.service import Memoryd
 
 SAMPLE = "retrieval-sample.json"
@@ -202,14 +207,31 @@ def _turn(raw: Any, where: str, size: int) -> LabelledTurn:
     )
 
 
+@dataclass(frozen=True)
+class PassesRun:
+    """What the topics and questions passes did before the turns (``llm`` given)."""
+
+    memories: int
+    tagged: int
+    asked: int
+    error: str | None
+
+
+class PassesFailed(MemorydError):
+    """The LLM could not run the passes at all (unreachable, refused its settings)."""
+
+
 def evaluate_retrieval(
     pools: Sequence[Pool],
     embedder: Embedder,
     rerankers: Sequence[str],
     progress: Callable[[str], None] | None = None,
-) -> list[RerankerReport]:
-    """Each reranker's turns over the pools, on one temporary SQLite database. Raises
-    InvalidInput for an unknown reranker or one its settings cannot build."""
+    llm: LLMProvider | None = None,
+) -> tuple[list[RerankerReport], PassesRun | None]:
+    """Each reranker's turns over the pools, on one temporary SQLite database, after the
+    topics and questions passes when ``llm`` is given (with what they did). Raises
+    InvalidInput for an unknown reranker or one its settings cannot build, and
+    PassesFailed when the LLM cannot run the passes at all."""
     from memoryd.plugins import pick, reranker_factories  # plugins load on first use
 
     factories = reranker_factories()
@@ -219,8 +241,10 @@ def evaluate_retrieval(
         url = f"sqlite:///{Path(tmp) / 'eval.db'}"
         with Memoryd(url, embedder=embedder, reranker="recency", limits=limits) as md:
             user_id, indexes = _store(md, pools)
-        if progress:
-            progress(f"{sum(len(p.memories) for p in pools)} memories stored")
+            total = sum(len(p.memories) for p in pools)
+            if progress:
+                progress(f"{total} memories stored")
+            passes = None if llm is None else _run_passes(md, llm, total, progress)
         reports = []
         for name, reranker in built.items():
             with Memoryd(url, embedder=embedder, reranker=reranker, limits=limits) as md:
@@ -228,7 +252,7 @@ def evaluate_retrieval(
             reports.append(RerankerReport(name, results))
             if progress:
                 progress(f"{name}: {len(results)} turns")
-        return reports
+        return reports, passes
 
 
 def _store(md: Memoryd, pools: Sequence[Pool]) -> tuple[int, list[dict[str, int]]]:
@@ -247,6 +271,27 @@ def _store(md: Memoryd, pools: Sequence[Pool]) -> tuple[int, list[dict[str, int]
         )
     md.finish_writes()
     return user.id, indexes
+
+
+def _run_passes(
+    md: Memoryd, llm: LLMProvider, total: int, progress: Callable[[str], None] | None
+) -> PassesRun:
+    """Topics, then questions, for the ``total`` memories stored, as the background
+    passes would."""
+    done = [0]
+
+    def tick() -> None:
+        done[0] += 1
+        if progress and done[0] % 25 == 0:
+            progress(f"passes: {done[0]} of {2 * total} memory answers")
+
+    tagging = tag_memories(md.db, llm, limit=total, now=md.clock(), on_memory=tick)
+    if tagging.unavailable:
+        raise PassesFailed(f"the topics pass could not run: {tagging.error}")
+    asking = ask_questions(md.db, llm, md.embedder, limit=total, now=md.clock(), on_memory=tick)
+    if asking.unavailable:
+        raise PassesFailed(f"the questions pass could not run: {asking.error}")
+    return PassesRun(total, tagging.tagged, asking.asked, tagging.error or asking.error)
 
 
 def _run_turns(

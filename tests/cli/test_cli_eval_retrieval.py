@@ -13,6 +13,7 @@ from typer.testing import CliRunner, Result
 from memoryd.cli.app import app
 from memoryd.domain.errors import InvalidInput
 from memoryd.retrieval_evaluation import load_retrieval_set, measures
+from memoryd.testing import FakeOpenAIServer, Reply
 from support.rerank_server import rerank_server
 
 MEMORIES = [
@@ -173,3 +174,59 @@ def test_json_lines_keep_line_separators_inside_a_memory(tmp_path: Path) -> None
     line = json.dumps(pool(memories=memories), ensure_ascii=False)
     (loaded,) = load_retrieval_set(Path(write(tmp_path, line + "\n", "set.jsonl")))
     assert loaded.memories[0] == "Deploys happen on Tuesdays"  # folded as a stored memory is
+
+
+# a memory nothing in the message names, found only through the question the LLM wrote
+HIDDEN = "Project Falcon kicks off in June"
+HANDSHAKE = "What is our secret handshake called?"
+
+
+def llm_answers(request: dict[str, Any]) -> Reply:
+    """Topics for every memory; for the hidden one the message as a question, for the
+    others a question about something else (real HTTP through the OpenAI client)."""
+    kind = request["response_format"]["json_schema"]["name"]
+    fact = request["messages"][-1]["content"].removeprefix("Fact: ")
+    if kind == "topics":
+        return Reply.json({"topics": ["work and career"]})
+    if fact.startswith("Project Falcon"):
+        return Reply.json({"questions": [HANDSHAKE, "When does it start?", "What is next?"]})
+    return Reply.json({"questions": ["Where is the office?", "Who is on call?", "Any news?"]})
+
+
+def test_with_passes_the_llm_topics_and_questions_are_read(tmp_path: Path) -> None:
+    memories = [*MEMORIES, *(f"Room {n} is booked for the {n}th floor review" for n in range(11)),
+                HIDDEN]  # fmt: skip
+    turn = {"message": HANDSHAKE, "relevant": [len(memories) - 1]}
+    dataset = write(tmp_path, {"pools": [pool(memories=memories, queries=[turn])]})
+    args = ("--dataset", dataset, "-r", "hybrid", "--json")
+    plain = by_name(run(tmp_path, *args))["hybrid"]
+    assert plain["recall_at_5"] == 0.0  # the text shares nothing with the message
+    with FakeOpenAIServer() as srv:
+        srv.responder = llm_answers
+        env = {
+            "MEMORYD_LLM_PROVIDER": "openai",
+            "MEMORYD_LLM_BASE_URL": srv.base_url,
+            "MEMORYD_LLM_API_KEY": "sk-eval-test-key-000000000000",
+        }
+        result = run(tmp_path, *args, "--passes", env=env)
+        asked = [r for r in srv.requests if "questions" in json.dumps(r.get("response_format"))]
+    assert by_name(result)["hybrid"]["mrr_at_5"] == 1.0  # its question is the message
+    assert json.loads(result.stdout)["passes"] == {
+        "memories": 20, "tagged": 20, "asked": 20, "error": None,
+    }  # fmt: skip
+    assert len(asked) == 40  # both questions prompts, every memory
+
+
+def test_passes_that_cannot_reach_the_llm_stop_with_exit_1(tmp_path: Path) -> None:
+    with FakeOpenAIServer() as srv:
+        srv.responder = lambda request: Reply.error(401, "invalid api key")
+        env = {
+            "MEMORYD_LLM_PROVIDER": "openai",
+            "MEMORYD_LLM_BASE_URL": srv.base_url,
+            "MEMORYD_LLM_API_KEY": "sk-wrong-key-0000000000000000",
+        }
+        dataset = write(tmp_path, {"pools": [pool()]})
+        result = run(tmp_path, "--dataset", dataset, "--passes", env=env)
+    assert result.exit_code == 1, (result.stdout, result.stderr)
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: the topics pass could not run:"), last

@@ -11,8 +11,9 @@ for and prints how often the 5 memories chosen were the right ones, and what a t
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -134,6 +135,20 @@ def retrieval(
             min=0, help="also show each reranker's N worst turns: what it chose, what it missed"
         ),
     ] = 0,
+    passes: Annotated[
+        bool,
+        typer.Option(
+            "--passes",
+            help="first run the topics and questions passes with the LLM over every memory"
+            " (slow with the bundled model: several seconds a memory)",
+        ),
+    ] = False,
+    provider: Annotated[
+        str | None, typer.Option(help="with --passes: LLM provider (default: configured)")
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option(help="with --passes: model name (default: configured)")
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Run labelled chat turns with each reranker and print how well it chose.
@@ -145,15 +160,20 @@ def retrieval(
     lines], "queries": [{"message", "history", "relevant": [indexes]}]}; see
     docs/reranking.md.
     """
-    from memoryd.retrieval_evaluation import evaluate_retrieval, load_retrieval_set
+    from memoryd.llm.builtin import make_provider
+    from memoryd.retrieval_evaluation import PassesFailed, evaluate_retrieval, load_retrieval_set
 
-    names = list(dict.fromkeys(reranker or [MemorydSettings().reranker, "recency"]))
+    settings = MemorydSettings()
+    names = list(dict.fromkeys(reranker or [settings.reranker, "recency"]))
     try:
         pools = load_retrieval_set(dataset)[:limit]
+        llm = make_provider(settings, provider, model) if passes else None
         source = str(dataset) if dataset else "the bundled sample"
         turns = sum(len(p.turns) for p in pools)
         note(f"{turns} turns over {len(pools)} pools from {source}; rerankers {', '.join(names)}")
-        reports = evaluate_retrieval(pools, shared_embedder(), names, note)
+        reports, ran = evaluate_retrieval(pools, shared_embedder(), names, note, llm)
+    except PassesFailed as exc:
+        fail(str(exc), EXIT_FAILURE)
     except MemorydError as exc:
         fail(str(exc))
     summaries = [r.summary() for r in reports]
@@ -163,7 +183,8 @@ def retrieval(
             summaries = [
                 {**row, "misses": rows} for row, rows in zip(summaries, worst, strict=True)
             ]
-        emit_json({"turns": turns, "pools": len(pools), "rerankers": summaries})
+        ran_json = None if ran is None else asdict(ran)
+        emit_json({"turns": turns, "pools": len(pools), "passes": ran_json, "rerankers": summaries})
     else:
         table = make_table("retrieval quality", ["reranker", *_RETRIEVAL_COLUMNS.values()])
         for row in summaries:
@@ -172,6 +193,16 @@ def retrieval(
         for report, rows in zip(reports, worst, strict=True):
             if misses:
                 _print_misses(report.reranker, rows)
+    if ran is not None:
+        note(
+            f"passes: topics for {ran.tagged}, questions for {ran.asked} of {ran.memories}"
+            " memories" + (f"; the first LLM error: {ran.error}" if ran.error else "")
+        )
+    _check_fallbacks(summaries)
+
+
+def _check_fallbacks(summaries: list[dict[str, Any]]) -> None:
+    """Say how many turns fell back; exit 1 when every turn of a reranker did."""
     for row in summaries:
         if row["fallbacks"]:
             note(
