@@ -104,15 +104,20 @@ def test_overview_statements_do_not_grow_with_the_users(any_world: World) -> Non
         sent.append(statement)
 
     def statements() -> int:
+        """The fewest statements of 3 requests: the listener sees the whole engine, and a
+        statement of another thread once landed in one of them (7 vs 8 in a full run)."""
         overview(any_world)  # warms the per-process caches the request also reads
-        sent.clear()
-        event.listen(engine, "before_cursor_execute", count)
-        try:
-            rows = overview(any_world)
-        finally:
-            event.remove(engine, "before_cursor_execute", count)
-        assert len(rows) == len(any_world.md.list_users())
-        return len(sent)
+        counts = []
+        for _ in range(3):
+            sent.clear()
+            event.listen(engine, "before_cursor_execute", count)
+            try:
+                rows = overview(any_world)
+            finally:
+                event.remove(engine, "before_cursor_execute", count)
+            assert len(rows) == len(any_world.md.list_users())
+            counts.append(len(sent))
+        return min(counts)
 
     add_users(any_world, 0, 2)
     few = statements()
