@@ -156,9 +156,9 @@ def retrieval(
     Each pool's memories go into a temporary database; every turn asks for its context
     (as a chat would, incognito) and the 5 workspace memories chosen are scored against
     the labels: recall@5, hit@5, MRR@5, the turn's time, and how many turns fell back to
-    the newest memories because the reranker failed. A pool is {"memories": [6 to 200
-    lines], "queries": [{"message", "history", "relevant": [indexes]}]}; see
-    docs/reranking.md.
+    the newest memories because the reranker failed. A pool holds 6 to 200 memories and
+    its queries, each a message, its history and the indexes of its relevant memories
+    (the format is in docs/reranking.md).
     """
     from memoryd.llm.builtin import make_provider
     from memoryd.retrieval_evaluation import PassesFailed, evaluate_retrieval, load_retrieval_set
