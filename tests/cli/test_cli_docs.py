@@ -65,3 +65,15 @@ def test_command_lists_show_each_summary_on_its_own_lines(group: tuple[str, ...]
     for path, command in listed:
         summary = (command.help or "").strip().split("\n\n")[0]
         assert "\n" not in summary, f"{' '.join(path)}: {summary!r}"
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help_loses_no_text_to_rich_markup(command: str) -> None:
+    """--help renders docstrings and option help as rich markup, where "[indexes]" is a
+    tag that vanishes from the page (it once cut the pool format out of eval retrieval)."""
+    from rich.text import Text
+
+    found = dict(walk(typer.main.get_command(app), ("memoryd",)))[tuple(command.split())]
+    texts = [found.help or ""] + [getattr(p, "help", None) or "" for p in found.params]
+    for text in texts:
+        assert Text.from_markup(text).plain == text, text

@@ -62,8 +62,9 @@ def extraction(
 ) -> None:
     """Run extraction on labelled conversations and print how good it was.
 
-    A conversation is {"exchanges": [{"prompt", "response"}], "facts": [what the user
-    stated], "other_facts": [what the assistant said of itself]}; see docs/extraction.md.
+    A conversation holds its exchanges (each a prompt and a response), the facts the
+    user stated and, optionally, what the assistant said of itself (the format is in
+    docs/extraction.md).
     """
     from memoryd.evaluation import evaluate, load_dataset, summarize
     from memoryd.llm.builtin import make_provider
