@@ -17,6 +17,11 @@ hand-written set; ``--test`` reads ``CHOSEN`` once on the labelled test split.
     PYTHONPATH=src .venv/bin/python bench/pastime_probability.py generate  # ~12 min, resumable
     PYTHONPATH=src .venv/bin/python bench/pastime_probability.py measure   # dev (~2 min)
     PYTHONPATH=src .venv/bin/python bench/pastime_probability.py measure --test
+
+Round 22 reads the same way a yes/no written per memory by a stronger judge than the
+bundled model (``--answers data/memory-free-time-judge.jsonl``: an LLM agent working for
+this project, shown only the round-16 prompt and the memory texts), to tell whether the
+question or the bundled model's answers limit round 21.
 """
 
 from __future__ import annotations
@@ -106,9 +111,15 @@ def generate(models_dir: Path) -> None:
                 print(f"{count}: {(time.perf_counter() - started) / count:.2f} s each", flush=True)
 
 
-def read_probabilities() -> dict[str, float]:
-    rows = (json.loads(line) for line in PROBABILITY_FILE.open())
-    return {row["fact"]: row["p_free_time"] for row in rows if row["p_free_time"] is not None}
+def read_probabilities(path: Path = PROBABILITY_FILE) -> dict[str, float]:
+    """Per memory, ``p_free_time`` (a probability) or ``free_time`` (a yes/no, as 1 or 0)."""
+    out = {}
+    for line in path.open():
+        row = json.loads(line)
+        value = row["p_free_time"] if "p_free_time" in row else row.get("free_time")
+        if value is not None:
+            out[row["fact"]] = float(value)
+    return out
 
 
 def auc(scores: list[float], truth: list[bool]) -> float:
@@ -131,8 +142,8 @@ def ordering(dev: list[Turn], probability: dict[str, float]) -> None:
     truth = [seen[m][0] / seen[m][1] > 0.5 for m in facts]
     print(
         f"AUC against the readers' majority ({len(facts)} dev memories met in >= 5 fun-like"
-        f" queries): probability {auc([probability[m] for m in facts], truth):.3f},"
-        f" yes/no {auc([float(said[m]) for m in facts], truth):.3f}"
+        f" queries): these answers {auc([probability[m] for m in facts], truth):.3f},"
+        f" round 16's yes/no {auc([float(said[m]) for m in facts], truth):.3f}"
     )
 
 
@@ -176,9 +187,9 @@ def compare(label: str, reading: Reading, cell: tuple[float, float]) -> None:
     )
 
 
-def measure(test: bool) -> None:
+def measure(test: bool, answers: Path) -> None:
     tags, embedder, encoder, questions, labelled = shipped_inputs()
-    probability = read_probabilities()
+    probability = read_probabilities(answers)
     if test:
         print(f"## test, read once: gate {CHOSEN[0]}, weight {CHOSEN[1]}")
         for label, cases, rows in test_readings(embedder, encoder, labelled, tags):
@@ -220,11 +231,17 @@ def measure(test: bool) -> None:
 def main() -> None:
     parser = generate_or_measure(__doc__)
     parser.add_argument("--test", action="store_true", help="measure: read test (once)")
+    parser.add_argument(
+        "--answers",
+        type=Path,
+        default=PROBABILITY_FILE,
+        help="measure: per-memory answers to read (round 22: data/memory-free-time-judge.jsonl)",
+    )
     args = parser.parse_args()
     if args.step == "generate":
         generate(args.models_dir)
     else:
-        measure(args.test)
+        measure(args.test, args.answers)
 
 
 if __name__ == "__main__":
