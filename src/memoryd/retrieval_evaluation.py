@@ -68,14 +68,14 @@ class Pool:
 
 @dataclass(frozen=True)
 class TurnResult:
-    pool: str
+    pool: int  # the pool's index in the set
     turn: int
     recall: float
     hit: float
     reciprocal_rank: float
     ms: float
     fallback: str | None
-    chosen: tuple[int, ...] = ()  # the pool indexes injected, best first
+    chosen: tuple[int, ...]  # the pool indexes injected, best first
 
 
 @dataclass(frozen=True)
@@ -86,11 +86,10 @@ class RerankerReport:
     def misses(self, pools: Sequence[Pool], limit: int) -> list[dict[str, Any]]:
         """Up to ``limit`` turns that did not get every relevant memory they could, worst
         first, with the memories chosen and the relevant ones left out (as texts)."""
-        by_id = {p.id: p for p in pools}
         worst = sorted((t for t in self.turns if t.recall < 1), key=lambda t: t.recall)
         rows = []
         for result in worst[:limit]:
-            pool = by_id[result.pool]
+            pool = pools[result.pool]
             turn = pool.turns[result.turn]
             rows.append(
                 {
@@ -304,4 +303,4 @@ def _run_turns(
             ms = (time.perf_counter() - start) * 1000
             ranked = tuple(indexes[number][s.memory.id] for s in chosen.workspace_memories)
             recall, hit, rank = measures(ranked, turn.relevant)
-            yield TurnResult(pool.id, i, recall, hit, rank, ms, chosen.fallback_reason, ranked)
+            yield TurnResult(number, i, recall, hit, rank, ms, chosen.fallback_reason, ranked)

@@ -179,12 +179,10 @@ def retrieval(
     except MemorydError as exc:
         fail(str(exc))
     summaries = [r.summary() for r in reports]
-    worst = [r.misses(pools, misses) for r in reports]
+    worst = {r.reranker: r.misses(pools, misses) for r in reports} if misses else {}
     if as_json:
-        if misses:
-            summaries = [
-                {**row, "misses": rows} for row, rows in zip(summaries, worst, strict=True)
-            ]
+        if worst:
+            summaries = [{**row, "misses": worst[row["reranker"]]} for row in summaries]
         ran_json = None if ran is None else asdict(ran)
         emit_json({"turns": turns, "pools": len(pools), "passes": ran_json, "rerankers": summaries})
     else:
@@ -192,9 +190,8 @@ def retrieval(
         for row in summaries:
             table.add_row(row["reranker"], *(cell(row[key]) for key in _RETRIEVAL_COLUMNS))
         console().print(table)
-        for report, rows in zip(reports, worst, strict=True):
-            if misses:
-                _print_misses(report.reranker, rows)
+        for name, rows in worst.items():
+            _print_misses(name, rows)
     if ran is not None:
         note(
             f"passes: topics for {ran.tagged}, questions for {ran.asked} of {ran.memories}"
