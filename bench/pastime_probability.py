@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 from doc2query import question_signals
 from free_time import ANSWERS_FILE, memories, messages
-from prf import Turn, shipped_inputs, turns
+from prf import PASSES, Turn, shipped_inputs, turns
 from retrieval_quality import DATA
 from topic_tags import dev_fold_readings, generate_or_measure, recall, test_readings
 
@@ -187,8 +187,8 @@ def compare(label: str, reading: Reading, cell: tuple[float, float]) -> None:
     )
 
 
-def measure(test: bool, answers: Path) -> None:
-    tags, embedder, encoder, questions, labelled = shipped_inputs()
+def measure(test: bool, answers: Path, passes: str) -> None:
+    tags, embedder, encoder, questions, labelled = shipped_inputs(passes)
     probability = read_probabilities(answers)
     if test:
         print(f"## test, read once: gate {CHOSEN[0]}, weight {CHOSEN[1]}")
@@ -237,11 +237,17 @@ def main() -> None:
         default=PROBABILITY_FILE,
         help="measure: per-memory answers to read (round 22: data/memory-free-time-judge.jsonl)",
     )
+    parser.add_argument(
+        "--passes",
+        choices=tuple(PASSES),
+        default="bundled",
+        help="measure: whose topics and questions the shipped score reads (round 23: judge)",
+    )
     args = parser.parse_args()
     if args.step == "generate":
         generate(args.models_dir)
     else:
-        measure(args.test, args.answers)
+        measure(args.test, args.answers, args.passes)
 
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ import json
 import re
 import timeit
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -42,7 +43,15 @@ from doc2query import CHOSEN as QUESTIONS
 from doc2query import FORMS, Signals, question_signals, question_vectors
 from retrieval_quality import DATA, PERSONA_SETS, QUESTION_FILES, Case
 from topic_tags import CHOSEN as TOPICS
-from topic_tags import Row, dev_fold_readings, read_tags, recall, test_readings, with_topics
+from topic_tags import (
+    TAGS_FILE,
+    Row,
+    dev_fold_readings,
+    read_tags,
+    recall,
+    test_readings,
+    with_topics,
+)
 
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.rerank import QueryEncoder
@@ -221,15 +230,30 @@ def cost(cell: tuple[str, int, str, float], calls: int = 20_000) -> None:
         print(f"{signal}: {min(spent) / calls * 1e6:.1f} us")
 
 
-def shipped_inputs() -> tuple[
+# Whose answers to the topics and questions passes' prompts a reading uses: the bundled
+# model's (what the shipped figures quote) or round 23's stronger judge's.
+PASSES: dict[str, tuple[Path, tuple[Path, ...]]] = {
+    "bundled": (TAGS_FILE, QUESTION_FILES),
+    "judge": (
+        DATA / "judge-topics.jsonl",
+        (DATA / "judge-questions.jsonl", DATA / "judge-questions-work.jsonl"),
+    ),
+}
+
+
+def shipped_inputs(
+    passes: str = "bundled",
+) -> tuple[
     dict[str, np.ndarray], MiniLMEmbedder, QueryEncoder, dict[str, np.ndarray], dict[str, Any]
 ]:
     """What reading the shipped stack on the labelled set takes: the memories' topic tags,
-    the embedder, a query cache, the memories' question vectors and the labelled splits."""
-    tags = read_tags()
+    the embedder, a query cache, the memories' question vectors and the labelled splits;
+    ``passes`` names whose answers to the passes' prompts are read (``PASSES``)."""
+    topics_file, question_files = PASSES[passes]
+    tags = read_tags(topics_file)
     embedder = MiniLMEmbedder()
     encoder = QueryEncoder(embedder, cache_size=1_000_000)
-    questions = question_vectors(embedder, list(QUESTION_FILES))
+    questions = question_vectors(embedder, list(question_files))
     labelled = json.loads((DATA / PERSONA_SETS["labelled"]).read_text())["splits"]
     return tags, embedder, encoder, questions, labelled
 

@@ -34,7 +34,11 @@ The answer bank is built from the labelled dev split, so the default's dev figur
 are in-sample.
 
     .venv/bin/python bench/retrieval_quality.py [--set labelled|clean|persona|hand-written]
-        [--ideas] [--quantize off]
+        [--ideas] [--quantize off] [--topics FILE] [--questions FILE [FILE ...]]
+
+``--topics`` and ``--questions`` read the shipped default with another LLM's answers to
+the same pass prompts (round 23: ``data/judge-topics.jsonl``, ``data/judge-questions.jsonl``
+and ``data/judge-questions-work.jsonl``, written by a stronger judge than the bundled model).
 
 Without ``--set`` every set is read and printed, test splits first.
 """
@@ -76,7 +80,7 @@ from memoryd.retrieval_evaluation import measures
 DATA = Path(__file__).parent / "data"
 sys.path.insert(0, str(DATA))
 from apply_labels import read_labels  # noqa: E402 (bench/data is a folder of scripts)
-from build_answer_bank import read_topic_keys  # noqa: E402
+from build_answer_bank import TOPICS_FILE, read_topic_keys  # noqa: E402
 from build_persona_retrieval import kind  # noqa: E402
 
 KINDS = ("keyword", "paraphrase", "history")
@@ -389,6 +393,20 @@ def main() -> None:
         choices=QUANTIZE_CHOICES,
         help="embedding graph: re-quantised (auto/u8s8/u8u8) or 'off' (shipped)",
     )
+    parser.add_argument(
+        "--topics",
+        type=Path,
+        default=TOPICS_FILE,
+        help="the topics pass's answers per memory (default: the bundled model's)",
+    )
+    parser.add_argument(
+        "--questions",
+        type=Path,
+        nargs="+",
+        default=list(QUESTION_FILES),
+        help="the questions pass's answers, one file per prompt in its order"
+        " (default: the bundled model's two)",
+    )
     args = parser.parse_args()
     started = time.perf_counter()
     embedder = MiniLMEmbedder(quantize=args.quantize)
@@ -432,8 +450,12 @@ def main() -> None:
                 f"new default '{default}', memories untagged (no LLM)": shipped.score,
             }
         )
-        keys = read_topic_keys()
-        asked = read_questions()
+        keys = read_topic_keys(args.topics)
+        asked = read_questions(args.questions)
+        print(
+            f"passes' answers: topics {args.topics.name}, questions",
+            *(p.name for p in args.questions),
+        )
         with_topics = "default before round 10, memories tagged by LLM"
         shipped_row = f"shipped default '{default}', tagged + questions (LLM)"
         print(f"embedder {embedder.name} ({embedder.variant} graph); default reranker '{default}'")

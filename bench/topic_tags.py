@@ -158,9 +158,9 @@ def ask_each(
 
 
 # --- measure -----------------------------------------------------------------------------
-def read_tags() -> dict[str, np.ndarray]:
+def read_tags(path: Path = TAGS_FILE) -> dict[str, np.ndarray]:
     tags = {}
-    for line in TAGS_FILE.open():
+    for line in path.open():
         row = json.loads(line)
         vector = np.zeros(len(LABELS), np.float32)
         vector[[LABELS.index(t) for t in row["topics"]]] = 1.0
