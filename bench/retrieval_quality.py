@@ -147,13 +147,21 @@ def round2_hybrid(embedder: MiniLMEmbedder, encoder: QueryEncoder | None = None)
 
 
 # --- data and metrics ----------------------------------------------------------------------
-def tagged(cases: Sequence[Case], keys: dict[str, tuple[str, ...]]) -> list[Case]:
-    """The cases with every memory the file holds tagged (the others stay untagged)."""
+def tagged(
+    cases: Sequence[Case],
+    keys: dict[str, tuple[str, ...]],
+    pastimes: dict[str, bool] | None = None,
+) -> list[Case]:
+    """The cases with every memory the file holds tagged (the others stay untagged), and
+    given its pastime answer from ``pastimes`` (the others not asked)."""
     memo: dict[str, Memory] = {}
+    answers = pastimes or {}
 
     def tag(memory: Memory) -> Memory:
         if memory.id not in memo:
-            memo[memory.id] = replace(memory, topics=keys.get(memory.content))
+            memo[memory.id] = replace(
+                memory, topics=keys.get(memory.content), pastime=answers.get(memory.content)
+            )
         return memo[memory.id]
 
     return [replace(case, pool=[tag(m) for m in case.pool]) for case in cases]
@@ -231,8 +239,22 @@ def store_questions(
                 )
 
 
-def store_topics(md: Memoryd, cases: Sequence[Case], keys: dict[str, tuple[str, ...]]) -> None:
-    """Write the file's topics on the stored memories, as the background pass would."""
+def read_pastimes(path: Path | None) -> dict[str, bool]:
+    """Per memory text, the pastime pass's answer in ``path`` (none without a file)."""
+    if path is None:
+        return {}
+    rows = (json.loads(line) for line in path.open())
+    return {normalize_content(row["fact"]): bool(row["free_time"]) for row in rows}
+
+
+def store_topics(
+    md: Memoryd,
+    cases: Sequence[Case],
+    keys: dict[str, tuple[str, ...]],
+    pastimes: dict[str, bool] | None = None,
+) -> None:
+    """Write the file's topics (and pastime answers) on the stored memories, as the
+    background passes would."""
     from sqlalchemy import update
 
     from memoryd.storage.tables import memories
@@ -243,7 +265,10 @@ def store_topics(md: Memoryd, cases: Sequence[Case], keys: dict[str, tuple[str, 
                 repo.conn.execute(
                     update(memories)
                     .where(memories.c.id == memory.id)
-                    .values(topics=topics.encode(keys[memory.content]))
+                    .values(
+                        topics=topics.encode(keys[memory.content]),
+                        pastime=(pastimes or {}).get(memory.content),
+                    )
                 )
 
 
@@ -407,6 +432,11 @@ def main() -> None:
         help="the questions pass's answers, one file per prompt in its order"
         " (default: the bundled model's two)",
     )
+    parser.add_argument(
+        "--pastime",
+        type=Path,
+        help="the pastime pass's answers (default: none, the pass is off by default)",
+    )
     args = parser.parse_args()
     started = time.perf_counter()
     embedder = MiniLMEmbedder(quantize=args.quantize)
@@ -452,9 +482,11 @@ def main() -> None:
         )
         keys = read_topic_keys(args.topics)
         asked = read_questions(args.questions)
+        pastimes = read_pastimes(args.pastime)
         print(
             f"passes' answers: topics {args.topics.name}, questions",
             *(p.name for p in args.questions),
+            f"pastime {args.pastime.name if args.pastime else '(pass off)'}",
         )
         with_topics = "default before round 10, memories tagged by LLM"
         shipped_row = f"shipped default '{default}', tagged + questions (LLM)"
@@ -466,13 +498,14 @@ def main() -> None:
                 embedder, asked, {m.content for case in cases for m in case.pool}
             )
             rows[shipped_row] = evaluate(
-                shipped.score, questioned(tagged(cases, keys), asked, vectors, embedder.name)
+                shipped.score,
+                questioned(tagged(cases, keys, pastimes), asked, vectors, embedder.name),
             )
             if name == "hand-written":
                 rows[f"default '{default}' via md.context(), untagged"] = via_context(
                     md, user_id, cases
                 )
-                store_topics(md, cases, keys)
+                store_topics(md, cases, keys, pastimes)
                 rows[f"default '{default}' via md.context(), tagged"] = via_context(
                     md, user_id, cases
                 )

@@ -127,6 +127,7 @@ class MemoryStore:
                 content_key=content_key(text),
                 **vector_columns(vector, self.embedder_name()),
                 topics=None,  # new words: tagged again by the background pass
+                pastime=None,  # and judged again
                 **question_columns(None),  # and asked about again
             )
         if expires_at is not KEEP:

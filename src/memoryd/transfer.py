@@ -28,6 +28,8 @@ A memory line carries ``topics`` (keys of ``memoryd.domain.topics``) once the ba
 pass has tagged the memory, so a moved user's memories need no tagging again; a line
 without it (an older file, a hand-written line) imports untagged, except that a line
 updating one of the user's memories with the very same text keeps the topics it has.
+``pastime`` (``memoryd.extraction.pastime``: an LLM's yes/no, "does it say what the person
+does for fun?") travels the same way.
 Its ``questions`` (``memoryd.extraction.questions``: what the memory answers, one LLM
 call each to write) travel the same way: an import embeds them with the memory's text, so
 a moved user's memories are not asked again; a line without them imports unasked, or
@@ -118,6 +120,8 @@ def memory_line(memory: Memory, question_prompt: int | None = None) -> str:
         record["expires_at"] = memory.expires_at.isoformat()
     if memory.topics is not None:  # optional: lines without it import untagged
         record["topics"] = list(memory.topics)
+    if memory.pastime is not None:  # optional: lines without it import unasked
+        record["pastime"] = memory.pastime
     if memory.questions is not None:  # optional: lines without it import unasked
         record["questions"] = list(memory.questions)
         record["question_prompt"] = question_prompt or 1
@@ -157,6 +161,7 @@ class _Record:
     source_chat_ids: list[int]
     expires_at: datetime | None = None
     topics: tuple[str, ...] | None = None  # None: the line has none
+    pastime: bool | None = None  # None: the line has none
     questions: tuple[str, ...] | None = None  # None: the line has none
     question_prompt: int = 1  # the version of the prompt that wrote them
 
@@ -318,9 +323,17 @@ def _record(data: dict[str, Any], line: int) -> _Record:
         source_chat_ids=chats,
         expires_at=_expiry(data.get("expires_at"), line),
         topics=_derived(data.get("topics"), line, parse_topics),
+        pastime=_pastime(data.get("pastime"), line),
         questions=questions,
         question_prompt=prompt or 1,
     )
+
+
+def _pastime(value: Any, line: int) -> bool | None:
+    """A line's pastime answer: true, false, or none (null or absent)."""
+    if value is None or isinstance(value, bool):
+        return value
+    raise InvalidInput(f"line {line}: pastime must be true, false or null")
 
 
 def _plan_counts(
@@ -448,6 +461,8 @@ def import_lines(
             before = repo.get_memory(memory_id) if mine and memory_id else None
             if record.topics is not None or before is None or before.content != record.content:
                 values["topics"] = encode_topics(record.topics)
+            if record.pastime is not None or before is None or before.content != record.content:
+                values["pastime"] = record.pastime
             if record.questions is not None or before is None or before.content != record.content:
                 values.update(
                     question_columns(

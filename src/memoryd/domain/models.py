@@ -125,6 +125,8 @@ class Memory:
     run_id: str | None = None  # the extraction run that created it
     # keys of memoryd.domain.topics; None until the background pass tags it
     topics: tuple[str, ...] | None = None
+    # an LLM's yes/no: does it say what the person does for fun? None until asked
+    pastime: bool | None = None
     # questions an LLM wrote that the memory answers; None until the background pass asks
     questions: tuple[str, ...] | None = None
     # their vectors (one row per question) and the embedder that made them

@@ -41,6 +41,7 @@ class ExtractionFacade:
         on_start: RunCallback | None = ...,
         tag_topics: int = ...,
         ask_questions: int = ...,
+        judge_pastimes: int | None = ...,
     ) -> PairResult: ...
 
     @overload
@@ -57,6 +58,7 @@ class ExtractionFacade:
         on_start: RunCallback | None = ...,
         tag_topics: int = ...,
         ask_questions: int = ...,
+        judge_pastimes: int | None = ...,
     ) -> Run: ...
 
     def extract(
@@ -72,6 +74,7 @@ class ExtractionFacade:
         on_start: RunCallback | None = None,
         tag_topics: int = 0,
         ask_questions: int = 0,
+        judge_pastimes: int | None = None,
     ) -> PairResult | Run:
         """Extract memories now: one pair (returns its PairResult) or all due pairs (a Run).
 
@@ -83,7 +86,9 @@ class ExtractionFacade:
         the background scheduler passes the ``topic_tags_per_run`` setting.
         ``ask_questions`` then asks up to that many memories not asked yet (then those
         an older prompt asked) for the questions they answer (two LLM calls each, one
-        per prompt; ``question_memories_per_run``).
+        per prompt; ``question_memories_per_run``). ``judge_pastimes`` then asks up to
+        that many memories not asked yet whether they say what the person does for fun
+        (one LLM call each; None: the ``pastime_memories_per_run`` setting, 0 unless set).
         """
         from memoryd.domain.errors import InvalidInput
         from memoryd.extraction.scheduler import run_extraction
@@ -101,6 +106,7 @@ class ExtractionFacade:
             self._deps(), provider=provider, user_id=user_id, workspace=workspace,
             force=force, dry_run=dry_run, on_pair=collect, on_pair_start=on_pair_start,
             on_start=on_start, tag_topics=tag_topics, ask_questions=ask_questions,
+            judge_pastimes=judge_pastimes,
         )  # fmt: skip
         return results[0] if user_id is not None else run
 

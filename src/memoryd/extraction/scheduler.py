@@ -26,6 +26,7 @@ from memoryd.domain import runtime_settings
 from memoryd.domain.errors import InvalidInput, MemorydError
 from memoryd.domain.interval import parse_interval
 from memoryd.extraction.deps import ExtractionDeps, current_settings
+from memoryd.extraction.pastime import judge_pastimes
 from memoryd.extraction.pipeline import ExtractionConfig, PairResult, process_pair
 from memoryd.extraction.questions import ask_questions
 from memoryd.extraction.retention import PruneTimer
@@ -175,6 +176,7 @@ def run_extraction(
     tag_topics: int = 0,
     ask_questions: int = 0,
     extract_pairs: bool = True,
+    judge_pastimes: int | None = None,
 ) -> Run:
     """One extraction run: one named pair, or every due pair; its history is stored.
 
@@ -189,7 +191,9 @@ def run_extraction(
     memories, or anyone's. Not on a dry run, nor after the LLM was found unavailable,
     nor while ``memory_enabled`` is off. Then it asks the questions up to
     ``ask_questions`` memories answer (``memoryd.extraction.questions``), on the same
-    terms (not after the tagging pass found the LLM unavailable).
+    terms (not after the tagging pass found the LLM unavailable), then whether up to
+    ``judge_pastimes`` memories are pastimes (``memoryd.extraction.pastime``; None: the
+    ``pastime_memories_per_run`` setting), on the same terms.
     ``extract_pairs=False`` runs only those passes (the queue workers' tagging job).
     """
     now = clock or md.clock
@@ -266,8 +270,10 @@ def run_extraction(
                 if index < len(targets):
                     run.skip(result.stopped_by, len(targets) - index)
                 break
-        if (tag_topics > 0 or ask_questions > 0) and not dry_run and not stopped:
-            budgets = (tag_topics, ask_questions)
+        if judge_pastimes is None:
+            judge_pastimes = md.settings.pastime_memories_per_run
+        budgets = (tag_topics, ask_questions, judge_pastimes)
+        if any(b > 0 for b in budgets) and not dry_run and not stopped:
             _derive(md, llm, run, budgets, now, (user_id, workspace), heartbeat)
     except BaseException as exc:
         run.interrupt(exc, at)
@@ -303,16 +309,17 @@ def _derive(
     md: ExtractionDeps,
     llm: LLMProvider,
     run: Run,
-    budgets: tuple[int, int],
+    budgets: tuple[int, int, int],
     now: Callable[[], datetime],
     where: tuple[int | None, str | None],
     heartbeat: Heartbeat | None,
 ) -> None:
     """The run's background passes over memories: topics for up to ``budgets[0]``, then
-    questions for up to ``budgets[1]`` (not once the tagging pass found the LLM
-    unavailable), of ``where``'s user (with their workspace) or anyone's. Each is counted
-    in the run's calls and tokens; an LLM error that stops one is listed with the run's
-    errors (kind ``topics`` or ``questions``) and fails nothing. With the master switch
+    questions for up to ``budgets[1]``, then pastimes for up to ``budgets[2]`` (none
+    once a pass found the LLM unavailable), of ``where``'s user (with their workspace) or
+    anyone's. Each is counted in the run's calls and tokens; an LLM error that stops one
+    is listed with the run's errors (kind ``topics``, ``questions`` or ``pastime``) and
+    fails nothing. With the master switch
     ``memory_enabled`` off, nothing is sent to the LLM."""
     if not current_settings(md)[runtime_settings.MEMORY_ENABLED.key]:
         return
@@ -335,9 +342,20 @@ def _derive(
         _count_pass(run, asking.usage, asking.error, asking.asked, "questions", where)
         if heartbeat is not None:
             heartbeat.beat(progress=True)
+        if asking.unavailable:
+            return
+    if budgets[2] > 0:
+        judging = judge_pastimes(md.db, llm, limit=budgets[2], now=now(), on_memory=beat, **scope)
+        _count_pass(run, judging.usage, judging.error, judging.judged, "pastime", where)
+        if heartbeat is not None:
+            heartbeat.beat(progress=True)
 
 
-_PASS_NAMES = {"topics": "topic tagging", "questions": "asking memories' questions"}
+_PASS_NAMES = {
+    "topics": "topic tagging",
+    "questions": "asking memories' questions",
+    "pastime": "asking which memories are pastimes",
+}
 
 
 def _count_pass(

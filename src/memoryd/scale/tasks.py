@@ -204,12 +204,16 @@ def sweep_now(md: Memoryd, app: App) -> SweepResult:
 def defer_tagging(md: Memoryd, app: App) -> bool:
     """Queue one ``tag_topics`` job if tagging (or asking questions) is on and some memory
     waits for its topics (or questions, or for its questions to be embedded again by the
-    service's embedder, or asked again with the current prompt), unless one is already
-    waiting; True if queued."""
+    service's embedder, or asked again with the current prompt, or asked whether it is a
+    pastime), unless one is already waiting; True if queued."""
     tagging, asking = md.settings.topic_tags_per_run > 0, md.settings.question_memories_per_run > 0
+    judging = md.settings.pastime_memories_per_run > 0
     with md.db.read() as repo:
         now = md.clock()
-        waiting = (tagging and repo.untagged_memories(1, now)) or (
+        waiting = (
+            (tagging and repo.untagged_memories(1, now))
+            or (judging and repo.unjudged_memories(1, now))
+        ) or (
             asking
             and (
                 unasked_memories(repo.conn, 1, now)

@@ -38,6 +38,7 @@ from memoryd.domain.models import (
 from memoryd.storage import chat_erasure, turn_rows
 from memoryd.storage.tables import (
     CHAT_UNPROCESSED,
+    MEMORY_UNJUDGED,
     MEMORY_UNTAGGED,
     audit_log,
     cache_epoch,
@@ -99,7 +100,8 @@ def chat_of(row: Row[Any] | Any) -> Chat:
 
 
 class Untagged(NamedTuple):
-    """A memory waiting for its topics: what the LLM reads and what guards the write."""
+    """A memory waiting for a pass's answer (topics, pastime): what the LLM reads and what
+    guards the write."""
 
     id: str
     content: str
@@ -337,8 +339,20 @@ class Repository:
     ) -> list[Untagged]:
         """Unexpired memories with no topics yet, oldest first: anyone's, or with
         ``user_id`` that user's globals and (given ``workspace_id``) that workspace's."""
+        return self._pending(MEMORY_UNTAGGED, limit, now, user_id, workspace_id)
+
+    def _pending(
+        self,
+        waiting: Any,
+        limit: int,
+        now: datetime,
+        user_id: int | None,
+        workspace_id: int | None,
+    ) -> list[Untagged]:
+        """Unexpired memories matching ``waiting`` (a pass's "not asked yet"), oldest
+        first, of anyone or of ``user_id`` (with ``workspace_id``'s memories)."""
         query = select(memories.c.id, memories.c.content, memories.c.content_key).where(
-            MEMORY_UNTAGGED, or_(memories.c.expires_at.is_(None), memories.c.expires_at > now)
+            waiting, or_(memories.c.expires_at.is_(None), memories.c.expires_at > now)
         )
         if user_id is not None:
             mine = memories.c.scope == Scope.GLOBAL.value
@@ -360,6 +374,34 @@ class Repository:
                 MEMORY_UNTAGGED,
             )
             .values(topics=topics)
+        )
+        return bool(result.rowcount)
+
+    def unjudged_memories(
+        self,
+        limit: int,
+        now: datetime,
+        *,
+        user_id: int | None = None,
+        workspace_id: int | None = None,
+    ) -> list[Untagged]:
+        """Unexpired memories not asked yet whether they are a pastime, oldest first:
+        anyone's, or with ``user_id`` that user's globals and (given ``workspace_id``)
+        that workspace's."""
+        return self._pending(MEMORY_UNJUDGED, limit, now, user_id, workspace_id)
+
+    def set_pastime(self, memory_id: str, content_key: str, pastime: bool) -> bool:
+        """Store a memory's pastime answer if it still has the text it was asked about
+        and none yet; False when the text changed or it went meanwhile. Moves no
+        ``updated_at``: the answer is derived from the text, like the vector."""
+        result = self.conn.execute(
+            update(memories)
+            .where(
+                memories.c.id == memory_id,
+                memories.c.content_key == content_key,
+                MEMORY_UNJUDGED,
+            )
+            .values(pastime=pastime)
         )
         return bool(result.rowcount)
 

@@ -138,6 +138,8 @@ memories = Table(
     # the version of the questions prompt that wrote them (QUESTION_PROMPT); NULL until
     # asked; memories asked before 0018 hold 1, and are asked again with the current one
     Column("question_prompt", SmallInteger, nullable=True),
+    # an LLM's yes/no: does it say what the person does for fun? NULL until asked (0021)
+    Column("pastime", Boolean, nullable=True),
     Index("ix_memories_user_scope_workspace", "user_id", "scope", "workspace_id"),
     Index("ix_memories_workspace_id", "workspace_id"),  # deleting a workspace (0004)
     Index("ix_memories_expires_at", "expires_at"),  # purging expired memories (0009)
@@ -147,6 +149,13 @@ memories = Table(
         "created_at",
         sqlite_where=text("topics IS NULL"),
         postgresql_where=text("topics IS NULL"),
+    ),
+    # the pastime pass reads memories not asked yet, oldest first (0021)
+    Index(
+        "ix_memories_unjudged",
+        "created_at",
+        sqlite_where=text("pastime IS NULL"),
+        postgresql_where=text("pastime IS NULL"),
     ),
     # the questions pass reads memories not asked yet, oldest first (0016)
     Index(
@@ -247,6 +256,8 @@ MEMORY_OLD_VECTORS = and_(
 )
 # "Not tagged yet", as ix_memories_untagged's predicate spells it.
 MEMORY_UNTAGGED = memories.c.topics.is_(None)
+# "Not asked whether it is a pastime yet", as ix_memories_unjudged's predicate spells it.
+MEMORY_UNJUDGED = memories.c.pastime.is_(None)
 # "Not asked for questions yet", as ix_memories_unquestioned's predicate spells it.
 MEMORY_UNQUESTIONED = memories.c.questions.is_(None)
 # "Questions written by an older prompt", as ix_memories_outdated_questions' predicate.

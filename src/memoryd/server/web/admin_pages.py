@@ -43,6 +43,7 @@ RUN_ENTRY_KINDS = {
     "config": "LLM settings unusable",
     "topics": "Topic tagging stopped",
     "questions": "Asking questions stopped",
+    "pastime": "Asking about pastimes stopped",
 }
 
 
