@@ -7,9 +7,10 @@ readers were consistent there: ranking such a query's pool by how often other qu
 readers labelled each memory (leave-one-out) reads recall@5 0.98 where the default reads
 0.89. The topic the bundled model gives ("hobbies and free time", one of up to 3 of 18)
 catches half of those memories. This script asks the same model one narrower question per
-memory (``SYSTEM`` below, six worked examples, a boolean under a JSON schema) and reads
-the shipped reranker with the answer replacing the hobby tag (the bank's topic directions
-refitted on dev from the changed tags), on round 9's dev folds at several topic weights;
+memory (the prompt the product's pastime pass now asks, ``memoryd.extraction.pastime``:
+six worked examples, a boolean under a JSON schema) and reads the shipped reranker with the
+answer replacing the hobby tag (the bank's topic directions refitted on dev from the changed
+tags), on round 9's dev folds at several topic weights;
 ``--test`` reads ``CHOSEN`` once (instead of dev) on the labelled test split (both readers).
 
     PYTHONPATH=src .venv/bin/python bench/free_time.py generate   # dev, then test (~45 min)
@@ -39,8 +40,7 @@ from topic_tags import (
 from memoryd.domain.rules import normalize_content
 from memoryd.domain.topics import LABELS
 from memoryd.embedding.minilm import MiniLMEmbedder
-from memoryd.extraction.memory_pass import fact_messages
-from memoryd.llm.base import Message
+from memoryd.extraction.pastime import SCHEMA, messages
 from memoryd.rerank import QueryEncoder
 
 ANSWERS_FILE = DATA / "memory-free-time.jsonl"
@@ -48,32 +48,7 @@ HOBBY = LABELS.index("hobbies and free time")
 TOPIC_WEIGHTS = (0.5, 0.75, 1.0, 1.5)
 CHOSEN = 1.0  # the topic weight read on test: best on the dev folds (round 16; not kept)
 
-SYSTEM = (
-    "You read one fact a person states about themselves and decide whether it says what"
-    " they do or enjoy in their free time: a hobby, pastime, sport or exercise they do,"
-    " music, films, books, shows or games they enjoy, travel, going out, collecting,"
-    " cooking or baking for pleasure, volunteering. It does not if it is about their job or"
-    " studies, family or friends, where they live, their looks, health, age, personality,"
-    " beliefs, money or belongings, their pets, food they eat or dislike, or plans and"
-    ' wishes. Answer with JSON: {"free_time": true} or {"free_time": false}.'
-)
-SHOTS = (
-    ("I love to go hiking on weekends.", True),
-    ("I work as a nurse.", False),
-    ("My favorite band is the beatles.", True),
-    ("I have two sisters.", False),
-    ("I am allergic to peanuts.", False),
-    ("I collect vintage stamps.", True),
-)
-SCHEMA = {
-    "type": "object",
-    "properties": {"free_time": {"type": "boolean"}},
-    "required": ["free_time"],
-}
-
-
-def messages(fact: str) -> list[Message]:
-    return fact_messages(SYSTEM, SHOTS, "free_time", fact)
+# the prompt, shots and schema are the product's pastime pass's (memoryd.extraction.pastime)
 
 
 def memories() -> list[str]:

@@ -45,5 +45,7 @@ class HybridReranker:
         scores = list(dense)
         if top > 0:
             scores = [d + self.lexical_weight * s / top for d, s in zip(dense, sparse, strict=True)]
-        focus = question_focus(query.message, self.dense.remark_words) if query.message else ""
-        return self.pastime.lift(focus, scores, memories)
+        if query.message and any(m.pastime is not None for m in memories):
+            focus = question_focus(query.message, self.dense.remark_words)
+            scores = self.pastime.lift(focus, scores, memories)
+        return scores
