@@ -22,13 +22,12 @@ entry, and a new text is asked again.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from memoryd.extraction.memory_pass import Request, ask_each, fact_messages
+from memoryd.extraction.memory_pass import PassOutcome, Request, ask_each, fact_messages
 from memoryd.llm.base import LLMProvider, Message
-from memoryd.llm.json_output import Usage, parse_json_object
+from memoryd.llm.json_output import parse_json_object
 from memoryd.storage.database import Database
 from memoryd.storage.repository import Repository, Untagged
 
@@ -75,17 +74,6 @@ def read_answer(text: str) -> bool:
 REQUEST = Request((messages,), SCHEMA, "free_time", MAX_TOKENS)
 
 
-@dataclass
-class Judging:
-    """What one pastime pass did: memories whose answer it stored (a refused or unusable
-    one stored as "no" included), the calls it made, and the LLM error that stopped it."""
-
-    judged: int = 0
-    usage: Usage = field(default_factory=Usage)
-    error: str | None = None
-    unavailable: bool = False  # the error says every call would fail the same way
-
-
 def judge_pastimes(
     db: Database,
     llm: LLMProvider,
@@ -95,20 +83,20 @@ def judge_pastimes(
     user_id: int | None = None,
     workspace_id: int | None = None,
     on_memory: Callable[[], None] | None = None,
-) -> Judging:
+) -> PassOutcome:
     """Ask up to ``limit`` unexpired memories not asked yet, oldest first: anyone's, or
     with ``user_id`` that user's globals and (with ``workspace_id``) that workspace's.
-    ``on_memory`` is called after each answer (the run's heartbeat)."""
-    done = Judging()
+    ``on_memory`` is called after each answer (the run's heartbeat); the outcome's
+    ``stored`` counts the memories answered (a refused or unusable one as "no")."""
     if limit <= 0:
-        return done
+        return PassOutcome()
     with db.read() as repo:
         todo = repo.unjudged_memories(limit, now, user_id=user_id, workspace_id=workspace_id)
 
     def store(repo: Repository, memory: Untagged, pastime: bool | None) -> bool:
         return repo.set_pastime(memory.id, memory.content_key, bool(pastime))
 
-    outcome = ask_each(
+    return ask_each(
         db,
         llm,
         todo,
@@ -117,6 +105,3 @@ def judge_pastimes(
         store=store,
         on_memory=on_memory,
     )
-    done.judged, done.usage = outcome.stored, outcome.usage
-    done.error, done.unavailable = outcome.error, outcome.unavailable
-    return done

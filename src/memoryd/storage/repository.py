@@ -366,16 +366,7 @@ class Repository:
         """Store a memory's topics if it still has the text they were asked for (its
         ``content_key``) and none yet; False when the text changed or it went meanwhile.
         Moves no ``updated_at``: topics are derived from the text, like the vector."""
-        result = self.conn.execute(
-            update(memories)
-            .where(
-                memories.c.id == memory_id,
-                memories.c.content_key == content_key,
-                MEMORY_UNTAGGED,
-            )
-            .values(topics=topics)
-        )
-        return bool(result.rowcount)
+        return self._store_answer(memory_id, content_key, MEMORY_UNTAGGED, topics=topics)
 
     def unjudged_memories(
         self,
@@ -394,14 +385,15 @@ class Repository:
         """Store a memory's pastime answer if it still has the text it was asked about
         and none yet; False when the text changed or it went meanwhile. Moves no
         ``updated_at``: the answer is derived from the text, like the vector."""
+        return self._store_answer(memory_id, content_key, MEMORY_UNJUDGED, pastime=pastime)
+
+    def _store_answer(self, memory_id: str, content_key: str, waiting: Any, **values: Any) -> bool:
+        """Write a pass's answer on a memory that still has the text it was asked about
+        (``content_key``) and is still ``waiting`` for it; False otherwise."""
         result = self.conn.execute(
             update(memories)
-            .where(
-                memories.c.id == memory_id,
-                memories.c.content_key == content_key,
-                MEMORY_UNJUDGED,
-            )
-            .values(pastime=pastime)
+            .where(memories.c.id == memory_id, memories.c.content_key == content_key, waiting)
+            .values(**values)
         )
         return bool(result.rowcount)
 
