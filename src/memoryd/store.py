@@ -206,5 +206,6 @@ def audit_view(memory: Memory | None) -> dict[str, Any] | None:
     view = memory.to_dict()
     view.pop("last_used_at", None)
     view.pop("topics", None)  # derived from the text, like the vector
+    view.pop("pastime", None)
     view.pop("questions", None)
     return view

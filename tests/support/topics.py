@@ -17,6 +17,12 @@ def tag(md: Memoryd, memory_id: str, topics: Sequence[str] | None) -> None:
         repo.update_memory(memory_id, {"topics": encode(topics)})
 
 
+def judge(md: Memoryd, memory_id: str, pastime: bool | None) -> None:
+    """Give the memory this pastime answer (None: not asked again)."""
+    with md.db.write() as repo:
+        repo.update_memory(memory_id, {"pastime": pastime})
+
+
 def give_questions(
     md: Memoryd, memory_id: str, questions: Sequence[str] | None, prompt: int = QUESTION_PROMPT
 ) -> None:

@@ -1098,6 +1098,11 @@ export interface components {
             /** Last Used At */
             last_used_at: string | null;
             /**
+             * Pastime
+             * @description Whether the extraction LLM said it tells what the person does for fun (it helps choose it when a message asks that); null until asked.
+             */
+            pastime?: boolean | null;
+            /**
              * Questions
              * @description Questions the extraction LLM wrote that it answers (they help choose it for a message asking them); null until asked, [] when the answer held none.
              */
@@ -1352,6 +1357,11 @@ export interface components {
             /** Last Used At */
             last_used_at: string | null;
             /**
+             * Pastime
+             * @description Whether the extraction LLM said it tells what the person does for fun (it helps choose it when a message asks that); null until asked.
+             */
+            pastime?: boolean | null;
+            /**
              * Questions
              * @description Questions the extraction LLM wrote that it answers (they help choose it for a message asking them); null until asked, [] when the answer held none.
              */
@@ -1422,6 +1432,11 @@ export interface components {
             id: string;
             /** Last Used At */
             last_used_at: string | null;
+            /**
+             * Pastime
+             * @description Whether the extraction LLM said it tells what the person does for fun (it helps choose it when a message asks that); null until asked.
+             */
+            pastime?: boolean | null;
             /**
              * Questions
              * @description Questions the extraction LLM wrote that it answers (they help choose it for a message asking them); null until asked, [] when the answer held none.

@@ -42,6 +42,7 @@ from memoryd.domain.errors import InvalidInput, InvalidScope
 from memoryd.domain.models import Memory, Scope
 from memoryd.domain.rules import scope_label
 from memoryd.domain.topics import in_words as topics_in_words
+from memoryd.extraction.pastime import in_words as pastime_in_words
 from memoryd.extraction.questions import in_words as questions_in_words
 from memoryd.service import Memoryd
 from memoryd.store import KEEP
@@ -275,6 +276,7 @@ def show(
         f"last used {used}",
         f"expires: {expires or 'never'}",
         f"topics: {topics_in_words(memory.topics)}",
+        f"a pastime: {pastime_in_words(memory.pastime)}",
         f"questions: {questions_in_words(memory.questions)}",
     ]
     for chat in detail.source_chats:

@@ -186,6 +186,7 @@ def memory_of(data: Mapping[str, Any]) -> Memory:
         expires_at=_when(data.get("expires_at")),
         run_id=data.get("run_id"),
         topics=_topics(data.get("topics")),
+        pastime=data.get("pastime"),
         questions=_topics(data.get("questions")),
     )
 

@@ -153,6 +153,7 @@ class Memory:
             "expires_at": self.expires_at.isoformat() if self.expires_at else None,
             "run_id": self.run_id,
             "topics": list(self.topics) if self.topics is not None else None,
+            "pastime": self.pastime,
             "questions": list(self.questions) if self.questions is not None else None,
         }
 

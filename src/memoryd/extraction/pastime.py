@@ -71,6 +71,14 @@ def read_answer(text: str) -> bool:
     return value.get("free_time") is True
 
 
+def in_words(pastime: bool | None) -> str:
+    """A memory's answer for people (the CLI, the web detail; memoryd.js says the same):
+    "Not asked yet" (None), "Yes" or "No"."""
+    if pastime is None:
+        return "Not asked yet"
+    return "Yes" if pastime else "No"
+
+
 REQUEST = Request((messages,), SCHEMA, "free_time", MAX_TOKENS)
 
 

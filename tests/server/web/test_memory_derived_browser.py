@@ -1,7 +1,8 @@
-"""A memory's detail dialog shows its topics and questions in words, in headless
+"""A memory's detail dialog shows its topics, pastime answer and questions in words, in headless
 Chromium, with and without JavaScript (the script reads the labels the server put on the
 dialog): a tagged memory's labels, "None" when tagging found no topic, "Not tagged yet"
-before tagging; its questions, "None" when the answer held none, "Not asked yet"."""
+before tagging; whether it is a pastime, "Yes", "No", "Not asked yet"; its questions,
+"None" when the answer held none, "Not asked yet"."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 from memoryd.testing.live import LiveServer
 from support.browser import open_page, sign_in
 from support.server import USER_PASSWORD, World
-from support.topics import give_questions, tag
+from support.topics import give_questions, judge, tag
 
 pytestmark = pytest.mark.browser
 
@@ -33,9 +34,14 @@ QUESTIONS = {
     "Watches films on Sundays": ([], "None"),
     "Prefers concise answers": (None, "Not asked yet"),
 }
+PASTIMES = {
+    "Grows roses in the garden": (True, "Yes"),
+    "Watches films on Sundays": (False, "No"),
+    "Prefers concise answers": (None, "Not asked yet"),
+}
 
 
-def test_the_detail_shows_the_topics_and_questions_with_and_without_script(
+def test_the_detail_shows_the_derived_data_with_and_without_script(
     live_world: Live, browser: Any
 ) -> None:
     world, live = live_world
@@ -44,6 +50,7 @@ def test_the_detail_shows_the_topics_and_questions_with_and_without_script(
         memory = world.md.add_memory(alice, text)
         tag(world.md, memory.id, topics)
         give_questions(world.md, memory.id, QUESTIONS[text][0])
+        judge(world.md, memory.id, PASTIMES[text][0])
     for javascript in (True, False):
         with open_page(browser, "desktop", javascript=javascript) as (page, log):
             sign_in(page, live.url, "alice", USER_PASSWORD)
@@ -58,6 +65,8 @@ def test_the_detail_shows_the_topics_and_questions_with_and_without_script(
                 assert row.inner_text() == expected, (javascript, text)
                 asked = detail.locator(".detail-facts dt:text-is('Questions it answers') + dd")
                 assert asked.inner_text() == QUESTIONS[text][1], (javascript, text)
+                pastime = detail.locator(".detail-facts dt:text-is('A pastime') + dd")
+                assert pastime.inner_text() == PASTIMES[text][1], (javascript, text)
                 if javascript:
                     page.keyboard.press("Escape")  # the detail, then the profile
                     page.keyboard.press("Escape")

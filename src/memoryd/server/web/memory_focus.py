@@ -25,6 +25,7 @@ from fastapi import Request
 
 from memoryd.domain.errors import MemorydError
 from memoryd.domain.topics import in_words, shown_labels
+from memoryd.extraction.pastime import in_words as pastime_in_words
 from memoryd.extraction.questions import in_words as questions_in_words
 from memoryd.server.deps import Owner, ServerState
 from memoryd.server.routers.memories import chats_using, memory_detail, visible_memory
@@ -157,6 +158,7 @@ FILTERS = {
     "source_text": source_text,
     "shorten": shorten,
     "topics_text": in_words,
+    "pastime_text": pastime_in_words,
     "questions_text": questions_in_words,
 }
 GLOBALS = {"topic_labels": shown_labels()}  # the dialog's data-topics, for memoryd.js

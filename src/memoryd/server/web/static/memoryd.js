@@ -291,6 +291,12 @@ function topicsText(topics, labels) {
   return shown.length ? shown.join(", ") : "None";
 }
 
+// Whether it is a pastime, in words (as memoryd.extraction.pastime.in_words).
+function pastimeText(pastime) {
+  if (pastime === null || pastime === undefined) return "Not asked yet";
+  return pastime ? "Yes" : "No";
+}
+
 // A memory's questions in words (as memoryd.extraction.questions.in_words).
 function questionsText(questions) {
   if (questions === null || questions === undefined) return "Not asked yet";
@@ -351,6 +357,7 @@ async function showDetail(url, historyUrl) {
     ["Last used", when(m.last_used_at)],
     ["Remember until", m.expires_at ? untilText(m.expires_at) + (m.expired ? " (expired: no longer used in chats)" : "") : "no end"],
     ["Topics", topicsText(m.topics, JSON.parse(dialog.dataset.topics || "{}"))],
+    ["A pastime", pastimeText(m.pastime)],
     ["Questions it answers", questionsText(m.questions)],
   ];
   for (const [term, value] of rows) {
