@@ -23,10 +23,14 @@ Every memory carries the topics the bundled model wrote for it (``data/memory-to
 as the background tagging pass leaves them, and (since round 10) the questions it wrote for
 it (``data/memory-questions.jsonl``) with their vectors, as the questions pass leaves them.
 No turn of this chat is like the answer bank's questions, so a last reading times the bank's
-gain where it fires, with and without topics.
+gain where it fires, with and without topics. With ``--pastime`` every memory also carries
+a pastime answer (round 23; alternating yes and no, as a user with the pastime pass on has
+them: the time does not depend on the answers, only on there being two kinds), so every
+turn of the shipped default checks its message against the fun questions; a reading
+times the lift on a fun message.
 
     .venv/bin/python bench/rerank_latency.py [--turns 600]
-        [--before issue10|round1|round2|round3|round9]
+        [--before issue10|round1|round2|round3|round9] [--pastime]
 """
 
 from __future__ import annotations
@@ -151,6 +155,46 @@ def ask_all(url: str, embedder: MiniLMEmbedder) -> int:
     return done
 
 
+def judge_all(url: str) -> None:
+    """Every memory gets a pastime answer, yes and no in turn (by id order)."""
+    from sqlalchemy import create_engine, select, update
+
+    from memoryd.storage.tables import memories
+
+    engine = create_engine(url)
+    with engine.begin() as conn:
+        ids = sorted(conn.execute(select(memories.c.id)).scalars())
+        for n, memory_id in enumerate(ids):
+            conn.execute(
+                update(memories).where(memories.c.id == memory_id).values(pastime=n % 2 == 0)
+            )
+    engine.dispose()
+
+
+def lift_when_it_fires(
+    md: Memoryd, user_id: int, slug: str, repeats: int = 2000
+) -> dict[str, float]:
+    """What the pastime lift adds to a fun turn's scores (its vector cached, as the
+    reranker leaves it)."""
+    lift = md.reranker.pastime  # type: ignore[attr-defined]
+    with md.db.read() as repo:
+        pool = [
+            m
+            for m in repo.turn_memories(user_id, repo.workspace_id(slug))
+            if m.scope is Scope.WORKSPACE
+        ]
+    focus = "What do you like to do for fun?"
+    scores = [float(i) for i in range(len(pool))]
+    if lift.lift(focus, scores, pool) == scores:
+        raise SystemExit("the lift does not fire on the timed message")
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        lift.lift(focus, scores, pool)
+        times.append((time.perf_counter() - start) * 1000)
+    return percentiles(times)
+
+
 def bank_when_it_fires(
     md: Memoryd, user_id: int, slug: str, repeats: int = 2000
 ) -> dict[str, dict[str, float]]:
@@ -196,6 +240,9 @@ def main() -> None:
         default="issue10",
         help="the reranker 'before' stands for",
     )
+    parser.add_argument(
+        "--pastime", action="store_true", help="every memory carries a pastime answer"
+    )
     args = parser.parse_args()
     data = json.loads(DATA.read_text())
     pool, other = data["pools"][0], data["pools"][1]
@@ -221,6 +268,9 @@ def main() -> None:
             before_url = f"sqlite:///{tmp}/before.db"
         asked = ask_all(url, embedder)
         print(f"{asked} memories given their questions")
+        if args.pastime:
+            judge_all(url)
+            print("every memory given a pastime answer")
         setups = {
             "before": Memoryd(
                 before_url, embedder=embedder, reranker=BEFORE[args.before][1](embedder)
@@ -244,6 +294,7 @@ def main() -> None:
                     reranker.warm([history_part(message), history_part(reply)])
         scoring = scoring_only(setups, user_id, slug, turns[args.warmup :])
         bank_cost = bank_when_it_fires(setups["after"], user_id, slug)
+        lift_cost = lift_when_it_fires(setups["after"], user_id, slug) if args.pastime else None
         for md in setups.values():
             md.close()
     print(
@@ -285,6 +336,15 @@ def main() -> None:
         print(
             f"{label:<48}{row['p50'] * 1000:>8.0f}us{row['p95'] * 1000:>7.0f}us"
             f"{row['mean'] * 1000:>7.0f}us"
+        )
+    if lift_cost is not None:
+        print(
+            "\n## when the pastime lift fires: lift() over the 20 workspace memories, message"
+            " 'What do you like to do for fun?'"
+        )
+        print(
+            f"{'gate and lift':<48}{lift_cost['p50'] * 1000:>8.0f}us"
+            f"{lift_cost['p95'] * 1000:>7.0f}us{lift_cost['mean'] * 1000:>7.0f}us"
         )
     load1, load5, _ = os.getloadavg()
     print(f"load average {load1:.2f} (1 min), {load5:.2f} (5 min) on {os.cpu_count()} CPUs")
