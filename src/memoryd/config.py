@@ -75,9 +75,10 @@ class MemorydSettings(BaseSettings):
     topic_tags_per_run: int = Field(default=50, ge=0)
     # memories a run asks the questions they answer after tagging, 2 LLM calls each (0: off)
     question_memories_per_run: int = Field(default=50, ge=0)
-    # memories a run asks whether they are pastimes, 1 LLM call each (0: off; worth it with
-    # a strong hosted model, not the bundled one: docs/reranking.md)
-    pastime_memories_per_run: int = Field(default=0, ge=0)
+    # memories a run asks whether they are pastimes, 1 LLM call each (0: off); unset: 50
+    # with a hosted LLM, 0 with the bundled one (too weak a judge to be worth the call:
+    # docs/reranking.md)
+    pastime_memories_per_run: int | None = Field(default=None, ge=0)
 
     @field_validator("extraction_interval")
     @classmethod

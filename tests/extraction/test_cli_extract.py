@@ -36,6 +36,7 @@ def run(url: str, srv: FakeOpenAIServer, tmp_path: Path, *args: str) -> Result:
         "MEMORYD_LLM_API_KEY": "sk-cli-test-key-000000000000",
         "MEMORYD_LLM_TIMEOUT": "2",
         "MEMORY_IDLE_THRESHOLD_MS": "0",
+        "MEMORYD_PASTIME_MEMORIES_PER_RUN": "0",  # unset it asks a hosted LLM: not counted here
         "COLUMNS": "250",
     }
     return CliRunner().invoke(app, [*args, "--db", url], env=env)
@@ -277,3 +278,27 @@ def test_ask_questions_sets_the_budget_and_an_error_is_a_warning(
     last_line = asked.stderr.splitlines()[-1]
     assert last_line.startswith("warning: asking memories' questions stopped after 1 memory: ")
     assert "HTTP 500: boom" in asked.stderr
+
+
+def test_pastimes_sets_the_budget_and_an_error_is_a_warning(
+    seeded: str, fake_llm: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    with Memoryd(seeded) as md:
+        ana = md.get_user("ana")
+        for text in ("I play chess.", "I work as a nurse.", "I drink tea."):
+            md.add_memory(ana.id, text)
+    fake_llm.script(
+        observe(person=[]),
+        Reply.json({"free_time": True}),
+        Reply.error(500, "boom"),  # the second memory's call
+    )
+    args = ("extract", "--tag-topics", "0", "--ask-questions", "0", "--pastimes", "2")
+    judged = run(seeded, fake_llm, tmp_path, *args)
+    assert judged.exit_code == 0, judged.output  # the pass never fails a run
+    assert "3 LLM calls (1 failed), " in judged.stdout
+    last_line = judged.stderr.splitlines()[-1]
+    assert last_line.startswith("warning: asking which memories are pastimes stopped after 1 ")
+    assert "HTTP 500: boom" in judged.stderr
+    with Memoryd(seeded) as md:
+        found = {m.content: m.pastime for m in md.list_memories(md.get_user("ana").id)}
+    assert found == {"I play chess.": True, "I work as a nurse.": None, "I drink tea.": None}

@@ -71,31 +71,45 @@ def test_an_answer_is_stored_once_and_only_a_json_true_says_yes(
     assert len(fake_llm.requests) == 1
 
 
-def test_the_pass_is_off_unless_its_setting_or_budget_asks(
+def test_unset_the_pass_asks_a_hosted_llm_and_not_the_bundled_model() -> None:
+    assert [pastime.budget(None, p) for p in ("local", "openai", "anthropic")] == [0, 50, 50]
+    assert [pastime.budget(7, "local"), pastime.budget(0, "openai")] == [7, 0]
+
+
+def test_the_setting_decides_what_a_run_asks(
     db_url: str,
     fake_llm: FakeOpenAIServer,
     tmp_path: Path,
     embedder: MiniLMEmbedder,
     clock: Clock,
 ) -> None:
-    with make_md(db_url, fake_llm, tmp_path / "off", embedder, clock) as md:
+    with make_md(db_url, fake_llm, tmp_path / "off", embedder, clock) as md:  # set to 0
         uid = md.create_user("ana").id
         md.add_memory(uid, "I collect stamps.")
         md.extract()
         assert fake_llm.requests == []
         assert _pastimes(md, uid) == {"I collect stamps.": None}
     with make_md(
-        db_url, fake_llm, tmp_path / "on", embedder, clock, pastime_memories_per_run=2
-    ) as md:  # the same database: ana's memory is the oldest
-        bo = md.create_user("bo").id
-        _add(md, clock, bo, "I go to the gym.", "I work as a nurse.")
-        fake_llm.script(YES, YES, NO)
-        md.extract()  # the setting's budget: the two oldest
-        assert _pastimes(md, uid) == {"I collect stamps.": True}
-        assert _pastimes(md, bo) == {"I go to the gym.": True, "I work as a nurse.": None}
+        db_url, fake_llm, tmp_path / "unset", embedder, clock, pastime_memories_per_run=None
+    ) as md:  # unset, with an OpenAI-compatible server: asked
+        fake_llm.script(YES)
         md.extract()
-        assert _pastimes(md, bo) == {"I go to the gym.": True, "I work as a nurse.": False}
-        assert len(fake_llm.requests) == 3
+        assert _pastimes(md, uid) == {"I collect stamps.": True}
+    with make_md(
+        db_url, fake_llm, tmp_path / "on", embedder, clock, pastime_memories_per_run=2
+    ) as md:
+        bo = md.create_user("bo").id
+        _add(md, clock, bo, "I go to the gym.", "I work as a nurse.", "I bake bread.")
+        fake_llm.script(YES, NO, YES)
+        md.extract()  # the setting's budget: the two oldest
+        assert _pastimes(md, bo) == {
+            "I go to the gym.": True,
+            "I work as a nurse.": False,
+            "I bake bread.": None,
+        }
+        md.extract()
+        assert _pastimes(md, bo)["I bake bread."] is True
+        assert len(fake_llm.requests) == 4
 
 
 def test_an_llm_error_stops_the_pass_lists_it_and_leaves_the_memory_unasked(

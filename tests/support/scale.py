@@ -133,6 +133,7 @@ class Workers:
             "MEMORY_EXTRACTION_INTERVAL": interval,
             "MEMORYD_EXTRACTION_BATCH_CHATS": "8",  # so that 16 chats make two batches
             "MEMORYD_TOPIC_TAGS_PER_RUN": str(tag_topics),
+            "MEMORYD_PASTIME_MEMORIES_PER_RUN": "0",
             "MEMORYD_QUESTION_MEMORIES_PER_RUN": str(ask_questions),
         }
         log_path = self.tmp_path / f"{name}.log"

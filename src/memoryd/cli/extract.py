@@ -84,14 +84,26 @@ def extract(
             "(default: MEMORYD_QUESTION_MEMORIES_PER_RUN, 50; 0: none).",
         ),
     ] = None,
+    pastimes: Annotated[
+        int | None,
+        typer.Option(
+            "--pastimes",
+            metavar="N",
+            min=0,
+            help="Then ask up to N memories whether they say what the person does for fun, "
+            "one LLM call each (default: MEMORYD_PASTIME_MEMORIES_PER_RUN; unset, 50 with a "
+            "hosted LLM and none with the bundled model; 0: none).",
+        ),
+    ] = None,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Extract memories from unprocessed chats now: every due pair, or one pair.
 
     Naming a pair (--user and --workspace) also retries it when it is parked. Then the
-    run tags memories that have no topics yet (the pair's user's, or anyone's) and asks
-    memories not asked yet for the questions they answer; a dry run does neither.
+    run tags memories that have no topics yet (the pair's user's, or anyone's), asks
+    memories not asked yet for the questions they answer, then whether they are pastimes;
+    a dry run does none of these.
     """
     if (user is None) != (workspace is None):
         raise InvalidInput("give both --user and --workspace, or neither")
@@ -115,6 +127,7 @@ def extract(
             md.extract(
                 owner.id, workspace, force=force, dry_run=dry_run, on_pair=progress,
                 on_pair_start=starting, tag_topics=budget, ask_questions=asking,
+                judge_pastimes=pastimes,
             )  # fmt: skip
             run = md.extraction_runs(1)[0] if not dry_run else None
         else:
@@ -122,7 +135,7 @@ def extract(
                 note("looking for due pairs...")
             run = md.extract(
                 force=force, dry_run=dry_run, on_pair=progress, on_pair_start=starting,
-                tag_topics=budget, ask_questions=asking,
+                tag_topics=budget, ask_questions=asking, judge_pastimes=pastimes,
             )  # fmt: skip
     if dry_run:
         run = None  # never stored: no id that `memoryd runs` would not know

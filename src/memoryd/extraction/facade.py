@@ -88,7 +88,8 @@ class ExtractionFacade:
         an older prompt asked) for the questions they answer (two LLM calls each, one
         per prompt; ``question_memories_per_run``). ``judge_pastimes`` then asks up to
         that many memories not asked yet whether they say what the person does for fun
-        (one LLM call each; None: the ``pastime_memories_per_run`` setting, 0 unless set).
+        (one LLM call each; None: the ``pastime_memories_per_run`` setting, or when unset
+        50 with a hosted LLM and none with the bundled model).
         """
         from memoryd.domain.errors import InvalidInput
         from memoryd.extraction.scheduler import run_extraction

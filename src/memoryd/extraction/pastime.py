@@ -7,9 +7,10 @@ slots, and which of them are pastimes is world knowledge an embedding carries po
 then lifts the memories it said yes to on turns like a "for fun" question
 (``memoryd.rerank.pastime``). BENCHMARKS.md, "Retrieval quality", rounds 16 and 21 to
 23: +0.010 recall@5 on the labelled test split with a strong judge's answers, +0.001
-with the bundled 1.5B model's, so the pass is off unless ``pastime_memories_per_run`` is
-set (docs/reranking.md). The prompt below is round 16's, the one measured: changing its
-words means measuring again.
+with the bundled 1.5B model's, so unless ``pastime_memories_per_run`` says otherwise the
+pass runs with a hosted LLM and not with the bundled model (``budget``,
+docs/reranking.md). The prompt below is round 16's, the one measured: changing its words
+means measuring again.
 
 The rules are the other passes' (``memoryd.extraction.memory_pass``): oldest first, up to
 a budget; an answer that is not JSON of the schema is stored as "no"; an LLM error leaves
@@ -54,6 +55,16 @@ SCHEMA: dict[str, Any] = {
     "required": ["free_time"],
 }
 MAX_TOKENS = 20  # an answer is about 7 tokens
+HOSTED_BUDGET = 50  # memories per run when the setting is unset and the LLM is not bundled
+
+
+def budget(setting: int | None, provider: str) -> int:
+    """The memories a run asks: the ``pastime_memories_per_run`` setting, or when it is
+    unset ``HOSTED_BUDGET`` with a hosted LLM and none with the bundled model, whose
+    answers gain too little for the call (BENCHMARKS.md, round 23)."""
+    if setting is not None:
+        return setting
+    return 0 if provider == "local" else HOSTED_BUDGET
 
 
 def messages(fact: str) -> list[Message]:

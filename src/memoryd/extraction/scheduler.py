@@ -26,6 +26,7 @@ from memoryd.domain import runtime_settings
 from memoryd.domain.errors import InvalidInput, MemorydError
 from memoryd.domain.interval import parse_interval
 from memoryd.extraction.deps import ExtractionDeps, current_settings
+from memoryd.extraction.pastime import budget as pastime_budget
 from memoryd.extraction.pastime import judge_pastimes
 from memoryd.extraction.pipeline import ExtractionConfig, PairResult, process_pair
 from memoryd.extraction.questions import ask_questions
@@ -149,6 +150,13 @@ def pending_summary(
     return {str(r[0]): int(r[1]) for r in rows}
 
 
+def provider_name(md: ExtractionDeps) -> str:
+    """The name of the provider ``provider_for`` would build ("local" for the bundled
+    model), without building it."""
+    chosen = current_settings(md).get(runtime_settings.EXTRACTION_PROVIDER.key)
+    return str(chosen or md.settings.llm_provider or "local")
+
+
 def provider_for(md: ExtractionDeps) -> LLMProvider:
     """The admin's choice (runtime settings), else MEMORYD_LLM_*, else the local model."""
     from memoryd.llm.builtin import make_provider
@@ -193,7 +201,8 @@ def run_extraction(
     ``ask_questions`` memories answer (``memoryd.extraction.questions``), on the same
     terms (not after the tagging pass found the LLM unavailable), then whether up to
     ``judge_pastimes`` memories are pastimes (``memoryd.extraction.pastime``; None: the
-    ``pastime_memories_per_run`` setting), on the same terms.
+    ``pastime_memories_per_run`` setting, or when unset 50 with a hosted LLM and none with
+    the bundled model), on the same terms.
     ``extract_pairs=False`` runs only those passes (the queue workers' tagging job).
     """
     now = clock or md.clock
@@ -271,7 +280,7 @@ def run_extraction(
                     run.skip(result.stopped_by, len(targets) - index)
                 break
         if judge_pastimes is None:
-            judge_pastimes = md.settings.pastime_memories_per_run
+            judge_pastimes = pastime_budget(md.settings.pastime_memories_per_run, llm.name)
         budgets = (tag_topics, ask_questions, judge_pastimes)
         if any(b > 0 for b in budgets) and not dry_run and not stopped:
             _derive(md, llm, run, budgets, now, (user_id, workspace), heartbeat)
@@ -295,9 +304,7 @@ def record_setup_failure(md: ExtractionDeps, trigger: str, now: datetime, exc: E
         id=new_run_id(),
         trigger=trigger,
         started_at=now,
-        provider=current.get(runtime_settings.EXTRACTION_PROVIDER.key)
-        or md.settings.llm_provider
-        or "local",
+        provider=provider_name(md),
         model=current.get(runtime_settings.EXTRACTION_MODEL.key) or md.settings.llm_model,
         errors=[{"kind": "config", "user_id": None, "workspace": None, "error": str(exc)}],
     )

@@ -47,9 +47,16 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 from memoryd.domain import runtime_settings
 from memoryd.domain.errors import MemorydError
 from memoryd.extraction import retention
+from memoryd.extraction.pastime import budget as pastime_budget
 from memoryd.extraction.pipeline import ExtractionConfig
 from memoryd.extraction.runs import get_pair_state
-from memoryd.extraction.scheduler import DuePair, due_pairs, record_setup_failure, run_extraction
+from memoryd.extraction.scheduler import (
+    DuePair,
+    due_pairs,
+    provider_name,
+    record_setup_failure,
+    run_extraction,
+)
 from memoryd.llm.base import LLMProvider
 from memoryd.llm.builtin import make_provider
 from memoryd.storage.database import parse_url
@@ -207,7 +214,7 @@ def defer_tagging(md: Memoryd, app: App) -> bool:
     service's embedder, or asked again with the current prompt, or asked whether it is a
     pastime), unless one is already waiting; True if queued."""
     tagging, asking = md.settings.topic_tags_per_run > 0, md.settings.question_memories_per_run > 0
-    judging = md.settings.pastime_memories_per_run > 0
+    judging = pastime_budget(md.settings.pastime_memories_per_run, provider_name(md)) > 0
     with md.db.read() as repo:
         now = md.clock()
         waiting = (

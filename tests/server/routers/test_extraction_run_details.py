@@ -26,6 +26,7 @@ def test_run_details_with_pairs_dropped_facts_and_failures(
         llm_base_url=fake_llm.base_url,
         llm_model="fake-model",
         topic_tags_per_run=50,
+        pastime_memories_per_run=0,
     )
     world = build_world(settings, embedder)
     alice, bob = world.ids["alice"], world.ids["bob"]
