@@ -40,6 +40,8 @@ from memoryd.domain.errors import InvalidContent, InvalidInput, MemorydError
 from memoryd.domain.injection import WORKSPACE_TOP_K
 from memoryd.domain.rules import Limits, normalize_content
 from memoryd.embedding.base import Embedder
+from memoryd.extraction.memory_pass import PassOutcome
+from memoryd.extraction.pastime import judge_pastimes
 from memoryd.extraction.questions import ask_questions
 from memoryd.extraction.topics import tag_memories
 from memoryd.labelled_data import read_items
@@ -208,11 +210,13 @@ def _turn(raw: Any, where: str, size: int) -> LabelledTurn:
 
 @dataclass(frozen=True)
 class PassesRun:
-    """What the topics and questions passes did before the turns (``llm`` given)."""
+    """What the topics, questions and pastime passes did before the turns (``llm``
+    given); ``judged`` is 0 when the pastime pass does not run with that LLM."""
 
     memories: int
     tagged: int
     asked: int
+    judged: int
     error: str | None
 
 
@@ -226,9 +230,11 @@ def evaluate_retrieval(
     rerankers: Sequence[str],
     progress: Callable[[str], None] | None = None,
     llm: LLMProvider | None = None,
+    pastimes: bool = False,
 ) -> tuple[list[RerankerReport], PassesRun | None]:
     """Each reranker's turns over the pools, on one temporary SQLite database, after the
-    topics and questions passes when ``llm`` is given (with what they did). Raises
+    topics and questions passes when ``llm`` is given (and with ``pastimes`` the pastime
+    pass; with what they did). Raises
     InvalidInput for an unknown reranker or one its settings cannot build, and
     PassesFailed when the LLM cannot run the passes at all."""
     from memoryd.plugins import pick, reranker_factories  # plugins load on first use
@@ -243,7 +249,7 @@ def evaluate_retrieval(
             total = sum(len(p.memories) for p in pools)
             if progress:
                 progress(f"{total} memories stored")
-            passes = None if llm is None else _run_passes(md, llm, total, progress)
+            passes = None if llm is None else _run_passes(md, llm, total, pastimes, progress)
         reports = []
         for name, reranker in built.items():
             with Memoryd(url, embedder=embedder, reranker=reranker, limits=limits) as md:
@@ -273,16 +279,21 @@ def _store(md: Memoryd, pools: Sequence[Pool]) -> tuple[int, list[dict[str, int]
 
 
 def _run_passes(
-    md: Memoryd, llm: LLMProvider, total: int, progress: Callable[[str], None] | None
+    md: Memoryd,
+    llm: LLMProvider,
+    total: int,
+    pastimes: bool,
+    progress: Callable[[str], None] | None,
 ) -> PassesRun:
-    """Topics, then questions, for the ``total`` memories stored, as the background
-    passes would."""
+    """Topics, then questions, then (with ``pastimes``) pastimes, for the ``total``
+    memories stored, as the background passes would."""
     done = [0]
+    answers = (3 if pastimes else 2) * total
 
     def tick() -> None:
         done[0] += 1
         if progress and done[0] % 25 == 0:
-            progress(f"passes: {done[0]} of {2 * total} memory answers")
+            progress(f"passes: {done[0]} of {answers} memory answers")
 
     tagging = tag_memories(md.db, llm, limit=total, now=md.clock(), on_memory=tick)
     if tagging.unavailable:
@@ -290,7 +301,13 @@ def _run_passes(
     asking = ask_questions(md.db, llm, md.embedder, limit=total, now=md.clock(), on_memory=tick)
     if asking.unavailable:
         raise PassesFailed(f"the questions pass could not run: {asking.error}")
-    return PassesRun(total, tagging.tagged, asking.asked, tagging.error or asking.error)
+    judging = PassOutcome()
+    if pastimes:
+        judging = judge_pastimes(md.db, llm, limit=total, now=md.clock(), on_memory=tick)
+        if judging.unavailable:
+            raise PassesFailed(f"the pastime pass could not run: {judging.error}")
+    error = tagging.error or asking.error or judging.error
+    return PassesRun(total, tagging.tagged, asking.asked, judging.stored, error)
 
 
 def _run_turns(
