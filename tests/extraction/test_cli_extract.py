@@ -295,7 +295,7 @@ def test_pastimes_sets_the_budget_and_an_error_is_a_warning(
     args = ("extract", "--tag-topics", "0", "--ask-questions", "0", "--pastimes", "2")
     judged = run(seeded, fake_llm, tmp_path, *args)
     assert judged.exit_code == 0, judged.output  # the pass never fails a run
-    assert "3 LLM calls (1 failed), " in judged.stdout
+    assert "1 asked whether pastimes; 3 LLM calls (1 failed), " in judged.stdout
     last_line = judged.stderr.splitlines()[-1]
     assert last_line.startswith("warning: asking which memories are pastimes stopped after 1 ")
     assert "HTTP 500: boom" in judged.stderr

@@ -1,7 +1,7 @@
 """The pastime pass of extraction runs (issue 10): per memory, the LLM's yes/no to "does it
 say what the person does for fun?", against the scripted LLM server on SQLite and
 PostgreSQL; what the run counts and lists; that the pass is off unless its setting is
-set; that a new text is asked again; export and import; and migration 0021 up and down.
+set; that a new text is asked again; export and import; and migrations 0021 and 0022.
 The loop's shared rules (oldest first, refusals, edits while the LLM answers) are tested
 once for the other passes in ``test_memory_pass.py``.
 """
@@ -19,6 +19,7 @@ from sqlalchemy import text
 from memoryd import InvalidInput, Memoryd
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.extraction import pastime
+from memoryd.extraction.runs import list_runs
 from memoryd.storage import Database
 from memoryd.storage.database import _alembic_config
 from memoryd.testing import FakeOpenAIServer, Reply
@@ -63,7 +64,8 @@ def test_an_answer_is_stored_once_and_only_a_json_true_says_yes(
     after = team_md.get_memory(ana.id, memory.id)
     assert after.pastime is stored
     assert after.updated_at == before.updated_at  # derived data: no edit
-    assert (run.llm_calls, run.llm_calls_failed, run.errors) == (1, 0, [])
+    assert (run.memories_judged, run.llm_calls, run.llm_calls_failed, run.errors) == (1, 1, 0, [])
+    assert team_md.extraction_runs(1)[0].memories_judged == 1  # stored with the run
     (request,) = fake_llm.requests
     assert request["messages"][0]["content"] == pastime.SYSTEM
     assert request["messages"][-1]["content"] == "Fact: I play the guitar in a band."
@@ -123,6 +125,7 @@ def test_an_llm_error_stops_the_pass_lists_it_and_leaves_the_memory_unasked(
 
     assert _pastimes(team_md, ana.id) == {"I collect stamps.": None, "I work as a nurse.": None}
     assert len(fake_llm.requests) == 1  # the pass stopped at the first memory
+    assert run.memories_judged == 0
     (error,) = run.errors
     assert error["kind"] == "pastime"
     assert "asking which memories are pastimes stopped after 0 memories" in error["error"]
@@ -141,7 +144,7 @@ def test_a_refused_text_is_stored_as_no_so_it_does_not_block_the_rest(
 
     run = team_md.extract(judge_pastimes=5)
 
-    assert run.errors == []
+    assert (run.errors, run.memories_judged) == ([], 2)
     assert _pastimes(team_md, ana.id) == {
         "A text a content filter rejects.": False,
         "I collect stamps.": True,
@@ -215,4 +218,21 @@ def test_migration_0021_up_and_down(empty_db_url: str) -> None:
     db = Database.open(empty_db_url)  # and up again
     with db.read() as repo:
         assert [m.id for m in repo.unjudged_memories(10, at)] == ["m1"]
+    db.dispose()
+
+
+def test_migration_0022_counts_the_runs_before_it_as_having_judged_none(
+    empty_db_url: str,
+) -> None:
+    db = Database.open(empty_db_url, migrate=False)
+    db.upgrade(revision_before("_run_pastime_count.py"))
+    seed_memory_and_run(db.engine, datetime(2026, 1, 1, tzinfo=UTC))
+    db.upgrade()
+    assert [r.memories_judged for r in list_runs(db)] == [0]
+    with db.engine.connect() as conn:
+        command.downgrade(_alembic_config(conn), revision_before("_run_pastime_count.py"))
+        conn.commit()
+    with db.engine.connect() as conn:
+        columns = set(conn.execute(text("SELECT * FROM extraction_runs")).keys())
+    assert "memories_judged" not in columns
     db.dispose()

@@ -196,12 +196,13 @@ def _dry_run_summary(results: list[PairResult]) -> str:
 
 def _run_summary(run: Run) -> str:
     skipped = ", ".join(f"{n} {reason}" for reason, n in sorted(run.skipped_reasons.items()))
+    judged = f", {run.memories_judged} asked whether pastimes" if run.memories_judged else ""
     return (
         f"run {run.id[:8]}: {run.pairs_seen} pair(s) seen, {run.pairs_processed} processed, "
         f"{run.pairs_skipped} skipped{f' ({skipped})' if skipped else ''}; "
         f"{run.memories_created} created, {run.memories_updated} updated, "
         f"{run.chats_processed} chats, {run.memories_tagged} tagged with topics, "
-        f"{run.memories_questioned} asked for questions; "
+        f"{run.memories_questioned} asked for questions{judged}; "
         f"{calls_text(run.llm_calls, run.llm_calls_failed)}, "
         f"{run.prompt_tokens}+{run.completion_tokens} tokens; status {run.status} "
         f"({run.pairs_failed} pair(s) failed, {run.facts_dropped} fact(s) dropped, "

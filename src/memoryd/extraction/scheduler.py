@@ -353,6 +353,7 @@ def _derive(
             return
     if budgets[2] > 0:
         judging = judge_pastimes(md.db, llm, limit=budgets[2], now=now(), on_memory=beat, **scope)
+        run.memories_judged += judging.stored
         _count_pass(run, judging.usage, judging.error, judging.stored, "pastime", where)
         if heartbeat is not None:
             heartbeat.beat(progress=True)

@@ -357,9 +357,11 @@ def tag_topics(context: JobContext) -> None:
             ask_questions=md.settings.question_memories_per_run,
         )
         log.info(
-            "topic tagging: %d memories tagged, %d asked for questions, %d errors",
+            "topic tagging: %d memories tagged, %d asked for questions, %d whether pastimes,"
+            " %d errors",
             done.memories_tagged,
             done.memories_questioned,
+            done.memories_judged,
             len(done.errors),
         )
 

@@ -339,6 +339,8 @@ extraction_runs = Table(
     Column("memories_tagged", Integer, nullable=False, default=0),
     # memories the run's questions pass wrote questions for (0016)
     Column("memories_questioned", Integer, nullable=False, default=0),
+    # memories the run's pastime pass answered (0022)
+    Column("memories_judged", Integer, nullable=False, default=0),
     Index("ix_extraction_runs_started_at", "started_at"),
 )
 

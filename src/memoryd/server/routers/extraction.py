@@ -102,7 +102,9 @@ def runs(
     server that cannot be reached): a run whose calls all failed has both equal, not 0;
     they include the calls of the run's topic-tagging pass, and ``memories_tagged``
     counts the memories it gave topics (a tagging error is listed in ``errors`` with
-    the kind ``topics`` and fails nothing)."""
+    the kind ``topics`` and fails nothing); likewise ``memories_questioned`` and
+    ``memories_judged`` for its questions and pastime passes (kinds ``questions`` and
+    ``pastime``)."""
     return [_jsonable(r.to_dict()) for r in state.md.extraction_runs(limit)]
 
 
