@@ -196,6 +196,16 @@ def llm_answers(request: dict[str, Any]) -> Reply:
     return Reply.json({"questions": ["Where is the office?", "Who is on call?", "Any news?"]})
 
 
+def llm_env(srv: FakeOpenAIServer, **extra: str) -> dict[str, str]:
+    """The settings that point memoryd's LLM at the scripted server."""
+    return {
+        "MEMORYD_LLM_PROVIDER": "openai",
+        "MEMORYD_LLM_BASE_URL": srv.base_url,
+        "MEMORYD_LLM_API_KEY": "sk-eval-test-key-000000000000",
+        **extra,
+    }
+
+
 def test_with_passes_the_llm_topics_and_questions_are_read(tmp_path: Path) -> None:
     memories = [*MEMORIES, *(f"Room {n} is booked for the {n}th floor review" for n in range(11)),
                 HIDDEN]  # fmt: skip
@@ -206,21 +216,12 @@ def test_with_passes_the_llm_topics_and_questions_are_read(tmp_path: Path) -> No
     assert plain["recall_at_5"] == 0.0  # the text shares nothing with the message
     with FakeOpenAIServer() as srv:
         srv.responder = llm_answers
-        env = {
-            "MEMORYD_LLM_PROVIDER": "openai",
-            "MEMORYD_LLM_BASE_URL": srv.base_url,
-            "MEMORYD_LLM_API_KEY": "sk-eval-test-key-000000000000",
-        }
-        result = run(tmp_path, *args, "--passes", env=env)
+        result = run(tmp_path, *args, "--passes", env=llm_env(srv))
         asked = [r for r in srv.requests if "questions" in json.dumps(r.get("response_format"))]
     assert by_name(result)["hybrid"]["mrr_at_5"] == 1.0  # its question is the message
-    assert json.loads(result.stdout)["passes"] == {
-        "memories": 20,
-        "tagged": 20,
-        "asked": 20,
-        "judged": 20,
-        "error": None,
-    }  # fmt: skip  (a hosted LLM: the pastime pass runs too)
+    # a hosted LLM: the pastime pass runs too
+    passes = {"memories": 20, "tagged": 20, "asked": 20, "judged": 20, "error": None}
+    assert json.loads(result.stdout)["passes"] == passes
     assert len(asked) == 40  # both questions prompts, every memory
     assert len(srv.requests) == 20 + 40 + 20
 
@@ -228,13 +229,8 @@ def test_with_passes_the_llm_topics_and_questions_are_read(tmp_path: Path) -> No
 def test_passes_that_cannot_reach_the_llm_stop_with_exit_1(tmp_path: Path) -> None:
     with FakeOpenAIServer() as srv:
         srv.responder = lambda request: Reply.error(401, "invalid api key")
-        env = {
-            "MEMORYD_LLM_PROVIDER": "openai",
-            "MEMORYD_LLM_BASE_URL": srv.base_url,
-            "MEMORYD_LLM_API_KEY": "sk-wrong-key-0000000000000000",
-        }
         dataset = write(tmp_path, {"pools": [pool()]})
-        result = run(tmp_path, "--dataset", dataset, "--passes", env=env)
+        result = run(tmp_path, "--dataset", dataset, "--passes", env=llm_env(srv))
     assert result.exit_code == 1, (result.stdout, result.stderr)
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith("error: the topics pass could not run:"), last
@@ -244,12 +240,7 @@ def test_passes_leave_the_pastime_pass_out_where_the_setting_does(tmp_path: Path
     dataset = write(tmp_path, {"pools": [pool()]})
     with FakeOpenAIServer() as srv:
         srv.responder = llm_answers
-        env = {
-            "MEMORYD_LLM_PROVIDER": "openai",
-            "MEMORYD_LLM_BASE_URL": srv.base_url,
-            "MEMORYD_LLM_API_KEY": "sk-eval-test-key-000000000000",
-            "MEMORYD_PASTIME_MEMORIES_PER_RUN": "0",
-        }
+        env = llm_env(srv, MEMORYD_PASTIME_MEMORIES_PER_RUN="0")
         result = run(tmp_path, "--dataset", dataset, "--passes", "--json", env=env)
         kinds = {r["response_format"]["json_schema"]["name"] for r in srv.requests}
     assert result.exit_code == 0, (result.stdout, result.stderr)

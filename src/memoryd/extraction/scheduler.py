@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import and_, case, func, literal, or_, select
 from sqlalchemy.engine import Connection
@@ -25,9 +25,8 @@ from sqlalchemy.engine import Connection
 from memoryd.domain import runtime_settings
 from memoryd.domain.errors import InvalidInput, MemorydError
 from memoryd.domain.interval import parse_interval
+from memoryd.extraction import pastime
 from memoryd.extraction.deps import ExtractionDeps, current_settings
-from memoryd.extraction.pastime import budget as pastime_budget
-from memoryd.extraction.pastime import judge_pastimes
 from memoryd.extraction.pipeline import ExtractionConfig, PairResult, process_pair
 from memoryd.extraction.questions import ask_questions
 from memoryd.extraction.retention import PruneTimer
@@ -280,7 +279,7 @@ def run_extraction(
                     run.skip(result.stopped_by, len(targets) - index)
                 break
         if judge_pastimes is None:
-            judge_pastimes = pastime_budget(md.settings.pastime_memories_per_run, llm.name)
+            judge_pastimes = pastime.budget(md.settings.pastime_memories_per_run, llm.name)
         budgets = (tag_topics, ask_questions, judge_pastimes)
         if any(b > 0 for b in budgets) and not dry_run and not stopped:
             _derive(md, llm, run, budgets, now, (user_id, workspace), heartbeat)
@@ -336,27 +335,21 @@ def _derive(
     if budgets[0] > 0:
         tagging = tag_memories(md.db, llm, limit=budgets[0], now=now(), on_memory=beat, **scope)
         run.memories_tagged += tagging.tagged
-        _count_pass(run, tagging.usage, tagging.error, tagging.tagged, "topics", where)
-        if heartbeat is not None:
-            heartbeat.beat(progress=True)
-        if tagging.unavailable:
+        if not _count_pass(run, tagging, tagging.tagged, "topics", where, heartbeat):
             return
     if budgets[1] > 0:
         asking = ask_questions(
             md.db, llm, md.embedder, limit=budgets[1], now=now(), on_memory=beat, **scope
         )
         run.memories_questioned += asking.asked
-        _count_pass(run, asking.usage, asking.error, asking.asked, "questions", where)
-        if heartbeat is not None:
-            heartbeat.beat(progress=True)
-        if asking.unavailable:
+        if not _count_pass(run, asking, asking.asked, "questions", where, heartbeat):
             return
     if budgets[2] > 0:
-        judging = judge_pastimes(md.db, llm, limit=budgets[2], now=now(), on_memory=beat, **scope)
+        judging = pastime.judge_pastimes(
+            md.db, llm, limit=budgets[2], now=now(), on_memory=beat, **scope
+        )
         run.memories_judged += judging.stored
-        _count_pass(run, judging.usage, judging.error, judging.stored, "pastime", where)
-        if heartbeat is not None:
-            heartbeat.beat(progress=True)
+        _count_pass(run, judging, judging.stored, "pastime", where, heartbeat)
 
 
 _PASS_NAMES = {
@@ -366,16 +359,27 @@ _PASS_NAMES = {
 }
 
 
+class _PassResult(Protocol):
+    """What every per-memory pass reports (topics' Tagging, questions' Asking, pastimes'
+    PassOutcome)."""
+
+    usage: Usage
+    error: str | None
+    unavailable: bool
+
+
 def _count_pass(
     run: Run,
-    usage: Usage,
-    error: str | None,
+    outcome: _PassResult,
     stored: int,
     kind: str,
     where: tuple[int | None, str | None],
-) -> None:
-    """Add a per-memory pass's calls to the run; an LLM error that stopped it is listed
-    with the run's errors (``kind``) and fails nothing: the rest wait for a later run."""
+    heartbeat: Heartbeat | None,
+) -> bool:
+    """Add a per-memory pass's calls to the run and beat; an LLM error that stopped it is
+    listed with the run's errors (``kind``) and fails nothing: the rest wait for a later
+    run. False when the error says every later call would fail too."""
+    usage, error = outcome.usage, outcome.error
     run.llm_calls += usage.calls
     run.llm_calls_failed += usage.failed
     run.prompt_tokens += usage.prompt_tokens
@@ -391,6 +395,9 @@ def _count_pass(
                 "the rest wait for a later run",
             }
         )
+    if heartbeat is not None:
+        heartbeat.beat(progress=True)
+    return not outcome.unavailable
 
 
 def _workspace_id(md: ExtractionDeps, workspace: str | None) -> int | None:

@@ -56,7 +56,7 @@ class PastimeLift:
         known = [i for i, m in enumerate(memories) if m.pastime is not None]
         if not self.weight or len(known) < 2 or not focus:
             return list(scores)
-        answers = np.array([float(bool(memories[i].pastime)) for i in known])
+        answers = np.array([float(memories[i].pastime is True) for i in known])
         spread = float(answers.std())
         if spread == 0 or self.likeness(focus) < self.gate:
             return list(scores)

@@ -46,8 +46,7 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 
 from memoryd.domain import runtime_settings
 from memoryd.domain.errors import MemorydError
-from memoryd.extraction import retention
-from memoryd.extraction.pastime import budget as pastime_budget
+from memoryd.extraction import pastime, retention
 from memoryd.extraction.pipeline import ExtractionConfig
 from memoryd.extraction.runs import get_pair_state
 from memoryd.extraction.scheduler import (
@@ -214,7 +213,7 @@ def defer_tagging(md: Memoryd, app: App) -> bool:
     service's embedder, or asked again with the current prompt, or asked whether it is a
     pastime), unless one is already waiting; True if queued."""
     tagging, asking = md.settings.topic_tags_per_run > 0, md.settings.question_memories_per_run > 0
-    judging = pastime_budget(md.settings.pastime_memories_per_run, provider_name(md)) > 0
+    judging = pastime.budget(md.settings.pastime_memories_per_run, provider_name(md)) > 0
     with md.db.read() as repo:
         now = md.clock()
         waiting = (
