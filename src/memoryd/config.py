@@ -71,14 +71,8 @@ class MemorydSettings(BaseSettings):
     extraction_batch_chats: int = Field(default=16, ge=1, le=100)
     extraction_max_attempts: int = Field(default=5, ge=1)
     extraction_backoff_seconds: float = Field(default=300.0, gt=0)
-    # memories a run tags with topics after its pairs, one LLM call each (0: off)
-    topic_tags_per_run: int = Field(default=50, ge=0)
-    # memories a run asks the questions they answer after tagging, 2 LLM calls each (0: off)
+    # memories a run asks the questions they answer after its pairs, 2 LLM calls each (0: off)
     question_memories_per_run: int = Field(default=50, ge=0)
-    # memories a run asks whether they are pastimes, 1 LLM call each (0: off); unset: 50
-    # with a hosted LLM, 0 with the bundled one (too weak a judge to be worth the call:
-    # docs/reranking.md)
-    pastime_memories_per_run: int | None = Field(default=None, ge=0)
 
     @field_validator("extraction_interval")
     @classmethod

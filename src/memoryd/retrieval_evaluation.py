@@ -20,10 +20,10 @@ counted: "What do you do for fun?" over 7 hobbies is answered in full by any 5),
 least one), MRR@5 (1 / rank of the first relevant memory among the 5, else 0), the turn's
 median and 95th-percentile time, and how many turns fell back to the newest memories
 because the reranker failed. By default the memories are read as first written: the
-background topics and questions passes, which the ``hybrid`` default reads once they have
-run, have not reached them (docs/reranking.md says what they add); given an LLM, both
-passes run over every memory first, as the background would, so the figures are those of
-a user whose memories the passes have reached.
+background questions pass, which the ``hybrid`` default reads once it has run, has not
+reached them (docs/reranking.md says what it adds); given an LLM, the pass runs over every
+memory first, as the background would, so the figures are those of a user whose memories
+it has reached.
 """
 
 from __future__ import annotations
@@ -40,10 +40,7 @@ from memoryd.domain.errors import InvalidContent, InvalidInput, MemorydError
 from memoryd.domain.injection import WORKSPACE_TOP_K
 from memoryd.domain.rules import Limits, normalize_content
 from memoryd.embedding.base import Embedder
-from memoryd.extraction.memory_pass import PassOutcome
-from memoryd.extraction.pastime import judge_pastimes
 from memoryd.extraction.questions import ask_questions
-from memoryd.extraction.topics import tag_memories
 from memoryd.labelled_data import read_items
 from memoryd.llm.base import LLMProvider
 from memoryd.service import Memoryd
@@ -210,13 +207,10 @@ def _turn(raw: Any, where: str, size: int) -> LabelledTurn:
 
 @dataclass(frozen=True)
 class PassesRun:
-    """What the topics, questions and pastime passes did before the turns (``llm``
-    given); ``judged`` is 0 when the pastime pass does not run with that LLM."""
+    """What the questions pass did before the turns (``llm`` given)."""
 
     memories: int
-    tagged: int
     asked: int
-    judged: int
     error: str | None
 
 
@@ -230,11 +224,9 @@ def evaluate_retrieval(
     rerankers: Sequence[str],
     progress: Callable[[str], None] | None = None,
     llm: LLMProvider | None = None,
-    pastimes: bool = False,
 ) -> tuple[list[RerankerReport], PassesRun | None]:
     """Each reranker's turns over the pools, on one temporary SQLite database, after the
-    topics and questions passes when ``llm`` is given (and with ``pastimes`` the pastime
-    pass; with what they did). Raises
+    questions pass when ``llm`` is given (with what it did). Raises
     InvalidInput for an unknown reranker or one its settings cannot build, and
     PassesFailed when the LLM cannot run the passes at all."""
     from memoryd.plugins import pick, reranker_factories  # plugins load on first use
@@ -249,7 +241,7 @@ def evaluate_retrieval(
             total = sum(len(p.memories) for p in pools)
             if progress:
                 progress(f"{total} memories stored")
-            passes = None if llm is None else _run_passes(md, llm, total, pastimes, progress)
+            passes = None if llm is None else _run_passes(md, llm, total, progress)
         reports = []
         for name, reranker in built.items():
             with Memoryd(url, embedder=embedder, reranker=reranker, limits=limits) as md:
@@ -282,32 +274,20 @@ def _run_passes(
     md: Memoryd,
     llm: LLMProvider,
     total: int,
-    pastimes: bool,
     progress: Callable[[str], None] | None,
 ) -> PassesRun:
-    """Topics, then questions, then (with ``pastimes``) pastimes, for the ``total``
-    memories stored, as the background passes would."""
+    """The questions pass for the ``total`` memories stored, as the background would."""
     done = [0]
-    answers = (3 if pastimes else 2) * total
 
     def tick() -> None:
         done[0] += 1
         if progress and done[0] % 25 == 0:
-            progress(f"passes: {done[0]} of {answers} memory answers")
+            progress(f"questions pass: {done[0]} of {total} memories")
 
-    tagging = tag_memories(md.db, llm, limit=total, now=md.clock(), on_memory=tick)
-    if tagging.unavailable:
-        raise PassesFailed(f"the topics pass could not run: {tagging.error}")
     asking = ask_questions(md.db, llm, md.embedder, limit=total, now=md.clock(), on_memory=tick)
     if asking.unavailable:
         raise PassesFailed(f"the questions pass could not run: {asking.error}")
-    judging = PassOutcome()
-    if pastimes:
-        judging = judge_pastimes(md.db, llm, limit=total, now=md.clock(), on_memory=tick)
-        if judging.unavailable:
-            raise PassesFailed(f"the pastime pass could not run: {judging.error}")
-    error = tagging.error or asking.error or judging.error
-    return PassesRun(total, tagging.tagged, asking.asked, judging.stored, error)
+    return PassesRun(total, asking.asked, asking.error)
 
 
 def _run_turns(

@@ -16,7 +16,6 @@ from typing import Any
 from memoryd.domain.errors import DuplicateMemory, NotFound, ScopeFull
 from memoryd.domain.models import Actor, AuditAction, Memory, Scope, Source
 from memoryd.domain.rules import KEEP, Keep, Limits, content_key, is_row_id, scope_label
-from memoryd.domain.topics import encode as encode_topics
 
 __all__ = ["KEEP", "Keep", "MemoryStore", "audit_view"]
 from memoryd.storage.questions import question_columns
@@ -48,13 +47,11 @@ class MemoryStore:
         expires_at: datetime | None = None,
         source: Source | None = None,
         run_id: str | None = None,
-        topics: Sequence[str] | None = None,
     ) -> Memory:
         """Create a memory: ownership, exact duplicates and the scope limit, then audit.
 
         ``source`` and ``run_id`` default to the actor's (an accepted suggestion keeps
-        the extraction run it came from while the user is the one who wrote it).
-        ``topics`` None leaves the memory for the background tagging pass."""
+        the extraction run it came from while the user is the one who wrote it)."""
         self.require_user(repo, user_id, lock=True)
         workspace_id = self.require_workspace(repo, slug) if slug else None
         key = content_key(text)
@@ -78,7 +75,6 @@ class MemoryStore:
                 **vector_columns(vector, self.embedder_name()),
                 "expires_at": expires_at,
                 "run_id": run_id or actor.run_id,
-                "topics": encode_topics(topics),
             }
         )
         created = repo.get_memory(memory_id)
@@ -126,9 +122,7 @@ class MemoryStore:
                 content=text,
                 content_key=content_key(text),
                 **vector_columns(vector, self.embedder_name()),
-                topics=None,  # new words: tagged again by the background pass
-                pastime=None,  # and judged again
-                **question_columns(None),  # and asked about again
+                **question_columns(None),  # new words: asked about again
             )
         if expires_at is not KEEP:
             revived = before.is_expired(now) and (expires_at is None or expires_at > now)
@@ -205,7 +199,5 @@ def audit_view(memory: Memory | None) -> dict[str, Any] | None:
         return None
     view = memory.to_dict()
     view.pop("last_used_at", None)
-    view.pop("topics", None)  # derived from the text, like the vector
-    view.pop("pastime", None)
-    view.pop("questions", None)
+    view.pop("questions", None)  # derived from the text, like the vector
     return view

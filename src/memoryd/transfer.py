@@ -24,19 +24,14 @@ Only ``content`` is required, so people can write lines by hand
 without a scope it is a workspace memory when it names a workspace and global otherwise,
 its source defaults to ``import`` and its times to the moment of the import.
 
-A memory line carries ``topics`` (keys of ``memoryd.domain.topics``) once the background
-pass has tagged the memory, so a moved user's memories need no tagging again; a line
-without it (an older file, a hand-written line) imports untagged, except that a line
-updating one of the user's memories with the very same text keeps the topics it has.
-``pastime`` (``memoryd.extraction.pastime``: an LLM's yes/no, "does it say what the person
-does for fun?") travels the same way.
-Its ``questions`` (``memoryd.extraction.questions``: what the memory answers, one LLM
-call each to write) travel the same way: an import embeds them with the memory's text, so
-a moved user's memories are not asked again; a line without them imports unasked, or
-keeps the questions of one of the user's memories with the very same text. With them
-goes ``question_prompt``, the version of the prompt that wrote them: a line with
-questions and without it (a file exported before migration 0018, a hand-written line)
-counts as version 1, so the questions pass asks that memory again with the current
+A memory line carries its ``questions`` (``memoryd.extraction.questions``: what the memory
+answers, LLM calls to write) once the background pass has asked: an import embeds them with
+the memory's text, so a moved user's memories are not asked again; a line without them
+imports unasked, or keeps the questions of one of the user's memories with the very same
+text. ``topics`` and ``pastime``, which files exported before migration 0023 carry, are
+ignored. With them goes ``question_prompt``, the version of the prompt that wrote them: a
+line with questions and without it (a file exported before migration 0018, a hand-written
+line) counts as version 1, so the questions pass asks that memory again with the current
 prompt once nothing else waits; a ``question_prompt`` without questions is refused.
 
 An import is planned before it costs anything: the lines are parsed and the resulting
@@ -61,8 +56,6 @@ from memoryd.domain.models import Actor, AuditAction, Memory, Scope, Source
 from memoryd.domain.results import ImportResult as ImportResult  # re-exported: it was defined here
 from memoryd.domain.results import Preferences
 from memoryd.domain.rules import content_key, normalize_content, resolve_scope, scope_label
-from memoryd.domain.topics import encode as encode_topics
-from memoryd.domain.topics import parse_keys as parse_topics
 from memoryd.embedding.base import embed_memories
 from memoryd.extraction.questions import parse_prompt
 from memoryd.extraction.questions import parse_stored as parse_questions
@@ -118,10 +111,6 @@ def memory_line(memory: Memory, question_prompt: int | None = None) -> str:
     }
     if memory.expires_at is not None:  # optional: lines without it never expire
         record["expires_at"] = memory.expires_at.isoformat()
-    if memory.topics is not None:  # optional: lines without it import untagged
-        record["topics"] = list(memory.topics)
-    if memory.pastime is not None:  # optional: lines without it import unasked
-        record["pastime"] = memory.pastime
     if memory.questions is not None:  # optional: lines without it import unasked
         record["questions"] = list(memory.questions)
         record["question_prompt"] = question_prompt or 1
@@ -160,8 +149,6 @@ class _Record:
     last_used_at: datetime | None
     source_chat_ids: list[int]
     expires_at: datetime | None = None
-    topics: tuple[str, ...] | None = None  # None: the line has none
-    pastime: bool | None = None  # None: the line has none
     questions: tuple[str, ...] | None = None  # None: the line has none
     question_prompt: int = 1  # the version of the prompt that wrote them
 
@@ -169,7 +156,7 @@ class _Record:
 def _derived(
     value: Any, line: int, parse: Callable[[Any], tuple[str, ...]]
 ) -> tuple[str, ...] | None:
-    """A line's topics or questions (None when it has none), or InvalidInput naming it."""
+    """A line's questions (None when it has none), or InvalidInput naming it."""
     if value is None:
         return None
     try:
@@ -322,18 +309,9 @@ def _record(data: dict[str, Any], line: int) -> _Record:
         last_used_at=_time(data.get("last_used_at"), "last_used_at", line, optional=True),
         source_chat_ids=chats,
         expires_at=_expiry(data.get("expires_at"), line),
-        topics=_derived(data.get("topics"), line, parse_topics),
-        pastime=_pastime(data.get("pastime"), line),
         questions=questions,
         question_prompt=prompt or 1,
     )
-
-
-def _pastime(value: Any, line: int) -> bool | None:
-    """A line's pastime answer: true, false, or none (null or absent)."""
-    if value is None or isinstance(value, bool):
-        return value
-    raise InvalidInput(f"line {line}: pastime must be true, false or null")
 
 
 def _plan_counts(
@@ -459,10 +437,6 @@ def import_lines(
                 "expires_at": record.expires_at,
             }
             before = repo.get_memory(memory_id) if mine and memory_id else None
-            if record.topics is not None or before is None or before.content != record.content:
-                values["topics"] = encode_topics(record.topics)
-            if record.pastime is not None or before is None or before.content != record.content:
-                values["pastime"] = record.pastime
             if record.questions is not None or before is None or before.content != record.content:
                 values.update(
                     question_columns(

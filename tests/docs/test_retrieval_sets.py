@@ -131,54 +131,9 @@ def test_the_second_reading_covers_the_test_split_once() -> None:
         assert all(0 <= i < 20 for i in row["relevant"]), row["id"]
 
 
-def test_the_shipped_answer_bank_comes_from_dev_only() -> None:
-    from memoryd.rerank.answer_bank import FILE, read_bank
-
-    bank = read_bank((DATA.parents[1] / "src" / "memoryd" / "data" / FILE).read_bytes())
-    labelled = splits("persona_retrieval_labelled.json")
-    dev = sum(len(p["queries"]) for p in labelled["dev"])
-    assert len(bank.questions) == dev != sum(len(p["queries"]) for p in labelled["test"])
-
-
-def test_an_answer_direction_is_fitted_to_tell_the_labelled_answers_apart(
-    embedder: Any,
-) -> None:
-    """bench/build_answer_bank.py fits each example's direction on the labelled pools of
-    its neighbouring questions; a memory it never saw, of the kind labelled relevant,
-    lands further along it than one of the kind that was not."""
-    import numpy as np
-
-    spec = importlib.util.spec_from_file_location(
-        "build_answer_bank", DATA.parent / "build_answer_bank.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    jobs = ["I am a nurse.", "I work as a plumber.", "I teach high school math."]
-    other = ["I love pizza.", "My favorite color is green.", "I was born in Ohio."]
-    pools = [
-        {
-            "memories": [jobs[i], other[i], other[(i + 1) % 3]],
-            "queries": [{"message": message, "relevant": [0]}],
-        }
-        for i, message in enumerate(
-            ["What do you do for a living?", "So what do you do for work?", "What is your job?"]
-        )
-    ]
-    bank, examples = module.bank_rows(embedder, pools)
-    assert examples.labels.sum() == 3 and bank.directions.shape == bank.questions.shape
-    unseen = np.stack(embedder.embed(["I am an accountant.", "I like to eat tacos."]))
-    (message,) = embedder.embed(["What do you do for a living?"])
-    best = bank.nearest(message)
-    assert best is not None
-    along = unseen @ bank.directions[best]
-    assert along[0] > along[1]
-
-
 def test_the_eval_sample_is_what_its_script_builds_from_the_labelled_test_split() -> None:
     """``memoryd eval retrieval``'s bundled sample: the hand-written set and test pools
-    only (the shipped answer bank is fitted on dev), with their labels unchanged."""
+    only, with their labels unchanged."""
     root = DATA.parents[1]
     spec = importlib.util.spec_from_file_location(
         "build_retrieval_sample", root / "scripts" / "build_retrieval_sample.py"

@@ -140,9 +140,8 @@ def retrieval(
         bool,
         typer.Option(
             "--passes",
-            help="first run the topics and questions passes with the LLM over every memory,"
-            " and the pastime pass where the configuration would run it (slow with the"
-            " bundled model: about 15 s a memory on 2 cores)",
+            help="first run the questions pass with the LLM over every memory (slow with"
+            " the bundled model: about 10 s a memory on 2 cores)",
         ),
     ] = False,
     provider: Annotated[
@@ -162,7 +161,6 @@ def retrieval(
     its queries, each a message, its history and the indexes of its relevant memories
     (the format is in docs/reranking.md).
     """
-    from memoryd.extraction.pastime import budget
     from memoryd.llm.builtin import make_provider
     from memoryd.retrieval_evaluation import PassesFailed, evaluate_retrieval, load_retrieval_set
 
@@ -175,8 +173,7 @@ def retrieval(
         turns = sum(len(p.turns) for p in pools)
         pooled = f"{len(pools)} pool{'s' if len(pools) != 1 else ''}"
         note(f"{turns} turns over {pooled} from {source}; rerankers {', '.join(names)}")
-        judge = llm is not None and budget(settings.pastime_memories_per_run, llm.name) > 0
-        reports, ran = evaluate_retrieval(pools, shared_embedder(), names, note, llm, judge)
+        reports, ran = evaluate_retrieval(pools, shared_embedder(), names, note, llm)
     except PassesFailed as exc:
         fail(str(exc), EXIT_FAILURE)
     except MemorydError as exc:
@@ -197,8 +194,7 @@ def retrieval(
             _print_misses(name, rows)
     if ran is not None:
         note(
-            f"passes: topics for {ran.tagged}, questions for {ran.asked}, pastimes for"
-            f" {ran.judged} of {ran.memories} memories"
+            f"questions pass: {ran.asked} of {ran.memories} memories asked"
             + (f"; the first LLM error: {ran.error}" if ran.error else "")
         )
     _check_fallbacks(summaries)

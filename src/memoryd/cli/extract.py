@@ -64,35 +64,15 @@ def extract(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Call the LLM but write nothing; print the plan.")
     ] = False,
-    tag_topics: Annotated[
-        int | None,
-        typer.Option(
-            "--tag-topics",
-            metavar="N",
-            min=0,
-            help="After the pairs, tag up to N untagged memories with topics, one LLM call "
-            "each (default: MEMORYD_TOPIC_TAGS_PER_RUN, 50; 0: none).",
-        ),
-    ] = None,
     ask_questions: Annotated[
         int | None,
         typer.Option(
             "--ask-questions",
             metavar="N",
             min=0,
-            help="Then ask up to N memories the questions they answer, two LLM calls each "
+            help="After the pairs, ask up to N memories the questions they answer, two LLM "
+            "calls each "
             "(default: MEMORYD_QUESTION_MEMORIES_PER_RUN, 50; 0: none).",
-        ),
-    ] = None,
-    pastimes: Annotated[
-        int | None,
-        typer.Option(
-            "--pastimes",
-            metavar="N",
-            min=0,
-            help="Then ask up to N memories whether they say what the person does for fun, "
-            "one LLM call each (default: MEMORYD_PASTIME_MEMORIES_PER_RUN; unset, 50 with a "
-            "hosted LLM and none with the bundled model; 0: none).",
         ),
     ] = None,
     db: DbOption = None,
@@ -101,14 +81,12 @@ def extract(
     """Extract memories from unprocessed chats now: every due pair, or one pair.
 
     Naming a pair (--user and --workspace) also retries it when it is parked. Then the
-    run tags memories that have no topics yet (the pair's user's, or anyone's), asks
-    memories not asked yet for the questions they answer, then whether they are pastimes;
-    a dry run does none of these.
+    run asks memories not asked yet (the pair's user's, or anyone's) for the questions
+    they answer; a dry run does not.
     """
     if (user is None) != (workspace is None):
         raise InvalidInput("give both --user and --workspace, or neither")
     with open_memoryd(db) as md:
-        budget = md.settings.topic_tags_per_run if tag_topics is None else tag_topics
         asking = md.settings.question_memories_per_run if ask_questions is None else ask_questions
         names = {u.id: u.name for u in md.list_users()}
         results: list[PairResult] = []
@@ -126,8 +104,7 @@ def extract(
             owner = find_user(md, user)
             md.extract(
                 owner.id, workspace, force=force, dry_run=dry_run, on_pair=progress,
-                on_pair_start=starting, tag_topics=budget, ask_questions=asking,
-                judge_pastimes=pastimes,
+                on_pair_start=starting, ask_questions=asking,
             )  # fmt: skip
             run = md.extraction_runs(1)[0] if not dry_run else None
         else:
@@ -135,7 +112,7 @@ def extract(
                 note("looking for due pairs...")
             run = md.extract(
                 force=force, dry_run=dry_run, on_pair=progress, on_pair_start=starting,
-                tag_topics=budget, ask_questions=asking, judge_pastimes=pastimes,
+                ask_questions=asking,
             )  # fmt: skip
     if dry_run:
         run = None  # never stored: no id that `memoryd runs` would not know
@@ -157,8 +134,8 @@ def extract(
             echo(_run_summary(run))
         if not results:
             echo("no pair is due")
-    background = ("topics", "questions", "pastime")  # passes whose errors fail nothing
-    stopped = [e["error"] for e in run.errors if e.get("kind") in background] if run else []
+    # the questions pass's errors fail nothing
+    stopped = [e["error"] for e in run.errors if e.get("kind") == "questions"] if run else []
     if not as_json:
         for error in stopped:
             note(f"warning: {error}")
@@ -196,13 +173,11 @@ def _dry_run_summary(results: list[PairResult]) -> str:
 
 def _run_summary(run: Run) -> str:
     skipped = ", ".join(f"{n} {reason}" for reason, n in sorted(run.skipped_reasons.items()))
-    judged = f", {run.memories_judged} asked whether pastimes" if run.memories_judged else ""
     return (
         f"run {run.id[:8]}: {run.pairs_seen} pair(s) seen, {run.pairs_processed} processed, "
         f"{run.pairs_skipped} skipped{f' ({skipped})' if skipped else ''}; "
         f"{run.memories_created} created, {run.memories_updated} updated, "
-        f"{run.chats_processed} chats, {run.memories_tagged} tagged with topics, "
-        f"{run.memories_questioned} asked for questions{judged}; "
+        f"{run.chats_processed} chats, {run.memories_questioned} asked for questions; "
         f"{calls_text(run.llm_calls, run.llm_calls_failed)}, "
         f"{run.prompt_tokens}+{run.completion_tokens} tokens; status {run.status} "
         f"({run.pairs_failed} pair(s) failed, {run.facts_dropped} fact(s) dropped, "
@@ -386,7 +361,7 @@ def _runs_table(history: list[Run], width: int) -> Table:
         rows += [
             ("LLM calls", True, lambda r: calls_text(r.llm_calls, r.llm_calls_failed, unit=False)),
             ("tokens", True, lambda r: f"{r.prompt_tokens}+{r.completion_tokens}"),
-            ("tagged", True, lambda r: str(r.memories_tagged)),
+            ("asked", True, lambda r: str(r.memories_questioned)),
         ]
     table = Table(
         title="Extraction runs (times in UTC)",

@@ -41,8 +41,6 @@ from memoryd.cli.common import (
 from memoryd.domain.errors import InvalidInput, InvalidScope
 from memoryd.domain.models import Memory, Scope
 from memoryd.domain.rules import scope_label
-from memoryd.domain.topics import in_words as topics_in_words
-from memoryd.extraction.pastime import in_words as pastime_in_words
 from memoryd.extraction.questions import in_words as questions_in_words
 from memoryd.service import Memoryd
 from memoryd.store import KEEP
@@ -242,7 +240,7 @@ def edit(
 def show(
     user: UserOption, memory_id: IdArgument, db: DbOption = None, as_json: JsonOption = False
 ) -> None:
-    """One memory in full: its origin, source chats, expiry, topics, questions and history.
+    """One memory in full: its origin, source chats, expiry, questions and history.
 
     Topics and the questions the memory answers are written by the background pass
     after extraction runs."""
@@ -275,8 +273,6 @@ def show(
         f"updated {memory.updated_at.isoformat(timespec='seconds')}, "
         f"last used {used}",
         f"expires: {expires or 'never'}",
-        f"topics: {topics_in_words(memory.topics)}",
-        f"a pastime: {pastime_in_words(memory.pastime)}",
         f"questions: {questions_in_words(memory.questions)}",
     ]
     for chat in detail.source_chats:

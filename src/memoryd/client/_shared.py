@@ -185,13 +185,11 @@ def memory_of(data: Mapping[str, Any]) -> Memory:
         source_chat_ids=tuple(data.get("source_chat_ids", ())),
         expires_at=_when(data.get("expires_at")),
         run_id=data.get("run_id"),
-        topics=_topics(data.get("topics")),
-        pastime=data.get("pastime"),
-        questions=_topics(data.get("questions")),
+        questions=_questions(data.get("questions")),
     )
 
 
-def _topics(value: list[str] | None) -> tuple[str, ...] | None:  # or questions
+def _questions(value: list[str] | None) -> tuple[str, ...] | None:
     return None if value is None else tuple(value)
 
 

@@ -123,10 +123,6 @@ class Memory:
     embedder: str | None = field(default=None, repr=False, compare=False)
     expires_at: datetime | None = None
     run_id: str | None = None  # the extraction run that created it
-    # keys of memoryd.domain.topics; None until the background pass tags it
-    topics: tuple[str, ...] | None = None
-    # an LLM's yes/no: does it say what the person does for fun? None until asked
-    pastime: bool | None = None
     # questions an LLM wrote that the memory answers; None until the background pass asks
     questions: tuple[str, ...] | None = None
     # their vectors (one row per question) and the embedder that made them
@@ -152,8 +148,6 @@ class Memory:
             "source_chat_ids": list(self.source_chat_ids),
             "expires_at": self.expires_at.isoformat() if self.expires_at else None,
             "run_id": self.run_id,
-            "topics": list(self.topics) if self.topics is not None else None,
-            "pastime": self.pastime,
             "questions": list(self.questions) if self.questions is not None else None,
         }
 

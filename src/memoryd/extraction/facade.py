@@ -39,9 +39,7 @@ class ExtractionFacade:
         on_pair: ProgressCallback | None = ...,
         on_pair_start: StartCallback | None = ...,
         on_start: RunCallback | None = ...,
-        tag_topics: int = ...,
         ask_questions: int = ...,
-        judge_pastimes: int | None = ...,
     ) -> PairResult: ...
 
     @overload
@@ -56,9 +54,7 @@ class ExtractionFacade:
         on_pair: ProgressCallback | None = ...,
         on_pair_start: StartCallback | None = ...,
         on_start: RunCallback | None = ...,
-        tag_topics: int = ...,
         ask_questions: int = ...,
-        judge_pastimes: int | None = ...,
     ) -> Run: ...
 
     def extract(
@@ -72,24 +68,17 @@ class ExtractionFacade:
         on_pair: ProgressCallback | None = None,
         on_pair_start: StartCallback | None = None,
         on_start: RunCallback | None = None,
-        tag_topics: int = 0,
         ask_questions: int = 0,
-        judge_pastimes: int | None = None,
     ) -> PairResult | Run:
         """Extract memories now: one pair (returns its PairResult) or all due pairs (a Run).
 
         ``force`` ignores the idle threshold and the message minimum; naming a pair also
         retries it when parked. ``dry_run`` writes nothing and lists what would change.
         ``on_start(run)`` is called once the run is stored as running, before any pair.
-        ``tag_topics`` tags up to that many untagged memories with conversation topics
-        after the pairs (one LLM call each; those of the named pair's user, or anyone's);
-        the background scheduler passes the ``topic_tags_per_run`` setting.
         ``ask_questions`` then asks up to that many memories not asked yet (then those
-        an older prompt asked) for the questions they answer (two LLM calls each, one
-        per prompt; ``question_memories_per_run``). ``judge_pastimes`` then asks up to
-        that many memories not asked yet whether they say what the person does for fun
-        (one LLM call each; None: the ``pastime_memories_per_run`` setting, or when unset
-        50 with a hosted LLM and none with the bundled model).
+        an older prompt asked) for the questions they answer, after the pairs (two LLM
+        calls each, one per prompt; those of the named pair's user, or anyone's); the
+        background scheduler passes the ``question_memories_per_run`` setting.
         """
         from memoryd.domain.errors import InvalidInput
         from memoryd.extraction.scheduler import run_extraction
@@ -106,8 +95,7 @@ class ExtractionFacade:
         run = run_extraction(
             self._deps(), provider=provider, user_id=user_id, workspace=workspace,
             force=force, dry_run=dry_run, on_pair=collect, on_pair_start=on_pair_start,
-            on_start=on_start, tag_topics=tag_topics, ask_questions=ask_questions,
-            judge_pastimes=judge_pastimes,
+            on_start=on_start, ask_questions=ask_questions,
         )  # fmt: skip
         return results[0] if user_id is not None else run
 

@@ -1,9 +1,9 @@
 """LLM calls per memory, the way the background passes that derive data from a memory's
-text (topics, questions) make them.
+text (the questions pass; a plugin's) make them.
 
-Both passes walk a list of memories, oldest first, and ask the extraction LLM about each
-under a JSON schema, with one prompt (topics) or several (questions: one call per prompt,
-in order). The LLM reads each memory in the user's own words ("The user runs a dog
+A pass walks a list of memories, oldest first, and asks the extraction LLM about each
+under a JSON schema, with one prompt or several (questions: one call per prompt, in
+order). The LLM reads each memory in the user's own words ("The user runs a dog
 school." as "I run a dog school.", ``memoryd.domain.perspective``): the prompts' examples
 are written so, and they were measured on such facts (BENCHMARKS.md, rounds 6 to 14).
 What they do with answers and failures is the same, so it is here once: a

@@ -4,7 +4,7 @@ A question and its answer are far apart for a sentence embedder, so the reranker
 compares a turn's message with up to 6 questions an LLM wrote for each memory
 ("doc2query"; BENCHMARKS.md, "Retrieval quality", rounds 8 to 10: +0.012 recall@5 on the
 labelled test, nothing lost on the hand-written set). Extraction runs, after their
-topic-tagging pass, ask the extraction LLM about each memory not asked yet, oldest first,
+pairs, ask the extraction LLM about each memory not asked yet, oldest first,
 up to a budget (``run_extraction(..., ask_questions=N)``; the
 ``question_memories_per_run`` setting), and embed the questions with the service's
 embedder at once. Each memory is asked twice, once per prompt of ``PROMPTS`` (3
@@ -17,7 +17,7 @@ imports them): changing their words means measuring again, and a new version
 older one asked again: after every memory never asked, within the same budget, oldest
 first; until then they keep their questions, and a new ask that yields none keeps them.
 
-The rules are topics' (``memoryd.extraction.memory_pass``, the loop both passes share):
+The rules are ``memoryd.extraction.memory_pass``'s (the loop of per-memory passes):
 an answer that is not JSON of the schema, or holds no usable question, gives none, and a
 memory both of whose answers give none is stored as "no questions" (``[]``) so it is not
 asked about again until its text changes; an LLM error on either call leaves it unasked

@@ -96,9 +96,7 @@ class Run:
     pairs_failed: int = 0
     facts_dropped: int = 0
     facts_not_stored: int = 0
-    memories_tagged: int = 0  # given topics by the run's tagging pass (extraction.topics)
     memories_questioned: int = 0  # given questions by its questions pass (extraction.questions)
-    memories_judged: int = 0  # answered by its pastime pass (extraction.pastime)
     heartbeat_at: datetime | None = None  # the run's last sign of life
     alive_until: datetime | None = None  # past this with no heartbeat: interrupted
 

@@ -4,8 +4,8 @@ A (user, workspace) pair is due when it has at least the minimum of unprocessed 
 messages, its newest chat is older than the idle threshold, and it is neither waiting out
 a backoff nor parked. ``due_pairs`` is the single SQL query that decides this (it reads
 the partial index ``ix_chats_unprocessed``). ``run_extraction`` processes pairs with
-``process_pair``, then tags memories with topics (``memoryd.extraction.topics``) when
-given a budget, and stores the run's history; ``ExtractionScheduler`` repeats it every
+``process_pair``, then asks the questions memories answer (``memoryd.extraction.questions``)
+when given a budget, and stores the run's history; ``ExtractionScheduler`` repeats it every
 ``MEMORY_EXTRACTION_INTERVAL`` in a daemon thread, obeying the run-time switches, and
 on its ticks purges expired memories and (at most once an hour) old run history.
 """
@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Any
 
 from sqlalchemy import and_, case, func, literal, or_, select
 from sqlalchemy.engine import Connection
@@ -25,7 +25,6 @@ from sqlalchemy.engine import Connection
 from memoryd.domain import runtime_settings
 from memoryd.domain.errors import InvalidInput, MemorydError
 from memoryd.domain.interval import parse_interval
-from memoryd.extraction import pastime
 from memoryd.extraction.deps import ExtractionDeps, current_settings
 from memoryd.extraction.pipeline import ExtractionConfig, PairResult, process_pair
 from memoryd.extraction.questions import ask_questions
@@ -38,9 +37,7 @@ from memoryd.extraction.runs import (
     stale_after,
     start_run,
 )
-from memoryd.extraction.topics import tag_memories
 from memoryd.llm.base import LLMConfigError, LLMProvider, LLMUnreachable
-from memoryd.llm.json_output import Usage
 from memoryd.storage.tables import CHAT_UNPROCESSED, chats, extraction_pairs, workspaces
 
 # Skip reasons of the pairs a run left alone after the provider refused its settings, or
@@ -180,10 +177,8 @@ def run_extraction(
     on_pair: ProgressCallback | None = None,
     on_pair_start: StartCallback | None = None,
     on_start: RunCallback | None = None,
-    tag_topics: int = 0,
     ask_questions: int = 0,
     extract_pairs: bool = True,
-    judge_pastimes: int | None = None,
 ) -> Run:
     """One extraction run: one named pair, or every due pair; its history is stored.
 
@@ -193,16 +188,11 @@ def run_extraction(
     Ctrl-C that stops it is stored as status ``interrupted``, with the reason.
     ``on_start`` is called once the run is stored (listed as running), before any pair.
 
-    After the pairs, the run tags up to ``tag_topics`` untagged memories with topics
-    (``memoryd.extraction.topics``): the named pair's user's globals and workspace's
+    After the pairs, the run asks the questions up to ``ask_questions`` memories answer
+    (``memoryd.extraction.questions``): the named pair's user's globals and workspace's
     memories, or anyone's. Not on a dry run, nor after the LLM was found unavailable,
-    nor while ``memory_enabled`` is off. Then it asks the questions up to
-    ``ask_questions`` memories answer (``memoryd.extraction.questions``), on the same
-    terms (not after the tagging pass found the LLM unavailable), then whether up to
-    ``judge_pastimes`` memories are pastimes (``memoryd.extraction.pastime``; None: the
-    ``pastime_memories_per_run`` setting, or when unset 50 with a hosted LLM and none with
-    the bundled model), on the same terms.
-    ``extract_pairs=False`` runs only those passes (the queue workers' tagging job).
+    nor while ``memory_enabled`` is off.
+    ``extract_pairs=False`` runs only that pass (the queue workers' questions job).
     """
     now = clock or md.clock
     cfg = config or ExtractionConfig.from_settings(md.settings)
@@ -278,11 +268,8 @@ def run_extraction(
                 if index < len(targets):
                     run.skip(result.stopped_by, len(targets) - index)
                 break
-        if judge_pastimes is None:
-            judge_pastimes = pastime.budget(md.settings.pastime_memories_per_run, llm.name)
-        budgets = (tag_topics, ask_questions, judge_pastimes)
-        if any(b > 0 for b in budgets) and not dry_run and not stopped:
-            _derive(md, llm, run, budgets, now, (user_id, workspace), heartbeat)
+        if ask_questions > 0 and not dry_run and not stopped:
+            _derive(md, llm, run, ask_questions, now, (user_id, workspace), heartbeat)
     except BaseException as exc:
         run.interrupt(exc, at)
         raise
@@ -315,71 +302,27 @@ def _derive(
     md: ExtractionDeps,
     llm: LLMProvider,
     run: Run,
-    budgets: tuple[int, int, int],
+    budget: int,
     now: Callable[[], datetime],
     where: tuple[int | None, str | None],
     heartbeat: Heartbeat | None,
 ) -> None:
-    """The run's background passes over memories: topics for up to ``budgets[0]``, then
-    questions for up to ``budgets[1]``, then pastimes for up to ``budgets[2]`` (none
-    once a pass found the LLM unavailable), of ``where``'s user (with their workspace) or
-    anyone's. Each is counted in the run's calls and tokens; an LLM error that stops one
-    is listed with the run's errors (kind ``topics``, ``questions`` or ``pastime``) and
-    fails nothing. With the master switch
-    ``memory_enabled`` off, nothing is sent to the LLM."""
+    """The run's background pass over memories: questions for up to ``budget`` of
+    ``where``'s user (with their workspace) or anyone's, counted in the run's calls and
+    tokens; an LLM error that stops it is listed with the run's errors (kind
+    ``questions``) and fails nothing. With the master switch ``memory_enabled`` off,
+    nothing is sent to the LLM."""
     if not current_settings(md)[runtime_settings.MEMORY_ENABLED.key]:
         return
     user_id, workspace = where
     scope: dict[str, Any] = {"user_id": user_id, "workspace_id": _workspace_id(md, workspace)}
     beat = heartbeat.beat if heartbeat else None
-    if budgets[0] > 0:
-        tagging = tag_memories(md.db, llm, limit=budgets[0], now=now(), on_memory=beat, **scope)
-        run.memories_tagged += tagging.tagged
-        if not _count_pass(run, tagging, tagging.tagged, "topics", where, heartbeat):
-            return
-    if budgets[1] > 0:
-        asking = ask_questions(
-            md.db, llm, md.embedder, limit=budgets[1], now=now(), on_memory=beat, **scope
-        )
-        run.memories_questioned += asking.asked
-        if not _count_pass(run, asking, asking.asked, "questions", where, heartbeat):
-            return
-    if budgets[2] > 0:
-        judging = pastime.judge_pastimes(
-            md.db, llm, limit=budgets[2], now=now(), on_memory=beat, **scope
-        )
-        run.memories_judged += judging.stored
-        _count_pass(run, judging, judging.stored, "pastime", where, heartbeat)
-
-
-_PASS_NAMES = {
-    "topics": "topic tagging",
-    "questions": "asking memories' questions",
-    "pastime": "asking which memories are pastimes",
-}
-
-
-class _PassResult(Protocol):
-    """What every per-memory pass reports (topics' Tagging, questions' Asking, pastimes'
-    PassOutcome)."""
-
-    usage: Usage
-    error: str | None
-    unavailable: bool
-
-
-def _count_pass(
-    run: Run,
-    outcome: _PassResult,
-    stored: int,
-    kind: str,
-    where: tuple[int | None, str | None],
-    heartbeat: Heartbeat | None,
-) -> bool:
-    """Add a per-memory pass's calls to the run and beat; an LLM error that stopped it is
-    listed with the run's errors (``kind``) and fails nothing: the rest wait for a later
-    run. False when the error says every later call would fail too."""
-    usage, error = outcome.usage, outcome.error
+    asking = ask_questions(
+        md.db, llm, md.embedder, limit=budget, now=now(), on_memory=beat, **scope
+    )
+    run.memories_questioned += asking.asked
+    stored = asking.asked
+    usage, error = asking.usage, asking.error
     run.llm_calls += usage.calls
     run.llm_calls_failed += usage.failed
     run.prompt_tokens += usage.prompt_tokens
@@ -388,16 +331,15 @@ def _count_pass(
         done = f"{stored} memor{'y' if stored == 1 else 'ies'}"
         run.errors.append(
             {
-                "kind": kind,
+                "kind": "questions",
                 "user_id": where[0],
                 "workspace": where[1],
-                "error": f"{_PASS_NAMES[kind]} stopped after {done}: {error}; "
+                "error": f"asking memories' questions stopped after {done}: {error}; "
                 "the rest wait for a later run",
             }
         )
     if heartbeat is not None:
         heartbeat.beat(progress=True)
-    return not outcome.unavailable
 
 
 def _workspace_id(md: ExtractionDeps, workspace: str | None) -> int | None:
@@ -443,9 +385,8 @@ class ExtractionScheduler:
     """Runs extraction every interval in a daemon thread, in this process.
 
     ``tick()`` is one scheduled run (skipped while ``memory_enabled`` or
-    ``memory_auto_extraction`` is off), tagging up to ``topic_tags_per_run`` memories
-    with topics and asking ``question_memories_per_run`` memories' questions after its
-    pairs; ``start()``/``stop()`` run ticks in the background.
+    ``memory_auto_extraction`` is off), asking ``question_memories_per_run`` memories'
+    questions after its pairs; ``start()``/``stop()`` run ticks in the background.
     Every tick first purges expired memories and, at most once an hour, prunes run
     history older than ``run_retention_days`` (both whatever the switches say).
     ``ticks`` counts the ticks finished so far, whether they ran, were skipped or failed;
@@ -505,7 +446,6 @@ class ExtractionScheduler:
             provider=self.provider,
             trigger="scheduler",
             clock=self.clock,
-            tag_topics=self.md.settings.topic_tags_per_run,
             ask_questions=self.md.settings.question_memories_per_run,
         )
         return self.last_run

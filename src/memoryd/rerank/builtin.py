@@ -7,7 +7,6 @@ from typing import Any
 
 from memoryd.embedding.base import Embedder
 from memoryd.hookspecs import hookimpl
-from memoryd.rerank.answer_bank import load_bank
 from memoryd.rerank.api import ApiReranker, ApiRerankSettings
 from memoryd.rerank.embedding import EmbeddingReranker
 from memoryd.rerank.hybrid import HybridReranker
@@ -24,8 +23,7 @@ def _embedding(embedder: Embedder) -> EmbeddingReranker:
 
 
 def _hybrid(embedder: Embedder) -> HybridReranker:
-    bank = load_bank(embedder.name, embedder.dimensions)
-    return HybridReranker(EmbeddingReranker(embedder, bank=bank))
+    return HybridReranker(EmbeddingReranker(embedder))
 
 
 def _lexical(embedder: Embedder) -> LexicalReranker:

@@ -10,9 +10,7 @@ and its best cosine with any single part, so one message that names the memory's
 is not drowned by the others. A message that is a question behind a short remark ("Oh,
 that's cool! What do you do for fun?") is embedded as its question only: the remark says
 nothing about which memory is needed.
-With an answer bank (``answer_bank.py``), memories that look like answers to questions
-like the message (by their vector and, once tagged, their topics) gain what the bank
-says they do. Memories that carry the questions an LLM wrote they answer
+Memories that carry the questions an LLM wrote they answer
 (``memoryd.extraction.questions``) gain, on every turn, how far their best question's
 cosine with the message lies above the pool's mean (``question_gain``), scaled down in a
 pool whose backlog the questions' pass has not reached yet: the questions reorder only the
@@ -31,7 +29,6 @@ import numpy as np
 from memoryd.domain.injection import Query
 from memoryd.domain.models import Memory, Vector
 from memoryd.embedding.base import Embedder, embed_memories
-from memoryd.rerank.answer_bank import AnswerBank
 
 MESSAGE_WEIGHT = 5.0  # the current message against 1 for the latest history message
 HISTORY_DECAY = 0.5  # each older history message weighs this much of the next newer one
@@ -126,13 +123,13 @@ def memory_vectors(embedder: Embedder, memories: Sequence[Memory]) -> np.ndarray
 def question_gain(
     embedder: Embedder, message: Vector, memories: Sequence[Memory]
 ) -> np.ndarray | None:
-    """Per memory, how far its best question's cosine with ``message`` lies above the
-    mean over the pool's memories that have questions from this embedder, else 0; the
-    others are left out of the mean and gain nothing (as round 7 did for memories without
-    topics). The gains are scaled by the square of the share of the pool the questions'
-    pass has reached (those with questions, and those asked that got none): a pool whose
-    backlog is mostly unasked moves little, so its few asked memories do not jump over
-    better unasked ones (round 11). None when no memory of the pool has such questions."""
+    """Per memory, how far its best question's cosine with ``message`` lies above the mean over the
+    pool's memories that have questions from this embedder, else 0; the others are left out
+    of the mean and gain nothing. The gains are scaled by the square of the share of the
+    pool the questions' pass has reached (those with questions, and those asked that got
+    none): a pool whose backlog is mostly unasked moves little, so its few asked memories do
+    not jump over better unasked ones (round 11). None when no memory of the pool has such
+    questions."""
     asked: list[int] = []
     matrices: list[Vector] = []
     reached = 0
@@ -171,7 +168,6 @@ class EmbeddingReranker:
         question_weight: float | None = QUESTION_WEIGHT,
         max_share: float = MAX_SHARE,
         remark_words: int = REMARK_WORDS,
-        bank: AnswerBank | None = None,
         questions_weight: float = QUESTIONS_WEIGHT,
     ) -> None:
         self.embedder = embedder
@@ -181,7 +177,6 @@ class EmbeddingReranker:
         self.question_weight = question_weight
         self.max_share = max_share
         self.remark_words = remark_words
-        self.bank = bank
         self.questions_weight = questions_weight
 
     def warm(self, texts: Sequence[str]) -> None:
@@ -204,11 +199,6 @@ class EmbeddingReranker:
         cosines = matrix @ parts.T  # one row per memory, one column per part
         mean = cosines @ weights / norm if norm > 0 else np.zeros(len(memories))
         blended = (1 - self.max_share) * mean + self.max_share * cosines.max(axis=1)
-        if self.bank is not None and query.message:
-            # parts[0] is the message
-            gained = self.bank.boost(parts[0], matrix, [m.topics for m in memories])
-            if gained is not None:
-                blended = blended + gained
         if self.questions_weight and query.message:
             asked = question_gain(self.embedder, parts[0], memories)
             if asked is not None:

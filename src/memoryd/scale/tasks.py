@@ -13,18 +13,16 @@ batch are flagged processed in the transaction that applies it, so a worker that
 mid-batch leaves them unprocessed; ``recover`` finds its job from the missing worker
 heartbeat and puts it back in the queue for another worker.
 
-Memories get their conversation topics (``memoryd.extraction.topics``) two ways: each
-``extract_pair`` job, after its pair, tags that user's untagged globals and workspace
-memories (most memories are born in a pair that was just extracted), and each sweep
-that finds any untagged memory also queues one ``tag_topics`` job (one lock for the
-whole fleet, so at most one runs and one waits) that tags anyone's, oldest first -- so
-memories typed by users who never chat are tagged too. Both tag at most
-``MEMORYD_TOPIC_TAGS_PER_RUN`` memories per run (0 switches tagging off) and are
-recorded as runs, so their LLM calls show in the run history. The questions each memory
-answers (``memoryd.extraction.questions``) are asked the same two ways, after the
-topics, up to ``MEMORYD_QUESTION_MEMORIES_PER_RUN`` memories per run (the ``tag_topics``
-job is queued when either pass has work, questions another embedder embedded or an older
-prompt wrote included).
+Memories are asked the questions they answer (``memoryd.extraction.questions``) two
+ways: each ``extract_pair`` job, after its pair, asks about that user's globals and
+workspace memories (most memories are born in a pair that was just extracted), and each
+sweep that finds a memory waiting (not asked, asked by an older prompt, or embedded by
+another embedder) also queues one ``ask_questions`` job (one lock for the whole fleet, so
+at most one runs and one waits) that asks about anyone's, oldest first -- so memories
+typed by users who never chat get their questions too. Both ask about at most
+``MEMORYD_QUESTION_MEMORIES_PER_RUN`` memories per run (0 switches it off) and are
+recorded as runs, so their LLM calls show in the run history. The job's queue name is
+still ``memoryd.tag_topics`` (``TAG_TASK``), so jobs queued before an upgrade still run.
 
 ``prune_runs`` runs once an hour (one job for the whole fleet: procrastinate defers a
 periodic task once per tick) and deletes run history older than ``run_retention_days``.
@@ -46,13 +44,12 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 
 from memoryd.domain import runtime_settings
 from memoryd.domain.errors import MemorydError
-from memoryd.extraction import pastime, retention
+from memoryd.extraction import retention
 from memoryd.extraction.pipeline import ExtractionConfig
 from memoryd.extraction.runs import get_pair_state
 from memoryd.extraction.scheduler import (
     DuePair,
     due_pairs,
-    provider_name,
     record_setup_failure,
     run_extraction,
 )
@@ -131,7 +128,7 @@ def make_app(database_url: str, *, interval: timedelta, recover_seconds: int = 1
     app.periodic(cron=cron, periodic_id="sweep")(sweep_task)
     app.task(name=EXTRACT_TASK, queue=QUEUE, pass_context=True)(extract_pair)
     app.task(name=TAG_TASK, queue=QUEUE, pass_context=True, lock=TAG_TASK, queueing_lock=TAG_TASK)(
-        tag_topics
+        ask_questions
     )
     recover_task = app.task(
         name=RECOVER_TASK,
@@ -168,7 +165,7 @@ class SweepResult:
     due: int
     deferred: int
     already_queued: int
-    tagging_deferred: bool = False  # a tag_topics job was queued
+    questions_deferred: bool = False  # an ask_questions job was queued
 
 
 def defer_pairs(app: App, pairs: Sequence[DuePair]) -> SweepResult:
@@ -196,36 +193,29 @@ def sweep_now(md: Memoryd, app: App) -> SweepResult:
         due = due_pairs(
             repo.conn, now=md.clock(), idle_threshold=cfg.idle_threshold, min_chats=cfg.min_chats
         )
-    result = replace(defer_pairs(app, due), tagging_deferred=defer_tagging(md, app))
+    result = replace(defer_pairs(app, due), questions_deferred=defer_questions(md, app))
     log.info(
         "sweep: %d due pairs, %d jobs deferred, %d already queued%s",
         result.due,
         result.deferred,
         result.already_queued,
-        "; topic tagging queued" if result.tagging_deferred else "",
+        "; questions queued" if result.questions_deferred else "",
     )
     return result
 
 
-def defer_tagging(md: Memoryd, app: App) -> bool:
-    """Queue one ``tag_topics`` job if tagging (or asking questions) is on and some memory
-    waits for its topics (or questions, or for its questions to be embedded again by the
-    service's embedder, or asked again with the current prompt, or asked whether it is a
-    pastime), unless one is already waiting; True if queued."""
-    tagging, asking = md.settings.topic_tags_per_run > 0, md.settings.question_memories_per_run > 0
-    judging = pastime.budget(md.settings.pastime_memories_per_run, provider_name(md)) > 0
+def defer_questions(md: Memoryd, app: App) -> bool:
+    """Queue one ``ask_questions`` job if asking is on and some memory waits for its
+    questions (or for them to be embedded again by the service's embedder, or asked
+    again with the current prompt), unless one is already waiting; True if queued."""
+    if md.settings.question_memories_per_run <= 0:
+        return False
     with md.db.read() as repo:
         now = md.clock()
         waiting = (
-            (tagging and repo.untagged_memories(1, now))
-            or (judging and repo.unjudged_memories(1, now))
-        ) or (
-            asking
-            and (
-                unasked_memories(repo.conn, 1, now)
-                or stale_question_memories(repo.conn, md.embedder.name, 1, now)
-                or outdated_question_memories(repo.conn, 1, now)
-            )
+            unasked_memories(repo.conn, 1, now)
+            or stale_question_memories(repo.conn, md.embedder.name, 1, now)
+            or outdated_question_memories(repo.conn, 1, now)
         )
     if not waiting:
         return False
@@ -314,7 +304,6 @@ def extract_pair(context: JobContext, user_id: int, workspace: str) -> None:
                 trigger="worker",
                 user_id=user_id,
                 workspace=workspace,
-                tag_topics=md.settings.topic_tags_per_run,
                 ask_questions=md.settings.question_memories_per_run,
             )
         except MemorydError as exc:  # the user or workspace was deleted meanwhile
@@ -333,10 +322,9 @@ def extract_pair(context: JobContext, user_id: int, workspace: str) -> None:
     _retrying_database(run)
 
 
-def tag_topics(context: JobContext) -> None:
-    """Tag anyone's untagged memories with topics, oldest first, up to
-    ``topic_tags_per_run``, then ask up to ``question_memories_per_run`` memories' questions:
-    a run of its own, with no pairs."""
+def ask_questions(context: JobContext) -> None:
+    """Ask up to ``question_memories_per_run`` of anyone's memories, oldest first, the
+    questions they answer: a run of its own, with no pairs."""
     md = _memoryd(context)
 
     def run() -> None:
@@ -345,22 +333,18 @@ def tag_topics(context: JobContext) -> None:
         try:
             llm = _provider(context, md)
         except MemorydError as exc:  # unknown provider, hosted API without a key
-            log.warning("topic tagging: %s", exc)
+            log.warning("asking questions: %s", exc)
             return
         done = run_extraction(
             md,
             provider=llm,
             trigger="worker",
             extract_pairs=False,
-            tag_topics=md.settings.topic_tags_per_run,
             ask_questions=md.settings.question_memories_per_run,
         )
         log.info(
-            "topic tagging: %d memories tagged, %d asked for questions, %d whether pastimes,"
-            " %d errors",
-            done.memories_tagged,
+            "asking questions: %d memories asked, %d errors",
             done.memories_questioned,
-            done.memories_judged,
             len(done.errors),
         )
 

@@ -66,16 +66,6 @@ class MemoryOut(BaseModel):
     expires_at: str | None = None
     expired: bool = Field(default=False, description="Past its expiry: never injected.")
     run_id: str | None = Field(default=None, description="The extraction run that made it.")
-    topics: list[str] | None = Field(
-        default=None,
-        description="Conversation topics the extraction LLM tagged it with (they help "
-        "choose it for broad questions); null until tagged.",
-    )
-    pastime: bool | None = Field(
-        default=None,
-        description="Whether the extraction LLM said it tells what the person does for fun "
-        "(it helps choose it when a message asks that); null until asked.",
-    )
     questions: list[str] | None = Field(
         default=None,
         description="Questions the extraction LLM wrote that it answers (they help choose "

@@ -1,6 +1,6 @@
 """Storage of the questions each memory answers (issue 10, round 10; migration 0016).
 
-The questions are derived data like the memory's vector and topics: the background pass
+The questions are derived data like the memory's vector: the background pass
 of extraction runs (``memoryd.extraction.questions``) writes them, guarded by the text's
 key so a memory edited meanwhile keeps its new text unasked; editing the text clears them
 (``memoryd.store``); writing them moves no ``updated_at`` and leaves no audit entry.

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any
 
 from sqlalchemy import (
     Row,
@@ -38,8 +38,6 @@ from memoryd.domain.models import (
 from memoryd.storage import chat_erasure, turn_rows
 from memoryd.storage.tables import (
     CHAT_UNPROCESSED,
-    MEMORY_UNJUDGED,
-    MEMORY_UNTAGGED,
     audit_log,
     cache_epoch,
     chat_memories,
@@ -97,15 +95,6 @@ def chat_of(row: Row[Any] | Any) -> Chat:
         created_at=row.created_at,
         memory_processed=row.memory_processed,
     )
-
-
-class Untagged(NamedTuple):
-    """A memory waiting for a pass's answer (topics, pastime): what the LLM reads and what
-    guards the write."""
-
-    id: str
-    content: str
-    content_key: str
 
 
 class Repository:
@@ -328,74 +317,6 @@ class Repository:
             .limit(limit)
         )
         return [_memory(r, False, self.conn.dialect) for r in self.conn.execute(query)]
-
-    def untagged_memories(
-        self,
-        limit: int,
-        now: datetime,
-        *,
-        user_id: int | None = None,
-        workspace_id: int | None = None,
-    ) -> list[Untagged]:
-        """Unexpired memories with no topics yet, oldest first: anyone's, or with
-        ``user_id`` that user's globals and (given ``workspace_id``) that workspace's."""
-        return self._pending(MEMORY_UNTAGGED, limit, now, user_id, workspace_id)
-
-    def _pending(
-        self,
-        waiting: Any,
-        limit: int,
-        now: datetime,
-        user_id: int | None,
-        workspace_id: int | None,
-    ) -> list[Untagged]:
-        """Unexpired memories matching ``waiting`` (a pass's "not asked yet"), oldest
-        first, of anyone or of ``user_id`` (with ``workspace_id``'s memories)."""
-        query = select(memories.c.id, memories.c.content, memories.c.content_key).where(
-            waiting, or_(memories.c.expires_at.is_(None), memories.c.expires_at > now)
-        )
-        if user_id is not None:
-            mine = memories.c.scope == Scope.GLOBAL.value
-            if workspace_id is not None:
-                mine = or_(mine, memories.c.workspace_id == workspace_id)
-            query = query.where(memories.c.user_id == user_id, mine)
-        query = query.order_by(memories.c.created_at, memories.c.id).limit(limit)
-        return [Untagged(*row) for row in self.conn.execute(query)]
-
-    def set_topics(self, memory_id: str, content_key: str, topics: str | None) -> bool:
-        """Store a memory's topics if it still has the text they were asked for (its
-        ``content_key``) and none yet; False when the text changed or it went meanwhile.
-        Moves no ``updated_at``: topics are derived from the text, like the vector."""
-        return self._store_answer(memory_id, content_key, MEMORY_UNTAGGED, topics=topics)
-
-    def unjudged_memories(
-        self,
-        limit: int,
-        now: datetime,
-        *,
-        user_id: int | None = None,
-        workspace_id: int | None = None,
-    ) -> list[Untagged]:
-        """Unexpired memories not asked yet whether they are a pastime, oldest first:
-        anyone's, or with ``user_id`` that user's globals and (given ``workspace_id``)
-        that workspace's."""
-        return self._pending(MEMORY_UNJUDGED, limit, now, user_id, workspace_id)
-
-    def set_pastime(self, memory_id: str, content_key: str, pastime: bool) -> bool:
-        """Store a memory's pastime answer if it still has the text it was asked about
-        and none yet; False when the text changed or it went meanwhile. Moves no
-        ``updated_at``: the answer is derived from the text, like the vector."""
-        return self._store_answer(memory_id, content_key, MEMORY_UNJUDGED, pastime=pastime)
-
-    def _store_answer(self, memory_id: str, content_key: str, waiting: Any, **values: Any) -> bool:
-        """Write a pass's answer on a memory that still has the text it was asked about
-        (``content_key``) and is still ``waiting`` for it; False otherwise."""
-        result = self.conn.execute(
-            update(memories)
-            .where(memories.c.id == memory_id, memories.c.content_key == content_key, waiting)
-            .values(**values)
-        )
-        return bool(result.rowcount)
 
     def touch_memories(self, ids: Iterable[str], now: datetime) -> None:
         id_list = list(ids)

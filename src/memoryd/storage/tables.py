@@ -127,8 +127,6 @@ memories = Table(
     Column("vector_form", SmallInteger, nullable=True),
     Column("expires_at", UTCDateTime, nullable=True),  # "remember until" (0009)
     Column("run_id", String(32), nullable=True),  # the extraction run that made it (0009)
-    # comma-separated keys of memoryd.domain.topics; NULL until tagged (0015)
-    Column("topics", String(255), nullable=True),
     # JSON list of the questions an LLM wrote that it answers; NULL until asked (0016),
     # their vectors (float32 rows back to back) and the embedder that made them; on
     # PostgreSQL the row, about 6.4 kB with them, is kept whole (toast_tuple_target, 0017)
@@ -138,25 +136,9 @@ memories = Table(
     # the version of the questions prompt that wrote them (QUESTION_PROMPT); NULL until
     # asked; memories asked before 0018 hold 1, and are asked again with the current one
     Column("question_prompt", SmallInteger, nullable=True),
-    # an LLM's yes/no: does it say what the person does for fun? NULL until asked (0021)
-    Column("pastime", Boolean, nullable=True),
     Index("ix_memories_user_scope_workspace", "user_id", "scope", "workspace_id"),
     Index("ix_memories_workspace_id", "workspace_id"),  # deleting a workspace (0004)
     Index("ix_memories_expires_at", "expires_at"),  # purging expired memories (0009)
-    # the topic-tagging pass reads untagged memories, oldest first (0015)
-    Index(
-        "ix_memories_untagged",
-        "created_at",
-        sqlite_where=text("topics IS NULL"),
-        postgresql_where=text("topics IS NULL"),
-    ),
-    # the pastime pass reads memories not asked yet, oldest first (0021)
-    Index(
-        "ix_memories_unjudged",
-        "created_at",
-        sqlite_where=text("pastime IS NULL"),
-        postgresql_where=text("pastime IS NULL"),
-    ),
     # the questions pass reads memories not asked yet, oldest first (0016)
     Index(
         "ix_memories_unquestioned",
@@ -254,10 +236,6 @@ MEMORY_OLD_VECTORS = and_(
         memories.c.vector_form < literal_column(str(VECTOR_FORM)),
     ),
 )
-# "Not tagged yet", as ix_memories_untagged's predicate spells it.
-MEMORY_UNTAGGED = memories.c.topics.is_(None)
-# "Not asked whether it is a pastime yet", as ix_memories_unjudged's predicate spells it.
-MEMORY_UNJUDGED = memories.c.pastime.is_(None)
 # "Not asked for questions yet", as ix_memories_unquestioned's predicate spells it.
 MEMORY_UNQUESTIONED = memories.c.questions.is_(None)
 # "Questions written by an older prompt", as ix_memories_outdated_questions' predicate.
@@ -335,12 +313,8 @@ extraction_runs = Table(
     Column("alive_until", UTCDateTime, nullable=True),
     # of llm_calls, those that got no answer: "every call failed" is not "no call needed"
     Column("llm_calls_failed", Integer, nullable=False, default=0),
-    # memories the run's topic-tagging pass wrote topics for (0015)
-    Column("memories_tagged", Integer, nullable=False, default=0),
     # memories the run's questions pass wrote questions for (0016)
     Column("memories_questioned", Integer, nullable=False, default=0),
-    # memories the run's pastime pass answered (0022)
-    Column("memories_judged", Integer, nullable=False, default=0),
     Index("ix_extraction_runs_started_at", "started_at"),
 )
 

@@ -23,7 +23,6 @@ from sqlalchemy import String, type_coerce
 from sqlalchemy.engine import Dialect
 
 from memoryd.domain.models import Memory, Scope, Source
-from memoryd.domain.topics import decode
 from memoryd.storage.questions import decode_questions, question_matrix
 from memoryd.storage.tables import UTCDateTime, memories, workspaces
 
@@ -33,7 +32,7 @@ from memoryd.storage.tables import UTCDateTime, memories, workspaces
 MAX_MEMOS = 10_000
 
 # (id, user_id, scope, slug, content, source, created_at, updated_at, last_used_at,
-#  source_chats, expires_at, run_id, topics, pastime, questions, embedding, embedder,
+#  source_chats, expires_at, run_id, questions, embedding, embedder,
 #  question_vectors, question_embedder); the timestamps and source_chats untyped (raw);
 #  the vectors last, so reads that need no vector leave out the last VECTOR_COLUMNS
 RAW_COLUMNS: tuple[Any, ...] = (
@@ -49,8 +48,6 @@ RAW_COLUMNS: tuple[Any, ...] = (
     type_coerce(memories.c.source_chats, String).label("source_chats"),
     type_coerce(memories.c.expires_at, String).label("expires_at"),
     memories.c.run_id,
-    memories.c.topics,
-    memories.c.pastime,
     memories.c.questions,
     memories.c.embedding,
     memories.c.embedder,
@@ -92,7 +89,7 @@ TURN_ROWS = TurnRows()  # one per process: a row determines its Memory, whatever
 
 def build_memory(raw: tuple[Any, ...], dialect: Dialect) -> Memory:
     (memory_id, user_id, scope, slug, content, source, created, updated, used, chats,
-     expires, run_id, topics, pastime, questions, blob, embedder, question_blob,
+     expires, run_id, questions, blob, embedder, question_blob,
      question_embedder) = raw  # fmt: skip
     if isinstance(chats, str):  # SQLite hands JSON back as text, PostgreSQL decoded
         chats = json.loads(chats)
@@ -117,8 +114,6 @@ def build_memory(raw: tuple[Any, ...], dialect: Dialect) -> Memory:
         embedder=embedder if vector is not None else None,
         expires_at=_UTC.process_result_value(expires, dialect),
         run_id=run_id,
-        topics=decode(topics),
-        pastime=None if pastime is None else bool(pastime),
         questions=asked,
         question_vectors=asked_vectors,
         question_embedder=question_embedder if asked_vectors is not None else None,

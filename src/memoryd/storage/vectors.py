@@ -1,7 +1,7 @@
 """Storage of a memory's vector: the columns written with it, and finding and replacing
 vectors made from an older form of their text (migration 0019).
 
-The vector is derived data, like topics and questions: it is made from
+The vector is derived data, like the questions: it is made from
 ``memoryd.domain.perspective.first_person`` of the text, and ``vector_form`` records the
 version of that rewriting. Replacing it is guarded by the text's key, so a memory edited
 meanwhile keeps the vector of its new text; it moves no ``updated_at`` and leaves no audit

@@ -11,8 +11,8 @@ workspace): ``max_in_flight_per_workspace`` above 1 means two workers processed 
 pair at the same time. ``hold_seconds`` keeps each call open that long (on top of the
 server's ``latency``), so a test can act while a batch is in the middle of its LLM calls.
 
-The topic-tagging pass (``memoryd.extraction.topics``) belongs to no pair: its requests
-get ``TOPICS_ANSWER`` at once, counted in ``tagging_calls`` and not per workspace.
+The questions pass (``memoryd.extraction.questions``) belongs to no pair: its requests
+get ``QUESTIONS_ANSWER`` at once, counted in ``questions_calls`` and not per workspace.
 """
 
 from __future__ import annotations
@@ -22,13 +22,13 @@ import threading
 import time
 from collections import Counter
 
-from memoryd.extraction.topics import SYSTEM
+from memoryd.extraction.questions import SYSTEM, WORK_SYSTEM
 from memoryd.testing.fake_openai import RecordedRequest, Reply
 
 _WORKSPACE = re.compile(r'^Workspace "([^"]+)"', re.MULTILINE)
 _SENTENCE = re.compile(r"^(\d+)\. ", re.MULTILINE)
 _PAIR = re.compile(r"^(\d+)\. stored: ", re.MULTILINE)
-TOPICS_ANSWER = {"topics": ["hobbies and free time"]}
+QUESTIONS_ANSWER = {"questions": ["What does the user do?"]}
 
 
 class EchoExtractor:
@@ -39,14 +39,14 @@ class EchoExtractor:
         self.max_in_flight_per_workspace: Counter[str] = Counter()
         self.max_in_flight = 0
         self.calls: Counter[str] = Counter()
-        self.tagging_calls = 0
+        self.questions_calls = 0
 
     def __call__(self, request: RecordedRequest) -> Reply:
         messages = request.get("messages") or [{}]
-        if str(messages[0].get("content", "")) == SYSTEM:  # the topic-tagging pass
+        if str(messages[0].get("content", "")) in (SYSTEM, WORK_SYSTEM):  # questions pass
             with self._lock:
-                self.tagging_calls += 1
-            return Reply.json(TOPICS_ANSWER)
+                self.questions_calls += 1
+            return Reply.json(QUESTIONS_ANSWER)
         prompt = str(messages[-1].get("content", ""))
         found = _WORKSPACE.search(prompt)
         workspace = found.group(1) if found else ""

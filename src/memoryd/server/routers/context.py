@@ -72,8 +72,6 @@ def answer_json(turn: Turn, system_prompt: str | None) -> bytes:
         item = scored.memory.to_dict()
         item["expired"] = False  # a turn never holds an expired memory
         item["run_id"] = item.pop("run_id")  # after ``expired``, in the schema's order
-        item["topics"] = item.pop("topics")
-        item["pastime"] = item.pop("pastime")
         item["questions"] = item.pop("questions")
         item["score"] = scored.score
         memories.append(item)

@@ -54,10 +54,8 @@ def run_now(
     on_start: RunCallback | None = None,
 ) -> dict[str, Any]:
     """One extraction run (of one pair, or of every due pair); 409 while one is running.
-    ``on_start(run)`` is called once the run is stored as running. The run then tags
-    up to ``topic_tags_per_run`` memories with topics and asks up to
-    ``question_memories_per_run`` memories' questions, as a scheduled run does."""
-    budget = state.md.settings.topic_tags_per_run
+    ``on_start(run)`` is called once the run is stored as running. The run then asks
+    up to ``question_memories_per_run`` memories' questions, as a scheduled run does."""
     asking = state.md.settings.question_memories_per_run
     if not _running.acquire(blocking=False):
         raise AlreadyExists("an extraction run started here is still running; try again later")
@@ -66,13 +64,10 @@ def run_now(
             state.md.get_user(user_id)
             state.md.get_workspace(workspace)
             result = state.md.extract(
-                user_id, workspace, force=True, on_start=on_start, tag_topics=budget,
-                ask_questions=asking,
+                user_id, workspace, force=True, on_start=on_start, ask_questions=asking,
             )  # fmt: skip
             return {"pair": pair_result(result)}
-        run = state.md.extract(
-            force=force, on_start=on_start, tag_topics=budget, ask_questions=asking
-        )
+        run = state.md.extract(force=force, on_start=on_start, ask_questions=asking)
         return {"run": _jsonable(run.to_dict())}
     finally:
         _running.release()
@@ -100,11 +95,9 @@ def runs(
     run's last sign of life. ``llm_calls`` counts every LLM call made, answered or not, and
     ``llm_calls_failed`` those of them that got no answer (an HTTP error, a timeout, a
     server that cannot be reached): a run whose calls all failed has both equal, not 0;
-    they include the calls of the run's topic-tagging pass, and ``memories_tagged``
-    counts the memories it gave topics (a tagging error is listed in ``errors`` with
-    the kind ``topics`` and fails nothing); likewise ``memories_questioned`` and
-    ``memories_judged`` for its questions and pastime passes (kinds ``questions`` and
-    ``pastime``)."""
+    they include the calls of the run's questions pass, and ``memories_questioned``
+    counts the memories it wrote questions for (an error of that pass is listed in
+    ``errors`` with the kind ``questions`` and fails nothing)."""
     return [_jsonable(r.to_dict()) for r in state.md.extraction_runs(limit)]
 
 

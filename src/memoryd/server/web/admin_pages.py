@@ -41,9 +41,7 @@ RUN_ENTRY_KINDS = {
     "planned": "Would change (dry run)",
     "interrupted": "Stopped here",
     "config": "LLM settings unusable",
-    "topics": "Topic tagging stopped",
     "questions": "Asking questions stopped",
-    "pastime": "Asking about pastimes stopped",
 }
 
 

@@ -8,9 +8,7 @@ the REST API's ``GET .../memories/{id}`` and ``.../chats`` that the script reads
 list an id belongs to (the caller's own, or the user an admin picked) follows from the
 id. The detail's History reads as the Activity page does (``history_of``, worded by
 ``memoryd.server.web.audit_words``); the script fetches that table from the server
-rather than writing it. Also the filters that word the detail the way ``memoryd.js`` does,
-and the topics' labels the page hands the script (``memoryd.domain.topics`` words them for
-both).
+rather than writing it. Also the filters that word the detail the way ``memoryd.js`` does.
 """
 
 from __future__ import annotations
@@ -24,8 +22,6 @@ from urllib.parse import quote
 from fastapi import Request
 
 from memoryd.domain.errors import MemorydError
-from memoryd.domain.topics import in_words, shown_labels
-from memoryd.extraction.pastime import in_words as pastime_in_words
 from memoryd.extraction.questions import in_words as questions_in_words
 from memoryd.server.deps import Owner, ServerState
 from memoryd.server.routers.memories import chats_using, memory_detail, visible_memory
@@ -157,8 +153,5 @@ FILTERS = {
     "until_text": until_text,
     "source_text": source_text,
     "shorten": shorten,
-    "topics_text": in_words,
-    "pastime_text": pastime_in_words,
     "questions_text": questions_in_words,
 }
-GLOBALS = {"topic_labels": shown_labels()}  # the dialog's data-topics, for memoryd.js

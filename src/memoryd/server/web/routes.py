@@ -40,12 +40,11 @@ from memoryd.server.routers.memories import overview
 from memoryd.server.routers.suggestions import visible_suggestions
 from memoryd.server.schemas import MemoryOut, ScopeUsage, SuggestionOut
 from memoryd.server.upstream import chat_target
-from memoryd.server.web.memory_focus import FILTERS, GLOBALS, focus_of
+from memoryd.server.web.memory_focus import FILTERS, focus_of
 
 router = APIRouter(include_in_schema=False)
 TEMPLATES = Jinja2Templates(directory=str(resources.files("memoryd.server.web") / "templates"))
 TEMPLATES.env.filters.update(FILTERS)
-TEMPLATES.env.globals.update(GLOBALS)
 
 STATIC_DIR = str(resources.files("memoryd.server.web") / "static")
 FLASH_COOKIE = "memoryd_flash"

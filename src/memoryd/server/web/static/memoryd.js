@@ -283,20 +283,6 @@ function sourceText(m) {
   return "Added by hand";
 }
 
-// A memory's topics in words (as memoryd.domain.topics.in_words), with the labels the
-// server put on the dialog (data-topics).
-function topicsText(topics, labels) {
-  if (topics === null || topics === undefined) return "Not tagged yet";
-  const shown = topics.map((key) => labels[key]).filter(Boolean);
-  return shown.length ? shown.join(", ") : "None";
-}
-
-// Whether it is a pastime, in words (as memoryd.extraction.pastime.in_words).
-function pastimeText(pastime) {
-  if (pastime === null || pastime === undefined) return "Not asked yet";
-  return pastime ? "Yes" : "No";
-}
-
 // A memory's questions in words (as memoryd.extraction.questions.in_words).
 function questionsText(questions) {
   if (questions === null || questions === undefined) return "Not asked yet";
@@ -356,8 +342,6 @@ async function showDetail(url, historyUrl) {
     ["Updated", when(m.updated_at)],
     ["Last used", when(m.last_used_at)],
     ["Remember until", m.expires_at ? untilText(m.expires_at) + (m.expired ? " (expired: no longer used in chats)" : "") : "no end"],
-    ["Topics", topicsText(m.topics, JSON.parse(dialog.dataset.topics || "{}"))],
-    ["A pastime", pastimeText(m.pastime)],
     ["Questions it answers", questionsText(m.questions)],
   ];
   for (const [term, value] of rows) {

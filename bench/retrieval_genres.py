@@ -1,0 +1,349 @@
+"""Retrieval recall@5 per genre of conversation, each reranker in the same run.
+
+    PYTHONPATH=src .venv/bin/python bench/retrieval_genres.py [--split dev|test]
+        [--genres madial-en madial-zh realmem persona own] [--rerankers cosine embedding hybrid]
+
+The persona set that issue 10 tuned on is one genre; a change to the reranker counts only
+if it holds on the others too (R20). Each genre becomes pools of at most ``POOL`` memories
+(a workspace holds 20) with labelled turns, from the fixed dev/test split of its README in
+``../shared/datasets``:
+
+- ``madial-en`` / ``madial-zh`` (MADial-Bench, companion chat, parallel English and
+  Chinese): the message is the user's turn before each test turn, the turns before it the
+  history; the pool is the memories to recall plus the same user's others, drawn at random
+  (seeded) up to the pool size.
+- ``realmem`` (RealMem, a user and an assistant over months): each query turn whose answer
+  lists the memories it used; the pool is those plus the user's memory points from earlier
+  sessions, drawn at random (seeded); the category tag (``【Travel Plan】``) is dropped,
+  as no memoryd memory carries one.
+- ``persona`` (``bench/data/persona_retrieval_labelled.json``, labelled by reading).
+- ``own`` (``bench/data/retrieval.json``, memoryd's hand-written work conversations; no
+  split, read whole).
+
+Memories carry the vectors ``add_memory`` stores (``embed_memories``); none carries
+questions, as for a user the background pass has not reached. Prints recall@5, hit@5 and
+MRR@5 per genre and reranker, the macro mean over genres, and a paired bootstrap of each
+reranker against ``cosine`` (the 5th-95th percentile of the difference in recall@5).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import random
+import re
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from memoryd.domain.errors import InvalidContent
+from memoryd.domain.injection import Query, build_query, top_k
+from memoryd.domain.models import Memory, Scope, Source
+from memoryd.domain.rules import normalize_content
+from memoryd.embedding.base import Embedder, embed_memories
+from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.plugins import reranker_factories
+from memoryd.rerank.embedding import EmbeddingReranker, QueryEncoder, memory_vectors
+from memoryd.rerank.hybrid import HybridReranker
+from memoryd.retrieval_evaluation import measures
+
+HERE = Path(__file__).resolve().parent
+DATASETS = HERE.parents[1] / "shared" / "datasets"
+POOL = 20
+SEED = 15
+REALMEM_SPLIT = {
+    "dev": ["Adeleke_Okonjo", "Ethan_Hunt", "Kenta_Tanaka", "Kim_Ji_young", "Liam_O_Connor"],
+    "test": ["Lin_Wanyu", "Oliver_Smith", "Pak_Budi", "Sarah_Miller", "Sophie_Dubois"],
+}
+GENRES = ("madial-en", "madial-zh", "realmem", "persona", "own")
+
+
+@dataclass(frozen=True)
+class Turn:
+    message: str
+    history: tuple[dict[str, str], ...]
+    relevant: frozenset[int]
+
+
+@dataclass(frozen=True)
+class Pool:
+    memories: tuple[str, ...]
+    turns: tuple[Turn, ...]
+
+
+def _pool(relevant: Sequence[str], others: Sequence[str], rng: random.Random) -> list[str]:
+    """The relevant memories and distractors up to POOL, shuffled; relevant first kept."""
+    relevant = list(dict.fromkeys(relevant))[:POOL]
+    rest = [m for m in dict.fromkeys(others) if m not in relevant]
+    chosen = relevant + rng.sample(rest, min(len(rest), POOL - len(relevant)))
+    rng.shuffle(chosen)
+    return chosen
+
+
+# --- MADial-Bench -----------------------------------------------------------------------
+_SPEAKER = re.compile(r'^<([^>]+)>\s*[:：]\s*"?(.*?)"?\s*$', re.S)
+
+
+def madial(language: str, split: str) -> list[Pool]:
+    folder = DATASETS / "madial-bench"
+    memories: dict[int, str] = {}
+    for line in (folder / f"MADial-Bench-{language}-memory.json").read_text().splitlines():
+        if line.strip():
+            for key, value in json.loads(line).items():
+                memories[int(key)] = value["event"]
+    dialogues = [
+        json.loads(line)
+        for line in (folder / f"MADial-Bench-{language}-dialogue.json").read_text().splitlines()
+        if line.strip()
+    ]
+    by_user: dict[int, list[int]] = {}
+    for d in dialogues:
+        by_user.setdefault(d["user-id"], [])
+        by_user[d["user-id"]] += [i for i in d["relevant-id"] if i in memories]
+    rng = random.Random(SEED)
+    pools = []
+    for number, d in enumerate(dialogues):
+        if (number % 2 == 0) != (split == "dev"):
+            continue
+        relevant_ids = [i for i in d["relevant-id"] if i in memories]
+        if not relevant_ids:
+            continue
+        own = sorted(set(by_user[d["user-id"]]))
+        texts = _pool([memories[i] for i in relevant_ids], [memories[i] for i in own], rng)
+        turns_text = []
+        for raw in d["dialogue"]:
+            match = _SPEAKER.match(raw.strip())
+            if match:
+                role = "assistant" if match.group(1) == "Assistant" else "user"
+                turns_text.append({"role": role, "content": match.group(2).strip()})
+            else:
+                turns_text.append({"role": "marker", "content": ""})
+        turns = []
+        for index in d["test-turn"]:
+            before = [t for t in turns_text[:index] if t["role"] != "marker"]
+            if not before or before[-1]["role"] != "user":
+                continue
+            wanted = {memories[i] for i in relevant_ids}
+            turns.append(
+                Turn(
+                    before[-1]["content"],
+                    tuple(before[:-1]),
+                    frozenset(i for i, t in enumerate(texts) if t in wanted),
+                )
+            )
+        if turns:
+            pools.append(Pool(tuple(texts), tuple(turns)))
+    return pools
+
+
+# --- RealMem ----------------------------------------------------------------------------
+_TAG = re.compile(r"^【[^】]*】\s*")
+
+
+def _memory_text(content: Any) -> str | None:
+    if not isinstance(content, str):
+        return None
+    text = " ".join(_TAG.sub("", content).split())
+    if len(text) > 500:  # a memory holds at most 500 characters: cut at a word
+        text = text[:498].rsplit(" ", 1)[0] + "…"
+    return text or None
+
+
+def realmem(split: str) -> list[Pool]:
+    rng = random.Random(SEED)
+    pools = []
+    for name in REALMEM_SPLIT[split]:
+        data = json.loads((DATASETS / "realmem" / f"{name}_dialogues_256k.json").read_text())
+        earlier: list[str] = []
+        for session in data["dialogues"]:
+            turns = session["dialogue_turns"]
+            for index, turn in enumerate(turns):
+                used = turn.get("memory_used")
+                if turn["speaker"] != "Assistant" or not used or index == 0:
+                    continue
+                query = turns[index - 1]
+                if query["speaker"] != "User" or str(query.get("is_query")) != "True":
+                    continue
+                items = ast.literal_eval(used) if isinstance(used, str) else used
+                wanted = [t for t in (_memory_text(i.get("content")) for i in items) if t]
+                wanted = [t for t in wanted if t in earlier]
+                if not wanted:
+                    continue
+                texts = _pool(wanted, earlier, rng)
+                history = tuple(
+                    {"role": t["speaker"].lower(), "content": t["content"]}
+                    for t in turns[max(0, index - 4) : index - 1]
+                )
+                relevant = frozenset(i for i, t in enumerate(texts) if t in wanted)
+                pools.append(Pool(tuple(texts), (Turn(query["content"], history, relevant),)))
+            for item in session.get("extracted_memory") or []:
+                text = _memory_text(item.get("content"))
+                if text and text not in earlier:
+                    earlier.append(text)
+    return pools
+
+
+# --- memoryd's own sets -----------------------------------------------------------------
+def persona(split: str) -> list[Pool]:
+    data = json.loads((HERE / "data" / "persona_retrieval_labelled.json").read_text())
+    return [
+        Pool(
+            tuple(p["memories"]),
+            tuple(
+                Turn(q["message"], tuple(q["history"]), frozenset(q["relevant"]))
+                for q in p["queries"]
+                if q["relevant"]
+            ),
+        )
+        for p in data["splits"][split]
+    ]
+
+
+def own(split: str) -> list[Pool]:
+    data = json.loads((HERE / "data" / "retrieval.json").read_text())
+    return [
+        Pool(
+            tuple(p["memories"]),
+            tuple(
+                Turn(q["message"], tuple(q.get("history", ())), frozenset(q["relevant"]))
+                for q in p["queries"]
+            ),
+        )
+        for p in data["pools"]
+    ]
+
+
+def load(genre: str, split: str) -> list[Pool]:
+    if genre.startswith("madial-"):
+        return madial(genre.removeprefix("madial-"), split)
+    return {"realmem": realmem, "persona": persona, "own": own}[genre](split)
+
+
+# --- rerankers --------------------------------------------------------------------------
+class ConcatCosine:
+    """Plain MiniLM cosine with the whole query (message and history) as one text."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+        self.encoder = QueryEncoder(embedder)
+
+    def score(self, query: Query, memories: Sequence[Memory]) -> list[float]:
+        (vector,) = self.encoder.vectors([query.text])
+        return [float(x) for x in memory_vectors(self.embedder, memories) @ vector]
+
+
+class MessageCosine(ConcatCosine):
+    """Plain MiniLM cosine with the message alone."""
+
+    def score(self, query: Query, memories: Sequence[Memory]) -> list[float]:
+        (vector,) = self.encoder.vectors([query.message or query.text])
+        return [float(x) for x in memory_vectors(self.embedder, memories) @ vector]
+
+
+def rerankers(embedder: Embedder) -> dict[str, Callable[[], Any]]:
+    built = reranker_factories()
+    named: dict[str, Callable[[], Any]] = {
+        "cosine": lambda: ConcatCosine(embedder),
+        "message-cosine": lambda: MessageCosine(embedder),
+    }
+    for name in ("embedding", "lexical", "hybrid"):
+        if name in built:
+            named[name] = lambda name=name: built[name](embedder)
+    named["dense+bm25"] = lambda: HybridReranker(EmbeddingReranker(embedder))
+    return named
+
+
+def _storable(text: str) -> str:
+    """The text as ``add_memory`` would store it; leading Markdown markup dropped."""
+    try:
+        return normalize_content(text)
+    except InvalidContent:
+        return normalize_content(text.lstrip("#>*-+`0123456789.) "))
+
+
+def memories_of(embedder: Embedder, pool: Pool, cache: dict[str, Any]) -> list[Memory]:
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    fresh = [_storable(t) for t in pool.memories]
+    missing = [t for t in dict.fromkeys(fresh) if t not in cache]
+    for text, vector in zip(missing, embed_memories(embedder, missing), strict=True):
+        cache[text] = vector
+    return [
+        Memory(
+            f"m{i}",
+            1,
+            Scope.WORKSPACE,
+            "bench",
+            text,
+            Source.USER,
+            start + timedelta(minutes=i),
+            start,
+            embedding=cache[text],
+            embedder=embedder.name,
+        )
+        for i, text in enumerate(fresh)
+    ]
+
+
+def run(reranker: Any, cases: list[tuple[list[Memory], Turn]]) -> np.ndarray:
+    rows = []
+    for memories, turn in cases:
+        query = build_query(turn.message, turn.history)
+        ranked = top_k(memories, reranker.score(query, memories), len(memories))
+        index = {m.id: i for i, m in enumerate(memories)}
+        rows.append(measures([index[s.memory.id] for s in ranked], turn.relevant))
+    return np.asarray(rows)
+
+
+def bootstrap(diff: np.ndarray, rounds: int = 2000) -> tuple[float, float]:
+    rng = np.random.default_rng(SEED)
+    means = rng.choice(diff, size=(rounds, len(diff)), replace=True).mean(axis=1)
+    return float(np.percentile(means, 5)), float(np.percentile(means, 95))
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--split", choices=("dev", "test"), default="dev")
+    parser.add_argument("--genres", nargs="+", choices=GENRES, default=list(GENRES))
+    parser.add_argument("--rerankers", nargs="+", default=["cosine", "embedding", "hybrid"])
+    args = parser.parse_args(argv)
+    embedder = MiniLMEmbedder()
+    factories = rerankers(embedder)
+    unknown = [r for r in args.rerankers if r not in factories]
+    if unknown:
+        sys.exit(f"unknown reranker(s): {', '.join(unknown)}; known: {', '.join(factories)}")
+    cache: dict[str, Any] = {}
+    table: dict[str, dict[str, np.ndarray]] = {}
+    for genre in args.genres:
+        pools = load(genre, args.split)
+        cases = [(memories_of(embedder, p, cache), t) for p in pools for t in p.turns]
+        table[genre] = {name: run(factories[name](), cases) for name in args.rerankers}
+        print(f"{genre}: {len(cases)} turns over {len(pools)} pools", flush=True)
+    print(
+        f"\nrecall@5 on {args.split} (hit@5, MRR@5); [5%, 95%] of the paired difference "
+        f"in recall@5 to {args.rerankers[0]}"
+    )
+    header = f"{'genre':<10}" + "".join(f"{name:>34}" for name in args.rerankers)
+    print(header)
+    for genre, rows in table.items():
+        base = rows[args.rerankers[0]][:, 0]
+        cells = []
+        for name in args.rerankers:
+            r = rows[name]
+            low, high = bootstrap(r[:, 0] - base)
+            cells.append(
+                f"{r[:, 0].mean():.3f} ({r[:, 1].mean():.2f}, {r[:, 2].mean():.2f}) "
+                f"[{low:+.3f},{high:+.3f}]"
+            )
+        print(f"{genre:<10}" + "".join(f"{c:>34}" for c in cells))
+    macro = {n: np.mean([rows[n][:, 0].mean() for rows in table.values()]) for n in args.rerankers}
+    print(f"{'macro':<10}" + "".join(f"{macro[n]:>34.3f}" for n in args.rerankers))
+
+
+if __name__ == "__main__":
+    main()
