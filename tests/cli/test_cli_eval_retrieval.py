@@ -182,15 +182,9 @@ HANDSHAKE = "What is our secret handshake called?"
 
 
 def llm_answers(request: dict[str, Any]) -> Reply:
-    """Topics for every memory, and "not a pastime"; for the hidden one the message as a
-    question, for the others a question about something else (real HTTP through the
-    OpenAI client)."""
-    kind = request["response_format"]["json_schema"]["name"]
+    """For the hidden memory the message as a question, for the others a question about
+    something else (real HTTP through the OpenAI client)."""
     fact = request["messages"][-1]["content"].removeprefix("Fact: ")
-    if kind == "topics":
-        return Reply.json({"topics": ["work and career"]})
-    if kind == "free_time":
-        return Reply.json({"free_time": False})
     if fact.startswith("Project Falcon"):
         return Reply.json({"questions": [HANDSHAKE, "When does it start?", "What is next?"]})
     return Reply.json({"questions": ["Where is the office?", "Who is on call?", "Any news?"]})
@@ -206,7 +200,7 @@ def llm_env(srv: FakeOpenAIServer, **extra: str) -> dict[str, str]:
     }
 
 
-def test_with_passes_the_llm_topics_and_questions_are_read(tmp_path: Path) -> None:
+def test_with_passes_the_llm_questions_are_read(tmp_path: Path) -> None:
     memories = [*MEMORIES, *(f"Room {n} is booked for the {n}th floor review" for n in range(11)),
                 HIDDEN]  # fmt: skip
     turn = {"message": HANDSHAKE, "relevant": [len(memories) - 1]}
@@ -219,11 +213,9 @@ def test_with_passes_the_llm_topics_and_questions_are_read(tmp_path: Path) -> No
         result = run(tmp_path, *args, "--passes", env=llm_env(srv))
         asked = [r for r in srv.requests if "questions" in json.dumps(r.get("response_format"))]
     assert by_name(result)["hybrid"]["mrr_at_5"] == 1.0  # its question is the message
-    # a hosted LLM: the pastime pass runs too
-    passes = {"memories": 20, "tagged": 20, "asked": 20, "judged": 20, "error": None}
+    passes = {"memories": 20, "asked": 20, "error": None}
     assert json.loads(result.stdout)["passes"] == passes
-    assert len(asked) == 40  # both questions prompts, every memory
-    assert len(srv.requests) == 20 + 40 + 20
+    assert len(asked) == len(srv.requests) == 40  # both questions prompts, every memory
 
 
 def test_passes_that_cannot_reach_the_llm_stop_with_exit_1(tmp_path: Path) -> None:
@@ -233,17 +225,4 @@ def test_passes_that_cannot_reach_the_llm_stop_with_exit_1(tmp_path: Path) -> No
         result = run(tmp_path, "--dataset", dataset, "--passes", env=llm_env(srv))
     assert result.exit_code == 1, (result.stdout, result.stderr)
     last = result.stderr.strip().splitlines()[-1]
-    assert last.startswith("error: the topics pass could not run:"), last
-
-
-def test_passes_leave_the_pastime_pass_out_where_the_setting_does(tmp_path: Path) -> None:
-    dataset = write(tmp_path, {"pools": [pool()]})
-    with FakeOpenAIServer() as srv:
-        srv.responder = llm_answers
-        env = llm_env(srv, MEMORYD_PASTIME_MEMORIES_PER_RUN="0")
-        result = run(tmp_path, "--dataset", dataset, "--passes", "--json", env=env)
-        kinds = {r["response_format"]["json_schema"]["name"] for r in srv.requests}
-    assert result.exit_code == 0, (result.stdout, result.stderr)
-    assert json.loads(result.stdout)["passes"]["judged"] == 0
-    assert kinds == {"topics", "questions"}
-    assert "pastimes for 0 of " in result.stderr
+    assert last.startswith("error: the questions pass could not run:"), last

@@ -8,7 +8,6 @@ import pytest
 
 from memoryd import Memoryd
 from support.cli import Cli, memory_line
-from support.topics import judge, tag
 
 
 def add(cli: Cli, text: str, *where: str, user: str = "alice") -> str:
@@ -212,34 +211,6 @@ def test_non_utf8_text_is_refused(cli: Cli, alice: str) -> None:
     line = cli.fails("memories", "add", "-u", alice, "--global", "caf\udce9 au lait")
     assert "not valid UTF-8" in line
     assert cli.memories() == []
-
-
-def test_show_gives_the_topics_in_words_and_json_gives_their_keys(cli: Cli, alice: str) -> None:
-    garden = add(cli, "Grows roses in the garden", "--global")
-    ships = add(cli, "Phoenix ships in Q3", "-w", "phoenix")
-    tea = add(cli, "Prefers green tea", "--global")
-    with Memoryd(cli.url) as md:
-        tag(md, garden, ["hobbies", "media"])
-        tag(md, ships, [])
-        judge(md, garden, True)
-        judge(md, ships, False)
-    lines = {
-        memory_id: cli.ok("memories", "show", "-u", alice, memory_id).stdout.splitlines()
-        for memory_id in (garden, ships, tea)
-    }
-    assert "topics: Hobbies and free time, Books, films and TV" in lines[garden]
-    assert "topics: None" in lines[ships]
-    assert "topics: Not tagged yet" in lines[tea]
-    assert ["a pastime: Yes" in lines[garden], "a pastime: No" in lines[ships]] == [True, True]
-    assert "a pastime: Not asked yet" in lines[tea]
-    assert cli.json("memories", "show", "-u", alice, garden)["topics"] == ["hobbies", "media"]
-    assert cli.json("memories", "show", "-u", alice, ships)["topics"] == []
-    assert cli.json("memories", "show", "-u", alice, tea)["topics"] is None
-    pastimes = [
-        cli.json("memories", "show", "-u", alice, m)["pastime"] for m in (garden, ships, tea)
-    ]
-    assert pastimes == [True, False, None]
-    assert cli.memories()[0]["topics"] == ["hobbies", "media"]  # list --json too
 
 
 def test_show_gives_the_questions_and_json_lists_them(cli: Cli, alice: str) -> None:

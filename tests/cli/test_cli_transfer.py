@@ -232,18 +232,6 @@ def test_chats_need_membership_of_their_workspace(cli: Cli, alice: str) -> None:
     assert [m["name"] for m in members] == ["alice"]
 
 
-def test_bad_topics_exit_2_with_the_line_and_change_nothing(
-    cli: Cli, alice: str, tmp_path: Path
-) -> None:
-    seed(cli)
-    before = cli.ok("export", "-u", alice).stdout_bytes
-    path = tmp_path / "topics.jsonl"
-    path.write_text('{"content": "Likes jazz"}\n{"content": "Reads", "topics": ["Music"]}\n')
-    error = cli.fails("import", "-u", alice, str(path))
-    assert error.startswith("error: line 2: unknown topic 'Music' (topics: hobbies, work, ")
-    assert cli.ok("export", "-u", alice).stdout_bytes == before
-
-
 def test_a_chat_linking_a_memory_it_may_not_link_exits_2_and_imports_nothing(
     cli: Cli, alice: str
 ) -> None:

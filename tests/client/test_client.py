@@ -28,7 +28,6 @@ from memoryd.domain.errors import (
 from memoryd.domain.models import Chat
 from memoryd.testing.live import LiveMemoryd, free_port
 from memoryd.transfer_preferences import Preferences
-from support.topics import tag
 
 ROOT = Path(__file__).resolve().parents[2]
 FACTS = [
@@ -356,27 +355,3 @@ def test_list_chats_reads_past_the_apis_page_of_1000(live: LiveMemoryd) -> None:
             return await client.list_chats(alice)
 
     assert anyio.run(read) == every
-
-
-def test_memories_carry_their_topics_like_the_library(live: LiveMemoryd) -> None:
-    alice = live.ids["alice"]
-    garden = live.md.add_memory(alice, "Grows roses in the garden", workspace="alpha")
-    films = live.md.add_memory(alice, "Watches films on Sundays", workspace="alpha")
-    untagged = live.md.add_memory(alice, "Prefers concise answers", scope="global")
-    tag(live.md, garden.id, ["hobbies", "home"])
-    tag(live.md, films.id, [])
-    expected = {garden.id: ("hobbies", "home"), films.id: (), untagged.id: None}
-    with MemorydClient(live.url, live.keys["alice"]) as client:
-        listed = client.list_memories(alice)
-        assert {m.id: m.topics for m in listed} == expected
-        assert listed == live.md.list_memories(alice)
-        assert client.get_memory(alice, garden.id) == live.md.get_memory(alice, garden.id)
-        assert client.memory_detail(alice, garden.id).memory.topics == ("hobbies", "home")
-        turn = client.context(alice, "alpha", "What do I do in my free time?")
-        assert {m.id: m.topics for m in turn.memories} == expected
-
-    async def main() -> dict[str, tuple[str, ...] | None]:
-        async with AsyncMemorydClient(live.url, live.keys["alice"]) as client:
-            return {m.id: m.topics for m in await client.list_memories(alice)}
-
-    assert anyio.run(main) == expected

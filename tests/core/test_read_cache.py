@@ -129,23 +129,17 @@ def test_the_turn_memo_is_bounded_and_follows_the_row() -> None:
     dialect = sqlite.dialect()
     raw = ["m1", 1, "global", None, "fact", "user", "2026-01-01 10:00:00.000000",
            "2026-01-01 10:00:00.000000", None, "[3]", None, None, None, None, None, None,
-           None, None, None]  # fmt: skip
+           None]  # fmt: skip
     first = memo.memory(raw, dialect)
     assert first.source_chat_ids == (3,) and first.created_at.tzinfo is not None
-    assert first.topics is None and first.pastime is None
+    assert first.questions is None
     assert memo.memory(list(raw), dialect) is first
     raw[8] = "2026-01-02 10:00:00.000000"
     touched = memo.memory(raw, dialect)
     assert touched is not first and touched.last_used_at is not None
-    raw[12] = "music,hobbies,unknown"  # tagged: a new Memory, unknown keys dropped
-    tagged = memo.memory(raw, dialect)
-    assert tagged is not touched and tagged.topics == ("music", "hobbies")
-    raw[13] = 1  # asked whether it is a pastime: yes (SQLite's boolean)
-    judged = memo.memory(raw, dialect)
-    assert judged is not tagged and judged.pastime is True
-    raw[14], raw[17], raw[18] = '["Do you play?"]', bytes(4 * 384), "minilm"  # questions
+    raw[12], raw[15], raw[16] = '["Do you play?"]', bytes(4 * 384), "minilm"  # questions
     asked = memo.memory(raw, dialect)
-    assert asked is not judged and asked.questions == ("Do you play?",)
+    assert asked is not touched and asked.questions == ("Do you play?",)
     assert asked.question_vectors is not None and asked.question_vectors.shape == (1, 384)
     for n in range(5):
         memo.memory([f"other{n}", *raw[1:]], dialect)

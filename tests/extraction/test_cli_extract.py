@@ -45,10 +45,10 @@ def run(url: str, srv: FakeOpenAIServer, tmp_path: Path, *args: str) -> Result:
 def test_extract_one_pair_then_runs(
     seeded: str, fake_llm: FakeOpenAIServer, tmp_path: Path
 ) -> None:
-    # the Observer's answer, then the new memory's topics (MEMORYD_TOPIC_TAGS_PER_RUN, 50)
-    # and questions (MEMORYD_QUESTION_MEMORIES_PER_RUN, 50; one call per prompt)
+    # the Observer's answer, then the new memory's questions
+    # (MEMORYD_QUESTION_MEMORIES_PER_RUN, 50; one call per prompt)
     asked = Reply.json({"questions": ["Where do you work?", "What is your job?", "Who leads?"]})
-    fake_llm.script(observe(person=[1]), Reply.json({"topics": ["work and career"]}), asked, asked)
+    fake_llm.script(observe(person=[1]), asked, asked)
 
     result = run(seeded, fake_llm, tmp_path, "extract", "--user", "ana", "--workspace", "lab")
 
@@ -58,16 +58,16 @@ def test_extract_one_pair_then_runs(
         "[1/1] ana/lab: 1 created, 0 updated, 3 chats processed",
     ]
     assert "1 processed" in result.stdout
-    assert "3 chats, 1 tagged with topics, 1 asked for questions; 4 LLM calls, " in result.stdout
+    assert "3 chats, 1 asked for questions; 3 LLM calls, " in result.stdout
     history = run(seeded, fake_llm, tmp_path, "runs", "--json")
     [entry] = json.loads(history.stdout)
     assert (entry["memories_created"], entry["chats_processed"], entry["status"]) == (1, 3, "ok")
-    assert (entry["memories_tagged"], entry["memories_questioned"]) == (1, 1)
+    assert entry["memories_questioned"] == 1
     table = run(seeded, fake_llm, tmp_path, "runs")
     assert entry["id"][:8] in table.stdout and "manual" in table.stdout
-    assert "tagged" in table.stdout  # the column, from 130 columns
+    assert "asked" in table.stdout  # the column, from 130 columns
     one = run(seeded, fake_llm, tmp_path, "runs", "--run", entry["id"][:8])
-    assert "1 tagged with topics" in one.stdout
+    assert "1 asked for questions" in one.stdout
     assert "sk-cli-test-key" not in table.output + result.output
 
 
@@ -158,33 +158,6 @@ def test_all_due_pairs_with_a_failure(
     assert "[pair] ana/lab: LLM server answered HTTP 500: model server down" in detail.stdout
 
 
-def test_tag_topics_sets_the_budget_and_a_tagging_error_is_a_warning(
-    seeded: str, fake_llm: FakeOpenAIServer, tmp_path: Path
-) -> None:
-    with Memoryd(seeded) as md:
-        ana = md.get_user("ana")
-        for text in ("I play chess.", "I have two cats.", "I drink tea."):
-            md.add_memory(ana.id, text)
-    fake_llm.script(observe(person=[1]))
-    off = ("--ask-questions", "0")
-    quiet = run(seeded, fake_llm, tmp_path, "extract", "--tag-topics", "0", *off)
-    assert quiet.exit_code == 0, quiet.output
-    assert len(fake_llm.requests) == 1 and "0 tagged with topics, " in quiet.stdout
-    assert "0 asked for questions; 1 LLM call, " in quiet.stdout
-
-    fake_llm.script(Reply.json({"topics": ["hobbies and free time"]}), Reply.error(500, "boom"))
-    tagged = run(seeded, fake_llm, tmp_path, "extract", "--tag-topics", "3", *off)
-    assert tagged.exit_code == 0, tagged.output  # tagging never fails a run
-    assert "1 tagged with topics, 0 asked for questions; 2 LLM calls (1 failed), " in (
-        tagged.stdout
-    )
-    assert tagged.stderr.splitlines()[-1].startswith("warning: topic tagging stopped after 1 ")
-    assert "HTTP 500: boom" in tagged.stderr
-    [last, _] = json.loads(run(seeded, fake_llm, tmp_path, "runs", "--json").stdout)
-    detail = run(seeded, fake_llm, tmp_path, "runs", "--run", last["id"])
-    assert "- [topics] run: topic tagging stopped after 1 memory: " in detail.stdout
-
-
 def test_empty_history_and_no_failing_pair_say_so_in_one_line(
     seeded: str, fake_llm: FakeOpenAIServer, tmp_path: Path
 ) -> None:
@@ -205,8 +178,8 @@ def test_bad_input_is_one_line_and_exit_2(
 ) -> None:
     for args in (("extract", "--user", "ana"), ("extract", "--user", "zoe", "-w", "lab"),
                  ("extract", "--user", "ana", "-w", "nope"),
-                 ("runs", "--run", "abcdef", "--parked"), ("extract", "--tag-topics", "-1"),
-                 ("extract", "--tag-topics", "many")):  # fmt: skip
+                 ("runs", "--run", "abcdef", "--parked"), ("extract", "--ask-questions", "-1"),
+                 ("extract", "--ask-questions", "many")):  # fmt: skip
         result = run(seeded, fake_llm, tmp_path, *args)
         assert result.exit_code == 2, result.output
         assert result.stderr.startswith("error: ") and len(result.stderr.splitlines()) == 1
@@ -272,33 +245,9 @@ def test_ask_questions_sets_the_budget_and_an_error_is_a_warning(
         *[Reply.json({"questions": ["Do you play chess?", "What games?", "Any hobbies?"]})] * 2,
         Reply.error(500, "boom"),  # the second memory's first call
     )
-    asked = run(seeded, fake_llm, tmp_path, "extract", "--tag-topics", "0", "--ask-questions", "2")
+    asked = run(seeded, fake_llm, tmp_path, "extract", "--ask-questions", "2")
     assert asked.exit_code == 0, asked.output  # asking never fails a run
     assert "1 asked for questions; 4 LLM calls (1 failed), " in asked.stdout
     last_line = asked.stderr.splitlines()[-1]
     assert last_line.startswith("warning: asking memories' questions stopped after 1 memory: ")
     assert "HTTP 500: boom" in asked.stderr
-
-
-def test_pastimes_sets_the_budget_and_an_error_is_a_warning(
-    seeded: str, fake_llm: FakeOpenAIServer, tmp_path: Path
-) -> None:
-    with Memoryd(seeded) as md:
-        ana = md.get_user("ana")
-        for text in ("I play chess.", "I work as a nurse.", "I drink tea."):
-            md.add_memory(ana.id, text)
-    fake_llm.script(
-        observe(person=[]),
-        Reply.json({"free_time": True}),
-        Reply.error(500, "boom"),  # the second memory's call
-    )
-    args = ("extract", "--tag-topics", "0", "--ask-questions", "0", "--pastimes", "2")
-    judged = run(seeded, fake_llm, tmp_path, *args)
-    assert judged.exit_code == 0, judged.output  # the pass never fails a run
-    assert "1 asked whether pastimes; 3 LLM calls (1 failed), " in judged.stdout
-    last_line = judged.stderr.splitlines()[-1]
-    assert last_line.startswith("warning: asking which memories are pastimes stopped after 1 ")
-    assert "HTTP 500: boom" in judged.stderr
-    with Memoryd(seeded) as md:
-        found = {m.content: m.pastime for m in md.list_memories(md.get_user("ana").id)}
-    assert found == {"I play chess.": True, "I work as a nurse.": None, "I drink tea.": None}

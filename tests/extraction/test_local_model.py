@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from memoryd import Memoryd
-from memoryd.domain.topics import KEYS
 from memoryd.extraction import questions
 from memoryd.llm.base import LLMError
 from memoryd.llm.local import QWEN_CODER_1_5B, LocalProvider, model_path
@@ -122,30 +121,6 @@ def test_the_models_own_http_listener_is_shut_to_other_processes(
         body = {"messages": [{"role": "user", "content": "hi"}], "max_tokens": 1}
         response = httpx.request(method, f"{address}{path}", json=body, timeout=30)
         assert response.status_code == 401, (path, response.text[:200])
-
-
-def test_the_bundled_model_tags_memories_with_known_topics(
-    md: Memoryd, local_llm: LocalProvider
-) -> None:
-    ana = md.create_user("ana")
-    texts = [
-        "I play the guitar in a band.",
-        "I have two cats and a dog.",
-        "I work as a nurse at the city hospital.",
-    ]
-    for text in texts:
-        md.add_memory(ana.id, text)
-
-    run = md.extract(provider=local_llm, tag_topics=5)
-
-    assert (run.memories_tagged, run.llm_calls, run.llm_calls_failed) == (3, 3, 0)
-    assert run.completion_tokens <= 3 * 30  # about 10 tokens an answer
-    tagged = {m.content: m.topics for m in md.list_memories(ana.id)}
-    for text in texts:
-        found = tagged[text]
-        assert found and 1 <= len(found) <= 3 and set(found) <= set(KEYS), (text, found)
-    assert {"music", "hobbies"} & set(tagged[texts[0]]), tagged
-    assert "pets" in tagged[texts[1]] and "work" in tagged[texts[2]], tagged
 
 
 def test_the_bundled_model_writes_both_prompts_questions(

@@ -1,16 +1,16 @@
 """The rules every per-memory pass of extraction runs keeps (``memoryd.extraction.
-memory_pass``: topics and questions), each tested against both passes through the
-scripted LLM server. SQLite and PostgreSQL.
+memory_pass``), tested against the questions pass through the scripted LLM server.
+SQLite and PostgreSQL.
 
-A pass asks each memory it has not asked about yet once (one call per prompt: topics has
-one, questions two), oldest first, up to the run's budget, in the run's scope; an answer
+A pass asks each memory it has not asked about yet once (one call per prompt: questions has
+two), oldest first, up to the run's budget, in the run's scope; an answer
 is stored (one that is not JSON of the schema as "none", not asked again) without moving
 ``updated_at``; an LLM error stores nothing and stops the pass; a text the server refuses
 while it answers the next one is stored as "none"; a text edited while the LLM answers
 keeps its new text, not asked about. The scripts give each of a memory's calls the
-pass's good answer (``goods``). What only one pass does (topics' list, questions'
-vectors, embedders and two prompts, export and import) is in ``test_topics.py``,
-``test_questions.py`` and ``test_question_prompts.py``.
+pass's good answer (``goods``). What only the questions pass does (vectors,
+embedders and two prompts, export and import) is in ``test_questions.py`` and
+``test_question_prompts.py``.
 """
 
 from __future__ import annotations
@@ -28,9 +28,8 @@ import pytest
 from memoryd import Memoryd
 from memoryd.domain.models import Memory
 from memoryd.domain.rules import content_key
-from memoryd.domain.topics import encode
 from memoryd.embedding.minilm import MiniLMEmbedder
-from memoryd.extraction import questions, topics
+from memoryd.extraction import questions
 from memoryd.extraction.runs import Run
 from memoryd.extraction.scheduler import ExtractionScheduler
 from memoryd.storage import questions as stored_questions
@@ -82,20 +81,6 @@ class Pass:
         ]
 
 
-TOPICS = Pass(
-    kind="topics",
-    budget="tag_topics",
-    setting="topic_tags_per_run",
-    request=topics.REQUEST,
-    answer_key="topics",
-    item="music",
-    good=Reply.json({"topics": ["music", "hobbies and free time"]}, usage=(310, 9)),
-    good_value=("hobbies", "music"),
-    usage=(310, 9),
-    read=lambda m: m.topics,
-    count=lambda run: run.memories_tagged,
-    guarded_store=lambda repo, mid, key, value: repo.set_topics(mid, key, encode(value)),
-)
 QUESTIONS = Pass(
     kind="questions",
     budget="ask_questions",
@@ -114,7 +99,7 @@ QUESTIONS = Pass(
 )
 
 
-@pytest.fixture(params=[TOPICS, QUESTIONS], ids=["topics", "questions"])
+@pytest.fixture(params=[QUESTIONS], ids=["questions"])
 def memory_pass(request: pytest.FixtureRequest) -> Pass:
     chosen: Pass = request.param
     return chosen
@@ -155,7 +140,7 @@ def test_a_good_answer_is_stored_and_counted_and_not_asked_again(
         assert request["response_format"]["json_schema"]["schema"] == sent.schema
     stored_run = team_md.extraction_run(run.id)
     assert memory_pass.count(stored_run) == 1
-    counter = {"topics": "memories_tagged", "questions": "memories_questioned"}
+    counter = {"questions": "memories_questioned"}
     assert stored_run.to_dict()[counter[memory_pass.kind]] == 1
 
     again = memory_pass.run(team_md)  # asked once: not asked again
@@ -476,8 +461,7 @@ def test_the_scheduler_tick_runs_the_pass_with_its_setting(
     budget: int | None,
     calls: int,
 ) -> None:
-    other = QUESTIONS if memory_pass is TOPICS else TOPICS
-    overrides = {other.setting: 0}  # this pass alone
+    overrides: dict[str, int] = {}
     if budget is not None:
         overrides[memory_pass.setting] = budget
     with make_md(database_url, fake_llm, tmp_path, embedder, clock, **overrides) as md:

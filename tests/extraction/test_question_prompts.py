@@ -4,7 +4,7 @@ the union of the answers' questions, in order, without repeats; an error on eith
 stores nothing for it; the version of the prompts is stored, and memories an older
 version asked are asked again after every memory never asked, within the same budget,
 keeping their questions until then; export lines carry the version. SQLite and
-PostgreSQL. The rules the pass shares with topics are in ``test_memory_pass.py``.
+PostgreSQL. The rules of every per-memory pass are in ``test_memory_pass.py``.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from memoryd.storage.tables import memories
 from memoryd.testing import FakeOpenAIServer, Reply
 from support.databases import revision_before
 from support.extraction import Clock, make_md
-from support.topics import give_questions
+from support.questions import give_questions
 
 GUITAR = ("What instrument do you play?", "Are you in a band?", "Do you make music?")
 WORK = ("Who plays at the gig?", "Are you in a band?", "Can you list my band's songs?")

@@ -1,9 +1,9 @@
-"""What the questions pass of extraction runs (issue 10, round 10) does that the topics
-pass does not, against the scripted LLM server: the answer's questions are trimmed,
-deduplicated and embedded with the service's embedder, after the topics pass; questions
+"""What the questions pass of extraction runs (issue 10, round 10) does beyond the loop of
+per-memory passes, against the scripted LLM server: the answer's questions are trimmed,
+deduplicated and embedded with the service's embedder; questions
 another embedder embedded are embedded again without the LLM. Then what the questions do
 to a turn, export and import, and migration 0016 up and down. SQLite and PostgreSQL. The
-rules both passes keep are tested once for both in ``test_memory_pass.py``.
+loop's own rules are tested in ``test_memory_pass.py``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from sqlalchemy import text
 from memoryd import InvalidInput, Memoryd
 from memoryd.domain.rules import content_key
 from memoryd.embedding.minilm import MiniLMEmbedder
-from memoryd.extraction import questions, topics
+from memoryd.extraction import questions
 from memoryd.extraction.runs import list_runs
 from memoryd.extraction.scheduler import ExtractionScheduler
 from memoryd.storage import Database
@@ -29,7 +29,6 @@ from memoryd.storage.database import _alembic_config
 from memoryd.testing import FakeOpenAIServer, Reply
 from support.databases import revision_before, seed_memory_and_run
 from support.extraction import Clock, make_md
-from support.topics import tag
 
 GUITAR = ("What instrument do you play?", "Are you in a band?", "Do you make music?")
 
@@ -98,28 +97,6 @@ def test_only_distinct_trimmed_short_questions_are_stored_and_not_retried(
     assert len(fake_llm.requests) == 2
 
 
-def test_the_questions_pass_runs_after_the_topics_pass(
-    team_md: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
-) -> None:
-    ana, bo = team_md.get_user("ana"), team_md.get_user("bo")
-    texts = ["I was born in Lisbon.", "I have two cats.", "I play chess.", "I drink tea."]
-    for n, text_ in enumerate(texts):
-        team_md.add_memory((ana, bo)[n % 2].id, text_)
-        clock.advance(minutes=1)
-    fake_llm.script(
-        Reply.json({"topics": ["past and life events"]}), ask("Where were you born?", "A?", "B?")
-    )
-    fake_llm.default = ask("What do you do?", "A?", "B?")
-
-    run = team_md.extract(tag_topics=1, ask_questions=2)
-
-    systems = [r["messages"][0]["content"] for r in fake_llm.requests]
-    chat_, work = questions.SYSTEM, questions.WORK_SYSTEM
-    assert systems == [topics.SYSTEM, chat_, work, chat_, work]  # topics first
-    assert (run.memories_tagged, run.memories_questioned) == (1, 2)
-    assert asked_about(fake_llm) == texts[:2]
-
-
 class Renamed:
     """The test embedder under another name: its vectors are another embedder's."""
 
@@ -160,12 +137,11 @@ def test_a_new_embedder_embeds_the_stored_questions_again_without_the_llm(
 def test_a_scheduler_tick_embeds_questions_again_when_nothing_else_waits(
     team_md: Memoryd, fake_llm: FakeOpenAIServer, embedder: MiniLMEmbedder
 ) -> None:
-    """The embedded scheduler runs both passes on every tick (the queue's sweep looks
-    for waiting memories first, ``tests/scale``): a memory tagged and asked, whose
+    """The embedded scheduler runs the pass on every tick (the queue's sweep looks
+    for waiting memories first, ``tests/scale``): a memory asked, whose
     questions another embedder embedded, is embedded again by the next tick, no LLM call."""
     ana = team_md.get_user("ana")
     memory = team_md.add_memory(ana.id, "I play the guitar.")
-    tag(team_md, memory.id, ["music"])
     vectors = embedder.embed(list(GUITAR))
     with team_md.db.write() as repo:
         repo.update_memory(memory.id, stored.question_columns(GUITAR, vectors, "an-older-embedder"))

@@ -10,7 +10,7 @@ from sqlalchemy import text
 
 from memoryd.extraction.runs import Run, finish_run, list_runs, new_run_id, start_run
 from memoryd.storage import Database
-from support.databases import revision_before, seed_memory_and_run, seed_run
+from support.databases import revision_before, seed_run
 
 
 def test_old_runs_get_counters_and_no_pairs(empty_db_url: str) -> None:
@@ -54,28 +54,4 @@ def test_runs_stored_before_failed_calls_were_counted_read_zero_failed(empty_db_
     new.llm_calls, new.llm_calls_failed = 3, 2
     finish_run(db, new, datetime(2026, 1, 2, 0, 1, tzinfo=UTC))
     assert [(r.llm_calls, r.llm_calls_failed) for r in list_runs(db)] == [(3, 2), (2, 0)]
-    db.dispose()
-
-
-def test_migration_0015_leaves_old_memories_untagged_and_old_runs_with_none_tagged(
-    empty_db_url: str,
-) -> None:
-    """Migration 0015 on a database holding a memory and a run: the memory reads as not
-    tagged yet (the next runs tag it), the run as having tagged none, and a run finished
-    after the upgrade stores its own count."""
-    db = Database.open(empty_db_url, migrate=False)
-    db.upgrade(revision_before("_memory_topics.py"))
-    at = datetime(2026, 1, 1, tzinfo=UTC)
-    seed_memory_and_run(db.engine, at)
-    db.upgrade()
-    with db.read() as repo:
-        assert repo.get_memory("m1") is not None and repo.get_memory("m1").topics is None
-        assert [m.id for m in repo.untagged_memories(10, at)] == ["m1"]
-    [old] = list_runs(db)
-    assert old.memories_tagged == 0
-    new = Run(id=new_run_id(), trigger="manual", started_at=datetime(2026, 1, 2, tzinfo=UTC))
-    start_run(db, new)
-    new.memories_tagged = 4
-    finish_run(db, new, datetime(2026, 1, 2, 0, 1, tzinfo=UTC))
-    assert [r.memories_tagged for r in list_runs(db)] == [4, 0]
     db.dispose()

@@ -26,7 +26,6 @@ from memoryd.server.app import create_app
 from memoryd.server.auth import AuthStore
 from memoryd.testing.live import FAST_HASHER, LiveMemoryd
 from support.mcp import TOOLS
-from support.topics import tag
 
 
 @asynccontextmanager
@@ -114,21 +113,6 @@ def test_memory_lifecycle_through_tools_lands_in_the_core(live: LiveMemoryd) -> 
     actions = [e.action.value for e in live.md.audit_log(alice, made["id"])]
     assert actions == ["create", "update", "promote", "demote", "delete"]  # R12, actor = alice
     assert {e.actor for e in live.md.audit_log(alice, made["id"])} == {f"user:{alice}"}
-
-
-def test_memories_carry_their_topics_as_the_rest_api_gives_them(live: LiveMemoryd) -> None:
-    alice = live.ids["alice"]
-    garden = live.md.add_memory(alice, "Grows roses in the garden", workspace="alpha")
-    untagged = live.md.add_memory(alice, "Prefers concise answers", scope="global")
-    tag(live.md, garden.id, ["hobbies", "home"])
-    expected = {garden.id: ["hobbies", "home"], untagged.id: None}
-    assert ok(live, "alice", "get_memory", memory_id=garden.id)["topics"] == ["hobbies", "home"]
-    listed = ok(live, "alice", "list_memories")["memories"]
-    assert {m["id"]: m["topics"] for m in listed} == expected
-    recalled = ok(live, "alice", "recall", query="What are my hobbies?", workspace="alpha")
-    assert {m["id"]: m["topics"] for m in recalled["memories"]} == expected
-    rest = api(live, "alice", "GET", f"/api/v1/memories/{garden.id}").json()
-    assert rest["topics"] == ["hobbies", "home"]
 
 
 def test_remember_until_a_date(live: LiveMemoryd) -> None:

@@ -118,17 +118,6 @@ def test_pruning_run_history_reads_the_start_and_newest_run_indexes(populated: M
     assert "ix_extraction_last_runs_run_id" in plans[0], plans[0]
 
 
-def test_the_tagging_pass_reads_untagged_memories_from_their_partial_index(
-    populated: Memoryd,
-) -> None:
-    now = populated.clock()
-    plans = query_plans(populated.db, lambda repo: repo.untagged_memories(50, now))
-    assert "ix_memories_untagged" in plans[0], plans[0]
-    uid = populated.get_user("ana").id
-    plans = query_plans(populated.db, lambda repo: repo.untagged_memories(50, now, user_id=uid))
-    assert "ix_memories_user_scope_workspace" in plans[0] or "ix_memories_untagged" in plans[0]
-
-
 def test_the_questions_pass_reads_unasked_and_outdated_memories_from_their_partial_indexes(
     populated: Memoryd,
 ) -> None:

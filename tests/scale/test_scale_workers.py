@@ -36,6 +36,7 @@ from memoryd.storage.questions import question_columns
 from memoryd.testing import FakeOpenAIServer, Reply
 from memoryd.testing.echo_extraction import EchoExtractor
 from support.extraction import run_ids, stored_run
+from support.questions import give_questions
 from support.scale import (
     WorkerProcess,
     Workers,
@@ -45,7 +46,6 @@ from support.scale import (
     wait_for,
 )
 from support.tcp_proxy import TcpProxy
-from support.topics import give_questions, tag
 
 pytestmark = pytest.mark.postgres
 
@@ -202,38 +202,10 @@ def test_periodic_sweep_queues_due_pairs_and_obeys_the_switch(
     assert_one_memory_per_chat(pg_md, pairs, chats=4)
 
 
-def test_the_sweep_queues_a_tagging_job_for_memories_no_pair_job_tags(
-    pg_md: Memoryd, queue: App, workers: Workers
-) -> None:
-    """Memories typed by users who never chat get their topics from the fleet-wide
-    tagging job the sweep queues, recorded as a run with no pairs."""
-    ana = pg_md.create_user("ana")
-    pg_md.create_workspace("lab")
-    texts = ["I play chess.", "I have two cats.", "I drink green tea."]
-    for fact in texts:
-        pg_md.add_memory(ana.id, fact, workspace="lab" if fact == texts[1] else None)
-    with FakeOpenAIServer() as llm:
-        llm.default = Reply.json({"topics": ["hobbies and free time"]})
-        workers.start(pg_md.url, llm.base_url, name="tagger", interval="1s", tag_topics=50)
-        wait_for(
-            lambda: all(m.topics is not None for m in pg_md.list_memories(ana.id)),
-            90,
-            "the tagging job",
-        )
-        assert sorted(str(r["messages"][-1]["content"]) for r in llm.requests) == sorted(
-            f"Fact: {t}" for t in texts
-        )
-    assert {m.topics for m in pg_md.list_memories(ana.id)} == {("hobbies",)}
-    tagging = [r for r in pg_md.extraction_runs(50) if r.memories_tagged]
-    assert [(r.trigger, r.pairs_seen, r.status) for r in tagging] == [("worker", 0, "ok")]
-    assert tagging[0].memories_tagged == 3 and tagging[0].llm_calls == 3
-    assert jobs_of(pg_md, TAG_TASK) <= 1  # one waiting at most, fleet-wide
-
-
 def test_the_sweep_queues_the_job_for_memories_waiting_only_for_their_questions(
     pg_md: Memoryd, queue: App, workers: Workers
 ) -> None:
-    """With topic tagging off, memories not asked for their questions yet are enough for
+    """Memories not asked for their questions yet are enough for
     the sweep to queue the fleet-wide job, which asks them (one LLM call per prompt)."""
     ana = pg_md.create_user("ana")
     texts = ["I play chess.", "I drink green tea."]
@@ -250,9 +222,8 @@ def test_the_sweep_queues_the_job_for_memories_waiting_only_for_their_questions(
         )
         assert len(llm.requests) == 4
     assert {m.questions for m in pg_md.list_memories(ana.id)} == {tuple(asked)}
-    assert {m.topics for m in pg_md.list_memories(ana.id)} == {None}
     [run] = [r for r in pg_md.extraction_runs(50) if r.memories_questioned]
-    assert (run.memories_questioned, run.memories_tagged, run.llm_calls) == (2, 0, 4)
+    assert (run.memories_questioned, run.llm_calls) == (2, 4)
 
 
 def test_the_sweep_queues_the_job_for_questions_another_embedder_embedded(
@@ -260,38 +231,36 @@ def test_the_sweep_queues_the_job_for_questions_another_embedder_embedded(
 ) -> None:
     """After an embedder change, memories whose questions only wait to be embedded again
     (no LLM call: the questions pass does it first) are work for the fleet-wide job too;
-    else nothing embeds them until some other memory needs tagging."""
+    else nothing embeds them until some other memory needs asking."""
     ana = pg_md.create_user("ana")
     memory = pg_md.add_memory(ana.id, "I play chess.")
     asked = ["What do you do for fun?", "Do you play games?", "Any hobbies?"]
-    tag(pg_md, memory.id, ["hobbies"])
     give_questions(pg_md, memory.id, asked)  # by the service's embedder: nothing waits
-    assert not sweep_now(pg_md, queue).tagging_deferred
+    assert not sweep_now(pg_md, queue).questions_deferred
     assert jobs_of(pg_md, TAG_TASK) == 0
 
     vectors = pg_md.embedder.embed(asked)
     with pg_md.db.write() as repo:
         repo.update_memory(memory.id, question_columns(asked, vectors, "an-older-embedder"))
-    assert sweep_now(pg_md, queue).tagging_deferred
+    assert sweep_now(pg_md, queue).questions_deferred
     assert jobs_of(pg_md, TAG_TASK) == 1
-    assert not sweep_now(pg_md, queue).tagging_deferred  # one waits already
+    assert not sweep_now(pg_md, queue).questions_deferred  # one waits already
 
 
 def test_the_sweep_queues_the_job_for_memories_an_older_prompt_asked(
     pg_md: Memoryd, queue: App
 ) -> None:
     """Memories whose questions an older prompt wrote (before 0018) are work for the
-    fleet-wide job too, though none waits to be tagged, asked or embedded again: else
+    fleet-wide job too, though none waits to be asked or embedded again: else
     they would keep their old questions until some other memory needs the job."""
     ana = pg_md.create_user("ana")
     memory = pg_md.add_memory(ana.id, "I play chess.")
     asked = ["What do you do for fun?", "Do you play games?", "Any hobbies?"]
-    tag(pg_md, memory.id, ["hobbies"])
     give_questions(pg_md, memory.id, asked)  # by the current prompts: nothing waits
-    assert not sweep_now(pg_md, queue).tagging_deferred
+    assert not sweep_now(pg_md, queue).questions_deferred
 
     give_questions(pg_md, memory.id, asked, prompt=1)
-    assert sweep_now(pg_md, queue).tagging_deferred
+    assert sweep_now(pg_md, queue).questions_deferred
     assert jobs_of(pg_md, TAG_TASK) == 1
 
 

@@ -51,9 +51,6 @@ def settings_for(srv: FakeOpenAIServer, tmp_path: Path, **overrides: Any) -> Mem
         "llm_api_key": "sk-test-not-a-real-key-0000",
         "llm_timeout": 1.5,
         "idle_threshold_ms": 0,
-        # the pastime pass would ask a hosted LLM by default: tests that script replies
-        # count their calls, and test_pastime.py turns it on where it is the subject
-        "pastime_memories_per_run": 0,
     }
     values.update(overrides)
     return MemorydSettings(**values)

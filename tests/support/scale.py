@@ -115,11 +115,10 @@ class Workers:
         name: str,
         interval: str = "1d",
         heartbeat: int = 1,
-        tag_topics: int = 0,
         ask_questions: int = 0,
     ) -> WorkerProcess:
-        """A worker process; ``tag_topics`` and ``ask_questions`` 0 keep topic tagging
-        and questions out of the LLM requests a test counts, unless they are its subject."""
+        """A worker process; ``ask_questions`` 0 keeps the questions pass out of the LLM
+        requests a test counts, unless it is its subject."""
         env = {
             **os.environ,
             "MEMORYD_DATABASE_URL": url,
@@ -132,8 +131,6 @@ class Workers:
             "MEMORY_IDLE_THRESHOLD_MS": "0",
             "MEMORY_EXTRACTION_INTERVAL": interval,
             "MEMORYD_EXTRACTION_BATCH_CHATS": "8",  # so that 16 chats make two batches
-            "MEMORYD_TOPIC_TAGS_PER_RUN": str(tag_topics),
-            "MEMORYD_PASTIME_MEMORIES_PER_RUN": "0",
             "MEMORYD_QUESTION_MEMORIES_PER_RUN": str(ask_questions),
         }
         log_path = self.tmp_path / f"{name}.log"

@@ -58,10 +58,9 @@ def make_settings(tmp_path: Path, **overrides: Any) -> MemorydSettings:
         "proxy_provider": "openai",
         "proxy_upstream_url": "http://127.0.0.1:9/v1",
         "reranker": "hybrid",
-        # no topic tagging after Run now: its LLM calls are the subject of few tests, and
-        # the default LLM (the bundled model) is no test's; those tests pass a budget
-        "topic_tags_per_run": 0,
-        "question_memories_per_run": 0,  # nor questions, for the same reason
+        # no questions pass after Run now: its LLM calls are the subject of few tests,
+        # and the default LLM (the bundled model) is no test's; those tests pass a budget
+        "question_memories_per_run": 0,
     }
     values.update(overrides)
     return MemorydSettings(**values)

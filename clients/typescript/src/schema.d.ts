@@ -241,11 +241,9 @@ export interface paths {
          *     run's last sign of life. ``llm_calls`` counts every LLM call made, answered or not, and
          *     ``llm_calls_failed`` those of them that got no answer (an HTTP error, a timeout, a
          *     server that cannot be reached): a run whose calls all failed has both equal, not 0;
-         *     they include the calls of the run's topic-tagging pass, and ``memories_tagged``
-         *     counts the memories it gave topics (a tagging error is listed in ``errors`` with
-         *     the kind ``topics`` and fails nothing); likewise ``memories_questioned`` and
-         *     ``memories_judged`` for its questions and pastime passes (kinds ``questions`` and
-         *     ``pastime``).
+         *     they include the calls of the run's questions pass, and ``memories_questioned``
+         *     counts the memories it wrote questions for (an error of that pass is listed in
+         *     ``errors`` with the kind ``questions`` and fails nothing).
          */
         get: operations["runs_api_v1_extraction_runs_get"];
         put?: never;
@@ -1100,11 +1098,6 @@ export interface components {
             /** Last Used At */
             last_used_at: string | null;
             /**
-             * Pastime
-             * @description Whether the extraction LLM said it tells what the person does for fun (it helps choose it when a message asks that); null until asked.
-             */
-            pastime?: boolean | null;
-            /**
              * Questions
              * @description Questions the extraction LLM wrote that it answers (they help choose it for a message asking them); null until asked, [] when the answer held none.
              */
@@ -1125,11 +1118,6 @@ export interface components {
             source: string;
             /** Source Chat Ids */
             source_chat_ids: number[];
-            /**
-             * Topics
-             * @description Conversation topics the extraction LLM tagged it with (they help choose it for broad questions); null until tagged.
-             */
-            topics?: string[] | null;
             /** Updated At */
             updated_at: string;
             /** User Id */
@@ -1359,11 +1347,6 @@ export interface components {
             /** Last Used At */
             last_used_at: string | null;
             /**
-             * Pastime
-             * @description Whether the extraction LLM said it tells what the person does for fun (it helps choose it when a message asks that); null until asked.
-             */
-            pastime?: boolean | null;
-            /**
              * Questions
              * @description Questions the extraction LLM wrote that it answers (they help choose it for a message asking them); null until asked, [] when the answer held none.
              */
@@ -1387,11 +1370,6 @@ export interface components {
              * @description The chats it was extracted from that are still stored.
              */
             source_chats: components["schemas"]["ChatOut"][];
-            /**
-             * Topics
-             * @description Conversation topics the extraction LLM tagged it with (they help choose it for broad questions); null until tagged.
-             */
-            topics?: string[] | null;
             /** Updated At */
             updated_at: string;
             /** User Id */
@@ -1435,11 +1413,6 @@ export interface components {
             /** Last Used At */
             last_used_at: string | null;
             /**
-             * Pastime
-             * @description Whether the extraction LLM said it tells what the person does for fun (it helps choose it when a message asks that); null until asked.
-             */
-            pastime?: boolean | null;
-            /**
              * Questions
              * @description Questions the extraction LLM wrote that it answers (they help choose it for a message asking them); null until asked, [] when the answer held none.
              */
@@ -1458,11 +1431,6 @@ export interface components {
             source: string;
             /** Source Chat Ids */
             source_chat_ids: number[];
-            /**
-             * Topics
-             * @description Conversation topics the extraction LLM tagged it with (they help choose it for broad questions); null until tagged.
-             */
-            topics?: string[] | null;
             /** Updated At */
             updated_at: string;
             /** User Id */

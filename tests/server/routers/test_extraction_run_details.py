@@ -25,25 +25,23 @@ def test_run_details_with_pairs_dropped_facts_and_failures(
         llm_provider="openai",
         llm_base_url=fake_llm.base_url,
         llm_model="fake-model",
-        topic_tags_per_run=50,
-        pastime_memories_per_run=0,
+        question_memories_per_run=50,
     )
     world = build_world(settings, embedder)
     alice, bob = world.ids["alice"], world.ids["bob"]
     for _ in range(3):
         world.md.record_chat(alice, "alpha", "I just moved to Oslo.", "Welcome to Norway!")
     # sentence 1 is real, 7 does not exist (an invented fact): dropped, the run is fine;
-    # then Run now tags the new memory with topics (up to MEMORYD_TOPIC_TAGS_PER_RUN)
-    fake_llm.script(
-        Reply.json({"person": [1, 7], "project": []}),
-        Reply.json({"topics": ["home and where they live", "travel and places"]}),
-    )
+    # then Run now asks the new memory's questions (MEMORYD_QUESTION_MEMORIES_PER_RUN),
+    # one call per prompt
+    asked = Reply.json({"questions": ["Where do you live?", "Did you move?", "Why Oslo?"]})
+    fake_llm.script(Reply.json({"person": [1, 7], "project": []}), asked, asked)
     with world.client:
         ran = world.call("admin", "POST", "/api/v1/extraction/run", json={"force": True}).json()
         run_id = ran["run"]["id"]
         listed = world.call("admin", "GET", "/api/v1/extraction/runs").json()[0]
         assert (listed["status"], listed["pairs_failed"], listed["facts_dropped"]) == ("ok", 0, 1)
-        assert (listed["memories_tagged"], listed["llm_calls"]) == (1, 2)
+        assert (listed["memories_questioned"], listed["llm_calls"]) == (1, 3)
         details = world.call("admin", "GET", f"/api/v1/extraction/runs/{run_id}")
         assert details.status_code == 200, details.text
         body = details.json()
@@ -53,7 +51,7 @@ def test_run_details_with_pairs_dropped_facts_and_failures(
         assert pair["status"] == "processed"
         [memory] = world.md.list_memories(alice)
         assert pair["created"] == [memory.id] and len(pair["chats_processed"]) == 3
-        assert memory.topics == ("home", "travel") and body["memories_tagged"] == 1
+        assert memory.questions is not None and body["memories_questioned"] == 1
         assert len(pair["dropped"]) == 1 and pair["error"] is None
         assert [e["kind"] for e in body["errors"]] == ["item"]
 
@@ -82,19 +80,20 @@ def test_run_details_with_pairs_dropped_facts_and_failures(
         assert refused.status_code == 403
 
 
-def test_the_run_page_shows_the_memories_tagged_and_a_stopped_tagging_pass(
+def test_the_run_page_shows_the_memories_asked_and_a_stopped_questions_pass(
     tmp_path: Path, embedder: MiniLMEmbedder
 ) -> None:
     world = build_world(make_settings(tmp_path), embedder)
     run = Run(id=new_run_id(), trigger="scheduler", started_at=world.md.clock())
     start_run(world.md.db, run)
-    run.memories_tagged, run.llm_calls, run.llm_calls_failed = 2, 3, 1
+    run.memories_questioned, run.llm_calls, run.llm_calls_failed = 2, 3, 1
     run.errors = [
         {
-            "kind": "topics",
+            "kind": "questions",
             "user_id": None,
             "workspace": None,
-            "error": "topic tagging stopped after 2 memories: the LLM request timed out",
+            "error": "asking memories' questions stopped after 2 memories: the LLM request "
+            "timed out",
         }
     ]
     finish_run(world.md.db, run, world.md.clock())
@@ -102,6 +101,9 @@ def test_the_run_page_shows_the_memories_tagged_and_a_stopped_tagging_pass(
         page = get_page(world, "admin", f"/admin/runs/{run.id}")
     assert page.status_code == 200
     shown = words(re.sub(r"<[^>]+>", " ", page.text))
-    assert "Topics 2 memories tagged" in shown and "3 LLM calls (1 failed)" in shown
-    assert "Topic tagging stopped : topic tagging stopped after 2 memories: the LLM" in shown
-    assert run_pairs(run, {})[0].entries[0]["label"] == "Topic tagging stopped"
+    assert "Questions 2 memories asked" in shown and "3 LLM calls (1 failed)" in shown
+    assert (
+        "Asking questions stopped : asking memories" in shown
+        and "stopped after 2 memories" in shown
+    )
+    assert run_pairs(run, {})[0].entries[0]["label"] == "Asking questions stopped"

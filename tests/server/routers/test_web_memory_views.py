@@ -7,15 +7,12 @@ comes back open with what was typed and why it was refused.
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import UTC, datetime, timedelta
 from html import escape
 
-from memoryd.domain.topics import shown_labels
 from support.lifecycle import expire_now
 from support.server import World
-from support.topics import tag
 from support.web import element, flash_of, follow, get_page, post_form, words
 
 PANEL = "/chat/alpha?panel=memories"
@@ -225,15 +222,3 @@ def test_an_edit_of_a_memory_that_is_gone_goes_back_to_the_list(world: World) ->
     assert response.headers["location"] == PANEL  # no form to open again
     assert flash_of(response)["level"] == "error"
     assert world.md.get_memory(world.ids["bob"], memory.id).content == "Bob's fact"
-
-
-def test_detail_shows_the_topics_in_words_and_the_page_hands_the_script_their_labels(
-    world: World,
-) -> None:
-    alice = world.ids["alice"]
-    memory = world.md.add_memory(alice, "Plays the cello")
-    tag(world.md, memory.id, ["music", "media"])
-    page = get_page(world, "alice", f"{PANEL}&detail={memory.id}")
-    assert "Topics Music, Books, films and TV" in words(element(page.text, "memory-detail").text)
-    labels = json.loads(element(page.text, "memory-detail").attrs["data-topics"])
-    assert labels == shown_labels() and labels["hobbies"] == "Hobbies and free time"
