@@ -1,109 +1,70 @@
 """How well extraction's secret filter drops secrets and keeps harmless look-alikes.
 
-bench/data/secrets.json holds chat lines labelled by hand: lines holding a secret or a
-personal identifier (passwords with and without labels, pass phrases, PINs, door and alarm
-codes, one-time codes, national ids, IBANs and card numbers, keys and tokens) and
-harmless lines that look like them (flight and room numbers, "the password policy ...",
-promo codes, phone numbers). A further 20 + 20 lines (``held_out``) were written after
-the filter and first scored untouched (17/20 secrets, 20/20 harmless, see BENCHMARKS.md).
-Each line goes through ``secret_reason`` as extraction
-applies it to a candidate; a baseline is the filter shipped before this set existed
-(labelled passwords and key formats only), given as ``--baseline`` git revision.
+bench/data/secrets.json holds chat lines labelled by hand, in the languages memoryd
+serves (en, fr, es, de, pt, it, zh, ja, ko): lines holding a secret (passwords however
+spaced or worded, pass phrases, PINs and codes, security answers, card numbers with any
+separators, IBANs and bank accounts, government ids, keys and tokens, one-time codes)
+and harmless lines that look like them ("I changed my password yesterday", "my card was
+declined", phone, order and flight numbers). ``dev`` is what the filter was tuned on;
+``test`` was written before the tuning and scored once. Each line goes through
+``secret_reason`` as extraction applies it to a sentence and to a candidate memory.
 
-    .venv/bin/python bench/secret_detection.py [--baseline REV] [--show]
+    .venv/bin/python bench/secret_detection.py [--show]
 
-Targets: 100 % of secret lines dropped, at most 5 % of harmless lines lost.
+``--show`` prints the dev lines it gets wrong (never the test part's: reading those
+would make it a second dev set). Targets: recall >= 0.99 and false drops <= 2 % on each.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
-import subprocess
 import sys
-import tempfile
-from collections.abc import Callable
 from pathlib import Path
 
 from memoryd.extraction.secrets import secret_reason
 
 DATA = Path(__file__).parent / "data" / "secrets.json"
-Detector = Callable[[str], str | None]
+Part = dict[str, dict[str, list[str]]]
 
 
-def load_baseline(rev: str) -> Detector | None:
-    """``secret_reason`` as it was at git revision ``rev`` (None if git cannot show it)."""
-    try:
-        source = subprocess.run(
-            ["git", "show", f"{rev}:src/memoryd/extraction/secrets.py"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as handle:
-        handle.write(source)
-    spec = importlib.util.spec_from_file_location("baseline_secrets", handle.name)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    detector: Detector = module.secret_reason
-    return detector
-
-
-def score(detect: Detector, data: dict[str, dict[str, list[str]]], show: bool) -> dict[str, float]:
-    rows: dict[str, float] = {}
+def score(part: Part, show: bool) -> tuple[float, float, dict[str, tuple[int, int]]]:
+    """Recall on secret lines, false-drop rate on harmless ones, and (right, total) per
+    kind."""
+    kinds: dict[str, tuple[int, int]] = {}
+    totals = {"secret": [0, 0], "harmless": [0, 0]}
     for label, want in (("secret", True), ("harmless", False)):
-        total = wrong = 0
-        for kind, lines in data[label].items():
-            missed = [line for line in lines if (detect(line) is not None) != want]
-            total += len(lines)
-            wrong += len(missed)
-            rows[f"{label}/{kind}"] = 100.0 * (len(lines) - len(missed)) / len(lines)
-            if show:
-                for line in missed:
-                    print(f"  {'MISSED' if want else 'LOST'} [{kind}] {line}")
-        rows[label] = 100.0 * (total - wrong) / total
-    return rows
+        for kind, lines in part[label].items():
+            wrong = [line for line in lines if (secret_reason(line) is not None) != want]
+            kinds[f"{label}/{kind}"] = (len(lines) - len(wrong), len(lines))
+            totals[label][0] += len(lines) - len(wrong)
+            totals[label][1] += len(lines)
+            for line in wrong if show else []:
+                print(f"  {'MISSED' if want else 'DROPPED'} [{kind}] {line}")
+    recall = totals["secret"][0] / totals["secret"][1]
+    false_drops = 1 - totals["harmless"][0] / totals["harmless"][1]
+    return recall, false_drops, kinds
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--baseline", default="2cfbb82", help="git revision of the old filter")
-    parser.add_argument("--show", action="store_true", help="print each misclassified line")
+    parser.add_argument("--show", action="store_true", help="print the dev lines it gets wrong")
     args = parser.parse_args()
     data = json.loads(DATA.read_text(encoding="utf-8"))
-    counts = {label: sum(map(len, data[label].values())) for label in ("secret", "harmless")}
-    print(f"{counts['secret']} secret lines, {counts['harmless']} harmless look-alikes")
-    now = score(secret_reason, data, args.show)
-    baseline = load_baseline(args.baseline)
-    before = score(baseline, data, False) if baseline else {}
-    print(f"\n| class | baseline ({args.baseline}) | now |\n|---|---|---|")
-    for key, value in now.items():
-        if "/" not in key:
-            continue
-        label, _, kind = key.partition("/")
-        verb = "dropped" if label == "secret" else "kept"
-        old = f"{before[key]:.0f} %" if before else "-"
-        print(f"| {label}: {kind} ({verb}) | {old} | {value:.0f} % |")
-    for label, verb in (("secret", "secrets dropped"), ("harmless", "harmless lost")):
-        value = now[label] if label == "secret" else 100 - now[label]
-        old = (before[label] if label == "secret" else 100 - before[label]) if before else None
-        shown = f"{old:.1f} %" if old is not None else "-"
-        print(f"| **{verb}** | {shown} | **{value:.1f} %** |")
-    held = data["held_out"]
-    for label, want in (("secret", True), ("harmless", False)):
-        lines = held[label]
-        right = sum((secret_reason(line) is not None) == want for line in lines)
-        old = sum((baseline(line) is not None) == want for line in lines) if baseline else None
-        print(
-            f"held out, {label}: {right}/{len(lines)} right"
-            + (f" (baseline {old}/{len(lines)})" if old is not None else "")
-        )
-    ok = now["secret"] == 100.0 and 100 - now["harmless"] <= 5.0
-    print("\ntargets (100 % dropped, <= 5 % lost):", "met" if ok else "NOT met")
+    ok = True
+    print("| part | secret lines | recall | look-alikes | false drops |\n|---|---|---|---|---|")
+    details = {}
+    for name in ("dev", "test"):
+        part = data[name]
+        recall, false_drops, kinds = score(part, args.show and name == "dev")
+        details[name] = kinds
+        n_secret = sum(map(len, part["secret"].values()))
+        n_harmless = sum(map(len, part["harmless"].values()))
+        print(f"| {name} | {n_secret} | {recall:.3f} | {n_harmless} | {100 * false_drops:.1f} % |")
+        ok = ok and recall >= 0.99 and false_drops <= 0.02
+    wrong = ", ".join(f"{k} {r}/{t}" for k, (r, t) in details["dev"].items() if r < t)
+    print(f"dev, right per kind where not all: {wrong or 'none'}")
+    print("targets (recall >= 0.99, false drops <= 2 %):", "met" if ok else "NOT met")
     return 0 if ok else 1
 
 

@@ -1,14 +1,23 @@
 """Attack class: getting secrets and personal identifiers stored as memories (item 1).
 
-The lines the attack run got stored are refused now; harmless look-alikes are kept; an
-admin's own patterns count; a bad pattern or provider name is refused when saved.
+The lines the attack runs got stored are refused now, however spaced, worded or written
+(and in the languages memoryd serves); harmless look-alikes are kept; a run given them
+stores nothing and its history never quotes them; an admin's own patterns count; a bad
+pattern or provider name is refused when saved.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
 
+from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.extraction.secrets import secret_reason, secret_values
+from memoryd.testing import FakeOpenAIServer
+from support.extraction import Clock, make_md, observe
 from support.server import World
 
 STORED_BY_THE_ATTACK_RUN = [
@@ -22,7 +31,32 @@ STORED_BY_THE_ATTACK_RUN = [
     "My PIN is 4921",
     "p\u200bassword: hunter2hunter2",  # an invisible character in the label
 ]
+# Issue 37 item 1: stored with the bundled model and with the fake LLM at 4ba7ee1.
+STORED_IN_ROUND_4 = [
+    "My password is h u n t e r 2 2.",
+    "I use correct horse battery staple as the passphrase for my bank.",
+    "My card number is 4111.1111.1111.1111.",
+    "My new password will be Marigold.",
+    "my password's Peregrine",
+    "The password for the wifi is lemonade-stand",
+    "password starts with Tr0ub",
+    "My mother's maiden name is Smithers.",
+    "For the bank's security question, my first pet's name is Biscuit.",
+    "My IBAN is GB29 NWBK 6016 1331 9268 19",
+    "Mon mot de passe est soleil2024",
+    "Mi contraseña es girasol88",
+    "Mein Passwort lautet Schmetterling7",
+    "A minha senha é pastel123",
+    "Il mio codice fiscale è RSSMRA85T10A562S",
+    "我的密码是 panda1234",
+    "私のパスワードは sakura2024 です",
+    "제 비밀번호는 haneul77 입니다",
+]
 LOOK_ALIKES = [
+    "I changed my password yesterday",
+    "my card was declined",
+    "My first pet was a hamster called Nibbles",
+    "J'ai oublié mon mot de passe",
     "my flight is LH 4821",
     "room 7731",
     "The password policy requires 12 characters",
@@ -34,6 +68,11 @@ LOOK_ALIKES = [
 
 @pytest.mark.parametrize("text", STORED_BY_THE_ATTACK_RUN)
 def test_secrets_the_attack_run_stored_are_refused(text: str) -> None:
+    assert secret_reason(text) is not None
+
+
+@pytest.mark.parametrize("text", STORED_IN_ROUND_4)
+def test_secrets_however_spaced_worded_or_written_are_refused(text: str) -> None:
     assert secret_reason(text) is not None
 
 
@@ -79,3 +118,29 @@ def test_extraction_provider_must_be_a_registered_provider(world: World) -> None
     assert world.md.get_settings()["extraction_provider"] == ""
     ok = world.call("admin", "PATCH", "/api/v1/settings", json={"extraction_provider": "openai"})
     assert ok.status_code == 200
+
+
+@pytest.fixture
+def fake_llm() -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer() as srv:
+        yield srv
+
+
+def test_a_run_stores_none_of_them_and_its_history_never_quotes_them(
+    sqlite_url: str, fake_llm: FakeOpenAIServer, tmp_path: Path, embedder: MiniLMEmbedder
+) -> None:
+    with make_md(sqlite_url, fake_llm, tmp_path, embedder, Clock()) as md:
+        ana = md.create_user("ana").id
+        md.create_workspace("lab")
+        for line in STORED_IN_ROUND_4[:8]:
+            md.record_chat(ana, "lab", line, "Noted.")
+        fake_llm.script(observe(range(1, 9), []), observe(range(1, 9), []))
+
+        result = md.extract(ana, "lab", force=True)
+
+        assert md.list_memories(ana) == []
+        history = json.dumps([r.pairs for r in md.extraction_runs()]) + json.dumps(result.to_dict())
+        for secret in ("hunter", "horse battery", "4111", "Marigold", "Peregrine", "Smithers"):
+            assert secret not in history
+        sent = " ".join(str(r) for r in fake_llm.requests)
+        assert "Smithers" not in sent and "Marigold" not in sent  # never shown to the model

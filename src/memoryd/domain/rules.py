@@ -1,8 +1,9 @@
 """The rules a memory must obey: scope limits, content, names.
 
 R1 (5 global per user, 20 per user and workspace) and R13 (one line of plain text, at most
-500 characters, unable to forge a heading or a second list item) live here as pure
-functions, so storage, extraction, the API and the CLI all apply exactly the same checks.
+500 characters, unable to forge a heading, a second list item or a chat turn) live here
+as pure functions, so storage, extraction, the API and the CLI all apply exactly the same
+checks.
 """
 
 from __future__ import annotations
@@ -50,6 +51,25 @@ _BLOCK_MARKUP = re.compile(
     r"^(#{1,6}(\s|$)|>|[-*+](\s|$)|\d{1,9}[.)](\s|$)|```|~~~|(={3,}|-{3,}|\*{3,}|_{3,})$|<!--)"
 )
 
+# Control tokens of the chat templates memoryd's models use: ChatML (Qwen, the bundled
+# model) and Llama 3 (<|im_start|>, <|eot_id|>: any <|word|>, also with DeepSeek's
+# fullwidth bars), Llama 2 and Mistral ([INST], <<SYS>>, [SYSTEM_PROMPT], [TOOL_CALLS],
+# <s>), Gemma (<start_of_turn>, <bos>). A local model's template turns them into real
+# turns, so a memory holding one could open a system turn of its own.
+SPECIAL_TOKEN = re.compile(
+    r"<[|\uff5c][^\s<>|\uff5c]{1,48}[|\uff5c]>"
+    r"|<(?:start|end)_of_turn>|</?(?:s|bos|eos|unk|pad)>|<</?SYS>>"
+    r"|\[/?(?:INST|SYS|SYSTEM_PROMPT|TOOL_CALLS|AVAILABLE_TOOLS|TOOL_RESULTS|TOOL_CONTENT|"
+    r"THINK|IMG|IMG_BREAK|IMG_END|PREFIX|MIDDLE|SUFFIX)\]"
+)
+
+
+def escape_special_tokens(text: str) -> str:
+    """``text`` with every chat-template control token broken by a space after its first
+    character ("<|im_start|>" -> "< |im_start|>"): what a local model is given of text
+    it did not write, so the text reads the same but cannot open a turn."""
+    return SPECIAL_TOKEN.sub(lambda m: f"{m.group(0)[0]} {m.group(0)[1:]}", text)
+
 
 def normalize_content(raw: object) -> str:
     """Return the stored form of a memory's text, or raise InvalidContent saying why.
@@ -59,8 +79,8 @@ def normalize_content(raw: object) -> str:
     surrounding space is trimmed, and one leading list bullet ("- ", "* ") is dropped
     because people paste them. Control characters, invisible characters (format, tag,
     private-use and filler characters, which could carry text a reader never sees),
-    invalid Unicode and leading Markdown block markup (headings, quotes, fences,
-    numbered items) are refused.
+    invalid Unicode, leading Markdown block markup (headings, quotes, fences,
+    numbered items) and chat-template control tokens (``SPECIAL_TOKEN``) are refused.
     """
     if not isinstance(raw, str):
         raise InvalidContent(f"memory content must be text, not {type(raw).__name__}")
@@ -89,6 +109,12 @@ def normalize_content(raw: object) -> str:
         raise InvalidContent(
             "memory content must not start with Markdown markup (heading, quote, list "
             "marker or fence): it is injected as one '- ' line"
+        )
+    token = SPECIAL_TOKEN.search(text)
+    if token:
+        raise InvalidContent(
+            f"memory content contains the chat-template control token {token.group(0)!r}, "
+            "which would open a turn of its own in a model's prompt"
         )
     return text
 

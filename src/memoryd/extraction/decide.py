@@ -4,7 +4,8 @@ Pure functions over the batch's data (no I/O), so each rule is easy to test:
 
 - ``verify_facts``: a fact (a user sentence the Observer chose, rewritten by code) is
   kept only if it is about the user (no second person, no name the user addressed, the
-  user's name only when they said it), free of secrets, and valid content;
+  user's name only when they said it), free of secrets, valid content, and its sentence
+  is not an instruction to the assistant (``memoryd.extraction.instructions``);
 - ``relate``: each kept fact's nearest stored memory; near-duplicates are dropped and
   related pairs are what the Reflector is asked about (by pair number: it never sees ids);
 - ``plan_changes``: creates and updates within the free slots; a person fact that finds
@@ -24,6 +25,7 @@ import numpy as np
 from memoryd.domain.errors import InvalidContent
 from memoryd.domain.models import Memory, Scope, Vector
 from memoryd.domain.rules import content_key, normalize_content
+from memoryd.extraction.instructions import instruction_reason
 from memoryd.extraction.schema import Fact
 from memoryd.extraction.secrets import secret_reason
 from memoryd.extraction.sentences import Sentence
@@ -112,8 +114,8 @@ def verify_facts(
     names: Names,
     extra_patterns: Sequence[str] = (),
 ) -> tuple[list[tuple[str, Fact, Sentence]], list[str]]:
-    """The facts that are valid content, free of secrets and about the user, as
-    (stored text, fact, the sentence it came from)."""
+    """The facts that are valid content, free of secrets, about the user and not an
+    instruction to the assistant, as (stored text, fact, the sentence it came from)."""
     kept: list[tuple[str, Fact, Sentence]] = []
     rejected: list[str] = []
     for fact in facts:
@@ -127,11 +129,12 @@ def verify_facts(
         if reason:
             rejected.append(f"{where}: dropped, {reason}")
             continue
-        problem = subject_problem(text, names)
+        sentence = sentences[fact.sentence - 1]
+        problem = instruction_reason(sentence.text) or subject_problem(text, names)
         if problem:
             rejected.append(f"{where}: {problem}: {text}")
             continue
-        kept.append((text, fact, sentences[fact.sentence - 1]))
+        kept.append((text, fact, sentence))
     return kept, rejected
 
 

@@ -46,7 +46,8 @@ from memoryd.extraction.runs import clear_failures, get_pair_state, record_failu
 from memoryd.extraction.schema import (
     MAX_SENTENCES,
     Fact,
-    check_list,
+    check_selection,
+    check_verdicts,
     observer_schema,
     read_selection,
     read_verdicts,
@@ -428,7 +429,7 @@ def _plan_batch(
             prompts.observer_messages(workspace, sentences),
             schema=observer_schema(len(sentences)),
             schema_name="selection",
-            check=check_list("person", "project"),
+            check=check_selection(len(sentences)),
             max_tokens=OBSERVER_MAX_TOKENS,
             usage=usage,
         )
@@ -457,7 +458,7 @@ def _plan_batch(
                 ),
                 schema=reflector_schema(len(related)),
                 schema_name="verdicts",
-                check=check_list("verdicts"),
+                check=check_verdicts(len(related)),
                 max_tokens=REFLECTOR_MAX_TOKENS,
                 usage=usage,
             )

@@ -4,18 +4,23 @@ The schemas bound every list, number and string (``maxItems``, ``maximum``,
 ``maxLength``) so a small model constrained by them cannot ramble or point outside the
 batch; both are narrowed per batch (the Observer's sentence numbers, the Reflector's pair
 numbers). Reading is lenient item by item: a malformed item is set aside with a reason
-and the rest is used; only an answer whose top level is wrong counts as unusable (and is
-retried once by ``memoryd.llm.json_output``).
+and the rest is used. An answer whose top level is wrong, or that has items but not one
+usable item (``{"person": ["ALL"], "project": [999999]}``), counts as unusable: it is
+retried once by ``memoryd.llm.json_output`` and then fails the batch, whose chats stay
+unprocessed (a well-formed wrong answer must not mark chats learned from).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from memoryd.domain.models import Scope
 
 MAX_SENTENCES = 24
+# A shape check: None when an answer is usable, else what is wrong with it.
+Check = Callable[[dict[str, Any]], str | None]
 
 ABOUT = {"person": Scope.GLOBAL, "project": Scope.WORKSPACE}
 VERDICTS = ("same", "replaces", "separate")
@@ -70,13 +75,38 @@ class Fact:
     scope: Scope
 
 
-def check_list(*keys: str) -> Any:
+def check_list(*keys: str) -> Check:
     """A shape check: the answer must be an object holding a list under each key."""
 
     def check(value: dict[str, Any]) -> str | None:
         for key in keys:
             if not isinstance(value.get(key), list):
                 return f'expected an object with a "{key}" list'
+        return None
+
+    return check
+
+
+def check_selection(sentences: int) -> Check:
+    """The Observer's answer check: two lists, and not only items naming no sentence."""
+    return _some_usable(check_list("person", "project"), lambda v: read_selection(v, sentences))
+
+
+def check_verdicts(pairs: int) -> Check:
+    """The Reflector's answer check: a list of verdicts, and not only unusable ones."""
+    return _some_usable(check_list("verdicts"), lambda v: read_verdicts(v, pairs))
+
+
+def _some_usable(
+    shape: Check, read: Callable[[dict[str, Any]], tuple[dict[int, Any], list[str]]]
+) -> Check:
+    def check(value: dict[str, Any]) -> str | None:
+        problem = shape(value)
+        if problem:
+            return problem
+        usable, problems = read(value)
+        if problems and not usable:  # the items are not quoted: they may echo a chat
+            return f"none of its {len(problems)} items is usable (a number out of range?)"
         return None
 
     return check

@@ -6,23 +6,29 @@ source chats, so a candidate that repeats one of them in other words is dropped 
 
 What counts (see docs/security.md and bench/secret_detection.py for how well it works):
 
-- keys and tokens by format (``sk-...``, ``AKIA...``, ``ghp_...``, JWTs, private keys,
-  credentials in URLs, long random strings);
-- passwords and pass phrases: labelled ("password is ...", "pw: ...", "passphrase = ..."),
-  near a credential word ("the password Tr0ub4dor&3", "... as my password"), in a login
-  context ("log into staging as root with hunter2hunter2", "admin / N4sAdm1n"), or strong
-  by their shape alone (letters, digits and symbols mixed: "Blu3Sky!88");
-- PINs, door, gate, alarm and safe codes, combinations, one-time and backup codes;
-- national identifiers (social security, national insurance, passport, tax, id card and
-  driving licence numbers) and US social security numbers by their form;
-- IBANs (checked with their mod-97 digits), payment card numbers (Luhn), CVVs, bank
-  account, sort and routing numbers;
+- keys and tokens by format: detect-secrets' format detectors (AWS, GitHub, GitLab,
+  Slack, Stripe, Twilio, SendGrid, npm, PyPI, JWTs, private keys, credentials in URLs ...)
+  and our own for what they miss (``sk-proj-...``, ``AIza...``, long random strings);
+- passwords, pass phrases, PINs and codes, in every language memoryd serves: a label
+  (``memoryd.extraction.secret_words``: "password", "mot de passe", "密码" ...) then a
+  word that discloses the value ("is", "'s", "will be", "starts with", "lautet", "是")
+  and a value that is not talk about it ("is too short"); "X as my password"; a
+  password-shaped word near a label or in a login context; a strong password alone;
+- security answers: a mother's maiden name, the answer to a security question or a
+  memorable word;
+- national identifiers after their label (SSN, NIR, DNI, Steuer-ID, codice fiscale, CPF,
+  身份证, マイナンバー, 주민등록번호 ...) and by form where a check digit makes that safe
+  (US SSNs, UK NINOs, Chinese resident ids, Spanish DNIs, Italian codici fiscali,
+  python-stdnum's validators); IBANs (stdnum), payment cards (Luhn, any separators),
+  CVVs, bank account, sort and routing numbers;
 - whatever the admin's own regular expressions match (``extra_patterns``, from the
   ``secret_patterns`` run-time setting).
 
 Text is NFKC-normalised and stripped of invisible characters first, so "p\u200bassword"
-is a password too. Erring on the side of dropping a harmless fact is intended: a lost
-fact is relearned, a stored password leaks into every prompt.
+is a password too, and read a second time with spaced-out characters joined and English
+number words made digits ("h u n t e r 2 2", "4.1.1.1 ...", "four five six seven").
+Erring on the side of dropping a harmless fact is intended: a lost fact is relearned, a
+stored password leaks into every prompt.
 """
 
 from __future__ import annotations
@@ -30,8 +36,18 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 
+from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+from detect_secrets.plugins.base import RegexBasedDetector
+from stdnum import iban, luhn
+from stdnum.cn import ric
+from stdnum.es import dni, nie
+from stdnum.it import codicefiscale
+
+from memoryd.extraction import secret_words as lexicon
+
+# What detect-secrets' format detectors miss.
 _KEY_PATTERNS = (
     ("an API key", re.compile(r"\b(?:sk|pk|rk)[-_](?:proj-|live_?|test_?|ant-)?[\w\-]{16,}")),
     ("an AWS access key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
@@ -39,37 +55,55 @@ _KEY_PATTERNS = (
     ("a Slack token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
     ("a Google API key", re.compile(r"\bAIza[0-9A-Za-z_\-]{30,}")),
     ("a webhook secret", re.compile(r"\bwhsec_[A-Za-z0-9]{16,}")),
+    ("a webhook URL", re.compile(r"https://hooks\.slack\.com/services/\S+")),
     ("a JSON web token", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+")),
     ("a private key", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")),
-    ("a credential in a URL", re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:[^\s/@]+@")),
+    ("a credential in a URL", re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]*:[^\s/@]+@")),
 )  # fmt: skip
+_NOT_FORMATS = {"KeywordDetector", "IPPublicDetector"}  # words, not formats
 
-# "password is X", "pwd: X", "token = X" ... followed by a value-like word.
-_LABEL_ANY = (
-    r"password|passwd|passphrase|pass\s?phrase|pwd|pw|pass|secret(?:\s+key)?|client\s+secret|"
-    r"seed\s+phrase|recovery\s+phrase|mnemonic|master\s+password"
+
+@cache
+def _format_detectors() -> tuple[RegexBasedDetector, ...]:
+    """detect-secrets' detectors of key and token formats (not its entropy guesses,
+    which flag ordinary words in a sentence)."""
+    classes: Iterable[type] = get_mapping_from_secret_type_to_class().values()
+    return tuple(
+        cls()
+        for cls in classes
+        if issubclass(cls, RegexBasedDetector) and cls.__name__ not in _NOT_FORMATS
+    )
+
+
+_FLAGS = re.IGNORECASE
+_LABEL = re.compile(
+    rf"(?<![\w-])(?P<label>{lexicon.CREDENTIAL_LABELS}|{lexicon.SECURITY_LABELS})(?![\w])", _FLAGS
 )
-_LABEL_DIGITS = r"pin(?:\s+code)?|passcode|cvv|cvc|cvv2|puk"
-_LABEL_KEY = r"api[ _-]?key|access[ _-]?key|auth[ _-]?token|token|credentials?"
-_LABELLED = re.compile(
-    rf"\b(?:(?P<any>{_LABEL_ANY})|(?P<digits>{_LABEL_DIGITS})|(?P<key>{_LABEL_KEY}))\b"
-    r"(?:\s+(?:is|was|are|=|:)(?:\s+now)?|\s*[:=])\s*[\"'`]?(?P<value>[^\s\"'`,;]{3,})",
-    re.IGNORECASE,
+_COMPOUND = re.compile(rf"\s*(?:{lexicon.COMPOUND_NOUNS})\b", _FLAGS)
+_MARKER = re.compile(rf"(?<![\w'’])(?:{lexicon.MARKERS})(?![\w'’])|[:=：]", _FLAGS)
+_ATTACHED = re.compile(rf"\s*(?:{lexicon.ATTACHED_MARKERS})", _FLAGS)  # right after the label
+_TALK_FORM = re.compile(lexicon.TALK_FORMS)
+_LAST_WORD = re.compile(r"\s+(?P<word>[^\s,;:]+)\s*(?:[,;]|$)")
+_WINDOW_END = re.compile(r"^(?:\s*\S+){0,8}")
+_CJK_LABEL = re.compile(lexicon.CJK_LABELS)
+_CJK_VALUE = re.compile(r"[A-Za-z0-9][A-Za-z0-9!@#$%^&*._-]{2,}")
+_SECURITY = re.compile(rf"\b(?:{lexicon.SECURITY_LABELS})\b", _FLAGS)
+_AS_LABEL = re.compile(
+    r"\b(?:use|used|using|chose|picked|pick|have|set)\s+(?P<value>\S+(?:\s+\S+){0,5}?)\s+as\s+"
+    rf"(?:the|my|our|a)?\s*(?:\w+\s+)?(?:{lexicon.CREDENTIAL_LABELS})\b",
+    _FLAGS,
 )
-_VALUE_STOPWORDS = {
-    "stored", "saved", "kept", "managed", "required", "needed", "rotated", "changed", "reset",
-    "shared", "missing", "wrong", "invalid", "expired", "in", "the", "a", "an", "not",
-    "never", "always", "set", "handled", "being", "now", "loaded", "read", "blocked",
-    "locked", "my", "our", "your", "their", "his", "her", "too", "very", "also",
-    "still", "same", "hashed", "encrypted", "masked", "long", "short", "weak", "strong",
-    "used", "sent", "lost", "forgotten", "easy", "hard", "checked", "verified", "case",
-    "empty", "optional", "incorrect", "fine", "ok", "okay", "different",
-}  # fmt: skip
+_MADE_LABEL = re.compile(
+    r"\b(?:made|make|set|changed|change|reset)\s+(?:my|the|our)\s+(?:\w+\s+)?"
+    rf"(?:{lexicon.CREDENTIAL_LABELS})\s+(?:to\s+)?(?P<value>.+)",
+    _FLAGS,
+)
+_VALUE_WORD = re.compile(r"[\"'`‘’“”(]*(?P<word>[^\s\"`‘“”,;)]+)")
 
 # A credential word, then within a few words of the same sentence, a value shaped like one.
 _CREDENTIAL_WORD = re.compile(
     r"\b(?:password|passwd|passcode|passphrase|pwd|pw|pass|pin|puk|combination|combo|otp|"
-    r"authenticator|(?:door|gate|garage|alarm|entry|access|keypad|lockbox|safe|lock|building|"
+    r"cvv2?|cvc2?|authenticator|(?:door|gate|garage|alarm|entry|access|keypad|lockbox|safe|lock|building|"
     r"verification|confirmation|one[- ]time|2fa|mfa|sms|login|security|auth|backup|recovery|"
     r"unlock|sign[- ]in)(?:\s+[a-z]+)?\s+(?:code|codes|combo|combination|pin)|"
     r"(?:wi-?fi|wlan|wpa2?|network)\s+(?:key|password|pass))\b",
@@ -80,7 +114,7 @@ _BARE_CODE = re.compile(
     r"(?<!zip )(?<!postal )(?<!post )(?<!area )(?<!country )(?<!status )(?<!error )"
     r"(?<!source )(?<!promo )(?<!discount )(?<!course )(?<!dress )(?<!colour )(?<!color )"
     r"(?<!qr )(?<!product )(?<!exit )(?<!return )(?<!http )(?<!response )(?<!sort )"
-    r"(?<!tax )(?<!airport )(?<!bar )\bcodes?\b(?:\s+(?:is|was|of|:))?\s*[:=]?\s*"
+    r"(?<!tax )(?<!airport )(?<!bar )(?<!project )\bcodes?\b(?:\s+(?:is|was|of|:))?\s*[:=]?\s*"
     r"(?P<value>\d(?:[ -]?\d){3,11})(?![\w-])",
     re.IGNORECASE,
 )
@@ -89,33 +123,39 @@ _LOGIN_WORD = re.compile(
     r"account|username|user\s*name|as\s+root|basic\s+auth|auth|unlock)\b",
     re.IGNORECASE,
 )
-_SENTENCE_END = re.compile(r"[.;!?](?:\s|$)")
+_SENTENCE_END = re.compile(r"[.;!?。！？](?:\s|$)|[。！？]")
 _WORD = re.compile(r"[^\s/,;'\"()]+")
-_DIGIT_CODE = re.compile(r"^\d(?:[ -]?\d){2,11}[#*]?$")
 _SYMBOLS = set("!@#$%^&*~+=?")
 _NOT_PASSWORDS = {"1password", "web01", "ipv4", "ipv6", "utf-8", "sha256", "base64", "x86_64"}
 
-# Identifiers: a label, then within a few words five or more digits.
-_ID_LABEL = re.compile(
-    r"\b(?:social\s+security\s+(?:number|no\.?|#)|ssn|national\s+insurance\s+(?:number|no\.?)|"
-    r"ni\s+number|nino|passport\s+(?:number|no\.?|#)|(?:identity|id)\s+card\s+(?:number|no\.?)|"
-    r"national\s+id(?:entity)?(?:\s+number)?|id\s+number|aadhaar(?:\s+number)?|"
-    r"social\s+insurance\s+(?:number|no\.?)|sin|tax\s+(?:id|number|code)|tin|bsn|"
-    r"personnummer|dni|nie|nif|medicare\s+(?:number|no\.?)|"
-    r"driver'?s\s+licen[cs]e(?:\s+(?:number|no\.?))?|licen[cs]e\s+number|"
-    r"account\s+(?:number|no\.?)|account|acct\s+(?:number|no\.?)|sort\s+code|routing\s+number|"
-    r"bsb|iban|bic|swift)(?!\w)",
-    re.IGNORECASE,
-)
+_ID_LABEL = re.compile(rf"(?<![\w])(?:{lexicon.ID_LABELS})(?!\w)|{lexicon.CJK_ID_LABELS}", _FLAGS)
 _ID_VALUE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|[ .\-/](?=[A-Za-z0-9])){3,30}")
 _SSN = re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])")
 _NINO = re.compile(r"\b[A-CEGHJ-PR-TW-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b")
-_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b")
-_CARD = re.compile(r"(?<![\d-])(?:\d[ -]?){12,18}\d(?![\d-])")
+# Identifiers with a check digit, safe to recognise without a label (python-stdnum).
+_CHECKED_IDS = (
+    (re.compile(r"(?<![\w-])\d{17}[\dXx](?![\w-])"), ric.is_valid),
+    (re.compile(r"(?<![\w-])\d{8}-?[A-Za-z](?![\w-])"), dni.is_valid),
+    (re.compile(r"(?<![\w-])[XYZxyz]-?\d{7}-?[A-Za-z](?![\w-])"), nie.is_valid),
+    (re.compile(r"(?<!\w)[A-Za-z]{6}\d{2}[A-Za-z]\d{2}[A-Za-z]\d{3}[A-Za-z](?!\w)"),
+     codicefiscale.is_valid),
+)  # fmt: skip
+_IBAN = re.compile(r"\b[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]{4}){2,7}(?:[ -]?[A-Za-z0-9]{1,3})?\b")
+_CARD = re.compile(r"(?<![\d-])(?:\d[ .-]?){12,18}\d(?![\d-])")
 # A run of 24+ characters mixing letters and digits with no spaces: a key or token.
 _RANDOM_TOKEN = re.compile(
     r"(?<![A-Za-z0-9_\-])(?=[A-Za-z0-9_\-]*\d)(?=[A-Za-z0-9_\-]*[A-Za-z])"
     r"[A-Za-z0-9_\-]{24,}(?![A-Za-z0-9_\-])"
+)
+# The same with "/" and "+" (base64), when upper case, lower case and digits all appear.
+_BASE64_TOKEN = re.compile(
+    r"(?<![\w/+])(?=[\w/+]*\d)(?=[\w/+]*[a-z])(?=[\w/+]*[A-Z])[\w/+]{30,}={0,2}(?![\w/+])"
+)
+# Characters said one at a time: "h u n t e r 2 2", "4.1.1.1", "b-l-u-e".
+_SPACED = re.compile(r"(?<![\w])\w(?:[ .\-]\w(?![\w])){2,}")
+_NUMBER_RUN = re.compile(
+    rf"\b(?:{'|'.join(lexicon.NUMBER_WORDS)})(?:[\s,-]+(?:{'|'.join(lexicon.NUMBER_WORDS)})){{2,}}\b",
+    _FLAGS,
 )
 _WINDOW_WORDS = 6
 
@@ -126,38 +166,32 @@ def _prepare(text: str) -> str:
     return "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
 
 
-def _luhn(digits: str) -> bool:
-    total = 0
-    for index, ch in enumerate(reversed(digits)):
-        value = int(ch)
-        if index % 2 == 1:
-            value *= 2
-            if value > 9:
-                value -= 9
-        total += value
-    return total % 10 == 0
-
-
-def _iban_ok(candidate: str) -> bool:
-    compact = candidate.replace(" ", "")
-    if not 15 <= len(compact) <= 34:
-        return False
-    moved = compact[4:] + compact[:4]
-    number = "".join(str(int(ch, 36)) for ch in moved)
-    return int(number) % 97 == 1
+def _collapsed(text: str) -> str:
+    """``text`` with characters said one at a time joined and English number words made
+    digits: "h u n t e r 2 2" -> "hunter22", "four five six seven" -> "4567"."""
+    text = _SPACED.sub(lambda m: re.sub(r"[ .\-]", "", m.group(0)), text)
+    return _NUMBER_RUN.sub(
+        lambda m: "".join(lexicon.NUMBER_WORDS[w.lower()] for w in re.findall(r"\w+", m.group(0))),
+        text,
+    )
 
 
 def _cards(text: str) -> list[str]:
     found = []
     for match in _CARD.finditer(text):
         digits = re.sub(r"\D", "", match.group(0))
-        if 13 <= len(digits) <= 19 and _luhn(digits):
+        if 13 <= len(digits) <= 19 and luhn.is_valid(digits):
             found.append(match.group(0).strip())
     return found
 
 
 def _ibans(text: str) -> list[str]:
-    return [m.group(0) for m in _IBAN.finditer(text) if _iban_ok(m.group(0))]
+    return [m.group(0) for m in _IBAN.finditer(text) if iban.is_valid(m.group(0).upper())]
+
+
+def _checked_ids(text: str) -> list[str]:
+    return [m.group(0) for pattern, valid in _CHECKED_IDS for m in pattern.finditer(text)
+            if valid(m.group(0).upper())]  # fmt: skip
 
 
 def _clean_word(word: str) -> str:
@@ -226,26 +260,102 @@ def _login_values(sentence: str) -> list[str]:
 
 def _identifier_values(text: str) -> list[str]:
     values = [m.group(0) for m in _SSN.finditer(text)] + [m.group(0) for m in _NINO.finditer(text)]
+    values += _checked_ids(text)
     for match in _ID_LABEL.finditer(text):
         rest = text[match.end() : match.end() + 60]
         rest = re.sub(r"^\s*(?:is|was|:|=|-|#|no\.?)?\s*(?:is\s+|:\s*)?", "", rest, flags=re.I)
+        marker = _MARKER.match(rest) or _ATTACHED.match(rest)
+        rest = rest[marker.end() :].lstrip() if marker else rest
         value = _ID_VALUE.match(rest)
         if value and sum(ch.isdigit() for ch in value.group(0)) >= 5:
             values.append(value.group(0).strip())
     return values
 
 
+def _talk_form(word: str) -> bool:
+    """A lower-case participle or adjective ("changed", "gesperrt"); "Unlocked" written
+    with a capital is taken for a value."""
+    return word.islower() and _TALK_FORM.fullmatch(word) is not None
+
+
+def _value_after(rest: str) -> str | None:
+    """The value a marker discloses at the start of ``rest``: its first word that is not
+    filler ("the word", "literally"), unless that word is talk ("too short", "stored")."""
+    for match in _VALUE_WORD.finditer(rest):
+        word = match.group("word").rstrip(".!?:'’")
+        lower = word.lower()
+        if lower in lexicon.FILLER_WORDS or not any(ch.isalnum() for ch in word):
+            continue
+        if not word or lower in lexicon.TALK_WORDS or len(word) < 2 or _talk_form(word):
+            return None
+        return word
+    return None
+
+
+def _disclosed(after: str) -> str | None:
+    """The value ``after`` a label discloses: a marker within a few words, then a value."""
+    if _COMPOUND.match(after):
+        return None  # "password manager", "PIN pad"
+    attached = _ATTACHED.match(after)
+    if attached:
+        value = _value_after(after[attached.end() :])
+        if value:
+            return value
+    alone = _LAST_WORD.match(after)  # "..., password mangotree"
+    if alone and alone.group("word").lower() not in lexicon.FILLER_WORDS:
+        value = _value_after(alone.group("word"))
+        if value:
+            return value
+    window = _WINDOW_END.match(after)
+    head = window.group(0) if window else after
+    for marker in _MARKER.finditer(head):
+        value = _value_after(after[marker.end() :])
+        if value:
+            return value
+    return None
+
+
 def _labelled_values(text: str) -> list[str]:
+    """Values a label discloses ("password is X", "X as my passphrase", "密码是 X")."""
     values = []
-    for m in _LABELLED.finditer(text):
-        value = m.group("value").rstrip(".")
-        if value.lower() in _VALUE_STOPWORDS:
-            continue
-        if m.group("digits") and not any(ch.isdigit() for ch in value):
-            continue
-        if m.group("key") and not (len(value) >= 8 and any(ch.isdigit() for ch in value)):
-            continue
-        values.append(value)
+    for sentence in _sentences(text):
+        for match in _LABEL.finditer(sentence):
+            value = _disclosed(sentence[match.end() :])
+            if value:
+                values.append(value)
+        for match in _CJK_LABEL.finditer(sentence):
+            cjk = _CJK_VALUE.search(sentence[match.end() : match.end() + 16])
+            if cjk:
+                values.append(cjk.group(0))
+        for pattern in (_AS_LABEL, _MADE_LABEL):
+            made = pattern.search(sentence)
+            if made:
+                value = _value_after(made.group("value"))
+                if value:
+                    values.append(made.group("value").strip())
+    return values
+
+
+def _security_answers(text: str) -> list[str]:
+    """A security answer anywhere after a word that names one, even across a full stop
+    ("Security question: first car. Answer: Corolla"), or before it in the same sentence
+    ("my first pet's name was Sparky, that's my security answer")."""
+    values = []
+    for sentence in _sentences(text):
+        if _SECURITY.search(sentence):
+            values += _answers(sentence, 0)
+    label = _SECURITY.search(text)
+    if label:
+        values += _answers(text, label.end())
+    return values
+
+
+def _answers(text: str, start: int) -> list[str]:
+    values = []
+    for marker in _MARKER.finditer(text, start):
+        value = _value_after(text[marker.end() :])
+        if value and not _SECURITY.match(value):
+            values.append(value)
     return values
 
 
@@ -275,23 +385,32 @@ def _findings(text: str, extra_patterns: Sequence[str]) -> list[tuple[str, list[
     """Each kind of secret in ``text`` with the values found, in order of severity."""
     text = _prepare(text)
     found: list[tuple[str, list[str]]] = []
+    for variant in dict.fromkeys((text, _collapsed(text))):
+        found += _variant_findings(variant)
+    found.append(("matches an admin's secret pattern", _extra_values(text, extra_patterns)))
+    return [(reason, values) for reason, values in found if values]
+
+
+def _variant_findings(text: str) -> list[tuple[str, list[str]]]:
+    found: list[tuple[str, list[str]]] = []
     for label, pattern in _KEY_PATTERNS:
         found.append((f"contains {label}", [m.group(0) for m in pattern.finditer(text)]))
+    for detector in _format_detectors():
+        found.append((f"contains {detector.secret_type}", list(detector.analyze_string(text))))
     found.append(("contains a payment card number", _cards(text)))
     found.append(("contains a bank account number (IBAN)", _ibans(text)))
     found.append(("contains a national identity or account number", _identifier_values(text)))
     found.append(("contains a password or other credential", _labelled_values(text)))
+    found.append(("contains the answer to a security question", _security_answers(text)))
     credentials: list[str] = []
     for sentence in _sentences(text):
         credentials += _near_credential_words(sentence) + _login_values(sentence)
         credentials += [m.group("value") for m in _BARE_CODE.finditer(sentence)]
     credentials += [w for w in map(_clean_word, _WORD.findall(text)) if _strong_password(w)]
     found.append(("contains a password, PIN or access code", credentials))
-    found.append(
-        ("contains a long random token", [m.group(0) for m in _RANDOM_TOKEN.finditer(text)])
-    )
-    found.append(("matches an admin's secret pattern", _extra_values(text, extra_patterns)))
-    return [(reason, values) for reason, values in found if values]
+    tokens = [m.group(0) for p in (_RANDOM_TOKEN, _BASE64_TOKEN) for m in p.finditer(text)]
+    found.append(("contains a long random token", tokens))
+    return found
 
 
 def secret_values(texts: Iterable[str], *, extra_patterns: Sequence[str] = ()) -> set[str]:

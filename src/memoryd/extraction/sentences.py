@@ -327,7 +327,7 @@ _IRREGULAR_PAST_WORDS = (
     "fought wrote drove rode ate drank sang swam flew broke chose wore hurt put set read "
     "quit fell held heard paid sent sat stood understood"
 )
-_IRREGULAR_PAST = frozenset(_IRREGULAR_PAST_WORDS.split())
+IRREGULAR_PAST = frozenset(_IRREGULAR_PAST_WORDS.split())
 _INNER = {
     "i": "they", "i'm": "they're", "i've": "they've", "i'd": "they'd", "i'll": "they'll",
     "me": "them", "my": "their", "mine": "theirs", "myself": "themselves", "am": "am",
@@ -340,7 +340,7 @@ def _third_person(verb: str) -> str:
     lower = verb.lower()
     if lower in _SUBJECT_VERBS:
         return _SUBJECT_VERBS[lower]
-    if lower.endswith("ed") or lower in _IRREGULAR_PAST:
+    if lower.endswith("ed") or lower in IRREGULAR_PAST:
         return lower
     if lower.endswith(("s", "sh", "ch", "x", "z", "o")):
         return lower + "es"

@@ -6,6 +6,11 @@ its sha256 is checked against the value pinned here, and the model is loaded onc
 process. Output is constrained to the requested JSON schema by llama.cpp's grammar engine.
 Nothing is downloaded at run time.
 
+Every message's text is given to the model with its chat-template control tokens
+escaped (``memoryd.domain.rules.escape_special_tokens``): llama.cpp reads "<|im_start|>"
+in a message as the real token, so a chat, a pasted document or an old memory could
+otherwise open a system turn of its own.
+
 Every call runs on a worker thread and honours ``MEMORYD_LLM_TIMEOUT`` like the remote
 providers: past it the caller gets an ``LLMError`` ("timed out"). The model is always
 asked for a streamed answer, so a call the caller gave up on stops at its next token
@@ -29,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memoryd.domain.rules import escape_special_tokens
 from memoryd.llm.base import Completion, LLMError, Message
 
 log = logging.getLogger("memoryd.llm.local")
@@ -310,7 +316,7 @@ class LocalProvider:
         temperature: float | None = None,
     ) -> Completion:
         request: dict[str, Any] = {
-            "messages": [dict(m) for m in messages],
+            "messages": _escaped(messages),
             "max_tokens": max_tokens or 512,
             "temperature": 0.0 if temperature is None else temperature,
         }
@@ -340,7 +346,7 @@ class LocalProvider:
     ) -> Iterator[str]:
         generation, _ = self._start(
             {
-                "messages": [dict(m) for m in messages],
+                "messages": _escaped(messages),
                 "max_tokens": max_tokens or 512,
                 "temperature": 0.0 if temperature is None else temperature,
             }
@@ -350,6 +356,10 @@ class LocalProvider:
                 yield piece
         finally:  # also when the reader stops early: the model stops generating
             generation.abandon()
+
+
+def _escaped(messages: Sequence[Message]) -> list[dict[str, str]]:
+    return [{**m, "content": escape_special_tokens(m.get("content", ""))} for m in messages]
 
 
 def _remaining(deadline: float | None) -> float | None:
