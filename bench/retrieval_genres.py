@@ -2,6 +2,7 @@
 
     PYTHONPATH=src .venv/bin/python bench/retrieval_genres.py [--split dev|test]
         [--genres madial-en madial-zh realmem persona own] [--rerankers cosine embedding hybrid]
+        [--baseline-rev REV]
 
 The persona set that issue 10 tuned on is one genre; a change to the reranker counts only
 if it holds on the others too (R20). Each genre becomes pools of at most ``POOL`` memories
@@ -31,9 +32,12 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import os
 import random
 import re
+import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -49,8 +53,7 @@ from memoryd.domain.rules import normalize_content
 from memoryd.embedding.base import Embedder, embed_memories
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.plugins import reranker_factories
-from memoryd.rerank.embedding import EmbeddingReranker, QueryEncoder, memory_vectors
-from memoryd.rerank.hybrid import HybridReranker
+from memoryd.rerank.embedding import QueryEncoder, memory_vectors
 from memoryd.retrieval_evaluation import measures
 
 HERE = Path(__file__).resolve().parent
@@ -255,7 +258,6 @@ def rerankers(embedder: Embedder) -> dict[str, Callable[[], Any]]:
     for name in ("embedding", "lexical", "hybrid"):
         if name in built:
             named[name] = lambda name=name: built[name](embedder)
-    named["dense+bm25"] = lambda: HybridReranker(EmbeddingReranker(embedder))
     return named
 
 
@@ -306,43 +308,75 @@ def bootstrap(diff: np.ndarray, rounds: int = 2000) -> tuple[float, float]:
     return float(np.percentile(means, 5)), float(np.percentile(means, 95))
 
 
+def measure(split: str, genres: Sequence[str], names: Sequence[str]) -> dict[str, Any]:
+    """Per genre and reranker, each turn's (recall@5, hit@5, MRR@5)."""
+    embedder = MiniLMEmbedder()
+    factories = rerankers(embedder)
+    unknown = [r for r in names if r not in factories]
+    if unknown:
+        sys.exit(f"unknown reranker(s): {', '.join(unknown)}; known: {', '.join(factories)}")
+    cache: dict[str, Any] = {}
+    table: dict[str, Any] = {}
+    for genre in genres:
+        pools = load(genre, split)
+        cases = [(memories_of(embedder, p, cache), t) for p in pools for t in p.turns]
+        table[genre] = {name: run(factories[name](), cases).tolist() for name in names}
+        print(f"{genre}: {len(cases)} turns over {len(pools)} pools", file=sys.stderr, flush=True)
+    return table
+
+
+def baseline(rev: str, split: str, genres: Sequence[str], names: Sequence[str]) -> dict[str, Any]:
+    """The same measure with ``src`` as it was at git revision ``rev`` (exported to a
+    temporary folder, run in a subprocess); its rerankers named ``rev:name``."""
+    with tempfile.TemporaryDirectory(prefix="memoryd-rev-") as tmp:
+        archive = subprocess.run(
+            ["git", "-C", str(HERE.parent), "archive", rev, "src"],
+            check=True,
+            capture_output=True,
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+        env = {**os.environ, "PYTHONPATH": f"{tmp}/src"}
+        command = [sys.executable, __file__, "--split", split, "--emit-json"]
+        command += ["--genres", *genres, "--rerankers", *names]
+        out = subprocess.run(command, env=env, check=True, capture_output=True, text=True)
+    table: dict[str, Any] = json.loads(out.stdout)
+    return {g: {f"{rev}:{n}": rows for n, rows in by.items()} for g, by in table.items()}
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--split", choices=("dev", "test"), default="dev")
     parser.add_argument("--genres", nargs="+", choices=GENRES, default=list(GENRES))
     parser.add_argument("--rerankers", nargs="+", default=["cosine", "embedding", "hybrid"])
+    parser.add_argument("--baseline-rev", metavar="REV", help="also the hybrid of revision REV")
+    parser.add_argument("--emit-json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    embedder = MiniLMEmbedder()
-    factories = rerankers(embedder)
-    unknown = [r for r in args.rerankers if r not in factories]
-    if unknown:
-        sys.exit(f"unknown reranker(s): {', '.join(unknown)}; known: {', '.join(factories)}")
-    cache: dict[str, Any] = {}
-    table: dict[str, dict[str, np.ndarray]] = {}
-    for genre in args.genres:
-        pools = load(genre, args.split)
-        cases = [(memories_of(embedder, p, cache), t) for p in pools for t in p.turns]
-        table[genre] = {name: run(factories[name](), cases) for name in args.rerankers}
-        print(f"{genre}: {len(cases)} turns over {len(pools)} pools", flush=True)
+    table = measure(args.split, args.genres, args.rerankers)
+    if args.emit_json:
+        print(json.dumps(table))
+        return
+    if args.baseline_rev:
+        old = baseline(args.baseline_rev, args.split, args.genres, ["hybrid"])
+        table = {g: {**table[g], **old[g]} for g in table}
+    names = list(next(iter(table.values())))
     print(
         f"\nrecall@5 on {args.split} (hit@5, MRR@5); [5%, 95%] of the paired difference "
-        f"in recall@5 to {args.rerankers[0]}"
+        f"in recall@5 to {names[0]}"
     )
-    header = f"{'genre':<10}" + "".join(f"{name:>34}" for name in args.rerankers)
-    print(header)
-    for genre, rows in table.items():
-        base = rows[args.rerankers[0]][:, 0]
+    print(f"{'genre':<10}" + "".join(f"{name:>34}" for name in names))
+    for genre, by in table.items():
+        base = np.asarray(by[names[0]])[:, 0]
         cells = []
-        for name in args.rerankers:
-            r = rows[name]
+        for name in names:
+            r = np.asarray(by[name])
             low, high = bootstrap(r[:, 0] - base)
             cells.append(
                 f"{r[:, 0].mean():.3f} ({r[:, 1].mean():.2f}, {r[:, 2].mean():.2f}) "
                 f"[{low:+.3f},{high:+.3f}]"
             )
         print(f"{genre:<10}" + "".join(f"{c:>34}" for c in cells))
-    macro = {n: np.mean([rows[n][:, 0].mean() for rows in table.values()]) for n in args.rerankers}
-    print(f"{'macro':<10}" + "".join(f"{macro[n]:>34.3f}" for n in args.rerankers))
+    macro = {n: np.mean([np.asarray(by[n])[:, 0].mean() for by in table.values()]) for n in names}
+    print(f"{'macro':<10}" + "".join(f"{macro[n]:>34.3f}" for n in names))
 
 
 if __name__ == "__main__":

@@ -40,7 +40,6 @@ from memoryd.extraction.decide import (
     verify_facts,
 )
 from memoryd.extraction.deps import ExtractionDeps, current_settings
-from memoryd.extraction.fact_filter import THRESHOLD, applies_to, fact_probability
 from memoryd.extraction.review import needs_review, suggest
 from memoryd.extraction.runs import clear_failures, get_pair_state, record_failure
 from memoryd.extraction.schema import (
@@ -58,7 +57,6 @@ from memoryd.extraction.sentences import (
     QUOTED,
     Sentence,
     addressed_names,
-    is_first_person,
     memory_form,
     renumber,
     self_names,
@@ -354,7 +352,7 @@ def _process_batch(
     run_id: str,
     dry_run: bool,
 ) -> None:
-    sentences = _likely_facts(md, user_sentences(batch, MAX_SENTENCES))
+    sentences = user_sentences(batch, MAX_SENTENCES)
     plan = Plan()
     if sentences:
         plan = _plan_batch(md, provider, user_id, workspace_id, workspace, batch, sentences, result)
@@ -378,16 +376,6 @@ def _facts(sentences: list[Sentence], chosen: dict[int, Scope]) -> tuple[list[Fa
             continue
         facts.append(Fact(number, text, scope))
     return facts, rejected
-
-
-def _likely_facts(md: ExtractionDeps, sentences: list[Sentence]) -> list[Sentence]:
-    """The candidates without first-person sentences the fact filter turns down."""
-    personal = [s for s in sentences if is_first_person(s.text) and applies_to(s.text)]
-    if not personal:
-        return sentences
-    scores = fact_probability(md.embedder.embed([s.text for s in personal]))
-    dropped = {s.number for s, p in zip(personal, scores, strict=True) if p < THRESHOLD}
-    return renumber([s for s in sentences if s.number not in dropped])
 
 
 def _plan_batch(
