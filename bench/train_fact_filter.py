@@ -4,7 +4,7 @@
     .venv/bin/python bench/train_fact_filter.py --check   # shipped vs fresh weights, held out
 
 Training data is the dev split only: Synthetic-Persona-Chat valid.csv (CC-BY 4.0), less
-the conversations ``bench/extraction_quality.py --split dev`` samples for tuning, so
+the conversations ``bench/genres.py --genres persona --split dev`` samples for tuning, so
 that sample stays a fair check of the whole pipeline. Every candidate sentence of User
 1 (``memoryd.extraction.sentences.user_sentences``, the pipeline's own candidates) is
 labelled by meaning against User 1's persona lines (``memoryd.evaluation.core`` forms,

@@ -82,6 +82,18 @@ def test_every_genre_runs_and_is_tabled_with_a_macro_mean(
     assert all(m["memory"].split('"')[1][:20] in said[(m["genre"], m["conversation"])]
                for m in memories if m["memory"].startswith("The user said:"))  # fmt: skip
 
+    # the hand audit and the matcher check draw from this file
+    audit = bench_module("audit_sample").draw(report, 6, seed=1)
+    assert len(audit) == 6 and len({a["genre"] for a in audit}) >= 2
+    assert all(a["verdict"] == "" and a["note"] == "" and a["user_text"] for a in audit)
+    assert audit == bench_module("audit_sample").draw(report, 6, seed=1)
+    pairs = bench_module("matcher_check").draw(report, 4, seed=1)
+    assert set(pairs) <= {m["genre"] for m in memories} and pairs
+    for genre_pairs in pairs.values():
+        assert 1 <= len(genre_pairs) <= 4
+        assert all(p["same_fact_by_hand"] is None and p["fact"] for p in genre_pairs)
+        assert all(p["matcher_says_same"] == (p["similarity"] >= 0.6) for p in genre_pairs)
+
 
 def test_a_baseline_revision_runs_beside_the_current_one(
     scripted_llm: FakeOpenAIServer, capsys: pytest.CaptureFixture[str]
