@@ -12,9 +12,12 @@ format of ``memoryd.evaluation`` with the dev/test split its dataset README fixe
   cannot tell apart, and changes over sessions are what ``memorycode`` measures. The
   unlabelled "Enhanced" sessions (pasted public chats, no memory points) are left out:
   their true facts would all count as unsupported. The assistant's long replies stay as
-  the chats' responses; its memory points ("Assistant proposed ...") are ``other_facts``,
-  so a memory learned from them counts as wrong-subject. Each exchange carries the
-  session's ``current_time`` (noon UTC, a minute per exchange).
+  the chats' responses; the memory points from its turns that do not name the user
+  (its plans, drafts, proposals: "Revised capital allocation strategy: 90% ...") are
+  ``other_facts``, so a memory learned from them counts as wrong-subject; those that do
+  ("The user has chosen Hotel X", said back to the user) are neither truth nor wrong
+  subject, and left out. Each exchange carries the session's ``current_time`` (noon
+  UTC, a minute per exchange).
 - ``memorycode``: MemoryCode, a mentor (the user) gives a new engineer (the assistant)
   work rules over sessions and changes them. A conversation is a dialogue (or its first
   ``max_sessions`` sessions; dev's dialogues have 1-10, test's 15-100). Each rule is a
@@ -119,13 +122,13 @@ def _realmem_session(user: str, session: dict[str, Any]) -> dict[str, Any] | Non
     ))  # fmt: skip
     if not facts:
         return None
-    others = [
+    others = [  # the assistant's own material; its notes about the user are left out
         text
         for text in dict.fromkeys(
             _memory_point(p["content"]) for p in points
             if p.get("source_role_snapshot") == "Assistant"
         )
-        if text not in facts
+        if text not in facts and not re.search(r"\buser\b", text, re.IGNORECASE)
     ]  # fmt: skip
     turns = [(t["speaker"] == "User", str(t["content"])) for t in session["dialogue_turns"]]
     exchanges = pair_turns(turns)

@@ -56,7 +56,6 @@ import numpy as np
 from memoryd.config import MemorydSettings
 from memoryd.domain.errors import InvalidInput
 from memoryd.embedding.base import Embedder
-from memoryd.labelled_data import read_items
 from memoryd.llm.base import LLMProvider, LLMUnavailable
 
 MATCH_SIMILARITY = 0.6
@@ -93,6 +92,8 @@ class ConversationResult:
 def load_dataset(path: Path | None) -> list[dict[str, Any]]:
     """Conversations from a JSON file (a list, or an object with "conversations"), JSON
     lines, or the bundled sample when ``path`` is None. Raises InvalidInput when unusable."""
+    from memoryd.labelled_data import read_items  # here: older revisions run this module too
+
     items = read_items(path, SAMPLE, "conversations", "conversations")
     for index, conv in enumerate(items):
         if not isinstance(conv, dict) or not isinstance(conv.get("exchanges"), list):
