@@ -270,12 +270,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--verbose", action="store_true", help="print memories and rejections")
     parser.add_argument("--worker", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if not args.worker:  # the current pipeline is this checkout's
-        sys.path.insert(0, str(ROOT / "src"))
-    if args.worker:
+    if args.worker:  # the baseline's subprocess: its memoryd is on PYTHONPATH
         sets = json.loads(Path(args.worker[0]).read_text())
         Path(args.worker[1]).write_text(json.dumps(run(sets, "baseline", args.verbose)))
         return 0
+    sys.path.insert(0, str(ROOT / "src"))  # the current pipeline is this checkout's
     sets = conversations(args)
     rows = {"current": run(sets, "current", args.verbose)}
     if args.baseline_rev:
