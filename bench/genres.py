@@ -55,8 +55,20 @@ COLUMNS = {  # summary key -> heading
     "llm_calls_per_conversation": "calls/conv",
     "seconds_per_conversation": "s/conv",
 }
+WARM_UP = {"id": "warm-up", "exchanges": [{"prompt": "I run a dog obedience school.",
+                                           "response": "Nice!"}], "facts": []}  # fmt: skip
 COUNTS = {"conversations", "memories"}  # summed, not averaged, in the group rows
-ONLY_WITH_SESSIONS = {"stale_share"}  # averaged only over genres with sessions
+# A share has no value without its denominator (precision of no memories is not 0): shown
+# as "-" and left out of the means. The stale share applies to genres with sessions only.
+DENOMINATOR = {"precision": "memories", "wrong_subject_share": "memories",
+               "unsupported_share": "memories", "stale_share": "memories", "recall": "facts",
+               "recall_of_stated_facts": "facts_stated_in_user_turns"}  # fmt: skip
+
+
+def applies(summary: dict[str, Any], key: str) -> bool:
+    if key == "stale_share" and not summary["sessions"]:
+        return False
+    return key not in DENOMINATOR or bool(summary.get(DENOMINATOR[key]))
 
 
 def _evaluation() -> ModuleType:
@@ -106,6 +118,8 @@ def run(sets: dict[str, list[dict[str, Any]]], label: str, verbose: bool) -> dic
     with tempfile.TemporaryDirectory() as tmp:
         with Memoryd(f"sqlite:///{tmp}/p.db", settings=settings) as md:
             provider = provider_for(md)
+        # untimed: the bundled model loads on its first call, which no genre should pay for
+        evaluation.evaluate([WARM_UP], settings, provider, embedder)
         for genre, convs in sets.items():
 
             def show(row: Any, genre: str = genre) -> None:
@@ -174,10 +188,11 @@ def _mean(parts: list[dict[str, Any]]) -> dict[str, Any]:
         if key in COUNTS:
             mean[key] = sum(p[key] for p in parts)
             continue
-        here = [p for p in parts if p["sessions"] or key not in ONLY_WITH_SESSIONS]
+        here = [p for p in parts if key in p and applies(p, key)]
         if here:
             mean[key] = round(sum(p[key] for p in here) / len(here), 3)
     mean["sessions"] = any(p["sessions"] for p in parts)
+    mean.update({d: sum(p.get(d, 0) for p in parts) for d in set(DENOMINATOR.values())})
     return mean
 
 
@@ -187,7 +202,7 @@ def table(current: dict[str, Any], base: dict[str, Any] | None) -> str:
     def cell(summary: dict[str, Any] | None, key: str) -> str:
         if summary is None or key not in summary:
             return "-"
-        if key in ONLY_WITH_SESSIONS and not summary["sessions"]:
+        if not applies(summary, key):
             return "-"
         value = summary[key]
         if isinstance(value, int):

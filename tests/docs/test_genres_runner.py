@@ -103,3 +103,18 @@ def test_a_baseline_revision_runs_beside_the_current_one(
     assert "baseline (HEAD)" in table
     row = next(line for line in table.splitlines() if line.startswith("persona "))
     assert row.count(" / ") == len(genres.COLUMNS)
+
+
+def test_a_genre_without_memories_has_no_precision_and_stays_out_of_the_means() -> None:
+    evaluation = genres._evaluation()
+
+    def rows(memories: int, correct: int) -> list[dict[str, object]]:
+        row = evaluation.ConversationResult(id="c", facts=2, memories=["m"] * memories,
+                                            correct=correct, facts_found=correct)  # fmt: skip
+        return evaluation.result_rows([row])  # type: ignore[no-any-return]
+
+    out = genres.summaries({"xpersona-fr": rows(2, 1), "xpersona-ja": rows(0, 0)})
+    assert out["xpersona (mean)"]["precision"] == 0.5  # not (0.5 + 0) / 2
+    assert out["xpersona (mean)"]["recall"] == 0.25  # recall has its facts: 0 counts
+    line = next(r for r in genres.table(out, None).splitlines() if r.startswith("xpersona-ja"))
+    assert line.split()[1:4] == ["1", "0", "-"]
