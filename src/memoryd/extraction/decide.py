@@ -5,7 +5,9 @@ Pure functions over the batch's data (no I/O), so each rule is easy to test:
 - ``verify_facts``: a fact (a user sentence the Observer chose, rewritten by code) is
   kept only if it is about the user (no second person, no name the user addressed, the
   user's name only when they said it), free of secrets, valid content, and its sentence
-  is not an instruction to the assistant (``memoryd.extraction.instructions``);
+  is not a request to the assistant (``memoryd.extraction.instructions``): a one-off
+  task ("Write the next 50 lines") is dropped, a standing rule ("Always start function
+  names with 'x_'") is kept as the user's rule, unless it concerns credentials;
 - ``relate``: each kept fact's nearest stored memory; near-duplicates are dropped and
   related pairs are what the Reflector is asked about (by pair number: it never sees ids);
 - ``plan_changes``: creates and updates within the free slots; a person fact that finds
@@ -25,7 +27,7 @@ import numpy as np
 from memoryd.domain.errors import InvalidContent
 from memoryd.domain.models import Memory, Scope, Vector
 from memoryd.domain.rules import content_key, normalize_content
-from memoryd.extraction.instructions import instruction_reason
+from memoryd.extraction.instructions import instruction_reason, standing_rule
 from memoryd.extraction.schema import Fact
 from memoryd.extraction.secrets import secret_reason
 from memoryd.extraction.sentences import Sentence
@@ -130,7 +132,14 @@ def verify_facts(
             rejected.append(f"{where}: dropped, {reason}")
             continue
         sentence = sentences[fact.sentence - 1]
-        problem = instruction_reason(sentence.text) or subject_problem(text, names)
+        request = instruction_reason(sentence.text)
+        if request:
+            rule = standing_rule(sentence.text, text)
+            if rule is None:
+                rejected.append(f"{where}: {request}, and no standing rule: {text}")
+                continue
+            text = rule
+        problem = subject_problem(text, names)
         if problem:
             rejected.append(f"{where}: {problem}: {text}")
             continue

@@ -21,8 +21,19 @@ from dataclasses import dataclass, replace
 
 from memoryd.domain.models import Chat
 from memoryd.domain.perspective import ADVERBS as _ADVERBS
+from memoryd.extraction.language import is_cjk, language_of
 
-_SPLIT = re.compile(r"(?<=[.!?…])[\"')\]]*\s+|\n+")
+_SPLIT = re.compile(r"(?<=[.!?…])[\"')\]]*\s+|(?<=[。！？])|\n+")
+# Pasted material is not the user speaking (R20): fenced code, quoted lines, code lines.
+_FENCE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.DOTALL)
+_CODE_LINE = re.compile(
+    r"^\s*(?:>|#include|import\s|from\s+\S+\s+import\s|def\s|class\s|return\b|"
+    r"(?:public|private|static|const|let|var|function|fn|func)\s|//|/\*|\*\s|<[a-z/!])"
+    r"|[;{}]\s*$|^\s{4,}\S|\t",
+)
+_SYMBOLS = re.compile(r"[=(){}\[\];<>_/\\|$@]")
+PASTE_LINES = 6  # a turn this many lines long ...
+PASTE_CHARS = 600  # ... and this long holds pasted text between its first and last line
 # A new clause with the user as its subject: "I'm 45, I grew up on a farm and I ..."
 _CLAUSE = re.compile(
     r"(?:,\s*|\s+)(?:and|but|so)\s+(?=(?:I|I'm|I've|I'd|my|My)\b)|,\s+(?=(?:I|I'm|I've|My)\b)"
@@ -75,17 +86,6 @@ _NOT_NAME_WORDS = (
 )
 _NOT_NAMES = frozenset(_NOT_NAME_WORDS.split())
 
-# Openings of a passing thought rather than a lasting fact ("I'm sure it is", "I might").
-_HEDGE = re.compile(
-    r"^(?:\W*(?:oh|well|yeah|yes|so|and|but|haha)\b[\s,!.]*)*(?:i'm sure|i am sure|"
-    r"i'm not sure|i am not sure|i might|i may|maybe|perhaps|i'll try|i will try|i'd love|"
-    r"i would love|i hope|i think|i guess|i wonder|i'm (?:so |really |very )?glad|i am glad|"
-    r"i can't wait|"
-    r"i'll have to|i will have to|i'll definitely|i'll let|i'll check|i'll look|i agree|"
-    r"i'm happy to|i'd be happy|i'd like to|i would like to|i bet|i believe|i feel like|"
-    r"i'm excited|i am excited|i'm looking forward|i can see|i can tell|i see)\b",
-    re.IGNORECASE,
-)
 _ANAPHORS = frozenset(
     ["it", "that", "those", "them", "one", "this", "these", "there", "they", "ones"]
 )
@@ -150,8 +150,25 @@ class Sentence:
     turn: str  # the whole user prompt it belongs to: context for grounding a rewrite
 
 
+def own_words(prompt: str) -> str:
+    """What the user wrote themselves in a turn, without what they pasted: fenced code,
+    quoted (``>``) and code-like lines, and, in a long turn of many lines (a document or
+    a quiz pasted to be worked on), everything between its first and last line."""
+    text = _FENCE.sub("\n", prompt)
+    lines = [
+        line
+        for line in text.splitlines()
+        if line.strip()
+        and not _CODE_LINE.search(line)
+        and len(_SYMBOLS.findall(line)) * 8 < max(len(line), 1)
+    ]
+    if len(lines) >= PASTE_LINES and len(prompt) >= PASTE_CHARS:
+        lines = [lines[0], lines[-1]]
+    return "\n".join(lines)
+
+
 def split_sentences(text: str) -> list[str]:
-    """``text`` cut into sentences (on . ! ? … and line breaks), whitespace folded."""
+    """``text`` cut into sentences (on . ! ? … 。！？ and line breaks), whitespace folded."""
     parts = (" ".join(p.split()) for p in _SPLIT.split(text))
     return [p for p in parts if p]
 
@@ -171,17 +188,23 @@ def could_hold_fact(sentence: str) -> bool:
 
     Kept: statements in the first person, and impersonal statements that carry a name or
     a number ("Phoenix ships in Q3"). Dropped: questions, placeholders, pure reactions,
-    and sentences about the other party with nothing about the user.
+    and sentences about the other party with nothing about the user. A sentence in
+    another language is only set aside when it is a question, a placeholder or too short
+    to hold a fact: the English rules below are not its door (R21).
     """
-    if sentence.endswith("?") or _PLACEHOLDER.search(sentence):
+    if sentence.endswith(("?", "？")) or _PLACEHOLDER.search(sentence):
         return False
+    language = language_of(sentence)
+    if language != "en":
+        size = len(sentence.replace(" ", "")) if is_cjk(language) else len(sentence.split())
+        return size >= (4 if is_cjk(language) else MIN_WORDS)
     if _SELF_NAME.search(sentence):
         return True
     sentence = _LEAD_IN.sub("", sentence).strip()
     words = _words(sentence)
     if len(words) < MIN_WORDS or _REACTION.match(sentence.strip()):
         return False
-    if _HEDGE.match(sentence) or _THANKS.match(sentence):
+    if _THANKS.match(sentence):
         return False
     if any(p.search(sentence) for p in _VOCATIVE):
         return False  # spoken to the other party
@@ -194,8 +217,8 @@ def could_hold_fact(sentence: str) -> bool:
         return False  # "I love that one", "I have two of my own": nothing stands alone
     if _SHARED_WE.search(sentence):
         return False  # "we" is the user and the assistant: "we have a lot in common"
-    if _leans_on_someone(sentence):
-        return False  # "I love their music": whose is said only in an earlier message
+    if _leans_on_someone(sentence) or _leans_on_something(sentence):
+        return False  # "I love their music", "I painted it": what is said only before
     first = any(w in _FIRST_PERSON for w in words)
     if first:
         return True
@@ -224,6 +247,24 @@ def _leans_on_someone(sentence: str) -> bool:
             for t in before
         )
     return False
+
+
+_OBJECT_REFERENCE = re.compile(r"\b(?:it|them|this one|that one)\b", re.IGNORECASE)
+_DUMMY_IT = re.compile(r"it\s+\w+\s+(?:to|that)\b", re.IGNORECASE)
+
+
+def _leans_on_something(sentence: str) -> bool:
+    """Whether an "it" or "them" in ``sentence`` has nothing before it to refer to."""
+    match = _OBJECT_REFERENCE.search(sentence)
+    if match is None or _DUMMY_IT.match(sentence, match.start()):
+        return False  # "I find it hard to ...": an "it" that stands for nothing
+    before = sentence[: match.start()]
+    words = _words(before)
+    return not (
+        _ANTECEDENT.search(before)
+        or any(w.isdigit() or w in _NUMBER_WORDS for w in words)
+        or any(t[0].isupper() and t not in _NOT_NAMES for t in _WORD.findall(before)[1:])
+    )
 
 
 def _statements(text: str) -> set[str]:
@@ -258,7 +299,7 @@ def user_sentences(chats: Sequence[Chat], limit: int, said_before: str = "") -> 
     found: list[Sentence] = []
     previous = said_before  # everything the other party said so far in the batch
     for chat in chats:
-        for text in (c for s in split_sentences(chat.prompt) for c in split_clauses(s)):
+        for text in (c for s in split_sentences(own_words(chat.prompt)) for c in split_clauses(s)):
             if len(found) >= limit:
                 return found
             if (
@@ -377,7 +418,9 @@ def memory_form(sentence: str) -> str:
     "I run a dog obedience school." -> "The user runs a dog obedience school."
     "My sister is a pole dancer." -> "The user's sister is a pole dancer."
     "I love country music too!" -> "The user loves country music."
-    Sentences that do not open with I / I'm / My are quoted instead:
+    "Last week I went to a parade." -> "Last week the user went to a parade."
+    "I strongly dislike open offices." -> "The user strongly dislikes open offices."
+    Sentences with no I / I'm / My are quoted instead:
     'The user said: "We moved the launch to March 28."'
     """
     own = _SELF_NAME.search(sentence)
@@ -392,20 +435,55 @@ def memory_form(sentence: str) -> str:
     words = text.replace("’", "'").split(" ")
     if not words or not words[0]:
         return f'{QUOTED}"{sentence.strip()}"'
-    first = words[0].lower()
     lowered = {w.lower().strip(".,!?;:") for w in words}
     if not lowered & (_FIRST_PERSON | _SECOND_PERSON):
         return text  # impersonal: "Phoenix ships in Q3."
-    rest = _inner_pronouns(words[1:])
-    if first == "my" and len(words) > 1:
-        return " ".join(["The user's", *rest])
-    if first in ("i", "i'm", "i've", "i'd", "i'll"):
-        if first != "i":
-            verb = _SUBJECT_VERBS["'" + first.split("'")[1]]
-            return " ".join(["The user", verb, *rest])
-        adverbs = []
-        while rest and rest[0].lower() in _ADVERBS:
-            adverbs.append(rest.pop(0).lower())
-        if rest:
-            return " ".join(["The user", *adverbs, _third_person(rest[0]), *rest[1:]])
-    return f'{QUOTED}"{sentence.strip()}"'
+    at = next((i for i, w in enumerate(words) if w.lower().strip(".,!?;:") in _OPENERS), None)
+    if at is None:
+        return f'{QUOTED}"{sentence.strip()}"'
+    lead = words[:at]  # "Last week I went ...": what comes before the user stays
+    subject = _user_clause(words[at].lower().strip(".,!?;:"), _inner_pronouns(words[at + 1 :]))
+    if subject is None:
+        return f'{QUOTED}"{sentence.strip()}"'
+    if lead:
+        return " ".join([*lead, subject[0].lower() + subject[1:]])
+    return subject
+
+
+# The first-person words a memory can start its user clause at, and -ly words that are
+# verbs, not adverbs ("I apply", "I reply").
+_OPENERS = frozenset(["i", "i'm", "i've", "i'd", "i'll", "my"])
+# Verbs that often share the user as subject after "and": "I work ... and volunteer ..."
+_SECOND_VERBS_WORDS = (
+    "prefer like love enjoy hate dislike want need have work live play use go own teach "
+    "study run write read watch make take try spend volunteer coach collect drive cook "
+    "travel sing paint bake grow train speak"
+)
+_SECOND_VERBS = frozenset(_SECOND_VERBS_WORDS.split())
+_LY_VERB_WORDS = "apply supply reply rely multiply comply imply ally bully rally fly"
+_LY_VERBS = frozenset(_LY_VERB_WORDS.split())
+
+
+def _is_adverb(word: str) -> bool:
+    lower = word.lower()
+    return lower in _ADVERBS or (lower.endswith("ly") and len(lower) > 4 and lower not in _LY_VERBS)
+
+
+def _user_clause(first: str, rest: list[str]) -> str | None:
+    """ "The user ..." for a clause opening with ``first`` ("i", "i'm", "my" ...)."""
+    if first == "my":
+        return " ".join(["The user's", *rest]) if rest else None
+    if first != "i":
+        return " ".join(["The user", _SUBJECT_VERBS["'" + first.split("'")[1]], *rest])
+    adverbs = []
+    while rest and _is_adverb(rest[0]):
+        adverbs.append(rest.pop(0).lower())
+    if not rest:
+        return None
+    tail = [
+        _third_person(w)
+        if i and rest[i - 1].lower() in ("and", "or", "but") and w.lower() in _SECOND_VERBS
+        else w
+        for i, w in enumerate(rest[1:], 1)
+    ]
+    return " ".join(["The user", *adverbs, _third_person(rest[0]), *tail])

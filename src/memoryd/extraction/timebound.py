@@ -118,3 +118,105 @@ def expiry_for(text: str, said_at: datetime) -> datetime | None:
     if day is None:
         return None
     return datetime.combine(day + timedelta(days=2), time(0), tzinfo=UTC)
+
+
+# Relative times a memory must not keep undated (R20): "last week" said on 2023-05-08 is
+# "in the week of 2023-05-01" for good. English ones are rewritten in place; in the other
+# languages a word of this list gets the day it was said appended, "(2023-05-08)".
+_COUNT = r"(?P<count>a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|several|\d{1,2})"
+_COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+           "seven": 7, "eight": 8, "nine": 9, "ten": 10, "a few": 3, "several": 3}  # fmt: skip
+_EN_RELATIVE = re.compile(
+    r"\b(?:(?P<day>yesterday|today|tonight|tomorrow)|"
+    r"(?P<which>last|next|this(?: past)?|this coming) "
+    r"(?P<unit>week|weekend|month|year|summer|winter|spring|fall|autumn|"
+    + "|".join(WEEKDAYS)
+    + r")|"
+    rf"{_COUNT} (?P<span>days?|weeks?|months?|years?) ago|"
+    r"(?P<vague>recently|lately|the other day|these days))\b",
+    re.IGNORECASE,
+)
+_OTHER_RELATIVE = re.compile(
+    r"\b(?:hier|demain|aujourd'hui|la semaine (?:dernière|prochaine)|le mois (?:dernier|"
+    r"prochain)|l'année (?:dernière|prochaine)|l'an dernier|il y a|récemment|ayer|mañana|"
+    r"hoy|la semana (?:pasada|que viene)|la próxima semana|el (?:mes|año) (?:pasado|que viene)|"
+    r"el próximo (?:mes|año)|hace|recientemente|gestern|morgen|heute|letzte woche|"
+    r"nächste woche|letzten monat|nächsten monat|letztes jahr|nächstes jahr|vor kurzem|"
+    r"ontem|amanhã|hoje|semana passada|próxima semana|mês passado|próximo mês|ano passado|"
+    r"próximo ano|recentemente|ieri|domani|oggi|settimana scorsa|prossima settimana|"
+    r"mese scorso|prossimo mese|anno scorso|l'anno prossimo|kemarin|besok|hari ini|"
+    r"minggu lalu|minggu depan|bulan lalu|bulan depan|tahun lalu|tahun depan)\b|"
+    r"昨天|明天|今天|上周|下周|上个月|下个月|去年|明年|今年|前天|后天|最近|"
+    r"昨日|明日|今日|先週|来週|先月|来月|昨年|来年|"
+    r"어제|내일|오늘|지난주|다음 주|지난달|다음 달|작년|내년|올해",
+    re.IGNORECASE,
+)
+
+
+def _month_name(day: date) -> str:
+    return f"{MONTHS[day.month - 1].title()} {day.year}"
+
+
+def _shift_months(day: date, months: int) -> date:
+    index = day.year * 12 + day.month - 1 + months
+    return date(index // 12, index % 12 + 1, 1)
+
+
+def _resolve(match: re.Match[str], today: date) -> str:
+    """One English relative time as an absolute one."""
+    named = match.group("day")
+    if named:
+        offset = {"yesterday": -1, "tomorrow": 1}.get(named.lower(), 0)
+        return f"on {today + timedelta(days=offset)}"
+    if match.group("vague"):
+        return f"{match.group('vague')} (as of {today})"
+    if match.group("span"):
+        said = match.group("count").lower()
+        count = _COUNTS.get(said) or int(said)
+        unit = match.group("span").lower().rstrip("s")
+        if unit == "day":
+            return f"on {today - timedelta(days=count)}"
+        if unit == "week":
+            return f"around {today - timedelta(weeks=count)}"
+        if unit == "month":
+            return f"around {_month_name(_shift_months(today, -count))}"
+        return f"in {today.year - count}"
+    which = match.group("which").lower()
+    step = (
+        -1
+        if which.startswith("last") or which == "this past"
+        else (1 if which in ("next", "this coming") else 0)
+    )
+    unit = match.group("unit").lower()
+    if unit in WEEKDAYS and which == "next":  # this week's or the next: left as said
+        return f"{match.group(0)} (said on {today})"
+    if unit in WEEKDAYS:
+        ahead = (WEEKDAYS.index(unit) - today.weekday()) % 7
+        if step < 0:
+            ahead = ahead - 7 if ahead else -7
+        elif step > 0 and ahead == 0:
+            ahead = 7
+        return f"on {unit.title()} {today + timedelta(days=ahead)}"
+    if unit in ("week", "weekend"):
+        monday = today - timedelta(days=today.weekday()) + timedelta(weeks=step)
+        return f"in the {unit} of {monday}"
+    if unit == "month":
+        return f"in {_month_name(_shift_months(today, step))}"
+    if unit == "year":
+        return f"in {today.year + step}"
+    return f"in the {unit} of {today.year + step}"  # a season
+
+
+def dated(text: str, said_at: datetime, language: str = "en") -> str:
+    """``text`` with its relative times made absolute against ``said_at``."""
+    today = said_at.astimezone(UTC).date()
+    if language == "en":
+
+        def absolute(match: re.Match[str]) -> str:
+            when = _resolve(match, today)
+            return when[0].upper() + when[1:] if match.start() == 0 else when
+
+        return _EN_RELATIVE.sub(absolute, text)
+    if _OTHER_RELATIVE.search(text) and str(today.year) not in text:
+        return f"{text.rstrip()} ({today})"
+    return text

@@ -1,0 +1,73 @@
+"""Which language a user's sentence is in, and the words a memory uses for "the user" in it.
+
+Extraction writes each memory in the language of the sentence it came from (R21): code
+rewrites English itself (``memoryd.extraction.sentences.memory_form``), and the LLM
+rewrites the other languages with examples in that language
+(``memoryd.extraction.rewrite``). Both need to know the language; the checks need to know
+how a memory in that language names its subject. Pure functions, no I/O.
+
+The language is told by script first (kana: Japanese; Hangul: Korean; Han alone:
+Chinese), then, for Latin script, by the most frequent function words (pronouns,
+articles, auxiliaries: a closed class of a few dozen words a language, not a fact list).
+A sentence with no telling word is English, the language the rules were written in.
+"""
+
+from __future__ import annotations
+
+import re
+
+LANGUAGES = ("en", "fr", "es", "de", "pt", "it", "id", "zh", "ja", "ko")
+
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff]")
+_HAN = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf]")
+_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+_FUNCTION_WORDS = {
+    "en": "i i'm i've my me the a an and is am are was to of in it that with for this",
+    "fr": "je j'ai j'aime suis mon ma mes le la les des est et une un du au pour avec c'est "
+    "ne pas dans sur qui que moi",
+    "es": "yo soy estoy mi mis el la los las es y una un del al para con que no en por muy "
+    "me desde hace",
+    "de": "ich bin mein meine der die das und ist ein eine einen mit nicht zu im auf habe "
+    "seit mich mir",
+    "pt": "eu sou estou meu minha o os as é e um uma do da no na para com não que em moro tenho",
+    "it": "io sono mio mia il lo gli è e un una del della per con non che mi ho nel sulla",
+    "id": "saya aku dan yang di ini itu dengan untuk adalah tidak ke dari punya sudah",
+}
+_INDEX = {lang: frozenset(words.split()) for lang, words in _FUNCTION_WORDS.items()}
+# How a memory in each language names its subject, and a stem the checks look for.
+SUBJECT = {
+    "en": ("The user", "the user"),
+    "fr": ("L'utilisateur", "utilisat"),
+    "es": ("El usuario", "usuari"),
+    "de": ("Der Nutzer", "nutzer"),
+    "pt": ("O usuário", "usuári"),
+    "it": ("L'utente", "utent"),
+    "id": ("Pengguna", "pengguna"),
+    "zh": ("用户", "用户"),
+    "ja": ("ユーザー", "ユーザー"),
+    "ko": ("사용자", "사용자"),
+}
+
+
+def language_of(text: str) -> str:
+    """The language ``text`` is written in, one of ``LANGUAGES``."""
+    if _KANA.search(text):
+        return "ja"
+    if _HANGUL.search(text):
+        return "ko"
+    if _HAN.search(text):
+        return "zh"
+    words = [w.casefold().replace("’", "'") for w in _WORD.findall(text)]
+    scores = {lang: sum(w in index for w in words) for lang, index in _INDEX.items()}
+    best = max(scores, key=lambda lang: (scores[lang], lang == "en"))
+    return best if scores[best] > scores["en"] else "en"
+
+
+def names_the_user(memory: str, language: str) -> bool:
+    """Whether ``memory`` names its subject the way memories in ``language`` do."""
+    return SUBJECT[language][1] in memory.casefold()
+
+
+def is_cjk(language: str) -> bool:
+    return language in ("zh", "ja", "ko")
