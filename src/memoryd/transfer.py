@@ -96,7 +96,7 @@ if TYPE_CHECKING:
     from memoryd.service import Memoryd
     from memoryd.storage.repository import Repository
 
-_ID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
+_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
 EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)
 FUTURE_SLACK = timedelta(days=1)  # clocks of two machines may disagree a little
 REQUIRED = ("content",)
@@ -281,7 +281,7 @@ def _record(data: dict[str, Any], line: int) -> _Record:
     if missing:
         raise InvalidInput(f"line {line}: missing {', '.join(missing)}")
     memory_id = data.get("id")
-    if memory_id is not None and (not isinstance(memory_id, str) or not _ID.match(memory_id)):
+    if memory_id is not None and (not isinstance(memory_id, str) or not _ID.fullmatch(memory_id)):
         raise InvalidInput(f"line {line}: invalid id {memory_id!r}")
     workspace = data.get("workspace")
     if workspace is not None and not isinstance(workspace, str):

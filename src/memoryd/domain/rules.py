@@ -114,12 +114,12 @@ def is_row_id(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 < value <= MAX_ROW_ID
 
 
-_SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
-_USER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
+_SLUG = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
+_USER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}")
 
 
 def validate_slug(slug: object) -> str:
-    if not isinstance(slug, str) or not _SLUG.match(slug):
+    if not isinstance(slug, str) or not _SLUG.fullmatch(slug):
         raise InvalidInput(
             f"invalid workspace slug {quoted(slug)}: use 1-64 lowercase letters, digits, "
             "'-' or '_', starting with a letter or digit"
@@ -128,7 +128,7 @@ def validate_slug(slug: object) -> str:
 
 
 def validate_user_name(name: object) -> str:
-    if not isinstance(name, str) or not _USER_NAME.match(name):
+    if not isinstance(name, str) or not _USER_NAME.fullmatch(name):
         raise InvalidInput(
             f"invalid user name {quoted(name)}: use 1-64 letters, digits or . _ @ + -, "
             "starting with a letter or digit"

@@ -64,7 +64,7 @@ LONE_SURROGATE = (
     "other half): that is not Unicode text"
 )
 _SESSION_COOKIE = b"memoryd_session="
-IMPORT_PATH = re.compile(r"^/api/v1/(?:users/[^/]+/)?import$")
+IMPORT_PATH = re.compile(r"/api/v1/(?:users/[^/]+/)?import")
 _FORM = b"application/x-www-form-urlencoded"
 
 
@@ -161,7 +161,7 @@ class EdgeGuard:
         if scope.get("method", "GET") in SAFE_METHODS:
             await self.app(scope, receive, send_with_headers)
             return
-        importing = scope.get("method") == "POST" and IMPORT_PATH.match(path) is not None
+        importing = scope.get("method") == "POST" and IMPORT_PATH.fullmatch(path) is not None
         limit = self.max_import_bytes if importing else ANONYMOUS_WRITES.get(path, self.max_bytes)
         guarded = path.startswith(GUARDED_PREFIXES)
         if guarded and not self.single_user and not _has_credentials(scope):
