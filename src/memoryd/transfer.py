@@ -98,6 +98,7 @@ if TYPE_CHECKING:
 
 _ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
 EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)
+LATEST = datetime.max.replace(tzinfo=UTC)
 FUTURE_SLACK = timedelta(days=1)  # clocks of two machines may disagree a little
 REQUIRED = ("content",)
 
@@ -188,7 +189,7 @@ def _expiry(value: Any, line: int) -> datetime | None:
         raise InvalidInput(f"line {line}: expires_at is not an ISO 8601 time") from None
     if parsed.tzinfo is None:
         raise InvalidInput(f"line {line}: expires_at has no time zone")
-    if parsed < EARLIEST:
+    if not EARLIEST <= parsed <= LATEST:  # past LATEST it has no UTC time to store
         raise InvalidInput(f"line {line}: expires_at {value} is not a plausible time")
     return parsed
 
