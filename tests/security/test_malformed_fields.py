@@ -2,7 +2,8 @@
 
 A name or slug with a trailing newline is refused wherever it is validated (a pattern
 ending in ``$`` let ``"beta\\n"`` through, a second "beta" that broke exports); a date
-with no UTC time is a 422 (it was a 500 that reset the connection).
+with no UTC time is a 422 (it was a 500 that reset the connection); a form, path or query
+string that is not UTF-8 is a 400 (a form's was stored with U+FFFD in its place).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from memoryd.domain.rules import validate_slug, validate_user_name
 from memoryd.testing.live import LiveServer
 from support.lifecycle import file_suggestion
 from support.server import World
-from support.web import flash_of, post_form
+from support.web import flash_of, post_form, session_cookie
 
 NDJSON = {"Content-Type": "application/x-ndjson"}
 
@@ -123,3 +124,36 @@ def test_an_out_of_range_date_is_a_clear_mcp_tool_error(live: tuple[World, LiveS
     is_error, content = anyio.run(remember)
     assert is_error and isinstance(content[0], TextContent)
     assert "out of range" in content[0].text
+
+
+# item 11: text that is not UTF-8 is a 400 wherever it comes in, never stored as U+FFFD
+def test_a_form_that_is_not_utf8_is_refused(world: World) -> None:
+    cookie, csrf = session_cookie(world, "alice")
+    body = f"content=x%ffy&scope=global&csrf_token={csrf}&next=/".encode()
+    headers = {"Cookie": cookie, "Content-Type": "application/x-www-form-urlencoded"}
+    response = world.client.post("/ui/memories", content=body, headers=headers)
+    assert response.status_code == 400, response.text
+    assert response.json()["error"]["code"] == "not_utf8"
+    assert world.md.list_memories(world.ids["alice"]) == []
+    login = world.client.post(
+        "/login", content=b"name=al%e9ice&password=x&csrf_token=t",
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )  # fmt: skip
+    assert login.status_code == 400
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        ("GET", "/api/v1/memories?workspace=al%ffpha", None),
+        ("GET", "/api/v1/workspaces/al%ffpha", None),
+        ("POST", "/api/v1/memories", b'{"content": "x\xffy", "scope": "global"}'),
+    ],
+)
+def test_a_url_or_json_body_that_is_not_utf8_is_refused(
+    world: World, method: str, path: str, body: bytes | None
+) -> None:
+    headers = {"Content-Type": "application/json"}
+    response = world.call("alice", method, path, content=body, headers=headers)
+    assert response.status_code == 400, response.text
+    assert world.md.list_memories(world.ids["alice"]) == []

@@ -16,6 +16,9 @@ An ASGI middleware, because route handlers (and FastAPI's body parsing) run too 
 - **NUL.** A NUL character in the path, the query string or the body (raw, JSON
   ``\\u0000`` or form ``%00``) is refused with 400: no database stores it, and it has no
   business in text.
+- **Not UTF-8.** A path, query string or form body whose percent escapes (or raw bytes)
+  decode to bytes that are not UTF-8 (``content=x%ffy``) is refused with 400: the
+  framework would silently store U+FFFD in their place, where a JSON body is refused.
 - **Lone surrogates.** A JSON string escape of half a UTF-16 surrogate pair
   (``"\\ud800"`` not followed by its low half) is refused with 400: it decodes to text
   that is not Unicode, which no database stores and no upstream accepts.
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import json
 import re
+from urllib.parse import unquote_to_bytes
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -63,6 +67,7 @@ LONE_SURROGATE = (
     "the body holds half of a UTF-16 surrogate pair (an escape like \\ud800 without its "
     "other half): that is not Unicode text"
 )
+NOT_UTF8 = "the {} holds bytes that are not UTF-8 text (a percent escape like %ff)"
 _SESSION_COOKIE = b"memoryd_session="
 IMPORT_PATH = re.compile(r"/api/v1/(?:users/[^/]+/)?import")
 _FORM = b"application/x-www-form-urlencoded"
@@ -106,6 +111,17 @@ def has_lone_surrogate(body: bytes) -> bool:
     if b"\\ud" not in body and b"\\uD" not in body:
         return False
     return any(m["low"] is not None or m["paired"] is None for m in _JSON_SURROGATE.finditer(body))
+
+
+def is_utf8_encoded(encoded: bytes) -> bool:
+    """Whether a path, query string or form body, percent escapes decoded, is UTF-8."""
+    if encoded.isascii() and b"%" not in encoded:
+        return True
+    try:
+        unquote_to_bytes(encoded).decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def has_nul(body: bytes, *, form: bool) -> bool:
@@ -158,6 +174,10 @@ class EdgeGuard:
         ):
             await _refuse(send_with_headers, 400, "NUL characters are not allowed", "nul")
             return
+        raw_path = scope.get("raw_path") or path.encode()
+        if not (is_utf8_encoded(raw_path) and is_utf8_encoded(scope.get("query_string", b""))):
+            await _refuse(send_with_headers, 400, NOT_UTF8.format("URL"), "not_utf8")
+            return
         if scope.get("method", "GET") in SAFE_METHODS:
             await self.app(scope, receive, send_with_headers)
             return
@@ -196,8 +216,12 @@ class EdgeGuard:
                 break
         body = b"".join(chunks)
         del chunks
-        if has_nul(body, form=_header(scope, b"content-type").startswith(_FORM)):
+        form = _header(scope, b"content-type").startswith(_FORM)
+        if has_nul(body, form=form):
             await _refuse(send_with_headers, 400, "NUL characters are not allowed", "nul")
+            return
+        if form and not is_utf8_encoded(body):
+            await _refuse(send_with_headers, 400, NOT_UTF8.format("form"), "not_utf8")
             return
         if has_lone_surrogate(body):
             await _refuse(send_with_headers, 400, LONE_SURROGATE, "lone_surrogate")
