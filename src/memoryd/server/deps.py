@@ -154,7 +154,7 @@ async def check_password_throttled(
     request: Request, state: ServerState, name: str, password: str
 ) -> User | None:
     """``AuthStore.authenticate`` behind the login throttle (see ``server.throttle``):
-    429 with Retry-After when this account or address must wait."""
+    429 with Retry-After when this account from this address, or the address, must wait."""
     address = client_address(request)
     throttle = state.throttle
     try:
@@ -162,6 +162,7 @@ async def check_password_throttled(
         user = await throttle.verify(
             lambda: state.auth.authenticate(name, password),
             recheck=lambda: throttle.check(name, address),
+            address=address,
         )
     except Throttled as exc:
         raise ApiError(
