@@ -395,9 +395,11 @@ def import_lines(
     protected_ids: Collection[str] = (),
     preferences: bool = True,
     chats: bool = True,
+    workspace_quota: int | None = None,
 ) -> ImportResult:
     """Load JSON lines for ``user_id`` (or a file ``parse_file`` already checked); all or
-    nothing.
+    nothing. ``workspace_quota``: the most workspaces the user may belong to once the
+    import created the ones it names (counted in the import's transaction).
 
     ``protected_ids`` are memories of this user the importer may not touch (they sit in a
     workspace the user no longer belongs to): a line naming one creates a new memory
@@ -423,7 +425,9 @@ def import_lines(
         md.store.require_user(repo, user_id, lock=True)
         given = highest_given_chat_id(repo)  # before this import gives any
         others = _chats_of_others(repo, user_id, records, in_file)
-        workspace_ids = _workspaces(md, repo, user_id, parsed, chats, result, actor)
+        workspace_ids = _workspaces(
+            md, repo, user_id, parsed, chats, result, actor, workspace_quota
+        )
         learns = repo.learns_from_chats(user_id, lock=True)
         if preferences and parsed.preferences and parsed.preferences.learn_from_chats is not None:
             learns = parsed.preferences.learn_from_chats
@@ -507,6 +511,7 @@ def _workspaces(
     chats: bool,
     result: ImportResult,
     actor: Actor,
+    quota: int | None,
 ) -> dict[str, int]:
     """The id of each workspace the import writes to; missing ones are created (in the
     order the file names them) with the user as their member (recorded in their audit
@@ -521,7 +526,7 @@ def _workspaces(
             repo.insert_workspace(slug, slug, md.clock())
             workspace_id = repo.workspace_id(slug)
             assert workspace_id is not None
-            change_membership(repo, slug, user_id, True, actor, md.clock())
+            change_membership(repo, slug, user_id, True, actor, md.clock(), quota=quota)
             result.workspaces_created.append(slug)
         assert workspace_id is not None
         found[slug] = workspace_id
