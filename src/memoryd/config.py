@@ -42,7 +42,8 @@ class MemorydSettings(BaseSettings):
     max_request_bytes: int = Field(default=6_000_000, ge=1024)
     # an import over HTTP (chat histories included): streamed to a temporary file
     max_import_bytes: int = Field(default=100_000_000, ge=1024)
-    login_attempts: int = Field(default=5, ge=1)  # free failures per account and per address
+    body_timeout_s: float = Field(default=60.0, gt=0)  # to receive a request's whole body
+    login_attempts: int = Field(default=5, ge=1)  # free failures per account and address
     login_concurrency: int = Field(default=1, ge=1)  # password checks (Argon2) at once
     proxy_upstream_url: str | None = None  # default: the extraction LLM settings
     proxy_upstream_key: str | None = None

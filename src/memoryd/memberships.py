@@ -28,13 +28,22 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from memoryd.domain.errors import NotFound
+from memoryd.domain.errors import NotFound, PermissionDenied
 from memoryd.domain.models import Actor, Source, UserSetting
-from memoryd.storage.membership import join, leave, member_ids, workspace_id_of
+from memoryd.storage.membership import (
+    has_membership,
+    join,
+    leave,
+    member_ids,
+    membership_count,
+    workspace_id_of,
+)
 from memoryd.user_settings import record_change
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+
+    from sqlalchemy.engine import Connection
 
     from memoryd.storage.database import Database
     from memoryd.storage.repository import Repository
@@ -45,13 +54,25 @@ BY_ADMIN = Actor(Source.ADMIN)  # the command line's and the library's actor
 
 
 def change_membership(
-    repo: Repository, slug: str, user_id: int, member: bool, actor: Actor, now: datetime
+    repo: Repository,
+    slug: str,
+    user_id: int,
+    member: bool,
+    actor: Actor,
+    now: datetime,
+    *,
+    quota: int | None = None,
 ) -> bool:
     """Make the user a member of the workspace (``member``) or not, inside the caller's
-    write transaction; True when that changed something (and was recorded)."""
+    write transaction; True when that changed something (and was recorded). With
+    ``quota``, joining is refused (PermissionDenied) when the user would then belong to
+    more workspaces: counted after the user's row is locked, so concurrent joins cannot
+    all pass."""
     workspace_id = workspace_id_of(repo.conn, slug)
     if not repo.lock_user(user_id):
         raise NotFound(f"no user with id {user_id!r}")
+    if member and quota is not None and not has_membership(repo.conn, user_id, slug):
+        require_room(repo.conn, user_id, 1, quota)
     if member:
         changed = join(repo.conn, user_id, workspace_id, now)
     else:
@@ -63,6 +84,17 @@ def change_membership(
     if changed:
         record_membership(repo, user_id, slug, member, actor, now)
     return changed
+
+
+def require_room(conn: Connection, user_id: int, adding: int, quota: int) -> None:
+    """PermissionDenied if joining ``adding`` more workspaces takes the user past
+    ``quota`` (the run-time setting ``max_workspaces_per_user``)."""
+    have = membership_count(conn, user_id)
+    if have + adding > quota:
+        raise PermissionDenied(
+            f"a user may belong to at most {quota} workspaces (you have {have}); "
+            "ask an admin to raise max_workspaces_per_user or remove one"
+        )
 
 
 def end_memberships(

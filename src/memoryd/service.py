@@ -53,7 +53,7 @@ from memoryd.domain.rules import (
 from memoryd.embedding.base import Embedder, embed_memories
 from memoryd.extraction.facade import ExtractionFacade
 from memoryd.lifecycle import LifecycleFacade
-from memoryd.memberships import BY_ADMIN, MembershipFacade, end_memberships
+from memoryd.memberships import BY_ADMIN, MembershipFacade, change_membership, end_memberships
 from memoryd.rerank.base import Reranker
 from memoryd.storage.catalog import Catalog
 from memoryd.storage.database import Database
@@ -241,13 +241,30 @@ class Memoryd(
                 _keep_an_admin(repo, user_id)
             repo.delete_user(user_id)
 
-    def create_workspace(self, slug: str, name: str | None = None) -> Workspace:
+    def create_workspace(
+        self,
+        slug: str,
+        name: str | None = None,
+        *,
+        member: int | None = None,
+        actor: Actor | None = None,
+        quota: int | None = None,
+    ) -> Workspace:
+        """A new workspace; with ``member``, that user joins it in the same transaction
+        (by ``actor``), refused with PermissionDenied when that would take them past
+        ``quota`` workspaces (see ``memoryd.memberships.change_membership``)."""
         slug = validate_slug(slug)
         display = validate_display_name(name, what="workspace name") if name else slug
         with self.db.write() as repo:
+            if member is not None:  # locked first, as every write of the user's does
+                self.store.require_user(repo, member, lock=True)
             if repo.workspace_id(slug) is not None:
                 raise AlreadyExists(f"workspace {slug!r} already exists")
-            return repo.insert_workspace(slug, display, self.clock())
+            workspace = repo.insert_workspace(slug, display, self.clock())
+            if member is not None:
+                by = actor or BY_ADMIN
+                change_membership(repo, slug, member, True, by, self.clock(), quota=quota)
+            return workspace
 
     def get_workspace(self, slug: str) -> Workspace:
         with self.db.read() as repo:
@@ -441,14 +458,15 @@ class Memoryd(
         protected_ids: Iterable[str] = (),
         preferences: bool = True,
         chats: bool = True,
+        workspace_quota: int | None = None,
     ) -> ImportResult:
         """Load JSON lines made by ``export_memories`` (a list of lines, the file's whole
         text split at LF only, or an ``ImportFile`` from ``memoryd.transfer.parse_file``);
         all or nothing. The file's preferences line sets the user's own choices
         unless ``preferences=False``; its chat lines add to the user's recorded chats
         unless ``chats=False``.
-        ``protected_ids`` are memories the importer may not touch (see
-        ``memoryd.transfer``)."""
+        ``protected_ids`` are memories the importer may not touch, ``workspace_quota``
+        the most workspaces the user may then belong to (see ``memoryd.transfer``)."""
         from memoryd.transfer import import_lines
 
         return import_lines(
@@ -459,6 +477,7 @@ class Memoryd(
             protected_ids=set(protected_ids),
             preferences=preferences,
             chats=chats,
+            workspace_quota=workspace_quota,
         )
 
 

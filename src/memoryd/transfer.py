@@ -89,8 +89,9 @@ if TYPE_CHECKING:
     from memoryd.service import Memoryd
     from memoryd.storage.repository import Repository
 
-_ID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
+_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
 EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)
+LATEST = datetime.max.replace(tzinfo=UTC)
 FUTURE_SLACK = timedelta(days=1)  # clocks of two machines may disagree a little
 REQUIRED = ("content",)
 
@@ -175,7 +176,7 @@ def _expiry(value: Any, line: int) -> datetime | None:
         raise InvalidInput(f"line {line}: expires_at is not an ISO 8601 time") from None
     if parsed.tzinfo is None:
         raise InvalidInput(f"line {line}: expires_at has no time zone")
-    if parsed < EARLIEST:
+    if not EARLIEST <= parsed <= LATEST:  # past LATEST it has no UTC time to store
         raise InvalidInput(f"line {line}: expires_at {value} is not a plausible time")
     return parsed
 
@@ -268,7 +269,7 @@ def _record(data: dict[str, Any], line: int) -> _Record:
     if missing:
         raise InvalidInput(f"line {line}: missing {', '.join(missing)}")
     memory_id = data.get("id")
-    if memory_id is not None and (not isinstance(memory_id, str) or not _ID.match(memory_id)):
+    if memory_id is not None and (not isinstance(memory_id, str) or not _ID.fullmatch(memory_id)):
         raise InvalidInput(f"line {line}: invalid id {memory_id!r}")
     workspace = data.get("workspace")
     if workspace is not None and not isinstance(workspace, str):
@@ -372,9 +373,11 @@ def import_lines(
     protected_ids: Collection[str] = (),
     preferences: bool = True,
     chats: bool = True,
+    workspace_quota: int | None = None,
 ) -> ImportResult:
     """Load JSON lines for ``user_id`` (or a file ``parse_file`` already checked); all or
-    nothing.
+    nothing. ``workspace_quota``: the most workspaces the user may belong to once the
+    import created the ones it names (counted in the import's transaction).
 
     ``protected_ids`` are memories of this user the importer may not touch (they sit in a
     workspace the user no longer belongs to): a line naming one creates a new memory
@@ -400,7 +403,9 @@ def import_lines(
         md.store.require_user(repo, user_id, lock=True)
         given = highest_given_chat_id(repo)  # before this import gives any
         others = _chats_of_others(repo, user_id, records, in_file)
-        workspace_ids = _workspaces(md, repo, user_id, parsed, chats, result, actor)
+        workspace_ids = _workspaces(
+            md, repo, user_id, parsed, chats, result, actor, workspace_quota
+        )
         learns = repo.learns_from_chats(user_id, lock=True)
         if preferences and parsed.preferences and parsed.preferences.learn_from_chats is not None:
             learns = parsed.preferences.learn_from_chats
@@ -480,6 +485,7 @@ def _workspaces(
     chats: bool,
     result: ImportResult,
     actor: Actor,
+    quota: int | None,
 ) -> dict[str, int]:
     """The id of each workspace the import writes to; missing ones are created (in the
     order the file names them) with the user as their member (recorded in their audit
@@ -494,7 +500,7 @@ def _workspaces(
             repo.insert_workspace(slug, slug, md.clock())
             workspace_id = repo.workspace_id(slug)
             assert workspace_id is not None
-            change_membership(repo, slug, user_id, True, actor, md.clock())
+            change_membership(repo, slug, user_id, True, actor, md.clock(), quota=quota)
             result.workspaces_created.append(slug)
         assert workspace_id is not None
         found[slug] = workspace_id

@@ -1,8 +1,10 @@
-"""Attack class: what reaches the server before any route (items 3, 7, 14).
+"""Attack class: what reaches the server before any route (items 3, 7, 14; issue 37
+item 2).
 
-Oversized and anonymous bodies are refused before they are read (over a real socket, so
-nothing buffers them for us), NUL characters are refused with 400 wherever they hide,
-and every response carries the security headers.
+Oversized bodies, and bodies whose credential is missing or names nobody (``/mcp``
+included), are refused before they are read (over a real socket, so nothing buffers them
+for us); a body that does not arrive in time is a 408; NUL characters are refused with 400
+wherever they hide, and every response carries the security headers.
 """
 
 from __future__ import annotations
@@ -11,11 +13,14 @@ import contextlib
 import socket
 import threading
 import time
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.testing.live import LiveServer
-from support.server import World
+from support.server import World, build_world, make_settings
 
 NUL_JSON = '{"model": "m", "messages": [{"role": "user", "content": "hi\\u0000there"}]}'
 
@@ -56,6 +61,54 @@ def test_a_huge_anonymous_body_is_refused_before_it_is_sent(
         )
         answer = raw_request(server.port, head, b"[" * 65536)  # a start of the 300 MB
         assert answer.startswith(b"HTTP/1.1 401"), (path, answer[:200])
+
+
+@pytest.mark.parametrize(
+    ("path", "credential"),
+    [
+        ("/mcp", ""),
+        ("/mcp", "Authorization: Bearer mdk_not_a_real_key\r\n"),
+        ("/api/v1/memories", "Authorization: Bearer mdk_not_a_real_key\r\n"),
+        ("/v1/chat/completions", "X-API-Key: not-a-real-key\r\n"),
+        ("/ui/memories", "Cookie: memoryd_session=not-a-real-session\r\n"),
+        ("/api/v1/import", "Cookie: memoryd_session=not-a-real-session\r\n"),
+    ],
+)
+def test_a_body_is_not_read_before_its_credential_is_checked(
+    live: tuple[World, LiveServer], path: str, credential: str
+) -> None:
+    """Issue 37 item 2: /mcp and a bogus key or cookie made the server wait for 5 MB."""
+    _, server = live
+    head = (
+        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{credential}"
+        "Content-Type: application/json\r\nContent-Length: 5000000\r\n\r\n"
+    )
+    answer = raw_request(server.port, head, b"[" * 65536)  # a start of the 5 MB
+    assert answer.startswith(b"HTTP/1.1 401"), (path, answer[:300])
+
+
+@pytest.fixture
+def impatient(tmp_path: Path, embedder: MiniLMEmbedder) -> Iterator[tuple[World, LiveServer]]:
+    """A live server that waits one second for a request's body."""
+    world = build_world(make_settings(tmp_path, body_timeout_s=1), embedder)
+    with world.client, LiveServer(world.app) as server:
+        yield world, server
+    world.md.close()
+
+
+@pytest.mark.parametrize("path", ["/api/v1/memories", "/api/v1/import"])
+def test_a_body_that_does_not_arrive_in_time_is_a_408(
+    impatient: tuple[World, LiveServer], path: str
+) -> None:
+    world, server = impatient
+    head = (
+        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        f"Authorization: Bearer {world.keys['alice']}\r\n"
+        "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
+    )
+    answer = raw_request(server.port, head, b'{"content": "Likes', wait=20)  # then nothing
+    assert answer.startswith(b"HTTP/1.1 408"), answer[:300]
+    assert world.md.list_memories(world.ids["alice"]) == []
 
 
 def test_a_declared_oversized_body_is_refused_with_413(live: tuple[World, LiveServer]) -> None:

@@ -1,11 +1,13 @@
 """Attack class: inheriting another account's data, and racing admin changes (items 6, 8).
 
 A new user never gets a deleted user's id, so the deleted user's audit log (which goes
-with them) cannot become theirs; two admins demoting each other at once leave one admin.
+with them) cannot become theirs; two admins demoting each other at once leave one admin;
+concurrent workspace creates and imports stay within the workspace quota.
 """
 
 from __future__ import annotations
 
+import json
 import threading
 
 from sqlalchemy import func, select
@@ -72,3 +74,34 @@ def test_the_last_admin_cannot_be_deleted_or_demoted_over_http(world: World) -> 
     demoted = world.call("admin", "PATCH", f"/api/v1/users/{me}", json={"role": "default"})
     assert demoted.status_code == 409
     assert "last admin" in demoted.json()["error"]["message"]
+
+
+def test_concurrent_creates_and_imports_cannot_pass_the_workspace_quota(world: World) -> None:
+    """Issue 37 item 9: ten creates at once each saw room for one more workspace and all
+    joined; the count is now taken in the transaction that joins."""
+    world.call("admin", "PATCH", "/api/v1/settings", json={"max_workspaces_per_user": 3})
+    barrier = threading.Barrier(10)
+    statuses: list[int] = []
+
+    def create(n: int) -> None:
+        barrier.wait()
+        if n % 2:
+            response = world.call("alice", "POST", "/api/v1/workspaces", json={"slug": f"w{n}"})
+        else:
+            line = json.dumps({"content": "Fact", "scope": "workspace", "workspace": f"w{n}"})
+            response = world.call(
+                "alice", "POST", "/api/v1/import", content=line,
+                headers={"Content-Type": "application/x-ndjson"},
+            )  # fmt: skip
+        statuses.append(response.status_code)
+
+    threads = [threading.Thread(target=create, args=(n,)) for n in range(10)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    # alice belonged to alpha and beta: one more, and only one, got through
+    assert sorted(statuses) == [200 if 200 in statuses else 201] + [403] * 9, statuses
+    assert len(world.auth.workspaces_of(world.md.get_user(world.ids["alice"]))) == 3
+    made = {w.slug for w in world.md.list_workspaces()} - {"alpha", "beta", "gamma"}
+    assert len(made) == 1  # the refused ones left no workspace behind

@@ -9,6 +9,7 @@ gives an identical file but for the ids the new database gave the chats.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -28,6 +29,7 @@ from memoryd.cli.common import (
     require_utf8,
 )
 from memoryd.domain.errors import InvalidInput
+from memoryd.storage.files import open_private
 from memoryd.transfer import ImportResult, parse_file
 from memoryd.transfer_preferences import Preferences
 
@@ -65,7 +67,8 @@ def export(
         return
     path = Path(require_utf8(output, "file name"))
     try:
-        path.write_bytes(data)
+        with os.fdopen(open_private(path), "wb") as out:  # 0600: it holds their chats
+            out.write(data)
     except OSError as exc:
         raise InvalidInput(f"cannot write {str(path)!r}: {exc.strerror}") from None
     chat_count = sum(line.startswith('{"chat": ') for line in lines)

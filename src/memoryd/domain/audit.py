@@ -14,7 +14,7 @@ from datetime import UTC, date, datetime, time
 
 from memoryd.domain.errors import InvalidInput
 from memoryd.domain.models import AuditAction, Source
-from memoryd.domain.rules import MAX_ROW_ID, is_row_id, quoted, validate_slug
+from memoryd.domain.rules import MAX_ROW_ID, in_utc, is_row_id, quoted, validate_slug
 
 DEFAULT_PAGE = 100  # entries in one page when no limit is given
 MAX_PAGE = 1000  # the most one page holds (the REST API's limit too)
@@ -151,6 +151,4 @@ def parse_since(value: object) -> datetime | None:
         raise InvalidInput(
             f"invalid since {quoted(value)}: use a date (YYYY-MM-DD) or an ISO 8601 time"
         )
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC)
+    return in_utc(moment, "since")

@@ -16,13 +16,13 @@ _UNITS = {
     "h": 3600, "hr": 3600, "hrs": 3600, "hour": 3600, "hours": 3600,
     "d": 86400, "day": 86400, "days": 86400,
 }  # fmt: skip
-_FORM = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([a-z]+)\s*$")
+_FORM = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([a-z]+)\s*")
 VARIABLE = "MEMORY_EXTRACTION_INTERVAL"
 
 
 def parse_interval(value: object, *, variable: str = VARIABLE) -> timedelta:
     """A positive duration from text like ``30min``; ValueError naming ``variable`` if not."""
-    match = _FORM.match(value.lower()) if isinstance(value, str) else None
+    match = _FORM.fullmatch(value.lower()) if isinstance(value, str) else None
     seconds = 0.0
     if match and match.group(2) in _UNITS:
         seconds = float(match.group(1)) * _UNITS[match.group(2)]

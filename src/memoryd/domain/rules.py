@@ -140,12 +140,12 @@ def is_row_id(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 < value <= MAX_ROW_ID
 
 
-_SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
-_USER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
+_SLUG = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
+_USER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}")
 
 
 def validate_slug(slug: object) -> str:
-    if not isinstance(slug, str) or not _SLUG.match(slug):
+    if not isinstance(slug, str) or not _SLUG.fullmatch(slug):
         raise InvalidInput(
             f"invalid workspace slug {quoted(slug)}: use 1-64 lowercase letters, digits, "
             "'-' or '_', starting with a letter or digit"
@@ -154,7 +154,7 @@ def validate_slug(slug: object) -> str:
 
 
 def validate_user_name(name: object) -> str:
-    if not isinstance(name, str) or not _USER_NAME.match(name):
+    if not isinstance(name, str) or not _USER_NAME.fullmatch(name):
         raise InvalidInput(
             f"invalid user name {quoted(name)}: use 1-64 letters, digits or . _ @ + -, "
             "starting with a letter or digit"
@@ -169,6 +169,24 @@ def validate_display_name(name: object, *, what: str = "name") -> str:
     if not cleaned or len(cleaned) > 200 or any(unicodedata.category(c) == "Cc" for c in cleaned):
         raise InvalidInput(f"invalid {what} {quoted(name)}: 1-200 printable characters")
     return cleaned
+
+
+def _iso_time(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def in_utc(moment: datetime, what: str) -> datetime:
+    """``moment`` in UTC (read as UTC without a zone); InvalidInput when that falls
+    outside the years 1 to 9999 (``9999-12-31T23:00-05:00``, ``0001-01-01T00:00+01:00``)."""
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=UTC)
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:
+        raise InvalidInput(
+            f"the {what} {moment.isoformat()} is out of range: in UTC it falls outside "
+            "the years 1 to 9999"
+        ) from None
 
 
 def parse_scope(scope: object) -> Scope:
@@ -211,33 +229,29 @@ def parse_expiry(value: object, now: datetime) -> datetime | None:
     A date (``2026-03-14``) means "until the end of that day" (UTC), so the memory
     expires at the following midnight; an ISO 8601 time (``2026-03-14T18:00:00+01:00``;
     without a zone it is read as UTC) is taken as it is. Empty text or None clears the
-    expiry. A time that has already passed is refused: it would hide the memory at once.
+    expiry. A time that has already passed is refused: it would hide the memory at once,
+    and so is one whose UTC time falls past year 9999 (``9999-12-31``, say).
     """
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
-    if isinstance(value, datetime):
-        moment = value
-    elif isinstance(value, date):
-        moment = datetime.combine(value + timedelta(days=1), time(0), tzinfo=UTC)
-    elif isinstance(value, str):
+    if isinstance(value, str):
         text = value.strip()
         try:
-            if len(text) == 10:
-                day = date.fromisoformat(text)
-                moment = datetime.combine(day + timedelta(days=1), time(0), tzinfo=UTC)
-            else:
-                moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+            value = date.fromisoformat(text) if len(text) == 10 else _iso_time(text)
         except ValueError:
             raise InvalidInput(
                 f"invalid expiry {quoted(value)}: use a date (YYYY-MM-DD) or an ISO 8601 time"
             ) from None
+    if isinstance(value, datetime):
+        moment = in_utc(value, "expiry")
+    elif isinstance(value, date):
+        if value == date.max:
+            raise InvalidInput(f"the expiry {value} is out of range: give an earlier date")
+        moment = datetime.combine(value + timedelta(days=1), time(0), tzinfo=UTC)
     else:
         raise InvalidInput(
             f"invalid expiry {quoted(value)}: use a date (YYYY-MM-DD) or an ISO time"
         )
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    moment = moment.astimezone(UTC)
     if moment <= now:
         raise InvalidInput(
             f"the expiry {moment.isoformat()} has already passed; give a later date "

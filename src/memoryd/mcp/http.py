@@ -40,7 +40,9 @@ class ApiKeyGate:
         self.app = app
         self.state = state
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def refusal(self, scope: Scope) -> JSONResponse | None:
+        """The answer to a caller without a valid API key, None for one with it (then
+        named in the scope); the edge guard asks it before the body is read."""
         request = Request(scope)
         try:
             check_origin(request)
@@ -54,9 +56,15 @@ class ApiKeyGate:
                     headers={"WWW-Authenticate": "Bearer"},
                 )
         except ApiError as exc:
-            await refusal(exc)(scope, receive, send)
-            return
+            return refusal(exc)
         scope[SCOPE_USER_KEY] = caller.user
+        return None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        answer = await self.refusal(scope)
+        if answer is not None:
+            await answer(scope, receive, send)
+            return
         await self.app(scope, receive, send)
 
 
@@ -82,6 +90,7 @@ class McpEndpoint:
     server: MCPServer
     route: Route
     app: StreamableHTTPASGIApp
+    gate: ApiKeyGate
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
@@ -106,4 +115,5 @@ def _session_manager(server: MCPServer) -> StreamableHTTPSessionManager:
 def mcp_endpoint(state: ServerState) -> McpEndpoint:
     server = build_server(state)
     app = StreamableHTTPASGIApp(_session_manager(server))
-    return McpEndpoint(server, Route(PATH, endpoint=ApiKeyGate(app, state)), app)
+    gate = ApiKeyGate(app, state)
+    return McpEndpoint(server, Route(PATH, endpoint=gate), app, gate)

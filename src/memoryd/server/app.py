@@ -18,13 +18,20 @@ from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
 from sqlalchemy import text
 from starlette.concurrency import run_in_threadpool
+from starlette.types import ASGIApp, Scope
 
 import memoryd
 from memoryd.config import MemorydSettings
 from memoryd.domain.models import Role, User
 from memoryd.server import errors
 from memoryd.server.auth import AuthStore
-from memoryd.server.deps import ServerState, State, admin_owner, self_owner
+from memoryd.server.deps import (
+    ServerState,
+    State,
+    admin_owner,
+    self_owner,
+    unknown_caller_refusal,
+)
 from memoryd.server.guard import EdgeGuard
 from memoryd.server.routers import (
     audit,
@@ -184,11 +191,18 @@ def create_app(
     app.mount("/static", StaticFiles(directory=web_routes.STATIC_DIR), name="static")
     if mcp:
         app.router.routes.append(mcp.route)
+
+    async def refusal(scope: Scope) -> ASGIApp | None:
+        if mcp and scope.get("path") == mcp.route.path:  # MCP clients read JSON-RPC errors
+            return await mcp.gate.refusal(scope)
+        return await unknown_caller_refusal(scope, state)
+
     app.add_middleware(
         EdgeGuard,
         max_bytes=settings.max_request_bytes,
+        refusal=refusal,
         max_import_bytes=settings.max_import_bytes,
-        single_user=settings.single_user,
+        body_timeout_s=settings.body_timeout_s,
     )
     return app
 

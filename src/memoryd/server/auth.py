@@ -22,9 +22,9 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import Row, and_, delete, func, insert, select, update
 
-from memoryd.domain.errors import InvalidInput, NotFound, PermissionDenied
+from memoryd.domain.errors import InvalidInput, NotFound
 from memoryd.domain.models import Actor, Role, User, Workspace
-from memoryd.memberships import set_membership
+from memoryd.memberships import require_room, set_membership
 from memoryd.storage.catalog import Catalog
 from memoryd.storage.database import Database
 from memoryd.storage.membership import Memberships, has_membership
@@ -32,7 +32,6 @@ from memoryd.storage.tables import (
     api_keys,
     sessions,
     user_credentials,
-    user_workspaces,
     users,
 )
 
@@ -391,20 +390,12 @@ class AuthStore:
         return member
 
     def check_workspace_quota(self, user: User, adding: int, limit: int) -> None:
-        """Refuse a default user joining ``adding`` more workspaces beyond ``limit``."""
+        """Refuse a default user joining ``adding`` more workspaces beyond ``limit``
+        (early, to refuse before any work; the join counts again in its transaction)."""
         if user.role is Role.ADMIN or adding <= 0:
             return
         with self.db.read() as repo:
-            have = int(
-                repo.conn.execute(
-                    select(func.count()).where(user_workspaces.c.user_id == user.id)
-                ).scalar_one()
-            )
-        if have + adding > limit:
-            raise PermissionDenied(
-                f"a user may belong to at most {limit} workspaces (you have {have}); "
-                "ask an admin to raise max_workspaces_per_user or remove one"
-            )
+            require_room(repo.conn, user.id, adding, limit)
 
     def count_admins(self) -> int:
         with self.db.read() as repo:

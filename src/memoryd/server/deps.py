@@ -16,14 +16,15 @@ from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
 import httpx
-from fastapi import Depends, Path, Request
+from fastapi import Depends, Path, Request, Response
 from starlette.concurrency import run_in_threadpool
+from starlette.types import Scope
 
 from memoryd.config import MemorydSettings
 from memoryd.domain.errors import NotFound
 from memoryd.domain.models import Actor, Memory, Role, Source, UsedMemory, User
 from memoryd.server.auth import AuthStore
-from memoryd.server.errors import ApiError
+from memoryd.server.errors import ApiError, error_response
 from memoryd.server.throttle import LoginThrottle, Throttled
 from memoryd.server.upstream import Upstream
 from memoryd.service import Memoryd
@@ -154,7 +155,7 @@ async def check_password_throttled(
     request: Request, state: ServerState, name: str, password: str
 ) -> User | None:
     """``AuthStore.authenticate`` behind the login throttle (see ``server.throttle``):
-    429 with Retry-After when this account or address must wait."""
+    429 with Retry-After when this account from this address, or the address, must wait."""
     address = client_address(request)
     throttle = state.throttle
     try:
@@ -162,6 +163,7 @@ async def check_password_throttled(
         user = await throttle.verify(
             lambda: state.auth.authenticate(name, password),
             recheck=lambda: throttle.check(name, address),
+            address=address,
         )
     except Throttled as exc:
         raise ApiError(
@@ -169,6 +171,24 @@ async def check_password_throttled(
         ) from None
     throttle.record(name, address, ok=user is not None)
     return user
+
+
+async def unknown_caller_refusal(scope: Scope, state: ServerState) -> Response | None:
+    """The edge's answer to a write whose caller is not known (no credential, or one that
+    names nobody), given before its body is read; None for a known caller."""
+    try:
+        caller = await run_in_threadpool(identify, Request(scope), state)
+    except ApiError as exc:
+        return error_response(exc.status, exc.type, exc.message, code=exc.code)
+    if caller is not None:
+        return None
+    return error_response(
+        401,
+        "unauthorized",
+        "sign in or send an API key (Authorization: Bearer mdk_...)",
+        code="not_authenticated",
+        headers={"WWW-Authenticate": "Bearer"},
+    )
 
 
 def current_caller(request: Request, state: State) -> Caller:

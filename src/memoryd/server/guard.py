@@ -10,12 +10,19 @@ An ASGI middleware, because route handlers (and FastAPI's body parsing) run too 
   passed on unread, for the route streams it to a temporary file, counting the bytes
   and checking each line for what this guard looks for in other bodies
   (``memoryd.server.routers.transfer``).
-- **Credentials first.** A write to the API (``/api/``, ``/v1/``) or a web form
-  (``/ui/``) that carries no credential at all is refused with 401 before its body is
-  read; the sign-in form, the only anonymous write, is limited to a few kilobytes.
+- **Credentials first.** Every write but the sign-in form and signing out (``/mcp``, the
+  API, the web forms, any path) must come from a known caller: its API key or session is
+  checked (``refusal``, given by the app) before a byte of its body is read, and a missing,
+  unknown or revoked one is refused (401) with the body unread. The sign-in form, the only
+  anonymous write, is limited to a few kilobytes.
+- **Time.** A body must arrive within ``MEMORYD_BODY_TIMEOUT_S`` (408 past it), so a
+  caller sending a byte now and then cannot hold a connection and its buffer for ever.
 - **NUL.** A NUL character in the path, the query string or the body (raw, JSON
   ``\\u0000`` or form ``%00``) is refused with 400: no database stores it, and it has no
   business in text.
+- **Not UTF-8.** A path, query string or form body whose percent escapes (or raw bytes)
+  decode to bytes that are not UTF-8 (``content=x%ffy``) is refused with 400: the
+  framework would silently store U+FFFD in their place, where a JSON body is refused.
 - **Lone surrogates.** A JSON string escape of half a UTF-16 surrogate pair
   (``"\\ud800"`` not followed by its low half) is refused with 400: it decodes to text
   that is not Unicode, which no database stores and no upstream accepts.
@@ -28,11 +35,16 @@ from __future__ import annotations
 
 import json
 import re
+import time
+from collections.abc import Awaitable, Callable
+from urllib.parse import unquote_to_bytes
 
+import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from memoryd.server.errors import ApiError, error_body
+
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-GUARDED_PREFIXES = ("/api/", "/v1/", "/ui/")
 ANONYMOUS_WRITES = {"/login": 16_384, "/logout": 16_384}
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -63,8 +75,10 @@ LONE_SURROGATE = (
     "the body holds half of a UTF-16 surrogate pair (an escape like \\ud800 without its "
     "other half): that is not Unicode text"
 )
-_SESSION_COOKIE = b"memoryd_session="
-IMPORT_PATH = re.compile(r"^/api/v1/(?:users/[^/]+/)?import$")
+BODY_TOO_SLOW = "the request body did not arrive within {:g} s (MEMORYD_BODY_TIMEOUT_S)"
+CLOSE = {"Connection": "close"}
+NOT_UTF8 = "the {} holds bytes that are not UTF-8 text (a percent escape like %ff)"
+IMPORT_PATH = re.compile(r"/api/v1/(?:users/[^/]+/)?import")
 _FORM = b"application/x-www-form-urlencoded"
 
 
@@ -73,15 +87,6 @@ def import_too_big(limit: int) -> str:
         f"import files are limited to {limit} bytes over HTTP (MEMORYD_MAX_IMPORT_BYTES);"
         " import a larger one with `memoryd import` on the server"
     )
-
-
-def _has_credentials(scope: Scope) -> bool:
-    for name, value in scope.get("headers", []):
-        if name in (b"authorization", b"x-api-key") and value.strip():
-            return True
-        if name == b"cookie" and _SESSION_COOKIE in value:
-            return True
-    return False
 
 
 def _declared_length(scope: Scope) -> int | None:
@@ -108,6 +113,17 @@ def has_lone_surrogate(body: bytes) -> bool:
     return any(m["low"] is not None or m["paired"] is None for m in _JSON_SURROGATE.finditer(body))
 
 
+def is_utf8_encoded(encoded: bytes) -> bool:
+    """Whether a path, query string or form body, percent escapes decoded, is UTF-8."""
+    if encoded.isascii() and b"%" not in encoded:
+        return True
+    try:
+        unquote_to_bytes(encoded).decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def has_nul(body: bytes, *, form: bool) -> bool:
     if b"\x00" in body or (form and b"%00" in body):
         return True
@@ -115,22 +131,45 @@ def has_nul(body: bytes, *, form: bool) -> bool:
     return b"\\u0000" in body and _JSON_NUL.search(body) is not None
 
 
+def timed(receive: Receive, seconds: float) -> Receive:
+    """``receive`` that gives up on the body (ApiError 408) once it has taken ``seconds``;
+    after the body, it waits as long as the app likes (for a disconnect, say)."""
+    deadline = time.monotonic() + seconds
+    done = False
+
+    async def receive_in_time() -> Message:
+        nonlocal done
+        if done:
+            return await receive()
+        try:
+            with anyio.fail_after(max(0.0, deadline - time.monotonic())):
+                message = await receive()
+        except TimeoutError:
+            raise ApiError(408, BODY_TOO_SLOW.format(seconds), headers=CLOSE) from None
+        done = message["type"] != "http.request" or not message.get("more_body", False)
+        return message
+
+    return receive_in_time
+
+
 class EdgeGuard:
-    """See the module docstring. ``single_user``: every local caller is the admin, so
-    there is no credential to look for."""
+    """See the module docstring. ``refusal(scope)`` answers a write whose caller is not
+    known (None: a known caller may send its body)."""
 
     def __init__(
         self,
         app: ASGIApp,
         *,
         max_bytes: int,
+        refusal: Callable[[Scope], Awaitable[ASGIApp | None]],
         max_import_bytes: int | None = None,
-        single_user: bool = False,
+        body_timeout_s: float = 60.0,
     ) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.refusal = refusal
         self.max_import_bytes = max_bytes if max_import_bytes is None else max_import_bytes
-        self.single_user = single_user
+        self.body_timeout_s = body_timeout_s
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -158,20 +197,21 @@ class EdgeGuard:
         ):
             await _refuse(send_with_headers, 400, "NUL characters are not allowed", "nul")
             return
+        raw_path = scope.get("raw_path") or path.encode()
+        if not (is_utf8_encoded(raw_path) and is_utf8_encoded(scope.get("query_string", b""))):
+            await _refuse(send_with_headers, 400, NOT_UTF8.format("URL"), "not_utf8")
+            return
         if scope.get("method", "GET") in SAFE_METHODS:
             await self.app(scope, receive, send_with_headers)
             return
-        importing = scope.get("method") == "POST" and IMPORT_PATH.match(path) is not None
+        importing = scope.get("method") == "POST" and IMPORT_PATH.fullmatch(path) is not None
         limit = self.max_import_bytes if importing else ANONYMOUS_WRITES.get(path, self.max_bytes)
-        guarded = path.startswith(GUARDED_PREFIXES)
-        if guarded and not self.single_user and not _has_credentials(scope):
-            await _refuse(
-                send_with_headers,
-                401,
-                "sign in or send an API key (Authorization: Bearer mdk_...)",
-                "not_authenticated",
-            )
-            return
+        if path not in ANONYMOUS_WRITES:
+            answer = await self.refusal(scope)
+            if answer is not None:  # the connection closes with the body unread
+                await answer(scope, receive, _closing(send_with_headers))
+                return
+        receive = timed(receive, self.body_timeout_s)
         declared = _declared_length(scope)
         if declared is not None and (declared < 0 or declared > limit):
             refusal = import_too_big(limit) if importing else too_big.format(limit)
@@ -183,7 +223,11 @@ class EdgeGuard:
         chunks: list[bytes] = []
         size = 0
         while True:
-            message = await receive()
+            try:
+                message = await receive()
+            except ApiError as exc:
+                await _refuse(send_with_headers, 408, exc.message)
+                return
             if message["type"] == "http.disconnect":
                 return
             chunk = message.get("body", b"")
@@ -196,8 +240,12 @@ class EdgeGuard:
                 break
         body = b"".join(chunks)
         del chunks
-        if has_nul(body, form=_header(scope, b"content-type").startswith(_FORM)):
+        form = _header(scope, b"content-type").startswith(_FORM)
+        if has_nul(body, form=form):
             await _refuse(send_with_headers, 400, "NUL characters are not allowed", "nul")
+            return
+        if form and not is_utf8_encoded(body):
+            await _refuse(send_with_headers, 400, NOT_UTF8.format("form"), "not_utf8")
             return
         if has_lone_surrogate(body):
             await _refuse(send_with_headers, 400, LONE_SURROGATE, "lone_surrogate")
@@ -214,11 +262,20 @@ class EdgeGuard:
         await self.app(scope, replay, send_with_headers)
 
 
+def _closing(send: Send) -> Send:
+    """``send`` that ends the connection after the answer (its body stays unread)."""
+
+    async def send_closing(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            headers = [h for h in message.get("headers", []) if h[0].lower() != b"connection"]
+            message = {**message, "headers": [*headers, (b"connection", b"close")]}
+        await send(message)
+
+    return send_closing
+
+
 async def _refuse(send: Send, status: int, message: str, code: str | None = None) -> None:
-    types = {400: "bad_request", 401: "unauthorized", 413: "payload_too_large"}
-    payload = json.dumps({"error": {"type": types[status], "message": message, "code": code}})
+    payload = json.dumps(error_body(ApiError(status, message).type, message, code))
     headers = [(b"content-type", b"application/json"), (b"connection", b"close")]
-    if status == 401:
-        headers.append((b"www-authenticate", b"Bearer"))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": payload.encode()})

@@ -25,13 +25,20 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.engine.url import URL, make_url
 from sqlalchemy.exc import SQLAlchemyError
 
+from memoryd.storage.files import create_private, private_dirs
 from memoryd.storage.repository import Repository
 
 SQLITE_BUSY_TIMEOUT_S = 30
 _PG_MIGRATION_LOCK = 7_243_001  # arbitrary advisory-lock key for "memoryd migrations"
 
 
-def _configure_sqlite(engine: Engine) -> None:
+def _configure_sqlite(engine: Engine, path: Path | None) -> None:
+    if path is not None:
+
+        @event.listens_for(engine, "do_connect")
+        def _create_privately(*_: Any) -> None:
+            create_private(path)  # SQLite would create it readable by every account
+
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
         dbapi_conn.isolation_level = None  # we issue BEGIN ourselves
@@ -61,20 +68,22 @@ def parse_url(url: str) -> URL:
 
 
 def make_engine(url: str, **kwargs: Any) -> Engine:
-    """An engine for a SQLAlchemy URL; SQLite files get their parent folder created."""
+    """An engine for a SQLAlchemy URL; a SQLite file and the folders above it are
+    created private to this account (``memoryd.storage.files``)."""
     parsed = parse_url(url)
     if parsed.get_backend_name() == "sqlite":
         database = parsed.database
-        if database and database != ":memory:" and not database.startswith("file:"):
-            Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
         if database in (None, "", ":memory:"):
             raise ValueError("in-memory SQLite is not supported: use a file (sqlite:///path.db)")
+        path = None if database.startswith("file:") else Path(database).expanduser()
+        if path is not None:
+            private_dirs(path.parent)
         engine = create_engine(
             parsed,
             connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S, "check_same_thread": False},
             **kwargs,
         )
-        _configure_sqlite(engine)
+        _configure_sqlite(engine, path)
         return engine
     if parsed.get_backend_name() == "postgresql":
         kwargs.setdefault("pool_pre_ping", True)

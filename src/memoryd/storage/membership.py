@@ -14,7 +14,7 @@ import contextlib
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import delete, func, insert, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
@@ -41,6 +41,14 @@ def has_membership(conn: Connection, user_id: int, slug: str) -> bool:
         .where(user_workspaces.c.user_id == user_id, workspaces.c.slug == slug)
     ).first()
     return row is not None
+
+
+def membership_count(conn: Connection, user_id: int) -> int:
+    """How many workspaces the user belongs to."""
+    count = conn.execute(
+        select(func.count()).where(user_workspaces.c.user_id == user_id)
+    ).scalar_one()
+    return int(count)
 
 
 def join(conn: Connection, user_id: int, workspace_id: int, at: datetime) -> bool:

@@ -178,6 +178,7 @@ def _import(
     _refuse_too_many(parsed)
     restricted = owner.acting.role is not Role.ADMIN
     protected: set[str] = set()
+    limit = state.md.get_settings()[runtime_settings.MAX_WORKSPACES_PER_USER.key]
     if restricted:
         records = parsed.records
         claimed = next((r.line for r in records if r.source is Source.ADMIN), None)
@@ -188,7 +189,6 @@ def _import(
         for slug in named:
             if slug in existing:
                 require_workspace(state, owner.user, slug)
-        limit = state.md.get_settings()[runtime_settings.MAX_WORKSPACES_PER_USER.key]
         state.auth.check_workspace_quota(
             owner.user, sum(slug not in existing for slug in named), limit
         )
@@ -204,6 +204,7 @@ def _import(
         protected_ids=protected,
         preferences=preferences,
         chats=chats,
+        workspace_quota=limit if restricted else None,
     )
     return ImportOut(
         created=result.created,

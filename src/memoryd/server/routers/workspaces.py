@@ -31,18 +31,22 @@ def list_workspaces(state: State, user: CurrentUser) -> list[WorkspaceOut]:
 
 @router.post("", response_model=WorkspaceOut, status_code=201, summary="Create a workspace")
 def create_workspace(state: State, user: CurrentUser, body: WorkspaceCreate) -> WorkspaceOut:
+    admin = user.role is Role.ADMIN
     limit = state.md.get_settings()[runtime_settings.MAX_WORKSPACES_PER_USER.key]
-    state.auth.check_workspace_quota(user, 1, limit)
     try:
-        workspace = state.md.create_workspace(body.slug, body.name)
+        workspace = state.md.create_workspace(
+            body.slug,
+            body.name,
+            member=None if admin else user.id,  # a default user joins it, within quota
+            actor=Actor(Source.USER, user.id),
+            quota=limit,
+        )
     except AlreadyExists:
-        if user.role is Role.ADMIN or state.auth.is_member(user, body.slug):
+        if admin or state.auth.is_member(user, body.slug):
             raise
         # the same words whether or not the caller could know it exists (slugs are one
         # namespace for everyone, so a taken slug cannot be given out twice)
         raise AlreadyExists(f"the slug {body.slug!r} is not available; choose another") from None
-    if user.role is not Role.ADMIN:
-        state.auth.add_member(workspace.slug, user.id, Actor(Source.USER, user.id))
     return WorkspaceOut.of(workspace)
 
 
