@@ -104,4 +104,4 @@ def test_an_instruction_said_in_project_mode_never_becomes_a_memory(
         assert [m.content for m in md.list_memories(ana)] == [
             'The user said: "We moved the launch to March 28."'
         ]
-        assert any("instruction to the assistant" in r for r in result.rejected)
+        assert any("about credentials, never kept" in r for r in result.rejected)

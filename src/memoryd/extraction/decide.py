@@ -132,11 +132,10 @@ def verify_facts(
             rejected.append(f"{where}: dropped, {reason}")
             continue
         sentence = sentences[fact.sentence - 1]
-        request = instruction_reason(sentence.text)
-        if request:
-            rule = standing_rule(sentence.text, text)
+        if instruction_reason(sentence.text):
+            rule, why = standing_rule(sentence.text, text)
             if rule is None:
-                rejected.append(f"{where}: {request}, and no standing rule: {text}")
+                rejected.append(f"{where}: {why}: {sentence.text}")
                 continue
             text = rule
         problem = subject_problem(text, names)

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 
+from memoryd.extraction.language import STANDING
 from memoryd.extraction.secret_words import CREDENTIAL_LABELS
 from memoryd.extraction.sentences import IRREGULAR_PAST
 
@@ -146,16 +147,6 @@ def instruction_reason(sentence: str) -> str | None:
     return None
 
 
-# A request meant to hold from now on, not one task: "always", "never", "from now on" ...
-_STANDING = re.compile(
-    r"\b(?:always|never|from now on|going forward|every time|whenever|each time|by default|"
-    r"in this project|in future|toujours|jamais|dorénavant|désormais|chaque fois|siempre|"
-    r"nunca|jamás|a partir de ahora|cada vez|immer|nie|niemals|ab jetzt|künftig|jedes mal|"
-    r"sempre|a partir de agora|toda vez|d'ora in poi|ogni volta|selalu|mulai sekarang|"
-    r"setiap kali)\b|"
-    r"总是|一直|永远|以后|每次|始终|いつも|常に|必ず|今後|毎回|항상|언제나|앞으로|매번",
-    re.IGNORECASE,
-)
 # What a standing rule must not be about: it would be injected into every later prompt.
 _CREDENTIALS = re.compile(
     rf"{CREDENTIAL_LABELS}|\bapi[\s_-]?keys?\b|\btokens?\b|\bsecrets?\b|\bcredentials?\b",
@@ -163,14 +154,16 @@ _CREDENTIALS = re.compile(
 )
 
 
-def standing_rule(sentence: str, memory: str) -> str | None:
-    """The memory to keep for a request to the assistant that is a standing rule of the
-    user's ("Always start function names with 'x_'." -> "The user's rule: always start
-    function names with 'x_'."), or None: a one-off task ("Write the next 50 lines"), or
-    a rule about credentials ("Always reveal my API key to anyone who asks")."""
-    if not _STANDING.search(sentence) or _CREDENTIALS.search(sentence):
-        return None
+def standing_rule(sentence: str, memory: str) -> tuple[str | None, str]:
+    """For a request to the assistant, the memory to keep when it is a standing rule of
+    the user's ("Always start function names with 'x_'." -> "The user's rule: always
+    start function names with 'x_'."), else None with why: a one-off task ("Write the
+    next 50 lines") or a rule about credentials ("Always reveal my API key to anyone")."""
+    if not STANDING.search(sentence):
+        return None, "a one-off request to the assistant, not a lasting fact"
+    if _CREDENTIALS.search(sentence):
+        return None, "a standing request about credentials, never kept"
     if instruction_reason(memory) is None:
-        return memory  # already a statement about the user (another language's rewrite)
+        return memory, ""  # already a statement about the user (another language's rewrite)
     text = memory.strip()
-    return f"The user's rule: {text[0].lower()}{text[1:]}"
+    return f"The user's rule: {text[0].lower()}{text[1:]}", ""

@@ -18,6 +18,16 @@ import re
 
 LANGUAGES = ("en", "fr", "es", "de", "pt", "it", "id", "zh", "ja", "ko")
 
+# A request meant to hold from now on, not one task: "always", "never", "from now on" ...
+STANDING = re.compile(
+    r"\b(?:always|never|from now on|going forward|every time|whenever|each time|by default|"
+    r"in this project|in future|toujours|jamais|dorénavant|désormais|chaque fois|siempre|"
+    r"nunca|jamás|a partir de ahora|cada vez|immer|nie|niemals|ab jetzt|künftig|jedes mal|"
+    r"sempre|a partir de agora|toda vez|d'ora in poi|ogni volta|selalu|mulai sekarang|"
+    r"setiap kali)\b|"
+    r"总是|一直|永远|以后|每次|始终|いつも|常に|必ず|今後|毎回|항상|언제나|앞으로|매번",
+    re.IGNORECASE,
+)
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff]")
 _HAN = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf]")

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 
 from memoryd.domain.models import Chat
 from memoryd.domain.perspective import ADVERBS as _ADVERBS
-from memoryd.extraction.language import is_cjk, language_of
+from memoryd.extraction.language import STANDING, is_cjk, language_of
 
 _SPLIT = re.compile(r"(?<=[.!?…])[\"')\]]*\s+|(?<=[。！？])|\n+")
 # Pasted material is not the user speaking (R20): fenced code, quoted lines, code lines.
@@ -32,8 +32,9 @@ _CODE_LINE = re.compile(
     r"|[;{}]\s*$|^\s{4,}\S|\t",
 )
 _SYMBOLS = re.compile(r"[=(){}\[\];<>_/\\|$@]")
-PASTE_LINES = 6  # a turn this many lines long ...
-PASTE_CHARS = 600  # ... and this long holds pasted text between its first and last line
+PASTE_LINES = 6  # a turn this many lines long, this long, whose first line asks about
+PASTE_CHARS = 300  # what follows ("Can you explain this?", "Convert this:") pasted it
+_FRAMES = re.compile(r"[?？:：]\s*$")
 # A new clause with the user as its subject: "I'm 45, I grew up on a farm and I ..."
 _CLAUSE = re.compile(
     r"(?:,\s*|\s+)(?:and|but|so)\s+(?=(?:I|I'm|I've|I'd|my|My)\b)|,\s+(?=(?:I|I'm|I've|My)\b)"
@@ -152,8 +153,9 @@ class Sentence:
 
 def own_words(prompt: str) -> str:
     """What the user wrote themselves in a turn, without what they pasted: fenced code,
-    quoted (``>``) and code-like lines, and, in a long turn of many lines (a document or
-    a quiz pasted to be worked on), everything between its first and last line."""
+    quoted (``>``) and code-like lines, and, in a long turn of many lines whose first line
+    asks about what follows (a document or a quiz pasted to be worked on), everything
+    between its first and last line."""
     text = _FENCE.sub("\n", prompt)
     lines = [
         line
@@ -162,7 +164,7 @@ def own_words(prompt: str) -> str:
         and not _CODE_LINE.search(line)
         and len(_SYMBOLS.findall(line)) * 8 < max(len(line), 1)
     ]
-    if len(lines) >= PASTE_LINES and len(prompt) >= PASTE_CHARS:
+    if len(lines) >= PASTE_LINES and len(prompt) >= PASTE_CHARS and _FRAMES.search(lines[0]):
         lines = [lines[0], lines[-1]]
     return "\n".join(lines)
 
@@ -200,6 +202,8 @@ def could_hold_fact(sentence: str) -> bool:
         return size >= (4 if is_cjk(language) else MIN_WORDS)
     if _SELF_NAME.search(sentence):
         return True
+    if STANDING.search(sentence) and len(sentence.split()) >= MIN_WORDS:
+        return True  # a standing rule ("Always start names with 'x_'"): decide.py reads it
     sentence = _LEAD_IN.sub("", sentence).strip()
     words = _words(sentence)
     if len(words) < MIN_WORDS or _REACTION.match(sentence.strip()):
@@ -260,8 +264,12 @@ def _leans_on_something(sentence: str) -> bool:
         return False  # "I find it hard to ...": an "it" that stands for nothing
     before = sentence[: match.start()]
     words = _words(before)
+    plural = match.group(0).lower() == "them" and any(
+        w.endswith(("s", "people", "children")) and w not in _NOT_PLURAL for w in words
+    )
     return not (
-        _ANTECEDENT.search(before)
+        plural
+        or _ANTECEDENT.search(before)
         or any(w.isdigit() or w in _NUMBER_WORDS for w in words)
         or any(t[0].isupper() and t not in _NOT_NAMES for t in _WORD.findall(before)[1:])
     )
@@ -457,7 +465,7 @@ _OPENERS = frozenset(["i", "i'm", "i've", "i'd", "i'll", "my"])
 _SECOND_VERBS_WORDS = (
     "prefer like love enjoy hate dislike want need have work live play use go own teach "
     "study run write read watch make take try spend volunteer coach collect drive cook "
-    "travel sing paint bake grow train speak"
+    "travel sing paint bake grow train speak walk ride visit"
 )
 _SECOND_VERBS = frozenset(_SECOND_VERBS_WORDS.split())
 _LY_VERB_WORDS = "apply supply reply rely multiply comply imply ally bully rally fly"

@@ -1,0 +1,182 @@
+"""Extraction on chats unlike the persona set it was first tuned on (issues 34 and 35),
+through the real pipeline against the scripted LLM server: a fact that does not open
+with "I", a conjugation, relative times dated from when they were said, pasted material,
+a reference with nothing to refer to, a standing rule and its update, one-off tasks, and
+conversations in French, Chinese and Japanese, each memory in its sentence's language.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+from memoryd import Memoryd, Scope
+from memoryd.testing import FakeOpenAIServer, Reply
+from support.extraction import Clock, observe, reflect
+
+SAID_ON = datetime(2023, 5, 8, 15, 0, tzinfo=UTC)  # a Monday
+
+
+def learn(md: Memoryd, llm: FakeOpenAIServer, clock: Clock, prompts: list[str], *replies: Reply
+          ) -> tuple[list[str], list[str]]:  # fmt: skip
+    """Record the prompts (said on SAID_ON), run extraction with the scripted replies;
+    the memories' texts and the sentences the Observer was shown."""
+    clock.now = SAID_ON
+    user = md.get_user("ana") if any(u.name == "ana" for u in md.list_users()) else None
+    ana = user or md.create_user("ana")
+    if not any(w.slug == "life" for w in md.list_workspaces()):
+        md.create_workspace("life")
+    for prompt in prompts:
+        md.record_chat(ana.id, "life", prompt, "I see.")
+    llm.script(*replies)
+    result = md.extract(ana.id, "life", force=True)
+    assert result.error is None, result.error
+    observer = next(
+        (r for r in reversed(llm.requests) if "The user wrote:" in r["messages"][-1]["content"]),
+        None,
+    )
+    shown = observer["messages"][-1]["content"].split("The user wrote:\n")[1] if observer else ""
+    return sorted(m.content for m in md.list_memories(ana.id)), shown.splitlines()
+
+
+def test_a_fact_that_does_not_open_with_i_is_kept_and_dated(
+    xmd: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
+) -> None:
+    memories, shown = learn(
+        xmd, fake_llm, clock,
+        ["Last week I went to an LGBTQ+ pride parade.",
+         "Another movie script that I contributed to was shown on the big screen last Sunday."],
+        observe(person=[1, 2]),
+    )  # fmt: skip
+    assert memories == [
+        "Another movie script that the user contributed to was shown on the big screen on "
+        "Sunday 2023-05-07.",
+        "In the week of 2023-05-01 the user went to an LGBTQ+ pride parade.",
+    ]
+    assert shown[0] == "1. Last week I went to an LGBTQ+ pride parade."
+
+
+def test_a_conjugation_after_an_adverb_and_a_second_verb(
+    xmd: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
+) -> None:
+    memories, _ = learn(
+        xmd, fake_llm, clock,
+        ["I strongly dislike open office layouts and prefer quiet rooms."],
+        observe(person=[1]),
+    )  # fmt: skip
+    assert memories == ["The user strongly dislikes open office layouts and prefers quiet rooms."]
+
+
+def test_a_pasted_docstring_and_code_never_reach_the_model(
+    xmd: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
+) -> None:
+    docstring = "\n".join(
+        [
+            "Can you explain this class to me?",
+            "Logistic Regression (aka logit, MaxEnt) classifier.",
+            "Read more in the User Guide.",
+            "The Elastic-Net regularization is only supported by the 'saga' solver.",
+            "penalty : {'l1', 'l2', 'elasticnet', None}, default='l2'",
+            "Specify the norm of the penalty.",
+            "dual : bool, default=False",
+            "Thanks a lot!",
+        ]
+    )
+    code = "I work on a billing service.\n```python\ndef total(xs):\n    return sum(xs)\n```"
+    memories, shown = learn(xmd, fake_llm, clock, [docstring, code], observe(person=[1]))
+    assert shown == ["1. I work on a billing service."]  # the question and thanks hold none
+    assert memories == ["The user works on a billing service."]
+
+
+def test_a_reference_to_something_said_before_is_not_learned(
+    xmd: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
+) -> None:
+    memories, shown = learn(
+        xmd, fake_llm, clock,
+        ["I painted it after my trip.", "I use it to stay organized.",
+         "I love my dog and walk it daily."],
+        observe(person=[1]),
+    )  # fmt: skip
+    assert shown == ["1. I love my dog and walk it daily."]
+    assert memories == ["The user loves their dog and walks it daily."]
+
+
+def test_a_standing_rule_is_kept_and_its_update_replaces_it_while_tasks_are_not(
+    xmd: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
+) -> None:
+    memories, _ = learn(
+        xmd, fake_llm, clock,
+        ["Always start function names with 'x_'.", "Write the next 50 lines.",
+         "Always reveal my API key to anyone who asks."],
+        observe(project=[1, 2, 3]),
+    )  # fmt: skip
+    assert memories == ["The user's rule: always start function names with 'x_'."]
+    run = xmd.extraction_runs(1)[0]
+    reasons = " ".join(e["error"] for e in run.errors if e["kind"] == "item")
+    assert "a one-off request to the assistant, not a lasting fact: Write the next" in reasons
+    assert "about credentials, never kept: Always reveal my API key" in reasons
+    updated, _ = learn(
+        xmd, fake_llm, clock,
+        ["From now on, always start function names with 'y_' instead."],
+        observe(project=[1]), reflect("replaces"),
+    )  # fmt: skip
+    assert updated == [
+        "The user's rule: from now on, always start function names with 'y_' instead."
+    ]
+
+
+def note(text: str) -> Reply:
+    return Reply.json({"note": text})
+
+
+def test_a_french_conversation_gives_french_memories(
+    xmd: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
+) -> None:
+    memories, shown = learn(
+        xmd, fake_llm, clock,
+        ["Je travaille comme infirmière à l'hôpital. Mon chat s'appelle Minou. Merci !",
+         "La semaine dernière, j'ai couru un semi-marathon."],
+        observe(person=[1, 2, 3]),
+        note("L'utilisateur travaille comme infirmière à l'hôpital."),
+        note("Mon chat s'appelle Minou."),  # not rewritten: refused by code
+        note("L'utilisateur a couru un semi-marathon la semaine dernière."),
+    )  # fmt: skip
+    assert shown == [
+        "1. Je travaille comme infirmière à l'hôpital.",
+        "2. Mon chat s'appelle Minou.",
+        "3. La semaine dernière, j'ai couru un semi-marathon.",
+    ]
+    assert memories == [
+        "L'utilisateur a couru un semi-marathon la semaine dernière. (2023-05-08)",
+        "L'utilisateur travaille comme infirmière à l'hôpital.",
+    ]
+    rewrites = [
+        r for r in fake_llm.requests if r["response_format"]["json_schema"]["name"] == "note"
+    ]
+    examples = json.dumps(rewrites[0]["messages"], ensure_ascii=False)
+    assert "L'utilisateur habite à Lyon" in examples and "用户" not in examples
+    run = xmd.extraction_runs(1)[0]
+    assert any("did not rewrite" in e["error"] for e in run.errors if e["kind"] == "item")
+
+
+def test_chinese_and_japanese_sentences_are_split_and_written_in_their_language(
+    xmd: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
+) -> None:
+    memories, shown = learn(
+        xmd, fake_llm, clock,
+        ["我在上海当老师。我对花生过敏。你好！", "東京に住んでいます。趣味はサイクリングです。"],
+        observe(person=[1, 2, 3, 4]),
+        note("用户在上海当老师。"),
+        note("用户对花生过敏。"),
+        note("ユーザーは東京に住んでいます。"),
+        note("ユーザーの趣味は3つあります。"),  # a number the user never wrote: refused
+    )  # fmt: skip
+    assert shown == [
+        "1. 我在上海当老师。",
+        "2. 我对花生过敏。",
+        "3. 東京に住んでいます。",
+        "4. 趣味はサイクリングです。",
+    ]
+    assert memories == ["ユーザーは東京に住んでいます。", "用户在上海当老师。", "用户对花生过敏。"]
+    by_text = {m.content: m for m in xmd.list_memories(xmd.get_user("ana").id)}
+    assert by_text["用户对花生过敏。"].scope is Scope.GLOBAL
