@@ -29,9 +29,9 @@ With ``--questions`` (issue 10) it asks instead what a memory's questions cost a
 two databases of the same size (``--users``, 20,000 by default in this mode), one whose
 memories have no questions (NULL, as before migration 0016; the reranker skips the
 question gain) and one where every memory has its questions, their MiniLM vectors and
-the embedder's name, as the questions pass stores them (since round 14 up to 6, the two
+the embedder's name, as the questions pass stores them (up to 6, the two
 prompts' union, their vectors as float16: up to 4.6 kB). The questions are the real ones
-the bundled model wrote for the sentence (``retrieval_quality.read_questions``; 3
+the bundled model wrote for the sentence (``turn_latency.read_questions``; 3
 generic ones for a sentence it lacks). Each ``--storage`` adds one more database with
 questions, whose table keeps its rows another way than the migrations do (see
 ``STORAGE``; ``toast``: as before migration 0017). The ratios are then against the
@@ -70,7 +70,7 @@ from pg_scratch import (
     scratch_database,
     workspace_of,
 )
-from retrieval_quality import read_questions
+from turn_latency import read_questions
 
 from memoryd import Memoryd
 from memoryd.domain.rules import content_key, normalize_content

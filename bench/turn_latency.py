@@ -50,10 +50,16 @@ from memoryd import Memoryd
 from memoryd.config import MemorydSettings
 from memoryd.domain.injection import Query
 from memoryd.domain.models import Memory
+from memoryd.domain.rules import normalize_content
 from memoryd.embedding import quantize
 from memoryd.embedding.minilm import MiniLMEmbedder, default_model_path
+from memoryd.extraction.questions import union
 
 DATA = Path(__file__).parent / "data" / "retrieval.json"
+QUESTION_FILES = (
+    Path(__file__).parent / "data" / "memory-questions.jsonl",
+    Path(__file__).parent / "data" / "memory-questions-work.jsonl",
+)
 HISTORY_WINDOW = 3
 TURN_BLOCK = 10
 
@@ -195,6 +201,19 @@ def populate(
         for content in pool["memories"]:
             md.add_memory(user.id, content, "workspace", pool["workspace"])
         return user.id, pool["workspace"]
+
+
+def read_questions(files: Sequence[Path] = QUESTION_FILES) -> dict[str, tuple[str, ...]]:
+    """The questions the bundled model wrote per memory text (``data/memory-questions*.jsonl``,
+    the chat prompt's then the work prompt's), joined as the questions pass stores them
+    (``memoryd.extraction.questions.union``). For benchmarks whose memories need the
+    questions a user's memories carry once the background pass has run."""
+    written: dict[str, list[tuple[str, ...]]] = {}
+    for path in files:
+        for line in path.open():
+            row = json.loads(line)
+            written.setdefault(normalize_content(row["fact"]), []).append(tuple(row["questions"]))
+    return {text: union(tuple(answers)) for text, answers in written.items()}
 
 
 def percentiles(samples: Sequence[float]) -> dict[str, float]:

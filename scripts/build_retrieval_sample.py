@@ -1,8 +1,8 @@
 """Writes ``src/memoryd/data/retrieval-sample.json``, the labelled set ``memoryd eval
 retrieval`` reads by default: memoryd's 224 hand-written turns (``bench/data/retrieval.json``)
 and the first ``PERSONA_POOLS`` pools of the labelled persona set's *test* split
-(``bench/data/persona_retrieval_labelled.json``, first reader). Test, not dev: the shipped
-answer bank is fitted on dev, so dev turns would flatter the default.
+(``bench/data/persona_retrieval_labelled.json``, first reader). Test, not dev: the reranker's
+weights were chosen on dev, so dev turns would flatter the default.
 
     .venv/bin/python scripts/build_retrieval_sample.py
 """

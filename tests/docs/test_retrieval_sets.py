@@ -1,8 +1,8 @@
 """The retrieval benchmark's data files keep the shape and the rules bench/data/README.md states.
 
-bench/retrieval_quality.py trusts these files; a rebuilt file that broke a rule (a clean query
-that is not a question, a label out of range, a split under 1,000 queries) would silently change
-the figures in BENCHMARKS.md.
+bench/retrieval_genres.py and the bundled `memoryd eval retrieval` sample trust these files; a
+rebuilt file that broke a rule (a clean query that is not a question, a label out of range, a
+split under 1,000 queries) would silently change the figures in BENCHMARKS.md.
 """
 
 from __future__ import annotations
