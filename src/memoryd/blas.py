@@ -1,7 +1,7 @@
 """One BLAS thread for memoryd's matrix products.
 
-A turn's matrix products are small (20 memory vectors against a few query parts, and the
-answer bank's 1,805 example questions), and a server already runs one turn per core.
+A turn's matrix products are small (20 memory vectors and their questions against a few
+query parts), and a server already runs one turn per core.
 Yet numpy's BLAS splits any product past a small size across all cores, and on a 2-core
 machine where the other core is busy its helper thread waits to be scheduled: with one
 other busy process, a turn's p50 went from 4.6 to 17.6 ms (its CPU time from 4.4 to 7.1

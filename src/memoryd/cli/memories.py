@@ -242,8 +242,8 @@ def show(
 ) -> None:
     """One memory in full: its origin, source chats, expiry, questions and history.
 
-    Topics and the questions the memory answers are written by the background pass
-    after extraction runs."""
+    The questions the memory answers are written by the background pass after
+    extraction runs."""
     with open_memoryd(db) as md:
         owner = find_user(md, user)
         detail = md.memory_detail(owner.id, resolve_memory(md, owner, memory_id))

@@ -8,8 +8,8 @@ such memory opens with the same words, which pulls all of a user's memories towa
 other and towards anything about "users", and the messages they must match are written
 in the first person ("my thesis") or to the person ("what do you do for fun?"). So the
 vector stored for a memory is that of ``first_person(content)`` ("I run a dog obedience
-school."); the memory's text stays as written. Measured in ``bench/stored_form.py``
-(BENCHMARKS.md, "Retrieval quality", round 18).
+school."); the memory's text stays as written. Measured in issue 10's round 18
+(docs/retrieval-history.md).
 
 Apps and agents that write memories through the API or MCP often open them with "User"
 ("User prefers dark mode."), and people type "the user ..." too: those read back the same

@@ -5,7 +5,7 @@ A pass walks a list of memories, oldest first, and asks the extraction LLM about
 under a JSON schema, with one prompt or several (questions: one call per prompt, in
 order). The LLM reads each memory in the user's own words ("The user runs a dog
 school." as "I run a dog school.", ``memoryd.domain.perspective``): the prompts' examples
-are written so, and they were measured on such facts (BENCHMARKS.md, rounds 6 to 14).
+are written so, and they were measured on such facts (docs/retrieval-history.md, rounds 6 to 14).
 What they do with answers and failures is the same, so it is here once: a
 memory's answers, all of them, are turned into the value to store (outside any
 transaction: the questions pass embeds), then stored in its own write transaction,

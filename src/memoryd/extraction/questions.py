@@ -2,7 +2,7 @@
 
 A question and its answer are far apart for a sentence embedder, so the reranker also
 compares a turn's message with up to 6 questions an LLM wrote for each memory
-("doc2query"; BENCHMARKS.md, "Retrieval quality", rounds 8 to 10: +0.012 recall@5 on the
+("doc2query"; docs/retrieval-history.md, rounds 8 to 10: +0.012 recall@5 on the
 labelled test, nothing lost on the hand-written set). Extraction runs, after their
 pairs, ask the extraction LLM about each memory not asked yet, oldest first,
 up to a budget (``run_extraction(..., ask_questions=N)``; the
@@ -11,8 +11,7 @@ embedder at once. Each memory is asked twice, once per prompt of ``PROMPTS`` (3
 questions each): the chat prompt of round 10, then round 13's prompt for work facts;
 the memory keeps the union, the first prompt's questions then the second's, without
 repeats (rounds 13 and 14: level on the persona sets, 0.946 -> 0.964 recall@5 on the
-hand-written work set). The prompts below are the ones measured (``bench/doc2query.py``
-imports them): changing their words means measuring again, and a new version
+hand-written work set). The prompts below are the ones measured: changing their words means measuring again, and a new version
 (``PROMPT_VERSION``, stored with each memory's questions) gets memories asked with an
 older one asked again: after every memory never asked, within the same budget, oldest
 first; until then they keep their questions, and a new ask that yields none keeps them.
@@ -126,8 +125,7 @@ def messages(
     fact: str, system: str = SYSTEM, examples: list[tuple[str, list[str]]] = SHOTS
 ) -> list[Message]:
     """The conversation asking for one memory's questions: the instructions, three worked
-    examples, then the memory (``bench/doc2query.py`` passes other instructions and
-    examples to measure another prompt)."""
+    examples, then the memory (other instructions and examples measure another prompt)."""
     return fact_messages(system, examples, "questions", fact)
 
 

@@ -4,7 +4,7 @@ Memory vectors are stored when memories are written, so a turn embeds only its q
 The query's parts (the message and each history message) are embedded separately and
 cached, so a history message that was the previous turn's message is never embedded
 twice. A memory's score blends two views of the parts (measured in BENCHMARKS.md,
-"Retrieval quality"): its cosine with their weighted mean, where the current message
+"Retrieval per genre"): its cosine with their weighted mean, where the current message
 weighs most (and a question the message replies to as much) and older history less,
 and its best cosine with any single part, so one message that names the memory's topic
 is not drowned by the others. A message that is a question behind a short remark ("Oh,

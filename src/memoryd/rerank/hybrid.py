@@ -2,7 +2,7 @@
 
 BM25 is scaled to the pool's best and added at LEXICAL_WEIGHT: enough to break ties
 towards exact names and numbers, small enough not to pull in memories that only share
-a word (the weight is measured in BENCHMARKS.md, "Retrieval quality")."""
+a word (per-genre figures: BENCHMARKS.md, "Retrieval per genre")."""
 
 from __future__ import annotations
 

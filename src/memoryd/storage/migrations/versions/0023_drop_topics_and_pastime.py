@@ -1,7 +1,7 @@
 """Memories lose their topics and pastime answer, runs the counts of those passes (issue 34).
 
 Both served only the answer bank and the pastime lift, fitted on one labelled set and
-gaining nothing on conversations of other genres (BENCHMARKS.md, "Retrieval quality"),
+gaining nothing on conversations of other genres (BENCHMARKS.md, "Retrieval per genre"),
 so the passes, the columns and their partial indexes go. Export files that still carry
 ``topics`` or ``pastime`` import as before: the fields are ignored.
 
