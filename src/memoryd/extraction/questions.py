@@ -11,7 +11,8 @@ embedder at once. Each memory is asked twice, once per prompt of ``PROMPTS`` (3
 questions each): the chat prompt of round 10, then round 13's prompt for work facts;
 the memory keeps the union, the first prompt's questions then the second's, without
 repeats (rounds 13 and 14: level on the persona sets, 0.946 -> 0.964 recall@5 on the
-hand-written work set). The prompts below are the ones measured: changing their words means measuring again, and a new version
+hand-written work set). The prompts below are the ones measured: changing their words
+means measuring again, and a new version
 (``PROMPT_VERSION``, stored with each memory's questions) gets memories asked with an
 older one asked again: after every memory never asked, within the same budget, oldest
 first; until then they keep their questions, and a new ask that yields none keeps them.
