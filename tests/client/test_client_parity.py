@@ -24,8 +24,12 @@ from support.raw_upstream import RawUpstream, response
 ROOT = Path(__file__).resolve().parents[2]
 # Library-only keyword arguments: who acts is the API key's user, on the server's side,
 # only extraction says which chats a memory came from, and the server decides which
-# workspaces' audit entries the key's user may still see.
-SERVER_SIDE = {"actor", "confirm", "protected_ids", "source_chat_ids", "visible_in"}
+# workspaces' audit entries the key's user may still see, and the quota of workspaces a
+# default user may join.
+SERVER_SIDE = {
+    "actor", "confirm", "member", "protected_ids", "quota", "source_chat_ids", "visible_in",
+    "workspace_quota",
+}  # fmt: skip
 # What a remote app does with memoryd, named as the library names it.
 REMOTE = [
     "whoami",

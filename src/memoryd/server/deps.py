@@ -175,7 +175,13 @@ async def check_password_throttled(
 
 async def unknown_caller_refusal(scope: Scope, state: ServerState) -> Response | None:
     """The edge's answer to a write whose caller is not known (no credential, or one that
-    names nobody), given before its body is read; None for a known caller."""
+    names nobody), given before its body is read; None for a known caller. An API key
+    in the per-process cache is known without a database read: the route checks it again
+    in its own transaction (``turn_caller``, ``current_caller``), so a turn still takes
+    one transaction and a revoked key is still refused."""
+    key = api_key_of(Request(scope))
+    if key is not None and not state.settings.single_user and state.auth.cached_key_user(key):
+        return None
     try:
         caller = await run_in_threadpool(identify, Request(scope), state)
     except ApiError as exc:
