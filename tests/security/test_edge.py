@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from sqlalchemy.exc import OperationalError
 
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.testing.live import LiveServer
@@ -187,3 +188,24 @@ def test_api_docs_are_served_from_the_package(sqlite_world: World, page: str, as
     html = sqlite_world.client.get(page).text
     assert "cdn.jsdelivr.net" not in html and f"/static-offline-docs/{asset}" in html
     assert sqlite_world.client.get(f"/static-offline-docs/{asset}").status_code == 200
+
+
+def test_a_write_while_the_database_is_down_is_a_503_not_a_reset(
+    live: tuple[World, LiveServer], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The edge asks who the caller is before reading a body; when the database does not
+    answer, the caller gets the 503 every route gives then, not a dropped connection."""
+    world, server = live
+
+    def down(*_: object) -> None:
+        raise OperationalError("SELECT 1", {}, Exception("connection refused"))
+
+    monkeypatch.setattr(world.app.state.memoryd.auth, "user_for_api_key", down)
+    head = (
+        "POST /api/v1/memories HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        "Authorization: Bearer mdk_not_in_the_cache\r\n"
+        "Content-Type: application/json\r\nContent-Length: 20\r\n\r\n"
+    )
+    answer = raw_request(server.port, head, b'{"content": "Tea"}  ')
+    assert answer.startswith(b"HTTP/1.1 503"), answer[:300]
+    assert b"database_unavailable" in answer

@@ -24,7 +24,7 @@ from memoryd.config import MemorydSettings
 from memoryd.domain.errors import NotFound
 from memoryd.domain.models import Actor, Memory, Role, Source, UsedMemory, User
 from memoryd.server.auth import AuthStore
-from memoryd.server.errors import ApiError, error_response
+from memoryd.server.errors import DATABASE_DOWN, ApiError, database_unavailable, error_response
 from memoryd.server.throttle import LoginThrottle, Throttled
 from memoryd.server.upstream import Upstream
 from memoryd.service import Memoryd
@@ -186,6 +186,8 @@ async def unknown_caller_refusal(scope: Scope, state: ServerState) -> Response |
         caller = await run_in_threadpool(identify, Request(scope), state)
     except ApiError as exc:
         return error_response(exc.status, exc.type, exc.message, code=exc.code)
+    except DATABASE_DOWN as exc:  # answered as the routes answer it, not a reset
+        return database_unavailable(exc)
     if caller is not None:
         return None
     return error_response(

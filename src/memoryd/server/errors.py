@@ -187,9 +187,13 @@ def _http_error(request: Request, exc: Exception) -> JSONResponse:
     return error_response(exc.status_code, type_, str(exc.detail), headers=headers)
 
 
-def _database_unavailable(_: Request, exc: Exception) -> JSONResponse:
-    """The database connection failed (restart, failover, network). The transaction was
-    rolled back unless its commit was already on its way; retrying is the caller's move."""
+# The database connection failed (restart, failover, network).
+DATABASE_DOWN = (OperationalError, InterfaceError)
+
+
+def database_unavailable(exc: Exception) -> JSONResponse:
+    """503 for a failed database connection. The transaction was rolled back unless its
+    commit was already on its way; retrying is the caller's move."""
     log.warning("database unavailable: %s", " ".join(str(exc).split())[:300])
     return error_response(
         503,
@@ -215,6 +219,6 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(ApiError, _api_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
-    app.add_exception_handler(OperationalError, _database_unavailable)
-    app.add_exception_handler(InterfaceError, _database_unavailable)
+    for kind in DATABASE_DOWN:
+        app.add_exception_handler(kind, lambda _, exc: database_unavailable(exc))
     app.add_exception_handler(Exception, _unexpected)
