@@ -70,10 +70,11 @@ from memoryd.transfer_chats import (
     check_links_on_target,
     export_chat_lines,
     highest_given_chat_id,
-    insert_chats,
     is_chat,
     link_chats,
     parse_chat,
+    publish_chats,
+    staged_chats,
 )
 from memoryd.transfer_preferences import (
     apply_preferences,
@@ -399,9 +400,11 @@ def import_lines(
     question_rows = [md.embedder.embed(r.questions) if r.questions else None for r in records]
     result = ImportResult()
     now = md.clock()
-    with md.db.write() as repo:
+    # the chats first, in short transactions of their own, then the rest in one, which
+    # publishes them (memoryd.storage.import_staging); staged chats go when it ends
+    with staged_chats(md.db, user_id, chat_records, now) as staged, md.db.write() as repo:
         md.store.require_user(repo, user_id, lock=True)
-        given = highest_given_chat_id(repo)  # before this import gives any
+        given = highest_given_chat_id(repo)  # the staged chats' ids included
         others = _chats_of_others(repo, user_id, records, in_file)
         workspace_ids = _workspaces(
             md, repo, user_id, parsed, chats, result, actor, workspace_quota
@@ -409,9 +412,7 @@ def import_lines(
         learns = repo.learns_from_chats(user_id, lock=True)
         if preferences and parsed.preferences and parsed.preferences.learn_from_chats is not None:
             learns = parsed.preferences.learn_from_chats
-        imported, inserted = insert_chats(
-            repo, user_id, chat_records, workspace_ids, learns=bool(learns), now=now
-        )
+        imported, inserted = publish_chats(repo, staged, learns=bool(learns))
         result.chats_created, result.chats_skipped = imported.created, imported.skipped
         memory_targets: dict[str, str] = {}
         for record, vector, rows in zip(records, vectors, question_rows, strict=True):
