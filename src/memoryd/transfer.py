@@ -69,7 +69,6 @@ from memoryd.transfer_chats import (
     check_links_in_file,
     check_links_on_target,
     export_chat_lines,
-    highest_given_chat_id,
     is_chat,
     link_chats,
     parse_chat,
@@ -404,7 +403,7 @@ def import_lines(
     # publishes them (memoryd.storage.import_staging); staged chats go when it ends
     with staged_chats(md.db, user_id, chat_records, now) as staged, md.db.write() as repo:
         md.store.require_user(repo, user_id, lock=True)
-        given = highest_given_chat_id(repo)  # the staged chats' ids included
+        given = staged.given  # before this import gave any
         others = _chats_of_others(repo, user_id, records, in_file)
         workspace_ids = _workspaces(
             md, repo, user_id, parsed, chats, result, actor, workspace_quota

@@ -274,6 +274,7 @@ class StagedChats:
     import_id: str
     imported: ChatImport
     inserted: list[tuple[int, ChatRecord]]
+    given: int  # the highest chat id the target had given before (``highest_given_chat_id``)
 
 
 @contextmanager
@@ -285,8 +286,10 @@ def staged_chats(
     process died -- in short transactions."""
     import_id = uuid.uuid4().hex
     try:
+        with db.read() as repo:  # before the staged chats' ids are given
+            given = highest_given_chat_id(repo)
         imported, inserted = _stage(db, user_id, records, import_id, now=now)
-        yield StagedChats(import_id, imported, inserted)
+        yield StagedChats(import_id, imported, inserted, given)
     finally:
         drop_staged(db, import_id, now)
 
@@ -315,8 +318,8 @@ def _stage(
     # (workspace, time, prompt, reply) -> the chat on the target, or the index of the
     # staged one: a chat already there, or twice in the file, is not imported twice
     known: dict[tuple[str, datetime, str, str], tuple[int | None, int | None]] = {}
-    for (workspace_id, at), found in by_id.items():
-        for chat_id, prompt, response in found:
+    for (workspace_id, at), there in by_id.items():
+        for chat_id, prompt, response in there:
             known.setdefault((slugs[workspace_id], at, prompt, response), (chat_id, None))
     outcome = ChatImport(targets={})
     staged: list[ChatRecord] = []
@@ -335,7 +338,7 @@ def _stage(
     for start in range(0, len(staged), BATCH_ROWS):
         batch = staged[start : start + BATCH_ROWS]
         with db.write() as repo:  # one short transaction per batch
-            given = import_staging.reserve_chat_ids(repo.conn, len(batch))
+            reserved = import_staging.reserve_chat_ids(repo.conn, len(batch))
             rows = [
                 {
                     "seq": start + n,
@@ -348,14 +351,14 @@ def _stage(
                     "memory_processed": r.processed,
                     "staged_at": now,
                 }
-                for n, (r, chat_id) in enumerate(zip(batch, given, strict=True))
+                for n, (r, chat_id) in enumerate(zip(batch, reserved, strict=True))
             ]
             import_staging.stage(repo.conn, import_id, rows)
-        ids.extend(given)
+        ids.extend(reserved)
     outcome.created = len(staged)
-    for record, chat_id, index in places:
+    for record, found, index in places:
         if record.id is not None:
-            target = ids[index] if index is not None else chat_id
+            target = ids[index] if index is not None else found
             assert target is not None
             outcome.targets[record.id] = target
     return outcome, list(zip(ids, staged, strict=True))

@@ -69,8 +69,8 @@ def publish(conn: Connection, import_id: str, *, learns: bool) -> int:
         .join(workspaces, workspaces.c.slug == staged.workspace)
         .where(staged.import_id == import_id)
         .order_by(staged.seq),
-    )
-    return int(conn.execute(query).rowcount)
+    )  # counted from RETURNING: psycopg gives no row count for INSERT ... SELECT
+    return len(conn.execute(query.returning(chats.c.id)).all())
 
 
 def staged_count(conn: Connection, import_id: str) -> int:
