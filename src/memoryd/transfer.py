@@ -37,7 +37,9 @@ prompt once nothing else waits; a ``question_prompt`` without questions is refus
 An import is planned before it costs anything: the lines are parsed and the resulting
 count per scope is worked out against the stored memories in a read transaction, so an
 import over a limit is refused before a single line is embedded; embedding then runs
-outside the write transaction, which holds the writer lock only for the inserts.
+outside the write transaction, which holds the writer lock only for the inserts. The chats
+are staged first in short transactions of their own (``memoryd.transfer_chats.staged_chats``)
+and published by the import's one last transaction, so no other writer waits long.
 """
 
 from __future__ import annotations
