@@ -37,7 +37,9 @@ prompt once nothing else waits; a ``question_prompt`` without questions is refus
 An import is planned before it costs anything: the lines are parsed and the resulting
 count per scope is worked out against the stored memories in a read transaction, so an
 import over a limit is refused before a single line is embedded; embedding then runs
-outside the write transaction, which holds the writer lock only for the inserts.
+outside the write transaction, which holds the writer lock only for the inserts. The chats
+are staged first in short transactions of their own (``memoryd.transfer_chats.staged_chats``)
+and published by the import's one last transaction, so no other writer waits long.
 """
 
 from __future__ import annotations
@@ -69,11 +71,11 @@ from memoryd.transfer_chats import (
     check_links_in_file,
     check_links_on_target,
     export_chat_lines,
-    highest_given_chat_id,
-    insert_chats,
     is_chat,
     link_chats,
     parse_chat,
+    publish_chats,
+    staged_chats,
 )
 from memoryd.transfer_preferences import (
     apply_preferences,
@@ -399,9 +401,11 @@ def import_lines(
     question_rows = [md.embedder.embed(r.questions) if r.questions else None for r in records]
     result = ImportResult()
     now = md.clock()
-    with md.db.write() as repo:
+    # the chats first, in short transactions of their own, then the rest in one, which
+    # publishes them (memoryd.storage.import_staging); staged chats go when it ends
+    with staged_chats(md.db, user_id, chat_records, now) as staged, md.db.write() as repo:
         md.store.require_user(repo, user_id, lock=True)
-        given = highest_given_chat_id(repo)  # before this import gives any
+        given = staged.given  # before this import gave any
         others = _chats_of_others(repo, user_id, records, in_file)
         workspace_ids = _workspaces(
             md, repo, user_id, parsed, chats, result, actor, workspace_quota
@@ -409,9 +413,7 @@ def import_lines(
         learns = repo.learns_from_chats(user_id, lock=True)
         if preferences and parsed.preferences and parsed.preferences.learn_from_chats is not None:
             learns = parsed.preferences.learn_from_chats
-        imported, inserted = insert_chats(
-            repo, user_id, chat_records, workspace_ids, learns=bool(learns), now=now
-        )
+        imported, inserted = publish_chats(repo, staged, learns=bool(learns))
         result.chats_created, result.chats_skipped = imported.created, imported.skipped
         memory_targets: dict[str, str] = {}
         for record, vector, rows in zip(records, vectors, question_rows, strict=True):

@@ -43,7 +43,9 @@ are refused, so a typo never passes silently.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Mapping, Sequence
+import uuid
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -54,10 +56,13 @@ from memoryd.chat_log import MAX_CHAT_TEXT
 from memoryd.domain.errors import InvalidInput
 from memoryd.domain.injection import injectable_into
 from memoryd.domain.rules import validate_slug
+from memoryd.storage import import_staging
+from memoryd.storage.import_staging import BATCH_ROWS
 from memoryd.storage.tables import chats, id_high_water
 
 if TYPE_CHECKING:
     from memoryd.domain.models import Chat
+    from memoryd.storage.database import Database
     from memoryd.storage.repository import Repository
 
 CHAT = "chat"
@@ -262,43 +267,131 @@ class ChatImport:
     skipped: int = 0
 
 
-def insert_chats(
-    repo: Repository,
+@dataclass(frozen=True)
+class StagedChats:
+    """An import's chats, staged (``staged_chats``) and waiting for its last transaction."""
+
+    import_id: str
+    imported: ChatImport
+    inserted: list[tuple[int, ChatRecord]]
+    given: int  # the highest chat id the target had given before (``highest_given_chat_id``)
+
+
+@contextmanager
+def staged_chats(
+    db: Database, user_id: int, records: Sequence[ChatRecord], now: datetime
+) -> Iterator[StagedChats]:
+    """Stage the chats (``_stage``) for the body to publish (``publish_chats``); when the
+    body ends, however it ends, the staged rows are deleted -- and those of imports whose
+    process died -- in short transactions."""
+    import_id = uuid.uuid4().hex
+    try:
+        with db.read() as repo:  # before the staged chats' ids are given
+            given = highest_given_chat_id(repo)
+        imported, inserted = _stage(db, user_id, records, import_id, now=now)
+        yield StagedChats(import_id, imported, inserted, given)
+    finally:
+        drop_staged(db, import_id, now)
+
+
+def _stage(
+    db: Database,
     user_id: int,
     records: Sequence[ChatRecord],
-    workspace_ids: dict[str, int],
+    import_id: str,
     *,
-    learns: bool,
     now: datetime,
 ) -> tuple[ChatImport, list[tuple[int, ChatRecord]]]:
-    """Insert the chats (new ids, in file order) in the caller's write transaction;
-    returns the id map and each inserted chat's new id with its record, for linking."""
-    wanted = {(workspace_ids[r.workspace], r.created_at) for r in records if r.created_at}
-    existing = _existing(repo, user_id, wanted)
+    """Stage the chats not on the target yet (new ids, in file order) under ``import_id``,
+    in write transactions of ``BATCH_ROWS`` each, so no other writer waits long
+    (``memoryd.storage.import_staging``); the import's last transaction publishes them.
+    Returns the id map and each staged chat's id with its record, for linking."""
+    with db.read() as repo:
+        workspace_ids = {slug: repo.workspace_id(slug) for slug in {r.workspace for r in records}}
+        wanted = {
+            (w, r.created_at)
+            for r in records
+            if r.created_at and (w := workspace_ids[r.workspace]) is not None
+        }
+        by_id = _existing(repo, user_id, wanted)
+    slugs = {w: slug for slug, w in workspace_ids.items() if w is not None}
+    # (workspace, time, prompt, reply) -> the chat on the target, or the index of the
+    # staged one: a chat already there, or twice in the file, is not imported twice
+    known: dict[tuple[str, datetime, str, str], tuple[int | None, int | None]] = {}
+    for (workspace_id, at), there in by_id.items():
+        for chat_id, prompt, response in there:
+            known.setdefault((slugs[workspace_id], at, prompt, response), (chat_id, None))
     outcome = ChatImport(targets={})
-    inserted: list[tuple[int, ChatRecord]] = []
+    staged: list[ChatRecord] = []
+    places: list[tuple[ChatRecord, int | None, int | None]] = []
     for record in records:
-        workspace_id = workspace_ids[record.workspace]
-        at = record.created_at or now
-        key = (workspace_id, at)
-        same = next(
-            (i for i, p, r in existing.get(key, []) if (p, r) == (record.prompt, record.response)),
-            None,
-        )
+        key = (record.workspace, record.created_at or now, record.prompt, record.response)
+        same = known.get(key)
         if same is not None:
             outcome.skipped += 1
-            chat_id = same
+            places.append((record, *same))
         else:
-            processed = record.processed or not learns
-            chat_id = repo.insert_chat(
-                user_id, workspace_id, record.prompt, record.response, at, processed=processed
-            )
-            existing.setdefault(key, []).append((chat_id, record.prompt, record.response))
-            inserted.append((chat_id, record))
-            outcome.created += 1
+            known[key] = (None, len(staged))
+            places.append((record, None, len(staged)))
+            staged.append(record)
+    ids: list[int] = []
+    for start in range(0, len(staged), BATCH_ROWS):
+        batch = staged[start : start + BATCH_ROWS]
+        with db.write() as repo:  # one short transaction per batch
+            reserved = import_staging.reserve_chat_ids(repo.conn, len(batch))
+            rows = [
+                {
+                    "seq": start + n,
+                    "chat_id": chat_id,
+                    "user_id": user_id,
+                    "workspace": r.workspace,
+                    "prompt": r.prompt,
+                    "response": r.response,
+                    "created_at": r.created_at or now,
+                    "memory_processed": r.processed,
+                    "staged_at": now,
+                }
+                for n, (r, chat_id) in enumerate(zip(batch, reserved, strict=True))
+            ]
+            import_staging.stage(repo.conn, import_id, rows)
+        ids.extend(reserved)
+    outcome.created = len(staged)
+    for record, found, index in places:
         if record.id is not None:
-            outcome.targets[record.id] = chat_id
-    return outcome, inserted
+            target = ids[index] if index is not None else found
+            assert target is not None
+            outcome.targets[record.id] = target
+    return outcome, list(zip(ids, staged, strict=True))
+
+
+def publish_chats(
+    repo: Repository, staged: StagedChats, *, learns: bool
+) -> tuple[ChatImport, list[tuple[int, ChatRecord]]]:
+    """Copy the staged chats into the user's chats, in the import's last write
+    transaction; those of a user who does not let extraction learn from their chats arrive
+    processed. InvalidInput if some went (an import stalled past
+    ``import_staging.STALE``): the transaction then rolls back and nothing is imported.
+    Returns the id map and each new chat's id with its record, for linking."""
+    wanted = len(staged.inserted)
+    copied = import_staging.publish(repo.conn, staged.import_id, learns=learns) if wanted else 0
+    if copied != wanted:
+        raise InvalidInput(
+            f"the import's chats were cleared while it waited ({copied} of {wanted} left);"
+            " nothing was imported, try again"
+        )
+    return staged.imported, staged.inserted
+
+
+def drop_staged(db: Database, import_id: str, now: datetime) -> None:
+    """Delete the import's staged chats, and those of imports whose process died, in
+    short transactions (``memoryd.storage.import_staging``)."""
+    with db.read() as repo:
+        dead = import_staging.stale(repo.conn, now)
+    for stale_id in (import_id, *dead):
+        while True:
+            with db.write() as repo:
+                if import_staging.drop(repo.conn, stale_id) == 0:
+                    break
 
 
 def _existing(
@@ -340,9 +433,13 @@ def link_chats(
     wanted = {memory_targets.get(i, i): None for _, record in inserted for i in record.memory_ids}
     owned = repo.memories_by_id(user_id, wanted) if wanted else {}
     owned = {i: m for i, m in owned.items() if i not in out_of_reach}
+    links: list[tuple[int, list[str]]] = []
     for chat_id, record in inserted:
         ids = [memory_targets.get(i, i) for i in record.memory_ids]
-        repo.link_chat_memories(
-            chat_id,
-            [i for i in ids if i in owned and injectable_into(owned[i], record.workspace)],
+        links.append(
+            (
+                chat_id,
+                [i for i in ids if i in owned and injectable_into(owned[i], record.workspace)],
+            )
         )
+    repo.link_many_chats(links)  # in few statements: this runs in the import's last transaction

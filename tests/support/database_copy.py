@@ -17,7 +17,7 @@ from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.extraction.runs import record_failure
 from memoryd.server.auth import AuthStore
 from memoryd.storage.database import Database
-from memoryd.storage.tables import cache_epoch, metadata
+from memoryd.storage.tables import cache_epoch, import_chats, metadata
 from support.extraction import stored_run
 from support.lifecycle import expire_now, file_suggestion
 from support.server import FAST_HASHER
@@ -147,13 +147,14 @@ def context_ids(md: Memoryd, seeded: Seeded) -> list[str]:
 
 def table_contents(url: str) -> dict[str, list[tuple[Any, ...]]]:
     """Every memoryd table's rows as stored, ordered by primary key; JSON as its text.
-    ``cache_epoch`` is left out: each database counts its own changes."""
+    ``cache_epoch`` is left out (each database counts its own changes), and so is
+    ``import_chats`` (an unfinished import's chats, which a copy leaves behind)."""
     db = Database.open(url, migrate=False)
     try:
         found: dict[str, list[tuple[Any, ...]]] = {}
         with db.engine.connect() as conn:
             for table in metadata.sorted_tables:
-                if table is cache_epoch:
+                if table in (cache_epoch, import_chats):
                     continue
                 columns = [cast(c, Text) if isinstance(c.type, JSON) else c for c in table.columns]
                 query = select(*columns).order_by(*table.primary_key.columns)

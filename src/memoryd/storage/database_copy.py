@@ -59,6 +59,7 @@ from memoryd.storage.tables import (
     cache_epoch,
     chats,
     id_high_water,
+    import_chats,
     memories,
     memory_suggestions,
     metadata,
@@ -120,8 +121,10 @@ class CopyReport:
 
 
 def copied_tables() -> list[Table]:
-    """memoryd's tables in foreign-key order (parents first), cache_epoch left out."""
-    return [t for t in metadata.sorted_tables if t.name != cache_epoch.name]
+    """memoryd's tables in foreign-key order (parents first), cache_epoch and the chats of
+    unfinished imports (``import_chats``, never seen by a read) left out."""
+    skipped = {cache_epoch.name, import_chats.name}
+    return [t for t in metadata.sorted_tables if t.name not in skipped]
 
 
 # ----------------------------------------------------------------------------------------

@@ -394,6 +394,16 @@ class Repository:
         if rows:
             self.conn.execute(insert(chat_memories), rows)
 
+    def link_many_chats(self, links: Sequence[tuple[int, Sequence[str]]]) -> None:
+        """``link_chat_memories`` for many chats, in statements of up to 1,000 rows."""
+        rows = [
+            {"chat_id": chat_id, "memory_id": memory_id, "position": position}
+            for chat_id, memory_ids in links
+            for position, memory_id in enumerate(dict.fromkeys(memory_ids))
+        ]
+        for start in range(0, len(rows), 1000):
+            self.conn.execute(insert(chat_memories), rows[start : start + 1000])
+
     def chat_memory_ids(self, chat_ids: Sequence[int]) -> dict[int, list[str]]:
         """Each chat's linked memory ids in prompt order (chats without links are absent)."""
         found: dict[int, list[str]] = {}

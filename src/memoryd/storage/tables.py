@@ -212,6 +212,26 @@ chats = Table(
     ),
 )
 
+# Chats of an import not finished yet (0024, ``memoryd.storage.import_staging``): written in
+# short transactions, each with the id it will have, and copied into ``chats`` by the
+# import's last transaction; no read of chats sees them. No foreign key to workspaces: the
+# import's last transaction creates the workspaces it names.
+import_chats = Table(
+    "import_chats",
+    metadata,
+    Column("import_id", String(32), primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Column("chat_id", Integer, nullable=False),
+    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+    Column("workspace", String(64), nullable=False),
+    Column("prompt", Text, nullable=False),
+    Column("response", Text, nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("memory_processed", Boolean, nullable=False),
+    Column("staged_at", UTCDateTime, nullable=False),
+    Index("ix_import_chats_user_id", "user_id"),
+)
+
 # The memories injected into a recorded chat, in prompt order (migration chat_memories).
 # No foreign key to memories: a deleted memory's id stays as a tombstone; deleting the
 # chat drops its links.
