@@ -125,8 +125,9 @@ def test_a_standing_rule_is_kept_and_its_update_replaces_it_while_tasks_are_not(
     ]
 
 
-def note(text: str) -> Reply:
-    return Reply.json({"note": text})
+def notes(*texts: str) -> Reply:
+    """The rewrite of one language's sentences, in order."""
+    return Reply.json({"notes": list(texts)})
 
 
 def test_a_french_conversation_gives_french_memories(
@@ -137,9 +138,9 @@ def test_a_french_conversation_gives_french_memories(
         ["Je travaille comme infirmière à l'hôpital. Mon chat s'appelle Minou. Merci !",
          "La semaine dernière, j'ai couru un semi-marathon."],
         observe(person=[1, 2, 3]),
-        note("L'utilisateur travaille comme infirmière à l'hôpital."),
-        note("Mon chat s'appelle Minou."),  # not rewritten: refused by code
-        note("L'utilisateur a couru un semi-marathon la semaine dernière."),
+        notes("L'utilisateur travaille comme infirmière à l'hôpital.",
+              "Mon chat s'appelle Minou.",  # not rewritten: refused by code
+              "L'utilisateur a couru un semi-marathon la semaine dernière."),
     )  # fmt: skip
     assert shown == [
         "1. Je travaille comme infirmière à l'hôpital.",
@@ -151,8 +152,9 @@ def test_a_french_conversation_gives_french_memories(
         "L'utilisateur travaille comme infirmière à l'hôpital.",
     ]
     rewrites = [
-        r for r in fake_llm.requests if r["response_format"]["json_schema"]["name"] == "note"
+        r for r in fake_llm.requests if r["response_format"]["json_schema"]["name"] == "notes"
     ]
+    assert len(rewrites) == 1  # one call for the language's three sentences
     examples = json.dumps(rewrites[0]["messages"], ensure_ascii=False)
     assert "L'utilisateur habite à Lyon" in examples and "用户" not in examples
     run = xmd.extraction_runs(1)[0]
@@ -166,10 +168,9 @@ def test_chinese_and_japanese_sentences_are_split_and_written_in_their_language(
         xmd, fake_llm, clock,
         ["我在上海当老师。我对花生过敏。你好！", "東京に住んでいます。趣味はサイクリングです。"],
         observe(person=[1, 2, 3, 4]),
-        note("用户在上海当老师。"),
-        note("用户对花生过敏。"),
-        note("ユーザーは東京に住んでいます。"),
-        note("ユーザーの趣味は3つあります。"),  # a number the user never wrote: refused
+        notes("用户在上海当老师。", "用户对花生过敏。"),
+        notes("ユーザーは東京に住んでいます。",
+              "ユーザーの趣味は3つあります。"),  # a number the user never wrote: refused
     )  # fmt: skip
     assert shown == [
         "1. 我在上海当老师。",
@@ -178,5 +179,7 @@ def test_chinese_and_japanese_sentences_are_split_and_written_in_their_language(
         "4. 趣味はサイクリングです。",
     ]
     assert memories == ["ユーザーは東京に住んでいます。", "用户在上海当老师。", "用户对花生过敏。"]
+    run = xmd.extraction_runs(1)[0]
+    assert any("adds a number" in e["error"] for e in run.errors if e["kind"] == "item")
     by_text = {m.content: m for m in xmd.list_memories(xmd.get_user("ana").id)}
     assert by_text["用户对花生过敏。"].scope is Scope.GLOBAL

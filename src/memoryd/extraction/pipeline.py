@@ -40,13 +40,11 @@ from memoryd.extraction.decide import (
     verify_facts,
 )
 from memoryd.extraction.deps import ExtractionDeps, current_settings
-from memoryd.extraction.language import language_of
 from memoryd.extraction.review import needs_review, suggest
-from memoryd.extraction.rewrite import rewrite
+from memoryd.extraction.rewrite import write_facts
 from memoryd.extraction.runs import clear_failures, get_pair_state, record_failure
 from memoryd.extraction.schema import (
     MAX_SENTENCES,
-    Fact,
     check_selection,
     check_verdicts,
     observer_schema,
@@ -56,15 +54,13 @@ from memoryd.extraction.schema import (
 )
 from memoryd.extraction.secrets import secret_reason, secret_values
 from memoryd.extraction.sentences import (
-    QUOTED,
     Sentence,
     addressed_names,
-    memory_form,
     renumber,
     self_names,
     user_sentences,
 )
-from memoryd.extraction.timebound import dated, expiry_for
+from memoryd.extraction.timebound import expiry_for
 from memoryd.llm.base import LLMProvider, LLMUnavailable
 from memoryd.llm.json_output import Usage, complete_json
 from memoryd.storage.chat_erasure import lock_batch
@@ -366,37 +362,6 @@ def _process_batch(
     _apply(md, user_id, workspace_id, batch, plan, result, run_id)
 
 
-def _facts(
-    provider: LLMProvider,
-    sentences: list[Sentence],
-    chosen: dict[int, Scope],
-    said_at: dict[int, datetime],
-    usage: Usage,
-) -> tuple[list[Fact], list[str]]:
-    """The chosen sentences as memories in their own language, relative times dated by
-    when they were said. Code writes English (``memory_form``); a sentence it can only
-    quote ("We ...") is kept as a project fact, never as a fact about the person: it is
-    not about them alone. The LLM writes the other languages (``rewrite``), one call a
-    sentence, checked in code."""
-    facts: list[Fact] = []
-    rejected: list[str] = []
-    for number, scope in chosen.items():
-        sentence = sentences[number - 1]
-        language = language_of(sentence.text)
-        if language == "en":
-            text: str | None = memory_form(sentence.text)
-            if scope is Scope.GLOBAL and text and text.startswith(QUOTED):
-                rejected.append(f"sentence {number}: not about the user alone: {text}")
-                continue
-        else:
-            text, why = rewrite(provider, sentence.text, language, usage)
-            if text is None:
-                rejected.append(f"sentence {number}: {why}: {sentence.text}")
-                continue
-        facts.append(Fact(number, dated(text or "", said_at[sentence.chat_id], language), scope))
-    return facts, rejected
-
-
 def _plan_batch(
     md: ExtractionDeps,
     provider: LLMProvider,
@@ -443,7 +408,7 @@ def _plan_batch(
         chosen, problems = read_selection(observed.value, len(sentences))
         result.rejected += problems
         said_at = {c.id: c.created_at for c in batch}
-        facts, shared = _facts(provider, sentences, chosen, said_at, usage)
+        facts, shared = write_facts(provider, sentences, chosen, said_at, usage)
         result.rejected += shared
         verified, dropped = verify_facts(facts, sentences, known_secrets, names, patterns)
         result.rejected += dropped

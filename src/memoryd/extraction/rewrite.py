@@ -1,37 +1,53 @@
-"""Writing a chosen sentence of another language as a memory in that language (R21).
+"""Writing chosen sentences of another language as memories in that language (R21).
 
 Code turns an English first-person sentence into a memory itself ("I run a bakery." ->
 "The user runs a bakery.", ``memoryd.extraction.sentences.memory_form``); it cannot do
-that for French, Chinese or Japanese. For those the extraction LLM rewrites one sentence
-per call, shown three worked examples in the sentence's own language: measured with the
-bundled 1.5B model, one sentence with same-language examples comes back right where a
-batch of mixed languages came back in the wrong language or copied. Code then checks the
-answer: it must name the user the way that language does ("L'utilisateur", "用户"), hold
-no number the sentence does not, and be other than the sentence itself; otherwise the
-fact is not stored (its reason is recorded with the run).
+that for French, Chinese or Japanese. For those the extraction LLM rewrites them, one
+call per language in the batch, shown a worked example in that language (three sentences
+and their notes): measured with the bundled 1.5B model, sentences of one language with an
+example in it come back right, where one request mixing languages came back in the wrong
+language or copied. Code then checks each answer: it must name the user the way that
+language does ("L'utilisateur", "用户"), hold no number the sentence does not, keep the
+names it does, and be other than the sentence; otherwise the fact is not stored (its
+reason is recorded with the run).
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
-from memoryd.extraction.language import names_the_user
+from memoryd.domain.models import Scope
+from memoryd.extraction.language import language_of, names_the_user
+from memoryd.extraction.schema import Fact
+from memoryd.extraction.sentences import QUOTED, Sentence, memory_form
+from memoryd.extraction.timebound import dated
 from memoryd.llm.base import LLMProvider, Message
 from memoryd.llm.json_output import UnusableOutput, Usage, complete_json
 
-MAX_TOKENS = 120
+MAX_TOKENS = 120  # per sentence
 SYSTEM = (
-    "Rewrite the user's sentence as a note about the user: in the third person, in the "
-    "same language as the sentence, keeping every detail and adding nothing. A standing "
-    'request becomes what the user wants. Answer with JSON: {"note": "..."}.'
+    "Rewrite each numbered sentence the user wrote as a note about the user: in the third "
+    "person, in the same language as the sentence, keeping every detail and adding "
+    "nothing. A standing request becomes what the user wants. Answer with JSON: "
+    '{"notes": ["...", ...]}, one note per sentence, in order.'
 )
-SCHEMA = {
-    "type": "object",
-    "properties": {"note": {"type": "string", "maxLength": 400}},
-    "required": ["note"],
-}
+
+
+def schema(count: int) -> dict[str, Any]:
+    notes = {"type": "string", "maxLength": 400}
+    return {
+        "type": "object",
+        "properties": {
+            "notes": {"type": "array", "items": notes, "minItems": count, "maxItems": count}
+        },
+        "required": ["notes"],
+    }
+
+
 # (sentence, note) per language: a fact, a relation, a standing request
 SHOTS: dict[str, tuple[tuple[str, str], ...]] = {
     "fr": (
@@ -93,16 +109,25 @@ SHOTS: dict[str, tuple[tuple[str, str], ...]] = {
     ),
 }
 _DIGITS = re.compile(r"\d+")
+# A name the user wrote in a Latin-script language, which the note must keep.
+_NAME = re.compile(r"\b[A-ZÀ-Ý][a-zà-ÿ]+\b")
 
 
-def messages(sentence: str, language: str) -> list[Message]:
-    """The request for one sentence: the instructions, the language's examples, it."""
-    out: list[Message] = [{"role": "system", "content": SYSTEM}]
-    for said, note in SHOTS[language]:
-        out.append({"role": "user", "content": said})
-        out.append({"role": "assistant", "content": json.dumps({"note": note}, ensure_ascii=False)})
-    out.append({"role": "user", "content": sentence})
-    return out
+def _listing(sentences: Sequence[str]) -> str:
+    return "\n".join(f"{n}. {text}" for n, text in enumerate(sentences, 1))
+
+
+def messages(sentences: Sequence[str], language: str) -> list[Message]:
+    """The request for a language's sentences: the instructions, its worked example (three
+    sentences and their notes), then the sentences, numbered."""
+    said, notes = zip(*SHOTS[language], strict=True)
+    example = json.dumps({"notes": list(notes)}, ensure_ascii=False)
+    return [
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": _listing(said)},
+        {"role": "assistant", "content": example},
+        {"role": "user", "content": _listing(sentences)},
+    ]
 
 
 def problem(note: str, sentence: str, language: str) -> str | None:
@@ -114,31 +139,84 @@ def problem(note: str, sentence: str, language: str) -> str | None:
     invented = set(_DIGITS.findall(note)) - set(_DIGITS.findall(sentence))
     if invented:
         return f"the rewrite adds a number the user did not write ({sorted(invented)[0]})"
+    lost = [name for name in _NAME.findall(sentence)[1:] if name not in note]
+    if lost:
+        return f"the rewrite leaves out {lost[0]}"
     return None
 
 
-def _has_note(value: dict[str, Any]) -> str | None:
-    note = value.get("note")
-    return None if isinstance(note, str) and note.strip() else '"note" must be a non-empty string'
-
-
 def rewrite(
-    provider: LLMProvider, sentence: str, language: str, usage: Usage
-) -> tuple[str | None, str | None]:
-    """(the memory, None), or (None, why not) for a sentence in ``language`` (not English).
-    An LLM error propagates: the batch fails and is retried, as for the Observer."""
+    provider: LLMProvider, sentences: Sequence[str], language: str, usage: Usage
+) -> list[tuple[str | None, str | None]]:
+    """Per sentence of ``language`` (not English): (the memory, None) or (None, why not),
+    from one LLM call. An LLM error propagates: the batch fails and is retried later, as
+    for the Observer."""
+    count = len(sentences)
+
+    def one_per_sentence(value: dict[str, Any]) -> str | None:
+        notes = value.get("notes")
+        if (
+            isinstance(notes, list)
+            and len(notes) == count
+            and all(isinstance(n, str) for n in notes)
+        ):
+            return None
+        return f'"notes" must be a list of {count} strings, one per sentence'
+
     try:
         answer = complete_json(
             provider,
-            messages(sentence, language),
-            schema=SCHEMA,
-            schema_name="note",
-            check=_has_note,
-            max_tokens=MAX_TOKENS,
+            messages(sentences, language),
+            schema=schema(count),
+            schema_name="notes",
+            check=one_per_sentence,
+            max_tokens=MAX_TOKENS * count,
             usage=usage,
         )
     except UnusableOutput as exc:
-        return None, f"the model gave no usable note ({exc})"
-    note = " ".join(str(answer.value["note"]).split())
-    why = problem(note, sentence, language)
-    return (None, why) if why else (note, None)
+        return [(None, f"the model gave no usable notes ({exc})")] * count
+    out: list[tuple[str | None, str | None]] = []
+    for raw, sentence in zip(answer.value["notes"], sentences, strict=True):
+        note = " ".join(str(raw).split())
+        why = problem(note, sentence, language)
+        out.append((None, why) if why else (note, None))
+    return out
+
+
+def write_facts(
+    provider: LLMProvider,
+    sentences: list[Sentence],
+    chosen: dict[int, Scope],
+    said_at: dict[int, datetime],
+    usage: Usage,
+) -> tuple[list[Fact], list[str]]:
+    """The chosen sentences as memories in their own language, relative times dated by
+    when they were said. Code writes English (``memory_form``); a sentence it can only
+    quote ("We ...") is kept as a project fact, never as a fact about the person: it is
+    not about them alone. The LLM writes the other languages (``rewrite``, one call per
+    language), checked in code."""
+    written: dict[int, tuple[str | None, str | None]] = {}
+    by_language: dict[str, list[int]] = {}
+    for number, scope in chosen.items():
+        text = sentences[number - 1].text
+        language = language_of(text)
+        if language != "en":
+            by_language.setdefault(language, []).append(number)
+        elif scope is Scope.GLOBAL and memory_form(text).startswith(QUOTED):
+            written[number] = (None, "not about the user alone")
+        else:
+            written[number] = (memory_form(text), None)
+    for language, numbers in by_language.items():
+        notes = rewrite(provider, [sentences[n - 1].text for n in numbers], language, usage)
+        written.update(zip(numbers, notes, strict=True))
+    facts: list[Fact] = []
+    rejected: list[str] = []
+    for number, scope in chosen.items():
+        sentence = sentences[number - 1]
+        memory, why = written[number]
+        if memory is None:
+            rejected.append(f"sentence {number}: {why}: {sentence.text}")
+            continue
+        when = said_at[sentence.chat_id]
+        facts.append(Fact(number, dated(memory, when, language_of(sentence.text)), scope))
+    return facts, rejected
