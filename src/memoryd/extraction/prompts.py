@@ -24,8 +24,9 @@ Worth remembering: lasting facts about the user (who they are, their work or stu
 family, friends, pets, home, hobbies, habits, likes and dislikes, health, plans and past \
 experiences) and facts about their project (decisions, tools, people, dates).
 Not worth remembering: greetings, thanks, small talk, moods of the moment, polite \
-replies, guesses, remarks about the other speaker, tasks the user asks the assistant to \
-do, and general knowledge that is not about the user.
+replies, guesses, vague remarks ("I like a lot of things"), remarks about the other \
+speaker, tasks the user asks the assistant to do, and general knowledge that is not \
+about the user.
 Answer with a JSON object with two lists of sentence numbers: "person" for sentences \
 with a lasting fact about the user's life, "project" for sentences with a fact about the \
 work in this workspace. Leave every other sentence out; both lists may be empty."""

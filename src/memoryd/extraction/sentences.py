@@ -87,6 +87,18 @@ _NOT_NAME_WORDS = (
 )
 _NOT_NAMES = frozenset(_NOT_NAME_WORDS.split())
 
+# Openings of a passing remark rather than a lasting fact ("I'm sure it is", "I might");
+# opinions, hopes and wishes ("I think ...", "I hope to ...", "I'd love to ...") may be
+# lasting, so the Observer reads them.
+_HEDGE = re.compile(
+    r"^(?:\W*(?:oh|well|yeah|yes|so|and|but|haha)\b[\s,!.]*)*(?:i'm sure|i am sure|"
+    r"i'm not sure|i am not sure|i might|i may|maybe|perhaps|i'll try|i will try|"
+    r"i guess|i wonder|i'm (?:so |really |very )?glad|i am glad|i can't wait|"
+    r"i'll have to|i will have to|i'll definitely|i'll let|i'll check|i'll look|i agree|"
+    r"i'm happy to|i'd be happy|i bet|i'm excited|i am excited|i'm looking forward|"
+    r"i can see|i can tell|i see)\b",
+    re.IGNORECASE,
+)
 _ANAPHORS = frozenset(
     ["it", "that", "those", "them", "one", "this", "these", "there", "they", "ones"]
 )
@@ -208,7 +220,7 @@ def could_hold_fact(sentence: str) -> bool:
     words = _words(sentence)
     if len(words) < MIN_WORDS or _REACTION.match(sentence.strip()):
         return False
-    if _THANKS.match(sentence):
+    if _HEDGE.match(sentence) or _THANKS.match(sentence):
         return False
     if any(p.search(sentence) for p in _VOCATIVE):
         return False  # spoken to the other party
