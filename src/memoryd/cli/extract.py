@@ -46,8 +46,13 @@ def _pair_line(result: PairResult, names: dict[int, str]) -> str:
         return f"{who}: would make {len(result.planned)} change(s)"
     return (
         f"{who}: {len(result.created)} created, {len(result.updated)} updated, "
-        f"{len(result.chats_processed)} chats processed"
+        f"{_waiting(len(result.suggested))}{len(result.chats_processed)} chats processed"
     )
+
+
+def _waiting(suggested: int) -> str:
+    """ "N suggested for review, " when extraction filed suggestions (memory_review)."""
+    return f"{suggested} suggested for review, " if suggested else ""
 
 
 def extract(
@@ -177,7 +182,7 @@ def _run_summary(run: Run) -> str:
         f"run {run.id[:8]}: {run.pairs_seen} pair(s) seen, {run.pairs_processed} processed, "
         f"{run.pairs_skipped} skipped{f' ({skipped})' if skipped else ''}; "
         f"{run.memories_created} created, {run.memories_updated} updated, "
-        f"{run.chats_processed} chats, {run.memories_questioned} asked for questions; "
+        f"{_waiting(run.memories_suggested)}{run.chats_processed} chats, {run.memories_questioned} asked for questions; "
         f"{calls_text(run.llm_calls, run.llm_calls_failed)}, "
         f"{run.prompt_tokens}+{run.completion_tokens} tokens; status {run.status} "
         f"({run.pairs_failed} pair(s) failed, {run.facts_dropped} fact(s) dropped, "
@@ -223,7 +228,9 @@ def runs(
     A run's status is running, ok, errors (a pair's batch failed) or interrupted (the
     process running it stopped before it finished; a later run extracts what it left).
     LLM calls counts every call made; "(N failed)" are those that got no answer (an
-    HTTP error, a timeout, a server that cannot be reached). Times are UTC.
+    HTTP error, a timeout, a server that cannot be reached). Memories reads +created
+    ~updated, and ?suggested when changes wait for the user's review (memory_review).
+    Times are UTC.
     Runs older than the run_retention_days setting are deleted by themselves, hourly.
     """
     if ctx.invoked_subcommand is not None:
@@ -352,7 +359,7 @@ def _runs_table(history: list[Run], width: int) -> Table:
     rows += [
         ("status", True, lambda r: r.status),
         ("pairs", False, _pairs_cell),
-        ("memories", True, lambda r: f"+{r.memories_created} ~{r.memories_updated}"),
+        ("memories", True, _memories_cell),
         ("chats", True, lambda r: str(r.chats_processed)),
         ("failed", True, lambda r: str(r.pairs_failed)),
         ("dropped", True, lambda r: str(r.facts_dropped)),
@@ -380,11 +387,18 @@ def _outcome_line(pair: dict[str, Any], names: dict[int, str]) -> str:
     who = f"{names.get(pair['user_id'], pair['user_id'])}/{pair['workspace']}"
     line = (
         f"* {who}: {pair['status']}: {len(pair['created'])} created, "
-        f"{len(pair['updated'])} updated, {len(pair['chats_processed'])} chats, "
+        f"{len(pair['updated'])} updated, {_waiting(len(pair.get('suggested', [])))}"
+        f"{len(pair['chats_processed'])} chats, "
         f"{len(pair['dropped'])} dropped, {len(pair['not_stored'])} not stored, "
         + calls_text(pair.get("llm_calls", 0), pair.get("llm_calls_failed", 0))
     )
     return f"{line}; {pair['error']}" if pair.get("error") else line
+
+
+def _memories_cell(run: Run) -> str:
+    """+created ~updated, and ?suggested when changes wait for review."""
+    cell = f"+{run.memories_created} ~{run.memories_updated}"
+    return f"{cell} ?{run.memories_suggested}" if run.memories_suggested else cell
 
 
 def _pairs_cell(run: Run) -> str:
