@@ -9,8 +9,10 @@ Command modules only call the library and print; they never catch exceptions the
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
+import re
 import sys
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
@@ -147,8 +149,13 @@ class MemorydGroup(TyperGroup):
 
     Usage errors are caught here, in both places click raises them: while parsing the root
     command's own options (``make_context``) and while resolving and parsing a subcommand
-    (``invoke``), so typer never prints its boxed usage panel.
+    (``invoke``), so typer never prints its boxed usage panel. Every command's help is
+    folded as it is built (``fold_help``).
     """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        fold_help(self)
 
     def make_context(
         self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any
@@ -199,6 +206,20 @@ class MemorydGroup(TyperGroup):
                 f"unexpected {type(exc).__name__}: {exc} (set {DEBUG_ENV}=1 to see the traceback)",
                 EXIT_FAILURE,
             )
+
+
+def fold_help(command: Any) -> None:
+    """Make each paragraph of ``command``'s help, and its subcommands', one flowing line.
+
+    typer keeps a docstring's line breaks after the first paragraph, so at 80 columns a
+    line ran to the edge and wrapped, leaving one word alone on the next line. A line
+    break before an indented line (an example, a list) stays.
+    """
+    if command.help:
+        paragraphs = inspect.cleandoc(command.help).split("\n\n")
+        command.help = "\n\n".join(re.sub(r"\n(?![ \t])", " ", p) for p in paragraphs)
+    for sub in getattr(command, "commands", {}).values():
+        fold_help(sub)
 
 
 # the database --------------------------------------------------------------------------
