@@ -113,6 +113,24 @@ def test_suggestions_list_accept_and_reject(cli: Cli, alice: str) -> None:
     )
 
 
+def test_the_suggestions_group_without_a_command_lists(cli: Cli, alice: str) -> None:
+    """Issue 38: `memories suggestions --user alice` lists, as `suggestions list` does."""
+    file_suggestion(cli, alice, "Plays chess")
+    table = cli.ok("memories", "suggestions", "--user", alice).stdout
+    assert table == cli.ok("memories", "suggestions", "list", "--user", alice).stdout
+    assert "Plays chess" in table and "Suggestions (1)" in table
+    [listed] = cli.json("memories", "suggestions", "-u", alice, "--status", "all")
+    assert listed["content"] == "Plays chess" and listed["status"] == "pending"
+    assert cli.fails("memories", "suggestions") == (
+        "error: give --user NAME to list a user's suggestions, or a command"
+    )  # --db alone, from the helper: nothing says whose
+    assert cli.fails("memories", "suggestions", "-u", alice, "list") == (
+        "error: give the options after `list`"
+    )
+    alone = cli.runner.invoke(app, ["memories", "suggestions"])
+    assert alone.exit_code == 2 and "accept" in alone.stdout  # no word at all: the help
+
+
 def test_accepting_into_a_full_scope_fails_with_one_line(cli: Cli, alice: str) -> None:
     for n in range(5):
         cli.ok("memories", "add", "-u", alice, "--global", f"Global fact {n}")

@@ -67,6 +67,14 @@ def test_extract_one_pair_then_runs(
     assert "asked" in table.stdout  # the column, from 130 columns
     one = run(seeded, fake_llm, tmp_path, "runs", "--run", entry["id"][:8])
     assert "1 asked for questions" in one.stdout
+    # the id alone, without --run (issue 38), also after other options
+    assert run(seeded, fake_llm, tmp_path, "runs", entry["id"][:8]).stdout == one.stdout
+    after = run(seeded, fake_llm, tmp_path, "runs", "--limit", "3", entry["id"])
+    assert after.stdout == one.stdout
+    pruned = run(seeded, fake_llm, tmp_path, "runs", "prune", "--dry-run")  # still a command
+    assert pruned.stdout.startswith("would remove 0 row(s)"), pruned.output
+    missing = run(seeded, fake_llm, tmp_path, "runs", "abcdef")
+    assert (missing.exit_code, missing.stderr) == (2, "error: no extraction run 'abcdef'\n")
     assert "sk-cli-test-key" not in table.output + result.output
 
 

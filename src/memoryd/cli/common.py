@@ -273,6 +273,12 @@ def require_member(
         )
 
 
+def typed(ctx: typer.Context, names: Collection[str]) -> bool:
+    """Whether any of these parameters was given on the command line (not a default)."""
+    sources = [ctx.get_parameter_source(name) for name in names]
+    return any(s is not None and s.name == "COMMANDLINE" for s in sources)
+
+
 # memory ids ----------------------------------------------------------------------------
 def resolve_id(
     given: str, known: Collection[str], owner: str, what: tuple[str, str] = ("memory", "memories")

@@ -16,6 +16,7 @@ import typer
 from rich import box
 from rich.table import Table
 from rich.text import Text
+from typer.core import TyperGroup, TyperOption
 
 from memoryd.cli.common import (
     EXIT_FAILURE,
@@ -29,6 +30,7 @@ from memoryd.cli.common import (
     make_table,
     note,
     open_memoryd,
+    typed,
 )
 from memoryd.domain.errors import InvalidInput
 from memoryd.extraction.pipeline import PairResult
@@ -203,8 +205,28 @@ def _run_origin(run: Run) -> str:
     )
 
 
+class RunsGroup(TyperGroup):
+    """``memoryd runs ID`` is ``memoryd runs --run ID``: the first word that is neither an
+    option, an option's value nor a subcommand names the run to show."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        valued = {o for p in self.params if isinstance(p, TyperOption) and not p.is_flag
+                  for o in p.opts}  # fmt: skip
+        at = 0
+        while at < len(args) and args[at] != "--":
+            if not args[at].startswith("-"):
+                if args[at] not in self.commands:
+                    args = [*args[:at], "--run", *args[at:]]
+                break
+            at += 2 if args[at] in valued else 1
+        return super().parse_args(ctx, args)
+
+
 runs_app = typer.Typer(
-    invoke_without_command=True, no_args_is_help=False, subcommand_metavar="[COMMAND]"
+    cls=RunsGroup,
+    invoke_without_command=True,
+    no_args_is_help=False,
+    subcommand_metavar="[ID | COMMAND]",
 )
 LISTING_OPTIONS = ("limit", "run_id", "parked")
 
@@ -215,7 +237,11 @@ def runs(
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many runs.")] = 20,
     run_id: Annotated[
         str | None,
-        typer.Option("--run", metavar="ID", help="Show one run: every pair and error (id prefix)."),
+        typer.Option(
+            "--run",
+            metavar="ID",
+            help="Show one run: every pair and error (id prefix); `memoryd runs ID` too.",
+        ),
     ] = None,
     parked: Annotated[
         bool, typer.Option("--parked", help="List pairs whose batch failed, parked or waiting.")
@@ -234,8 +260,7 @@ def runs(
     Runs older than the run_retention_days setting are deleted by themselves, hourly.
     """
     if ctx.invoked_subcommand is not None:
-        sources = [ctx.get_parameter_source(n) for n in LISTING_OPTIONS]
-        if any(s is not None and s.name == "COMMANDLINE" for s in sources):
+        if typed(ctx, LISTING_OPTIONS):
             raise InvalidInput(
                 f"--limit, --run and --parked list runs; give them without "
                 f"`{ctx.invoked_subcommand}`"

@@ -27,16 +27,15 @@ from memoryd.cli.common import (
     open_memoryd,
     resolve_id,
     short_id_length,
+    typed,
 )
+from memoryd.domain.errors import InvalidInput
 from memoryd.domain.models import Suggestion, User
 from memoryd.domain.rules import scope_label
 from memoryd.service import Memoryd
 from memoryd.store import KEEP
 
-app = typer.Typer(
-    help="Extraction's suggested changes waiting for review (setting memory_review).",
-    no_args_is_help=True,
-)
+app = typer.Typer(no_args_is_help=True, invoke_without_command=True, subcommand_metavar="[COMMAND]")
 
 SuggestionArgument = Annotated[
     str, typer.Argument(metavar="ID", help="Suggestion id, or a unique prefix (6+ characters).")
@@ -52,13 +51,38 @@ def _json(suggestion: Suggestion) -> dict[str, object]:
     return suggestion.to_dict()
 
 
+StatusOption = Annotated[
+    str, typer.Option("--status", help="pending (default), accepted, rejected or all.")
+]
+
+
+@app.callback()
+def suggestions(
+    ctx: typer.Context,
+    user: Annotated[
+        str | None,
+        typer.Option("--user", "-u", metavar="NAME", help="List this user's suggestions."),
+    ] = None,
+    status: StatusOption = "pending",
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Extraction's suggested changes waiting for review (setting memory_review).
+
+    Without a command, lists them as `list` does: memoryd memories suggestions --user NAME.
+    """
+    if ctx.invoked_subcommand is None:
+        if user is None:
+            raise InvalidInput("give --user NAME to list a user's suggestions, or a command")
+        list_suggestions(user, status, db, as_json)
+    elif typed(ctx, ctx.params):
+        raise InvalidInput(f"give the options after `{ctx.invoked_subcommand}`")
+
+
 @app.command("list")
 def list_suggestions(
     user: UserOption,
-    status: Annotated[
-        str,
-        typer.Option("--status", help="pending (default), accepted, rejected or all."),
-    ] = "pending",
+    status: StatusOption = "pending",
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
