@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -90,7 +91,7 @@ def test_help_text_wraps_only_where_the_line_is_full(command: str) -> None:
     start = next(i for i, line in enumerate(lines) if "Usage:" in line) + 1
     end = next((i for i, line in enumerate(lines) if line.startswith("╭")), len(lines))
     text = [line.rstrip() for line in lines[start:end]]
-    for line, after in zip(text, text[1:], strict=False):
+    for line, after in itertools.pairwise(text):
         if line and after and not after.startswith("   "):
             room = 80 - 2 - len(line)  # rich keeps a margin of one space each side
             assert len(after.split()[0]) >= room, f"{command}: {line!r} / {after!r}"

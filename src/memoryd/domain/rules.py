@@ -256,7 +256,6 @@ def parse_expiry(value: object, now: datetime) -> datetime | None:
         )
     if moment <= now:
         raise InvalidInput(
-            f"the expiry {given} has already passed; give a later date "
-            "(or none to keep the memory)"
+            f"the expiry {given} has already passed; give a later date (or none to keep the memory)"
         )
     return moment
