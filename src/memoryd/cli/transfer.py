@@ -127,6 +127,7 @@ def import_(
             {
                 "created": result.created,
                 "updated": result.updated,
+                "unchanged": result.unchanged,
                 "skipped": result.skipped_duplicates,
                 "workspaces_created": result.workspaces_created,
                 "preferences": result.preferences.to_dict() if result.preferences else None,
@@ -136,7 +137,7 @@ def import_(
         )
         return
     echo(
-        f"created {result.created}, updated {result.updated}, "
+        f"created {result.created}, updated {result.updated}, unchanged {result.unchanged}, "
         f"skipped {result.skipped_duplicates} duplicates"
     )
     if result.workspaces_created:
