@@ -10,7 +10,7 @@ waiting for a retry by hand; ``runs prune`` deletes old history now.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich import box
@@ -33,8 +33,16 @@ from memoryd.cli.common import (
     typed,
 )
 from memoryd.domain.errors import InvalidInput
-from memoryd.extraction.pipeline import PairResult
-from memoryd.extraction.runs import Run, calls_text
+
+if TYPE_CHECKING:
+    from memoryd.extraction.pipeline import PairResult
+    from memoryd.extraction.runs import Run
+
+
+def calls_text(calls: int, failed: int, *, unit: bool = True) -> str:
+    from memoryd.extraction.runs import calls_text as in_words
+
+    return in_words(calls, failed, unit=unit)
 
 
 def _pair_line(result: PairResult, names: dict[int, str]) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime, time, timedelta
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich import box
@@ -40,10 +40,10 @@ from memoryd.cli.common import (
 )
 from memoryd.domain.errors import InvalidInput, InvalidScope
 from memoryd.domain.models import Memory, Scope
-from memoryd.domain.rules import scope_label
-from memoryd.extraction.questions import in_words as questions_in_words
-from memoryd.service import Memoryd
-from memoryd.store import KEEP
+from memoryd.domain.rules import KEEP, scope_label
+
+if TYPE_CHECKING:
+    from memoryd.service import Memoryd
 
 app = typer.Typer(
     help="One user's memories: list, add, edit, remove, move, show, history, suggestions.",
@@ -87,7 +87,7 @@ def _until(memory: Memory, md: Memoryd, stamp: str = "%Y-%m-%d %H:%M", words: bo
 WIDE_MEMORY_TABLE = 120  # from here on: times with hours and minutes
 NARROW_MEMORY_TABLE = 100  # below this: no "Created" column
 
-MemoryColumn = tuple[str, bool, Callable[[Memory, Memoryd, int], str]]
+MemoryColumn = tuple[str, bool, Callable[[Memory, "Memoryd", int], str]]
 
 
 def _memory_columns(terminal: int) -> list[MemoryColumn]:
@@ -248,6 +248,8 @@ def show(
 
     Topics and the questions the memory answers are written by the background pass
     after extraction runs."""
+    from memoryd.extraction.questions import in_words
+
     with open_memoryd(db) as md:
         owner = find_user(md, user)
         detail = md.memory_detail(owner.id, resolve_memory(md, owner, memory_id))
@@ -277,7 +279,7 @@ def show(
         f"updated {memory.updated_at.isoformat(timespec='seconds')}, "
         f"last used {used}",
         f"expires: {expires}",
-        f"questions: {questions_in_words(memory.questions)}",
+        f"questions: {in_words(memory.questions)}",
     ]
     for chat in detail.source_chats:
         lines.append(f"from chat {chat.id} in {chat.workspace}: {chat.prompt[:200]}")

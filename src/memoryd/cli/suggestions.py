@@ -8,7 +8,7 @@ reject them. Ids are given in full or as a unique prefix of at least 6 character
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -31,9 +31,10 @@ from memoryd.cli.common import (
 )
 from memoryd.domain.errors import InvalidInput
 from memoryd.domain.models import Suggestion, User
-from memoryd.domain.rules import scope_label
-from memoryd.service import Memoryd
-from memoryd.store import KEEP
+from memoryd.domain.rules import KEEP, scope_label
+
+if TYPE_CHECKING:
+    from memoryd.service import Memoryd
 
 app = typer.Typer(no_args_is_help=True, invoke_without_command=True, subcommand_metavar="[COMMAND]")
 
