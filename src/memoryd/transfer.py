@@ -453,15 +453,18 @@ def import_lines(
             if before is not None and memory_id is not None:
                 repo.update_memory(memory_id, values)
                 action = AuditAction.UPDATE
-                result.updated += 1
             else:
                 memory_id = memory_id or uuid.uuid4().hex
                 repo.insert_memory({"id": memory_id, "user_id": user_id, **values})
                 action = AuditAction.CREATE
-                result.created += 1
             if record.id is not None:
                 memory_targets[record.id] = memory_id
             after = repo.get_memory(memory_id)
+            if after == before:  # the line says what is stored: no change to count or log
+                result.unchanged += 1
+                continue
+            result.created += action is AuditAction.CREATE
+            result.updated += action is AuditAction.UPDATE
             repo.add_audit(
                 memory_id=memory_id,
                 user_id=user_id,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -77,3 +78,20 @@ def test_help_loses_no_text_to_rich_markup(command: str) -> None:
     texts = [found.help or ""] + [getattr(p, "help", None) or "" for p in found.params]
     for text in texts:
         assert Text.from_markup(text).plain == text, text
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help_text_wraps_only_where_the_line_is_full(command: str) -> None:
+    """Issue 38: at 80 columns typer wrapped each docstring line on its own, leaving a word
+    alone on a line ("... Then\\n the\\n run asks"). A line of flowing text now breaks only
+    where the next word would not fit; indented lines (examples) keep their own breaks."""
+    result = CliRunner().invoke(app, [*command.split()[1:], "--help"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if "Usage:" in line) + 1
+    end = next((i for i, line in enumerate(lines) if line.startswith("╭")), len(lines))
+    text = [line.rstrip() for line in lines[start:end]]
+    for line, after in itertools.pairwise(text):
+        if line and after and not after.startswith("   "):
+            room = 80 - 2 - len(line)  # rich keeps a margin of one space each side
+            assert len(after.split()[0]) >= room, f"{command}: {line!r} / {after!r}"

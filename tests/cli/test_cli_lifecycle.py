@@ -42,9 +42,20 @@ def test_add_and_edit_with_until(cli: Cli, alice: str) -> None:
     assert "YYYY-MM-DD" in cli.fails(
         "memories", "add", "-u", alice, "--global", "--until", "fri", "x"
     )
-    assert "already passed" in cli.fails(
-        "memories", "edit", "-u", alice, made["id"], "--until", "2020-01-01"
+    # the day typed, not the midnight after it that is stored (issue 38)
+    assert cli.fails("memories", "edit", "-u", alice, made["id"], "--until", "2020-01-01") == (
+        "error: the expiry 2020-01-01 (the end of that day, UTC) has already passed; give a "
+        "later date (or none to keep the memory)"
     )
+    assert "the expiry 2020-01-01T09:30:00+00:00 has already passed" in cli.fails(
+        "memories", "edit", "-u", alice, made["id"], "--until", "2020-01-01T09:30"
+    )
+    said = cli.ok("memories", "edit", "-u", alice, made["id"], "--until", day).stdout
+    assert said.splitlines()[1] == f"remembered until {day} (to the end of that day, UTC)"
+    shown = cli.ok("memories", "show", "-u", alice, made["id"]).stdout
+    assert f"expires: {day} (to the end of that day, UTC)" in shown
+    wide = cli.ok("memories", "list", "-u", alice).stdout  # 250 columns: times shown
+    assert day in wide and f"{later(11)} 00:00" not in wide
     assert "not both" in cli.fails(
         "memories", "edit", "-u", alice, made["id"], "--until", later(), "--no-expiry"
     )
@@ -70,7 +81,11 @@ def test_show_gives_source_history_and_expiry(cli: Cli, alice: str) -> None:
     assert shown["created_by"] == "admin" and shown["expired"] is False
     assert [h["action"] for h in shown["history"]] == ["create", "update"]
     text = cli.ok("memories", "show", "-u", alice, made["id"]).stdout
-    assert "source: admin" in text and "expires: never" in text and "History (2 changes)" in text
+    # the web UI's words (issue 38): "admin" is the actor, in the By column
+    assert "source: Added by an admin; created by admin" in text
+    assert "expires: never" in text and "History (2 changes)" in text
+    table = cli.ok("memories", "list", "-u", alice).stdout
+    assert "Added by an admin" in table
     assert "no memory" in cli.fails("memories", "show", "-u", "bob", made["id"])
 
 
@@ -96,6 +111,24 @@ def test_suggestions_list_accept_and_reject(cli: Cli, alice: str) -> None:
     assert "unknown suggestion status" in cli.fails(
         "memories", "suggestions", "list", "-u", alice, "--status", "maybe"
     )
+
+
+def test_the_suggestions_group_without_a_command_lists(cli: Cli, alice: str) -> None:
+    """Issue 38: `memories suggestions --user alice` lists, as `suggestions list` does."""
+    file_suggestion(cli, alice, "Plays chess")
+    table = cli.ok("memories", "suggestions", "--user", alice).stdout
+    assert table == cli.ok("memories", "suggestions", "list", "--user", alice).stdout
+    assert "Plays chess" in table and "Suggestions (1)" in table
+    [listed] = cli.json("memories", "suggestions", "-u", alice, "--status", "all")
+    assert listed["content"] == "Plays chess" and listed["status"] == "pending"
+    assert cli.fails("memories", "suggestions") == (
+        "error: give --user NAME to list a user's suggestions, or a command"
+    )  # --db alone, from the helper: nothing says whose
+    assert cli.fails("memories", "suggestions", "-u", alice, "list") == (
+        "error: give the options after `list`"
+    )
+    alone = cli.runner.invoke(app, ["memories", "suggestions"])
+    assert alone.exit_code == 2 and "accept" in alone.stdout  # no word at all: the help
 
 
 def test_accepting_into_a_full_scope_fails_with_one_line(cli: Cli, alice: str) -> None:

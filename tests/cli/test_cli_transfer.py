@@ -32,19 +32,23 @@ def test_export_import_export_is_byte_identical(cli: Cli, alice: str, tmp_path: 
     fresh = f"sqlite:///{tmp_path / 'fresh.db'}"
     cli.ok("users", "add", "alice", db=fresh)
     out = cli.ok("import", "-u", "alice", str(first), db=fresh).stdout
-    assert "created 4, updated 0, skipped 0 duplicates" in out
+    assert "created 4, updated 0, unchanged 0, skipped 0 duplicates" in out
     assert "created workspaces: atlas, phoenix" in out
     second = cli.ok("export", "-u", "alice", db=fresh).stdout_bytes
     assert second == exported
 
 
-def test_import_from_stdin_again_updates_in_place(cli: Cli, alice: str) -> None:
+def test_importing_an_unchanged_export_again_changes_nothing(cli: Cli, alice: str) -> None:
+    """Issue 38: not "updated 4" with four audit updates whose before and after are equal."""
     seed(cli)
     exported = cli.ok("export", "-u", alice).stdout
+    logged = cli.json("audit", "-u", alice, "--limit", "1000")
     summary = json.loads(cli.ok("import", "-u", alice, "-", "--json", input=exported).stdout)
+    assert cli.json("audit", "-u", alice, "--limit", "1000") == logged
     assert summary == {
         "created": 0,
-        "updated": 4,
+        "updated": 0,
+        "unchanged": 4,
         "skipped": 0,
         "workspaces_created": [],
         "preferences": {"learn_from_chats": True, "memory_review": "default"},
@@ -52,6 +56,11 @@ def test_import_from_stdin_again_updates_in_place(cli: Cli, alice: str) -> None:
         "chats_skipped": 0,
     }
     assert cli.ok("export", "-u", alice).stdout == exported
+    edited = exported.replace("Prefers concise answers", "Prefers short answers")
+    out = cli.ok("import", "-u", alice, "-", input=edited).stdout
+    assert out.startswith("created 0, updated 1, unchanged 3, skipped 0 duplicates\n")
+    [entry] = cli.json("audit", "-u", alice, "--limit", "1")
+    assert entry["action"] == "update" and entry["after"]["content"] == "Prefers short answers"
 
 
 def test_bad_import_files_exit_2_and_change_nothing(cli: Cli, alice: str, tmp_path: Path) -> None:
@@ -125,7 +134,7 @@ def test_no_preferences_keeps_the_choices_the_user_has(cli: Cli, alice: str) -> 
     summary = json.loads(
         cli.ok("import", "-u", alice, "-", "--no-preferences", "--json", input=exported).stdout
     )
-    assert summary["preferences"] is None and summary["updated"] == 4
+    assert summary["preferences"] is None and summary["unchanged"] == 4
 
 
 def test_a_malformed_preferences_line_exits_2_and_imports_nothing(cli: Cli, alice: str) -> None:

@@ -168,7 +168,7 @@ def test_a_deleted_chats_id_is_never_given_again(any_md: Memoryd) -> None:
     detail = any_md.memory_detail(alice, memory.id)
     assert detail.source_chats == () and detail.deleted_source_chat_ids == (newest.id,)
     # Alice's export still imports: the id is not another user's chat now
-    assert any_md.import_memories(alice, any_md.export_memories(alice)).updated == 1
+    assert any_md.import_memories(alice, any_md.export_memories(alice)).unchanged == 1
 
     # the same after a user or a workspace is deleted with their chats
     carol = any_md.create_user("carol").id

@@ -37,10 +37,11 @@ def test_round_trip_is_byte_identical(
     assert (result.created, result.updated, result.skipped_duplicates) == (4, 0, 0)
     assert sorted(result.workspaces_created) == ["atlas", "phoenix"]
     assert fresh.export_memories(target) == exported
-    # importing the same file again is idempotent
+    # importing the same file again is idempotent: unchanged, and nothing in the log
+    logged = len(fresh.audit_log(target))
     again = fresh.import_memories(target, exported)
-    assert (again.created, again.updated) == (0, 4)
-    assert fresh.export_memories(target) == exported
+    assert (again.created, again.updated, again.unchanged) == (0, 0, 4)
+    assert fresh.export_memories(target) == exported and len(fresh.audit_log(target)) == logged
     # imported memories are usable: vectors were computed
     turn = fresh.context(target, "phoenix", "release date?")
     assert "Phoenix ships in Q3" in [m.content for m in turn.memories]

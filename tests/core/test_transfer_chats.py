@@ -75,7 +75,7 @@ def test_chats_round_trip_byte_for_byte(
         assert result.workspaces_created == ["phoenix"]
         assert fresh.export_memories(target) == exported
         again = fresh.import_memories(target, exported)  # nothing recorded twice
-        assert (again.updated, again.chats_created, again.chats_skipped) == (3, 0, 3)
+        assert (again.unchanged, again.chats_created, again.chats_skipped) == (3, 0, 3)
         assert fresh.export_memories(target) == exported
 
 
@@ -163,7 +163,7 @@ def test_no_chats_leaves_them_out_of_export_and_import(any_md: Memoryd) -> None:
     assert without == full[: len(full) - 3] and _chats(without) == []
     any_md.clear_chats(uid)
     result = any_md.import_memories(uid, full, chats=False)
-    assert (result.updated, result.chats_created) == (3, 0)
+    assert (result.unchanged, result.chats_created) == (3, 0)
     assert any_md.list_chats(uid) == []
     assert any_md.import_memories(uid, full).chats_created == 3
     # an old export, without chat lines, still imports

@@ -149,7 +149,7 @@ def test_export_leaves_out_links_the_rule_refuses(any_md: Memoryd, alice: int) -
     assert [c["memory_ids"] for c in chat_lines(exported)] == [[tea.id], [gone.id]]
 
     result = any_md.import_memories(alice, exported)  # its own import accepts it
-    assert (result.updated, result.chats_skipped) == (2, 2)
+    assert (result.unchanged, result.chats_skipped) == (2, 2)
     bob = any_md.create_user("bob").id
     assert any_md.import_memories(bob, exported).chats_created == 2
 

@@ -78,7 +78,7 @@ def test_preferences_false_keeps_the_choices_the_user_has(any_md: Memoryd) -> No
     any_md.set_learning(uid, False)
     any_md.set_review_preference(uid, "everything")
     result = any_md.import_memories(uid, exported, preferences=False)
-    assert result.updated == 2 and result.preferences is None
+    assert result.unchanged == 2 and result.preferences is None
     assert _choices(any_md, uid) == (False, "everything")
 
 

@@ -61,6 +61,8 @@ def problems(words: list[str]) -> list[str]:
         # "chats rm|clear", "members add/rm": every alternative must exist
         names = re.split(r"[|/]", rest[0])
         subs = [command.commands.get(name) for name in names]
+        if None in subs and "ID" in (command.subcommand_metavar or ""):
+            break  # a run's id: "memoryd runs 3f2a9c" is "memoryd runs --run 3f2a9c"
         if None in subs:
             return [f"{' '.join(words)}: no command {rest[0]!r}"]
         command, rest = subs[-1], rest[1:]
@@ -81,6 +83,10 @@ def test_a_wrong_command_or_option_is_caught() -> None:
         "memoryd export --user a --no-chat: no option --no-chat"
     ]
     assert problems(["memoryd", "export", "--user", "a", "--no-chats"]) == []
+    assert problems(["memoryd", "runs", "3f2a9c", "--json"]) == []
+    assert problems(["memoryd", "runs", "3f2a9c", "--jsn"]) == [
+        "memoryd runs 3f2a9c --jsn: no option --jsn"
+    ]
     # the docs are read at all: cli.md's guide alone shows dozens of command lines
     assert len(command_lines((ROOT / "docs" / "cli.md").read_text())) > 50
 

@@ -67,6 +67,14 @@ def test_extract_one_pair_then_runs(
     assert "asked" in table.stdout  # the column, from 130 columns
     one = run(seeded, fake_llm, tmp_path, "runs", "--run", entry["id"][:8])
     assert "1 asked for questions" in one.stdout
+    # the id alone, without --run (issue 38), also after other options
+    assert run(seeded, fake_llm, tmp_path, "runs", entry["id"][:8]).stdout == one.stdout
+    after = run(seeded, fake_llm, tmp_path, "runs", "--limit", "3", entry["id"])
+    assert after.stdout == one.stdout
+    pruned = run(seeded, fake_llm, tmp_path, "runs", "prune", "--dry-run")  # still a command
+    assert pruned.stdout.startswith("would remove 0 row(s)"), pruned.output
+    missing = run(seeded, fake_llm, tmp_path, "runs", "abcdef")
+    assert (missing.exit_code, missing.stderr) == (2, "error: no extraction run 'abcdef'\n")
     assert "sk-cli-test-key" not in table.output + result.output
 
 
@@ -252,3 +260,32 @@ def test_ask_questions_sets_the_budget_and_an_error_is_a_warning(
     last_line = asked.stderr.splitlines()[-1]
     assert last_line.startswith("warning: asking memories' questions stopped after 1 memory: ")
     assert "HTTP 500: boom" in asked.stderr
+
+
+@pytest.mark.parametrize("columns", ["80", "250"])
+def test_suggestions_filed_for_review_are_counted_everywhere_a_run_is_shown(
+    seeded: str, fake_llm: FakeOpenAIServer, tmp_path: Path, columns: str
+) -> None:
+    """Issue 38: with memory_review on, a run that filed suggestions does not read as
+    "0 created, 0 updated" with nothing else to see."""
+    review = run(seeded, fake_llm, tmp_path, "settings", "set", "memory_review", "everything")
+    assert review.exit_code == 0, review.output
+    fake_llm.script(observe(person=[1]))
+    result = run(seeded, fake_llm, tmp_path, "extract", "--force", "--ask-questions", "0")
+    assert result.exit_code == 0, result.output
+    assert "[1/1] ana/lab: 0 created, 0 updated, 1 suggested for review, 3 chats processed" in (
+        result.stderr
+    )
+    assert "0 created, 0 updated, 1 suggested for review, 3 chats" in result.stdout
+    [entry] = json.loads(run(seeded, fake_llm, tmp_path, "runs", "--json").stdout)
+    [waiting] = json.loads(
+        run(seeded, fake_llm, tmp_path, "memories", "suggestions", "list", "-u", "ana",
+            "--json").stdout
+    )  # fmt: skip
+    assert entry["memories_suggested"] == 1 and entry["pairs"][0]["suggested"] == [waiting["id"]]
+    env = {"MEMORYD_DATABASE_URL": None, "COLUMNS": columns}
+    table = CliRunner().invoke(app, ["runs", "--db", seeded], env=env).stdout
+    row = next(line for line in table.splitlines() if " ok " in line).split()
+    assert row[row.index("ok") + 2 : row.index("ok") + 5] == ["+0", "~0", "?1"]
+    detail = run(seeded, fake_llm, tmp_path, "runs", "--run", entry["id"]).stdout
+    assert "* ana/lab: processed: 0 created, 0 updated, 1 suggested for review, 3 chats" in detail

@@ -55,3 +55,18 @@ def test_runs_stored_before_failed_calls_were_counted_read_zero_failed(empty_db_
     finish_run(db, new, datetime(2026, 1, 2, 0, 1, tzinfo=UTC))
     assert [(r.llm_calls, r.llm_calls_failed) for r in list_runs(db)] == [(3, 2), (2, 0)]
     db.dispose()
+
+
+def test_runs_stored_before_suggestions_were_counted_read_zero(empty_db_url: str) -> None:
+    """Migration 0025 adds ``memories_suggested``: 0 for the runs already stored."""
+    db = Database.open(empty_db_url, migrate=False)
+    db.upgrade(revision_before("_run_suggestions.py"))
+    with db.engine.begin() as conn:
+        seed_run(conn, datetime(2026, 1, 1, tzinfo=UTC), "c" * 32)
+    db.upgrade()
+    new = Run(id=new_run_id(), trigger="manual", started_at=datetime(2026, 1, 2, tzinfo=UTC))
+    start_run(db, new)
+    new.memories_suggested = 8
+    finish_run(db, new, datetime(2026, 1, 2, 0, 1, tzinfo=UTC))
+    assert [r.memories_suggested for r in list_runs(db)] == [8, 0]
+    db.dispose()

@@ -1229,6 +1229,12 @@ export interface components {
             preferences?: components["schemas"]["ImportedPreferences"] | null;
             /** Skipped Duplicates */
             skipped_duplicates: number;
+            /**
+             * Unchanged
+             * @description Lines naming one of the user's memories exactly as it is stored: not counted as updated, and no audit entry.
+             * @default 0
+             */
+            unchanged: number;
             /** Updated */
             updated: number;
             /** Workspaces Created */

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -32,7 +32,9 @@ from memoryd.domain.audit import MAX_PAGE
 from memoryd.domain.errors import InvalidInput
 from memoryd.domain.models import AuditEntry, Scope
 from memoryd.domain.rules import MAX_ROW_ID
-from memoryd.service import Memoryd
+
+if TYPE_CHECKING:
+    from memoryd.service import Memoryd
 
 CLI_PAGE = 50  # entries shown when no --limit is given
 

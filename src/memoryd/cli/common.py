@@ -5,12 +5,18 @@ unreadable file, a non-UTF-8 argument and every mistake the option parser catche
 unknown command or option, a missing argument, a value of the wrong type, out of range or
 not among the choices) becomes one line ``error: <message>`` on stderr and exit code 2.
 Command modules only call the library and print; they never catch exceptions themselves.
+
+Nothing heavy is imported until a command runs: ``memoryd --help`` builds every command
+from its signature, so this module and the command modules import the library,
+SQLAlchemy, pydantic's settings and the embedder (numpy, onnxruntime) inside functions.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
+import re
 import sys
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
@@ -18,24 +24,21 @@ from datetime import datetime
 from enum import Enum
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
-import pydantic
-import sqlalchemy.exc
 import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 from typer.core import TyperGroup, TyperOption
 
-from memoryd.config import MemorydSettings, environment_error
 from memoryd.domain.errors import InvalidInput, MemorydError, NotFound, PermissionDenied
 from memoryd.domain.models import Actor, Memory, Source, User
-from memoryd.embedding.base import Embedder
-from memoryd.service import Memoryd
-from memoryd.storage.membership import Memberships
-from memoryd.storage.opening import first_line as first_line  # also used by cli.worker
-from memoryd.storage.opening import safe_url as safe_url  # also used by memoryd.cli.db
+
+if TYPE_CHECKING:
+    from memoryd.embedding.base import Embedder
+    from memoryd.service import Memoryd
+    from memoryd.storage.membership import Memberships
 
 EXIT_BAD_INPUT = 2
 EXIT_FAILURE = 1
@@ -112,7 +115,8 @@ def usage_error_line(exc: typer.TyperException) -> str:
     if possible:
         message = f"{exc.message}. Did you mean {', '.join(sorted(possible))}?"
     cause = exc.__cause__
-    if isinstance(cause, pydantic.ValidationError) and cause.errors():
+    pydantic = sys.modules.get("pydantic")  # loaded by whoever raised its ValidationError
+    if pydantic is not None and isinstance(cause, pydantic.ValidationError) and cause.errors():
         # typer checks a value's type, range or choice with pydantic, whose message does
         # not quote the value typed ("Input should be a valid integer").
         given = cause.errors()[0].get("input")
@@ -147,8 +151,13 @@ class MemorydGroup(TyperGroup):
 
     Usage errors are caught here, in both places click raises them: while parsing the root
     command's own options (``make_context``) and while resolving and parsing a subcommand
-    (``invoke``), so typer never prints its boxed usage panel.
+    (``invoke``), so typer never prints its boxed usage panel. Every command's help is
+    folded as it is built (``fold_help``).
     """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        fold_help(self)
 
     def make_context(
         self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any
@@ -181,28 +190,50 @@ class MemorydGroup(TyperGroup):
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
             raise typer.Exit(EXIT_FAILURE) from None
-        except sqlalchemy.exc.SQLAlchemyError as exc:
-            if os.environ.get(DEBUG_ENV):
-                raise
-            fail(f"database error: {first_line(exc)}", EXIT_FAILURE)
-        except pydantic.ValidationError as exc:
-            if os.environ.get(DEBUG_ENV):
-                raise
-            message = environment_error(exc)
-            if message is not None:
-                fail(message)
-            fail(f"unexpected ValidationError: {exc}", EXIT_FAILURE)
         except Exception as exc:
             if os.environ.get(DEBUG_ENV):
                 raise
-            fail(
-                f"unexpected {type(exc).__name__}: {exc} (set {DEBUG_ENV}=1 to see the traceback)",
-                EXIT_FAILURE,
-            )
+            fail(*_failure(exc))
+
+
+def _failure(exc: Exception) -> tuple[str, int]:
+    """The line and exit code for an exception no command raised on purpose: a database
+    error, a bad environment variable (exit 2), anything else."""
+    import pydantic
+    import sqlalchemy.exc
+
+    from memoryd.config import environment_error
+    from memoryd.storage.opening import first_line
+
+    if isinstance(exc, sqlalchemy.exc.SQLAlchemyError):
+        return f"database error: {first_line(exc)}", EXIT_FAILURE
+    message = environment_error(exc) if isinstance(exc, pydantic.ValidationError) else None
+    if message is not None:
+        return message, EXIT_BAD_INPUT
+    return (
+        f"unexpected {type(exc).__name__}: {exc} (set {DEBUG_ENV}=1 to see the traceback)",
+        EXIT_FAILURE,
+    )
+
+
+def fold_help(command: Any) -> None:
+    """Make each paragraph of ``command``'s help, and its subcommands', one flowing line.
+
+    typer keeps a docstring's line breaks after the first paragraph, so at 80 columns a
+    line ran to the edge and wrapped, leaving one word alone on the next line. A line
+    break before an indented line (an example, a list) stays.
+    """
+    if command.help:
+        paragraphs = inspect.cleandoc(command.help).split("\n\n")
+        command.help = "\n\n".join(re.sub(r"\n(?![ \t])", " ", p) for p in paragraphs)
+    for sub in getattr(command, "commands", {}).values():
+        fold_help(sub)
 
 
 # the database --------------------------------------------------------------------------
 def database_url(db: str | None) -> str:
+    from memoryd.config import MemorydSettings
+
     url = db or MemorydSettings().resolved_database_url()
     return require_utf8(url, "database URL")
 
@@ -210,6 +241,7 @@ def database_url(db: str | None) -> str:
 @cache
 def shared_embedder() -> Embedder:
     """One embedder per process; the model loads on its first use, not here."""
+    from memoryd.config import MemorydSettings
     from memoryd.embedding.minilm import MiniLMEmbedder
 
     settings = MemorydSettings()
@@ -219,6 +251,11 @@ def shared_embedder() -> Embedder:
 @contextmanager
 def open_memoryd(db: str | None) -> Iterator[Memoryd]:
     """A Memoryd on the chosen database, opened (and migrated) now, closed afterwards."""
+    import sqlalchemy.exc
+
+    from memoryd.service import Memoryd
+    from memoryd.storage.opening import first_line, safe_url
+
     url = database_url(db)
     md = Memoryd(url, embedder=shared_embedder())
     try:
@@ -236,6 +273,8 @@ def find_user(md: Memoryd, name: str) -> User:
 
 
 def memberships(md: Memoryd) -> Memberships:
+    from memoryd.storage.membership import Memberships
+
     return Memberships(md.db, clock=md.clock)
 
 
@@ -250,6 +289,12 @@ def require_member(
             f"{user.name} is not a member of workspace {slug!r}, so {why}; add them first: "
             f"memoryd workspaces members add {slug} {user.name}"
         )
+
+
+def typed(ctx: typer.Context, names: Collection[str]) -> bool:
+    """Whether any of these parameters was given on the command line (not a default)."""
+    sources = [ctx.get_parameter_source(name) for name in names]
+    return any(s is not None and s.name == "COMMANDLINE" for s in sources)
 
 
 # memory ids ----------------------------------------------------------------------------

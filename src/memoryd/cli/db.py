@@ -8,24 +8,23 @@ changing it. ``db copy`` (``memoryd.cli.db_copy``) moves a whole install elsewhe
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import SQLAlchemyError
 
-from memoryd.cli.common import (
-    DbOption,
-    JsonOption,
-    database_url,
-    echo,
-    emit_json,
-    first_line,
-    open_memoryd,
-    safe_url,
-)
+from memoryd.cli.common import DbOption, JsonOption, database_url, echo, emit_json, open_memoryd
 from memoryd.cli.db_copy import copy
 from memoryd.domain.errors import InvalidInput
-from memoryd.storage.database import Database
+
+if TYPE_CHECKING:
+    from memoryd.storage.database import Database
+
+
+def safe_url(url: str) -> str:
+    from memoryd.storage.opening import safe_url as hidden
+
+    return hidden(url)
+
 
 app = typer.Typer(
     help="Database schema: upgrade and status; copy a whole install to another database;"
@@ -35,6 +34,8 @@ app = typer.Typer(
 
 
 def _open(url: str) -> Database:
+    from memoryd.storage.database import Database
+
     try:
         return Database.open(url, migrate=False)
     except ValueError as exc:
@@ -43,6 +44,10 @@ def _open(url: str) -> Database:
 
 def _current(database: Database, url: str) -> str | None:
     """The applied revision; connecting here is where a wrong URL or a down server shows."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from memoryd.storage.opening import first_line
+
     try:
         return database.current_revision()
     except SQLAlchemyError as exc:
@@ -50,6 +55,8 @@ def _current(database: Database, url: str) -> str | None:
 
 
 def _missing_sqlite_file(url: str) -> bool:
+    from sqlalchemy.engine import make_url
+
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite" or not parsed.database:
         return False

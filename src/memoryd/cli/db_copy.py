@@ -6,7 +6,7 @@ batches, ids, the one transaction) is ``memoryd.storage.database_copy``.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -21,7 +21,9 @@ from memoryd.cli.common import (
     make_table,
     require_utf8,
 )
-from memoryd.storage.database_copy import CopyReport, copy_database
+
+if TYPE_CHECKING:
+    from memoryd.storage.database_copy import CopyReport
 
 ToOption = Annotated[
     str,
@@ -57,6 +59,8 @@ def copy(
     procrastinate's job queue (workers rebuild it; run `memoryd worker --setup-only` on a
     PostgreSQL target) and cache_epoch (each database's own cache counter).
     """
+    from memoryd.storage.database_copy import copy_database
+
     report = copy_database(database_url(db), require_utf8(to, "target URL"), dry_run=dry_run)
     if as_json:
         emit_json(report.to_dict())

@@ -28,7 +28,6 @@ from memoryd.cli.common import (
     note,
     shared_embedder,
 )
-from memoryd.config import MemorydSettings
 from memoryd.domain.errors import MemorydError
 
 app = typer.Typer(help="Measure memoryd's parts on labelled data.", no_args_is_help=True)
@@ -66,6 +65,7 @@ def extraction(
     user stated and, optionally, what the assistant said of itself (the format is in
     docs/extraction.md).
     """
+    from memoryd.config import MemorydSettings
     from memoryd.evaluation import evaluate, load_dataset, summarize
     from memoryd.llm.builtin import make_provider
 
@@ -161,6 +161,7 @@ def retrieval(
     its queries, each a message, its history and the indexes of its relevant memories
     (the format is in docs/reranking.md).
     """
+    from memoryd.config import MemorydSettings
     from memoryd.llm.builtin import make_provider
     from memoryd.retrieval_evaluation import PassesFailed, evaluate_retrieval, load_retrieval_set
 

@@ -10,12 +10,13 @@ waiting for a retry by hand; ``runs prune`` deletes old history now.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich import box
 from rich.table import Table
 from rich.text import Text
+from typer.core import TyperGroup, TyperOption
 
 from memoryd.cli.common import (
     EXIT_FAILURE,
@@ -29,10 +30,19 @@ from memoryd.cli.common import (
     make_table,
     note,
     open_memoryd,
+    typed,
 )
 from memoryd.domain.errors import InvalidInput
-from memoryd.extraction.pipeline import PairResult
-from memoryd.extraction.runs import Run, calls_text
+
+if TYPE_CHECKING:
+    from memoryd.extraction.pipeline import PairResult
+    from memoryd.extraction.runs import Run
+
+
+def calls_text(calls: int, failed: int, *, unit: bool = True) -> str:
+    from memoryd.extraction.runs import calls_text as in_words
+
+    return in_words(calls, failed, unit=unit)
 
 
 def _pair_line(result: PairResult, names: dict[int, str]) -> str:
@@ -46,8 +56,13 @@ def _pair_line(result: PairResult, names: dict[int, str]) -> str:
         return f"{who}: would make {len(result.planned)} change(s)"
     return (
         f"{who}: {len(result.created)} created, {len(result.updated)} updated, "
-        f"{len(result.chats_processed)} chats processed"
+        f"{_waiting(len(result.suggested))}{len(result.chats_processed)} chats processed"
     )
+
+
+def _waiting(suggested: int) -> str:
+    """ "N suggested for review, " when extraction filed suggestions (memory_review)."""
+    return f"{suggested} suggested for review, " if suggested else ""
 
 
 def extract(
@@ -177,7 +192,8 @@ def _run_summary(run: Run) -> str:
         f"run {run.id[:8]}: {run.pairs_seen} pair(s) seen, {run.pairs_processed} processed, "
         f"{run.pairs_skipped} skipped{f' ({skipped})' if skipped else ''}; "
         f"{run.memories_created} created, {run.memories_updated} updated, "
-        f"{run.chats_processed} chats, {run.memories_questioned} asked for questions; "
+        f"{_waiting(run.memories_suggested)}{run.chats_processed} chats, "
+        f"{run.memories_questioned} asked for questions; "
         f"{calls_text(run.llm_calls, run.llm_calls_failed)}, "
         f"{run.prompt_tokens}+{run.completion_tokens} tokens; status {run.status} "
         f"({run.pairs_failed} pair(s) failed, {run.facts_dropped} fact(s) dropped, "
@@ -198,8 +214,28 @@ def _run_origin(run: Run) -> str:
     )
 
 
+class RunsGroup(TyperGroup):
+    """``memoryd runs ID`` is ``memoryd runs --run ID``: the first word that is neither an
+    option, an option's value nor a subcommand names the run to show."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        valued = {o for p in self.params if isinstance(p, TyperOption) and not p.is_flag
+                  for o in p.opts}  # fmt: skip
+        at = 0
+        while at < len(args) and args[at] != "--":
+            if not args[at].startswith("-"):
+                if args[at] not in self.commands:
+                    args = [*args[:at], "--run", *args[at:]]
+                break
+            at += 2 if args[at] in valued else 1
+        return super().parse_args(ctx, args)
+
+
 runs_app = typer.Typer(
-    invoke_without_command=True, no_args_is_help=False, subcommand_metavar="[COMMAND]"
+    cls=RunsGroup,
+    invoke_without_command=True,
+    no_args_is_help=False,
+    subcommand_metavar="[ID | COMMAND]",
 )
 LISTING_OPTIONS = ("limit", "run_id", "parked")
 
@@ -210,7 +246,11 @@ def runs(
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many runs.")] = 20,
     run_id: Annotated[
         str | None,
-        typer.Option("--run", metavar="ID", help="Show one run: every pair and error (id prefix)."),
+        typer.Option(
+            "--run",
+            metavar="ID",
+            help="Show one run: every pair and error (id prefix); `memoryd runs ID` too.",
+        ),
     ] = None,
     parked: Annotated[
         bool, typer.Option("--parked", help="List pairs whose batch failed, parked or waiting.")
@@ -223,12 +263,13 @@ def runs(
     A run's status is running, ok, errors (a pair's batch failed) or interrupted (the
     process running it stopped before it finished; a later run extracts what it left).
     LLM calls counts every call made; "(N failed)" are those that got no answer (an
-    HTTP error, a timeout, a server that cannot be reached). Times are UTC.
+    HTTP error, a timeout, a server that cannot be reached). Memories reads +created
+    ~updated, and ?suggested when changes wait for the user's review (memory_review).
+    Times are UTC.
     Runs older than the run_retention_days setting are deleted by themselves, hourly.
     """
     if ctx.invoked_subcommand is not None:
-        sources = [ctx.get_parameter_source(n) for n in LISTING_OPTIONS]
-        if any(s is not None and s.name == "COMMANDLINE" for s in sources):
+        if typed(ctx, LISTING_OPTIONS):
             raise InvalidInput(
                 f"--limit, --run and --parked list runs; give them without "
                 f"`{ctx.invoked_subcommand}`"
@@ -352,7 +393,7 @@ def _runs_table(history: list[Run], width: int) -> Table:
     rows += [
         ("status", True, lambda r: r.status),
         ("pairs", False, _pairs_cell),
-        ("memories", True, lambda r: f"+{r.memories_created} ~{r.memories_updated}"),
+        ("memories", True, _memories_cell),
         ("chats", True, lambda r: str(r.chats_processed)),
         ("failed", True, lambda r: str(r.pairs_failed)),
         ("dropped", True, lambda r: str(r.facts_dropped)),
@@ -380,11 +421,18 @@ def _outcome_line(pair: dict[str, Any], names: dict[int, str]) -> str:
     who = f"{names.get(pair['user_id'], pair['user_id'])}/{pair['workspace']}"
     line = (
         f"* {who}: {pair['status']}: {len(pair['created'])} created, "
-        f"{len(pair['updated'])} updated, {len(pair['chats_processed'])} chats, "
+        f"{len(pair['updated'])} updated, {_waiting(len(pair.get('suggested', [])))}"
+        f"{len(pair['chats_processed'])} chats, "
         f"{len(pair['dropped'])} dropped, {len(pair['not_stored'])} not stored, "
         + calls_text(pair.get("llm_calls", 0), pair.get("llm_calls_failed", 0))
     )
     return f"{line}; {pair['error']}" if pair.get("error") else line
+
+
+def _memories_cell(run: Run) -> str:
+    """+created ~updated, and ?suggested when changes wait for review."""
+    cell = f"+{run.memories_created} ~{run.memories_updated}"
+    return f"{cell} ?{run.memories_suggested}" if run.memories_suggested else cell
 
 
 def _pairs_cell(run: Run) -> str:

@@ -14,7 +14,6 @@ import typer
 
 from memoryd.cli.common import DbOption, find_user, note, open_memoryd
 from memoryd.cli.serve import _auth_store
-from memoryd.config import MemorydSettings
 from memoryd.domain.errors import InvalidInput
 
 
@@ -41,6 +40,7 @@ def mcp(
 ) -> None:
     """Serve memoryd's memory tools to an agent host over MCP (stdio)."""
     _mcp_extra()
+    from memoryd.config import MemorydSettings
     from memoryd.mcp import build_server
     from memoryd.server.app import first_admin, first_start
     from memoryd.server.deps import ServerState

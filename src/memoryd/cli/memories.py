@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime, time, timedelta
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich import box
@@ -40,10 +40,10 @@ from memoryd.cli.common import (
 )
 from memoryd.domain.errors import InvalidInput, InvalidScope
 from memoryd.domain.models import Memory, Scope
-from memoryd.domain.rules import scope_label
-from memoryd.extraction.questions import in_words as questions_in_words
-from memoryd.service import Memoryd
-from memoryd.store import KEEP
+from memoryd.domain.rules import KEEP, scope_label
+
+if TYPE_CHECKING:
+    from memoryd.service import Memoryd
 
 app = typer.Typer(
     help="One user's memories: list, add, edit, remove, move, show, history, suggestions.",
@@ -70,22 +70,24 @@ UntilOption = Annotated[
 ]
 
 
-def _until(memory: Memory, md: Memoryd, stamp: str = "%Y-%m-%d %H:%M") -> str:
-    """When the memory expires; as a day only (``stamp`` without a time), an expiry given
-    as a date (stored as the next midnight, UTC) shows as the day the user gave."""
+def _until(memory: Memory, md: Memoryd, stamp: str = "%Y-%m-%d %H:%M", words: bool = False) -> str:
+    """When the memory expires: an expiry given as a date (stored as the next midnight,
+    UTC) shows as the day the user gave, another time in ``stamp``; ``words`` says which
+    ("2026-03-14 (to the end of that day, UTC)", "2026-03-14 18:00 UTC")."""
     moment = memory.expires_at
     if moment is None:
-        return ""
+        return "never" if words else ""
     mark = " (expired)" if memory.is_expired(md.clock()) else ""
-    if "%H" not in stamp and moment.time() == time(0):
-        moment -= timedelta(days=1)
-    return moment.strftime(stamp) + mark
+    if moment.time() == time(0):
+        day = f"{moment - timedelta(days=1):%Y-%m-%d}"
+        return f"{day} (to the end of that day, UTC){mark}" if words else day + mark
+    return f"{moment:%Y-%m-%d %H:%M} UTC{mark}" if words else moment.strftime(stamp) + mark
 
 
 WIDE_MEMORY_TABLE = 120  # from here on: times with hours and minutes
 NARROW_MEMORY_TABLE = 100  # below this: no "Created" column
 
-MemoryColumn = tuple[str, bool, Callable[[Memory, Memoryd, int], str]]
+MemoryColumn = tuple[str, bool, Callable[[Memory, "Memoryd", int], str]]
 
 
 def _memory_columns(terminal: int) -> list[MemoryColumn]:
@@ -99,7 +101,7 @@ def _memory_columns(terminal: int) -> list[MemoryColumn]:
     columns: list[MemoryColumn] = [
         ("ID", True, lambda m, md, width: m.id[:width]),
         ("Memory", False, lambda m, md, width: m.content),
-        ("Source", True, lambda m, md, width: m.source.value),
+        ("Source", True, lambda m, md, width: m.source.words),
     ]
     if terminal >= NARROW_MEMORY_TABLE:
         columns.append(("Created", True, lambda m, md, width: when(m.created_at)))
@@ -130,8 +132,10 @@ def _count_line(md: Memoryd, memory: Memory) -> str:
 def _report(md: Memoryd, verb: str, memory: Memory, as_json: bool) -> None:
     if as_json:
         emit_json(memory_json(memory))
-    else:
-        echo(f"{verb} {memory.id} in {_count_line(md, memory)}: {memory.content}")
+        return
+    echo(f"{verb} {memory.id} in {_count_line(md, memory)}: {memory.content}")
+    if memory.expires_at is not None:
+        echo(f"remembered until {_until(memory, md, words=True)}")
 
 
 @app.command("list")
@@ -244,10 +248,12 @@ def show(
 
     The questions the memory answers are written by the background pass after
     extraction runs."""
+    from memoryd.extraction.questions import in_words
+
     with open_memoryd(db) as md:
         owner = find_user(md, user)
         detail = md.memory_detail(owner.id, resolve_memory(md, owner, memory_id))
-        expires = _until(detail.memory, md)
+        expires = _until(detail.memory, md, words=True)
     memory = detail.memory
     if as_json:
         emit_json(
@@ -264,7 +270,7 @@ def show(
             }
         )
         return
-    origin = memory.source.value + (f" (run {memory.run_id})" if memory.run_id else "")
+    origin = memory.source.words + (f" (run {memory.run_id})" if memory.run_id else "")
     used = memory.last_used_at.isoformat(timespec="seconds") if memory.last_used_at else "never"
     lines = [
         f"{memory.id} in {_where(memory)}: {memory.content}",
@@ -272,8 +278,8 @@ def show(
         f"created {memory.created_at.isoformat(timespec='seconds')}, "
         f"updated {memory.updated_at.isoformat(timespec='seconds')}, "
         f"last used {used}",
-        f"expires: {expires or 'never'}",
-        f"questions: {questions_in_words(memory.questions)}",
+        f"expires: {expires}",
+        f"questions: {in_words(memory.questions)}",
     ]
     for chat in detail.source_chats:
         lines.append(f"from chat {chat.id} in {chat.workspace}: {chat.prompt[:200]}")

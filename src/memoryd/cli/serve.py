@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from memoryd.cli.common import DbOption, JsonOption, echo, emit_json, find_user, open_memoryd
-from memoryd.config import MemorydSettings
 from memoryd.domain.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from memoryd.config import MemorydSettings
 
 
 def _server_extra() -> None:
@@ -69,6 +71,7 @@ def serve(
     _server_extra()
     import uvicorn
 
+    from memoryd.config import MemorydSettings
     from memoryd.server.app import first_start
     from memoryd.server.deps import is_loopback_host
     from memoryd.server.upstream import describe_upstream

@@ -8,7 +8,7 @@ reject them. Ids are given in full or as a unique prefix of at least 6 character
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -27,16 +27,16 @@ from memoryd.cli.common import (
     open_memoryd,
     resolve_id,
     short_id_length,
+    typed,
 )
+from memoryd.domain.errors import InvalidInput
 from memoryd.domain.models import Suggestion, User
-from memoryd.domain.rules import scope_label
-from memoryd.service import Memoryd
-from memoryd.store import KEEP
+from memoryd.domain.rules import KEEP, scope_label
 
-app = typer.Typer(
-    help="Extraction's suggested changes waiting for review (setting memory_review).",
-    no_args_is_help=True,
-)
+if TYPE_CHECKING:
+    from memoryd.service import Memoryd
+
+app = typer.Typer(no_args_is_help=True, invoke_without_command=True, subcommand_metavar="[COMMAND]")
 
 SuggestionArgument = Annotated[
     str, typer.Argument(metavar="ID", help="Suggestion id, or a unique prefix (6+ characters).")
@@ -52,13 +52,38 @@ def _json(suggestion: Suggestion) -> dict[str, object]:
     return suggestion.to_dict()
 
 
+StatusOption = Annotated[
+    str, typer.Option("--status", help="pending (default), accepted, rejected or all.")
+]
+
+
+@app.callback()
+def suggestions(
+    ctx: typer.Context,
+    user: Annotated[
+        str | None,
+        typer.Option("--user", "-u", metavar="NAME", help="List this user's suggestions."),
+    ] = None,
+    status: StatusOption = "pending",
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Extraction's suggested changes waiting for review (setting memory_review).
+
+    Without a command, lists them as `list` does: memoryd memories suggestions --user NAME.
+    """
+    if ctx.invoked_subcommand is None:
+        if user is None:
+            raise InvalidInput("give --user NAME to list a user's suggestions, or a command")
+        list_suggestions(user, status, db, as_json)
+    elif typed(ctx, ctx.params):
+        raise InvalidInput(f"give the options after `{ctx.invoked_subcommand}`")
+
+
 @app.command("list")
 def list_suggestions(
     user: UserOption,
-    status: Annotated[
-        str,
-        typer.Option("--status", help="pending (default), accepted, rejected or all."),
-    ] = "pending",
+    status: StatusOption = "pending",
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -29,9 +29,9 @@ from memoryd.cli.common import (
     require_utf8,
 )
 from memoryd.domain.errors import InvalidInput
-from memoryd.storage.files import open_private
-from memoryd.transfer import ImportResult, parse_file
-from memoryd.transfer_preferences import Preferences
+
+if TYPE_CHECKING:
+    from memoryd.domain.results import ImportResult, Preferences
 
 
 def export(
@@ -65,6 +65,8 @@ def export(
         stream.write(data)
         stream.flush()
         return
+    from memoryd.storage.files import open_private
+
     path = Path(require_utf8(output, "file name"))
     try:
         with os.fdopen(open_private(path), "wb") as out:  # 0600: it holds their chats
@@ -113,6 +115,8 @@ def import_(
     of the workspaces the file names; workspaces that do not exist yet are created with
     the user as their member.
     """
+    from memoryd.transfer import parse_file
+
     text = read_text_input(source)
     lines = text.split("\n")
     with open_memoryd(db) as md:
@@ -127,6 +131,7 @@ def import_(
             {
                 "created": result.created,
                 "updated": result.updated,
+                "unchanged": result.unchanged,
                 "skipped": result.skipped_duplicates,
                 "workspaces_created": result.workspaces_created,
                 "preferences": result.preferences.to_dict() if result.preferences else None,
@@ -136,7 +141,7 @@ def import_(
         )
         return
     echo(
-        f"created {result.created}, updated {result.updated}, "
+        f"created {result.created}, updated {result.updated}, unchanged {result.unchanged}, "
         f"skipped {result.skipped_duplicates} duplicates"
     )
     if result.workspaces_created:

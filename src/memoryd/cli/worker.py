@@ -10,11 +10,9 @@ import logging
 import os
 from typing import Annotated
 
-import sqlalchemy.exc
 import typer
 
-from memoryd.cli.common import DbOption, echo, first_line, safe_url
-from memoryd.config import MemorydSettings
+from memoryd.cli.common import DbOption, echo
 from memoryd.domain.errors import InvalidInput
 
 
@@ -42,6 +40,11 @@ def worker(
     db: DbOption = None,
 ) -> None:
     """Run a worker for background extraction (PostgreSQL + procrastinate)."""
+    import sqlalchemy.exc
+
+    from memoryd.config import MemorydSettings
+    from memoryd.storage.opening import first_line, safe_url
+
     try:
         from memoryd.scale import worker as scale_worker
         from memoryd.scale.tasks import SECOND_STEPS

@@ -378,6 +378,7 @@ def import_result_of(data: Mapping[str, Any]) -> ImportResult:
         created=data["created"],
         updated=data["updated"],
         skipped_duplicates=data["skipped_duplicates"],
+        unchanged=data.get("unchanged", 0),  # absent from servers before issue 38
         workspaces_created=list(data["workspaces_created"]),
         preferences=preferences_of(data.get("preferences")),
         chats_created=data.get("chats_created", 0),  # absent from servers before chats moved

@@ -39,6 +39,20 @@ class Source(enum.StrEnum):
     IMPORT = "import"
     SYSTEM = "system"  # memoryd itself, e.g. deleting memories expired past their grace
 
+    @property
+    def words(self) -> str:
+        """Where a memory with this source came from, as the web UI and the CLI say it."""
+        return SOURCE_WORDS[self]
+
+
+SOURCE_WORDS = {
+    Source.USER: "Added by hand",
+    Source.ADMIN: "Added by an admin",
+    Source.EXTRACTION: "Learned from chats",
+    Source.IMPORT: "Imported from a file",
+    Source.SYSTEM: "Added by memoryd",
+}
+
 
 class AuditAction(enum.StrEnum):
     CREATE = "create"

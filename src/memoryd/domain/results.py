@@ -58,6 +58,7 @@ class ImportResult:
     created: int = 0
     updated: int = 0
     skipped_duplicates: int = 0
+    unchanged: int = 0  # lines updating a memory of the user to exactly what it is
     workspaces_created: list[str] = field(default_factory=list)
     preferences: Preferences | None = None  # the choices this import set, if any
     chats_created: int = 0

@@ -244,17 +244,18 @@ def parse_expiry(value: object, now: datetime) -> datetime | None:
             ) from None
     if isinstance(value, datetime):
         moment = in_utc(value, "expiry")
+        given = moment.isoformat()
     elif isinstance(value, date):
         if value == date.max:
             raise InvalidInput(f"the expiry {value} is out of range: give an earlier date")
         moment = datetime.combine(value + timedelta(days=1), time(0), tzinfo=UTC)
+        given = f"{value} (the end of that day, UTC)"  # the day given, not the midnight after
     else:
         raise InvalidInput(
             f"invalid expiry {quoted(value)}: use a date (YYYY-MM-DD) or an ISO time"
         )
     if moment <= now:
         raise InvalidInput(
-            f"the expiry {moment.isoformat()} has already passed; give a later date "
-            "(or none to keep the memory)"
+            f"the expiry {given} has already passed; give a later date (or none to keep the memory)"
         )
     return moment

@@ -136,6 +136,7 @@ class PairResult:
             "error": self.error,
             "created": [m.id for m in self.created],
             "updated": [m.id for m in self.updated],
+            "suggested": [s.id for s in self.suggested],
             "chats_processed": list(self.chats_processed),
             "dropped": list(self.rejected),
             "not_stored": list(self.not_stored),

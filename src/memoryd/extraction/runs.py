@@ -86,6 +86,7 @@ class Run:
     skipped_reasons: dict[str, int] = field(default_factory=dict)
     memories_created: int = 0
     memories_updated: int = 0
+    memories_suggested: int = 0  # changes waiting for the user's review (memory_review)
     chats_processed: int = 0
     llm_calls: int = 0  # every call made, answered or failed
     llm_calls_failed: int = 0  # of them, calls that got no answer (error, timeout...)

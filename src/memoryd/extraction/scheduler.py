@@ -356,6 +356,7 @@ def _account(run: Run, result: PairResult) -> None:
     run.completion_tokens += result.usage.completion_tokens
     run.memories_created += len(result.created)
     run.memories_updated += len(result.updated)
+    run.memories_suggested += len(result.suggested)
     run.chats_processed += len(result.chats_processed)
     where = {"user_id": result.user_id, "workspace": result.workspace}
     run.errors += [

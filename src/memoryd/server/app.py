@@ -18,6 +18,9 @@ from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
 from sqlalchemy import text
 from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
 from starlette.types import ASGIApp, Scope
 
 import memoryd
@@ -189,8 +192,7 @@ def create_app(
     app.include_router(web_chat_history.router)
     app.include_router(web_admin_actions.router)
     app.mount("/static", StaticFiles(directory=web_routes.STATIC_DIR), name="static")
-    if mcp:
-        app.router.routes.append(mcp.route)
+    app.router.routes.append(mcp.route if mcp else Route("/mcp", mcp_missing, methods=MCP_METHODS))
 
     async def refusal(scope: Scope) -> ASGIApp | None:
         if mcp and scope.get("path") == mcp.route.path:  # MCP clients read JSON-RPC errors
@@ -205,6 +207,21 @@ def create_app(
         body_timeout_s=settings.body_timeout_s,
     )
     return app
+
+
+MCP_METHODS = ["GET", "POST", "DELETE"]  # those of streamable HTTP
+MCP_MISSING = (
+    "MCP over HTTP needs the 'mcp' extra, which is not installed here: pip install "
+    "'memoryd[mcp]', then restart memoryd serve"
+)
+
+
+async def mcp_missing(_: Request) -> JSONResponse:
+    """``/mcp`` without the ``mcp`` extra: 501 saying what to install, as a JSON-RPC error
+    like the endpoint's own refusals, so an MCP host shows the message."""
+    data = {"type": "not_implemented", "code": "mcp_not_installed"}
+    error = {"code": -32600, "message": MCP_MISSING, "data": data}  # JSON-RPC invalid request
+    return JSONResponse({"jsonrpc": "2.0", "id": None, "error": error}, status_code=501)
 
 
 def _mcp_endpoint(state: ServerState) -> McpEndpoint | None:

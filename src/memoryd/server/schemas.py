@@ -432,6 +432,11 @@ class ImportOut(BaseModel):
     created: int
     updated: int
     skipped_duplicates: int
+    unchanged: int = Field(
+        default=0,
+        description="Lines naming one of the user's memories exactly as it is stored: not"
+        " counted as updated, and no audit entry.",
+    )
     workspaces_created: list[str]
     preferences: ImportedPreferences | None = Field(
         default=None,

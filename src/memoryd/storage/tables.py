@@ -317,6 +317,8 @@ extraction_runs = Table(
     Column("skipped_reasons", JSON, nullable=False, default=dict),
     Column("memories_created", Integer, nullable=False, default=0),
     Column("memories_updated", Integer, nullable=False, default=0),
+    # changes filed as suggestions for the user's review (memory_review; 0025)
+    Column("memories_suggested", Integer, nullable=False, default=0),
     Column("chats_processed", Integer, nullable=False, default=0),
     Column("llm_calls", Integer, nullable=False, default=0),  # made, answered or not
     Column("prompt_tokens", Integer, nullable=False, default=0),

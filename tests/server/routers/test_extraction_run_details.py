@@ -107,3 +107,33 @@ def test_the_run_page_shows_the_memories_asked_and_a_stopped_questions_pass(
         and "stopped after 2 memories" in shown
     )
     assert run_pairs(run, {})[0].entries[0]["label"] == "Asking questions stopped"
+
+
+def test_a_run_under_review_counts_its_suggestions_in_the_json_and_on_its_pages(
+    tmp_path: Path, embedder: MiniLMEmbedder, fake_llm: FakeOpenAIServer
+) -> None:
+    """Issue 38: with memory_review on, the run says how many changes wait for review."""
+    settings = make_settings(
+        tmp_path, llm_provider="openai", llm_base_url=fake_llm.base_url, llm_model="fake"
+    )
+    world = build_world(settings, embedder)
+    world.md.set_setting("memory_review", "everything")
+    for _ in range(3):
+        world.md.record_chat(world.ids["alice"], "alpha", "I just moved to Oslo.", "Welcome!")
+    fake_llm.script(Reply.json({"person": [1], "project": []}))
+    with world.client:
+        ran = world.call("admin", "POST", "/api/v1/extraction/run", json={"force": True}).json()
+        listed = world.call("admin", "GET", "/api/v1/extraction/runs").json()[0]
+        details = world.call("admin", "GET", f"/api/v1/extraction/runs/{listed['id']}").json()
+        page = get_page(world, "admin", f"/admin/runs/{listed['id']}")
+        table = get_page(world, "admin", "/admin/extraction-runs")
+    [waiting] = world.md.list_suggestions(world.ids["alice"])
+    assert ran["run"]["memories_suggested"] == listed["memories_suggested"] == 1
+    assert (listed["memories_created"], listed["memories_updated"]) == (0, 0)
+    assert details["pairs"][0]["suggested"] == [waiting.id]
+    shown = words(re.sub(r"<[^>]+>", " ", page.text))
+    assert "Memories 0 created, 0 updated, 1 suggested: waiting for review" in shown
+    assert "Waiting for review : create: The user just moved to Oslo." in shown
+    header = re.findall(r"<th[^>]*>([^<]*)</th>", table.text)
+    row = re.findall(r"<td>([^<]*)</td>", table.text)  # the cells after the linked start
+    assert row[header.index("Suggested") - 1] == "1"

@@ -48,7 +48,7 @@ def test_preferences_false_keeps_the_choices_the_user_has(world: World) -> None:
         headers=NDJSON,
     )
     assert kept.status_code == 200
-    assert kept.json()["preferences"] is None and kept.json()["updated"] == 1
+    assert kept.json()["preferences"] is None and kept.json()["unchanged"] == 1
     assert _choices(world, "alice") == (True, "updates")
     applied = world.call("admin", "POST", f"/api/v1/users/{alice}/import", content=exported)
     assert applied.json()["preferences"] == {"learn_from_chats": True, "memory_review": "default"}

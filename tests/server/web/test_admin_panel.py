@@ -149,7 +149,7 @@ def add_run(world: World) -> Run:
     run = Run(id=new_run_id(), trigger="manual", started_at=md.clock())
     start_run(md.db, run)
     run.pairs_seen = run.pairs_processed = 1
-    run.memories_created = 1
+    run.memories_created, run.memories_suggested = 1, 2
     where = {"user_id": world.ids["alice"], "workspace": "alpha"}
     run.errors = [
         {"kind": "item", **where, "error": "dropped: the user never said this"},
@@ -166,8 +166,9 @@ def test_admin_opens_a_runs_details(live_world: Live, page: Any) -> None:
     panel = open_admin(page, live, "Extraction")
     check_page(page)
     cells = panel.locator("tbody tr").first.locator("td")
-    # status, dropped, not stored, failed, LLM calls
-    assert [cells.nth(i).inner_text() for i in (1, 7, 8, 9, 10)] == ["ok", "1", "1", "0", "1"]
+    # status, suggested (waiting for review), dropped, not stored, failed, LLM calls
+    shown = [cells.nth(i).inner_text() for i in (1, 6, 8, 9, 10, 11)]
+    assert shown == ["ok", "2", "1", "1", "0", "1"]
     panel.get_by_role("link", name="details").click()
     page.wait_for_url(f"**/admin/runs/{run.id}")
     assert page.get_by_role("heading", name="alice in alpha").is_visible()

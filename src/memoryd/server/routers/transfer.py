@@ -210,6 +210,7 @@ def _import(
         created=result.created,
         updated=result.updated,
         skipped_duplicates=result.skipped_duplicates,
+        unchanged=result.unchanged,
         workspaces_created=list(result.workspaces_created),
         preferences=ImportedPreferences.of(result.preferences),
         chats_created=result.chats_created,

@@ -42,6 +42,7 @@ RUN_ENTRY_KINDS = {
     "interrupted": "Stopped here",
     "config": "LLM settings unusable",
     "questions": "Asking questions stopped",
+    "suggested": "Waiting for review",
 }
 
 
@@ -174,7 +175,7 @@ def run_page(request: Request, state: State, run_id: str) -> Response:
         page="admin",
         run=run,
         pairs=run_pairs(run, names),
-        counts={k: kinds.count(k) for k in RUN_ENTRY_KINDS},
+        counts={k: kinds.count(k) for k in RUN_ENTRY_KINDS if k != "suggested"},  # see Memories
         labels=RUN_ENTRY_KINDS,
     )
     return render(request, "run.html", context)

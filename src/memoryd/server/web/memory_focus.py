@@ -22,6 +22,7 @@ from urllib.parse import quote
 from fastapi import Request
 
 from memoryd.domain.errors import MemorydError
+from memoryd.domain.models import Source
 from memoryd.extraction.questions import in_words as questions_in_words
 from memoryd.server.deps import Owner, ServerState
 from memoryd.server.routers.memories import chats_using, memory_detail, visible_memory
@@ -135,12 +136,8 @@ def source_text(memory: MemoryDetail) -> str:
     if memory.source == "extraction":
         run = (memory.run_id or (by.split(":")[1] if ":" in by else ""))[:8] or "?"
         accepted = ", accepted in review" if by.startswith(("user:", "admin:")) else ""
-        return f"Learned from chats (extraction run {run}){accepted}"
-    if memory.source == "admin":
-        return "Added by an admin"
-    if memory.source == "import":
-        return "Imported from a file"
-    return "Added by hand"
+        return f"{Source.EXTRACTION.words} (extraction run {run}){accepted}"
+    return Source(memory.source).words
 
 
 def shorten(text: str, limit: int) -> str:
