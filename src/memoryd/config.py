@@ -30,6 +30,8 @@ class MemorydSettings(BaseSettings):
     models_dir: Path | None = None
     database_url: str | None = None
     reranker: str = "hybrid"
+    # the embedder, by its plugin name: "minilm", "e5" or "routed" (docs/reranking.md)
+    embedder: str = "minilm"
     # the embedding model graph: "auto" (re-quantised, by CPU), "u8s8", "u8u8" or "off"
     embedder_quantize: Literal["auto", "u8s8", "u8u8", "off"] = "auto"
 

@@ -27,8 +27,9 @@ from sqlalchemy import and_, func, select, update
 from memoryd.config import MemorydSettings
 from memoryd.domain import runtime_settings
 from memoryd.domain.errors import MemorydError
+from memoryd.domain.language import language_of
 from memoryd.domain.models import Actor, Chat, Memory, Scope, Source, Suggestion, Vector
-from memoryd.embedding.base import embed_memories
+from memoryd.embedding.base import comparison_embedder, embed_memories
 from memoryd.extraction import prompts
 from memoryd.extraction.decide import (
     Change,
@@ -40,7 +41,6 @@ from memoryd.extraction.decide import (
     verify_facts,
 )
 from memoryd.extraction.deps import ExtractionDeps, current_settings
-from memoryd.extraction.language import language_of
 from memoryd.extraction.review import needs_review, suggest
 from memoryd.extraction.rewrite import rewrite
 from memoryd.extraction.runs import clear_failures, get_pair_state, record_failure
@@ -447,9 +447,8 @@ def _plan_batch(
         result.rejected += shared
         verified, dropped = verify_facts(facts, sentences, known_secrets, names, patterns)
         result.rejected += dropped
-        vectors: list[Vector] = (
-            list(md.embedder.embed([text for text, _, _ in verified])) if verified else []
-        )
+        compare = comparison_embedder(md.embedder)  # MiniLM, where the thresholds were measured
+        vectors: list[Vector] = list(compare.embed([t for t, _, _ in verified])) if verified else []
         checked = [
             CheckedFact(text, fact.scope, sentence, vector)
             for (text, fact, sentence), vector in zip(verified, vectors, strict=True)
@@ -488,7 +487,7 @@ def _with_embeddings(md: ExtractionDeps, stored: list[Memory]) -> list[Memory]:
     first-person vectors the reranker reads (``memoryd.domain.perspective``)."""
     if not stored:
         return []
-    matrix = md.embedder.embed([m.content for m in stored])
+    matrix = comparison_embedder(md.embedder).embed([m.content for m in stored])
     return [replace(m, embedding=row) for m, row in zip(stored, matrix, strict=True)]
 
 

@@ -17,7 +17,7 @@ import json
 import re
 from typing import Any
 
-from memoryd.extraction.language import names_the_user
+from memoryd.domain.language import names_the_user
 from memoryd.llm.base import LLMProvider, Message
 from memoryd.llm.json_output import UnusableOutput, Usage, complete_json
 

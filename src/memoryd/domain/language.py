@@ -4,7 +4,9 @@ Extraction writes each memory in the language of the sentence it came from (R21)
 rewrites English itself (``memoryd.extraction.sentences.memory_form``), and the LLM
 rewrites the other languages with examples in that language
 (``memoryd.extraction.rewrite``). Both need to know the language; the checks need to know
-how a memory in that language names its subject. Pure functions, no I/O.
+how a memory in that language names its subject. The ``routed`` embedder
+(``memoryd.embedding.routed``) scores a turn with the multilingual model when any of its
+texts is not English. Pure functions, no I/O.
 
 The language is told by script first (kana: Japanese; Hangul: Korean; Han alone:
 Chinese), then, for Latin script, by the most frequent function words (pronouns,
