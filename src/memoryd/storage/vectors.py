@@ -51,8 +51,8 @@ def old_vector_memories(
 ) -> list[OldVector]:
     """Memories whose vector an older form of their text made or, with ``embedder``,
     another embedder than that one, oldest first."""
-    columns = (memories.c.id, memories.c.content, memories.c.content_key)
-    columns += (memories.c.vector_form, memories.c.embedder)
+    c = memories.c
+    columns = (c.id, c.content, c.content_key, c.vector_form, c.embedder)
     where = MEMORY_OLD_VECTORS
     if embedder is not None:
         other = or_(memories.c.embedder.is_(None), memories.c.embedder != embedder)
@@ -60,7 +60,7 @@ def old_vector_memories(
     query = (
         select(*columns).where(where).order_by(memories.c.created_at, memories.c.id).limit(limit)
     )
-    return [OldVector(*row) for row in conn.execute(query)]
+    return [OldVector(*row.tuple()) for row in conn.execute(query)]
 
 
 def set_vector(conn: Connection, memory: OldVector, vector: Any, embedder: str) -> bool:
