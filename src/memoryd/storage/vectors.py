@@ -60,7 +60,7 @@ def old_vector_memories(
     query = (
         select(*columns).where(where).order_by(memories.c.created_at, memories.c.id).limit(limit)
     )
-    return [OldVector(*row.tuple()) for row in conn.execute(query)]
+    return [OldVector._make(row) for row in conn.execute(query)]
 
 
 def set_vector(conn: Connection, memory: OldVector, vector: Any, embedder: str) -> bool:
