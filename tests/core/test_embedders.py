@@ -47,7 +47,9 @@ ENGLISH = [
 
 @pytest.fixture(scope="module")
 def e5() -> E5Embedder:
-    return E5Embedder()
+    embedder = E5Embedder(models_dir=MemorydSettings().models_path)
+    embedder.embed(["warm up"])
+    return embedder
 
 
 def world(md: Memoryd, texts: Sequence[str]) -> tuple[int, dict[str, str]]:
@@ -154,6 +156,16 @@ def test_e5_uses_query_and_passage_forms(e5: E5Embedder) -> None:
     query, passage = e5.embed_queries([text])[0], e5.embed([text])[0]
     assert abs(float(np.linalg.norm(query)) - 1) < 1e-4
     assert float(query @ passage) < 0.999  # the "query: " / "passage: " prefixes differ
+
+
+def test_the_int8_graph_agrees_with_the_c_engine(e5: E5Embedder) -> None:
+    assert e5.variant in ("u8s8", "u8u8")  # the derived graph, not the engine
+    engine = E5Embedder(quantize="off")
+    texts = [*CHINESE[:3], *ENGLISH[:3], "Où habite ma sœur ?", "word " * 900]  # > 1 window
+    for form in ("embed", "embed_queries"):
+        ours, theirs = getattr(e5, form)(texts), getattr(engine, form)(texts)
+        assert engine.variant == "engine"
+        assert float((ours * theirs).sum(axis=1).min()) > 0.99
 
 
 # --- routed -----------------------------------------------------------------------------

@@ -25,7 +25,7 @@ def _minilm(settings: MemorydSettings) -> MiniLMEmbedder:
 
 
 def _e5(settings: MemorydSettings) -> E5Embedder:
-    return E5Embedder()
+    return E5Embedder(quantize=settings.embedder_quantize, models_dir=settings.models_path)
 
 
 def _routed(settings: MemorydSettings) -> RoutedEmbedder:
