@@ -98,17 +98,19 @@ class E5Embedder:
         self._lock = threading.Lock()
         self._engine: Any = None
         self._graph: Any = None
+        self._loaded = False
         self.variant = "unloaded"
 
     def _load(self) -> None:
         with self._lock:
-            if self._engine is not None:
+            if self._loaded:
                 return
             engine = load_engine(self._threads)
             self._graph = self._derived(engine) if self._quantize != "off" else None
             if self._graph is None:
                 self.variant = "engine"
-            self._engine = engine
+                self._engine = engine  # else released: its 72 MB were only for the check
+            self._loaded = True
 
     def _derived(self, engine: Any) -> Any:
         from memoryd.embedding import e5_graph
@@ -141,7 +143,7 @@ class E5Embedder:
     def _encode(self, texts: Sequence[str], is_query: bool) -> npt.NDArray[np.float32]:
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
-        if self._engine is None:
+        if not self._loaded:
             self._load()
         if self._graph is not None:
             rows = self._graph.encode(list(texts), is_query)
