@@ -15,6 +15,7 @@ from sqlalchemy import select
 from memoryd import Memoryd, hookimpl
 from memoryd.config import MemorydSettings
 from memoryd.domain.errors import InvalidInput
+from memoryd.domain.language import is_english
 from memoryd.embedding.base import embed_memories
 from memoryd.embedding.e5 import E5Embedder
 from memoryd.embedding.minilm import MiniLMEmbedder
@@ -168,7 +169,24 @@ def test_the_int8_graph_agrees_with_the_c_engine(e5: E5Embedder) -> None:
         assert float((ours * theirs).sum(axis=1).min()) > 0.99
 
 
-# --- routed -----------------------------------------------------------------------------
+# --- routed ---
+@pytest.mark.parametrize(
+    ("text", "english"),
+    [
+        ("What do you do for fun?", True),  # "do" is Portuguese too
+        ("Lumio pricing: €12 per user per month", True),  # "per" is Italian too
+        ("Phoenix ships in Q3.", True),  # nothing tells: English
+        ("Où habite ma sœur ?", False),
+        ("¿Dónde vive mi hermana?", False),
+        ("Onde mora a minha irmã?", False),
+        ("Wo wohnt meine Schwester?", False),
+        ("我的狗叫什么名字？", False),
+        ("Search for 平創 rentals", False),  # Han in an English line
+    ],
+)
+def test_routing_reads_the_language_erring_towards_english(text: str, english: bool) -> None:
+    assert is_english(text) is english
+--------------------------------------------------------------------------
 def test_routed_scores_english_turns_as_minilm_and_others_in_e5(
     sqlite_url: str, embedder: MiniLMEmbedder, e5: E5Embedder
 ) -> None:

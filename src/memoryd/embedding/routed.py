@@ -10,8 +10,9 @@ scored in one model:
   scaled by 1/sqrt(2) so the whole stays of length 1), so any turn finds the vectors it
   needs already stored;
 - a turn is scored in e5 when any of its texts (the message, the history, the pool's
-  memories) is not English (``memoryd.domain.language.language_of``), else in MiniLM
-  (``route``); an English user's turns are scored exactly as by ``minilm``;
+  memories) does not read as English (``memoryd.domain.language.is_english``, which errs
+  towards English), else in MiniLM (``route``); an English user's turns are scored
+  exactly as by ``minilm``;
 - each half is read back by its ``View``, which also reads vectors the bare model
   stored, so a store embedded by ``minilm`` keeps its vectors for English turns while
   ``Memoryd.refresh_vectors`` adds the e5 half in the background.
@@ -28,7 +29,7 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
-from memoryd.domain.language import language_of
+from memoryd.domain import language
 from memoryd.domain.models import Vector
 from memoryd.embedding.base import Embedder, embed_queries, stored_vector
 
@@ -37,8 +38,8 @@ _HALF = 1 / math.sqrt(2)
 
 @lru_cache(maxsize=65536)
 def is_english(text: str) -> bool:
-    """``language_of(text) == "en"``, remembered: a pool's memories recur every turn."""
-    return language_of(text) == "en"
+    """``memoryd.domain.language.is_english``, remembered: a pool's memories recur."""
+    return language.is_english(text)
 
 
 class View:
