@@ -169,7 +169,7 @@ def test_the_int8_graph_agrees_with_the_c_engine(e5: E5Embedder) -> None:
         assert float((ours * theirs).sum(axis=1).min()) > 0.99
 
 
-# --- routed ---
+# --- routed -----------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("text", "english"),
     [
@@ -186,7 +186,8 @@ def test_the_int8_graph_agrees_with_the_c_engine(e5: E5Embedder) -> None:
 )
 def test_routing_reads_the_language_erring_towards_english(text: str, english: bool) -> None:
     assert is_english(text) is english
---------------------------------------------------------------------------
+
+
 def test_routed_scores_english_turns_as_minilm_and_others_in_e5(
     sqlite_url: str, embedder: MiniLMEmbedder, e5: E5Embedder
 ) -> None:
