@@ -1,7 +1,8 @@
 """Retrieval recall@5 per genre of conversation, each reranker in the same run.
 
     PYTHONPATH=src .venv/bin/python bench/retrieval_genres.py [--split dev|test]
-        [--genres madial-en madial-zh realmem persona own] [--rerankers cosine embedding hybrid]
+        [--genres madial-en madial-zh madial-en-zh madial-zh-en realmem persona own]
+        [--rerankers cosine embedding hybrid] [--embedders minilm e5 routed]
         [--baseline-rev REV]
 
 The persona set that issue 10 tuned on is one genre; a change to the reranker counts only
@@ -13,6 +14,9 @@ if it holds on the others too (R20). Each genre becomes pools of at most ``POOL`
   Chinese): the message is the user's turn before each test turn, the turns before it the
   history; the pool is the memories to recall plus the same user's others, drawn at random
   (seeded) up to the pool size.
+- ``madial-en-zh`` / ``madial-zh-en``: across languages, the same scenes: the English
+  dialogue's turns over the Chinese memories, and the Chinese turns over the English
+  memories (the dialogues whose relevant memories are the same in both files).
 - ``realmem`` (RealMem, a user and an assistant over months): each query turn whose answer
   lists the memories it used; the pool is those plus the user's memory points from earlier
   sessions, drawn at random (seeded); the category tag (``【Travel Plan】``) is dropped,
@@ -21,8 +25,10 @@ if it holds on the others too (R20). Each genre becomes pools of at most ``POOL`
 - ``own`` (``bench/data/retrieval.json``, memoryd's hand-written work conversations; no
   split, read whole).
 
-Memories carry the vectors ``add_memory`` stores (``embed_memories``); none carries
-questions, as for a user the background pass has not reached. Prints recall@5, hit@5 and
+Memories carry the vectors ``add_memory`` stores (``embed_memories``) by each embedder of
+``--embedders`` (a plugin name, ``memoryd.plugins.embedder_factories``; columns are named
+``embedder/reranker`` when there are several); none carries questions, as for a user the
+background pass has not reached. Prints recall@5, hit@5 and
 MRR@5 per genre and reranker, the macro mean over genres, and a paired bootstrap of each
 reranker against ``cosine`` (the 5th-95th percentile of the difference in recall@5).
 """
@@ -46,13 +52,13 @@ from typing import Any
 
 import numpy as np
 
+from memoryd.config import MemorydSettings
 from memoryd.domain.errors import InvalidContent
 from memoryd.domain.injection import Query, build_query, top_k
 from memoryd.domain.models import Memory, Scope, Source
 from memoryd.domain.rules import normalize_content
-from memoryd.embedding.base import Embedder, embed_memories
-from memoryd.embedding.minilm import MiniLMEmbedder
-from memoryd.plugins import reranker_factories
+from memoryd.embedding.base import Embedder, Routed, embed_memories
+from memoryd.plugins import embedder_factories, reranker_factories
 from memoryd.rerank.embedding import QueryEncoder, memory_vectors
 from memoryd.retrieval_evaluation import measures
 
@@ -64,7 +70,7 @@ REALMEM_SPLIT = {
     "dev": ["Adeleke_Okonjo", "Ethan_Hunt", "Kenta_Tanaka", "Kim_Ji_young", "Liam_O_Connor"],
     "test": ["Lin_Wanyu", "Oliver_Smith", "Pak_Budi", "Sarah_Miller", "Sophie_Dubois"],
 }
-GENRES = ("madial-en", "madial-zh", "realmem", "persona", "own")
+GENRES = ("madial-en", "madial-zh", "madial-en-zh", "madial-zh-en", "realmem", "persona", "own")
 
 
 @dataclass(frozen=True)
@@ -93,18 +99,26 @@ def _pool(relevant: Sequence[str], others: Sequence[str], rng: random.Random) ->
 _SPEAKER = re.compile(r'^<([^>]+)>\s*[:：]\s*"?(.*?)"?\s*$', re.S)
 
 
-def madial(language: str, split: str) -> list[Pool]:
-    folder = DATASETS / "madial-bench"
+def _madial_rows(language: str, kind: str) -> list[dict[str, Any]]:
+    path = DATASETS / "madial-bench" / f"MADial-Bench-{language}-{kind}.json"
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def madial(language: str, split: str, memory_language: str | None = None) -> list[Pool]:
+    """Turns in ``language`` over memories in ``memory_language`` (default the same)."""
     memories: dict[int, str] = {}
-    for line in (folder / f"MADial-Bench-{language}-memory.json").read_text().splitlines():
-        if line.strip():
-            for key, value in json.loads(line).items():
-                memories[int(key)] = value["event"]
-    dialogues = [
-        json.loads(line)
-        for line in (folder / f"MADial-Bench-{language}-dialogue.json").read_text().splitlines()
-        if line.strip()
-    ]
+    for row in _madial_rows(memory_language or language, "memory"):
+        for key, value in row.items():
+            memories[int(key)] = value["event"]
+    dialogues = _madial_rows(language, "dialogue")
+    if memory_language and memory_language != language:  # keep the scenes alike in both
+        same = _madial_rows(memory_language, "dialogue")
+        keep = {
+            i
+            for i, (a, b) in enumerate(zip(dialogues, same, strict=True))
+            if (a["relevant-id"], a["user-id"]) == (b["relevant-id"], b["user-id"])
+        }
+        dialogues = [d if i in keep else {**d, "relevant-id": []} for i, d in enumerate(dialogues)]
     by_user: dict[int, list[int]] = {}
     for d in dialogues:
         by_user.setdefault(d["user-id"], [])
@@ -224,29 +238,37 @@ def own(split: str) -> list[Pool]:
 
 def load(genre: str, split: str) -> list[Pool]:
     if genre.startswith("madial-"):
-        return madial(genre.removeprefix("madial-"), split)
+        language, _, memory_language = genre.removeprefix("madial-").partition("-")
+        return madial(language, split, memory_language or None)
     return {"realmem": realmem, "persona": persona, "own": own}[genre](split)
 
 
 # --- rerankers --------------------------------------------------------------------------
 class ConcatCosine:
-    """Plain MiniLM cosine with the whole query (message and history) as one text."""
+    """Plain cosine with the whole query (message and history) as one text (with a routed
+    embedder, in the model the turn's texts call for)."""
 
     def __init__(self, embedder: Embedder) -> None:
         self.embedder = embedder
-        self.encoder = QueryEncoder(embedder)
+        self.encoders: dict[str, QueryEncoder] = {}
+
+    def cosines(self, text: str, query: Query, memories: Sequence[Memory]) -> list[float]:
+        embedder = self.embedder
+        if isinstance(embedder, Routed):
+            embedder = embedder.route([*query.parts, *(m.content for m in memories)])
+        encoder = self.encoders.setdefault(embedder.name, QueryEncoder(embedder))
+        (vector,) = encoder.vectors([text])
+        return [float(x) for x in memory_vectors(embedder, memories) @ vector]
 
     def score(self, query: Query, memories: Sequence[Memory]) -> list[float]:
-        (vector,) = self.encoder.vectors([query.text])
-        return [float(x) for x in memory_vectors(self.embedder, memories) @ vector]
+        return self.cosines(query.text, query, memories)
 
 
 class MessageCosine(ConcatCosine):
-    """Plain MiniLM cosine with the message alone."""
+    """Plain cosine with the message alone."""
 
     def score(self, query: Query, memories: Sequence[Memory]) -> list[float]:
-        (vector,) = self.encoder.vectors([query.message or query.text])
-        return [float(x) for x in memory_vectors(self.embedder, memories) @ vector]
+        return self.cosines(query.message or query.text, query, memories)
 
 
 def rerankers(embedder: Embedder) -> dict[str, Callable[[], Any]]:
@@ -308,20 +330,34 @@ def bootstrap(diff: np.ndarray, rounds: int = 2000) -> tuple[float, float]:
     return float(np.percentile(means, 5)), float(np.percentile(means, 95))
 
 
-def measure(split: str, genres: Sequence[str], names: Sequence[str]) -> dict[str, Any]:
-    """Per genre and reranker, each turn's (recall@5, hit@5, MRR@5)."""
-    embedder = MiniLMEmbedder()
-    factories = rerankers(embedder)
-    unknown = [r for r in names if r not in factories]
+def embedders(names: Sequence[str]) -> list[Embedder]:
+    built = embedder_factories()
+    unknown = [n for n in names if n not in built]
     if unknown:
-        sys.exit(f"unknown reranker(s): {', '.join(unknown)}; known: {', '.join(factories)}")
-    cache: dict[str, Any] = {}
+        sys.exit(f"unknown embedder(s): {', '.join(unknown)}; known: {', '.join(built)}")
+    settings = MemorydSettings()
+    return [built[name](settings) for name in names]
+
+
+def measure(
+    split: str, genres: Sequence[str], names: Sequence[str], embedder_names: Sequence[str] = ()
+) -> dict[str, Any]:
+    """Per genre and reranker (and embedder), each turn's (recall@5, hit@5, MRR@5)."""
+    embedder_names = list(embedder_names) or ["minilm"]
     table: dict[str, Any] = {}
-    for genre in genres:
-        pools = load(genre, split)
-        cases = [(memories_of(embedder, p, cache), t) for p in pools for t in p.turns]
-        table[genre] = {name: run(factories[name](), cases).tolist() for name in names}
-        print(f"{genre}: {len(cases)} turns over {len(pools)} pools", file=sys.stderr, flush=True)
+    for label, embedder in zip(embedder_names, embedders(embedder_names), strict=True):
+        factories = rerankers(embedder)
+        unknown = [r for r in names if r not in factories]
+        if unknown:
+            sys.exit(f"unknown reranker(s): {', '.join(unknown)}; known: {', '.join(factories)}")
+        cache: dict[str, Any] = {}
+        for genre in genres:
+            pools = load(genre, split)
+            cases = [(memories_of(embedder, p, cache), t) for p in pools for t in p.turns]
+            for name in names:
+                column = f"{label}/{name}" if len(embedder_names) > 1 else name
+                table.setdefault(genre, {})[column] = run(factories[name](), cases).tolist()
+            print(f"{label} {genre}: {len(cases)} turns", file=sys.stderr, flush=True)
     return table
 
 
@@ -348,10 +384,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--split", choices=("dev", "test"), default="dev")
     parser.add_argument("--genres", nargs="+", choices=GENRES, default=list(GENRES))
     parser.add_argument("--rerankers", nargs="+", default=["cosine", "embedding", "hybrid"])
+    parser.add_argument("--embedders", nargs="+", default=["minilm"], help="plugin names")
     parser.add_argument("--baseline-rev", metavar="REV", help="also the hybrid of revision REV")
     parser.add_argument("--emit-json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    table = measure(args.split, args.genres, args.rerankers)
+    table = measure(args.split, args.genres, args.rerankers, args.embedders)
     if args.emit_json:
         print(json.dumps(table))
         return
@@ -363,7 +400,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"\nrecall@5 on {args.split} (hit@5, MRR@5); [5%, 95%] of the paired difference "
         f"in recall@5 to {names[0]}"
     )
-    print(f"{'genre':<10}" + "".join(f"{name:>34}" for name in names))
+    print(f"{'genre':<14}" + "".join(f"{name:>34}" for name in names))
     for genre, by in table.items():
         base = np.asarray(by[names[0]])[:, 0]
         cells = []
@@ -374,9 +411,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                 f"{r[:, 0].mean():.3f} ({r[:, 1].mean():.2f}, {r[:, 2].mean():.2f}) "
                 f"[{low:+.3f},{high:+.3f}]"
             )
-        print(f"{genre:<10}" + "".join(f"{c:>34}" for c in cells))
+        print(f"{genre:<14}" + "".join(f"{c:>34}" for c in cells))
     macro = {n: np.mean([np.asarray(by[n])[:, 0].mean() for by in table.values()]) for n in names}
-    print(f"{'macro':<10}" + "".join(f"{macro[n]:>34.3f}" for n in names))
+    print(f"{'macro':<14}" + "".join(f"{macro[n]:>34.3f}" for n in names))
 
 
 if __name__ == "__main__":

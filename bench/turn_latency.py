@@ -27,6 +27,10 @@ so both parts also report which stretches ran while other processes were quiet
 (from /proc/stat).
 
     .venv/bin/python bench/turn_latency.py [--turns 500]
+    .venv/bin/python bench/turn_latency.py --language en zh fr --embedders minilm routed e5
+
+With ``--language`` it measures instead the turns of a chat in each language, one set-up
+per embedder of ``--embedders`` (``bench/turn_languages.py``).
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from embedding_calls import CALLS_PER_ROUND, QUIET_CPUS, CpuMeter, run_embedding
+from turn_languages import FILES, run_languages
 
 from memoryd import Memoryd
 from memoryd.config import MemorydSettings
@@ -436,7 +441,14 @@ def main() -> None:
     parser.add_argument(
         "--skip-options", action="store_true", help="skip the onnxruntime session-option comparison"
     )
+    parser.add_argument("--language", nargs="+", choices=sorted(FILES), help="see the doc")
+    parser.add_argument("--embedders", nargs="+", default=["minilm", "routed", "e5"])
     args = parser.parse_args()
+    if args.language:
+        print(f"python {platform.python_version()}, {load_average()} at start")
+        run_languages(args)
+        print(f"\n{load_average()} at end")
+        return
     data = json.loads(DATA.read_text())
     print(f"python {platform.python_version()}, {load_average()} at start")
     embedder = MiniLMEmbedder()

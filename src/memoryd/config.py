@@ -30,6 +30,9 @@ class MemorydSettings(BaseSettings):
     models_dir: Path | None = None
     database_url: str | None = None
     reranker: str = "hybrid"
+    # the embedder, by its plugin name: "routed" (MiniLM for English turns, e5 for the
+    # others), "minilm" or "e5" (docs/reranking.md, "Embedders")
+    embedder: str = "routed"
     # the embedding model graph: "auto" (re-quantised, by CPU), "u8s8", "u8u8" or "off"
     embedder_quantize: Literal["auto", "u8s8", "u8u8", "off"] = "auto"
 

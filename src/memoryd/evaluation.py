@@ -55,7 +55,7 @@ import numpy as np
 
 from memoryd.config import MemorydSettings
 from memoryd.domain.errors import InvalidInput
-from memoryd.embedding.base import Embedder
+from memoryd.embedding.base import Embedder, comparison_embedder
 from memoryd.llm.base import LLMProvider, LLMUnavailable
 
 MATCH_SIMILARITY = 0.6
@@ -171,6 +171,7 @@ def judge_memories(
     the indexes of the facts found."""
     if not memories:
         return [], set()
+    embedder = comparison_embedder(embedder)  # MATCH_SIMILARITY is MiniLM's
     mem = np.asarray(embedder.embed([core(m) for m in memories]))
 
     def scores(lines: Sequence[str]) -> Any:

@@ -1,4 +1,4 @@
-"""Plugin hooks: how rerankers and LLM providers join memoryd.
+"""Plugin hooks: how embedders, rerankers and LLM providers join memoryd.
 
 Built-in providers are registered through these same hooks (see ``memoryd.plugins``), and
 a third-party package joins by declaring an entry point in the ``memoryd`` group that
@@ -14,6 +14,12 @@ import pluggy
 
 hookspec = pluggy.HookspecMarker("memoryd")
 hookimpl = pluggy.HookimplMarker("memoryd")
+
+
+@hookspec
+def register_embedders(register: Callable[[str, Callable[..., Any]], None]) -> None:
+    """Call ``register(name, factory)``; ``factory(settings)`` returns an Embedder
+    (``settings`` is the process's ``MemorydSettings``; ``MEMORYD_EMBEDDER`` picks one)."""
 
 
 @hookspec

@@ -7,7 +7,8 @@
   periodic task and ``memoryd memories purge-expired``);
 - ``refresh_vectors``: make again the vectors made from an older form of their text
   ("The user ..." as written before migration 0019, or an older rewriting than
-  ``memoryd.domain.perspective``'s current one);
+  ``memoryd.domain.perspective``'s current one) or by another embedder than this
+  process's (``MEMORYD_EMBEDDER`` changed);
   ``upkeep`` runs both, a batch each, for the scheduler's tick and the periodic task;
 - ``list_suggestions`` / ``accept_suggestion`` / ``reject_suggestion``: the review queue
   that extraction fills when ``memory_review`` is on. Accepting is a write like any other
@@ -116,23 +117,29 @@ class LifecycleFacade:
     def refresh_vectors(self, limit: int | None = REFRESH_BATCH) -> int:
         """Make again the vectors made from an older form of their memory's text (those
         stored before migration 0019: of "The user runs ..." instead of "I run ...",
-        ``memoryd.domain.perspective``; or by an older version of that rewriting),
-        oldest first, looking at ``limit`` memories at most (None: all); how many
-        vectors were made. A vector of the text as written (before 0019) whose text reads
-        the same in the current form is only marked current. The extraction scheduler's
-        ticks and the PostgreSQL sweep call this; turns use the older vectors meanwhile."""
+        ``memoryd.domain.perspective``; or by an older version of that rewriting), or
+        made by another embedder than this process's, oldest first, looking at ``limit``
+        memories at most (None: all); how many vectors were made. A vector of the text
+        as written (before 0019) whose text reads the same in the current form is only
+        marked current. The extraction scheduler's ticks and the PostgreSQL sweep call
+        this; turns use the older vectors meanwhile (or compute what they cannot read)."""
         made = seen = 0
+        name = self.embedder.name
         while limit is None or seen < limit:
             batch = REFRESH_BATCH if limit is None else min(REFRESH_BATCH, limit - seen)
             with self.db.read() as repo:
-                old = vectors.old_vector_memories(repo.conn, batch)
-            changed = [m for m in old if m.vector_form or first_person(m.content) != m.content]
+                old = vectors.old_vector_memories(repo.conn, batch, name)
+            changed = [
+                m
+                for m in old
+                if m.vector_form or m.embedder != name or first_person(m.content) != m.content
+            ]
             fresh = embed_memories(self.embedder, [m.content for m in changed])
             by_id = {m.id: vector for m, vector in zip(changed, fresh, strict=True)}
             with self.db.write() as repo:
                 for memory in old:
                     vector = by_id.get(memory.id)
-                    if vectors.set_vector(repo.conn, memory, vector, self.embedder.name):
+                    if vectors.set_vector(repo.conn, memory, vector, name):
                         made += vector is not None
             seen += len(old)
             if len(old) < batch:

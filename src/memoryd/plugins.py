@@ -12,7 +12,7 @@ import pluggy
 from memoryd import hookspecs
 from memoryd.domain.errors import InvalidInput
 
-DEFAULT_PLUGINS = ("memoryd.rerank.builtin", "memoryd.llm.builtin")
+DEFAULT_PLUGINS = ("memoryd.embedding.builtin", "memoryd.rerank.builtin", "memoryd.llm.builtin")
 
 _lock = threading.Lock()
 _manager: pluggy.PluginManager | None = None
@@ -39,6 +39,10 @@ def _collect(hook_name: str) -> dict[str, Callable[..., Any]]:
 
     getattr(plugin_manager().hook, hook_name)(register=register)
     return found
+
+
+def embedder_factories() -> dict[str, Callable[..., Any]]:
+    return _collect("register_embedders")
 
 
 def reranker_factories() -> dict[str, Callable[..., Any]]:

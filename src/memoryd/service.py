@@ -100,6 +100,11 @@ class Memoryd(
         self.clock = clock
         self._database = database
         self._embedder = embedder
+        self._embedder_factory: Callable[[MemorydSettings], Embedder] | None = None
+        if embedder is None:  # an unknown MEMORYD_EMBEDDER fails here, not at the first turn
+            from memoryd.plugins import embedder_factories, pick
+
+            self._embedder_factory = pick("embedder", self.settings.embedder, embedder_factories())
         self._reranker_choice: str | Reranker = reranker or self.settings.reranker
         self._reranker: Reranker | None = None
         # one database, embedder and reranker per instance, even when threads (the
@@ -122,14 +127,10 @@ class Memoryd(
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            from memoryd.embedding.minilm import MiniLMEmbedder
-
             with self._open_lock:
                 if self._embedder is None:
-                    self._embedder = MiniLMEmbedder(
-                        quantize=self.settings.embedder_quantize,
-                        models_dir=self.settings.models_path,
-                    )
+                    assert self._embedder_factory is not None  # set when none was given
+                    self._embedder = self._embedder_factory(self.settings)
         return self._embedder
 
     @property

@@ -58,7 +58,7 @@ from memoryd.domain.models import Actor, AuditAction, Memory, Scope, Source
 from memoryd.domain.results import ImportResult as ImportResult  # re-exported: it was defined here
 from memoryd.domain.results import Preferences
 from memoryd.domain.rules import content_key, normalize_content, resolve_scope, scope_label
-from memoryd.embedding.base import embed_memories
+from memoryd.embedding.base import embed_memories, embed_queries
 from memoryd.extraction.questions import parse_prompt
 from memoryd.extraction.questions import parse_stored as parse_questions
 from memoryd.memberships import change_membership
@@ -398,7 +398,9 @@ def import_lines(
         check_links_on_target(repo, user_id, chat_records, memory_ids, protected_ids)
         _refuse_over_limits(md, _plan_counts(md, repo, user_id, records, protected_ids))
     vectors = embed_memories(md.embedder, [r.content for r in records])
-    question_rows = [md.embedder.embed(r.questions) if r.questions else None for r in records]
+    question_rows = [
+        embed_queries(md.embedder, r.questions) if r.questions else None for r in records
+    ]
     result = ImportResult()
     now = md.clock()
     # the chats first, in short transactions of their own, then the rest in one, which

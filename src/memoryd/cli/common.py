@@ -240,12 +240,14 @@ def database_url(db: str | None) -> str:
 
 @cache
 def shared_embedder() -> Embedder:
-    """One embedder per process; the model loads on its first use, not here."""
+    """One embedder per process, the one ``MEMORYD_EMBEDDER`` names (an unknown name is
+    an error here); the model loads on its first use, not here."""
     from memoryd.config import MemorydSettings
-    from memoryd.embedding.minilm import MiniLMEmbedder
+    from memoryd.plugins import embedder_factories, pick
 
     settings = MemorydSettings()
-    return MiniLMEmbedder(quantize=settings.embedder_quantize, models_dir=settings.models_path)
+    embedder: Embedder = pick("embedder", settings.embedder, embedder_factories())(settings)
+    return embedder
 
 
 @contextmanager

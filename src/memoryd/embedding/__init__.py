@@ -1,4 +1,4 @@
-"""Text embedders: the interface and the bundled MiniLM implementation."""
+"""Text embedders: the interface, the bundled MiniLM, multilingual e5 and the routed pair."""
 
 from memoryd.embedding.base import Embedder
 from memoryd.embedding.minilm import MiniLMEmbedder

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 
-from memoryd.extraction.language import STANDING
+from memoryd.domain.language import STANDING
 from memoryd.extraction.secret_words import CREDENTIAL_LABELS
 from memoryd.extraction.sentences import IRREGULAR_PAST
 

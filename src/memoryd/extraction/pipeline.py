@@ -28,7 +28,7 @@ from memoryd.config import MemorydSettings
 from memoryd.domain import runtime_settings
 from memoryd.domain.errors import MemorydError
 from memoryd.domain.models import Actor, Chat, Memory, Scope, Source, Suggestion, Vector
-from memoryd.embedding.base import embed_memories
+from memoryd.embedding.base import comparison_embedder, embed_memories
 from memoryd.extraction import prompts
 from memoryd.extraction.decide import (
     Change,
@@ -413,9 +413,8 @@ def _plan_batch(
         result.rejected += shared
         verified, dropped = verify_facts(facts, sentences, known_secrets, names, patterns)
         result.rejected += dropped
-        vectors: list[Vector] = (
-            list(md.embedder.embed([text for text, _, _ in verified])) if verified else []
-        )
+        compare = comparison_embedder(md.embedder)  # MiniLM, where the thresholds were measured
+        vectors: list[Vector] = list(compare.embed([t for t, _, _ in verified])) if verified else []
         checked = [
             CheckedFact(text, fact.scope, sentence, vector)
             for (text, fact, sentence), vector in zip(verified, vectors, strict=True)
@@ -454,7 +453,7 @@ def _with_embeddings(md: ExtractionDeps, stored: list[Memory]) -> list[Memory]:
     first-person vectors the reranker reads (``memoryd.domain.perspective``)."""
     if not stored:
         return []
-    matrix = md.embedder.embed([m.content for m in stored])
+    matrix = comparison_embedder(md.embedder).embed([m.content for m in stored])
     return [replace(m, embedding=row) for m, row in zip(stored, matrix, strict=True)]
 
 

@@ -38,7 +38,7 @@ from datetime import datetime
 from typing import Any
 
 from memoryd.domain.errors import InvalidInput
-from memoryd.embedding.base import Embedder
+from memoryd.embedding.base import Embedder, embed_queries
 from memoryd.extraction.memory_pass import Request, ask_each, fact_messages
 from memoryd.llm.base import LLMProvider, Message
 from memoryd.llm.json_output import Usage, parse_json_object
@@ -234,7 +234,7 @@ def ask_questions(
         stale = stored.stale_question_memories(repo.conn, embedder.name, limit, now, **mine)
     for memory in stale:
         assert memory.questions is not None
-        again = embedder.embed(list(memory.questions))
+        again = embed_queries(embedder, list(memory.questions))
         with db.write() as repo:
             if stored.set_questions(
                 repo.conn, memory.id, memory.content_key, memory.questions, again,
@@ -256,7 +256,7 @@ def ask_questions(
     def derive(_: stored.Unasked, answers: tuple[str, ...]) -> tuple[tuple[str, ...], Any]:
         questions = union(tuple(read_answer(a) for a in answers))
         # embedded here, outside the write transaction
-        return questions, embedder.embed(list(questions)) if questions else None
+        return questions, embed_queries(embedder, list(questions)) if questions else None
 
     def store(repo: Repository, memory: stored.Unasked, asked: Any) -> bool:
         questions, vectors = asked if asked is not None else ((), None)  # None: refused

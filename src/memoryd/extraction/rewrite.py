@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from memoryd.domain.language import language_of, names_the_user
 from memoryd.domain.models import Scope
-from memoryd.extraction.language import language_of, names_the_user
 from memoryd.extraction.schema import Fact
 from memoryd.extraction.sentences import QUOTED, Sentence, memory_form
 from memoryd.extraction.timebound import dated

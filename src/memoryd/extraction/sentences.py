@@ -19,9 +19,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from memoryd.domain.language import STANDING, is_cjk, language_of
 from memoryd.domain.models import Chat
 from memoryd.domain.perspective import ADVERBS as _ADVERBS
-from memoryd.extraction.language import STANDING, is_cjk, language_of
 
 _SPLIT = re.compile(r"(?<=[.!?…])[\"')\]]*\s+|(?<=[。！？])|\n+")
 # Pasted material is not the user speaking (R20): fenced code, quoted lines, code lines.

@@ -1,4 +1,4 @@
-"""The native reranker: cosine similarity of MiniLM vectors, computed locally (R4).
+"""The native reranker: cosine similarity of embedding vectors, computed locally (R4).
 
 Memory vectors are stored when memories are written, so a turn embeds only its query.
 The query's parts (the message and each history message) are embedded separately and
@@ -15,6 +15,10 @@ Memories that carry the questions an LLM wrote they answer
 cosine with the message lies above the pool's mean (``question_gain``), scaled down in a
 pool whose backlog the questions' pass has not reached yet: the questions reorder only the
 memories they single out.
+With a ``Routed`` embedder (``routed``: MiniLM and e5) each turn is scored wholly in the
+model its texts call for (``memoryd.embedding.routed``), with one query cache per model.
+Memory vectors another embedder stored are computed again and kept in a bounded cache
+until ``Memoryd.refresh_vectors`` stores the new ones.
 """
 
 from __future__ import annotations
@@ -28,7 +32,13 @@ import numpy as np
 
 from memoryd.domain.injection import Query
 from memoryd.domain.models import Memory, Vector
-from memoryd.embedding.base import Embedder, embed_memories
+from memoryd.embedding.base import (
+    Embedder,
+    Routed,
+    embed_memories,
+    embed_queries,
+    stored_vector,
+)
 
 MESSAGE_WEIGHT = 5.0  # the current message against 1 for the latest history message
 HISTORY_DECAY = 0.5  # each older history message weighs this much of the next newer one
@@ -74,7 +84,7 @@ class QueryEncoder:
                     found[text] = self._cache[text]
         missing = list(dict.fromkeys(t for t in texts if t not in found))
         if missing:
-            fresh = self.embedder.embed(missing)
+            fresh = embed_queries(self.embedder, missing)
             with self._lock:
                 for text, vec in zip(missing, fresh, strict=True):
                     found[text] = vec
@@ -102,19 +112,51 @@ def part_weights(
     return ([message_weight] if query.message else []) + history
 
 
-def memory_vectors(embedder: Embedder, memories: Sequence[Memory]) -> np.ndarray:
-    """Stored vectors where they come from this embedder; the rest are computed now."""
+class StaleVectors:
+    """Vectors computed for memories whose stored one another embedder made, by embedder
+    and text (bounded LRU, thread-safe): a turn after a change of embedder pays for them
+    once, not on every turn until the refresh has stored them."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self._cache: OrderedDict[tuple[str, str], Vector] = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._cache)
+
+    def get(self, embedder: Embedder, texts: Sequence[str]) -> list[Vector]:
+        keys = [(embedder.name, text) for text in texts]
+        with self._lock:
+            found = {key: self._cache[key] for key in keys if key in self._cache}
+        missing = list(dict.fromkeys(key for key in keys if key not in found))
+        if missing:
+            fresh = embed_memories(embedder, [text for _, text in missing])
+            with self._lock:
+                for key, vec in zip(missing, fresh, strict=True):
+                    found[key] = self._cache[key] = vec
+                while len(self._cache) > self._size:
+                    self._cache.popitem(last=False)
+        return [found[key] for key in keys]
+
+
+def memory_vectors(
+    embedder: Embedder, memories: Sequence[Memory], stale_cache: StaleVectors | None = None
+) -> np.ndarray:
+    """Stored vectors where ``embedder`` can read them (``stored_vector``); the rest are
+    computed now (or taken from ``stale_cache``)."""
     rows: list[Vector | None] = [
-        m.embedding
-        if m.embedder == embedder.name
-        and m.embedding is not None
-        and m.embedding.shape == (embedder.dimensions,)
-        else None
+        stored_vector(embedder, m.embedding, m.embedder) if m.embedding is not None else None
         for m in memories
     ]
     stale = [i for i, row in enumerate(rows) if row is None]
     if stale:
-        fresh = embed_memories(embedder, [memories[i].content for i in stale])
+        texts = [memories[i].content for i in stale]
+        fresh = (
+            stale_cache.get(embedder, texts)
+            if stale_cache is not None
+            else list(embed_memories(embedder, texts))
+        )
         for i, vec in zip(stale, fresh, strict=True):
             rows[i] = vec
     return np.stack([r for r in rows if r is not None]) if rows else np.zeros((0, 1))
@@ -135,12 +177,9 @@ def question_gain(
     reached = 0
     for i, m in enumerate(memories):
         q = m.question_vectors
-        if (
-            q is not None
-            and len(q)
-            and q.shape[1:] == message.shape
-            and (m.question_embedder == embedder.name)
-        ):
+        if q is not None and len(q):
+            q = stored_vector(embedder, q, m.question_embedder)
+        if q is not None and len(q) and q.shape[1:] == message.shape:
             asked.append(i)
             matrices.append(q)
         elif m.questions is not None and not m.questions:
@@ -172,6 +211,10 @@ class EmbeddingReranker:
     ) -> None:
         self.embedder = embedder
         self.encoder = encoder or QueryEncoder(embedder)
+        self.stale = StaleVectors()
+        # a routed embedder's models each get their query cache (see the module doc)
+        self._encoders: dict[str, QueryEncoder] = {}
+        self._encoders_lock = threading.Lock()
         self.message_weight = message_weight
         self.history_decay = history_decay
         self.question_weight = question_weight
@@ -179,9 +222,25 @@ class EmbeddingReranker:
         self.remark_words = remark_words
         self.questions_weight = questions_weight
 
+    def encoder_for(self, embedder: Embedder) -> QueryEncoder:
+        """The query cache of one of a routed embedder's models (else ``encoder``)."""
+        if embedder is self.embedder:
+            return self.encoder
+        with self._encoders_lock:
+            found = self._encoders.get(embedder.name)
+            if found is None:
+                found = self._encoders[embedder.name] = QueryEncoder(embedder)
+            return found
+
     def warm(self, texts: Sequence[str]) -> None:
-        """Embed texts that later turns will carry as history, off those turns' path."""
-        self.encoder.vectors([t for t in texts if t])
+        """Embed texts that later turns will carry as history, off those turns' path (with
+        a routed embedder, in the model each text's own language calls for)."""
+        texts = [t for t in texts if t]
+        if not isinstance(self.embedder, Routed):
+            self.encoder.vectors(texts)
+            return
+        for text in texts:
+            self.encoder_for(self.embedder.route([text])).vectors([text])
 
     def score(self, query: Query, memories: Sequence[Memory]) -> list[float]:
         if not memories:
@@ -190,8 +249,11 @@ class EmbeddingReranker:
             return [0.0] * len(memories)
         if self.remark_words:
             query = Query(question_focus(query.message, self.remark_words), query.history)
-        matrix = memory_vectors(self.embedder, memories)
-        parts = np.stack(self.encoder.vectors(query.parts))
+        embedder = self.embedder
+        if isinstance(embedder, Routed):
+            embedder = embedder.route([*query.parts, *(m.content for m in memories)])
+        matrix = memory_vectors(embedder, memories, self.stale)
+        parts = np.stack(self.encoder_for(embedder).vectors(query.parts))
         weights = np.asarray(
             part_weights(query, self.message_weight, self.history_decay, self.question_weight)
         )
@@ -200,7 +262,7 @@ class EmbeddingReranker:
         mean = cosines @ weights / norm if norm > 0 else np.zeros(len(memories))
         blended = (1 - self.max_share) * mean + self.max_share * cosines.max(axis=1)
         if self.questions_weight and query.message:
-            asked = question_gain(self.embedder, parts[0], memories)
+            asked = question_gain(embedder, parts[0], memories)
             if asked is not None:
                 blended = blended + self.questions_weight * asked
         return [float(x) for x in blended]

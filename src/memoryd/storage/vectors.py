@@ -1,5 +1,6 @@
 """Storage of a memory's vector: the columns written with it, and finding and replacing
-vectors made from an older form of their text (migration 0019).
+vectors made from an older form of their text (migration 0019) or by another embedder
+than the process's (``MEMORYD_EMBEDDER`` changed).
 
 The vector is derived data, like the questions: it is made from
 ``memoryd.domain.perspective.first_person`` of the text, and ``vector_form`` records the
@@ -13,19 +14,21 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import numpy as np
-from sqlalchemy import Connection, select, update
+from sqlalchemy import Connection, and_, or_, select, update
 
 from memoryd.domain.perspective import VECTOR_FORM
 from memoryd.storage.tables import MEMORY_OLD_VECTORS, memories
 
 
 class OldVector(NamedTuple):
-    """A memory whose vector was made from an older form of its text."""
+    """A memory whose vector was made from an older form of its text, or by another
+    embedder."""
 
     id: str
     content: str
     content_key: str
     vector_form: int | None  # None: made from the text as written (before 0019)
+    embedder: str | None = None
 
 
 def vector_bytes(vector: Any) -> bytes | None:
@@ -43,15 +46,21 @@ def vector_columns(vector: Any, embedder: str) -> dict[str, Any]:
     }
 
 
-def old_vector_memories(conn: Connection, limit: int) -> list[OldVector]:
-    """Memories whose vector an older form of their text made, oldest first."""
+def old_vector_memories(
+    conn: Connection, limit: int, embedder: str | None = None
+) -> list[OldVector]:
+    """Memories whose vector an older form of their text made or, with ``embedder``,
+    another embedder than that one, oldest first."""
+    c = memories.c
+    columns = (c.id, c.content, c.content_key, c.vector_form, c.embedder)
+    where = MEMORY_OLD_VECTORS
+    if embedder is not None:
+        other = or_(memories.c.embedder.is_(None), memories.c.embedder != embedder)
+        where = or_(where, and_(memories.c.embedding.is_not(None), other))
     query = (
-        select(memories.c.id, memories.c.content, memories.c.content_key, memories.c.vector_form)
-        .where(MEMORY_OLD_VECTORS)
-        .order_by(memories.c.created_at, memories.c.id)
-        .limit(limit)
+        select(*columns).where(where).order_by(memories.c.created_at, memories.c.id).limit(limit)
     )
-    return [OldVector(*row) for row in conn.execute(query)]
+    return [OldVector._make(row) for row in conn.execute(query)]
 
 
 def set_vector(conn: Connection, memory: OldVector, vector: Any, embedder: str) -> bool:
