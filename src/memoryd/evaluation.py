@@ -55,7 +55,7 @@ import numpy as np
 
 from memoryd.config import MemorydSettings
 from memoryd.domain.errors import InvalidInput
-from memoryd.embedding.base import Embedder, comparison_embedder
+from memoryd.embedding.base import Embedder
 from memoryd.llm.base import LLMProvider, LLMUnavailable
 
 MATCH_SIMILARITY = 0.6
@@ -171,7 +171,9 @@ def judge_memories(
     the indexes of the facts found."""
     if not memories:
         return [], set()
-    embedder = comparison_embedder(embedder)  # MATCH_SIMILARITY is MiniLM's
+    # MATCH_SIMILARITY is MiniLM's: a routed embedder's comparison half (read by name,
+    # not imported: bench/genres.py runs this file against older revisions' packages)
+    embedder = getattr(embedder, "comparison", None) or embedder
     mem = np.asarray(embedder.embed([core(m) for m in memories]))
 
     def scores(lines: Sequence[str]) -> Any:
