@@ -246,7 +246,7 @@ def test_export_and_import_carry_my_chats_like_the_library(live: LiveMemoryd) ->
         assert client.export_memories(alice, chats=False) == exported[:-1]
         client.clear_chats(alice)
         skipped = client.import_memories(alice, exported, chats=False)
-        assert (skipped.updated, skipped.chats_created) == (1, 0)
+        assert (skipped.unchanged, skipped.updated, skipped.chats_created) == (1, 0, 0)
         assert client.list_chats(alice) == []
         added = client.import_memories(alice, exported)
         assert (added.chats_created, added.chats_skipped) == (1, 0)

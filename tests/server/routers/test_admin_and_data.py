@@ -167,6 +167,7 @@ def test_export_import_round_trip_for_self_and_admin(world: World) -> None:
     assert imported.json() == {
         "created": 2,
         "updated": 0,
+        "unchanged": 0,
         "skipped_duplicates": 0,
         "workspaces_created": [],
         "preferences": {"learn_from_chats": True, "memory_review": "default"},
