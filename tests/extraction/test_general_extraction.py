@@ -183,3 +183,26 @@ def test_chinese_and_japanese_sentences_are_split_and_written_in_their_language(
     assert any("adds a number" in e["error"] for e in run.errors if e["kind"] == "item")
     by_text = {m.content: m for m in xmd.list_memories(xmd.get_user("ana").id)}
     assert by_text["用户对花生过敏。"].scope is Scope.GLOBAL
+
+
+def test_a_rule_said_to_you_is_kept_and_a_rewrite_in_the_first_person_is_not(
+    xmd: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
+) -> None:
+    """A mentor's rule speaks to "you" (the one it binds): kept as the user's rule. A
+    rewrite that keeps the user's own "je" reads as the assistant's words: refused. A
+    sentence that opens on "That's ..." leans on what was said before: set aside."""
+    memories, shown = learn(
+        xmd, fake_llm, clock,
+        ["You should always start your function names with 'gn_'.",
+         "That's definitely what I want to focus on now.",
+         "Le week-end, je fais du vélo avec mon frère."],
+        observe(person=[2], project=[1]),
+        notes("Le week-end, l'utilisateur fait du vélo avec mon frère."),
+    )  # fmt: skip
+    assert shown == [
+        "1. You should always start your function names with 'gn_'.",
+        "2. Le week-end, je fais du vélo avec mon frère.",
+    ]
+    assert memories == ["The user's rule: you should always start your function names with 'gn_'."]
+    run = xmd.extraction_runs(1)[0]
+    assert any("keeps the user's own first person" in e["error"] for e in run.errors)

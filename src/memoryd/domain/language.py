@@ -38,12 +38,14 @@ _FUNCTION_WORDS = {
     "en": "i i'm i've my me the a an and is am are was to of in it that with for this",
     "fr": "je j'ai j'aime suis mon ma mes le la les des est et une un du au pour avec c'est "
     "ne pas dans sur qui que moi",
-    "es": "yo soy estoy mi mis el la los las es y una un del al para con que no en por muy "
-    "me desde hace",
+    "es": "yo soy estoy mi mis el los las es y al para que en por muy me desde hace "
+    "también pero porque tengo gusta hago mucho",
     "de": "ich bin mein meine der die das und ist ein eine einen mit nicht zu im auf habe "
     "seit mich mir",
-    "pt": "eu sou estou meu minha o os as é e um uma do da no na para com não que em moro tenho",
-    "it": "io sono mio mia il lo gli è e un una del della per con non che mi ho nel sulla",
+    "pt": "eu sou estou meu minha o os as é um uma do da no na para não que em moro tenho "
+    "também mas gosto muito faço nós",
+    "it": "io sono mio mia miei mie il lo gli è e della per non che mi ho nel sulla di anche "
+    "molto piace perché però questo sto faccio",
     "id": "saya aku dan yang di ini itu dengan untuk adalah tidak ke dari punya sudah",
 }
 _INDEX = {lang: frozenset(words.split()) for lang, words in _FUNCTION_WORDS.items()}

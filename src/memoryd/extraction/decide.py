@@ -91,9 +91,10 @@ class Names:
     own: frozenset[str] = frozenset()
 
 
-def subject_problem(text: str, names: Names) -> str | None:
-    """Why ``text`` is not a fact about the user, or None."""
-    if _SECOND_PERSON.search(text):
+def subject_problem(text: str, names: Names, rule: bool = False) -> str | None:
+    """Why ``text`` is not a fact about the user, or None. A standing ``rule`` of the
+    user's may speak to "you": the one it binds ("always start your names with 'x_'")."""
+    if not rule and _SECOND_PERSON.search(text):
         return "about the other speaker"
     if _FIRST_PERSON_START.match(text):
         return "written in the first person, so it would read as the assistant's"
@@ -138,7 +139,7 @@ def verify_facts(
                 rejected.append(f"{where}: {why}: {sentence.text}")
                 continue
             text = rule
-        problem = subject_problem(text, names)
+        problem = subject_problem(text, names, rule=text.startswith("The user's rule:"))
         if problem:
             rejected.append(f"{where}: {problem}: {text}")
             continue

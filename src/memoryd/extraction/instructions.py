@@ -163,7 +163,7 @@ def standing_rule(sentence: str, memory: str) -> tuple[str | None, str]:
         return None, "a one-off request to the assistant, not a lasting fact"
     if _CREDENTIALS.search(sentence):
         return None, "a standing request about credentials, never kept"
-    if instruction_reason(memory) is None:
+    if instruction_reason(memory) is None and not memory.startswith("The user said"):
         return memory, ""  # already a statement about the user (another language's rewrite)
-    text = memory.strip()
+    text = sentence.strip() if memory.startswith("The user said") else memory.strip()
     return f"The user's rule: {text[0].lower()}{text[1:]}", ""

@@ -109,6 +109,21 @@ SHOTS: dict[str, tuple[tuple[str, str], ...]] = {
     ),
 }
 _DIGITS = re.compile(r"\d+")
+# The first person of each language: a note that keeps it reads as the assistant's words.
+_FIRST_PERSON = {
+    language: re.compile(words, re.IGNORECASE)
+    for language, words in {
+        "fr": r"\b(?:je|j'|me|m'|moi|mon|ma|mes)\b|\bj'",
+        "es": r"\b(?:yo|mi|mis|conmigo)\b",
+        "de": r"\b(?:ich|mein|meine|meinen|meinem|meiner|mich|mir)\b",
+        "pt": r"\b(?:eu|meu|minha|meus|minhas)\b",
+        "it": r"\b(?:io|mio|mia|miei|mie)\b",
+        "id": r"\b(?:saya|aku)\b",
+        "zh": r"我",
+        "ja": r"私|僕|俺",
+        "ko": r"저는|제가|나는|내가|저의|나의|\b내\b",
+    }.items()
+}
 # A name the user wrote in a Latin-script language, which the note must keep.
 _NAME = re.compile(r"\b[A-ZÀ-Ý][a-zà-ÿ]+\b")
 
@@ -139,6 +154,9 @@ def problem(note: str, sentence: str, language: str) -> str | None:
     invented = set(_DIGITS.findall(note)) - set(_DIGITS.findall(sentence))
     if invented:
         return f"the rewrite adds a number the user did not write ({sorted(invented)[0]})"
+    mine = _FIRST_PERSON.get(language)
+    if mine is not None and mine.search(note):
+        return "the rewrite keeps the user's own first person"
     lost = [name for name in _NAME.findall(sentence)[1:] if name not in note]
     if lost:
         return f"the rewrite leaves out {lost[0]}"

@@ -235,10 +235,12 @@ def could_hold_fact(sentence: str) -> bool:
         return False  # "we" is the user and the assistant: "we have a lot in common"
     if _leans_on_someone(sentence) or _leans_on_something(sentence):
         return False  # "I love their music", "I painted it": what is said only before
+    if _PRONOUN_SUBJECT.match(sentence):
+        return False  # "That's what I want", "It's my favourite": on what came before
     first = any(w in _FIRST_PERSON for w in words)
     if first:
         return True
-    if any(w in _SECOND_PERSON for w in words) or _PRONOUN_SUBJECT.match(sentence):
+    if any(w in _SECOND_PERSON for w in words):
         return False  # about the other party, or leaning on what came before ("It's ...")
     tokens = _WORD.findall(sentence)
     named = any(t[0].isupper() and t not in _NOT_NAMES for t in tokens[1:])
