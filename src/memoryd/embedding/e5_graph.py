@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import logging
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +28,7 @@ import numpy as np
 
 from memoryd.embedding.e5_model import E5File, E5Tokens, read_file
 from memoryd.embedding.graph import SLOW_FUSIONS
-from memoryd.embedding.quantize import QuantizationFailed, sha256_of
+from memoryd.embedding.quantize import QuantizationFailed, private_temp, sha256_of
 
 SOURCE_SHA256 = "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f"
 MIN_COSINE = 0.98
@@ -133,13 +132,7 @@ def ensure_graph(source: Path, models_dir: Path, variant: str) -> Path:
         from onnxruntime.quantization import QuantType, quantize_dynamic
     except ImportError as exc:
         raise QuantizationFailed(f"onnx is needed to derive the e5 graph: {exc}") from exc
-    try:
-        models_dir.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=target.name, suffix=".tmp", dir=models_dir)
-        os.close(fd)
-    except OSError as exc:
-        raise QuantizationFailed(f"cannot write to {models_dir}: {exc}") from exc
-    tmp = Path(tmp_name)
+    tmp = private_temp(models_dir, target)
     root = logging.getLogger()
     level = root.level
     root.setLevel(logging.ERROR)  # quantize_dynamic's root-logger advice, not for our users

@@ -84,13 +84,7 @@ def ensure_quantized(source: Path, models_dir: Path, variant: str) -> Path:
     target = quantized_path(models_dir, variant)
     if target.is_file() and sha256_of(target) == VARIANTS[variant]:
         return target
-    try:
-        models_dir.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=target.name, suffix=".tmp", dir=models_dir)
-        os.close(fd)
-    except OSError as exc:
-        raise QuantizationFailed(f"cannot write to {models_dir}: {exc}") from exc
-    tmp = Path(tmp_name)
+    tmp = private_temp(models_dir, target)
     try:
         _quantize(source, tmp, variant)
         got = sha256_of(tmp)
@@ -103,6 +97,18 @@ def ensure_quantized(source: Path, models_dir: Path, variant: str) -> Path:
     finally:
         tmp.unlink(missing_ok=True)
     return target
+
+
+def private_temp(models_dir: Path, target: Path) -> Path:
+    """An empty temporary file of this process beside ``target``, to be renamed into
+    place once written (so processes deriving the same file at once never clash)."""
+    try:
+        models_dir.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=target.name, suffix=".tmp", dir=models_dir)
+        os.close(fd)
+    except OSError as exc:
+        raise QuantizationFailed(f"cannot write to {models_dir}: {exc}") from exc
+    return Path(tmp_name)
 
 
 def _quantize(source: Path, dest: Path, variant: str) -> None:

@@ -48,9 +48,6 @@ _FIRST_PERSON_WORDS = (
     "i i'm im i've ive i'd i'll me my mine myself we we're we've we'll our ours us"
 )
 _FIRST_PERSON = frozenset(_FIRST_PERSON_WORDS.split())
-_SINGULAR = frozenset(
-    ["i", "i'm", "im", "i've", "ive", "i'd", "i'll", "me", "my", "mine", "myself"]
-)
 _SECOND_PERSON_WORDS = "you you're youre you've you'd you'll your yours yourself"
 _SECOND_PERSON = frozenset(_SECOND_PERSON_WORDS.split())
 # Openings that only react to the other party or manage the conversation.
@@ -332,12 +329,6 @@ def user_sentences(chats: Sequence[Chat], limit: int, said_before: str = "") -> 
                 found.append(Sentence(len(found) + 1, text, chat.id, chat.prompt))
         previous = f"{previous}\n{chat.response}"
     return found
-
-
-def is_first_person(sentence: str) -> bool:
-    """Whether the user speaks of themselves alone ("I ...", "my ..."), not of a "we"."""
-    words = set(_words(sentence))
-    return bool(words & _SINGULAR) and not _SELF_NAME.search(sentence)
 
 
 def renumber(sentences: Sequence[Sentence]) -> list[Sentence]:
