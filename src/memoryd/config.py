@@ -36,6 +36,10 @@ class MemorydSettings(BaseSettings):
     # the embedding model graph: "auto" (re-quantised, by CPU), "u8s8", "u8u8" or "off"
     embedder_quantize: Literal["auto", "u8s8", "u8u8", "off"] = "auto"
 
+    # the language of the injected heading and of the web UI when a user has not chosen
+    # one: en, fr, es, de, pt, it, id, zh, ja, ko, or auto (the turn's language); docs/i18n.md
+    language: str = "en"
+
     # the server (``memoryd serve``, docs/server.md)
     single_user: bool = False
     admin_password: str | None = None
@@ -77,6 +81,15 @@ class MemorydSettings(BaseSettings):
     extraction_backoff_seconds: float = Field(default=300.0, gt=0)
     # memories a run asks the questions they answer after its pairs, 2 LLM calls each (0: off)
     question_memories_per_run: int = Field(default=50, ge=0)
+
+    @field_validator("language")
+    @classmethod
+    def _check_language(cls, value: str) -> str:
+        from memoryd.i18n import LANGUAGE_CHOICES
+
+        if value.strip().lower() not in LANGUAGE_CHOICES:
+            raise ValueError(f"unknown language: use {', '.join(LANGUAGE_CHOICES)}")
+        return value.strip().lower()
 
     @field_validator("extraction_interval")
     @classmethod

@@ -1,17 +1,19 @@
 """The user's own choices as one line of an export, so moving a user loses none of them.
 
 Memories are not all a user leaves in memoryd: they also chose whether extraction learns
-from their chats (``learn_from_chats``, see ``memoryd.chat_log``) and which of
-extraction's changes wait for their review (``memory_review``, see ``memoryd.lifecycle``).
-An export writes both as its first line, before the memories::
+from their chats (``learn_from_chats``, see ``memoryd.chat_log``), which of extraction's
+changes wait for their review (``memory_review``, see ``memoryd.lifecycle``) and the
+language of their injected heading and web UI (``language``, see ``memoryd.i18n``). An
+export writes them as its first line, before the memories::
 
-    {"preferences": {"learn_from_chats": true, "memory_review": "default"}}
+    {"preferences": {"language": "fr", "learn_from_chats": true, "memory_review": "default"}}
 
 The names and values are those of ``GET /api/v1/me``: ``memory_review`` is ``off``,
-``updates``, ``everything``, or ``default`` to follow the instance's setting. A file holds
-at most one such line, anywhere (a hand-written file may put it last), and nothing else
-on it. Each key may be left out, which leaves that choice as it is; a file without the
-line (an export made before it existed) changes no choice. Unknown keys, wrong types and
+``updates``, ``everything``, or ``default`` to follow the instance's setting;
+``language`` is a language code, ``auto`` or ``default`` (follow ``MEMORYD_LANGUAGE``).
+A file holds at most one such line, anywhere (a hand-written file may put it last), and
+nothing else on it. Each key may be left out, which leaves that choice as it is; a file
+without the line (an export made before it existed) changes no choice. Unknown keys, wrong types and
 unknown modes are refused, so a typo never passes for a choice.
 """
 
@@ -21,11 +23,18 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from memoryd.domain.errors import InvalidInput
+from memoryd.domain.results import LANGUAGE
 from memoryd.domain.results import LEARN as LEARN  # re-exported: these were defined here
 from memoryd.domain.results import REVIEW as REVIEW
 from memoryd.domain.results import Preferences as Preferences
 from memoryd.domain.runtime_settings import REVIEW_MODES
-from memoryd.user_settings import FOLLOW_INSTANCE, change_learning, change_review
+from memoryd.i18n import PREFERENCE_CHOICES as LANGUAGE_CHOICES
+from memoryd.user_settings import (
+    FOLLOW_INSTANCE,
+    change_language,
+    change_learning,
+    change_review,
+)
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -43,6 +52,7 @@ def read_preferences(repo: Repository, user_id: int) -> Preferences:
     return Preferences(
         learn_from_chats=bool(learns),
         memory_review=repo.review_preference(user_id) or FOLLOW_INSTANCE,
+        language=repo.user_language(user_id)[1] or FOLLOW_INSTANCE,
     )
 
 
@@ -64,10 +74,11 @@ def parse_preferences(data: dict[str, Any], line: int) -> Preferences:
     choices = data[PREFERENCES]
     if not isinstance(choices, dict):
         raise InvalidInput(f"line {line}: preferences must be an object, like {EXAMPLE}")
-    unknown = sorted(k for k in choices if k not in (LEARN, REVIEW))
+    unknown = sorted(k for k in choices if k not in (LEARN, REVIEW, LANGUAGE))
     if unknown:
         raise InvalidInput(
-            f"line {line}: unknown preference {unknown[0]!r} (known: {LEARN}, {REVIEW})"
+            f"line {line}: unknown preference {unknown[0]!r} "
+            f"(known: {LEARN}, {REVIEW}, {LANGUAGE})"
         )
     learns = choices.get(LEARN)
     if LEARN in choices and not isinstance(learns, bool):
@@ -77,7 +88,12 @@ def parse_preferences(data: dict[str, Any], line: int) -> Preferences:
         raise InvalidInput(
             f"line {line}: unknown {REVIEW} {review!r}: use {', '.join(REVIEW_CHOICES)}"
         )
-    return Preferences(learn_from_chats=learns, memory_review=review)
+    language = choices.get(LANGUAGE)
+    if LANGUAGE in choices and language not in LANGUAGE_CHOICES:
+        raise InvalidInput(
+            f"line {line}: unknown {LANGUAGE} {language!r}: use {', '.join(LANGUAGE_CHOICES)}"
+        )
+    return Preferences(learn_from_chats=learns, memory_review=review, language=language)
 
 
 def apply_preferences(
@@ -85,7 +101,8 @@ def apply_preferences(
 ) -> None:
     """Set the choices the line makes, in the caller's write transaction (user locked).
 
-    As ``Memoryd.set_learning`` and ``set_review_preference`` do: learning turned off
+    As ``Memoryd.set_learning``, ``set_review_preference`` and
+    ``set_language_preference`` do: learning turned off
     closes the chats still waiting for extraction, and each choice the line changes is
     one ``change_setting`` audit entry by ``actor`` (the import's), none for a choice the
     user had already made (``memoryd.user_settings``)."""
@@ -94,3 +111,6 @@ def apply_preferences(
     if preferences.memory_review is not None:
         own = preferences.memory_review
         change_review(repo, user_id, None if own == FOLLOW_INSTANCE else own, actor, now)
+    if preferences.language is not None:
+        own = preferences.language
+        change_language(repo, user_id, None if own == FOLLOW_INSTANCE else own, actor, now)

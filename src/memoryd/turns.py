@@ -12,6 +12,8 @@
 - all global memories go in; the workspace's are ranked by the reranker when there are
   more than ``WORKSPACE_TOP_K``, and any reranker failure falls back to the most recent
   ones (R4), logged and reported on the turn (``fallback_reason``);
+- the section's heading is in the user's language (``memoryd.i18n``): their own choice,
+  cached with the user, else ``MEMORYD_LANGUAGE``; ``auto`` follows the turn's text;
 - marking the chosen memories used (``last_used_at``, kept to the minute) is handed to the
   background writer (``memoryd.writeback``), off the reply's path; an incognito turn
   (``record=False``) marks nothing.
@@ -26,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from memoryd.blas import one_blas_thread
 from memoryd.domain import runtime_settings
-from memoryd.domain.errors import InvalidInput
+from memoryd.domain.errors import InvalidInput, NotFound
 from memoryd.domain.injection import (
     WORKSPACE_TOP_K,
     Turn,
@@ -35,9 +37,13 @@ from memoryd.domain.injection import (
     most_recent,
     top_k,
 )
-from memoryd.domain.models import Memory, Scope, ScoredMemory
+from memoryd.domain.models import Actor, Memory, Scope, ScoredMemory, Source
+from memoryd.domain.rules import is_row_id
+from memoryd.i18n import DEFAULT, check_language, section_heading, section_titles, turn_language
+from memoryd.user_settings import change_language
 
 if TYPE_CHECKING:
+    from memoryd.config import MemorydSettings
     from memoryd.rerank.base import Reranker
     from memoryd.storage.catalog import Catalog
     from memoryd.storage.database import Database
@@ -54,6 +60,7 @@ class TurnFacade:
     """Chat-turn methods of ``Memoryd`` (see the module doc)."""
 
     clock: Callable[[], datetime]
+    settings: MemorydSettings
     store: MemoryStore
     catalog: Catalog
     quiet: QuietGate
@@ -106,16 +113,18 @@ class TurnFacade:
             raise InvalidInput("message must be text")
         query = build_query(message, check_history(history))
         with self.db.read() as repo:
-            workspace_id, enabled = self._turn_scope(repo, user_id, workspace)
+            own, workspace_id, enabled = self._turn_scope(repo, user_id, workspace)
             version, pool = repo.turn_pool(user_id, workspace_id)
             if not self.catalog.sync(version):  # something changed: check again, uncached
-                workspace_id, enabled = self._turn_scope(repo, user_id, workspace)
+                own, workspace_id, enabled = self._turn_scope(repo, user_id, workspace)
                 version, pool = repo.turn_pool(user_id, workspace_id)
                 self.catalog.sync(version)
         if confirm is not None:
             confirm()
+        language = turn_language(own or self.settings.language, query.text)
+        said = {"heading": section_heading(language), "known_titles": section_titles()}
         if not enabled:
-            return Turn(enabled=False, query=query, record=record)
+            return Turn(enabled=False, query=query, record=record, **said)
         now = self.clock()
         pool = [m for m in pool if not m.is_expired(now)]  # expired: never injected
         globals_ = [ScoredMemory(m, None) for m in pool if m.scope is Scope.GLOBAL]
@@ -129,6 +138,7 @@ class TurnFacade:
             query=query,
             candidates=len(candidates),
             record=record,
+            **said,
         )
         if not record:
             return turn
@@ -139,12 +149,14 @@ class TurnFacade:
 
     def _turn_scope(
         self, repo: Repository, user_id: int, workspace: str | None
-    ) -> tuple[int | None, bool]:
-        """The workspace id and whether memory is on, from the cache when it has them."""
+    ) -> tuple[str | None, int | None, bool]:
+        """The user's own language, the workspace id and whether memory is on, from the
+        cache when it has them."""
         catalog = self.catalog
-        if type(user_id) is not int or catalog.get("users", user_id) is None:
-            self.store.require_user(repo, user_id)
-            catalog.put("users", user_id, True, catalog.version)
+        own = catalog.get("users", user_id) if type(user_id) is int else None
+        if own is None:
+            own = self._user_language(repo, user_id) or ""
+            catalog.put("users", user_id, own, catalog.version)
         workspace_id = None
         if workspace:
             if isinstance(workspace, str):
@@ -157,7 +169,38 @@ class TurnFacade:
             values = repo.get_settings()
             catalog.put("settings", None, values, catalog.version)
         spec = runtime_settings.MEMORY_ENABLED
-        return workspace_id, bool(values.get(spec.key, spec.default))
+        return own or None, workspace_id, bool(values.get(spec.key, spec.default))
+
+    # the user's own language (memoryd.i18n) ---------------------------------------------
+    def _user_language(self, repo: Repository, user_id: int) -> str | None:
+        exists, own = repo.user_language(user_id) if is_row_id(user_id) else (False, None)
+        if not exists:
+            raise NotFound(f"no user with id {user_id!r}")
+        return own
+
+    def language_preference(self, user_id: int) -> str | None:
+        """The user's own language (a code or ``auto``), or None when they follow the
+        server's ``MEMORYD_LANGUAGE``."""
+        with self.db.read() as repo:
+            return self._user_language(repo, user_id)
+
+    def language(self, user_id: int) -> str:
+        """The language choice in force for the user: their own, else the server's."""
+        return self.language_preference(user_id) or self.settings.language
+
+    def set_language_preference(
+        self, user_id: int, language: str | None, *, actor: Actor | None = None
+    ) -> None:
+        """Set the user's own language (``en``, ``fr``, ... or ``auto``: the language of
+        each turn's text), or None (or ``default``) to follow ``MEMORYD_LANGUAGE`` again.
+        A real change is one ``change_setting`` audit entry, by ``actor`` (default: the
+        user)."""
+        chosen = None if language is None else check_language(language)
+        actor = actor or Actor(Source.USER, user_id)
+        with self.db.write() as repo:
+            self.store.require_user(repo, user_id, lock=True)
+            own = None if chosen == DEFAULT else chosen
+            change_language(repo, user_id, own, actor, self.clock())
 
     def _rank(self, query: Any, candidates: list[Memory]) -> tuple[list[ScoredMemory], str | None]:
         if len(candidates) <= WORKSPACE_TOP_K:

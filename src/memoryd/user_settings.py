@@ -1,9 +1,11 @@
 """A user's settings, each change written with its audit entry in one transaction (R12).
 
-Three settings of a user decide what memoryd learns from them and what they may do:
-``learn_from_chats`` (the "don't learn from my chats" switch, see ``memoryd.chat_log``),
-``memory_review`` (their own review mode, see ``memoryd.lifecycle``; ``default`` follows
-the instance's setting) and ``role`` (``admin`` or ``default``). Every way of changing
+Four settings of a user decide what memoryd learns from them, what they may do and how it
+speaks to them: ``learn_from_chats`` (the "don't learn from my chats" switch, see
+``memoryd.chat_log``), ``memory_review`` (their own review mode, see ``memoryd.lifecycle``;
+``default`` follows the instance's setting), ``language`` (of the injected heading and the
+web UI, see ``memoryd.i18n``; ``default`` follows ``MEMORYD_LANGUAGE``) and ``role``
+(``admin`` or ``default``). Every way of changing
 one -- the library, the REST API, the web UI, the CLI, an import's preferences line --
 ends here, inside the caller's write transaction with the user's row locked, so a change
 and its ``change_setting`` audit entry are committed together or not at all. Setting a
@@ -15,7 +17,7 @@ An entry names no memory (``memory_id`` is empty, as for ``delete_chats``); ``be
     before {"setting": "learn_from_chats", "workspace": null, "value": true}
     after  {"setting": "learn_from_chats", "workspace": null, "value": false}
 
-``workspace`` null means the whole account (these three are user-wide; a workspace
+``workspace`` null means the whole account (these four are user-wide; a workspace
 membership, recorded the same way by ``memoryd.memberships``, names its workspace, which
 the log's workspace filter reads). Values are spelled as ``GET /api/v1/me`` and the
 export's preferences line spell them: true/false, ``default``/``off``/``updates``/``everything``,
@@ -55,6 +57,17 @@ def change_review(
         repo.set_review_preference(user_id, mode)
         old, new = was or FOLLOW_INSTANCE, mode or FOLLOW_INSTANCE
         record_change(repo, user_id, UserSetting.MEMORY_REVIEW, old, new, actor, now)
+
+
+def change_language(
+    repo: Repository, user_id: int, language: str | None, actor: Actor, now: datetime
+) -> None:
+    """Set the user's own language (a checked choice), or None to follow the server's."""
+    _, was = repo.user_language(user_id)
+    if was != language:
+        repo.set_user_language(user_id, language)
+        old, new = was or FOLLOW_INSTANCE, language or FOLLOW_INSTANCE
+        record_change(repo, user_id, UserSetting.LANGUAGE, old, new, actor, now)
 
 
 def change_role(repo: Repository, user_id: int, role: Role, actor: Actor, now: datetime) -> None:

@@ -1,4 +1,5 @@
-"""Export and import carry the user's own choices (learning from chats, review mode)."""
+"""Export and import carry the user's own choices (learning from chats, review mode,
+language)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from memoryd import InvalidInput, Memoryd, ScopeFull
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.transfer_preferences import Preferences
 
-DEFAULTS = '{"preferences": {"learn_from_chats": true, "memory_review": "default"}}'
+DEFAULTS = (
+    '{"preferences": {"language": "default", "learn_from_chats": true, "memory_review": "default"}}'
+)
 
 
 def _seed(md: Memoryd) -> int:
@@ -21,8 +24,8 @@ def _seed(md: Memoryd) -> int:
     return uid
 
 
-def _choices(md: Memoryd, uid: int) -> tuple[bool, str | None]:
-    return md.learns_from_chats(uid), md.review_preference(uid)
+def _choices(md: Memoryd, uid: int) -> tuple[bool, str | None, str | None]:
+    return md.learns_from_chats(uid), md.review_preference(uid), md.language_preference(uid)
 
 
 def test_moving_a_user_carries_their_choices_byte_for_byte(
@@ -31,17 +34,19 @@ def test_moving_a_user_carries_their_choices_byte_for_byte(
     uid = _seed(any_md)
     any_md.set_learning(uid, False)
     any_md.set_review_preference(uid, "everything")
+    any_md.set_language_preference(uid, "fr")
     exported = any_md.export_memories(uid)
     assert exported[0] == (
-        '{"preferences": {"learn_from_chats": false, "memory_review": "everything"}}'
+        '{"preferences": {"language": "fr", "learn_from_chats": false, '
+        '"memory_review": "everything"}}'
     )
     with Memoryd(other_db_url, embedder=embedder) as fresh:
         target = fresh.create_user("alice").id
-        assert _choices(fresh, target) == (True, None)
+        assert _choices(fresh, target) == (True, None, None)
         result = fresh.import_memories(target, exported)
         assert result.created == 2
-        assert result.preferences == Preferences(False, "everything")
-        assert _choices(fresh, target) == (False, "everything")
+        assert result.preferences == Preferences(False, "everything", "fr")
+        assert _choices(fresh, target) == (False, "everything", "fr")
         assert "\n".join(fresh.export_memories(target)) == "\n".join(exported)
 
 
@@ -55,8 +60,9 @@ def test_default_choices_round_trip_too(
         target = fresh.create_user("alice").id
         fresh.set_learning(target, False)
         fresh.set_review_preference(target, "updates")
+        fresh.set_language_preference(target, "auto")
         fresh.import_memories(target, exported)
-        assert _choices(fresh, target) == (True, None)  # "default" follows the instance
+        assert _choices(fresh, target) == (True, None, None)  # "default" follows the instance
         assert fresh.export_memories(target) == exported
 
 
@@ -69,7 +75,7 @@ def test_an_old_export_without_the_line_changes_no_choice(any_md: Memoryd) -> No
     any_md.set_review_preference(uid, "updates")
     result = any_md.import_memories(uid, old_format)
     assert result.created == 2 and result.preferences is None
-    assert _choices(any_md, uid) == (False, "updates")
+    assert _choices(any_md, uid) == (False, "updates", None)
 
 
 def test_preferences_false_keeps_the_choices_the_user_has(any_md: Memoryd) -> None:
@@ -79,7 +85,7 @@ def test_preferences_false_keeps_the_choices_the_user_has(any_md: Memoryd) -> No
     any_md.set_review_preference(uid, "everything")
     result = any_md.import_memories(uid, exported, preferences=False)
     assert result.unchanged == 2 and result.preferences is None
-    assert _choices(any_md, uid) == (False, "everything")
+    assert _choices(any_md, uid) == (False, "everything", None)
 
 
 def test_a_hand_written_line_may_set_one_choice_and_come_last(any_md: Memoryd) -> None:
@@ -88,7 +94,7 @@ def test_a_hand_written_line_may_set_one_choice_and_come_last(any_md: Memoryd) -
     lines = ['{"content": "Prefers tea"}', "", '{"preferences": {"memory_review": "updates"}}']
     result = any_md.import_memories(uid, lines)
     assert result.preferences == Preferences(memory_review="updates")
-    assert _choices(any_md, uid) == (False, "updates")  # learning left as it was
+    assert _choices(any_md, uid) == (False, "updates", None)  # learning left as it was
     assert [m.content for m in any_md.list_memories(uid)] == ["Prefers tea"]
 
 
@@ -103,7 +109,11 @@ def test_importing_learning_off_closes_the_chats_waiting(any_md: Memoryd) -> Non
 BAD_PREFERENCES = [
     (
         '{"preferences": {"learn_from_chats": false, "colour": "blue"}}',
-        "line 2: unknown preference 'colour' (known: learn_from_chats, memory_review)",
+        "line 2: unknown preference 'colour' (known: learn_from_chats, memory_review, language)",
+    ),
+    (
+        '{"preferences": {"language": "klingon"}}',
+        "line 2: unknown language 'klingon': use default, auto, en, fr,",
     ),
     (
         '{"preferences": {"learn_from_chats": "no"}}',
@@ -165,4 +175,4 @@ def test_an_import_refused_for_its_memories_sets_no_choice(any_md: Memoryd) -> N
     with pytest.raises(ScopeFull, match="nothing was imported"):
         any_md.import_memories(uid, ['{"preferences": {"learn_from_chats": false}}', *too_many])
     assert any_md.export_memories(uid) == before
-    assert _choices(any_md, uid) == (True, None)
+    assert _choices(any_md, uid) == (True, None, None)

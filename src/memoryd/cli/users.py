@@ -1,5 +1,5 @@
-"""``memoryd users``: list, add and remove users, change their role, and switch off
-learning from a user's chats."""
+"""``memoryd users``: list, add and remove users, change their role, switch off
+learning from a user's chats, and set their review mode and language."""
 
 from __future__ import annotations
 
@@ -166,3 +166,33 @@ def review(
         echo(f"{user.name} follows the instance setting: memory_review = {effective}")
     else:
         echo(f"{user.name} reviews: {own} (instead of the instance setting)")
+
+
+@app.command("language")
+def language(
+    name: NameArgument,
+    code: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="[default|auto|en|fr|es|de|pt|it|id|zh|ja|ko]",
+            help="The language of the user's injected heading and web UI: a language code,"
+            " auto (the language of each message), or default (follow MEMORYD_LANGUAGE)."
+            " Leave out to show it.",
+        ),
+    ] = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Show or set a user's own language (it beats the server's MEMORYD_LANGUAGE)."""
+    with open_memoryd(db) as md:
+        user = find_user(md, name)
+        if code is not None:
+            md.set_language_preference(user.id, code, actor=CLI_ACTOR)
+        own = md.language_preference(user.id)
+        effective = md.language(user.id)
+    if as_json:
+        emit_json({**user_json(user), "language": own or "default", "language_effective": effective})
+    elif own is None:
+        echo(f"{user.name} follows the server: MEMORYD_LANGUAGE = {effective}")
+    else:
+        echo(f"{user.name}'s language: {own} (instead of the server's)")

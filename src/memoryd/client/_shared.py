@@ -32,7 +32,7 @@ from memoryd.domain.errors import (
     PermissionDenied,
     ScopeFull,
 )
-from memoryd.domain.injection import Turn, build_query, used_ids
+from memoryd.domain.injection import SECTION_HEADING, Turn, build_query, used_ids
 from memoryd.domain.models import (
     AuditAction,
     AuditEntry,
@@ -50,6 +50,7 @@ from memoryd.domain.models import (
 )
 from memoryd.domain.results import ImportResult, MemoryDetail, Preferences
 from memoryd.domain.rules import Keep, parse_scope
+from memoryd.i18n import section_titles
 
 API = "/api/v1"
 E = TypeVar("E", bound=enum.Enum)
@@ -256,6 +257,7 @@ def turn_of(
 ) -> Turn:
     """The ``Turn`` the library would have returned for this context answer."""
     chosen = [ScoredMemory(memory_of(m), m["score"]) for m in data["memories"]]
+    section = str(data["section"])
     return Turn(
         global_memories=tuple(s for s in chosen if s.memory.scope is Scope.GLOBAL),
         workspace_memories=tuple(s for s in chosen if s.memory.scope is Scope.WORKSPACE),
@@ -264,6 +266,8 @@ def turn_of(
         fallback_reason=data["fallback_reason"],
         query=build_query(message, history),
         record=record,
+        heading=section.split("\n", 1)[0] if section else SECTION_HEADING,
+        known_titles=section_titles(),
     )
 
 
@@ -390,5 +394,7 @@ def preferences_of(data: Mapping[str, Any] | None) -> Preferences | None:
     if data is None:
         return None
     return Preferences(
-        learn_from_chats=data.get("learn_from_chats"), memory_review=data.get("memory_review")
+        learn_from_chats=data.get("learn_from_chats"),
+        memory_review=data.get("memory_review"),
+        language=data.get("language"),  # absent from servers before issue 35
     )

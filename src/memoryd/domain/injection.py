@@ -1,18 +1,23 @@
 """What a chat turn gets: the query used to rank memories and the injected section (R3, R4).
 
 Pure functions over domain objects. The caller supplies scores from a reranker; choosing,
-ordering and rendering happen here so every front end (library, proxy, API) agrees.
+ordering and rendering happen here so every front end (library, proxy, API) agrees. The
+heading is English unless the caller passes a translated one (``memoryd.i18n`` reads the
+catalogues); every translation of it is recognised by ``strip_sections``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+import unicodedata
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from memoryd.domain.errors import InvalidInput
 from memoryd.domain.models import Memory, ScoredMemory
 
-SECTION_HEADING = "## Things I Remember About You"
+SECTION_TITLE = "Things I Remember About You"  # the msgid its translations are found by
+SECTION_HEADING = f"## {SECTION_TITLE}"
 WORKSPACE_TOP_K = 5
 HISTORY_MESSAGES = 3
 HISTORY_PART_MAX_CHARS = 600
@@ -87,12 +92,41 @@ def top_k(
     return [ScoredMemory(m, float(s)) for m, s in ranked[:k]]
 
 
-def render_section(memories: Sequence[Memory]) -> str:
+def render_section(memories: Sequence[Memory], heading: str = SECTION_HEADING) -> str:
     """The injected section; empty when there is nothing to inject."""
     if not memories:
         return ""
-    lines = [SECTION_HEADING, *(f"- {m.content}" for m in memories)]
+    lines = [heading, *(f"- {m.content}" for m in memories)]
     return "\n".join(lines)
+
+
+_HEADING_LINE = re.compile(r"^\s*#+\s*(.*?)\s*#*\s*$")
+
+
+def _title_key(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def strip_sections(text: str, titles: Collection[str] = (SECTION_TITLE,)) -> str:
+    """``text`` without any section that looks like memoryd's own: a Markdown heading
+    whose words are one of ``titles`` (any level, any case, look-alike characters folded)
+    and the ``- `` lines under it. What a system message may not bring in, so the model
+    sees one memoryd section, the real one, in whichever language it is."""
+    keys = {_title_key(t) for t in titles}
+    kept: list[str] = []
+    inside = False
+    for line in text.split("\n"):
+        heading = _HEADING_LINE.match(unicodedata.normalize("NFKC", line))
+        if heading and _title_key(heading.group(1)) in keys:
+            inside = True
+            while kept and not kept[-1].strip():  # the blank lines that set it apart
+                kept.pop()
+            continue
+        if inside and (line.lstrip().startswith(("- ", "* ")) or not line.strip()):
+            continue
+        inside = False
+        kept.append(line)
+    return "\n".join(kept)
 
 
 def compose_system_prompt(base: str | None, section: str) -> str:
@@ -118,6 +152,9 @@ class Turn:
     candidates: int = field(default=0)
     # False: an incognito turn (``context(record=False)``), never recorded
     record: bool = True
+    heading: str = SECTION_HEADING  # in the user's language (memoryd.i18n)
+    # every language's heading title: a system prompt's sections under them are dropped
+    known_titles: frozenset[str] = frozenset({SECTION_TITLE})
 
     @property
     def memory_ids(self) -> list[str]:
@@ -130,10 +167,14 @@ class Turn:
 
     @property
     def section(self) -> str:
-        return render_section(self.memories)
+        return render_section(self.memories, self.heading)
+
+    def strip(self, text: str) -> str:
+        """``text`` without a section that claims to be memoryd's (``strip_sections``)."""
+        return strip_sections(text, self.known_titles)
 
     def system_prompt(self, base: str | None = None) -> str:
-        return compose_system_prompt(base, self.section)
+        return compose_system_prompt(self.strip(base or ""), self.section)
 
 
 def injectable_into(memory: Memory, workspace: str) -> bool:

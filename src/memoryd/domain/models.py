@@ -74,6 +74,7 @@ class UserSetting(enum.StrEnum):
 
     LEARN_FROM_CHATS = "learn_from_chats"  # on / off
     MEMORY_REVIEW = "memory_review"  # their own review mode, or "default"
+    LANGUAGE = "language"  # of their injected heading and web UI, or "default"
     ROLE = "role"  # admin / default
     MEMBERSHIP = "membership"  # of one workspace: member / not member (memoryd.memberships)
 

@@ -16,6 +16,7 @@ from memoryd.domain.models import AuditEntry, Chat, Memory
 # the names of the user's own choices in an export's preferences line (and in GET /me)
 LEARN = "learn_from_chats"
 REVIEW = "memory_review"
+LANGUAGE = "language"
 
 
 @dataclass(frozen=True)
@@ -41,12 +42,14 @@ class Preferences:
 
     learn_from_chats: bool | None = None
     memory_review: str | None = None  # "default" or one of REVIEW_MODES
+    language: str | None = None  # "default", "auto" or a language code (memoryd.i18n)
 
     def to_dict(self) -> dict[str, bool | str]:
         """The choices the line makes, by their names in the file."""
         said: dict[str, bool | str | None] = {
             LEARN: self.learn_from_chats,
             REVIEW: self.memory_review,
+            LANGUAGE: self.language,
         }
         return {key: value for key, value in said.items() if value is not None}
 

@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from memoryd.domain.injection import compose_system_prompt
+from memoryd.domain.injection import Turn, compose_system_prompt
 
 SYSTEM_ROLES = ("system", "developer")
 
@@ -29,8 +29,14 @@ def split_turn(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]
     return "", [m for m in messages if m.get("role") not in SYSTEM_ROLES]
 
 
-def inject(messages: list[dict[str, Any]], section: str) -> list[dict[str, Any]]:
-    """Append the memory section to the first system message, or add one in front."""
+def inject(messages: list[dict[str, Any]], turn: Turn) -> list[dict[str, Any]]:
+    """Append the turn's memory section to the first system message, or add one in front.
+
+    A section that claims to be memoryd's, in any language, is first taken out of every
+    system message (``Turn.strip``): one sent back from an earlier ``/context`` answer
+    or forged by the client never sits beside (or stands in for) the real one."""
+    messages = [_stripped(m, turn) if m.get("role") in SYSTEM_ROLES else m for m in messages]
+    section = turn.section
     if not section:
         return messages
     for index, message in enumerate(messages):
@@ -44,6 +50,21 @@ def inject(messages: list[dict[str, Any]], section: str) -> list[dict[str, Any]]
             updated["content"] = compose_system_prompt(message_text(content), section)
         return [*messages[:index], updated, *messages[index + 1 :]]
     return [{"role": "system", "content": section}, *messages]
+
+
+def _stripped(message: dict[str, Any], turn: Turn) -> dict[str, Any]:
+    content = message.get("content")
+    if isinstance(content, str):
+        return {**message, "content": turn.strip(content)}
+    if isinstance(content, list):
+        parts = [
+            {**p, "text": turn.strip(p["text"])}
+            if isinstance(p, dict) and isinstance(p.get("text"), str)
+            else p
+            for p in content
+        ]
+        return {**message, "content": parts}
+    return message
 
 
 # reading answers ------------------------------------------------------------------------

@@ -142,6 +142,11 @@ class UserOut(BaseModel):
 
 ReviewMode = Literal["off", "updates", "everything"]
 ReviewChoice = Literal["default", "off", "updates", "everything"]
+# memoryd.i18n.LANGUAGE_CHOICES and PREFERENCE_CHOICES (a test keeps them the same)
+Language = Literal["auto", "en", "fr", "es", "de", "pt", "it", "id", "zh", "ja", "ko"]
+LanguageChoice = Literal[
+    "default", "auto", "en", "fr", "es", "de", "pt", "it", "id", "zh", "ja", "ko"
+]
 
 
 class UserOverview(UserOut):
@@ -172,18 +177,26 @@ class Me(UserOut):
     memory_review_effective: ReviewMode = Field(
         description="The review mode extraction uses for your memories now."
     )
+    language: LanguageChoice = Field(
+        description="Your own language for the injected heading and the web UI: a language"
+        " code, auto (the language of each message) or default (the server's MEMORYD_LANGUAGE)."
+    )
+    language_effective: Language = Field(
+        description="The language choice in force for you now: yours, else the server's."
+    )
 
 
 class MePatch(Strict):
-    """Give one or both."""
+    """Give one or more."""
 
     learn_from_chats: bool | None = None
     memory_review: ReviewChoice | None = None
+    language: LanguageChoice | None = None
 
     @model_validator(mode="after")
     def _something(self) -> MePatch:
-        if self.learn_from_chats is None and self.memory_review is None:
-            raise ValueError("give learn_from_chats, memory_review or both")
+        if self.learn_from_chats is None and self.memory_review is None and not self.language:
+            raise ValueError("give learn_from_chats, memory_review, language or several")
         return self
 
 
@@ -417,6 +430,7 @@ class ImportedPreferences(BaseModel):
 
     learn_from_chats: bool | None = None
     memory_review: ReviewChoice | None = None
+    language: LanguageChoice | None = None
 
     @classmethod
     def of(cls, preferences: Preferences | None) -> ImportedPreferences | None:
@@ -425,6 +439,7 @@ class ImportedPreferences(BaseModel):
         return cls(
             learn_from_chats=preferences.learn_from_chats,
             memory_review=cast("ReviewChoice | None", preferences.memory_review),
+            language=cast("LanguageChoice | None", preferences.language),
         )
 
 

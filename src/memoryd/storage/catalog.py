@@ -1,6 +1,6 @@
 """Per-process caches of the lookups every request repeats, kept correct by one counter.
 
-A chat turn needs to know that the user exists, which id a workspace slug has and whether
+A chat turn needs to know that the user exists (and their language), which id a workspace slug has and whether
 memory is switched on; the server also maps API keys to users and checks memberships.
 Those change rarely, so each process keeps them in memory. They are valid for one
 version of the ``cache_epoch`` row, which triggers raise on every change to users,
@@ -40,7 +40,7 @@ class Catalog:
         self.version: int | None = None
         self._checked_at = float("-inf")
         self._maps: dict[str, dict[Any, Any]] = {
-            "users": {},  # user id -> True (exists)
+            "users": {},  # user id -> their own language, "" for the server's (exists)
             "workspaces": {},  # slug -> workspace id
             "keys": {},  # sha256 of an API key -> User
             "members": {},  # (user id, slug) -> True

@@ -466,6 +466,14 @@ class Repository:
     def set_review_preference(self, user_id: int, mode: str | None) -> None:
         self.conn.execute(update(users).where(users.c.id == user_id).values(memory_review=mode))
 
+    def user_language(self, user_id: int) -> tuple[bool, str | None]:
+        """Whether the user exists, and their own language (None: the server's)."""
+        row = self.conn.execute(select(users.c.language).where(users.c.id == user_id)).first()
+        return (False, None) if row is None else (True, row.language)
+
+    def set_user_language(self, user_id: int, language: str | None) -> None:
+        self.conn.execute(update(users).where(users.c.id == user_id).values(language=language))
+
     def close_pending_chats(self, user_id: int) -> int:
         """Flag the user's unprocessed chats processed, so extraction never reads them."""
         result = self.conn.execute(

@@ -3,7 +3,8 @@
 Point any OpenAI client at ``http://HOST:PORT/v1`` with a memoryd API key. Each request:
 the key says who the user is; the ``X-Memoryd-Workspace`` header, or a ``slug/model``
 model-name prefix naming one of the user's workspaces, says which workspace; the memory
-section is appended to the system message (one is added if absent); the request goes to
+section is appended to the system message (one is added if absent; a section claiming to
+be memoryd's, in any language, is taken out of the system messages first); the request goes to
 the configured upstream and the answer comes back as the upstream sent it, streamed or
 not; once the whole answer has been relayed, the exchange is recorded for extraction,
 with the ids of the memories it was given. A client that hung up before the answer
@@ -191,7 +192,7 @@ async def chat_completions(request: Request, state: State, caller: TurnCaller) -
         user, workspace, body["model"], turn = await run_in_threadpool(checked)
     except InvalidInput as exc:
         raise ApiError(400, str(exc), type="invalid_request_error") from None
-    body["messages"] = inject(body["messages"], turn.section)
+    body["messages"] = inject(body["messages"], turn)
     extra = {
         "X-Memoryd-Memories": str(len(turn.memories)),
         MEMORY_IDS_HEADER: ",".join(turn.memory_ids),

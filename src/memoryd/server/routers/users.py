@@ -30,6 +30,8 @@ from memoryd.server.schemas import (
     MePatch,
     NewApiKeyOut,
     PasswordChange,
+    Language,
+    LanguageChoice,
     ReviewChoice,
     ReviewMode,
     UserCreate,
@@ -61,23 +63,31 @@ def me(state: State, caller: CurrentCaller) -> Me:
         learn_from_chats=learns,
         memory_review=cast(ReviewChoice, own or "default"),
         memory_review_effective=cast(ReviewMode, state.md.review_mode(caller.user.id)),
+        language=cast(LanguageChoice, state.md.language_preference(caller.user.id) or "default"),
+        language_effective=cast(Language, state.md.language(caller.user.id)),
     )
 
 
 @router.patch(
-    "/me", response_model=Me, summary="My preferences: learning from my chats, reviewing changes"
+    "/me",
+    response_model=Me,
+    summary="My preferences: learning from my chats, reviewing changes, my language",
 )
 def edit_me(state: State, caller: CurrentCaller, body: MePatch) -> Me:
     """``learn_from_chats: false``: chats are still recorded, but extraction never reads
     them (nor the ones still waiting); ``true`` learns from chats recorded from now on.
     ``memory_review``: which of extraction's changes wait for your review (``off``,
     ``updates``, ``everything``), whatever the instance's setting; ``default`` follows the
-    instance's setting again."""
+    instance's setting again. ``language``: the language of your injected heading and of
+    the web UI (``en``, ``fr``, ...), ``auto`` for the language of each message, or
+    ``default`` for the server's ``MEMORYD_LANGUAGE``."""
     if body.learn_from_chats is not None:
         state.md.set_learning(caller.user.id, body.learn_from_chats)
     if body.memory_review is not None:
         choice = None if body.memory_review == "default" else body.memory_review
         state.md.set_review_preference(caller.user.id, choice)
+    if body.language is not None:
+        state.md.set_language_preference(caller.user.id, body.language)
     return me(state, caller)
 
 

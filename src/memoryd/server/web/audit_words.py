@@ -139,6 +139,7 @@ def _what(entry: AuditEntry, kind: str) -> str:
 SETTING_NAMES = {
     UserSetting.LEARN_FROM_CHATS.value: "Learning from chats",
     UserSetting.MEMORY_REVIEW.value: "Review of what memoryd learns",
+    UserSetting.LANGUAGE.value: "Language",
     UserSetting.ROLE.value: "Role",
     UserSetting.MEMBERSHIP.value: "Membership",
 }
@@ -161,6 +162,8 @@ def _setting_what(after: dict[str, Any]) -> str:
         return f"Turned {'on' if new else 'off'} learning from chats"
     if setting == UserSetting.MEMORY_REVIEW.value:
         return "Changed what waits for review"
+    if setting == UserSetting.LANGUAGE.value:
+        return "Changed the language"
     if setting == UserSetting.ROLE.value:
         return "Made an admin" if new == Role.ADMIN.value else "Made a default user"
     if setting == UserSetting.MEMBERSHIP.value:

@@ -1,0 +1,104 @@
+"""The message catalogues: the injected heading in each language, and the web UI's words.
+
+The catalogues are gettext ``.po`` files under ``memoryd/locale/<language>/LC_MESSAGES/
+memoryd.po`` (docs/i18n.md says how to add one). They are compiled in memory the first
+time a language is used (``babel.messages.mofile``), so a fresh install needs no build
+step and the ``.po`` sources are the only copy.
+
+Two things read them:
+
+- a chat turn's heading (``section_heading``): the injected section is headed
+  ``## Things I Remember About You`` (``memoryd.domain.injection.SECTION_HEADING``) unless
+  the user's ``language`` preference, else the server's ``MEMORYD_LANGUAGE``, names
+  another language. ``auto`` takes the language of the turn's own text
+  (``memoryd.domain.language.language_of``). Every translation of the heading is also
+  what the proxy strips from a system message before injecting (``section_titles``), so
+  a section in any language cannot be forged or come twice;
+- the web UI (``memoryd.server.web.i18n``), which needs the ``server`` extra.
+"""
+
+from __future__ import annotations
+
+import gettext
+import io
+from functools import cache
+from importlib import resources
+from importlib.resources.abc import Traversable
+
+from memoryd.domain.errors import InvalidInput
+from memoryd.domain.injection import SECTION_TITLE
+from memoryd.domain.language import LANGUAGES, language_of
+
+DOMAIN = "memoryd"
+AUTO = "auto"  # the language of the turn's text
+DEFAULT = "default"  # a user's choice: follow the server's MEMORYD_LANGUAGE
+LANGUAGE_CHOICES = (AUTO, *LANGUAGES)  # what MEMORYD_LANGUAGE may be
+PREFERENCE_CHOICES = (DEFAULT, *LANGUAGE_CHOICES)  # what a user may choose
+# each language by its own name (what a language menu shows, whatever the page's language)
+LANGUAGE_NAMES = {
+    "en": "English",
+    "fr": "Français",
+    "es": "Español",
+    "de": "Deutsch",
+    "pt": "Português",
+    "it": "Italiano",
+    "id": "Bahasa Indonesia",
+    "zh": "中文",
+    "ja": "日本語",
+    "ko": "한국어",
+}
+
+
+def N_(message: str) -> str:
+    """Marks a msgid for ``pybabel extract`` where it is not translated at once."""
+    return message
+
+
+# the heading's msgid as extraction finds it (the domain, free of catalogues, holds it too)
+HEADING_MSGID = N_("Things I Remember About You")
+assert HEADING_MSGID == SECTION_TITLE
+
+
+def catalogue_path(language: str) -> Traversable:
+    return resources.files("memoryd") / "locale" / language / "LC_MESSAGES" / f"{DOMAIN}.po"
+
+
+@cache
+def translations(language: str) -> gettext.NullTranslations:
+    """The catalogue of ``language``; English (the msgids themselves) when it has none."""
+    path = catalogue_path(language)
+    if language not in LANGUAGES or not path.is_file():
+        return gettext.NullTranslations()
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+
+    with path.open("rb") as source:
+        catalogue = read_po(source, locale=language, domain=DOMAIN)
+    compiled = io.BytesIO()
+    write_mo(compiled, catalogue)  # fuzzy entries are left out: they fall back to English
+    compiled.seek(0)
+    return gettext.GNUTranslations(compiled)
+
+
+def check_language(value: object, choices: tuple[str, ...] = PREFERENCE_CHOICES) -> str:
+    """``value`` as a language choice, or InvalidInput listing the choices."""
+    if not isinstance(value, str) or value.strip().lower() not in choices:
+        raise InvalidInput(f"unknown language {value!r}: use {', '.join(choices)}")
+    return value.strip().lower()
+
+
+def turn_language(chosen: str, text: str) -> str:
+    """The language a turn's heading is in: ``chosen`` (a user's or the server's
+    choice), or with ``auto`` the language of the turn's text (English when it has none)."""
+    return language_of(text) if chosen == AUTO else chosen
+
+
+def section_heading(language: str) -> str:
+    """The injected section's heading line in ``language``."""
+    return f"## {translations(language).gettext(SECTION_TITLE)}"
+
+
+@cache
+def section_titles() -> frozenset[str]:
+    """The heading's title in every language memoryd has a catalogue for."""
+    return frozenset(translations(lang).gettext(SECTION_TITLE) for lang in LANGUAGES)
