@@ -77,8 +77,7 @@ def parse_preferences(data: dict[str, Any], line: int) -> Preferences:
     unknown = sorted(k for k in choices if k not in (LEARN, REVIEW, LANGUAGE))
     if unknown:
         raise InvalidInput(
-            f"line {line}: unknown preference {unknown[0]!r} "
-            f"(known: {LEARN}, {REVIEW}, {LANGUAGE})"
+            f"line {line}: unknown preference {unknown[0]!r} (known: {LEARN}, {REVIEW}, {LANGUAGE})"
         )
     learns = choices.get(LEARN)
     if LEARN in choices and not isinstance(learns, bool):

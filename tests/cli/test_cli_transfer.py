@@ -25,7 +25,9 @@ def test_export_import_export_is_byte_identical(cli: Cli, alice: str, tmp_path: 
     exported = first.read_bytes()
     assert cli.ok("export", "-u", alice).stdout_bytes == exported
     preferences, *records = [json.loads(line) for line in exported.decode("utf-8").splitlines()]
-    assert preferences == {"preferences": {"learn_from_chats": True, "memory_review": "default"}}
+    assert preferences == {
+        "preferences": {"language": "default", "learn_from_chats": True, "memory_review": "default"}
+    }
     assert len(records) == 4 and "Bob's own fact" not in exported.decode("utf-8")
     assert any(r["last_used_at"] for r in records)
 
@@ -51,7 +53,11 @@ def test_importing_an_unchanged_export_again_changes_nothing(cli: Cli, alice: st
         "unchanged": 4,
         "skipped": 0,
         "workspaces_created": [],
-        "preferences": {"learn_from_chats": True, "memory_review": "default"},
+        "preferences": {
+            "language": "default",
+            "learn_from_chats": True,
+            "memory_review": "default",
+        },
         "chats_created": 0,
         "chats_skipped": 0,
     }
@@ -101,7 +107,7 @@ def test_export_errors(cli: Cli, alice: str, tmp_path: Path) -> None:
     empty = tmp_path / "empty.jsonl"
     cli.ok("export", "-u", "bob", "-o", str(empty))
     assert empty.read_bytes() == (
-        b'{"preferences": {"learn_from_chats": true, "memory_review": "default"}}\n'
+        b'{"preferences": {"language": "default", "learn_from_chats": true, "memory_review": "default"}}\n'
     )
 
 
@@ -142,7 +148,7 @@ def test_a_malformed_preferences_line_exits_2_and_imports_nothing(cli: Cli, alic
     before = cli.ok("export", "-u", alice).stdout_bytes
     memories = before.decode("utf-8").splitlines()[1:]
     cases = {
-        '{"preferences": {"learn_from_chats": false, "memory_review": "sometimes"}}': (
+        '{"preferences": {"language": "default", "learn_from_chats": false, "memory_review": "sometimes"}}': (
             "error: line 1: unknown memory_review 'sometimes': use default, off, updates,"
             " everything"
         ),

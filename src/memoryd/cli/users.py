@@ -191,7 +191,9 @@ def language(
         own = md.language_preference(user.id)
         effective = md.language(user.id)
     if as_json:
-        emit_json({**user_json(user), "language": own or "default", "language_effective": effective})
+        emit_json(
+            {**user_json(user), "language": own or "default", "language_effective": effective}
+        )
     elif own is None:
         echo(f"{user.name} follows the server: MEMORYD_LANGUAGE = {effective}")
     else:

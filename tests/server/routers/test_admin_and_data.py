@@ -149,7 +149,7 @@ def test_export_import_round_trip_for_self_and_admin(world: World) -> None:
     assert exported.headers["content-type"].startswith("application/x-ndjson")
     preferences, *lines = exported.text.splitlines()
     assert json.loads(preferences) == {
-        "preferences": {"learn_from_chats": True, "memory_review": "default"}
+        "preferences": {"language": "default", "learn_from_chats": True, "memory_review": "default"}
     }
     assert [json.loads(line)["content"] for line in lines] == [
         "Alice speaks Norwegian",
@@ -170,7 +170,11 @@ def test_export_import_round_trip_for_self_and_admin(world: World) -> None:
         "unchanged": 0,
         "skipped_duplicates": 0,
         "workspaces_created": [],
-        "preferences": {"learn_from_chats": True, "memory_review": "default"},
+        "preferences": {
+            "language": "default",
+            "learn_from_chats": True,
+            "memory_review": "default",
+        },
         "chats_created": 0,
         "chats_skipped": 0,
     }

@@ -156,7 +156,7 @@ def test_my_own_review_mode_on_me(world: World) -> None:
         refused = world.call("alice", "PATCH", "/api/v1/me", json=bad)
         assert refused.status_code == 422, bad
     empty = world.call("alice", "PATCH", "/api/v1/me", json={})
-    assert "give learn_from_chats, memory_review or both" in empty.text
+    assert "give learn_from_chats, memory_review, language or several" in empty.text
     assert world.md.review_preference(alice) == "off"  # nothing changed by a refusal
     back = world.call("alice", "PATCH", "/api/v1/me", json={"memory_review": "default"}).json()
     assert (back["memory_review"], back["memory_review_effective"]) == ("default", "updates")

@@ -83,7 +83,15 @@ def test_an_admins_role_change_and_import_name_the_admin(served: Served) -> None
     new_password = {"password": "another-password-1"}
     assert served.call("admin", "PATCH", path, json=new_password).status_code == 200
     lines = [
-        json.dumps({"preferences": {"learn_from_chats": False, "memory_review": "default"}}),
+        json.dumps(
+            {
+                "preferences": {
+                    "language": "default",
+                    "learn_from_chats": False,
+                    "memory_review": "default",
+                }
+            }
+        ),
         json.dumps({"content": "Reads science fiction"}),
     ]
     imported = served.call(

@@ -17,13 +17,15 @@ def _choices(world: World, who: str) -> tuple[bool, str]:
 def test_an_import_restores_the_choices_in_the_file(world: World) -> None:
     alice = world.ids["alice"]
     world.md.add_memory(alice, "Alice speaks Norwegian")
-    changes = {"learn_from_chats": False, "memory_review": "everything"}
-    assert world.call("alice", "PATCH", "/api/v1/me", json=changes).status_code == 200
+    changes = {"learn_from_chats": False, "memory_review": "everything", "language": "ko"}
+    me = world.call("alice", "PATCH", "/api/v1/me", json=changes)
+    assert (me.json()["language"], me.json()["language_effective"]) == ("ko", "ko")
     exported = world.call("alice", "GET", "/api/v1/export")
     assert exported.text.splitlines()[0] == (
-        '{"preferences": {"learn_from_chats": false, "memory_review": "everything"}}'
+        '{"preferences": {"language": "ko", "learn_from_chats": false, '
+        '"memory_review": "everything"}}'
     )
-    reset = {"learn_from_chats": True, "memory_review": "default"}
+    reset = {"learn_from_chats": True, "memory_review": "default", "language": "default"}
     world.call("alice", "PATCH", "/api/v1/me", json=reset)
     imported = world.call(
         "alice", "POST", "/api/v1/import", content=exported.content, headers=NDJSON
@@ -31,6 +33,7 @@ def test_an_import_restores_the_choices_in_the_file(world: World) -> None:
     assert imported.status_code == 200
     assert imported.json()["preferences"] == changes
     assert _choices(world, "alice") == (False, "everything")
+    assert world.call("alice", "GET", "/api/v1/me").json()["language"] == "ko"
     assert world.call("alice", "GET", "/api/v1/export").content == exported.content
 
 
@@ -51,7 +54,11 @@ def test_preferences_false_keeps_the_choices_the_user_has(world: World) -> None:
     assert kept.json()["preferences"] is None and kept.json()["unchanged"] == 1
     assert _choices(world, "alice") == (True, "updates")
     applied = world.call("admin", "POST", f"/api/v1/users/{alice}/import", content=exported)
-    assert applied.json()["preferences"] == {"learn_from_chats": True, "memory_review": "default"}
+    assert applied.json()["preferences"] == {
+        "learn_from_chats": True,
+        "memory_review": "default",
+        "language": "default",
+    }
     assert _choices(world, "alice") == (True, "default")
 
 
@@ -75,7 +82,7 @@ def test_a_malformed_preferences_line_is_a_422_and_imports_nothing(world: World)
             "line 3: learn_from_chats must be true or false, not 'false'"
         ),
         '{"preferences": {"learn_from_chats": false, "theme": "dark"}}': (
-            "line 3: unknown preference 'theme' (known: learn_from_chats, memory_review)"
+            "line 3: unknown preference 'theme' (known: learn_from_chats, memory_review, language)"
         ),
         '{"preferences": {}}\n{"preferences": {"learn_from_chats": false}}': (
             "line 4: a second preferences line (the first is line 3); a file holds at most one"
@@ -102,5 +109,5 @@ def test_an_export_hides_foreign_workspaces_but_keeps_the_choices(world: World) 
     lines = world.call("bob", "GET", "/api/v1/export").text.splitlines()
     assert [json.loads(line).get("content") for line in lines] == [None, "Bob likes tea"]
     assert json.loads(lines[0]) == {
-        "preferences": {"learn_from_chats": True, "memory_review": "off"}
+        "preferences": {"language": "default", "learn_from_chats": True, "memory_review": "off"}
     }
