@@ -107,7 +107,8 @@ def test_export_errors(cli: Cli, alice: str, tmp_path: Path) -> None:
     empty = tmp_path / "empty.jsonl"
     cli.ok("export", "-u", "bob", "-o", str(empty))
     assert empty.read_bytes() == (
-        b'{"preferences": {"language": "default", "learn_from_chats": true, "memory_review": "default"}}\n'
+        b'{"preferences": {"language": "default", "learn_from_chats": true, '
+        b'"memory_review": "default"}}\n'
     )
 
 
@@ -148,7 +149,7 @@ def test_a_malformed_preferences_line_exits_2_and_imports_nothing(cli: Cli, alic
     before = cli.ok("export", "-u", alice).stdout_bytes
     memories = before.decode("utf-8").splitlines()[1:]
     cases = {
-        '{"preferences": {"language": "default", "learn_from_chats": false, "memory_review": "sometimes"}}': (
+        '{"preferences": {"learn_from_chats": false, "memory_review": "sometimes"}}': (
             "error: line 1: unknown memory_review 'sometimes': use default, off, updates,"
             " everything"
         ),

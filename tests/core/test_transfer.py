@@ -31,7 +31,8 @@ def test_round_trip_is_byte_identical(
     exported = any_md.export_memories(uid)
     assert len(exported) == 5  # the user's preferences, then 4 memories
     assert exported[0] == (
-        '{"preferences": {"language": "default", "learn_from_chats": true, "memory_review": "default"}}'
+        '{"preferences": {"language": "default", "learn_from_chats": true, '
+        '"memory_review": "default"}}'
     )
     fresh = Memoryd(f"sqlite:///{tmp_path / 'fresh.db'}", embedder=embedder)
     target = fresh.create_user("alice").id
