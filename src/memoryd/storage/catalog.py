@@ -1,8 +1,8 @@
 """Per-process caches of the lookups every request repeats, kept correct by one counter.
 
 A chat turn needs to know that the user exists (and their language), which id a
-workspace slug has and whether memory is switched on; the server also maps API keys to users and checks memberships.
-Those change rarely, so each process keeps them in memory. They are valid for one
+workspace slug has and whether memory is switched on; the server also maps API keys to
+users and checks memberships. Those change rarely, so each process keeps them in memory. They are valid for one
 version of the ``cache_epoch`` row, which triggers raise on every change to users,
 workspaces, memberships, settings or API-key revocation (migration 0005). Whoever reads
 the version (``check``, or the turn's own query, which returns it) calls ``sync``: a
