@@ -122,9 +122,11 @@ class TurnFacade:
         if confirm is not None:
             confirm()
         language = turn_language(own or self.settings.language, query.text)
-        said = {"heading": section_heading(language), "known_titles": section_titles()}
+        heading, titles = section_heading(language), section_titles()
         if not enabled:
-            return Turn(enabled=False, query=query, record=record, **said)
+            return Turn(
+                enabled=False, query=query, record=record, heading=heading, known_titles=titles
+            )
         now = self.clock()
         pool = [m for m in pool if not m.is_expired(now)]  # expired: never injected
         globals_ = [ScoredMemory(m, None) for m in pool if m.scope is Scope.GLOBAL]
@@ -138,7 +140,8 @@ class TurnFacade:
             query=query,
             candidates=len(candidates),
             record=record,
-            **said,
+            heading=heading,
+            known_titles=titles,
         )
         if not record:
             return turn
