@@ -132,7 +132,7 @@ def test_account_switch_stops_learning_from_my_chats(live_world: Live, page: Any
     panel = page.get_by_role("tabpanel", name="Account")
     assert panel.get_by_text("On: memoryd learns new memories").is_visible()
     panel.get_by_role("button", name="Don't learn from my chats").click()
-    page.wait_for_selector("text=memoryd no longer learns from your chats (1 waiting chat(s)")
+    page.wait_for_selector("text=memoryd no longer learns from your chats (1 waiting chat will")
     assert world.md.learns_from_chats(alice) is False
     assert world.md.list_chats(alice, processed=False) == []
     page.keyboard.press("Escape")

@@ -33,6 +33,7 @@ from memoryd.server.deps import (
 from memoryd.server.errors import ApiError
 from memoryd.server.routers.memories import visible_memory
 from memoryd.server.routers.suggestions import visible_suggestion
+from memoryd.server.web.i18n import _, ngettext, page_language, use_language
 from memoryd.server.web.routes import (
     PANELS,
     Draft,
@@ -57,6 +58,9 @@ async def posted(request: Request, state: ServerState) -> tuple[Caller, FormData
     form = await request.form()
     if form.get("csrf_token") != caller.csrf_token:
         raise ApiError(403, "the form expired or came from elsewhere; reload the page", code="csrf")
+    # the language of the message it redirects with (set here: a worker thread's is lost)
+    own = await run_in_threadpool(state.md.language_preference, caller.user.id)
+    use_language(page_language(request, state, own))
     return caller, form
 
 
@@ -186,7 +190,7 @@ async def add_memory(request: Request, state: State) -> Response:
             actor=owner.actor,
             expires_at=field_text(form, "expires_at") or None,
         )
-        return "Memory added."
+        return _("Memory added.")
 
     return await perform(request, form, work, keep="content")
 
@@ -200,23 +204,24 @@ async def change_memory(request: Request, state: State, memory_id: str, operatio
         memory = visible_memory(state, owner, memory_id)
         uid, actor = owner.user.id, owner.actor
         if operation == "delete":
-            confirmed(form, f'Delete this memory? "{memory.content[:80]}"', "Delete")
+            question = _('Delete this memory? "%(text)s"', text=memory.content[:80])
+            confirmed(form, question, _("Delete"))
             state.md.delete_memory(uid, memory_id, actor=actor)
-            return "Memory deleted."
+            return _("Memory deleted.")
         if operation == "edit":
             state.md.edit_memory(
                 uid, memory_id, field_text(form, "content"), actor=actor, expires_at=_expiry(form)
             )
-            return "Memory saved."
+            return _("Memory saved.")
         if operation == "promote":
             state.md.promote(uid, memory_id, actor=actor)
-            return "Memory moved to Global."
+            return _("Memory moved to Global.")
         if operation == "demote":
             workspace = field_text(form, "workspace")
             require_workspace(state, owner.acting, workspace)
             state.md.demote(uid, memory_id, workspace, actor=actor)
-            return f"Memory moved to workspace {workspace}."
-        raise InvalidInput(f"unknown operation {operation!r}")
+            return _("Memory moved to workspace %(slug)s.", slug=workspace)
+        raise InvalidInput(_("unknown operation %(name)r", name=operation))
 
     if operation == "edit":  # refused: the form opens again with what was typed
         reopen = f"edit={quote(memory_id, safe='')}"
@@ -244,11 +249,11 @@ async def decide_suggestion(
                 expires_at=_expiry(form),
                 actor=owner.actor,
             )
-            return "Suggestion accepted."
+            return _("Suggestion accepted.")
         if decision == "reject":
             state.md.reject_suggestion(owner.user.id, suggestion_id)
-            return "Suggestion rejected."
-        raise InvalidInput(f"unknown decision {decision!r}")
+            return _("Suggestion rejected.")
+        raise InvalidInput(_("unknown decision %(name)r", name=decision))
 
     return await perform(request, form, work)
 
@@ -293,15 +298,16 @@ async def revoke_key(request: Request, state: State, key_id: str) -> Response:
     key = next((k for k in keys if k.id == key_id and k.revoked_at is None), None)
     try:
         if key is not None:
-            confirmed(
-                form, f'Revoke the key "{key.name}"? Programs using it stop working.', "Revoke"
+            question = _(
+                'Revoke the key "%(name)s"? Programs using it stop working.', name=key.name
             )
+            confirmed(form, question, _("Revoke"))
         await run_in_threadpool(state.auth.revoke_api_key, caller.user.id, key_id)
     except Unconfirmed as asked:
         return await ask(request, form, asked)
     except MemorydError as exc:
         return redirect(request, _panel(form, "keys"), str(exc), "error")
-    return redirect(request, _panel(form, "keys"), "API key revoked.")
+    return redirect(request, _panel(form, "keys"), _("API key revoked."))
 
 
 @router.post("/password")
@@ -317,12 +323,16 @@ async def change_password(request: Request, state: State) -> Response:
         if await run_in_threadpool(state.auth.has_password, user.id) and (
             await check_password_throttled(request, state, user.name, current) is None
         ):
-            raise InvalidInput("the current password is wrong")
+            raise InvalidInput(_("the current password is wrong"))
         await run_in_threadpool(state.auth.set_password, user.id, new)
-        message = "Password changed; sign in again."
+        message = _("Password changed; sign in again.")
         if form.get("revoke_api_keys") is not None:
             revoked = await run_in_threadpool(state.auth.revoke_all_api_keys, user.id)
-            message = f"Password changed and {revoked} API key(s) revoked; sign in again."
+            message = ngettext(
+                "Password changed and %(num)d API key revoked; sign in again.",
+                "Password changed and %(num)d API keys revoked; sign in again.",
+                revoked,
+            )
     except ApiError as exc:
         return redirect(request, _panel(form, "account"), exc.message, "error", Draft(field, ""))
     except MemorydError as exc:

@@ -32,11 +32,13 @@ from memoryd.domain.audit import MAX_MEMORY_ID_CHARS
 from memoryd.domain.errors import InvalidInput, MemorydError
 from memoryd.domain.models import Actor, AuditAction, AuditEntry, Source, User, Workspace
 from memoryd.domain.rules import MAX_ROW_ID, quoted
+from memoryd.i18n import N_
 from memoryd.server.deps import Caller, Owner, ServerState, State, self_owner
 from memoryd.server.errors import status_of
 from memoryd.server.routers.audit import read_audit, visible_workspaces
 from memoryd.server.web.admin_pages import admin_caller
 from memoryd.server.web.audit_words import Reader, by_day, describe
+from memoryd.server.web.i18n import _, speak_to
 from memoryd.server.web.memory_focus import all_changes, history_of
 from memoryd.server.web.routes import (
     TEMPLATES,
@@ -55,15 +57,18 @@ PAGE_SIZE = 50  # entries on a page when the address names no limit
 MAX_PAGE_SIZE = 200
 MAX_FIELD = 100  # characters of a field read (a slug is at most 64)
 
-# the "Change" filter: value -> (label, the actions it stands for)
+# the "Change" filter: value -> (label's msgid, the actions it stands for)
 CHANGES: dict[str, tuple[str, tuple[AuditAction, ...]]] = {
-    "created": ("Created", (AuditAction.CREATE,)),
-    "edited": ("Edited", (AuditAction.UPDATE,)),
-    "deleted": ("Deleted (expired ones too)", (AuditAction.DELETE,)),
-    "moved": ("Made global or moved to a workspace", (AuditAction.PROMOTE, AuditAction.DEMOTE)),
-    "chats": ("Chats deleted", (AuditAction.DELETE_CHATS,)),
+    "created": (N_("Created"), (AuditAction.CREATE,)),
+    "edited": (N_("Edited"), (AuditAction.UPDATE,)),
+    "deleted": (N_("Deleted (expired ones too)"), (AuditAction.DELETE,)),
+    "moved": (
+        N_("Made global or moved to a workspace"),
+        (AuditAction.PROMOTE, AuditAction.DEMOTE),
+    ),
+    "chats": (N_("Chats deleted"), (AuditAction.DELETE_CHATS,)),
     "settings": (
-        "Settings changed (learning, review, role, workspaces)",
+        N_("Settings changed (learning, review, language, role, workspaces)"),
         (AuditAction.CHANGE_SETTING,),
     ),
 }
@@ -111,7 +116,15 @@ def _whole(text: str, name: str, top: int, meaning: str) -> int | None:
     if not text:
         return None
     if not text.isascii() or not text.isdigit() or not 1 <= int(text) <= top:
-        raise InvalidInput(f"{name} {quoted(text)} is not {meaning} (a whole number, 1 to {top})")
+        raise InvalidInput(
+            _(
+                "%(name)s %(text)s is not %(meaning)s (a whole number, 1 to %(top)d)",
+                name=name,
+                text=quoted(text),
+                meaning=meaning,
+                top=top,
+            )
+        )
     return int(text)
 
 
@@ -119,20 +132,35 @@ def filters_of(request: Request) -> Filters:
     """The filters the address gives, or InvalidInput saying which one is wrong."""
     change, by = _field(request, "change"), _field(request, "by")
     if change and change not in CHANGES:
-        raise InvalidInput(f"unknown change {quoted(change)}: use one of {', '.join(CHANGES)}")
+        raise InvalidInput(
+            _(
+                "unknown change %(value)s: use one of %(choices)s",
+                value=quoted(change),
+                choices=", ".join(CHANGES),
+            )
+        )
     if by and by not in BY:
-        raise InvalidInput(f"unknown by {quoted(by)}: use one of {', '.join(BY)}")
+        raise InvalidInput(
+            _(
+                "unknown by %(value)s: use one of %(choices)s",
+                value=quoted(by),
+                choices=", ".join(BY),
+            )
+        )
     memory = (request.query_params.get("memory") or "").strip()
     if len(memory) > MAX_MEMORY_ID_CHARS:
-        raise InvalidInput(f"memory id is too long (at most {MAX_MEMORY_ID_CHARS} characters)")
-    entry = "an entry number: use the Older link"
+        raise InvalidInput(
+            _("memory id is too long (at most %(top)d characters)", top=MAX_MEMORY_ID_CHARS)
+        )
+    entry = _("an entry number: use the Older link")
     return Filters(
         workspace=_field(request, "workspace"),
         change=change,
         by=by,
         memory=memory,
         before=_whole(_field(request, "before"), "before", MAX_ROW_ID, entry),
-        limit=_whole(_field(request, "limit"), "limit", MAX_PAGE_SIZE, "a page size") or PAGE_SIZE,
+        limit=_whole(_field(request, "limit"), "limit", MAX_PAGE_SIZE, _("a page size"))
+        or PAGE_SIZE,
     )
 
 
@@ -153,11 +181,11 @@ def read_page(state: ServerState, owner: Owner, filters: Filters) -> tuple[list[
 
 def by_options(own: bool, name: str) -> list[tuple[str, str]]:
     who = {
-        Source.USER.value: "You" if own else name,
-        Source.ADMIN.value: "An admin",
-        Source.EXTRACTION.value: "Extraction (learned from chats)",
-        Source.IMPORT.value: "An import",
-        Source.SYSTEM.value: "memoryd (expired memories)",
+        Source.USER.value: _("You") if own else name,
+        Source.ADMIN.value: _("An admin"),
+        Source.EXTRACTION.value: _("Extraction (learned from chats)"),
+        Source.IMPORT.value: _("An import"),
+        Source.SYSTEM.value: _("memoryd (expired memories)"),
     }
     return [(kind, who[kind]) for kind in BY]
 
@@ -167,6 +195,7 @@ def show(
 ) -> Response:
     """The page for ``owner.user``'s log, read as ``caller``."""
     here = here_of(request)
+    speak_to(request, state, caller.user)  # before the filters' errors are worded
     filters, more, problem = Filters(), False, None
     entries: list[AuditEntry] = []
     try:
@@ -203,7 +232,7 @@ def show(
         older=filters.address(base, before=entries[-1].id) if more and entries else None,
         newest=filters.address(base, before=None) if filters.before is not None else None,
         workspace_options=workspaces,
-        change_options=[(k, label) for k, (label, _) in CHANGES.items()],
+        change_options=[(k, _(label)) for k, (label, _actions) in CHANGES.items()],
         by_options=by_options(own, owner.user.name),
         api_base=view.api_base,
         page_size=PAGE_SIZE,
@@ -226,7 +255,9 @@ def user_activity(request: Request, state: State, user_id: str) -> Response:
         return caller
     subject = next((u for u in state.md.list_users() if str(u.id) == user_id), None)
     if subject is None:
-        return redirect(request, "/admin?tab=users", f"No user {quoted(user_id)}.", "error")
+        return redirect(
+            request, "/admin?tab=users", _("No user %(id)s.", id=quoted(user_id)), "error"
+        )
     base = f"/admin/users/{subject.id}/activity"
     return show(request, state, caller, admin_owner(caller, subject), base=base)
 
@@ -241,10 +272,12 @@ def history(
     request: Request, state: ServerState, owner: Owner, memory_id: str, *, base: str
 ) -> Response:
     """One memory's History table alone (``memory_history.html``), or a 404 saying so."""
+    speak_to(request, state, owner.acting)
     try:
         items = history_of(state, owner, memory_id)
     except (LookupError, MemorydError):
-        return PlainTextResponse(f"No memory {quoted(memory_id[:100])} for this user.", 404)
+        missing = _("No memory %(id)s for this user.", id=quoted(memory_id[:100]))
+        return PlainTextResponse(missing, 404)
     context = {"history": items, "all_changes": all_changes(base, memory_id)}
     response = TEMPLATES.TemplateResponse(request, "memory_history.html", context)
     response.headers["Cache-Control"] = "no-store"
@@ -255,19 +288,21 @@ def history(
 def my_memory_history(request: Request, state: State, memory_id: str) -> Response:
     caller = web_caller(request, state)
     if caller is None:
-        return PlainTextResponse("You are signed out: sign in again.", 401)
+        speak_to(request, state, None)
+        return PlainTextResponse(_("You are signed out: sign in again."), 401)
     return history(request, state, self_owner(caller.user), memory_id, base="/activity")
 
 
 @router.get("/admin/users/{user_id}/activity/history/{memory_id}", response_class=HTMLResponse)
 def user_memory_history(request: Request, state: State, user_id: str, memory_id: str) -> Response:
     caller = web_caller(request, state)
+    speak_to(request, state, caller.user if caller is not None else None)
     if caller is None:
-        return PlainTextResponse("You are signed out: sign in again.", 401)
+        return PlainTextResponse(_("You are signed out: sign in again."), 401)
     if not caller.is_admin:
-        return PlainTextResponse("The admin panel is for admins.", 403)
+        return PlainTextResponse(_("The admin panel is for admins."), 403)
     subject = next((u for u in state.md.list_users() if str(u.id) == user_id), None)
     if subject is None:
-        return PlainTextResponse(f"No user {quoted(user_id[:100])}.", 404)
+        return PlainTextResponse(_("No user %(id)s.", id=quoted(user_id[:100])), 404)
     base = f"/admin/users/{subject.id}/activity"
     return history(request, state, admin_owner(caller, subject), memory_id, base=base)

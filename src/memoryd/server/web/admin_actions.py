@@ -23,6 +23,7 @@ from memoryd.server.deps import Caller, ServerState, State
 from memoryd.server.routers.extraction import is_running, run_now
 from memoryd.server.routers.users import add_user, change_user, remove_user
 from memoryd.server.web.actions import back_to, confirmed, field_text, perform, posted
+from memoryd.server.web.i18n import _, ngettext
 from memoryd.server.web.routes import redirect
 
 log = logging.getLogger("memoryd.server")
@@ -31,7 +32,7 @@ router = APIRouter(prefix="/ui", include_in_schema=False)
 
 def _admin(caller: Caller) -> None:
     if not caller.is_admin:
-        raise PermissionDenied("only an admin can do this")
+        raise PermissionDenied(_("only an admin can do this"))
 
 
 def _by(caller: Caller) -> Actor:
@@ -43,7 +44,7 @@ def _user_of(state: ServerState, raw: str) -> User:
     try:
         return state.md.get_user(int(raw))
     except ValueError:
-        raise InvalidInput("user_id must be a number") from None
+        raise InvalidInput(_("user_id must be a number")) from None
 
 
 # settings and extraction --------------------------------------------------------------------
@@ -68,7 +69,7 @@ async def save_settings(request: Request, state: State) -> Response:
         parsed = {k: state.md.parse_setting(k, v) for k, v in changes.items()}
         for key, value in parsed.items():
             state.md.set_setting(key, value)
-        return "Settings saved."
+        return _("Settings saved.")
 
     return await perform(request, form, work)
 
@@ -85,7 +86,7 @@ async def retry_extraction(request: Request, state: State) -> Response:
     try:
         user_id = int(field_text(form, "user_id"))
     except ValueError:
-        return redirect(request, back_to(form), "user_id must be a number", "error")
+        return redirect(request, back_to(form), _("user_id must be a number"), "error")
     return await _start_run(request, state, caller, form, user_id, field_text(form, "workspace"))
 
 
@@ -111,7 +112,9 @@ class _Starting:
         if isinstance(exc, MemorydError):
             self.error = str(exc)
         else:
-            self.error = f"an unexpected error ({type(exc).__name__}); see the server log"
+            self.error = _(
+                "an unexpected error (%(name)s); see the server log", name=type(exc).__name__
+            )
         self.ready.set()
 
 
@@ -126,9 +129,10 @@ async def _start_run(
     """Start a run in the background (an LLM run can take minutes) and come back once it
     is stored as running, so the page lists it; a run that cannot start says why."""
     if not caller.is_admin:
-        return redirect(request, back_to(form), "only an admin can do this", "error")
+        return redirect(request, back_to(form), _("only an admin can do this"), "error")
     if is_running():
-        return redirect(request, back_to(form), "An extraction run is already running.", "error")
+        message = _("An extraction run is already running.")
+        return redirect(request, back_to(form), message, "error")
     starting = _Starting()
 
     def run() -> None:
@@ -142,10 +146,11 @@ async def _start_run(
     await run_in_threadpool(starting.ready.wait, START_WAIT_SECONDS)
     back = back_to(form)
     if starting.run is not None:
-        return redirect(request, back, f"Extraction run {starting.run.id[:8]} started.")
+        return redirect(request, back, _("Extraction run %(id)s started.", id=starting.run.id[:8]))
     if starting.error is not None:
-        return redirect(request, back, f"Extraction could not start: {starting.error}", "error")
-    return redirect(request, back, "Extraction is starting; it is listed here once it has.")
+        refused = _("Extraction could not start: %(error)s", error=starting.error)
+        return redirect(request, back, refused, "error")
+    return redirect(request, back, _("Extraction is starting; it is listed here once it has."))
 
 
 # users ----------------------------------------------------------------------------------------
@@ -160,7 +165,7 @@ async def create_user(request: Request, state: State) -> Response:
         workspaces = [workspace] if workspace else []
         name, password = field_text(form, "name"), field_text(form, "password")
         user = add_user(state, caller.user, name, role, password, workspaces)
-        return f"User {user.name} added."
+        return _("User %(name)s added.", name=user.name)
 
     return await perform(request, form, work)
 
@@ -173,7 +178,9 @@ async def set_role(request: Request, state: State, user_id: str) -> Response:
         _admin(caller)
         target = _user_of(state, user_id).id
         user = change_user(state, caller.user, target, role=field_text(form, "role"))
-        return f"{user.name} is now {'an admin' if user.role is Role.ADMIN else 'a default user'}."
+        if user.role is Role.ADMIN:
+            return _("%(name)s is now an admin.", name=user.name)
+        return _("%(name)s is now a default user.", name=user.name)
 
     return await perform(request, form, work)
 
@@ -187,7 +194,7 @@ async def reset_password(request: Request, state: State, user_id: str) -> Respon
         user = change_user(
             state, caller.user, _user_of(state, user_id).id, password=field_text(form, "password")
         )
-        return f"New password set for {user.name}; they are signed out everywhere."
+        return _("New password set for %(name)s; they are signed out everywhere.", name=user.name)
 
     return await perform(request, form, work)
 
@@ -200,13 +207,17 @@ async def delete_user(request: Request, state: State, user_id: str) -> Response:
         _admin(caller)
         doomed = _user_of(state, user_id)
         n = len(state.md.list_memories(doomed.id))
-        question = (
-            f"Delete the user {doomed.name} with their {n} memor{'y' if n == 1 else 'ies'}"
-            " and all their chats? This cannot be undone."
+        question = ngettext(
+            "Delete the user %(name)s with their %(num)d memory and all their chats? "
+            "This cannot be undone.",
+            "Delete the user %(name)s with their %(num)d memories and all their chats? "
+            "This cannot be undone.",
+            n,
+            name=doomed.name,
         )
-        confirmed(form, question, "Delete user")
+        confirmed(form, question, _("Delete user"))
         user = remove_user(state, caller.user, doomed.id)
-        return f"User {user.name} deleted, with their memories and chats."
+        return _("User %(name)s deleted, with their memories and chats.", name=user.name)
 
     return await perform(request, form, work)
 
@@ -221,7 +232,7 @@ async def create_workspace(request: Request, state: State) -> Response:
         workspace = state.md.create_workspace(
             field_text(form, "slug"), field_text(form, "name") or None
         )
-        return f"Workspace {workspace.slug} created."
+        return _("Workspace %(slug)s created.", slug=workspace.slug)
 
     return await perform(request, form, work)
 
@@ -233,12 +244,14 @@ async def delete_workspace(request: Request, state: State, slug: str) -> Respons
     def work() -> str:
         _admin(caller)
         state.md.get_workspace(slug)  # an unknown one is refused before asking
-        question = (
-            f"Delete the workspace {slug} with every memory and chat in it? This cannot be undone."
+        question = _(
+            "Delete the workspace %(slug)s with every memory and chat in it? "
+            "This cannot be undone.",
+            slug=slug,
         )
-        confirmed(form, question, "Delete workspace")
+        confirmed(form, question, _("Delete workspace"))
         state.md.delete_workspace(slug, actor=_by(caller))
-        return f"Workspace {slug} deleted, with its memories and chats."
+        return _("Workspace %(slug)s deleted, with its memories and chats.", slug=slug)
 
     return await perform(request, form, work)
 
@@ -252,8 +265,8 @@ async def add_member(request: Request, state: State) -> Response:
         user = _user_of(state, field_text(form, "user_id"))
         workspace = field_text(form, "workspace")
         if not state.auth.add_member(workspace, user.id, _by(caller)):
-            return f"{user.name} was already a member of {workspace}."
-        return f"{user.name} is now a member of {workspace}."
+            return _("%(name)s was already a member of %(slug)s.", name=user.name, slug=workspace)
+        return _("%(name)s is now a member of %(slug)s.", name=user.name, slug=workspace)
 
     return await perform(request, form, work)
 
@@ -267,6 +280,6 @@ async def remove_member(request: Request, state: State) -> Response:
         user = _user_of(state, field_text(form, "user_id"))
         workspace = field_text(form, "workspace")
         state.auth.remove_member(workspace, user.id, _by(caller))
-        return f"{user.name} is no longer a member of {workspace}."
+        return _("%(name)s is no longer a member of %(slug)s.", name=user.name, slug=workspace)
 
     return await perform(request, form, work)

@@ -16,10 +16,12 @@ from fastapi.responses import HTMLResponse
 
 from memoryd.domain.models import Actor, Role, Source, User, Workspace
 from memoryd.extraction.runs import Run, calls_text, get_run
+from memoryd.i18n import N_
 from memoryd.plugins import llm_provider_factories
 from memoryd.server.deps import Caller, Owner, ServerState, State
 from memoryd.server.routers.extraction import is_running
 from memoryd.server.routers.users import users_overview
+from memoryd.server.web.i18n import _, speak_to
 from memoryd.server.web.routes import (
     TEMPLATES,
     memory_view,
@@ -34,15 +36,15 @@ router = APIRouter(include_in_schema=False)
 TEMPLATES.env.globals["calls_text"] = calls_text
 TABS = ("users", "workspaces", "memories", "extraction", "settings")
 RUNS_LISTED = 10  # runs on the Extraction tab
-RUN_ENTRY_KINDS = {
-    "pair": "Batch failed",
-    "item": "Dropped",
-    "not_stored": "Not stored",
-    "planned": "Would change (dry run)",
-    "interrupted": "Stopped here",
-    "config": "LLM settings unusable",
-    "questions": "Asking questions stopped",
-    "suggested": "Waiting for review",
+RUN_ENTRY_KINDS = {  # msgids: the templates translate them
+    "pair": N_("Batch failed"),
+    "item": N_("Dropped"),
+    "not_stored": N_("Not stored"),
+    "planned": N_("Would change (dry run)"),
+    "interrupted": N_("Stopped here"),
+    "config": N_("LLM settings unusable"),
+    "questions": N_("Asking questions stopped"),
+    "suggested": N_("Waiting for review"),
 }
 
 
@@ -66,8 +68,9 @@ def admin_caller(request: Request, state: ServerState) -> Caller | Response:
     caller = web_caller(request, state)
     if caller is None:
         return to_login(request)
+    speak_to(request, state, caller.user)
     if not caller.is_admin:
-        return redirect(request, "/?denied=1", "The admin panel is for admins.", "error")
+        return redirect(request, "/?denied=1", _("The admin panel is for admins."), "error")
     return caller
 
 
@@ -119,10 +122,11 @@ def admin_page(request: Request, state: State, user: int | None = None) -> Respo
 def runs_table(request: Request, state: State) -> Response:
     """The Extraction tab's run list alone (an HTML table), as it is now."""
     caller = web_caller(request, state)  # read by a script: a status, not a redirect
+    speak_to(request, state, caller.user if caller is not None else None)
     if caller is None:
-        return HTMLResponse("Sign in again to see the run list.", status_code=401)
+        return HTMLResponse(_("Sign in again to see the run list."), status_code=401)
     if not caller.is_admin:
-        return HTMLResponse("The run list is for admins.", status_code=403)
+        return HTMLResponse(_("The run list is for admins."), status_code=403)
     context = {
         "runs": state.md.extraction_runs(RUNS_LISTED),
         "extraction_running": is_running(),
@@ -140,9 +144,9 @@ def run_pairs(run: Run, names: dict[int, str]) -> list[PairEntries]:
         key = (entry.get("user_id"), entry.get("workspace"))
         if key not in pairs:
             uid = entry.get("user_id")
-            who = names.get(uid, f"user {uid}") if isinstance(uid, int) else "?"
+            who = names.get(uid, _("user %(id)s", id=uid)) if isinstance(uid, int) else "?"
             if key == (None, None):  # about the run, not a pair (stopped between pairs)
-                pairs[key] = PairEntries("The whole run", "")
+                pairs[key] = PairEntries(_("The whole run"), "")
             else:
                 pairs[key] = PairEntries(who, str(entry.get("workspace") or "?"))
         kind = str(entry.get("kind", ""))
@@ -150,7 +154,7 @@ def run_pairs(run: Run, names: dict[int, str]) -> list[PairEntries]:
         pairs[key].entries.append(
             {
                 "kind": kind,
-                "label": RUN_ENTRY_KINDS.get(kind, kind or "Note"),
+                "label": RUN_ENTRY_KINDS.get(kind, kind or N_("Note")),
                 "detail": detail if isinstance(detail, str) else repr(detail),
                 "parked": bool(entry.get("parked")),
             }
@@ -165,7 +169,8 @@ def run_page(request: Request, state: State, run_id: str) -> Response:
         return caller
     run = get_run(state.md.db, run_id[:64], now=state.md.clock())
     if run is None:
-        return redirect(request, "/admin?tab=extraction", f"No extraction run {run_id!r}.", "error")
+        missing = _("No extraction run %(id)r.", id=run_id)
+        return redirect(request, "/admin?tab=extraction", missing, "error")
     names = {u.id: u.name for u in state.md.list_users()}
     kinds = [str(e.get("kind", "")) for e in run.errors]
     context = page_context(

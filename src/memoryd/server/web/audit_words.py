@@ -7,8 +7,9 @@ The log records actions and actors as the API names them (``update``,
 admin", with the memory's text before and after, or "Turned off learning from chats"
 with the setting's value before and after. This module turns an ``AuditEntry``
 into that wording and groups a page of entries by day; the templates only lay it out
-(and escape it, as they escape everything). It imports nothing of the web UI, so every
-page module can use it.
+(and escape it, as they escape everything), in the page's language
+(``memoryd.server.web.i18n``). It imports nothing else of the web UI, so every page
+module can use it.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from memoryd.domain.models import AuditAction, AuditEntry, Role, Source, User, UserSetting
+from memoryd.i18n import LANGUAGE_NAMES, N_
 from memoryd.server.deps import Owner
+from memoryd.server.web.i18n import ENGLISH, _, current_language, ngettext
 
 
 @dataclass(frozen=True)
@@ -80,26 +83,29 @@ class Day:
 def where_text(state: dict[str, Any] | None) -> str:
     if not state:
         return ""
-    return "Global" if state.get("scope") == "global" else f"Workspace {state.get('workspace')}"
+    if state.get("scope") == "global":
+        return _("Global")
+    return _("Workspace %(slug)s", slug=state.get("workspace"))
 
 
 def actor_text(actor: str, reader: Reader) -> tuple[str, str | None]:
     """Who, in words, and the extraction run it names (if any)."""
-    kind, _, rest = actor.partition(":")
+    kind, _sep, rest = actor.partition(":")
     if kind == Source.USER.value:
         if rest == str(reader.viewer.id):
-            return "you", None
+            return _("you"), None
         if rest == str(reader.subject.id):
             return reader.subject.name, None
-        return f"user {rest}", None
+        return _("user %(id)s", id=rest), None
     if kind == Source.ADMIN.value:
         if rest == str(reader.viewer.id):
-            return "you (as an admin)", None
-        return ("an admin (command line)" if not rest else "an admin"), None
+            return _("you (as an admin)"), None
+        return (_("an admin (command line)") if not rest else _("an admin")), None
     if kind == Source.EXTRACTION.value:
-        return f"extraction run {rest[:8]}" if rest else "extraction", rest or None
+        run = _("extraction run %(id)s", id=rest[:8]) if rest else _("extraction")
+        return run, rest or None
     if kind == Source.IMPORT.value:
-        return "an import", None
+        return _("an import"), None
     if kind == Source.SYSTEM.value:
         return "memoryd", None
     return actor, None
@@ -110,85 +116,92 @@ def _what(entry: AuditEntry, kind: str) -> str:
     match entry.action:
         case AuditAction.CREATE:
             if kind == Source.IMPORT.value:
-                return "Imported"
+                return _("Imported")
             if kind == Source.EXTRACTION.value:
-                return "Learned from chats"
+                return _("Learned from chats")
             if after.get("source") == Source.EXTRACTION.value:
-                return "Created from a suggestion"
-            return "Created"
+                return _("Created from a suggestion")
+            return _("Created")
         case AuditAction.UPDATE:
             if kind == Source.IMPORT.value:
-                return "Replaced by an import"
+                return _("Replaced by an import")
             if kind == Source.EXTRACTION.value:
-                return "Updated from chats"
-            return "Edited"
+                return _("Updated from chats")
+            return _("Edited")
         case AuditAction.DELETE:
-            return "Expired and deleted" if kind == Source.SYSTEM.value else "Deleted"
+            return _("Expired and deleted") if kind == Source.SYSTEM.value else _("Deleted")
         case AuditAction.PROMOTE:
-            return "Made global"
+            return _("Made global")
         case AuditAction.DEMOTE:
-            return f"Moved to workspace {after.get('workspace')}"
+            return _("Moved to workspace %(slug)s", slug=after.get("workspace"))
         case AuditAction.DELETE_CHATS:
-            return "Chats deleted"
+            return _("Chats deleted")
         case AuditAction.CHANGE_SETTING:
             return _setting_what(after)
     return str(entry.action)
 
 
-# how a setting's values read (memoryd.user_settings): setting -> value -> words
+# how a setting's values read (memoryd.user_settings): setting -> value -> msgid
 SETTING_NAMES = {
-    UserSetting.LEARN_FROM_CHATS.value: "Learning from chats",
-    UserSetting.MEMORY_REVIEW.value: "Review of what memoryd learns",
-    UserSetting.LANGUAGE.value: "Language",
-    UserSetting.ROLE.value: "Role",
-    UserSetting.MEMBERSHIP.value: "Membership",
+    UserSetting.LEARN_FROM_CHATS.value: N_("Learning from chats"),
+    UserSetting.MEMORY_REVIEW.value: N_("Review of what memoryd learns"),
+    UserSetting.LANGUAGE.value: N_("Language"),
+    UserSetting.ROLE.value: N_("Role"),
+    UserSetting.MEMBERSHIP.value: N_("Membership"),
 }
 SETTING_VALUES: dict[str, dict[Any, str]] = {
-    UserSetting.LEARN_FROM_CHATS.value: {True: "on", False: "off"},
+    UserSetting.LEARN_FROM_CHATS.value: {True: N_("on"), False: N_("off")},
     UserSetting.MEMORY_REVIEW.value: {
-        "default": "as the instance is set",
-        "off": "apply at once",
-        "updates": "ask before changing an existing memory",
-        "everything": "ask before every new or changed memory",
+        "default": N_("as the instance is set"),
+        "off": N_("apply at once"),
+        "updates": N_("ask before changing an existing memory"),
+        "everything": N_("ask before every new or changed memory"),
     },
-    UserSetting.ROLE.value: {"admin": "admin", "default": "default user"},
-    UserSetting.MEMBERSHIP.value: {"member": "member", "not member": "not a member"},
+    UserSetting.LANGUAGE.value: {
+        "default": N_("as the server is set"),
+        "auto": N_("the language of each message"),
+    },
+    UserSetting.ROLE.value: {"admin": N_("admin"), "default": N_("default user")},
+    UserSetting.MEMBERSHIP.value: {"member": N_("member"), "not member": N_("not a member")},
 }
 
 
 def _setting_what(after: dict[str, Any]) -> str:
     setting, new = after.get("setting"), after.get("value")
     if setting == UserSetting.LEARN_FROM_CHATS.value:
-        return f"Turned {'on' if new else 'off'} learning from chats"
+        return _("Turned on learning from chats") if new else _("Turned off learning from chats")
     if setting == UserSetting.MEMORY_REVIEW.value:
-        return "Changed what waits for review"
+        return _("Changed what waits for review")
     if setting == UserSetting.LANGUAGE.value:
-        return "Changed the language"
+        return _("Changed the language")
     if setting == UserSetting.ROLE.value:
-        return "Made an admin" if new == Role.ADMIN.value else "Made a default user"
+        return _("Made an admin") if new == Role.ADMIN.value else _("Made a default user")
     if setting == UserSetting.MEMBERSHIP.value:
         workspace = after.get("workspace")
         if new == "member":
-            return f"Added to workspace {workspace}"
-        return f"Removed from workspace {workspace}"
-    return f"Changed the setting {setting}"
+            return _("Added to workspace %(slug)s", slug=workspace)
+        return _("Removed from workspace %(slug)s", slug=workspace)
+    return _("Changed the setting %(name)s", name=setting)
 
 
 def _setting_value(setting: object, value: object) -> str:
     words = SETTING_VALUES.get(str(setting), {})
     if isinstance(value, bool | str) and value in words:
-        return words[value]
+        return _(words[value])
+    if setting == UserSetting.LANGUAGE.value and value in LANGUAGE_NAMES:
+        return LANGUAGE_NAMES[str(value)]
     return str(value)
 
 
 def _setting_text(before: dict[str, Any], after: dict[str, Any]) -> tuple[str, str]:
     """(where, what) of a setting's change: ``Learning from chats: on → off``."""
     setting = after.get("setting") or before.get("setting")
-    name = SETTING_NAMES.get(str(setting), str(setting))
+    name = _(SETTING_NAMES[str(setting)]) if str(setting) in SETTING_NAMES else str(setting)
     was = _setting_value(setting, before.get("value"))
     now = _setting_value(setting, after.get("value"))
     workspace = after.get("workspace")
-    return (f"Workspace {workspace}" if workspace else "Whole account"), f"{name}: {was} → {now}"
+    where = _("Workspace %(slug)s", slug=workspace) if workspace else _("Whole account")
+    return where, f"{name}: {was} → {now}"
 
 
 def until_day(value: str | None) -> str:
@@ -205,16 +218,21 @@ def until_day(value: str | None) -> str:
 
 
 def _until(value: object) -> str:
-    return until_day(value) if isinstance(value, str) and value else "no end"
+    return until_day(value) if isinstance(value, str) and value else _("no end")
 
 
 def _chats_text(record: dict[str, Any]) -> tuple[str, str]:
     """(where, what) of a chat deletion: counts per workspace, never any text."""
     count = record.get("count", 0)
     spaces = record.get("workspaces") or {}
-    where = ", ".join(f"{n} in {slug}" for slug, n in spaces.items())
-    noun = "recorded chat" if count == 1 else "recorded chats"
-    return ", ".join(spaces), f"{count} {noun} deleted ({where}). Their text is gone."
+    where = ", ".join(_("%(num)d in %(slug)s", num=n, slug=slug) for slug, n in spaces.items())
+    what = ngettext(
+        "%(num)d recorded chat deleted (%(where)s). Their text is gone.",
+        "%(num)d recorded chats deleted (%(where)s). Their text is gone.",
+        count,
+        where=where,
+    )
+    return ", ".join(spaces), what
 
 
 def describe(entry: AuditEntry, reader: Reader) -> ActivityItem:
@@ -238,7 +256,7 @@ def describe(entry: AuditEntry, reader: Reader) -> ActivityItem:
     if entry.action is AuditAction.CHANGE_SETTING:
         item.where, item.text = _setting_text(before, after)
         if after.get("setting") == UserSetting.LEARN_FROM_CHATS.value and not after["value"]:
-            item.notes.append("Chats recorded while it is off are never learned from.")
+            item.notes.append(_("Chats recorded while it is off are never learned from."))
         return item
     if entry.action in (AuditAction.PROMOTE, AuditAction.DEMOTE):
         item.where = f"{where_text(before)} → {where_text(after)}"
@@ -250,19 +268,25 @@ def describe(entry: AuditEntry, reader: Reader) -> ActivityItem:
     if entry.before and entry.after:
         if before.get("expires_at") != after.get("expires_at"):
             was, now = _until(before.get("expires_at")), _until(after.get("expires_at"))
-            item.notes.append(f"Remember until: {was} → {now}")
+            item.notes.append(_("Remember until: %(was)s → %(now)s", was=was, now=now))
         if entry.action is AuditAction.UPDATE and where_text(before) != where_text(after):
             item.where = f"{where_text(before)} → {where_text(after)}"
     elif after.get("expires_at"):
-        item.notes.append(f"Remember until {_until(after.get('expires_at'))}")
+        item.notes.append(_("Remember until %(day)s", day=_until(after.get("expires_at"))))
     if entry.action is AuditAction.DELETE and kind == Source.SYSTEM.value:
         expired = _until(before.get("expires_at"))
-        item.notes.append(f"Its remember-until date ({expired}) had passed.")
+        item.notes.append(_("Its remember-until date (%(day)s) had passed.", day=expired))
     return item
 
 
 def day_title(day: date) -> str:
-    return f"{day:%A} {day.day} {day:%B %Y}"
+    """``Monday 5 January 2026``; in another language, as Babel writes a full date."""
+    language = current_language()
+    if language == ENGLISH:
+        return f"{day:%A} {day.day} {day:%B %Y}"
+    from babel.dates import format_date
+
+    return format_date(day, format="full", locale=language)
 
 
 def by_day(items: list[ActivityItem]) -> list[Day]:

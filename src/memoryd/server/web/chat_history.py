@@ -18,6 +18,7 @@ from memoryd.domain.errors import MemorydError
 from memoryd.server.deps import ServerState, State, require_workspace
 from memoryd.server.routers.chats import ChatId, visible_chat
 from memoryd.server.web.actions import Unconfirmed, ask, confirmed, field_text, posted
+from memoryd.server.web.i18n import _, ngettext
 from memoryd.server.web.routes import redirect
 
 router = APIRouter(prefix="/ui/chats", include_in_schema=False)
@@ -30,10 +31,13 @@ def chat_page(slug: str) -> str:
 def _clear_question(state: ServerState, user_id: int, slug: str) -> str:
     count = len(state.md.list_chats(user_id, slug))
     name = state.md.get_workspace(slug).name
-    return (
-        f"Delete all {count} of your exchange{'' if count == 1 else 's'} in {name}?"
-        " Their text is erased and memoryd will not learn from them; memories it"
-        " already learned stay."
+    return ngettext(
+        "Delete all %(num)d of your exchanges in %(name)s? Their text is erased and memoryd "
+        "will not learn from them; memories it already learned stay.",
+        "Delete all %(num)d of your exchanges in %(name)s? Their text is erased and memoryd "
+        "will not learn from them; memories it already learned stay.",
+        count,
+        name=name,
     )
 
 
@@ -46,13 +50,17 @@ async def clear_history(request: Request, state: State) -> Response:
         await run_in_threadpool(require_workspace, state, user, slug)
         if field_text(form, "confirmed") != "yes":  # the question is read only to be asked
             question = await run_in_threadpool(_clear_question, state, user.id, slug)
-            raise Unconfirmed(question, "Delete all")
+            raise Unconfirmed(question, _("Delete all"))
         deleted = await run_in_threadpool(state.md.clear_chats, user.id, slug)
     except Unconfirmed as asked:
         return await ask(request, form, asked)
     except MemorydError as exc:
         return redirect(request, "/", str(exc), "error")
-    done = f"Deleted {deleted} exchange{'' if deleted == 1 else 's'} from this history."
+    done = ngettext(
+        "Deleted %(num)d exchange from this history.",
+        "Deleted %(num)d exchanges from this history.",
+        deleted,
+    )
     return redirect(request, chat_page(slug), done)
 
 
@@ -65,13 +73,16 @@ async def delete_exchange(request: Request, state: State, chat_id: ChatId) -> Re
         chat = await run_in_threadpool(visible_chat, state, user, chat_id)
         confirmed(
             form,
-            f"Delete this exchange? \u201c{chat.prompt[:80]}\u201d Its text is erased and"
-            " memoryd will not learn from it; memories it already learned stay.",
-            "Delete",
+            _(
+                "Delete this exchange? \u201c%(text)s\u201d Its text is erased and memoryd will "
+                "not learn from it; memories it already learned stay.",
+                text=chat.prompt[:80],
+            ),
+            _("Delete"),
         )
         await run_in_threadpool(state.md.delete_chat, user.id, chat.id)
     except Unconfirmed as asked:
         return await ask(request, form, asked)
     except MemorydError as exc:
         return redirect(request, back, str(exc), "error")
-    return redirect(request, chat_page(chat.workspace), "Exchange deleted.")
+    return redirect(request, chat_page(chat.workspace), _("Exchange deleted."))

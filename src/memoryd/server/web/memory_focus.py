@@ -28,6 +28,7 @@ from memoryd.server.deps import Owner, ServerState
 from memoryd.server.routers.memories import chats_using, memory_detail, visible_memory
 from memoryd.server.schemas import ChatOut, MemoryDetail
 from memoryd.server.web.audit_words import ActivityItem, Reader, describe, until_day
+from memoryd.server.web.i18n import _
 
 if TYPE_CHECKING:
     from memoryd.server.web.routes import MemoryView
@@ -115,7 +116,7 @@ def _moment(iso: str) -> datetime | None:
 def utc_time(iso: str | None) -> str:
     """``2026-03-02 09:30 UTC``; ``never`` for no time."""
     if not iso:
-        return "never"
+        return _("never")
     moment = _moment(iso)
     return iso if moment is None else moment.strftime("%Y-%m-%d %H:%M UTC")
 
@@ -127,7 +128,7 @@ def until_text(iso: str) -> str:
         return iso
     if (moment.hour, moment.minute, moment.second, moment.microsecond) != (0, 0, 0, 0):
         return utc_time(iso)
-    return f"{until_day(iso)} (to the end of the day, UTC)"
+    return _("%(day)s (to the end of the day, UTC)", day=until_day(iso))
 
 
 def source_text(memory: MemoryDetail) -> str:
@@ -135,8 +136,13 @@ def source_text(memory: MemoryDetail) -> str:
     by = memory.created_by or ""
     if memory.source == "extraction":
         run = (memory.run_id or (by.split(":")[1] if ":" in by else ""))[:8] or "?"
-        accepted = ", accepted in review" if by.startswith(("user:", "admin:")) else ""
-        return f"{Source.EXTRACTION.words} (extraction run {run}){accepted}"
+        if by.startswith(("user:", "admin:")):
+            return _(
+                "%(source)s (extraction run %(id)s), accepted in review",
+                source=Source.EXTRACTION.words,
+                id=run,
+            )
+        return _("%(source)s (extraction run %(id)s)", source=Source.EXTRACTION.words, id=run)
     return Source(memory.source).words
 
 

@@ -1,9 +1,10 @@
-"""The account panel's controls over what memoryd does with a person's chats, as form
-posts: the "don't learn from my chats" switch and the user's own review mode.
+"""The account panel's own choices, as form posts: the "don't learn from my chats"
+switch, the user's own review mode and their language.
 
 Kept out of ``memoryd.server.web.actions`` (memories, keys, admin forms) because they are
-the web controls over what memoryd learns about a person; the same controls are
-``PATCH /api/v1/me``, ``memoryd users learning`` and ``memoryd users review``.
+a person's controls over what memoryd learns about them and how it speaks to them; the
+same controls are ``PATCH /api/v1/me``, ``memoryd users learning``, ``memoryd users
+review`` and ``memoryd users language``.
 """
 
 from __future__ import annotations
@@ -14,18 +15,20 @@ from fastapi import APIRouter, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from memoryd.domain.errors import MemorydError
+from memoryd.i18n import DEFAULT, N_, PREFERENCE_CHOICES
 from memoryd.server.deps import Caller, State
 from memoryd.server.web.actions import posted
+from memoryd.server.web.i18n import _, ngettext, page_language, use_language
 from memoryd.server.web.routes import redirect, safe_next, with_query
 
 router = APIRouter(prefix="/ui", include_in_schema=False)
 
 CHOICES = {"on": True, "off": False}
 REVIEW_CHOICES = {
-    "default": (None, "Extraction's changes follow the instance setting again."),
-    "off": ("off", "Extraction's changes to your memories apply at once."),
-    "updates": ("updates", "Changes to memories you have now wait for your review."),
-    "everything": ("everything", "Every new or changed memory now waits for your review."),
+    "default": (None, N_("Extraction's changes follow the instance setting again.")),
+    "off": ("off", N_("Extraction's changes to your memories apply at once.")),
+    "updates": ("updates", N_("Changes to memories you have now wait for your review.")),
+    "everything": ("everything", N_("Every new or changed memory now waits for your review.")),
 }
 
 
@@ -45,25 +48,45 @@ async def account_choice(
 async def set_learning(request: Request, state: State) -> Response:
     caller, back, choice = await account_choice(request, state, "learn", CHOICES)
     if choice is None:
-        return redirect(request, back, "Choose on or off.", "error")
+        return redirect(request, back, _("Choose on or off."), "error")
     try:
         closed = await run_in_threadpool(state.md.set_learning, caller.user.id, CHOICES[choice])
     except MemorydError as exc:
         return redirect(request, back, str(exc), "error")
     if CHOICES[choice]:
-        return redirect(request, back, "memoryd learns from your chats again, from now on.")
-    waiting = f" ({closed} waiting chat(s) will not be read)" if closed else ""
-    return redirect(request, back, f"memoryd no longer learns from your chats{waiting}.")
+        return redirect(request, back, _("memoryd learns from your chats again, from now on."))
+    if closed:
+        done = ngettext(
+            "memoryd no longer learns from your chats (%(num)d waiting chat will not be read).",
+            "memoryd no longer learns from your chats (%(num)d waiting chats will not be read).",
+            closed,
+        )
+        return redirect(request, back, done)
+    return redirect(request, back, _("memoryd no longer learns from your chats."))
 
 
 @router.post("/review")
 async def set_review(request: Request, state: State) -> Response:
     caller, back, choice = await account_choice(request, state, "mode", REVIEW_CHOICES)
     if choice is None:
-        return redirect(request, back, "Choose default, off, updates or everything.", "error")
+        return redirect(request, back, _("Choose default, off, updates or everything."), "error")
     mode, done = REVIEW_CHOICES[choice]
     try:
         await run_in_threadpool(state.md.set_review_preference, caller.user.id, mode)
     except MemorydError as exc:
         return redirect(request, back, str(exc), "error")
-    return redirect(request, back, done)
+    return redirect(request, back, _(done))
+
+
+@router.post("/language")
+async def set_language(request: Request, state: State) -> Response:
+    caller, back, choice = await account_choice(request, state, "language", PREFERENCE_CHOICES)
+    if choice is None:
+        return redirect(request, back, _("Choose a language from the list."), "error")
+    try:
+        await run_in_threadpool(state.md.set_language_preference, caller.user.id, choice)
+    except MemorydError as exc:
+        return redirect(request, back, str(exc), "error")
+    own = None if choice == DEFAULT else choice
+    use_language(page_language(request, state, own))  # the answer is in the new language
+    return redirect(request, back, _("Language saved."))

@@ -40,11 +40,13 @@ from memoryd.server.routers.memories import overview
 from memoryd.server.routers.suggestions import visible_suggestions
 from memoryd.server.schemas import MemoryOut, ScopeUsage, SuggestionOut
 from memoryd.server.upstream import chat_target
+from memoryd.server.web.i18n import _, install, speak_to
 from memoryd.server.web.memory_focus import FILTERS, focus_of
 
 router = APIRouter(include_in_schema=False)
 TEMPLATES = Jinja2Templates(directory=str(resources.files("memoryd.server.web") / "templates"))
 TEMPLATES.env.filters.update(FILTERS)
+install(TEMPLATES.env)
 
 STATIC_DIR = str(resources.files("memoryd.server.web") / "static")
 FLASH_COOKIE = "memoryd_flash"
@@ -185,7 +187,11 @@ def memory_view(state: ServerState, owner: Owner, prefix: str, back: str) -> Mem
         memories = [
             m for m in listing.memories if m.scope == usage.scope and m.workspace == usage.workspace
         ]
-        title = "Global" if usage.workspace is None else f"Workspace {usage.workspace}"
+        title = (
+            _("Global")
+            if usage.workspace is None
+            else _("Workspace %(slug)s", slug=usage.workspace)
+        )
         dom_id = f"{prefix}-scope-{usage.workspace or 'global'}"
         groups.append(ScopeGroup(title, dom_id, usage, memories))
     global_full = any(g.usage.full for g in groups if g.usage.scope == "global")
@@ -253,6 +259,7 @@ def page_context(
     """What every page shows. ``status`` in it is the page's HTTP status: 404 when the
     address opens (``edit=``, ``detail=``) a memory the caller cannot see."""
     user = caller.user
+    own_language = speak_to(request, state, user)
     panel = request.query_params.get("panel")
     here = extra.pop("here", None) or here_of(request)
     context = {
@@ -265,6 +272,8 @@ def page_context(
         "learning": state.md.learns_from_chats(user.id),
         "review_own": state.md.review_preference(user.id),
         "review_instance": state.md.get_settings()[runtime_settings.MEMORY_REVIEW.key],
+        "language_own": own_language,
+        "language_server": state.settings.language,
         "panel": panel if panel in PANELS else None,
         "here": here,
         "flashes": flashes_of(request),
@@ -282,7 +291,7 @@ def page_context(
     if focus.missing is not None:
         context["flashes"] = [
             *context["flashes"],
-            {"level": "error", "text": f"No memory {focus.missing!r} for this user."},
+            {"level": "error", "text": _("No memory %(id)r for this user.", id=focus.missing)},
         ]
         context["status"] = 404
     return context
@@ -306,6 +315,7 @@ def login_page(request: Request, state: State, next: str = "/") -> Response:
 
 
 def login_form(request: Request, *, next: str, name: str = "", error: str = "") -> Response:
+    speak_to(request, request.app.state.memoryd, None)
     token = secrets.token_urlsafe(24)
     response = TEMPLATES.TemplateResponse(
         request,
@@ -324,11 +334,12 @@ def login_form(request: Request, *, next: str, name: str = "", error: str = "") 
 @router.post("/login")
 async def login(request: Request, state: State) -> Response:
     form = await request.form()
+    speak_to(request, state, None)  # of its refusals
     name, password = str(form.get("name", "")), str(form.get("password", ""))
     target = safe_next(form.get("next"))
     sent = form.get("csrf_token")
     if not sent or sent != request.cookies.get(LOGIN_CSRF_COOKIE):
-        return login_form(request, next=target, name=name, error="The form expired; try again.")
+        return login_form(request, next=target, name=name, error=_("The form expired; try again."))
     try:
         user = await check_password_throttled(request, state, name, password)
     except ApiError as exc:
@@ -337,7 +348,7 @@ async def login(request: Request, state: State) -> Response:
         response.headers.update(exc.headers or {})
         return response
     if user is None:
-        return login_form(request, next=target, name=name, error="Wrong user name or password.")
+        return login_form(request, next=target, name=name, error=_("Wrong user name or password."))
     session = await run_in_threadpool(
         state.auth.create_session, user.id, state.settings.session_days
     )

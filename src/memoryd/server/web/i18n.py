@@ -1,0 +1,128 @@
+"""The web UI in its reader's language: which language a page is in, and the gettext the
+templates and the web modules translate their words with.
+
+A page is in the user's own ``language`` (``memoryd users language``, the Account tab),
+else the first language of the browser's ``Accept-Language`` that the UI speaks, else
+the server's ``MEMORYD_LANGUAGE``, else English. The UI speaks a language when its
+catalogue (``memoryd/locale``, read by ``memoryd.i18n``) translates every word of the UI;
+a language with only the injected heading translated (``auto`` too) falls through to the
+browser's. Words a catalogue lacks show in English.
+
+The language in force is a context variable set once per request, where the user is known
+(``page_context``, ``posted``) or not (the sign-in page): templates (``{% trans %}``,
+``_()``, through ``jinja2.ext.i18n``) and the web modules (``_()`` here) read it, so no
+function passes it around. docs/i18n.md says how to add a language.
+"""
+
+from __future__ import annotations
+
+import gettext as gettext_module
+from contextvars import ContextVar
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from memoryd.domain.language import LANGUAGES
+from memoryd.i18n import LANGUAGE_NAMES, catalogue_path, translations
+
+if TYPE_CHECKING:
+    from fastapi import Request
+    from jinja2 import Environment
+
+    from memoryd.domain.models import User
+    from memoryd.server.deps import ServerState
+
+ENGLISH = "en"
+_locale: ContextVar[str] = ContextVar("memoryd_ui_locale", default=ENGLISH)
+
+
+def _translations() -> gettext_module.NullTranslations:
+    return translations(_locale.get())
+
+
+def _(message: str, **variables: Any) -> str:
+    """``message`` in the page's language, with ``%(name)s`` filled from ``variables``."""
+    text = _translations().gettext(message)
+    return text % variables if variables else text
+
+
+def ngettext(singular: str, plural: str, n: int, **variables: Any) -> str:
+    """The form of ``singular``/``plural`` for ``n`` in the page's language; ``%(num)d``
+    is ``n``."""
+    return _translations().ngettext(singular, plural, n) % {"num": n, **variables}
+
+
+@cache
+def ui_languages() -> tuple[str, ...]:
+    """English and every language whose catalogue translates every msgid of the UI."""
+    from babel.messages.pofile import read_po
+
+    spoken = [ENGLISH]
+    for language in LANGUAGES:
+        path = catalogue_path(language)
+        if language == ENGLISH or not path.is_file():
+            continue
+        with path.open("rb") as source:
+            catalogue = read_po(source)
+        if all(m.string and not m.fuzzy for m in catalogue if m.id):
+            spoken.append(language)
+    return tuple(spoken)
+
+
+def from_header(accept_language: str) -> str | None:
+    """The first language of an ``Accept-Language`` header the UI speaks, by weight."""
+    weighted: list[tuple[float, int, str]] = []
+    for index, item in enumerate(accept_language.split(",")[:20]):
+        tag, _sep, params = item.strip().partition(";")
+        weight = 1.0
+        if params.strip().startswith("q="):
+            try:
+                weight = float(params.strip()[2:])
+            except ValueError:
+                continue
+        weighted.append((-weight, index, tag.strip().split("-")[0].lower()))
+    for weight, _index, language in sorted(weighted):
+        if weight < 0 and language in ui_languages():
+            return language
+    return None
+
+
+def page_language(request: Request, state: ServerState, own: str | None = None) -> str:
+    """The language of a page for a user whose own choice is ``own`` (None: none, or
+    signed out); see the module doc."""
+    if own in ui_languages():
+        return str(own)
+    browser = from_header(request.headers.get("accept-language", ""))
+    if browser is not None:
+        return browser
+    server = state.settings.language
+    return server if server in ui_languages() else ENGLISH
+
+
+def speak_to(request: Request, state: ServerState, user: User | None) -> str | None:
+    """Set the language of this request for ``user`` (None: signed out); their own
+    language choice, if they made one."""
+    own = state.md.language_preference(user.id) if user is not None else None
+    use_language(page_language(request, state, own))
+    return own
+
+
+def use_language(language: str) -> None:
+    """Make ``language`` the language of what this request renders and says."""
+    _locale.set(language)
+
+
+def current_language() -> str:
+    return _locale.get()
+
+
+def install(env: Environment) -> None:
+    """Give the templates ``{% trans %}``, ``_()`` and ``ngettext()`` (new-style: ``%(name)s``
+    filled and escaped by Jinja), the page's language and the languages' own names."""
+    env.add_extension("jinja2.ext.i18n")
+    env.install_gettext_callables(  # type: ignore[attr-defined]
+        gettext=lambda message: _translations().gettext(message),
+        ngettext=lambda singular, plural, n: _translations().ngettext(singular, plural, n),
+        newstyle=True,
+    )
+    env.globals["ui_language"] = current_language
+    env.globals["language_names"] = LANGUAGE_NAMES
