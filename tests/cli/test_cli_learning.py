@@ -1,5 +1,5 @@
-"""``memoryd users learning`` and ``users review``: a user's own "don't learn from my chats"
-switch and review mode."""
+"""``memoryd users learning``, ``users review`` and ``users language``: a user's own "don't
+learn from my chats" switch, review mode and language."""
 
 from __future__ import annotations
 
@@ -55,3 +55,22 @@ def test_review_errors(cli: Cli) -> None:
     )
     assert "bob" in cli.fails("users", "review", "bob", "off")
     assert cli.json("users", "review", "alice")["memory_review"] == "updates"  # unchanged
+
+
+def test_language_show_set_default(cli: Cli) -> None:
+    cli.ok("users", "add", "alice")
+    assert (
+        "alice follows the server: MEMORYD_LANGUAGE = en"
+        in cli.ok("users", "language", "alice").stdout
+    )
+    chosen = cli.json("users", "language", "alice", "FR")
+    assert (chosen["language"], chosen["language_effective"]) == ("fr", "fr")
+    assert (
+        "alice's language: fr (instead of the server's)"
+        in cli.ok("users", "language", "alice").stdout
+    )
+    assert "unknown language 'klingon': use default, auto, en, fr" in cli.fails(
+        "users", "language", "alice", "klingon"
+    )
+    back = cli.json("users", "language", "alice", "default")
+    assert (back["language"], back["language_effective"]) == ("default", "en")

@@ -126,6 +126,7 @@ FORM_CASES = [
     FormCase("/ui/password", known_password),
     FormCase("/ui/learning", fields(learn="off")),  # a change: "on" again changes nothing
     FormCase("/ui/review", fields(mode="updates")),
+    FormCase("/ui/language", fields(language="fr")),
     FormCase("/ui/chats/{chat_id}/delete", own_chat),
     FormCase("/ui/chats/clear", own_chat),
     # admin only

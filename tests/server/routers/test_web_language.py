@@ -1,0 +1,119 @@
+"""The web UI in the reader's language (issue 35): the user's own language, else the
+browser's Accept-Language, else the server's MEMORYD_LANGUAGE, else English; the account
+tab sets the language, and the message a form post comes back with is in it too."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.server.web.i18n import from_header
+from support.server import World, build_world, make_settings
+from support.web import flash_of, get_page, post_form, session_cookie
+
+
+def _lang(page: Any) -> str:
+    found = re.search(r'<html lang="([^"]+)">', page.text)
+    assert found is not None
+    return found.group(1)
+
+
+def _as(world: World, who: str | None, path: str, accept: str) -> Any:
+    headers = {"Accept-Language": accept}
+    if who is not None:
+        headers["Cookie"] = session_cookie(world, who)[0]
+    response = world.client.get(path, headers=headers, follow_redirects=False)
+    world.client.cookies.clear()
+    return response
+
+
+def test_a_user_who_chose_french_gets_every_page_in_french(world: World) -> None:
+    world.md.set_language_preference(world.ids["alice"], "fr")
+    account = get_page(world, "alice", "/?panel=account")
+    assert account.status_code == 200 and _lang(account) == "fr"
+    for french in ("Ma langue", "Se déconnecter", "Apprentissage à partir de vos conversations"):
+        assert french in account.text
+    for english in ("Sign out", "My language", "Skip to content"):
+        assert english not in account.text
+    selected = re.search(r'<option value="fr" lang="fr" selected>Français</option>', account.text)
+    assert selected is not None
+    activity = get_page(world, "alice", "/activity")
+    assert "<h1>Activité</h1>" in activity.text and "Filtres" in activity.text
+
+
+def test_the_browsers_language_when_the_user_chose_none(world: World) -> None:
+    page = _as(world, "bob", "/activity", "de-DE,de;q=0.9,fr;q=0.8,en;q=0.5")
+    assert _lang(page) == "fr"  # German has only its heading: the next language the UI speaks
+    assert "Effacer les filtres" in page.text or "Afficher" in page.text
+    signed_out = _as(world, None, "/login", "fr-CA")
+    assert _lang(signed_out) == "fr" and "Se connecter" in signed_out.text
+    world.md.set_language_preference(world.ids["bob"], "en")  # their own choice wins
+    assert _lang(_as(world, "bob", "/activity", "fr")) == "en"
+    world.md.set_language_preference(world.ids["bob"], "auto")  # a turn's language: not a page's
+    assert _lang(_as(world, "bob", "/activity", "fr")) == "fr"
+    assert _lang(_as(world, "bob", "/activity", "xx, *")) == "en"
+
+
+@pytest.fixture
+def french_server(tmp_path: Path, embedder: MiniLMEmbedder) -> Iterator[World]:
+    world = build_world(make_settings(tmp_path, language="fr"), embedder)
+    with world.client:
+        yield world
+    world.md.close()
+
+
+def test_the_servers_language_when_neither_says(french_server: World) -> None:
+    login = get_page(french_server, None, "/login")
+    assert _lang(login) == "fr" and "Nom d’utilisateur" in login.text
+    assert _lang(_as(french_server, None, "/login", "en-GB,en")) == "en"
+
+
+def test_the_account_tab_sets_the_language_and_answers_in_it(world: World) -> None:
+    alice = world.ids["alice"]
+    done = post_form(world, "alice", "/ui/language", {"language": "fr"})
+    assert flash_of(done) == {"level": "ok", "text": "Langue enregistrée."}
+    assert world.md.language_preference(alice) == "fr"
+    refused = post_form(world, "alice", "/ui/language", {"language": "klingon"})
+    assert flash_of(refused) == {"level": "error", "text": "Choisissez une langue dans la liste."}
+    post_form(world, "alice", "/ui/language", {"language": "default"})
+    assert world.md.language_preference(alice) is None
+    entries = get_page(world, "alice", "/activity?change=settings")
+    assert "Langue : Français → selon le réglage du serveur" not in entries.text  # English now
+    assert "Language: Français → as the server is set" in entries.text
+
+
+def test_a_french_admin_reads_the_admin_panel_in_french(world: World) -> None:
+    world.md.set_language_preference(world.ids["admin"], "fr")
+    for tab, words in (
+        ("users", "Ajouter un utilisateur"),
+        ("workspaces", "Créer un espace de travail"),
+        ("extraction", "Lancer maintenant"),
+        ("settings", "Enregistrer les réglages"),
+    ):
+        page = get_page(world, "admin", f"/admin?tab={tab}")
+        assert page.status_code == 200 and words in page.text, tab
+    deleted = post_form(world, "admin", "/ui/workspaces/beta/delete", {"confirmed": "yes"})
+    assert flash_of(deleted)["text"] == (
+        "Espace de travail beta supprimé, avec ses souvenirs et ses conversations."
+    )
+
+
+def test_accept_language_is_read_by_weight_and_bounded() -> None:
+    assert from_header("en;q=0.1, fr;q=0.9") == "fr"
+    assert from_header("fr;q=x, en") == "en"
+    assert from_header("") is None and from_header("de, ja") is None
+    assert from_header(",".join(["xx"] * 10_000) + ",fr") is None  # only the first 20
+
+
+def test_the_rest_api_and_the_cli_show_the_choice(world: World) -> None:
+    patched = world.call("bob", "PATCH", "/api/v1/me", json={"language": "ja"})
+    assert (patched.json()["language"], patched.json()["language_effective"]) == ("ja", "ja")
+    bad = world.call("bob", "PATCH", "/api/v1/me", json={"language": "klingon"})
+    assert bad.status_code == 422
+    back = world.call("bob", "PATCH", "/api/v1/me", json={"language": "default"}).json()
+    assert (back["language"], back["language_effective"]) == ("default", "en")
