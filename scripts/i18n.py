@@ -4,6 +4,7 @@ msgids of the web UI and the injected heading, then update every language's .po.
     python scripts/i18n.py update   # after changing a wrapped string: new msgids appear
                                     # untranslated (and fuzzy guesses) in every .po
     python scripts/i18n.py check    # exit 1 when a msgid is missing from a .po
+    python scripts/i18n.py init nl  # a new language's .po, every msgid untranslated
 
 The .po files are the only catalogues: memoryd compiles them in memory when it starts
 using a language (memoryd.i18n), so there is no compile step. docs/i18n.md has the rest.
@@ -48,12 +49,18 @@ def missing(template: Path) -> dict[str, list[str]]:
 
 
 def main(argv: list[str]) -> int:
-    if argv not in (["update"], ["check"]):
+    if argv not in (["update"], ["check"]) and not (len(argv) == 2 and argv[0] == "init"):
         print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory() as tmp:
         template = Path(tmp) / f"{DOMAIN}.pot"
         extract(template)
+        if argv[0] == "init":
+            CommandLineInterface().run(
+                ["pybabel", "-q", "init", "-i", str(template), "-d", str(LOCALE), "-D", DOMAIN,
+                 "-l", argv[1], "--no-wrap"]
+            )  # fmt: skip
+            return 0
         if argv == ["update"]:
             CommandLineInterface().run(
                 ["pybabel", "-q", "update", "-i", str(template), "-d", str(LOCALE), "-D", DOMAIN,

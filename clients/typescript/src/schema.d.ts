@@ -143,8 +143,8 @@ export interface paths {
         };
         /**
          * Memories, the user's own choices and recorded chats as JSON lines
-         * @description The first line is the user's preferences (``{"preferences": {"learn_from_chats":
-         *     true, "memory_review": "default"}}``), then one line per memory, then one line per
+         * @description The first line is the user's preferences (``{"preferences": {"language":
+         *     "default", "learn_from_chats": true, "memory_review": "default"}}``), then one line per memory, then one line per
          *     recorded chat (``{"chat": {"created_at", "id", "memory_ids", "memory_processed",
          *     "prompt", "response", "workspace"}}``, oldest first) unless ``chats=false``.
          */
@@ -317,12 +317,14 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * My preferences: learning from my chats, reviewing changes
+         * My preferences: learning from my chats, reviewing changes, my language
          * @description ``learn_from_chats: false``: chats are still recorded, but extraction never reads
          *     them (nor the ones still waiting); ``true`` learns from chats recorded from now on.
          *     ``memory_review``: which of extraction's changes wait for your review (``off``,
          *     ``updates``, ``everything``), whatever the instance's setting; ``default`` follows the
-         *     instance's setting again.
+         *     instance's setting again. ``language``: the language of your injected heading and of
+         *     the web UI (``en``, ``fr``, ...), ``auto`` for the language of each message, or
+         *     ``default`` for the server's ``MEMORYD_LANGUAGE``.
          */
         patch: operations["edit_me_api_v1_me_patch"];
         trace?: never;
@@ -629,8 +631,8 @@ export interface paths {
         };
         /**
          * Memories, the user's own choices and recorded chats as JSON lines
-         * @description The first line is the user's preferences (``{"preferences": {"learn_from_chats":
-         *     true, "memory_review": "default"}}``), then one line per memory, then one line per
+         * @description The first line is the user's preferences (``{"preferences": {"language":
+         *     "default", "learn_from_chats": true, "memory_review": "default"}}``), then one line per memory, then one line per
          *     recorded chat (``{"chat": {"created_at", "id", "memory_ids", "memory_processed",
          *     "prompt", "response", "workspace"}}``, oldest first) unless ``chats=false``.
          */
@@ -1245,6 +1247,8 @@ export interface components {
          * @description The user's own choices an import set (a choice the file leaves out is null).
          */
         ImportedPreferences: {
+            /** Language */
+            language?: ("default" | "auto" | "en" | "fr" | "es" | "de" | "pt" | "it" | "id" | "zh" | "ja" | "ko") | null;
             /** Learn From Chats */
             learn_from_chats?: boolean | null;
             /** Memory Review */
@@ -1256,6 +1260,18 @@ export interface components {
             auth: string;
             /** Id */
             id: number;
+            /**
+             * Language
+             * @description Your own language for the injected heading and the web UI: a language code, auto (the language of each message) or default (the server's MEMORYD_LANGUAGE).
+             * @enum {string}
+             */
+            language: "default" | "auto" | "en" | "fr" | "es" | "de" | "pt" | "it" | "id" | "zh" | "ja" | "ko";
+            /**
+             * Language Effective
+             * @description The language choice in force for you now: yours, else the server's.
+             * @enum {string}
+             */
+            language_effective: "auto" | "en" | "fr" | "es" | "de" | "pt" | "it" | "id" | "zh" | "ja" | "ko";
             /**
              * Learn From Chats
              * @description Off: your chats are recorded but memoryd never learns from them.
@@ -1285,9 +1301,11 @@ export interface components {
         };
         /**
          * MePatch
-         * @description Give one or both.
+         * @description Give one or more.
          */
         MePatch: {
+            /** Language */
+            language?: ("default" | "auto" | "en" | "fr" | "es" | "de" | "pt" | "it" | "id" | "zh" | "ja" | "ko") | null;
             /** Learn From Chats */
             learn_from_chats?: boolean | null;
             /** Memory Review */

@@ -109,8 +109,8 @@ def import_(
 
     Each line is an object from `memoryd export`, or a hand-written one with only
     "content" and "scope" (and "workspace" for a workspace memory). The line
-    `{"preferences": {...}}` sets the user's learning switch and review mode, unless
-    `--no-preferences`. Each `{"chat": {...}}` line adds a recorded chat with a new id,
+    `{"preferences": {...}}` sets the user's learning switch, review mode and language,
+    unless `--no-preferences`. Each `{"chat": {...}}` line adds a recorded chat with a new id,
     unless `--no-chats`; one already there is not added twice. The user must be a member
     of the workspaces the file names; workspaces that do not exist yet are created with
     the user as their member.

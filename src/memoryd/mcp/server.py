@@ -27,6 +27,7 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 
 import memoryd
 from memoryd.domain.errors import MemorydError
+from memoryd.domain.injection import SECTION_TITLE
 from memoryd.domain.models import User
 from memoryd.domain.rules import KEEP, Keep, parse_scope
 from memoryd.server.deps import ServerState, require_workspace, self_owner
@@ -360,9 +361,10 @@ def build_server(state: ServerState, local_user_id: int | None = None) -> MCPSer
     @server.resource(
         SECTION_URI,
         name="memory-section",
-        title="Things I Remember About You",
+        title=SECTION_TITLE,  # the resource's name; the section's own heading is translated
         description="The user's current memory section (globals; add ?workspace=SLUG for a "
-        "workspace's memories too), as it would be appended to a system prompt.",
+        "workspace's memories too), as it would be appended to a system prompt, headed in "
+        "the user's language.",
         mime_type="text/markdown",
     )
     @resource_errors
