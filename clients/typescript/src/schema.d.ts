@@ -144,9 +144,10 @@ export interface paths {
         /**
          * Memories, the user's own choices and recorded chats as JSON lines
          * @description The first line is the user's preferences (``{"preferences": {"language":
-         *     "default", "learn_from_chats": true, "memory_review": "default"}}``), then one line per memory, then one line per
-         *     recorded chat (``{"chat": {"created_at", "id", "memory_ids", "memory_processed",
-         *     "prompt", "response", "workspace"}}``, oldest first) unless ``chats=false``.
+         *     "default", "learn_from_chats": true, "memory_review": "default"}}``), then one line
+         *     per memory, then one line per recorded chat (``{"chat": {"created_at", "id",
+         *     "memory_ids", "memory_processed", "prompt", "response", "workspace"}}``, oldest
+         *     first) unless ``chats=false``.
          */
         get: operations["export_api_v1_export_get"];
         put?: never;
@@ -632,9 +633,10 @@ export interface paths {
         /**
          * Memories, the user's own choices and recorded chats as JSON lines
          * @description The first line is the user's preferences (``{"preferences": {"language":
-         *     "default", "learn_from_chats": true, "memory_review": "default"}}``), then one line per memory, then one line per
-         *     recorded chat (``{"chat": {"created_at", "id", "memory_ids", "memory_processed",
-         *     "prompt", "response", "workspace"}}``, oldest first) unless ``chats=false``.
+         *     "default", "learn_from_chats": true, "memory_review": "default"}}``), then one line
+         *     per memory, then one line per recorded chat (``{"chat": {"created_at", "id",
+         *     "memory_ids", "memory_processed", "prompt", "response", "workspace"}}``, oldest
+         *     first) unless ``chats=false``.
          */
         get: operations["export_api_v1_users__user_id__export_get"];
         put?: never;

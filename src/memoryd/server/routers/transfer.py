@@ -73,9 +73,10 @@ def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: st
         ] = True,
     ) -> Response:
         """The first line is the user's preferences (``{"preferences": {"language":
-        "default", "learn_from_chats": true, "memory_review": "default"}}``), then one line per memory, then one line per
-        recorded chat (``{"chat": {"created_at", "id", "memory_ids", "memory_processed",
-        "prompt", "response", "workspace"}}``, oldest first) unless ``chats=false``."""
+        "default", "learn_from_chats": true, "memory_review": "default"}}``), then one line
+        per memory, then one line per recorded chat (``{"chat": {"created_at", "id",
+        "memory_ids", "memory_processed", "prompt", "response", "workspace"}}``, oldest
+        first) unless ``chats=false``."""
         lines = [
             line
             for line in state.md.export_memories(owner.user.id, chats=chats)
