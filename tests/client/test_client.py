@@ -226,7 +226,7 @@ def test_export_and_import_carry_my_choices_like_the_library(live: LiveMemoryd) 
         kept = client.import_memories(alice, exported, preferences=False)
         assert kept.preferences is None and client.learns_from_chats(alice) is True
         applied = client.import_memories(alice, exported)
-        assert applied.preferences == Preferences(False, "everything")
+        assert applied.preferences == Preferences(False, "everything", "default")
         assert (client.learns_from_chats(alice), client.review_preference(alice)) == (
             False,
             "everything",

@@ -60,6 +60,9 @@ REMOTE = [
     "review_preference",
     "review_mode",
     "set_review_preference",
+    "language_preference",
+    "language",
+    "set_language_preference",
     "list_suggestions",
     "get_suggestion",
     "accept_suggestion",
@@ -233,3 +236,19 @@ def test_a_base_url_with_the_api_prefix_says_which_endpoint_is_missing(
     with client, pytest.raises(NotFound) as caught:
         client.whoami()
     assert str(caught.value) == "no endpoint GET /api/v1/api/v1/me on this memoryd server"
+
+
+def test_the_language_goes_through_the_client_like_the_library(live: LiveMemoryd) -> None:
+    alice = live.ids["alice"]
+    live.md.add_memory(alice, "Prefers tea")
+    with MemorydClient(live.url, live.keys["alice"]) as client:
+        assert (client.language_preference(alice), client.language(alice)) == (None, "en")
+        client.set_language_preference(alice, "fr")
+        assert live.md.language_preference(alice) == "fr" == client.language(alice)
+        turn = client.context(alice, "alpha", "Que boire ?")
+        assert turn.section.startswith("## Ce dont je me souviens à votre sujet\n")
+        expected = live.md.context(alice, "alpha", "Que boire ?")
+        assert turn.section == expected.section
+        assert turn.system_prompt("Sois bref.") == expected.system_prompt("Sois bref.")
+        client.set_language_preference(alice, None)
+        assert client.language_preference(alice) is None

@@ -425,6 +425,22 @@ class AsyncMemorydClient:
         chosen = "default" if mode is None else mode
         await self._my_choices(user_id, "set_review_preference", memory_review=chosen)
 
+    async def language_preference(self, user_id: int) -> str | None:
+        """The user's own language (a code or ``auto``), or None when they follow the
+        server's ``MEMORYD_LANGUAGE``."""
+        own = (await self._my_choices(user_id, "language_preference"))["language"]
+        return None if own == "default" else str(own)
+
+    async def language(self, user_id: int) -> str:
+        """The language choice in force for the user: their own, else the server's."""
+        return str((await self._my_choices(user_id, "language"))["language_effective"])
+
+    async def set_language_preference(self, user_id: int, language: str | None) -> None:
+        """Set the user's own language (a code or ``auto``), or None (or ``default``) to
+        follow the server's again."""
+        chosen = "default" if language is None else language
+        await self._my_choices(user_id, "set_language_preference", language=chosen)
+
     # settings, export / import ----------------------------------------------------------
     async def get_settings(self) -> dict[str, Any]:
         settings: dict[str, Any] = await self._json("GET", f"{API}/settings")

@@ -425,6 +425,22 @@ class MemorydClient:
         chosen = "default" if mode is None else mode
         self._my_choices(user_id, "set_review_preference", memory_review=chosen)
 
+    def language_preference(self, user_id: int) -> str | None:
+        """The user's own language (a code or ``auto``), or None when they follow the
+        server's ``MEMORYD_LANGUAGE``."""
+        own = (self._my_choices(user_id, "language_preference"))["language"]
+        return None if own == "default" else str(own)
+
+    def language(self, user_id: int) -> str:
+        """The language choice in force for the user: their own, else the server's."""
+        return str((self._my_choices(user_id, "language"))["language_effective"])
+
+    def set_language_preference(self, user_id: int, language: str | None) -> None:
+        """Set the user's own language (a code or ``auto``), or None (or ``default``) to
+        follow the server's again."""
+        chosen = "default" if language is None else language
+        self._my_choices(user_id, "set_language_preference", language=chosen)
+
     # settings, export / import ----------------------------------------------------------
     def get_settings(self) -> dict[str, Any]:
         settings: dict[str, Any] = self._json("GET", f"{API}/settings")
