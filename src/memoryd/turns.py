@@ -122,10 +122,10 @@ class TurnFacade:
         if confirm is not None:
             confirm()
         language = turn_language(own or self.settings.language, query.text)
-        heading, titles = section_heading(language), section_titles()
+        heading = section_heading(language)
         if not enabled:
             return Turn(
-                enabled=False, query=query, record=record, heading=heading, known_titles=titles
+                enabled=False, query=query, record=record, heading=heading, titles=section_titles
             )
         now = self.clock()
         pool = [m for m in pool if not m.is_expired(now)]  # expired: never injected
@@ -141,7 +141,7 @@ class TurnFacade:
             candidates=len(candidates),
             record=record,
             heading=heading,
-            known_titles=titles,
+            titles=section_titles,
         )
         if not record:
             return turn

@@ -267,7 +267,7 @@ def turn_of(
         query=build_query(message, history),
         record=record,
         heading=section.split("\n", 1)[0] if section else SECTION_HEADING,
-        known_titles=section_titles(),
+        titles=section_titles,
     )
 
 

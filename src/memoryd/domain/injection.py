@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from memoryd.domain.errors import InvalidInput
@@ -107,17 +107,24 @@ def _title_key(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
-def strip_sections(text: str, titles: Collection[str] = (SECTION_TITLE,)) -> str:
+def english_titles() -> Collection[str]:
+    return (SECTION_TITLE,)
+
+
+def strip_sections(text: str, titles: Callable[[], Collection[str]] = english_titles) -> str:
     """``text`` without any section that looks like memoryd's own: a Markdown heading
-    whose words are one of ``titles`` (any level, any case, look-alike characters folded)
-    and the ``- `` lines under it. What a system message may not bring in, so the model
-    sees one memoryd section, the real one, in whichever language it is."""
-    keys = {_title_key(t) for t in titles}
+    whose words are one of ``titles()`` (any level, any case, look-alike characters
+    folded) and the ``- `` lines under it. What a system message may not bring in, so the
+    model sees one memoryd section, the real one, in whichever language it is.
+    ``titles`` is called only when ``text`` has a heading (it may read catalogues)."""
+    keys: set[str] | None = None
     kept: list[str] = []
     inside = False
     for line in text.split("\n"):
         heading = _HEADING_LINE.match(unicodedata.normalize("NFKC", line))
-        if heading and _title_key(heading.group(1)) in keys:
+        if heading and keys is None:
+            keys = {_title_key(t) for t in titles()}
+        if heading and keys is not None and _title_key(heading.group(1)) in keys:
             inside = True
             while kept and not kept[-1].strip():  # the blank lines that set it apart
                 kept.pop()
@@ -153,8 +160,9 @@ class Turn:
     # False: an incognito turn (``context(record=False)``), never recorded
     record: bool = True
     heading: str = SECTION_HEADING  # in the user's language (memoryd.i18n)
-    # every language's heading title: a system prompt's sections under them are dropped
-    known_titles: frozenset[str] = frozenset({SECTION_TITLE})
+    # every language's heading title (read when needed): a system prompt's sections under
+    # them are dropped
+    titles: Callable[[], Collection[str]] = field(default=english_titles, compare=False)
 
     @property
     def memory_ids(self) -> list[str]:
@@ -171,7 +179,7 @@ class Turn:
 
     def strip(self, text: str) -> str:
         """``text`` without a section that claims to be memoryd's (``strip_sections``)."""
-        return strip_sections(text, self.known_titles)
+        return strip_sections(text, self.titles)
 
     def system_prompt(self, base: str | None = None) -> str:
         return compose_system_prompt(self.strip(base or ""), self.section)
