@@ -24,6 +24,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Scope
 
 import memoryd
+from memoryd import i18n
 from memoryd.config import MemorydSettings
 from memoryd.domain.models import Role, User
 from memoryd.server import errors
@@ -134,6 +135,7 @@ def create_app(
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         # load (and on first start quantise) the embedder now, not in the first request
         await run_in_threadpool(warm_embedder, md)
+        await run_in_threadpool(i18n.warm)  # the message catalogues, compiled in memory
         async with mcp.running() if mcp else nullcontext():
             yield
         client, state.http = state.http, None

@@ -22,7 +22,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from memoryd.domain.language import LANGUAGES
-from memoryd.i18n import LANGUAGE_NAMES, catalogue_path, translations
+from memoryd.i18n import LANGUAGE_NAMES, is_complete, translations
 
 if TYPE_CHECKING:
     from fastapi import Request
@@ -54,18 +54,7 @@ def ngettext(singular: str, plural: str, n: int, **variables: Any) -> str:
 @cache
 def ui_languages() -> tuple[str, ...]:
     """English and every language whose catalogue translates every msgid of the UI."""
-    from babel.messages.pofile import read_po
-
-    spoken = [ENGLISH]
-    for language in LANGUAGES:
-        path = catalogue_path(language)
-        if language == ENGLISH or not path.is_file():
-            continue
-        with path.open("rb") as source:
-            catalogue = read_po(source)
-        if all(m.string and not m.fuzzy for m in catalogue if m.id):
-            spoken.append(language)
-    return tuple(spoken)
+    return tuple(language for language in LANGUAGES if is_complete(language))
 
 
 def from_header(accept_language: str) -> str | None:
