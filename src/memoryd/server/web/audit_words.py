@@ -201,7 +201,7 @@ def _setting_text(before: dict[str, Any], after: dict[str, Any]) -> tuple[str, s
     now = _setting_value(setting, after.get("value"))
     workspace = after.get("workspace")
     where = _("Workspace %(slug)s", slug=workspace) if workspace else _("Whole account")
-    return where, f"{name}: {was} → {now}"
+    return where, _("%(name)s: %(was)s → %(now)s", name=name, was=was, now=now)
 
 
 def until_day(value: str | None) -> str:
