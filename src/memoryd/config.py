@@ -14,6 +14,7 @@ from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_vali
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from memoryd.domain.interval import parse_interval
+from memoryd.domain.language import LANGUAGE_CHOICES
 
 
 def default_data_dir() -> Path:
@@ -85,8 +86,6 @@ class MemorydSettings(BaseSettings):
     @field_validator("language")
     @classmethod
     def _check_language(cls, value: str) -> str:
-        from memoryd.i18n import LANGUAGE_CHOICES
-
         if value.strip().lower() not in LANGUAGE_CHOICES:
             raise ValueError(f"unknown language: use {', '.join(LANGUAGE_CHOICES)}")
         return value.strip().lower()

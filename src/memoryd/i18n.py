@@ -27,13 +27,14 @@ from importlib.resources.abc import Traversable
 
 from memoryd.domain.errors import InvalidInput
 from memoryd.domain.injection import SECTION_TITLE
-from memoryd.domain.language import LANGUAGES, language_of
+from memoryd.domain.language import (
+    AUTO,
+    LANGUAGES,
+    PREFERENCE_CHOICES,
+    language_of,
+)
 
 DOMAIN = "memoryd"
-AUTO = "auto"  # the language of the turn's text
-DEFAULT = "default"  # a user's choice: follow the server's MEMORYD_LANGUAGE
-LANGUAGE_CHOICES = (AUTO, *LANGUAGES)  # what MEMORYD_LANGUAGE may be
-PREFERENCE_CHOICES = (DEFAULT, *LANGUAGE_CHOICES)  # what a user may choose
 # each language by its own name (what a language menu shows, whatever the page's language)
 LANGUAGE_NAMES = {
     "en": "English",

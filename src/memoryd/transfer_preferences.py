@@ -23,12 +23,12 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from memoryd.domain.errors import InvalidInput
+from memoryd.domain.language import PREFERENCE_CHOICES as LANGUAGE_CHOICES
 from memoryd.domain.results import LANGUAGE
 from memoryd.domain.results import LEARN as LEARN  # re-exported: these were defined here
 from memoryd.domain.results import REVIEW as REVIEW
 from memoryd.domain.results import Preferences as Preferences
 from memoryd.domain.runtime_settings import REVIEW_MODES
-from memoryd.i18n import PREFERENCE_CHOICES as LANGUAGE_CHOICES
 from memoryd.user_settings import (
     FOLLOW_INSTANCE,
     change_language,

@@ -37,9 +37,10 @@ from memoryd.domain.injection import (
     most_recent,
     top_k,
 )
+from memoryd.domain.language import FOLLOW_SERVER
 from memoryd.domain.models import Actor, Memory, Scope, ScoredMemory, Source
 from memoryd.domain.rules import is_row_id
-from memoryd.i18n import DEFAULT, check_language, section_heading, section_titles, turn_language
+from memoryd.i18n import check_language, section_heading, section_titles, turn_language
 from memoryd.user_settings import change_language
 
 if TYPE_CHECKING:
@@ -202,7 +203,7 @@ class TurnFacade:
         actor = actor or Actor(Source.USER, user_id)
         with self.db.write() as repo:
             self.store.require_user(repo, user_id, lock=True)
-            own = None if chosen == DEFAULT else chosen
+            own = None if chosen == FOLLOW_SERVER else chosen
             change_language(repo, user_id, own, actor, self.clock())
 
     def _rank(self, query: Any, candidates: list[Memory]) -> tuple[list[ScoredMemory], str | None]:

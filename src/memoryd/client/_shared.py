@@ -32,7 +32,13 @@ from memoryd.domain.errors import (
     PermissionDenied,
     ScopeFull,
 )
-from memoryd.domain.injection import SECTION_HEADING, Turn, build_query, used_ids
+from memoryd.domain.injection import (
+    SECTION_HEADING,
+    SECTION_TITLE,
+    Turn,
+    build_query,
+    used_ids,
+)
 from memoryd.domain.models import (
     AuditAction,
     AuditEntry,
@@ -50,7 +56,6 @@ from memoryd.domain.models import (
 )
 from memoryd.domain.results import ImportResult, MemoryDetail, Preferences
 from memoryd.domain.rules import Keep, parse_scope
-from memoryd.i18n import section_titles
 
 API = "/api/v1"
 E = TypeVar("E", bound=enum.Enum)
@@ -267,7 +272,7 @@ def turn_of(
         query=build_query(message, history),
         record=record,
         heading=section.split("\n", 1)[0] if section else SECTION_HEADING,
-        titles=section_titles,
+        titles=lambda: (SECTION_TITLE, section.split("\n", 1)[0].lstrip("# ")),
     )
 
 

@@ -19,6 +19,13 @@ from __future__ import annotations
 import re
 
 LANGUAGES = ("en", "fr", "es", "de", "pt", "it", "id", "zh", "ja", "ko")
+# the language a user or the server chooses for the injected heading and the web UI
+# (memoryd.i18n): a code, or "auto" for the language of each turn's text; a user may
+# also choose "default", the server's MEMORYD_LANGUAGE
+AUTO = "auto"
+FOLLOW_SERVER = "default"
+LANGUAGE_CHOICES = (AUTO, *LANGUAGES)
+PREFERENCE_CHOICES = (FOLLOW_SERVER, *LANGUAGE_CHOICES)
 
 # A request meant to hold from now on, not one task: "always", "never", "from now on" ...
 STANDING = re.compile(

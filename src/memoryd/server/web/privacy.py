@@ -15,7 +15,8 @@ from fastapi import APIRouter, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from memoryd.domain.errors import MemorydError
-from memoryd.i18n import DEFAULT, N_, PREFERENCE_CHOICES
+from memoryd.domain.language import FOLLOW_SERVER, PREFERENCE_CHOICES
+from memoryd.i18n import N_
 from memoryd.server.deps import Caller, State
 from memoryd.server.web.actions import posted
 from memoryd.server.web.i18n import _, ngettext, page_language, use_language
@@ -87,6 +88,6 @@ async def set_language(request: Request, state: State) -> Response:
         await run_in_threadpool(state.md.set_language_preference, caller.user.id, choice)
     except MemorydError as exc:
         return redirect(request, back, str(exc), "error")
-    own = None if choice == DEFAULT else choice
+    own = None if choice == FOLLOW_SERVER else choice
     use_language(page_language(request, state, own))  # the answer is in the new language
     return redirect(request, back, _("Language saved."))
