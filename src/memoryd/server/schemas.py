@@ -142,7 +142,7 @@ class UserOut(BaseModel):
 
 ReviewMode = Literal["off", "updates", "everything"]
 ReviewChoice = Literal["default", "off", "updates", "everything"]
-# memoryd.i18n.LANGUAGE_CHOICES and PREFERENCE_CHOICES (a test keeps them the same)
+# memoryd.domain.language.LANGUAGE_CHOICES and PREFERENCE_CHOICES (test_catalogue.py)
 Language = Literal["auto", "en", "fr", "es", "de", "pt", "it", "id", "zh", "ja", "ko"]
 LanguageChoice = Literal[
     "default", "auto", "en", "fr", "es", "de", "pt", "it", "id", "zh", "ja", "ko"

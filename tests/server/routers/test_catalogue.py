@@ -8,14 +8,16 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 from types import ModuleType
+from typing import get_args
 
 import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
 
 from memoryd.domain.injection import SECTION_TITLE
-from memoryd.domain.language import LANGUAGES
-from memoryd.i18n import catalogue_path
+from memoryd.domain.language import LANGUAGE_CHOICES, LANGUAGES, PREFERENCE_CHOICES
+from memoryd.i18n import LANGUAGE_NAMES, catalogue_path
+from memoryd.server.schemas import Language, LanguageChoice
 from memoryd.server.web.i18n import ui_languages
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -72,3 +74,9 @@ def test_the_catalogues_hold_every_msgid_the_code_and_templates_use(
     assert SECTION_TITLE in extracted and "Sign out" in extracted
     stale = {m.id for m in catalogue("fr") if m.id} - extracted
     assert stale == set(), "msgids no code uses: run python scripts/i18n.py update"
+
+
+def test_the_rest_schema_and_the_menu_name_the_same_languages() -> None:
+    assert get_args(Language) == LANGUAGE_CHOICES
+    assert get_args(LanguageChoice) == PREFERENCE_CHOICES
+    assert tuple(LANGUAGE_NAMES) == LANGUAGES
