@@ -415,7 +415,7 @@ def test_a_default_user_cannot_open_a_workspace_they_are_not_in(world: World) ->
         (
             FormCase("/ui/api-keys/{key_id}/revoke", own_key),
             "alice",
-            'Revoke the key "temp"? Programs using it stop working.',
+            "Revoke the key “temp”? Programs using it stop working.",
         ),
         (
             FormCase("/ui/users/{user_id}/delete", new_user()),

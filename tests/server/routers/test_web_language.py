@@ -42,6 +42,9 @@ def test_a_user_who_chose_french_gets_every_page_in_french(world: World) -> None
         assert english not in account.text
     selected = re.search(r'<option value="fr" lang="fr" selected>Français</option>', account.text)
     assert selected is not None
+    # a translation inside an attribute stays inside it (the key's name included)
+    revoke = re.search(r'data-confirm="(Révoquer la clé « [^"]+ » \?[^"]*)"', account.text)
+    assert revoke is not None and "cesseront de fonctionner" in revoke.group(1)
     activity = get_page(world, "alice", "/activity")
     assert "<h1>Activité</h1>" in activity.text and "Filtres" in activity.text
 

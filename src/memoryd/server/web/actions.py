@@ -299,7 +299,7 @@ async def revoke_key(request: Request, state: State, key_id: str) -> Response:
     try:
         if key is not None:
             question = _(
-                'Revoke the key "%(name)s"? Programs using it stop working.', name=key.name
+                "Revoke the key “%(name)s”? Programs using it stop working.", name=key.name
             )
             confirmed(form, question, _("Revoke"))
         await run_in_threadpool(state.auth.revoke_api_key, caller.user.id, key_id)
