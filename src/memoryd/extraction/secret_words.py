@@ -56,7 +56,7 @@ COMPOUND_NOUNS = (
     r"store|sharing|leak|breach|hashing|storage|attempts?|algorithms?|schemes?|system|"
     r"bugs?|issues?|errors?|flows?|services?|servers?|endpoints?|tests?|fix|fixes|crash|"
     r"problems?|regressions?|timeouts?|cookies?|sessions?|logs?|buttons?|modules?|"
-    r"features?|methods?|"
+    r"features?|methods?|helpers?|"
     r"manager|gestionnaire|oublié|gestor|verwaltung|gerenciador|"
     # kinds of code that are public: "código postal", "code source", "código de barras"
     r"postale?|fuente|source|sorgente|barras|barres|descuento|réduction|promocional|"

@@ -153,7 +153,8 @@ _HASH_TALK = re.compile(
 )
 # Talk of keys, where a UUID may be one ("Heroku API key: 3f2a7c1e-...").
 _KEY_TALK = re.compile(
-    r"\b(?:keys?|tokens?|secrets?|pass\s?words?|passwd|credentials?|creds|bearer|auth)\b",
+    r"(?<![a-z])(?:keys?|tokens?|secrets?|pass\s?words?|passwd|credentials?|creds|bearer)"
+    r"(?![a-z])",
     re.IGNORECASE,
 )
 
@@ -258,16 +259,25 @@ def _names_a_thing(word: str, before: str, sentence: str) -> bool:
         return True
     if _TECHNICAL_NAME.fullmatch(word) or before.lower() in lexicon.DETERMINERS:
         return True
-    if _UUID.fullmatch(word):
-        return not _talks_of(_KEY_TALK, sentence)
-    return _HEX.fullmatch(word) is not None and _HASH_TALK.search(sentence) is not None
+    return _identifier(word, sentence)
+
+
+def _identifier(word: str, sentence: str) -> bool:
+    """Whether ``sentence`` makes ``word`` an identifier, not a key: a UUID, or a hex
+    string in talk of commits, builds and hashes, when the sentence does not talk of
+    keys, tokens or passwords ("request id 3fa85f64-...", "commit 9fceb02")."""
+    if _talks_of(_KEY_TALK, sentence):
+        return False
+    return _UUID.fullmatch(word) is not None or (
+        _HEX.fullmatch(word) is not None and _HASH_TALK.search(sentence) is not None
+    )
 
 
 def _common_word(word: str) -> bool:
     """Whether ``word`` is a dictionary word of a Latin-script language memoryd serves,
     by wordfreq's frequencies: "hier", "ontem", "morgen" are; "mangotree" is not. (All of
     them: a sentence of four words does not tell Spanish from Italian.)"""
-    return max(zipf_frequency(word, lang) for lang in _LATIN_LANGUAGES) >= _COMMON_ZIPF
+    return max(zipf_frequency(word, lang, "small") for lang in _LATIN_LANGUAGES) >= _COMMON_ZIPF
 
 
 def _strong_password(word: str) -> bool:
@@ -327,15 +337,13 @@ def _login_values(sentence: str) -> list[str]:
 
 
 def _tokens(text: str) -> list[str]:
-    """Long random strings, except UUIDs and hex digests in sentences that make them
-    identifiers ("request id 3fa85f64-...", "commit 2fd4e1c6...")."""
+    """Long random strings, except the UUIDs and hex digests a sentence makes identifiers."""
     return [
         m.group(0)
         for sentence in _sentences(text)
         for pattern in (_RANDOM_TOKEN, _BASE64_TOKEN)
         for m in pattern.finditer(sentence)
-        if not (_UUID.fullmatch(m.group(0)) or _HEX.fullmatch(m.group(0)))
-        or not _names_a_thing(m.group(0), "", sentence)
+        if not _identifier(m.group(0), sentence)
     ]
 
 
@@ -349,7 +357,7 @@ def _identifier_values(text: str) -> list[str]:
         rest = rest[marker.end() :].lstrip() if marker else rest
         value = _ID_VALUE.match(rest)
         if value and sum(ch.isdigit() for ch in value.group(0)) >= 5:
-            if _HEX.fullmatch(value.group(0).split()[-1]) and _HASH_TALK.search(text):
+            if _identifier(value.group(0).split()[-1], text):
                 continue  # "the account service image is 2c26b46b..."
             values.append(value.group(0).strip())
     return values
