@@ -13,7 +13,12 @@ What counts (see docs/security.md and bench/secret_detection.py for how well it 
   (``memoryd.extraction.secret_words``: "password", "mot de passe", "密码" ...) then a
   word that discloses the value ("is", "'s", "will be", "starts with", "lautet", "是")
   and a value that is not talk about it ("is too short"); "X as my password"; a
-  password-shaped word near a label or in a login context; a strong password alone;
+  password-shaped word near a label or in a login context, unless it names a thing (an
+  algorithm or product with its number, "PBKDF2", "Argon2id"; a version; a UUID, or a
+  hex string in talk of commits and builds, when no key or token is talked of) or the
+  credential word begins a compound noun ("login bug", "password hashes"); a strong
+  password alone. After "my password" with no disclosing word, a word of one of the
+  languages (wordfreq: "hier", "ontem") is part of the sentence, not the value;
 - security answers: a mother's maiden name, the answer to a security question or a
   memorable word;
 - national identifiers after their label (SSN, NIR, DNI, Steuer-ID, codice fiscale, CPF,
