@@ -9,7 +9,7 @@ declined", phone, order and flight numbers). ``dev`` is what the filter was tune
 ``test`` was written before the tuning and scored once. Each line goes through
 ``secret_reason`` as extraction applies it to a sentence and to a candidate memory.
 
-    .venv/bin/python bench/secret_detection.py [--show]
+    .venv/bin/python bench/secret_detection.py [--show] [--part dev|test]
 
 ``--show`` prints the dev lines it gets wrong (never the test part's: reading those
 would make it a second dev set). Targets: recall >= 0.99 and false drops <= 2 % on each.
@@ -49,12 +49,15 @@ def score(part: Part, show: bool) -> tuple[float, float, dict[str, tuple[int, in
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--show", action="store_true", help="print the dev lines it gets wrong")
+    parser.add_argument(
+        "--part", choices=("dev", "test"), action="append", help="score only this part"
+    )
     args = parser.parse_args()
     data = json.loads(DATA.read_text(encoding="utf-8"))
     ok = True
     print("| part | secret lines | recall | look-alikes | false drops |\n|---|---|---|---|---|")
     details = {}
-    for name in ("dev", "test"):
+    for name in args.part or ("dev", "test"):
         part = data[name]
         recall, false_drops, kinds = score(part, args.show and name == "dev")
         details[name] = kinds
@@ -62,8 +65,9 @@ def main() -> int:
         n_harmless = sum(map(len, part["harmless"].values()))
         print(f"| {name} | {n_secret} | {recall:.3f} | {n_harmless} | {100 * false_drops:.1f} % |")
         ok = ok and recall >= 0.99 and false_drops <= 0.02
-    wrong = ", ".join(f"{k} {r}/{t}" for k, (r, t) in details["dev"].items() if r < t)
-    print(f"dev, right per kind where not all: {wrong or 'none'}")
+    if "dev" in details:
+        wrong = ", ".join(f"{k} {r}/{t}" for k, (r, t) in details["dev"].items() if r < t)
+        print(f"dev, right per kind where not all: {wrong or 'none'}")
     print("targets (recall >= 0.99, false drops <= 2 %):", "met" if ok else "NOT met")
     return 0 if ok else 1
 

@@ -21,12 +21,12 @@ CREDENTIAL_LABELS = (
     r"recovery|security|opener|voicemail)(?:\s+system)?\s+(?:code|codes|pin|number)|"
     r"(?:wi-?fi|wlan|wpa2?|network)\s+(?:key|password|pass)|"
     # fr
-    r"mot\s+de\s+passe|mdp|code\s+(?:secret|pin|confidentiel|d['’]accès|de\s+(?:la|l['’])\s*\w+|"
-    r"de\s+ma\s+carte(?:\s+bleue)?)|phrase\s+secrète|"
+    r"mot\s+de\s+passe|mdp|digicode|phrase\s+secrète|"
+    r"code\s+(?:secret|pin|confidentiel|d['’]accès|de\s+(?:la|l['’])\s*\w+|de\s+ma\s+carte(?:\s+bleue)?)|"
     # es, pt
     r"contraseña|clave|código(?:\s+de\s+(?:la|mi|acceso)\s*\w*)?|senha|palavra-passe|"
     # de
-    r"passwort|kennwort|geheimzahl|zugangscode|wlan-passwort|"
+    r"passwort|kennwort|geheimzahl|zugangscode|wlan-passwort|(?:haus)?türcode|torcode|"
     # it
     r"parola\s+d['’]ordine|codice\s+(?:segreto|pin|del(?:la|l['’])?\s*\w+|di\s+\w+)|"
     # zh, ja, ko (no word boundaries: matched on their own, see CJK_LABELS)
@@ -53,9 +53,26 @@ COMPOUND_NOUNS = (
     r"manager|managers|policy|policies|rules?|field|fields|reset|resets|requirements?|"
     r"strength|checker|hash|hashes|protected|protection|less|entry\s+device|pad|screen|"
     r"prompt|change|changes|expiry|length|form|page|login|review|reviews|vault|generator|"
-    r"store|sharing|leak|breach|"
-    r"manager|gestionnaire|oublié|gestor|verwaltung|gerenciador"
+    r"store|sharing|leak|breach|hashing|storage|attempts?|algorithms?|schemes?|system|"
+    r"bugs?|issues?|errors?|flows?|services?|servers?|endpoints?|tests?|fix|fixes|crash|"
+    r"problems?|regressions?|timeouts?|cookies?|sessions?|logs?|buttons?|modules?|"
+    r"features?|methods?|helpers?|"
+    r"manager|gestionnaire|oublié|gestor|verwaltung|gerenciador|"
+    # kinds of code that are public: "código postal", "code source", "código de barras"
+    r"postale?|fuente|source|sorgente|barras|barres|descuento|réduction|promocional|"
+    r"promo|produit|producto|produto|prodotto|avviamento"
 )
+# Words that make the noun after them a particular one ("my password", "la contraseña",
+# "die PIN"): in each Latin-script language memoryd serves.
+_DETERMINERS = (
+    "my the a an our your his her their its this that "
+    "mon ma mes ton ta son sa notre votre le la les l' "
+    "mi mis tu su sus el los las nuestra nuestro "
+    "mein meine meinen dein deine sein seine ihr ihre das die der den dem "
+    "o os as meu minha seu sua nossa "
+    "il lo mio mia tuo tua suo nostra"
+)
+DETERMINERS = frozenset(_DETERMINERS.split())
 
 # Disclosing words after a label: the value follows them. ``ATTACHED_MARKERS`` may be
 # written onto the label ("password's", "密码是", "비밀번호는").
@@ -113,11 +130,12 @@ NUMBER_WORDS = {w: str(n) for n, w in enumerate(_DIGIT_WORDS.split())} | {"oh": 
 
 # Government and bank identifiers: a label, then a value holding five or more digits.
 ID_LABELS = (
-    r"social\s+security(?:\s+(?:number|no\.?|#))?|social|ssn|"
+    r"social\s+security(?:\s+(?:number|no\.?|#))?|social\s+insurance\s+(?:number|no\.?)|"
+    r"social|ssn|"
     r"national\s+insurance(?:\s+(?:number|no\.?))?|ni\s+(?:number|no\.?)|nino|"
     r"passport(?:\s+(?:number|no\.?|#))?|(?:identity|id)\s+card(?:\s+(?:number|no\.?))?|"
     r"national\s+id(?:entity)?(?:\s+number)?|id\s+number|aadhaar(?:\s+number)?|"
-    r"social\s+insurance\s+(?:number|no\.?)|sin|tax\s+(?:id|number|code)|tin|bsn|"
+    r"sin|tax\s+(?:id|number|code)|tin|bsn|"
     r"personnummer|dni|nie|nif|cpf|medicare\s+(?:number|no\.?)|"
     r"driver'?s\s+licen[cs]e(?:\s+(?:number|no\.?))?|driving\s+licen[cs]e(?:\s+number)?|"
     r"licen[cs]e\s+number|account\s+(?:number|no\.?)|account|acct\s+(?:number|no\.?)|"
