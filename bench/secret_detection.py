@@ -8,8 +8,9 @@ and harmless lines that look like them ("I changed my password yesterday", "my c
 declined", phone, order and flight numbers). ``dev`` is what the filter was tuned on;
 ``test`` was written before the tuning and scored once. ``heldout-a``/``-b`` are halves of
 a set written by someone who never saw the filter (scored whole once before tuning on it:
-recall 0.796, false drops 4.6 %); ``-a`` was then read for tuning, ``-b`` is not. Each line goes through
-``secret_reason`` as extraction applies it to a sentence and to a candidate memory.
+recall 0.796, false drops 4.6 %); ``-a`` was then read for tuning, ``-b`` is not. Each
+line goes through ``secret_reason`` as extraction applies it to a sentence and to a
+candidate memory.
 
     .venv/bin/python bench/secret_detection.py [--show] [--part dev|test|heldout-a|heldout-b]
 
@@ -51,9 +52,14 @@ def score(part: Part, show: bool) -> tuple[float, float, dict[str, tuple[int, in
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--show", action="store_true", help="print the dev and heldout-a lines it gets wrong")
     parser.add_argument(
-        "--part", choices=("dev", "test", "heldout-a", "heldout-b"), action="append", help="score only this part"
+        "--show", action="store_true", help="print the dev and heldout-a lines it gets wrong"
+    )
+    parser.add_argument(
+        "--part",
+        choices=("dev", "test", "heldout-a", "heldout-b"),
+        action="append",
+        help="score only this part",
     )
     args = parser.parse_args()
     data = json.loads(DATA.read_text(encoding="utf-8"))
