@@ -53,6 +53,7 @@ from stdnum.it import codicefiscale
 from wordfreq import zipf_frequency
 
 from memoryd.domain.language import LANGUAGES, is_cjk
+from memoryd.extraction import secret_context as context
 from memoryd.extraction import secret_words as lexicon
 
 # What detect-secrets' format detectors miss.
@@ -106,6 +107,10 @@ _MADE_LABEL = re.compile(
     rf"(?:{lexicon.CREDENTIAL_LABELS})\s+(?:to\s+)?(?P<value>.+)",
     _FLAGS,
 )
+_CODE_LABEL = re.compile(
+    r"code|código|codice|pin|puk|combin|combo|cvv|cvc|csc|geheimzahl|暗証番号|인증번호", _FLAGS
+)
+_FORGET = re.compile(rf"(?<!\w)(?:{lexicon.FORGET_WORDS})", _FLAGS)
 _VALUE_WORD = re.compile(r"[\"'`‘’“”(]*(?P<word>[^\s\"`‘“”,;)]+)")
 
 # A credential word, then within a few words of the same sentence, a value shaped like one.
@@ -163,7 +168,12 @@ _KEY_TALK = re.compile(
     re.IGNORECASE,
 )
 
-_ID_LABEL = re.compile(rf"(?<![\w])(?:{lexicon.ID_LABELS})(?!\w)|{lexicon.CJK_ID_LABELS}", _FLAGS)
+_ID_LABEL = re.compile(
+    rf"(?<![\w])(?:{lexicon.ID_LABELS}|{lexicon.BANK_LABELS})(?!\w)|{lexicon.CJK_ID_LABELS}", _FLAGS
+)
+_ID_PREFIX = re.compile(
+    r"^\s*(?:is|was|:|=|-|#|no\.?|nr\.?|n\.|n[°º])?\s*(?:is\s+|:\s*)?(?:[가-힣ぁ-ヿ一-鿿]+\s+)?", _FLAGS
+)
 _ID_VALUE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|[ .\-/](?=[A-Za-z0-9])){3,30}")
 _SSN = re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])")
 _NINO = re.compile(r"\b[A-CEGHJ-PR-TW-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b")
@@ -357,7 +367,7 @@ def _identifier_values(text: str) -> list[str]:
     values += _checked_ids(text)
     for match in _ID_LABEL.finditer(text):
         rest = text[match.end() : match.end() + 60]
-        rest = re.sub(r"^\s*(?:is|was|:|=|-|#|no\.?)?\s*(?:is\s+|:\s*)?", "", rest, flags=re.I)
+        rest = _ID_PREFIX.sub("", rest)
         marker = _MARKER.match(rest) or _ATTACHED.match(rest)
         rest = rest[marker.end() :].lstrip() if marker else rest
         value = _ID_VALUE.match(rest)
@@ -417,13 +427,22 @@ def _disclosed(sentence: str, label: re.Match[str]) -> str | None:
     return None
 
 
+def _no_value(label: str, value: str, sentence: str) -> bool:
+    """Whether a label's apparent value is talk: a code with no digit ("codice di
+    abbigliamento è elegante", "PIN: lo olvidé"), or a common word in a sentence saying
+    the credential is forgotten ("Passwort: hab ich vergessen")."""
+    if _CODE_LABEL.search(label) and not any(ch.isdigit() for ch in value):
+        return True
+    return _FORGET.search(sentence) is not None and _common_word(value)
+
+
 def _labelled_values(text: str) -> list[str]:
     """Values a label discloses ("password is X", "X as my passphrase", "密码是 X")."""
     values = []
     for sentence in _sentences(text):
         for match in _LABEL.finditer(sentence):
             value = _disclosed(sentence, match)
-            if value:
+            if value and not _no_value(match.group("label"), value, sentence):
                 values.append(value)
         for match in _CJK_LABEL.finditer(sentence):
             cjk = _CJK_VALUE.search(sentence[match.end() : match.end() + 16])
@@ -501,12 +520,17 @@ def _variant_findings(text: str) -> list[tuple[str, list[str]]]:
         found.append((f"contains {detector.secret_type}", list(detector.analyze_string(text))))
     found.append(("contains a payment card number", _cards(text)))
     found.append(("contains a bank account number (IBAN)", _ibans(text)))
-    found.append(("contains a national identity or account number", _identifier_values(text)))
+    ids = _identifier_values(text) + context.stdnum_ids(text)
+    found.append(("contains a national identity or account number", ids))
+    phrases = context.seed_phrases(text) + context.labelled_phrases(text)
+    found.append(("contains a recovery phrase or pass phrase", phrases))
     found.append(("contains a password or other credential", _labelled_values(text)))
-    found.append(("contains the answer to a security question", _security_answers(text)))
-    credentials: list[str] = []
+    answers = _security_answers(text) + context.security_answers(text)
+    found.append(("contains the answer to a security question", answers))
+    credentials = _near_credential_words(text)  # "my mail pass? it's X" crosses a "?"
     for sentence in _sentences(text):
-        credentials += _near_credential_words(sentence) + _login_values(sentence)
+        credentials += _login_values(sentence) + context.quoted_values(sentence)
+        credentials += context.one_time_codes(sentence) + context.lock_codes(sentence)
         credentials += [m.group("value") for m in _BARE_CODE.finditer(sentence)]
     credentials += [w for w in map(_clean_word, _WORD.findall(text)) if _strong_password(w)]
     found.append(("contains a password, PIN or access code", credentials))
