@@ -86,7 +86,7 @@ def labelled_phrases(text: str) -> list[str]:
     values = []
     for match in _PHRASE_LABEL.finditer(text):
         value = _PHRASE_VALUE.match(text[match.end() :])
-        if value:
+        if value and not lexicon.CLAUSE_WORDS & set(value.group("value").lower().split()):
             values.append(value.group("value"))
     return values
 
@@ -144,6 +144,8 @@ def security_answers(text: str) -> list[str]:
 _NOT_A_CODE_BEFORE = re.compile(lexicon.NOT_A_CODE_BEFORE + r"\s*$", _I)
 _SHORT_NUMBER = re.compile(r"(?<![\w.,:/-])\d(?:[ -]?\d){2,9}(?![\w.,:/-]|\s?%)")
 _LETTER_CODE = re.compile(r"(?<![\w-])(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{2,5}-?[A-Z0-9]{2,5}(?![\w-])")
+_NOT_A_CODE_AFTER = re.compile(lexicon.NOT_A_CODE_AFTER, _I)
+_DISCLOSED = re.compile(r"(?:\b(?:is|was|ist|est|es|è|é|lautet)|[:=：])\s*$", _I)
 _OTP_CONTEXT = re.compile(lexicon.OTP_CONTEXT, _I)
 _OTP_CASED = re.compile(r"\b(?:TAN|OTP|PIN)\b")
 _LOCK_CONTEXT = re.compile(lexicon.LOCK_CONTEXT, _I)
@@ -151,17 +153,24 @@ _LOCK_CODE = re.compile(lexicon.LOCK_CODE_WORDS, _I)
 
 
 def _codes(sentence: str, start: int, shortest: int, letters: bool) -> list[str]:
-    """Numbers of ``shortest``-8 digits after ``start``, not years after "in", "since"
-    ..., and (when ``letters``) letter-and-digit codes like "QX7-P4M"."""
+    """Numbers of ``shortest``-8 digits after ``start``, not amounts, references or
+    years ("in 2023", "the 2023 accounts"), and (when ``letters``) letter-and-digit
+    codes right after "is" or a colon ("is QX7-P4M")."""
     found = []
     for match in _SHORT_NUMBER.finditer(sentence, start):
         digits = re.sub(r"\D", "", match.group(0))
         before = sentence[: match.start()]
         if not shortest <= len(digits) <= 8 or _NOT_A_CODE_BEFORE.search(before):
             continue
+        if _NOT_A_CODE_AFTER.match(sentence, match.end()):
+            continue
         found.append(match.group(0))
     if letters:
-        found += [m.group(0) for m in _LETTER_CODE.finditer(sentence, start)]
+        found += [
+            m.group(0)
+            for m in _LETTER_CODE.finditer(sentence, start)
+            if _DISCLOSED.search(sentence[: m.start()])
+        ]
     return found
 
 

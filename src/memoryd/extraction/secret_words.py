@@ -192,7 +192,8 @@ SECURITY_CONTEXT = (
 )
 # With a topic, these make it an answer: "the answer to ...", "I always put ...".
 ANSWER_WORDS = (
-    r"\b(?:answers?|respuesta|resposta|réponse|antwort|risposta|put|enter|type)\b|"
+    r"\b(?:answers?|respuesta|resposta|réponse|antwort|risposta|put|enter|type|"
+    r"verification|verify|bank|banque|banco|banca)\b|"
     r"答案|答え|답은|답"
 )
 ANSWER_MARKERS = (
@@ -221,16 +222,28 @@ LOCK_CONTEXT = (
     r"オートロック|南京錠|金庫|玄関|도어락|자물쇠|금고|현관"
 )
 LOCK_CODE_WORDS = (
-    r"\bopens?\s+with|\bopen\s+it\s+with|\bunlocks?\s+with|\bcode|\bcombo|\bcombination|"
+    r"\bopens?\s+with|\bopen\s+it\s+with|\bunlocks?\s+with|\bcode|ouvre\s+avec|"
+    r"\babre\s+con|\babre\s+com|öffnet\s+(?:sich\s+)?mit|\bsi\s+apre\s+con|\bcombo|\bcombination|"
     r"\bpin\b|\bcombinaison|\bcombinación|\bcombinação|\bcombinazione|\bcódigo|\bcodice|"
     r"\bzahlen|番号|コード|密码|码|번호|비번|비밀번호"
+)
+# Words that make what follows a phrase label a sentence about it, not the phrase:
+# "passphrase: I never wrote it down".
+CLAUSE_WORDS = frozenset(
+    "i i'm i've it it's we you never not don't didn't forgot forgotten "
+    "je j'ai jamais ne pas yo nunca no ich nie nicht eu não nunca io mai non".split()
 )
 # A number after these is a year, a count or a reference, not a code.
 NOT_A_CODE_BEFORE = (
     r"(?:\b(?:in|since|until|from|by|before|after|en|depuis|desde|seit|im|dal|nel|em|"
     r"error|status|order|ticket|invoice|case|issue|page|step|room|flight|version|about|"
     r"over|under|only|every|after|within|expires?\s+in|valid\s+for|took|"
-    r"zip|postal|area|port|line|de)|[#№])"
+    r"zip|postal|area|port|line|de|ending|ends\s+in|ending\s+in|last|the|of|this|next)|[#№])"
+)
+# A number before these is an amount or a measure, not a code.
+NOT_A_CODE_AFTER = (
+    r"\s*(?:[%€$£¥₩]|(?:yen|euros?|eur|dollars?|usd|reais|pesos|pounds|won|yuan|minutes?|"
+    r"mins?|seconds?|secs?|hours?|days?|mm|cm|km|kg|m|g|times|people|items|points)\b)"
 )
 # "Passwort: hab ich vergessen": a sentence saying the credential is forgotten or unknown
 # discloses no common word as its value.

@@ -139,6 +139,7 @@ _LOGIN_WORD = re.compile(
     re.IGNORECASE,
 )
 _SENTENCE_END = re.compile(r"[.;!?。！？](?:\s|$)|[。！？]")
+_QUESTION_END = re.compile(r"[.;!。！](?:\s|$)|[。！]")  # sentences, a question with its answer
 _WORD = re.compile(r"[^\s/,;'\"()]+")
 _SYMBOLS = set("!@#$%^&*~+=?")
 _NOT_PASSWORDS = {"1password", "web01", "ipv4", "ipv6", "utf-8", "base64", "x86_64"}
@@ -148,7 +149,7 @@ _HASH_NAMES = frozenset(re.sub(r"[\W_]", "", name.lower()) for name in hashlib.a
 # "HMAC-SHA512", "GPT4o", "Argon2id", "Log4j"), versions ("v3.8.1-rc2", "2.0.0b3") and
 # document numbers ("800-63B").
 _TECHNICAL_NAME = re.compile(
-    r"(?:[A-Z]{2,5}-)?[A-Z]{2,5}\d{1,5}[a-z]{0,2}|[A-Z][A-Za-z]+\d[a-z]{1,2}|"
+    r"(?:[A-Z]{2,5}-)?[A-Z]{2,5}\d{1,5}[a-z]{0,2}|[A-Z][A-Za-z]+\d[a-z]{1,2}|[A-Z][a-z]+\d+\.\d+|"
     r"v?\d+(?:\.\d+)+(?:[-.+]?[A-Za-z]+\d*)*|\d+(?:-\d+)*[A-Za-z]?"
 )
 _UUID = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
@@ -527,7 +528,9 @@ def _variant_findings(text: str) -> list[tuple[str, list[str]]]:
     found.append(("contains a password or other credential", _labelled_values(text)))
     answers = _security_answers(text) + context.security_answers(text)
     found.append(("contains the answer to a security question", answers))
-    credentials = _near_credential_words(text)  # "my mail pass? it's X" crosses a "?"
+    credentials: list[str] = []
+    for clause in _QUESTION_END.split(text):  # "my mail pass? it's X" crosses the "?"
+        credentials += _near_credential_words(clause)
     for sentence in _sentences(text):
         credentials += _login_values(sentence) + context.quoted_values(sentence)
         credentials += context.one_time_codes(sentence) + context.lock_codes(sentence)
