@@ -40,7 +40,8 @@ _SEED_TOKEN = re.compile(r"[^\W\d_]+", re.UNICODE)
 
 # wordfreq's codes of the lists in alphabets (its CJK ones need a tokenizer we lack).
 _WORDFREQ_CODES = {"czech": "cs", "english": "en", "french": "fr", "italian": "it",
-                   "portuguese": "pt", "russian": "ru", "spanish": "es", "turkish": "tr"}  # fmt: skip
+                   "portuguese": "pt", "russian": "ru", "spanish": "es",
+                   "turkish": "tr"}  # fmt: skip
 _FUNCTION_ZIPF = 5.5  # "you", "that", "have": BIP39 words a sentence is made of
 
 
@@ -112,9 +113,7 @@ def quoted_values(sentence: str) -> list[str]:
 
 
 _TOPIC = re.compile(lexicon.SECURITY_TOPICS, _I)
-_SECURITY_CONTEXT = re.compile(
-    rf"\b(?:{lexicon.SECURITY_LABELS})\b|{lexicon.SECURITY_CONTEXT}", _I
-)
+_SECURITY_CONTEXT = re.compile(rf"\b(?:{lexicon.SECURITY_LABELS})\b|{lexicon.SECURITY_CONTEXT}", _I)
 _QUESTION = re.compile(r"[?？]")
 _ANSWER_WORD = re.compile(lexicon.ANSWER_WORDS, _I)
 _ANSWER_MARKER = re.compile(lexicon.ANSWER_MARKERS, _I)
@@ -143,7 +142,9 @@ def security_answers(text: str) -> list[str]:
 
 _NOT_A_CODE_BEFORE = re.compile(lexicon.NOT_A_CODE_BEFORE + r"\s*$", _I)
 _SHORT_NUMBER = re.compile(r"(?<![\w.,:/-])\d(?:[ -]?\d){2,9}(?![\w.,:/-]|\s?%)")
-_LETTER_CODE = re.compile(r"(?<![\w-])(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{2,5}-?[A-Z0-9]{2,5}(?![\w-])")
+_LETTER_CODE = re.compile(
+    r"(?<![\w-])(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{2,5}-?[A-Z0-9]{2,5}(?![\w-])"
+)
 _NOT_A_CODE_AFTER = re.compile(lexicon.NOT_A_CODE_AFTER, _I)
 _DISCLOSED = re.compile(r"(?:\b(?:is|was|ist|est|es|è|é|lautet)|[:=：])\s*$", _I)
 _OTP_CONTEXT = re.compile(lexicon.OTP_CONTEXT, _I)
@@ -263,5 +264,5 @@ def stdnum_ids(text: str) -> list[str]:
 def _valid(is_valid: Callable[[str], bool], value: str) -> bool:
     try:
         return bool(is_valid(value))
-    except Exception:  # noqa: BLE001 - a validator that chokes on a value rejects it
+    except Exception:  # a validator that chokes on a value rejects it
         return False

@@ -197,7 +197,7 @@ ANSWER_WORDS = (
     r"答案|答え|답은|답"
 )
 ANSWER_MARKERS = (
-    r"(?<![\w'’])(?:is|was|put|use|used|es|era|est|était|ist|war|lautet|è|é|foi)(?![\w'’])|"
+    r"(?<![\w'’])(?:is|was|put|type|enter|write|use|used|es|era|est|était|ist|war|lautet|è|é|foi)(?![\w'’])|"
     r"[:=：]|(?:答案|答え|답|정답)\s*(?:是|は|은|는|：|:)?"
 )
 
@@ -229,10 +229,11 @@ LOCK_CODE_WORDS = (
 )
 # Words that make what follows a phrase label a sentence about it, not the phrase:
 # "passphrase: I never wrote it down".
-CLAUSE_WORDS = frozenset(
+_CLAUSE_WORDS = (
     "i i'm i've it it's we you never not don't didn't forgot forgotten "
-    "je j'ai jamais ne pas yo nunca no ich nie nicht eu não nunca io mai non".split()
+    "je j'ai jamais ne pas yo nunca no ich nie nicht eu não io mai non"
 )
+CLAUSE_WORDS = frozenset(_CLAUSE_WORDS.split())
 # A number after these is a year, a count or a reference, not a code.
 NOT_A_CODE_BEFORE = (
     r"(?:\b(?:in|since|until|from|by|before|after|en|depuis|desde|seit|im|dal|nel|em|"

@@ -173,7 +173,8 @@ _ID_LABEL = re.compile(
     rf"(?<![\w])(?:{lexicon.ID_LABELS}|{lexicon.BANK_LABELS})(?!\w)|{lexicon.CJK_ID_LABELS}", _FLAGS
 )
 _ID_PREFIX = re.compile(
-    r"^\s*(?:is|was|:|=|-|#|no\.?|nr\.?|n\.|n[°º])?\s*(?:is\s+|:\s*)?(?:[가-힣ぁ-ヿ一-鿿]+\s+)?", _FLAGS
+    r"^\s*(?:is|was|:|=|-|#|no\.?|nr\.?|n\.|n[°º])?\s*(?:is\s+|:\s*)?(?:[가-힣ぁ-ヿ一-鿿]+\s+)?",
+    _FLAGS,
 )
 _ID_VALUE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|[ .\-/](?=[A-Za-z0-9])){3,30}")
 _SSN = re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])")
