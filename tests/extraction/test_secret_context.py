@@ -34,6 +34,9 @@ SECRETS = {
         "인증번호 553 920 입니다",
         "the login link code they emailed me is ZK4-R7T",
     ],
+    "password": [
+        "I always forget it, so note this: my password is sunflower",
+    ],
     "lock code": [
         "The gym locker opens with 5519",
         "Le cadenas du vélo s'ouvre avec 3 8 1",

@@ -429,13 +429,13 @@ def _disclosed(sentence: str, label: re.Match[str]) -> str | None:
     return None
 
 
-def _no_value(label: str, value: str, sentence: str) -> bool:
+def _no_value(label: str, value: str, after: str) -> bool:
     """Whether a label's apparent value is talk: a code with no digit ("codice di
-    abbigliamento è elegante", "PIN: lo olvidé"), or a common word in a sentence saying
-    the credential is forgotten ("Passwort: hab ich vergessen")."""
+    abbigliamento è elegante", "PIN: lo olvidé"), or a common word when what follows the
+    label says it is forgotten ("Passwort: hab ich vergessen")."""
     if _CODE_LABEL.search(label) and not any(ch.isdigit() for ch in value):
         return True
-    return _FORGET.search(sentence) is not None and _common_word(value)
+    return _FORGET.search(after) is not None and _common_word(value)
 
 
 def _labelled_values(text: str) -> list[str]:
@@ -444,7 +444,7 @@ def _labelled_values(text: str) -> list[str]:
     for sentence in _sentences(text):
         for match in _LABEL.finditer(sentence):
             value = _disclosed(sentence, match)
-            if value and not _no_value(match.group("label"), value, sentence):
+            if value and not _no_value(match.group("label"), value, sentence[match.end() :]):
                 values.append(value)
         for match in _CJK_LABEL.finditer(sentence):
             cjk = _CJK_VALUE.search(sentence[match.end() : match.end() + 16])
