@@ -26,6 +26,9 @@ What counts (see docs/security.md and bench/secret_detection.py for how well it 
   (US SSNs, UK NINOs, Chinese resident ids, Spanish DNIs, Italian codici fiscali,
   python-stdnum's validators); IBANs (stdnum), payment cards (Luhn, any separators),
   CVVs, bank account, sort and routing numbers;
+- what the sentence around it makes a secret (``memoryd.extraction.secret_context``):
+  recovery phrases, security answers by their question's topic, one-time and lock
+  codes, numbers after a personal-id label python-stdnum knows, quoted values;
 - whatever the admin's own regular expressions match (``extra_patterns``, from the
   ``secret_patterns`` run-time setting).
 
