@@ -26,6 +26,9 @@ What counts (see docs/security.md and bench/secret_detection.py for how well it 
   (US SSNs, UK NINOs, Chinese resident ids, Spanish DNIs, Italian codici fiscali,
   python-stdnum's validators); IBANs (stdnum), payment cards (Luhn, any separators),
   CVVs, bank account, sort and routing numbers;
+- what the sentence around it makes a secret (``memoryd.extraction.secret_context``):
+  recovery phrases, security answers by their question's topic, one-time and lock
+  codes, numbers after a personal-id label python-stdnum knows, quoted values;
 - whatever the admin's own regular expressions match (``extra_patterns``, from the
   ``secret_patterns`` run-time setting).
 
@@ -53,6 +56,7 @@ from stdnum.it import codicefiscale
 from wordfreq import zipf_frequency
 
 from memoryd.domain.language import LANGUAGES, is_cjk
+from memoryd.extraction import secret_context as context
 from memoryd.extraction import secret_words as lexicon
 
 # What detect-secrets' format detectors miss.
@@ -106,6 +110,10 @@ _MADE_LABEL = re.compile(
     rf"(?:{lexicon.CREDENTIAL_LABELS})\s+(?:to\s+)?(?P<value>.+)",
     _FLAGS,
 )
+_CODE_LABEL = re.compile(
+    r"code|código|codice|pin|puk|combin|combo|cvv|cvc|csc|geheimzahl|暗証番号|인증번호", _FLAGS
+)
+_FORGET = re.compile(rf"(?<!\w)(?:{lexicon.FORGET_WORDS})", _FLAGS)
 _VALUE_WORD = re.compile(r"[\"'`‘’“”(]*(?P<word>[^\s\"`‘“”,;)]+)")
 
 # A credential word, then within a few words of the same sentence, a value shaped like one.
@@ -134,6 +142,7 @@ _LOGIN_WORD = re.compile(
     re.IGNORECASE,
 )
 _SENTENCE_END = re.compile(r"[.;!?。！？](?:\s|$)|[。！？]")
+_QUESTION_END = re.compile(r"[.;!。！](?:\s|$)|[。！]")  # sentences, a question with its answer
 _WORD = re.compile(r"[^\s/,;'\"()]+")
 _SYMBOLS = set("!@#$%^&*~+=?")
 _NOT_PASSWORDS = {"1password", "web01", "ipv4", "ipv6", "utf-8", "base64", "x86_64"}
@@ -143,7 +152,7 @@ _HASH_NAMES = frozenset(re.sub(r"[\W_]", "", name.lower()) for name in hashlib.a
 # "HMAC-SHA512", "GPT4o", "Argon2id", "Log4j"), versions ("v3.8.1-rc2", "2.0.0b3") and
 # document numbers ("800-63B").
 _TECHNICAL_NAME = re.compile(
-    r"(?:[A-Z]{2,5}-)?[A-Z]{2,5}\d{1,5}[a-z]{0,2}|[A-Z][A-Za-z]+\d[a-z]{1,2}|"
+    r"(?:[A-Z]{2,5}-)?[A-Z]{2,5}\d{1,5}[a-z]{0,2}|[A-Z][A-Za-z]+\d[a-z]{1,2}|[A-Z][a-z]+\d+\.\d+|"
     r"v?\d+(?:\.\d+)+(?:[-.+]?[A-Za-z]+\d*)*|\d+(?:-\d+)*[A-Za-z]?"
 )
 _UUID = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
@@ -163,7 +172,13 @@ _KEY_TALK = re.compile(
     re.IGNORECASE,
 )
 
-_ID_LABEL = re.compile(rf"(?<![\w])(?:{lexicon.ID_LABELS})(?!\w)|{lexicon.CJK_ID_LABELS}", _FLAGS)
+_ID_LABEL = re.compile(
+    rf"(?<![\w])(?:{lexicon.ID_LABELS}|{lexicon.BANK_LABELS})(?!\w)|{lexicon.CJK_ID_LABELS}", _FLAGS
+)
+_ID_PREFIX = re.compile(
+    r"^\s*(?:is|was|:|=|-|#|no\.?|nr\.?|n\.|n[°º])?\s*(?:is\s+|:\s*)?(?:[가-힣ぁ-ヿ一-鿿]+\s+)?",
+    _FLAGS,
+)
 _ID_VALUE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|[ .\-/](?=[A-Za-z0-9])){3,30}")
 _SSN = re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])")
 _NINO = re.compile(r"\b[A-CEGHJ-PR-TW-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b")
@@ -357,7 +372,7 @@ def _identifier_values(text: str) -> list[str]:
     values += _checked_ids(text)
     for match in _ID_LABEL.finditer(text):
         rest = text[match.end() : match.end() + 60]
-        rest = re.sub(r"^\s*(?:is|was|:|=|-|#|no\.?)?\s*(?:is\s+|:\s*)?", "", rest, flags=re.I)
+        rest = _ID_PREFIX.sub("", rest)
         marker = _MARKER.match(rest) or _ATTACHED.match(rest)
         rest = rest[marker.end() :].lstrip() if marker else rest
         value = _ID_VALUE.match(rest)
@@ -417,13 +432,22 @@ def _disclosed(sentence: str, label: re.Match[str]) -> str | None:
     return None
 
 
+def _no_value(label: str, value: str, after: str) -> bool:
+    """Whether a label's apparent value is talk: a code with no digit ("codice di
+    abbigliamento è elegante", "PIN: lo olvidé"), or a common word when what follows the
+    label says it is forgotten ("Passwort: hab ich vergessen")."""
+    if _CODE_LABEL.search(label) and not any(ch.isdigit() for ch in value):
+        return True
+    return _FORGET.search(after) is not None and _common_word(value)
+
+
 def _labelled_values(text: str) -> list[str]:
     """Values a label discloses ("password is X", "X as my passphrase", "密码是 X")."""
     values = []
     for sentence in _sentences(text):
         for match in _LABEL.finditer(sentence):
             value = _disclosed(sentence, match)
-            if value:
+            if value and not _no_value(match.group("label"), value, sentence[match.end() :]):
                 values.append(value)
         for match in _CJK_LABEL.finditer(sentence):
             cjk = _CJK_VALUE.search(sentence[match.end() : match.end() + 16])
@@ -501,12 +525,19 @@ def _variant_findings(text: str) -> list[tuple[str, list[str]]]:
         found.append((f"contains {detector.secret_type}", list(detector.analyze_string(text))))
     found.append(("contains a payment card number", _cards(text)))
     found.append(("contains a bank account number (IBAN)", _ibans(text)))
-    found.append(("contains a national identity or account number", _identifier_values(text)))
+    ids = _identifier_values(text) + context.stdnum_ids(text)
+    found.append(("contains a national identity or account number", ids))
+    phrases = context.seed_phrases(text) + context.labelled_phrases(text)
+    found.append(("contains a recovery phrase or pass phrase", phrases))
     found.append(("contains a password or other credential", _labelled_values(text)))
-    found.append(("contains the answer to a security question", _security_answers(text)))
+    answers = _security_answers(text) + context.security_answers(text)
+    found.append(("contains the answer to a security question", answers))
     credentials: list[str] = []
+    for clause in _QUESTION_END.split(text):  # "my mail pass? it's X" crosses the "?"
+        credentials += _near_credential_words(clause)
     for sentence in _sentences(text):
-        credentials += _near_credential_words(sentence) + _login_values(sentence)
+        credentials += _login_values(sentence) + context.quoted_values(sentence)
+        credentials += context.one_time_codes(sentence) + context.lock_codes(sentence)
         credentials += [m.group("value") for m in _BARE_CODE.finditer(sentence)]
     credentials += [w for w in map(_clean_word, _WORD.findall(text)) if _strong_password(w)]
     found.append(("contains a password, PIN or access code", credentials))
