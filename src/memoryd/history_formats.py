@@ -84,10 +84,16 @@ class _Message:
     at: datetime | None
 
 
-def parse_history(text: str, format: str | None = None) -> History:
-    """The export's conversations; ``format`` (one of ``FORMATS``) or detected."""
+def parse_history(text: str | bytes, format: str | None = None) -> History:
+    """The export's conversations (its text, or its bytes in UTF-8); ``format`` (one of
+    ``FORMATS``) or told from the file."""
     if format is not None and format not in FORMATS:
         raise InvalidInput(f"unknown history format {format!r}: use {', '.join(FORMATS)}")
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise InvalidInput(f"the file is not UTF-8 text (byte {exc.start})") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -48,7 +48,8 @@ if TYPE_CHECKING:
     from memoryd.service import Memoryd
 
 app = typer.Typer(
-    help="One user's memories: list, add, add-many, edit, remove, move, show, history, suggestions.",
+    help="One user's memories: list, add (one or many), edit, remove, move, show, history,"
+    " suggestions.",
     no_args_is_help=True,
 )
 app.add_typer(suggestions.app, name="suggestions")

@@ -78,7 +78,8 @@ LONE_SURROGATE = (
 BODY_TOO_SLOW = "the request body did not arrive within {:g} s (MEMORYD_BODY_TIMEOUT_S)"
 CLOSE = {"Connection": "close"}
 NOT_UTF8 = "the {} holds bytes that are not UTF-8 text (a percent escape like %ff)"
-IMPORT_PATH = re.compile(r"/api/v1/(?:users/[^/]+/)?import")
+# bodies up to MEMORYD_MAX_IMPORT_BYTES, streamed and checked by the route itself
+IMPORT_PATH = re.compile(r"/api/v1/(?:users/[^/]+/)?import|/(?:api/v1|ui)/history-imports")
 _FORM = b"application/x-www-form-urlencoded"
 
 

@@ -1,85 +1,18 @@
 """Bringing a chat history from ChatGPT, Claude and Open WebUI (issue 38, item 4): the
-sample exports in ``samples/`` parse into the turns a person sees in each product, and
+sample exports (``support.history``) parse into the turns a person sees in each product, and
 import as recorded chats in order at their original times, once (on SQLite and
 PostgreSQL)."""
 
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 
 from memoryd import InvalidInput, Memoryd
 from memoryd.history_formats import parse_history
 from memoryd.history_import import HistoryImport, import_history
-
-SAMPLES = Path(__file__).parent / "samples"
-FILES = {
-    "chatgpt": "chatgpt-conversations.json",
-    "claude": "claude-conversations.json",
-    "openwebui": "openwebui-chats.json",
-}
-# what each product shows, in order: (prompt, answer, time of the user's message)
-EXPECTED = {
-    "chatgpt": [
-        (
-            "I'm flying to Lisbon in May. I don't eat meat.",
-            "Lisbon in May is lovely. Try the vegetarian places in Príncipe Real.",
-            datetime(2024, 3, 1, 9, 0, 1, 250000, tzinfo=UTC),
-        ),
-        # the edited question (the branch ending at current_node), not the first one
-        (
-            "Which quiet hotel near Alfama should I pick?",
-            "Memmo Alfama is quiet and has a view.",
-            datetime(2024, 3, 1, 9, 2, 40, tzinfo=UTC),
-        ),
-        (
-            "We use structlog at work. How do I add the request id?",
-            "Bind it with structlog.contextvars.bind_contextvars(request_id=...).",
-            datetime(2024, 3, 2, 9, 0, 1, tzinfo=UTC),
-        ),
-    ],
-    "claude": [
-        (
-            "I have a small balcony facing north. What herbs grow there?",
-            "Mint, parsley and chives cope with shade.",
-            datetime(2024, 4, 2, 8, 15, 5, 120000, tzinfo=UTC),
-        ),
-        (
-            "My cat chews plants, is mint safe?",
-            "Mint can upset a cat's stomach.\n\nCat grass is a safer choice.",
-            datetime(2024, 4, 2, 8, 17, 40, tzinfo=UTC),
-        ),
-        (
-            "I'm a backend engineer with 6 years of Go. Shorten my summary.",
-            "Backend engineer, 6 years of Go, building reliable services.",
-            datetime(2024, 4, 5, 19, 0, 10, tzinfo=UTC),
-        ),
-    ],
-    "openwebui": [
-        (
-            "My starter is sluggish; the kitchen is 18 °C.",
-            "Feed it at a warmer spot, around 24 °C.",
-            datetime(2024, 6, 3, 9, 0, tzinfo=UTC),
-        ),
-        (
-            "How often should I feed it?",
-            "Twice a day until it doubles in 6 hours.",
-            datetime(2024, 6, 3, 9, 1, 40, tzinfo=UTC),
-        ),
-        (
-            "I cycle 12 km to work. Which rain jacket?",
-            "A breathable shell with pit zips.",
-            datetime(2024, 6, 4, 9, 0, tzinfo=UTC),
-        ),
-    ],
-}
-
-
-def sample(name: str) -> str:
-    return (SAMPLES / FILES[name]).read_text(encoding="utf-8")
+from support.history import EXPECTED, FILES, sample
 
 
 @pytest.mark.parametrize("name", FILES)
@@ -123,7 +56,7 @@ def test_open_webui_without_a_branch_tree_reads_the_message_list() -> None:
     ],
 )
 def test_a_malformed_file_is_one_clear_error(text: str, fmt: str | None, message: str) -> None:
-    with pytest.raises(InvalidInput, match="^") as caught:
+    with pytest.raises(InvalidInput) as caught:
         parse_history(text, fmt)
     assert message in str(caught.value)
     assert "\n" not in str(caught.value)
