@@ -85,9 +85,7 @@ def add_facts(
             continue
         reason = secret_reason(content, extra_patterns=patterns)
         if reason:
-            outcomes[number] = FactLine(
-                number, raw, error=f"not added: it looks like a secret ({reason})"
-            )
+            outcomes[number] = FactLine(number, raw, error=f"refused as a secret: it {reason}")
         elif content_key(content) in first:
             same = first[content_key(content)]
             outcomes[number] = FactLine(number, raw, error=f"the same fact as line {same}")
