@@ -130,6 +130,28 @@ def test_an_upload_on_the_page_shows_its_progress(world: World) -> None:
     )
 
 
+def test_the_upload_page_keeps_to_the_callers_own_workspaces_and_imports(world: World) -> None:
+    files = {"file": ("c.json", sample("claude").encode(), "application/json")}
+    world.client.cookies.clear()
+    anonymous = world.client.post("/ui/history-imports", data={"workspace": "alpha"}, files=files)
+    assert anonymous.status_code == 401
+    csrf = _csrf(_signed_in(world, "bob").text)
+    form = {"csrf_token": csrf, "workspace": "beta"}  # alice's workspace, not bob's
+    refused = world.client.post("/ui/history-imports", data=form, files=files)
+    assert "Nothing was imported: no workspace &#39;beta&#39; for this user" in refused.text
+    assert world.md.list_chats(world.ids["bob"]) == []
+    sent = world.client.post(
+        "/ui/history-imports", data={**form, "workspace": "alpha"}, files=files,
+        follow_redirects=False,
+    )  # fmt: skip
+    fragment = sent.headers["location"].replace("/import?job=", "/ui/history-imports/")
+    assert world.client.get(fragment).status_code == 200
+    world.client.cookies.clear()
+    assert world.client.get(fragment).status_code == 401
+    _signed_in(world, "alice")
+    assert world.client.get(fragment).status_code == 404  # bob's import is not hers
+
+
 def test_pasted_facts_are_added_but_the_bad_lines(world: World) -> None:
     alice = world.ids["alice"]
     world.client.cookies.clear()
