@@ -35,7 +35,7 @@ from memoryd.transfer_chats import ChatRecord
 if TYPE_CHECKING:
     from memoryd.service import Memoryd
 
-BATCH_TURNS = 500  # turns per committed batch: what an interruption can cost again
+BATCH_TURNS = 2000  # turns per committed batch: what an interruption can cost again
 
 
 @dataclass

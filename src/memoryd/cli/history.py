@@ -25,11 +25,11 @@ from memoryd.cli.common import (
     read_text_input,
     require_member,
 )
-from memoryd.history_formats import FORMATS, parse_history
-from memoryd.history_import import HistoryImport
+from memoryd.history_formats import FORMATS, parse_history  # light: json and the domain
 
 if TYPE_CHECKING:
     from memoryd.history_formats import History
+    from memoryd.history_import import HistoryImport
     from memoryd.service import Memoryd
 
 
