@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import re
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from memoryd.embedding.minilm import MiniLMEmbedder
 from support.history import EXPECTED, sample
-from support.server import USER_PASSWORD, World
+from support.server import USER_PASSWORD, World, build_world, make_settings
 
 JSON = {"Content-Type": "application/json"}
 
@@ -199,3 +201,15 @@ def _csrf(html: str) -> str:
     found = re.search(r'name="csrf_token" value="([^"]+)"', html)
     assert found, html[:500]
     return found.group(1)
+
+
+def test_an_export_over_the_http_limit_is_413_and_names_the_command(
+    tmp_path: Path, embedder: MiniLMEmbedder
+) -> None:
+    small = build_world(make_settings(tmp_path, max_import_bytes=1024), embedder)
+    with small.client:
+        refused = start(small, "alice", "chatgpt")  # the sample is over 1 kB
+        assert refused.status_code == 413
+        assert "with `memoryd import-history` on the server" in refused.json()["error"]["message"]
+    assert small.md.list_chats(small.ids["alice"]) == []
+    small.md.close()

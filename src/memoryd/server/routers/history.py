@@ -28,6 +28,7 @@ from memoryd.server.schemas import HistoryImportOut
 
 router = APIRouter(prefix="/api/v1/history-imports", tags=["chats"])
 Format = Literal["chatgpt", "claude", "openwebui"]
+HISTORY_COMMAND = "memoryd import-history"  # for a file over the HTTP limit
 
 
 def history_out(job: HistoryJob) -> HistoryImportOut:
@@ -63,7 +64,9 @@ async def read_upload(request: Request, state: ServerState) -> bytes:
     async for chunk in request.stream():
         body += chunk
         if len(body) > limit:  # a chunked body, or one longer than it said
-            raise ApiError(413, import_too_big(limit), headers={"Connection": "close"})
+            raise ApiError(
+                413, import_too_big(limit, HISTORY_COMMAND), headers={"Connection": "close"}
+            )
     return bytes(body)
 
 

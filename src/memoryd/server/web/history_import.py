@@ -26,7 +26,7 @@ from memoryd.memory_list import add_facts, report
 from memoryd.server.deps import State, require_workspace
 from memoryd.server.errors import ApiError
 from memoryd.server.guard import import_too_big
-from memoryd.server.routers.history import start_history_import
+from memoryd.server.routers.history import HISTORY_COMMAND, start_history_import
 from memoryd.server.web.actions import field_text, posted
 from memoryd.server.web.routes import (
     TEMPLATES,
@@ -81,7 +81,7 @@ async def upload_history(request: Request, state: State) -> Response:
         if not isinstance(upload, UploadFile) or not upload.filename:
             raise ApiError(422, "choose the export file to upload")
         if (upload.size or 0) > state.settings.max_import_bytes:
-            raise ApiError(413, import_too_big(state.settings.max_import_bytes))
+            raise ApiError(413, import_too_big(state.settings.max_import_bytes, HISTORY_COMMAND))
         await run_in_threadpool(require_workspace, state, caller.user, workspace)
         data = await upload.read()
         history = await run_in_threadpool(parse_history, data, chosen)
