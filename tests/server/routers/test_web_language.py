@@ -121,3 +121,13 @@ def test_the_rest_api_and_the_cli_show_the_choice(world: World) -> None:
     assert bad.status_code == 422
     back = world.call("bob", "PATCH", "/api/v1/me", json={"language": "default"}).json()
     assert (back["language"], back["language_effective"]) == ("default", "en")
+
+
+def test_the_history_page_in_french(world: World) -> None:
+    world.md.set_language_preference(world.ids["alice"], "fr")
+    page = get_page(world, "alice", "/import")
+    assert page.status_code == 200 and _lang(page) == "fr"
+    assert "Importer un historique de conversations" in page.text
+    assert "Apporter votre historique" in page.text  # the menu's link to it
+    refused = post_form(world, "alice", "/ui/facts", {"facts": "", "workspace": "nope"})
+    assert flash_of(refused)["text"].startswith("Aucun fait n’a été ajouté : ")

@@ -28,6 +28,7 @@ from memoryd.server.errors import ApiError
 from memoryd.server.guard import import_too_big
 from memoryd.server.routers.history import HISTORY_COMMAND, start_history_import
 from memoryd.server.web.actions import field_text, posted
+from memoryd.server.web.i18n import _, speak_to
 from memoryd.server.web.routes import (
     TEMPLATES,
     page_context,
@@ -79,7 +80,7 @@ async def upload_history(request: Request, state: State) -> Response:
     chosen = field_text(form, "format") or None
     try:
         if not isinstance(upload, UploadFile) or not upload.filename:
-            raise ApiError(422, "choose the export file to upload")
+            raise ApiError(422, _("choose the export file to upload"))
         if (upload.size or 0) > state.settings.max_import_bytes:
             raise ApiError(413, import_too_big(state.settings.max_import_bytes, HISTORY_COMMAND))
         await run_in_threadpool(require_workspace, state, caller.user, workspace)
@@ -88,7 +89,7 @@ async def upload_history(request: Request, state: State) -> Response:
         job = await run_in_threadpool(start_history_import, state, caller.user, history, workspace)
     except (MemorydError, ApiError) as exc:
         message = exc.message if isinstance(exc, ApiError) else str(exc)
-        return redirect(request, PAGE, f"Nothing was imported: {message}", "error")
+        return redirect(request, PAGE, _("Nothing was imported: %(why)s", why=message), "error")
     return redirect(request, f"{PAGE}?job={job.id}")
 
 
@@ -98,6 +99,7 @@ def history_status(request: Request, state: State, job_id: str) -> Response:
     caller = web_caller(request, state)
     if caller is None:
         raise ApiError(401, "sign in first", code="not_authenticated")
+    speak_to(request, state, caller.user)
     job = state.history_jobs.get(caller.user.id, job_id[:64])
     response = TEMPLATES.TemplateResponse(
         request, "history_status.html", {"job": job, "job_asked": job_id}
@@ -116,7 +118,7 @@ async def paste_facts(request: Request, state: State) -> Response:
             await run_in_threadpool(require_workspace, state, caller.user, workspace)
         outcomes = await run_in_threadpool(add_facts, state.md, caller.user.id, text, workspace)
     except MemorydError as exc:
-        return redirect(request, PAGE, f"No fact was added: {exc}", "error")
+        return redirect(request, PAGE, _("No fact was added: %(why)s", why=exc), "error")
     refused = [o for o in outcomes if o.error]
     if not refused:
         return redirect(request, PAGE, f"{report(outcomes).capitalize()}.")
