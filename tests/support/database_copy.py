@@ -105,7 +105,7 @@ def populate(md: Memoryd) -> Seeded:
     run = stored_run(md, started + timedelta(hours=1), [(bob.id, "atlas")])
     with md.db.write() as repo:
         record_failure(
-            repo.conn,
+            repo,
             bob.id,
             workspace_id(md, "atlas"),
             error="upstream timed out",

@@ -2,8 +2,8 @@
 
 A (user, workspace) pair is due when it has at least the minimum of unprocessed chat
 messages, its newest chat is older than the idle threshold, and it is neither waiting out
-a backoff nor parked. ``due_pairs`` is the single SQL query that decides this (it reads
-the partial index ``ix_chats_unprocessed``). ``run_extraction`` processes pairs with
+a backoff nor parked. ``due_pairs`` (``memoryd.storage.extraction_rows``) is the single
+query that decides this. ``run_extraction`` processes pairs with
 ``process_pair``, then asks the questions memories answer (``memoryd.extraction.questions``)
 when given a budget, and stores the run's history; ``ExtractionScheduler`` repeats it every
 ``MEMORY_EXTRACTION_INTERVAL`` in a daemon thread, obeying the run-time switches, and
@@ -15,12 +15,8 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
-
-from sqlalchemy import and_, case, func, literal, or_, select
-from sqlalchemy.engine import Connection
 
 from memoryd.domain import runtime_settings
 from memoryd.domain.errors import InvalidInput, MemorydError
@@ -38,7 +34,7 @@ from memoryd.extraction.runs import (
     start_run,
 )
 from memoryd.llm.base import LLMConfigError, LLMProvider, LLMUnreachable
-from memoryd.storage.tables import CHAT_UNPROCESSED, chats, extraction_pairs, workspaces
+from memoryd.storage.extraction_rows import due_pairs, pending_summary
 
 # Skip reasons of the pairs a run left alone after the provider refused its settings, or
 # after its server could not be reached (LLMUnavailable.reason).
@@ -52,98 +48,6 @@ ProgressCallback = Callable[[PairResult, int, int], None]
 StartCallback = Callable[[int, str, int, int], None]
 # Called once the run is stored as running, before its first pair.
 RunCallback = Callable[[Run], None]
-
-
-@dataclass(frozen=True)
-class DuePair:
-    user_id: int
-    workspace_id: int
-    workspace: str
-    pending_chats: int
-
-
-def _pending_pairs(now: datetime) -> Any:
-    """Per pair with unprocessed chats: how many, the newest, and its retry state."""
-    grouped = (
-        select(
-            chats.c.user_id,
-            chats.c.workspace_id,
-            func.count().label("pending"),
-            func.min(chats.c.created_at).label("oldest"),
-            func.max(chats.c.created_at).label("newest"),
-        )
-        .where(CHAT_UNPROCESSED)
-        .group_by(chats.c.user_id, chats.c.workspace_id)
-        .subquery("pending_pairs")
-    )
-    waiting = and_(
-        extraction_pairs.c.next_attempt_at.is_not(None),
-        extraction_pairs.c.next_attempt_at > now,
-    )
-    return grouped, waiting
-
-
-def due_pairs(
-    conn: Connection,
-    *,
-    now: datetime,
-    idle_threshold: timedelta,
-    min_chats: int,
-    limit: int | None = None,
-) -> list[DuePair]:
-    """The pairs to process now, oldest pending chat first (the one due-pair query)."""
-    grouped, waiting = _pending_pairs(now)
-    query = (
-        select(grouped.c.user_id, grouped.c.workspace_id, workspaces.c.slug, grouped.c.pending)
-        .join(workspaces, workspaces.c.id == grouped.c.workspace_id)
-        .outerjoin(
-            extraction_pairs,
-            and_(
-                extraction_pairs.c.user_id == grouped.c.user_id,
-                extraction_pairs.c.workspace_id == grouped.c.workspace_id,
-            ),
-        )
-        .where(
-            grouped.c.pending >= min_chats,
-            grouped.c.newest <= now - idle_threshold,
-            or_(
-                extraction_pairs.c.user_id.is_(None),
-                and_(extraction_pairs.c.parked.is_(False), ~waiting),
-            ),
-        )
-        .order_by(grouped.c.oldest, grouped.c.user_id, grouped.c.workspace_id)
-    )
-    if limit is not None:
-        query = query.limit(limit)
-    return [DuePair(r.user_id, r.workspace_id, r.slug, r.pending) for r in conn.execute(query)]
-
-
-def pending_summary(
-    conn: Connection, *, now: datetime, idle_threshold: timedelta, min_chats: int
-) -> dict[str, int]:
-    """How many pairs with unprocessed chats are due, and why the others are not."""
-    grouped, waiting = _pending_pairs(now)
-    reason = case(
-        (extraction_pairs.c.parked.is_(True), literal("parked")),
-        (waiting, literal("backoff")),
-        (grouped.c.pending < min_chats, literal("below minimum")),
-        (grouped.c.newest > now - idle_threshold, literal("idle threshold")),
-        else_=literal("due"),
-    ).label("reason")
-    inner = (
-        select(reason)
-        .select_from(grouped)
-        .outerjoin(
-            extraction_pairs,
-            and_(
-                extraction_pairs.c.user_id == grouped.c.user_id,
-                extraction_pairs.c.workspace_id == grouped.c.workspace_id,
-            ),
-        )
-        .subquery()
-    )
-    rows = conn.execute(select(inner.c.reason, func.count()).group_by(inner.c.reason))
-    return {str(r[0]): int(r[1]) for r in rows}
 
 
 def provider_name(md: ExtractionDeps) -> str:

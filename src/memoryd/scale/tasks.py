@@ -40,22 +40,17 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from procrastinate import App, JobContext, PsycopgConnector
 from procrastinate.exceptions import AlreadyEnqueued, ConnectorException
 from procrastinate.jobs import Status
-from sqlalchemy.exc import InterfaceError, OperationalError
 
 from memoryd.domain import runtime_settings
 from memoryd.domain.errors import MemorydError
 from memoryd.extraction import retention
 from memoryd.extraction.pipeline import ExtractionConfig
-from memoryd.extraction.runs import get_pair_state
-from memoryd.extraction.scheduler import (
-    DuePair,
-    due_pairs,
-    record_setup_failure,
-    run_extraction,
-)
+from memoryd.extraction.scheduler import record_setup_failure, run_extraction
 from memoryd.llm.base import LLMProvider
 from memoryd.llm.builtin import make_provider
 from memoryd.storage.database import parse_url
+from memoryd.storage.extraction_rows import DuePair, due_pairs, get_pair_state
+from memoryd.storage.opening import DATABASE_DOWN
 from memoryd.storage.questions import (
     outdated_question_memories,
     stale_question_memories,
@@ -265,7 +260,7 @@ def _retrying_database(call: Callable[[], T]) -> T:
     for delay in (*DB_RETRY_DELAYS, None):
         try:
             return call()
-        except (OperationalError, InterfaceError) as exc:
+        except DATABASE_DOWN as exc:
             if delay is None:
                 raise
             log.warning("database unavailable (%s); retrying in %.0f s", exc.orig, delay)

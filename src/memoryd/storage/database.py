@@ -187,5 +187,21 @@ class Database:
         with self.engine.connect().execution_options(memoryd_write=True) as conn, conn.begin():
             yield Repository(conn)
 
+    @contextmanager
+    def advisory_lock(self, key: int) -> Iterator[None]:
+        """Hold PostgreSQL's session advisory lock ``key`` meanwhile: one process at a
+        time, across the fleet, does what is inside."""
+        with self.engine.connect() as conn:
+            conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": key})
+            try:
+                yield
+            finally:
+                conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": key})
+
+    def ping(self) -> None:
+        """One round trip (a health check): raises when the database does not answer."""
+        with self.read() as repo:
+            repo.conn.execute(text("SELECT 1"))
+
     def dispose(self) -> None:
         self.engine.dispose()

@@ -14,8 +14,9 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse
 
+from memoryd.domain.errors import MemorydError
 from memoryd.domain.models import Actor, Role, Source, User, Workspace
-from memoryd.extraction.runs import Run, calls_text, get_run
+from memoryd.extraction.runs import Run, calls_text
 from memoryd.plugins import llm_provider_factories
 from memoryd.server.deps import Caller, Owner, ServerState, State
 from memoryd.server.routers.extraction import is_running
@@ -163,8 +164,9 @@ def run_page(request: Request, state: State, run_id: str) -> Response:
     caller = admin_caller(request, state)
     if not isinstance(caller, Caller):
         return caller
-    run = get_run(state.md.db, run_id[:64], now=state.md.clock())
-    if run is None:
+    try:
+        run = state.md.extraction_run(run_id[:64])
+    except MemorydError:
         return redirect(request, "/admin?tab=extraction", f"No extraction run {run_id!r}.", "error")
     names = {u.id: u.name for u in state.md.list_users()}
     kinds = [str(e.get("kind", "")) for e in run.errors]
