@@ -385,6 +385,15 @@ class Repository:
             query = query.limit(limit)
         return [chat_of(r) for r in self.conn.execute(query)]
 
+    def chat_times(
+        self, user_id: int, workspace_ids: Sequence[int]
+    ) -> list[tuple[int, int, datetime]]:
+        """(id, workspace id, created_at) of the user's chats in these workspaces."""
+        query = select(chats.c.id, chats.c.workspace_id, chats.c.created_at).where(
+            chats.c.user_id == user_id, chats.c.workspace_id.in_(list(workspace_ids))
+        )
+        return [(int(r.id), int(r.workspace_id), r.created_at) for r in self.conn.execute(query)]
+
     # which memories a chat used (chat_memories migration) -------------------------------
     def link_chat_memories(self, chat_id: int, memory_ids: Sequence[str]) -> None:
         rows = [
