@@ -96,7 +96,8 @@ class Run:
     pairs_failed: int = 0
     facts_dropped: int = 0
     facts_not_stored: int = 0
-    memories_questioned: int = 0  # given questions by its questions pass (extraction.questions)
+    # memories each background pass derived a value for, by kind (extraction.memory_pass)
+    memories_derived: dict[str, int] = field(default_factory=dict)
     heartbeat_at: datetime | None = None  # the run's last sign of life
     alive_until: datetime | None = None  # past this with no heartbeat: interrupted
 
@@ -129,6 +130,11 @@ class Run:
         return self
 
     @property
+    def memories_questioned(self) -> int:
+        """Memories the questions pass asked (``memories_derived``' questions)."""
+        return self.memories_derived.get("questions", 0)
+
+    @property
     def status_note(self) -> str | None:
         """Why an interrupted run is (None for the other statuses)."""
         if self.status != INTERRUPTED:
@@ -155,6 +161,7 @@ class Run:
         for key in ("started_at", "finished_at", "heartbeat_at", "alive_until"):
             data[key] = data[key].isoformat() if data[key] else None
         data["status_note"] = self.status_note
+        data["memories_questioned"] = self.memories_questioned
         return data
 
 

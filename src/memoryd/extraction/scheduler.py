@@ -16,14 +16,13 @@ import logging
 import threading
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Any
 
 from memoryd.domain import runtime_settings
 from memoryd.domain.errors import InvalidInput, MemorydError
 from memoryd.domain.interval import parse_interval
 from memoryd.extraction.deps import ExtractionDeps, current_settings
+from memoryd.extraction.memory_pass import PassJob
 from memoryd.extraction.pipeline import ExtractionConfig, PairResult, process_pair
-from memoryd.extraction.questions import ask_questions
 from memoryd.extraction.retention import PruneTimer
 from memoryd.extraction.runs import (
     Heartbeat,
@@ -34,6 +33,7 @@ from memoryd.extraction.runs import (
     start_run,
 )
 from memoryd.llm.base import LLMConfigError, LLMProvider, LLMUnreachable
+from memoryd.plugins import memory_pass_factories
 from memoryd.storage.extraction_rows import due_pairs, pending_summary
 
 # Skip reasons of the pairs a run left alone after the provider refused its settings, or
@@ -211,37 +211,38 @@ def _derive(
     where: tuple[int | None, str | None],
     heartbeat: Heartbeat | None,
 ) -> None:
-    """The run's background pass over memories: questions for up to ``budget`` of
-    ``where``'s user (with their workspace) or anyone's, counted in the run's calls and
-    tokens; an LLM error that stops it is listed with the run's errors (kind
-    ``questions``) and fails nothing. With the master switch ``memory_enabled`` off,
-    nothing is sent to the LLM."""
+    """The run's background passes over memories (``memoryd.extraction.memory_pass``:
+    questions, and any a plugin registers), each over up to ``budget`` of ``where``'s
+    user (with their workspace) or anyone's, counted by kind and in the run's calls and
+    tokens; an LLM error that stops a pass is listed with the run's errors (its kind)
+    and fails nothing. With the master switch ``memory_enabled`` off, nothing is sent."""
     if not current_settings(md)[runtime_settings.MEMORY_ENABLED.key]:
         return
     user_id, workspace = where
-    scope: dict[str, Any] = {"user_id": user_id, "workspace_id": _workspace_id(md, workspace)}
-    beat = heartbeat.beat if heartbeat else None
-    asking = ask_questions(
-        md.db, llm, md.embedder, limit=budget, now=now(), on_memory=beat, **scope
-    )
-    run.memories_questioned += asking.asked
-    stored = asking.asked
-    usage, error = asking.usage, asking.error
-    run.llm_calls += usage.calls
-    run.llm_calls_failed += usage.failed
-    run.prompt_tokens += usage.prompt_tokens
-    run.completion_tokens += usage.completion_tokens
-    if error is not None:
-        done = f"{stored} memor{'y' if stored == 1 else 'ies'}"
-        run.errors.append(
-            {
-                "kind": "questions",
-                "user_id": where[0],
-                "workspace": where[1],
-                "error": f"asking memories' questions stopped after {done}: {error}; "
-                "the rest wait for a later run",
-            }
-        )
+    job = PassJob(
+        md.db, llm, md.embedder, now(), user_id, _workspace_id(md, workspace),
+        heartbeat.beat if heartbeat else None,
+    )  # fmt: skip
+    for factory in memory_pass_factories().values():
+        memory_pass = factory()
+        done = memory_pass.run(job, budget)
+        kind = memory_pass.kind
+        run.memories_derived[kind] = run.memories_derived.get(kind, 0) + done.stored
+        run.llm_calls += done.usage.calls
+        run.llm_calls_failed += done.usage.failed
+        run.prompt_tokens += done.usage.prompt_tokens
+        run.completion_tokens += done.usage.completion_tokens
+        if done.error is not None:
+            count = f"{done.stored} memor{'y' if done.stored == 1 else 'ies'}"
+            run.errors.append(
+                {
+                    "kind": kind,
+                    "user_id": user_id,
+                    "workspace": workspace,
+                    "error": f"{memory_pass.what} stopped after {count}: {done.error}; "
+                    "the rest wait for a later run",
+                }
+            )
     if heartbeat is not None:
         heartbeat.beat(progress=True)
 

@@ -44,18 +44,15 @@ from procrastinate.jobs import Status
 from memoryd.domain import runtime_settings
 from memoryd.domain.errors import MemorydError
 from memoryd.extraction import retention
+from memoryd.extraction.memory_pass import PassJob
 from memoryd.extraction.pipeline import ExtractionConfig
 from memoryd.extraction.scheduler import record_setup_failure, run_extraction
 from memoryd.llm.base import LLMProvider
 from memoryd.llm.builtin import make_provider
+from memoryd.plugins import memory_pass_factories
 from memoryd.storage.database import parse_url
 from memoryd.storage.extraction_rows import DuePair, due_pairs, get_pair_state
 from memoryd.storage.opening import DATABASE_DOWN
-from memoryd.storage.questions import (
-    outdated_question_memories,
-    stale_question_memories,
-    unasked_memories,
-)
 
 if TYPE_CHECKING:
     from memoryd.service import Memoryd
@@ -200,19 +197,14 @@ def sweep_now(md: Memoryd, app: App) -> SweepResult:
 
 
 def defer_questions(md: Memoryd, app: App) -> bool:
-    """Queue one ``ask_questions`` job if asking is on and some memory waits for its
-    questions (or for them to be embedded again by the service's embedder, or asked
-    again with the current prompt), unless one is already waiting; True if queued."""
+    """Queue one ``ask_questions`` job if asking is on and some memory waits for a pass
+    (``MemoryPass.waiting``: its questions, or them embedded again by the service's
+    embedder, or asked again with the current prompt; a plugin pass's value), unless one
+    is already waiting; True if queued. The job runs every pass."""
     if md.settings.question_memories_per_run <= 0:
         return False
-    with md.db.read() as repo:
-        now = md.clock()
-        waiting = (
-            unasked_memories(repo.conn, 1, now)
-            or stale_question_memories(repo.conn, md.embedder.name, 1, now)
-            or outdated_question_memories(repo.conn, 1, now)
-        )
-    if not waiting:
+    job = PassJob(md.db, None, md.embedder, md.clock())
+    if not any(factory().waiting(job) for factory in memory_pass_factories().values()):
         return False
     try:
         app.configure_task(TAG_TASK, queue=QUEUE, lock=TAG_TASK, queueing_lock=TAG_TASK).defer()

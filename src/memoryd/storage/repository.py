@@ -60,7 +60,9 @@ _TURN_POOL = (
     select(cache_epoch.c.version, *turn_rows.RAW_COLUMNS)
     .select_from(
         cache_epoch.outerjoin(
-            memories.outerjoin(workspaces, memories.c.workspace_id == workspaces.c.id),
+            turn_rows.with_questions(
+                memories.outerjoin(workspaces, memories.c.workspace_id == workspaces.c.id)
+            ),
             and_(
                 memories.c.user_id == bindparam("user_id"),
                 or_(
@@ -226,7 +228,9 @@ class Repository:
         if with_embedding:
             cols = turn_rows.RAW_COLUMNS
         return select(*cols).select_from(
-            memories.outerjoin(workspaces, memories.c.workspace_id == workspaces.c.id)
+            turn_rows.with_questions(
+                memories.outerjoin(workspaces, memories.c.workspace_id == workspaces.c.id)
+            )
         )
 
     def get_memory(self, memory_id: str, *, with_embedding: bool = False) -> Memory | None:
