@@ -19,9 +19,8 @@ from sqlalchemy import event
 
 from memoryd import Memoryd
 from memoryd.extraction.scheduler import due_pairs, pending_summary
-from memoryd.storage import run_retention
+from memoryd.storage import derived, run_retention
 from memoryd.storage.database import Database
-from memoryd.storage import derived
 from memoryd.storage.repository import Repository
 from memoryd.storage.tables import metadata
 from memoryd.storage.vectors import old_vector_memories
