@@ -76,7 +76,7 @@ from turn_latency import read_questions
 from memoryd import Memoryd
 from memoryd.domain.rules import content_key, normalize_content
 from memoryd.embedding.minilm import MiniLMEmbedder
-from memoryd.storage.derived import encode, vector_bytes
+from memoryd.storage.derived import encode, matrix_bytes
 from memoryd.storage.repository import Repository
 
 DATA = Path(__file__).parent / "data" / "retrieval.json"
@@ -109,7 +109,7 @@ def personas(embedder: MiniLMEmbedder) -> list[dict[str, Any]]:
     asked = {t: written.get(normalize_content(t)) or GENERIC for t in texts}
     unique = sorted({q for qs in asked.values() for q in qs})
     question_vectors = dict(zip(unique, embedder.embed(unique), strict=True))
-    blobs = {t: vector_bytes([question_vectors[q] for q in qs]) for t, qs in asked.items()}
+    blobs = {t: matrix_bytes([question_vectors[q] for q in qs]) for t, qs in asked.items()}
     out = []
     for n, pool in enumerate(pools):
         donor = pools[(n + 1) % len(pools)]["memories"]

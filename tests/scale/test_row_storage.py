@@ -75,7 +75,7 @@ def ask(md: Memoryd, user_id: int, fact: str, *, before_0018: bool = False) -> s
     memory_id, now = uuid.uuid4().hex, datetime.now(UTC)
     columns = {
         "questions": json.dumps(list(ASKED)),
-        "question_vectors": derived.vector_bytes(vectors),
+        "question_vectors": derived.matrix_bytes(vectors),
         "question_embedder": md.embedder.name,
     }
     with md.db.write() as repo:

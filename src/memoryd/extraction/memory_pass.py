@@ -35,7 +35,7 @@ import json
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, ClassVar, Protocol, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from memoryd.domain.perspective import first_person
 from memoryd.embedding.base import Embedder
@@ -64,14 +64,6 @@ def fact_messages(
     ]
 
 
-class Pending(Protocol):
-    """A memory a pass asks about: its text, and the key that guards the write."""
-
-    @property
-    def content(self) -> str: ...
-
-
-M = TypeVar("M", bound=Pending)
 V = TypeVar("V")
 
 
@@ -100,11 +92,11 @@ class Request:
 def ask_each(
     db: Database,
     llm: LLMProvider,
-    todo: Sequence[M],
+    todo: Sequence[derived.Pending],
     request: Request,
     *,
-    derive: Callable[[M, tuple[str, ...]], V],
-    store: Callable[[Repository, M, V | None], bool],
+    derive: Callable[[derived.Pending, tuple[str, ...]], V],
+    store: Callable[[Repository, derived.Pending, V | None], bool],
     on_memory: Callable[[], None] | None = None,
 ) -> PassOutcome:
     """Ask about each memory of ``todo`` in order. ``derive`` turns a memory's answer texts
@@ -114,7 +106,7 @@ def ask_each(
     was asked about. ``on_memory`` is called after each memory's answers (the run's
     heartbeat)."""
     done = PassOutcome()
-    refused: list[M] = []  # refused outright (HTTP 400, 403, 422...), not yet judged
+    refused: list[derived.Pending] = []  # refused outright (HTTP 400, 403, 422...), not yet judged
     for memory in todo:
         answers: list[str] = []
         try:

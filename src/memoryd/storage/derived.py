@@ -9,7 +9,7 @@ also deletes a memory's values when its text is written (``forget``), so an edit
 keeps the key resets them too. A pass's newer ``version`` gets values of older versions
 derived again, after the memories never derived; until then they keep theirs. A value
 that is a list of texts a turn compares (questions) carries their vectors (float16 rows
-after a marker, float32 without it: ``vector_bytes``) and the embedder that made them;
+after a marker, float32 without it: ``matrix_bytes``) and the embedder that made them;
 when the service's embedder changes the pass embeds the stored texts again. Writing a
 value moves no ``updated_at`` and leaves no audit entry. Every write is guarded by the
 text's key, the memory's row locked first (a concurrent edit waits, or wins).
@@ -70,7 +70,7 @@ def texts(raw: str | None) -> tuple[str, ...] | None:
 FLOAT16 = b"\x01\x00\xc0\x7f"
 
 
-def vector_bytes(vectors: Any) -> bytes | None:
+def matrix_bytes(vectors: Any) -> bytes | None:
     if vectors is None or len(vectors) == 0:
         return None
     return FLOAT16 + np.asarray(vectors, dtype=np.float16).tobytes()
@@ -233,7 +233,7 @@ def put(
     found = _row(conn, memory_id, kind, content_key)
     if found is False or (found is not None and found.version >= version):
         return False
-    blob = vector_bytes(vectors)
+    blob = matrix_bytes(vectors)
     row = {
         "content_key": content_key,
         "version": version,
@@ -269,7 +269,7 @@ def revise(
             return False
         changes: dict[str, Any] = {"version": version}
     else:
-        blob = vector_bytes(vectors)
+        blob = matrix_bytes(vectors)
         changes = {"vectors": blob, "embedder": embedder if blob is not None else None}
     mine = (memory_derived.c.memory_id == memory_id, memory_derived.c.kind == kind)
     conn.execute(update(memory_derived).where(*mine).values(**changes))

@@ -83,16 +83,12 @@ def get_pair_state(conn: Connection, user_id: int, workspace_id: int) -> PairSta
     row = conn.execute(select(extraction_pairs).where(_this_pair(user_id, workspace_id))).first()
     if row is None:
         return None
+    r = row
+    failed = tuple(r.failed_chat_ids or ())
     return PairState(
-        user_id=row.user_id,
-        workspace_id=row.workspace_id,
-        attempts=row.attempts,
-        next_attempt_at=row.next_attempt_at,
-        parked=row.parked,
-        last_error=row.last_error,
-        last_run_id=row.last_run_id,
-        failed_chat_ids=tuple(row.failed_chat_ids or ()),
-    )
+        r.user_id, r.workspace_id, r.attempts, r.next_attempt_at, r.parked, r.last_error,
+        r.last_run_id, failed,
+    )  # fmt: skip
 
 
 def put_pair_state(
