@@ -117,3 +117,33 @@ def test_export_carries_the_questions_and_not_a_plugins_values(team_md: Memoryd)
     assert copy.questions == () and counts(team_md, copy.id) is None
     assert team_md.extract(ask_questions=5).memories_derived == {"word_count": 1, "questions": 0}
     assert counts(team_md, copy.id) == 4
+
+
+class Broken(MemoryPass):
+    kind = "broken"
+
+    def derive(self, memory: derived.Pending) -> Any:
+        raise KeyError(memory.content)
+
+
+class BrokenPlugin:
+    @hookimpl
+    def register_memory_passes(self, register: Callable[[str, Callable[[], Any]], None]) -> None:
+        register("broken", Broken)
+
+
+def test_a_failing_pass_is_listed_and_fails_neither_the_run_nor_the_others(
+    team_md: Memoryd,
+) -> None:
+    ana = team_md.get_user("ana")
+    memory = team_md.add_memory(ana.id, "I play the guitar.")
+    plugin = BrokenPlugin()
+    plugin_manager().register(plugin, "test-broken-pass")
+    try:
+        run = team_md.extract(ask_questions=5)
+    finally:
+        plugin_manager().unregister(plugin)
+    assert run.status == "ok" and counts(team_md, memory.id) == 4
+    assert run.memories_derived == {"word_count": 1, "questions": 1, "broken": 0}
+    [error] = run.errors
+    assert error["kind"] == "broken" and "KeyError" in error["error"]

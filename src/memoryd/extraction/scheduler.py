@@ -21,7 +21,7 @@ from memoryd.domain import runtime_settings
 from memoryd.domain.errors import InvalidInput, MemorydError
 from memoryd.domain.interval import parse_interval
 from memoryd.extraction.deps import ExtractionDeps, current_settings
-from memoryd.extraction.memory_pass import PassJob
+from memoryd.extraction.memory_pass import PassJob, PassOutcome
 from memoryd.extraction.pipeline import ExtractionConfig, PairResult, process_pair
 from memoryd.extraction.retention import PruneTimer
 from memoryd.extraction.runs import (
@@ -225,7 +225,11 @@ def _derive(
     )  # fmt: skip
     for factory in memory_pass_factories().values():
         memory_pass = factory()
-        done = memory_pass.run(job, budget)
+        try:
+            done = memory_pass.run(job, budget)
+        except Exception as exc:  # a plugin's failure fails neither the run nor the others
+            log.exception("the %s pass failed", memory_pass.kind)
+            done = PassOutcome(error=f"{type(exc).__name__}: {exc}")
         kind = memory_pass.kind
         run.memories_derived[kind] = run.memories_derived.get(kind, 0) + done.stored
         run.llm_calls += done.usage.calls
