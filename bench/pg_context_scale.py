@@ -33,11 +33,12 @@ the embedder's name, as the questions pass stores them (up to 6, the two
 prompts' union, their vectors as float16: up to 4.6 kB). The questions are the real ones
 the bundled model wrote for the sentence (``turn_latency.read_questions``; 3
 generic ones for a sentence it lacks). Each ``--storage`` adds one more database with
-questions, whose table keeps its rows another way than the migrations do (see
-``STORAGE``; ``toast``: as before migration 0017). The ratios are then against the
-database without questions; it prints each database's size (table and TOAST), the pages
-the read touches in each with every column of its rows detoasted (a plain EXPLAIN never
-fetches TOASTed values), the WAL written per memory the write marks used (and how many
+questions, whose table (``memory_derived`` since 0026) keeps its rows another way than
+the migrations do (see ``STORAGE``; ``toast``: PostgreSQL's default). The ratios are
+then against the database without questions; it prints each database's size (tables
+and TOAST), the pages the read touches in each with every column of its rows detoasted
+(a plain EXPLAIN never fetches TOASTed values), the WAL written per memory the write
+marks used (and how many
 of those updates were heap-only), and the plan of the read on the one with questions.
 
     .venv/bin/python bench/pg_context_scale.py [--users 100000] [--turns 400]
@@ -75,26 +76,22 @@ from turn_latency import read_questions
 from memoryd import Memoryd
 from memoryd.domain.rules import content_key, normalize_content
 from memoryd.embedding.minilm import MiniLMEmbedder
-from memoryd.storage.questions import encode_questions, question_bytes
+from memoryd.storage.derived import encode, matrix_bytes
 from memoryd.storage.repository import Repository
 
 DATA = Path(__file__).parent / "data" / "retrieval.json"
-# --storage: how the memories table keeps its rows of about 6.4 kB with questions, instead
-# of as the migrations leave it (since 0017 whole, up to a page's 8,160 bytes)
-_TOAST = "ALTER TABLE memories RESET (toast_tuple_target)"  # as 0016 left it
+# --storage: how memory_derived keeps its questions rows of up to 4.6 kB, instead of as
+# the migrations leave it (since 0026 whole, up to a page's 8,160 bytes)
+_TOAST = "ALTER TABLE memory_derived RESET (toast_tuple_target)"
 STORAGE = {
     # rows over about 2 kB: the question vectors out of line, in the TOAST table
     "toast": (_TOAST,),
     # the same without a compression attempt first
-    "external": (_TOAST, "ALTER TABLE memories ALTER COLUMN question_vectors SET STORAGE EXTERNAL"),
-    # both vectors kept in the row, which is 2 kB too long: the text goes out instead
-    "main": (
-        _TOAST,
-        "ALTER TABLE memories ALTER COLUMN question_vectors SET STORAGE MAIN",
-        "ALTER TABLE memories ALTER COLUMN embedding SET STORAGE MAIN",
-    ),
-    # rows up to 8,160 bytes whole, neither compressed nor out of line (what 0017 does)
-    "inline": ("ALTER TABLE memories SET (toast_tuple_target = 8160)",),
+    "external": (_TOAST, "ALTER TABLE memory_derived ALTER COLUMN vectors SET STORAGE EXTERNAL"),
+    # the vectors kept in the row, compressed if need be
+    "main": (_TOAST, "ALTER TABLE memory_derived ALTER COLUMN vectors SET STORAGE MAIN"),
+    # rows up to 8,160 bytes whole, neither compressed nor out of line (what 0026 does)
+    "inline": ("ALTER TABLE memory_derived SET (toast_tuple_target = 8160)",),
 }
 GENERIC = ("What do you like?", "What do you do?", "What should I know about you?")
 WORKSPACES = 100
@@ -112,7 +109,7 @@ def personas(embedder: MiniLMEmbedder) -> list[dict[str, Any]]:
     asked = {t: written.get(normalize_content(t)) or GENERIC for t in texts}
     unique = sorted({q for qs in asked.values() for q in qs})
     question_vectors = dict(zip(unique, embedder.embed(unique), strict=True))
-    blobs = {t: question_bytes([question_vectors[q] for q in qs]) for t, qs in asked.items()}
+    blobs = {t: matrix_bytes([question_vectors[q] for q in qs]) for t, qs in asked.items()}
     out = []
     for n, pool in enumerate(pools):
         donor = pools[(n + 1) % len(pools)]["memories"]
@@ -149,7 +146,7 @@ def load(
             for p, person in enumerate(people):
                 for i, (scope, text, vector, asked, blob) in enumerate(person["memories"]):
                     extra = (
-                        (encode_questions(asked), blob, embedder_name)
+                        (encode(list(asked)), blob, embedder_name)
                         if questions
                         else (None, None, None)
                     )
@@ -161,15 +158,22 @@ def load(
                 """
                 INSERT INTO memories (id, user_id, scope, workspace_id, content, content_key,
                     source, created_at, updated_at, last_used_at, source_chats, embedding,
-                    embedder, questions, question_vectors, question_embedder)
+                    embedder)
                 SELECT md5(u || ':' || pm.idx), u, pm.scope,
                     CASE WHEN pm.scope = 'workspace' THEN u %% %(ws)s + 1 END,
                     pm.content, pm.content_key, 'user',
                     now() - make_interval(mins => 100 - pm.idx),
                     now() - make_interval(mins => 100 - pm.idx), NULL, '[]', pm.embedding,
-                    %(embedder)s, pm.questions, pm.question_vectors, pm.question_embedder
+                    %(embedder)s
+                FROM generate_series(%(first)s::int, %(last)s::int) AS u
+                JOIN persona_memory pm ON pm.persona = u %% %(personas)s;
+                INSERT INTO memory_derived (memory_id, kind, content_key, version, value,
+                    vectors, embedder)
+                SELECT md5(u || ':' || pm.idx), 'questions', pm.content_key, 2, pm.questions,
+                    pm.question_vectors, pm.question_embedder
                 FROM generate_series(%(first)s::int, %(last)s::int) AS u
                 JOIN persona_memory pm ON pm.persona = u %% %(personas)s
+                WHERE pm.questions IS NOT NULL
                 """,
                 {
                     "ws": WORKSPACES,
@@ -224,13 +228,13 @@ def variants(args: argparse.Namespace) -> list[Variant]:
 
 
 def sizes_of(url: str) -> str:
-    """The memories table's heap, TOAST and index sizes."""
+    """The memories and memory_derived tables' heap, TOAST and index sizes."""
     with psycopg.connect(libpq_dsn(url)) as conn:
         row = conn.execute(
-            "SELECT pg_size_pretty(pg_relation_size(c.oid)), "
-            "pg_size_pretty(coalesce(pg_total_relation_size(c.reltoastrelid), 0)), "
-            "pg_size_pretty(pg_indexes_size(c.oid)) "
-            "FROM pg_class c WHERE c.relname = 'memories'"
+            "SELECT pg_size_pretty(sum(pg_relation_size(c.oid))), "
+            "pg_size_pretty(sum(coalesce(pg_total_relation_size(c.reltoastrelid), 0))), "
+            "pg_size_pretty(sum(pg_indexes_size(c.oid))) "
+            "FROM pg_class c WHERE c.relname IN ('memories', 'memory_derived')"
         ).fetchone()
     assert row is not None
     return f"heap {row[0]}, TOAST {row[1]}, indexes {row[2]}"

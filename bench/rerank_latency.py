@@ -110,7 +110,8 @@ def ask_all(url: str, embedder: MiniLMEmbedder) -> int:
     memory's questions per call, as the questions pass stores them."""
     from sqlalchemy import create_engine, select
 
-    from memoryd.storage.questions import set_questions
+    from memoryd.extraction.questions import PROMPT_VERSION
+    from memoryd.storage.derived import QUESTIONS, put
     from memoryd.storage.tables import memories
 
     asked = read_questions()
@@ -121,7 +122,10 @@ def ask_all(url: str, embedder: MiniLMEmbedder) -> int:
         for memory_id, content, key in list(rows):
             if asked.get(content):
                 vectors = embedder.embed(list(asked[content]))
-                done += set_questions(conn, memory_id, key, asked[content], vectors, embedder.name)
+                done += put(
+                    conn, memory_id, key, QUESTIONS, PROMPT_VERSION, list(asked[content]),
+                    vectors, embedder.name,
+                )  # fmt: skip
     engine.dispose()
     return done
 

@@ -207,16 +207,6 @@ def judge_memories(
     return judged, found
 
 
-def match_memories(
-    embedder: Embedder, memories: Sequence[str], facts: Sequence[str], others: Sequence[str]
-) -> tuple[int, int, set[int]]:
-    """(correct memories, wrong-subject memories, indexes of facts found); see the
-    module doc."""
-    judged, found = judge_memories(embedder, memories, facts, others)
-    verdicts = [j["verdict"] for j in judged]
-    return verdicts.count("correct"), verdicts.count("wrong-subject"), found
-
-
 class _Clock:
     """The wall clock, or a labelled chat time moving on with it from when it was set."""
 

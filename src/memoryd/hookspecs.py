@@ -1,4 +1,4 @@
-"""Plugin hooks: how embedders, rerankers and LLM providers join memoryd.
+"""Plugin hooks: how embedders, rerankers, LLM providers and memory passes join memoryd.
 
 Built-in providers are registered through these same hooks (see ``memoryd.plugins``), and
 a third-party package joins by declaring an entry point in the ``memoryd`` group that
@@ -30,3 +30,10 @@ def register_rerankers(register: Callable[[str, Callable[..., Any]], None]) -> N
 @hookspec
 def register_llm_providers(register: Callable[[str, Callable[..., Any]], None]) -> None:
     """Call ``register(name, factory)``; ``factory(settings)`` returns an LLM provider."""
+
+
+@hookspec
+def register_memory_passes(register: Callable[[str, Callable[[], Any]], None]) -> None:
+    """Call ``register(kind, factory)``; ``factory()`` returns a
+    ``memoryd.extraction.memory_pass.MemoryPass`` whose values are stored under ``kind``
+    (extraction runs with a budget run every registered pass after their pairs)."""

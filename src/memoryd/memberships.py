@@ -43,8 +43,6 @@ from memoryd.user_settings import record_change
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from sqlalchemy.engine import Connection
-
     from memoryd.storage.database import Database
     from memoryd.storage.repository import Repository
 
@@ -72,7 +70,7 @@ def change_membership(
     if not repo.lock_user(user_id):
         raise NotFound(f"no user with id {user_id!r}")
     if member and quota is not None and not has_membership(repo.conn, user_id, slug):
-        require_room(repo.conn, user_id, 1, quota)
+        require_room(repo, user_id, 1, quota)
     if member:
         changed = join(repo.conn, user_id, workspace_id, now)
     else:
@@ -86,10 +84,10 @@ def change_membership(
     return changed
 
 
-def require_room(conn: Connection, user_id: int, adding: int, quota: int) -> None:
+def require_room(repo: Repository, user_id: int, adding: int, quota: int) -> None:
     """PermissionDenied if joining ``adding`` more workspaces takes the user past
     ``quota`` (the run-time setting ``max_workspaces_per_user``)."""
-    have = membership_count(conn, user_id)
+    have = membership_count(repo.conn, user_id)
     if have + adding > quota:
         raise PermissionDenied(
             f"a user may belong to at most {quota} workspaces (you have {have}); "

@@ -12,7 +12,12 @@ import pluggy
 from memoryd import hookspecs
 from memoryd.domain.errors import InvalidInput
 
-DEFAULT_PLUGINS = ("memoryd.embedding.builtin", "memoryd.rerank.builtin", "memoryd.llm.builtin")
+DEFAULT_PLUGINS = (
+    "memoryd.embedding.builtin",
+    "memoryd.rerank.builtin",
+    "memoryd.llm.builtin",
+    "memoryd.extraction.builtin",
+)
 
 _lock = threading.Lock()
 _manager: pluggy.PluginManager | None = None
@@ -51,6 +56,10 @@ def reranker_factories() -> dict[str, Callable[..., Any]]:
 
 def llm_provider_factories() -> dict[str, Callable[..., Any]]:
     return _collect("register_llm_providers")
+
+
+def memory_pass_factories() -> dict[str, Callable[..., Any]]:
+    return _collect("register_memory_passes")
 
 
 def pick(kind: str, name: str, factories: dict[str, Callable[..., Any]]) -> Callable[..., Any]:

@@ -40,7 +40,8 @@ from memoryd.domain.errors import InvalidContent, InvalidInput, MemorydError
 from memoryd.domain.injection import WORKSPACE_TOP_K
 from memoryd.domain.rules import Limits, normalize_content
 from memoryd.embedding.base import Embedder
-from memoryd.extraction.questions import ask_questions
+from memoryd.extraction.memory_pass import PassJob
+from memoryd.extraction.questions import QuestionsPass
 from memoryd.labelled_data import read_items
 from memoryd.llm.base import LLMProvider
 from memoryd.service import Memoryd
@@ -284,10 +285,11 @@ def _run_passes(
         if progress and done[0] % 25 == 0:
             progress(f"questions pass: {done[0]} of {total} memories")
 
-    asking = ask_questions(md.db, llm, md.embedder, limit=total, now=md.clock(), on_memory=tick)
+    job = PassJob(md.db, llm, md.embedder, md.clock(), on_memory=tick)
+    asking = QuestionsPass().run(job, total)
     if asking.unavailable:
         raise PassesFailed(f"the questions pass could not run: {asking.error}")
-    return PassesRun(total, asking.asked, asking.error)
+    return PassesRun(total, asking.stored, asking.error)
 
 
 def _run_turns(

@@ -18,7 +18,7 @@ from memoryd.domain.models import Actor, AuditAction, Memory, Scope, Source
 from memoryd.domain.rules import KEEP, Keep, Limits, content_key, is_row_id, scope_label
 
 __all__ = ["KEEP", "Keep", "MemoryStore", "audit_view"]
-from memoryd.storage.questions import question_columns
+from memoryd.storage import derived
 from memoryd.storage.repository import Repository
 from memoryd.storage.vectors import vector_columns
 
@@ -122,8 +122,8 @@ class MemoryStore:
                 content=text,
                 content_key=content_key(text),
                 **vector_columns(vector, self.embedder_name()),
-                **question_columns(None),  # new words: asked about again
             )
+            derived.forget(repo.conn, [memory_id])  # new words: derived (questions...) again
         if expires_at is not KEEP:
             revived = before.is_expired(now) and (expires_at is None or expires_at > now)
             if revived:

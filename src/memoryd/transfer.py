@@ -62,7 +62,7 @@ from memoryd.embedding.base import embed_memories, embed_queries
 from memoryd.extraction.questions import parse_prompt
 from memoryd.extraction.questions import parse_stored as parse_questions
 from memoryd.memberships import change_membership
-from memoryd.storage.questions import question_columns, question_prompts
+from memoryd.storage import derived
 from memoryd.storage.vectors import vector_columns
 from memoryd.store import audit_view
 from memoryd.transfer_chats import (
@@ -129,7 +129,7 @@ def export_lines(md: Memoryd, user_id: int, *, chats: bool = True) -> list[str]:
         md.store.require_user(repo, user_id)
         preferences = read_preferences(repo, user_id)
         memories = repo.list_memories(user_id)
-        prompts = question_prompts(repo.conn, user_id)
+        prompts = derived.versions(repo.conn, user_id, derived.QUESTIONS)
         chat_lines = export_chat_lines(repo, user_id) if chats else []
     memories.sort(key=lambda m: (m.scope.value, m.workspace or "", m.created_at, m.id))
     return [
@@ -446,12 +446,6 @@ def import_lines(
                 "expires_at": record.expires_at,
             }
             before = repo.get_memory(memory_id) if mine and memory_id else None
-            if record.questions is not None or before is None or before.content != record.content:
-                values.update(
-                    question_columns(
-                        record.questions, rows, md.embedder.name, record.question_prompt
-                    )
-                )
             if before is not None and memory_id is not None:
                 repo.update_memory(memory_id, values)
                 action = AuditAction.UPDATE
@@ -461,6 +455,14 @@ def import_lines(
                 action = AuditAction.CREATE
             if record.id is not None:
                 memory_targets[record.id] = memory_id
+            if before is not None and before.content != record.content:
+                derived.forget(repo.conn, [memory_id])  # derived from the old text
+            if record.questions is not None:  # the line's, whatever is stored
+                derived.forget(repo.conn, [memory_id], derived.QUESTIONS)
+                derived.put(
+                    repo.conn, memory_id, key, derived.QUESTIONS, record.question_prompt,
+                    record.questions, rows, md.embedder.name,
+                )  # fmt: skip
             after = repo.get_memory(memory_id)
             if after == before:  # the line says what is stored: no change to count or log
                 result.unchanged += 1

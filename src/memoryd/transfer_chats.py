@@ -50,15 +50,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import select, text
-
 from memoryd.chat_log import MAX_CHAT_TEXT
 from memoryd.domain.errors import InvalidInput
 from memoryd.domain.injection import injectable_into
 from memoryd.domain.rules import validate_slug
 from memoryd.storage import import_staging
+from memoryd.storage.chat_erasure import highest_given_chat_id
 from memoryd.storage.import_staging import BATCH_ROWS
-from memoryd.storage.tables import chats, id_high_water
 
 if TYPE_CHECKING:
     from memoryd.domain.models import Chat
@@ -241,23 +239,6 @@ def check_links_on_target(
                 raise _link_refused(chat, memory_id, why)
 
 
-def highest_given_chat_id(repo: Repository) -> int:
-    """The highest chat id this database ever gave (0 when none): every new chat's id is
-    above it, so an id at or below it can never name a chat recorded later."""
-    conn = repo.conn
-    newest = conn.execute(select(chats.c.id).order_by(chats.c.id.desc()).limit(1))
-    highest = int(newest.scalar_one_or_none() or 0)
-    if conn.dialect.name == "sqlite":
-        retired = conn.execute(
-            select(id_high_water.c.value).where(id_high_water.c.name == "chats")
-        ).scalar_one_or_none()
-        return max(highest, int(retired or 0))
-    given = conn.execute(
-        text("SELECT pg_sequence_last_value(pg_get_serial_sequence('chats', 'id')::regclass)")
-    ).scalar_one_or_none()  # NULL until the sequence gave its first id
-    return max(highest, int(given or 0))
-
-
 @dataclass
 class ChatImport:
     """What inserting a file's chats did: each line's chat id on the target (by file id)."""
@@ -287,7 +268,7 @@ def staged_chats(
     import_id = uuid.uuid4().hex
     try:
         with db.read() as repo:  # before the staged chats' ids are given
-            given = highest_given_chat_id(repo)
+            given = highest_given_chat_id(repo.conn)
         imported, inserted = _stage(db, user_id, records, import_id, now=now)
         yield StagedChats(import_id, imported, inserted, given)
     finally:
@@ -402,14 +383,10 @@ def _existing(
     workspace_ids = list({w for w, _ in wanted})
     if not workspace_ids:
         return {}
-    query = select(chats.c.id, chats.c.workspace_id, chats.c.created_at).where(
-        chats.c.user_id == user_id, chats.c.workspace_id.in_(workspace_ids)
-    )
     by_id: dict[int, tuple[int, datetime]] = {}
-    for row in repo.conn.execute(query):
-        key = (int(row.workspace_id), row.created_at)
-        if key in wanted:
-            by_id[int(row.id)] = key
+    for chat_id, workspace_id, created_at in repo.chat_times(user_id, workspace_ids):
+        if (workspace_id, created_at) in wanted:
+            by_id[chat_id] = (workspace_id, created_at)
     found: dict[tuple[int, datetime], list[tuple[int, str, str]]] = {}
     ids = list(by_id)
     for start in range(0, len(ids), 500):  # bounded IN lists

@@ -8,6 +8,7 @@ import pytest
 
 from memoryd import Memoryd
 from support.cli import Cli, memory_line
+from support.questions import store_questions
 
 
 def add(cli: Cli, text: str, *where: str, user: str = "alice") -> str:
@@ -217,8 +218,8 @@ def test_show_gives_the_questions_and_json_lists_them(cli: Cli, alice: str) -> N
     garden = add(cli, "Grows roses in the garden", "--global")
     tea = add(cli, "Prefers green tea", "--global")
     # as the questions pass stores them (that pass has its own tests)
-    with Memoryd(cli.url) as md, md.db.write() as repo:
-        repo.update_memory(garden, {"questions": '["Do you garden?", "What grows?"]'})
+    with Memoryd(cli.url) as md:
+        store_questions(md, garden, ["Do you garden?", "What grows?"])
     shown = cli.ok("memories", "show", "-u", alice, garden).stdout.splitlines()
     assert "questions: Do you garden? / What grows?" in shown
     assert "questions: Not asked yet" in cli.ok("memories", "show", "-u", alice, tea).stdout

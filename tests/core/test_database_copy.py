@@ -213,7 +213,7 @@ def test_dry_run_counts_and_writes_nothing(
 
     new_file = tmp_path / "sub" / "new.db"
     text = cli.ok("db", "copy", "--to", f"sqlite:///{new_file}", "--dry-run").stdout
-    assert f"would copy {report['total_rows']} rows in 16 tables from {sqlite_url}" in text
+    assert f"would copy {report['total_rows']} rows in 17 tables from {sqlite_url}" in text
     assert f"into sqlite:///{new_file} (a new SQLite file); nothing was written" in text
     assert "│ memories " in text
     assert not new_file.parent.exists()
@@ -224,7 +224,7 @@ def test_text_summary_lists_every_table(sqlite_url: str, tmp_path: Path) -> None
     cli.ok("users", "add", "alice")
     cli.ok("memories", "add", "-u", "alice", "--global", "Likes tea")
     text = cli.ok("db", "copy", "--to", f"sqlite:///{tmp_path / 'copy.db'}").stdout
-    assert "copied 3 rows in 16 tables" in text
+    assert "copied 3 rows in 17 tables" in text
     assert "(a new SQLite file); row counts verified" in text
     for table in copied_tables():
         assert f"│ {table.name} " in text

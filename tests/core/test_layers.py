@@ -294,6 +294,23 @@ def domain_libraries(graph: Iterable[Import]) -> Iterator[str]:
             yield f"{imp}: the domain core uses only the standard library and numpy"
 
 
+# The database libraries, and the one layer that may import them: every SQL statement,
+# the Alembic migrations and their runner (memoryd.storage.database) are in storage;
+# above it code calls storage's functions with a Repository or its connection, and
+# catches storage.opening's DatabaseError / DATABASE_DOWN. memoryd.scale is not a
+# storage backend (procrastinate's queue keeps its own tables): it is held to this too.
+DATABASE_LIBRARIES = {"sqlalchemy", "alembic"}
+MAY_IMPORT_DATABASE_LIBRARIES = ("memoryd.storage",)
+
+
+def database_imports(graph: Iterable[Import]) -> Iterator[str]:
+    """Only storage imports SQLAlchemy or Alembic (issue 36)."""
+    for imp in graph:
+        top = imp.target.split(".")[0]
+        if top in DATABASE_LIBRARIES and not in_any(imp.module, MAY_IMPORT_DATABASE_LIBRARIES):
+            yield f"{imp}: only memoryd.storage imports {top}; add a storage function instead"
+
+
 GRAPH = import_graph()
 
 
@@ -343,6 +360,29 @@ def test_the_layers_hold() -> None:
 def test_the_facade_mixins_import_the_facade_only_for_types() -> None:
     found = list(facade_cycles(GRAPH))
     assert not found, "\n".join(found)
+
+
+def test_only_storage_imports_the_database_libraries() -> None:
+    found = list(database_imports(GRAPH))
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize(
+    ("module", "target", "kind"),
+    [
+        ("memoryd.server.auth", "sqlalchemy", "module"),
+        ("memoryd.cli.common", "sqlalchemy.exc", "function"),
+        ("memoryd.memberships", "sqlalchemy.engine", "typing"),
+        ("memoryd.scale.worker", "alembic.command", "module"),
+    ],
+)
+def test_a_database_import_above_storage_is_named(module: str, target: str, kind: str) -> None:
+    found = list(database_imports([Import(module, target, 4, kind)]))
+    top = target.split(".")[0]
+    assert len(found) == 1
+    assert found[0].startswith(f"{module} imports {target} (line 4")
+    assert found[0].endswith(f"only memoryd.storage imports {top}; add a storage function instead")
+    assert not list(database_imports([Import("memoryd.storage.credentials", target, 4, kind)]))
 
 
 def test_the_domain_core_does_no_io() -> None:

@@ -129,7 +129,7 @@ def test_a_run_named_by_a_failing_pair_is_kept_even_when_interrupted(
         workspace_id = repo.workspace_id("lab")
         assert workspace_id is not None
         record_failure(
-            repo.conn, ana, workspace_id, error="model crashed", chat_ids=[], run_id=dead,
+            repo, ana, workspace_id, error="model crashed", chat_ids=[], run_id=dead,
             now=clock(), max_attempts=5, backoff_seconds=60,
         )  # fmt: skip
     assert status(team_md, dead) == "interrupted"

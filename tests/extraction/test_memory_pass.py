@@ -32,7 +32,7 @@ from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.extraction import questions
 from memoryd.extraction.runs import Run
 from memoryd.extraction.scheduler import ExtractionScheduler
-from memoryd.storage import questions as stored_questions
+from memoryd.storage import derived
 from memoryd.storage.repository import Repository
 from memoryd.testing import FakeOpenAIServer, Reply
 from support.extraction import Clock, chat, make_md, observe
@@ -93,8 +93,8 @@ QUESTIONS = Pass(
     usage=(420, 40),
     read=lambda m: m.questions,
     count=lambda run: run.memories_questioned,
-    guarded_store=lambda repo, mid, key, value: stored_questions.set_questions(
-        repo.conn, mid, key, value, None, "x"
+    guarded_store=lambda repo, mid, key, value: derived.put(
+        repo.conn, mid, key, derived.QUESTIONS, questions.PROMPT_VERSION, value
     ),
 )
 

@@ -16,16 +16,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 from alembic import command
-from sqlalchemy import select, text
+from sqlalchemy import text
 
 from memoryd import InvalidInput, Memoryd
 from memoryd.domain.rules import content_key
 from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.extraction import questions
-from memoryd.storage import Database
-from memoryd.storage import questions as stored
+from memoryd.storage import Database, derived
 from memoryd.storage.database import _alembic_config
-from memoryd.storage.tables import memories
 from memoryd.testing import FakeOpenAIServer, Reply
 from support.databases import revision_before
 from support.extraction import Clock, make_md
@@ -43,9 +41,11 @@ def ask(*asked: object) -> Reply:
 def prompt_of(md: Memoryd, memory_id: str) -> int | None:
     """The stored version of the prompt that wrote the memory's questions."""
     with md.db.read() as repo:
-        query = select(memories.c.question_prompt).where(memories.c.id == memory_id)
-        found: int | None = repo.conn.execute(query).scalar_one()
-    return found
+        return derived.versions(repo.conn, ana_of(md), derived.QUESTIONS).get(memory_id)
+
+
+def ana_of(md: Memoryd) -> int:
+    return md.get_user("ana").id
 
 
 def asked_about(srv: FakeOpenAIServer) -> list[str]:
@@ -192,10 +192,7 @@ def test_questions_a_process_older_than_0018_wrote_count_as_version_1(
     version: they are asked again like version 1's, and export as version 1."""
     ana = team_md.get_user("ana")
     memory = team_md.add_memory(ana.id, "I play the guitar.")
-    vectors = team_md.embedder.embed(list(GUITAR))
-    columns = stored.question_columns(GUITAR, vectors, team_md.embedder.name)
-    with team_md.db.write() as repo:
-        repo.update_memory(memory.id, {**columns, "question_prompt": None})
+    give_questions(team_md, memory.id, GUITAR, prompt=1)  # as 0027 moves a NULL version
     [line] = [json.loads(x) for x in team_md.export_memories(ana.id)[1:]]
     assert line["question_prompt"] == 1
     fake_llm.script(ask(*GUITAR), ask(*WORK))
@@ -209,11 +206,12 @@ def test_the_write_never_replaces_a_newer_or_an_equal_ask(team_md: Memoryd) -> N
     memory = team_md.add_memory(ana.id, "I play the guitar.")
     key = content_key("I play the guitar.")
     with team_md.db.write() as repo:
-        assert stored.set_questions(repo.conn, memory.id, key, GUITAR, None, "x", prompt=1)
-        assert stored.set_questions(repo.conn, memory.id, key, CATS, None, "x", prompt=2)
-        assert not stored.set_questions(repo.conn, memory.id, key, WORK, None, "x", prompt=2)
-        assert not stored.set_questions(repo.conn, memory.id, key, WORK, None, "x", prompt=1)
-        assert not stored.keep_questions(repo.conn, memory.id, key, CATS, prompt=2)
+        q = derived.QUESTIONS
+        assert derived.put(repo.conn, memory.id, key, q, 1, GUITAR)
+        assert derived.put(repo.conn, memory.id, key, q, 2, CATS)
+        assert not derived.put(repo.conn, memory.id, key, q, 2, WORK)
+        assert not derived.put(repo.conn, memory.id, key, q, 1, WORK)
+        assert not derived.revise(repo.conn, memory.id, key, q, CATS, version=2)
     assert team_md.get_memory(ana.id, memory.id).questions == CATS
     assert prompt_of(team_md, memory.id) == 2
 
@@ -338,14 +336,19 @@ def test_migration_0018_up_and_down(empty_db_url: str) -> None:
 
     def prompts() -> dict[str, int | None]:
         with db.engine.connect() as conn:
-            rows = conn.execute(text("SELECT id, question_prompt FROM memories ORDER BY id"))
+            rows = conn.execute(
+                text(
+                    "SELECT m.id, d.version FROM memories m LEFT JOIN memory_derived d "
+                    "ON d.memory_id = m.id AND d.kind = 'questions' ORDER BY m.id"
+                )
+            )
             return {memory_id: prompt for memory_id, prompt in rows}
 
     assert prompts() == {"m1": 1, "m2": None}
     with db.read() as repo:
-        assert [m.id for m in stored.unasked_memories(repo.conn, 10, at)] == ["m2"]
-        outdated = stored.outdated_question_memories(repo.conn, 10, at)
-        assert [(m.id, m.questions) for m in outdated] == [("m1", GUITAR)]
+        assert [m.id for m in derived.underived(repo.conn, derived.QUESTIONS, 10, at)] == ["m2"]
+        outdated = derived.outdated(repo.conn, derived.QUESTIONS, 2, 10, at)
+        assert [(m.id, m.value) for m in outdated] == [("m1", list(GUITAR))]
     with db.engine.connect() as conn:
         command.downgrade(_alembic_config(conn), revision_before("_question_prompt.py"))
         conn.commit()

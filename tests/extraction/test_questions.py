@@ -23,12 +23,12 @@ from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.extraction import questions
 from memoryd.extraction.runs import list_runs
 from memoryd.extraction.scheduler import ExtractionScheduler
-from memoryd.storage import Database
-from memoryd.storage import questions as stored
+from memoryd.storage import Database, derived
 from memoryd.storage.database import _alembic_config
 from memoryd.testing import FakeOpenAIServer, Reply
 from support.databases import revision_before, seed_memory_and_run
 from support.extraction import Clock, make_md
+from support.questions import store_questions
 
 GUITAR = ("What instrument do you play?", "Are you in a band?", "Do you make music?")
 
@@ -143,8 +143,7 @@ def test_a_scheduler_tick_embeds_questions_again_when_nothing_else_waits(
     ana = team_md.get_user("ana")
     memory = team_md.add_memory(ana.id, "I play the guitar.")
     vectors = embedder.embed(list(GUITAR))
-    with team_md.db.write() as repo:
-        repo.update_memory(memory.id, stored.question_columns(GUITAR, vectors, "an-older-embedder"))
+    store_questions(team_md, memory.id, GUITAR, vectors, "an-older-embedder")
 
     run = ExtractionScheduler(team_md).tick()
 
@@ -211,14 +210,13 @@ def test_migration_0016_up_and_down(empty_db_url: str) -> None:
     with db.read() as repo:
         memory = repo.get_memory("m1")
         assert memory is not None and memory.questions is None
-        assert [m.id for m in stored.unasked_memories(repo.conn, 10, at)] == ["m1"]
+        assert [m.id for m in derived.underived(repo.conn, "questions", 10, at)] == ["m1"]
     assert [r.memories_questioned for r in list_runs(db)] == [0]
 
     def columns() -> set[str]:
         with db.engine.connect() as conn:
             return set(conn.execute(text("SELECT * FROM memories")).keys())
 
-    assert {"questions", "question_vectors", "question_embedder"} <= columns()
     with db.engine.connect() as conn:
         command.downgrade(_alembic_config(conn), revision_before("_memory_questions.py"))
         conn.commit()
@@ -228,7 +226,7 @@ def test_migration_0016_up_and_down(empty_db_url: str) -> None:
     assert "memories_questioned" not in keys
     db = Database.open(empty_db_url)  # and up again
     with db.read() as repo:
-        assert [m.id for m in stored.unasked_memories(repo.conn, 10, at)] == ["m1"]
+        assert [m.id for m in derived.underived(repo.conn, "questions", 10, at)] == ["m1"]
     db.dispose()
 
 
@@ -239,7 +237,7 @@ def test_the_turn_reads_damaged_question_vectors_as_none(
     memory = team_md.add_memory(ana.id, "I play the guitar.")
     with team_md.db.write() as repo:
         key = content_key("I play the guitar.")
-        assert stored.set_questions(repo.conn, memory.id, key, GUITAR, np.ones(5), "x")
+        assert derived.put(repo.conn, memory.id, key, "questions", 2, GUITAR, np.ones(5), "x")
     got = team_md.get_memory(ana.id, memory.id)
     assert got.questions == GUITAR
     [turn] = team_md.context(ana.id, None, "What do you play?", record=False).memories

@@ -1,39 +1,64 @@
-"""A memory's row stays whole on PostgreSQL, its questions' vectors included (0017).
+"""A memory's questions row stays whole on PostgreSQL, its vectors included (0017, 0027).
 
-With its questions a memory's row is about 6.4 kB, and PostgreSQL would keep its
+With its questions a memory's row was about 6.4 kB, and PostgreSQL would keep its
 question vectors out of line in the TOAST table, costing every turn a fetch per memory
-(BENCHMARKS.md, "With questions"). Migration 0017 sets the memories table's
-``toast_tuple_target`` so such a row is stored whole: these tests write questions the
-way the questions pass does and look at where PostgreSQL put them. Since round 14 a
+(BENCHMARKS.md, "With questions"). Migration 0017 set the memories table's
+``toast_tuple_target`` so such a row is stored whole; since 0027 the questions are a row
+of ``memory_derived``, whose table 0027 sets the same way: these tests write questions
+the way the questions pass does and look at where PostgreSQL put them. Since round 14 a
 memory has up to 6 questions, whose vectors are stored as float16 so the row keeps that
 size; rows written before hold float32 and are still read.
 """
 
 from __future__ import annotations
 
+import json
 import uuid
 from datetime import UTC, datetime
 
 import numpy as np
 from alembic import command
-from sqlalchemy import Connection, insert, text, update
+from sqlalchemy import (
+    Column,
+    Connection,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+    insert,
+    select,
+    text,
+    update,
+)
 
 from memoryd import Memoryd
 from memoryd.domain.rules import content_key
 from memoryd.embedding.minilm import MiniLMEmbedder
-from memoryd.storage import Database
-from memoryd.storage import questions as stored
+from memoryd.storage import Database, derived
 from memoryd.storage.database import _alembic_config
-from memoryd.storage.tables import memories
+from memoryd.storage.tables import memories, memory_derived
 from support.databases import revision_before
+from support.questions import store_questions
+
+# memories before 0018, when its questions were columns of its own
+OLD_MEMORIES = Table(
+    "memories",
+    MetaData(),
+    *(Column(c.name, c.type) for c in memories.c),
+    Column("questions", Text),
+    Column("question_vectors", LargeBinary),
+    Column("question_embedder", String(64)),
+)
 
 ASKED = ("What instrument do you play?", "Are you in a band?", "Do you make music?")
 
 
-def out_of_line(conn: Connection) -> int:
-    """Chunks in the memories table's TOAST table."""
+def out_of_line(conn: Connection, table: str = "memory_derived") -> int:
+    """Chunks in the table's TOAST table."""
     toast = conn.execute(
-        text("SELECT reltoastrelid::regclass::text FROM pg_class WHERE relname = 'memories'")
+        text("SELECT reltoastrelid::regclass::text FROM pg_class WHERE relname = :t"),
+        {"t": table},
     ).scalar_one()
     return int(conn.execute(text(f"SELECT count(*) FROM {toast}")).scalar_one())
 
@@ -45,17 +70,17 @@ def ask(md: Memoryd, user_id: int, fact: str, *, before_0018: bool = False) -> s
     vectors = md.embedder.embed(list(ASKED))
     if not before_0018:
         memory = md.add_memory(user_id, fact)
-        with md.db.write() as repo:
-            assert stored.set_questions(
-                repo.conn, memory.id, content_key(fact), ASKED, vectors, md.embedder.name
-            )
+        store_questions(md, memory.id, ASKED, vectors, md.embedder.name)
         return memory.id
     memory_id, now = uuid.uuid4().hex, datetime.now(UTC)
-    columns = stored.question_columns(ASKED, vectors, md.embedder.name)
-    del columns["question_prompt"]
+    columns = {
+        "questions": json.dumps(list(ASKED)),
+        "question_vectors": derived.matrix_bytes(vectors),
+        "question_embedder": md.embedder.name,
+    }
     with md.db.write() as repo:
         repo.conn.execute(
-            insert(memories).values(
+            insert(OLD_MEMORIES).values(
                 id=memory_id,
                 user_id=user_id,
                 scope="global",
@@ -96,18 +121,20 @@ def test_six_questions_keep_the_row_whole_and_float32_rows_still_read(any_md: Me
     vectors = any_md.embedder.embed(list(SIX))
     old = any_md.add_memory(ana.id, "I sing in a choir.")
     legacy = any_md.embedder.embed(list(ASKED))
+    store_questions(any_md, six.id, SIX, vectors, any_md.embedder.name)
+    store_questions(any_md, old.id, ASKED, None, any_md.embedder.name)
     with any_md.db.write() as repo:
-        assert stored.set_questions(
-            repo.conn, six.id, content_key(six.content), SIX, vectors, any_md.embedder.name
+        float32 = np.asarray(legacy, np.float32).tobytes()
+        mine = (memory_derived.c.memory_id == old.id, memory_derived.c.kind == "questions")
+        repo.conn.execute(
+            update(memory_derived)
+            .where(*mine)
+            .values(vectors=float32, embedder=any_md.embedder.name)
         )
-        columns = stored.question_columns(ASKED, legacy, any_md.embedder.name)
-        columns["question_vectors"] = np.asarray(legacy, np.float32).tobytes()
-        repo.conn.execute(update(memories).where(memories.c.id == old.id), columns)
         blob = repo.conn.execute(
-            memories.select().with_only_columns(memories.c.question_vectors)
-            .where(memories.c.id == six.id)
-        ).scalar_one()  # fmt: skip
-    assert len(blob) == len(stored.FLOAT16) + 6 * 384 * 2
+            select(memory_derived.c.vectors).where(memory_derived.c.memory_id == six.id)
+        ).scalar_one()
+    assert len(blob) == len(derived.FLOAT16) + 6 * 384 * 2
     if any_md.db.dialect == "postgresql":
         with any_md.db.read() as repo:
             assert out_of_line(repo.conn) == 0
@@ -132,12 +159,13 @@ def test_migration_0017_up_and_down(migrated_pg_url: str, embedder: MiniLMEmbedd
         ana = md.create_user("ana")
         before = ask(md, ana.id, "I play the guitar.", before_0018=True)
         with md.db.read() as repo:
-            moved = out_of_line(repo.conn)
+            moved = out_of_line(repo.conn, "memories")
         assert moved > 0
     with Memoryd(migrated_pg_url, embedder=embedder) as md:  # migrates to head
         ask(md, ana.id, "I have two cats.")
-        with md.db.read() as repo:
-            assert out_of_line(repo.conn) == moved
+        with md.db.read() as repo:  # 0027 moved its questions into a whole row
+            assert out_of_line(repo.conn, "memories") == moved
+            assert out_of_line(repo.conn) == 0
         turn = md.context(ana.id, None, "What do you play?", record=False).memories
         old = next(m for m in turn if m.id == before)
         assert old.questions == ASKED and old.question_vectors is not None

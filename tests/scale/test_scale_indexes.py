@@ -19,9 +19,8 @@ from sqlalchemy import event
 
 from memoryd import Memoryd
 from memoryd.extraction.scheduler import due_pairs, pending_summary
-from memoryd.storage import run_retention
+from memoryd.storage import derived, run_retention
 from memoryd.storage.database import Database
-from memoryd.storage.questions import outdated_question_memories, unasked_memories
 from memoryd.storage.repository import Repository
 from memoryd.storage.tables import metadata
 from memoryd.storage.vectors import old_vector_memories
@@ -118,16 +117,19 @@ def test_pruning_run_history_reads_the_start_and_newest_run_indexes(populated: M
     assert "ix_extraction_last_runs_run_id" in plans[0], plans[0]
 
 
-def test_the_questions_pass_reads_unasked_and_outdated_memories_from_their_partial_indexes(
+def test_the_passes_read_underived_and_outdated_memories_through_indexes(
     populated: Memoryd,
 ) -> None:
-    """The pass and the queue's sweep look for memories never asked, then for memories an
-    older prompt asked (0018), each through its partial index."""
+    """A pass (and the queue's sweep) looks for memories with no value of its kind for
+    their text, oldest first, then for values an older version wrote (0027): through
+    the memories' creation time, memory_derived's key and its (kind, version) index."""
     now = populated.clock()
-    plans = query_plans(populated.db, lambda repo: unasked_memories(repo.conn, 50, now))
-    assert "ix_memories_unquestioned" in plans[0], plans[0]
-    plans = query_plans(populated.db, lambda repo: outdated_question_memories(repo.conn, 1, now))
-    assert "ix_memories_outdated_questions" in plans[0], plans[0]
+    q = derived.QUESTIONS
+    plans = query_plans(populated.db, lambda repo: derived.underived(repo.conn, q, 50, now))
+    indexes = ("memory_derived_pkey", "sqlite_autoindex_memory_derived", "ix_memory_derived_kind")
+    assert any(index in plans[0] for index in indexes), plans[0]
+    plans = query_plans(populated.db, lambda repo: derived.outdated(repo.conn, q, 2, 1, now))
+    assert "ix_memory_derived_kind_version" in plans[0], plans[0]
 
 
 def test_the_vector_refresh_reads_old_vectors_from_their_partial_index(populated: Memoryd) -> None:

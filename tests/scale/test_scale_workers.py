@@ -32,11 +32,10 @@ from memoryd.scale.tasks import (
     sweep_now,
 )
 from memoryd.scale.worker import install_schema
-from memoryd.storage.questions import question_columns
 from memoryd.testing import FakeOpenAIServer, Reply
 from memoryd.testing.echo_extraction import EchoExtractor
 from support.extraction import run_ids, stored_run
-from support.questions import give_questions
+from support.questions import give_questions, store_questions
 from support.scale import (
     WorkerProcess,
     Workers,
@@ -240,8 +239,7 @@ def test_the_sweep_queues_the_job_for_questions_another_embedder_embedded(
     assert jobs_of(pg_md, TAG_TASK) == 0
 
     vectors = pg_md.embedder.embed(asked)
-    with pg_md.db.write() as repo:
-        repo.update_memory(memory.id, question_columns(asked, vectors, "an-older-embedder"))
+    store_questions(pg_md, memory.id, asked, vectors, "an-older-embedder")
     assert sweep_now(pg_md, queue).questions_deferred
     assert jobs_of(pg_md, TAG_TASK) == 1
     assert not sweep_now(pg_md, queue).questions_deferred  # one waits already

@@ -20,6 +20,7 @@ from memoryd.storage.database import Database
 from memoryd.storage.tables import cache_epoch, import_chats, metadata
 from support.extraction import stored_run
 from support.lifecycle import expire_now, file_suggestion
+from support.questions import give_questions
 from support.server import FAST_HASHER
 
 PASSWORD = "correct horse battery staple"
@@ -81,7 +82,8 @@ def populate(md: Memoryd) -> Seeded:
     md.delete_memory(alice.id, ids.pop())
     stale = md.add_memory(alice.id, "Used to prefer tabs", "global").id
     expire_now(md, stale)
-    md.add_memory(bob.id, "Bob reviews on Fridays", "global")
+    fridays = md.add_memory(bob.id, "Bob reviews on Fridays", "global")
+    give_questions(md, fridays.id, ["When do you review?", "Which day is review day?"])
 
     turn = md.context(alice.id, "phoenix", QUESTION)
     md.record_chat(alice.id, "phoenix", QUESTION, "PostgreSQL 15.", turn=turn)
@@ -105,7 +107,7 @@ def populate(md: Memoryd) -> Seeded:
     run = stored_run(md, started + timedelta(hours=1), [(bob.id, "atlas")])
     with md.db.write() as repo:
         record_failure(
-            repo.conn,
+            repo,
             bob.id,
             workspace_id(md, "atlas"),
             error="upstream timed out",

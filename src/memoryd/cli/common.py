@@ -200,12 +200,11 @@ def _failure(exc: Exception) -> tuple[str, int]:
     """The line and exit code for an exception no command raised on purpose: a database
     error, a bad environment variable (exit 2), anything else."""
     import pydantic
-    import sqlalchemy.exc
 
     from memoryd.config import environment_error
-    from memoryd.storage.opening import first_line
+    from memoryd.storage.opening import DatabaseError, first_line
 
-    if isinstance(exc, sqlalchemy.exc.SQLAlchemyError):
+    if isinstance(exc, DatabaseError):
         return f"database error: {first_line(exc)}", EXIT_FAILURE
     message = environment_error(exc) if isinstance(exc, pydantic.ValidationError) else None
     if message is not None:
@@ -253,17 +252,15 @@ def shared_embedder() -> Embedder:
 @contextmanager
 def open_memoryd(db: str | None) -> Iterator[Memoryd]:
     """A Memoryd on the chosen database, opened (and migrated) now, closed afterwards."""
-    import sqlalchemy.exc
-
     from memoryd.service import Memoryd
-    from memoryd.storage.opening import first_line, safe_url
+    from memoryd.storage.opening import DatabaseError, first_line, safe_url
 
     url = database_url(db)
     md = Memoryd(url, embedder=shared_embedder())
     try:
         try:
             md.db  # noqa: B018 - opening now turns a bad URL into one clear error
-        except (sqlalchemy.exc.SQLAlchemyError, ValueError, OSError) as exc:
+        except (DatabaseError, ValueError, OSError) as exc:
             raise InvalidInput(f"cannot open database {safe_url(url)}: {first_line(exc)}") from exc
         yield md
     finally:

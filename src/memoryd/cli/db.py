@@ -7,7 +7,6 @@ changing it. ``db copy`` (``memoryd.cli.db_copy``) moves a whole install elsewhe
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
@@ -44,25 +43,12 @@ def _open(url: str) -> Database:
 
 def _current(database: Database, url: str) -> str | None:
     """The applied revision; connecting here is where a wrong URL or a down server shows."""
-    from sqlalchemy.exc import SQLAlchemyError
-
-    from memoryd.storage.opening import first_line
+    from memoryd.storage.opening import DatabaseError, first_line
 
     try:
         return database.current_revision()
-    except SQLAlchemyError as exc:
+    except DatabaseError as exc:
         raise InvalidInput(f"cannot open database {safe_url(url)}: {first_line(exc)}") from None
-
-
-def _missing_sqlite_file(url: str) -> bool:
-    from sqlalchemy.engine import make_url
-
-    parsed = make_url(url)
-    if parsed.get_backend_name() != "sqlite" or not parsed.database:
-        return False
-    if parsed.database.startswith("file:"):
-        return False
-    return not Path(parsed.database).expanduser().exists()
 
 
 @app.command("upgrade")
@@ -104,8 +90,10 @@ def refresh_vectors(db: DbOption = None, as_json: JsonOption = False) -> None:
 @app.command("status")
 def status(db: DbOption = None, as_json: JsonOption = False) -> None:
     """Show the database URL (password hidden), its revision and the newest one."""
+    from memoryd.storage.opening import missing_sqlite_file
+
     url = database_url(db)
-    exists = not _missing_sqlite_file(url)
+    exists = not missing_sqlite_file(url)
     database = _open(url) if exists else None
     try:
         head = _head_revision()

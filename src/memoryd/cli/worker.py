@@ -40,10 +40,8 @@ def worker(
     db: DbOption = None,
 ) -> None:
     """Run a worker for background extraction (PostgreSQL + procrastinate)."""
-    import sqlalchemy.exc
-
     from memoryd.config import MemorydSettings
-    from memoryd.storage.opening import first_line, safe_url
+    from memoryd.storage.opening import DatabaseError, first_line, safe_url
 
     try:
         from memoryd.scale import worker as scale_worker
@@ -70,7 +68,7 @@ def worker(
     url = settings.resolved_database_url()
     try:
         prepared = scale_worker.prepare(settings, options)
-    except sqlalchemy.exc.SQLAlchemyError as exc:
+    except DatabaseError as exc:
         # before any job: the database could not be opened (unreachable, refused, ...)
         raise InvalidInput(f"cannot open database {safe_url(url)}: {first_line(exc)}") from None
     if setup_only:

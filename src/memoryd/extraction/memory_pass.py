@@ -1,5 +1,14 @@
-"""LLM calls per memory, the way the background passes that derive data from a memory's
-text (the questions pass; a plugin's) make them.
+"""The background passes that derive a value from each memory's text, and how they ask.
+
+A pass is a ``MemoryPass``: a ``kind`` (the name its values are stored under in
+``memory_derived``, ``memoryd.storage.derived``), a ``version`` (raising it gets values
+an older version wrote derived again, after the memories never derived) and how to
+derive one memory's value. Passes join through the plugin hook ``register_memory_passes``
+(``memoryd.hookspecs``); the built-in questions pass registers there too
+(``memoryd.extraction.builtin``). An extraction run with a budget runs every registered
+pass after its pairs, each over up to that many memories (``run_passes``), and counts
+what each stored by kind (``Run.memories_derived``). A pass that needs no LLM only
+implements ``derive``; one that asks the LLM overrides ``run`` and uses ``ask_each``:
 
 A pass walks a list of memories, oldest first, and asks the extraction LLM about each
 under a JSON schema, with one prompt or several (questions: one call per prompt, in
@@ -23,13 +32,16 @@ is that memory's last: its other prompts are not sent.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from datetime import datetime
+from typing import Any, ClassVar, TypeVar
 
 from memoryd.domain.perspective import first_person
+from memoryd.embedding.base import Embedder
 from memoryd.llm.base import LLMError, LLMProvider, LLMUnavailable, Message
 from memoryd.llm.json_output import Usage
+from memoryd.storage import derived
 from memoryd.storage.database import Database
 from memoryd.storage.repository import Repository
 
@@ -52,14 +64,6 @@ def fact_messages(
     ]
 
 
-class Pending(Protocol):
-    """A memory a pass asks about: its text, and the key that guards the write."""
-
-    @property
-    def content(self) -> str: ...
-
-
-M = TypeVar("M", bound=Pending)
 V = TypeVar("V")
 
 
@@ -88,11 +92,11 @@ class Request:
 def ask_each(
     db: Database,
     llm: LLMProvider,
-    todo: Sequence[M],
+    todo: Sequence[derived.Pending],
     request: Request,
     *,
-    derive: Callable[[M, tuple[str, ...]], V],
-    store: Callable[[Repository, M, V | None], bool],
+    derive: Callable[[derived.Pending, tuple[str, ...]], V],
+    store: Callable[[Repository, derived.Pending, V | None], bool],
     on_memory: Callable[[], None] | None = None,
 ) -> PassOutcome:
     """Ask about each memory of ``todo`` in order. ``derive`` turns a memory's answer texts
@@ -102,7 +106,7 @@ def ask_each(
     was asked about. ``on_memory`` is called after each memory's answers (the run's
     heartbeat)."""
     done = PassOutcome()
-    refused: list[M] = []  # refused outright (HTTP 400, 403, 422...), not yet judged
+    refused: list[derived.Pending] = []  # refused outright (HTTP 400, 403, 422...), not yet judged
     for memory in todo:
         answers: list[str] = []
         try:
@@ -134,3 +138,71 @@ def ask_each(
         if on_memory is not None:
             on_memory()
     return done
+
+
+@dataclass(frozen=True)
+class PassJob:
+    """What a pass works with in one run: whose memories (anyone's, or ``user_id``'s
+    globals and, given ``workspace_id``, that workspace's), the run's LLM and the
+    service's embedder; ``on_memory`` after each memory (the run's heartbeat)."""
+
+    db: Database
+    llm: LLMProvider | None  # None: only asking whether memories wait (``waiting``)
+    embedder: Embedder
+    now: datetime
+    user_id: int | None = None
+    workspace_id: int | None = None
+    on_memory: Callable[[], None] | None = None
+
+    @property
+    def scope(self) -> dict[str, Any]:
+        return {"user_id": self.user_id, "workspace_id": self.workspace_id}
+
+    def beat(self) -> None:
+        if self.on_memory is not None:
+            self.on_memory()
+
+
+class MemoryPass:
+    """A value of ``kind`` derived from each memory's text (see the module doc)."""
+
+    kind: ClassVar[str]
+    version: ClassVar[int] = 1
+    what: ClassVar[str] = "deriving memories' values"  # an error says "<what> stopped ..."
+
+    def derive(self, memory: derived.Pending) -> Any:
+        """One memory's value (JSON-able), from its ``content``."""
+        raise NotImplementedError
+
+    def pending(
+        self, job: PassJob, limit: int, skip: Collection[str] = ()
+    ) -> list[derived.Pending]:
+        """Up to ``limit`` memories to derive: those with no value for their text, then
+        those an older version derived (with that value), oldest first each; ``skip``'s
+        ids left out of the second."""
+        with job.db.read() as repo:
+            todo = derived.underived(repo.conn, self.kind, limit, job.now, **job.scope)
+            if len(todo) < limit:
+                wanted = limit - len(todo) + len(skip)
+                older = derived.outdated(
+                    repo.conn, self.kind, self.version, wanted, job.now, **job.scope
+                )
+                todo += [m for m in older if m.id not in skip][: limit - len(todo)]
+        return todo
+
+    def waiting(self, job: PassJob) -> bool:
+        """Whether some memory waits for this pass (a small read)."""
+        return bool(self.pending(job, 1))
+
+    def store(self, repo: Repository, memory: derived.Pending, value: Any) -> bool:
+        return derived.put(repo.conn, memory.id, memory.content_key, self.kind, self.version, value)
+
+    def run(self, job: PassJob, limit: int) -> PassOutcome:
+        """Derive and store up to ``limit`` memories' values, each in its own write."""
+        done = PassOutcome()
+        for memory in self.pending(job, limit):
+            value = self.derive(memory)
+            with job.db.write() as repo:
+                done.stored += self.store(repo, memory, value)
+            job.beat()
+        return done

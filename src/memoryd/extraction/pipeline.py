@@ -22,8 +22,6 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, func, select, update
-
 from memoryd.config import MemorydSettings
 from memoryd.domain import runtime_settings
 from memoryd.domain.errors import MemorydError
@@ -42,7 +40,7 @@ from memoryd.extraction.decide import (
 from memoryd.extraction.deps import ExtractionDeps, current_settings
 from memoryd.extraction.review import needs_review, suggest
 from memoryd.extraction.rewrite import write_facts
-from memoryd.extraction.runs import clear_failures, get_pair_state, record_failure
+from memoryd.extraction.runs import record_failure
 from memoryd.extraction.schema import (
     MAX_SENTENCES,
     check_selection,
@@ -64,9 +62,13 @@ from memoryd.extraction.timebound import expiry_for
 from memoryd.llm.base import LLMProvider, LLMUnavailable
 from memoryd.llm.json_output import Usage, complete_json
 from memoryd.storage.chat_erasure import lock_batch
+from memoryd.storage.extraction_rows import (
+    clear_failures,
+    get_pair_state,
+    mark_processed,
+    pending_chats,
+)
 from memoryd.storage.repository import Repository
-from memoryd.storage.tables import CHAT_UNPROCESSED, UTCDateTime
-from memoryd.storage.tables import chats as chats_table
 from memoryd.store import KEEP
 
 log = logging.getLogger("memoryd.extraction")
@@ -174,14 +176,7 @@ class _Batch:
 def _load_batch(
     repo: Repository, user_id: int, workspace_id: int, limit: int, skip: set[int]
 ) -> _Batch:
-    pending = and_(
-        chats_table.c.user_id == user_id,
-        chats_table.c.workspace_id == workspace_id,
-        CHAT_UNPROCESSED,
-    )
-    count, last = repo.conn.execute(
-        select(func.count(), func.max(chats_table.c.created_at)).where(pending)
-    ).one()
+    count, last_at = pending_chats(repo.conn, user_id, workspace_id)
     rows = repo.list_chats(user_id, workspace_id, processed=False, limit=limit + len(skip))
     batch: list[Chat] = []
     size = sentences = 0
@@ -193,8 +188,7 @@ def _load_batch(
         if batch and (len(batch) >= limit or size > BATCH_CHARS or sentences > MAX_SENTENCES):
             break
         batch.append(chat)
-    last_at = UTCDateTime().process_result_value(last, repo.conn.dialect)
-    return _Batch(batch, int(count) - len(skip), last_at)
+    return _Batch(batch, count - len(skip), last_at)
 
 
 def process_pair(
@@ -325,7 +319,7 @@ def _fail(
         return
     with md.db.write() as repo:
         state = record_failure(
-            repo.conn,
+            repo,
             user_id,
             workspace_id,
             error=message,
@@ -538,17 +532,7 @@ def _apply(
             except MemorydError as exc:
                 savepoint.rollback()
                 rejected.append(f"{change.describe()}: {exc}")
-        marked = repo.conn.execute(
-            update(chats_table)
-            .where(
-                chats_table.c.id.in_(chat_ids),
-                chats_table.c.user_id == user_id,
-                chats_table.c.workspace_id == workspace_id,
-                CHAT_UNPROCESSED,
-            )
-            .values(memory_processed=True)
-        ).rowcount
-        if marked != len(chat_ids):
+        if mark_processed(repo.conn, user_id, workspace_id, chat_ids) != len(chat_ids):
             raise ConcurrentExtraction(
                 "some chats of this batch were processed by another worker; batch dropped"
             )

@@ -33,19 +33,22 @@ from their stored text (no LLM call), within the same budget.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from memoryd.domain.errors import InvalidInput
-from memoryd.embedding.base import Embedder, embed_queries
-from memoryd.extraction.memory_pass import Request, ask_each, fact_messages
-from memoryd.llm.base import LLMProvider, Message
-from memoryd.llm.json_output import Usage, parse_json_object
-from memoryd.storage import questions as stored
-from memoryd.storage.database import Database
+from memoryd.embedding.base import embed_queries
+from memoryd.extraction.memory_pass import (
+    MemoryPass,
+    PassJob,
+    PassOutcome,
+    Request,
+    ask_each,
+    fact_messages,
+)
+from memoryd.llm.base import Message
+from memoryd.llm.json_output import parse_json_object
+from memoryd.storage import derived
 from memoryd.storage.repository import Repository
-from memoryd.storage.tables import QUESTION_PROMPT
 
 SYSTEM = (
     "A person told a chat partner a fact about themself. Write 3 different short "
@@ -102,10 +105,10 @@ WORK_SHOTS: list[tuple[str, list[str]]] = [
 ]
 QUESTIONS = 3  # per answer
 MAX_QUESTIONS = 6  # per memory: the union of the two prompts' answers
-# The version of PROMPTS, stored with each memory's questions (migration 0018): 1 was the
-# chat prompt alone; raising it (a migration moves the partial index's bound, see
-# memoryd.storage.tables) gets every memory asked again, after those never asked.
-PROMPT_VERSION = QUESTION_PROMPT
+# The version of PROMPTS, stored with each memory's questions (the pass's version in
+# memory_derived): 1 was the chat prompt alone; raising it gets every memory asked again,
+# after those never asked.
+PROMPT_VERSION = 2
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -197,79 +200,64 @@ def parse_prompt(value: object) -> int:
 REQUEST = Request(PROMPTS, SCHEMA, "questions", MAX_TOKENS)
 
 
-@dataclass
-class Asking:
-    """What one questions pass did: memories whose questions it wrote (an answer with no
-    usable question included), those whose questions it embedded again for a new
-    embedder, the calls it made, and the LLM error that stopped it."""
+class QuestionsPass(MemoryPass):
+    """The questions pass (see the module doc), registered by ``memoryd.extraction.builtin``."""
 
-    asked: int = 0
-    reembedded: int = 0
-    usage: Usage = field(default_factory=Usage)
-    error: str | None = None
-    unavailable: bool = False  # the error says every call would fail the same way
+    kind = derived.QUESTIONS
+    version = PROMPT_VERSION
+    what = "asking memories' questions"
 
+    def waiting(self, job: PassJob) -> bool:
+        with job.db.read() as repo:
+            name = job.embedder.name
+            if derived.other_embedder(repo.conn, derived.QUESTIONS, name, 1, job.now):
+                return True
+        return super().waiting(job)
 
-def ask_questions(
-    db: Database,
-    llm: LLMProvider,
-    embedder: Embedder,
-    *,
-    limit: int,
-    now: datetime,
-    user_id: int | None = None,
-    workspace_id: int | None = None,
-    on_memory: Callable[[], None] | None = None,
-) -> Asking:
-    """Embed again the questions another embedder made, then ask about memories not asked
-    yet, then about those an older prompt asked, oldest first each, up to ``limit``
-    memories in all: anyone's, or with ``user_id`` that user's globals and (with
-    ``workspace_id``) that workspace's. ``on_memory`` is called after each memory's
-    answers (the run's heartbeat)."""
-    done = Asking()
-    if limit <= 0:
-        return done
-    mine: dict[str, Any] = {"user_id": user_id, "workspace_id": workspace_id}
-    with db.read() as repo:
-        stale = stored.stale_question_memories(repo.conn, embedder.name, limit, now, **mine)
-    for memory in stale:
-        assert memory.questions is not None
-        again = embed_queries(embedder, list(memory.questions))
-        with db.write() as repo:
-            if stored.set_questions(
-                repo.conn, memory.id, memory.content_key, memory.questions, again,
-                embedder.name, again=True,
-            ):  # fmt: skip
-                done.reembedded += 1
-    limit -= len(stale)
-    if limit <= 0:
-        return done
-    with db.read() as repo:
-        todo = stored.unasked_memories(repo.conn, limit, now, **mine)
-        if len(todo) < limit:  # then those an older prompt asked (not just embedded again)
-            embedded = {m.id for m in stale}
-            outdated = stored.outdated_question_memories(
-                repo.conn, limit - len(todo) + len(embedded), now, **mine
+    def run(self, job: PassJob, limit: int) -> PassOutcome:
+        """Embed again the questions another embedder made, then ask about memories not
+        asked yet, then about those an older prompt asked, oldest first each, up to
+        ``limit`` memories in all; ``stored`` counts the memories asked."""
+        done = PassOutcome()
+        if limit <= 0:
+            return done
+        embedder = job.embedder
+        with job.db.read() as repo:
+            stale = derived.other_embedder(
+                repo.conn, derived.QUESTIONS, embedder.name, limit, job.now, **job.scope
             )
-            todo += [m for m in outdated if m.id not in embedded][: limit - len(todo)]
+        for memory in stale:
+            if not isinstance(memory.value, list) or not memory.value:
+                continue  # not questions: asked again when their turn comes
+            again = embed_queries(embedder, list(memory.value))
+            with job.db.write() as repo:
+                derived.revise(
+                    repo.conn, memory.id, memory.content_key, derived.QUESTIONS, memory.value,
+                    vectors=again, embedder=embedder.name,
+                )  # fmt: skip
+        if limit <= len(stale):
+            return done
+        todo = self.pending(job, limit - len(stale), skip={m.id for m in stale})
 
-    def derive(_: stored.Unasked, answers: tuple[str, ...]) -> tuple[tuple[str, ...], Any]:
-        questions = union(tuple(read_answer(a) for a in answers))
-        # embedded here, outside the write transaction
-        return questions, embed_queries(embedder, list(questions)) if questions else None
+        def derive(_: derived.Pending, answers: tuple[str, ...]) -> tuple[tuple[str, ...], Any]:
+            questions = union(tuple(read_answer(a) for a in answers))
+            # embedded here, outside the write transaction
+            return questions, embed_queries(embedder, list(questions)) if questions else None
 
-    def store(repo: Repository, memory: stored.Unasked, asked: Any) -> bool:
-        questions, vectors = asked if asked is not None else ((), None)  # None: refused
-        if not questions and memory.questions:  # asked again, nothing new: keep the old
-            return stored.keep_questions(
-                repo.conn, memory.id, memory.content_key, memory.questions, PROMPT_VERSION
-            )
-        return stored.set_questions(
-            repo.conn, memory.id, memory.content_key, questions, vectors, embedder.name,
-            prompt=PROMPT_VERSION,
-        )  # fmt: skip
+        def store(repo: Repository, memory: derived.Pending, asked: Any) -> bool:
+            questions, vectors = asked if asked is not None else ((), None)  # None: refused
+            if not questions and memory.value:  # asked again, nothing new: keep the old
+                return derived.revise(
+                    repo.conn, memory.id, memory.content_key, derived.QUESTIONS, memory.value,
+                    version=PROMPT_VERSION,
+                )  # fmt: skip
+            return derived.put(
+                repo.conn, memory.id, memory.content_key, derived.QUESTIONS, PROMPT_VERSION,
+                questions, vectors, embedder.name,
+            )  # fmt: skip
 
-    outcome = ask_each(db, llm, todo, REQUEST, derive=derive, store=store, on_memory=on_memory)
-    done.asked, done.usage = outcome.stored, outcome.usage
-    done.error, done.unavailable = outcome.error, outcome.unavailable
-    return done
+        if job.llm is None:
+            raise ValueError("the questions pass needs an LLM")
+        return ask_each(
+            job.db, job.llm, todo, REQUEST, derive=derive, store=store, on_memory=job.on_memory
+        )

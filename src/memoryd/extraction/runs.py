@@ -24,13 +24,12 @@ from dataclasses import asdict, dataclass, field, fields
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, insert, select, update
-from sqlalchemy.engine import Connection
-
 from memoryd.domain.errors import InvalidInput, NotFound
+from memoryd.storage import extraction_rows as rows
 from memoryd.storage.database import Database
+from memoryd.storage.extraction_rows import PairState, get_pair_state
+from memoryd.storage.repository import Repository
 from memoryd.storage.run_retention import record_last_runs
-from memoryd.storage.tables import extraction_pairs, extraction_runs, users, workspaces
 
 log = logging.getLogger("memoryd.extraction")
 
@@ -97,7 +96,8 @@ class Run:
     pairs_failed: int = 0
     facts_dropped: int = 0
     facts_not_stored: int = 0
-    memories_questioned: int = 0  # given questions by its questions pass (extraction.questions)
+    # memories each background pass derived a value for, by kind (extraction.memory_pass)
+    memories_derived: dict[str, int] = field(default_factory=dict)
     heartbeat_at: datetime | None = None  # the run's last sign of life
     alive_until: datetime | None = None  # past this with no heartbeat: interrupted
 
@@ -130,6 +130,11 @@ class Run:
         return self
 
     @property
+    def memories_questioned(self) -> int:
+        """Memories the questions pass asked (``memories_derived``' questions)."""
+        return self.memories_derived.get("questions", 0)
+
+    @property
     def status_note(self) -> str | None:
         """Why an interrupted run is (None for the other statuses)."""
         if self.status != INTERRUPTED:
@@ -156,6 +161,7 @@ class Run:
         for key in ("started_at", "finished_at", "heartbeat_at", "alive_until"):
             data[key] = data[key].isoformat() if data[key] else None
         data["status_note"] = self.status_note
+        data["memories_questioned"] = self.memories_questioned
         return data
 
 
@@ -169,7 +175,7 @@ def start_run(db: Database, run: Run, stale: timedelta = STALE_FLOOR) -> Run:
     run.alive_until = run.started_at + stale
     values = asdict(run)
     with db.write() as repo:
-        repo.conn.execute(insert(extraction_runs).values(**values))
+        rows.insert_run(repo.conn, values)
     return run
 
 
@@ -184,11 +190,8 @@ def finish_run(db: Database, run: Run, now: datetime) -> Run:
     values = asdict(run)
     values.pop("id")
     with db.write() as repo:
-        updated = repo.conn.execute(
-            update(extraction_runs).where(extraction_runs.c.id == run.id).values(**values)
-        ).rowcount
-        if not updated:
-            repo.conn.execute(insert(extraction_runs).values(id=run.id, **values))
+        if not rows.update_run(repo.conn, run.id, values):
+            rows.insert_run(repo.conn, {"id": run.id, **values})
         record_last_runs(repo.conn, run.id, run.started_at, run.pairs)
     return run
 
@@ -227,18 +230,13 @@ class Heartbeat:
         values = {name: getattr(run, name) for name in names}
         try:
             with self.db.write() as repo:
-                repo.conn.execute(
-                    update(extraction_runs)
-                    .where(extraction_runs.c.id == run.id, extraction_runs.c.finished_at.is_(None))
-                    .values(**values)
-                )
+                rows.update_run(repo.conn, run.id, values, unfinished=True)
         except Exception:  # a missed heartbeat must not stop the run
             log.warning("could not record the heartbeat of run %s", run.id, exc_info=True)
 
 
-def _run(row: Any, now: datetime) -> Run:
-    data = dict(row._mapping)
-    return Run(**data).read_at(now)
+def _run(row: dict[str, Any], now: datetime) -> Run:
+    return Run(**row).read_at(now)
 
 
 def _now(now: datetime | None) -> datetime:
@@ -249,20 +247,13 @@ def list_runs(db: Database, limit: int = 20, *, now: datetime | None = None) -> 
     """The latest runs, newest first, with their status as of ``now`` (default: the
     current time): a run whose process died reads as interrupted."""
     with db.read() as repo:
-        rows = repo.conn.execute(
-            select(extraction_runs)
-            .order_by(extraction_runs.c.started_at.desc(), extraction_runs.c.id)
-            .limit(limit)
-        )
-        return [_run(r, _now(now)) for r in rows]
+        return [_run(r, _now(now)) for r in rows.run_rows(repo.conn, limit)]
 
 
 def get_run(db: Database, run_id: str, *, now: datetime | None = None) -> Run | None:
     """One run by its id, with its status as of ``now`` (see ``list_runs``)."""
     with db.read() as repo:
-        row = repo.conn.execute(
-            select(extraction_runs).where(extraction_runs.c.id == run_id)
-        ).first()
+        row = rows.run_row(repo.conn, run_id)
     return _run(row, _now(now)) if row else None
 
 
@@ -277,49 +268,12 @@ def find_run(db: Database, given: str, min_prefix: int = 6, *, now: datetime | N
             f"least {min_prefix} characters"
         )
     with db.read() as repo:
-        rows = repo.conn.execute(
-            select(extraction_runs)
-            .where(extraction_runs.c.id.startswith(given, autoescape=True))
-            .limit(2)
-        ).all()
-    if len(rows) == 1:
-        return _run(rows[0], _now(now))
-    if len(rows) > 1:
+        matches = rows.run_rows(repo.conn, 2, prefix=given)
+    if len(matches) == 1:
+        return _run(matches[0], _now(now))
+    if len(matches) > 1:
         raise InvalidInput(f"run id prefix {given!r} is ambiguous; give more characters")
     raise NotFound(f"no extraction run {given!r}")
-
-
-@dataclass(frozen=True)
-class PairState:
-    user_id: int
-    workspace_id: int
-    attempts: int
-    next_attempt_at: datetime | None
-    parked: bool
-    last_error: str | None
-    last_run_id: str | None
-    failed_chat_ids: tuple[int, ...]
-
-
-def get_pair_state(conn: Connection, user_id: int, workspace_id: int) -> PairState | None:
-    row = conn.execute(
-        select(extraction_pairs).where(
-            extraction_pairs.c.user_id == user_id,
-            extraction_pairs.c.workspace_id == workspace_id,
-        )
-    ).first()
-    if row is None:
-        return None
-    return PairState(
-        user_id=row.user_id,
-        workspace_id=row.workspace_id,
-        attempts=row.attempts,
-        next_attempt_at=row.next_attempt_at,
-        parked=row.parked,
-        last_error=row.last_error,
-        last_run_id=row.last_run_id,
-        failed_chat_ids=tuple(row.failed_chat_ids or ()),
-    )
 
 
 def backoff_delay(attempts: int, base_seconds: float) -> timedelta:
@@ -329,7 +283,7 @@ def backoff_delay(attempts: int, base_seconds: float) -> timedelta:
 
 
 def record_failure(
-    conn: Connection,
+    repo: Repository,
     user_id: int,
     workspace_id: int,
     *,
@@ -341,7 +295,7 @@ def record_failure(
     backoff_seconds: float,
 ) -> PairState:
     """Count one more failed attempt; park the pair after ``max_attempts``."""
-    before = get_pair_state(conn, user_id, workspace_id)
+    before = get_pair_state(repo.conn, user_id, workspace_id)
     attempts = (before.attempts if before else 0) + 1
     values = {
         "attempts": attempts,
@@ -352,47 +306,13 @@ def record_failure(
         "failed_chat_ids": chat_ids,
         "updated_at": now,
     }
-    if before is None:
-        conn.execute(
-            insert(extraction_pairs).values(user_id=user_id, workspace_id=workspace_id, **values)
-        )
-    else:
-        conn.execute(
-            update(extraction_pairs)
-            .where(
-                extraction_pairs.c.user_id == user_id,
-                extraction_pairs.c.workspace_id == workspace_id,
-            )
-            .values(**values)
-        )
-    state = get_pair_state(conn, user_id, workspace_id)
+    rows.put_pair_state(repo.conn, user_id, workspace_id, values, new=before is None)
+    state = get_pair_state(repo.conn, user_id, workspace_id)
     assert state is not None
     return state
 
 
-def clear_failures(conn: Connection, user_id: int, workspace_id: int) -> None:
-    """The pair's batch went through: forget earlier failures and any parking."""
-    conn.execute(
-        delete(extraction_pairs).where(
-            extraction_pairs.c.user_id == user_id,
-            extraction_pairs.c.workspace_id == workspace_id,
-        )
-    )
-
-
 def list_pair_states(db: Database, *, parked_only: bool = False) -> list[dict[str, Any]]:
     """Pairs with failed attempts (for admins): who, where, how often, and the last error."""
-    query = (
-        select(
-            extraction_pairs,
-            users.c.name.label("user_name"),
-            workspaces.c.slug.label("workspace"),
-        )
-        .join(users, users.c.id == extraction_pairs.c.user_id)
-        .join(workspaces, workspaces.c.id == extraction_pairs.c.workspace_id)
-        .order_by(extraction_pairs.c.updated_at.desc())
-    )
-    if parked_only:
-        query = query.where(extraction_pairs.c.parked.is_(True))
     with db.read() as repo:
-        return [dict(r._mapping) for r in repo.conn.execute(query)]
+        return rows.pair_state_rows(repo.conn, parked_only=parked_only)

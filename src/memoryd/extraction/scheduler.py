@@ -2,8 +2,8 @@
 
 A (user, workspace) pair is due when it has at least the minimum of unprocessed chat
 messages, its newest chat is older than the idle threshold, and it is neither waiting out
-a backoff nor parked. ``due_pairs`` is the single SQL query that decides this (it reads
-the partial index ``ix_chats_unprocessed``). ``run_extraction`` processes pairs with
+a backoff nor parked. ``due_pairs`` (``memoryd.storage.extraction_rows``) is the single
+query that decides this. ``run_extraction`` processes pairs with
 ``process_pair``, then asks the questions memories answer (``memoryd.extraction.questions``)
 when given a budget, and stores the run's history; ``ExtractionScheduler`` repeats it every
 ``MEMORY_EXTRACTION_INTERVAL`` in a daemon thread, obeying the run-time switches, and
@@ -15,19 +15,14 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
-
-from sqlalchemy import and_, case, func, literal, or_, select
-from sqlalchemy.engine import Connection
 
 from memoryd.domain import runtime_settings
 from memoryd.domain.errors import InvalidInput, MemorydError
 from memoryd.domain.interval import parse_interval
 from memoryd.extraction.deps import ExtractionDeps, current_settings
+from memoryd.extraction.memory_pass import PassJob, PassOutcome
 from memoryd.extraction.pipeline import ExtractionConfig, PairResult, process_pair
-from memoryd.extraction.questions import ask_questions
 from memoryd.extraction.retention import PruneTimer
 from memoryd.extraction.runs import (
     Heartbeat,
@@ -38,7 +33,8 @@ from memoryd.extraction.runs import (
     start_run,
 )
 from memoryd.llm.base import LLMConfigError, LLMProvider, LLMUnreachable
-from memoryd.storage.tables import CHAT_UNPROCESSED, chats, extraction_pairs, workspaces
+from memoryd.plugins import memory_pass_factories
+from memoryd.storage.extraction_rows import due_pairs, pending_summary
 
 # Skip reasons of the pairs a run left alone after the provider refused its settings, or
 # after its server could not be reached (LLMUnavailable.reason).
@@ -52,98 +48,6 @@ ProgressCallback = Callable[[PairResult, int, int], None]
 StartCallback = Callable[[int, str, int, int], None]
 # Called once the run is stored as running, before its first pair.
 RunCallback = Callable[[Run], None]
-
-
-@dataclass(frozen=True)
-class DuePair:
-    user_id: int
-    workspace_id: int
-    workspace: str
-    pending_chats: int
-
-
-def _pending_pairs(now: datetime) -> Any:
-    """Per pair with unprocessed chats: how many, the newest, and its retry state."""
-    grouped = (
-        select(
-            chats.c.user_id,
-            chats.c.workspace_id,
-            func.count().label("pending"),
-            func.min(chats.c.created_at).label("oldest"),
-            func.max(chats.c.created_at).label("newest"),
-        )
-        .where(CHAT_UNPROCESSED)
-        .group_by(chats.c.user_id, chats.c.workspace_id)
-        .subquery("pending_pairs")
-    )
-    waiting = and_(
-        extraction_pairs.c.next_attempt_at.is_not(None),
-        extraction_pairs.c.next_attempt_at > now,
-    )
-    return grouped, waiting
-
-
-def due_pairs(
-    conn: Connection,
-    *,
-    now: datetime,
-    idle_threshold: timedelta,
-    min_chats: int,
-    limit: int | None = None,
-) -> list[DuePair]:
-    """The pairs to process now, oldest pending chat first (the one due-pair query)."""
-    grouped, waiting = _pending_pairs(now)
-    query = (
-        select(grouped.c.user_id, grouped.c.workspace_id, workspaces.c.slug, grouped.c.pending)
-        .join(workspaces, workspaces.c.id == grouped.c.workspace_id)
-        .outerjoin(
-            extraction_pairs,
-            and_(
-                extraction_pairs.c.user_id == grouped.c.user_id,
-                extraction_pairs.c.workspace_id == grouped.c.workspace_id,
-            ),
-        )
-        .where(
-            grouped.c.pending >= min_chats,
-            grouped.c.newest <= now - idle_threshold,
-            or_(
-                extraction_pairs.c.user_id.is_(None),
-                and_(extraction_pairs.c.parked.is_(False), ~waiting),
-            ),
-        )
-        .order_by(grouped.c.oldest, grouped.c.user_id, grouped.c.workspace_id)
-    )
-    if limit is not None:
-        query = query.limit(limit)
-    return [DuePair(r.user_id, r.workspace_id, r.slug, r.pending) for r in conn.execute(query)]
-
-
-def pending_summary(
-    conn: Connection, *, now: datetime, idle_threshold: timedelta, min_chats: int
-) -> dict[str, int]:
-    """How many pairs with unprocessed chats are due, and why the others are not."""
-    grouped, waiting = _pending_pairs(now)
-    reason = case(
-        (extraction_pairs.c.parked.is_(True), literal("parked")),
-        (waiting, literal("backoff")),
-        (grouped.c.pending < min_chats, literal("below minimum")),
-        (grouped.c.newest > now - idle_threshold, literal("idle threshold")),
-        else_=literal("due"),
-    ).label("reason")
-    inner = (
-        select(reason)
-        .select_from(grouped)
-        .outerjoin(
-            extraction_pairs,
-            and_(
-                extraction_pairs.c.user_id == grouped.c.user_id,
-                extraction_pairs.c.workspace_id == grouped.c.workspace_id,
-            ),
-        )
-        .subquery()
-    )
-    rows = conn.execute(select(inner.c.reason, func.count()).group_by(inner.c.reason))
-    return {str(r[0]): int(r[1]) for r in rows}
 
 
 def provider_name(md: ExtractionDeps) -> str:
@@ -307,37 +211,42 @@ def _derive(
     where: tuple[int | None, str | None],
     heartbeat: Heartbeat | None,
 ) -> None:
-    """The run's background pass over memories: questions for up to ``budget`` of
-    ``where``'s user (with their workspace) or anyone's, counted in the run's calls and
-    tokens; an LLM error that stops it is listed with the run's errors (kind
-    ``questions``) and fails nothing. With the master switch ``memory_enabled`` off,
-    nothing is sent to the LLM."""
+    """The run's background passes over memories (``memoryd.extraction.memory_pass``:
+    questions, and any a plugin registers), each over up to ``budget`` of ``where``'s
+    user (with their workspace) or anyone's, counted by kind and in the run's calls and
+    tokens; an LLM error that stops a pass is listed with the run's errors (its kind)
+    and fails nothing. With the master switch ``memory_enabled`` off, nothing is sent."""
     if not current_settings(md)[runtime_settings.MEMORY_ENABLED.key]:
         return
     user_id, workspace = where
-    scope: dict[str, Any] = {"user_id": user_id, "workspace_id": _workspace_id(md, workspace)}
-    beat = heartbeat.beat if heartbeat else None
-    asking = ask_questions(
-        md.db, llm, md.embedder, limit=budget, now=now(), on_memory=beat, **scope
-    )
-    run.memories_questioned += asking.asked
-    stored = asking.asked
-    usage, error = asking.usage, asking.error
-    run.llm_calls += usage.calls
-    run.llm_calls_failed += usage.failed
-    run.prompt_tokens += usage.prompt_tokens
-    run.completion_tokens += usage.completion_tokens
-    if error is not None:
-        done = f"{stored} memor{'y' if stored == 1 else 'ies'}"
-        run.errors.append(
-            {
-                "kind": "questions",
-                "user_id": where[0],
-                "workspace": where[1],
-                "error": f"asking memories' questions stopped after {done}: {error}; "
-                "the rest wait for a later run",
-            }
-        )
+    job = PassJob(
+        md.db, llm, md.embedder, now(), user_id, _workspace_id(md, workspace),
+        heartbeat.beat if heartbeat else None,
+    )  # fmt: skip
+    for factory in memory_pass_factories().values():
+        memory_pass = factory()
+        try:
+            done = memory_pass.run(job, budget)
+        except Exception as exc:  # a plugin's failure fails neither the run nor the others
+            log.exception("the %s pass failed", memory_pass.kind)
+            done = PassOutcome(error=f"{type(exc).__name__}: {exc}")
+        kind = memory_pass.kind
+        run.memories_derived[kind] = run.memories_derived.get(kind, 0) + done.stored
+        run.llm_calls += done.usage.calls
+        run.llm_calls_failed += done.usage.failed
+        run.prompt_tokens += done.usage.prompt_tokens
+        run.completion_tokens += done.usage.completion_tokens
+        if done.error is not None:
+            count = f"{done.stored} memor{'y' if done.stored == 1 else 'ies'}"
+            run.errors.append(
+                {
+                    "kind": kind,
+                    "user_id": user_id,
+                    "workspace": workspace,
+                    "error": f"{memory_pass.what} stopped after {count}: {done.error}; "
+                    "the rest wait for a later run",
+                }
+            )
     if heartbeat is not None:
         heartbeat.beat(progress=True)
 

@@ -490,15 +490,6 @@ def _compiled(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE)
 
 
-def check_pattern(pattern: str) -> str:
-    """``pattern`` if it is a usable regular expression, else ValueError saying why."""
-    try:
-        _compiled(pattern)
-    except re.error as exc:
-        raise ValueError(f"invalid regular expression {pattern!r}: {exc}") from None
-    return pattern
-
-
 def _extra_values(text: str, extra_patterns: Sequence[str]) -> list[str]:
     values = []
     for pattern in extra_patterns:

@@ -23,7 +23,6 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
 from mcp.types import CallToolResult, InputRequiredResult, TextContent
 from pydantic import BaseModel, Field, ValidationError
-from sqlalchemy.exc import InterfaceError, OperationalError
 
 import memoryd
 from memoryd.domain.errors import MemorydError
@@ -43,6 +42,7 @@ from memoryd.server.schemas import (
     MemoryList,
     MemoryOut,
 )
+from memoryd.storage.opening import DATABASE_DOWN
 
 # The key under which ``memoryd.mcp.http`` leaves the authenticated user in the ASGI scope.
 SCOPE_USER_KEY = "memoryd.user"
@@ -132,7 +132,7 @@ def refusal_message(exc: Exception) -> str | None:
         return exc.message
     if isinstance(exc, ValidationError):
         return validation_message(exc)
-    if isinstance(exc, OperationalError | InterfaceError):
+    if isinstance(exc, DATABASE_DOWN):
         return DATABASE_UNAVAILABLE
     return None
 

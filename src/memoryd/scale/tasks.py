@@ -40,27 +40,19 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from procrastinate import App, JobContext, PsycopgConnector
 from procrastinate.exceptions import AlreadyEnqueued, ConnectorException
 from procrastinate.jobs import Status
-from sqlalchemy.exc import InterfaceError, OperationalError
 
 from memoryd.domain import runtime_settings
 from memoryd.domain.errors import MemorydError
 from memoryd.extraction import retention
+from memoryd.extraction.memory_pass import PassJob
 from memoryd.extraction.pipeline import ExtractionConfig
-from memoryd.extraction.runs import get_pair_state
-from memoryd.extraction.scheduler import (
-    DuePair,
-    due_pairs,
-    record_setup_failure,
-    run_extraction,
-)
+from memoryd.extraction.scheduler import record_setup_failure, run_extraction
 from memoryd.llm.base import LLMProvider
 from memoryd.llm.builtin import make_provider
+from memoryd.plugins import memory_pass_factories
 from memoryd.storage.database import parse_url
-from memoryd.storage.questions import (
-    outdated_question_memories,
-    stale_question_memories,
-    unasked_memories,
-)
+from memoryd.storage.extraction_rows import DuePair, due_pairs, get_pair_state
+from memoryd.storage.opening import DATABASE_DOWN
 
 if TYPE_CHECKING:
     from memoryd.service import Memoryd
@@ -205,19 +197,14 @@ def sweep_now(md: Memoryd, app: App) -> SweepResult:
 
 
 def defer_questions(md: Memoryd, app: App) -> bool:
-    """Queue one ``ask_questions`` job if asking is on and some memory waits for its
-    questions (or for them to be embedded again by the service's embedder, or asked
-    again with the current prompt), unless one is already waiting; True if queued."""
+    """Queue one ``ask_questions`` job if asking is on and some memory waits for a pass
+    (``MemoryPass.waiting``: its questions, or them embedded again by the service's
+    embedder, or asked again with the current prompt; a plugin pass's value), unless one
+    is already waiting; True if queued. The job runs every pass."""
     if md.settings.question_memories_per_run <= 0:
         return False
-    with md.db.read() as repo:
-        now = md.clock()
-        waiting = (
-            unasked_memories(repo.conn, 1, now)
-            or stale_question_memories(repo.conn, md.embedder.name, 1, now)
-            or outdated_question_memories(repo.conn, 1, now)
-        )
-    if not waiting:
+    job = PassJob(md.db, None, md.embedder, md.clock())
+    if not any(factory().waiting(job) for factory in memory_pass_factories().values()):
         return False
     try:
         app.configure_task(TAG_TASK, queue=QUEUE, lock=TAG_TASK, queueing_lock=TAG_TASK).defer()
@@ -265,7 +252,7 @@ def _retrying_database(call: Callable[[], T]) -> T:
     for delay in (*DB_RETRY_DELAYS, None):
         try:
             return call()
-        except (OperationalError, InterfaceError) as exc:
+        except DATABASE_DOWN as exc:
             if delay is None:
                 raise
             log.warning("database unavailable (%s); retrying in %.0f s", exc.orig, delay)

@@ -21,7 +21,6 @@ import psycopg
 from procrastinate import App
 from procrastinate.exceptions import ConnectorException
 from psycopg_pool import PoolTimeout
-from sqlalchemy import text
 
 from memoryd.config import MemorydSettings
 from memoryd.domain.errors import InvalidInput
@@ -109,28 +108,24 @@ def install_schema(md: Memoryd, app: App) -> bool:
 
     A schema that cannot be installed (a role without CREATE, a clashing table) is
     InvalidInput naming the cause, not procrastinate's bare "Database error."."""
-    with md.db.engine.connect() as lock_conn:
-        lock_conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": _SCHEMA_LOCK})
+    with md.db.advisory_lock(_SCHEMA_LOCK):
+        app.open()
         try:
-            app.open()
-            try:
-                if app.check_connection():
-                    return False
-                app.schema_manager.apply_schema()
-                log.info("installed procrastinate's schema")
-                return True
-            except ConnectorException as exc:
-                cause = exc.__cause__ or exc
-                reason = first_line(cause)
-                raise InvalidInput(
-                    f"cannot install procrastinate's tables in {safe_url(md.url)}: {reason} "
-                    "(run `memoryd worker --setup-only` once as a role that may create "
-                    "tables there, e.g. the database owner)"
-                ) from exc
-            finally:
-                app.close()
+            if app.check_connection():
+                return False
+            app.schema_manager.apply_schema()
+            log.info("installed procrastinate's schema")
+            return True
+        except ConnectorException as exc:
+            cause = exc.__cause__ or exc
+            reason = first_line(cause)
+            raise InvalidInput(
+                f"cannot install procrastinate's tables in {safe_url(md.url)}: {reason} "
+                "(run `memoryd worker --setup-only` once as a role that may create "
+                "tables there, e.g. the database owner)"
+            ) from exc
         finally:
-            lock_conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": _SCHEMA_LOCK})
+            app.close()
 
 
 def prepare(settings: MemorydSettings, options: WorkerOptions) -> tuple[Memoryd, App]:

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
-from sqlalchemy import text
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -163,8 +162,7 @@ def create_app(
 
     @app.get("/health", response_model=Health, tags=["health"], summary="Liveness and database")
     def health(state: State) -> Health:
-        with state.md.db.read() as repo:
-            repo.conn.execute(text("SELECT 1"))
+        state.md.db.ping()
         return Health(status="ok", database=state.md.db.dialect, version=memoryd.__version__)
 
     # the routes every chat turn takes come first: routing tries the routers in order

@@ -16,24 +16,18 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import Row, and_, delete, func, insert, select, update
 
 from memoryd.domain.errors import InvalidInput, NotFound
 from memoryd.domain.models import Actor, Role, User, Workspace
 from memoryd.memberships import require_room, set_membership
+from memoryd.storage import credentials as rows
 from memoryd.storage.catalog import Catalog
+from memoryd.storage.credentials import ApiKey
 from memoryd.storage.database import Database
 from memoryd.storage.membership import Memberships, has_membership
-from memoryd.storage.tables import (
-    api_keys,
-    sessions,
-    user_credentials,
-    users,
-)
 
 API_KEY_PREFIX = "mdk_"
 MIN_PASSWORD_CHARS = 8
@@ -69,28 +63,6 @@ def validate_key_name(name: object) -> str:
 
 
 @dataclass(frozen=True)
-class ApiKey:
-    id: str
-    user_id: int
-    name: str
-    prefix: str
-    created_at: datetime
-    last_used_at: datetime | None
-    revoked_at: datetime | None
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "id": self.id,
-            "user_id": self.user_id,
-            "name": self.name,
-            "prefix": self.prefix,
-            "created_at": self.created_at.isoformat(),
-            "last_used_at": self.last_used_at.isoformat() if self.last_used_at else None,
-            "revoked": self.revoked_at is not None,
-        }
-
-
-@dataclass(frozen=True)
 class NewApiKey:
     """A just-created key: ``secret`` is shown once and never stored."""
 
@@ -104,14 +76,6 @@ class Session:
     user: User
     csrf_token: str
     expires_at: datetime
-
-
-def _user(row: Row[Any]) -> User:
-    return User(row.id, row.name, Role(row.role))
-
-
-def _api_key(r: Row[Any]) -> ApiKey:
-    return ApiKey(r.id, r.user_id, r.name, r.prefix, r.created_at, r.last_used_at, r.revoked_at)
 
 
 class AuthStore:
@@ -130,7 +94,7 @@ class AuthStore:
         self.clock = clock
         self.hasher = hasher or PasswordHasher()  # Argon2id, RFC 9106 low-memory profile
         self._dummy_hash: str | None = None
-        self._key_used: dict[int, datetime] = {}  # when this process last wrote last_used_at
+        self._key_used: dict[str, datetime] = {}  # when this process last wrote last_used_at
         self._key_writes = ThreadPoolExecutor(1, thread_name_prefix="memoryd-key-use")
         self.memberships = Memberships(db, clock=clock)
 
@@ -148,48 +112,26 @@ class AuthStore:
         with self.db.write() as repo:
             if repo.get_user(user_id) is None:
                 raise NotFound(f"no user with id {user_id!r}")
-            conn = repo.conn
-            changed = conn.execute(
-                update(user_credentials)
-                .where(user_credentials.c.user_id == user_id)
-                .values(password_hash=hashed, updated_at=now)
-            ).rowcount
-            if not changed:
-                conn.execute(
-                    insert(user_credentials).values(
-                        user_id=user_id, password_hash=hashed, updated_at=now
-                    )
-                )
-            # a new password signs every browser out
-            conn.execute(delete(sessions).where(sessions.c.user_id == user_id))
+            rows.set_password_hash(repo.conn, user_id, hashed, now)  # signs browsers out
 
     def has_password(self, user_id: int) -> bool:
         with self.db.read() as repo:
-            return (
-                repo.conn.execute(
-                    select(user_credentials.c.user_id).where(user_credentials.c.user_id == user_id)
-                ).first()
-                is not None
-            )
+            return rows.password_hash(repo.conn, user_id) is not None
 
     def authenticate(self, name: str, password: str) -> User | None:
         """The user if name and password match, else None (same cost either way)."""
         with self.db.read() as repo:
-            row = repo.conn.execute(
-                select(users, user_credentials.c.password_hash)
-                .select_from(users.outerjoin(user_credentials))
-                .where(users.c.name == name)
-            ).first()
-        stored = row.password_hash if row is not None else None
+            found = rows.user_and_hash(repo.conn, name)
+        stored = found[1] if found is not None else None
         try:
             self.hasher.verify(stored or self._dummy(), password)
         except (VerificationError, InvalidHashError):
             return None
-        if row is None or stored is None:
+        if found is None or stored is None:
             return None
         if self.hasher.check_needs_rehash(stored):
-            self.set_password(row.id, password)
-        return _user(row)
+            self.set_password(found[0].id, password)
+        return found[0]
 
     # sessions -------------------------------------------------------------------
     def create_session(self, user_id: int, days: int) -> Session:
@@ -201,32 +143,19 @@ class AuthStore:
             user = repo.get_user(user_id)
             if user is None:
                 raise NotFound(f"no user with id {user_id!r}")
-            repo.conn.execute(delete(sessions).where(sessions.c.expires_at < now))
-            repo.conn.execute(
-                insert(sessions).values(
-                    token_hash=sha256(token),
-                    user_id=user_id,
-                    csrf_token=csrf,
-                    created_at=now,
-                    expires_at=expires,
-                )
-            )
+            rows.insert_session(repo.conn, sha256(token), user_id, csrf, now, expires)
         return Session(token, user, csrf, expires)
 
     def session(self, token: str) -> Session | None:
         with self.db.read() as repo:
-            row = repo.conn.execute(
-                select(users, sessions.c.csrf_token, sessions.c.expires_at)
-                .select_from(sessions.join(users))
-                .where(sessions.c.token_hash == sha256(token))
-            ).first()
-        if row is None or row.expires_at <= self.clock():
+            found = rows.session_of(repo.conn, sha256(token))
+        if found is None or found[2] <= self.clock():
             return None
-        return Session(token, _user(row), row.csrf_token, row.expires_at)
+        return Session(token, *found)
 
     def end_session(self, token: str) -> None:
         with self.db.write() as repo:
-            repo.conn.execute(delete(sessions).where(sessions.c.token_hash == sha256(token)))
+            rows.delete_session(repo.conn, sha256(token))
 
     # API keys -------------------------------------------------------------------
     def create_api_key(self, user_id: int, name: str) -> NewApiKey:
@@ -237,52 +166,25 @@ class AuthStore:
         with self.db.write() as repo:
             if repo.get_user(user_id) is None:
                 raise NotFound(f"no user with id {user_id!r}")
-            repo.conn.execute(
-                insert(api_keys).values(
-                    id=key.id,
-                    user_id=user_id,
-                    name=name,
-                    prefix=key.prefix,
-                    key_hash=sha256(secret),
-                    created_at=now,
-                )
-            )
+            rows.insert_api_key(repo.conn, key, sha256(secret))
         return NewApiKey(key, secret)
 
     def list_api_keys(self, user_id: int) -> list[ApiKey]:
         with self.db.read() as repo:
-            rows = repo.conn.execute(
-                select(api_keys)
-                .where(api_keys.c.user_id == user_id)
-                .order_by(api_keys.c.created_at, api_keys.c.id)
-            )
-            return [_api_key(r) for r in rows]
+            return rows.api_keys_of(repo.conn, user_id)
 
     def revoke_api_key(self, user_id: int, key_id: str) -> ApiKey:
         """Revoke one of this user's keys; another user's key is simply not found."""
         with self.db.write() as repo:
-            row = repo.conn.execute(
-                select(api_keys).where(and_(api_keys.c.id == key_id, api_keys.c.user_id == user_id))
-            ).first()
-            if row is None:
-                raise NotFound(f"no API key {key_id!r} for this user")
-            if row.revoked_at is None:
-                repo.conn.execute(
-                    update(api_keys).where(api_keys.c.id == key_id).values(revoked_at=self.clock())
-                )
-            updated = repo.conn.execute(select(api_keys).where(api_keys.c.id == key_id)).one()
-        return _api_key(updated)
+            revoked = rows.revoke_api_key(repo.conn, user_id, key_id, self.clock())
+        if revoked is None:
+            raise NotFound(f"no API key {key_id!r} for this user")
+        return revoked
 
     def revoke_all_api_keys(self, user_id: int) -> int:
         """Revoke every key of this user; how many were still active."""
         with self.db.write() as repo:
-            return int(
-                repo.conn.execute(
-                    update(api_keys)
-                    .where(api_keys.c.user_id == user_id, api_keys.c.revoked_at.is_(None))
-                    .values(revoked_at=self.clock())
-                ).rowcount
-            )
+            return rows.revoke_api_keys(repo.conn, user_id, self.clock())
 
     def user_for_api_key(self, secret: str) -> User | None:
         """The key's user, or None if unknown or revoked. With a catalog, known keys are
@@ -295,14 +197,9 @@ class AuthStore:
             version = self.catalog.check(repo.conn) if self.catalog else None
             cached = self.catalog.get("keys", digest) if self.catalog is not None else None
             if cached is None:
-                row = repo.conn.execute(
-                    select(users, api_keys.c.id.label("key_id"), api_keys.c.last_used_at)
-                    .select_from(api_keys.join(users))
-                    .where(api_keys.c.key_hash == digest, api_keys.c.revoked_at.is_(None))
-                ).first()
-                if row is None:
+                cached = rows.key_user(repo.conn, digest)
+                if cached is None:
                     return None
-                cached = (_user(row), row.key_id, row.last_used_at)
                 if self.catalog is not None:
                     self.catalog.put("keys", digest, cached, version)
         user, key_id, last_used = cached
@@ -334,7 +231,7 @@ class AuthStore:
 
         return user, confirm
 
-    def _note_key_use(self, key_id: int, stored: datetime | None) -> None:
+    def _note_key_use(self, key_id: str, stored: datetime | None) -> None:
         """Set ``api_keys.last_used_at``, at most once a minute per key, off the request's
         path (a write can wait for the database's write lock)."""
         now = self.clock()
@@ -344,12 +241,10 @@ class AuthStore:
         self._key_used[key_id] = now
         self._key_writes.submit(self._write_key_use, key_id, now)
 
-    def _write_key_use(self, key_id: int, now: datetime) -> None:
+    def _write_key_use(self, key_id: str, now: datetime) -> None:
         try:
             with self.db.write() as repo:
-                repo.conn.execute(
-                    update(api_keys).where(api_keys.c.id == key_id).values(last_used_at=now)
-                )
+                rows.note_key_use(repo.conn, key_id, now)
         except Exception as exc:  # only a usage timestamp: never worth failing over
             log.warning("could not record when API key %s was used: %s", key_id, exc)
 
@@ -395,12 +290,8 @@ class AuthStore:
         if user.role is Role.ADMIN or adding <= 0:
             return
         with self.db.read() as repo:
-            require_room(repo.conn, user.id, adding, limit)
+            require_room(repo, user.id, adding, limit)
 
     def count_admins(self) -> int:
         with self.db.read() as repo:
-            return int(
-                repo.conn.execute(
-                    select(func.count()).where(users.c.role == Role.ADMIN.value)
-                ).scalar_one()
-            )
+            return rows.count_admins(repo.conn)

@@ -24,11 +24,12 @@ from memoryd.config import MemorydSettings
 from memoryd.domain.errors import NotFound
 from memoryd.domain.models import Actor, Memory, Role, Source, UsedMemory, User
 from memoryd.server.auth import AuthStore
-from memoryd.server.errors import DATABASE_DOWN, ApiError, database_unavailable, error_response
+from memoryd.server.errors import ApiError, database_unavailable, error_response
 from memoryd.server.history_jobs import HistoryJobs
 from memoryd.server.throttle import LoginThrottle, Throttled
 from memoryd.server.upstream import Upstream
 from memoryd.service import Memoryd
+from memoryd.storage.opening import DATABASE_DOWN
 
 SESSION_COOKIE = "memoryd_session"
 CSRF_HEADER = "x-csrf-token"

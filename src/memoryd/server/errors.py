@@ -15,7 +15,6 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from sqlalchemy.exc import InterfaceError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from memoryd.domain.errors import (
@@ -30,6 +29,7 @@ from memoryd.domain.errors import (
     ScopeFull,
 )
 from memoryd.llm.base import LLMError
+from memoryd.storage.opening import DATABASE_DOWN
 
 log = logging.getLogger("memoryd.server")
 DATABASE_RETRY_AFTER_S = 2
@@ -185,10 +185,6 @@ def _http_error(request: Request, exc: Exception) -> JSONResponse:
         message = f"no endpoint {request.method} {path} on this memoryd server"
         return error_response(404, type_, message, code="no_endpoint", headers=headers)
     return error_response(exc.status_code, type_, str(exc.detail), headers=headers)
-
-
-# The database connection failed (restart, failover, network).
-DATABASE_DOWN = (OperationalError, InterfaceError)
 
 
 def database_unavailable(exc: Exception) -> JSONResponse:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import delete, func, insert, select, text, update
 from sqlalchemy.engine import Connection
 
 from memoryd.storage.tables import chats, id_high_water, workspaces
@@ -95,6 +95,19 @@ def next_chat_id() -> Any:
     newest = select(func.max(chats.c.id)).scalar_subquery()
     retired = select(id_high_water.c.value).where(_RETIRED).scalar_subquery()
     return func.max(func.coalesce(newest, 0), func.coalesce(retired, 0)) + 1
+
+
+def highest_given_chat_id(conn: Connection) -> int:
+    """The highest chat id this database ever gave (0 when none): every new chat's id is
+    above it, so an id at or below it can never name a chat recorded later."""
+    highest = highest_chat_id(conn) or 0
+    if conn.dialect.name == "sqlite":
+        retired = conn.execute(select(id_high_water.c.value).where(_RETIRED)).scalar_one_or_none()
+        return max(highest, int(retired or 0))
+    given = conn.execute(
+        text("SELECT pg_sequence_last_value(pg_get_serial_sequence('chats', 'id')::regclass)")
+    ).scalar_one_or_none()  # NULL until the sequence gave its first id
+    return max(highest, int(given or 0))
 
 
 def lock_batch(

@@ -122,6 +122,16 @@ def _release_migration_lock(conn: Connection) -> None:
         raise
 
 
+def _sqlite_foreign_keys(conn: Connection, on: bool) -> None:
+    """SQLite: enforce foreign keys or not (outside a transaction; a no-op inside one).
+    Off while migrating: a migration that alters ``memories`` copies it to a new table
+    and drops the old one, which would otherwise delete, by cascade, the rows that
+    reference it (``memory_derived``)."""
+    if conn.dialect.name == "sqlite" and not conn.in_transaction():
+        driver: Any = conn.connection.driver_connection
+        driver.execute(f"PRAGMA foreign_keys={'ON' if on else 'OFF'}")
+
+
 class Database:
     """One database: an engine plus migrations and transaction helpers.
 
@@ -158,6 +168,7 @@ class Database:
             if self._migrated and revision == "head":
                 return
             with self.engine.connect().execution_options(memoryd_write=True) as conn:
+                _sqlite_foreign_keys(conn, False)
                 if self.dialect == "postgresql":
                     conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": _PG_MIGRATION_LOCK})
                     conn.commit()
@@ -171,9 +182,13 @@ class Database:
                         # the migration's own error is the one to report, not the unlock's
                         with suppress(SQLAlchemyError):
                             _release_migration_lock(conn)
+                    else:
+                        conn.rollback()
+                        _sqlite_foreign_keys(conn, True)
                     raise
                 if self.dialect == "postgresql":
                     _release_migration_lock(conn)
+                _sqlite_foreign_keys(conn, True)
             self._migrated = revision == "head"
 
     @contextmanager
@@ -186,6 +201,22 @@ class Database:
         """A write transaction, committed on success and rolled back on any exception."""
         with self.engine.connect().execution_options(memoryd_write=True) as conn, conn.begin():
             yield Repository(conn)
+
+    @contextmanager
+    def advisory_lock(self, key: int) -> Iterator[None]:
+        """Hold PostgreSQL's session advisory lock ``key`` meanwhile: one process at a
+        time, across the fleet, does what is inside."""
+        with self.engine.connect() as conn:
+            conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": key})
+            try:
+                yield
+            finally:
+                conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": key})
+
+    def ping(self) -> None:
+        """One round trip (a health check): raises when the database does not answer."""
+        with self.read() as repo:
+            repo.conn.execute(text("SELECT 1"))
 
     def dispose(self) -> None:
         self.engine.dispose()

@@ -8,11 +8,18 @@ password in the URL hidden, so the library, the CLI and the worker say the same 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import sqlalchemy.engine
 import sqlalchemy.exc
 
 from memoryd.domain.errors import InvalidInput
 from memoryd.storage.database import Database
+
+# Every database error, for code above storage that reports them; and those of a failed
+# connection (restart, failover, network), which a caller may retry or answer with 503.
+DatabaseError = sqlalchemy.exc.SQLAlchemyError
+DATABASE_DOWN = (sqlalchemy.exc.OperationalError, sqlalchemy.exc.InterfaceError)
 
 
 def open_database(url: object) -> Database:
@@ -34,6 +41,16 @@ def safe_url(url: str) -> str:
         return sqlalchemy.engine.make_url(url).render_as_string(hide_password=True)
     except sqlalchemy.exc.ArgumentError:
         return "<unparseable URL>"
+
+
+def missing_sqlite_file(url: str) -> bool:
+    """Whether the URL names a SQLite file that does not exist (yet)."""
+    parsed = sqlalchemy.engine.make_url(url)
+    if parsed.get_backend_name() != "sqlite" or not parsed.database:
+        return False
+    if parsed.database.startswith("file:"):
+        return False
+    return not Path(parsed.database).expanduser().exists()
 
 
 def first_line(exc: BaseException) -> str:

@@ -60,7 +60,9 @@ _TURN_POOL = (
     select(cache_epoch.c.version, *turn_rows.RAW_COLUMNS)
     .select_from(
         cache_epoch.outerjoin(
-            memories.outerjoin(workspaces, memories.c.workspace_id == workspaces.c.id),
+            turn_rows.with_questions(
+                memories.outerjoin(workspaces, memories.c.workspace_id == workspaces.c.id)
+            ),
             and_(
                 memories.c.user_id == bindparam("user_id"),
                 or_(
@@ -226,7 +228,9 @@ class Repository:
         if with_embedding:
             cols = turn_rows.RAW_COLUMNS
         return select(*cols).select_from(
-            memories.outerjoin(workspaces, memories.c.workspace_id == workspaces.c.id)
+            turn_rows.with_questions(
+                memories.outerjoin(workspaces, memories.c.workspace_id == workspaces.c.id)
+            )
         )
 
     def get_memory(self, memory_id: str, *, with_embedding: bool = False) -> Memory | None:
@@ -384,6 +388,15 @@ class Repository:
         if limit is not None:
             query = query.limit(limit)
         return [chat_of(r) for r in self.conn.execute(query)]
+
+    def chat_times(
+        self, user_id: int, workspace_ids: Sequence[int]
+    ) -> list[tuple[int, int, datetime]]:
+        """(id, workspace id, created_at) of the user's chats in these workspaces."""
+        query = select(chats.c.id, chats.c.workspace_id, chats.c.created_at).where(
+            chats.c.user_id == user_id, chats.c.workspace_id.in_(list(workspace_ids))
+        )
+        return [(int(r.id), int(r.workspace_id), r.created_at) for r in self.conn.execute(query)]
 
     # which memories a chat used (chat_memories migration) -------------------------------
     def link_chat_memories(self, chat_id: int, memory_ids: Sequence[str]) -> None:

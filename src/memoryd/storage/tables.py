@@ -95,15 +95,6 @@ workspaces = Table(
     Column("created_at", UTCDateTime, nullable=False),
 )
 
-# The version of the questions prompt (``memoryd.extraction.questions.PROMPTS``) the pass
-# asks with: 1, the one prompt of 0016; 2, that prompt and the work prompt (0018).
-QUESTION_PROMPT = 2
-# Questions an older prompt wrote: a version below it, or none though asked (written by a
-# process older than 0018 while a fleet upgrades: version 1). The bound is a literal, not
-# a parameter, so the planners match the partial index over it.
-_OUTDATED = (
-    f"questions IS NOT NULL AND (question_prompt IS NULL OR question_prompt < {QUESTION_PROMPT})"
-)
 # Vectors made from another form of their memory's text than ``first_person`` of this
 # version (NULL: written before 0019, or by a process older than it: the text as written).
 _OLD_VECTORS = f"embedding IS NOT NULL AND (vector_form IS NULL OR vector_form < {VECTOR_FORM})"
@@ -129,33 +120,12 @@ memories = Table(
     Column("vector_form", SmallInteger, nullable=True),
     Column("expires_at", UTCDateTime, nullable=True),  # "remember until" (0009)
     Column("run_id", String(32), nullable=True),  # the extraction run that made it (0009)
-    # JSON list of the questions an LLM wrote that it answers; NULL until asked (0016),
-    # their vectors (float32 rows back to back) and the embedder that made them; on
-    # PostgreSQL the row, about 6.4 kB with them, is kept whole (toast_tuple_target, 0017)
-    Column("questions", Text, nullable=True),
-    Column("question_vectors", LargeBinary, nullable=True),
-    Column("question_embedder", String(64), nullable=True),
-    # the version of the questions prompt that wrote them (QUESTION_PROMPT); NULL until
-    # asked; memories asked before 0018 hold 1, and are asked again with the current one
-    Column("question_prompt", SmallInteger, nullable=True),
     Index("ix_memories_user_scope_workspace", "user_id", "scope", "workspace_id"),
     Index("ix_memories_workspace_id", "workspace_id"),  # deleting a workspace (0004)
     Index("ix_memories_expires_at", "expires_at"),  # purging expired memories (0009)
-    # the questions pass reads memories not asked yet, oldest first (0016)
-    Index(
-        "ix_memories_unquestioned",
-        "created_at",
-        sqlite_where=text("questions IS NULL"),
-        postgresql_where=text("questions IS NULL"),
-    ),
-    # ... then memories whose questions an older prompt wrote, oldest first (0018); a new
-    # prompt version moves this bound in a migration of its own
-    Index(
-        "ix_memories_outdated_questions",
-        "created_at",
-        sqlite_where=text(_OUTDATED),
-        postgresql_where=text(_OUTDATED),
-    ),
+    # the background passes walk memories oldest first for those without a current value
+    # of their kind in memory_derived (0026)
+    Index("ix_memories_created_at", "created_at"),
     # the vectors made from an older form of their text, refreshed oldest first (0019)
     Index(
         "ix_memories_old_vectors",
@@ -258,15 +228,30 @@ MEMORY_OLD_VECTORS = and_(
         memories.c.vector_form < literal_column(str(VECTOR_FORM)),
     ),
 )
-# "Not asked for questions yet", as ix_memories_unquestioned's predicate spells it.
-MEMORY_UNQUESTIONED = memories.c.questions.is_(None)
-# "Questions written by an older prompt", as ix_memories_outdated_questions' predicate.
-MEMORY_OUTDATED_QUESTIONS = and_(
-    memories.c.questions.is_not(None),
-    or_(
-        memories.c.question_prompt.is_(None),
-        memories.c.question_prompt < literal_column(str(QUESTION_PROMPT)),
+# What the background passes (memoryd.extraction.memory_pass) derive from a memory's text,
+# one row per memory and kind (0026): ``value`` is JSON (questions: the list an LLM wrote,
+# ``[]`` when none was usable), derived from the text whose ``content_key`` the row holds
+# by the pass's ``version``; a row whose content_key is not its memory's any more is
+# stale (read as absent, derived again). ``vectors`` and ``embedder``: the value's texts
+# embedded (questions: one float16 row each, storage.derived.vector_bytes), read by a
+# turn. On PostgreSQL a row of 6 questions' vectors (4.6 kB) is kept whole, like 0017's
+# memories rows (toast_tuple_target), so a turn reads no TOAST.
+memory_derived = Table(
+    "memory_derived",
+    metadata,
+    Column(
+        "memory_id",
+        String(32),
+        ForeignKey("memories.id", ondelete="CASCADE"),
+        primary_key=True,
     ),
+    Column("kind", String(64), primary_key=True),
+    Column("content_key", Text, nullable=False),
+    Column("version", SmallInteger, nullable=False),
+    Column("value", Text, nullable=False),
+    Column("vectors", LargeBinary, nullable=True),
+    Column("embedder", String(64), nullable=True),
+    Index("ix_memory_derived_kind_version", "kind", "version"),  # values an older pass wrote
 )
 
 settings = Table(
@@ -337,8 +322,9 @@ extraction_runs = Table(
     Column("alive_until", UTCDateTime, nullable=True),
     # of llm_calls, those that got no answer: "every call failed" is not "no call needed"
     Column("llm_calls_failed", Integer, nullable=False, default=0),
-    # memories the run's questions pass wrote questions for (0016)
-    Column("memories_questioned", Integer, nullable=False, default=0),
+    # memories each background pass derived a value for, by kind (0026; was
+    # memories_questioned, 0016)
+    Column("memories_derived", JSON, nullable=False, default=dict),
     Index("ix_extraction_runs_started_at", "started_at"),
 )
 

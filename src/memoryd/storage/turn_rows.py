@@ -23,8 +23,8 @@ from sqlalchemy import String, type_coerce
 from sqlalchemy.engine import Dialect
 
 from memoryd.domain.models import Memory, Scope, Source
-from memoryd.storage.questions import decode_questions, question_matrix
-from memoryd.storage.tables import UTCDateTime, memories, workspaces
+from memoryd.storage.derived import QUESTIONS, current, texts, vector_matrix
+from memoryd.storage.tables import UTCDateTime, memories, memory_derived, workspaces
 
 # memories: about 15 kB each with up to 6 questions (the raw row with its float16 question
 # vectors, and the float32 matrix built from them, kept so a turn does not convert them
@@ -34,7 +34,10 @@ MAX_MEMOS = 10_000
 # (id, user_id, scope, slug, content, source, created_at, updated_at, last_used_at,
 #  source_chats, expires_at, run_id, questions, embedding, embedder,
 #  question_vectors, question_embedder); the timestamps and source_chats untyped (raw);
-#  the vectors last, so reads that need no vector leave out the last VECTOR_COLUMNS
+#  the vectors last, so reads that need no vector leave out the last VECTOR_COLUMNS. The
+#  questions come from the memory's current row of that kind in memory_derived
+#  (``with_questions`` joins it)
+_QUESTIONS = memory_derived.alias("questions_row")
 RAW_COLUMNS: tuple[Any, ...] = (
     memories.c.id,
     memories.c.user_id,
@@ -48,14 +51,19 @@ RAW_COLUMNS: tuple[Any, ...] = (
     type_coerce(memories.c.source_chats, String).label("source_chats"),
     type_coerce(memories.c.expires_at, String).label("expires_at"),
     memories.c.run_id,
-    memories.c.questions,
+    _QUESTIONS.c.value.label("questions"),
     memories.c.embedding,
     memories.c.embedder,
-    memories.c.question_vectors,
-    memories.c.question_embedder,
+    _QUESTIONS.c.vectors.label("question_vectors"),
+    _QUESTIONS.c.embedder.label("question_embedder"),
 )
 VECTOR_COLUMNS = 4
 _UTC = UTCDateTime()
+
+
+def with_questions(memory_rows: Any) -> Any:
+    """``memory_rows`` (memories, perhaps joined) with each memory's current questions."""
+    return memory_rows.outerjoin(_QUESTIONS, current(QUESTIONS, _QUESTIONS))
 
 
 class TurnRows:
@@ -97,8 +105,8 @@ def build_memory(raw: tuple[Any, ...], dialect: Dialect) -> Memory:
     # a damaged vector is treated as missing: the reranker recomputes it
     if blob is not None and len(blob) % 4 == 0:
         vector = np.frombuffer(blob, dtype=np.float32)
-    asked = decode_questions(questions)
-    asked_vectors = question_matrix(question_blob, len(asked or ()))
+    asked = texts(questions)
+    asked_vectors = vector_matrix(question_blob, len(asked or ()))
     return Memory(
         id=memory_id,
         user_id=user_id,

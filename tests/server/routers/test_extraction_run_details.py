@@ -86,7 +86,7 @@ def test_the_run_page_shows_the_memories_asked_and_a_stopped_questions_pass(
     world = build_world(make_settings(tmp_path), embedder)
     run = Run(id=new_run_id(), trigger="scheduler", started_at=world.md.clock())
     start_run(world.md.db, run)
-    run.memories_questioned, run.llm_calls, run.llm_calls_failed = 2, 3, 1
+    run.memories_derived, run.llm_calls, run.llm_calls_failed = {"questions": 2}, 3, 1
     run.errors = [
         {
             "kind": "questions",

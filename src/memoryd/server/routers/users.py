@@ -14,7 +14,7 @@ from starlette.concurrency import run_in_threadpool
 
 from memoryd.domain.errors import AlreadyExists, InvalidInput
 from memoryd.domain.models import Actor, Source, User
-from memoryd.server.auth import ApiKey, validate_password
+from memoryd.server.auth import validate_password
 from memoryd.server.deps import (
     AdminUser,
     CurrentCaller,
@@ -40,6 +40,7 @@ from memoryd.server.schemas import (
     UserOverview,
     WorkspaceOut,
 )
+from memoryd.storage.credentials import ApiKey
 
 router = APIRouter(prefix="/api/v1", tags=["users"])
 UserId = Annotated[int, Path(ge=1, le=2**31 - 1)]

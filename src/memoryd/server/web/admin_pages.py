@@ -14,8 +14,9 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse
 
+from memoryd.domain.errors import MemorydError
 from memoryd.domain.models import Actor, Role, Source, User, Workspace
-from memoryd.extraction.runs import Run, calls_text, get_run
+from memoryd.extraction.runs import Run, calls_text
 from memoryd.i18n import N_
 from memoryd.plugins import llm_provider_factories
 from memoryd.server.deps import Caller, Owner, ServerState, State
@@ -167,8 +168,9 @@ def run_page(request: Request, state: State, run_id: str) -> Response:
     caller = admin_caller(request, state)
     if not isinstance(caller, Caller):
         return caller
-    run = get_run(state.md.db, run_id[:64], now=state.md.clock())
-    if run is None:
+    try:
+        run = state.md.extraction_run(run_id[:64])
+    except MemorydError:
         missing = _("No extraction run %(id)r.", id=run_id)
         return redirect(request, "/admin?tab=extraction", missing, "error")
     names = {u.id: u.name for u in state.md.list_users()}
