@@ -156,16 +156,20 @@ def test_migration_0017_up_and_down(migrated_pg_url: str, embedder: MiniLMEmbedd
         command.downgrade(_alembic_config(conn), revision_before("_memory_rows_whole.py"))
         conn.commit()
     with Memoryd(database=db, embedder=embedder) as md:
-        ana = md.create_user("ana")
-        before = ask(md, ana.id, "I play the guitar.", before_0018=True)
+        with md.db.write() as repo:  # as a process of that time did (no users.language yet)
+            repo.conn.execute(
+                text("INSERT INTO users (name, role, created_at) VALUES ('ana', 'default', now())")
+            )
+            ana_id = repo.conn.execute(text("SELECT id FROM users WHERE name = 'ana'")).scalar_one()
+        before = ask(md, ana_id, "I play the guitar.", before_0018=True)
         with md.db.read() as repo:
             moved = out_of_line(repo.conn, "memories")
         assert moved > 0
     with Memoryd(migrated_pg_url, embedder=embedder) as md:  # migrates to head
-        ask(md, ana.id, "I have two cats.")
+        ask(md, ana_id, "I have two cats.")
         with md.db.read() as repo:  # 0027 moved its questions into a whole row
             assert out_of_line(repo.conn, "memories") == moved
             assert out_of_line(repo.conn) == 0
-        turn = md.context(ana.id, None, "What do you play?", record=False).memories
+        turn = md.context(ana_id, None, "What do you play?", record=False).memories
         old = next(m for m in turn if m.id == before)
         assert old.questions == ASKED and old.question_vectors is not None
