@@ -88,7 +88,7 @@ from memoryd.transfer_preferences import (
 if TYPE_CHECKING:
     from collections.abc import Collection, Iterable
 
-    from memoryd.service import Memoryd
+    from memoryd.backends import Backends
     from memoryd.storage.repository import Repository
 
 _ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
@@ -120,11 +120,10 @@ def memory_line(memory: Memory, question_prompt: int | None = None) -> str:
     return json.dumps(record, sort_keys=True, ensure_ascii=False)
 
 
-def export_lines(md: Memoryd, user_id: int, *, chats: bool = True) -> list[str]:
+def export_lines(md: Backends, user_id: int, *, chats: bool = True) -> list[str]:
     """The user's preferences line, their memories, then (unless ``chats=False``) their
     recorded chats, all read in one transaction."""
-    if md._writer is not None:  # exchanges this process still holds are written first
-        md._writer.flush()
+    md.flush_writes()  # exchanges this process still holds are written first
     with md.db.read() as repo:
         md.store.require_user(repo, user_id)
         preferences = read_preferences(repo, user_id)
@@ -318,7 +317,7 @@ def _record(data: dict[str, Any], line: int) -> _Record:
 
 
 def _plan_counts(
-    md: Memoryd,
+    md: Backends,
     repo: Repository,
     user_id: int,
     records: list[_Record],
@@ -367,7 +366,7 @@ def _source_chats(
 
 
 def import_lines(
-    md: Memoryd,
+    md: Backends,
     user_id: int,
     lines: Iterable[str] | str | ImportFile,
     actor: Actor,
@@ -485,7 +484,7 @@ def import_lines(
 
 
 def _workspaces(
-    md: Memoryd,
+    md: Backends,
     repo: Repository,
     user_id: int,
     parsed: ImportFile,
@@ -514,7 +513,7 @@ def _workspaces(
     return found
 
 
-def _refuse_over_limits(md: Memoryd, counts: Counter[tuple[Scope, str | None]]) -> None:
+def _refuse_over_limits(md: Backends, counts: Counter[tuple[Scope, str | None]]) -> None:
     for (scope, workspace), count in sorted(counts.items(), key=lambda i: (i[0][0], i[0][1] or "")):
         limit = md.limits.for_scope(scope)
         if count > limit:
@@ -526,7 +525,7 @@ def _refuse_over_limits(md: Memoryd, counts: Counter[tuple[Scope, str | None]]) 
             )
 
 
-def _check_limits(md: Memoryd, memories: list[Memory]) -> None:
+def _check_limits(md: Backends, memories: list[Memory]) -> None:
     now = md.clock()
     live = [m for m in memories if not m.is_expired(now)]
     _refuse_over_limits(md, Counter((m.scope, m.workspace) for m in live))

@@ -1,7 +1,7 @@
 """The chat-turn part of the library facade: which memories one turn gets (R3, R4).
 
-``Memoryd`` inherits ``context`` from here (like ``ChatFacade``). Kept apart from
-``memoryd.service`` because it is the hot path -- every proxied or API chat turn runs it
+``Memoryd.context`` is ``TurnService.context``. Kept apart from the other services
+because it is the hot path -- every proxied or API chat turn runs it
 -- and its shape is chosen for speed:
 
 - one read: the turn's memories come from a single statement (``Repository.turn_pool``)
@@ -38,36 +38,19 @@ from memoryd.domain.injection import (
 from memoryd.domain.models import Memory, Scope, ScoredMemory
 
 if TYPE_CHECKING:
-    from memoryd.rerank.base import Reranker
-    from memoryd.storage.catalog import Catalog
-    from memoryd.storage.database import Database
+    from memoryd.backends import Backends
     from memoryd.storage.repository import Repository
-    from memoryd.store import MemoryStore
-    from memoryd.writeback import BackgroundWriter, QuietGate
 
 log = logging.getLogger("memoryd")
 
 LAST_USED_RESOLUTION_S = 60
 
 
-class TurnFacade:
-    """Chat-turn methods of ``Memoryd`` (see the module doc)."""
+class TurnService:
+    """Chat turns (see the module doc)."""
 
-    clock: Callable[[], datetime]
-    store: MemoryStore
-    catalog: Catalog
-    quiet: QuietGate
-
-    if TYPE_CHECKING:
-
-        @property
-        def db(self) -> Database: ...
-
-        @property
-        def reranker(self) -> Reranker: ...
-
-        @property
-        def writer(self) -> BackgroundWriter: ...
+    def __init__(self, backends: Backends) -> None:
+        self.backends = backends
 
     def context(
         self,
@@ -87,11 +70,12 @@ class TurnFacade:
         after the turn's statement has read the cache version (``memoryd.storage.catalog``)
         and before anything is marked: the server checks there that an API key taken
         from its cache is still valid; an exception it raises ends the turn."""
-        self.quiet.enter()  # pre-embedding waits for no turn to be in progress
+        quiet = self.backends.quiet
+        quiet.enter()  # pre-embedding waits for no turn to be in progress
         try:
             return self._context(user_id, workspace, message, history, record, confirm)
         finally:
-            self.quiet.leave()
+            quiet.leave()
 
     def _context(
         self,
@@ -105,18 +89,19 @@ class TurnFacade:
         if not isinstance(message, str):
             raise InvalidInput("message must be text")
         query = build_query(message, check_history(history))
-        with self.db.read() as repo:
+        b = self.backends
+        with b.db.read() as repo:
             workspace_id, enabled = self._turn_scope(repo, user_id, workspace)
             version, pool = repo.turn_pool(user_id, workspace_id)
-            if not self.catalog.sync(version):  # something changed: check again, uncached
+            if not b.catalog.sync(version):  # something changed: check again, uncached
                 workspace_id, enabled = self._turn_scope(repo, user_id, workspace)
                 version, pool = repo.turn_pool(user_id, workspace_id)
-                self.catalog.sync(version)
+                b.catalog.sync(version)
         if confirm is not None:
             confirm()
         if not enabled:
             return Turn(enabled=False, query=query, record=record)
-        now = self.clock()
+        now = b.clock()
         pool = [m for m in pool if not m.is_expired(now)]  # expired: never injected
         globals_ = [ScoredMemory(m, None) for m in pool if m.scope is Scope.GLOBAL]
         candidates = [m for m in pool if m.scope is Scope.WORKSPACE]
@@ -124,7 +109,7 @@ class TurnFacade:
         turn = Turn(
             global_memories=tuple(globals_),
             workspace_memories=tuple(chosen),
-            reranker=self.reranker.name if len(candidates) > WORKSPACE_TOP_K else None,
+            reranker=b.reranker.name if len(candidates) > WORKSPACE_TOP_K else None,
             fallback_reason=reason,
             query=query,
             candidates=len(candidates),
@@ -134,23 +119,23 @@ class TurnFacade:
             return turn
         stale = [m.id for m in turn.memories if _needs_touch(m.last_used_at, now)]
         if stale:
-            self.writer.touch(stale, now)
+            b.writer.touch(stale, now)
         return turn
 
     def _turn_scope(
         self, repo: Repository, user_id: int, workspace: str | None
     ) -> tuple[int | None, bool]:
         """The workspace id and whether memory is on, from the cache when it has them."""
-        catalog = self.catalog
+        catalog, store = self.backends.catalog, self.backends.store
         if type(user_id) is not int or catalog.get("users", user_id) is None:
-            self.store.require_user(repo, user_id)
+            store.require_user(repo, user_id)
             catalog.put("users", user_id, True, catalog.version)
         workspace_id = None
         if workspace:
             if isinstance(workspace, str):
                 workspace_id = catalog.get("workspaces", workspace)
             if workspace_id is None:
-                workspace_id = self.store.require_workspace(repo, workspace)
+                workspace_id = store.require_workspace(repo, workspace)
                 catalog.put("workspaces", workspace, workspace_id, catalog.version)
         values = catalog.get("settings", None)
         if values is None:
@@ -164,12 +149,14 @@ class TurnFacade:
             return [ScoredMemory(m, None) for m in most_recent(candidates, len(candidates))], None
         one_blas_thread()  # small products: another core's BLAS thread only costs time
         try:
-            scores = self.reranker.score(query, candidates)
+            scores = self.backends.reranker.score(query, candidates)
             return top_k(candidates, scores, WORKSPACE_TOP_K), None
         except Exception as exc:  # any reranker failure falls back to recency (R4)
             reason = f"{type(exc).__name__}: {exc}"
             log.warning(
-                "reranker %s failed, using the 5 newest memories: %s", self.reranker.name, reason
+                "reranker %s failed, using the 5 newest memories: %s",
+                self.backends.reranker.name,
+                reason,
             )
             return [ScoredMemory(m, None) for m in most_recent(candidates)], reason
 

@@ -27,14 +27,17 @@ import logging
 import os
 import threading
 import weakref
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from memoryd.domain.errors import NotFound
 
 if TYPE_CHECKING:
-    from memoryd.service import Memoryd
+    from memoryd.storage.database import Database
+    from memoryd.storage.repository import Repository
+    from memoryd.store import MemoryStore
 
 log = logging.getLogger("memoryd")
 
@@ -79,10 +82,36 @@ class PendingChat:
     memory_ids: tuple[str, ...] = ()  # the memories injected into it, in prompt order
 
 
+class WriterDeps(Protocol):
+    """What the writer writes with: storage, the write rules, the turn gate, and how a
+    chat is stored and pre-embedded (``memoryd.chat_log.ChatService``). ``Memoryd`` is one."""
+
+    quiet: QuietGate
+
+    @property
+    def db(self) -> Database: ...
+
+    @property
+    def store(self) -> MemoryStore: ...
+
+    def store_chat(
+        self,
+        repo: Repository,
+        user_id: int,
+        workspace: str,
+        prompt: str,
+        response: str,
+        at: datetime,
+        memory_ids: Sequence[str] = (),
+    ) -> tuple[int, bool]: ...
+
+    def warm_history(self, *texts: str) -> None: ...
+
+
 class BackgroundWriter:
     """A queue of marks and chats written by one daemon thread (see the module docstring)."""
 
-    def __init__(self, md: Memoryd) -> None:
+    def __init__(self, md: WriterDeps) -> None:
         self._md = md
         self._cond = threading.Condition()
         self._touches: dict[str, datetime] = {}
