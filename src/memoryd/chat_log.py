@@ -126,6 +126,25 @@ class ChatService:
             )
         return chat_id, processed
 
+    def store_pending(self, batch: Sequence[PendingChat]) -> None:
+        """Write exchanges the background writer queued, in one transaction; one whose
+        user or workspace was deleted meanwhile is dropped, with a warning."""
+        with self.backends.db.write() as repo:
+            for chat in batch:
+                try:
+                    self.store.require_user(repo, chat.user_id)
+                    self.store_chat(
+                        repo,
+                        chat.user_id,
+                        chat.workspace,
+                        chat.prompt,
+                        chat.response,
+                        chat.at,
+                        chat.memory_ids,
+                    )
+                except NotFound as exc:
+                    log.warning("dropping a queued chat of user %s: %s", chat.user_id, exc)
+
     def warm_history(self, *texts: str) -> None:
         """The next turns quote this exchange as history: embed it now, not on their path.
 

@@ -155,7 +155,12 @@ class Memoryd:
         if self._writer is None:
             with self._open_lock:
                 if self._writer is None:
-                    self._writer = BackgroundWriter(self)
+                    self._writer = BackgroundWriter(
+                        self.chats.store_pending,
+                        self.turns.mark_used,
+                        self.chats.warm_history,
+                        self.quiet,
+                    )
         return self._writer
 
     def finish_writes(self) -> None:

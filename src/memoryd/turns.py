@@ -122,6 +122,16 @@ class TurnService:
             b.writer.touch(stale, now)
         return turn
 
+    def mark_used(self, marks: dict[str, datetime]) -> None:
+        """Set ``last_used_at`` of memories the background writer queued, one UPDATE per
+        distinct time."""
+        by_time: dict[datetime, list[str]] = {}
+        for memory_id, at in marks.items():
+            by_time.setdefault(at, []).append(memory_id)
+        with self.backends.db.write() as repo:
+            for at, ids in by_time.items():
+                repo.touch_memories(ids, at)
+
     def _turn_scope(
         self, repo: Repository, user_id: int, workspace: str | None
     ) -> tuple[int | None, bool]:
