@@ -167,23 +167,11 @@ def _derived(
         raise InvalidInput(f"line {line}: {exc}") from None
 
 
-def _expiry(value: Any, line: int) -> datetime | None:
-    """An expiry may lie in the future (unlike the other times) or be missing."""
-    if value is None:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value)
-    except (TypeError, ValueError):
-        raise InvalidInput(f"line {line}: expires_at is not an ISO 8601 time") from None
-    if parsed.tzinfo is None:
-        raise InvalidInput(f"line {line}: expires_at has no time zone")
-    if not EARLIEST <= parsed <= LATEST:  # past LATEST it has no UTC time to store
-        raise InvalidInput(f"line {line}: expires_at {value} is not a plausible time")
-    return parsed
-
-
-def _time(value: Any, name: str, line: int, *, optional: bool = False) -> datetime | None:
-    """A time from a line: ISO 8601 with a zone, after 2000 and not in the future."""
+def _time(
+    value: Any, name: str, line: int, *, optional: bool = False, latest: datetime | None = None
+) -> datetime | None:
+    """A time from a line: ISO 8601 with a zone, after 2000 and not in the future (not
+    after ``latest`` when given: an expiry may lie in the future)."""
     if value is None and optional:
         return None
     try:
@@ -192,7 +180,7 @@ def _time(value: Any, name: str, line: int, *, optional: bool = False) -> dateti
         raise InvalidInput(f"line {line}: {name} is not an ISO 8601 time") from None
     if parsed.tzinfo is None:
         raise InvalidInput(f"line {line}: {name} has no time zone")
-    if not EARLIEST <= parsed <= datetime.now(UTC) + FUTURE_SLACK:
+    if not EARLIEST <= parsed <= (latest or datetime.now(UTC) + FUTURE_SLACK):
         raise InvalidInput(f"line {line}: {name} {value} is not a plausible time")
     return parsed
 
@@ -310,7 +298,8 @@ def _record(data: dict[str, Any], line: int) -> _Record:
         updated_at=updated or created,
         last_used_at=_time(data.get("last_used_at"), "last_used_at", line, optional=True),
         source_chat_ids=chats,
-        expires_at=_expiry(data.get("expires_at"), line),
+        # past LATEST an expiry has no UTC time to store
+        expires_at=_time(data.get("expires_at"), "expires_at", line, optional=True, latest=LATEST),
         questions=questions,
         question_prompt=prompt or 1,
     )
