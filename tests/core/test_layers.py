@@ -144,6 +144,9 @@ FACADE = (
     "memoryd.transfer",
     "memoryd.transfer_chats",
     "memoryd.transfer_preferences",
+    "memoryd.history_import",
+    "memoryd.history_formats",
+    "memoryd.memory_list",
 )
 SURFACES = (
     "memoryd.server",
