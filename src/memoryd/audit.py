@@ -1,6 +1,6 @@
 """The audit log part of the library facade: reading a user's audit entries.
 
-``Memoryd`` inherits these methods. The audit log (R12) has one entry per change to a
+``Memoryd`` hands these methods on to here. The audit log (R12) has one entry per change to a
 memory -- create, update, delete, promote, demote, by the user, an admin, an extraction
 run, an import or memoryd itself (``system``: expired memories purged) -- with the memory
 before and after, and one per deletion of recorded chats (``delete_chats``: how many,
@@ -38,19 +38,14 @@ from memoryd.domain.models import AuditEntry
 from memoryd.storage import audit_rows
 
 if TYPE_CHECKING:
-    from memoryd.storage.database import Database
-    from memoryd.store import MemoryStore
+    from memoryd.extraction.deps import ExtractionDeps
 
 
-class AuditFacade:
-    """Audit log methods of ``Memoryd`` (see the module doc)."""
+class AuditService:
+    """Reading a user's audit log (see the module doc)."""
 
-    store: MemoryStore
-
-    if TYPE_CHECKING:
-
-        @property
-        def db(self) -> Database: ...
+    def __init__(self, deps: ExtractionDeps) -> None:
+        self.deps = deps
 
     def list_audit(
         self,
@@ -88,8 +83,8 @@ class AuditFacade:
             since=since,
             visible_in=visible_in,
         )
-        with self.db.read() as repo:
-            self.store.require_user(repo, user_id)
+        with self.deps.db.read() as repo:
+            self.deps.store.require_user(repo, user_id)
             return audit_rows.list_entries(repo.conn, query)
 
     def audit_log(
@@ -113,6 +108,6 @@ class AuditFacade:
             workspace=workspace,
             since=since,
         )
-        with self.db.read() as repo:
-            self.store.require_user(repo, user_id)
+        with self.deps.db.read() as repo:
+            self.deps.store.require_user(repo, user_id)
             return audit_rows.list_entries(repo.conn, query, newest_first=False)

@@ -1,8 +1,8 @@
 """The chat part of the library facade: recording exchanges, what each one was told,
 deleting them, and the user's "don't learn from my chats" switch.
 
-``Memoryd`` inherits these methods. Kept apart from ``memoryd.service`` because they are
-one concern -- what memoryd keeps of a conversation -- with rules of their own:
+``Memoryd``'s chat methods are ``ChatService``'s. Kept apart from the other services
+because they are one concern -- what memoryd keeps of a conversation -- with rules of their own:
 
 - An incognito turn (``context(record=False)``) is never recorded: ``record_chat`` with
   such a turn raises ``InvalidInput`` rather than store it by mistake.
@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -37,16 +37,14 @@ from memoryd.domain.errors import InvalidInput, NotFound
 from memoryd.domain.injection import Turn, history_part, injectable_into, used_ids
 from memoryd.domain.models import Actor, AuditAction, Chat, Source, UsedMemory
 from memoryd.domain.rules import is_row_id
-from memoryd.rerank.base import Reranker, Warmable
+from memoryd.rerank.base import Warmable
 from memoryd.storage import chat_erasure
-from memoryd.storage.repository import Repository
 from memoryd.user_settings import change_learning
 from memoryd.writeback import PendingChat
 
 if TYPE_CHECKING:
-    from memoryd.storage.database import Database
-    from memoryd.store import MemoryStore
-    from memoryd.writeback import BackgroundWriter
+    from memoryd.backends import Backends
+    from memoryd.storage.repository import Repository
 
 log = logging.getLogger("memoryd")
 
@@ -54,23 +52,12 @@ MAX_CHAT_TEXT = 200_000
 MAX_AUDITED_IDS = 1000  # chat ids named in one deletion's audit entry
 
 
-class ChatFacade:
-    """Chat methods of ``Memoryd`` (see the module doc)."""
+class ChatService:
+    """Recorded chats (see the module doc)."""
 
-    store: MemoryStore
-    clock: Callable[[], datetime]
-    _writer: BackgroundWriter | None
-
-    if TYPE_CHECKING:
-
-        @property
-        def db(self) -> Database: ...
-
-        @property
-        def writer(self) -> BackgroundWriter: ...
-
-        @property
-        def reranker(self) -> Reranker: ...
+    def __init__(self, backends: Backends) -> None:
+        self.backends = backends
+        self.store = backends.store
 
     # recording -----------------------------------------------------------------
     def record_chat(
@@ -88,8 +75,8 @@ class ChatFacade:
         were injected; an incognito turn (``context(record=False)``) is refused."""
         ids = used_ids(turn, memory_ids)
         _check_chat(prompt, response)
-        now = self.clock()
-        with self.db.write() as repo:
+        now = self.backends.clock()
+        with self.backends.db.write() as repo:
             self.store.require_user(repo, user_id)
             chat_id, processed = self.store_chat(
                 repo, user_id, workspace, prompt, response, now, ids
@@ -111,8 +98,8 @@ class ChatFacade:
         writer (batched, retried, flushed by ``close()``)."""
         ids = used_ids(turn, memory_ids)
         _check_chat(prompt, response)
-        chat = PendingChat(user_id, workspace, prompt, response, self.clock(), tuple(ids))
-        self.writer.add_chat(chat)
+        chat = PendingChat(user_id, workspace, prompt, response, self.backends.clock(), tuple(ids))
+        self.backends.writer.add_chat(chat)
 
     def store_chat(
         self,
@@ -139,13 +126,32 @@ class ChatFacade:
             )
         return chat_id, processed
 
+    def store_pending(self, batch: Sequence[PendingChat]) -> None:
+        """Write exchanges the background writer queued, in one transaction; one whose
+        user or workspace was deleted meanwhile is dropped, with a warning."""
+        with self.backends.db.write() as repo:
+            for chat in batch:
+                try:
+                    self.store.require_user(repo, chat.user_id)
+                    self.store_chat(
+                        repo,
+                        chat.user_id,
+                        chat.workspace,
+                        chat.prompt,
+                        chat.response,
+                        chat.at,
+                        chat.memory_ids,
+                    )
+                except NotFound as exc:
+                    log.warning("dropping a queued chat of user %s: %s", chat.user_id, exc)
+
     def warm_history(self, *texts: str) -> None:
         """The next turns quote this exchange as history: embed it now, not on their path.
 
         One text per embedding call: a batch pads every text to the longest one, and a
         short prompt batched with a long reply cost about twice the CPU of the two
         embedded alone (BENCHMARKS.md, issue 11)."""
-        reranker = self.reranker
+        reranker = self.backends.reranker
         if isinstance(reranker, Warmable):
             try:
                 for text in texts:
@@ -157,13 +163,13 @@ class ChatFacade:
     def list_chats(
         self, user_id: int, workspace: str | None = None, *, processed: bool | None = None
     ) -> list[Chat]:
-        with self.db.read() as repo:
+        with self.backends.db.read() as repo:
             self.store.require_user(repo, user_id)
             workspace_id = self.store.require_workspace(repo, workspace) if workspace else None
             return repo.list_chats(user_id, workspace_id, processed=processed)
 
     def get_chat(self, user_id: int, chat_id: int) -> Chat:
-        with self.db.read() as repo:
+        with self.backends.db.read() as repo:
             self.store.require_user(repo, user_id)
             found = repo.list_chats(user_id, ids=[chat_id]) if is_row_id(chat_id) else []
         if not found:
@@ -173,7 +179,7 @@ class ChatFacade:
     def chat_memories(self, user_id: int, chat_ids: Iterable[int]) -> dict[int, list[UsedMemory]]:
         """The memories injected into each of the user's chats, in prompt order; a deleted
         memory appears with ``memory=None``. Chats without any are left out."""
-        with self.db.read() as repo:
+        with self.backends.db.read() as repo:
             links = repo.chat_memory_ids([i for i in chat_ids if is_row_id(i)])
             alive = repo.memories_by_id(user_id, (i for ids in links.values() for i in ids))
         return {
@@ -182,7 +188,7 @@ class ChatFacade:
 
     def chats_using(self, user_id: int, memory_id: str, *, limit: int = 100) -> list[Chat]:
         """The user's recorded chats this memory was injected into, newest first."""
-        with self.db.read() as repo:
+        with self.backends.db.read() as repo:
             self.store.owned(repo, user_id, memory_id)
             found = repo.list_chats(user_id, using_memory=memory_id)
         return found[::-1][:limit]
@@ -201,7 +207,7 @@ class ChatFacade:
         ids = _chat_ids(chat_ids)
         if not ids:
             return 0
-        with self.db.write() as repo:
+        with self.backends.db.write() as repo:
             self.store.require_user(repo, user_id, lock=True)
             owned = chat_erasure.owned_chat_ids(
                 repo.conn, user_id, [i for i in ids if is_row_id(i)]
@@ -219,9 +225,8 @@ class ChatFacade:
         """Delete all the user's chats in ``workspace``, or in every workspace when None;
         returns how many (0 when there were none). Exchanges this process still holds
         for the background writer are written first, so none appears after the clear."""
-        if self._writer is not None:
-            self._writer.flush()
-        with self.db.write() as repo:
+        self.backends.flush_writes()
+        with self.backends.db.write() as repo:
             self.store.require_user(repo, user_id, lock=True)
             workspace_id = None
             if workspace is not None:
@@ -251,13 +256,13 @@ class ChatFacade:
             actor=(actor or Actor(Source.USER, user_id)).label,
             before=record,
             after=None,
-            now=self.clock(),
+            now=self.backends.clock(),
         )
 
     # the learning switch -------------------------------------------------------
     def learns_from_chats(self, user_id: int) -> bool:
         """Whether extraction may learn from this user's chats."""
-        with self.db.read() as repo:
+        with self.backends.db.read() as repo:
             value = repo.learns_from_chats(user_id) if is_row_id(user_id) else None
         if value is None:
             raise NotFound(f"no user {user_id!r}")
@@ -270,9 +275,9 @@ class ChatFacade:
         if not isinstance(on, bool):
             raise InvalidInput("learning is on (true) or off (false)")
         actor = actor or Actor(Source.USER, user_id)
-        with self.db.write() as repo:
+        with self.backends.db.write() as repo:
             self.store.require_user(repo, user_id, lock=True)
-            return change_learning(repo, user_id, on, actor, self.clock())
+            return change_learning(repo, user_id, on, actor, self.backends.clock())
 
 
 def _chat_ids(chat_ids: Iterable[int]) -> list[int]:

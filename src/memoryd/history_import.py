@@ -29,11 +29,11 @@ from typing import TYPE_CHECKING
 from memoryd.chat_log import MAX_CHAT_TEXT
 from memoryd.domain.models import Actor, Source
 from memoryd.history_formats import NAMES, History, Turn
-from memoryd.transfer import ImportFile
+from memoryd.transfer import ImportFile, import_lines
 from memoryd.transfer_chats import ChatRecord
 
 if TYPE_CHECKING:
-    from memoryd.service import Memoryd
+    from memoryd.backends import Backends
 
 BATCH_TURNS = 2000  # turns per committed batch: what an interruption can cost again
 
@@ -66,7 +66,7 @@ class HistoryImport:
 
 
 def import_history(
-    md: Memoryd,
+    md: Backends,
     user_id: int,
     history: History,
     workspace: str,
@@ -78,7 +78,8 @@ def import_history(
     """Record ``history``'s turns as ``user_id``'s chats in ``workspace`` (which must
     exist; the caller checks the user may use it). ``progress`` is called after each
     committed batch."""
-    md.get_workspace(workspace)  # NotFound before anything is written
+    with md.db.read() as repo:  # NotFound before anything is written
+        md.store.require_workspace(repo, workspace)
     actor = actor or Actor(Source.IMPORT, user_id)
     outcome = HistoryImport(history.format, len(history.conversations), 0)
     outcome.skipped = history.empty_prompts
@@ -110,9 +111,7 @@ def import_history(
             )
             for n, turn in enumerate(wanted[start : start + batch_turns])
         ]
-        done = md.import_memories(
-            user_id, ImportFile([], None, batch), actor=actor, preferences=False
-        )
+        done = import_lines(md, user_id, ImportFile([], None, batch), actor, preferences=False)
         outcome.recorded += done.chats_created
         outcome.already += done.chats_skipped
         if progress is not None:

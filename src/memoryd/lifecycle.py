@@ -1,6 +1,6 @@
 """The memory lifecycle part of the library facade: expiry, upkeep, review and detail.
 
-``Memoryd`` inherits these methods (like ``ExtractionFacade``):
+``Memoryd``'s methods for these are ``LifecycleService``'s:
 
 - ``purge_expired``: delete memories whose expiry passed more than
   ``expired_grace_days`` ago (run by the extraction scheduler's tick, the queue worker's
@@ -50,11 +50,7 @@ from memoryd.store import KEEP, Keep
 from memoryd.user_settings import change_review
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from memoryd.embedding.base import Embedder
-    from memoryd.storage.database import Database
-    from memoryd.store import MemoryStore
+    from memoryd.extraction.deps import ExtractionDeps
 
 PURGE_ACTOR = Actor(Source.SYSTEM)
 log = logging.getLogger("memoryd")
@@ -63,29 +59,22 @@ log = logging.getLogger("memoryd")
 REFRESH_BATCH = 500  # vectors made again per read and write (and per scheduler tick)
 
 
-class LifecycleFacade:
-    """Expiry, review-queue and detail methods of ``Memoryd`` (see the module doc)."""
+class LifecycleService:
+    """Expiry, upkeep, the review queue and a memory's detail (see the module doc)."""
 
-    clock: Callable[[], datetime]
-    store: MemoryStore
-
-    if TYPE_CHECKING:
-
-        @property
-        def db(self) -> Database: ...
-
-        @property
-        def embedder(self) -> Embedder: ...
+    def __init__(self, deps: ExtractionDeps) -> None:
+        self.deps = deps
+        self.store = deps.store
 
     # expiry -------------------------------------------------------------------------
     def purge_expired(self, now: datetime | None = None) -> int:
         """Delete memories expired longer than ``expired_grace_days``; how many went.
 
         Each deletion is in the audit log (actor ``system``), like any other delete."""
-        moment = now or self.clock()
+        moment = now or self.deps.clock()
         deleted = 0
         while True:
-            with self.db.write() as repo:
+            with self.deps.db.write() as repo:
                 spec = runtime_settings.EXPIRED_GRACE_DAYS
                 days = int(repo.get_settings().get(spec.key, spec.default))
                 doomed = repo.expired_before(moment - timedelta(days=days))
@@ -124,19 +113,19 @@ class LifecycleFacade:
         marked current. The extraction scheduler's ticks and the PostgreSQL sweep call
         this; turns use the older vectors meanwhile (or compute what they cannot read)."""
         made = seen = 0
-        name = self.embedder.name
+        name = self.deps.embedder.name
         while limit is None or seen < limit:
             batch = REFRESH_BATCH if limit is None else min(REFRESH_BATCH, limit - seen)
-            with self.db.read() as repo:
+            with self.deps.db.read() as repo:
                 old = vectors.old_vector_memories(repo.conn, batch, name)
             changed = [
                 m
                 for m in old
                 if m.vector_form or m.embedder != name or first_person(m.content) != m.content
             ]
-            fresh = embed_memories(self.embedder, [m.content for m in changed])
+            fresh = embed_memories(self.deps.embedder, [m.content for m in changed])
             by_id = {m.id: vector for m, vector in zip(changed, fresh, strict=True)}
-            with self.db.write() as repo:
+            with self.deps.db.write() as repo:
                 for memory in old:
                     vector = by_id.get(memory.id)
                     if vectors.set_vector(repo.conn, memory, vector, name):
@@ -148,7 +137,7 @@ class LifecycleFacade:
 
     # detail -------------------------------------------------------------------------
     def memory_detail(self, user_id: int, memory_id: str) -> MemoryDetail:
-        with self.db.read() as repo:
+        with self.deps.db.read() as repo:
             memory = self.store.owned(repo, user_id, memory_id)
             history = audit_rows.list_entries(
                 repo.conn, AuditQuery(user_id, memory_id=memory_id, limit=None), newest_first=False
@@ -157,7 +146,7 @@ class LifecycleFacade:
         created = next((e for e in history if e.action is AuditAction.CREATE), None)
         return MemoryDetail(
             memory=memory,
-            expired=memory.is_expired(self.clock()),
+            expired=memory.is_expired(self.deps.clock()),
             created_by=created.actor if created else None,
             source_chats=tuple(chats),
             history=tuple(history),
@@ -169,13 +158,13 @@ class LifecycleFacade:
     # the user's own review mode -------------------------------------------------------
     def review_preference(self, user_id: int) -> str | None:
         """The user's own review mode, or None when they follow the instance setting."""
-        with self.db.read() as repo:
+        with self.deps.db.read() as repo:
             self.store.require_user(repo, user_id)
             return repo.review_preference(user_id)
 
     def review_mode(self, user_id: int) -> str:
         """The review mode extraction uses for this user's memories."""
-        with self.db.read() as repo:
+        with self.deps.db.read() as repo:
             self.store.require_user(repo, user_id)
             own = repo.review_preference(user_id)
             return runtime_settings.review_mode(own, repo.get_settings())
@@ -189,9 +178,9 @@ class LifecycleFacade:
         user)."""
         chosen = None if mode is None else runtime_settings.parse_review(mode)
         actor = actor or Actor(Source.USER, user_id)
-        with self.db.write() as repo:
+        with self.deps.db.write() as repo:
             self.store.require_user(repo, user_id, lock=True)
-            change_review(repo, user_id, chosen, actor, self.clock())
+            change_review(repo, user_id, chosen, actor, self.deps.clock())
 
     # review queue -------------------------------------------------------------------
     def list_suggestions(
@@ -199,12 +188,12 @@ class LifecycleFacade:
     ) -> list[Suggestion]:
         """A user's suggestions (pending ones by default), oldest first."""
         wanted = _status(status)
-        with self.db.read() as repo:
+        with self.deps.db.read() as repo:
             self.store.require_user(repo, user_id)
             return queries.list_suggestions(repo.conn, user_id, wanted)
 
     def get_suggestion(self, user_id: int, suggestion_id: str) -> Suggestion:
-        with self.db.read() as repo:
+        with self.deps.db.read() as repo:
             return _owned(queries.get_suggestion(repo.conn, suggestion_id), user_id, suggestion_id)
 
     def accept_suggestion(
@@ -223,9 +212,13 @@ class LifecycleFacade:
         actor = actor or Actor(Source.USER, user_id)
         current = self.get_suggestion(user_id, suggestion_id)
         text = normalize_content(content if content is not None else current.content)
-        until = current.expires_at if expires_at is KEEP else parse_expiry(expires_at, self.clock())
-        vector = embed_memories(self.embedder, [text])[0]
-        with self.db.write() as repo:
+        until = (
+            current.expires_at
+            if expires_at is KEEP
+            else parse_expiry(expires_at, self.deps.clock())
+        )
+        vector = embed_memories(self.deps.embedder, [text])[0]
+        with self.deps.db.write() as repo:
             self.store.require_user(repo, user_id, lock=True)
             found = _owned(queries.get_suggestion(repo.conn, suggestion_id), user_id, suggestion_id)
             _require_pending(found)
@@ -260,17 +253,19 @@ class LifecycleFacade:
                     expires_at=until if until is not None or expires_at is not KEEP else KEEP,
                 )
             queries.decide_suggestion(
-                repo.conn, found.id, SuggestionStatus.ACCEPTED, self.clock(), memory.id
+                repo.conn, found.id, SuggestionStatus.ACCEPTED, self.deps.clock(), memory.id
             )
             return memory
 
     def reject_suggestion(self, user_id: int, suggestion_id: str) -> Suggestion:
         """Turn a suggestion down; the same text is not suggested again in that scope."""
-        with self.db.write() as repo:
+        with self.deps.db.write() as repo:
             self.store.require_user(repo, user_id, lock=True)
             found = _owned(queries.get_suggestion(repo.conn, suggestion_id), user_id, suggestion_id)
             _require_pending(found)
-            queries.decide_suggestion(repo.conn, found.id, SuggestionStatus.REJECTED, self.clock())
+            queries.decide_suggestion(
+                repo.conn, found.id, SuggestionStatus.REJECTED, self.deps.clock()
+            )
             decided = queries.get_suggestion(repo.conn, found.id)
         assert decided is not None
         return decided

@@ -124,25 +124,3 @@ def set_membership(
     """``change_membership`` in a transaction of its own (``actor`` default: ``admin``)."""
     with db.write() as repo:
         return change_membership(repo, slug, user_id, member, actor or BY_ADMIN, clock())
-
-
-class MembershipFacade:
-    """Membership methods of ``Memoryd`` (see the module doc)."""
-
-    clock: Callable[[], datetime]
-
-    if TYPE_CHECKING:
-
-        @property
-        def db(self) -> Database: ...
-
-    def add_member(self, slug: str, user_id: int, *, actor: Actor | None = None) -> bool:
-        """Let a user into a workspace; False when they were a member already (nothing is
-        recorded then). The change is one ``change_setting`` entry in the user's audit
-        log, by ``actor`` (default: ``admin``)."""
-        return set_membership(self.db, self.clock, slug, user_id, True, actor)
-
-    def remove_member(self, slug: str, user_id: int, *, actor: Actor | None = None) -> None:
-        """Take a user out of a workspace (their memories there stay stored, unused), with
-        its audit entry as for ``add_member``; ``NotFound`` if they are not a member."""
-        set_membership(self.db, self.clock, slug, user_id, False, actor)

@@ -88,7 +88,7 @@ from memoryd.transfer_preferences import (
 if TYPE_CHECKING:
     from collections.abc import Collection, Iterable
 
-    from memoryd.service import Memoryd
+    from memoryd.backends import Backends
     from memoryd.storage.repository import Repository
 
 _ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
@@ -120,11 +120,10 @@ def memory_line(memory: Memory, question_prompt: int | None = None) -> str:
     return json.dumps(record, sort_keys=True, ensure_ascii=False)
 
 
-def export_lines(md: Memoryd, user_id: int, *, chats: bool = True) -> list[str]:
+def export_lines(md: Backends, user_id: int, *, chats: bool = True) -> list[str]:
     """The user's preferences line, their memories, then (unless ``chats=False``) their
     recorded chats, all read in one transaction."""
-    if md._writer is not None:  # exchanges this process still holds are written first
-        md._writer.flush()
+    md.flush_writes()  # exchanges this process still holds are written first
     with md.db.read() as repo:
         md.store.require_user(repo, user_id)
         preferences = read_preferences(repo, user_id)
@@ -168,23 +167,11 @@ def _derived(
         raise InvalidInput(f"line {line}: {exc}") from None
 
 
-def _expiry(value: Any, line: int) -> datetime | None:
-    """An expiry may lie in the future (unlike the other times) or be missing."""
-    if value is None:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value)
-    except (TypeError, ValueError):
-        raise InvalidInput(f"line {line}: expires_at is not an ISO 8601 time") from None
-    if parsed.tzinfo is None:
-        raise InvalidInput(f"line {line}: expires_at has no time zone")
-    if not EARLIEST <= parsed <= LATEST:  # past LATEST it has no UTC time to store
-        raise InvalidInput(f"line {line}: expires_at {value} is not a plausible time")
-    return parsed
-
-
-def _time(value: Any, name: str, line: int, *, optional: bool = False) -> datetime | None:
-    """A time from a line: ISO 8601 with a zone, after 2000 and not in the future."""
+def _time(
+    value: Any, name: str, line: int, *, optional: bool = False, latest: datetime | None = None
+) -> datetime | None:
+    """A time from a line: ISO 8601 with a zone, after 2000 and not in the future (not
+    after ``latest`` when given: an expiry may lie in the future)."""
     if value is None and optional:
         return None
     try:
@@ -193,7 +180,7 @@ def _time(value: Any, name: str, line: int, *, optional: bool = False) -> dateti
         raise InvalidInput(f"line {line}: {name} is not an ISO 8601 time") from None
     if parsed.tzinfo is None:
         raise InvalidInput(f"line {line}: {name} has no time zone")
-    if not EARLIEST <= parsed <= datetime.now(UTC) + FUTURE_SLACK:
+    if not EARLIEST <= parsed <= (latest or datetime.now(UTC) + FUTURE_SLACK):
         raise InvalidInput(f"line {line}: {name} {value} is not a plausible time")
     return parsed
 
@@ -311,14 +298,15 @@ def _record(data: dict[str, Any], line: int) -> _Record:
         updated_at=updated or created,
         last_used_at=_time(data.get("last_used_at"), "last_used_at", line, optional=True),
         source_chat_ids=chats,
-        expires_at=_expiry(data.get("expires_at"), line),
+        # past LATEST an expiry has no UTC time to store
+        expires_at=_time(data.get("expires_at"), "expires_at", line, optional=True, latest=LATEST),
         questions=questions,
         question_prompt=prompt or 1,
     )
 
 
 def _plan_counts(
-    md: Memoryd,
+    md: Backends,
     repo: Repository,
     user_id: int,
     records: list[_Record],
@@ -367,7 +355,7 @@ def _source_chats(
 
 
 def import_lines(
-    md: Memoryd,
+    md: Backends,
     user_id: int,
     lines: Iterable[str] | str | ImportFile,
     actor: Actor,
@@ -487,7 +475,7 @@ def import_lines(
 
 
 def _workspaces(
-    md: Memoryd,
+    md: Backends,
     repo: Repository,
     user_id: int,
     parsed: ImportFile,
@@ -516,7 +504,7 @@ def _workspaces(
     return found
 
 
-def _refuse_over_limits(md: Memoryd, counts: Counter[tuple[Scope, str | None]]) -> None:
+def _refuse_over_limits(md: Backends, counts: Counter[tuple[Scope, str | None]]) -> None:
     for (scope, workspace), count in sorted(counts.items(), key=lambda i: (i[0][0], i[0][1] or "")):
         limit = md.limits.for_scope(scope)
         if count > limit:
@@ -528,7 +516,7 @@ def _refuse_over_limits(md: Memoryd, counts: Counter[tuple[Scope, str | None]]) 
             )
 
 
-def _check_limits(md: Memoryd, memories: list[Memory]) -> None:
+def _check_limits(md: Backends, memories: list[Memory]) -> None:
     now = md.clock()
     live = [m for m in memories if not m.is_expired(now)]
     _refuse_over_limits(md, Counter((m.scope, m.workspace) for m in live))

@@ -1,7 +1,7 @@
 """The chat-turn part of the library facade: which memories one turn gets (R3, R4).
 
-``Memoryd`` inherits ``context`` from here (like ``ChatFacade``). Kept apart from
-``memoryd.service`` because it is the hot path -- every proxied or API chat turn runs it
+``Memoryd.context`` is ``TurnService.context``. Kept apart from the other services
+because it is the hot path -- every proxied or API chat turn runs it
 -- and its shape is chosen for speed:
 
 - one read: the turn's memories come from a single statement (``Repository.turn_pool``)
@@ -44,38 +44,19 @@ from memoryd.i18n import check_language, section_heading, section_titles, turn_l
 from memoryd.user_settings import change_language
 
 if TYPE_CHECKING:
-    from memoryd.config import MemorydSettings
-    from memoryd.rerank.base import Reranker
-    from memoryd.storage.catalog import Catalog
-    from memoryd.storage.database import Database
+    from memoryd.backends import Backends
     from memoryd.storage.repository import Repository
-    from memoryd.store import MemoryStore
-    from memoryd.writeback import BackgroundWriter, QuietGate
 
 log = logging.getLogger("memoryd")
 
 LAST_USED_RESOLUTION_S = 60
 
 
-class TurnFacade:
-    """Chat-turn methods of ``Memoryd`` (see the module doc)."""
+class TurnService:
+    """Chat turns (see the module doc)."""
 
-    clock: Callable[[], datetime]
-    settings: MemorydSettings
-    store: MemoryStore
-    catalog: Catalog
-    quiet: QuietGate
-
-    if TYPE_CHECKING:
-
-        @property
-        def db(self) -> Database: ...
-
-        @property
-        def reranker(self) -> Reranker: ...
-
-        @property
-        def writer(self) -> BackgroundWriter: ...
+    def __init__(self, backends: Backends) -> None:
+        self.backends = backends
 
     def context(
         self,
@@ -95,11 +76,12 @@ class TurnFacade:
         after the turn's statement has read the cache version (``memoryd.storage.catalog``)
         and before anything is marked: the server checks there that an API key taken
         from its cache is still valid; an exception it raises ends the turn."""
-        self.quiet.enter()  # pre-embedding waits for no turn to be in progress
+        quiet = self.backends.quiet
+        quiet.enter()  # pre-embedding waits for no turn to be in progress
         try:
             return self._context(user_id, workspace, message, history, record, confirm)
         finally:
-            self.quiet.leave()
+            quiet.leave()
 
     def _context(
         self,
@@ -113,22 +95,23 @@ class TurnFacade:
         if not isinstance(message, str):
             raise InvalidInput("message must be text")
         query = build_query(message, check_history(history))
-        with self.db.read() as repo:
+        b = self.backends
+        with b.db.read() as repo:
             own, workspace_id, enabled = self._turn_scope(repo, user_id, workspace)
             version, pool = repo.turn_pool(user_id, workspace_id)
-            if not self.catalog.sync(version):  # something changed: check again, uncached
+            if not b.catalog.sync(version):  # something changed: check again, uncached
                 own, workspace_id, enabled = self._turn_scope(repo, user_id, workspace)
                 version, pool = repo.turn_pool(user_id, workspace_id)
-                self.catalog.sync(version)
+                b.catalog.sync(version)
         if confirm is not None:
             confirm()
-        language = turn_language(own or self.settings.language, query.text)
+        language = turn_language(own or b.settings.language, query.text)
         heading = section_heading(language)
         if not enabled:
             return Turn(
                 enabled=False, query=query, record=record, heading=heading, titles=section_titles
             )
-        now = self.clock()
+        now = b.clock()
         pool = [m for m in pool if not m.is_expired(now)]  # expired: never injected
         globals_ = [ScoredMemory(m, None) for m in pool if m.scope is Scope.GLOBAL]
         candidates = [m for m in pool if m.scope is Scope.WORKSPACE]
@@ -136,7 +119,7 @@ class TurnFacade:
         turn = Turn(
             global_memories=tuple(globals_),
             workspace_memories=tuple(chosen),
-            reranker=self.reranker.name if len(candidates) > WORKSPACE_TOP_K else None,
+            reranker=b.reranker.name if len(candidates) > WORKSPACE_TOP_K else None,
             fallback_reason=reason,
             query=query,
             candidates=len(candidates),
@@ -148,15 +131,25 @@ class TurnFacade:
             return turn
         stale = [m.id for m in turn.memories if _needs_touch(m.last_used_at, now)]
         if stale:
-            self.writer.touch(stale, now)
+            b.writer.touch(stale, now)
         return turn
+
+    def mark_used(self, marks: dict[str, datetime]) -> None:
+        """Set ``last_used_at`` of memories the background writer queued, one UPDATE per
+        distinct time."""
+        by_time: dict[datetime, list[str]] = {}
+        for memory_id, at in marks.items():
+            by_time.setdefault(at, []).append(memory_id)
+        with self.backends.db.write() as repo:
+            for at, ids in by_time.items():
+                repo.touch_memories(ids, at)
 
     def _turn_scope(
         self, repo: Repository, user_id: int, workspace: str | None
     ) -> tuple[str | None, int | None, bool]:
         """The user's own language, the workspace id and whether memory is on, from the
         cache when it has them."""
-        catalog = self.catalog
+        catalog, store = self.backends.catalog, self.backends.store
         own = catalog.get("users", user_id) if type(user_id) is int else None
         if own is None:
             own = self._user_language(repo, user_id) or ""
@@ -166,7 +159,7 @@ class TurnFacade:
             if isinstance(workspace, str):
                 workspace_id = catalog.get("workspaces", workspace)
             if workspace_id is None:
-                workspace_id = self.store.require_workspace(repo, workspace)
+                workspace_id = store.require_workspace(repo, workspace)
                 catalog.put("workspaces", workspace, workspace_id, catalog.version)
         values = catalog.get("settings", None)
         if values is None:
@@ -185,12 +178,12 @@ class TurnFacade:
     def language_preference(self, user_id: int) -> str | None:
         """The user's own language (a code or ``auto``), or None when they follow the
         server's ``MEMORYD_LANGUAGE``."""
-        with self.db.read() as repo:
+        with self.backends.db.read() as repo:
             return self._user_language(repo, user_id)
 
     def language(self, user_id: int) -> str:
         """The language choice in force for the user: their own, else the server's."""
-        return self.language_preference(user_id) or self.settings.language
+        return self.language_preference(user_id) or self.backends.settings.language
 
     def set_language_preference(
         self, user_id: int, language: str | None, *, actor: Actor | None = None
@@ -201,22 +194,25 @@ class TurnFacade:
         user)."""
         chosen = None if language is None else check_language(language)
         actor = actor or Actor(Source.USER, user_id)
-        with self.db.write() as repo:
-            self.store.require_user(repo, user_id, lock=True)
+        b = self.backends
+        with b.db.write() as repo:
+            b.store.require_user(repo, user_id, lock=True)
             own = None if chosen == FOLLOW_SERVER else chosen
-            change_language(repo, user_id, own, actor, self.clock())
+            change_language(repo, user_id, own, actor, b.clock())
 
     def _rank(self, query: Any, candidates: list[Memory]) -> tuple[list[ScoredMemory], str | None]:
         if len(candidates) <= WORKSPACE_TOP_K:
             return [ScoredMemory(m, None) for m in most_recent(candidates, len(candidates))], None
         one_blas_thread()  # small products: another core's BLAS thread only costs time
         try:
-            scores = self.reranker.score(query, candidates)
+            scores = self.backends.reranker.score(query, candidates)
             return top_k(candidates, scores, WORKSPACE_TOP_K), None
         except Exception as exc:  # any reranker failure falls back to recency (R4)
             reason = f"{type(exc).__name__}: {exc}"
             log.warning(
-                "reranker %s failed, using the 5 newest memories: %s", self.reranker.name, reason
+                "reranker %s failed, using the 5 newest memories: %s",
+                self.backends.reranker.name,
+                reason,
             )
             return [ScoredMemory(m, None) for m in most_recent(candidates)], reason
 

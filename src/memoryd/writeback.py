@@ -27,14 +27,9 @@ import logging
 import os
 import threading
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
-
-from memoryd.domain.errors import NotFound
-
-if TYPE_CHECKING:
-    from memoryd.service import Memoryd
 
 log = logging.getLogger("memoryd")
 
@@ -82,8 +77,19 @@ class PendingChat:
 class BackgroundWriter:
     """A queue of marks and chats written by one daemon thread (see the module docstring)."""
 
-    def __init__(self, md: Memoryd) -> None:
-        self._md = md
+    def __init__(
+        self,
+        write_chats: Callable[[list[PendingChat]], None],
+        write_marks: Callable[[dict[str, datetime]], None],
+        warm: Callable[[str], None],
+        quiet: QuietGate,
+    ) -> None:
+        """``write_chats`` stores a batch of chats in one transaction
+        (``memoryd.chat_log.ChatService.store_pending``), ``write_marks`` sets
+        ``last_used_at`` (``memoryd.turns.TurnService.mark_used``); ``warm`` pre-embeds one
+        text once ``quiet`` says no turn is in progress."""
+        self._write_chats, self._write_marks = write_chats, write_marks
+        self._warm, self._quiet = warm, quiet
         self._cond = threading.Condition()
         self._touches: dict[str, datetime] = {}
         self._chats: list[PendingChat] = []
@@ -107,7 +113,7 @@ class BackgroundWriter:
     def touch(self, memory_ids: list[str], now: datetime) -> None:
         with self._cond:
             if self._closed:
-                self._store_touches(dict.fromkeys(memory_ids, now))
+                self._write_marks(dict.fromkeys(memory_ids, now))
                 return
             for memory_id in memory_ids:
                 seen = self._touches.get(memory_id)
@@ -159,23 +165,8 @@ class BackgroundWriter:
 
     # the writes ------------------------------------------------------------------
     def _store_chats(self, batch: list[PendingChat]) -> None:
-        """Write queued exchanges in one transaction."""
-        md = self._md
-        with md.db.write() as repo:
-            for chat in batch:
-                try:
-                    md.store.require_user(repo, chat.user_id)
-                    md.store_chat(
-                        repo,
-                        chat.user_id,
-                        chat.workspace,
-                        chat.prompt,
-                        chat.response,
-                        chat.at,
-                        chat.memory_ids,
-                    )
-                except NotFound as exc:
-                    log.warning("dropping a queued chat of user %s: %s", chat.user_id, exc)
+        """Write queued exchanges in one transaction, then queue them for pre-embedding."""
+        self._write_chats(batch)
         with self._cond:
             if self._closed:  # shutting down: nobody will quote these any more
                 return
@@ -187,15 +178,6 @@ class BackgroundWriter:
                 )
                 self._warm_thread.start()
             self._cond.notify_all()
-
-    def _store_touches(self, marks: dict[str, datetime]) -> None:
-        """Set ``last_used_at`` of queued memories, one UPDATE per distinct time."""
-        by_time: dict[datetime, list[str]] = {}
-        for memory_id, at in marks.items():
-            by_time.setdefault(at, []).append(memory_id)
-        with self._md.db.write() as repo:
-            for at, ids in by_time.items():
-                repo.touch_memories(ids, at)
 
     # the thread ------------------------------------------------------------------
     def _start(self) -> None:
@@ -233,8 +215,8 @@ class BackgroundWriter:
                 if self._closed:
                     return
                 text = self._warm_texts.pop(0)
-            self._md.quiet.wait_quiet(WARM_MAX_DEFER_S)
-            self._md.warm_history(text)
+            self._quiet.wait_quiet(WARM_MAX_DEFER_S)
+            self._warm(text)
 
     def _write_once(self) -> None:
         with self._cond:
@@ -251,7 +233,7 @@ class BackgroundWriter:
                     raise
             if touches:
                 try:
-                    self._store_touches(touches)
+                    self._write_marks(touches)
                 except Exception:
                     with self._cond:
                         for memory_id, at in touches.items():

@@ -2,7 +2,7 @@
 
 memoryd is built in layers: a core of plain rules with no I/O (``memoryd.domain``); thin
 layers around it (storage, embedders, rerankers, LLM providers); the write rules and the
-extraction pipeline above those; the ``Memoryd`` facade made of mixins; and the surfaces
+extraction pipeline above those; the ``Memoryd`` facade and its services; and the surfaces
 on top (server, CLI, MCP, client, integrations, workers). Nothing enforces that but this
 test: it parses every module with ``ast`` (no imports run, so it takes a fraction of a
 second), resolves every import -- at module level, inside functions, relative ones and
@@ -12,9 +12,9 @@ below. A failure names the importing module, the line and what it imports.
 ``if TYPE_CHECKING:`` imports are collected (marked ``typing``) and held to the same rules
 as the others: a type from a higher layer in a lower layer's signatures is as much a
 dependency on that layer as a call into it, even though nothing is imported at run time.
-The one thing they may do that a run-time import may not is the facade's own cycle: the
-mixins ``memoryd.service.Memoryd`` is made of annotate ``self`` as ``Memoryd``, which only
-works under ``TYPE_CHECKING`` (at run time the import would be circular).
+For the same reason no import of any kind may close a cycle: modules that need each other
+are one module in two files (the facade's services are handed ``memoryd.backends.Backends``
+rather than importing ``memoryd.service``).
 
 Imports a string names (``importlib.import_module``, entry points) are not seen; the plugin
 manager is the only user of those and it loads plugins, not layers.
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import sys
+from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -129,6 +130,9 @@ PIPELINE = ("memoryd.extraction",)
 FACADE = (
     "memoryd",  # the package's __init__: re-exports Memoryd and the domain types
     "memoryd.service",
+    "memoryd.backends",
+    "memoryd.accounts",
+    "memoryd.memories",
     "memoryd.turns",
     "memoryd.chat_log",
     "memoryd.lifecycle",
@@ -140,6 +144,9 @@ FACADE = (
     "memoryd.transfer",
     "memoryd.transfer_chats",
     "memoryd.transfer_preferences",
+    "memoryd.history_import",
+    "memoryd.history_formats",
+    "memoryd.memory_list",
 )
 SURFACES = (
     "memoryd.server",
@@ -223,7 +230,7 @@ RULES = (
         allowed=(*DOMAIN, *FOUNDATION, *ADAPTERS, *WRITE_RULES, *PIPELINE),
     ),
     Rule(
-        "the facade and its mixins never import a surface (server, CLI, MCP, client, "
+        "the facade and its services never import a surface (server, CLI, MCP, client, "
         "integrations, workers, testing)",
         applies_to=FACADE,
         forbidden=SURFACES,
@@ -270,16 +277,31 @@ def violations(graph: Iterable[Import], rules: Iterable[Rule] = RULES) -> Iterat
                 yield f"{imp}: breaks '{rule.name}'"
 
 
-def facade_cycles(graph: Iterable[Import]) -> Iterator[str]:
-    """Mixins and helpers of the facade name ``memoryd.service`` (or the package) only under
-    TYPE_CHECKING: at run time ``memoryd.service`` imports them, so the reverse is a cycle."""
+def cycles(graph: Iterable[Import]) -> Iterator[str]:
+    """Each import cycle among memoryd's modules once, as the shortest chain of imports
+    (of any kind) that leads from one of its modules back to itself."""
+    edges: dict[str, dict[str, Import]] = {}
     for imp in graph:
-        below_service = in_any(imp.module, FACADE) and imp.module not in (
-            "memoryd",
-            "memoryd.service",
-        )
-        if below_service and imp.kind != "typing" and imp.target in ("memoryd", "memoryd.service"):
-            yield f"{imp}: the facade's mixins may import memoryd.service only under TYPE_CHECKING"
+        if imp.target.startswith("memoryd") and imp.target != imp.module:
+            edges.setdefault(imp.module, {}).setdefault(imp.target, imp)
+    reported: set[frozenset[str]] = set()
+    for start in sorted(edges):
+        reached: dict[str, Import] = {}  # module -> the import that first reached it
+        queue = deque([start])
+        while queue and start not in reached:
+            for target, imp in edges.get(queue.popleft(), {}).items():
+                if target not in reached:
+                    reached[target] = imp
+                    queue.append(target)
+        if start not in reached:
+            continue
+        chain = [reached[start]]
+        while chain[-1].module != start:
+            chain.append(reached[chain[-1].module])
+        members = frozenset(i.module for i in chain)
+        if members not in reported:
+            reported.add(members)
+            yield "import cycle: " + ", ".join(str(i) for i in reversed(chain))
 
 
 def domain_libraries(graph: Iterable[Import]) -> Iterator[str]:
@@ -319,7 +341,7 @@ def test_the_graph_is_read_whole() -> None:
     # one of each kind, from the real tree, so a collector that stopped seeing a kind fails
     assert ("memoryd.service", "memoryd.turns", "module") in seen
     assert ("memoryd.cli.serve", "memoryd.server.app", "function") in seen
-    assert ("memoryd.writeback", "memoryd.service", "typing") in seen
+    assert ("memoryd.turns", "memoryd.backends", "typing") in seen
     assert ("memoryd.plugins", "memoryd.hookspecs", "module") in seen  # from memoryd import x
 
 
@@ -357,8 +379,8 @@ def test_the_layers_hold() -> None:
     assert not found, "\n".join(found)
 
 
-def test_the_facade_mixins_import_the_facade_only_for_types() -> None:
-    found = list(facade_cycles(GRAPH))
+def test_there_is_no_import_cycle() -> None:
+    found = list(cycles(GRAPH))
     assert not found, "\n".join(found)
 
 
@@ -399,7 +421,7 @@ def test_the_domain_core_does_no_io() -> None:
         ("memoryd.llm.base", "memoryd.extraction.pipeline", "module", "embedders, rerankers"),
         ("memoryd.extraction.pipeline", "memoryd.service", "typing", "extraction pipeline"),
         ("memoryd.extraction.scheduler", "memoryd.turns", "module", "extraction pipeline"),
-        ("memoryd.turns", "memoryd.server.relay", "module", "facade and its mixins"),
+        ("memoryd.turns", "memoryd.server.relay", "module", "facade and its services"),
         ("memoryd.scale.tasks", "memoryd.server.app", "function", "import memoryd.server"),
         ("memoryd.integrations.langchain", "memoryd.cli.app", "module", "memoryd.cli"),
         ("memoryd.client._shared", "memoryd.storage.tables", "module", "HTTP client"),
@@ -414,12 +436,19 @@ def test_a_violating_import_is_named(module: str, target: str, kind: str, broken
     assert broken in found[0]
 
 
-def test_a_runtime_import_of_the_facade_by_a_mixin_is_named() -> None:
-    bad = Import("memoryd.chat_log", "memoryd.service", 3, "module")
-    assert list(facade_cycles([bad])) == [
-        "memoryd.chat_log imports memoryd.service (line 3): the facade's mixins may import "
-        "memoryd.service only under TYPE_CHECKING"
+def test_a_cycle_is_named_once_with_its_imports() -> None:
+    graph = [
+        Import("memoryd.a", "memoryd.b", 3, "module"),
+        Import("memoryd.b", "memoryd.c", 4, "function"),
+        Import("memoryd.c", "memoryd.a", 5, "typing"),
+        Import("memoryd.a", "memoryd.d", 6, "module"),
+        Import("memoryd.d", "sqlalchemy", 7, "module"),
     ]
+    assert list(cycles(graph)) == [
+        "import cycle: memoryd.a imports memoryd.b (line 3), memoryd.b imports memoryd.c "
+        "(line 4 inside a function), memoryd.c imports memoryd.a (line 5 under TYPE_CHECKING)"
+    ]
+    assert list(cycles(graph[:2] + graph[3:])) == []
 
 
 @pytest.mark.parametrize("library", ["sqlalchemy", "httpx", "socket", "subprocess", "os.path"])

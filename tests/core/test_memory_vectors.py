@@ -290,7 +290,7 @@ def test_upkeep_makes_old_vectors_again_even_when_the_purge_fails(
     def busy() -> int:
         raise RuntimeError("database is locked")
 
-    monkeypatch.setattr(md, "purge_expired", busy)
+    monkeypatch.setattr(md.lifecycle, "purge_expired", busy)
     caplog.set_level(logging.INFO, logger="memoryd")
     md.upkeep()
     assert row(md, memory.id)[1] == VECTOR_FORM

@@ -71,12 +71,12 @@ def missing(dotted: str) -> str | None:
 
 def test_a_wrong_path_is_named() -> None:
     assert missing("memoryd.service.Memoryd") is None
-    assert missing("memoryd.turns.TurnFacade.context") is None
+    assert missing("memoryd.turns.TurnService.context") is None
     assert missing("memoryd.testing.FakeOpenAIServer") is None  # re-exported by an import
     assert missing("memoryd.nowhere") == "memoryd.nowhere: memoryd defines no nowhere"
     assert missing("memoryd.turns.Nope") == "memoryd.turns.Nope: memoryd.turns defines no Nope"
-    assert missing("memoryd.turns.TurnFacade.nope") == (
-        "memoryd.turns.TurnFacade.nope: memoryd.turns.TurnFacade defines no nope"
+    assert missing("memoryd.turns.TurnService.nope") == (
+        "memoryd.turns.TurnService.nope: memoryd.turns.TurnService defines no nope"
     )
 
 

@@ -1,14 +1,14 @@
 """The extraction part of the library facade: ``md.extract(...)`` and its history.
 
-``Memoryd`` inherits these methods; they hand the pipeline the facade itself as its
-``ExtractionDeps`` (storage, embedder, write rules, limits, settings, clock), so nothing
-in ``memoryd.extraction`` imports the facade.
+``Memoryd``'s extraction methods are ``ExtractionService``'s, which is given what the
+pipeline needs as ``ExtractionDeps`` (storage, embedder, write rules, limits, settings,
+clock; the facade passes itself), so nothing in ``memoryd.extraction`` imports the facade.
 """
 
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, cast, overload
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from memoryd.extraction.deps import ExtractionDeps
@@ -24,38 +24,11 @@ if TYPE_CHECKING:
     from memoryd.llm.base import LLMProvider
 
 
-class ExtractionFacade:
-    """Extraction methods of ``Memoryd`` (see the module doc)."""
+class ExtractionService:
+    """Extraction and its history (see the module doc)."""
 
-    @overload
-    def extract(
-        self,
-        user_id: int,
-        workspace: str,
-        *,
-        force: bool = ...,
-        dry_run: bool = ...,
-        provider: LLMProvider | None = ...,
-        on_pair: ProgressCallback | None = ...,
-        on_pair_start: StartCallback | None = ...,
-        on_start: RunCallback | None = ...,
-        ask_questions: int = ...,
-    ) -> PairResult: ...
-
-    @overload
-    def extract(
-        self,
-        user_id: None = ...,
-        workspace: None = ...,
-        *,
-        force: bool = ...,
-        dry_run: bool = ...,
-        provider: LLMProvider | None = ...,
-        on_pair: ProgressCallback | None = ...,
-        on_pair_start: StartCallback | None = ...,
-        on_start: RunCallback | None = ...,
-        ask_questions: int = ...,
-    ) -> Run: ...
+    def __init__(self, deps: ExtractionDeps) -> None:
+        self.deps = deps
 
     def extract(
         self,
@@ -93,7 +66,7 @@ class ExtractionFacade:
                 on_pair(result, index, total)
 
         run = run_extraction(
-            self._deps(), provider=provider, user_id=user_id, workspace=workspace,
+            self.deps, provider=provider, user_id=user_id, workspace=workspace,
             force=force, dry_run=dry_run, on_pair=collect, on_pair_start=on_pair_start,
             on_start=on_start, ask_questions=ask_questions,
         )  # fmt: skip
@@ -104,14 +77,14 @@ class ExtractionFacade:
         it finished (no heartbeat for a while) has the status ``interrupted``."""
         from memoryd.extraction.runs import list_runs
 
-        deps = self._deps()
+        deps = self.deps
         return list_runs(deps.db, limit, now=deps.clock())
 
     def extraction_run(self, run_id: str) -> Run:
         """One run by its id, or by a unique prefix of at least 6 characters."""
         from memoryd.extraction.runs import find_run
 
-        deps = self._deps()
+        deps = self.deps
         return find_run(deps.db, run_id, now=deps.clock())
 
     def prune_runs(self, older_than_days: int | None = None, *, dry_run: bool = False) -> RunPrune:
@@ -120,14 +93,14 @@ class ExtractionFacade:
         each user and workspace's newest run; ``dry_run`` only counts them."""
         from memoryd.extraction.retention import prune_runs
 
-        deps = self._deps()
+        deps = self.deps
         return prune_runs(deps.db, deps.clock(), older_than_days, dry_run=dry_run)
 
     def extraction_failures(self, *, parked_only: bool = False) -> list[dict[str, Any]]:
         """Pairs whose batch failed (attempts, next try, parked, last error)."""
         from memoryd.extraction.runs import list_pair_states
 
-        return list_pair_states(self._deps().db, parked_only=parked_only)
+        return list_pair_states(self.deps.db, parked_only=parked_only)
 
     def start_extraction_scheduler(
         self, interval: str | timedelta | None = None
@@ -135,7 +108,4 @@ class ExtractionFacade:
         """Run extraction every MEMORY_EXTRACTION_INTERVAL in a background thread."""
         from memoryd.extraction.scheduler import ExtractionScheduler
 
-        return ExtractionScheduler(self._deps(), interval=interval).start()
-
-    def _deps(self) -> ExtractionDeps:
-        return cast("ExtractionDeps", self)
+        return ExtractionScheduler(self.deps, interval=interval).start()

@@ -39,10 +39,9 @@ from memoryd.server.routers.audit import read_audit, visible_workspaces
 from memoryd.server.web.admin_pages import admin_caller
 from memoryd.server.web.audit_words import Reader, by_day, describe
 from memoryd.server.web.i18n import _, speak_to
-from memoryd.server.web.memory_focus import all_changes, history_of
+from memoryd.server.web.memory_focus import MemoryView, all_changes, history_of
 from memoryd.server.web.routes import (
     TEMPLATES,
-    MemoryView,
     here_of,
     memory_view,
     page_context,

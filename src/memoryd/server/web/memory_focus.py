@@ -8,33 +8,64 @@ the REST API's ``GET .../memories/{id}`` and ``.../chats`` that the script reads
 list an id belongs to (the caller's own, or the user an admin picked) follows from the
 id. The detail's History reads as the Activity page does (``history_of``, worded by
 ``memoryd.server.web.audit_words``); the script fetches that table from the server
-rather than writing it. Also the filters that word the detail the way ``memoryd.js`` does.
+rather than writing it. Also the filters that word the detail the way ``memoryd.js`` does,
+and ``MemoryView``, the memories list itself (built by ``memoryd.server.web.routes``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import Any
 from urllib.parse import quote
 
 from fastapi import Request
 
 from memoryd.domain.errors import MemorydError
-from memoryd.domain.models import Source
+from memoryd.domain.models import Source, User
 from memoryd.extraction.questions import in_words as questions_in_words
 from memoryd.server.deps import Owner, ServerState
 from memoryd.server.routers.memories import chats_using, memory_detail, visible_memory
-from memoryd.server.schemas import ChatOut, MemoryDetail
+from memoryd.server.schemas import ChatOut, MemoryDetail, MemoryOut, ScopeUsage, SuggestionOut
 from memoryd.server.web.audit_words import ActivityItem, Reader, describe, until_day
 from memoryd.server.web.i18n import _
 
-if TYPE_CHECKING:
-    from memoryd.server.web.routes import MemoryView
-
 USED_IN_LIMIT = 50  # as many as the script asks for (the API's default)
 MAX_ID = 100
+
+
+@dataclass
+class ScopeGroup:
+    title: str
+    dom_id: str
+    usage: ScopeUsage
+    memories: list[MemoryOut]
+
+
+@dataclass
+class MemoryView:
+    """A user's memories grouped by scope, with how full each scope is; ``back`` is the
+    page showing them (where their forms return and their edit and detail links add to)."""
+
+    owner: User
+    access: Owner
+    prefix: str
+    back: str
+    groups: list[ScopeGroup]
+    workspaces: list[str]
+    global_full: bool
+    limits: Any = field(repr=False)
+    api_base: str = "/api/v1/memories"  # where the detail view reads one memory
+    activity_base: str = "/activity"  # the owner's Activity page (and its History tables)
+    suggestions: list[SuggestionOut] = field(default_factory=list)  # waiting for review
+
+    def holds(self, memory_id: str) -> bool:
+        return any(m.id == memory_id for g in self.groups for m in g.memories)
+
+    def row_id(self, memory_id: str) -> str:
+        """The id of the memory's row in the page (what links back to it jump to)."""
+        return f"{self.prefix}-memory-{memory_id}"
 
 
 @dataclass

@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 import json
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 from urllib.parse import quote, unquote
@@ -38,10 +38,10 @@ from memoryd.server.deps import (
 from memoryd.server.errors import ApiError
 from memoryd.server.routers.memories import overview
 from memoryd.server.routers.suggestions import visible_suggestions
-from memoryd.server.schemas import MemoryOut, ScopeUsage, SuggestionOut
+from memoryd.server.schemas import SuggestionOut
 from memoryd.server.upstream import chat_target
 from memoryd.server.web.i18n import _, install, speak_to
-from memoryd.server.web.memory_focus import FILTERS, focus_of
+from memoryd.server.web.memory_focus import FILTERS, MemoryView, ScopeGroup, focus_of
 
 router = APIRouter(include_in_schema=False)
 TEMPLATES = Jinja2Templates(directory=str(resources.files("memoryd.server.web") / "templates"))
@@ -147,39 +147,6 @@ def to_login(request: Request) -> Response:
 
 
 # what every page shows ---------------------------------------------------------------------
-@dataclass
-class ScopeGroup:
-    title: str
-    dom_id: str
-    usage: ScopeUsage
-    memories: list[MemoryOut]
-
-
-@dataclass
-class MemoryView:
-    """A user's memories grouped by scope, with how full each scope is; ``back`` is the
-    page showing them (where their forms return and their edit and detail links add to)."""
-
-    owner: User
-    access: Owner
-    prefix: str
-    back: str
-    groups: list[ScopeGroup]
-    workspaces: list[str]
-    global_full: bool
-    limits: Any = field(repr=False)
-    api_base: str = "/api/v1/memories"  # where the detail view reads one memory
-    activity_base: str = "/activity"  # the owner's Activity page (and its History tables)
-    suggestions: list[SuggestionOut] = field(default_factory=list)  # waiting for review
-
-    def holds(self, memory_id: str) -> bool:
-        return any(m.id == memory_id for g in self.groups for m in g.memories)
-
-    def row_id(self, memory_id: str) -> str:
-        """The id of the memory's row in the page (what links back to it jump to)."""
-        return f"{self.prefix}-memory-{memory_id}"
-
-
 def memory_view(state: ServerState, owner: Owner, prefix: str, back: str) -> MemoryView:
     listing = overview(state, owner, None, None)
     groups = []
