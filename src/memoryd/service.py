@@ -42,6 +42,7 @@ from memoryd.domain.rules import (
     content_key,
     is_row_id,
     normalize_content,
+    normalize_reason,
     parse_expiry,
     parse_scope,
     resolve_scope,
@@ -365,13 +366,24 @@ class Memoryd(
                 repo, user_id, memory_id, text, actor, vector, expires_at=until
             )
 
-    def delete_memory(self, user_id: int, memory_id: str, *, actor: Actor | None = None) -> None:
+    def delete_memory(
+        self,
+        user_id: int,
+        memory_id: str,
+        *,
+        reason: str | None = None,
+        actor: Actor | None = None,
+    ) -> None:
+        """Delete a memory; ``reason`` (why, e.g. "reported as wrong") goes into the
+        audit entry, as its ``before["reason"]``."""
         actor = actor or Actor(Source.USER, user_id)
+        why = normalize_reason(reason)
         with self.db.write() as repo:
             self.store.require_user(repo, user_id, lock=True)
             before = self.store.owned(repo, user_id, memory_id)
             repo.delete_memory(memory_id)
-            self.store.audit(repo, AuditAction.DELETE, actor, before, None, self.clock())
+            now = self.clock()
+            self.store.audit(repo, AuditAction.DELETE, actor, before, None, now, reason=why)
 
     def promote(self, user_id: int, memory_id: str, *, actor: Actor | None = None) -> Memory:
         """Move a workspace memory to the user's global scope (R2)."""

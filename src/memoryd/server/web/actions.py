@@ -32,7 +32,6 @@ from memoryd.server.deps import (
 )
 from memoryd.server.errors import ApiError
 from memoryd.server.routers.memories import visible_memory
-from memoryd.server.routers.suggestions import visible_suggestion
 from memoryd.server.web.routes import (
     PANELS,
     Draft,
@@ -46,6 +45,7 @@ from memoryd.server.web.routes import (
 from memoryd.store import KEEP, Keep
 
 log = logging.getLogger("memoryd.server")
+REASON_CHARS = 160  # of what the user says is wrong (the audit entry keeps 200)
 router = APIRouter(prefix="/ui", include_in_schema=False)
 
 
@@ -156,7 +156,7 @@ def field_text(form: FormData, name: str) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _expiry(form: FormData) -> str | Keep | None:
+def expiry_field(form: FormData) -> str | Keep | None:
     """The "remember until" date field, only when it was changed: the form shows the day
     (``expires_was``), so saving the text alone never rewrites an exact expiry time."""
     if "expires_at" not in form:
@@ -205,9 +205,24 @@ async def change_memory(request: Request, state: State, memory_id: str, operatio
             return "Memory deleted."
         if operation == "edit":
             state.md.edit_memory(
-                uid, memory_id, field_text(form, "content"), actor=actor, expires_at=_expiry(form)
+                uid,
+                memory_id,
+                field_text(form, "content"),
+                actor=actor,
+                expires_at=expiry_field(form),
             )
             return "Memory saved."
+        if operation == "report":  # "this is wrong": deleted, and why is in the audit log
+            confirmed(
+                form,
+                f'Delete this memory as wrong? "{memory.content[:80]}" memoryd stops using it;'
+                " your Activity page keeps the reason.",
+                "Delete as wrong",
+            )
+            why = field_text(form, "reason").strip()[:REASON_CHARS]
+            reason = f"Reported as wrong: {why}" if why else "Reported as wrong"
+            state.md.delete_memory(uid, memory_id, reason=reason, actor=actor)
+            return "Memory deleted as wrong; the reason is on your Activity page."
         if operation == "promote":
             state.md.promote(uid, memory_id, actor=actor)
             return "Memory moved to Global."
@@ -215,7 +230,7 @@ async def change_memory(request: Request, state: State, memory_id: str, operatio
             workspace = field_text(form, "workspace")
             require_workspace(state, owner.acting, workspace)
             state.md.demote(uid, memory_id, workspace, actor=actor)
-            return f"Memory moved to workspace {workspace}."
+            return f"Memory moved to {state.md.get_workspace(workspace).name}."
         raise InvalidInput(f"unknown operation {operation!r}")
 
     if operation == "edit":  # refused: the form opens again with what was typed
@@ -223,33 +238,6 @@ async def change_memory(request: Request, state: State, memory_id: str, operatio
         return await perform(
             request, form, work, keep="content", field=f"edit:{memory_id}", reopen=reopen
         )
-    return await perform(request, form, work)
-
-
-# the review queue ------------------------------------------------------------------------------
-@router.post("/suggestions/{suggestion_id}/{decision}")
-async def decide_suggestion(
-    request: Request, state: State, suggestion_id: str, decision: str
-) -> Response:
-    caller, form = await posted(request, state)
-
-    def work() -> str:
-        owner = owner_of(state, caller, form)
-        visible_suggestion(state, owner, suggestion_id)
-        if decision == "accept":
-            state.md.accept_suggestion(
-                owner.user.id,
-                suggestion_id,
-                content=field_text(form, "content") if "content" in form else None,
-                expires_at=_expiry(form),
-                actor=owner.actor,
-            )
-            return "Suggestion accepted."
-        if decision == "reject":
-            state.md.reject_suggestion(owner.user.id, suggestion_id)
-            return "Suggestion rejected."
-        raise InvalidInput(f"unknown decision {decision!r}")
-
     return await perform(request, form, work)
 
 

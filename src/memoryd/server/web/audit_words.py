@@ -255,6 +255,8 @@ def describe(entry: AuditEntry, reader: Reader) -> ActivityItem:
     if entry.action is AuditAction.DELETE and kind == Source.SYSTEM.value:
         expired = _until(before.get("expires_at"))
         item.notes.append(f"Its remember-until date ({expired}) had passed.")
+    if entry.action is AuditAction.DELETE and before.get("reason"):
+        item.notes.append(f"Why: {before['reason']}")
     return item
 
 
