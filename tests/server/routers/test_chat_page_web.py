@@ -173,7 +173,7 @@ def test_accept_is_offered_only_where_there_is_room_and_fails_with_one_message(
     other = page[page.index(f'data-suggestion-id="{elsewhere}"') :]
     other = other[: other.index("</li>")]
     assert '<option value="global" disabled>Global (full)</option>' in other.replace(
-        ' selected', ""
+        " selected", ""
     )
     assert '<option value="workspace" selected>Alpha</option>' in other
     # sent anyway (an old page): one message, the scope's own

@@ -16,6 +16,7 @@ from fastapi.responses import HTMLResponse
 from memoryd.domain.errors import MemorydError
 from memoryd.domain.models import UsedMemory
 from memoryd.server.deps import (
+    ServerState,
     State,
     check_origin,
     require_workspace,
@@ -38,6 +39,11 @@ from memoryd.server.web.routes import (
 router = APIRouter(include_in_schema=False)
 TEMPLATES.env.filters["markdown"] = markdown_filter
 MAX_USED = 100  # memory ids one answer's list is asked for
+
+
+def workspace_names(state: ServerState) -> dict[str, str]:
+    """Each workspace's name by its slug: what the page calls a workspace."""
+    return {w.slug: w.name for w in state.md.list_workspaces()}
 
 
 @router.get("/chat/{slug}", response_class=HTMLResponse)
@@ -64,6 +70,7 @@ def chat_page(request: Request, state: State, slug: str) -> Response:
         chat_count=len(every),
         used_by_chat=visible_chat_memories(state, self_owner(caller.user), [c.id for c in chats]),
         target=chat_target(state.settings),
+        workspace_names=workspace_names(state),
     )
     return render(request, "chat.html", context)
 
@@ -83,7 +90,12 @@ def used_list(request: Request, state: State, slug: str, ids: str = "") -> Respo
             used.append(UsedMemory(memory_id, visible_memory(state, owner, memory_id)))
         except MemorydError:  # deleted since, or in a workspace the user left
             used.append(UsedMemory(memory_id, None))
-    context = {"used": used, "csrf": caller.csrf_token or "", "here": f"/chat/{slug}"}
+    context = {
+        "used": used,
+        "csrf": caller.csrf_token or "",
+        "here": f"/chat/{slug}",
+        "workspace_names": workspace_names(state),
+    }
     response = TEMPLATES.TemplateResponse(request, "used_memories.html", context)
     response.headers["Cache-Control"] = "no-store"
     return response
