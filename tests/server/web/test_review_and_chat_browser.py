@@ -175,13 +175,12 @@ def test_a_cut_reply_is_marked(site: Site, screen: tuple[Any, str]) -> None:
     marker = reply.locator(".cut-marker")
     marker.wait_for()
     assert marker.inner_text() == "Cut off: the reply reached the model's length limit."
-    slow = dataclasses.replace(Reply.text("word " * 60), chunk_pause_seconds=0.1)
+    slow = dataclasses.replace(Reply.text("word " * 200), chunk_pause_seconds=0.1)
     site.llm.responder = lambda body: slow
     reply = send(page, f"Tell me more ({name})")
     stop = page.get_by_role("button", name="Stop")
     stop.wait_for()
     reply.locator(".message-text", has_text="word").wait_for()
-    check_page(page)
     stop.click()
     marker = reply.locator(".cut-marker")
     marker.wait_for()
@@ -199,8 +198,8 @@ def test_edit_a_memory_from_a_replys_memory_list(site: Site, screen: tuple[Any, 
     page.goto(f"{site.url}/chat/alpha")
     reply = page.locator(".message.assistant").last
     used = reply.locator("details.used")
-    used.locator("summary").click()
-    used.get_by_text("Correct").click()
+    used.locator(":scope > summary").click()
+    used.get_by_text("Correct", exact=True).click()
     box = used.get_by_label("Memory text")
     assert box.input_value() == memory.content
     check_page(page)
