@@ -206,7 +206,7 @@ def test_edit_shows_the_whole_memory_in_a_roomy_box(live_world: Live, page: Any)
     check_page(page)
     page.keyboard.press("Escape")  # closes the box, not the dialog, and saves nothing
     assert not box.is_visible() and page.get_by_role("dialog").is_visible()
-    assert row.get_by_role("button", name="Edit").get_attribute("aria-expanded") == "false"
+    assert row.locator(".edit-toggle").get_attribute("aria-expanded") == "false"
     memory_menu(page, "Alice's kitchen plan").get_by_role("button", name="Edit").click()
     box.fill(LONG.replace("March", "April"))
     page.keyboard.press("Enter")
@@ -304,7 +304,7 @@ def test_keyboard_only_sign_in_add_and_delete(live_world: Live, page: Any) -> No
     page.keyboard.type("Alice cycles to work")
     page.keyboard.press("Enter")
     page.locator(".flash-ok", has_text="Memory added.").wait_for()
-    page.get_by_role("button", name="Actions for memory: Alice cycles to work").focus()
+    page.get_by_label("Actions for memory: Alice cycles to work").focus()
     page.keyboard.press("Enter")  # opens its menu
     for _ in range(6):  # Edit, Details and history, Move to, Move, Delete
         page.keyboard.press("Tab")

@@ -155,7 +155,7 @@ def test_memory_detail_by_keyboard(live_world: Live, page: Any) -> None:
     )
     sign_in(page, live.url, "alice", USER_PASSWORD)
     open_memories(page)
-    menu = page.get_by_role("button", name="Actions for memory: Plays the cello in an orchestra")
+    menu = page.get_by_label("Actions for memory: Plays the cello in an orchestra")
     menu.focus()
     page.keyboard.press("Enter")  # opens the row's menu
     page.keyboard.press("Tab")  # Edit

@@ -282,7 +282,7 @@ def test_addresses_that_open_a_form_or_detail_open_them_in_place(
     assert page.evaluate("document.getElementById('profile').matches(':modal')")
     assert box.input_value() == "Alice cycles to work"
     assert box.evaluate("e => e === document.activeElement")
-    edit = row.get_by_role("button", name="Edit")
+    edit = row.locator(".edit-toggle")  # in the row's menu
     assert edit.get_attribute("aria-expanded") == "true"
     assert "edit=" not in page.url  # the script owns the state now: a reload opens nothing
     check_page(page)
@@ -311,7 +311,8 @@ def test_addresses_that_open_a_form_or_detail_open_them_in_place(
     # (Escape: test_escape_closes_only_the_topmost_dialog)
     detail.get_by_role("button", name="Close memory details").click()
     assert not detail.is_visible() and page.locator("#profile").is_visible()
-    # the focus goes back to the memory's Details (on the dialog's close event)
+    # the focus goes back to the memory's menu, where Details is (on the dialog's close event)
     page.wait_for_function(
-        "id => document.activeElement.dataset.detail === '/api/v1/memories/' + id", arg=memory.id
+        "document.activeElement.getAttribute('aria-label')"
+        " === 'Actions for memory: Alice cycles to work'"
     )

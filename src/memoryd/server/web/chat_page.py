@@ -13,7 +13,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse
 
-from memoryd.domain.errors import MemorydError
+from memoryd.domain.errors import MemorydError, NotFound
 from memoryd.domain.models import UsedMemory
 from memoryd.server.deps import (
     ServerState,
@@ -24,7 +24,6 @@ from memoryd.server.deps import (
     visible_chat_memories,
 )
 from memoryd.server.errors import ApiError
-from memoryd.server.routers.memories import visible_memory
 from memoryd.server.upstream import chat_target
 from memoryd.server.web.markdown import MAX_REPLY, markdown_filter, render_markdown
 from memoryd.server.web.routes import (
@@ -87,9 +86,12 @@ def used_list(request: Request, state: State, slug: str, ids: str = "") -> Respo
     used = []
     for memory_id in [i for i in ids.split(",") if i][:MAX_USED]:
         try:
-            used.append(UsedMemory(memory_id, visible_memory(state, owner, memory_id)))
-        except MemorydError:  # deleted since, or in a workspace the user left
+            memory = state.md.get_memory(owner.user.id, memory_id)
+        except NotFound:  # deleted since: a tombstone, as under recorded replies
             used.append(UsedMemory(memory_id, None))
+            continue
+        if owner.may_use(state, memory.workspace):  # else moved where the user can't go
+            used.append(UsedMemory(memory_id, memory))
     context = {
         "used": used,
         "csrf": caller.csrf_token or "",

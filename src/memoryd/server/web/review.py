@@ -1,13 +1,12 @@
-"""The review queue on the web page: where each suggestion can go, and its form posts.
+"""The review queue's form posts: accept one suggestion (into the scope chosen on the
+page), reject one, Accept all and Reject all (where each can go is
+``memoryd.server.web.review_items``).
 
-A new memory can be accepted into global or into the workspace its chats were in (its
-``origin``); Accept offers only the scopes with room, and says why when none has any. A
-change to a memory is accepted where that memory is. Accepting goes through
-``memoryd.server.routers.suggestions.accept_visible``, as the REST API's accept does, so
-both refuse the same things with the same one message. *Accept all* takes each
-suggestion where extraction put it (or, that scope being full, the other one) and reports
-in one message how many went in and why the rest are still waiting; *Reject all* asks
-first, as every removal does.
+Accepting goes through ``memoryd.server.routers.suggestions.accept_visible``, as the REST
+API's accept does, so both refuse the same things with the same one message. *Accept
+all* takes each suggestion where extraction put it (or, that scope being full, the other
+place) and reports in one message how many went in and why the rest are still waiting;
+*Reject all* asks first, as every removal does.
 """
 
 from __future__ import annotations
