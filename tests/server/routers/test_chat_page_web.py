@@ -207,3 +207,12 @@ def test_accept_all_takes_what_fits_and_says_why_the_rest_waits(world: World) ->
 def test_the_page_says_when_the_chat_model_is_the_small_local_one() -> None:
     assert chat_target(MemorydSettings(proxy_provider="local")).local
     assert not chat_target(MemorydSettings(proxy_provider="openai", proxy_model="m")).local
+
+
+def test_words_keep_their_capitals_and_workspaces_are_named(world: World) -> None:
+    page = get_page(world, "alice", "/chat/alpha?panel=account").text
+    assert ">Ask me before changing a memory I have</option>" in page
+    assert "memory i have" not in page
+    listed = get_page(world, "alice", "/chat/alpha?panel=memories").text
+    assert 'id="me-scope-alpha">Alpha <span class="count">' in listed  # its name, not slug
+    assert "Add to Alpha" in listed and "Workspace alpha" not in listed

@@ -82,7 +82,13 @@ def with_query(path: str, query: str) -> str:
     return f"{path}{'&' if '?' in path else '?'}{query}"
 
 
-TEMPLATES.env.filters["with_query"] = with_query
+def capitalize(text: str) -> str:
+    """``text`` with its first letter upper-case and the rest as written (Jinja's own
+    ``capitalize`` lower-cases the rest: "Ask me before changing a memory i have")."""
+    return text[:1].upper() + text[1:]
+
+
+TEMPLATES.env.filters.update(with_query=with_query, capitalize=capitalize)
 
 
 def cookie_secure(request: Request, state: ServerState) -> bool:
