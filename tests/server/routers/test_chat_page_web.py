@@ -216,3 +216,22 @@ def test_words_keep_their_capitals_and_workspaces_are_named(world: World) -> Non
     listed = get_page(world, "alice", "/chat/alpha?panel=memories").text
     assert 'id="me-scope-alpha">Alpha <span class="count">' in listed  # its name, not slug
     assert "Add to Alpha" in listed and "Workspace alpha" not in listed
+
+
+def test_a_memory_is_edited_from_a_reply_with_a_plain_form(world: World) -> None:
+    """What the reply's Correct form posts, without JavaScript: saved, back on the chat;
+    refused, back on the chat with that form open, the text typed and why."""
+    alice = world.ids["alice"]
+    memory = world.md.add_memory(alice, "Alice cooks risotto", workspace="alpha").id
+    world.md.record_chat(alice, "alpha", "Dinner?", "Risotto.", memory_ids=[memory])
+    path = f"/ui/memories/{memory}/edit"
+    saved = post_form(world, "alice", path, {"content": "Alice cooks paella"}, back="/chat/alpha")
+    assert saved.headers["location"] == "/chat/alpha" and flash_of(saved)["level"] == "ok"
+    assert world.md.get_memory(alice, memory).content == "Alice cooks paella"
+    refused = post_form(world, "alice", path, {"content": "# heading"}, back="/chat/alpha")
+    assert refused.headers["location"] == f"/chat/alpha?edit={memory}"
+    page = follow(world, "alice", refused).text
+    used = page[page.index('<details class="used"') :]
+    assert used.startswith('<details class="used" data-used-count="1" open>')
+    assert '<details class="used-fix" open>' in used and "# heading</textarea>" in used
+    assert "Markdown" in used[: used.index("</textarea>")]
