@@ -152,11 +152,12 @@ def test_a_reply_is_markdown_and_its_markup_stays_text(site: Site, screen: tuple
     page.goto(f"{site.url}/chat/beta")
     reply = send(page, f"Which worktop? ({name})")
     reply.locator(".markdown strong").wait_for()
-    reply.locator(".used").wait_for()
+    reply.locator(".delete-exchange").wait_for()  # recorded (its Delete comes then)
+    chat_id = reply.get_attribute("data-chat-id")
     for shown in (reply, None):
         if shown is None:  # the same reply as the server renders it, after a reload
             page.reload()
-            shown = page.locator(".message.assistant").last
+            shown = page.locator(f'.message.assistant[data-chat-id="{chat_id}"]')
         text = shown.locator(".message-text")
         assert text.locator("strong").inner_text() == "Oak"
         assert text.locator("li").all_inner_texts() == ["seal it", "wait a day"]
