@@ -10,12 +10,14 @@ succeed.
 from __future__ import annotations
 
 from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
 
 from memoryd.config import MemorydSettings
 from memoryd.server.upstream import chat_target
 from memoryd.server.web.markdown import render_markdown
 from support.lifecycle import file_suggestion
-from support.server import World
+from support.server import World, build_world, make_settings
 from support.web import flash_of, follow, get_page, post_form, session_cookie
 
 XSS = [
@@ -204,9 +206,18 @@ def test_accept_all_takes_what_fits_and_says_why_the_rest_waits(world: World) ->
     assert world.md.list_suggestions(alice) == []
 
 
-def test_the_page_says_when_the_chat_model_is_the_small_local_one() -> None:
-    assert chat_target(MemorydSettings(proxy_provider="local")).local
+def test_the_page_says_when_the_chat_model_is_the_small_local_one(
+    world: World, tmp_path: Path, embedder: Any
+) -> None:
     assert not chat_target(MemorydSettings(proxy_provider="openai", proxy_model="m")).local
+    (tmp_path / "local").mkdir()
+    local = build_world(make_settings(tmp_path / "local", proxy_provider="local"), embedder)
+    with local.client:
+        page = get_page(local, "alice", "/chat/alpha").text
+    local.md.close()
+    note = "A small local model: slow and limited. Configure an upstream for real chat."
+    assert note in page and "Choosing the chat model" in page
+    assert note not in get_page(world, "alice", "/chat/alpha").text  # a real upstream
 
 
 def test_words_keep_their_capitals_and_workspaces_are_named(world: World) -> None:
