@@ -6,13 +6,17 @@ spaced or worded, pass phrases, PINs and codes, security answers, card numbers w
 separators, IBANs and bank accounts, government ids, keys and tokens, one-time codes)
 and harmless lines that look like them ("I changed my password yesterday", "my card was
 declined", phone, order and flight numbers). ``dev`` is what the filter was tuned on;
-``test`` was written before the tuning and scored once. Each line goes through
-``secret_reason`` as extraction applies it to a sentence and to a candidate memory.
+``test`` was written before the tuning and scored once. ``heldout-a``/``-b`` are halves of
+a set written by someone who never saw the filter (scored whole once before tuning on it:
+recall 0.796, false drops 4.6 %); ``-a`` was then read for tuning, ``-b`` is not. Each
+line goes through ``secret_reason`` as extraction applies it to a sentence and to a
+candidate memory.
 
-    .venv/bin/python bench/secret_detection.py [--show]
+    .venv/bin/python bench/secret_detection.py [--show] [--part dev|test|heldout-a|heldout-b]
 
 ``--show`` prints the dev lines it gets wrong (never the test part's: reading those
-would make it a second dev set). Targets: recall >= 0.99 and false drops <= 2 % on each.
+would make it a second dev set), and ``heldout-a``'s. Targets: recall >= 0.99 and false
+drops <= 2 % on each part.
 """
 
 from __future__ import annotations
@@ -48,22 +52,31 @@ def score(part: Part, show: bool) -> tuple[float, float, dict[str, tuple[int, in
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--show", action="store_true", help="print the dev lines it gets wrong")
+    parser.add_argument(
+        "--show", action="store_true", help="print the dev and heldout-a lines it gets wrong"
+    )
+    parser.add_argument(
+        "--part",
+        choices=("dev", "test", "heldout-a", "heldout-b"),
+        action="append",
+        help="score only this part",
+    )
     args = parser.parse_args()
     data = json.loads(DATA.read_text(encoding="utf-8"))
     ok = True
     print("| part | secret lines | recall | look-alikes | false drops |\n|---|---|---|---|---|")
     details = {}
-    for name in ("dev", "test"):
+    for name in args.part or ("dev", "test", "heldout-a", "heldout-b"):
         part = data[name]
-        recall, false_drops, kinds = score(part, args.show and name == "dev")
+        recall, false_drops, kinds = score(part, args.show and name in ("dev", "heldout-a"))
         details[name] = kinds
         n_secret = sum(map(len, part["secret"].values()))
         n_harmless = sum(map(len, part["harmless"].values()))
         print(f"| {name} | {n_secret} | {recall:.3f} | {n_harmless} | {100 * false_drops:.1f} % |")
         ok = ok and recall >= 0.99 and false_drops <= 0.02
-    wrong = ", ".join(f"{k} {r}/{t}" for k, (r, t) in details["dev"].items() if r < t)
-    print(f"dev, right per kind where not all: {wrong or 'none'}")
+    if "dev" in details:
+        wrong = ", ".join(f"{k} {r}/{t}" for k, (r, t) in details["dev"].items() if r < t)
+        print(f"dev, right per kind where not all: {wrong or 'none'}")
     print("targets (recall >= 0.99, false drops <= 2 %):", "met" if ok else "NOT met")
     return 0 if ok else 1
 

@@ -33,7 +33,7 @@ class MemorydSettings(BaseSettings):
     # the embedder, by its plugin name: "routed" (MiniLM for English turns, e5 for the
     # others), "minilm" or "e5" (docs/reranking.md, "Embedders")
     embedder: str = "routed"
-    # the embedding model graph: "auto" (re-quantised, by CPU), "u8s8", "u8u8" or "off"
+    # the embedding graph: "auto" (re-quantised, kernel measured here), "u8s8", "u8u8", "off"
     embedder_quantize: Literal["auto", "u8s8", "u8u8", "off"] = "auto"
 
     # the server (``memoryd serve``, docs/server.md)

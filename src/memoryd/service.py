@@ -66,6 +66,8 @@ from memoryd.user_settings import change_role
 from memoryd.writeback import BackgroundWriter, QuietGate
 
 if TYPE_CHECKING:
+    from memoryd.history_formats import History
+    from memoryd.history_import import HistoryImport
     from memoryd.transfer import ImportFile, ImportResult
 
 
@@ -492,6 +494,22 @@ class Memoryd(
             chats=chats,
             workspace_quota=workspace_quota,
         )
+
+    def import_history(
+        self,
+        user_id: int,
+        history: History,
+        workspace: str,
+        *,
+        actor: Actor | None = None,
+        progress: Callable[[HistoryImport], None] | None = None,
+    ) -> HistoryImport:
+        """Record a chat history exported by ChatGPT, Claude or Open WebUI (parsed by
+        ``memoryd.history_formats.parse_history``) as the user's chats in ``workspace``;
+        a turn already recorded is not recorded again (see ``memoryd.history_import``)."""
+        from memoryd.history_import import import_history
+
+        return import_history(self, user_id, history, workspace, actor=actor, progress=progress)
 
 
 def _keep_an_admin(repo: Repository, user_id: int) -> None:

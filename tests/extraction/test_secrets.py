@@ -59,3 +59,50 @@ def test_a_secret_from_the_chats_is_caught_when_repeated_in_other_words() -> Non
     assert secret_reason("Elena's WordPress login uses Rye&Honey!2024", known)
     assert secret_reason("Jamal pays with 4539148803436467", known)
     assert secret_reason("Elena owns a bakery called Crumb & Co.", known) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a hex string in talk of commits, builds and digests
+        "Commit 4e2d9a1 fixed the sign-in redirect.",
+        "git bisect blames 77c0de3 for the login crash.",
+        "The login proxy image digest is 5d41402abc4b2a76b9719d911017c592ae3f1c0e",
+        # algorithm, standard and product names next to a credential word
+        "We hash every password with PBKDF2 and a random salt.",
+        "The login cookie is sealed with HMAC-SHA256.",
+        "Passwords are hashed with Argon2id before they are stored.",
+        "My login works on my Pixel9 and the work laptop.",
+        # versions and UUIDs
+        "The login fix ships in v4.2.0-rc1.",
+        "The failed sign in has request id 0f8fad5b-d9cb-469f-a165-70867728950e.",
+        # an ordinary word after "my password", in each language
+        "J'ai réinitialisé mon mot de passe hier.",
+        "Eu troquei a minha senha ontem.",
+        "Cambié mi contraseña ayer.",
+        "Ich ändere mein Passwort morgen.",
+        "Ho cambiato la mia password ieri.",
+        # "code" that names a public kind of code
+        "The item code 30917 is sold out.",
+        "El código postal es 08001.",
+    ],
+)
+def test_look_alikes_of_new_kinds_are_kept(text: str) -> None:
+    assert secret_reason(text) is None, secret_reason(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My password is sunshine.",  # a dictionary word the sentence says is the password
+        "Le mot de passe de la box est citron.",
+        "Wi-Fi network Aurora, password lighthouse",  # a bare label, then the value
+        "My password is 7c3e9a1f0b",  # hex, labelled
+        "Our deploy token is 1b4e28ba-2fa1-11d2-883f-0016d3cca427",  # a UUID as a key
+        "The build server's API token is 7d1e9c3a2b4f5e6d7c8b9a0f1e2d3c4b5a6f7e8d",
+        "Le digicode de l'immeuble est 45B12",
+        "Der Türcode ist 5582",
+    ],
+)
+def test_secrets_of_new_kinds_are_dropped(text: str) -> None:
+    assert secret_reason(text) is not None

@@ -279,6 +279,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/history-imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a chat history exported by ChatGPT, Claude or Open WebUI
+         * @description The body is the export as the product wrote it: ChatGPT's or Claude's
+         *     ``conversations.json``, or Open WebUI's chat export (JSON, UTF-8). Each message of
+         *     yours with the answer after it becomes one recorded chat, in order, at its original
+         *     time; extraction learns from them as from any chat. 202: the import runs on; read its
+         *     progress at ``GET /api/v1/history-imports/{id}``. A turn already recorded is not
+         *     recorded again. 409 while another import of yours runs.
+         */
+        post: operations["start_import_api_v1_history_imports_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/history-imports/{import_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A history import's progress
+         * @description 404 for an import that is not yours, that ended over an hour ago, or that another
+         *     server process runs.
+         */
+        get: operations["get_import_api_v1_history_imports__import_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/import": {
         parameters: {
             query?: never;
@@ -1199,6 +1245,58 @@ export interface components {
             status: "ok";
             /** Version */
             version: string;
+        };
+        /**
+         * HistoryImportOut
+         * @description A history import started by ``POST /api/v1/history-imports``, and how far it got.
+         */
+        HistoryImportOut: {
+            /**
+             * Already
+             * @description Turns recorded before (same workspace, time, text).
+             */
+            already: number;
+            /** Conversations */
+            conversations: number;
+            /**
+             * Done
+             * @description Turns looked at so far: recorded + already + skipped.
+             */
+            done: number;
+            /**
+             * Error
+             * @description Why a failed import stopped.
+             */
+            error?: string | null;
+            /**
+             * Format
+             * @enum {string}
+             */
+            format: "chatgpt" | "claude" | "openwebui";
+            /** Id */
+            id: string;
+            /**
+             * Recorded
+             * @description Turns recorded as new chats.
+             */
+            recorded: number;
+            /**
+             * Skipped
+             * @description Turns without text, without a time, or too long.
+             */
+            skipped: number;
+            /**
+             * State
+             * @enum {string}
+             */
+            state: "running" | "done" | "failed";
+            /**
+             * Total
+             * @description Turns in the file (the user's messages with their answers).
+             */
+            total: number;
+            /** Workspace */
+            workspace: string;
         };
         /** HistoryMessage */
         HistoryMessage: {
@@ -2874,6 +2972,147 @@ export interface operations {
                     "application/json": {
                         [key: string]: unknown;
                     };
+                };
+            };
+            /** @description No or a wrong API key / session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such user, workspace or memory (for this caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A full scope, a duplicate, or a name already taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    start_import_api_v1_history_imports_post: {
+        parameters: {
+            query: {
+                /** @description Record the chats here. */
+                workspace: string;
+                /** @description The export's product; told from the file if not given. */
+                format?: ("chatgpt" | "claude" | "openwebui") | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": string;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryImportOut"];
+                };
+            };
+            /** @description No or a wrong API key / session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such user, workspace or memory (for this caller) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A full scope, a duplicate, or a name already taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    get_import_api_v1_history_imports__import_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                import_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryImportOut"];
                 };
             };
             /** @description No or a wrong API key / session */

@@ -12,6 +12,7 @@ from memoryd.cli import audit, chats, db, evaluate, memories, settings, users, w
 from memoryd.cli.common import MemorydGroup, root_options
 from memoryd.cli.context import context
 from memoryd.cli.extract import extract, runs_app
+from memoryd.cli.history import import_history
 from memoryd.cli.mcp import mcp
 from memoryd.cli.serve import apikey_app, passwd, serve
 from memoryd.cli.transfer import export, import_
@@ -35,6 +36,7 @@ app.command("extract")(extract)
 app.add_typer(runs_app, name="runs")
 app.command("export")(export)
 app.command("import")(import_)
+app.command("import-history")(import_history)
 app.add_typer(settings.app, name="settings")
 app.add_typer(chats.app, name="chats")
 app.command("serve")(serve)

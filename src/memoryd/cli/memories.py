@@ -24,6 +24,7 @@ from memoryd.cli import suggestions
 from memoryd.cli.audit import audit_table, entry_json
 from memoryd.cli.common import (
     CLI_ACTOR,
+    EXIT_BAD_INPUT,
     DbOption,
     JsonOption,
     UserOption,
@@ -33,6 +34,7 @@ from memoryd.cli.common import (
     find_user,
     memory_json,
     open_memoryd,
+    read_text_input,
     require_member,
     resolve_id,
     resolve_memory,
@@ -46,7 +48,8 @@ if TYPE_CHECKING:
     from memoryd.service import Memoryd
 
 app = typer.Typer(
-    help="One user's memories: list, add, edit, remove, move, show, history, suggestions.",
+    help="One user's memories: list, add (one or many), edit, remove, move, show, history,"
+    " suggestions.",
     no_args_is_help=True,
 )
 app.add_typer(suggestions.app, name="suggestions")
@@ -212,6 +215,46 @@ def add(
         scope = Scope.GLOBAL if global_ else Scope.WORKSPACE
         memory = md.add_memory(owner.id, text, scope, workspace, actor=CLI_ACTOR, expires_at=until)
         _report(md, "added", memory, as_json)
+
+
+@app.command("add-many")
+def add_many(
+    user: UserOption,
+    source: Annotated[
+        str, typer.Argument(metavar="FILE", help="One fact per line (bullets allowed), or -.")
+    ],
+    workspace: Annotated[
+        str | None,
+        typer.Option(
+            "--workspace", "-w", metavar="SLUG", help="Store in this workspace (default: global)."
+        ),
+    ] = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Add a list of facts (ChatGPT's saved memories, say) in one step, one per line.
+
+    Each line is checked like a memory added by hand, and refused if it holds a secret;
+    the lines that pass are added, the others are listed with the reason. The exit code
+    is 2 when a line was refused.
+    """
+    from memoryd.memory_list import add_facts, report
+
+    text = read_text_input(source)
+    with open_memoryd(db) as md:
+        owner = find_user(md, user)
+        if workspace:
+            require_member(md, owner, workspace)
+        outcomes = add_facts(md, owner.id, text, workspace, actor=CLI_ACTOR)
+    if as_json:
+        emit_json([{"line": o.line, "id": o.memory_id, "error": o.error} for o in outcomes])
+    else:
+        for o in outcomes:
+            if o.error:
+                echo(f"line {o.line}: {o.error}")
+        echo(report(outcomes))
+    if any(o.error for o in outcomes):
+        raise typer.Exit(EXIT_BAD_INPUT)
 
 
 @app.command("edit")

@@ -38,7 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memoryd.domain.errors import MemorydError
-from memoryd.embedding.quantize import QuantizationFailed, preferred_variant
+from memoryd.embedding.quantize import QuantizationFailed, measured_variant, seconds_per_round
 
 log = logging.getLogger("memoryd")
 
@@ -115,25 +115,40 @@ class E5Embedder:
     def _derived(self, engine: Any) -> Any:
         from memoryd.embedding import e5_graph
 
-        variant = preferred_variant() if self._quantize == "auto" else self._quantize
         models_dir = self._models_dir
         if models_dir is None:
             from memoryd.config import default_data_dir
 
             models_dir = default_data_dir() / "models"
         source = model_file()
+
+        def usable(variant: str) -> tuple[Any, float]:
+            graph = e5_graph.E5Graph(
+                source, e5_graph.ensure_graph(source, models_dir, variant), self._threads
+            )
+            return graph, e5_graph.check(graph, engine)
+
+        def trial(variant: str) -> float | None:
+            graph, agreement = usable(variant)
+            if agreement < e5_graph.MIN_COSINE:
+                return None
+            return seconds_per_round(lambda texts: graph.encode(list(texts), True))
+
         try:
-            path = e5_graph.ensure_graph(source, models_dir, variant)
-            graph = e5_graph.E5Graph(source, path, self._threads)
-            agreement = e5_graph.check(graph, engine)
+            variant: str | None = self._quantize
+            if variant == "auto":
+                variant = measured_variant(models_dir, self.name, self._threads, trial)
+            if variant is None:
+                raise QuantizationFailed("no int8 graph agrees with the engine here")
+            graph, agreement = usable(variant)
         except (QuantizationFailed, OSError, ValueError, RuntimeError) as exc:
             log.warning("using the slower multilingual embedding engine: %s", exc)
             return None
         if agreement < e5_graph.MIN_COSINE:
             log.warning(
-                "using the slower multilingual embedding engine: %s agrees with it only "
-                "to cosine %.3f",
-                path,
+                "using the slower multilingual embedding engine: the %s graph agrees with it "
+                "only to cosine %.3f",
+                variant,
                 agreement,
             )
             return None

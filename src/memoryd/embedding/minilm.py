@@ -39,6 +39,8 @@ log = logging.getLogger("memoryd")
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 MAX_TOKENS = 256
+# a re-quantised graph is used only if its vectors agree with the shipped model's this well
+MIN_COSINE = 0.97
 QUANTIZE_CHOICES = ("auto", "u8s8", "u8u8", "off")
 
 
@@ -64,8 +66,8 @@ class MiniLMEmbedder:
     """Mean-pooled, L2-normalised 384-dimensional sentence vectors.
 
     Loading (about 0.3 s) happens on the first call, once per process; the instance is
-    thread-safe. ``quantize`` picks the re-quantised graph (``auto``: by CPU, see
-    ``memoryd.embedding.quantize``) or ``off`` for the shipped one; an explicit
+    thread-safe. ``quantize`` picks the re-quantised graph (``auto``: measured on this machine,
+    see ``memoryd.embedding.quantize``) or ``off`` for the shipped one; an explicit
     ``model_path`` is used as given.
     """
 
@@ -99,7 +101,6 @@ class MiniLMEmbedder:
         with self._lock:
             if self._session is not None:
                 return
-            import onnxruntime
             from tokenizers import Tokenizer
 
             model = self._model_path or default_model_path()
@@ -112,30 +113,50 @@ class MiniLMEmbedder:
             tok = Tokenizer.from_file(str(tokenizer))
             tok.enable_truncation(max_length=MAX_TOKENS)
             tok.no_padding()  # the file pads to 128 tokens; each text runs alone (above)
-            options = onnxruntime.SessionOptions()
-            options.intra_op_num_threads = self._threads
-            options.inter_op_num_threads = 1
+            self._tokenizer = tok
             if self._model_path is None:
                 model = self._pick_model(model)
-            self._tokenizer = tok
-            self._session = onnxruntime.InferenceSession(
-                str(model),
-                sess_options=options,
-                providers=["CPUExecutionProvider"],
-                disabled_optimizers=graph.SLOW_FUSIONS,
-            )
+            self._session = self._open(model)
+
+    def _open(self, model: Path) -> Any:
+        import onnxruntime
+
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = self._threads
+        options.inter_op_num_threads = 1
+        return onnxruntime.InferenceSession(
+            str(model),
+            sess_options=options,
+            providers=["CPUExecutionProvider"],
+            disabled_optimizers=graph.SLOW_FUSIONS,
+        )
 
     def _pick_model(self, shipped: Path) -> Path:
         if self._quantize == "off":
             self.variant = "shipped"
             return shipped
-        variant = quantize.preferred_variant() if self._quantize == "auto" else self._quantize
         models_dir = self._models_dir
         if models_dir is None:
             from memoryd.config import default_data_dir
 
             models_dir = default_data_dir() / "models"
         try:
+            variant: str | None = self._quantize
+            if variant == "auto":
+                reference: list[npt.NDArray[np.float32]] = []  # the shipped model's, once
+
+                def trial(candidate: str) -> float | None:
+                    if not reference:
+                        reference.append(self._vectors(self._open(shipped), quantize.TIMING_TEXTS))
+                    session = self._open(quantize.ensure_quantized(shipped, models_dir, candidate))
+                    vectors = self._vectors(session, quantize.TIMING_TEXTS)
+                    if (vectors * reference[0]).sum(axis=1).min() < MIN_COSINE:
+                        return None
+                    return quantize.seconds_per_round(lambda texts: self._vectors(session, texts))
+
+                variant = quantize.measured_variant(models_dir, self.name, self._threads, trial)
+            if variant is None:
+                raise quantize.QuantizationFailed("no re-quantised graph agrees with it here")
             path = quantize.ensure_quantized(shipped, models_dir, variant)
         except quantize.QuantizationFailed as exc:
             log.warning("using the slower shipped embedding model: %s", exc)
@@ -149,11 +170,14 @@ class MiniLMEmbedder:
             return np.zeros((0, self.dimensions), dtype=np.float32)
         if self._session is None:
             self._load()
+        return self._vectors(self._session, texts)
+
+    def _vectors(self, session: Any, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         pooled = np.empty((len(texts), self.dimensions), dtype=np.float32)
         for row, encoding in enumerate(self._tokenizer.encode_batch(list(texts))):
             ids = np.array([encoding.ids], dtype=np.int64)  # one text per call: see above
             inputs = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
-            (hidden,) = self._session.run(None, {**inputs, "token_type_ids": np.zeros_like(ids)})
+            (hidden,) = session.run(None, {**inputs, "token_type_ids": np.zeros_like(ids)})
             pooled[row] = hidden[0].mean(axis=0)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         normalised: npt.NDArray[np.float32] = (pooled / np.clip(norms, 1e-12, None)).astype(

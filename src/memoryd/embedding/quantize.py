@@ -11,11 +11,16 @@ activations quantised at run time), which runs integer MatMuls and ``QAttention`
 stored vectors stay valid (see BENCHMARKS.md, "Speed"). The embedding tables stay fp32
 (the shipped int8 values, expanded), which is why the file is 58 MB.
 
-Two variants, chosen by the CPU (``preferred_variant``):
+Two variants:
 
 - ``u8s8`` (int8 weights): fastest where the CPU has VNNI (``vpdpbusd``), which
   multiplies u8 x s8 without the int16 saturation that the AVX2 path can hit;
-- ``u8u8`` (uint8 weights): the safe choice on AVX2 without VNNI.
+- ``u8u8`` (uint8 weights): without VNNI often the closer one, not always the slower.
+
+``auto`` does not guess from CPU flags: ``measured_variant`` derives both once, keeps those
+whose vectors agree with the reference model, times them on this machine and remembers
+the faster in ``<models dir>/kernels.json`` (per model, CPU model, onnxruntime version
+and thread count), so a new CPU or onnxruntime measures again.
 
 The result is pinned by sha256; a mismatch (another onnx/onnxruntime producing a
 different file) is rejected and the caller falls back to the shipped model. Nothing is
@@ -25,9 +30,12 @@ downloaded.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 import tempfile
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +45,17 @@ VARIANTS: dict[str, str] = {
     "u8s8": "4971688d38b9cabb2b363b0f6dfaaf976306e4dc8e4356184e0a41f4f46eb76e",
     "u8u8": "97b25acbbdaf2e9e74958bed5be6fd14b7949c1962cf1e2705e19e6fa473ec94",
 }
-_VNNI_FLAGS = frozenset({"avx512_vnni", "avx_vnni", "amx_int8"})
+# Short and long, several languages: what a turn embeds. A variant is timed on all of them.
+TIMING_TEXTS = (
+    "ok thanks",
+    "When is the release of the billing service planned?",
+    "I prefer answers in British English with short code samples, and no emojis please.",
+    "Est-ce que tu te souviens de mon déménagement à Lyon l'année dernière ?",
+    "我养了一只叫豆豆的柯基犬，它很喜欢在公园里跑。",
+    "Can you summarise what we decided about the database migration on Monday, and who "
+    "owns the follow-up tasks for the staging environment before the Q3 launch?",
+)
+log = logging.getLogger("memoryd")
 
 
 class QuantizationFailed(Exception):
@@ -52,21 +70,82 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
-def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> frozenset[str]:
+def cpu_model(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
+    """The CPU's model name (``platform.processor()`` where /proc/cpuinfo is missing)."""
     try:
         with cpuinfo.open() as fh:
             for line in fh:
-                if line.startswith("flags"):
-                    return frozenset(line.partition(":")[2].split())
+                if line.startswith("model name"):
+                    return line.partition(":")[2].strip()
     except OSError:
         pass
-    return frozenset()
+    import platform
+
+    return platform.processor() or platform.machine()
 
 
-def preferred_variant(flags: frozenset[str] | None = None) -> str:
-    """``u8s8`` on CPUs with int8 dot-product instructions (VNNI/AMX), else ``u8u8``."""
-    flags = cpu_flags() if flags is None else flags
-    return "u8s8" if flags & _VNNI_FLAGS else "u8u8"
+def seconds_per_round(encode: Callable[[Sequence[str]], Any], rounds: int = 5) -> float:
+    """The fastest of ``rounds`` passes over TIMING_TEXTS, one text per call as a turn
+    embeds (the fastest, not the mean: other work on the machine only adds time)."""
+    encode([TIMING_TEXTS[0]])  # first call allocates
+    best = float("inf")
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for text in TIMING_TEXTS:
+            encode([text])
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def measured_variant(
+    models_dir: Path, model: str, threads: int, trial: Callable[[str], float | None]
+) -> str | None:
+    """The variant that runs ``model`` fastest on this machine, or None if none is usable.
+
+    ``trial(variant)`` derives the variant's file, checks its vectors against the
+    reference and returns its ``seconds_per_round`` (None: it does not agree;
+    QuantizationFailed: it cannot be made). The choice is kept in
+    ``<models_dir>/kernels.json`` under the model, CPU model, onnxruntime version and
+    thread count, so it is measured once per machine and library version.
+    """
+    import onnxruntime
+
+    key = f"{model} | {cpu_model()} | onnxruntime {onnxruntime.__version__} | {threads} threads"
+    record = models_dir / "kernels.json"
+    try:
+        choices = json.loads(record.read_text())
+    except (OSError, ValueError):
+        choices = {}
+    if not isinstance(choices, dict):
+        choices = {}
+    entry = choices.get(key)
+    if isinstance(entry, dict) and entry.get("variant") in VARIANTS:
+        return str(entry["variant"])
+    seconds: dict[str, float] = {}
+    for variant in VARIANTS:
+        try:
+            took = trial(variant)
+        except QuantizationFailed as exc:
+            log.warning("embedding kernel %s of %s not usable: %s", variant, model, exc)
+            continue
+        if took is None:
+            log.warning("embedding kernel %s of %s disagrees with the reference", variant, model)
+        else:
+            seconds[variant] = took
+    if not seconds:
+        return None
+    best = min(seconds, key=lambda v: seconds[v])
+    choices[key] = {
+        "variant": best,
+        "ms_per_round": {v: round(s * 1e3, 2) for v, s in seconds.items()},
+    }
+    tmp = private_temp(models_dir, record)
+    try:
+        tmp.write_text(json.dumps(choices, indent=1, sort_keys=True) + "\n")
+        os.replace(tmp, record)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return best
 
 
 def quantized_path(models_dir: Path, variant: str) -> Path:

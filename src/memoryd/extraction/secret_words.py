@@ -21,12 +21,12 @@ CREDENTIAL_LABELS = (
     r"recovery|security|opener|voicemail)(?:\s+system)?\s+(?:code|codes|pin|number)|"
     r"(?:wi-?fi|wlan|wpa2?|network)\s+(?:key|password|pass)|"
     # fr
-    r"mot\s+de\s+passe|mdp|code\s+(?:secret|pin|confidentiel|d['’]accès|de\s+(?:la|l['’])\s*\w+|"
-    r"de\s+ma\s+carte(?:\s+bleue)?)|phrase\s+secrète|"
+    r"mot\s+de\s+passe|mdp|digicode|phrase\s+secrète|"
+    r"code\s+(?:secret|pin|confidentiel|d['’]accès|de\s+(?:la|l['’])\s*\w+|de\s+ma\s+carte(?:\s+bleue)?)|"
     # es, pt
     r"contraseña|clave|código(?:\s+de\s+(?:la|mi|acceso)\s*\w*)?|senha|palavra-passe|"
     # de
-    r"passwort|kennwort|geheimzahl|zugangscode|wlan-passwort|"
+    r"passwort|kennwort|geheimzahl|zugangscode|wlan-passwort|(?:haus)?türcode|torcode|"
     # it
     r"parola\s+d['’]ordine|codice\s+(?:segreto|pin|del(?:la|l['’])?\s*\w+|di\s+\w+)|"
     # zh, ja, ko (no word boundaries: matched on their own, see CJK_LABELS)
@@ -34,7 +34,7 @@ CREDENTIAL_LABELS = (
 )
 CJK_LABELS = (
     r"密码|密碼|口令|验证码|驗證碼|パスワード|暗証番号|合言葉|認証コード|"
-    r"비밀번호|비번|암호|인증번호"
+    r"비밀번호|비번|암호|인증번호|パスフレーズ|オートロック"
 )
 
 # A security question's answer: the classic ones (mother's maiden name) are secrets
@@ -53,9 +53,26 @@ COMPOUND_NOUNS = (
     r"manager|managers|policy|policies|rules?|field|fields|reset|resets|requirements?|"
     r"strength|checker|hash|hashes|protected|protection|less|entry\s+device|pad|screen|"
     r"prompt|change|changes|expiry|length|form|page|login|review|reviews|vault|generator|"
-    r"store|sharing|leak|breach|"
-    r"manager|gestionnaire|oublié|gestor|verwaltung|gerenciador"
+    r"store|sharing|leak|breach|hashing|storage|attempts?|algorithms?|schemes?|system|"
+    r"bugs?|issues?|errors?|flows?|services?|servers?|endpoints?|tests?|fix|fixes|crash|"
+    r"problems?|regressions?|timeouts?|cookies?|sessions?|logs?|buttons?|modules?|"
+    r"features?|methods?|helpers?|"
+    r"manager|gestionnaire|oublié|gestor|verwaltung|gerenciador|"
+    # kinds of code that are public: "código postal", "code source", "código de barras"
+    r"postale?|fuente|source|sorgente|barras|barres|descuento|réduction|promocional|"
+    r"promo|produit|producto|produto|prodotto|avviamento"
 )
+# Words that make the noun after them a particular one ("my password", "la contraseña",
+# "die PIN"): in each Latin-script language memoryd serves.
+_DETERMINERS = (
+    "my the a an our your his her their its this that "
+    "mon ma mes ton ta son sa notre votre le la les l' "
+    "mi mis tu su sus el los las nuestra nuestro "
+    "mein meine meinen dein deine sein seine ihr ihre das die der den dem "
+    "o os as meu minha seu sua nossa "
+    "il lo mio mia tuo tua suo nostra"
+)
+DETERMINERS = frozenset(_DETERMINERS.split())
 
 # Disclosing words after a label: the value follows them. ``ATTACHED_MARKERS`` may be
 # written onto the label ("password's", "密码是", "비밀번호는").
@@ -113,11 +130,12 @@ NUMBER_WORDS = {w: str(n) for n, w in enumerate(_DIGIT_WORDS.split())} | {"oh": 
 
 # Government and bank identifiers: a label, then a value holding five or more digits.
 ID_LABELS = (
-    r"social\s+security(?:\s+(?:number|no\.?|#))?|social|ssn|"
+    r"social\s+security(?:\s+(?:number|no\.?|#))?|social\s+insurance\s+(?:number|no\.?)|"
+    r"social|ssn|"
     r"national\s+insurance(?:\s+(?:number|no\.?))?|ni\s+(?:number|no\.?)|nino|"
     r"passport(?:\s+(?:number|no\.?|#))?|(?:identity|id)\s+card(?:\s+(?:number|no\.?))?|"
     r"national\s+id(?:entity)?(?:\s+number)?|id\s+number|aadhaar(?:\s+number)?|"
-    r"social\s+insurance\s+(?:number|no\.?)|sin|tax\s+(?:id|number|code)|tin|bsn|"
+    r"sin|tax\s+(?:id|number|code)|tin|bsn|"
     r"personnummer|dni|nie|nif|cpf|medicare\s+(?:number|no\.?)|"
     r"driver'?s\s+licen[cs]e(?:\s+(?:number|no\.?))?|driving\s+licen[cs]e(?:\s+number)?|"
     r"licen[cs]e\s+number|account\s+(?:number|no\.?)|account|acct\s+(?:number|no\.?)|"
@@ -129,5 +147,109 @@ ID_LABELS = (
     r"kreditkartennummer|número\s+de\s+tarjeta"
 )
 CJK_ID_LABELS = (
-    r"身份证号?码?|身份證|护照号?码?|マイナンバー|個人番号|旅券番号|주민등록번호|여권번호"
+    r"身份证号?码?|身份證|护照号?码?|マイナンバー|個人番号|旅券番号|주민등록번호|여권번호|"
+    r"口座番号|支店番号|口座|账号|帐号|账户|银行卡号|卡号|계좌번호|계좌"
+)
+
+# Bank account labels beyond "account number", "IBAN", "sort code" (same rule as ids).
+BANK_LABELS = (
+    r"rib|guichet|compte(?:\s+(?:courant|bancaire))?|num[ée]ro\s+de\s+compte|"
+    r"cuenta(?:\s+corriente)?|n[úu]mero\s+de\s+cuenta|kontonummer|konto|blz|bankleitzahl|"
+    r"ag[êe]ncia|conta(?:\s+corrente)?|n[úu]mero\s+da\s+conta|conto(?:\s+corrente)?|abi|cab|"
+    r"aba|ifsc|clabe|sozialversicherungsnummer|rentenversicherungsnummer"
+)
+
+# Labels of a phrase that is itself the secret: what follows their colon is the value.
+PHRASE_LABELS = (
+    r"pass\s?phrase|seed\s+(?:phrase|words)|recovery\s+(?:phrase|words)|backup\s+phrase|"
+    r"mnemonic|secret\s+recovery\s+phrase|phrase\s+de\s+(?:passe|récupération)|"
+    r"phrase\s+secrète|frase\s+(?:semilla|de\s+(?:contraseña|recuperaci[óo]n|recupera[çc][ãa]o|"
+    r"paso|senha)|secreta|segreta|mnemonica)|wiederherstellungsphrase|passfrase|"
+    r"助记词|助記詞|パスフレーズ|リカバリーフレーズ|복구\s?문구|시드\s?문구|암호\s?문구"
+)
+
+# A classic security question's topic: secret when said as a security question's answer.
+SECURITY_TOPICS = (
+    r"maiden\s+name|first\s+(?:pet|dog|cat|car|school|teacher|boss|job|love|concert)|"
+    r"street\s+(?:you|i|we)\s+gr[eo]w\s+up|gr[eo]w(?:ing)?\s+up\s+on|city\s+(?:you\s+were|i\s+was)\s+born|"
+    r"where\s+(?:you\s+were|i\s+was)\s+born|favou?rite\s+(?:teacher|food|book|movie|film|"
+    r"colou?r|team|band|singer)|childhood\s+(?:friend|best\s+friend|nickname|hero|street)|"
+    r"mother'?s\s+(?:name|middle\s+name)|father'?s\s+(?:name|middle\s+name)|"
+    r"premi(?:er|ère)\s+(?:animal|voiture|école|professeur|chien|chat)|ville\s+de\s+naissance|"
+    r"primera?\s+(?:mascota|coche|auto|escuela|colegio|maestr[oa])|ciudad\s+natal|"
+    r"primeir[oa]\s+(?:animal|carro|escola|professor)|cidade\s+natal|nome\s+da\s+m[ãa]e|"
+    r"erste[sn]?\s+(?:haustier|auto|schule|lehrer|lehrerin)|geburtsstadt|"
+    r"prim[oa]\s+(?:animale|auto|scuola|maestra|maestro)|citt[àa]\s+natale|"
+    r"母亲的(?:姓名|名字)|母親的(?:姓名|名字)|第一(?:只|個|个)宠物|宠物的名字|出生(?:城市|地)|"
+    r"初めてのペット|母親の旧姓|旧姓|出身(?:小学校|地)|첫\s?(?:애완동물|반려동물)|어머니\s?(?:성함|이름)"
+)
+# Saying it is a security question or answer, in each language.
+SECURITY_CONTEXT = (
+    r"(?:respuesta|pregunta)s?\s+de\s+seguridad|(?:resposta|pergunta)s?\s+d[ea]\s+seguran[çc]a|"
+    r"(?:réponse|question)s?\s+(?:secrète|de\s+sécurité)|sicherheits(?:frage|antwort)\w*|"
+    r"(?:risposta|domanda)\s+(?:di\s+sicurezza|segreta)|密保|安全问题|安全問題|秘密の質問|"
+    r"セキュリティ(?:質問|の質問)|보안\s?질문|비밀\s?질문"
+)
+# With a topic, these make it an answer: "the answer to ...", "I always put ...".
+ANSWER_WORDS = (
+    r"\b(?:answers?|respuesta|resposta|réponse|antwort|risposta|put|enter|type|"
+    r"verification|verify|bank|banque|banco|banca)\b|"
+    r"答案|答え|답은|답"
+)
+ANSWER_MARKERS = (
+    r"(?<![\w'’])(?:is|was|put|type|enter|write|use|used|es|era|est|était|ist|war|lautet|è|é|foi)(?![\w'’])|"
+    r"[:=：]|(?:答案|答え|답|정답)\s*(?:是|は|은|는|：|:)?"
+)
+
+# Words about one-time codes: a short number in the same sentence is the code.
+OTP_CONTEXT = (
+    r"\b(?:otp|2fa|mfa|totp|one[- ]time|single[- ]use|verification|confirmation|"
+    r"authenticator|backup\s+codes?|recovery\s+codes?|magic\s+link|sms|text(?:ed)?\s+me|"
+    r"e-?mailed\s+me|login\s+code|sign[- ]in\s+code|security\s+code|usage\s+unique|"
+    r"code\s+(?:de\s+)?(?:vérification|confirmation|sécurité)|un\s+solo\s+uso|"
+    r"uso\s+único|de\s+respaldo|verificaci[óo]n|verifica[çc][ãa]o|confirmaci[óo]n|"
+    r"confirma[çc][ãa]o|monouso|einmal\w*|bestätigungs\w*|verifizierungs\w*|"
+    r"sicherheitscode|codice\s+(?:di\s+verifica|otp|temporaneo)|zwei-?faktor\w*)\b|"
+    r"codes?\b[^.!?]{0,30}\b(?:e-?mail|sms|text|message|app|sent|received)\b|"
+    r"验证码|驗證碼|验证|驗證|备用码|動態碼|动态码|認証|確認コード|ワンタイム|인증|OTP"
+)
+# A lock, door, gate or safe, and a word for what opens it: its digits are a code.
+LOCK_CONTEXT = (
+    r"padlock|lock|locker|safe|door|gate|garage|alarm|keypad|lockbox|shed|"
+    r"schloss|vorhängeschloss|alarmanlage|tür|tor|tresor|safe|cadenas|porte|portail|"
+    r"alarme|coffre|candado|puerta|port[óo]n|alarma|caja\s+fuerte|cadeado|porta|port[ãa]o|"
+    r"cofre|lucchetto|cancello|allarme|cassaforte|门锁|密码锁|门禁|保险箱|保險箱|"
+    r"オートロック|南京錠|金庫|玄関|도어락|자물쇠|금고|현관"
+)
+LOCK_CODE_WORDS = (
+    r"\bopens?\s+with|\bopen\s+it\s+with|\bunlocks?\s+with|\bcode|ouvre\s+avec|"
+    r"\babre\s+con|\babre\s+com|öffnet\s+(?:sich\s+)?mit|\bsi\s+apre\s+con|\bcombo|\bcombination|"
+    r"\bpin\b|\bcombinaison|\bcombinación|\bcombinação|\bcombinazione|\bcódigo|\bcodice|"
+    r"\bzahlen|番号|コード|密码|码|번호|비번|비밀번호"
+)
+# Words that make what follows a phrase label a sentence about it, not the phrase:
+# "passphrase: I never wrote it down".
+_CLAUSE_WORDS = (
+    "i i'm i've it it's we you never not don't didn't forgot forgotten "
+    "je j'ai jamais ne pas yo nunca no ich nie nicht eu não io mai non"
+)
+CLAUSE_WORDS = frozenset(_CLAUSE_WORDS.split())
+# A number after these is a year, a count or a reference, not a code.
+NOT_A_CODE_BEFORE = (
+    r"(?:\b(?:in|since|until|from|by|before|after|en|depuis|desde|seit|im|dal|nel|em|"
+    r"error|status|order|ticket|invoice|case|issue|page|step|room|flight|version|about|"
+    r"over|under|only|every|after|within|expires?\s+in|valid\s+for|took|"
+    r"zip|postal|area|port|line|de|ending|ends\s+in|ending\s+in|last|the|of|this|next)|[#№])"
+)
+# A number before these is an amount or a measure, not a code.
+NOT_A_CODE_AFTER = (
+    r"\s*(?:[%€$£¥₩]|(?:yen|euros?|eur|dollars?|usd|reais|pesos|pounds|won|yuan|minutes?|"
+    r"mins?|seconds?|secs?|hours?|days?|mm|cm|km|kg|m|g|times|people|items|points)\b)"
+)
+# "Passwort: hab ich vergessen": a sentence saying the credential is forgotten or unknown
+# discloses no common word as its value.
+FORGET_WORDS = (
+    r"forgot|forgotten|forget|don'?t\s+(?:know|remember)|can'?t\s+remember|oublié|oubliée|"
+    r"olvidé|olvidado|olvidada|olvido|esqueci|esquecida|esquecido|vergessen|vergesse|"
+    r"dimenticato|dimenticata|dimentico|忘れ|忘了|忘记|잊어|까먹"
 )

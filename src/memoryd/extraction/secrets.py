@@ -13,7 +13,12 @@ What counts (see docs/security.md and bench/secret_detection.py for how well it 
   (``memoryd.extraction.secret_words``: "password", "mot de passe", "密码" ...) then a
   word that discloses the value ("is", "'s", "will be", "starts with", "lautet", "是")
   and a value that is not talk about it ("is too short"); "X as my password"; a
-  password-shaped word near a label or in a login context; a strong password alone;
+  password-shaped word near a label or in a login context, unless it names a thing (an
+  algorithm or product with its number, "PBKDF2", "Argon2id"; a version; a UUID, or a
+  hex string in talk of commits and builds, when no key or token is talked of) or the
+  credential word begins a compound noun ("login bug", "password hashes"); a strong
+  password alone. After "my password" with no disclosing word, a word of one of the
+  languages (wordfreq: "hier", "ontem") is part of the sentence, not the value;
 - security answers: a mother's maiden name, the answer to a security question or a
   memorable word;
 - national identifiers after their label (SSN, NIR, DNI, Steuer-ID, codice fiscale, CPF,
@@ -21,6 +26,9 @@ What counts (see docs/security.md and bench/secret_detection.py for how well it 
   (US SSNs, UK NINOs, Chinese resident ids, Spanish DNIs, Italian codici fiscali,
   python-stdnum's validators); IBANs (stdnum), payment cards (Luhn, any separators),
   CVVs, bank account, sort and routing numbers;
+- what the sentence around it makes a secret (``memoryd.extraction.secret_context``):
+  recovery phrases, security answers by their question's topic, one-time and lock
+  codes, numbers after a personal-id label python-stdnum knows, quoted values;
 - whatever the admin's own regular expressions match (``extra_patterns``, from the
   ``secret_patterns`` run-time setting).
 
@@ -33,6 +41,7 @@ stored password leaks into every prompt.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -44,7 +53,10 @@ from stdnum import iban, luhn
 from stdnum.cn import ric
 from stdnum.es import dni, nie
 from stdnum.it import codicefiscale
+from wordfreq import zipf_frequency
 
+from memoryd.domain.language import LANGUAGES, is_cjk
+from memoryd.extraction import secret_context as context
 from memoryd.extraction import secret_words as lexicon
 
 # What detect-secrets' format detectors miss.
@@ -98,6 +110,10 @@ _MADE_LABEL = re.compile(
     rf"(?:{lexicon.CREDENTIAL_LABELS})\s+(?:to\s+)?(?P<value>.+)",
     _FLAGS,
 )
+_CODE_LABEL = re.compile(
+    r"code|código|codice|pin|puk|combin|combo|cvv|cvc|csc|geheimzahl|暗証番号|인증번호", _FLAGS
+)
+_FORGET = re.compile(rf"(?<!\w)(?:{lexicon.FORGET_WORDS})", _FLAGS)
 _VALUE_WORD = re.compile(r"[\"'`‘’“”(]*(?P<word>[^\s\"`‘“”,;)]+)")
 
 # A credential word, then within a few words of the same sentence, a value shaped like one.
@@ -113,8 +129,10 @@ _CREDENTIAL_WORD = re.compile(
 _BARE_CODE = re.compile(
     r"(?<!zip )(?<!postal )(?<!post )(?<!area )(?<!country )(?<!status )(?<!error )"
     r"(?<!source )(?<!promo )(?<!discount )(?<!course )(?<!dress )(?<!colour )(?<!color )"
-    r"(?<!qr )(?<!product )(?<!exit )(?<!return )(?<!http )(?<!response )(?<!sort )"
-    r"(?<!tax )(?<!airport )(?<!bar )(?<!project )\bcodes?\b(?:\s+(?:is|was|of|:))?\s*[:=]?\s*"
+    r"(?<!qr )(?<!product )(?<!item )(?<!exit )(?<!return )(?<!http )(?<!response )"
+    r"(?<!sort )(?<!tax )(?<!airport )(?<!station )(?<!bar )(?<!billing )(?<!diagnosis )"
+    r"(?<!project )(?<!school )(?<!class )(?<!branch )(?<!swift )(?<!currency )"
+    r"(?<!language )\bcodes?\b(?:\s+(?:is|was|of|:))?\s*[:=]?\s*"
     r"(?P<value>\d(?:[ -]?\d){3,11})(?![\w-])",
     re.IGNORECASE,
 )
@@ -124,11 +142,43 @@ _LOGIN_WORD = re.compile(
     re.IGNORECASE,
 )
 _SENTENCE_END = re.compile(r"[.;!?。！？](?:\s|$)|[。！？]")
+_QUESTION_END = re.compile(r"[.;!。！](?:\s|$)|[。！]")  # sentences, a question with its answer
 _WORD = re.compile(r"[^\s/,;'\"()]+")
 _SYMBOLS = set("!@#$%^&*~+=?")
-_NOT_PASSWORDS = {"1password", "web01", "ipv4", "ipv6", "utf-8", "sha256", "base64", "x86_64"}
+_NOT_PASSWORDS = {"1password", "web01", "ipv4", "ipv6", "utf-8", "base64", "x86_64"}
+# Hash algorithms by name ("sha256", "md5", "blake2b"), as hashlib knows them.
+_HASH_NAMES = frozenset(re.sub(r"[\W_]", "", name.lower()) for name in hashlib.algorithms_available)
+# Words with digits that name a thing, not a secret: algorithms and standards ("PBKDF2",
+# "HMAC-SHA512", "GPT4o", "Argon2id", "Log4j"), versions ("v3.8.1-rc2", "2.0.0b3") and
+# document numbers ("800-63B").
+_TECHNICAL_NAME = re.compile(
+    r"(?:[A-Z]{2,5}-)?[A-Z]{2,5}\d{1,5}[a-z]{0,2}|[A-Z][A-Za-z]+\d[a-z]{1,2}|[A-Z][a-z]+\d+\.\d+|"
+    r"v?\d+(?:\.\d+)+(?:[-.+]?[A-Za-z]+\d*)*|\d+(?:-\d+)*[A-Za-z]?"
+)
+_UUID = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
+_HEX = re.compile(r"[0-9a-f]{6,64}|[0-9A-F]{6,64}")
+# Talk of code history or colours, where a hex string is a commit, a digest or a colour.
+_HASH_TALK = re.compile(
+    r"\b(?:commit(?:s|ted)?|revert(?:s|ed)?|bisect|cherry-?pick(?:ed)?|merge[sd]?|rebased?|"
+    r"revision|rev|head|pr|pull\s+request|build|checksum|sha\d*|hash(?:es)?|digest|tag(?:ged)?|"
+    r"blame|diff|branch|git|hex|colou?r|fix(?:ed|es)?|bug|regression|introduced|image|"
+    r"release|version)\b",
+    re.IGNORECASE,
+)
+# Talk of keys, where a UUID may be one ("Heroku API key: 3f2a7c1e-...").
+_KEY_TALK = re.compile(
+    r"(?<![a-z])(?:keys?|tokens?|secrets?|pass\s?words?|passwd|credentials?|creds|bearer)"
+    r"(?![a-z])",
+    re.IGNORECASE,
+)
 
-_ID_LABEL = re.compile(rf"(?<![\w])(?:{lexicon.ID_LABELS})(?!\w)|{lexicon.CJK_ID_LABELS}", _FLAGS)
+_ID_LABEL = re.compile(
+    rf"(?<![\w])(?:{lexicon.ID_LABELS}|{lexicon.BANK_LABELS})(?!\w)|{lexicon.CJK_ID_LABELS}", _FLAGS
+)
+_ID_PREFIX = re.compile(
+    r"^\s*(?:is|was|:|=|-|#|no\.?|nr\.?|n\.|n[°º])?\s*(?:is\s+|:\s*)?(?:[가-힣ぁ-ヿ一-鿿]+\s+)?",
+    _FLAGS,
+)
 _ID_VALUE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|[ .\-/](?=[A-Za-z0-9])){3,30}")
 _SSN = re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])")
 _NINO = re.compile(r"\b[A-CEGHJ-PR-TW-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b")
@@ -158,6 +208,8 @@ _NUMBER_RUN = re.compile(
     _FLAGS,
 )
 _WINDOW_WORDS = 6
+_LATIN_LANGUAGES = tuple(lang for lang in LANGUAGES if not is_cjk(lang))
+_COMMON_ZIPF = 3.0  # wordfreq's Zipf scale: about once per 10 million words and more
 
 
 def _prepare(text: str) -> str:
@@ -213,6 +265,41 @@ def _looks_like_password(word: str) -> bool:
     return has_letter and (has_digit or has_symbol)
 
 
+def _talks_of(pattern: re.Pattern[str], sentence: str) -> bool:
+    """Whether ``sentence`` uses a word of ``pattern`` other than as the first half of a
+    compound noun ("password prompt", "login bug")."""
+    return any(not _COMPOUND.match(sentence, m.end()) for m in pattern.finditer(sentence))
+
+
+def _names_a_thing(word: str, before: str, sentence: str) -> bool:
+    """Whether a password-shaped ``word`` (after ``before``) is the name of something: an
+    algorithm, product, host or version, a thing named with a determiner ("my Windows11
+    laptop"), a UUID outside talk of keys, a hex string in talk of commits and builds."""
+    if word.lower() in _NOT_PASSWORDS or re.sub(r"[\W_]", "", word.lower()) in _HASH_NAMES:
+        return True
+    if _TECHNICAL_NAME.fullmatch(word) or before.lower() in lexicon.DETERMINERS:
+        return True
+    return _identifier(word, sentence)
+
+
+def _identifier(word: str, sentence: str) -> bool:
+    """Whether ``sentence`` makes ``word`` an identifier, not a key: a UUID, or a hex
+    string in talk of commits, builds and hashes, when the sentence does not talk of
+    keys, tokens or passwords ("request id 3fa85f64-...", "commit 9fceb02")."""
+    if _talks_of(_KEY_TALK, sentence):
+        return False
+    return _UUID.fullmatch(word) is not None or (
+        _HEX.fullmatch(word) is not None and _HASH_TALK.search(sentence) is not None
+    )
+
+
+def _common_word(word: str) -> bool:
+    """Whether ``word`` is a dictionary word of a Latin-script language memoryd serves,
+    by wordfreq's frequencies: "hier", "ontem", "morgen" are; "mangotree" is not. (All of
+    them: a sentence of four words does not tell Spanish from Italian.)"""
+    return max(zipf_frequency(word, lang, "small") for lang in _LATIN_LANGUAGES) >= _COMMON_ZIPF
+
+
 def _strong_password(word: str) -> bool:
     """Upper and lower case letters, a digit and a symbol, 8+ characters."""
     return (
@@ -238,24 +325,46 @@ def _digit_runs(words: Sequence[str]) -> list[str]:
     return found
 
 
+def _password_words(words: Sequence[str], sentence: str) -> list[str]:
+    """The words of ``words`` shaped like a password and naming nothing else."""
+    return [
+        word
+        for i, word in enumerate(words)
+        if _looks_like_password(word)
+        and not _names_a_thing(word, words[i - 1] if i else "", sentence)
+    ]
+
+
 def _near_credential_words(sentence: str) -> list[str]:
     values: list[str] = []
     for match in _CREDENTIAL_WORD.finditer(sentence):
+        if _COMPOUND.match(sentence, match.end()):
+            continue  # "password hashes", "PIN pad": talk about them
         after = [_clean_word(w) for w in _WORD.findall(sentence[match.end() :])][:_WINDOW_WORDS]
         before = [_clean_word(w) for w in _WORD.findall(sentence[: match.start()])][-4:]
-        values += [w for w in after if _looks_like_password(w)]
-        values += _digit_runs(after)
+        values += _password_words(after, sentence) + _digit_runs(after)
         # "I always use Fluffy1987 as my password"
         if len(before) >= 2 and before[-1].lower() in {"my", "the", "our"}:
-            values += [w for w in before if _looks_like_password(w)]
+            values += _password_words(before, sentence)
     return values
 
 
 def _login_values(sentence: str) -> list[str]:
-    if not _LOGIN_WORD.search(sentence):
+    if not _talks_of(_LOGIN_WORD, sentence):
         return []
     words = [_clean_word(w) for part in sentence.split() for w in re.split(r"[/:]", part)]
-    return [w for w in words if _looks_like_password(w)]
+    return _password_words(words, sentence)
+
+
+def _tokens(text: str) -> list[str]:
+    """Long random strings, except the UUIDs and hex digests a sentence makes identifiers."""
+    return [
+        m.group(0)
+        for sentence in _sentences(text)
+        for pattern in (_RANDOM_TOKEN, _BASE64_TOKEN)
+        for m in pattern.finditer(sentence)
+        if not _identifier(m.group(0), sentence)
+    ]
 
 
 def _identifier_values(text: str) -> list[str]:
@@ -263,11 +372,13 @@ def _identifier_values(text: str) -> list[str]:
     values += _checked_ids(text)
     for match in _ID_LABEL.finditer(text):
         rest = text[match.end() : match.end() + 60]
-        rest = re.sub(r"^\s*(?:is|was|:|=|-|#|no\.?)?\s*(?:is\s+|:\s*)?", "", rest, flags=re.I)
+        rest = _ID_PREFIX.sub("", rest)
         marker = _MARKER.match(rest) or _ATTACHED.match(rest)
         rest = rest[marker.end() :].lstrip() if marker else rest
         value = _ID_VALUE.match(rest)
         if value and sum(ch.isdigit() for ch in value.group(0)) >= 5:
+            if _identifier(value.group(0).split()[-1], text):
+                continue  # "the account service image is 2c26b46b..."
             values.append(value.group(0).strip())
     return values
 
@@ -292,8 +403,9 @@ def _value_after(rest: str) -> str | None:
     return None
 
 
-def _disclosed(after: str) -> str | None:
-    """The value ``after`` a label discloses: a marker within a few words, then a value."""
+def _disclosed(sentence: str, label: re.Match[str]) -> str | None:
+    """The value a label discloses: a marker within a few words after it, then a value."""
+    after = sentence[label.end() :]
     if _COMPOUND.match(after):
         return None  # "password manager", "PIN pad"
     attached = _ATTACHED.match(after)
@@ -304,7 +416,12 @@ def _disclosed(after: str) -> str | None:
     alone = _LAST_WORD.match(after)  # "..., password mangotree"
     if alone and alone.group("word").lower() not in lexicon.FILLER_WORDS:
         value = _value_after(alone.group("word"))
-        if value:
+        # "J'ai changé mon mot de passe hier": after "my password", a word of the
+        # language is part of the sentence; after a bare label it is the value.
+        before = sentence[: label.start()].split()
+        if value and not (
+            before and before[-1].lower() in lexicon.DETERMINERS and _common_word(value)
+        ):
             return value
     window = _WINDOW_END.match(after)
     head = window.group(0) if window else after
@@ -315,13 +432,22 @@ def _disclosed(after: str) -> str | None:
     return None
 
 
+def _no_value(label: str, value: str, after: str) -> bool:
+    """Whether a label's apparent value is talk: a code with no digit ("codice di
+    abbigliamento è elegante", "PIN: lo olvidé"), or a common word when what follows the
+    label says it is forgotten ("Passwort: hab ich vergessen")."""
+    if _CODE_LABEL.search(label) and not any(ch.isdigit() for ch in value):
+        return True
+    return _FORGET.search(after) is not None and _common_word(value)
+
+
 def _labelled_values(text: str) -> list[str]:
     """Values a label discloses ("password is X", "X as my passphrase", "密码是 X")."""
     values = []
     for sentence in _sentences(text):
         for match in _LABEL.finditer(sentence):
-            value = _disclosed(sentence[match.end() :])
-            if value:
+            value = _disclosed(sentence, match)
+            if value and not _no_value(match.group("label"), value, sentence[match.end() :]):
                 values.append(value)
         for match in _CJK_LABEL.finditer(sentence):
             cjk = _CJK_VALUE.search(sentence[match.end() : match.end() + 16])
@@ -399,17 +525,23 @@ def _variant_findings(text: str) -> list[tuple[str, list[str]]]:
         found.append((f"contains {detector.secret_type}", list(detector.analyze_string(text))))
     found.append(("contains a payment card number", _cards(text)))
     found.append(("contains a bank account number (IBAN)", _ibans(text)))
-    found.append(("contains a national identity or account number", _identifier_values(text)))
+    ids = _identifier_values(text) + context.stdnum_ids(text)
+    found.append(("contains a national identity or account number", ids))
+    phrases = context.seed_phrases(text) + context.labelled_phrases(text)
+    found.append(("contains a recovery phrase or pass phrase", phrases))
     found.append(("contains a password or other credential", _labelled_values(text)))
-    found.append(("contains the answer to a security question", _security_answers(text)))
+    answers = _security_answers(text) + context.security_answers(text)
+    found.append(("contains the answer to a security question", answers))
     credentials: list[str] = []
+    for clause in _QUESTION_END.split(text):  # "my mail pass? it's X" crosses the "?"
+        credentials += _near_credential_words(clause)
     for sentence in _sentences(text):
-        credentials += _near_credential_words(sentence) + _login_values(sentence)
+        credentials += _login_values(sentence) + context.quoted_values(sentence)
+        credentials += context.one_time_codes(sentence) + context.lock_codes(sentence)
         credentials += [m.group("value") for m in _BARE_CODE.finditer(sentence)]
     credentials += [w for w in map(_clean_word, _WORD.findall(text)) if _strong_password(w)]
     found.append(("contains a password, PIN or access code", credentials))
-    tokens = [m.group(0) for p in (_RANDOM_TOKEN, _BASE64_TOKEN) for m in p.finditer(text)]
-    found.append(("contains a long random token", tokens))
+    found.append(("contains a long random token", _tokens(text)))
     return found
 
 

@@ -41,6 +41,7 @@ from memoryd.server.routers import (
     chats,
     context,
     extraction,
+    history,
     memories,
     proxy,
     suggestions,
@@ -57,6 +58,7 @@ from memoryd.server.web import admin_actions as web_admin_actions
 from memoryd.server.web import admin_pages as web_admin_pages
 from memoryd.server.web import chat_history as web_chat_history
 from memoryd.server.web import chat_page as web_chat_page
+from memoryd.server.web import history_import as web_history_import
 from memoryd.server.web import privacy as web_privacy
 from memoryd.server.web import review as web_review
 from memoryd.server.web import routes as web_routes
@@ -184,7 +186,7 @@ def create_app(
     app.include_router(
         audit.build_router(admin_owner, prefix="/api/v1/users/{user_id}", tag="admin")
     )
-    for module in (users, workspaces, settings_router, chats, extraction):
+    for module in (users, workspaces, settings_router, chats, history, extraction):
         app.include_router(module.router)
     app.include_router(web_routes.router)
     app.include_router(web_admin_pages.router)
@@ -194,6 +196,7 @@ def create_app(
     app.include_router(web_actions.router)
     app.include_router(web_privacy.router)
     app.include_router(web_chat_history.router)
+    app.include_router(web_history_import.router)
     app.include_router(web_admin_actions.router)
     app.mount("/static", StaticFiles(directory=web_routes.STATIC_DIR), name="static")
     app.router.routes.append(mcp.route if mcp else Route("/mcp", mcp_missing, methods=MCP_METHODS))

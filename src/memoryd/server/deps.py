@@ -25,6 +25,7 @@ from memoryd.domain.errors import NotFound
 from memoryd.domain.models import Actor, Memory, Role, Source, UsedMemory, User
 from memoryd.server.auth import AuthStore
 from memoryd.server.errors import DATABASE_DOWN, ApiError, database_unavailable, error_response
+from memoryd.server.history_jobs import HistoryJobs
 from memoryd.server.throttle import LoginThrottle, Throttled
 from memoryd.server.upstream import Upstream
 from memoryd.service import Memoryd
@@ -46,6 +47,7 @@ class ServerState:
     http: httpx.AsyncClient | None = field(default=None, repr=False)
     upstream: Upstream | None = None  # the proxy's; resolved from settings on first use
     throttle: LoginThrottle = field(default_factory=LoginThrottle)
+    history_jobs: HistoryJobs = field(default_factory=HistoryJobs)  # imports running here
 
 
 class StaleCaller(Exception):

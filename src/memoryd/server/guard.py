@@ -78,14 +78,15 @@ LONE_SURROGATE = (
 BODY_TOO_SLOW = "the request body did not arrive within {:g} s (MEMORYD_BODY_TIMEOUT_S)"
 CLOSE = {"Connection": "close"}
 NOT_UTF8 = "the {} holds bytes that are not UTF-8 text (a percent escape like %ff)"
-IMPORT_PATH = re.compile(r"/api/v1/(?:users/[^/]+/)?import")
+# bodies up to MEMORYD_MAX_IMPORT_BYTES, streamed and checked by the route itself
+IMPORT_PATH = re.compile(r"/api/v1/(?:users/[^/]+/)?import|/(?:api/v1|ui)/history-imports")
 _FORM = b"application/x-www-form-urlencoded"
 
 
-def import_too_big(limit: int) -> str:
+def import_too_big(limit: int, command: str = "memoryd import") -> str:
     return (
         f"import files are limited to {limit} bytes over HTTP (MEMORYD_MAX_IMPORT_BYTES);"
-        " import a larger one with `memoryd import` on the server"
+        f" import a larger one with `{command}` on the server"
     )
 
 
@@ -214,7 +215,8 @@ class EdgeGuard:
         receive = timed(receive, self.body_timeout_s)
         declared = _declared_length(scope)
         if declared is not None and (declared < 0 or declared > limit):
-            refusal = import_too_big(limit) if importing else too_big.format(limit)
+            command = "memoryd import-history" if "history" in path else "memoryd import"
+            refusal = import_too_big(limit, command) if importing else too_big.format(limit)
             await _refuse(send_with_headers, 413, refusal)
             return
         if importing:  # streamed and checked by the route (see the module doc)

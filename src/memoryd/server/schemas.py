@@ -464,6 +464,22 @@ class ImportOut(BaseModel):
     )
 
 
+class HistoryImportOut(BaseModel):
+    """A history import started by ``POST /api/v1/history-imports``, and how far it got."""
+
+    id: str
+    state: Literal["running", "done", "failed"]
+    format: Literal["chatgpt", "claude", "openwebui"]
+    workspace: str
+    conversations: int
+    total: int = Field(description="Turns in the file (the user's messages with their answers).")
+    done: int = Field(description="Turns looked at so far: recorded + already + skipped.")
+    recorded: int = Field(description="Turns recorded as new chats.")
+    already: int = Field(description="Turns recorded before (same workspace, time, text).")
+    skipped: int = Field(description="Turns without text, without a time, or too long.")
+    error: str | None = Field(default=None, description="Why a failed import stopped.")
+
+
 class ErrorDetail(BaseModel):
     model_config = ConfigDict(extra="allow")  # e.g. scope and limit of a full scope
     type: str = Field(description="not_found, scope_full, duplicate_memory, invalid_input, ...")

@@ -143,6 +143,9 @@ FORM_CASES = [
     FormCase("/ui/review", fields(mode="updates")),
     FormCase("/ui/chats/{chat_id}/delete", own_chat),
     FormCase("/ui/chats/clear", own_chat),
+    FormCase(
+        "/ui/facts", lambda world, who: ({}, {"facts": f"- listed by {who}", "workspace": "alpha"})
+    ),
     # admin only
     FormCase("/ui/settings", fields(memory_auto_extraction="on"), admin_only=True),
     FormCase("/ui/users", fields(name="carol", password="carol-password-1"), admin_only=True),
@@ -165,6 +168,7 @@ PAGES = [
     ("/admin?tab=workspaces", 303, 200),
     ("/admin/runs/{run_id}", 303, 200),
     ("/activity", 200, 200),
+    ("/import", 200, 200),
     ("/admin/users/{user_id}/activity", 303, 200),
 ]
 
@@ -190,6 +194,8 @@ ELSEWHERE = {
     ("GET", "/activity/history/{memory_id}"): "test_memory_history_web.py (401, 404, 200)",
     ("GET", "/chat/{slug}/used"): "test_chat_page_web.py (401, 404, 200)",
     ("POST", "/ui/markdown"): "test_chat_page_web.py (401, 403 without the CSRF token, 200)",
+    ("POST", "/ui/history-imports"): "test_history_import_api.py (401, a workspace not theirs)",
+    ("GET", "/ui/history-imports/{job_id}"): "test_history_import_api.py (401, 404, 200)",
     ("GET", "/admin/users/{user_id}/activity/history/{memory_id}"): (
         "test_memory_history_web.py (401, 403 for a default user, 404, 200)"
     ),
@@ -216,6 +222,7 @@ def rest_template(path: str) -> str:
         .replace("{sid}", "{suggestion_id}")
         .replace("{cid}", "{chat_id}")
         .replace("{rid}", "{run_id}")
+        .replace("{hid}", "{import_id}")
         .replace("/alpha/retry", "/{workspace}/retry")
         .replace("/workspaces/alpha", "/workspaces/{slug}")
     )

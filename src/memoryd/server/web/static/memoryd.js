@@ -521,6 +521,34 @@ function setupRunsList() {
   schedule(document.getElementById("runs-table"));
 }
 
+// A fragment still changing on the server (a history import's progress) carries
+// data-poll, the address of its next state: fetched a second later, it takes the
+// fragment's place, until a state without data-poll (done or stopped) arrives.
+function poll(fragment) {
+  setTimeout(async () => {
+    let text;
+    try {
+      const response = await fetch(fragment.dataset.poll, { credentials: "same-origin", headers: { Accept: "text/html" } });
+      if (!response.ok) throw new Error("HTTP " + response.status);
+      text = await response.text();
+    } catch (error) {
+      fragment.removeAttribute("data-poll");
+      fragment.append(" (The progress could not be refreshed: " + error.message + "; reload the page.)");
+      return;
+    }
+    const holder = document.createElement("template");
+    holder.innerHTML = text.trim();
+    const fresh = holder.content.firstElementChild;
+    if (!fresh) return;
+    fragment.replaceWith(fresh);
+    if (fresh.dataset.poll) poll(fresh);
+  }, 1000);
+}
+
+function setupPolling() {
+  document.querySelectorAll("[data-poll]").forEach(poll);
+}
+
 document.addEventListener("DOMContentLoaded", () => {
   setupEscape();
   setupMenu();
@@ -531,5 +559,6 @@ document.addEventListener("DOMContentLoaded", () => {
   setupEdits();
   setupDetails();
   setupRunsList();
+  setupPolling();
   forgetOpeners();
 });

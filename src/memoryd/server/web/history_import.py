@@ -1,0 +1,131 @@
+"""The "Bring your history" page: upload another product's chat export, paste facts it
+kept about you (issue 38, item 4).
+
+An upload is checked in the request (a malformed file comes back as a message on the
+page, nothing started), then recorded in the background (``memoryd.server.history_jobs``)
+and the page shows its progress in a small status fragment that memoryd.js asks for
+again every second until the import ends (without JavaScript, a link reloads it). The
+same rules as ``POST /api/v1/history-imports``: only a workspace the user belongs to;
+uploading the same file again records nothing new. Pasted facts are added as
+``memoryd memories add-many`` adds them (``memoryd.memory_list``); the page lists each
+refused line with its reason and puts the refused lines back in the text box.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import HTMLResponse
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
+
+from memoryd.domain.errors import MemorydError
+from memoryd.history_formats import FORMATS, NAMES, parse_history
+from memoryd.memory_list import add_facts, report
+from memoryd.server.deps import State, require_workspace
+from memoryd.server.errors import ApiError
+from memoryd.server.guard import import_too_big
+from memoryd.server.routers.history import HISTORY_COMMAND, start_history_import
+from memoryd.server.web.actions import field_text, posted
+from memoryd.server.web.routes import (
+    TEMPLATES,
+    page_context,
+    redirect,
+    render,
+    to_login,
+    web_caller,
+)
+
+router = APIRouter(include_in_schema=False)
+PAGE = "/import"
+
+
+def _page(request: Request, state: State, **extra: Any) -> Response:
+    caller = web_caller(request, state)
+    if caller is None:
+        return to_login(request)
+    job = None
+    wanted = request.query_params.get("job")
+    if wanted:
+        try:
+            job = state.history_jobs.get(caller.user.id, wanted)
+        except MemorydError:
+            job = None
+    context = page_context(
+        request,
+        state,
+        caller,
+        page="history",
+        here=PAGE,
+        job=job,
+        job_asked=wanted,
+        formats=[(f, NAMES[f]) for f in FORMATS],
+        **{"facts_text": "", "facts_workspace": "", "facts_report": None, **extra},
+    )
+    return render(request, "history.html", context)
+
+
+@router.get(PAGE, response_class=HTMLResponse)
+def history_page(request: Request, state: State) -> Response:
+    return _page(request, state)
+
+
+@router.post("/ui/history-imports")
+async def upload_history(request: Request, state: State) -> Response:
+    caller, form = await posted(request, state)
+    upload = form.get("file")
+    workspace = field_text(form, "workspace")
+    chosen = field_text(form, "format") or None
+    try:
+        if not isinstance(upload, UploadFile) or not upload.filename:
+            raise ApiError(422, "choose the export file to upload")
+        if (upload.size or 0) > state.settings.max_import_bytes:
+            raise ApiError(413, import_too_big(state.settings.max_import_bytes, HISTORY_COMMAND))
+        await run_in_threadpool(require_workspace, state, caller.user, workspace)
+        data = await upload.read()
+        history = await run_in_threadpool(parse_history, data, chosen)
+        job = await run_in_threadpool(start_history_import, state, caller.user, history, workspace)
+    except (MemorydError, ApiError) as exc:
+        message = exc.message if isinstance(exc, ApiError) else str(exc)
+        return redirect(request, PAGE, f"Nothing was imported: {message}", "error")
+    return redirect(request, f"{PAGE}?job={job.id}")
+
+
+@router.get("/ui/history-imports/{job_id}", response_class=HTMLResponse)
+def history_status(request: Request, state: State, job_id: str) -> Response:
+    """The status fragment the page polls; 404 for an import that is not the caller's."""
+    caller = web_caller(request, state)
+    if caller is None:
+        raise ApiError(401, "sign in first", code="not_authenticated")
+    job = state.history_jobs.get(caller.user.id, job_id[:64])
+    response = TEMPLATES.TemplateResponse(
+        request, "history_status.html", {"job": job, "job_asked": job_id}
+    )
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@router.post("/ui/facts")
+async def paste_facts(request: Request, state: State) -> Response:
+    caller, form = await posted(request, state)
+    text = field_text(form, "facts")
+    workspace = field_text(form, "workspace") or None
+    try:
+        if workspace:
+            await run_in_threadpool(require_workspace, state, caller.user, workspace)
+        outcomes = await run_in_threadpool(add_facts, state.md, caller.user.id, text, workspace)
+    except MemorydError as exc:
+        return redirect(request, PAGE, f"No fact was added: {exc}", "error")
+    refused = [o for o in outcomes if o.error]
+    if not refused:
+        return redirect(request, PAGE, f"{report(outcomes).capitalize()}.")
+    return await run_in_threadpool(
+        lambda: _page(
+            request,
+            state,
+            facts_text="\n".join(o.text for o in refused),  # what was refused, to fix
+            facts_workspace=workspace or "",
+            facts_report={"summary": report(outcomes), "refused": refused},
+        )
+    )
