@@ -34,7 +34,7 @@ def build_demo(data_dir: Path) -> tuple[Any, str]:
     from argon2 import PasswordHasher
 
     from memoryd.config import MemorydSettings
-    from memoryd.domain.models import Role
+    from memoryd.domain.models import Role, Scope
     from memoryd.extraction.decide import Change
     from memoryd.extraction.review import suggest
     from memoryd.extraction.runs import Run, finish_run, new_run_id, start_run
@@ -94,13 +94,18 @@ def build_demo(data_dir: Path) -> tuple[Any, str]:
         alice,
         "kitchen",
         question,
-        "Oak, as you chose: it warms up white handleless fronts. Seal it with hardwax oil.",
+        "**Oak**, as you chose: it warms up white handleless fronts.\n\n"
+        "1. Seal it with `hardwax oil`.\n2. Oil it again after a year.",  # shown as Markdown
         turn=md.context(alice, "kitchen", question),  # the answer lists these memories
     )
+    fridge = md.record_chat(alice, "kitchen", "The fridge goes on the left wall.", "Noted.")
     porto = next(m for m in md.list_memories(alice) if "Porto" in m.content)
     with md.db.write() as repo:  # the review queue: a change to a memory, side by side
         suggest(md, repo, alice, "", Change("Alice moved to Lisbon in May", porto.scope, porto),
                 None, [], "demo-run")  # fmt: skip
+        # a new memory learned in the kitchen: Accept offers global or the kitchen
+        suggest(md, repo, alice, "kitchen", Change("The fridge goes on the left wall",
+                Scope.GLOBAL, None), None, [fridge.id], "demo-run")  # fmt: skip
     started = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)  # fixed: the same pictures every time
     run = Run(id=new_run_id(), trigger="manual", started_at=started)
     run.provider, run.model = "local", "qwen2.5-coder-1.5b-instruct-q4_k_m"
@@ -128,6 +133,12 @@ def memories(page: Any, url: str) -> None:
     page.get_by_role("dialog").get_by_role("tab", name="Memories").wait_for()
 
 
+def memories_menu(page: Any, url: str) -> None:
+    """The memories with one memory's actions menu open."""
+    memories(page, url)
+    page.locator("#profile .memory details.row-menu > summary").nth(1).click()
+
+
 def account(page: Any, url: str) -> None:
     memories(page, url)
     page.get_by_role("dialog").get_by_role("tab", name="Account").click()
@@ -141,7 +152,9 @@ def review_queue(page: Any, url: str) -> None:
 
 def memory_detail(page: Any, url: str) -> None:
     memories(page, url)
-    page.get_by_role("button", name="Details of memory: Alice chose oak worktops").click()
+    row = page.locator("#profile .memory", has_text="Alice chose oak worktops")
+    row.locator("details.row-menu > summary").click()
+    row.get_by_role("button", name="Details and history").click()
     page.locator("#memory-detail").get_by_text("History").wait_for()
 
 
@@ -158,7 +171,7 @@ def activity(page: Any, url: str) -> None:
 def chat(page: Any, url: str) -> None:
     sign_in(page, url, "alice", USER_PASSWORD)
     page.goto(f"{url}/chat/kitchen")
-    page.locator(".message.assistant details.used summary").last.click()  # its memories
+    page.locator(".message.assistant .used > summary").last.click()  # its memories
 
 
 def run_details(run_id: str) -> Callable[[Any, str], None]:
@@ -184,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         app, run_id = build_demo(Path(tmp))
         pages: dict[str, Callable[[Any, str], None]] = {
             "login": login,
-            "memories": memories,
+            "memories": memories_menu,
             "review-queue": review_queue,
             "memory-detail": memory_detail,
             "account": account,

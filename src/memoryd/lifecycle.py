@@ -30,11 +30,12 @@ from typing import TYPE_CHECKING
 
 from memoryd.domain import runtime_settings
 from memoryd.domain.audit import AuditQuery
-from memoryd.domain.errors import InvalidInput, NotFound
+from memoryd.domain.errors import InvalidInput, InvalidScope, NotFound
 from memoryd.domain.models import (
     Actor,
     AuditAction,
     Memory,
+    Scope,
     Source,
     Suggestion,
     SuggestionKind,
@@ -190,11 +191,13 @@ class LifecycleService:
         wanted = _status(status)
         with self.deps.db.read() as repo:
             self.store.require_user(repo, user_id)
-            return queries.list_suggestions(repo.conn, user_id, wanted)
+            found = queries.list_suggestions(repo.conn, user_id, wanted)
+            return queries.with_origins(repo.conn, user_id, found)
 
     def get_suggestion(self, user_id: int, suggestion_id: str) -> Suggestion:
         with self.deps.db.read() as repo:
-            return _owned(queries.get_suggestion(repo.conn, suggestion_id), user_id, suggestion_id)
+            found = _owned(queries.get_suggestion(repo.conn, suggestion_id), user_id, suggestion_id)
+            return queries.with_origins(repo.conn, user_id, [found])[0]
 
     def accept_suggestion(
         self,
@@ -203,14 +206,18 @@ class LifecycleService:
         *,
         content: str | None = None,
         expires_at: datetime | str | Keep | None = KEEP,
+        scope: Scope | str | None = None,
         actor: Actor | None = None,
     ) -> Memory:
         """Apply a pending suggestion (optionally with the user's own text or expiry).
 
-        A create obeys the scope limit and duplicates like any add (ScopeFull,
-        DuplicateMemory); an update revises its memory, which must still exist."""
+        A new memory goes into ``scope``: ``global``, ``workspace`` (the workspace its
+        chats were in, ``origin``) or None (where extraction put it); it obeys the scope
+        limit and duplicates like any add (ScopeFull, DuplicateMemory). An update revises
+        its memory where that memory is, which must still exist."""
         actor = actor or Actor(Source.USER, user_id)
         current = self.get_suggestion(user_id, suggestion_id)
+        where, slug = accept_target(current, scope)
         text = normalize_content(content if content is not None else current.content)
         until = (
             current.expires_at
@@ -227,8 +234,8 @@ class LifecycleService:
                     repo,
                     user_id,
                     text,
-                    found.scope,
-                    found.workspace,
+                    where,
+                    slug,
                     actor,
                     vector,
                     found.source_chat_ids,
@@ -281,6 +288,30 @@ def _status(status: SuggestionStatus | str | None) -> SuggestionStatus | None:
     except ValueError:
         known = ", ".join([*(s.value for s in SuggestionStatus), "all"])
         raise InvalidInput(f"unknown suggestion status {status!r}: use {known}") from None
+
+
+def accept_target(suggestion: Suggestion, scope: Scope | str | None) -> tuple[Scope, str | None]:
+    """Where accepting ``suggestion`` into ``scope`` puts its memory: (scope, workspace)."""
+    if scope is None:
+        return suggestion.scope, suggestion.workspace
+    try:
+        chosen = Scope(scope)
+    except ValueError:
+        raise InvalidScope(f"unknown scope {scope!r}: use global or workspace") from None
+    if suggestion.kind is SuggestionKind.UPDATE:
+        if chosen is not suggestion.scope:
+            raise InvalidScope(
+                "a change to a memory is accepted where that memory is; move it afterwards"
+            )
+        return suggestion.scope, suggestion.workspace
+    if chosen is Scope.GLOBAL:
+        return Scope.GLOBAL, None
+    if suggestion.origin is None:
+        raise InvalidScope(
+            "the chats this suggestion came from are deleted, so its workspace is unknown;"
+            " accept it into global"
+        )
+    return Scope.WORKSPACE, suggestion.origin
 
 
 def _owned(found: Suggestion | None, user_id: int, suggestion_id: str) -> Suggestion:

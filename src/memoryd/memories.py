@@ -19,6 +19,7 @@ from memoryd.domain.models import Actor, AuditAction, Memory, Scope, Source
 from memoryd.domain.rules import (
     content_key,
     normalize_content,
+    normalize_reason,
     parse_expiry,
     parse_scope,
     resolve_scope,
@@ -104,13 +105,24 @@ class MemoryService:
                 repo, user_id, memory_id, text, actor, vector, expires_at=until
             )
 
-    def delete_memory(self, user_id: int, memory_id: str, *, actor: Actor | None = None) -> None:
+    def delete_memory(
+        self,
+        user_id: int,
+        memory_id: str,
+        *,
+        reason: str | None = None,
+        actor: Actor | None = None,
+    ) -> None:
+        """Delete a memory; ``reason`` (why, e.g. "reported as wrong") goes into the
+        audit entry, as its ``before["reason"]``."""
         actor = actor or Actor(Source.USER, user_id)
+        why = normalize_reason(reason)
         with self.deps.db.write() as repo:
             self.store.require_user(repo, user_id, lock=True)
             before = self.store.owned(repo, user_id, memory_id)
             repo.delete_memory(memory_id)
-            self.store.audit(repo, AuditAction.DELETE, actor, before, None, self.deps.clock())
+            now = self.deps.clock()
+            self.store.audit(repo, AuditAction.DELETE, actor, before, None, now, reason=why)
 
     def promote(self, user_id: int, memory_id: str, *, actor: Actor | None = None) -> Memory:
         """Move a workspace memory to the user's global scope (R2)."""

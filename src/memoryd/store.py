@@ -180,15 +180,21 @@ class MemoryStore:
         before: Memory | None,
         after: Memory | None,
         now: datetime,
+        *,
+        reason: str | None = None,
     ) -> None:
+        """One audit entry; ``reason`` (a deletion's why) is kept in its ``before``."""
         subject = after or before
         assert subject is not None
+        was = audit_view(before)
+        if reason and was is not None:
+            was["reason"] = reason
         repo.add_audit(
             memory_id=subject.id,
             user_id=subject.user_id,
             action=action,
             actor=actor.label,
-            before=audit_view(before),
+            before=was,
             after=audit_view(after),
             now=now,
         )

@@ -138,6 +138,22 @@ def test_accepting_into_a_full_scope_fails_with_one_line(cli: Cli, alice: str) -
     assert "is full" in cli.fails("memories", "suggestions", "accept", "-u", alice, waiting)
 
 
+def test_a_full_global_scope_is_avoided_with_scope_workspace(cli: Cli, alice: str) -> None:
+    """--scope workspace puts a new memory in the workspace its chats were in."""
+    for n in range(5):
+        cli.ok("memories", "add", "-u", alice, "--global", f"Global fact {n}")
+    with Memoryd(cli.url) as md:
+        user = md.get_user(alice).id
+        chat = md.record_chat(user, "phoenix", "I play chess on Sundays", "Nice").id
+        waiting = file_for(md, user, "Plays chess on Sundays", chats=[chat], run_id="run-cli")
+    made = cli.json(
+        "memories", "suggestions", "accept", "-u", alice, waiting, "--scope", "workspace"
+    )
+    assert (made["scope"], made["workspace"]) == ("workspace", "phoenix")
+    bad = cli.fails("memories", "suggestions", "accept", "-u", alice, waiting, "--scope", "x")
+    assert "--scope" in bad
+
+
 @pytest.mark.parametrize("columns", [80, 100, 250])
 def test_list_table_fits_the_terminal_without_splitting_a_header(
     cli: Cli, alice: str, columns: int

@@ -12,7 +12,13 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from memoryd import Memoryd
-from memoryd.domain.errors import DuplicateMemory, InvalidInput, NotFound, ScopeFull
+from memoryd.domain.errors import (
+    DuplicateMemory,
+    InvalidInput,
+    InvalidScope,
+    NotFound,
+    ScopeFull,
+)
 from memoryd.domain.models import SuggestionKind, SuggestionStatus
 from memoryd.domain.rules import Limits, parse_expiry
 from memoryd.embedding.minilm import MiniLMEmbedder
@@ -172,6 +178,51 @@ def test_accepting_an_update_of_a_deleted_memory_is_refused(lmd: Memoryd) -> Non
     lmd.delete_memory(ana.id, porto.id)
     with pytest.raises(NotFound, match="was deleted"):
         lmd.accept_suggestion(ana.id, update_id)
+
+
+def test_accepting_into_a_chosen_scope(lmd: Memoryd, clock: Clock) -> None:
+    """A new memory goes into global or the workspace its chats were in (``origin``); a
+    change to a memory stays where that memory is; with its chats deleted, a global
+    suggestion has no workspace to go to."""
+    ana = lmd.create_user("ana")
+    lmd.create_workspace("atlas")
+    chat = lmd.record_chat(ana.id, "atlas", "I play the cello", "Nice").id
+    cello = file_for(lmd, ana.id, "Plays the cello", chats=[chat], run_id="run1")
+    clock.advance(seconds=1)
+    tea = file_for(lmd, ana.id, "Prefers tea", workspace="atlas", run_id="run1")
+    clock.advance(seconds=1)
+    runs = file_for(lmd, ana.id, "Runs on Sundays", chats=[chat], run_id="run1")
+    assert [s.origin for s in lmd.list_suggestions(ana.id)] == ["atlas", "atlas", "atlas"]
+    made = lmd.accept_suggestion(ana.id, cello, scope="workspace")
+    assert (made.scope.value, made.workspace) == ("workspace", "atlas")
+    made = lmd.accept_suggestion(ana.id, tea, scope="global")
+    assert (made.scope.value, made.workspace) == ("global", None)
+    porto = lmd.add_memory(ana.id, "Lives in Porto")
+    update = file_for(lmd, ana.id, "Lives in Lisbon", porto.id, run_id="run1")
+    with pytest.raises(InvalidScope, match="where that memory is"):
+        lmd.accept_suggestion(ana.id, update, scope="workspace")
+    with pytest.raises(InvalidScope, match="unknown scope"):
+        lmd.accept_suggestion(ana.id, runs, scope="elsewhere")
+    lmd.delete_chat(ana.id, chat)
+    assert lmd.get_suggestion(ana.id, runs).origin is None
+    with pytest.raises(InvalidScope, match="accept it into global"):
+        lmd.accept_suggestion(ana.id, runs, scope="workspace")
+    lmd.delete_memory(ana.id, porto.id)  # room in global (2 here)
+    assert lmd.accept_suggestion(ana.id, runs).scope.value == "global"
+
+
+def test_a_deletion_keeps_its_reason_in_the_audit_log(lmd: Memoryd) -> None:
+    ana = lmd.create_user("ana")
+    memory = lmd.add_memory(ana.id, "Lives in Porto")
+    with pytest.raises(InvalidInput, match="reason"):
+        lmd.delete_memory(ana.id, memory.id, reason="x" * 201)
+    lmd.delete_memory(ana.id, memory.id, reason="  Reported as   wrong ")
+    entry = lmd.audit_log(ana.id, memory.id)[-1]
+    assert entry.action.value == "delete" and entry.before is not None
+    assert (entry.before["reason"], entry.before["content"]) == (
+        "Reported as wrong",
+        "Lives in Porto",
+    )
 
 
 # detail ---------------------------------------------------------------------------------

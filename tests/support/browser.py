@@ -124,6 +124,17 @@ def open_menu(page: Any) -> None:
         button.click()
 
 
+def memory_menu(scope: Any, text: str) -> Any:
+    """The row of the memory whose text has ``text`` (in ``scope``: a page, dialog or
+    section), with its actions menu open: Edit, Details and history, Make global or Move
+    to, Delete."""
+    row = scope.locator(".memory", has_text=text)
+    menu = row.locator("details.row-menu")
+    if menu.get_attribute("open") is None:
+        menu.locator("summary").click()
+    return row
+
+
 def horizontal_overflow(page: Any) -> int:
     """How many pixels the page is wider than the window (0: nothing scrolls sideways)."""
     return int(page.evaluate("document.scrollingElement.scrollWidth - window.innerWidth"))

@@ -19,14 +19,15 @@ def file_suggestion(
     *,
     workspace: str = "",
     run_id: str = "run-test",
+    chats: list[int] | None = None,
 ) -> str:
     """A pending suggestion: a create (global, or in ``workspace``) or an update of
-    ``target_id``; returns its id."""
+    ``target_id``, learned from ``chats`` (their ids); returns its id."""
     target = md.get_memory(user_id, target_id) if target_id else None
     scope = target.scope if target else (Scope.WORKSPACE if workspace else Scope.GLOBAL)
     with md.db.write() as repo:
         return suggest(
-            md, repo, user_id, workspace, Change(text, scope, target), None, [], run_id
+            md, repo, user_id, workspace, Change(text, scope, target), None, chats or [], run_id
         ).id
 
 

@@ -563,7 +563,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Accept a suggestion, optionally with your own text or expiry */
+        /** Accept a suggestion, optionally with your own text, expiry or scope */
         post: operations["accept_api_v1_suggestions__suggestion_id__accept_post"];
         delete?: never;
         options?: never;
@@ -847,7 +847,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Accept a suggestion, optionally with your own text or expiry */
+        /** Accept a suggestion, optionally with your own text, expiry or scope */
         post: operations["accept_api_v1_users__user_id__suggestions__suggestion_id__accept_post"];
         delete?: never;
         options?: never;
@@ -1681,6 +1681,11 @@ export interface components {
              * @description Remember until: a date (YYYY-MM-DD, kept to the end of that day, UTC) or an ISO 8601 time. Once passed, the memory is never injected and is deleted after the expired_grace_days setting.
              */
             expires_at?: string | null;
+            /**
+             * Scope
+             * @description Where a new memory goes: global, or workspace (the one its chats were in, 'origin'); left out, where extraction put it. A change to a memory stays where that memory is.
+             */
+            scope?: ("global" | "workspace") | null;
         };
         /** SuggestionOut */
         SuggestionOut: {
@@ -1704,6 +1709,11 @@ export interface components {
              * @description The memory written when it was accepted.
              */
             memory_id: string | null;
+            /**
+             * Origin
+             * @description The workspace its chats were in: where accepting with scope 'workspace' puts it (null when those chats are deleted).
+             */
+            origin?: string | null;
             /** Run Id */
             run_id: string | null;
             /**
@@ -3654,7 +3664,10 @@ export interface operations {
     };
     delete_memory_api_v1_memories__memory_id__delete: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Why (e.g. it is wrong): kept in the audit log. */
+                reason?: string | null;
+            };
             header?: never;
             path: {
                 memory_id: string;
@@ -5319,7 +5332,10 @@ export interface operations {
     };
     delete_memory_api_v1_users__user_id__memories__memory_id__delete: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Why (e.g. it is wrong): kept in the audit log. */
+                reason?: string | null;
+            };
             header?: never;
             path: {
                 memory_id: string;

@@ -66,7 +66,8 @@ def state_text(view: dict[str, Any] | None) -> str:
         where = ", ".join(f"{slug}: {n}" for slug, n in view.get("workspaces", {}).items())
         return f"{view.get('count')} chat(s) ({where})"
     where = "global" if view.get("scope") == Scope.GLOBAL.value else f"[{view.get('workspace')}]"
-    return f"{where} {view.get('content', '')}"
+    why = f" (why: {view['reason']})" if view.get("reason") else ""  # a deletion's reason
+    return f"{where} {view.get('content', '')}{why}"
 
 
 def audit_table(title: str, entries: Sequence[AuditEntry], width: int) -> Any:

@@ -2,8 +2,9 @@
 
 When the run-time setting ``memory_review`` is ``updates`` or ``everything``, extraction
 files its changes as suggestions; these commands list them (an update shows the memory
-it would replace beside the new text), accept them as they are or with new text, or
-reject them. Ids are given in full or as a unique prefix of at least 6 characters.
+it would replace beside the new text), accept them as they are, with new text or
+into another scope (``--scope``), or reject them. Ids are given in full or as a unique
+prefix of at least 6 characters.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from memoryd.cli.common import (
     typed,
 )
 from memoryd.domain.errors import InvalidInput
-from memoryd.domain.models import Suggestion, User
+from memoryd.domain.models import Scope, Suggestion, User
 from memoryd.domain.rules import KEEP, scope_label
 
 if TYPE_CHECKING:
@@ -124,6 +125,14 @@ def accept(
         str | None,
         typer.Option("--until", metavar="DATE", help="Remember until this date (YYYY-MM-DD)."),
     ] = None,
+    scope: Annotated[
+        Scope | None,
+        typer.Option(
+            "--scope",
+            help="Put a new memory in global, or in workspace: the one its chats were in"
+            " (default: where extraction put it).",
+        ),
+    ] = None,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -136,6 +145,7 @@ def accept(
             full_id,
             content=text,
             expires_at=KEEP if until is None else until,
+            scope=scope,
             actor=CLI_ACTOR,
         )
     if as_json:

@@ -342,9 +342,14 @@ def edit_body(content: str | None, expires_at: datetime | str | Keep | None) -> 
     return body
 
 
-def accept_body(content: str | None, expires_at: datetime | str | Keep | None) -> dict[str, Any]:
+def accept_body(
+    content: str | None, expires_at: datetime | str | Keep | None, scope: Scope | str | None
+) -> dict[str, Any]:
     """``POST .../suggestions/{id}/accept``: only what the user changes."""
-    return edit_body(content, expires_at)
+    body = edit_body(content, expires_at)
+    if scope is not None:
+        body["scope"] = Scope(scope).value if isinstance(scope, Scope) else scope
+    return body
 
 
 def suggestion_of(data: Mapping[str, Any]) -> Suggestion:
@@ -366,6 +371,7 @@ def suggestion_of(data: Mapping[str, Any]) -> Suggestion:
         run_id=data.get("run_id"),
         decided_at=_when(data.get("decided_at")),
         memory_id=data.get("memory_id"),
+        origin=data.get("origin"),
     )
 
 

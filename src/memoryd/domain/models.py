@@ -197,6 +197,9 @@ class Suggestion:
     run_id: str | None = None
     decided_at: datetime | None = None
     memory_id: str | None = None
+    # the workspace its chats were in: its own for a workspace suggestion; for a global
+    # one, that of its source chats while one is still stored (else None)
+    origin: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -215,6 +218,7 @@ class Suggestion:
             "created_at": self.created_at.isoformat(),
             "decided_at": self.decided_at.isoformat() if self.decided_at else None,
             "memory_id": self.memory_id,
+            "origin": self.origin,
         }
 
 

@@ -171,6 +171,13 @@ def validate_display_name(name: object, *, what: str = "name") -> str:
     return cleaned
 
 
+def normalize_reason(reason: object) -> str | None:
+    """Why a memory was deleted, as the audit entry keeps it (None: no reason given)."""
+    if reason is None or (isinstance(reason, str) and not reason.strip()):
+        return None
+    return validate_display_name(reason, what="reason")
+
+
 def _iso_time(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
 

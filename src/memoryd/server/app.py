@@ -57,8 +57,10 @@ from memoryd.server.web import activity as web_activity
 from memoryd.server.web import admin_actions as web_admin_actions
 from memoryd.server.web import admin_pages as web_admin_pages
 from memoryd.server.web import chat_history as web_chat_history
+from memoryd.server.web import chat_page as web_chat_page
 from memoryd.server.web import history_import as web_history_import
 from memoryd.server.web import privacy as web_privacy
+from memoryd.server.web import review as web_review
 from memoryd.server.web import routes as web_routes
 from memoryd.service import Memoryd
 
@@ -189,6 +191,8 @@ def create_app(
     app.include_router(web_routes.router)
     app.include_router(web_admin_pages.router)
     app.include_router(web_activity.router)
+    app.include_router(web_chat_page.router)
+    app.include_router(web_review.router)  # before actions: /ui/suggestions/accept-all
     app.include_router(web_actions.router)
     app.include_router(web_privacy.router)
     app.include_router(web_chat_history.router)

@@ -358,6 +358,11 @@ class SuggestionOut(BaseModel):
     created_at: str
     decided_at: str | None
     memory_id: str | None = Field(description="The memory written when it was accepted.")
+    origin: str | None = Field(
+        default=None,
+        description="The workspace its chats were in: where accepting with scope "
+        "'workspace' puts it (null when those chats are deleted).",
+    )
 
     @classmethod
     def of(cls, suggestion: Suggestion) -> SuggestionOut:
@@ -369,6 +374,12 @@ class SuggestionAccept(Strict):
         default=None, max_length=10_000, description="Your own wording (edit, then accept)."
     )
     expires_at: str | None = Field(default=None, max_length=64, description=EXPIRY_HELP)
+    scope: Literal["global", "workspace"] | None = Field(
+        default=None,
+        description="Where a new memory goes: global, or workspace (the one its chats were "
+        "in, 'origin'); left out, where extraction put it. A change to a memory stays where "
+        "that memory is.",
+    )
 
 
 class HistoryMessage(BaseModel):

@@ -89,6 +89,7 @@ class ChatTarget:
 
     model: str
     sentence: str
+    local: bool = False  # the bundled small model: the page says it is slow and limited
 
 
 def _where(settings: MemorydSettings) -> tuple[str, str]:
@@ -122,7 +123,7 @@ def chat_target(settings: MemorydSettings) -> ChatTarget:
     model = settings.proxy_model or settings.llm_model
     tail = "through memoryd's proxy, with your memories in the system prompt."
     if name == "local":
-        return ChatTarget(model or "local", f"Answers come from {where} {tail}")
+        return ChatTarget(model or "local", f"Answers come from {where} {tail}", local=True)
     if model:
         return ChatTarget(model, f"Answers come from {model} on {where} {tail}")
     return ChatTarget(

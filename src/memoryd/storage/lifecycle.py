@@ -8,6 +8,7 @@ the caller's open transaction and decides nothing.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -103,6 +104,26 @@ def decide_suggestion(
         .values(status=status.value, decided_at=now, memory_id=memory_id)
     ).rowcount
     return bool(changed)
+
+
+def with_origins(conn: Connection, user_id: int, found: list[Suggestion]) -> list[Suggestion]:
+    """``found`` with each suggestion's ``origin``: the workspace its chats were in (a
+    global suggestion's from its source chats that are still stored)."""
+    wanted = sorted({i for s in found if s.workspace is None for i in s.source_chat_ids})
+    where: dict[int, str] = {}
+    if wanted:
+        query = (
+            select(chats.c.id, workspaces.c.slug)
+            .join(workspaces, chats.c.workspace_id == workspaces.c.id)
+            .where(chats.c.user_id == user_id, chats.c.id.in_(wanted))
+        )
+        where = {row.id: row.slug for row in conn.execute(query)}
+    return [
+        replace(
+            s, origin=s.workspace or next((where[i] for i in s.source_chat_ids if i in where), None)
+        )
+        for s in found
+    ]
 
 
 def chats_by_id(conn: Connection, user_id: int, chat_ids: Iterable[int]) -> list[Chat]:

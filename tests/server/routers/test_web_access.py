@@ -78,6 +78,18 @@ def own_suggestion(decision: str) -> Callable[[World, str], tuple[dict[str, Any]
     return prepare
 
 
+def waiting_queue(**form: str) -> Callable[[World, str], tuple[dict[str, Any], Form]]:
+    """A suggestion waiting in the user's queue, for Accept all and Reject all."""
+
+    def prepare(world: World, who: str) -> tuple[dict[str, Any], Form]:
+        user = world.ids[who]
+        count = len(world.md.list_suggestions(user, "all"))
+        file_suggestion(world.md, user, f"queued suggestion of {who} {count}")
+        return {}, dict(form)
+
+    return prepare
+
+
 def own_chat(world: World, who: str) -> tuple[dict[str, Any], Form]:
     chat = world.md.record_chat(world.ids[who], "alpha", f"web chat of {who}", "ok")
     return {"chat_id": chat.id}, {"workspace": "alpha", "confirmed": "yes"}
@@ -121,6 +133,9 @@ FORM_CASES = [
     FormCase("/ui/memories/{memory_id}/{operation}", own_memory("demote", workspace="alpha")),
     FormCase("/ui/suggestions/{suggestion_id}/{decision}", own_suggestion("accept")),
     FormCase("/ui/suggestions/{suggestion_id}/{decision}", own_suggestion("reject")),
+    FormCase("/ui/suggestions/accept-all", waiting_queue()),
+    FormCase("/ui/suggestions/reject-all", waiting_queue(confirmed="yes")),
+    FormCase("/ui/memories/{memory_id}/{operation}", own_memory("report", confirmed="yes")),
     FormCase("/ui/api-keys", fields(name="web key")),
     FormCase("/ui/api-keys/{key_id}/revoke", own_key),
     FormCase("/ui/password", known_password),
@@ -178,6 +193,8 @@ ELSEWHERE = {
     ("POST", "/v1/chat/completions"): "test_proxy.py (key needed, per-user memories)",
     ("GET", "/v1/models"): "test_proxy.py",
     ("GET", "/activity/history/{memory_id}"): "test_memory_history_web.py (401, 404, 200)",
+    ("GET", "/chat/{slug}/used"): "test_chat_page_web.py (401, 404, 200)",
+    ("POST", "/ui/markdown"): "test_chat_page_web.py (401, 403 without the CSRF token, 200)",
     ("POST", "/ui/history-imports"): "test_history_import_api.py (401, a workspace not theirs)",
     ("GET", "/ui/history-imports/{job_id}"): "test_history_import_api.py (401, 404, 200)",
     ("GET", "/admin/users/{user_id}/activity/history/{memory_id}"): (

@@ -1,7 +1,7 @@
 """The web UI in headless Chromium (Debian's /usr/bin/chromium driven by Playwright).
 
 Walks what a person does: find their memories behind their name at the bottom left and
-delete one with the trash icon (R8), an admin deleting another user's memory, settings
+delete one from its row's menu (R8), an admin deleting another user's memory, settings
 toggles changing the next chat turn, and a chat answer that used an injected memory.
 Each runs at 1280 and 390 px (the ``page`` fixture). The README's screenshots are made
 by ``scripts/screenshots.py``.
@@ -16,7 +16,7 @@ import pytest
 from memoryd.domain.injection import SECTION_HEADING
 from memoryd.testing import FakeOpenAIServer, Reply
 from memoryd.testing.live import LiveServer
-from support.browser import check_page, confirm, open_menu
+from support.browser import check_page, confirm, memory_menu, open_menu
 from support.browser import sign_in as browser_sign_in
 from support.server import ADMIN_PASSWORD, USER_PASSWORD, World
 
@@ -48,19 +48,21 @@ def test_user_deletes_a_memory_from_the_profile_panel(live_world: Live, page: An
     dialog.get_by_role("tab", name="Memories").click()
     # 3. both scopes, with how full they are
     assert dialog.get_by_role("heading", name="Global (2/5)").is_visible()
-    assert dialog.get_by_role("heading", name="Workspace alpha (2/20)").is_visible()
-    assert dialog.get_by_role("heading", name="Workspace beta (1/20)").is_visible()
+    assert dialog.get_by_role("heading", name="Alpha (2/20)").is_visible()
+    assert dialog.get_by_role("heading", name="Beta (1/20)").is_visible()
     assert dialog.get_by_text("Alice likes green tea").is_visible()
     check_page(page)
-    # 4. the trash icon deletes (after the confirmation)
-    dialog.get_by_role("button", name="Delete memory: Alpha deploys with Ansible").click()
+    # 4. Delete in the memory's menu deletes (after the confirmation)
+    row = memory_menu(dialog, "Alpha deploys with Ansible")
+    check_page(page)  # the menu open fits the panel
+    row.get_by_role("button", name="Delete").click()
     assert "Alpha deploys with Ansible" in confirm(page, "Delete")
     page.wait_for_selector("text=Memory deleted.")
     assert page.get_by_text("Alpha deploys with Ansible").count() == 0
     page.reload()
     page.wait_for_selector("#panel-memories")
     assert page.get_by_text("Alpha deploys with Ansible").count() == 0
-    assert page.get_by_role("heading", name="Workspace alpha (1/20)").is_visible()
+    assert page.get_by_role("heading", name="Alpha (1/20)").is_visible()
     assert doomed.id not in {m.id for m in world.md.list_memories(alice)}
 
 
@@ -71,24 +73,24 @@ def test_add_edit_promote_demote_and_full_scope_message(live_world: Live, page: 
         world.md.add_memory(alice, f"Global fact {i}")
     sign_in(page, live, "alice", USER_PASSWORD)
     page.get_by_role("button", name="alice").click()
-    page.get_by_label("Add to Workspace alpha").fill("Alpha ships every Tuesday")
-    page.get_by_label("Add to Workspace alpha").press("Enter")
+    page.get_by_label("Add to Alpha").fill("Alpha ships every Tuesday")
+    page.get_by_label("Add to Alpha").press("Enter")
     page.wait_for_selector("text=Memory added.")
-    row = page.locator(".memory", has_text="Alpha ships every Tuesday")
+    row = memory_menu(page, "Alpha ships every Tuesday")
     row.get_by_role("button", name="Edit").click()
     row.get_by_label("Memory text").fill("Alpha ships every Wednesday")
     row.get_by_role("button", name="Save").click()
     page.wait_for_selector("text=Memory saved.")
-    row = page.locator(".memory", has_text="Alpha ships every Wednesday")
+    row = memory_menu(page, "Alpha ships every Wednesday")
     row.get_by_role("button", name="Make global").click()
     page.wait_for_selector("text=Memory moved to Global.")
     assert page.get_by_role("heading", name="Global (5/5)").is_visible()
     assert page.get_by_text("Global is full (5 memories)").is_visible()
     assert page.get_by_label("Add to Global").is_disabled()
-    row = page.locator(".memory", has_text="Global fact 0")
-    row.get_by_label("Move to workspace").select_option("beta")
-    row.get_by_role("button", name="Move to workspace").click()
-    page.wait_for_selector("text=Memory moved to workspace beta.")
+    row = memory_menu(page, "Global fact 0")
+    row.get_by_label("Move to").select_option("beta")
+    row.get_by_role("button", name="Move", exact=True).click()
+    page.wait_for_selector("text=Memory moved to Beta.")
     contents = {(m.scope.value, m.workspace, m.content) for m in world.md.list_memories(alice)}
     assert ("global", None, "Alpha ships every Wednesday") in contents
     assert ("workspace", "beta", "Global fact 0") in contents
@@ -124,8 +126,8 @@ def test_admin_deletes_another_users_memory(live_world: Live, page: Any) -> None
     # "Show memories" loads a new page: wait for it (is_visible() would not, and failed once)
     section.get_by_text("Bob prefers dark roast coffee").wait_for(state="visible")
     check_page(page)
-    section.get_by_role(
-        "button", name="Delete memory: Bob's alpha password hint is obsolete"
+    memory_menu(section, "Bob's alpha password hint is obsolete").get_by_role(
+        "button", name="Delete"
     ).click()
     confirm(page, "Delete")
     page.wait_for_selector("text=Memory deleted.")
@@ -147,7 +149,7 @@ def test_settings_toggles_change_the_next_chat_turn(
         page.goto(f"{live.url}/chat/alpha")
         page.get_by_label("Message").fill(text)
         page.get_by_role("button", name="Send").click()
-        page.wait_for_selector("#chat-status:has-text('Answered')")
+        page.locator(".message.assistant").last.locator(".used").wait_for()  # it ended
         return str(fake_llm.requests[-1]["messages"][0].get("content", ""))
 
     assert SECTION_HEADING in chat_turn("first")
@@ -185,7 +187,7 @@ def test_chat_answer_uses_an_injected_memory(
     page.goto(f"{live.url}/chat/alpha")
     page.get_by_label("Message").fill("What sauce should I make for dinner?")
     page.keyboard.press("Enter")
-    page.wait_for_selector("text=Answered using 2 memories.")
+    page.wait_for_selector("text=Answered with 2 memories")
     reply = page.locator(".message.assistant .message-text").last
     assert reply.inner_text() == "Since you are allergic to peanuts, skip the satay sauce."
     check_page(page)

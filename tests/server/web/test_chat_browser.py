@@ -57,25 +57,25 @@ def test_each_answer_lists_the_memories_it_was_given(
     # a memory made after the page loaded is looked up when an answer uses it
     later = world.md.add_memory(world.ids["alice"], "Alice cooks on Sundays").id
     send_by_keyboard(page, "What sauce should I make?")
-    page.wait_for_selector("text=Answered using 3 memories.")
+    page.wait_for_selector("text=Answered with 3 memories")
     answer = page.locator(".message.assistant").last
     used = answer.locator("details.used")
-    assert used.locator("summary").inner_text() == "Answered with 3 memories"
-    used.locator("summary").focus()
+    assert used.locator(":scope > summary").inner_text() == "Answered with 3 memories"
+    used.locator(":scope > summary").focus()
     page.keyboard.press("Enter")  # opens the list
-    items = used.locator("li")
-    assert items.all_inner_texts() == [
-        "global Alice is allergic to peanuts",
-        "global Alice cooks on Sundays",
-        "alpha Alpha's team meets on Mondays",
+    items = used.locator(".used-list > li")
+    assert [i.inner_text().split(" Correct")[0] for i in items.all()] == [
+        "Global Alice is allergic to peanuts",
+        "Global Alice cooks on Sundays",
+        "Alpha Alpha's team meets on Mondays",
     ]
     check_page(page)  # no sideways scrolling, no serious axe-core violation
     # the recorded chat keeps them, and the page shows them after a reload
     wait_recorded(world, "What sauce should I make?")
     page.reload()
     answer = page.locator(".message.assistant").last
-    assert answer.locator("summary").inner_text() == "Answered with 3 memories"
-    assert [i.get_attribute("data-memory-id") for i in answer.locator("li").all()] == [
+    assert answer.locator(".used > summary").inner_text() == "Answered with 3 memories"
+    assert [i.get_attribute("data-memory-id") for i in answer.locator(".used-list > li").all()] == [
         peanuts,
         later,
         mondays,
@@ -84,8 +84,8 @@ def test_each_answer_lists_the_memories_it_was_given(
     world.md.delete_memory(world.ids["alice"], later)
     page.reload()
     answer = page.locator(".message.assistant").last
-    answer.locator("summary").click()
-    assert answer.locator("li").all_inner_texts()[1] == "a memory since deleted"
+    answer.locator(".used > summary").click()
+    assert answer.locator(".used-list > li").all_inner_texts()[1] == "A memory since deleted"
 
 
 def test_incognito_chat_uses_memories_and_is_not_recorded(
@@ -107,13 +107,13 @@ def test_incognito_chat_uses_memories_and_is_not_recorded(
     answer = page.locator(".message.assistant").last
     assert answer.locator(".message-text").inner_text() == "No peanuts then."
     assert answer.get_by_text("incognito: not recorded").is_visible()
-    assert answer.locator("summary").inner_text() == "Answered with 2 memories"
+    assert answer.locator(".used > summary").inner_text() == "Answered with 2 memories"
     check_page(page)
     # the next chat, with the box cleared, is recorded; the incognito one never was
     box.focus()
     page.keyboard.press("Space")
     send_by_keyboard(page, "An ordinary question")
-    page.wait_for_selector("text=Answered using 2 memories.")
+    page.locator(".message.assistant").last.locator(".used").wait_for()
     assert wait_recorded(world, "An ordinary question") == ["An ordinary question"]
     page.reload()
     assert page.get_by_text("A secret question about dinner").count() == 0

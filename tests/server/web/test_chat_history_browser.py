@@ -13,7 +13,7 @@ import pytest
 
 from memoryd.testing import FakeOpenAIServer, Reply
 from memoryd.testing.live import LiveServer
-from support.browser import check_page, check_scriptless_page, confirm, sign_in
+from support.browser import check_page, check_scriptless_page, confirm, memory_menu, sign_in
 from support.server import USER_PASSWORD, World
 
 pytestmark = pytest.mark.browser
@@ -158,7 +158,8 @@ def test_a_memory_learned_from_a_deleted_exchange_says_so(live_world: Live, page
 
     page.locator("#user-button").click()
     page.locator("#profile").get_by_role("tab", name="Memories").click()
-    page.get_by_role("button", name="Details of memory: Keeps a PIN for the bank").click()
+    row = memory_menu(page.locator("#profile"), "Keeps a PIN for the bank")
+    row.get_by_role("button", name="Details and history").click()
     detail = page.locator("#memory-detail")
     detail.get_by_text("History").wait_for()
     source = detail.locator(".detail-section", has_text="Came from these chats")

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from memoryd.testing.live import LiveServer
-from support.browser import VIEWPORTS, check_page, confirm, open_page, sign_in
+from support.browser import VIEWPORTS, check_page, confirm, memory_menu, open_page, sign_in
 from support.server import ADMIN_PASSWORD, USER_PASSWORD, World
 
 pytestmark = pytest.mark.browser
@@ -195,7 +195,7 @@ def test_edit_shows_the_whole_memory_in_a_roomy_box(live_world: Live, page: Any)
     memory = world.md.add_memory(world.ids["alice"], LONG, workspace="alpha")
     sign_in(page, live.url, "alice", USER_PASSWORD)
     page.locator("#user-button").click()
-    row = page.locator(".memory", has_text="Alice's kitchen plan")
+    row = memory_menu(page, "Alice's kitchen plan")
     row.get_by_role("button", name="Edit").click()
     box = row.get_by_label("Memory text")
     assert box.evaluate("e => e.tagName") == "TEXTAREA"
@@ -206,8 +206,8 @@ def test_edit_shows_the_whole_memory_in_a_roomy_box(live_world: Live, page: Any)
     check_page(page)
     page.keyboard.press("Escape")  # closes the box, not the dialog, and saves nothing
     assert not box.is_visible() and page.get_by_role("dialog").is_visible()
-    assert row.get_by_role("button", name="Edit").get_attribute("aria-expanded") == "false"
-    row.get_by_role("button", name="Edit").click()
+    assert row.locator(".edit-toggle").get_attribute("aria-expanded") == "false"
+    memory_menu(page, "Alice's kitchen plan").get_by_role("button", name="Edit").click()
     box.fill(LONG.replace("March", "April"))
     page.keyboard.press("Enter")
     page.locator(".flash", has_text="Memory saved.").wait_for()
@@ -221,18 +221,18 @@ def test_a_refused_add_keeps_the_typed_text(live_world: Live, page: Any) -> None
     alice = world.ids["alice"]
     sign_in(page, live.url, "alice", USER_PASSWORD)
     page.locator("#user-button").click()
-    field = page.get_by_label("Add to Workspace alpha")
+    field = page.get_by_label("Add to Alpha")
     field.fill("## Alpha: a heading is not a memory")
     field.press("Enter")
     page.locator(".flash-error", has_text="must not start with Markdown").wait_for()
-    field = page.get_by_label("Add to Workspace alpha")
+    field = page.get_by_label("Add to Alpha")
     assert field.input_value() == "## Alpha: a heading is not a memory"
     assert field.evaluate("e => e === document.activeElement")
     # fixed and sent again, it is added and the field is empty
     field.fill("Alpha: headings are refused")
     field.press("Enter")
     page.locator(".flash-ok", has_text="Memory added.").wait_for()
-    assert page.get_by_label("Add to Workspace alpha").input_value() == ""
+    assert page.get_by_label("Add to Alpha").input_value() == ""
     # a scope that filled up meanwhile (another tab): refused, the text stays, readable
     for i in range(4):
         world.md.add_memory(alice, f"Global fact {i}")
@@ -254,11 +254,11 @@ def test_a_non_latin_refused_draft_survives(live_world: Live, desktop_page: Any)
     sign_in(page, live.url, "alice", USER_PASSWORD)
     page.locator("#user-button").click()
     text = "# " + "記憶" * 249
-    field = page.get_by_label("Add to Workspace alpha")
+    field = page.get_by_label("Add to Alpha")
     field.fill(text)
     field.press("Enter")
     page.locator(".flash-error").wait_for()
-    assert page.get_by_label("Add to Workspace alpha").input_value() == text
+    assert page.get_by_label("Add to Alpha").input_value() == text
 
 
 def test_profile_tabs_keyboard_and_confirmation_dialog(live_world: Live, desktop_page: Any) -> None:
@@ -304,7 +304,12 @@ def test_keyboard_only_sign_in_add_and_delete(live_world: Live, page: Any) -> No
     page.keyboard.type("Alice cycles to work")
     page.keyboard.press("Enter")
     page.locator(".flash-ok", has_text="Memory added.").wait_for()
-    page.get_by_role("button", name="Delete memory: Alice cycles to work").focus()
+    page.get_by_label("Actions for memory: Alice cycles to work").focus()
+    page.keyboard.press("Enter")  # opens its menu
+    for _ in range(6):  # Edit, Details and history, Move to, Move, Delete
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.textContent") == "Delete":
+            break
     page.keyboard.press("Enter")
     page.get_by_role("alertdialog").wait_for()
     page.keyboard.press("Tab")  # from Cancel to Delete

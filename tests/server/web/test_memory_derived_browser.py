@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from memoryd.testing.live import LiveServer
-from support.browser import open_page, sign_in
+from support.browser import memory_menu, open_page, sign_in
 from support.questions import give_questions
 from support.server import USER_PASSWORD, World
 
@@ -39,7 +39,8 @@ def test_the_detail_shows_the_derived_data_with_and_without_script(
             for text, (_, expected) in QUESTIONS.items():
                 page.locator("#user-button").click()
                 page.locator("#profile").get_by_text(text).wait_for()
-                page.get_by_label(f"Details of memory: {text}").click()
+                row = memory_menu(page.locator("#profile"), text)
+                row.get_by_text("Details and history").click()
                 detail = page.locator("#memory-detail")
                 detail.get_by_text("History").wait_for()
                 assert detail.locator(".detail-text").inner_text() == text

@@ -1,7 +1,7 @@
 """The memory lifecycle in the web UI, in headless Chromium at 1280 px and at 390 px.
 
 Remember until (a date on add and edit, expired memories marked), the review queue
-(an update shown side by side with the memory it would replace; edit, accept, reject)
+(one line each, an update showing the memory it would replace; edit, accept, reject)
 and a memory's detail dialog (source, source chats, the chats it was used in, history),
 by mouse and by keyboard, with main's page checks (no sideways scrolling, axe-core, no
 console errors). scripts/screenshots.py takes the docs' pictures of the same views.
@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from memoryd.testing.live import LiveServer
-from support.browser import axe_violations, check_page, open_menu, sign_in
+from support.browser import axe_violations, check_page, memory_menu, open_menu, sign_in
 from support.lifecycle import expire_now, file_suggestion
 from support.server import ADMIN_PASSWORD, USER_PASSWORD, World
 
@@ -54,7 +54,7 @@ def test_add_with_an_expiry_and_expired_memories_are_marked(live_world: Live, pa
         "e => getComputedStyle(e).textDecorationLine"
     )
     # the expired one holds no slot
-    assert panel.get_by_role("heading", name="Workspace alpha (0/20)").is_visible()
+    assert panel.get_by_role("heading", name="Alpha (0/20)").is_visible()
 
     day = later(10)
     panel.get_by_label("Add to Global").fill("Is in Lisbon for the conference")
@@ -68,14 +68,14 @@ def test_add_with_an_expiry_and_expired_memories_are_marked(live_world: Live, pa
     check_page(page)
 
     # edit only the date: the text stays, the expiry moves
-    row.get_by_role("button", name="Edit").click()
+    memory_menu(page.locator("#profile"), "Is in Lisbon").get_by_role("button", name="Edit").click()
     row.get_by_label("Remember until").fill(later(20))
     row.get_by_role("button", name="Save").click()
     page.wait_for_selector("text=Memory saved.")
     moved = world.md.get_memory(alice, made.id)
     assert moved.content == made.content and moved.expires_at != made.expires_at
     # saving the text alone keeps the expiry exactly
-    row = page.locator("#profile .memory", has_text="Is in Lisbon for the conference")
+    row = memory_menu(page.locator("#profile"), "Is in Lisbon for the conference")
     row.get_by_role("button", name="Edit").click()
     row.get_by_label("Memory text").fill("Is in Lisbon for the PyCon conference")
     row.get_by_role("button", name="Save").click()
@@ -83,7 +83,7 @@ def test_add_with_an_expiry_and_expired_memories_are_marked(live_world: Live, pa
     assert world.md.get_memory(alice, made.id).expires_at == moved.expires_at
 
 
-def test_review_queue_side_by_side_accept_edited_and_reject(live_world: Live, page: Any) -> None:
+def test_review_queue_one_line_each_accept_edited_and_reject(live_world: Live, page: Any) -> None:
     world, live = live_world
     alice = world.ids["alice"]
     porto = world.md.add_memory(alice, "Lives in Porto")
@@ -93,38 +93,40 @@ def test_review_queue_side_by_side_accept_edited_and_reject(live_world: Live, pa
     panel = open_memories(page)
     assert panel.get_by_role("heading", name="Suggestions to review (2)").is_visible()
     change = panel.locator(".suggestion[data-kind=update]")
-    old = change.locator(".side-old")
-    new = change.locator(".side-new")
-    assert old.inner_text().endswith("Lives in Porto")
-    assert new.inner_text().endswith("Moved to Lisbon in May")
-    old_box, new_box = old.bounding_box(), new.bounding_box()
-    assert new_box["x"] > old_box["x"] + old_box["width"] - 1  # side by side
-    assert abs(new_box["y"] - old_box["y"]) < 2
-    assert fits(page, old_box) and fits(page, new_box)
+    assert change.locator(".suggestion-line").inner_text() == (
+        "Change Lives in Porto → Moved to Lisbon in May"
+    )
+    line = change.locator(".suggestion-line").bounding_box()
+    assert fits(page, line)
     check_page(page)
 
-    # keyboard only: type the new wording, Tab past the date field to Accept, Enter
-    change.get_by_label("Text to remember").focus()
+    # keyboard only: open Edit, type the new wording, Shift+Tab back to Accept, Enter
+    change.get_by_text("Edit", exact=True).click()
+    box = change.get_by_label("Text to remember")
+    assert fits(page, box.bounding_box())  # the text box fits a phone
+    check_page(page)
+    box.focus()
     page.keyboard.press("Control+A")
     page.keyboard.type("Lives in Lisbon since May")
-    for _ in range(5):  # the date field's parts are tab stops of their own
-        page.keyboard.press("Tab")
+    for _ in range(3):
+        page.keyboard.press("Shift+Tab")
         if page.evaluate("document.activeElement.textContent") == "Accept":
             break
     assert page.evaluate("document.activeElement.textContent") == "Accept"
     page.keyboard.press("Enter")
-    page.wait_for_selector("text=Suggestion accepted.")
+    page.wait_for_selector("text=Suggestion accepted into Global.")
     assert world.md.get_memory(alice, porto.id).content == "Lives in Lisbon since May"
     panel = page.locator("#profile")
     assert panel.get_by_role("heading", name="Suggestions to review (1)").is_visible()
-    panel.get_by_role("button", name="Reject suggestion: Plays chess on Sundays").click()
+    panel.get_by_role("button", name="Reject: Plays chess on Sundays").click()
     page.wait_for_selector("text=Suggestion rejected.")
-    assert page.locator(".suggestions").count() == 0
+    assert page.locator(".suggestion").count() == 0
+    assert page.locator("#profile .suggestions .empty-state").is_visible()
     assert world.md.list_suggestions(alice) == []
     assert [m.content for m in world.md.list_memories(alice)] == ["Lives in Lisbon since May"]
 
 
-def test_accepting_into_a_full_scope_says_why(live_world: Live, page: Any) -> None:
+def test_a_full_scope_is_not_offered_and_says_why(live_world: Live, page: Any) -> None:
     world, live = live_world
     bob = world.ids["bob"]
     for n in range(5):
@@ -132,8 +134,9 @@ def test_accepting_into_a_full_scope_says_why(live_world: Live, page: Any) -> No
     file_suggestion(world.md, world.ids["bob"], "Plays chess on Sundays")
     sign_in(page, live.url, "bob", USER_PASSWORD)
     panel = open_memories(page)
-    panel.locator(".suggestion").get_by_role("button", name="Accept").click()
-    page.wait_for_selector("text=global is full (5 memories); delete one first")
+    row = panel.locator(".suggestion")
+    assert row.get_by_role("button", name="Accept").count() == 0
+    assert row.get_by_text("Can't accept: Global is full").is_visible()
     assert len(world.md.list_suggestions(bob)) == 1
 
 
@@ -152,8 +155,12 @@ def test_memory_detail_by_keyboard(live_world: Live, page: Any) -> None:
     )
     sign_in(page, live.url, "alice", USER_PASSWORD)
     open_memories(page)
-    button = page.get_by_role("button", name="Details of memory: Plays the cello in an orchestra")
-    button.focus()
+    menu = page.get_by_label("Actions for memory: Plays the cello in an orchestra")
+    menu.focus()
+    page.keyboard.press("Enter")  # opens the row's menu
+    page.keyboard.press("Tab")  # Edit
+    page.keyboard.press("Tab")  # Details and history
+    assert page.evaluate("document.activeElement.textContent") == "Details and history"
     page.keyboard.press("Enter")
     detail = page.locator("#memory-detail")
     detail.get_by_text("History").wait_for()
@@ -168,8 +175,8 @@ def test_memory_detail_by_keyboard(live_world: Live, page: Any) -> None:
     assert axe_violations(page) == []
     page.keyboard.press("Escape")
     assert not detail.is_visible()
-    assert page.evaluate("document.activeElement.dataset.detail") == (
-        f"/api/v1/memories/{memory.id}"
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == (
+        "Actions for memory: Plays the cello in an orchestra"
     )
 
 
@@ -194,12 +201,13 @@ def test_admin_sets_review_and_reads_a_users_memory_detail(live_world: Live, pag
     section = page.get_by_role("tabpanel", name="Memories")
     check_page(page)
     assert section.locator(".suggestion .memory-text").inner_text() == "Bob drinks oat milk"
-    section.get_by_role("button", name="Details of memory: Bob prefers dark roast coffee").click()
+    row = memory_menu(section, "Bob prefers dark roast coffee")
+    row.get_by_role("button", name="Details and history").click()
     detail = page.locator("#memory-detail")
     detail.get_by_text("History").wait_for()
     assert detail.locator(".detail-text").inner_text() == memory.content
     page.keyboard.press("Escape")
-    section.get_by_role("button", name="Reject suggestion: Bob drinks oat milk").click()
+    section.get_by_role("button", name="Reject: Bob drinks oat milk").click()
     page.wait_for_selector("text=Suggestion rejected.")
     assert world.md.list_suggestions(bob) == []
 
@@ -217,13 +225,14 @@ def test_escape_closes_only_the_topmost_dialog(live_world: Live, page: Any) -> N
     assert not detail.is_visible()
     assert profile.is_visible()
     page.wait_for_function(
-        "id => document.activeElement.dataset.detail === '/api/v1/memories/' + id", arg=memory.id
+        "document.activeElement.getAttribute('aria-label')"
+        " === 'Actions for memory: Alice cycles to work'"
     )
     page.keyboard.press("Escape")
     assert not profile.is_visible()
     # a confirmation over the panel: Escape cancels it and leaves the panel open
     page.locator("#user-button").click()
-    profile.get_by_role("button", name="Delete memory: Alice cycles to work").click()
+    memory_menu(profile, "Alice cycles to work").get_by_role("button", name="Delete").click()
     page.get_by_role("alertdialog").wait_for()
     page.keyboard.press("Escape")
     assert not page.get_by_role("alertdialog").is_visible() and profile.is_visible()

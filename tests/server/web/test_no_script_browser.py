@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from memoryd.testing.live import LiveServer
-from support.browser import check_page, check_scriptless_page, open_page, sign_in
+from support.browser import check_page, check_scriptless_page, memory_menu, open_page, sign_in
 from support.server import ADMIN_PASSWORD, USER_PASSWORD, World
 
 pytestmark = pytest.mark.browser
@@ -47,7 +47,7 @@ def test_edit_a_memory_with_javascript_off(live_world: Live, scriptless_page: An
     sign_in(page, live.url, "alice", USER_PASSWORD)
     page.goto(f"{live.url}/chat/alpha")
     profile = open_profile(page)
-    row = profile.locator(".memory", has_text="Alpha ships on Tuesdays")
+    row = memory_menu(profile, "Alpha ships on Tuesdays")  # a <details>: opens without script
     assert not row.get_by_label("Memory text").is_visible()
     row.get_by_role("link", name="Edit").click()
     page.wait_for_url(f"**edit={memory.id}*")
@@ -80,7 +80,7 @@ def test_edit_a_memory_with_javascript_off(live_world: Live, scriptless_page: An
     assert not row.get_by_label("Memory text").is_visible()  # back to the list
 
     # Cancel is a link back to the list: nothing saved, the form closed
-    row = profile.locator(".memory", has_text="Alpha ships on Wednesdays")
+    row = memory_menu(profile, "Alpha ships on Wednesdays")
     row.get_by_role("link", name="Edit").click()
     row.get_by_label("Memory text").fill("Not to be saved")
     row.get_by_role("link", name="Cancel").click()
@@ -99,7 +99,7 @@ def test_memory_detail_with_javascript_off(live_world: Live, scriptless_page: An
     world.md.record_chat(alice, "alpha", "Which hall?", "The Gulbenkian.", memory_ids=[memory.id])
     sign_in(page, live.url, "alice", USER_PASSWORD)
     profile = open_profile(page)
-    profile.get_by_role("link", name="Details of memory: Plays the cello").click()
+    memory_menu(profile, "Plays the cello").get_by_role("link", name="Details and history").click()
     detail = page.locator("#memory-detail")
     detail.wait_for()
     assert detail.locator(".detail-text").inner_text() == "Plays the cello"
@@ -123,8 +123,7 @@ def test_delete_asks_on_a_page_with_javascript_off(live_world: Live, scriptless_
     sign_in(page, live.url, "alice", USER_PASSWORD)
     page.goto(f"{live.url}/chat/alpha")
     profile = open_profile(page)
-    trash = "Delete memory: Alpha deploys with Ansible"
-    profile.get_by_role("button", name=trash).click()
+    memory_menu(profile, "Alpha deploys with Ansible").get_by_role("button", name="Delete").click()
     question = page.locator("#confirm-page-question")
     assert question.inner_text() == 'Delete this memory? "Alpha deploys with Ansible"'
     cancel = page.get_by_role("link", name="Cancel")
@@ -133,7 +132,9 @@ def test_delete_asks_on_a_page_with_javascript_off(live_world: Live, scriptless_
     cancel.click()
     page.wait_for_url("**/chat/alpha?panel=memories")
     assert world.md.get_memory(alice, memory.id).content == "Alpha deploys with Ansible"
-    page.locator("#profile").get_by_role("button", name=trash).click()
+    memory_menu(page.locator("#profile"), "Alpha deploys with Ansible").get_by_role(
+        "button", name="Delete"
+    ).click()
     page.get_by_role("button", name="Delete", exact=True).click()
     page.locator("#profile .flash-ok", has_text="Memory deleted.").wait_for()
     assert memory.id not in {m.id for m in world.md.list_memories(alice)}
@@ -188,7 +189,7 @@ def test_admin_panel_with_javascript_off(live_world: Live, scriptless_page: Any)
     page.get_by_label("User", exact=True).select_option(label="bob (default)")
     page.get_by_role("button", name="Show memories").click()
     section = page.get_by_role("tabpanel", name="Memories")
-    row = section.locator(".memory", has_text="Bob prefers dark roast")
+    row = memory_menu(section, "Bob prefers dark roast")
     row.get_by_role("link", name="Edit").click()
     page.wait_for_url(f"**user={bob}&edit={memory.id}*")
     box = row.get_by_label("Memory text")
@@ -199,7 +200,9 @@ def test_admin_panel_with_javascript_off(live_world: Live, scriptless_page: Any)
     page.locator(".flash-ok", has_text="Memory saved.").wait_for()
     assert world.md.get_memory(bob, memory.id).content == "Bob prefers light roast"
     assert world.md.audit_log(bob, memory.id)[-1].actor == f"admin:{world.ids['admin']}"
-    section.get_by_role("link", name="Details of memory: Bob prefers light roast").click()
+    memory_menu(section, "Bob prefers light roast").get_by_role(
+        "link", name="Details and history"
+    ).click()
     detail = page.locator("#memory-detail")
     detail.wait_for()
     assert "Bob prefers dark roast" in detail.locator(".detail-history").inner_text()
@@ -219,14 +222,14 @@ def test_the_script_and_the_server_show_the_same_detail(live_world: Live, browse
     world.md.edit_memory(alice, memory.id, "Lives in Lisbon since May", expires_at=later(90))
     world.md.promote(alice, memory.id)
     world.md.record_chat(alice, "beta", "Where do I live?", "Lisbon.", memory_ids=[memory.id])
-    name = "Details of memory: Lives in Lisbon since May"
+    name = "Lives in Lisbon since May"
     shown = []
     for javascript in (True, False):
         with open_page(browser, "desktop", javascript=javascript) as (page, log):
             sign_in(page, live.url, "alice", USER_PASSWORD)
             page.locator("#user-button").click()
-            page.locator("#profile").get_by_text(name[len("Details of memory: ") :]).wait_for()
-            page.get_by_label(name).click()
+            page.locator("#profile").get_by_text(name).wait_for()
+            memory_menu(page.locator("#profile"), name).get_by_text("Details and history").click()
             page.locator("#memory-detail").get_by_text("History").wait_for()
             page.locator("#memory-detail .detail-history tbody tr").nth(2).wait_for()
             shown.append(" ".join(page.locator("#detail-body").inner_text().split()))
@@ -251,7 +254,8 @@ def test_a_source_chat_in_a_workspace_left_shows_no_text(live_world: Live, brows
         with open_page(browser, "desktop", javascript=javascript) as (page, log):
             sign_in(page, live.url, "alice", USER_PASSWORD)
             page.locator("#user-button").click()
-            page.get_by_label("Details of memory: Lives in Lisbon").click()
+            row = memory_menu(page.locator("#profile"), "Lives in Lisbon")
+            row.get_by_text("Details and history").click()
             detail = page.locator("#memory-detail")
             detail.get_by_text("History").wait_for()
             source = detail.locator(".detail-section", has_text="Came from these chats")
@@ -278,13 +282,14 @@ def test_addresses_that_open_a_form_or_detail_open_them_in_place(
     assert page.evaluate("document.getElementById('profile').matches(':modal')")
     assert box.input_value() == "Alice cycles to work"
     assert box.evaluate("e => e === document.activeElement")
-    edit = row.get_by_role("button", name="Edit")
+    edit = row.locator(".edit-toggle")  # in the row's menu
     assert edit.get_attribute("aria-expanded") == "true"
     assert "edit=" not in page.url  # the script owns the state now: a reload opens nothing
     check_page(page)
     page.keyboard.press("Escape")  # closes the box, not the dialog
     assert not box.is_visible() and edit.get_attribute("aria-expanded") == "false"
     # a refused edit with the script: the same form comes back open with the text
+    memory_menu(page.locator("#profile"), "Alice cycles to work")
     edit.click()
     box.fill("# Alice cycles to work")
     page.keyboard.press("Enter")
@@ -306,7 +311,8 @@ def test_addresses_that_open_a_form_or_detail_open_them_in_place(
     # (Escape: test_escape_closes_only_the_topmost_dialog)
     detail.get_by_role("button", name="Close memory details").click()
     assert not detail.is_visible() and page.locator("#profile").is_visible()
-    # the focus goes back to the memory's Details (on the dialog's close event)
+    # the focus goes back to the memory's menu, where Details is (on the dialog's close event)
     page.wait_for_function(
-        "id => document.activeElement.dataset.detail === '/api/v1/memories/' + id", arg=memory.id
+        "document.activeElement.getAttribute('aria-label')"
+        " === 'Actions for memory: Alice cycles to work'"
     )

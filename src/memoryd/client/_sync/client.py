@@ -199,8 +199,10 @@ class MemorydClient:
         body = edit_body(content, expires_at)
         return memory_of(self._json("PATCH", path, json=body))
 
-    def delete_memory(self, user_id: int, memory_id: str) -> None:
-        self._call("DELETE", self._memories(user_id, memory_id))
+    def delete_memory(self, user_id: int, memory_id: str, *, reason: str | None = None) -> None:
+        """Delete a memory; ``reason`` (why) goes into the audit log."""
+        params = {"reason": reason} if reason else None
+        self._call("DELETE", self._memories(user_id, memory_id), params=params)
 
     def promote(self, user_id: int, memory_id: str) -> Memory:
         """Move a workspace memory to the user's global scope (R2)."""
@@ -301,12 +303,15 @@ class MemorydClient:
         *,
         content: str | None = None,
         expires_at: datetime | str | Keep | None = KEEP,
+        scope: Scope | str | None = None,
     ) -> Memory:
-        """Apply a pending suggestion (optionally with your own text or expiry); raises
-        ScopeFull or DuplicateMemory like any new memory."""
+        """Apply a pending suggestion (optionally with your own text or expiry, into
+        ``scope``: global, or workspace for the one its chats were in); raises ScopeFull
+        or DuplicateMemory like any new memory."""
         owner = self._owner(user_id)
         path = f"{owner}/suggestions/{suggestion_id}/accept"
-        return memory_of(self._json("POST", path, json=accept_body(content, expires_at)))
+        body = accept_body(content, expires_at, scope)
+        return memory_of(self._json("POST", path, json=body))
 
     def reject_suggestion(self, user_id: int, suggestion_id: str) -> Suggestion:
         """Turn a suggestion down; the same text is not suggested again in that scope."""

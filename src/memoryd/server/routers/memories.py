@@ -175,9 +175,17 @@ def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: st
     @router.delete(
         "/memories/{memory_id}", status_code=204, response_class=Response, summary="Delete"
     )
-    def delete_memory(state: State, owner: OwnerDep, memory_id: str) -> Response:
+    def delete_memory(
+        state: State,
+        owner: OwnerDep,
+        memory_id: str,
+        reason: Annotated[
+            str | None,
+            Query(max_length=200, description="Why (e.g. it is wrong): kept in the audit log."),
+        ] = None,
+    ) -> Response:
         visible_memory(state, owner, memory_id)
-        state.md.delete_memory(owner.user.id, memory_id, actor=owner.actor)
+        state.md.delete_memory(owner.user.id, memory_id, reason=reason, actor=owner.actor)
         return Response(status_code=204)
 
     @router.post(

@@ -5,7 +5,8 @@ files its changes as suggestions instead of writing them (``memoryd.extraction.r
 These routes list them and decide them, for the user's own (``/api/v1/suggestions``) and,
 for admins, any user's (``/api/v1/users/{user_id}/suggestions``), like the memory routes.
 Accepting is a memory write like any other: a full scope or a duplicate is refused with
-the same errors.
+the same errors. A new memory can be accepted into global or into the workspace its chats
+were in (``scope``); the web page's Accept goes through the same ``accept_visible``.
 """
 
 # No "from __future__ import annotations": FastAPI must resolve the local OwnerDep alias.
@@ -14,11 +15,11 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Body, Depends, Query
 
-from memoryd.domain.errors import NotFound
-from memoryd.domain.models import Suggestion
+from memoryd.domain.errors import NotFound, PermissionDenied
+from memoryd.domain.models import Memory, Suggestion
 from memoryd.server.deps import Owner, ServerState, State
 from memoryd.server.schemas import MemoryOut, SuggestionAccept, SuggestionOut
-from memoryd.store import KEEP
+from memoryd.store import KEEP, Keep
 
 
 def visible_suggestion(state: ServerState, owner: Owner, suggestion_id: str) -> Suggestion:
@@ -26,6 +27,30 @@ def visible_suggestion(state: ServerState, owner: Owner, suggestion_id: str) -> 
     if not owner.may_use(state, found.workspace):
         raise NotFound(f"no suggestion {suggestion_id!r} for this user")
     return found
+
+
+def accept_visible(
+    state: ServerState,
+    owner: Owner,
+    suggestion_id: str,
+    *,
+    content: str | None,
+    expires_at: str | Keep | None,
+    scope: str | None,
+) -> Memory:
+    """Accept one of the owner's suggestions that the caller may see, into ``scope``
+    (``memoryd.lifecycle.accept_target``): the REST API's accept and the web page's."""
+    found = visible_suggestion(state, owner, suggestion_id)
+    if scope == "workspace" and not owner.may_use(state, found.origin):
+        raise PermissionDenied(f"you are not a member of workspace {found.origin}")
+    return state.md.accept_suggestion(
+        owner.user.id,
+        suggestion_id,
+        content=content,
+        expires_at=expires_at,
+        scope=scope,
+        actor=owner.actor,
+    )
 
 
 def visible_suggestions(
@@ -57,7 +82,7 @@ def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: st
     @router.post(
         "/suggestions/{suggestion_id}/accept",
         response_model=MemoryOut,
-        summary="Accept a suggestion, optionally with your own text or expiry",
+        summary="Accept a suggestion, optionally with your own text, expiry or scope",
     )
     def accept(
         state: State,
@@ -65,14 +90,14 @@ def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: st
         suggestion_id: str,
         body: Annotated[SuggestionAccept | None, Body()] = None,
     ) -> MemoryOut:
-        visible_suggestion(state, owner, suggestion_id)
         edits = body or SuggestionAccept()
-        memory = state.md.accept_suggestion(
-            owner.user.id,
+        memory = accept_visible(
+            state,
+            owner,
             suggestion_id,
             content=edits.content,
             expires_at=edits.expires_at if "expires_at" in edits.model_fields_set else KEEP,
-            actor=owner.actor,
+            scope=edits.scope,
         )
         return MemoryOut.of(memory)
 

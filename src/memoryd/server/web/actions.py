@@ -32,7 +32,6 @@ from memoryd.server.deps import (
 )
 from memoryd.server.errors import ApiError
 from memoryd.server.routers.memories import visible_memory
-from memoryd.server.routers.suggestions import visible_suggestion
 from memoryd.server.web.i18n import _, ngettext, page_language, use_language
 from memoryd.server.web.routes import (
     PANELS,
@@ -47,6 +46,7 @@ from memoryd.server.web.routes import (
 from memoryd.store import KEEP, Keep
 
 log = logging.getLogger("memoryd.server")
+REASON_CHARS = 160  # of what the user says is wrong (the audit entry keeps 200)
 router = APIRouter(prefix="/ui", include_in_schema=False)
 
 
@@ -160,7 +160,7 @@ def field_text(form: FormData, name: str) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _expiry(form: FormData) -> str | Keep | None:
+def expiry_field(form: FormData) -> str | Keep | None:
     """The "remember until" date field, only when it was changed: the form shows the day
     (``expires_was``), so saving the text alone never rewrites an exact expiry time."""
     if "expires_at" not in form:
@@ -210,9 +210,24 @@ async def change_memory(request: Request, state: State, memory_id: str, operatio
             return _("Memory deleted.")
         if operation == "edit":
             state.md.edit_memory(
-                uid, memory_id, field_text(form, "content"), actor=actor, expires_at=_expiry(form)
+                uid,
+                memory_id,
+                field_text(form, "content"),
+                actor=actor,
+                expires_at=expiry_field(form),
             )
             return _("Memory saved.")
+        if operation == "report":  # "this is wrong": deleted, and why is in the audit log
+            question = _(
+                'Delete this memory as wrong? "%(text)s" memoryd stops using it;'
+                " your Activity page keeps the reason.",
+                text=memory.content[:80],
+            )
+            confirmed(form, question, _("Delete as wrong"))
+            why = field_text(form, "reason").strip()[:REASON_CHARS]
+            reason = f"Reported as wrong: {why}" if why else "Reported as wrong"
+            state.md.delete_memory(uid, memory_id, reason=reason, actor=actor)
+            return _("Memory deleted as wrong; the reason is on your Activity page.")
         if operation == "promote":
             state.md.promote(uid, memory_id, actor=actor)
             return _("Memory moved to Global.")
@@ -220,7 +235,8 @@ async def change_memory(request: Request, state: State, memory_id: str, operatio
             workspace = field_text(form, "workspace")
             require_workspace(state, owner.acting, workspace)
             state.md.demote(uid, memory_id, workspace, actor=actor)
-            return _("Memory moved to workspace %(slug)s.", slug=workspace)
+            name = state.md.get_workspace(workspace).name
+            return _("Memory moved to %(name)s.", name=name)
         raise InvalidInput(_("unknown operation %(name)r", name=operation))
 
     if operation == "edit":  # refused: the form opens again with what was typed
@@ -228,33 +244,6 @@ async def change_memory(request: Request, state: State, memory_id: str, operatio
         return await perform(
             request, form, work, keep="content", field=f"edit:{memory_id}", reopen=reopen
         )
-    return await perform(request, form, work)
-
-
-# the review queue ------------------------------------------------------------------------------
-@router.post("/suggestions/{suggestion_id}/{decision}")
-async def decide_suggestion(
-    request: Request, state: State, suggestion_id: str, decision: str
-) -> Response:
-    caller, form = await posted(request, state)
-
-    def work() -> str:
-        owner = owner_of(state, caller, form)
-        visible_suggestion(state, owner, suggestion_id)
-        if decision == "accept":
-            state.md.accept_suggestion(
-                owner.user.id,
-                suggestion_id,
-                content=field_text(form, "content") if "content" in form else None,
-                expires_at=_expiry(form),
-                actor=owner.actor,
-            )
-            return _("Suggestion accepted.")
-        if decision == "reject":
-            state.md.reject_suggestion(owner.user.id, suggestion_id)
-            return _("Suggestion rejected.")
-        raise InvalidInput(_("unknown decision %(name)r", name=decision))
-
     return await perform(request, form, work)
 
 

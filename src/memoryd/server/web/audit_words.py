@@ -276,6 +276,8 @@ def describe(entry: AuditEntry, reader: Reader) -> ActivityItem:
     if entry.action is AuditAction.DELETE and kind == Source.SYSTEM.value:
         expired = _until(before.get("expires_at"))
         item.notes.append(_("Its remember-until date (%(day)s) had passed.", day=expired))
+    if entry.action is AuditAction.DELETE and before.get("reason"):
+        item.notes.append(_("Why: %(reason)s", reason=before["reason"]))
     return item
 
 

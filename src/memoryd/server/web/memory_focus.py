@@ -27,9 +27,10 @@ from memoryd.domain.models import Source, User
 from memoryd.extraction.questions import in_words as questions_in_words
 from memoryd.server.deps import Owner, ServerState
 from memoryd.server.routers.memories import chats_using, memory_detail, visible_memory
-from memoryd.server.schemas import ChatOut, MemoryDetail, MemoryOut, ScopeUsage, SuggestionOut
+from memoryd.server.schemas import ChatOut, MemoryDetail, MemoryOut, ScopeUsage
 from memoryd.server.web.audit_words import ActivityItem, Reader, describe, until_day
 from memoryd.server.web.i18n import _
+from memoryd.server.web.review_items import ReviewItem
 
 USED_IN_LIMIT = 50  # as many as the script asks for (the API's default)
 MAX_ID = 100
@@ -53,12 +54,12 @@ class MemoryView:
     prefix: str
     back: str
     groups: list[ScopeGroup]
-    workspaces: list[str]
+    workspaces: list[tuple[str, str]]  # (slug, name) of each workspace the list shows
     global_full: bool
     limits: Any = field(repr=False)
     api_base: str = "/api/v1/memories"  # where the detail view reads one memory
     activity_base: str = "/activity"  # the owner's Activity page (and its History tables)
-    suggestions: list[SuggestionOut] = field(default_factory=list)  # waiting for review
+    review: list[ReviewItem] = field(default_factory=list)  # suggestions waiting for review
 
     def holds(self, memory_id: str) -> bool:
         return any(m.id == memory_id for g in self.groups for m in g.memories)

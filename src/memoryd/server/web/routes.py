@@ -1,4 +1,5 @@
-"""Web pages: sign-in, the chat page per workspace, the home page and the admin panel.
+"""Web pages: sign-in and the home page, and what every page shows (the chat page is
+``memoryd.server.web.chat_page``; the admin panel ``memoryd.server.web.admin_pages``).
 
 Every page carries the profile panel (the user button at the bottom left) with the
 user's memories, API keys and account. Pages read the same core and apply the same
@@ -21,7 +22,6 @@ from fastapi.templating import Jinja2Templates
 from starlette.concurrency import run_in_threadpool
 
 from memoryd.domain import runtime_settings
-from memoryd.domain.errors import MemorydError
 from memoryd.domain.models import Actor, Role, Source, User
 from memoryd.server.deps import (
     SESSION_COOKIE,
@@ -31,17 +31,14 @@ from memoryd.server.deps import (
     State,
     check_password_throttled,
     identify,
-    require_workspace,
-    self_owner,
-    visible_chat_memories,
 )
 from memoryd.server.errors import ApiError
 from memoryd.server.routers.memories import overview
 from memoryd.server.routers.suggestions import visible_suggestions
 from memoryd.server.schemas import SuggestionOut
-from memoryd.server.upstream import chat_target
 from memoryd.server.web.i18n import _, install, speak_to
 from memoryd.server.web.memory_focus import FILTERS, MemoryView, ScopeGroup, focus_of
+from memoryd.server.web.review_items import review_items
 
 router = APIRouter(include_in_schema=False)
 TEMPLATES = Jinja2Templates(directory=str(resources.files("memoryd.server.web") / "templates"))
@@ -87,7 +84,13 @@ def with_query(path: str, query: str) -> str:
     return f"{path}{'&' if '?' in path else '?'}{query}"
 
 
-TEMPLATES.env.filters["with_query"] = with_query
+def capitalize(text: str) -> str:
+    """``text`` with its first letter upper-case and the rest as written (Jinja's own
+    ``capitalize`` lower-cases the rest: "Ask me before changing a memory i have")."""
+    return text[:1].upper() + text[1:]
+
+
+TEMPLATES.env.filters.update(with_query=with_query, capitalize=capitalize)
 
 
 def cookie_secure(request: Request, state: ServerState) -> bool:
@@ -149,33 +152,33 @@ def to_login(request: Request) -> Response:
 # what every page shows ---------------------------------------------------------------------
 def memory_view(state: ServerState, owner: Owner, prefix: str, back: str) -> MemoryView:
     listing = overview(state, owner, None, None)
+    names = {w.slug: w.name for w in state.md.list_workspaces()}
     groups = []
     for usage in listing.scopes:
         memories = [
             m for m in listing.memories if m.scope == usage.scope and m.workspace == usage.workspace
         ]
         title = (
-            _("Global")
-            if usage.workspace is None
-            else _("Workspace %(slug)s", slug=usage.workspace)
+            _("Global") if usage.workspace is None else names.get(usage.workspace, usage.workspace)
         )
         dom_id = f"{prefix}-scope-{usage.workspace or 'global'}"
         groups.append(ScopeGroup(title, dom_id, usage, memories))
     global_full = any(g.usage.full for g in groups if g.usage.scope == "global")
-    slugs = [g.usage.workspace for g in groups if g.usage.workspace]
+    spaces = [(g.usage.workspace, g.title) for g in groups if g.usage.workspace]
     own = owner.user.id == owner.acting.id
+    waiting = [SuggestionOut.of(s) for s in visible_suggestions(state, owner)]
     return MemoryView(
         owner.user,
         owner,
         prefix,
         back,
         groups,
-        slugs,
+        spaces,
         global_full,
         state.md.limits,
         api_base="/api/v1/memories" if own else f"/api/v1/users/{owner.user.id}/memories",
         activity_base="/activity" if own else f"/admin/users/{owner.user.id}/activity",
-        suggestions=[SuggestionOut.of(s) for s in visible_suggestions(state, owner)],
+        review=review_items(waiting, listing.scopes, names),
     )
 
 
@@ -356,37 +359,3 @@ def home(request: Request, state: State) -> Response:
     if context["my_workspaces"] and not request.query_params:
         return RedirectResponse(f"/chat/{context['my_workspaces'][0].slug}", status_code=303)
     return render(request, "home.html", context)
-
-
-@router.get("/chat/{slug}", response_class=HTMLResponse)
-def chat_page(request: Request, state: State, slug: str) -> Response:
-    caller = web_caller(request, state)
-    if caller is None:
-        return to_login(request)
-    try:
-        require_workspace(state, caller.user, slug)
-        workspace = state.md.get_workspace(slug)
-    except MemorydError as exc:
-        return redirect(request, "/?missing=1", str(exc), "error")
-    every = state.md.list_chats(caller.user.id, slug)
-    chats = every[-20:]
-    context = page_context(
-        request,
-        state,
-        caller,
-        page="chat",
-        workspace=workspace,
-        current_workspace=slug,
-        here=f"/chat/{slug}",
-        chats=chats,
-        chat_count=len(every),
-        used_by_chat=visible_chat_memories(state, self_owner(caller.user), [c.id for c in chats]),
-        target=chat_target(state.settings),
-    )
-    # what the page shows under a new answer, by memory id (newer ones are fetched)
-    context["memory_index"] = {
-        m.id: {"content": m.content, "scope": m.scope, "workspace": m.workspace}
-        for group in context["my_memories"].groups
-        for m in group.memories
-    }
-    return render(request, "chat.html", context)

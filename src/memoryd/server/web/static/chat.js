@@ -2,58 +2,48 @@
 // Kept apart from memoryd.js because no other page needs it. No build step, no dependencies.
 "use strict";
 
-// The chat page talks to memoryd's own OpenAI-compatible proxy, streamed. Under each
-// answer it lists the memories the proxy injected (X-Memoryd-Memory-Ids); the incognito
-// box sends X-Memoryd-Incognito: true, so the chat is neither recorded nor learned from.
-function memoryIndex() {
-  const node = document.getElementById("memory-index");
-  try { return node ? JSON.parse(node.textContent) : {}; } catch (error) { return {}; }
+// The chat page talks to memoryd's own OpenAI-compatible proxy, streamed. While a reply
+// streams it is plain text (textContent) and Stop ends it; once it is done the server
+// renders it as Markdown, sanitised (POST /ui/markdown, as it renders recorded replies),
+// and lists the memories the proxy injected (X-Memoryd-Memory-Ids) with the same
+// template as under recorded replies (GET /chat/{slug}/used). So this script never turns
+// model text into markup itself. A reply cut short (Stop, an upstream error, the length
+// limit) keeps what arrived and says so. The incognito box sends X-Memoryd-Incognito:
+// true, so the chat is neither recorded nor learned from.
+
+// The server's HTML for a reply's text (sanitised there); null when it could not be had.
+async function rendered(text) {
+  try {
+    const response = await fetch("/ui/markdown", {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "text/plain; charset=utf-8", "X-CSRF-Token": csrfToken() },
+      body: text,
+    });
+    return response.ok ? await response.text() : null;
+  } catch (error) { return null; }
 }
 
-async function describeMemory(index, id) {
-  if (index[id]) return index[id];
-  try {  // added since the page loaded (e.g. by extraction)
-    const response = await fetch("/api/v1/memories/" + encodeURIComponent(id), { credentials: "same-origin" });
+// The page's own element parsed from the server's HTML (an inert <template> first).
+function fromServer(html, selector) {
+  const holder = document.createElement("template");
+  holder.innerHTML = html;
+  return holder.content.querySelector(selector);
+}
+
+async function usedMemories(workspace, ids) {
+  const url = "/chat/" + encodeURIComponent(workspace) + "/used?ids=" + encodeURIComponent(ids.join(","));
+  try {
+    const response = await fetch(url, { credentials: "same-origin", headers: { Accept: "text/html" } });
     if (response.ok) {
-      const memory = await response.json();
-      index[id] = { content: memory.content, scope: memory.scope, workspace: memory.workspace };
-      return index[id];
+      const part = fromServer(await response.text(), ".used");
+      if (part) return part;
     }
-  } catch (error) { /* shown as unknown below */ }
-  return null;
-}
-
-async function usedMemories(index, ids) {
-  const details = document.createElement("details");
-  details.className = "used";
-  details.dataset.usedCount = String(ids.length);
-  const summary = document.createElement("summary");
-  summary.textContent = ids.length
-    ? "Answered with " + ids.length + " memor" + (ids.length === 1 ? "y" : "ies")
-    : "No memories used";
-  details.appendChild(summary);
-  if (!ids.length) return details;
-  const list = document.createElement("ul");
-  list.className = "used-list";
-  for (const id of ids) {
-    const item = document.createElement("li");
-    item.dataset.memoryId = id;
-    const memory = await describeMemory(index, id);
-    if (memory) {
-      const badge = document.createElement("span");
-      badge.className = "badge";
-      badge.textContent = memory.scope === "global" ? "global" : memory.workspace;
-      item.append(badge, " " + memory.content);
-    } else {
-      const gone = document.createElement("span");
-      gone.className = "muted";
-      gone.textContent = "a memory since deleted";
-      item.appendChild(gone);
-    }
-    list.appendChild(item);
-  }
-  details.appendChild(list);
-  return details;
+  } catch (error) { /* said below */ }
+  const part = document.createElement("p");
+  part.className = "used muted";
+  part.textContent = ids.length + " memor" + (ids.length === 1 ? "y" : "ies") + " used (reload the page to see which).";
+  return part;
 }
 
 // The recorded exchange (from GET /api/v1/chats) with this prompt and answer that the
@@ -88,15 +78,59 @@ function deleteForm(id, prompt) {
   return form;
 }
 
+// Why a reply ended early, in words, shown under it.
+function cutMarker(kind, detail) {
+  const words = {
+    stopped: "Stopped: you stopped this reply. It was not recorded.",
+    length: "Cut off: the reply reached the model's length limit.",
+    error: "Cut off: " + detail + ". It was not recorded.",
+  }[kind];
+  const marker = document.createElement("p");
+  marker.className = "cut-marker";
+  marker.dataset.cut = kind;
+  marker.textContent = words;
+  return marker;
+}
+
+// The lines of an event stream: calls `each` with every JSON event, returns how it ended
+// ("done", "length" for a length cut, or throws the stream's error).
+async function readStream(response, each) {
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  let ending = "done";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, { stream: true });
+    const lines = buffer.split("\n");
+    buffer = lines.pop();
+    for (const line of lines) {
+      if (!line.startsWith("data:")) continue;
+      const data = line.slice(5).trim();
+      if (data === "[DONE]") continue;
+      const chunk = JSON.parse(data);
+      if (chunk.error) throw new Error(chunk.error.message || "the upstream broke off");
+      const choice = chunk.choices && chunk.choices[0];
+      if (choice && choice.finish_reason === "length") ending = "length";
+      if (choice && choice.delta && choice.delta.content) each(choice.delta.content);
+    }
+  }
+  return ending;
+}
+
 function setupChat() {
   const form = document.getElementById("chat-form");
   if (!form) return;
-  form.querySelector("button[type=submit]").disabled = false;  // off in the page: it needs this script
+  const send = form.querySelector("button[type=submit]");
+  send.disabled = false;  // off in the page: it needs this script
+  const stop = document.getElementById("chat-stop");
   const input = document.getElementById("chat-input");
   const list = document.getElementById("messages");
   const status = document.getElementById("chat-status");
   const incognito = document.getElementById("chat-incognito");
-  const index = memoryIndex();
+  const workspace = form.dataset.workspace;
+  let streaming = null;  // the AbortController of the reply streaming now
 
   function bubble(role, text) {
     const item = document.createElement("li");
@@ -111,11 +145,16 @@ function setupChat() {
     return item;
   }
 
+  // What the model is sent as the conversation so far: replies as they were written
+  // (their Markdown), not as shown.
   function history() {
     return Array.from(list.querySelectorAll("[data-role]"))
       .filter((m) => !m.classList.contains("error"))
       .slice(-20)
-      .map((m) => ({ role: m.dataset.role, content: m.querySelector(".message-text").textContent }));
+      .map((m) => ({
+        role: m.dataset.role,
+        content: m.dataset.raw !== undefined ? m.dataset.raw : m.querySelector(".message-text").textContent,
+      }));
   }
 
   function markIncognito(item) {
@@ -130,7 +169,7 @@ function setupChat() {
   // Delete, and the page's Clear history counts it. The server writes the exchange just
   // after the answer ends, so its id is looked up once it is there.
   async function addControls(answer, prompt, response) {
-    const chat = await recordedChat(form.dataset.workspace, prompt, response, list);
+    const chat = await recordedChat(workspace, prompt, response, list);
     if (!chat) return;
     answer.dataset.chatId = String(chat.id);
     answer.appendChild(deleteForm(chat.id, prompt));
@@ -143,6 +182,15 @@ function setupChat() {
     }
   }
 
+  function streamingNow(controller) {
+    streaming = controller;
+    send.hidden = Boolean(controller);
+    stop.hidden = !controller;
+    if (controller) stop.focus();
+  }
+
+  stop.addEventListener("click", () => { if (streaming) streaming.abort(); });
+
   if (incognito) {
     incognito.addEventListener("change", () => form.classList.toggle("incognito", incognito.checked));
   }
@@ -154,66 +202,66 @@ function setupChat() {
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const text = input.value.trim();
-    if (!text) return;
+    if (!text || streaming) return;
+    const empty = document.getElementById("chat-empty");
+    if (empty) empty.remove();
     const secret = Boolean(incognito && incognito.checked);
     const messages = [...history(), { role: "user", content: text }];
     const asked = bubble("user", text);
     input.value = "";
     const answer = bubble("assistant", "");
     const answerText = answer.querySelector(".message-text");
-    const button = form.querySelector("button");
-    button.disabled = true;
+    const controller = new AbortController();
+    streamingNow(controller);
     status.textContent = "Thinking…";
     const headers = {
       "Content-Type": "application/json",
       "X-CSRF-Token": csrfToken(),
-      "X-Memoryd-Workspace": form.dataset.workspace,
+      "X-Memoryd-Workspace": workspace,
     };
     if (secret) headers["X-Memoryd-Incognito"] = "true";
+    let reply = "";
+    let ids = [];
+    let cut = null;
     try {
       const response = await fetch("/v1/chat/completions", {
         method: "POST",
         credentials: "same-origin",
         headers,
         body: JSON.stringify({ model: form.dataset.model, stream: true, messages }),
+        signal: controller.signal,
       });
       if (!response.ok) {
         const body = await response.json().catch(() => ({}));
         throw new Error((body.error && body.error.message) || ("HTTP " + response.status));
       }
-      const ids = (response.headers.get("X-Memoryd-Memory-Ids") || "").split(",").filter(Boolean);
-      const reader = response.body.getReader();
-      const decoder = new TextDecoder();
-      let buffer = "";
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buffer += decoder.decode(value, { stream: true });
-        const lines = buffer.split("\n");
-        buffer = lines.pop();
-        for (const line of lines) {
-          if (!line.startsWith("data:")) continue;
-          const data = line.slice(5).trim();
-          if (data === "[DONE]") continue;
-          const chunk = JSON.parse(data);
-          if (chunk.error) throw new Error(chunk.error.message);
-          const delta = chunk.choices && chunk.choices[0] && chunk.choices[0].delta;
-          if (delta && delta.content) answerText.textContent += delta.content;
-        }
-      }
-      answer.appendChild(await usedMemories(index, ids));
-      if (secret) { markIncognito(asked); markIncognito(answer); }
-      const used = ids.length + " memor" + (ids.length === 1 ? "y" : "ies");
-      status.textContent = "Answered using " + used + "." + (secret ? " Incognito: this chat was not recorded." : "");
-      if (!secret) addControls(answer, text, answerText.textContent);
+      ids = (response.headers.get("X-Memoryd-Memory-Ids") || "").split(",").filter(Boolean);
+      status.textContent = "Answering…";
+      const ending = await readStream(response, (piece) => { reply += piece; answerText.textContent = reply; });
+      if (ending === "length") cut = cutMarker("length");
     } catch (error) {
-      answer.classList.add("error");
-      answerText.textContent = "Error: " + error.message;
-      status.textContent = "";
-    } finally {
-      button.disabled = false;
-      input.focus();
+      if (controller.signal.aborted) cut = cutMarker("stopped");
+      else if (reply) cut = cutMarker("error", error.message);
+      else {  // nothing arrived: the whole answer is the error
+        answer.classList.add("error");
+        answerText.textContent = "Error: " + error.message;
+      }
     }
+    streamingNow(null);
+    status.textContent = "";
+    input.focus();
+    if (answer.classList.contains("error")) return;
+    answer.dataset.raw = reply;
+    const html = await rendered(reply);
+    if (html !== null) {
+      answerText.innerHTML = html;  // sanitised by the server (memoryd.server.web.markdown)
+      answerText.classList.add("markdown");
+    }
+    if (cut) answer.appendChild(cut);
+    answer.appendChild(await usedMemories(workspace, ids));
+    if (secret) { markIncognito(asked); markIncognito(answer); status.textContent = "Incognito: this chat was not recorded."; }
+    // recorded: a whole reply, or one the length limit ended (a stopped or broken one is not)
+    if (!secret && (!cut || cut.dataset.cut === "length")) addControls(answer, text, reply);
   });
 }
 

@@ -57,11 +57,45 @@ function showModal(dialog) {
 function setupEscape() {
   document.addEventListener("keydown", (event) => {
     if (event.key !== "Escape" || event.defaultPrevented) return;
+    const menu = document.activeElement && document.activeElement.closest("details.row-menu[open]");
+    if (menu) {  // an open row menu closes first, before the dialog it is in
+      event.preventDefault();
+      closeMenu(menu, true);
+      return;
+    }
     const open = Array.from(document.querySelectorAll("dialog[open]")).filter((d) => d.matches(":modal"));
     if (!open.length) return;
     event.preventDefault();
     open.sort((a, b) => Number(a.dataset.layer || 0) - Number(b.dataset.layer || 0));
     open[open.length - 1].close();
+  });
+}
+
+// A memory's row menu (a <details>, so it opens without this script): one open at a
+// time, closed by a click elsewhere, by Escape (the focus goes back to its button) and
+// once one of its actions is chosen.
+function closeMenu(menu, refocus) {
+  menu.open = false;
+  if (refocus) menu.querySelector("summary").focus();
+}
+
+// What gets the focus back for a control inside a row menu: the menu's button once the
+// menu is closed, else the control itself.
+function focusTarget(control) {
+  const menu = control.closest("details.row-menu");
+  return menu ? menu.querySelector("summary") : control;
+}
+
+function setupMenus() {
+  document.addEventListener("toggle", (event) => {
+    const menu = event.target;
+    if (!(menu instanceof HTMLDetailsElement) || !menu.matches(".row-menu") || !menu.open) return;
+    document.querySelectorAll("details.row-menu[open]").forEach((other) => { if (other !== menu) other.open = false; });
+  }, true);
+  document.addEventListener("click", (event) => {
+    document.querySelectorAll("details.row-menu[open]").forEach((menu) => {
+      if (!menu.contains(event.target)) menu.open = false;
+    });
   });
 }
 
@@ -221,10 +255,12 @@ function setupEdits() {
     if (!form) return;
     const area = form.querySelector("textarea");
     const text = button.closest(".memory").querySelector(".memory-text");
+    const menu = button.closest("details.row-menu");
     function show(open) {
       // the text is copied in when the box first opens (so it is in the page only once);
       // a box the server opened (edit=) came filled in
       if (open && !area.dataset.filled) { area.value = text.textContent; area.dataset.filled = "yes"; }
+      if (menu) menu.open = false;
       form.hidden = !open;
       button.setAttribute("aria-expanded", String(open));
       if (open) { fitTextarea(area); area.focus(); area.setSelectionRange(area.value.length, area.value.length); }
@@ -232,11 +268,11 @@ function setupEdits() {
     button.setAttribute("aria-expanded", String(!form.hidden));
     if (!form.hidden) fitTextarea(area);
     linkButton(button, () => show(form.hidden));
-    linkButton(form.querySelector("[data-cancel-edit]"), () => { show(false); button.focus(); });
+    linkButton(form.querySelector("[data-cancel-edit]"), () => { show(false); focusTarget(button).focus(); });
     area.addEventListener("input", () => fitTextarea(area));
     area.addEventListener("keydown", (event) => {
       if (event.key === "Enter" && !event.shiftKey) { event.preventDefault(); form.requestSubmit(); }
-      if (event.key === "Escape") { event.preventDefault(); event.stopPropagation(); show(false); button.focus(); }
+      if (event.key === "Escape") { event.preventDefault(); event.stopPropagation(); show(false); focusTarget(button).focus(); }
     });
   });
   // A refused add or edit comes back with the typed text in its field, and an edit form
@@ -404,7 +440,9 @@ function setupDetails() {
   links.forEach((link) => {
     link.setAttribute("aria-haspopup", "dialog");
     linkButton(link, () => {
-      dialog.returnFocusTo = link;
+      const menu = link.closest("details.row-menu");
+      if (menu) menu.open = false;
+      dialog.returnFocusTo = focusTarget(link);
       showDetail(link.dataset.detail, link.dataset.history);
     });
   });
@@ -412,7 +450,8 @@ function setupDetails() {
   if (dialog.hasAttribute("open")) {  // the address asked for it (detail=): the server filled it
     const id = dialog.dataset.memoryId;
     const mine = links.filter((link) => link.dataset.detail.endsWith("/" + id));
-    dialog.returnFocusTo = mine.find((link) => link.offsetParent !== null) || mine[0];
+    const shown = mine.map(focusTarget);
+    dialog.returnFocusTo = shown.find((target) => target.offsetParent !== null) || shown[0];
     dialog.removeAttribute("open");
     showModal(dialog);
     document.getElementById("detail-title").focus();
@@ -516,6 +555,7 @@ document.addEventListener("DOMContentLoaded", () => {
   setupTabs();
   setupProfile();
   setupConfirmations();
+  setupMenus();
   setupEdits();
   setupDetails();
   setupRunsList();

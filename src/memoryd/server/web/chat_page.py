@@ -1,0 +1,119 @@
+"""The chat page of a workspace, and the two pieces chat.js asks for after streaming a reply.
+
+Recorded replies are rendered as Markdown on the server (``memoryd.server.web.markdown``);
+a reply the page has just streamed is sent back to ``POST /ui/markdown`` for the same
+HTML, and its *Answered with N memories* list comes from ``GET /chat/{slug}/used``, the
+same template the page renders under recorded replies (with its Edit, Delete and "This
+is wrong" for each memory). So the browser turns no model text into markup itself.
+The chat itself streams through memoryd's OpenAI-compatible proxy (``/v1/chat/...``).
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import HTMLResponse
+
+from memoryd.domain.errors import MemorydError, NotFound
+from memoryd.domain.models import UsedMemory
+from memoryd.server.deps import (
+    ServerState,
+    State,
+    check_origin,
+    require_workspace,
+    self_owner,
+    visible_chat_memories,
+)
+from memoryd.server.errors import ApiError
+from memoryd.server.upstream import chat_target
+from memoryd.server.web.markdown import MAX_REPLY, markdown_filter, render_markdown
+from memoryd.server.web.routes import (
+    TEMPLATES,
+    page_context,
+    redirect,
+    render,
+    to_login,
+    web_caller,
+)
+
+router = APIRouter(include_in_schema=False)
+TEMPLATES.env.filters["markdown"] = markdown_filter
+MAX_USED = 100  # memory ids one answer's list is asked for
+
+
+def workspace_names(state: ServerState) -> dict[str, str]:
+    """Each workspace's name by its slug: what the page calls a workspace."""
+    return {w.slug: w.name for w in state.md.list_workspaces()}
+
+
+@router.get("/chat/{slug}", response_class=HTMLResponse)
+def chat_page(request: Request, state: State, slug: str) -> Response:
+    caller = web_caller(request, state)
+    if caller is None:
+        return to_login(request)
+    try:
+        require_workspace(state, caller.user, slug)
+        workspace = state.md.get_workspace(slug)
+    except MemorydError as exc:
+        return redirect(request, "/?missing=1", str(exc), "error")
+    every = state.md.list_chats(caller.user.id, slug)
+    chats = every[-20:]
+    context = page_context(
+        request,
+        state,
+        caller,
+        page="chat",
+        workspace=workspace,
+        current_workspace=slug,
+        here=f"/chat/{slug}",
+        chats=chats,
+        chat_count=len(every),
+        used_by_chat=visible_chat_memories(state, self_owner(caller.user), [c.id for c in chats]),
+        target=chat_target(state.settings),
+        workspace_names=workspace_names(state),
+    )
+    return render(request, "chat.html", context)
+
+
+@router.get("/chat/{slug}/used", response_class=HTMLResponse)
+def used_list(request: Request, state: State, slug: str, ids: str = "") -> Response:
+    """The *Answered with N memories* list of a reply just streamed (``ids``: the
+    proxy's X-Memoryd-Memory-Ids), as the page renders it under recorded replies."""
+    caller = web_caller(request, state)
+    if caller is None:
+        raise ApiError(401, "sign in first", code="not_authenticated")
+    require_workspace(state, caller.user, slug)
+    owner = self_owner(caller.user)
+    used = []
+    for memory_id in [i for i in ids.split(",") if i][:MAX_USED]:
+        try:
+            memory = state.md.get_memory(owner.user.id, memory_id)
+        except NotFound:  # deleted since: a tombstone, as under recorded replies
+            used.append(UsedMemory(memory_id, None))
+            continue
+        if owner.may_use(state, memory.workspace):  # else moved where the user can't go
+            used.append(UsedMemory(memory_id, memory))
+    context = {
+        "used": used,
+        "csrf": caller.csrf_token or "",
+        "here": f"/chat/{slug}",
+        "workspace_names": workspace_names(state),
+    }
+    response = TEMPLATES.TemplateResponse(request, "used_memories.html", context)
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@router.post("/ui/markdown", response_class=HTMLResponse)
+async def markdown(request: Request, state: State) -> Response:
+    """A reply the page just streamed (the request's body, as text), as sanitised HTML."""
+    check_origin(request)
+    caller = web_caller(request, state)
+    if caller is None:
+        raise ApiError(401, "sign in first", code="not_authenticated")
+    if request.headers.get("x-csrf-token") != caller.csrf_token:
+        raise ApiError(403, "the page expired; reload it", code="csrf")
+    body = await request.body()
+    if len(body) > MAX_REPLY * 4:
+        raise ApiError(413, "the reply is too long to show", code="too_large")
+    html = render_markdown(body.decode("utf-8", errors="replace"))
+    return HTMLResponse(html, headers={"Cache-Control": "no-store"})

@@ -1,0 +1,145 @@
+"""The review queue's form posts: accept one suggestion (into the scope chosen on the
+page), reject one, Accept all and Reject all (where each can go is
+``memoryd.server.web.review_items``).
+
+Accepting goes through ``memoryd.server.routers.suggestions.accept_visible``, as the REST
+API's accept does, so both refuse the same things with the same one message. *Accept
+all* takes each suggestion where extraction put it (or, that scope being full, the other
+place) and reports in one message how many went in and why the rest are still waiting;
+*Reject all* asks first, as every removal does.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request, Response
+from starlette.datastructures import FormData
+
+from memoryd.domain.errors import InvalidInput, MemorydError, ScopeFull
+from memoryd.domain.models import Scope, Suggestion, SuggestionKind
+from memoryd.server.deps import Owner, ServerState, State
+from memoryd.server.routers.suggestions import (
+    accept_visible,
+    visible_suggestion,
+    visible_suggestions,
+)
+from memoryd.server.web.actions import (
+    confirmed,
+    expiry_field,
+    field_text,
+    owner_of,
+    perform,
+    posted,
+)
+from memoryd.store import KEEP
+
+router = APIRouter(prefix="/ui/suggestions", include_in_schema=False)
+
+
+def place_name(state: ServerState, workspace: str | None) -> str:
+    """ "Global", or a workspace by its name."""
+    if workspace is None:
+        return "Global"
+    names = {w.slug: w.name for w in state.md.list_workspaces()}
+    return f"workspace {names.get(workspace, workspace)}"
+
+
+def _scope(form: FormData) -> str | None:
+    chosen = field_text(form, "scope")
+    if chosen not in ("", "global", "workspace"):
+        raise InvalidInput(f"unknown scope {chosen!r}: use global or workspace")
+    return chosen or None
+
+
+def _accept_one(state: ServerState, owner: Owner, suggestion: Suggestion) -> str | None:
+    """Accept where extraction put it, else (that scope full) in the other place; None
+    when accepted, else why not."""
+    other = "workspace" if suggestion.scope is Scope.GLOBAL else "global"
+    places: list[str | None] = [None]
+    if suggestion.kind is SuggestionKind.CREATE and suggestion.origin is not None:
+        places.append(other)
+    why = ""
+    for scope in places:
+        try:
+            accept_visible(state, owner, suggestion.id, content=None, expires_at=KEEP, scope=scope)
+        except ScopeFull as exc:
+            why = why or str(exc)
+        except MemorydError as exc:
+            return str(exc)
+        else:
+            return None
+    return why
+
+
+def _accept_everything(state: ServerState, owner: Owner) -> str:
+    accepted, waiting = 0, []
+    for suggestion in visible_suggestions(state, owner):
+        why = _accept_one(state, owner, suggestion)
+        if why is None:
+            accepted += 1
+        else:
+            waiting.append(why)
+    done = f"Accepted {accepted} suggestion{'' if accepted == 1 else 's'}."
+    if not waiting:
+        return done
+    reasons = "; ".join(dict.fromkeys(waiting))
+    left = len(waiting)
+    raise InvalidInput(
+        f"{done} {left} could not be accepted and {'is' if left == 1 else 'are'} still"
+        f" waiting: {reasons}"
+    )
+
+
+@router.post("/accept-all")
+async def accept_all(request: Request, state: State) -> Response:
+    caller, form = await posted(request, state)
+    return await perform(
+        request, form, lambda: _accept_everything(state, owner_of(state, caller, form))
+    )
+
+
+@router.post("/reject-all")
+async def reject_all(request: Request, state: State) -> Response:
+    caller, form = await posted(request, state)
+
+    def work() -> str:
+        owner = owner_of(state, caller, form)
+        waiting = visible_suggestions(state, owner)
+        count = len(waiting)
+        confirmed(
+            form,
+            f"Reject all {count} suggestion{'' if count == 1 else 's'}? The same texts are"
+            " not suggested again.",
+            "Reject all",
+        )
+        for s in waiting:
+            state.md.reject_suggestion(owner.user.id, s.id)
+        return f"Rejected {count} suggestion{'' if count == 1 else 's'}."
+
+    return await perform(request, form, work)
+
+
+@router.post("/{suggestion_id}/{decision}")
+async def decide_suggestion(
+    request: Request, state: State, suggestion_id: str, decision: str
+) -> Response:
+    caller, form = await posted(request, state)
+
+    def work() -> str:
+        owner = owner_of(state, caller, form)
+        if decision == "accept":
+            memory = accept_visible(
+                state,
+                owner,
+                suggestion_id,
+                content=field_text(form, "content") if "content" in form else None,
+                expires_at=expiry_field(form),
+                scope=_scope(form),
+            )
+            return f"Suggestion accepted into {place_name(state, memory.workspace)}."
+        if decision == "reject":
+            visible_suggestion(state, owner, suggestion_id)
+            state.md.reject_suggestion(owner.user.id, suggestion_id)
+            return "Suggestion rejected."
+        raise InvalidInput(f"unknown decision {decision!r}")
+
+    return await perform(request, form, work)

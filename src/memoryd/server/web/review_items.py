@@ -1,0 +1,59 @@
+"""Where each suggestion in the review queue can be accepted, for the page to offer.
+
+A new memory can go into global or into the workspace its chats were in (its
+``origin``); Accept offers only the places with room and, when none has any, says why
+instead of offering a button that would fail. A change to a memory is accepted where
+that memory is. The form posts are ``memoryd.server.web.review``'s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memoryd.server.schemas import ScopeUsage, SuggestionOut
+
+
+@dataclass(frozen=True)
+class ScopeChoice:
+    """One place a suggestion can be accepted into, and whether it has room."""
+
+    value: str  # the form's scope: "global" or "workspace"
+    label: str  # "Global" or the workspace's name
+    room: bool
+
+
+@dataclass(frozen=True)
+class ReviewItem:
+    """A suggestion as the queue shows it: where it can go (none for a change to a
+    memory, which stays where that memory is), the place chosen at first, and why Accept
+    is not offered (``blocked``) when no place has room."""
+
+    suggestion: SuggestionOut
+    choices: list[ScopeChoice]
+    chosen: str | None
+    blocked: str | None
+
+
+def review_items(
+    suggestions: list[SuggestionOut], usage: list[ScopeUsage], names: dict[str, str]
+) -> list[ReviewItem]:
+    """The queue's rows, from the scopes' fullness as the memory list shows it."""
+    full = {(u.scope, u.workspace): u.full for u in usage}
+    items = []
+    for s in suggestions:
+        if s.kind == "update":
+            items.append(ReviewItem(s, [], None, None))
+            continue
+        choices = [ScopeChoice("global", "Global", not full.get(("global", None), False))]
+        if s.origin is not None and ("workspace", s.origin) in full:
+            name = names.get(s.origin, s.origin)
+            choices.append(ScopeChoice("workspace", name, not full[("workspace", s.origin)]))
+        open_ = [c for c in choices if c.room]
+        preferred = next((c for c in open_ if c.value == s.scope), open_[0] if open_ else None)
+        blocked = None
+        if preferred is None:
+            named = " and ".join(c.label for c in choices)
+            verb = "is" if len(choices) == 1 else "are"
+            blocked = f"{named} {verb} full: delete a memory there to accept this"
+        items.append(ReviewItem(s, choices, preferred.value if preferred else None, blocked))
+    return items
