@@ -262,7 +262,8 @@ def turn_of(
 ) -> Turn:
     """The ``Turn`` the library would have returned for this context answer."""
     chosen = [ScoredMemory(memory_of(m), m["score"]) for m in data["memories"]]
-    section = str(data["section"])
+    section = str(data.get("section") or "")  # servers before issue 35 send none
+    heading = section.split("\n", 1)[0] if section else SECTION_HEADING
     return Turn(
         global_memories=tuple(s for s in chosen if s.memory.scope is Scope.GLOBAL),
         workspace_memories=tuple(s for s in chosen if s.memory.scope is Scope.WORKSPACE),
@@ -271,8 +272,8 @@ def turn_of(
         fallback_reason=data["fallback_reason"],
         query=build_query(message, history),
         record=record,
-        heading=section.split("\n", 1)[0] if section else SECTION_HEADING,
-        titles=lambda: (SECTION_TITLE, section.split("\n", 1)[0].lstrip("# ")),
+        heading=heading,
+        titles=lambda: (SECTION_TITLE, heading.lstrip("# ")),
     )
 
 

@@ -1,15 +1,14 @@
-"""The "Bring your history" page in headless Chromium, at 1280 px and 390 px: upload a
-ChatGPT export, watch its progress (the status fragment the page polls) until it is
-complete, then upload it again and see nothing new recorded; without JavaScript, the
-same with a Refresh link. Each state is checked for
-sideways scrolling and axe-core violations; the ``page`` fixture fails a test on any
-console error."""
+"""The "Bring your history" page in headless Chromium, at 1280 px and 390 px, light and
+dark: upload a ChatGPT export, watch its progress (the status fragment the page polls)
+until it is complete, then upload it again and see nothing new recorded; without
+JavaScript, the same with a Refresh link. Each state is checked for sideways scrolling
+and axe-core violations; the ``page`` fixture fails a test on any console error."""
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -17,11 +16,22 @@ import pytest
 from memoryd.history_formats import History
 from memoryd.history_import import HistoryImport
 from memoryd.testing.live import LiveServer
-from support.browser import check_page, check_scriptless_page, sign_in
+from support.browser import ConsoleLog, check_page, check_scriptless_page, open_page, sign_in
 from support.history import EXPECTED, FILES, SAMPLES
 from support.server import USER_PASSWORD, World
 
 pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(params=["desktop-light", "desktop-dark", "phone-light", "phone-dark"])
+def page(request: pytest.FixtureRequest, browser: Any, console: ConsoleLog) -> Iterator[Any]:
+    """The folder's ``page`` in both colour schemes."""
+    viewport, scheme = request.param.split("-")
+    with open_page(browser, viewport, dark=scheme == "dark") as (opened, log):
+        log.allowed = console.allowed
+        console.errors = log.errors
+        yield opened
+    assert console.unexpected() == [], f"console errors at {request.param}"
 
 
 def hold_imports(world: World, monkeypatch: pytest.MonkeyPatch) -> threading.Event:
