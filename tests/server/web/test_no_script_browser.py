@@ -125,7 +125,7 @@ def test_delete_asks_on_a_page_with_javascript_off(live_world: Live, scriptless_
     profile = open_profile(page)
     memory_menu(profile, "Alpha deploys with Ansible").get_by_role("button", name="Delete").click()
     question = page.locator("#confirm-page-question")
-    assert question.inner_text() == 'Delete this memory? "Alpha deploys with Ansible"'
+    assert question.inner_text() == "Delete this memory? “Alpha deploys with Ansible”"
     cancel = page.get_by_role("link", name="Cancel")
     assert cancel.evaluate("e => e === document.activeElement")
     check_scriptless_page(page)
