@@ -30,7 +30,7 @@ def extract(template: Path) -> None:
     os.chdir(ROOT)  # locations relative to the repository
     CommandLineInterface().run(
         ["pybabel", "-q", "extract", "-F", "babel.cfg", "-o", str(template), "--no-wrap",
-         "--add-location=file", "--sort-by-file", "--project", "memoryd", "."]
+         "-k", "Nn_:1,2", "--add-location=file", "--sort-by-file", "--project", "memoryd", "."]
     )  # fmt: skip
 
 

@@ -55,6 +55,11 @@ def N_(message: str) -> str:
     return message
 
 
+def Nn_(singular: str, plural: str) -> tuple[str, str]:
+    """Marks a plural msgid (``scripts/i18n.py`` extracts both forms) translated later."""
+    return singular, plural
+
+
 # the heading's msgid as extraction finds it (the domain, free of catalogues, holds it too)
 HEADING_MSGID = N_("Things I Remember About You")
 assert HEADING_MSGID == SECTION_TITLE

@@ -434,7 +434,7 @@ def test_a_default_user_cannot_open_a_workspace_they_are_not_in(world: World) ->
         (
             FormCase("/ui/memories/{memory_id}/{operation}", own_memory("delete")),
             "alice",
-            'Delete this memory? "web fact of alice 0"',
+            "Delete this memory? “web fact of alice 0”",
         ),
         (
             FormCase("/ui/api-keys/{key_id}/revoke", own_key),

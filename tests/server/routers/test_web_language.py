@@ -4,6 +4,7 @@ tab sets the language, and the message a form post comes back with is in it too.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -131,3 +132,62 @@ def test_the_history_page_in_french(world: World) -> None:
     assert "Apporter votre historique" in page.text  # the menu's link to it
     refused = post_form(world, "alice", "/ui/facts", {"facts": "", "workspace": "nope"})
     assert flash_of(refused)["text"].startswith("Aucun fait n’a été ajouté : ")
+
+
+SCRIPTS = Path(__file__).resolve().parents[3] / "src/memoryd/server/web/static"
+
+
+def _script_words(page: Any) -> dict[str, Any]:
+    found = re.search(r'<script type="application/json" id="i18n">(.*?)</script>', page.text)
+    assert found is not None
+    words: dict[str, Any] = json.loads(found.group(1))
+    return words
+
+
+def test_the_memories_chat_and_detail_in_french(world: World) -> None:
+    alice = world.ids["alice"]
+    world.md.set_language_preference(alice, "fr")
+    chat = world.md.record_chat(alice, "alpha", "I play the cello.", "Nice!")
+    memory = world.md.add_memory(alice, "Plays the cello", source_chat_ids=[chat.id])
+    world.md.record_chat(alice, "alpha", "A hall?", "The Gulbenkian.", memory_ids=[memory.id])
+    panel = get_page(world, "alice", f"/?panel=memories&detail={memory.id}").text
+    for french in (
+        "Suggestions à relire",
+        "Détails et historique",
+        "Ajouter à Global",
+        "Déplacer vers",
+        "Supprimer ce souvenir ? « Plays the cello »",
+        "Issu de ces conversations",  # the memory's detail
+        "Se souvenir jusqu’au",
+        "Utilisé dans les conversations",
+    ):
+        assert french in panel, french
+    shown = re.sub(r'<script type="application/json" id="i18n">.*?</script>', "", panel)
+    for english in ("Suggestions to review", "Details and history", "Came from these chats"):
+        assert english not in shown
+    page = get_page(world, "alice", "/chat/alpha").text
+    for french in (
+        "Effacer l’historique",
+        "Supprimer vos 2 échanges dans Alpha ?",
+        ">Envoyer</button>",
+        "Répondu avec 1 souvenir",
+        "C’est faux",
+    ):
+        assert french in page, french
+    assert "Clear history" not in page and "Send a message" not in page
+
+
+def test_the_scripts_words_arrive_translated(world: World) -> None:
+    world.md.set_language_preference(world.ids["alice"], "fr")
+    words = _script_words(get_page(world, "alice", "/chat/alpha"))
+    assert words["Thinking…"] == "Réflexion…"
+    assert words["Could not load this memory: %(error)s"].startswith("Impossible de charger")
+    used = words["%(num)d memory used (reload the page to see which)."]
+    assert used["one"].startswith("%(num)d souvenir utilisé") and "lesquels" in used["other"]
+    # every word the scripts translate is in the block (the rest show in English)
+    asked = set()
+    for script in ("memoryd.js", "chat.js"):
+        asked |= set(re.findall(r'\btn?\(\s*"([^"]+)"', (SCRIPTS / script).read_text()))
+    assert asked - {"english"} <= set(words) and len(asked) > 30
+    english = get_page(world, "bob", "/chat/alpha").text
+    assert 'id="i18n"' not in english  # an English page: the scripts' own words

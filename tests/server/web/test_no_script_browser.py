@@ -125,7 +125,7 @@ def test_delete_asks_on_a_page_with_javascript_off(live_world: Live, scriptless_
     profile = open_profile(page)
     memory_menu(profile, "Alpha deploys with Ansible").get_by_role("button", name="Delete").click()
     question = page.locator("#confirm-page-question")
-    assert question.inner_text() == 'Delete this memory? "Alpha deploys with Ansible"'
+    assert question.inner_text() == "Delete this memory? “Alpha deploys with Ansible”"
     cancel = page.get_by_role("link", name="Cancel")
     assert cancel.evaluate("e => e === document.activeElement")
     check_scriptless_page(page)
@@ -316,3 +316,31 @@ def test_addresses_that_open_a_form_or_detail_open_them_in_place(
         "document.activeElement.getAttribute('aria-label')"
         " === 'Actions for memory: Alice cycles to work'"
     )
+
+
+def test_a_french_users_detail_reads_the_same_with_the_script_and_without(
+    live_world: Live, browser: Any
+) -> None:
+    """memoryd.js writes the detail with the page's translations of its words, as the
+    server renders it without the script."""
+    world, live = live_world
+    alice = world.ids["alice"]
+    world.md.set_language_preference(alice, "fr")
+    said = world.md.record_chat(alice, "alpha", "I moved to Lisbon last spring", "Nice.")
+    gone = world.md.record_chat(alice, "alpha", "I live near the river", "Lovely.")
+    world.md.add_memory(alice, "Lives in Lisbon", source_chat_ids=[said.id, gone.id])
+    world.md.delete_chat(alice, gone.id)
+    shown = []
+    for javascript in (True, False):
+        with open_page(browser, "desktop", javascript=javascript) as (page, log):
+            sign_in(page, live.url, "alice", USER_PASSWORD)
+            page.locator("#user-button").click()
+            row = memory_menu(page.locator("#profile"), "Lives in Lisbon")
+            row.get_by_text("Détails et historique").click()
+            detail = page.locator("#memory-detail")
+            detail.get_by_text("Historique", exact=True).wait_for()
+            shown.append(" ".join(page.locator("#detail-body").inner_text().split()))
+            assert log.unexpected() == []
+    assert shown[0] == shown[1]
+    for french in ("Issu de ces conversations", f"Conversation supprimée (n° {gone.id})", "jamais"):
+        assert french in shown[0], french

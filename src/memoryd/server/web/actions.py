@@ -204,7 +204,7 @@ async def change_memory(request: Request, state: State, memory_id: str, operatio
         memory = visible_memory(state, owner, memory_id)
         uid, actor = owner.user.id, owner.actor
         if operation == "delete":
-            question = _('Delete this memory? "%(text)s"', text=memory.content[:80])
+            question = _("Delete this memory? “%(text)s”", text=memory.content[:80])
             confirmed(form, question, _("Delete"))
             state.md.delete_memory(uid, memory_id, actor=actor)
             return _("Memory deleted.")
@@ -219,7 +219,7 @@ async def change_memory(request: Request, state: State, memory_id: str, operatio
             return _("Memory saved.")
         if operation == "report":  # "this is wrong": deleted, and why is in the audit log
             question = _(
-                'Delete this memory as wrong? "%(text)s" memoryd stops using it;'
+                "Delete this memory as wrong? “%(text)s” memoryd stops using it;"
                 " your Activity page keeps the reason.",
                 text=memory.content[:80],
             )

@@ -32,8 +32,8 @@ def _clear_question(state: ServerState, user_id: int, slug: str) -> str:
     count = len(state.md.list_chats(user_id, slug))
     name = state.md.get_workspace(slug).name
     return ngettext(
-        "Delete all %(num)d of your exchanges in %(name)s? Their text is erased and memoryd "
-        "will not learn from them; memories it already learned stay.",
+        "Delete your %(num)d exchange in %(name)s? Its text is erased and memoryd will not "
+        "learn from it; memories it already learned stay.",
         "Delete all %(num)d of your exchanges in %(name)s? Their text is erased and memoryd "
         "will not learn from them; memories it already learned stay.",
         count,

@@ -22,7 +22,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from memoryd.domain.language import LANGUAGES
-from memoryd.i18n import LANGUAGE_NAMES, is_complete, translations
+from memoryd.i18n import LANGUAGE_NAMES, N_, Nn_, is_complete, translations
 
 if TYPE_CHECKING:
     from fastapi import Request
@@ -104,6 +104,81 @@ def current_language() -> str:
     return _locale.get()
 
 
+# The words memoryd.js and chat.js show, by their English: base.html gives the page's
+# translations of them as JSON (<script id="i18n">), and a script shows its own English
+# for a word missing there. A pair is a plural: both forms go, for Intl.PluralRules to
+# pick ("one"/"other", which is all English and French need).
+SCRIPT_WORDS: tuple[str | tuple[str, str], ...] = (
+    N_("Confirm"),
+    N_("never"),
+    N_("%(day)s (to the end of the day, UTC)"),
+    N_("%(source)s (extraction run %(id)s)"),
+    N_("%(source)s (extraction run %(id)s), accepted in review"),
+    N_("History"),
+    N_("Could not load the history: %(error)s"),
+    N_("Loading…"),
+    N_("Could not load this memory: %(error)s"),
+    N_("Where"),
+    N_("Global"),
+    N_("Workspace %(name)s"),
+    N_("Source"),
+    N_("Created"),
+    N_("Updated"),
+    N_("Last used"),
+    N_("Remember until"),
+    N_("(expired: no longer used in chats)"),
+    N_("no end"),
+    N_("Questions it answers"),
+    N_("Came from these chats"),
+    N_("A chat in a workspace you can't open"),
+    N_("Deleted chat (#%(id)s)"),
+    N_("Those chats are no longer stored."),
+    N_("None: it was not extracted from a chat."),
+    N_("Used in chats"),
+    N_("Not used in a recorded chat yet."),
+    N_("Not available on this server."),
+    N_("The run list could not be refreshed (%(error)s); reload the page to see the latest runs."),
+    N_("Running…"),
+    N_("Run now"),
+    N_("Extraction run %(id)s finished: %(status)s."),
+    N_("(The progress could not be refreshed: %(error)s; reload the page.)"),
+    Nn_(
+        "%(num)d memory used (reload the page to see which).",
+        "%(num)d memories used (reload the page to see which).",
+    ),
+    N_("Stopped: you stopped this reply. It was not recorded."),
+    N_("Cut off: the reply reached the model's length limit."),
+    N_("Cut off: %(error)s. It was not recorded."),
+    N_("the upstream broke off"),
+    N_("incognito: not recorded"),
+    Nn_(
+        "Delete your %(num)d exchange in %(name)s? Its text is erased and memoryd will not "
+        "learn from it; memories it already learned stay.",
+        "Delete all %(num)d of your exchanges in %(name)s? Their text is erased and memoryd "
+        "will not learn from them; memories it already learned stay.",
+    ),
+    N_("Thinking…"),
+    N_("Answering…"),
+    N_("Error: %(error)s"),
+    N_("Incognito: this chat was not recorded."),
+)  # fmt: skip
+
+
+def script_words() -> dict[str, str | dict[str, str]]:
+    """``SCRIPT_WORDS`` in the page's language, by their English (none on an English
+    page: the scripts' own words are English)."""
+    if current_language() == ENGLISH:
+        return {}
+    found = _translations()
+    words: dict[str, str | dict[str, str]] = {}
+    for word in SCRIPT_WORDS:
+        if isinstance(word, str):
+            words[word] = found.gettext(word)
+        else:
+            words[word[0]] = {"one": found.ngettext(*word, 1), "other": found.ngettext(*word, 2)}
+    return words
+
+
 def install(env: Environment) -> None:
     """Give the templates ``{% trans %}``, ``_()`` and ``ngettext()`` (new-style: ``%(name)s``
     filled and escaped by Jinja), the page's language and the languages' own names."""
@@ -114,4 +189,5 @@ def install(env: Environment) -> None:
         newstyle=True,
     )
     env.globals["ui_language"] = current_language
+    env.globals["script_words"] = script_words
     env.globals["language_names"] = LANGUAGE_NAMES

@@ -30,6 +30,7 @@ from memoryd.server.web.actions import (
     perform,
     posted,
 )
+from memoryd.server.web.i18n import _, ngettext
 from memoryd.store import KEEP
 
 router = APIRouter(prefix="/ui/suggestions", include_in_schema=False)
@@ -38,15 +39,15 @@ router = APIRouter(prefix="/ui/suggestions", include_in_schema=False)
 def place_name(state: ServerState, workspace: str | None) -> str:
     """ "Global", or a workspace by its name."""
     if workspace is None:
-        return "Global"
+        return _("Global")
     names = {w.slug: w.name for w in state.md.list_workspaces()}
-    return f"workspace {names.get(workspace, workspace)}"
+    return _("workspace %(name)s", name=names.get(workspace, workspace))
 
 
 def _scope(form: FormData) -> str | None:
     chosen = field_text(form, "scope")
     if chosen not in ("", "global", "workspace"):
-        raise InvalidInput(f"unknown scope {chosen!r}: use global or workspace")
+        raise InvalidInput(_("unknown scope %(scope)r: use global or workspace", scope=chosen))
     return chosen or None
 
 
@@ -78,15 +79,17 @@ def _accept_everything(state: ServerState, owner: Owner) -> str:
             accepted += 1
         else:
             waiting.append(why)
-    done = f"Accepted {accepted} suggestion{'' if accepted == 1 else 's'}."
+    done = ngettext("Accepted %(num)d suggestion.", "Accepted %(num)d suggestions.", accepted)
     if not waiting:
         return done
     reasons = "; ".join(dict.fromkeys(waiting))
-    left = len(waiting)
-    raise InvalidInput(
-        f"{done} {left} could not be accepted and {'is' if left == 1 else 'are'} still"
-        f" waiting: {reasons}"
+    left = ngettext(
+        "%(num)d could not be accepted and is still waiting: %(reasons)s",
+        "%(num)d could not be accepted and are still waiting: %(reasons)s",
+        len(waiting),
+        reasons=reasons,
     )
+    raise InvalidInput(f"{done} {left}")
 
 
 @router.post("/accept-all")
@@ -107,13 +110,16 @@ async def reject_all(request: Request, state: State) -> Response:
         count = len(waiting)
         confirmed(
             form,
-            f"Reject all {count} suggestion{'' if count == 1 else 's'}? The same texts are"
-            " not suggested again.",
-            "Reject all",
+            ngettext(
+                "Reject the %(num)d suggestion? The same text is not suggested again.",
+                "Reject all %(num)d suggestions? The same texts are not suggested again.",
+                count,
+            ),
+            _("Reject all"),
         )
         for s in waiting:
             state.md.reject_suggestion(owner.user.id, s.id)
-        return f"Rejected {count} suggestion{'' if count == 1 else 's'}."
+        return ngettext("Rejected %(num)d suggestion.", "Rejected %(num)d suggestions.", count)
 
     return await perform(request, form, work)
 
@@ -135,11 +141,13 @@ async def decide_suggestion(
                 expires_at=expiry_field(form),
                 scope=_scope(form),
             )
-            return f"Suggestion accepted into {place_name(state, memory.workspace)}."
+            return _(
+                "Suggestion accepted into %(place)s.", place=place_name(state, memory.workspace)
+            )
         if decision == "reject":
             visible_suggestion(state, owner, suggestion_id)
             state.md.reject_suggestion(owner.user.id, suggestion_id)
-            return "Suggestion rejected."
-        raise InvalidInput(f"unknown decision {decision!r}")
+            return _("Suggestion rejected.")
+        raise InvalidInput(_("unknown decision %(decision)r", decision=decision))
 
     return await perform(request, form, work)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memoryd.server.schemas import ScopeUsage, SuggestionOut
+from memoryd.server.web.i18n import _, ngettext
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ def review_items(
         if s.kind == "update":
             items.append(ReviewItem(s, [], None, None))
             continue
-        choices = [ScopeChoice("global", "Global", not full.get(("global", None), False))]
+        choices = [ScopeChoice("global", _("Global"), not full.get(("global", None), False))]
         if s.origin is not None and ("workspace", s.origin) in full:
             name = names.get(s.origin, s.origin)
             choices.append(ScopeChoice("workspace", name, not full[("workspace", s.origin)]))
@@ -52,8 +53,11 @@ def review_items(
         preferred = next((c for c in open_ if c.value == s.scope), open_[0] if open_ else None)
         blocked = None
         if preferred is None:
-            named = " and ".join(c.label for c in choices)
-            verb = "is" if len(choices) == 1 else "are"
-            blocked = f"{named} {verb} full: delete a memory there to accept this"
+            blocked = ngettext(
+                "%(places)s is full: delete a memory there to accept this",
+                "%(places)s are full: delete a memory there to accept this",
+                len(choices),
+                places=_(" and ").join(c.label for c in choices),
+            )
         items.append(ReviewItem(s, choices, preferred.value if preferred else None, blocked))
     return items

@@ -1,4 +1,4 @@
-// memoryd web UI: the chat page (loaded by it after memoryd.js, whose csrfToken it uses).
+// memoryd web UI: the chat page (loaded by it after memoryd.js, whose csrfToken, t and tn it uses).
 // Kept apart from memoryd.js because no other page needs it. No build step, no dependencies.
 "use strict";
 
@@ -42,7 +42,7 @@ async function usedMemories(workspace, ids) {
   } catch (error) { /* said below */ }
   const part = document.createElement("p");
   part.className = "used muted";
-  part.textContent = ids.length + " memor" + (ids.length === 1 ? "y" : "ies") + " used (reload the page to see which).";
+  part.textContent = tn("%(num)d memory used (reload the page to see which).", "%(num)d memories used (reload the page to see which).", ids.length);
   return part;
 }
 
@@ -81,9 +81,9 @@ function deleteForm(id, prompt) {
 // Why a reply ended early, in words, shown under it.
 function cutMarker(kind, detail) {
   const words = {
-    stopped: "Stopped: you stopped this reply. It was not recorded.",
-    length: "Cut off: the reply reached the model's length limit.",
-    error: "Cut off: " + detail + ". It was not recorded.",
+    stopped: t("Stopped: you stopped this reply. It was not recorded."),
+    length: t("Cut off: the reply reached the model's length limit."),
+    error: t("Cut off: %(error)s. It was not recorded.", { error: detail }),
   }[kind];
   const marker = document.createElement("p");
   marker.className = "cut-marker";
@@ -110,7 +110,7 @@ async function readStream(response, each) {
       const data = line.slice(5).trim();
       if (data === "[DONE]") continue;
       const chunk = JSON.parse(data);
-      if (chunk.error) throw new Error(chunk.error.message || "the upstream broke off");
+      if (chunk.error) throw new Error(chunk.error.message || t("the upstream broke off"));
       const choice = chunk.choices && chunk.choices[0];
       if (choice && choice.finish_reason === "length") ending = "length";
       if (choice && choice.delta && choice.delta.content) each(choice.delta.content);
@@ -161,7 +161,7 @@ function setupChat() {
     item.classList.add("incognito");
     const badge = document.createElement("span");
     badge.className = "badge incognito-badge";
-    badge.textContent = "incognito: not recorded";
+    badge.textContent = t("incognito: not recorded");
     item.appendChild(badge);
   }
 
@@ -177,7 +177,10 @@ function setupChat() {
     if (clear) {
       const count = Number(clear.dataset.count || 0) + 1;
       clear.dataset.count = String(count);
-      clear.dataset.confirm = "Delete all " + count + " of your exchange" + (count === 1 ? "" : "s") + clear.dataset.confirmRest;
+      clear.dataset.confirm = tn(
+        "Delete your %(num)d exchange in %(name)s? Its text is erased and memoryd will not learn from it; memories it already learned stay.",
+        "Delete all %(num)d of your exchanges in %(name)s? Their text is erased and memoryd will not learn from them; memories it already learned stay.",
+        count, { name: clear.dataset.workspaceName });
       clear.hidden = false;
     }
   }
@@ -213,7 +216,7 @@ function setupChat() {
     const answerText = answer.querySelector(".message-text");
     const controller = new AbortController();
     streamingNow(controller);
-    status.textContent = "Thinking…";
+    status.textContent = t("Thinking…");
     const headers = {
       "Content-Type": "application/json",
       "X-CSRF-Token": csrfToken(),
@@ -236,7 +239,7 @@ function setupChat() {
         throw new Error((body.error && body.error.message) || ("HTTP " + response.status));
       }
       ids = (response.headers.get("X-Memoryd-Memory-Ids") || "").split(",").filter(Boolean);
-      status.textContent = "Answering…";
+      status.textContent = t("Answering…");
       const ending = await readStream(response, (piece) => { reply += piece; answerText.textContent = reply; });
       if (ending === "length") cut = cutMarker("length");
     } catch (error) {
@@ -244,7 +247,7 @@ function setupChat() {
       else if (reply) cut = cutMarker("error", error.message);
       else {  // nothing arrived: the whole answer is the error
         answer.classList.add("error");
-        answerText.textContent = "Error: " + error.message;
+        answerText.textContent = t("Error: %(error)s", { error: error.message });
       }
     }
     streamingNow(null);
@@ -259,7 +262,7 @@ function setupChat() {
     }
     if (cut) answer.appendChild(cut);
     answer.appendChild(await usedMemories(workspace, ids));
-    if (secret) { markIncognito(asked); markIncognito(answer); status.textContent = "Incognito: this chat was not recorded."; }
+    if (secret) { markIncognito(asked); markIncognito(answer); status.textContent = t("Incognito: this chat was not recorded."); }
     // recorded: a whole reply, or one the length limit ended (a stopped or broken one is not)
     if (!secret && (!cut || cut.dataset.cut === "length")) addControls(answer, text, reply);
   });

@@ -5,6 +5,25 @@
 
 function csrfToken() { return document.body.dataset.csrf || ""; }
 
+// The scripts' words in the page's language: base.html gives their translations
+// (memoryd.server.web.i18n.SCRIPT_WORDS) by their English, which shows when one is
+// missing. %(name)s is filled from `vars`; tn picks a plural's form for `num`.
+const WORDS = JSON.parse((document.getElementById("i18n") || {}).textContent || "{}");
+
+function fill(text, vars) {
+  return text.replace(/%\((\w+)\)[sd]/g, (whole, name) => (vars && name in vars ? String(vars[name]) : whole));
+}
+
+function t(english, vars) {
+  return fill(typeof WORDS[english] === "string" ? WORDS[english] : english, vars);
+}
+
+function tn(singular, plural, num, vars) {
+  const forms = WORDS[singular] || { one: singular, other: plural };
+  const form = new Intl.PluralRules(document.documentElement.lang || "en").select(num);
+  return fill(forms[form] || forms.other, { ...vars, num });
+}
+
 // Controls that open something (the profile, a tab, a memory's edit form or detail, the
 // menu) are links in the page, so they work without JavaScript: the server renders the
 // page with that thing open. Here they act in place instead, as buttons: role=button,
@@ -216,7 +235,7 @@ function setupConfirmations() {
     event.preventDefault();
     pending = form;
     text.textContent = form.dataset.confirm;
-    ok.textContent = form.dataset.confirmButton || "Confirm";
+    ok.textContent = form.dataset.confirmButton || t("Confirm");
     dialog.returnValue = "";
     showModal(dialog);
     document.getElementById("confirm-cancel").focus();
@@ -292,7 +311,7 @@ function el(tag, text, className) {
 }
 
 function when(iso) {
-  if (!iso) return "never";
+  if (!iso) return t("never");
   const d = new Date(iso);
   return isNaN(d) ? iso : d.toISOString().slice(0, 16).replace("T", " ") + " UTC";
 }
@@ -302,7 +321,7 @@ function untilText(iso) {
   const d = new Date(iso);
   if (isNaN(d)) return iso;
   if (d.getUTCHours() || d.getUTCMinutes() || d.getUTCSeconds()) return when(iso);
-  return new Date(d.getTime() - 86400000).toISOString().slice(0, 10) + " (to the end of the day, UTC)";
+  return t("%(day)s (to the end of the day, UTC)", { day: new Date(d.getTime() - 86400000).toISOString().slice(0, 10) });
 }
 
 // Where a memory came from, in words (as memory_focus.source_text); who acted is the
@@ -311,8 +330,9 @@ function sourceText(m) {
   const by = m.created_by || "";
   if (m.source === "extraction") {
     const run = (m.run_id || by.split(":")[1] || "").slice(0, 8) || "?";
-    const accepted = by.startsWith("user:") || by.startsWith("admin:") ? ", accepted in review" : "";
-    return "Learned from chats (extraction run " + run + ")" + accepted;
+    const accepted = by.startsWith("user:") || by.startsWith("admin:");
+    const words = { source: "Learned from chats", id: run };  // the source's words are the core's: English
+    return accepted ? t("%(source)s (extraction run %(id)s), accepted in review", words) : t("%(source)s (extraction run %(id)s)", words);
   }
   if (m.source === "admin") return "Added by an admin";
   if (m.source === "import") return "Imported from a file";
@@ -346,8 +366,8 @@ async function historySection(url) {
     return part;
   } catch (error) {
     const part = el("section", null, "detail-section");
-    part.appendChild(el("h3", "History"));
-    part.appendChild(el("p", "Could not load the history: " + error.message, "flash flash-error"));
+    part.appendChild(el("h3", t("History")));
+    part.appendChild(el("p", t("Could not load the history: %(error)s", { error: error.message }), "flash flash-error"));
     return part;
   }
 }
@@ -356,7 +376,7 @@ async function showDetail(url, historyUrl) {
   const dialog = document.getElementById("memory-detail");
   const body = document.getElementById("detail-body");
   if (!dialog || !body) return;
-  body.replaceChildren(el("p", "Loading…", "muted"));
+  body.replaceChildren(el("p", t("Loading…"), "muted"));
   if (!dialog.open) showModal(dialog);
   const history = historySection(historyUrl);
   let m;
@@ -365,20 +385,20 @@ async function showDetail(url, historyUrl) {
     m = await response.json();
     if (!response.ok) throw new Error((m.error && m.error.message) || "HTTP " + response.status);
   } catch (error) {
-    body.replaceChildren(el("p", "Could not load this memory: " + error.message, "flash flash-error"));
+    body.replaceChildren(el("p", t("Could not load this memory: %(error)s", { error: error.message }), "flash flash-error"));
     return;
   }
   body.replaceChildren();
   body.appendChild(el("p", m.content, "detail-text"));
   const facts = el("dl", null, "detail-facts");
   const rows = [
-    ["Where", m.scope === "global" ? "Global" : "Workspace " + m.workspace],
-    ["Source", sourceText(m)],
-    ["Created", when(m.created_at)],
-    ["Updated", when(m.updated_at)],
-    ["Last used", when(m.last_used_at)],
-    ["Remember until", m.expires_at ? untilText(m.expires_at) + (m.expired ? " (expired: no longer used in chats)" : "") : "no end"],
-    ["Questions it answers", questionsText(m.questions)],
+    [t("Where"), m.scope === "global" ? t("Global") : t("Workspace %(name)s", { name: m.workspace })],
+    [t("Source"), sourceText(m)],
+    [t("Created"), when(m.created_at)],
+    [t("Updated"), when(m.updated_at)],
+    [t("Last used"), when(m.last_used_at)],
+    [t("Remember until"), m.expires_at ? untilText(m.expires_at) + (m.expired ? " " + t("(expired: no longer used in chats)") : "") : t("no end")],
+    [t("Questions it answers"), questionsText(m.questions)],
   ];
   for (const [term, value] of rows) {
     facts.appendChild(el("dt", term));
@@ -386,7 +406,7 @@ async function showDetail(url, historyUrl) {
   }
   body.appendChild(facts);
 
-  const from = section(body, "Came from these chats");
+  const from = section(body, t("Came from these chats"));
   const deleted = m.deleted_source_chat_ids || [];
   const hidden = m.hidden_source_chats || 0;
   if (m.source_chats.length || hidden || deleted.length) {
@@ -400,22 +420,22 @@ async function showDetail(url, historyUrl) {
       list.appendChild(item);
     }
     // chats in workspaces the reader cannot open (one they left): counted, never shown
-    for (let n = 0; n < hidden; n++) list.appendChild(el("li", "A chat in a workspace you can't open", "muted small hidden-chat"));
+    for (let n = 0; n < hidden; n++) list.appendChild(el("li", t("A chat in a workspace you can't open"), "muted small hidden-chat"));
     // chats deleted since (or recorded elsewhere before an import): only their id is left
-    for (const id of deleted) list.appendChild(el("li", "Deleted chat (#" + id + ")", "muted small deleted-chat"));
+    for (const id of deleted) list.appendChild(el("li", t("Deleted chat (#%(id)s)", { id }), "muted small deleted-chat"));
     from.appendChild(list);
   } else {
-    from.appendChild(el("p", m.source === "extraction" ? "Those chats are no longer stored." : "None: it was not extracted from a chat.", "muted small"));
+    from.appendChild(el("p", t(m.source === "extraction" ? "Those chats are no longer stored." : "None: it was not extracted from a chat."), "muted small"));
   }
 
   // chats this memory was used in (answers that had it in their prompt)
-  const used = section(body, "Used in chats");
+  const used = section(body, t("Used in chats"));
   try {
     const response = await fetch(url + "/chats", { credentials: "same-origin", headers: { Accept: "application/json" } });
     if (!response.ok) throw new Error("HTTP " + response.status);
     const data = await response.json();
     const chats = Array.isArray(data) ? data : (data.chats || []);
-    if (!chats.length) used.appendChild(el("p", "Not used in a recorded chat yet.", "muted small"));
+    if (!chats.length) used.appendChild(el("p", t("Not used in a recorded chat yet."), "muted small"));
     const list = el("ul", null, "detail-chats");
     for (const chat of chats) {
       const item = el("li", (chat.workspace || "") + " · " + when(chat.created_at) + ": " + (chat.prompt || "").slice(0, 200));
@@ -423,7 +443,7 @@ async function showDetail(url, historyUrl) {
     }
     if (chats.length) used.appendChild(list);
   } catch (error) {
-    used.appendChild(el("p", "Not available on this server.", "muted small"));
+    used.appendChild(el("p", t("Not available on this server."), "muted small"));
   }
 
   // the History table is the server's (the Activity page's words): the same as without script
@@ -492,7 +512,7 @@ function setupRunsList() {
       if (!response.ok) throw new Error("HTTP " + response.status);
       text = await response.text();
     } catch (error) {
-      say("The run list could not be refreshed (" + error.message + "); reload the page to see the latest runs.");
+      say(t("The run list could not be refreshed (%(error)s); reload the page to see the latest runs.", { error: error.message }));
       return;
     }
     const holder = document.createElement("template");
@@ -509,13 +529,13 @@ function setupRunsList() {
     if (button) {
       const busy = fresh.dataset.busy === "yes";
       button.disabled = busy;
-      button.textContent = busy ? "Running…" : "Run now";
+      button.textContent = t(busy ? "Running…" : "Run now");
     }
     const done = [];
     statuses(fresh).forEach((status, id) => {
-      if (before.get(id) === "running" && status !== "running") done.push(id.slice(0, 8) + " finished: " + status);
+      if (before.get(id) === "running" && status !== "running") done.push(t("Extraction run %(id)s finished: %(status)s.", { id: id.slice(0, 8), status }));
     });
-    if (done.length) say("Extraction run " + done.join("; run ") + ".");
+    if (done.length) say(done.join(" "));
     schedule(fresh);
   }
   schedule(document.getElementById("runs-table"));
@@ -533,7 +553,7 @@ function poll(fragment) {
       text = await response.text();
     } catch (error) {
       fragment.removeAttribute("data-poll");
-      fragment.append(" (The progress could not be refreshed: " + error.message + "; reload the page.)");
+      fragment.append(" " + t("(The progress could not be refreshed: %(error)s; reload the page.)", { error: error.message }));
       return;
     }
     const holder = document.createElement("template");
