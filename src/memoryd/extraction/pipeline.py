@@ -52,6 +52,7 @@ from memoryd.extraction.schema import (
     read_verdicts,
     reflector_schema,
 )
+from memoryd.extraction.scope import scope_for
 from memoryd.extraction.secrets import secret_reason, secret_values
 from memoryd.extraction.sentences import (
     Sentence,
@@ -408,6 +409,7 @@ def _plan_batch(
         )
         chosen, problems = read_selection(observed.value, len(sentences))
         result.rejected += problems
+        chosen = {n: scope_for(sentences[n - 1].text, said) for n, said in chosen.items()}
         said_at = {c.id: c.created_at for c in batch}
         facts, shared = write_facts(provider, sentences, chosen, said_at, usage)
         result.rejected += shared
