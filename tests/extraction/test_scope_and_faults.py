@@ -175,3 +175,17 @@ def test_the_assistants_words_quoted_back_and_a_leftover_first_person_are_not_le
     ]
     assert "written in the first person" in run_errors(xmd)
     assert Scope.WORKSPACE is result.created[0].scope
+
+
+def test_an_italian_sentence_with_the_article_i_is_rewritten_as_italian(
+    xmd: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
+) -> None:
+    """ "i miei 2 cani": a lower-case "i" is the Italian article, not the English "I"
+    (once read as English, it became "the user mieis 2 cani")."""
+    memories, _ = learn(
+        xmd, fake_llm, clock, ["Ogni sera porto a spasso i miei 2 cani."],
+        observe(person=[1]), notes("Ogni sera l'utente porta a spasso i suoi 2 cani."),
+    )  # fmt: skip
+    assert memories == ["Ogni sera l'utente porta a spasso i suoi 2 cani."]
+    [rewrite] = [r for r in fake_llm.requests if "notes" in json.dumps(r["response_format"])]
+    assert "L'utente vive a Torino" in json.dumps(rewrite["messages"], ensure_ascii=False)
