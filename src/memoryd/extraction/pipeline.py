@@ -409,10 +409,13 @@ def _plan_batch(
         )
         chosen, problems = read_selection(observed.value, len(sentences))
         result.rejected += problems
-        chosen = {n: scope_for(sentences[n - 1].text, said) for n, said in chosen.items()}
         said_at = {c.id: c.created_at for c in batch}
         facts, shared = write_facts(provider, sentences, chosen, said_at, usage)
         result.rejected += shared
+        # after the writing, which reads the model's own answer ("We ..." as a person fact)
+        facts = [
+            replace(f, scope=scope_for(sentences[f.sentence - 1].text, f.scope)) for f in facts
+        ]
         verified, dropped = verify_facts(facts, sentences, known_secrets, names, patterns)
         result.rejected += dropped
         compare = comparison_embedder(md.embedder)  # MiniLM, where the thresholds were measured
