@@ -74,9 +74,7 @@ def language_of(text: str) -> str:
         return "zh"
     # one-letter words tell nothing ("a" is English, Italian, Spanish, Portuguese; "i" an
     # Italian article), except the English "I", which English writes as a capital
-    words = [
-        w.casefold().replace("’", "'") for w in _WORD.findall(text) if len(w) > 1 or w == "I"
-    ]
+    words = [w.casefold().replace("’", "'") for w in _WORD.findall(text) if len(w) > 1 or w == "I"]
     scores = {lang: sum(w in index for w in words) for lang, index in _INDEX.items()}
     best = max(scores, key=lambda lang: (scores[lang], lang == "en"))
     return best if scores[best] > scores["en"] else "en"
