@@ -11,8 +11,9 @@ your own) runs through the real pipeline with the configured LLM provider (the b
 model by default) on a fresh SQLite database, scored by ``memoryd.evaluation`` (meaning
 match with MiniLM; see its module doc). The table gives, per genre, precision, recall,
 the recall of facts the user's turns state, the shares of memories about the wrong
-subject, unsupported and stale (a rule that was later replaced: MemoryCode), and LLM calls
-and seconds per conversation; XPersona's languages are averaged into one genre, and the
+subject, unsupported and stale (a rule that was later replaced: MemoryCode), the share
+filed globally (the rest went to the chat's workspace), and LLM calls and seconds per
+conversation and per batch; XPersona's languages are averaged into one genre, and the
 macro mean weighs the four genres alike, so that no one set's size decides it.
 
 ``--baseline-rev REV`` runs the same conversations on the pipeline as it was at git
@@ -52,8 +53,11 @@ COLUMNS = {  # summary key -> heading
     "wrong_subject_share": "wrong subj",
     "unsupported_share": "unsupp",
     "stale_share": "stale",
+    "global_share": "global",
     "llm_calls_per_conversation": "calls/conv",
     "seconds_per_conversation": "s/conv",
+    "llm_calls_per_batch": "calls/batch",
+    "seconds_per_batch": "s/batch",
 }
 WARM_UP = {"id": "warm-up", "exchanges": [{"prompt": "I run a dog obedience school.",
                                            "response": "Nice!"}], "facts": []}  # fmt: skip
@@ -62,6 +66,7 @@ COUNTS = {"conversations", "memories"}  # summed, not averaged, in the group row
 # as "-" and left out of the means. The stale share applies to genres with sessions only.
 DENOMINATOR = {"precision": "memories", "wrong_subject_share": "memories",
                "unsupported_share": "memories", "stale_share": "memories", "recall": "facts",
+               "global_share": "memories",
                "recall_of_stated_facts": "facts_stated_in_user_turns"}  # fmt: skip
 
 
@@ -207,7 +212,7 @@ def table(current: dict[str, Any], base: dict[str, Any] | None) -> str:
         value = summary[key]
         if isinstance(value, int):
             return str(value)
-        return f"{value:.1f}" if key.endswith("conversation") else f"{value:.3f}"
+        return f"{value:.1f}" if key.endswith(("conversation", "batch")) else f"{value:.3f}"
 
     lines = [["genre", *COLUMNS.values()]]
     for genre, summary in current.items():

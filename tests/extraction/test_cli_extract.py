@@ -86,7 +86,7 @@ def test_dry_run_prints_the_candidates_and_writes_nothing(
     result = run(seeded, fake_llm, tmp_path, "extract", "--dry-run", "--force", *pair)
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert lines[0] == "ana/lab: would create global: The user runs the Porto lab."
+    assert lines[0] == "ana/lab: would create workspace: The user runs the Porto lab."
     assert lines[1].startswith("ana/lab: would drop ")
     assert lines[-1].startswith("dry run: nothing was written and no run was recorded; ")
     assert "1 change(s) planned, 1 fact(s) dropped" in lines[-1]
@@ -98,7 +98,7 @@ def test_dry_run_prints_the_candidates_and_writes_nothing(
     as_json = run(seeded, fake_llm, tmp_path, "extract", "--dry-run", "--force", "--json", *pair)
     data = json.loads(as_json.stdout)
     assert data["dry_run"] is True and data["run"] is None
-    assert data["pairs"][0]["planned"] == ["create global: The user runs the Porto lab."]
+    assert data["pairs"][0]["planned"] == ["create workspace: The user runs the Porto lab."]
 
 
 def test_a_run_that_dropped_a_fact_is_ok_and_its_details_are_kept(

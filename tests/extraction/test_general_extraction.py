@@ -8,35 +8,10 @@ conversations in French, Chinese and Japanese, each memory in its sentence's lan
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 
 from memoryd import Memoryd, Scope
-from memoryd.testing import FakeOpenAIServer, Reply
-from support.extraction import Clock, observe, reflect
-
-SAID_ON = datetime(2023, 5, 8, 15, 0, tzinfo=UTC)  # a Monday
-
-
-def learn(md: Memoryd, llm: FakeOpenAIServer, clock: Clock, prompts: list[str], *replies: Reply
-          ) -> tuple[list[str], list[str]]:  # fmt: skip
-    """Record the prompts (said on SAID_ON), run extraction with the scripted replies;
-    the memories' texts and the sentences the Observer was shown."""
-    clock.now = SAID_ON
-    user = md.get_user("ana") if any(u.name == "ana" for u in md.list_users()) else None
-    ana = user or md.create_user("ana")
-    if not any(w.slug == "life" for w in md.list_workspaces()):
-        md.create_workspace("life")
-    for prompt in prompts:
-        md.record_chat(ana.id, "life", prompt, "I see.")
-    llm.script(*replies)
-    result = md.extract(ana.id, "life", force=True)
-    assert result.error is None, result.error
-    observer = next(
-        (r for r in reversed(llm.requests) if "The user wrote:" in r["messages"][-1]["content"]),
-        None,
-    )
-    shown = observer["messages"][-1]["content"].split("The user wrote:\n")[1] if observer else ""
-    return sorted(m.content for m in md.list_memories(ana.id)), shown.splitlines()
+from memoryd.testing import FakeOpenAIServer
+from support.extraction import Clock, learn, notes, observe, reflect
 
 
 def test_a_fact_that_does_not_open_with_i_is_kept_and_dated(
@@ -123,11 +98,6 @@ def test_a_standing_rule_is_kept_and_its_update_replaces_it_while_tasks_are_not(
     assert updated == [
         "The user's rule: from now on, always start function names with 'y_' instead."
     ]
-
-
-def notes(*texts: str) -> Reply:
-    """The rewrite of one language's sentences, in order."""
-    return Reply.json({"notes": list(texts)})
 
 
 def test_a_french_conversation_gives_french_memories(

@@ -112,7 +112,7 @@ def test_review_everything_holds_new_memories_and_a_rejection_sticks(
     first = xmd.extract(ana.id, "atlas", force=True)
     assert first.created == [] and xmd.list_memories(ana.id) == []
     [waiting] = xmd.list_suggestions(ana.id)
-    assert (waiting.kind, waiting.scope) == (SuggestionKind.CREATE, Scope.GLOBAL)
+    assert (waiting.kind, waiting.scope) == (SuggestionKind.CREATE, Scope.WORKSPACE)
     xmd.reject_suggestion(ana.id, waiting.id)
 
     chat(xmd, ana.id, "atlas", 3, "I keep my lab notes in Obsidian.")

@@ -148,3 +148,28 @@ def test_the_bundled_model_writes_both_prompts_questions(
     assert guitar.question_vectors is not None and len(guitar.question_vectors) == len(
         asked[texts[0]] or ()
     )
+
+
+def test_a_chinese_conversation_gives_a_chinese_memory_about_the_user(
+    md: Memoryd, local_llm: LocalProvider
+) -> None:
+    """The bundled model rewrites a Chinese sentence chosen by the Observer as a Chinese
+    memory naming the user ("用户..."); the question and the greeting give none."""
+    li = md.create_user("li")
+    md.create_workspace("chat")
+    for prompt, response in [
+        ("你好！我住在杭州，我是一名小学数学老师。", "你好！杭州很美。"),
+        ("我对花生过敏，所以从来不吃花生酱。", "明白了，我会记住的。"),
+        ("今天天气怎么样？", "我不知道今天的天气。"),
+    ]:
+        md.record_chat(li.id, "chat", prompt, response)
+
+    result = md.extract(li.id, "chat", force=True, provider=local_llm)
+
+    assert result.error is None, result.error
+    stored = [m.content for m in md.list_memories(li.id)]
+    about_user = [
+        m for m in stored if m.startswith("用户") and any(k in m for k in ("杭州", "老师", "花生"))
+    ]
+    assert about_user, (stored, result.rejected)
+    assert not any("天气" in m for m in stored)

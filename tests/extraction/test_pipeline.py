@@ -47,7 +47,8 @@ def test_creates_workspace_and_global_memories_from_user_sentences(
         "The user's name is Ana Lima.",
     ]
     assert by_text["The user's name is Ana Lima."].scope is Scope.GLOBAL
-    assert by_text["The user leads the Phoenix rewrite."].scope is Scope.GLOBAL
+    # the model called it a person fact, but it is work: filed where it was said
+    assert by_text["The user leads the Phoenix rewrite."].workspace == "phoenix"
     assert by_text["Phoenix must ship by June 3."].workspace == "phoenix"
     chats = xmd.list_chats(ana.id, "phoenix")
     assert all(c.memory_processed for c in chats)
@@ -107,7 +108,7 @@ def test_an_unrelated_memory_is_never_offered_for_replacement(
     old = xmd.add_memory(
         ana.id, "Atlas must be live for its first customers by March 14.", None, "atlas-billing"
     )
-    chat(xmd, ana.id, "atlas-billing", 3, "I adopted a third cat last week.")
+    chat(xmd, ana.id, "atlas-billing", 3, "My sister adopted a third cat last week.")
     fake_llm.script(observe(person=[1]), reflect("replaces"))
 
     result = xmd.extract(ana.id, "atlas-billing", force=True)
@@ -214,21 +215,21 @@ def test_more_facts_than_free_slots_never_exceed_the_limits(
     for fact in ("The user is a chemist.", "The user lives in Porto.",
                  "The user speaks Portuguese.", "The user has two cats."):  # fmt: skip
         xmd.add_memory(ana.id, fact)
-    chat(xmd, ana.id, "lab", 3, "I drink green tea every morning. I play the cello in an "
-         "orchestra. I am learning Japanese on weekends.")  # fmt: skip
+    chat(xmd, ana.id, "lab", 3, "I am allergic to green tea. My brother plays the cello in "
+         "an orchestra. My mother is learning Japanese on weekends.")  # fmt: skip
     fake_llm.script(observe(person=[1, 2, 3]))
 
     result = xmd.extract(ana.id, "lab", force=True)
 
     assert [(m.content, m.scope) for m in result.created] == [
-        ("The user drinks green tea every morning.", Scope.GLOBAL),
-        ("The user plays the cello in an orchestra.", Scope.WORKSPACE),
-        ("The user is learning Japanese on weekends.", Scope.WORKSPACE),
+        ("The user is allergic to green tea.", Scope.GLOBAL),
+        ("The user's brother plays the cello in an orchestra.", Scope.WORKSPACE),
+        ("The user's mother is learning Japanese on weekends.", Scope.WORKSPACE),
     ]
     assert len(xmd.list_memories(ana.id, "global")) == 5
     assert result.not_stored == [
-        "global full, filed in this workspace: The user plays the cello in an orchestra.",
-        "global full, filed in this workspace: The user is learning Japanese on weekends.",
+        "global full, filed in this workspace: The user's brother plays the cello in an orchestra.",
+        "global full, filed in this workspace: The user's mother is learning Japanese on weekends.",
     ]
     assert result.usage.calls == 1
 
@@ -361,7 +362,7 @@ def test_dry_run_writes_nothing(xmd: Memoryd, fake_llm: FakeOpenAIServer) -> Non
     chat(xmd, ana.id, "lab", 3, "I use Julia for statistics.")
     fake_llm.script(observe(person=[1]))
     result = xmd.extract(ana.id, "lab", force=True, dry_run=True)
-    assert result.planned == ["create global: The user uses Julia for statistics."]
+    assert result.planned == ["create workspace: The user uses Julia for statistics."]
     assert xmd.list_memories(ana.id) == [] and xmd.extraction_runs() == []
     assert not any(c.memory_processed for c in xmd.list_chats(ana.id, "lab"))
 

@@ -43,7 +43,7 @@ def test_a_name_the_user_greets_is_the_assistants_never_the_users(
 
     assert result.status == "processed"
     assert contents(xmd, ana.id) == ["The user adopted a third cat."]  # nothing on John
-    assert xmd.list_memories(ana.id)[0].scope is Scope.GLOBAL
+    assert xmd.list_memories(ana.id)[0].workspace == "home"  # a pet: not a global topic
     assert not any("john" in m.casefold() for m in contents(xmd, ana.id))
     assert all(c.memory_processed for c in xmd.list_chats(ana.id, "home"))
 
@@ -142,7 +142,10 @@ GLOBALS = (
     "The user drinks green tea every morning.",
     "The user plays the cello in an orchestra.",
 )
-STATED = "I volunteer at the animal shelter. I adopted a third cat. I ran my first marathon."
+STATED = (
+    "My sister volunteers at the animal shelter. My son adopted a third cat. My wife ran "
+    "her first marathon."
+)
 
 
 def test_a_full_global_scope_files_in_the_workspace_or_records_not_stored(
@@ -163,18 +166,18 @@ def test_a_full_global_scope_files_in_the_workspace_or_records_not_stored(
 
     planned = md.extract(ana.id, "home", force=True, dry_run=True)
     assert planned.planned == [
-        "create workspace: The user volunteers at the animal shelter. "
+        "create workspace: The user's sister volunteers at the animal shelter. "
         "(global full, filed in this workspace)"
     ]
     result = md.extract(ana.id, "home", force=True)
 
     assert [(m.content, m.scope) for m in result.created] == [
-        ("The user volunteers at the animal shelter.", Scope.WORKSPACE)
+        ("The user's sister volunteers at the animal shelter.", Scope.WORKSPACE)
     ]
     assert result.not_stored == [
-        "not stored: global full: The user adopted a third cat.",
-        "not stored: global full: The user ran their first marathon.",
-        "global full, filed in this workspace: The user volunteers at the animal shelter.",
+        "not stored: global full: The user's son adopted a third cat.",
+        "not stored: global full: The user's wife ran her first marathon.",
+        "global full, filed in this workspace: The user's sister volunteers at the animal shelter.",
     ]
     run = md.extraction_runs()[0]
     assert [e["error"] for e in run.errors if e["kind"] == "not_stored"] == result.not_stored

@@ -84,6 +84,42 @@ def reflect(*verdicts: str | dict[str, Any]) -> Reply:
     return Reply.json({"verdicts": items})
 
 
+def notes(*texts: str) -> Reply:
+    """The rewrite of one language's sentences, in order."""
+    return Reply.json({"notes": list(texts)})
+
+
+SAID_ON = datetime(2023, 5, 8, 15, 0, tzinfo=UTC)  # a Monday
+
+
+def learn(
+    md: Memoryd,
+    llm: FakeOpenAIServer,
+    clock: Clock,
+    prompts: list[str],
+    *replies: Reply,
+    workspace: str = "life",
+) -> tuple[list[str], list[str]]:
+    """Record the prompts (said on SAID_ON) in ``workspace``, run extraction with the
+    scripted replies; the memories' texts and the sentences the Observer was shown."""
+    clock.now = SAID_ON
+    user = md.get_user("ana") if any(u.name == "ana" for u in md.list_users()) else None
+    ana = user or md.create_user("ana")
+    if not any(w.slug == workspace for w in md.list_workspaces()):
+        md.create_workspace(workspace)
+    for prompt in prompts:
+        md.record_chat(ana.id, workspace, prompt, "I see.")
+    llm.script(*replies)
+    result = md.extract(ana.id, workspace, force=True)
+    assert result.error is None, result.error
+    observer = next(
+        (r for r in reversed(llm.requests) if "The user wrote:" in r["messages"][-1]["content"]),
+        None,
+    )
+    shown = observer["messages"][-1]["content"].split("The user wrote:\n")[1] if observer else ""
+    return sorted(m.content for m in md.list_memories(ana.id)), shown.splitlines()
+
+
 FILLER = "Thanks, that helps."  # a user turn with no candidate sentence
 
 

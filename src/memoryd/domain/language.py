@@ -79,7 +79,9 @@ def language_of(text: str) -> str:
         return "ko"
     if _HAN.search(text):
         return "zh"
-    words = [w.casefold().replace("’", "'") for w in _WORD.findall(text)]
+    # one-letter words tell nothing ("a" is English, Italian, Spanish, Portuguese; "i" an
+    # Italian article), except the English "I", which English writes as a capital
+    words = [w.casefold().replace("’", "'") for w in _WORD.findall(text) if len(w) > 1 or w == "I"]
     scores = {lang: sum(w in index for w in words) for lang, index in _INDEX.items()}
     best = max(scores, key=lambda lang: (scores[lang], lang == "en"))
     return best if scores[best] > scores["en"] else "en"

@@ -30,7 +30,7 @@ from memoryd.domain.rules import content_key, normalize_content
 from memoryd.extraction.instructions import instruction_reason, standing_rule
 from memoryd.extraction.schema import Fact
 from memoryd.extraction.secrets import secret_reason
-from memoryd.extraction.sentences import Sentence
+from memoryd.extraction.sentences import QUOTED, Sentence
 
 # Cosine similarity (MiniLM, L2-normalised) at which two facts say the same thing.
 # Measured: paraphrases 0.95-0.99; "...by March 14" vs "...by March 28" 0.99 (so a
@@ -48,6 +48,10 @@ _FILLER_WORDS = (
 )
 _FILLER = frozenset(_FILLER_WORDS.split())
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|you're|you've)\b", re.IGNORECASE)
+# "me", "our" ... left in an English memory: "... tell me the next step", "our discussion"
+_FIRST_PERSON_WORD = re.compile(
+    r"\b(?:I|[Mm]e|[Mm]y|[Mm]ine|[Mm]yself|[Ww]e|[Oo]urs?|us)\b(?![-.]\w)"
+)
 _FIRST_PERSON_START = re.compile(r"^(?:i|i'm|i've|i'd|i'll|my|me|we|our)\b", re.IGNORECASE)
 # A fact that states the user's own name, e.g. "Is named Mel", "User's name is Mel".
 _USER_PREFIX = r"(?i:(?:the\s+)?user(?:'s|’s)?\s+)?"
@@ -96,7 +100,9 @@ def subject_problem(text: str, names: Names, rule: bool = False) -> str | None:
     user's may speak to "you": the one it binds ("always start your names with 'x_'")."""
     if not rule and _SECOND_PERSON.search(text):
         return "about the other speaker"
-    if _FIRST_PERSON_START.match(text):
+    if _FIRST_PERSON_START.match(text) or (
+        not rule and not text.startswith(QUOTED) and _FIRST_PERSON_WORD.search(text)
+    ):
         return "written in the first person, so it would read as the assistant's"
     words = {_base(w.strip(".,!?'’").casefold()) for w in text.split()}
     named = sorted(words & names.addressed)

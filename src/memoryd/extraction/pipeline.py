@@ -50,6 +50,7 @@ from memoryd.extraction.schema import (
     read_verdicts,
     reflector_schema,
 )
+from memoryd.extraction.scope import scope_for
 from memoryd.extraction.secrets import secret_reason, secret_values
 from memoryd.extraction.sentences import (
     Sentence,
@@ -405,6 +406,10 @@ def _plan_batch(
         said_at = {c.id: c.created_at for c in batch}
         facts, shared = write_facts(provider, sentences, chosen, said_at, usage)
         result.rejected += shared
+        # after the writing, which reads the model's own answer ("We ..." as a person fact)
+        facts = [
+            replace(f, scope=scope_for(sentences[f.sentence - 1].text, f.scope)) for f in facts
+        ]
         verified, dropped = verify_facts(facts, sentences, known_secrets, names, patterns)
         result.rejected += dropped
         compare = comparison_embedder(md.embedder)  # MiniLM, where the thresholds were measured

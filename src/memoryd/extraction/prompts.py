@@ -2,7 +2,9 @@
 
 The Observer sees only numbered sentences that code took from the user's own turns
 (``memoryd.extraction.sentences``), never the assistant's words, and answers with the
-numbers of those worth remembering (about the person, or about the project); code, not
+numbers of those worth remembering: ``person`` for what matters in every workspace,
+``project`` for everything else (the rule, and the check code makes of the answer, are
+``memoryd.extraction.scope``'s); code, not
 the model, rewrites them as memories, so the model cannot garble a fact or give it to
 the wrong person. The Reflector sees numbered pairs of a stored memory and a
 new fact that code found related, and says whether the new one is the same, replaces it,
@@ -23,13 +25,18 @@ later chats. Every numbered sentence was written by the user, in any language.
 Worth remembering: lasting facts about the user (who they are, their work or studies, \
 family, friends, pets, home, hobbies, habits, likes and dislikes, health, plans and past \
 experiences) and facts about their project (decisions, tools, people, dates).
-Not worth remembering: greetings, thanks, small talk, moods of the moment, polite \
-replies, guesses, vague remarks ("I like a lot of things"), remarks about the other \
-speaker, tasks the user asks the assistant to do, and general knowledge that is not \
-about the user.
-Answer with a JSON object with two lists of sentence numbers: "person" for sentences \
-with a lasting fact about the user's life, "project" for sentences with a fact about the \
-work in this workspace. Leave every other sentence out; both lists may be empty."""
+Not worth remembering: greetings, thanks, small talk, moods of the moment, what the \
+user is doing right now, polite replies, guesses, vague remarks ("I like a lot of \
+things"), remarks about the other speaker, sentences that only make sense with what \
+was said before, tasks the user asks the assistant to do, and general knowledge that \
+is not about the user.
+Answer with a JSON object with two lists of sentence numbers. "person": sentences \
+with a fact that matters in every chat, whatever its topic: the user's name, age and \
+identity, family and relationships, health, allergies and diet, where they live, the \
+languages they speak, and how they want answers written. "project": every other \
+sentence worth remembering: their work, studies, projects and code, their team's \
+rules and practices, hobbies, likes, plans and anything about the topic of this \
+workspace. Leave every other sentence out; both lists may be empty."""
 
 REFLECTOR_SYSTEM = """\
 You keep a user's memories up to date. Each numbered pair shows a stored memory and a \

@@ -3,13 +3,15 @@
 Code turns an English first-person sentence into a memory itself ("I run a bakery." ->
 "The user runs a bakery.", ``memoryd.extraction.sentences.memory_form``); it cannot do
 that for French, Chinese or Japanese. For those the extraction LLM rewrites them, one
-call per language in the batch, shown a worked example in that language (three sentences
-and their notes): measured with the bundled 1.5B model, sentences of one language with an
-example in it come back right, where one request mixing languages came back in the wrong
-language or copied. Code then checks each answer: it must name the user the way that
-language does ("L'utilisateur", "用户"), hold no number the sentence does not, keep the
-names it does, and be other than the sentence; otherwise the fact is not stored (its
-reason is recorded with the run).
+call per language in the batch, shown a worked example in that language (four sentences
+and their notes; small talk, a greeting or a state of the moment gets an empty note,
+which is how the model says "no fact here" in any language): measured with the bundled
+1.5B model, sentences of one language with an example in it come back right, where one
+request mixing languages came back in the wrong language or copied. Code then checks each
+answer: it must name the user the way that language does ("L'utilisateur", "用户"), hold
+no number the sentence does not and as many negations (a dropped or added "ne ... pas",
+"tidak", "不" says the opposite), keep the names it does, and be other than the sentence;
+otherwise the fact is not stored (its reason is recorded with the run).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 
 from memoryd.domain.language import language_of, names_the_user
 from memoryd.domain.models import Scope
+from memoryd.extraction.instructions import instruction_reason
 from memoryd.extraction.schema import Fact
 from memoryd.extraction.sentences import QUOTED, Sentence, memory_form
 from memoryd.extraction.timebound import dated
@@ -32,7 +35,9 @@ MAX_TOKENS = 120  # per sentence
 SYSTEM = (
     "Rewrite each numbered sentence the user wrote as a note about the user: in the third "
     "person, in the same language as the sentence, keeping every detail and adding "
-    "nothing. A standing request becomes what the user wants. Answer with JSON: "
+    "nothing. A standing request becomes what the user wants. A sentence that says nothing "
+    "lasting about the user (a greeting, thanks, how they are or what they do right now) "
+    "gets an empty note. Answer with JSON: "
     '{"notes": ["...", ...]}, one note per sentence, in order.'
 )
 
@@ -48,11 +53,13 @@ def schema(count: int) -> dict[str, Any]:
     }
 
 
-# (sentence, note) per language: a fact, a relation, a standing request
+# (sentence, note) per language: a fact, a relation, small talk (no note), a standing
+# request
 SHOTS: dict[str, tuple[tuple[str, str], ...]] = {
     "fr": (
         ("J'habite à Lyon avec ma sœur.", "L'utilisateur habite à Lyon avec sa sœur."),
         ("Mon fils joue au foot le samedi.", "Le fils de l'utilisateur joue au foot le samedi."),
+        ("Je vais très bien, merci, juste un peu fatigué aujourd'hui.", ""),
         ("Réponds toujours en français.", "L'utilisateur veut toujours des réponses en français."),
     ),
     "es": (
@@ -61,6 +68,7 @@ SHOTS: dict[str, tuple[tuple[str, str], ...]] = {
             "Mi hijo juega al fútbol los sábados.",
             "El hijo del usuario juega al fútbol los sábados.",
         ),
+        ("Estoy muy bien, gracias, solo un poco cansado hoy.", ""),
         ("Responde siempre en español.", "El usuario quiere respuestas siempre en español."),
     ),
     "de": (
@@ -69,16 +77,19 @@ SHOTS: dict[str, tuple[tuple[str, str], ...]] = {
             "Der Nutzer wohnt mit seiner Schwester in Köln.",
         ),
         ("Mein Sohn spielt samstags Fußball.", "Der Sohn des Nutzers spielt samstags Fußball."),
+        ("Mir geht es gut, danke, heute bin ich nur etwas müde.", ""),
         ("Antworte immer auf Deutsch.", "Der Nutzer möchte Antworten immer auf Deutsch."),
     ),
     "pt": (
         ("Moro em Lisboa com a minha irmã.", "O usuário mora em Lisboa com a irmã."),
         ("Meu filho joga futebol aos sábados.", "O filho do usuário joga futebol aos sábados."),
+        ("Estou muito bem, obrigado, só um pouco cansado hoje.", ""),
         ("Responda sempre em português.", "O usuário quer respostas sempre em português."),
     ),
     "it": (
         ("Vivo a Torino con mia sorella.", "L'utente vive a Torino con sua sorella."),
         ("Mio figlio gioca a calcio il sabato.", "Il figlio dell'utente gioca a calcio il sabato."),
+        ("Sto benissimo, grazie, oggi sono solo un po' stanco.", ""),
         ("Rispondi sempre in italiano.", "L'utente vuole sempre risposte in italiano."),
     ),
     "id": (
@@ -87,6 +98,7 @@ SHOTS: dict[str, tuple[tuple[str, str], ...]] = {
             "Pengguna tinggal di Bandung bersama adiknya.",
         ),
         ("Anak saya main sepak bola setiap Sabtu.", "Anak pengguna main sepak bola setiap Sabtu."),
+        ("Saya baik-baik saja, terima kasih, hari ini cuma agak capek.", ""),
         (
             "Selalu jawab dalam bahasa Indonesia.",
             "Pengguna selalu ingin jawaban dalam bahasa Indonesia.",
@@ -95,16 +107,19 @@ SHOTS: dict[str, tuple[tuple[str, str], ...]] = {
     "zh": (
         ("我住在北京，有两只猫。", "用户住在北京，有两只猫。"),
         ("我的女儿在学钢琴。", "用户的女儿在学钢琴。"),
+        ("我很好，谢谢，今天只是有点累。", ""),
         ("以后请一直用中文回答。", "用户希望一直用中文回答。"),
     ),
     "ja": (
         ("私は大阪に住んでいます。", "ユーザーは大阪に住んでいます。"),
         ("妹は医者です。", "ユーザーの妹は医者です。"),
+        ("元気です、ありがとう、今日はちょっと疲れています。", ""),
         ("いつも日本語で答えてください。", "ユーザーはいつも日本語での回答を望んでいます。"),
     ),
     "ko": (
         ("저는 부산에 살아요.", "사용자는 부산에 살아요."),
         ("제 딸은 피아노를 배워요.", "사용자의 딸은 피아노를 배워요."),
+        ("저는 잘 지내요, 고마워요, 오늘은 좀 피곤해요.", ""),
         ("항상 한국어로 대답해 주세요.", "사용자는 항상 한국어로 된 대답을 원해요."),
     ),
 }
@@ -124,6 +139,22 @@ _FIRST_PERSON = {
         "ko": r"저는|제가|나는|내가|저의|나의|\b내\b",
     }.items()
 }
+# Negation in each language (particles, negative pronouns and adverbs, "without"): a
+# note with more or fewer of them than its sentence says the opposite of what was said.
+_NEGATION = {
+    language: re.compile(words, re.IGNORECASE)
+    for language, words in {
+        "fr": r"\b(?:ne|pas|jamais|rien|personne|aucune?|sans|ni)\b|\bn'",
+        "es": r"\b(?:no|nunca|jamás|nada|nadie|ningun[oa]?|ningún|tampoco|sin|ni)\b",
+        "de": r"\b(?:nicht|kein\w*|nie|niemals|nichts|niemand|ohne|weder)\b",
+        "pt": r"\b(?:não|nunca|jamais|nada|ninguém|nenhum|nenhuma|sem|nem)\b",
+        "it": r"\b(?:non|mai|niente|nulla|nessun[oa]?|senza|né)\b",
+        "id": r"\b(?:tidak|tak|bukan|belum|jangan|tanpa|enggak|nggak|gak|ga)\b",
+        "zh": r"不|没|沒|别|無|无|未|非",
+        "ja": r"ない|ません|なかった|ず[にも]?|無い|無し|なし",
+        "ko": r"않|안\s|못|없|아니|말아|마세요",
+    }.items()
+}
 # A name the user wrote in a Latin-script language, which the note must keep.
 _NAME = re.compile(r"\b[A-ZÀ-Ý][a-zà-ÿ]+\b")
 
@@ -133,7 +164,7 @@ def _listing(sentences: Sequence[str]) -> str:
 
 
 def messages(sentences: Sequence[str], language: str) -> list[Message]:
-    """The request for a language's sentences: the instructions, its worked example (three
+    """The request for a language's sentences: the instructions, its worked example (four
     sentences and their notes), then the sentences, numbered."""
     said, notes = zip(*SHOTS[language], strict=True)
     example = json.dumps({"notes": list(notes)}, ensure_ascii=False)
@@ -147,13 +178,18 @@ def messages(sentences: Sequence[str], language: str) -> list[Message]:
 
 def problem(note: str, sentence: str, language: str) -> str | None:
     """Why ``note`` is not a faithful memory of ``sentence``, or None."""
-    if not note.strip() or note.strip() == sentence.strip():
+    if not note.strip():
+        return "no lasting fact in it (the model wrote no note)"
+    if note.strip() == sentence.strip():
         return "the model did not rewrite it"
     if not names_the_user(note, language):
         return "the rewrite does not name the user"
     invented = set(_DIGITS.findall(note)) - set(_DIGITS.findall(sentence))
     if invented:
         return f"the rewrite adds a number the user did not write ({sorted(invented)[0]})"
+    negation = _NEGATION.get(language)
+    if negation is not None and len(negation.findall(note)) != len(negation.findall(sentence)):
+        return "the rewrite drops or adds a negation"
     mine = _FIRST_PERSON.get(language)
     if mine is not None and mine.search(note):
         return "the rewrite keeps the user's own first person"
@@ -220,7 +256,11 @@ def write_facts(
         language = language_of(text)
         if language != "en":
             by_language.setdefault(language, []).append(number)
-        elif scope is Scope.GLOBAL and memory_form(text).startswith(QUOTED):
+        elif (
+            scope is Scope.GLOBAL
+            and memory_form(text).startswith(QUOTED)
+            and not instruction_reason(text)  # a request: verify_facts makes it a rule
+        ):
             written[number] = (None, "not about the user alone")
         else:
             written[number] = (memory_form(text), None)

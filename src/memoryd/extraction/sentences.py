@@ -96,6 +96,22 @@ _HEDGE = re.compile(
     r"i can see|i can tell|i see)\b",
     re.IGNORECASE,
 )
+# A state of the moment, not a lasting fact: how the user feels or what they are doing
+# right now ("I'm so tired today", "I'm doing well", "I'm eating lunch", "I'm ready to go").
+_MOMENTARY = re.compile(
+    r"^(?:i'm|i am|im)\s+(?:(?:so|very|really|pretty|quite|a bit|a little|kind of|kinda|"
+    r"just|still|feeling|doing|getting|all|finally|now)\s+)*(?:(?:tired|exhausted|sleepy|"
+    r"hungry|thirsty|bored|fine|good|great|well|ok|okay|alright|busy|excited|nervous|"
+    r"stressed|happy|sad|upset|annoyed|frustrated|ready|back|here|home|awake|done|free|"
+    r"full|cold|hot|late|around|off)(?:\s+(?:today|tonight|now|right now|at the moment|"
+    r"this (?:morning|afternoon|evening|week)|to \w+|for \w+|too|thanks?|though|then|"
+    r"here|there|thank you)|[,\s]+(?:thanks?|thank you))*\s*[.!…]*$|"
+    r"(?:just\s+)?(?:eating|having|grabbing|making|cooking|drinking)\s+(?:my\s+|some\s+|a\s+)?"
+    r"(?:breakfast|lunch|dinner|brunch|supper|snacks?|coffee|tea)\b|(?:just\s+)?(?:sitting|"
+    r"lying|relaxing|resting|chilling|waiting|hanging out)\b|"
+    r"\w+ing\b[^.!?]*\b(?:right now|at the moment)\s*[.!…]*$)",
+    re.IGNORECASE,
+)
 _ANAPHORS = frozenset(
     ["it", "that", "those", "them", "one", "this", "these", "there", "they", "ones"]
 )
@@ -208,17 +224,22 @@ def could_hold_fact(sentence: str) -> bool:
     language = language_of(sentence)
     if language != "en":
         size = len(sentence.replace(" ", "")) if is_cjk(language) else len(sentence.split())
+        leans = _POINTING.get(language)
+        if leans is not None and leans.search(sentence):
+            return False  # "J'adore ça", "我就是这样": on what was said before
         return size >= (4 if is_cjk(language) else MIN_WORDS)
     if _SELF_NAME.search(sentence):
         return True
+    sentence = _LEAD_IN.sub("", sentence).strip()
+    if _leans_on_someone(sentence) or _leans_on_something(sentence):
+        return False  # "I love their music", "I never did that": what is said only before
     if STANDING.search(sentence) and len(sentence.split()) >= MIN_WORDS:
         return True  # a standing rule ("Always start names with 'x_'"): decide.py reads it
-    sentence = _LEAD_IN.sub("", sentence).strip()
     words = _words(sentence)
     if len(words) < MIN_WORDS or _REACTION.match(sentence.strip()):
         return False
-    if _HEDGE.match(sentence) or _THANKS.match(sentence):
-        return False
+    if _HEDGE.match(sentence) or _THANKS.match(sentence) or _MOMENTARY.match(sentence):
+        return False  # "I'm sure it is", "Thanks for ...", "I'm tired today"
     if any(p.search(sentence) for p in _VOCATIVE):
         return False  # spoken to the other party
     content = [w for w in words if w not in _LIGHT]
@@ -230,8 +251,6 @@ def could_hold_fact(sentence: str) -> bool:
         return False  # "I love that one", "I have two of my own": nothing stands alone
     if _SHARED_WE.search(sentence):
         return False  # "we" is the user and the assistant: "we have a lot in common"
-    if _leans_on_someone(sentence) or _leans_on_something(sentence):
-        return False  # "I love their music", "I painted it": what is said only before
     if _PRONOUN_SUBJECT.match(sentence):
         return False  # "That's what I want", "It's my favourite": on what came before
     first = any(w in _FIRST_PERSON for w in words)
@@ -264,26 +283,62 @@ def _leans_on_someone(sentence: str) -> bool:
     return False
 
 
+# The words of the other languages that only point at what was said before: "that"
+# standing alone and "there" ("ça", "eso", "isso", "ciò", "di sana", "它", "それ", "거기").
+_POINTING = {
+    language: re.compile(words, re.IGNORECASE)
+    for language, words in {
+        "fr": r"\b(?:ça|cela|ceci|là-bas)\b",
+        "es": r"\b(?:eso|esto|aquello|ahí|allí|allá)\b",
+        "de": r"\b(?:dort|dorthin|dies)\b",
+        "pt": r"\b(?:isso|isto|aquilo|aí|ali|lá)\b",
+        "it": r"\b(?:ciò|lì|là)\b|\b(?:questo|quello)\s*[.!,…]",
+        "id": r"\bdi (?:sana|sini|situ)\b|\bitu sebabnya\b|^\W*(?:itu|ini)\b",
+        "zh": r"它|这样|那样|这里|那里|这儿|那儿|这些|那些",
+        "ja": r"それ|あれ(?!ば)|そこ|あそこ|ここ|これ(?!から|まで)",
+        "ko": r"그것|그거|이것|이거|저것|저거|거기|여기|저기|그렇게|이렇게",
+    }.items()
+}
 _OBJECT_REFERENCE = re.compile(r"\b(?:it|them|this one|that one)\b", re.IGNORECASE)
 _DUMMY_IT = re.compile(r"it\s+\w+\s+(?:to|that)\b", re.IGNORECASE)
+# A demonstrative standing for a thing ("I never did that before", "one of those"), and a
+# place word that points at a place ("I've lived here all my life", "I went there twice");
+# not "that" opening a clause ("I think that ...") nor "there is".
+_DEMONSTRATIVE = re.compile(
+    r"\b(?:that|this|those|these)(?=\s*(?:[.!,;…]|$)|\s+(?:before|again|too|anymore|a lot|"
+    r"so much|very much|all the time|every day|yet|now|either|myself)\b)",
+    re.IGNORECASE,
+)
+_PLACE_WORD = re.compile(
+    r"\b(?:there|here)\b(?!\s*(?:is|are|was|were|isn't|aren't|wasn't|weren't|'s|’s|will|"
+    r"has|have|had|used|must|might|may|should|could|would|seems?|exists?)\b)",
+    re.IGNORECASE,
+)
 
 
 def _leans_on_something(sentence: str) -> bool:
-    """Whether an "it" or "them" in ``sentence`` has nothing before it to refer to."""
-    match = _OBJECT_REFERENCE.search(sentence)
-    if match is None or _DUMMY_IT.match(sentence, match.start()):
-        return False  # "I find it hard to ...": an "it" that stands for nothing
-    before = sentence[: match.start()]
+    """Whether an "it", "them", a demonstrative or "there" / "here" in ``sentence`` has
+    nothing before it to refer to ("them" needs something plural)."""
+    for pattern in (_OBJECT_REFERENCE, _DEMONSTRATIVE, _PLACE_WORD):
+        for match in pattern.finditer(sentence):
+            if pattern is _OBJECT_REFERENCE and _DUMMY_IT.match(sentence, match.start()):
+                continue  # "I find it hard to ...": an "it" that stands for nothing
+            if not _has_antecedent(sentence[: match.start()], match.group(0).lower()):
+                return True
+    return False
+
+
+def _has_antecedent(before: str, word: str) -> bool:
+    """Whether ``before`` names something ``word`` can refer to: a name or a number,
+    and a plural for "them", a noun with its article or "my" for the others."""
     words = _words(before)
-    plural = match.group(0).lower() == "them" and any(
-        w.endswith(("s", "people", "children")) and w not in _NOT_PLURAL for w in words
-    )
-    return not (
-        plural
-        or _ANTECEDENT.search(before)
-        or any(w.isdigit() or w in _NUMBER_WORDS for w in words)
-        or any(t[0].isupper() and t not in _NOT_NAMES for t in _WORD.findall(before)[1:])
-    )
+    if any(w.isdigit() or (w in _NUMBER_WORDS and w != "one") for w in words) or any(
+        t[0].isupper() and t not in _NOT_NAMES for t in _WORD.findall(before)[1:]
+    ):
+        return True
+    if word == "them":
+        return any(w.endswith(("s", "people", "children")) and w not in _NOT_PLURAL for w in words)
+    return _ANTECEDENT.search(before) is not None
 
 
 def _statements(text: str) -> set[str]:
@@ -309,6 +364,20 @@ def echoes(sentence: str, said_before: str) -> bool:
     )
 
 
+COPIED_WORDS = 6  # a run of this many words the assistant wrote before is its text
+
+
+def _runs(text: str) -> set[tuple[str, ...]]:
+    words = _words(text)
+    return {tuple(words[i : i + COPIED_WORDS]) for i in range(len(words) - COPIED_WORDS + 1)}
+
+
+def copies(sentence: str, assistant_runs: set[tuple[str, ...]]) -> bool:
+    """Whether ``sentence`` repeats a stretch of what the assistant wrote (its summary,
+    plan or draft, quoted back or pasted): the assistant's material, not the user's fact."""
+    return not _runs(sentence).isdisjoint(assistant_runs)
+
+
 def user_sentences(chats: Sequence[Chat], limit: int, said_before: str = "") -> list[Sentence]:
     """The batch's candidate sentences from its user turns only, numbered from 1.
 
@@ -317,6 +386,7 @@ def user_sentences(chats: Sequence[Chat], limit: int, said_before: str = "") -> 
     """
     found: list[Sentence] = []
     previous = said_before  # everything the other party said so far in the batch
+    assistant_runs = _runs(said_before)
     for chat in chats:
         for text in (c for s in split_sentences(own_words(chat.prompt)) for c in split_clauses(s)):
             if len(found) >= limit:
@@ -325,9 +395,11 @@ def user_sentences(chats: Sequence[Chat], limit: int, said_before: str = "") -> 
                 len(text) <= MAX_SENTENCE_CHARS
                 and could_hold_fact(text)
                 and not echoes(text, previous)
+                and not copies(text, assistant_runs)
             ):
                 found.append(Sentence(len(found) + 1, text, chat.id, chat.prompt))
         previous = f"{previous}\n{chat.response}"
+        assistant_runs |= _runs(chat.response)
     return found
 
 
@@ -423,6 +495,7 @@ def _inner_pronouns(words: list[str]) -> list[str]:
 
 
 QUOTED = "The user said: "
+_EMPHASIS = re.compile(r"(?<!\w)[*_]{1,3}([^*_\n]+?)[*_]{1,3}(?!\w)")  # Markdown *word*
 
 
 def memory_form(sentence: str) -> str:
@@ -440,7 +513,7 @@ def memory_form(sentence: str) -> str:
     name = (own.group(1) or own.group(2)) if own else ""
     if name and len(_words(sentence)) <= 6 and name.casefold() not in _NOT_OWN_NAMES:
         return f"The user's name is {name}."
-    text = _LEAD_IN.sub("", sentence.strip()).strip()
+    text = _LEAD_IN.sub("", _EMPHASIS.sub(r"\1", sentence.strip())).strip()
     text = _TRAILING_ECHO.sub("", text)
     text = re.sub(r"\s*!+$", ".", text).rstrip()
     if text and text[-1] not in ".!?…":
