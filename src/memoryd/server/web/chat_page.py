@@ -16,7 +16,6 @@ from fastapi.responses import HTMLResponse
 from memoryd.domain.errors import MemorydError, NotFound
 from memoryd.domain.models import UsedMemory
 from memoryd.server.deps import (
-    ServerState,
     State,
     check_origin,
     require_workspace,
@@ -33,16 +32,12 @@ from memoryd.server.web.routes import (
     render,
     to_login,
     web_caller,
+    workspace_names,
 )
 
 router = APIRouter(include_in_schema=False)
 TEMPLATES.env.filters["markdown"] = markdown_filter
 MAX_USED = 100  # memory ids one answer's list is asked for
-
-
-def workspace_names(state: ServerState) -> dict[str, str]:
-    """Each workspace's name by its slug: what the page calls a workspace."""
-    return {w.slug: w.name for w in state.md.list_workspaces()}
 
 
 @router.get("/chat/{slug}", response_class=HTMLResponse)

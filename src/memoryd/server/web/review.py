@@ -31,6 +31,7 @@ from memoryd.server.web.actions import (
     posted,
 )
 from memoryd.server.web.i18n import _, ngettext
+from memoryd.server.web.routes import workspace_names
 from memoryd.store import KEEP
 
 router = APIRouter(prefix="/ui/suggestions", include_in_schema=False)
@@ -40,8 +41,7 @@ def place_name(state: ServerState, workspace: str | None) -> str:
     """ "Global", or a workspace by its name."""
     if workspace is None:
         return _("Global")
-    names = {w.slug: w.name for w in state.md.list_workspaces()}
-    return _("workspace %(name)s", name=names.get(workspace, workspace))
+    return _("workspace %(name)s", name=workspace_names(state).get(workspace, workspace))
 
 
 def _scope(form: FormData) -> str | None:

@@ -150,9 +150,14 @@ def to_login(request: Request) -> Response:
 
 
 # what every page shows ---------------------------------------------------------------------
+def workspace_names(state: ServerState) -> dict[str, str]:
+    """Each workspace's name by its slug: what the pages call a workspace."""
+    return {w.slug: w.name for w in state.md.list_workspaces()}
+
+
 def memory_view(state: ServerState, owner: Owner, prefix: str, back: str) -> MemoryView:
     listing = overview(state, owner, None, None)
-    names = {w.slug: w.name for w in state.md.list_workspaces()}
+    names = workspace_names(state)
     groups = []
     for usage in listing.scopes:
         memories = [
