@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 
 DATA = Path(__file__).parent / "data"
 

@@ -19,7 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from memoryd.embedding.minilm import MiniLMEmbedder, default_model_path, default_tokenizer_path
+from memoryd.models.embedding.minilm import (
+    MiniLMEmbedder,
+    default_model_path,
+    default_tokenizer_path,
+)
 
 CALLS_PER_ROUND = 3
 QUIET_CPUS = 0.3  # other processes' average CPU use under which a stretch counts as quiet

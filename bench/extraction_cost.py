@@ -26,7 +26,7 @@ from typing import Any
 
 from memoryd import Memoryd
 from memoryd.config import MemorydSettings
-from memoryd.llm.openai_provider import OpenAIProvider
+from memoryd.models.llm.openai_provider import OpenAIProvider
 from memoryd.testing import FakeOpenAIServer, Reply
 from memoryd.testing.echo_extraction import EchoExtractor
 

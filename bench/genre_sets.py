@@ -2,7 +2,7 @@
 
 One result on one kind of chat is not evidence that extraction got better for memoryd's
 users (issue 34), so ``genres.py`` measures it on four genres, each read here into the
-format of ``memoryd.evaluation`` with the dev/test split its dataset README fixes:
+format of ``memoryd.evaluation.extraction`` with the dev/test split its dataset README fixes:
 
 - ``persona``: Synthetic-Persona-Chat, two strangers' small talk (``persona_chat.py``).
 - ``realmem``: RealMem, a user and an assistant over months. A conversation is **one

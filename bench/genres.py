@@ -8,7 +8,7 @@
 Every conversation of each genre's split (``genre_sets.py``: Synthetic-Persona-Chat,
 RealMem, MemoryCode, XPersona in seven languages; or ``--dataset FILE``, a labelled file of
 your own) runs through the real pipeline with the configured LLM provider (the bundled
-model by default) on a fresh SQLite database, scored by ``memoryd.evaluation`` (meaning
+model by default) on a fresh SQLite database, scored by ``memoryd.evaluation.extraction`` (meaning
 match with MiniLM; see its module doc). The table gives, per genre, precision, recall,
 the recall of facts the user's turns state, the shares of memories about the wrong
 subject, unsupported and stale (a rule that was later replaced: MemoryCode), the share
@@ -77,7 +77,7 @@ def applies(summary: dict[str, Any], key: str) -> bool:
 
 
 def _evaluation() -> ModuleType:
-    """memoryd.evaluation from this checkout, even when ``memoryd`` is an older one."""
+    """memoryd.evaluation.extraction from this checkout, even when ``memoryd`` is an older one."""
     if "memoryd_evaluation" in sys.modules:
         return sys.modules["memoryd_evaluation"]
     spec = importlib.util.spec_from_file_location("memoryd_evaluation", NEW_EVALUATION)
@@ -111,10 +111,10 @@ def conversations(args: argparse.Namespace) -> dict[str, list[dict[str, Any]]]:
 
 def run(sets: dict[str, list[dict[str, Any]]], label: str, verbose: bool) -> dict[str, Any]:
     """Rows (``ConversationResult`` as dicts) per genre, with the configured provider."""
+    from memoryd.app.service import Memoryd
     from memoryd.config import MemorydSettings
-    from memoryd.embedding.minilm import MiniLMEmbedder
     from memoryd.extraction.scheduler import provider_for
-    from memoryd.service import Memoryd
+    from memoryd.models.embedding.minilm import MiniLMEmbedder
 
     evaluation = _evaluation()
     settings = MemorydSettings()

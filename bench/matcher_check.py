@@ -3,7 +3,7 @@ judged by hand.
 
     .venv/bin/python bench/matcher_check.py genres-dev.json --per-genre 50 --out pairs.json
 
-``memoryd.evaluation`` calls a memory correct when MiniLM similarity of the two without
+``memoryd.evaluation.extraction`` calls a memory correct when MiniLM similarity of the two without
 their subject words is at least 0.6. That threshold was checked by hand on 60 pairs of
 Synthetic-Persona-Chat only (bench/data/extraction-matcher-check.json); RealMem's long
 project notes, MemoryCode's rules (where an update differs from the rule it replaces by
@@ -27,7 +27,9 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-THRESHOLD = 0.6  # memoryd.evaluation.MATCH_SIMILARITY, not imported: runs without memoryd
+THRESHOLD = (
+    0.6  # memoryd.evaluation.extraction.MATCH_SIMILARITY, not imported: runs without memoryd
+)
 BAND = 0.45
 
 

@@ -75,7 +75,7 @@ from turn_latency import read_questions
 
 from memoryd import Memoryd
 from memoryd.domain.rules import content_key, normalize_content
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.storage.derived import encode, matrix_bytes
 from memoryd.storage.repository import Repository
 

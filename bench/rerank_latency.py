@@ -42,9 +42,9 @@ from memoryd import Memoryd
 from memoryd.config import MemorydSettings
 from memoryd.domain.injection import build_query, history_part
 from memoryd.domain.models import Scope
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
+from memoryd.models.rerank.base import Warmable
 from memoryd.plugins import reranker_factories
-from memoryd.rerank.base import Warmable
 
 DATA = Path(__file__).parent / "data" / "retrieval.json"
 DEFAULT = MemorydSettings.model_fields["reranker"].default

@@ -57,10 +57,10 @@ from memoryd.domain.errors import InvalidContent
 from memoryd.domain.injection import Query, build_query, top_k
 from memoryd.domain.models import Memory, Scope, Source
 from memoryd.domain.rules import normalize_content
-from memoryd.embedding.base import Embedder, Routed, embed_memories
+from memoryd.evaluation.retrieval import measures
+from memoryd.models.embedding.base import Embedder, Routed, embed_memories
+from memoryd.models.rerank.embedding import QueryEncoder, memory_vectors
 from memoryd.plugins import embedder_factories, reranker_factories
-from memoryd.rerank.embedding import QueryEncoder, memory_vectors
-from memoryd.retrieval_evaluation import measures
 
 HERE = Path(__file__).resolve().parent
 DATASETS = HERE.parents[1] / "shared" / "datasets"

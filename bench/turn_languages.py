@@ -32,7 +32,7 @@ from memoryd import Memoryd
 from memoryd.config import MemorydSettings
 from memoryd.domain.errors import InvalidContent
 from memoryd.domain.rules import normalize_content
-from memoryd.embedding.base import Embedder
+from memoryd.models.embedding.base import Embedder
 from memoryd.plugins import embedder_factories
 
 XPERSONA = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "xpersona"

@@ -11,7 +11,7 @@ Four set-ups answer the same turns, interleaved turn by turn so background load 
 them alike:
 
 - main:  the default reranker (stored memory vectors, cached query parts) with the
-  default, rebuilt and re-quantised embedding graph (``memoryd.embedding.quantize``);
+  default, rebuilt and re-quantised embedding graph (``memoryd.models.embedding.quantize``);
 - previous: the same with the graph the default was before the fused rebuild (the
   shipped graph's weights folded and quantised as they are, u8s8, in a session with
   onnxruntime's default fusions), derived into a temporary directory;
@@ -56,9 +56,9 @@ from memoryd.config import MemorydSettings
 from memoryd.domain.injection import Query
 from memoryd.domain.models import Memory
 from memoryd.domain.rules import normalize_content
-from memoryd.embedding import quantize
-from memoryd.embedding.minilm import MiniLMEmbedder, default_model_path
 from memoryd.extraction.questions import union
+from memoryd.models.embedding import quantize
+from memoryd.models.embedding.minilm import MiniLMEmbedder, default_model_path
 
 DATA = Path(__file__).parent / "data" / "retrieval.json"
 QUESTION_FILES = (

@@ -19,9 +19,9 @@ SCHEMA = ROOT / "docs" / "openapi.json"
 
 def current_schema() -> str:
     """The app's schema as the file holds it (sorted keys, 2-space indent)."""
+    from memoryd.app.service import Memoryd
     from memoryd.config import MemorydSettings
     from memoryd.server.app import create_app
-    from memoryd.service import Memoryd
 
     with tempfile.TemporaryDirectory() as tmp:
         settings = MemorydSettings(data_dir=Path(tmp), database_url=f"sqlite:///{tmp}/schema.db")

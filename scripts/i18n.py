@@ -7,7 +7,7 @@ msgids of the web UI and the injected heading, then update every language's .po.
     python scripts/i18n.py init nl  # a new language's .po, every msgid untranslated
 
 The .po files are the only catalogues: memoryd compiles them in memory when it starts
-using a language (memoryd.i18n), so there is no compile step. docs/i18n.md has the rest.
+using a language (memoryd.app.i18n), so there is no compile step. docs/i18n.md has the rest.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ from sqlalchemy.engine import make_url
 
 from memoryd import Memoryd
 from memoryd.config import default_data_dir
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.storage.database import Database
 from support.databases import (
     DEFAULT_DATABASE_URL,

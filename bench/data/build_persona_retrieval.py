@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 
 DATASET = Path("shared") / "datasets" / "synthetic-persona-chat"
 # the first parent folder of this repository that has shared/ beside it

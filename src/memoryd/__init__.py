@@ -40,10 +40,10 @@ from memoryd.domain.models import (
 )
 from memoryd.domain.results import ImportResult
 from memoryd.domain.rules import Limits
-from memoryd.hookspecs import hookimpl
+from memoryd.plugins.hookspecs import hookimpl
 
 if TYPE_CHECKING:
-    from memoryd.service import Memoryd
+    from memoryd.app.service import Memoryd
 
 __version__ = "0.1.0"
 
@@ -85,7 +85,7 @@ if not TYPE_CHECKING:
     def __getattr__(name: str) -> Any:
         """``Memoryd``, imported (with the whole library) the first time it is asked for."""
         if name == "Memoryd":
-            from memoryd.service import Memoryd
+            from memoryd.app.service import Memoryd
 
             globals()[name] = Memoryd
             return Memoryd

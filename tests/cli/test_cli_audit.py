@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from memoryd import Memoryd
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from support.audit import STORY, Story, tell_story
 from support.cli import Cli
 

@@ -52,7 +52,7 @@ def test_eval_scores_the_real_pipeline_on_a_dataset(tmp_path: Path) -> None:
 
 
 def test_a_jsonl_dataset_keeps_line_separators_inside_its_text(tmp_path: Path) -> None:
-    from memoryd.evaluation import load_dataset
+    from memoryd.evaluation.extraction import load_dataset
 
     said = "I run a dog\u2028obedience school.\x85Really."
     exchanges = [{"prompt": said, "response": "Nice."}]
@@ -82,7 +82,7 @@ def test_eval_refuses_a_file_that_is_not_a_labelled_set(tmp_path: Path) -> None:
 def test_the_bundled_sample_loads_with_attribution() -> None:
     from importlib import resources
 
-    from memoryd.evaluation import load_dataset
+    from memoryd.evaluation.extraction import load_dataset
 
     conversations = load_dataset(None)
     assert len(conversations) >= 40

@@ -12,7 +12,7 @@ from typer.testing import CliRunner, Result
 
 from memoryd.cli.app import app
 from memoryd.domain.errors import InvalidInput
-from memoryd.retrieval_evaluation import load_retrieval_set, measures
+from memoryd.evaluation.retrieval import load_retrieval_set, measures
 from memoryd.testing import FakeOpenAIServer, Reply
 from support.rerank_server import rerank_server
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from memoryd import Memoryd, __version__
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from support.processes import memoryd_env
 
 EXECUTABLE = Path(sys.executable).with_name("memoryd")

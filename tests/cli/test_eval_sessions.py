@@ -1,4 +1,4 @@
-"""``memoryd.evaluation`` on conversations with times and sessions (the scripted LLM).
+"""``memoryd.evaluation.extraction`` on conversations with times and sessions (the scripted LLM).
 
 A labelled exchange's ``time`` must be the time its chat is recorded at, and a conversation
 in sessions must be extracted and scored session by session, a memory of a rule that a
@@ -11,9 +11,9 @@ from datetime import date
 from pathlib import Path
 
 from memoryd import Memoryd
-from memoryd.embedding.minilm import MiniLMEmbedder
-from memoryd.evaluation import facts_at, run_conversation, sessions_of, summarize
-from memoryd.llm.builtin import make_provider
+from memoryd.evaluation.extraction import facts_at, run_conversation, sessions_of, summarize
+from memoryd.models.embedding.minilm import MiniLMEmbedder
+from memoryd.models.llm.builtin import make_provider
 from memoryd.testing import FakeOpenAIServer
 from memoryd.testing.echo_extraction import EchoExtractor
 from support.extraction import settings_for

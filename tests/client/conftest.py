@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.testing.live import LiveMemoryd
 
 

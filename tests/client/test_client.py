@@ -15,6 +15,7 @@ import anyio
 import pytest
 
 from memoryd import Memoryd
+from memoryd.app.transfer_preferences import Preferences
 from memoryd.client import AsyncMemorydClient, MemorydClient, NotAuthenticated, ServerError
 from memoryd.domain.errors import (
     DuplicateMemory,
@@ -27,7 +28,6 @@ from memoryd.domain.errors import (
 )
 from memoryd.domain.models import Chat
 from memoryd.testing.live import LiveMemoryd, free_port
-from memoryd.transfer_preferences import Preferences
 
 ROOT = Path(__file__).resolve().parents[2]
 FACTS = [

@@ -16,7 +16,7 @@ import pytest
 from memoryd.client import AsyncMemorydClient, MemorydClient
 from memoryd.domain.errors import InvalidInput, PermissionDenied
 from memoryd.domain.models import AuditAction
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.testing.live import LiveMemoryd
 from support.audit import Story, tell_story
 

@@ -18,14 +18,14 @@ from pathlib import Path
 import pytest
 
 import memoryd
-import memoryd.lifecycle
-import memoryd.service
-import memoryd.transfer
-import memoryd.transfer_preferences
+import memoryd.app.lifecycle
+import memoryd.app.service
+import memoryd.app.transfer
+import memoryd.app.transfer_preferences
 from memoryd.domain import results
 
 SRC = Path(__file__).resolve().parents[2] / "src"
-HEAVY = ("sqlalchemy", "numpy", "memoryd.service", "memoryd.storage", "memoryd.transfer")
+HEAVY = ("sqlalchemy", "numpy", "memoryd.app.service", "memoryd.storage", "memoryd.app.transfer")
 
 
 def loaded_after(code: str) -> set[str]:
@@ -53,14 +53,14 @@ def test_importing_the_client_loads_neither_sqlalchemy_numpy_nor_the_library() -
 
 def test_the_facade_is_loaded_when_asked_for() -> None:
     loaded = loaded_after("from memoryd import Memoryd, ImportResult\nassert Memoryd.__name__")
-    assert {"memoryd.service", "sqlalchemy"} <= loaded
+    assert {"memoryd.app.service", "sqlalchemy"} <= loaded
 
 
 def test_the_package_names_are_unchanged() -> None:
-    assert memoryd.Memoryd is memoryd.service.Memoryd
-    assert memoryd.ImportResult is results.ImportResult is memoryd.transfer.ImportResult
-    assert memoryd.lifecycle.MemoryDetail is results.MemoryDetail
-    assert memoryd.transfer_preferences.Preferences is results.Preferences
+    assert memoryd.Memoryd is memoryd.app.service.Memoryd
+    assert memoryd.ImportResult is results.ImportResult is memoryd.app.transfer.ImportResult
+    assert memoryd.app.lifecycle.MemoryDetail is results.MemoryDetail
+    assert memoryd.app.transfer_preferences.Preferences is results.Preferences
     assert {"Memoryd", "ImportResult"} <= set(dir(memoryd))
     assert all(hasattr(memoryd, name) for name in memoryd.__all__)
 

@@ -1,4 +1,4 @@
-"""memoryd runs numpy's BLAS on one thread once it reranks (memoryd.blas), unless the user
+"""memoryd runs numpy's BLAS on one thread once it reranks (memoryd.models.blas), unless the user
 chose a thread count."""
 
 from __future__ import annotations
@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from memoryd import Memoryd, blas
+from memoryd import Memoryd
+from memoryd.models import blas
 
 
 def blas_threads() -> list[int]:

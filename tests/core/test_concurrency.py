@@ -13,7 +13,7 @@ from functools import partial
 import pytest
 
 from memoryd import Memoryd, ScopeFull
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from support.threads import run_threads
 
 

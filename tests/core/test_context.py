@@ -10,7 +10,7 @@ from sqlalchemy import update
 
 from memoryd import SECTION_HEADING, Memory, Memoryd, Query
 from memoryd.domain.injection import build_query
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.storage.tables import memories
 
 PHOENIX = [

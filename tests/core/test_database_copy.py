@@ -12,7 +12,7 @@ from sqlalchemy import create_engine, func, inspect, select
 from typer.testing import CliRunner
 
 from memoryd import Memoryd
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.scale.tasks import PRUNE_TASK, QUEUE, make_app
 from memoryd.scale.worker import install_schema
 from memoryd.storage.database import Database

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memoryd.embedding import graph, quantize
-from memoryd.embedding.minilm import MIN_COSINE, MiniLMEmbedder, default_model_path
+from memoryd.models.embedding import graph, quantize
+from memoryd.models.embedding.minilm import MIN_COSINE, MiniLMEmbedder, default_model_path
 
 TEXTS = [
     "Phoenix ships in Q3",

@@ -16,12 +16,12 @@ from memoryd import Memoryd, hookimpl
 from memoryd.config import MemorydSettings
 from memoryd.domain.errors import InvalidInput
 from memoryd.domain.language import is_english
-from memoryd.embedding.base import embed_memories
-from memoryd.embedding.e5 import E5Embedder
-from memoryd.embedding.minilm import MiniLMEmbedder
-from memoryd.embedding.routed import RoutedEmbedder
+from memoryd.models.embedding.base import embed_memories
+from memoryd.models.embedding.e5 import E5Embedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.routed import RoutedEmbedder
+from memoryd.models.rerank.embedding import EmbeddingReranker
 from memoryd.plugins import embedder_factories, plugin_manager
-from memoryd.rerank.embedding import EmbeddingReranker
 from memoryd.storage.tables import memories
 
 CHINESE = [

@@ -8,12 +8,12 @@ import pytest
 from pydantic import ValidationError
 
 from memoryd import SECTION_HEADING, InvalidInput, Memoryd
+from memoryd.app.i18n import section_heading, section_titles, translations
 from memoryd.config import MemorydSettings, environment_error
 from memoryd.domain.injection import SECTION_TITLE, strip_sections
 from memoryd.domain.language import LANGUAGES
 from memoryd.domain.models import AuditAction
-from memoryd.embedding.minilm import MiniLMEmbedder
-from memoryd.i18n import section_heading, section_titles, translations
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 
 FRENCH = "## Ce dont je me souviens à votre sujet"
 GERMAN = "## Was ich über dich weiß"

@@ -10,8 +10,8 @@ import json
 import pytest
 
 from memoryd import InvalidInput, Memoryd
-from memoryd.history_formats import parse_history
-from memoryd.history_import import HistoryImport, import_history
+from memoryd.app.history_formats import parse_history
+from memoryd.app.history_import import HistoryImport, import_history
 from support.history import EXPECTED, FILES, sample
 
 

@@ -13,8 +13,8 @@ below. A failure names the importing module, the line and what it imports.
 as the others: a type from a higher layer in a lower layer's signatures is as much a
 dependency on that layer as a call into it, even though nothing is imported at run time.
 For the same reason no import of any kind may close a cycle: modules that need each other
-are one module in two files (the facade's services are handed ``memoryd.backends.Backends``
-rather than importing ``memoryd.service``).
+are one module in two files (the facade's services are handed ``memoryd.app.backends.Backends``
+rather than importing ``memoryd.app.service``).
 
 Imports a string names (``importlib.import_module``, entry points) are not seen; the plugin
 manager is the only user of those and it loads plugins, not layers.
@@ -66,7 +66,8 @@ def _is_type_checking(test: ast.expr) -> bool:
 
 def imports_of(source: str, module: str, is_package: bool, known: set[str]) -> list[Import]:
     """Every import in ``source``; ``known`` is the set of module names that exist, used to
-    tell ``from memoryd import hookspecs`` (a module) from ``from memoryd import Memoryd``."""
+    tell ``from memoryd.plugins import hookspecs`` (a module) from
+    ``from memoryd import Memoryd``."""
     found: list[Import] = []
     package = module.split(".") if is_package else module.split(".")[:-1]
 
@@ -123,30 +124,14 @@ def in_any(module: str, prefixes: Iterable[str]) -> bool:
 
 # The layers, bottom up. Each name is a module or a package (with everything in it).
 DOMAIN = ("memoryd.domain",)
-FOUNDATION = ("memoryd.config", "memoryd.hookspecs", "memoryd.plugins", "memoryd.blas")
-ADAPTERS = ("memoryd.storage", "memoryd.embedding", "memoryd.rerank", "memoryd.llm")
-WRITE_RULES = ("memoryd.store",)
+FOUNDATION = ("memoryd.config", "memoryd.plugins", "memoryd.models.blas")
+ADAPTERS = ("memoryd.storage", "memoryd.models")
+WRITE_RULES = ("memoryd.storage.write_rules",)
 PIPELINE = ("memoryd.extraction",)
 FACADE = (
     "memoryd",  # the package's __init__: re-exports Memoryd and the domain types
-    "memoryd.service",
-    "memoryd.backends",
-    "memoryd.accounts",
-    "memoryd.memories",
-    "memoryd.turns",
-    "memoryd.chat_log",
-    "memoryd.lifecycle",
-    "memoryd.audit",
-    "memoryd.memberships",
+    "memoryd.app",
     "memoryd.extraction.facade",
-    "memoryd.user_settings",
-    "memoryd.writeback",
-    "memoryd.transfer",
-    "memoryd.transfer_chats",
-    "memoryd.transfer_preferences",
-    "memoryd.history_import",
-    "memoryd.history_formats",
-    "memoryd.memory_list",
 )
 SURFACES = (
     "memoryd.server",
@@ -214,11 +199,17 @@ RULES = (
         "embedders, rerankers and LLM providers import from memoryd only the domain, "
         "config/hookspecs/plugins/blas and the embedders (never storage, the pipeline, "
         "the facade or a surface)",
-        applies_to=("memoryd.embedding", "memoryd.rerank", "memoryd.llm"),
-        allowed=(*DOMAIN, *FOUNDATION, "memoryd.embedding", "memoryd.rerank", "memoryd.llm"),
+        applies_to=("memoryd.models.embedding", "memoryd.models.rerank", "memoryd.models.llm"),
+        allowed=(
+            *DOMAIN,
+            *FOUNDATION,
+            "memoryd.models.embedding",
+            "memoryd.models.rerank",
+            "memoryd.models.llm",
+        ),
     ),
     Rule(
-        "the write rules (memoryd.store) sit on storage and the domain only",
+        "the write rules (memoryd.storage.write_rules) sit on storage and the domain only",
         applies_to=WRITE_RULES,
         allowed=(*DOMAIN, "memoryd.storage"),
     ),
@@ -339,10 +330,14 @@ GRAPH = import_graph()
 def test_the_graph_is_read_whole() -> None:
     seen = {(i.module, i.target, i.kind) for i in import_graph()}
     # one of each kind, from the real tree, so a collector that stopped seeing a kind fails
-    assert ("memoryd.service", "memoryd.turns", "module") in seen
+    assert ("memoryd.app.service", "memoryd.app.turns", "module") in seen
     assert ("memoryd.cli.serve", "memoryd.server.app", "function") in seen
-    assert ("memoryd.turns", "memoryd.backends", "typing") in seen
-    assert ("memoryd.plugins", "memoryd.hookspecs", "module") in seen  # from memoryd import x
+    assert ("memoryd.app.turns", "memoryd.app.backends", "typing") in seen
+    assert (
+        "memoryd.plugins",
+        "memoryd.plugins.hookspecs",
+        "module",
+    ) in seen  # from memoryd import x
 
 
 def test_imports_are_resolved_the_way_python_does() -> None:
@@ -351,13 +346,20 @@ def test_imports_are_resolved_the_way_python_does() -> None:
         "from . import sibling\n"
         "from .. import domain\n"
         "from ..domain.models import Memory\n"
-        "from memoryd import Memoryd, hookspecs\n"
+        "from memoryd import Memoryd\n"
+        "from memoryd.plugins import hookspecs\n"
         "if TYPE_CHECKING:\n"
-        "    from memoryd.service import Memoryd\n"
+        "    from memoryd.app.service import Memoryd\n"
         "def f():\n"
         "    import memoryd.server.app\n"
     )
-    known = {"memoryd", "memoryd.pkg", "memoryd.pkg.sibling", "memoryd.domain", "memoryd.hookspecs"}
+    known = {
+        "memoryd",
+        "memoryd.pkg",
+        "memoryd.pkg.sibling",
+        "memoryd.domain",
+        "memoryd.plugins.hookspecs",
+    }
     found = {(i.target, i.kind) for i in imports_of(source, "memoryd.pkg.mod", False, known)}
     assert found == {
         ("typing", "module"),
@@ -365,8 +367,8 @@ def test_imports_are_resolved_the_way_python_does() -> None:
         ("memoryd.domain", "module"),
         ("memoryd.domain.models", "module"),
         ("memoryd", "module"),
-        ("memoryd.hookspecs", "module"),
-        ("memoryd.service", "typing"),
+        ("memoryd.plugins.hookspecs", "module"),
+        ("memoryd.app.service", "typing"),
         ("memoryd.server.app", "function"),
     }
     # in a package's __init__, one dot is the package itself
@@ -394,7 +396,7 @@ def test_only_storage_imports_the_database_libraries() -> None:
     [
         ("memoryd.server.auth", "sqlalchemy", "module"),
         ("memoryd.cli.common", "sqlalchemy.exc", "function"),
-        ("memoryd.memberships", "sqlalchemy.engine", "typing"),
+        ("memoryd.app.memberships", "sqlalchemy.engine", "typing"),
         ("memoryd.scale.worker", "alembic.command", "module"),
     ],
 )
@@ -417,15 +419,25 @@ def test_the_domain_core_does_no_io() -> None:
     [
         ("memoryd.domain.rules", "memoryd.storage.repository", "module", "memoryd.domain"),
         ("memoryd.storage.repository", "memoryd.server.deps", "function", "storage imports"),
-        ("memoryd.rerank.embedding", "memoryd.service", "typing", "embedders, rerankers"),
-        ("memoryd.llm.base", "memoryd.extraction.pipeline", "module", "embedders, rerankers"),
-        ("memoryd.extraction.pipeline", "memoryd.service", "typing", "extraction pipeline"),
-        ("memoryd.extraction.scheduler", "memoryd.turns", "module", "extraction pipeline"),
-        ("memoryd.turns", "memoryd.server.relay", "module", "facade and its services"),
+        (
+            "memoryd.models.rerank.embedding",
+            "memoryd.app.service",
+            "typing",
+            "embedders, rerankers",
+        ),
+        (
+            "memoryd.models.llm.base",
+            "memoryd.extraction.pipeline",
+            "module",
+            "embedders, rerankers",
+        ),
+        ("memoryd.extraction.pipeline", "memoryd.app.service", "typing", "extraction pipeline"),
+        ("memoryd.extraction.scheduler", "memoryd.app.turns", "module", "extraction pipeline"),
+        ("memoryd.app.turns", "memoryd.server.relay", "module", "facade and its services"),
         ("memoryd.scale.tasks", "memoryd.server.app", "function", "import memoryd.server"),
         ("memoryd.integrations.langchain", "memoryd.cli.app", "module", "memoryd.cli"),
         ("memoryd.client._shared", "memoryd.storage.tables", "module", "HTTP client"),
-        ("memoryd.client._shared", "memoryd.transfer", "module", "HTTP client"),
+        ("memoryd.client._shared", "memoryd.app.transfer", "module", "HTTP client"),
         ("memoryd.client._async.client", "memoryd", "module", "HTTP client"),
     ],
 )

@@ -8,7 +8,7 @@ import pytest
 
 from memoryd.domain.injection import build_query
 from memoryd.domain.models import Memory, Scope, Source
-from memoryd.rerank.lexical import LexicalReranker, TermCounts
+from memoryd.models.rerank.lexical import LexicalReranker, TermCounts
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 

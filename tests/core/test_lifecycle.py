@@ -21,7 +21,7 @@ from memoryd.domain.errors import (
 )
 from memoryd.domain.models import SuggestionKind, SuggestionStatus
 from memoryd.domain.rules import Limits, parse_expiry
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from support.extraction import Clock
 from support.lifecycle import file_suggestion as file_for
 

@@ -15,8 +15,8 @@ from sqlalchemy import inspect, select, text, update
 
 from memoryd import Memoryd
 from memoryd.domain.perspective import VECTOR_FORM, first_person
-from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.extraction.sentences import memory_form
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.storage import Database
 from memoryd.storage import vectors as stored
 from memoryd.storage.database import _alembic_config

@@ -11,7 +11,7 @@ from sqlalchemy.dialects import sqlite
 from memoryd import Memoryd
 from memoryd.domain.errors import NotFound
 from memoryd.domain.models import Memory
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.storage.turn_rows import TurnRows
 
 

@@ -9,9 +9,9 @@ import numpy as np
 from memoryd import Memoryd
 from memoryd.domain.injection import Query, build_query
 from memoryd.domain.models import Memory
-from memoryd.embedding.minilm import MiniLMEmbedder
-from memoryd.rerank import EmbeddingReranker
-from memoryd.rerank.embedding import part_weights, question_focus, question_gain
+from memoryd.models.embedding.minilm import MiniLMEmbedder
+from memoryd.models.rerank import EmbeddingReranker
+from memoryd.models.rerank.embedding import part_weights, question_focus, question_gain
 
 PROJECT = [
     "The Phoenix launch date is September 30",

@@ -10,8 +10,8 @@ import pytest
 
 from memoryd import Memoryd
 from memoryd.domain.errors import InvalidInput
-from memoryd.embedding.minilm import MiniLMEmbedder
-from memoryd.rerank.api import ApiReranker, ApiRerankSettings
+from memoryd.models.embedding.minilm import MiniLMEmbedder
+from memoryd.models.rerank.api import ApiReranker, ApiRerankSettings
 from support.rerank_server import RerankServer, rerank_server
 
 FACTS = [f"filler fact number {i}" for i in range(6)] + [

@@ -9,7 +9,7 @@ import pytest
 
 from memoryd import Memoryd
 from memoryd.config import MemorydSettings
-from memoryd.embedding.minilm import EmbedderUnavailable, MiniLMEmbedder
+from memoryd.models.embedding.minilm import EmbedderUnavailable, MiniLMEmbedder
 from memoryd.storage import Database
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from memoryd import InvalidInput, Memoryd, ScopeFull
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 
 
 def _seed(md: Memoryd) -> int:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from memoryd import InvalidInput, Memoryd
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 
 
 def _seed(md: Memoryd) -> int:

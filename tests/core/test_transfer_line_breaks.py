@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from memoryd import Memoryd
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 
 # every character str.splitlines breaks at but LF
 BREAKS = "\u2028\u2029\x85\r\x0b\x0c\x1c\x1d\x1e"

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from memoryd import InvalidInput, Memoryd, ScopeFull
-from memoryd.embedding.minilm import MiniLMEmbedder
-from memoryd.transfer_preferences import Preferences
+from memoryd.app.transfer_preferences import Preferences
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 
 DEFAULTS = (
     '{"preferences": {"language": "default", "learn_from_chats": true, "memory_review": "default"}}'

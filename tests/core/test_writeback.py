@@ -12,10 +12,11 @@ from typing import Any
 
 import pytest
 
-from memoryd import Memoryd, writeback
+from memoryd import Memoryd
+from memoryd.app import writeback
 from memoryd.domain.errors import InvalidInput
-from memoryd.embedding.minilm import MiniLMEmbedder
-from memoryd.rerank import HybridReranker, RecencyReranker
+from memoryd.models.embedding.minilm import MiniLMEmbedder
+from memoryd.models.rerank import HybridReranker, RecencyReranker
 
 
 def _alice(md: Memoryd) -> int:

@@ -34,7 +34,7 @@ pytestmark = pytest.mark.skipif(not GS.DATASETS.is_dir(), reason=f"no data sets 
 
 
 def well_formed(conv: dict[str, Any]) -> None:
-    from memoryd.evaluation import chat_time
+    from memoryd.evaluation.extraction import chat_time
 
     assert conv["id"] and conv["workspace"] and conv["exchanges"] and conv["facts"]
     for exchange in conv["exchanges"]:

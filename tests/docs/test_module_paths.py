@@ -70,13 +70,16 @@ def missing(dotted: str) -> str | None:
 
 
 def test_a_wrong_path_is_named() -> None:
-    assert missing("memoryd.service.Memoryd") is None
-    assert missing("memoryd.turns.TurnService.context") is None
+    assert missing("memoryd.app.service.Memoryd") is None
+    assert missing("memoryd.app.turns.TurnService.context") is None
     assert missing("memoryd.testing.FakeOpenAIServer") is None  # re-exported by an import
     assert missing("memoryd.nowhere") == "memoryd.nowhere: memoryd defines no nowhere"
-    assert missing("memoryd.turns.Nope") == "memoryd.turns.Nope: memoryd.turns defines no Nope"
-    assert missing("memoryd.turns.TurnService.nope") == (
-        "memoryd.turns.TurnService.nope: memoryd.turns.TurnService defines no nope"
+    assert (
+        missing("memoryd.app.turns.Nope")
+        == "memoryd.app.turns.Nope: memoryd.app.turns defines no Nope"
+    )
+    assert missing("memoryd.app.turns.TurnService.nope") == (
+        "memoryd.app.turns.TurnService.nope: memoryd.app.turns.TurnService defines no nope"
     )
 
 

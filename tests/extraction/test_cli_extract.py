@@ -12,7 +12,7 @@ from typer.testing import CliRunner, Result
 
 from memoryd import Memoryd
 from memoryd.cli.app import app
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.testing import FakeOpenAIServer, Reply
 from support.extraction import chat, observe
 

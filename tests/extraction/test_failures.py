@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from memoryd import Memoryd
-from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.extraction.pipeline import GONE
 from memoryd.extraction.runs import get_pair_state
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.testing import FakeOpenAIServer, Reply
 from support.extraction import Clock, chat, make_md, observe, reflect
 

@@ -5,7 +5,7 @@ often the export is imported (on SQLite and PostgreSQL)."""
 from __future__ import annotations
 
 from memoryd import Memoryd
-from memoryd.history_formats import parse_history
+from memoryd.app.history_formats import parse_history
 from memoryd.testing import FakeOpenAIServer
 from support.extraction import observe
 from support.history import sample

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from memoryd import Memoryd
 from memoryd.cli.app import app
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from support.cli import Cli
 from support.extraction import run_ids, stored_run
 from support.server import build_world, make_settings

@@ -22,7 +22,6 @@ import pytest
 from sqlalchemy import func, select, text
 
 from memoryd import Memoryd
-from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.extraction.pipeline import ExtractionConfig
 from memoryd.extraction.runs import (
     STALE_FLOOR,
@@ -37,6 +36,7 @@ from memoryd.extraction.runs import (
     start_run,
 )
 from memoryd.extraction.scheduler import run_extraction
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.storage import Database
 from memoryd.storage.run_retention import last_runs, prune
 from memoryd.storage.tables import chats, extraction_pairs

@@ -16,8 +16,8 @@ import pytest
 
 from memoryd import Memoryd
 from memoryd.extraction import questions
-from memoryd.llm.base import LLMError
-from memoryd.llm.local import QWEN_CODER_1_5B, LocalProvider, model_path
+from memoryd.models.llm.base import LLMError
+from memoryd.models.llm.local import QWEN_CODER_1_5B, LocalProvider, model_path
 
 pytestmark = pytest.mark.slow
 
@@ -112,7 +112,7 @@ def test_the_models_own_http_listener_is_shut_to_other_processes(
     process must not be able to run prompts on it or read its slots."""
     import httpx
 
-    from memoryd.llm.local import _engine  # the loaded model, cached per file
+    from memoryd.models.llm.local import _engine  # the loaded model, cached per file
 
     local_llm.complete([{"role": "user", "content": "Say hi."}], max_tokens=2)
     engine = _engine(model_path(local_llm.bundled, local_llm.models_dir), local_llm.threads)

@@ -19,8 +19,8 @@ import pytest
 
 from memoryd import Memoryd
 from memoryd.extraction.memory_pass import MemoryPass
-from memoryd.hookspecs import hookimpl
 from memoryd.plugins import plugin_manager
+from memoryd.plugins.hookspecs import hookimpl
 from memoryd.storage import derived
 from memoryd.testing import FakeOpenAIServer, Reply
 

@@ -28,10 +28,10 @@ import pytest
 from memoryd import Memoryd
 from memoryd.domain.models import Memory
 from memoryd.domain.rules import content_key
-from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.extraction import questions
 from memoryd.extraction.runs import Run
 from memoryd.extraction.scheduler import ExtractionScheduler
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.storage import derived
 from memoryd.storage.repository import Repository
 from memoryd.testing import FakeOpenAIServer, Reply

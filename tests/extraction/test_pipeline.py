@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from memoryd import Memoryd, Scope
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.testing import FakeOpenAIServer, Reply
 from support.extraction import Clock, chat, make_md, observe, reflect
 

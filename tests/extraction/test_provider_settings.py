@@ -15,9 +15,9 @@ import pytest
 
 from memoryd import Memoryd
 from memoryd.domain.errors import MemorydError
-from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.extraction.runs import get_pair_state
 from memoryd.extraction.scheduler import SETTINGS_REFUSED, ExtractionScheduler
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.server.web.admin_pages import run_pairs
 from memoryd.testing import FakeOpenAIServer, Reply
 from support.extraction import Clock, chat, make_md, observe

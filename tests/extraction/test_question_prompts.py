@@ -20,8 +20,8 @@ from sqlalchemy import text
 
 from memoryd import InvalidInput, Memoryd
 from memoryd.domain.rules import content_key
-from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.extraction import questions
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.storage import Database, derived
 from memoryd.storage.database import _alembic_config
 from memoryd.testing import FakeOpenAIServer, Reply

@@ -15,9 +15,9 @@ from sqlalchemy import select, update
 from memoryd import Memoryd
 from memoryd.config import MemorydSettings
 from memoryd.domain.interval import parse_interval
-from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.extraction.pipeline import ExtractionConfig
 from memoryd.extraction.scheduler import ExtractionScheduler, due_pairs, run_extraction
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.storage.tables import memories
 from memoryd.storage.vectors import old_vector_memories
 from memoryd.testing import FakeOpenAIServer, Reply

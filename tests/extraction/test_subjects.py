@@ -15,8 +15,8 @@ from pathlib import Path
 
 from memoryd import Memoryd, Scope
 from memoryd.domain.rules import Limits
-from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.extraction.schema import MAX_SENTENCES
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.testing import FakeOpenAIServer, Reply
 from memoryd.testing.echo_extraction import EchoExtractor
 from support.extraction import Clock, make_md, observe

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from memoryd.client import MemorydClient
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.testing.live import LiveMemoryd
 
 FACTS = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memoryd.llm.json_output import parse_json_object
+from memoryd.models.llm.json_output import parse_json_object
 
 
 @pytest.mark.parametrize(

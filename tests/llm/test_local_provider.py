@@ -16,9 +16,9 @@ import pytest
 
 from memoryd import Memoryd
 from memoryd.config import MemorydSettings
-from memoryd.llm.base import LLMError
-from memoryd.llm.builtin import make_provider
-from memoryd.llm.local import LocalProvider
+from memoryd.models.llm.base import LLMError
+from memoryd.models.llm.builtin import make_provider
+from memoryd.models.llm.local import LocalProvider
 from support.local_engine import FakeLlamaServer
 from support.threads import run_threads
 

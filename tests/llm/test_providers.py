@@ -11,11 +11,11 @@ import pytest
 
 from memoryd.config import MemorydSettings
 from memoryd.domain.errors import InvalidInput
-from memoryd.llm.anthropic_provider import AnthropicProvider
-from memoryd.llm.base import LLMConfigError, LLMError, LLMProvider
-from memoryd.llm.builtin import make_provider
-from memoryd.llm.local import LocalProvider, compact_json_grammar
-from memoryd.llm.openai_provider import OpenAIProvider
+from memoryd.models.llm.anthropic_provider import AnthropicProvider
+from memoryd.models.llm.base import LLMConfigError, LLMError, LLMProvider
+from memoryd.models.llm.builtin import make_provider
+from memoryd.models.llm.local import LocalProvider, compact_json_grammar
+from memoryd.models.llm.openai_provider import OpenAIProvider
 from memoryd.testing import FakeOpenAIServer, Reply
 
 SCHEMA = {"type": "object", "properties": {"facts": {"type": "array"}}, "required": ["facts"]}

@@ -21,7 +21,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, TextContent
 
 from memoryd import Memoryd
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.server.app import create_app
 from memoryd.server.auth import AuthStore
 from memoryd.testing.live import FAST_HASHER, LiveMemoryd

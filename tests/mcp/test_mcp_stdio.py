@@ -16,7 +16,7 @@ from mcp import Client, StdioServerParameters
 from mcp.types import TextContent
 
 from memoryd import Memoryd
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.server.auth import AuthStore
 from support.mcp import TOOLS
 from support.processes import memoryd_env

@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from memoryd import Memoryd
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from support.scale import Workers
 from support.tcp_proxy import TcpProxy
 

@@ -34,7 +34,7 @@ from sqlalchemy import (
 
 from memoryd import Memoryd
 from memoryd.domain.rules import content_key
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.storage import Database, derived
 from memoryd.storage.database import _alembic_config
 from memoryd.storage.tables import memories, memory_derived

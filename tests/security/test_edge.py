@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy.exc import OperationalError
 
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.testing.live import LiveServer
 from support.server import World, build_world, make_settings
 

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from memoryd import Memoryd
 from memoryd.domain.models import Scope
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from support.cli import Cli
 from support.server import make_settings
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from memoryd.app.i18n import section_heading
 from memoryd.domain.language import LANGUAGES
-from memoryd.embedding.minilm import MiniLMEmbedder
-from memoryd.i18n import section_heading
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.testing import FakeOpenAIServer, Reply
 from support.server import World, build_world, make_settings
 

@@ -19,8 +19,8 @@ import pytest
 
 from memoryd.domain.errors import InvalidContent
 from memoryd.domain.rules import SPECIAL_TOKEN, escape_special_tokens, normalize_content
-from memoryd.embedding.minilm import MiniLMEmbedder
-from memoryd.llm.local import LocalProvider
+from memoryd.models.embedding.minilm import MiniLMEmbedder
+from memoryd.models.llm.local import LocalProvider
 from memoryd.server.deps import ServerState
 from memoryd.testing import FakeOpenAIServer
 from support.extraction import Clock, chat, make_md, observe

@@ -146,7 +146,7 @@ def test_an_import_failing_in_its_last_transaction_leaves_nothing(
     def fail(*_: Any, **__: Any) -> None:
         raise RuntimeError("injected after the chats were staged")
 
-    monkeypatch.setattr("memoryd.transfer.link_chats", fail)
+    monkeypatch.setattr("memoryd.app.transfer.link_chats", fail)
     with pytest.raises(RuntimeError, match="injected"):
         md.import_memories(alice.id, big_file(3 * import_staging.BATCH_ROWS + 7))
     assert what_others_see(md, alice.id) == before

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.extraction.instructions import instruction_reason
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.testing import FakeOpenAIServer
 from support.extraction import Clock, chat, make_md, observe
 

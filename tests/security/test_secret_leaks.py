@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.extraction.secrets import secret_reason, secret_values
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.testing import FakeOpenAIServer
 from support.extraction import Clock, make_md, observe
 from support.server import World

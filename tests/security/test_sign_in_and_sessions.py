@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient
 from httpx import Response
 
 from memoryd import Memoryd
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.server.app import create_app
 from memoryd.server.auth import AuthStore
 from memoryd.server.throttle import LoginThrottle, Throttled

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from memoryd import Memoryd
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.testing import FakeOpenAIServer
 from support.extraction import Clock, chat, make_md, observe, reflect
 

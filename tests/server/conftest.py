@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.testing import FakeOpenAIServer
 from memoryd.testing.live import LiveServer
 from support.server import World, build_world, make_settings

@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from memoryd import Memoryd
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.server.app import create_app, first_start
 from memoryd.server.auth import AuthStore
 from memoryd.storage.tables import api_keys, user_credentials

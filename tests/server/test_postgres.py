@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.storage.tables import api_keys, sessions, user_credentials, user_workspaces
 from support.server import USER_PASSWORD, World, build_world, make_settings
 

@@ -13,8 +13,8 @@ from typing import Any
 from sqlalchemy import JSON, Text, cast, select
 
 from memoryd import Memoryd
-from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.extraction.runs import record_failure
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.server.auth import AuthStore
 from memoryd.storage.database import Database
 from memoryd.storage.tables import cache_epoch, import_chats, metadata

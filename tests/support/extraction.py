@@ -13,7 +13,6 @@ from typing import Any
 from memoryd import Memoryd
 from memoryd.config import MemorydSettings
 from memoryd.domain.rules import DEFAULT_LIMITS, Limits
-from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.extraction.runs import (
     Heartbeat,
     Run,
@@ -22,6 +21,7 @@ from memoryd.extraction.runs import (
     stale_after,
     start_run,
 )
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.testing import FakeOpenAIServer, Reply
 
 START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)

@@ -19,7 +19,7 @@ from fastapi.testclient import TestClient
 
 from memoryd import Memoryd
 from memoryd.config import MemorydSettings
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.server.app import create_app, first_start
 from memoryd.server.auth import AuthStore
 from memoryd.storage.membership import join, workspace_id_of
@@ -68,7 +68,7 @@ def make_settings(tmp_path: Path, **overrides: Any) -> MemorydSettings:
 
 def seed_memberships(md: Memoryd, user_id: int, slugs: tuple[str, ...]) -> None:
     """Make the user a member of these workspaces without audit entries (see the module
-    doc); everything else adds members through ``memoryd.memberships``."""
+    doc); everything else adds members through ``memoryd.app.memberships``."""
     with md.db.write() as repo:
         for slug in slugs:
             join(repo.conn, user_id, workspace_id_of(repo.conn, slug), md.clock())

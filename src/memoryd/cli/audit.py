@@ -34,7 +34,7 @@ from memoryd.domain.models import AuditEntry, Scope
 from memoryd.domain.rules import MAX_ROW_ID
 
 if TYPE_CHECKING:
-    from memoryd.service import Memoryd
+    from memoryd.app.service import Memoryd
 
 CLI_PAGE = 50  # entries shown when no --limit is given
 

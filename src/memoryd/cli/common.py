@@ -36,8 +36,8 @@ from memoryd.domain.errors import InvalidInput, MemorydError, NotFound, Permissi
 from memoryd.domain.models import Actor, Memory, Source, User
 
 if TYPE_CHECKING:
-    from memoryd.embedding.base import Embedder
-    from memoryd.service import Memoryd
+    from memoryd.app.service import Memoryd
+    from memoryd.models.embedding.base import Embedder
     from memoryd.storage.membership import Memberships
 
 EXIT_BAD_INPUT = 2
@@ -252,7 +252,7 @@ def shared_embedder() -> Embedder:
 @contextmanager
 def open_memoryd(db: str | None) -> Iterator[Memoryd]:
     """A Memoryd on the chosen database, opened (and migrated) now, closed afterwards."""
-    from memoryd.service import Memoryd
+    from memoryd.app.service import Memoryd
     from memoryd.storage.opening import DatabaseError, first_line, safe_url
 
     url = database_url(db)

@@ -3,10 +3,10 @@
 ``extraction`` runs the real pipeline with the configured provider (``MEMORYD_LLM_*``, or
 ``--provider`` and ``--model``) over a labelled set of conversations -- the bundled
 sample, or your own with ``--dataset`` -- and prints precision, recall, the share of
-memories about the wrong person, and the cost per batch (``memoryd.evaluation``).
+memories about the wrong person, and the cost per batch (``memoryd.evaluation.extraction``).
 ``retrieval`` runs chat turns over labelled pools of memories with each reranker asked
 for and prints how often the 5 memories chosen were the right ones, and what a turn cost
-(``memoryd.retrieval_evaluation``).
+(``memoryd.evaluation.retrieval``).
 """
 
 from __future__ import annotations
@@ -66,8 +66,8 @@ def extraction(
     docs/extraction.md).
     """
     from memoryd.config import MemorydSettings
-    from memoryd.evaluation import evaluate, load_dataset, summarize
-    from memoryd.llm.builtin import make_provider
+    from memoryd.evaluation.extraction import evaluate, load_dataset, summarize
+    from memoryd.models.llm.builtin import make_provider
 
     try:
         conversations = load_dataset(dataset)[:limit]
@@ -162,8 +162,8 @@ def retrieval(
     (the format is in docs/reranking.md).
     """
     from memoryd.config import MemorydSettings
-    from memoryd.llm.builtin import make_provider
-    from memoryd.retrieval_evaluation import PassesFailed, evaluate_retrieval, load_retrieval_set
+    from memoryd.evaluation.retrieval import PassesFailed, evaluate_retrieval, load_retrieval_set
+    from memoryd.models.llm.builtin import make_provider
 
     settings = MemorydSettings()
     names = list(dict.fromkeys(reranker or [settings.reranker, "recency"]))

@@ -4,7 +4,7 @@ The file is read whole and checked first (a file of none of the three formats, o
 broken one, is one line and exit code 2, nothing recorded); then its turns are recorded
 in batches, each committed, with a progress bar on a terminal (none when stderr is not
 one, or with ``--quiet``), and one summary line at the end. Running it again records
-nothing new, and continues an interrupted import (see ``memoryd.history_import``).
+nothing new, and continues an interrupted import (see ``memoryd.app.history_import``).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from memoryd.app.history_formats import FORMATS, parse_history  # light: json and the domain
 from memoryd.cli.common import (
     DbOption,
     JsonOption,
@@ -25,12 +26,11 @@ from memoryd.cli.common import (
     read_text_input,
     require_member,
 )
-from memoryd.history_formats import FORMATS, parse_history  # light: json and the domain
 
 if TYPE_CHECKING:
-    from memoryd.history_formats import History
-    from memoryd.history_import import HistoryImport
-    from memoryd.service import Memoryd
+    from memoryd.app.history_formats import History
+    from memoryd.app.history_import import HistoryImport
+    from memoryd.app.service import Memoryd
 
 
 def import_history(

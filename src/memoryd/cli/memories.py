@@ -45,7 +45,7 @@ from memoryd.domain.models import Memory, Scope
 from memoryd.domain.rules import KEEP, scope_label
 
 if TYPE_CHECKING:
-    from memoryd.service import Memoryd
+    from memoryd.app.service import Memoryd
 
 app = typer.Typer(
     help="One user's memories: list, add (one or many), edit, remove, move, show, history,"
@@ -238,7 +238,7 @@ def add_many(
     the lines that pass are added, the others are listed with the reason. The exit code
     is 2 when a line was refused.
     """
-    from memoryd.memory_list import add_facts, report
+    from memoryd.app.memory_list import add_facts, report
 
     text = read_text_input(source)
     with open_memoryd(db) as md:

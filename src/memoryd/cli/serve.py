@@ -42,8 +42,8 @@ def _auth_store(md: Any) -> Any:
 def _start_scheduler(settings: MemorydSettings) -> None:
     """Run extraction every MEMORY_EXTRACTION_INTERVAL in a thread of this process (the
     embedded default; with PostgreSQL and procrastinate workers, pass --no-scheduler)."""
+    from memoryd.app.service import Memoryd
     from memoryd.cli.common import shared_embedder
-    from memoryd.service import Memoryd
 
     md = Memoryd(settings=settings, embedder=shared_embedder())
     scheduler = md.start_extraction_scheduler()

@@ -35,7 +35,7 @@ from memoryd.domain.models import Scope, Suggestion, User
 from memoryd.domain.rules import KEEP, scope_label
 
 if TYPE_CHECKING:
-    from memoryd.service import Memoryd
+    from memoryd.app.service import Memoryd
 
 app = typer.Typer(no_args_is_help=True, invoke_without_command=True, subcommand_metavar="[COMMAND]")
 

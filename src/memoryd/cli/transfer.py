@@ -115,7 +115,7 @@ def import_(
     of the workspaces the file names; workspaces that do not exist yet are created with
     the user as their member.
     """
-    from memoryd.transfer import parse_file
+    from memoryd.app.transfer import parse_file
 
     text = read_text_input(source)
     lines = text.split("\n")

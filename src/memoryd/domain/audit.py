@@ -1,6 +1,6 @@
 """What a reading of the audit log may ask for, checked once for every surface.
 
-The library (``memoryd.audit``), the REST API, the CLI and the client all pass their
+The library (``memoryd.app.audit``), the REST API, the CLI and the client all pass their
 filters and paging through ``audit_query``, so a bad value is refused with the same
 ``InvalidInput`` message everywhere and storage (``memoryd.storage.audit_rows``) only
 ever sees values it can put in a query as they are.

@@ -2,7 +2,7 @@
 
 Pure functions over domain objects. The caller supplies scores from a reranker; choosing,
 ordering and rendering happen here so every front end (library, proxy, API) agrees. The
-heading is English unless the caller passes a translated one (``memoryd.i18n`` reads the
+heading is English unless the caller passes a translated one (``memoryd.app.i18n`` reads the
 catalogues); every translation of it is recognised by ``strip_sections``.
 """
 
@@ -159,7 +159,7 @@ class Turn:
     candidates: int = field(default=0)
     # False: an incognito turn (``context(record=False)``), never recorded
     record: bool = True
-    heading: str = SECTION_HEADING  # in the user's language (memoryd.i18n)
+    heading: str = SECTION_HEADING  # in the user's language (memoryd.app.i18n)
     # every language's heading title (read when needed): a system prompt's sections under
     # them are dropped
     titles: Callable[[], Collection[str]] = field(default=english_titles, compare=False)

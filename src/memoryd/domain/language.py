@@ -5,7 +5,7 @@ rewrites English itself (``memoryd.extraction.sentences.memory_form``), and the 
 rewrites the other languages with examples in that language
 (``memoryd.extraction.rewrite``). Both need to know the language; the checks need to know
 how a memory in that language names its subject. The ``routed`` embedder
-(``memoryd.embedding.routed``) scores a turn with the multilingual model when any of its
+(``memoryd.models.embedding.routed``) scores a turn with the multilingual model when any of its
 texts is not English. Pure functions, no I/O.
 
 The language is told by script first (kana: Japanese; Hangul: Korean; Han alone:
@@ -20,7 +20,7 @@ import re
 
 LANGUAGES = ("en", "fr", "es", "de", "pt", "it", "id", "zh", "ja", "ko")
 # the language a user or the server chooses for the injected heading and the web UI
-# (memoryd.i18n): a code, or "auto" for the language of each turn's text; a user may
+# (memoryd.app.i18n): a code, or "auto" for the language of each turn's text; a user may
 # also choose "default", the server's MEMORYD_LANGUAGE
 AUTO = "auto"
 FOLLOW_SERVER = "default"

@@ -64,7 +64,7 @@ class AuditAction(enum.StrEnum):
     # ``before`` says how many, where and their ids -- never their text
     DELETE_CHATS = "delete_chats"
     # one of a user's settings changed (``UserSetting``): no memory either; ``before`` and
-    # ``after`` name the setting, where it applies and its value (memoryd.user_settings)
+    # ``after`` name the setting, where it applies and its value (memoryd.app.user_settings)
     CHANGE_SETTING = "change_setting"
 
 
@@ -76,7 +76,7 @@ class UserSetting(enum.StrEnum):
     MEMORY_REVIEW = "memory_review"  # their own review mode, or "default"
     LANGUAGE = "language"  # of their injected heading and web UI, or "default"
     ROLE = "role"  # admin / default
-    MEMBERSHIP = "membership"  # of one workspace: member / not member (memoryd.memberships)
+    MEMBERSHIP = "membership"  # of one workspace: member / not member (memoryd.app.memberships)
 
 
 @dataclass(frozen=True)

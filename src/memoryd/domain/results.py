@@ -3,7 +3,7 @@
 ``MemoryDetail`` (``Memoryd.memory_detail``), ``ImportResult`` (``Memoryd.import_memories``)
 and the ``Preferences`` an import set are what both the library and ``memoryd.client``
 hand back. They live in the domain, not beside the code that makes them
-(``memoryd.lifecycle``, ``memoryd.transfer``, ``memoryd.transfer_preferences``, which
+(``memoryd.app.lifecycle``, ``memoryd.app.transfer``, ``memoryd.app.transfer_preferences``, which
 re-export them), so the client can build them without importing storage or SQLAlchemy.
 """
 
@@ -42,7 +42,7 @@ class Preferences:
 
     learn_from_chats: bool | None = None
     memory_review: str | None = None  # "default" or one of REVIEW_MODES
-    language: str | None = None  # "default", "auto" or a language code (memoryd.i18n)
+    language: str | None = None  # "default", "auto" or a language code (memoryd.app.i18n)
 
     def to_dict(self) -> dict[str, bool | str]:
         """The choices the line makes, by their names in the file."""

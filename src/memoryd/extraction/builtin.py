@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from memoryd.hookspecs import hookimpl
+from memoryd.plugins.hookspecs import hookimpl
 
 
 def _questions() -> Any:

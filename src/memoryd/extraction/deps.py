@@ -1,6 +1,6 @@
 """What the extraction pipeline needs from the library, as an interface it is given.
 
-The pipeline and the scheduler never import the library facade (``memoryd.service``):
+The pipeline and the scheduler never import the library facade (``memoryd.app.service``):
 the facade sits on top and passes itself in, and anything else with these attributes
 (a worker's own wiring, a test's) works as well.
 """
@@ -14,9 +14,9 @@ from typing import Any, Protocol
 from memoryd.config import MemorydSettings
 from memoryd.domain import runtime_settings
 from memoryd.domain.rules import Limits
-from memoryd.embedding.base import Embedder
+from memoryd.models.embedding.base import Embedder
 from memoryd.storage.database import Database
-from memoryd.store import MemoryStore
+from memoryd.storage.write_rules import MemoryStore
 
 
 class ExtractionDeps(Protocol):

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
         RunCallback,
         StartCallback,
     )
-    from memoryd.llm.base import LLMProvider
+    from memoryd.models.llm.base import LLMProvider
 
 
 class ExtractionService:

@@ -4,7 +4,7 @@ A pass is a ``MemoryPass``: a ``kind`` (the name its values are stored under in
 ``memory_derived``, ``memoryd.storage.derived``), a ``version`` (raising it gets values
 an older version wrote derived again, after the memories never derived) and how to
 derive one memory's value. Passes join through the plugin hook ``register_memory_passes``
-(``memoryd.hookspecs``); the built-in questions pass registers there too
+(``memoryd.plugins.hookspecs``); the built-in questions pass registers there too
 (``memoryd.extraction.builtin``). An extraction run with a budget runs every registered
 pass after its pairs, each over up to that many memories (``run_passes``), and counts
 what each stored by kind (``Run.memories_derived``). A pass that needs no LLM only
@@ -38,9 +38,9 @@ from datetime import datetime
 from typing import Any, ClassVar, TypeVar
 
 from memoryd.domain.perspective import first_person
-from memoryd.embedding.base import Embedder
-from memoryd.llm.base import LLMError, LLMProvider, LLMUnavailable, Message
-from memoryd.llm.json_output import Usage
+from memoryd.models.embedding.base import Embedder
+from memoryd.models.llm.base import LLMError, LLMProvider, LLMUnavailable, Message
+from memoryd.models.llm.json_output import Usage
 from memoryd.storage import derived
 from memoryd.storage.database import Database
 from memoryd.storage.repository import Repository

@@ -26,7 +26,6 @@ from memoryd.config import MemorydSettings
 from memoryd.domain import runtime_settings
 from memoryd.domain.errors import MemorydError
 from memoryd.domain.models import Actor, Chat, Memory, Scope, Source, Suggestion, Vector
-from memoryd.embedding.base import comparison_embedder, embed_memories
 from memoryd.extraction import prompts
 from memoryd.extraction.decide import (
     Change,
@@ -60,8 +59,9 @@ from memoryd.extraction.sentences import (
     user_sentences,
 )
 from memoryd.extraction.timebound import expiry_for
-from memoryd.llm.base import LLMProvider, LLMUnavailable
-from memoryd.llm.json_output import Usage, complete_json
+from memoryd.models.embedding.base import comparison_embedder, embed_memories
+from memoryd.models.llm.base import LLMProvider, LLMUnavailable
+from memoryd.models.llm.json_output import Usage, complete_json
 from memoryd.storage.chat_erasure import lock_batch
 from memoryd.storage.extraction_rows import (
     clear_failures,
@@ -70,7 +70,7 @@ from memoryd.storage.extraction_rows import (
     pending_chats,
 )
 from memoryd.storage.repository import Repository
-from memoryd.store import KEEP
+from memoryd.storage.write_rules import KEEP
 
 log = logging.getLogger("memoryd.extraction")
 

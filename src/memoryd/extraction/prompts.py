@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from memoryd.extraction.sentences import Sentence
-from memoryd.llm.base import Message
+from memoryd.models.llm.base import Message
 
 OBSERVER_SYSTEM = """\
 You decide which sentences a user wrote in a chat are worth remembering about them for \

@@ -36,7 +36,6 @@ from collections.abc import Callable
 from typing import Any
 
 from memoryd.domain.errors import InvalidInput
-from memoryd.embedding.base import embed_queries
 from memoryd.extraction.memory_pass import (
     MemoryPass,
     PassJob,
@@ -45,8 +44,9 @@ from memoryd.extraction.memory_pass import (
     ask_each,
     fact_messages,
 )
-from memoryd.llm.base import Message
-from memoryd.llm.json_output import parse_json_object
+from memoryd.models.embedding.base import embed_queries
+from memoryd.models.llm.base import Message
+from memoryd.models.llm.json_output import parse_json_object
 from memoryd.storage import derived
 from memoryd.storage.repository import Repository
 

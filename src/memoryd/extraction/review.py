@@ -3,7 +3,7 @@
 Under the run-time setting ``memory_review`` (off | updates | everything) a change the
 Reflector and code agreed on is not applied; it is stored as a pending suggestion that
 the user accepts (as is or edited) or rejects in the Memories tab, the API or the CLI
-(``memoryd.lifecycle``). ``updates`` holds back changes to existing memories (the
+(``memoryd.app.lifecycle``). ``updates`` holds back changes to existing memories (the
 contradictions: "I moved to Lisbon" against "Lives in Porto"); ``everything`` new
 memories too. A text already waiting, or rejected before, in that scope is not filed
 again.

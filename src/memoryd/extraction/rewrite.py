@@ -28,8 +28,8 @@ from memoryd.extraction.instructions import instruction_reason
 from memoryd.extraction.schema import Fact
 from memoryd.extraction.sentences import QUOTED, Sentence, memory_form
 from memoryd.extraction.timebound import dated
-from memoryd.llm.base import LLMProvider, Message
-from memoryd.llm.json_output import UnusableOutput, Usage, complete_json
+from memoryd.models.llm.base import LLMProvider, Message
+from memoryd.models.llm.json_output import UnusableOutput, Usage, complete_json
 
 MAX_TOKENS = 120  # per sentence
 SYSTEM = (

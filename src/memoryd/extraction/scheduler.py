@@ -32,7 +32,7 @@ from memoryd.extraction.runs import (
     stale_after,
     start_run,
 )
-from memoryd.llm.base import LLMConfigError, LLMProvider, LLMUnreachable
+from memoryd.models.llm.base import LLMConfigError, LLMProvider, LLMUnreachable
 from memoryd.plugins import memory_pass_factories
 from memoryd.storage.extraction_rows import due_pairs, pending_summary
 
@@ -59,7 +59,7 @@ def provider_name(md: ExtractionDeps) -> str:
 
 def provider_for(md: ExtractionDeps) -> LLMProvider:
     """The admin's choice (runtime settings), else MEMORYD_LLM_*, else the local model."""
-    from memoryd.llm.builtin import make_provider
+    from memoryd.models.llm.builtin import make_provider
 
     current = current_settings(md)
     name = current.get(runtime_settings.EXTRACTION_PROVIDER.key) or None

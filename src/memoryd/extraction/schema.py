@@ -6,7 +6,7 @@ batch; both are narrowed per batch (the Observer's sentence numbers, the Reflect
 numbers). Reading is lenient item by item: a malformed item is set aside with a reason
 and the rest is used. An answer whose top level is wrong, or that has items but not one
 usable item (``{"person": ["ALL"], "project": [999999]}``), counts as unusable: it is
-retried once by ``memoryd.llm.json_output`` and then fails the batch, whose chats stay
+retried once by ``memoryd.models.llm.json_output`` and then fails the batch, whose chats stay
 unprocessed (a well-formed wrong answer must not mark chats learned from).
 """
 

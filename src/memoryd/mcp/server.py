@@ -1,7 +1,7 @@
 """The memoryd MCP server: memory tools and the current memory section for agent hosts.
 
 Every tool is a thin call into the same core and the same access checks as the REST API
-(``memoryd.service.Memoryd`` plus ``memoryd.server.deps`` / the routers' helpers), so the
+(``memoryd.app.service.Memoryd`` plus ``memoryd.server.deps`` / the routers' helpers), so the
 rules (R1 scopes, R2 promote/demote, R8 only your own memories in your workspaces, R13
 content) hold here exactly as there, and a refusal comes back as an MCP tool error with
 the API's message. ``recall`` is the chat turn's own selection (``Memoryd.context``).

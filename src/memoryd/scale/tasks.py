@@ -47,15 +47,15 @@ from memoryd.extraction import retention
 from memoryd.extraction.memory_pass import PassJob
 from memoryd.extraction.pipeline import ExtractionConfig
 from memoryd.extraction.scheduler import record_setup_failure, run_extraction
-from memoryd.llm.base import LLMProvider
-from memoryd.llm.builtin import make_provider
+from memoryd.models.llm.base import LLMProvider
+from memoryd.models.llm.builtin import make_provider
 from memoryd.plugins import memory_pass_factories
 from memoryd.storage.database import parse_url
 from memoryd.storage.extraction_rows import DuePair, due_pairs, get_pair_state
 from memoryd.storage.opening import DATABASE_DOWN
 
 if TYPE_CHECKING:
-    from memoryd.service import Memoryd
+    from memoryd.app.service import Memoryd
 
 log = logging.getLogger("memoryd.scale")
 

@@ -22,12 +22,12 @@ from procrastinate import App
 from procrastinate.exceptions import ConnectorException
 from psycopg_pool import PoolTimeout
 
+from memoryd.app.service import Memoryd
 from memoryd.config import MemorydSettings
 from memoryd.domain.errors import InvalidInput
 from memoryd.domain.interval import parse_interval
 from memoryd.extraction.scheduler import provider_for
 from memoryd.scale.tasks import QUEUE, RECOVER_TASK, make_app, sweep_cron
-from memoryd.service import Memoryd
 from memoryd.storage.database import parse_url
 from memoryd.storage.opening import first_line, safe_url
 

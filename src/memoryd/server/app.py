@@ -23,7 +23,8 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Scope
 
 import memoryd
-from memoryd import i18n
+from memoryd.app import i18n
+from memoryd.app.service import Memoryd
 from memoryd.config import MemorydSettings
 from memoryd.domain.models import Role, User
 from memoryd.server import errors
@@ -62,7 +63,6 @@ from memoryd.server.web import history_import as web_history_import
 from memoryd.server.web import privacy as web_privacy
 from memoryd.server.web import review as web_review
 from memoryd.server.web import routes as web_routes
-from memoryd.service import Memoryd
 
 if TYPE_CHECKING:
     from memoryd.mcp.http import McpEndpoint

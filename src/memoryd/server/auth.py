@@ -20,9 +20,9 @@ from datetime import UTC, datetime, timedelta
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
+from memoryd.app.memberships import require_room, set_membership
 from memoryd.domain.errors import InvalidInput, NotFound
 from memoryd.domain.models import Actor, Role, User, Workspace
-from memoryd.memberships import require_room, set_membership
 from memoryd.storage import credentials as rows
 from memoryd.storage.catalog import Catalog
 from memoryd.storage.credentials import ApiKey
@@ -257,7 +257,7 @@ class AuthStore:
     # workspace membership (stored by memoryd.storage.membership; cached here) -------
     def add_member(self, slug: str, user_id: int, actor: Actor | None = None) -> bool:
         """Let a user into a workspace (False, and nothing recorded, when already a
-        member); see ``memoryd.memberships`` for the audit entry and ``actor``."""
+        member); see ``memoryd.app.memberships`` for the audit entry and ``actor``."""
         return set_membership(self.db, self.clock, slug, user_id, True, actor)
 
     def remove_member(self, slug: str, user_id: int, actor: Actor | None = None) -> None:

@@ -20,6 +20,7 @@ from fastapi import Depends, Path, Request, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.types import Scope
 
+from memoryd.app.service import Memoryd
 from memoryd.config import MemorydSettings
 from memoryd.domain.errors import NotFound
 from memoryd.domain.models import Actor, Memory, Role, Source, UsedMemory, User
@@ -28,7 +29,6 @@ from memoryd.server.errors import ApiError, database_unavailable, error_response
 from memoryd.server.history_jobs import HistoryJobs
 from memoryd.server.throttle import LoginThrottle, Throttled
 from memoryd.server.upstream import Upstream
-from memoryd.service import Memoryd
 from memoryd.storage.opening import DATABASE_DOWN
 
 SESSION_COOKIE = "memoryd_session"

@@ -28,7 +28,7 @@ from memoryd.domain.errors import (
     PermissionDenied,
     ScopeFull,
 )
-from memoryd.llm.base import LLMError
+from memoryd.models.llm.base import LLMError
 from memoryd.storage.opening import DATABASE_DOWN
 
 log = logging.getLogger("memoryd.server")

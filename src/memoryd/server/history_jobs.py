@@ -12,7 +12,7 @@ process id and another worker answers 404 for it (the import still runs; the pag
 to reload). A finished import is forgotten ``KEEP`` after it ended; one still running
 when the server stops ends with it -- and since each batch of turns is committed and an
 import records nothing twice, uploading the file again continues it
-(``memoryd.history_import``). A user runs one import at a time.
+(``memoryd.app.history_import``). A user runs one import at a time.
 """
 
 from __future__ import annotations
@@ -25,13 +25,13 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Literal
 
+from memoryd.app.history_import import HistoryImport
 from memoryd.domain.errors import AlreadyExists, MemorydError, NotFound
-from memoryd.history_import import HistoryImport
 
 if TYPE_CHECKING:
+    from memoryd.app.history_formats import History
+    from memoryd.app.service import Memoryd
     from memoryd.domain.models import Actor
-    from memoryd.history_formats import History
-    from memoryd.service import Memoryd
 
 log = logging.getLogger("memoryd.server")
 KEEP = timedelta(hours=1)

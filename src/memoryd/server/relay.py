@@ -22,7 +22,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.background import BackgroundTask
 from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
 
-from memoryd.llm.base import LLMError
+from memoryd.models.llm.base import LLMError
 from memoryd.server.chat_messages import (
     StreamCollector,
     chunk_events,

@@ -12,8 +12,8 @@ from typing import Annotated, Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from memoryd.app.transfer_preferences import Preferences
 from memoryd.domain.models import AuditEntry, Chat, Memory, Suggestion, UsedMemory, User, Workspace
-from memoryd.transfer_preferences import Preferences
 
 Name = Field(min_length=1, max_length=200)
 

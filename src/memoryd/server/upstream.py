@@ -18,7 +18,7 @@ from urllib.parse import urlsplit, urlunsplit
 from pydantic import SecretStr
 
 from memoryd.config import MemorydSettings
-from memoryd.llm.base import LLMProvider
+from memoryd.models.llm.base import LLMProvider
 
 OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
 
@@ -71,7 +71,7 @@ def resolve_upstream(settings: MemorydSettings) -> Upstream:
         return OpenAIUpstream(url or OPENAI_DEFAULT_URL, key)
 
     def factory(model: str | None) -> LLMProvider:
-        from memoryd.llm.builtin import make_provider
+        from memoryd.models.llm.builtin import make_provider
 
         updates: dict[str, Any] = {"llm_base_url": url}
         if key:  # model_copy does not validate: give the field its declared type

@@ -4,7 +4,7 @@ Kept apart from ``memoryd.storage.repository`` (which writes the entries) so eac
 stays small; like the repository, every function is one read over the caller's open
 transaction and decides nothing: ``memoryd.domain.audit.AuditQuery`` says what to read.
 
-An entry keeps the memory as it was before and after the change (``memoryd.store``'s
+An entry keeps the memory as it was before and after the change (``memoryd.storage.write_rules``'s
 ``audit_view``) in two JSON columns, so "which workspace" is read from them here with
 SQLAlchemy's JSON operators, which mean the same on SQLite and PostgreSQL. A missing
 ``before``/``after`` is SQL NULL in some rows and JSON ``null`` in others (both are in

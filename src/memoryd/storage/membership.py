@@ -3,7 +3,7 @@
 Membership is part of the core schema (``user_workspaces``), not of the server: the CLI
 adds and removes members and refuses a workspace memory for a non-member, the server
 checks it on every request, and both must agree. This module is the one place that reads
-and writes its rows; ``memoryd.memberships`` decides a change and records it in the audit
+and writes its rows; ``memoryd.app.memberships`` decides a change and records it in the audit
 log, and the server's ``AuthStore`` adds its per-process cache on top. Admins use
 every workspace without being members.
 """
@@ -90,7 +90,7 @@ def member_ids(conn: Connection, workspace_id: int) -> list[int]:
 
 
 class Memberships:
-    """List the members of workspaces (``memoryd.memberships`` adds and removes them,
+    """List the members of workspaces (``memoryd.app.memberships`` adds and removes them,
     with their audit entries)."""
 
     def __init__(

@@ -82,7 +82,7 @@ users = Table(
     Column("learn_from_chats", Boolean, nullable=False, server_default=true()),
     # the user's own review mode; NULL follows the run-time setting memory_review (0010)
     Column("memory_review", String(16), nullable=True),
-    # the user's own language (memoryd.i18n); NULL follows MEMORYD_LANGUAGE (0026)
+    # the user's own language (memoryd.app.i18n); NULL follows MEMORYD_LANGUAGE (0026)
     Column("language", String(8), nullable=True),
 )
 

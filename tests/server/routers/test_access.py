@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
+from memoryd.app.history_formats import parse_history
 from memoryd.domain.errors import AlreadyExists
 from memoryd.domain.models import Actor, Source
 from memoryd.extraction.runs import Run, new_run_id, start_run
-from memoryd.history_formats import parse_history
 from memoryd.storage import tables
 from support.lifecycle import file_suggestion
 from support.server import World

@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.testing.live import LiveServer
 from support.audit import STORY, Story, tell_story
 from support.server import World, build_world, make_settings

@@ -14,9 +14,9 @@ import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
 
+from memoryd.app.i18n import LANGUAGE_NAMES, catalogue_path
 from memoryd.domain.injection import SECTION_TITLE
 from memoryd.domain.language import LANGUAGE_CHOICES, LANGUAGES, PREFERENCE_CHOICES
-from memoryd.i18n import LANGUAGE_NAMES, catalogue_path
 from memoryd.server.schemas import Language, LanguageChoice
 from memoryd.server.web.i18n import ui_languages
 

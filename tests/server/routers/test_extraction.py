@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.testing import FakeOpenAIServer, Reply
 from support.server import build_world, make_settings
 from support.web import flash_of, post_form

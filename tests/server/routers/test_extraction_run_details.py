@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from memoryd.embedding.minilm import MiniLMEmbedder
 from memoryd.extraction.runs import Run, finish_run, new_run_id, start_run
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.server.web.admin_pages import run_pairs
 from memoryd.testing import FakeOpenAIServer, Reply
 from support.server import build_world, make_settings

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from support.history import EXPECTED, sample
 from support.server import USER_PASSWORD, World, build_world, make_settings
 

@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from memoryd.config import MemorydSettings
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.testing.live import LiveServer
 from support.server import World, build_world, make_settings
 

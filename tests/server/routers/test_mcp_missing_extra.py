@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from support.server import build_world, make_settings
 
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from support.server import World, build_world, make_settings
 from support.web import flash_of, get_page, post_form
 

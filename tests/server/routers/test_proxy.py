@@ -12,7 +12,7 @@ import openai
 import pytest
 
 from memoryd.domain.injection import SECTION_HEADING
-from memoryd.llm.openai_provider import OpenAIProvider
+from memoryd.models.llm.openai_provider import OpenAIProvider
 from memoryd.server.upstream import ProviderUpstream
 from memoryd.testing import FakeOpenAIServer, Reply
 from memoryd.testing.live import LiveServer

@@ -15,7 +15,7 @@ import httpx
 import openai
 import pytest
 
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.testing import FakeOpenAIServer, Reply
 from memoryd.testing.live import LiveServer
 from support.raw_upstream import RawUpstream, chunk, event, response, sse_head

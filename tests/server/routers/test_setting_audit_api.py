@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.testing.live import LiveServer
 from support.server import World, build_world, make_settings
 

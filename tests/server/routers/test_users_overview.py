@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import event
 
 from memoryd.domain.models import Scope, User
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from support.server import World, build_world, make_settings
 
 

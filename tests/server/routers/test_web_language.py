@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.server.web.i18n import from_header
 from support.server import World, build_world, make_settings
 from support.web import flash_of, get_page, post_form, session_cookie

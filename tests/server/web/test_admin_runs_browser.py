@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from memoryd.embedding.minilm import MiniLMEmbedder
+from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.testing import FakeOpenAIServer, Reply
 from memoryd.testing.live import LiveServer
 from support.browser import check_page, check_scriptless_page, sign_in

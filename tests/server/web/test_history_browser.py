@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from memoryd.history_formats import History
-from memoryd.history_import import HistoryImport
+from memoryd.app.history_formats import History
+from memoryd.app.history_import import HistoryImport
 from memoryd.testing.live import LiveServer
 from support.browser import ConsoleLog, check_page, check_scriptless_page, open_page, sign_in
 from support.history import EXPECTED, FILES, SAMPLES

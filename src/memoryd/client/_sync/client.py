@@ -456,7 +456,7 @@ class MemorydClient:
 
     def export_memories(self, user_id: int, *, chats: bool = True) -> list[str]:
         """The user's own choices (first line), memories and recorded chats as JSON lines
-        (see ``memoryd.transfer``); ``chats=False`` leaves the chats out."""
+        (see ``memoryd.app.transfer``); ``chats=False`` leaves the chats out."""
         owner = self._owner(user_id)
         params = {"chats": "true" if chats else "false"}
         response = self._call("GET", f"{owner}/export", params=params)

@@ -4,7 +4,7 @@ belongs to are accepted. Each chat comes back with the memories that answered it
 
 A user deletes their own chats here too: one by id, a workspace's, or all of them
 (``?all=true``; a bare DELETE of the collection is refused, so nothing is cleared by a
-missing parameter). What deleting means is ``memoryd.chat_log``'s. Chats have no admin
+missing parameter). What deleting means is ``memoryd.app.chat_log``'s. Chats have no admin
 scope here (no ``/api/v1/users/{id}/chats``), so only their owner deletes them; an admin
 who must erase a person deletes the user, chats included.
 """

@@ -18,8 +18,8 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Path, Query, Request
 from starlette.concurrency import run_in_threadpool
 
+from memoryd.app.history_formats import History, parse_history
 from memoryd.domain.models import Actor, Source, User
-from memoryd.history_formats import History, parse_history
 from memoryd.server.deps import CurrentUser, ServerState, State, require_workspace
 from memoryd.server.errors import ApiError
 from memoryd.server.guard import import_too_big

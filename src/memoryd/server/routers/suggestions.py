@@ -19,7 +19,7 @@ from memoryd.domain.errors import NotFound, PermissionDenied
 from memoryd.domain.models import Memory, Suggestion
 from memoryd.server.deps import Owner, ServerState, State
 from memoryd.server.schemas import MemoryOut, SuggestionAccept, SuggestionOut
-from memoryd.store import KEEP, Keep
+from memoryd.storage.write_rules import KEEP, Keep
 
 
 def visible_suggestion(state: ServerState, owner: Owner, suggestion_id: str) -> Suggestion:
@@ -39,7 +39,7 @@ def accept_visible(
     scope: str | None,
 ) -> Memory:
     """Accept one of the owner's suggestions that the caller may see, into ``scope``
-    (``memoryd.lifecycle.accept_target``): the REST API's accept and the web page's."""
+    (``memoryd.app.lifecycle.accept_target``): the REST API's accept and the web page's."""
     found = visible_suggestion(state, owner, suggestion_id)
     if scope == "workspace" and not owner.may_use(state, found.origin):
         raise PermissionDenied(f"you are not a member of workspace {found.origin}")

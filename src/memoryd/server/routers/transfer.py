@@ -8,7 +8,7 @@ too, one line each after the memories, unless ``?chats=false`` (on export: leave
 on import: skip them); the chats of workspaces the caller may not use are not exported,
 and importing chats into a workspace needs the same membership as memories there.
 Import is all or nothing (see
-``memoryd.transfer``). A default user may import only into
+``memoryd.app.transfer``). A default user may import only into
 workspaces they belong to; a workspace the file names that does not exist yet is created
 and the user becomes its member, as when creating one through the API (within their
 workspace quota). A default user cannot claim ``source: "admin"``, and their memories in
@@ -33,6 +33,9 @@ from typing import IO, Annotated, Any, BinaryIO, cast
 from fastapi import APIRouter, Depends, Query, Request, Response, UploadFile
 from starlette.concurrency import run_in_threadpool
 
+from memoryd.app.transfer import ImportFile, parse_file
+from memoryd.app.transfer_chats import CHAT, is_chat
+from memoryd.app.transfer_preferences import is_preferences
 from memoryd.domain import runtime_settings
 from memoryd.domain.errors import InvalidInput
 from memoryd.domain.models import Role, Source
@@ -40,9 +43,6 @@ from memoryd.server.deps import Owner, State, require_workspace
 from memoryd.server.errors import ApiError
 from memoryd.server.guard import LONE_SURROGATE, has_lone_surrogate, has_nul, import_too_big
 from memoryd.server.schemas import ImportedPreferences, ImportOut
-from memoryd.transfer import ImportFile, parse_file
-from memoryd.transfer_chats import CHAT, is_chat
-from memoryd.transfer_preferences import is_preferences
 
 SPOOL_IN_MEMORY = 1_048_576  # a larger body goes to a temporary file on disk
 # Enough for a full export (5 global + 20 per workspace, 50 workspaces by default);

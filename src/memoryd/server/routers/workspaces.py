@@ -4,7 +4,7 @@ Anyone signed in may create a workspace and becomes its first member (so a chat 
 a user's key can set itself up); only admins delete workspaces and manage members. A
 default user sees only the workspaces they belong to; for them any other is not found.
 Every membership change, and each membership a deleted workspace ends, is an entry in the
-member's audit log (``memoryd.memberships``).
+member's audit log (``memoryd.app.memberships``).
 """
 
 from __future__ import annotations

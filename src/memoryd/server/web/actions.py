@@ -43,7 +43,7 @@ from memoryd.server.web.routes import (
     web_caller,
     with_query,
 )
-from memoryd.store import KEEP, Keep
+from memoryd.storage.write_rules import KEEP, Keep
 
 log = logging.getLogger("memoryd.server")
 REASON_CHARS = 160  # of what the user says is wrong (the audit entry keeps 200)

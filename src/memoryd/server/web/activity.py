@@ -28,11 +28,11 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse, PlainTextResponse
 
+from memoryd.app.i18n import N_
 from memoryd.domain.audit import MAX_MEMORY_ID_CHARS
 from memoryd.domain.errors import InvalidInput, MemorydError
 from memoryd.domain.models import Actor, AuditAction, AuditEntry, Source, User, Workspace
 from memoryd.domain.rules import MAX_ROW_ID, quoted
-from memoryd.i18n import N_
 from memoryd.server.deps import Caller, Owner, ServerState, State, self_owner
 from memoryd.server.errors import status_of
 from memoryd.server.routers.audit import read_audit, visible_workspaces

@@ -14,10 +14,10 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse
 
+from memoryd.app.i18n import N_
 from memoryd.domain.errors import MemorydError
 from memoryd.domain.models import Actor, Role, Source, User, Workspace
 from memoryd.extraction.runs import Run, calls_text
-from memoryd.i18n import N_
 from memoryd.plugins import llm_provider_factories
 from memoryd.server.deps import Caller, Owner, ServerState, State
 from memoryd.server.routers.extraction import is_running

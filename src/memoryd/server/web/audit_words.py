@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+from memoryd.app.i18n import LANGUAGE_NAMES, N_
 from memoryd.domain.models import AuditAction, AuditEntry, Role, Source, User, UserSetting
-from memoryd.i18n import LANGUAGE_NAMES, N_
 from memoryd.server.deps import Owner
 from memoryd.server.web.i18n import ENGLISH, _, current_language, ngettext
 
@@ -141,7 +141,7 @@ def _what(entry: AuditEntry, kind: str) -> str:
     return str(entry.action)
 
 
-# how a setting's values read (memoryd.user_settings): setting -> value -> msgid
+# how a setting's values read (memoryd.app.user_settings): setting -> value -> msgid
 SETTING_NAMES = {
     UserSetting.LEARN_FROM_CHATS.value: N_("Learning from chats"),
     UserSetting.MEMORY_REVIEW.value: N_("Review of what memoryd learns"),

@@ -6,7 +6,7 @@ web UI: the page's confirmation dialog asks first and adds it; without JavaScrip
 server asks on a page of its own (``memoryd.server.web.actions.confirmed``), so nothing
 is deleted by one stray click either way. The same deletions are ``DELETE /api/v1/chats...``,
 ``memoryd chats rm|clear`` and ``md.delete_chat`` / ``md.clear_chats``; what deleting
-means is ``memoryd.chat_log``'s.
+means is ``memoryd.app.chat_log``'s.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ and the page shows its progress in a small status fragment that memoryd.js asks 
 again every second until the import ends (without JavaScript, a link reloads it). The
 same rules as ``POST /api/v1/history-imports``: only a workspace the user belongs to;
 uploading the same file again records nothing new. Pasted facts are added as
-``memoryd memories add-many`` adds them (``memoryd.memory_list``); the page lists each
+``memoryd memories add-many`` adds them (``memoryd.app.memory_list``); the page lists each
 refused line with its reason and puts the refused lines back in the text box.
 """
 
@@ -20,9 +20,9 @@ from fastapi.responses import HTMLResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
+from memoryd.app.history_formats import FORMATS, NAMES, parse_history
+from memoryd.app.memory_list import add_facts, report
 from memoryd.domain.errors import MemorydError
-from memoryd.history_formats import FORMATS, NAMES, parse_history
-from memoryd.memory_list import add_facts, report
 from memoryd.server.deps import State, require_workspace
 from memoryd.server.errors import ApiError
 from memoryd.server.guard import import_too_big

@@ -4,7 +4,7 @@ templates and the web modules translate their words with.
 A page is in the user's own ``language`` (``memoryd users language``, the Account tab),
 else the first language of the browser's ``Accept-Language`` that the UI speaks, else
 the server's ``MEMORYD_LANGUAGE``, else English. The UI speaks a language when its
-catalogue (``memoryd/locale``, read by ``memoryd.i18n``) translates every word of the UI;
+catalogue (``memoryd/locale``, read by ``memoryd.app.i18n``) translates every word of the UI;
 a language with only the injected heading translated (``auto`` too) falls through to the
 browser's. Words a catalogue lacks show in English.
 
@@ -21,8 +21,8 @@ from contextvars import ContextVar
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from memoryd.app.i18n import LANGUAGE_NAMES, N_, Nn_, is_complete, translations
 from memoryd.domain.language import LANGUAGES
-from memoryd.i18n import LANGUAGE_NAMES, N_, Nn_, is_complete, translations
 
 if TYPE_CHECKING:
     from fastapi import Request

@@ -14,9 +14,9 @@ from collections.abc import Collection
 from fastapi import APIRouter, Request, Response
 from starlette.concurrency import run_in_threadpool
 
+from memoryd.app.i18n import N_
 from memoryd.domain.errors import MemorydError
 from memoryd.domain.language import FOLLOW_SERVER, PREFERENCE_CHOICES
-from memoryd.i18n import N_
 from memoryd.server.deps import Caller, State
 from memoryd.server.web.actions import posted
 from memoryd.server.web.i18n import _, ngettext, page_language, use_language

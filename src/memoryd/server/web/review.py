@@ -32,7 +32,7 @@ from memoryd.server.web.actions import (
 )
 from memoryd.server.web.i18n import _, ngettext
 from memoryd.server.web.routes import workspace_names
-from memoryd.store import KEEP
+from memoryd.storage.write_rules import KEEP
 
 router = APIRouter(prefix="/ui/suggestions", include_in_schema=False)
 

@@ -2,7 +2,7 @@
 
 ``users.language`` is NULL while the user follows the server's ``MEMORYD_LANGUAGE``;
 otherwise it holds a language code (``en``, ``fr``, ...) or ``auto`` (the language of
-each turn's text). See ``memoryd.i18n``.
+each turn's text). See ``memoryd.app.i18n``.
 
 Revision ID: 0026
 Revises: 0025

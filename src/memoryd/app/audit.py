@@ -1,0 +1,113 @@
+"""The audit log part of the library facade: reading a user's audit entries.
+
+``Memoryd`` hands these methods on to here. The audit log (R12) has one entry per change to
+a memory -- create, update, delete, promote, demote, by the user, an admin, an extraction
+run, an import or memoryd itself (``system``: expired memories purged) -- with the memory
+before and after, and one per deletion of recorded chats (``delete_chats``: how many, in
+which workspaces, their ids, never their text), and one per change of one of the user's
+settings (``change_setting``: learning from chats, review mode, role; the old and new value,
+see ``memoryd.app.user_settings``), workspace memberships included (the setting
+``membership``, see ``memoryd.app.memberships``). Entries are written in the same
+transaction as the change (``memoryd.storage.write_rules``, ``memoryd.app.chat_log``,
+``memoryd.app.user_settings``, ``memoryd.app.memberships``, ``memoryd.app.transfer``) and
+never change; they go only with their user. Instance settings belong to no user and are not
+in it (docs/lifecycle.md says why).
+
+- ``list_audit``: one page of entries, newest first. The next page is
+  ``before=<id of the last entry you got>``; entry ids only grow and entries are never
+  removed, so a page never shifts under a reader and a cursor never goes stale. Filters
+  (``memory_id``, ``action``, ``actor``, ``workspace``, ``since``) are described in
+  ``memoryd.domain.audit``.
+- ``audit_log``: every matching entry, oldest first (a memory's history, or all of it).
+
+Who may read whose log is the caller's business, as for every library method (the REST
+API: a user their own, an admin anyone's). ``visible_in`` is how a caller that knows
+workspace membership keeps out what a user may no longer see: the entries of memories
+whose latest state is in a workspace they have left (the rule of the API's per-memory
+history, and of the memories shown on a chat: see ``memoryd.server.routers.audit``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from datetime import date, datetime
+from typing import TYPE_CHECKING
+
+from memoryd.domain.audit import DEFAULT_PAGE, Actions, audit_query
+from memoryd.domain.models import AuditEntry
+from memoryd.storage import audit_rows
+
+if TYPE_CHECKING:
+    from memoryd.extraction.deps import ExtractionDeps
+
+
+class AuditService:
+    """Reading a user's audit log (see the module doc)."""
+
+    def __init__(self, deps: ExtractionDeps) -> None:
+        self.deps = deps
+
+    def list_audit(
+        self,
+        user_id: int,
+        *,
+        before: int | None = None,
+        limit: int = DEFAULT_PAGE,
+        memory_id: str | None = None,
+        action: Actions = None,
+        actor: str | None = None,
+        workspace: str | None = None,
+        since: datetime | date | str | None = None,
+        visible_in: Collection[str] | None = None,
+    ) -> list[AuditEntry]:
+        """One page of the user's audit log, newest first: at most ``limit`` (1 to 1000)
+        entries older than the entry ``before``. Read further back with ``before`` set to
+        the last entry's id; a page shorter than ``limit`` is the last one.
+
+        Filters, all optional: ``memory_id`` (one memory, deleted ones too), ``action``
+        (``"delete"``, ``"change_setting"``, or several), ``actor`` (a kind such as
+        ``"extraction"``, or one exact actor such as ``"admin:1"``), ``workspace``
+        (changes to memories in it, chat deletions there and changes of membership of
+        it; never a setting of the whole account), ``since`` (a date or an aware time:
+        entries from then on).
+        ``visible_in``: see the module doc; setting changes, which name no memory, are
+        always kept."""
+        query = audit_query(
+            user_id,
+            before=before,
+            limit=limit,
+            memory_id=memory_id,
+            action=action,
+            actor=actor,
+            workspace=workspace,
+            since=since,
+            visible_in=visible_in,
+        )
+        with self.deps.db.read() as repo:
+            self.deps.store.require_user(repo, user_id)
+            return audit_rows.list_entries(repo.conn, query)
+
+    def audit_log(
+        self,
+        user_id: int,
+        memory_id: str | None = None,
+        *,
+        action: Actions = None,
+        actor: str | None = None,
+        workspace: str | None = None,
+        since: datetime | date | str | None = None,
+    ) -> list[AuditEntry]:
+        """Every entry of the user's audit log (of one memory with ``memory_id``), oldest
+        first, with ``list_audit``'s filters. A memory with no entries gives []."""
+        query = audit_query(
+            user_id,
+            limit=None,
+            memory_id=memory_id,
+            action=action,
+            actor=actor,
+            workspace=workspace,
+            since=since,
+        )
+        with self.deps.db.read() as repo:
+            self.deps.store.require_user(repo, user_id)
+            return audit_rows.list_entries(repo.conn, query, newest_first=False)

@@ -1,0 +1,119 @@
+"""Recording a chat history exported by another product (issue 38, item 4).
+
+``memoryd.app.history_formats`` reads the export into turns; each turn becomes one recorded
+chat in the chosen workspace, in the export's order, at its original time, through the
+same path as the chats of ``memoryd import`` (``memoryd.app.transfer.import_lines``): staged
+in short transactions and published by one, unprocessed, so extraction learns from them
+as from any recorded chat (through the review queue when the user's review mode says
+so), unless the user turned learning from their chats off, when they arrive processed.
+
+Idempotent and resumable: the turns go in batches of ``BATCH_TURNS``, each committed on
+its own, and a turn already recorded -- the same workspace, time, prompt and answer, all
+fixed by the export -- is counted as already there and not recorded again. So importing
+the same file twice records nothing the second time, and an import that was interrupted
+(a killed process, a lost connection) continues where it stopped when run again. Within
+one file a turn's key (``Turn.key``: the conversation's and message's ids) is recorded
+once even if the export repeats the conversation.
+
+Skipped, and counted: a message of the user's with no text (an image alone), a turn with
+no plausible time in the export (it could not be told apart on a second import), and a
+turn longer than a recorded chat may be (``MAX_CHAT_TEXT``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from memoryd.app.chat_log import MAX_CHAT_TEXT
+from memoryd.app.history_formats import NAMES, History, Turn
+from memoryd.app.transfer import ImportFile, import_lines
+from memoryd.app.transfer_chats import ChatRecord
+from memoryd.domain.models import Actor, Source
+
+if TYPE_CHECKING:
+    from memoryd.app.backends import Backends
+
+BATCH_TURNS = 2000  # turns per committed batch: what an interruption can cost again
+
+
+@dataclass
+class HistoryImport:
+    """An import's counts so far (``done`` of ``total`` turns looked at)."""
+
+    format: str
+    conversations: int
+    total: int
+    recorded: int = 0
+    already: int = 0
+    skipped: int = 0
+
+    @property
+    def done(self) -> int:
+        return self.recorded + self.already + self.skipped
+
+    def summary(self) -> str:
+        """One line for a person: what the import did."""
+        said = (
+            f"{NAMES.get(self.format, self.format)} export: {self.conversations} conversations,"
+            f" {self.recorded} turns recorded, {self.already} already there,"
+            f" {self.skipped} skipped"
+        )
+        if self.recorded == 0 and self.already and not self.skipped:
+            said += " (nothing new)"
+        return said
+
+
+def import_history(
+    md: Backends,
+    user_id: int,
+    history: History,
+    workspace: str,
+    *,
+    actor: Actor | None = None,
+    progress: Callable[[HistoryImport], None] | None = None,
+    batch_turns: int = BATCH_TURNS,
+) -> HistoryImport:
+    """Record ``history``'s turns as ``user_id``'s chats in ``workspace`` (which must
+    exist; the caller checks the user may use it). ``progress`` is called after each
+    committed batch."""
+    with md.db.read() as repo:  # NotFound before anything is written
+        md.store.require_workspace(repo, workspace)
+    actor = actor or Actor(Source.IMPORT, user_id)
+    outcome = HistoryImport(history.format, len(history.conversations), 0)
+    outcome.skipped = history.empty_prompts
+    wanted: list[Turn] = []
+    seen: set[str] = set()
+    for turn in history.turns:
+        if turn.key in seen:
+            continue
+        seen.add(turn.key)
+        long = max(len(turn.prompt), len(turn.response)) > MAX_CHAT_TEXT
+        if turn.created_at is None or long:
+            outcome.skipped += 1
+        else:
+            wanted.append(turn)
+    outcome.total = len(wanted) + outcome.skipped
+    if progress is not None:
+        progress(outcome)
+    for start in range(0, len(wanted), batch_turns):
+        batch = [
+            ChatRecord(
+                line=start + n + 1,
+                id=None,
+                workspace=workspace,
+                prompt=turn.prompt,
+                response=turn.response,
+                created_at=turn.created_at,
+                processed=False,
+                memory_ids=(),
+            )
+            for n, turn in enumerate(wanted[start : start + batch_turns])
+        ]
+        done = import_lines(md, user_id, ImportFile([], None, batch), actor, preferences=False)
+        outcome.recorded += done.chats_created
+        outcome.already += done.chats_skipped
+        if progress is not None:
+            progress(outcome)
+    return outcome

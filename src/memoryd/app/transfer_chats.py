@@ -1,0 +1,422 @@
+"""The user's recorded chats as lines of an export, so moving elsewhere keeps the history.
+
+Memories and choices are not all a user leaves in memoryd: every recorded exchange (what
+they said, what the assistant answered, in which workspace, which memories were injected
+into it, and whether extraction has read it yet) is theirs too. An export writes one line
+per chat after the memories, oldest first, keys sorted::
+
+    {"chat": {"created_at": "2026-03-01T09:00:00+00:00", "id": 12,
+              "memory_ids": ["3f2a..."], "memory_processed": true,
+              "prompt": "We ship on Friday", "response": "Noted.", "workspace": "phoenix"}}
+
+(on one line). ``id`` is the chat's number on the exporting server and only ties the file
+together: memories name the chats they were learned from by it (``source_chat_ids``).
+An import never reuses it -- each chat gets a new id from the target (above every id the
+target ever gave, see ``memoryd.storage.chat_erasure``) -- and rewrites those references
+to the new ids. ``memory_ids`` are the injected memories in prompt order; an import links
+each to where that memory's line went (its new id when it got one, the existing memory
+when the line was a duplicate), keeps links to the user's own memories already on the
+target, and drops links to ids that name no memory there (one deleted before the export,
+one left out of the file, one from another server).
+
+A chat links only what a turn in its workspace could have injected: the user's global
+memories and their memories of that workspace (``memoryd.domain.injection.injectable_into``,
+the rule recording a chat applies). An import naming anything else -- a memory line of the
+file in another workspace, or, on the target, one of the user's memories in another
+workspace or one the importer may not reach -- is refused before anything is written,
+naming the chat's line and the memory; an export leaves such links out (a memory moved to
+another workspace after the chat), so it never writes a file its import refuses. An id
+that names another user's memory is dropped like an id that names none: refusing it would
+tell the importer that the id exists.
+
+``memory_processed`` says whether extraction has read the chat: a processed chat is never
+read again, so importing one cannot learn a memory twice; an unprocessed one joins the
+user's backlog -- unless the user does not let extraction learn from their chats (their
+choice after the import, the file's preferences line included), when it is stored
+processed, as a chat recorded then would be. A chat already on the target (same workspace,
+time, prompt and reply) is not imported twice.
+
+Only ``workspace`` and ``prompt`` are required, for lines written by hand; unknown keys
+are refused, so a typo never passes silently.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from memoryd.app.chat_log import MAX_CHAT_TEXT
+from memoryd.domain.errors import InvalidInput
+from memoryd.domain.injection import injectable_into
+from memoryd.domain.rules import validate_slug
+from memoryd.storage import import_staging
+from memoryd.storage.chat_erasure import highest_given_chat_id
+from memoryd.storage.import_staging import BATCH_ROWS
+
+if TYPE_CHECKING:
+    from memoryd.domain.models import Chat
+    from memoryd.storage.database import Database
+    from memoryd.storage.repository import Repository
+
+CHAT = "chat"
+ID, WORKSPACE, PROMPT, RESPONSE = "id", "workspace", "prompt", "response"
+CREATED, PROCESSED, MEMORIES = "created_at", "memory_processed", "memory_ids"
+KNOWN = (CREATED, ID, MEMORIES, PROCESSED, PROMPT, RESPONSE, WORKSPACE)
+REQUIRED = (WORKSPACE, PROMPT)
+MAX_MEMORY_ID = 32
+
+
+@dataclass(frozen=True)
+class ChatRecord:
+    """A checked chat line."""
+
+    line: int
+    id: int | None  # None: written by hand, nothing can name it
+    workspace: str
+    prompt: str
+    response: str
+    created_at: datetime | None  # None: the time of the import
+    processed: bool
+    memory_ids: tuple[str, ...]
+
+
+def is_chat(data: dict[str, Any]) -> bool:
+    return CHAT in data
+
+
+def chat_line(chat: Chat, memory_ids: Sequence[str]) -> str:
+    record = {
+        ID: chat.id,
+        WORKSPACE: chat.workspace,
+        PROMPT: chat.prompt,
+        RESPONSE: chat.response,
+        CREATED: chat.created_at.isoformat(),
+        PROCESSED: chat.memory_processed,
+        MEMORIES: list(memory_ids),
+    }
+    return json.dumps({CHAT: record}, sort_keys=True, ensure_ascii=False)
+
+
+def export_chat_lines(repo: Repository, user_id: int) -> list[str]:
+    """The user's chats, oldest first, inside the caller's read transaction; each names
+    the memories it may link (see the module doc) and the ids of deleted ones."""
+    found = repo.list_chats(user_id)  # ordered by created_at, id
+    links = repo.chat_memory_ids([c.id for c in found])
+    wanted = {i for ids in links.values() for i in ids}
+    own = repo.memories_by_id(user_id, wanted)
+    others = repo.memories_of_others(user_id, wanted - own.keys())
+
+    def kept(memory_id: str, workspace: str) -> bool:
+        memory = own.get(memory_id)
+        if memory is None:  # a tombstone, unless the id is another user's memory now
+            return memory_id not in others
+        return injectable_into(memory, workspace)
+
+    return [chat_line(c, [i for i in links.get(c.id, []) if kept(i, c.workspace)]) for c in found]
+
+
+def parse_chat(
+    data: dict[str, Any], line: int, parse_time: Callable[[Any, str, int], datetime | None]
+) -> ChatRecord:
+    """A decoded chat line, or InvalidInput naming the line and what is wrong."""
+    others = sorted(k for k in data if k != CHAT)
+    if others:
+        raise InvalidInput(f'line {line}: a chat line holds only "chat", not {others[0]!r}')
+    chat = data[CHAT]
+    if not isinstance(chat, dict):
+        raise InvalidInput(f'line {line}: chat must be an object with "workspace" and "prompt"')
+    unknown = sorted(k for k in chat if k not in KNOWN)
+    if unknown:
+        raise InvalidInput(
+            f"line {line}: unknown chat field {unknown[0]!r} (known: {', '.join(KNOWN)})"
+        )
+    missing = [k for k in REQUIRED if k not in chat]
+    if missing:
+        raise InvalidInput(f"line {line}: chat is missing {', '.join(missing)}")
+    chat_id = chat.get(ID)
+    if chat_id is not None and (
+        not isinstance(chat_id, int) or isinstance(chat_id, bool) or chat_id < 1
+    ):
+        raise InvalidInput(f"line {line}: chat id must be a positive whole number")
+    try:
+        workspace = validate_slug(chat[WORKSPACE])
+    except InvalidInput as exc:
+        raise InvalidInput(f"line {line}: {exc}") from None
+    prompt, response = chat[PROMPT], chat.get(RESPONSE, "")
+    for label, value in ((PROMPT, prompt), (RESPONSE, response)):
+        if not isinstance(value, str):
+            raise InvalidInput(f"line {line}: chat {label} must be text")
+        if len(value) > MAX_CHAT_TEXT:
+            raise InvalidInput(
+                f"line {line}: chat {label} is longer than {MAX_CHAT_TEXT} characters"
+            )
+    if not prompt.strip():
+        raise InvalidInput(f"line {line}: chat prompt is empty")
+    processed = chat.get(PROCESSED, False)
+    if not isinstance(processed, bool):
+        raise InvalidInput(f"line {line}: {PROCESSED} must be true or false")
+    memory_ids = chat.get(MEMORIES, [])
+    if not isinstance(memory_ids, list) or not all(
+        isinstance(i, str) and 0 < len(i) <= MAX_MEMORY_ID for i in memory_ids
+    ):
+        raise InvalidInput(f"line {line}: {MEMORIES} must be a list of memory ids")
+    return ChatRecord(
+        line=line,
+        id=chat_id,
+        workspace=workspace,
+        prompt=prompt,
+        response=response,
+        created_at=parse_time(chat.get(CREATED), CREATED, line),
+        processed=processed,
+        memory_ids=tuple(dict.fromkeys(memory_ids)),
+    )
+
+
+def check_chat_ids(records: Sequence[ChatRecord]) -> None:
+    seen: dict[int, int] = {}
+    for record in records:
+        if record.id is None:
+            continue
+        if record.id in seen:
+            raise InvalidInput(
+                f"line {record.line}: chat id {record.id} is also on line {seen[record.id]}"
+            )
+        seen[record.id] = record.line
+
+
+def _link_refused(chat: ChatRecord, memory_id: str, why: str) -> InvalidInput:
+    return InvalidInput(
+        f"line {chat.line}: the chat links memory {memory_id!r}, {why}; a chat in workspace "
+        f"{chat.workspace!r} links only global memories and memories of {chat.workspace!r}"
+    )
+
+
+def check_links_in_file(
+    records: Sequence[ChatRecord], places: Mapping[str, tuple[int, str | None]]
+) -> None:
+    """Refuse a chat line linking a memory line of the same file (``places``: memory id ->
+    its line and workspace) that lies in another workspace than the chat."""
+    for chat in records:
+        for memory_id in chat.memory_ids:
+            place = places.get(memory_id)
+            if place is not None and place[1] not in (None, chat.workspace):
+                line, workspace = place
+                raise _link_refused(chat, memory_id, f"which line {line} puts in {workspace!r}")
+
+
+def check_links_on_target(
+    repo: Repository,
+    user_id: int,
+    records: Sequence[ChatRecord],
+    in_file: Collection[str],
+    out_of_reach: Collection[str] = (),
+) -> None:
+    """Refuse a chat line linking one of the user's memories the file does not hold that
+    is no link of this chat: one ``out_of_reach`` (the ``protected_ids`` of
+    ``memoryd.app.transfer.import_lines``) or one in another workspace -- in the same words,
+    so neither tells the importer which it is. An id naming no memory of the user's is not
+    refused, whether it names another user's memory or none: linking drops it, so the
+    answer never says whether someone else's memory has that id."""
+    wanted = {i for c in records for i in c.memory_ids if i not in in_file}
+    if not wanted:
+        return
+    own = repo.memories_by_id(user_id, wanted)
+    barred = own.keys() & set(out_of_reach)
+    for chat in records:
+        for memory_id in chat.memory_ids:
+            if memory_id in in_file:
+                continue
+            memory = own.get(memory_id)
+            if memory_id in barred or (
+                memory is not None and not injectable_into(memory, chat.workspace)
+            ):
+                why = "which is not a memory of yours this chat can link"
+                raise _link_refused(chat, memory_id, why)
+
+
+@dataclass
+class ChatImport:
+    """What inserting a file's chats did: each line's chat id on the target (by file id)."""
+
+    targets: dict[int, int]
+    created: int = 0
+    skipped: int = 0
+
+
+@dataclass(frozen=True)
+class StagedChats:
+    """An import's chats, staged (``staged_chats``) and waiting for its last transaction."""
+
+    import_id: str
+    imported: ChatImport
+    inserted: list[tuple[int, ChatRecord]]
+    given: int  # the highest chat id the target had given before (``highest_given_chat_id``)
+
+
+@contextmanager
+def staged_chats(
+    db: Database, user_id: int, records: Sequence[ChatRecord], now: datetime
+) -> Iterator[StagedChats]:
+    """Stage the chats (``_stage``) for the body to publish (``publish_chats``); when the
+    body ends, however it ends, the staged rows are deleted -- and those of imports whose
+    process died -- in short transactions."""
+    import_id = uuid.uuid4().hex
+    try:
+        with db.read() as repo:  # before the staged chats' ids are given
+            given = highest_given_chat_id(repo.conn)
+        imported, inserted = _stage(db, user_id, records, import_id, now=now)
+        yield StagedChats(import_id, imported, inserted, given)
+    finally:
+        drop_staged(db, import_id, now)
+
+
+def _stage(
+    db: Database,
+    user_id: int,
+    records: Sequence[ChatRecord],
+    import_id: str,
+    *,
+    now: datetime,
+) -> tuple[ChatImport, list[tuple[int, ChatRecord]]]:
+    """Stage the chats not on the target yet (new ids, in file order) under ``import_id``,
+    in write transactions of ``BATCH_ROWS`` each, so no other writer waits long
+    (``memoryd.storage.import_staging``); the import's last transaction publishes them.
+    Returns the id map and each staged chat's id with its record, for linking."""
+    with db.read() as repo:
+        workspace_ids = {slug: repo.workspace_id(slug) for slug in {r.workspace for r in records}}
+        wanted = {
+            (w, r.created_at)
+            for r in records
+            if r.created_at and (w := workspace_ids[r.workspace]) is not None
+        }
+        by_id = _existing(repo, user_id, wanted)
+    slugs = {w: slug for slug, w in workspace_ids.items() if w is not None}
+    # (workspace, time, prompt, reply) -> the chat on the target, or the index of the
+    # staged one: a chat already there, or twice in the file, is not imported twice
+    known: dict[tuple[str, datetime, str, str], tuple[int | None, int | None]] = {}
+    for (workspace_id, at), there in by_id.items():
+        for chat_id, prompt, response in there:
+            known.setdefault((slugs[workspace_id], at, prompt, response), (chat_id, None))
+    outcome = ChatImport(targets={})
+    staged: list[ChatRecord] = []
+    places: list[tuple[ChatRecord, int | None, int | None]] = []
+    for record in records:
+        key = (record.workspace, record.created_at or now, record.prompt, record.response)
+        same = known.get(key)
+        if same is not None:
+            outcome.skipped += 1
+            places.append((record, *same))
+        else:
+            known[key] = (None, len(staged))
+            places.append((record, None, len(staged)))
+            staged.append(record)
+    ids: list[int] = []
+    for start in range(0, len(staged), BATCH_ROWS):
+        batch = staged[start : start + BATCH_ROWS]
+        with db.write() as repo:  # one short transaction per batch
+            reserved = import_staging.reserve_chat_ids(repo.conn, len(batch))
+            rows = [
+                {
+                    "seq": start + n,
+                    "chat_id": chat_id,
+                    "user_id": user_id,
+                    "workspace": r.workspace,
+                    "prompt": r.prompt,
+                    "response": r.response,
+                    "created_at": r.created_at or now,
+                    "memory_processed": r.processed,
+                    "staged_at": now,
+                }
+                for n, (r, chat_id) in enumerate(zip(batch, reserved, strict=True))
+            ]
+            import_staging.stage(repo.conn, import_id, rows)
+        ids.extend(reserved)
+    outcome.created = len(staged)
+    for record, found, index in places:
+        if record.id is not None:
+            target = ids[index] if index is not None else found
+            assert target is not None
+            outcome.targets[record.id] = target
+    return outcome, list(zip(ids, staged, strict=True))
+
+
+def publish_chats(
+    repo: Repository, staged: StagedChats, *, learns: bool
+) -> tuple[ChatImport, list[tuple[int, ChatRecord]]]:
+    """Copy the staged chats into the user's chats, in the import's last write
+    transaction; those of a user who does not let extraction learn from their chats arrive
+    processed. InvalidInput if some went (an import stalled past
+    ``import_staging.STALE``): the transaction then rolls back and nothing is imported.
+    Returns the id map and each new chat's id with its record, for linking."""
+    wanted = len(staged.inserted)
+    copied = import_staging.publish(repo.conn, staged.import_id, learns=learns) if wanted else 0
+    if copied != wanted:
+        raise InvalidInput(
+            f"the import's chats were cleared while it waited ({copied} of {wanted} left);"
+            " nothing was imported, try again"
+        )
+    return staged.imported, staged.inserted
+
+
+def drop_staged(db: Database, import_id: str, now: datetime) -> None:
+    """Delete the import's staged chats, and those of imports whose process died, in
+    short transactions (``memoryd.storage.import_staging``)."""
+    with db.read() as repo:
+        dead = import_staging.stale(repo.conn, now)
+    for stale_id in (import_id, *dead):
+        while True:
+            with db.write() as repo:
+                if import_staging.drop(repo.conn, stale_id) == 0:
+                    break
+
+
+def _existing(
+    repo: Repository, user_id: int, wanted: set[tuple[int, datetime]]
+) -> dict[tuple[int, datetime], list[tuple[int, str, str]]]:
+    """The user's chats at the (workspace, time) of some line; the text is read only for
+    those, never for the whole history."""
+    workspace_ids = list({w for w, _ in wanted})
+    if not workspace_ids:
+        return {}
+    by_id: dict[int, tuple[int, datetime]] = {}
+    for chat_id, workspace_id, created_at in repo.chat_times(user_id, workspace_ids):
+        if (workspace_id, created_at) in wanted:
+            by_id[chat_id] = (workspace_id, created_at)
+    found: dict[tuple[int, datetime], list[tuple[int, str, str]]] = {}
+    ids = list(by_id)
+    for start in range(0, len(ids), 500):  # bounded IN lists
+        for chat in repo.list_chats(user_id, ids=ids[start : start + 500]):
+            found.setdefault(by_id[chat.id], []).append((chat.id, chat.prompt, chat.response))
+    return found
+
+
+def link_chats(
+    repo: Repository,
+    user_id: int,
+    inserted: Sequence[tuple[int, ChatRecord]],
+    memory_targets: dict[str, str],
+    out_of_reach: Collection[str] = (),
+) -> None:
+    """Link each inserted chat to its injected memories as they are on the target (see the
+    module doc). ``check_links_on_target`` refused the file's bad links before; what a
+    concurrent write changed since is dropped here rather than linked: a memory that is
+    not the user's, that the importer may not reach (``protected_ids`` of
+    ``memoryd.app.transfer.import_lines``), or that lies in another workspace."""
+    wanted = {memory_targets.get(i, i): None for _, record in inserted for i in record.memory_ids}
+    owned = repo.memories_by_id(user_id, wanted) if wanted else {}
+    owned = {i: m for i, m in owned.items() if i not in out_of_reach}
+    links: list[tuple[int, list[str]]] = []
+    for chat_id, record in inserted:
+        ids = [memory_targets.get(i, i) for i in record.memory_ids]
+        links.append(
+            (
+                chat_id,
+                [i for i in ids if i in owned and injectable_into(owned[i], record.workspace)],
+            )
+        )
+    repo.link_many_chats(links)  # in few statements: this runs in the import's last transaction

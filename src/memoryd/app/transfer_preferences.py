@@ -1,0 +1,115 @@
+"""The user's own choices as one line of an export, so moving a user loses none of them.
+
+Memories are not all a user leaves in memoryd: they also chose whether extraction learns
+from their chats (``learn_from_chats``, see ``memoryd.app.chat_log``), which of extraction's
+changes wait for their review (``memory_review``, see ``memoryd.app.lifecycle``) and the
+language of their injected heading and web UI (``language``, see ``memoryd.app.i18n``). An
+export writes them as its first line, before the memories::
+
+    {"preferences": {"language": "fr", "learn_from_chats": true, "memory_review": "default"}}
+
+The names and values are those of ``GET /api/v1/me``: ``memory_review`` is ``off``,
+``updates``, ``everything``, or ``default`` to follow the instance's setting;
+``language`` is a language code, ``auto`` or ``default`` (follow ``MEMORYD_LANGUAGE``).
+A file holds at most one such line, anywhere (a hand-written file may put it last), and
+nothing else on it. Each key may be left out, which leaves that choice as it is; a file
+without the line (an export made before it existed) changes no choice. Unknown keys, wrong types and
+unknown modes are refused, so a typo never passes for a choice.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from memoryd.app.user_settings import (
+    FOLLOW_INSTANCE,
+    change_language,
+    change_learning,
+    change_review,
+)
+from memoryd.domain.errors import InvalidInput
+from memoryd.domain.language import PREFERENCE_CHOICES as LANGUAGE_CHOICES
+from memoryd.domain.results import LANGUAGE
+from memoryd.domain.results import LEARN as LEARN  # re-exported: these were defined here
+from memoryd.domain.results import REVIEW as REVIEW
+from memoryd.domain.results import Preferences as Preferences
+from memoryd.domain.runtime_settings import REVIEW_MODES
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from memoryd.domain.models import Actor
+    from memoryd.storage.repository import Repository
+
+PREFERENCES = "preferences"
+REVIEW_CHOICES = (FOLLOW_INSTANCE, *REVIEW_MODES)
+EXAMPLE = '{"preferences": {"learn_from_chats": true, "memory_review": "default"}}'
+
+
+def read_preferences(repo: Repository, user_id: int) -> Preferences:
+    learns = repo.learns_from_chats(user_id)
+    return Preferences(
+        learn_from_chats=bool(learns),
+        memory_review=repo.review_preference(user_id) or FOLLOW_INSTANCE,
+        language=repo.user_language(user_id)[1] or FOLLOW_INSTANCE,
+    )
+
+
+def preferences_line(preferences: Preferences) -> str:
+    return json.dumps({PREFERENCES: preferences.to_dict()}, sort_keys=True, ensure_ascii=False)
+
+
+def is_preferences(data: dict[str, Any]) -> bool:
+    return PREFERENCES in data
+
+
+def parse_preferences(data: dict[str, Any], line: int) -> Preferences:
+    """A decoded preferences line, or InvalidInput naming the line and what is wrong."""
+    others = sorted(k for k in data if k != PREFERENCES)
+    if others:
+        raise InvalidInput(
+            f'line {line}: a preferences line holds only "preferences", not {others[0]!r}'
+        )
+    choices = data[PREFERENCES]
+    if not isinstance(choices, dict):
+        raise InvalidInput(f"line {line}: preferences must be an object, like {EXAMPLE}")
+    unknown = sorted(k for k in choices if k not in (LEARN, REVIEW, LANGUAGE))
+    if unknown:
+        raise InvalidInput(
+            f"line {line}: unknown preference {unknown[0]!r} (known: {LEARN}, {REVIEW}, {LANGUAGE})"
+        )
+    learns = choices.get(LEARN)
+    if LEARN in choices and not isinstance(learns, bool):
+        raise InvalidInput(f"line {line}: {LEARN} must be true or false, not {learns!r}")
+    review = choices.get(REVIEW)
+    if REVIEW in choices and review not in REVIEW_CHOICES:
+        raise InvalidInput(
+            f"line {line}: unknown {REVIEW} {review!r}: use {', '.join(REVIEW_CHOICES)}"
+        )
+    language = choices.get(LANGUAGE)
+    if LANGUAGE in choices and language not in LANGUAGE_CHOICES:
+        raise InvalidInput(
+            f"line {line}: unknown {LANGUAGE} {language!r}: use {', '.join(LANGUAGE_CHOICES)}"
+        )
+    return Preferences(learn_from_chats=learns, memory_review=review, language=language)
+
+
+def apply_preferences(
+    repo: Repository, user_id: int, preferences: Preferences, actor: Actor, now: datetime
+) -> None:
+    """Set the choices the line makes, in the caller's write transaction (user locked).
+
+    As ``Memoryd.set_learning``, ``set_review_preference`` and
+    ``set_language_preference`` do: learning turned off
+    closes the chats still waiting for extraction, and each choice the line changes is
+    one ``change_setting`` audit entry by ``actor`` (the import's), none for a choice the
+    user had already made (``memoryd.app.user_settings``)."""
+    if preferences.learn_from_chats is not None:
+        change_learning(repo, user_id, preferences.learn_from_chats, actor, now)
+    if preferences.memory_review is not None:
+        own = preferences.memory_review
+        change_review(repo, user_id, None if own == FOLLOW_INSTANCE else own, actor, now)
+    if preferences.language is not None:
+        own = preferences.language
+        change_language(repo, user_id, None if own == FOLLOW_INSTANCE else own, actor, now)

@@ -1,6 +1,0 @@
-"""Text embedders: the interface, the bundled MiniLM, multilingual e5 and the routed pair."""
-
-from memoryd.embedding.base import Embedder
-from memoryd.embedding.minilm import MiniLMEmbedder
-
-__all__ = ["Embedder", "MiniLMEmbedder"]

@@ -1,0 +1,1 @@
+"""Measuring memoryd on labelled data: ``memoryd eval extraction`` and ``eval retrieval``."""

@@ -1,5 +1,0 @@
-"""LLM providers: the interface extraction and the proxy use, and the built-in providers."""
-
-from memoryd.llm.base import Completion, LLMError, LLMProvider
-
-__all__ = ["Completion", "LLMError", "LLMProvider"]

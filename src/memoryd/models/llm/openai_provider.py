@@ -1,0 +1,137 @@
+"""Any OpenAI-compatible chat server: OpenAI, Ollama, vLLM, LM Studio, llama.cpp, OpenRouter.
+
+Structured output is asked for with ``response_format`` and a JSON schema. Servers that
+refuse that (HTTP 400 naming response_format) are asked again with plain JSON mode, then
+without it; the process remembers what worked for that server and model. The caller
+parses tolerantly either way.
+The SDK's own retries are off: retrying with backoff is the extraction scheduler's job.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+import openai
+
+from memoryd.models.llm.base import (
+    Completion,
+    LLMError,
+    Message,
+    sdk_error,
+)
+
+DEFAULT_MODEL = "gpt-4o-mini"
+HINT = (
+    "an OpenAI-compatible server's base URL usually ends in /v1, e.g. "
+    "http://127.0.0.1:11434/v1 for Ollama"
+)
+
+# How structured output is requested, most precise first.
+_MODES = ("json_schema", "json_object", "none")
+# What each (server, model) took, for the whole process: extraction builds a provider per
+# run, and asking again with a form the server refused would cost failed calls every run.
+_MODE_BY_SERVER: dict[tuple[str, str], int] = {}
+
+
+class OpenAIProvider:
+    name = "openai"
+
+    def __init__(
+        self,
+        *,
+        model: str | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        timeout: float = 120.0,
+    ) -> None:
+        self.model = model or DEFAULT_MODEL
+        self.base_url = base_url
+        # Local servers (Ollama, llama.cpp) need no key, but the SDK insists on one.
+        self._client = openai.OpenAI(
+            base_url=base_url, api_key=api_key or "not-needed", timeout=timeout, max_retries=0
+        )
+        self._server = (str(self._client.base_url), self.model)
+
+    def __repr__(self) -> str:  # never shows the key
+        return f"OpenAIProvider(model={self.model!r}, base_url={self.base_url!r})"
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        schema: Mapping[str, Any] | None = None,
+        schema_name: str = "output",
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+    ) -> Completion:
+        while True:
+            index = _MODE_BY_SERVER.get(self._server, 0)
+            mode = _MODES[index] if schema is not None else "none"
+            extra: dict[str, Any] = {}
+            if mode == "json_schema":
+                extra["response_format"] = {
+                    "type": "json_schema",
+                    "json_schema": {"name": schema_name, "schema": dict(schema or {})},
+                }
+            elif mode == "json_object":
+                extra["response_format"] = {"type": "json_object"}
+            if max_tokens is not None:
+                extra["max_tokens"] = max_tokens
+            if temperature is not None:
+                extra["temperature"] = temperature
+            try:
+                response = self._client.chat.completions.create(
+                    model=self.model, messages=_messages(messages), **extra
+                )
+            except openai.BadRequestError as exc:
+                if mode != "none" and "response_format" in str(exc):
+                    _MODE_BY_SERVER[self._server] = index + 1  # not taken here: step down
+                    continue
+                raise self._error(exc) from exc
+            except openai.OpenAIError as exc:
+                raise self._error(exc) from exc
+            return _completion(response, self.model)
+
+    def stream(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+    ) -> Iterator[str]:
+        extra: dict[str, Any] = {}
+        if max_tokens is not None:
+            extra["max_tokens"] = max_tokens
+        if temperature is not None:
+            extra["temperature"] = temperature
+        try:
+            chunks: Any = self._client.chat.completions.create(
+                model=self.model, messages=_messages(messages), stream=True, **extra
+            )
+            for chunk in chunks:
+                if chunk.choices and chunk.choices[0].delta.content:
+                    yield str(chunk.choices[0].delta.content)
+        except openai.OpenAIError as exc:
+            raise self._error(exc) from exc
+
+    def _error(self, exc: openai.OpenAIError) -> LLMError:
+        return sdk_error(exc, openai, base_url=self._client.base_url, model=self.model, hint=HINT)
+
+
+def _messages(messages: Sequence[Message]) -> Any:
+    return [dict(m) for m in messages]
+
+
+def _completion(response: Any, fallback_model: str) -> Completion:
+    if not response.choices:
+        raise LLMError("the LLM returned no choices")
+    choice = response.choices[0]
+    text = choice.message.content or ""
+    usage = response.usage
+    return Completion(
+        text=text,
+        model=response.model or fallback_model,
+        prompt_tokens=int(usage.prompt_tokens) if usage else 0,
+        completion_tokens=int(usage.completion_tokens) if usage else 0,
+    )
