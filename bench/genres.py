@@ -18,7 +18,7 @@ macro mean weighs the four genres alike, so that no one set's size decides it.
 
 ``--baseline-rev REV`` runs the same conversations on the pipeline as it was at git
 revision REV (its ``src`` exported to a temporary folder and run in a subprocess, scored by
-this checkout's ``evaluation.py``) and prints "current / baseline" in each cell.
+this checkout's ``evaluation/extraction.py``) and prints "current / baseline" in each cell.
 ``--json OUT`` writes the summaries, each conversation's user turns and every memory with
 its conversation, genre and verdict: the input of ``audit_sample.py`` (a hand audit) and
 ``matcher_check.py`` (a hand check of the matcher per genre).
@@ -40,7 +40,14 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-NEW_EVALUATION = ROOT / "src" / "memoryd" / "evaluation.py"
+NEW_EVALUATION = ROOT / "src" / "memoryd" / "evaluation" / "extraction.py"
+# where the scorer's imports lived before the package layout of issue 36 (for baselines)
+OLD_LAYOUT = {
+    "memoryd.models.embedding.base": "memoryd.embedding.base",
+    "memoryd.models.llm.base": "memoryd.llm.base",
+    "memoryd.evaluation.labelled_data": "memoryd.labelled_data",
+    "memoryd.app.service": "memoryd.service",
+}
 sys.path.insert(0, str(HERE))
 import genre_sets  # noqa: E402
 
@@ -291,6 +298,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--worker", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:  # the baseline's subprocess: its memoryd is on PYTHONPATH
+        if importlib.util.find_spec("memoryd.app") is None:  # a revision before the layout
+            for new, old in OLD_LAYOUT.items():
+                sys.modules[new] = importlib.import_module(old)
         sets = json.loads(Path(args.worker[0]).read_text())
         Path(args.worker[1]).write_text(json.dumps(run(sets, "baseline", args.verbose)))
         return 0
