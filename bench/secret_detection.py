@@ -8,15 +8,18 @@ and harmless lines that look like them ("I changed my password yesterday", "my c
 declined", phone, order and flight numbers). ``dev`` is what the filter was tuned on;
 ``test`` was written before the tuning and scored once. ``heldout-a``/``-b`` are halves of
 a set written by someone who never saw the filter (scored whole once before tuning on it:
-recall 0.796, false drops 4.6 %); ``-a`` was then read for tuning, ``-b`` is not. Each
-line goes through ``secret_reason`` as extraction applies it to a sentence and to a
-candidate memory.
+recall 0.796, false drops 4.6 %); ``-a`` was then read for tuning; ``-b`` was scored
+unread once (recall 0.895, false drops 6.3 %) and then read for tuning too (branch
+secrets4), so neither half is held out any more: only a set written apart and scored
+once after the tuning says how the filter does on lines it has not seen. Each line goes
+through ``secret_reason`` as extraction applies it to a sentence and to a candidate
+memory.
 
     .venv/bin/python bench/secret_detection.py [--show] [--part dev|test|heldout-a|heldout-b]
 
-``--show`` prints the dev lines it gets wrong (never the test part's: reading those
-would make it a second dev set), and ``heldout-a``'s. Targets: recall >= 0.99 and false
-drops <= 2 % on each part.
+``--show`` prints the lines it gets wrong in the parts read for tuning (dev, heldout-a,
+heldout-b), never the test part's: reading those would make it a second dev set.
+Targets: recall >= 0.99 and false drops <= 2 % on each part.
 """
 
 from __future__ import annotations
@@ -53,7 +56,7 @@ def score(part: Part, show: bool) -> tuple[float, float, dict[str, tuple[int, in
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--show", action="store_true", help="print the dev and heldout-a lines it gets wrong"
+        "--show", action="store_true", help="print the lines it gets wrong, except test's"
     )
     parser.add_argument(
         "--part",
@@ -68,7 +71,7 @@ def main() -> int:
     details = {}
     for name in args.part or ("dev", "test", "heldout-a", "heldout-b"):
         part = data[name]
-        recall, false_drops, kinds = score(part, args.show and name in ("dev", "heldout-a"))
+        recall, false_drops, kinds = score(part, args.show and name != "test")
         details[name] = kinds
         n_secret = sum(map(len, part["secret"].values()))
         n_harmless = sum(map(len, part["harmless"].values()))

@@ -24,6 +24,17 @@ SECRETS = {
         "For the bank's verification, my favourite teacher was Mrs Abernathy",
         "Respuesta a la pregunta de seguridad: Toledo",
         "Street you grew up on? I type 'Birchwood' every time",
+        # a classic topic said with a name, whoever asked
+        "my first dog's name is Pickles",
+        "mother's maiden name -> Schultz",
+        "The town where my parents met → Sligo",
+        "Mi primera mascota se llamaba Toby",
+        "O meu primeiro cão chamava-se Rex",
+        "我的第一只狗叫旺财",
+        "最初のペットの名前はポチです",
+        "첫 반려동물 이름은 초코",
+        # a numbered question: "Q3"
+        "Q3 favourite teacher => Mrs Hall",
     ],
     "one-time code": [
         "The 2FA backup codes are 4471-2209 and 9938-1120",
@@ -41,6 +52,9 @@ SECRETS = {
         "The gym locker opens with 5519",
         "Le cadenas du vélo s'ouvre avec 3 8 1",
         "Der Code für das Garagentor ist 7 7 3 1",
+        # keyed in, digit by digit
+        "Garage: punch in 4, 4, 1, 7",
+        "The alarm keypad: enter 7, 7, 3, 1",
     ],
     "id or bank number": [
         "My Aadhaar is 2345 6789 0123",
@@ -52,6 +66,13 @@ SECRETS = {
         "conta corrente 0012345-6 agência 1234",
         "conto corrente n. 000098765432",
         "口座番号 4471920",
+        # a document number right after its label (ICAO 9303: capitals and digits)
+        "Reisepassnummer: C01X00T47",
+        # a kind of number a stdnum module lists as covered: EIN under the U.S. TIN
+        "Employer ID (EIN): 98-7654321",
+        # the value after a marker a few words on
+        "passport, just in case: 533380006",
+        "運転免許証番号 123456789012",
     ],
 }
 
@@ -68,6 +89,13 @@ LOOK_ALIKES = {
         "I should pick better security questions, first pet is too easy",
         "La pregunta de seguridad de mi banco es muy fácil de adivinar",
         "The bank asked me about my first school, I laughed",
+        # a kind, not a name, for a topic that is a thing
+        "My first car was a used Honda",
+        "My first school is now a museum",
+        "我的第一只宠物是一只乌龟",
+        "初めてのペットは猫でした",
+        "첫 반려동물은 강아지였어",
+        "The security question was about my first pet",
     ],
     "one-time code": [
         "I turned on 2FA for my GitHub account in 2021",
@@ -85,12 +113,18 @@ LOOK_ALIKES = {
         "The gate code changed last week, I will ask for it",
         "I bought a padlock for 12 euros",
         "Il codice di abbigliamento è casual",
+        "Press 1, 2 or 3 to choose a language",
+        "The gate opens at 7:30 every morning",
     ],
     "id or bank number": [
         "The ICE 578 train to Berlin was late",
         "Mein Konto hat 2500 Euro Guthaben",
         "La cuenta del restaurante fue de 85 euros",
         "我的账号被锁了",
+        # a model's number after an id label, a window's letter
+        "The ID card reader model is XR2000",
+        "I renewed my passport at window B12",
+        "Account ABC123 was suspended",
     ],
     "credential talk": [
         "Passwort: weiß ich nicht mehr, ich habe es vergessen",

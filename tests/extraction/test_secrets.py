@@ -106,3 +106,61 @@ def test_look_alikes_of_new_kinds_are_kept(text: str) -> None:
 )
 def test_secrets_of_new_kinds_are_dropped(text: str) -> None:
     assert secret_reason(text) is not None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my pin... 4417",  # an ellipsis is a pause, not the end of the sentence
+        "the password... it's hunter22",
+        "the guest wifi key: sunnyday2024",  # a password-shaped word after "key"
+        "La clé du wifi est soleil2024",
+        "Windows product key: VK7JG-NPHTM-C97JM-9MPGT-3V66T",
+        "my laptop's disk encryption key is 4f9a-77c2-b1e0",
+        "Netflix sign-in code: K9X2M7",  # capitals and digits after "code:"
+        "Le cryptogramme de ma carte est 318",  # the card code's names
+        "Die Prüfnummer meiner Karte ist 318",
+        "El código de seguridad de mi tarjeta es 902",
+        "卡的安全码是 455",
+        # a common word, then a word that starts a new clause: still the value
+        "my password is sunshine and I never change it",
+        "the password is pineapple lol",
+        "password is tiger but with a capital T",
+        "La contraseña del portátil es manzana, no se lo digas a nadie",
+        # a pass phrase's words go on
+        "my vault passphrase is quiet river under stone",
+    ],
+)
+def test_secrets_by_label_in_more_forms_are_dropped(text: str) -> None:
+    assert secret_reason(text) is not None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a common word the clause goes on from: talk about the password
+        "My password is pretty secure, I think",
+        "My password is basically my dog's name plus a number",
+        "Le mot de passe est affiché sur l'écran",
+        "Das Passwort ist irgendwo im Schrank",
+        "A senha é a mesma de sempre",
+        "La password è scritta sul frigo",
+        "The recovery phrase is usually twelve words",
+        # adjectives about a password in the other languages
+        "Mi contraseña es fuerte, la cambio cada año",
+        # no Latin letter or digit after a CJK label: a sentence, not a password
+        "密码：上周已经换了",
+        "비밀번호: 지난주에 바꿨어요",
+        # "key" before digits or a model's capitals
+        "The hotel key card for room 1204 stopped working",
+        "My car key fob model is HX2021B",
+        "I need a USB key with 64GB",
+        # a hex digest named by its algorithm (hashlib's names)
+        "the MD5 of the file is 9e107d9d372bb6826bd81d3542a419d6",
+        # letter codes of public kinds, or not after "is" or a colon
+        "The coupon code is SUMMER25",
+        "The course code is CS2040",
+    ],
+)
+def test_talk_and_look_alikes_of_labelled_secrets_are_kept(text: str) -> None:
+    assert secret_reason(text) is None, secret_reason(text)

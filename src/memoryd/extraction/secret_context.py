@@ -8,28 +8,25 @@ recognised here by their context, in every language memoryd serves:
   ``mnemonic`` package's lists, in ten languages), or words after a phrase label
   ("seed phrase:", "助记词：", "phrase de passe :");
 - security answers: a classic security question's topic (a first pet, a mother's maiden
-  name, the street one grew up on ...) said as a security question or its answer;
+  name, the street one grew up on ...) said as a security question or its answer, or
+  said with a name whoever asked ("first pet's name = Biscuit", "母の旧姓は 高橋"; not
+  "my first car was a blue Fiat");
 - one-time codes: a short number or code in a sentence about one-time, 2FA, SMS or
   verification codes, TANs, backup codes;
-- lock codes: digits in a sentence about what opens a lock, door, gate or safe;
-- personal and bank identifiers after a label that python-stdnum knows: every country
-  module of stdnum for a person's number ("ITIN", "PAN", "TFN", "CURP", "IRD number",
-  "Versicherungsnummer" ...), where a value it validates, or one with five digits, follows;
+- lock codes: digits in a sentence about what opens a lock, door, gate or safe, or
+  what is keyed in on its keypad;
 - a quoted value after a credential label ("パスフレーズは「...」").
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 import re
-from collections.abc import Callable
 from functools import cache
 
-import stdnum
 from mnemonic import Mnemonic
 from wordfreq import zipf_frequency
 
+from memoryd.domain.language import LANGUAGES, is_cjk
 from memoryd.extraction import secret_words as lexicon
 
 _I = re.IGNORECASE
@@ -43,6 +40,8 @@ _WORDFREQ_CODES = {"czech": "cs", "english": "en", "french": "fr", "italian": "i
                    "portuguese": "pt", "russian": "ru", "spanish": "es",
                    "turkish": "tr"}  # fmt: skip
 _FUNCTION_ZIPF = 5.5  # "you", "that", "have": BIP39 words a sentence is made of
+_LATIN_LANGUAGES = tuple(lang for lang in LANGUAGES if not is_cjk(lang))
+_COMMON_ZIPF = 3.0  # wordfreq's Zipf scale: about once per 10 million words and more
 
 
 @cache
@@ -113,31 +112,104 @@ def quoted_values(sentence: str) -> list[str]:
 
 
 _TOPIC = re.compile(lexicon.SECURITY_TOPICS, _I)
+_TOPIC_ALONE = re.compile(lexicon.SECURITY_TOPICS_ALONE, _I)
+_NAME_TOPIC = re.compile(lexicon.NAME_TOPICS, _I)
+_NAMING = re.compile(lexicon.NAMING_WORDS, _I)
 _SECURITY_CONTEXT = re.compile(rf"\b(?:{lexicon.SECURITY_LABELS})\b|{lexicon.SECURITY_CONTEXT}", _I)
 _QUESTION = re.compile(r"[?？]")
+_NUMBERED_QUESTION = re.compile(r"\bQ\d{1,2}\b")  # "Q1 first concert -> Blur"
 _ANSWER_WORD = re.compile(lexicon.ANSWER_WORDS, _I)
 _ANSWER_MARKER = re.compile(lexicon.ANSWER_MARKERS, _I)
-_ANSWER_VALUE = re.compile(r"\s*[\"'“«「『]?(?P<value>[^\s\"”»」』,.;!?。、]{2,})")
+_ANSWER_VALUE = re.compile(r"\s*[\"'“«„「『]?(?P<value>[^\s\"”»“」』,.;!?。、]{2,})")
+_TOPIC_VALUE = re.compile(
+    rf"{lexicon.TOPIC_NAME}\s*(?:(?<![\w'’])(?:{lexicon.TOPIC_MARKERS})(?![\w'’])|"
+    rf"{lexicon.CJK_TOPIC_MARKERS})"
+    r"\s*[\"'“«„「『]?(?P<value>[^\s\"”»“」』,.;!?。、]{2,})",
+    _I,
+)
 
 
 def security_answers(text: str) -> list[str]:
     """What follows an answer marker, or a quoted value, in a line that says it holds a
     security question or answer ("Respuesta de seguridad: ...", "密保问题 ... 答案是"),
     or names a security question's topic as a question or with an answer ("Name of your
-    first pet? I always put ...", "the answer to 'what street did you grow up on' is")."""
+    first pet? I always put ...", "the answer to 'what street did you grow up on' is");
+    and the value said of a classic topic, whoever asked ("first pet's name = Biscuit")."""
+    values = _topic_values(text)
     topic = _TOPIC.search(text)
     context = _SECURITY_CONTEXT.search(text)
     if topic and not context:
-        context = _ANSWER_WORD.search(text) or _QUESTION.search(text, topic.end())
+        context = (
+            _ANSWER_WORD.search(text)
+            or _QUESTION.search(text, topic.end())
+            or _NUMBERED_QUESTION.search(text)
+        )
     if not context:
-        return []
+        return values
     start = min(m.start() for m in (topic, context) if m)
-    values = [m.group("value") for m in _QUOTED.finditer(text, start)]
+    values += [m.group("value") for m in _QUOTED.finditer(text, start)]
     for marker in _ANSWER_MARKER.finditer(text, start):
         value = _ANSWER_VALUE.match(text, marker.end())
-        if value and value.group("value").lower() not in lexicon.TALK_WORDS:
-            values.append(value.group("value"))
+        if not value or value.group("value").lower() in lexicon.TALK_WORDS:
+            continue
+        word = value.group("value")
+        quoted = value.group(0).lstrip()[:1] != word[:1]
+        if quoted or not (word.islower() and continues_as_talk(word, text[value.end() :])):
+            values.append(word)  # not "the question was about my first pet"
     return [v for v in values if not (_TOPIC.search(v) or _SECURITY_CONTEXT.search(v))]
+
+
+def _topic_values(text: str) -> list[str]:
+    """The value a classic topic is said to have: "my first pet was called Mr. Whiskers",
+    "母の旧姓は 高橋"; not talk ("first pet is too easy"), a determiner ("was a hamster"),
+    a common word that the sentence goes on from ("was really sweet"), or, for a topic
+    that is a thing, a value not given as a name ("first car was red", "是一只乌龟")."""
+    values = []
+    for topic in _TOPIC_ALONE.finditer(text):
+        said = _TOPIC_VALUE.match(text, topic.end())
+        if not said:
+            continue
+        value = said.group("value")
+        lower = value.lower()
+        if lower in lexicon.TALK_WORDS or lower in lexicon.DETERMINERS:
+            continue
+        if value.islower() and continues_as_talk(value, text[said.end() :]):
+            continue
+        if _given_as_name(text, topic, said) or value[0].isupper():
+            values.append(value)
+    return values
+
+
+def _given_as_name(text: str, topic: re.Match[str], said: re.Match[str]) -> bool:
+    """Whether the topic is a name, or its value is said to be one ("the name of my
+    first pet", "first pet's name =", "was called")."""
+    before = re.split(r"[.!?。！？]", text[max(0, topic.start() - 30) : topic.start()])[-1]
+    return bool(
+        _NAME_TOPIC.fullmatch(topic.group(0))
+        or _NAMING.search(said.group(0))
+        or _NAMING.search(before)
+    )
+
+
+_NEXT_WORD = re.compile(r"[ \t]+(?P<word>[^\W_][\w'’-]*)")
+
+
+def continues_as_talk(value: str, rest: str) -> bool:
+    """Whether a common word said as a value is the start of talk: the clause goes on
+    with another word ("is way too long", "est écrit derrière la box", "es dormir bien"),
+    not with punctuation, the end, or a word that starts a new clause ("is sunshine and I
+    never change it", "is tiger lol")."""
+    following = _NEXT_WORD.match(rest)
+    if not following or following.group("word").lower() in lexicon.CLAUSE_STARTERS:
+        return False
+    return common_word(value)
+
+
+def common_word(word: str) -> bool:
+    """Whether ``word`` is a dictionary word of a Latin-script language memoryd serves,
+    by wordfreq's frequencies: "hier", "ontem", "morgen" are; "mangotree" is not. (All of
+    them: a sentence of four words does not tell Spanish from Italian.)"""
+    return max(zipf_frequency(word, lang, "small") for lang in _LATIN_LANGUAGES) >= _COMMON_ZIPF
 
 
 _NOT_A_CODE_BEFORE = re.compile(lexicon.NOT_A_CODE_BEFORE + r"\s*$", _I)
@@ -188,81 +260,3 @@ def lock_codes(sentence: str) -> list[str]:
     if not (lock and code):
         return []
     return _codes(sentence, min(lock.start(), code.start()), 3, letters=False)
-
-
-_PERSONAL = re.compile(
-    r"person|individual|national|identity|identifi|social|resident|citizen|taxpayer|"
-    r"tax|revenue|voter|insurance|health|bank account",
-    _I,
-)
-_NOT_PERSONAL = re.compile(
-    r"compan|business|VAT|corporat|employer|establishment|trade|commercial|securit(?:y|ies) "
-    r"ident|postal|drug|meter|real estate|excise|goods|preparer|adoption|register number|"
-    r"entreprise|empresa|unternehm|invoice|association|school|onderwijs|creditor|legal",
-    _I,
-)
-
-
-@cache
-def _id_labels() -> tuple[tuple[re.Pattern[str], Callable[[str], bool]], ...]:
-    """(label, validator) for each of python-stdnum's country modules about a person's
-    or a bank account's number: its short names ("VNR, SVNR, VSNR") and the first name
-    in brackets when short ("Versicherungsnummer"). Acronyms match in capitals only."""
-    labels = []
-    for info in pkgutil.walk_packages(stdnum.__path__, "stdnum."):
-        if info.ispkg or info.name.count(".") < 2:
-            continue
-        module = importlib.import_module(info.name)
-        first = (module.__doc__ or "").strip().splitlines()[0] if module.__doc__ else ""
-        if not hasattr(module, "is_valid") or not _PERSONAL.search(first):
-            continue
-        if _NOT_PERSONAL.search(first):
-            continue
-        head, _, inner = first.partition(" (")
-        names = [n.strip(" .") for n in head.split(",")] + [inner.split(",")[0].rstrip(").")]
-        for name in names:
-            words = name.split()
-            if len(name) < 3 or not name[0].isupper() or len(words) > 2 or _PLACE.search(name):
-                continue
-            escaped = re.escape(name).replace(r"\ ", r"\s+")
-            if name.isupper() or re.fullmatch(r"[A-Z][a-z]?[A-Z]\w*", name):
-                pattern = re.compile(rf"(?<![\w-]){escaped}(?![\w-])")
-            else:
-                pattern = re.compile(rf"(?<![\w-])\w*{escaped}(?![\w-])", _I)
-            labels.append((pattern, module.is_valid))
-    return tuple(labels)
-
-
-_PLACE = re.compile(r"\b(?:[A-Z][a-z]+(?:an|ish|ese|ian|ch|ic)|IBAN)\b")  # "Spanish IBAN"
-_ID_AFTER = re.compile(
-    r"^(?:\s*(?:card|number|no\.?|nr\.?|n[°º]|#|is|was|:|-|ist|es|est|é|è))*\s*"
-    r"(?P<value>[A-Za-z0-9](?:[A-Za-z0-9]|[ .\-/](?=[A-Za-z0-9])){4,30})",
-    _I,
-)
-
-
-def stdnum_ids(text: str) -> list[str]:
-    """A value after one of stdnum's personal-number labels: one its validator accepts,
-    or one with five or more digits."""
-    values = []
-    for label, is_valid in _id_labels():
-        for match in label.finditer(text):
-            value = _ID_AFTER.match(text[match.end() : match.end() + 60])
-            if not value:
-                continue
-            candidate = value.group("value").strip()
-            words = candidate.split()
-            # the value ends where words stop holding digits ("459 612 083 (NZ)")
-            for end in range(len(words), 0, -1):
-                part = " ".join(words[:end])
-                if _valid(is_valid, part) or sum(ch.isdigit() for ch in part) >= 5:
-                    values.append(part)
-                    break
-    return values
-
-
-def _valid(is_valid: Callable[[str], bool], value: str) -> bool:
-    try:
-        return bool(is_valid(value))
-    except Exception:  # a validator that chokes on a value rejects it
-        return False

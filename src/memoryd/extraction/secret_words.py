@@ -20,28 +20,35 @@ CREDENTIAL_LABELS = (
     r"unlock|login|sign[- ]in|verification|confirmation|one[- ]time|sms|2fa|mfa|backup|"
     r"recovery|security|opener|voicemail)(?:\s+system)?\s+(?:code|codes|pin|number)|"
     r"(?:wi-?fi|wlan|wpa2?|network)\s+(?:key|password|pass)|"
+    # keys that are themselves the secret (a password manager's, a disk's, a licence's)
+    r"(?:master|recovery|encryption|decryption|licen[cs]e|product|activation)\s+key|"
     # fr
-    r"mot\s+de\s+passe|mdp|digicode|phrase\s+secrète|"
+    r"mot\s+de\s+passe|mdp|digicode|phrase\s+secrète|cryptogramme(?:\s+visuel)?|"
+    r"clé\s+(?:de\s+(?:récupération|chiffrement|sécurité)|wi-?fi)|"
     r"code\s+(?:secret|pin|confidentiel|d['’]accès|de\s+(?:la|l['’])\s*\w+|de\s+ma\s+carte(?:\s+bleue)?)|"
     # es, pt
-    r"contraseña|clave|código(?:\s+de\s+(?:la|mi|acceso)\s*\w*)?|senha|palavra-passe|"
+    r"contraseña|clave|código(?:\s+de\s+(?:la|mi|acceso|seguridad|segurança)\s*\w*)?|senha|"
+    r"palavra-passe|"
     # de
     r"passwort|kennwort|geheimzahl|zugangscode|wlan-passwort|(?:haus)?türcode|torcode|"
+    r"(?:karten)?prüf(?:nummer|ziffer|code)|sicherheitscode|wiederherstellungsschlüssel|"
     # it
     r"parola\s+d['’]ordine|codice\s+(?:segreto|pin|del(?:la|l['’])?\s*\w+|di\s+\w+)|"
     # zh, ja, ko (no word boundaries: matched on their own, see CJK_LABELS)
-    r"密码|密碼|口令|验证码|パスワード|暗証番号|合言葉|비밀번호|비번|암호"
+    r"密码|密碼|口令|验证码|安全码|パスワード|暗証番号|合言葉|セキュリティコード|"
+    r"비밀번호|비번|암호|보안\s?코드"
 )
 CJK_LABELS = (
     r"密码|密碼|口令|验证码|驗證碼|パスワード|暗証番号|合言葉|認証コード|"
-    r"비밀번호|비번|암호|인증번호|パスフレーズ|オートロック"
+    r"비밀번호|비번|암호|인증번호|パスフレーズ|オートロック|安全码|セキュリティコード"
 )
 
 # A security question's answer: the classic ones (mother's maiden name) are secrets
 # whoever asked; a first pet or school only when said as the answer to one.
 SECURITY_LABELS = (
-    r"maiden\s+name|security\s+(?:question|answer)s?(?:\s+answer)?|"
-    r"memorable\s+(?:word|answer|name|place|date)|password\s+hint|secret\s+(?:question|answer)|"
+    r"maiden\s+name|security\s+(?:question|answer|q)s?(?:\s+answer)?|"
+    r"memorable\s+(?:word|answer|name|place|date)|password\s+hint|"
+    r"secret\s+(?:question|answer|word)|"
     r"nom\s+de\s+jeune\s+fille|apellido\s+de\s+soltera|nome\s+de\s+solteira|"
     r"mädchenname|geburtsname|cognome\s+da\s+nubile|pregunta\s+de\s+seguridad|"
     r"question\s+secrète|sicherheitsfrage|domanda\s+di\s+sicurezza"
@@ -70,7 +77,8 @@ _DETERMINERS = (
     "mi mis tu su sus el los las nuestra nuestro "
     "mein meine meinen dein deine sein seine ihr ihre das die der den dem "
     "o os as meu minha seu sua nossa "
-    "il lo mio mia tuo tua suo nostra"
+    "il lo mio mia tuo tua suo nostra "
+    "un une uno una ein eine einen um uma"
 )
 DETERMINERS = frozenset(_DETERMINERS.split())
 
@@ -78,7 +86,7 @@ DETERMINERS = frozenset(_DETERMINERS.split())
 # written onto the label ("password's", "密码是", "비밀번호는").
 ATTACHED_MARKERS = r"'s|’s|=|:|是|为|為|：|は|는|은|이|가"
 MARKERS = (
-    r"is|was|will\s+be|would\s+be|be|becomes|became|-|answered|answer|=|:|"
+    r"is|was|will\s+be|would\s+be|be|becomes|became|-|answered|answer|->|=>|→|=|:|"
     r"used\s+to\s+be|is\s+going\s+to\s+be|'s\s+going\s+to\s+be|’s\s+going\s+to\s+be|"
     r"(?:got\s+|was\s+|is\s+)?(?:changed|set|reset|updated|switched)\s+to|"
     r"starts?\s+with|starting\s+with|begins?\s+with|ends?\s+(?:with|in)|contains|reads|"
@@ -99,6 +107,7 @@ _TALK_WORDS = (
     "like unique random same-as generated automatic protected also required "
     "at least more less than and or but because when for if last this next every "
     "again after before once twice recently yesterday today tomorrow soon later "
+    "usually normally generally typically often sometimes rarely mostly "
     "weekly monthly yearly daily first second only best worst "
     # fr, es, pt, it, de
     "trop très toujours jamais expiré expirée changé oublié oubliée faux fausse "
@@ -107,7 +116,19 @@ _TALK_WORDS = (
     "guardada incorrecta "
     "muito expirou mudou errada igual no na em "
     "troppo molto scaduta scaduto cambiata sbagliata stessa nel nella "
-    "zu sehr abgelaufen falsch gespeichert im immer gleich geändert vergessen"
+    "zu sehr abgelaufen falsch gespeichert im immer gleich geändert vergessen "
+    # usually, often, sometimes in fr, es, pt, it, de
+    "souvent généralement normalement parfois habituellement "
+    "normalmente generalmente habitualmente menudo veces "
+    "geralmente frequentemente "
+    "solitamente spesso talvolta "
+    "normalerweise meistens oft manchmal gewöhnlich "
+    # strong, weak, long, short, safe, simple, easy, hard in fr, es, pt, it, de
+    "fort forte faible long longue court courte sûr sûre simple facile difficile "
+    "fuerte débil largo larga corto corta seguro segura sencillo sencilla fácil difícil "
+    "fraco fraca longo longa curto curta simples "
+    "debole lungo lunga corto corta sicuro sicura semplice facile difficile "
+    "stark schwach lang kurz sicher einfach schwer kompliziert"
 )
 TALK_WORDS = frozenset(_TALK_WORDS.split())
 # Word forms that describe rather than name: past participles and adjectives of the
@@ -138,7 +159,7 @@ ID_LABELS = (
     r"sin|tax\s+(?:id|number|code)|tin|bsn|"
     r"personnummer|dni|nie|nif|cpf|medicare\s+(?:number|no\.?)|"
     r"driver'?s\s+licen[cs]e(?:\s+(?:number|no\.?))?|driving\s+licen[cs]e(?:\s+number)?|"
-    r"licen[cs]e\s+number|account\s+(?:number|no\.?)|account|acct\s+(?:number|no\.?)|"
+    r"licen[cs]e\s+(?:number|no\.?|#)|account\s+(?:number|no\.?)|account|acct\s+(?:number|no\.?)|"
     r"sort\s+code|routing\s+number|bsb|iban|bic|swift|"
     r"numéro\s+de\s+sécurité\s+sociale|sécurité\s+sociale|nir|numéro\s+fiscal|"
     r"número\s+de\s+(?:la\s+)?seguridad\s+social|pasaporte|passeport|passaporte|passaporto|"
@@ -147,7 +168,9 @@ ID_LABELS = (
     r"kreditkartennummer|número\s+de\s+tarjeta"
 )
 CJK_ID_LABELS = (
-    r"身份证号?码?|身份證|护照号?码?|マイナンバー|個人番号|旅券番号|주민등록번호|여권번호|"
+    r"身份证号?码?|身份證|护照号?码?|護照|驾驶证号?码?|社会保障号码?|マイナンバー|個人番号|"
+    r"旅券番号|パスポート番号|免許証番号|在留カード番号|基礎年金番号|주민등록번호|여권번호|"
+    r"운전면허\s?번호|외국인등록번호|"
     r"口座番号|支店番号|口座|账号|帐号|账户|银行卡号|卡号|계좌번호|계좌"
 )
 
@@ -161,28 +184,66 @@ BANK_LABELS = (
 
 # Labels of a phrase that is itself the secret: what follows their colon is the value.
 PHRASE_LABELS = (
-    r"pass\s?phrase|seed\s+(?:phrase|words)|recovery\s+(?:phrase|words)|backup\s+phrase|"
+    r"pass[\s-]?phrase|seed\s+(?:phrase|words)|recovery\s+(?:phrase|words)|backup\s+phrase|"
     r"mnemonic|secret\s+recovery\s+phrase|phrase\s+de\s+(?:passe|récupération)|"
-    r"phrase\s+secrète|frase\s+(?:semilla|de\s+(?:contraseña|recuperaci[óo]n|recupera[çc][ãa]o|"
-    r"paso|senha)|secreta|segreta|mnemonica)|wiederherstellungsphrase|passfrase|"
+    r"phrase\s+secrète|frase[\s-]+(?:semilla|(?:de\s+)?(?:contraseña|recuperaci[óo]n|"
+    r"recupera[çc][ãa]o|paso|senha)|secreta|segreta|mnemonica)|wiederherstellungsphrase|passfrase|"
     r"助记词|助記詞|パスフレーズ|リカバリーフレーズ|복구\s?문구|시드\s?문구|암호\s?문구"
 )
 
-# A classic security question's topic: secret when said as a security question's answer.
-SECURITY_TOPICS = (
-    r"maiden\s+name|first\s+(?:pet|dog|cat|car|school|teacher|boss|job|love|concert)|"
-    r"street\s+(?:you|i|we)\s+gr[eo]w\s+up|gr[eo]w(?:ing)?\s+up\s+on|city\s+(?:you\s+were|i\s+was)\s+born|"
-    r"where\s+(?:you\s+were|i\s+was)\s+born|favou?rite\s+(?:teacher|food|book|movie|film|"
-    r"colou?r|team|band|singer)|childhood\s+(?:friend|best\s+friend|nickname|hero|street)|"
-    r"mother'?s\s+(?:name|middle\s+name)|father'?s\s+(?:name|middle\s+name)|"
-    r"premi(?:er|ère)\s+(?:animal|voiture|école|professeur|chien|chat)|ville\s+de\s+naissance|"
-    r"primera?\s+(?:mascota|coche|auto|escuela|colegio|maestr[oa])|ciudad\s+natal|"
-    r"primeir[oa]\s+(?:animal|carro|escola|professor)|cidade\s+natal|nome\s+da\s+m[ãa]e|"
-    r"erste[sn]?\s+(?:haustier|auto|schule|lehrer|lehrerin)|geburtsstadt|"
-    r"prim[oa]\s+(?:animale|auto|scuola|maestra|maestro)|citt[àa]\s+natale|"
-    r"母亲的(?:姓名|名字)|母親的(?:姓名|名字)|第一(?:只|個|个)宠物|宠物的名字|出生(?:城市|地)|"
-    r"初めてのペット|母親の旧姓|旧姓|出身(?:小学校|地)|첫\s?(?:애완동물|반려동물)|어머니\s?(?:성함|이름)"
+# A classic security question's topic. These are the questions banks and sites offer
+# ("mother's maiden name", "name of your first pet", "street you grew up on", "city where
+# your parents met"): said with a value ("first pet's name = Biscuit", "母の旧姓は 高橋")
+# that value is a security answer whoever asked. Topics that are names take any value;
+# topics that are things (a first pet, car or school) take a name: one said to be a name
+# ("first pet's name = ...", "第一只宠物叫 ...") or written as one ("was Rex"), not a kind
+# ("was a hamster", "是一只乌龟", "は猫でした").
+NAME_TOPICS = (
+    r"maiden\s+name|street\s+(?:you|i|we)\s+gr[eo]w\s+up(?:\s+on)?|"
+    r"(?:(?:city|town|place)\s+)?where\s+(?:your|my|our)?\s*parents\s+met|"
+    r"childhood\s+(?:best\s+friend|nickname|street)|nom\s+de\s+jeune\s+fille|"
+    r"apellido\s+de\s+soltera|nome\s+de\s+solteira|mädchenname|geburtsname|"
+    r"cognome\s+da\s+nubile|娘家姓|旧姓"
 )
+THING_TOPICS = (
+    r"first\s+(?:pet|dog|cat|car|school|teacher)|"
+    r"premi(?:er|ère)\s+(?:animal|voiture|école|professeur|chien|chat|maîtresse|instit\w*)|"
+    r"primer[ao]?\s+(?:mascota|perro|gato|coche|auto|carro|escuela|colegio|maestr[oa]|profesor[a]?)|"
+    r"primeir[oa]\s+(?:animal|c[ãa]o|cachorro|gato|carro|escola|professor[a]?)|"
+    r"erste[nmrs]?\s+(?:haustier\w*|hund\w*|katze|auto\w*|schule|lehrer(?:in)?)|"
+    r"prim[oa]\s+(?:animale|cane|gatto|auto|macchina|scuola|maestr[oa]|insegnante)|"
+    r"第一(?:只|個|个|隻)(?:宠物|寵物|狗|猫|貓)|第一(?:辆|輛)车|"
+    r"(?:初めて|最初)の(?:ペット|車|学校|先生)|첫\s?(?:애완동물|반려동물|차|학교)"
+)
+SECURITY_TOPICS_ALONE = NAME_TOPICS + "|" + THING_TOPICS
+# Words that say a name is given: "name of my first pet", "was called", "叫", "の名前".
+NAMING_WORDS = (
+    r"\b(?:name|names|named|called|nom|nommé|appel\w*|nombre|llama\w*|nome|chama\w*|"
+    r"namen?|hieß|heißt|chiama\w*)\b|叫|名前|名字|이름"
+)
+# Topics that are secret only when said as a security question's answer: a favourite
+# teacher or a first job is also just a memory ("My first car was a blue Fiat").
+SECURITY_TOPICS = SECURITY_TOPICS_ALONE + (
+    r"|first\s+(?:boss|job|love|concert)|gr[eo]w(?:ing)?\s+up\s+on|"
+    r"city\s+(?:you\s+were|i\s+was)\s+born|"
+    r"where\s+(?:you\s+were|i\s+was)\s+born|favou?rite\s+(?:teacher|food|book|movie|film|"
+    r"colou?r|team|band|singer)|childhood\s+(?:friend|hero)|"
+    r"(?:grand)?(?:mother|father)'?s\s+(?:first\s+|middle\s+)?name|"
+    r"ville\s+de\s+naissance|ciudad\s+natal|cidade\s+natal|nome\s+da\s+m[ãa]e|geburtsstadt|"
+    r"citt[àa]\s+natale|"
+    r"母亲的(?:姓名|名字)|母親的(?:姓名|名字)|宠物的名字|出生(?:城市|地)|"
+    r"出身(?:小学校|地)|어머니\s?(?:성함|이름)"
+)
+# After a topic, the words that give its value: "first pet's name = Biscuit", "my first
+# school was called ...", "nom de mon premier animal : Caramel", "第一只宠物叫 豆豆".
+TOPIC_NAME = r"(?:'s|’s)?(?:\s+name)?(?:の名前|の名|的名字|的名|\s?이름)?"
+TOPIC_MARKERS = (
+    r"(?:is|was)\s+(?:called|named)|is|was|->|=>|→|=|:|：|called|named|"
+    r"est|était|s['’]appel(?:ait|le)|es|era|se\s+llama(?:ba)?|é|foi|se\s+chamava|"
+    r"chamava-se|chama-se|"
+    r"ist|war|hieß|heißt|lautet|è|si\s+chiamava"
+)
+CJK_TOPIC_MARKERS = r"叫|是|为|為|は|은|는|이|가|：|:"
 # Saying it is a security question or answer, in each language.
 SECURITY_CONTEXT = (
     r"(?:respuesta|pregunta)s?\s+de\s+seguridad|(?:resposta|pergunta)s?\s+d[ea]\s+seguran[çc]a|"
@@ -193,12 +254,13 @@ SECURITY_CONTEXT = (
 # With a topic, these make it an answer: "the answer to ...", "I always put ...".
 ANSWER_WORDS = (
     r"\b(?:answers?|respuesta|resposta|réponse|antwort|risposta|put|enter|type|"
-    r"verification|verify|bank|banque|banco|banca)\b|"
+    r"verification|verify|bank|banque|banco|banca|recovery|récupération|recuperaci[óo]n|"
+    r"recupera[çc][ãa]o|wiederherstellung|recupero)\b|"
     r"答案|答え|답은|답"
 )
 ANSWER_MARKERS = (
     r"(?<![\w'’])(?:is|was|put|type|enter|write|use|used|es|era|est|était|ist|war|lautet|è|é|foi)(?![\w'’])|"
-    r"[:=：]|(?:答案|答え|답|정답)\s*(?:是|は|은|는|：|:)?"
+    r"->|=>|→|[:=：]|(?:答案|答え|답|정답)\s*(?:是|は|은|는|：|:)"
 )
 
 # Words about one-time codes: a short number in the same sentence is the code.
@@ -225,7 +287,10 @@ LOCK_CODE_WORDS = (
     r"\bopens?\s+with|\bopen\s+it\s+with|\bunlocks?\s+with|\bcode|ouvre\s+avec|"
     r"\babre\s+con|\babre\s+com|öffnet\s+(?:sich\s+)?mit|\bsi\s+apre\s+con|\bcombo|\bcombination|"
     r"\bpin\b|\bcombinaison|\bcombinación|\bcombinação|\bcombinazione|\bcódigo|\bcodice|"
-    r"\bzahlen|番号|コード|密码|码|번호|비번|비밀번호"
+    r"\bzahlen|番号|コード|密码|码|번호|비번|비밀번호|"
+    # keying it in: "press 9, 2, 6, 6 then enter", "tape 4417", "digita 1357"
+    r"\b(?:press|punch\s+in|key\s+in|enter|type|tape[rz]?|compose[rz]?|teclea[r]?|marca[r]?|digita[r]?|"
+    r"tippe[n]?|drücke[n]?|eingeben|premi|premere|inserisci)\b|押して|입력|按|输入"
 )
 # Words that make what follows a phrase label a sentence about it, not the phrase:
 # "passphrase: I never wrote it down".
@@ -234,9 +299,17 @@ _CLAUSE_WORDS = (
     "je j'ai jamais ne pas yo nunca no ich nie nicht eu não io mai non"
 )
 CLAUSE_WORDS = frozenset(_CLAUSE_WORDS.split())
+# Words that start a new clause or close one, after a value said in a sentence: "my
+# password is sunshine and I never change it", "PIN is 4417 lol".
+_CLAUSE_STARTERS = (
+    "and but so or because then though lol haha ok okay please pls btw "
+    "et mais donc ou car puis y pero o porque pues und aber oder denn weil dann "
+    "e mas ou porque então ma o perché però poi"
+)
+CLAUSE_STARTERS = frozenset(_CLAUSE_STARTERS.split()) | CLAUSE_WORDS
 # A number after these is a year, a count or a reference, not a code.
 NOT_A_CODE_BEFORE = (
-    r"(?:\b(?:in|since|until|from|by|before|after|en|depuis|desde|seit|im|dal|nel|em|"
+    r"(?:\b(?:(?<!punch\s)(?<!key\s)in|since|until|from|by|before|after|en|depuis|desde|seit|im|dal|nel|em|"
     r"error|status|order|ticket|invoice|case|issue|page|step|room|flight|version|about|"
     r"over|under|only|every|after|within|expires?\s+in|valid\s+for|took|"
     r"zip|postal|area|port|line|de|ending|ends\s+in|ending\s+in|last|the|of|this|next)|[#№])"

@@ -12,29 +12,32 @@ What counts (see docs/security.md and bench/secret_detection.py for how well it 
 - passwords, pass phrases, PINs and codes, in every language memoryd serves: a label
   (``memoryd.extraction.secret_words``: "password", "mot de passe", "密码" ...) then a
   word that discloses the value ("is", "'s", "will be", "starts with", "lautet", "是")
-  and a value that is not talk about it ("is too short"); "X as my password"; a
+  and a value that is not talk about it ("is too short"; a common word the clause goes
+  on from, "is way too long", "est écrit derrière la box"; a credential with no Latin
+  letter or digit, "密码：昨天已经改了"); "X as my password"; a
   password-shaped word near a label or in a login context, unless it names a thing (an
   algorithm or product with its number, "PBKDF2", "Argon2id"; a version; a UUID, or a
   hex string in talk of commits and builds, when no key or token is talked of) or the
   credential word begins a compound noun ("login bug", "password hashes"); a strong
-  password alone. After "my password" with no disclosing word, a word of one of the
-  languages (wordfreq: "hier", "ontem") is part of the sentence, not the value;
-- security answers: a mother's maiden name, the answer to a security question or a
-  memorable word;
-- national identifiers after their label (SSN, NIR, DNI, Steuer-ID, codice fiscale, CPF,
-  身份证, マイナンバー, 주민등록번호 ...) and by form where a check digit makes that safe
-  (US SSNs, UK NINOs, Chinese resident ids, Spanish DNIs, Italian codici fiscali,
-  python-stdnum's validators); IBANs (stdnum), payment cards (Luhn, any separators),
-  CVVs, bank account, sort and routing numbers;
+  password alone; a password-shaped word after "key" ("uses the key maplesyrup42").
+  After "my password" with no disclosing word, a word of one of the languages
+  (wordfreq: "hier", "ontem") is part of the sentence, not the value;
+- security answers: a mother's maiden name, the answer to a security question, a
+  memorable or secret word;
+- payment cards, IBANs, national identifiers, bank account, sort and routing numbers
+  (``memoryd.extraction.secret_ids``: by form where a check digit makes that safe, after
+  our labels and python-stdnum's), CVVs by their names in each language;
 - what the sentence around it makes a secret (``memoryd.extraction.secret_context``):
-  recovery phrases, security answers by their question's topic, one-time and lock
-  codes, numbers after a personal-id label python-stdnum knows, quoted values;
+  recovery phrases, security answers by their question's topic (a classic topic said
+  with a name, "first pet's name = Biscuit", whoever asked), one-time and lock codes
+  (keyed in too: "press 9, 2, 6, 6"), quoted values;
 - whatever the admin's own regular expressions match (``extra_patterns``, from the
   ``secret_patterns`` run-time setting).
 
 Text is NFKC-normalised and stripped of invisible characters first, so "p\u200bassword"
 is a password too, and read a second time with spaced-out characters joined and English
-number words made digits ("h u n t e r 2 2", "4.1.1.1 ...", "four five six seven").
+number words made digits ("h u n t e r 2 2", "4.1.1.1 ...", "9, 2, 6, 6", "four five
+six seven"). An ellipsis is a pause, not the end of a sentence ("my password... X").
 Erring on the side of dropping a harmless fact is intended: a lost fact is relearned, a
 stored password leaks into every prompt.
 """
@@ -49,14 +52,9 @@ from functools import cache, lru_cache
 
 from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
 from detect_secrets.plugins.base import RegexBasedDetector
-from stdnum import iban, luhn
-from stdnum.cn import ric
-from stdnum.es import dni, nie
-from stdnum.it import codicefiscale
-from wordfreq import zipf_frequency
 
-from memoryd.domain.language import LANGUAGES, is_cjk
 from memoryd.extraction import secret_context as context
+from memoryd.extraction import secret_ids as ids
 from memoryd.extraction import secret_words as lexicon
 
 # What detect-secrets' format detectors miss.
@@ -111,9 +109,14 @@ _MADE_LABEL = re.compile(
     _FLAGS,
 )
 _CODE_LABEL = re.compile(
-    r"code|código|codice|pin|puk|combin|combo|cvv|cvc|csc|geheimzahl|暗証番号|인증번호", _FLAGS
+    r"code|código|codice|pin|puk|combin|combo|cvv|cvc|csc|geheimzahl|cryptogramme|prüf|"
+    r"暗証番号|인증번호|安全码|セキュリティコード|보안",
+    _FLAGS,
 )
+_PHRASE_LABEL = re.compile(r"phrase|words|mnemonic|frase|passfrase|문구", _FLAGS)
+_ASCII_VALUE = re.compile(r"[A-Za-z0-9]")
 _FORGET = re.compile(rf"(?<!\w)(?:{lexicon.FORGET_WORDS})", _FLAGS)
+_NAMING_WORDS = {"word", "phrase:", "name:"}  # "is the word X": X is mentioned, not used
 _VALUE_WORD = re.compile(r"[\"'`‘’“”(]*(?P<word>[^\s\"`‘“”,;)]+)")
 
 # A credential word, then within a few words of the same sentence, a value shaped like one.
@@ -125,15 +128,26 @@ _CREDENTIAL_WORD = re.compile(
     r"(?:wi-?fi|wlan|wpa2?|network)\s+(?:key|password|pass))\b",
     re.IGNORECASE,
 )
-# "the code 9154", "sent code 882 104": a bare code unless it names something public.
+# A key, in the languages memoryd serves: a word of lower-case letters and digits after
+# it is the key ("the wifi uses the key maplesyrup42"); digits alone are not ("key cards
+# for rooms 311"), nor capitals and digits, a model's name ("key fob HX2021B"), nor a
+# word with a question mark ("the key terms?").
+_KEY_WORD = re.compile(
+    r"\b(?:keys?|cl[ée]s?|clef|llaves?|schlüssel|chaves?|chiavi|chiave)\b", _FLAGS
+)
+# "the code 9154", "sent code 882 104", "Steam Guard code: R7K2D": a bare code unless it
+# names something public; a code of capitals and digits only after "is" or a colon.
 _BARE_CODE = re.compile(
     r"(?<!zip )(?<!postal )(?<!post )(?<!area )(?<!country )(?<!status )(?<!error )"
     r"(?<!source )(?<!promo )(?<!discount )(?<!course )(?<!dress )(?<!colour )(?<!color )"
     r"(?<!qr )(?<!product )(?<!item )(?<!exit )(?<!return )(?<!http )(?<!response )"
     r"(?<!sort )(?<!tax )(?<!airport )(?<!station )(?<!bar )(?<!billing )(?<!diagnosis )"
     r"(?<!project )(?<!school )(?<!class )(?<!branch )(?<!swift )(?<!currency )"
-    r"(?<!language )\bcodes?\b(?:\s+(?:is|was|of|:))?\s*[:=]?\s*"
-    r"(?P<value>\d(?:[ -]?\d){3,11})(?![\w-])",
+    r"(?<!language )(?<!model )(?<!flight )(?<!room )(?<!ticket )(?<!order )(?<!coupon )"
+    r"(?<!voucher )(?<!referral )\bcodes?\b(?:(?:\s+(?:is|was|of|:))?\s*[:=]?\s*"
+    r"(?P<value>\d(?:[ -]?\d){3,11})|(?:\s+(?:is|was)\s+|\s*[:=]\s*)"
+    r"(?P<letters>(?-i:(?=[A-Z0-9-]*\d[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{2,5}-?[A-Z0-9]{2,5})))"
+    r"(?![\w-])",
     re.IGNORECASE,
 )
 _LOGIN_WORD = re.compile(
@@ -141,8 +155,9 @@ _LOGIN_WORD = re.compile(
     r"account|username|user\s*name|as\s+root|basic\s+auth|auth|unlock)\b",
     re.IGNORECASE,
 )
-_SENTENCE_END = re.compile(r"[.;!?。！？](?:\s|$)|[。！？]")
-_QUESTION_END = re.compile(r"[.;!。！](?:\s|$)|[。！]")  # sentences, a question with its answer
+# An ellipsis is a pause, not the end of a sentence: "my Steam password... G4meOn_Forever".
+_SENTENCE_END = re.compile(r"(?<!\.\.)[.;!?。！？](?:\s|$)|[。！？]")
+_QUESTION_END = re.compile(r"(?<!\.\.)[.;!。！](?:\s|$)|[。！]")  # a question with its answer
 _WORD = re.compile(r"[^\s/,;'\"()]+")
 _SYMBOLS = set("!@#$%^&*~+=?")
 _NOT_PASSWORDS = {"1password", "web01", "ipv4", "ipv6", "utf-8", "base64", "x86_64"}
@@ -172,26 +187,6 @@ _KEY_TALK = re.compile(
     re.IGNORECASE,
 )
 
-_ID_LABEL = re.compile(
-    rf"(?<![\w])(?:{lexicon.ID_LABELS}|{lexicon.BANK_LABELS})(?!\w)|{lexicon.CJK_ID_LABELS}", _FLAGS
-)
-_ID_PREFIX = re.compile(
-    r"^\s*(?:is|was|:|=|-|#|no\.?|nr\.?|n\.|n[°º])?\s*(?:is\s+|:\s*)?(?:[가-힣ぁ-ヿ一-鿿]+\s+)?",
-    _FLAGS,
-)
-_ID_VALUE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|[ .\-/](?=[A-Za-z0-9])){3,30}")
-_SSN = re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])")
-_NINO = re.compile(r"\b[A-CEGHJ-PR-TW-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b")
-# Identifiers with a check digit, safe to recognise without a label (python-stdnum).
-_CHECKED_IDS = (
-    (re.compile(r"(?<![\w-])\d{17}[\dXx](?![\w-])"), ric.is_valid),
-    (re.compile(r"(?<![\w-])\d{8}-?[A-Za-z](?![\w-])"), dni.is_valid),
-    (re.compile(r"(?<![\w-])[XYZxyz]-?\d{7}-?[A-Za-z](?![\w-])"), nie.is_valid),
-    (re.compile(r"(?<!\w)[A-Za-z]{6}\d{2}[A-Za-z]\d{2}[A-Za-z]\d{3}[A-Za-z](?!\w)"),
-     codicefiscale.is_valid),
-)  # fmt: skip
-_IBAN = re.compile(r"\b[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]{4}){2,7}(?:[ -]?[A-Za-z0-9]{1,3})?\b")
-_CARD = re.compile(r"(?<![\d-])(?:\d[ .-]?){12,18}\d(?![\d-])")
 # A run of 24+ characters mixing letters and digits with no spaces: a key or token.
 _RANDOM_TOKEN = re.compile(
     r"(?<![A-Za-z0-9_\-])(?=[A-Za-z0-9_\-]*\d)(?=[A-Za-z0-9_\-]*[A-Za-z])"
@@ -201,15 +196,13 @@ _RANDOM_TOKEN = re.compile(
 _BASE64_TOKEN = re.compile(
     r"(?<![\w/+])(?=[\w/+]*\d)(?=[\w/+]*[a-z])(?=[\w/+]*[A-Z])[\w/+]{30,}={0,2}(?![\w/+])"
 )
-# Characters said one at a time: "h u n t e r 2 2", "4.1.1.1", "b-l-u-e".
-_SPACED = re.compile(r"(?<![\w])\w(?:[ .\-]\w(?![\w])){2,}")
+# Characters said one at a time: "h u n t e r 2 2", "4.1.1.1", "b-l-u-e", "9, 2, 6, 6".
+_SPACED = re.compile(r"(?<![\w])\w(?:(?:[ .\-]|,\s?)\w(?![\w])){2,}")
 _NUMBER_RUN = re.compile(
     rf"\b(?:{'|'.join(lexicon.NUMBER_WORDS)})(?:[\s,-]+(?:{'|'.join(lexicon.NUMBER_WORDS)})){{2,}}\b",
     _FLAGS,
 )
 _WINDOW_WORDS = 6
-_LATIN_LANGUAGES = tuple(lang for lang in LANGUAGES if not is_cjk(lang))
-_COMMON_ZIPF = 3.0  # wordfreq's Zipf scale: about once per 10 million words and more
 
 
 def _prepare(text: str) -> str:
@@ -221,29 +214,11 @@ def _prepare(text: str) -> str:
 def _collapsed(text: str) -> str:
     """``text`` with characters said one at a time joined and English number words made
     digits: "h u n t e r 2 2" -> "hunter22", "four five six seven" -> "4567"."""
-    text = _SPACED.sub(lambda m: re.sub(r"[ .\-]", "", m.group(0)), text)
+    text = _SPACED.sub(lambda m: re.sub(r"[ .,\-]", "", m.group(0)), text)
     return _NUMBER_RUN.sub(
         lambda m: "".join(lexicon.NUMBER_WORDS[w.lower()] for w in re.findall(r"\w+", m.group(0))),
         text,
     )
-
-
-def _cards(text: str) -> list[str]:
-    found = []
-    for match in _CARD.finditer(text):
-        digits = re.sub(r"\D", "", match.group(0))
-        if 13 <= len(digits) <= 19 and luhn.is_valid(digits):
-            found.append(match.group(0).strip())
-    return found
-
-
-def _ibans(text: str) -> list[str]:
-    return [m.group(0) for m in _IBAN.finditer(text) if iban.is_valid(m.group(0).upper())]
-
-
-def _checked_ids(text: str) -> list[str]:
-    return [m.group(0) for pattern, valid in _CHECKED_IDS for m in pattern.finditer(text)
-            if valid(m.group(0).upper())]  # fmt: skip
 
 
 def _clean_word(word: str) -> str:
@@ -289,15 +264,16 @@ def _identifier(word: str, sentence: str) -> bool:
     if _talks_of(_KEY_TALK, sentence):
         return False
     return _UUID.fullmatch(word) is not None or (
-        _HEX.fullmatch(word) is not None and _HASH_TALK.search(sentence) is not None
+        _HEX.fullmatch(word) is not None and _hash_talk(sentence)
     )
 
 
-def _common_word(word: str) -> bool:
-    """Whether ``word`` is a dictionary word of a Latin-script language memoryd serves,
-    by wordfreq's frequencies: "hier", "ontem", "morgen" are; "mangotree" is not. (All of
-    them: a sentence of four words does not tell Spanish from Italian.)"""
-    return max(zipf_frequency(word, lang, "small") for lang in _LATIN_LANGUAGES) >= _COMMON_ZIPF
+def _hash_talk(sentence: str) -> bool:
+    """Talk of commits, builds or digests, or a hash algorithm hashlib knows by name
+    ("the MD5 of an empty string is d41d8cd9...")."""
+    if _HASH_TALK.search(sentence):
+        return True
+    return any(re.sub(r"[\W_]", "", w.lower()) in _HASH_NAMES for w in _WORD.findall(sentence))
 
 
 def _strong_password(word: str) -> bool:
@@ -346,6 +322,13 @@ def _near_credential_words(sentence: str) -> list[str]:
         # "I always use Fluffy1987 as my password"
         if len(before) >= 2 and before[-1].lower() in {"my", "the", "our"}:
             values += _password_words(before, sentence)
+    for match in _KEY_WORD.finditer(sentence):
+        after = [_clean_word(w) for w in _WORD.findall(sentence[match.end() :])][:_WINDOW_WORDS]
+        values += [
+            w
+            for w in _password_words(after, sentence)
+            if not w.isupper() and any(ch.isdigit() for ch in w)  # not "key terms?"
+        ]
     return values
 
 
@@ -367,37 +350,30 @@ def _tokens(text: str) -> list[str]:
     ]
 
 
-def _identifier_values(text: str) -> list[str]:
-    values = [m.group(0) for m in _SSN.finditer(text)] + [m.group(0) for m in _NINO.finditer(text)]
-    values += _checked_ids(text)
-    for match in _ID_LABEL.finditer(text):
-        rest = text[match.end() : match.end() + 60]
-        rest = _ID_PREFIX.sub("", rest)
-        marker = _MARKER.match(rest) or _ATTACHED.match(rest)
-        rest = rest[marker.end() :].lstrip() if marker else rest
-        value = _ID_VALUE.match(rest)
-        if value and sum(ch.isdigit() for ch in value.group(0)) >= 5:
-            if _identifier(value.group(0).split()[-1], text):
-                continue  # "the account service image is 2c26b46b..."
-            values.append(value.group(0).strip())
-    return values
-
-
 def _talk_form(word: str) -> bool:
     """A lower-case participle or adjective ("changed", "gesperrt"); "Unlocked" written
     with a capital is taken for a value."""
     return word.islower() and _TALK_FORM.fullmatch(word) is not None
 
 
-def _value_after(rest: str) -> str | None:
+def _value_after(rest: str, in_clause: bool = False) -> str | None:
     """The value a marker discloses at the start of ``rest``: its first word that is not
-    filler ("the word", "literally"), unless that word is talk ("too short", "stored")."""
+    filler ("the word", "literally"), unless that word is talk ("too short", "stored")
+    or, ``in_clause`` (the marker follows its label), a common word the clause goes on
+    from ("is way too long", "est écrit derrière la box"), unless quoted or named as a
+    word ("is the word dragonfly followed by 1990")."""
+    named = False
     for match in _VALUE_WORD.finditer(rest):
         word = match.group("word").rstrip(".!?:'’")
         lower = word.lower()
         if lower in lexicon.FILLER_WORDS or not any(ch.isalnum() for ch in word):
+            named = named or lower in _NAMING_WORDS
             continue
         if not word or lower in lexicon.TALK_WORDS or len(word) < 2 or _talk_form(word):
+            return None
+        quoted = match.group(0) != match.group("word")
+        talk = in_clause and not (named or quoted) and word.islower()
+        if talk and context.continues_as_talk(word, rest[match.end() :]):
             return None
         return word
     return None
@@ -408,9 +384,10 @@ def _disclosed(sentence: str, label: re.Match[str]) -> str | None:
     after = sentence[label.end() :]
     if _COMPOUND.match(after):
         return None  # "password manager", "PIN pad"
+    in_clause = not _PHRASE_LABEL.search(label.group(0))  # a phrase's words go on
     attached = _ATTACHED.match(after)
     if attached:
-        value = _value_after(after[attached.end() :])
+        value = _value_after(after[attached.end() :], in_clause)
         if value:
             return value
     alone = _LAST_WORD.match(after)  # "..., password mangotree"
@@ -420,13 +397,13 @@ def _disclosed(sentence: str, label: re.Match[str]) -> str | None:
         # language is part of the sentence; after a bare label it is the value.
         before = sentence[: label.start()].split()
         if value and not (
-            before and before[-1].lower() in lexicon.DETERMINERS and _common_word(value)
+            before and before[-1].lower() in lexicon.DETERMINERS and context.common_word(value)
         ):
             return value
     window = _WINDOW_END.match(after)
     head = window.group(0) if window else after
     for marker in _MARKER.finditer(head):
-        value = _value_after(after[marker.end() :])
+        value = _value_after(after[marker.end() :], in_clause)
         if value:
             return value
     return None
@@ -434,11 +411,14 @@ def _disclosed(sentence: str, label: re.Match[str]) -> str | None:
 
 def _no_value(label: str, value: str, after: str) -> bool:
     """Whether a label's apparent value is talk: a code with no digit ("codice di
-    abbigliamento è elegante", "PIN: lo olvidé"), or a common word when what follows the
-    label says it is forgotten ("Passwort: hab ich vergessen")."""
+    abbigliamento è elegante", "PIN: lo olvidé"), a credential with no Latin letter or
+    digit ("비밀번호: 어제 바꿨어"; quoted phrases are found apart), or a common word when
+    what follows the label says it is forgotten ("Passwort: hab ich vergessen")."""
     if _CODE_LABEL.search(label) and not any(ch.isdigit() for ch in value):
         return True
-    return _FORGET.search(after) is not None and _common_word(value)
+    if not _ASCII_VALUE.search(value) and not _SECURITY.search(label):
+        return True  # "密码：昨天已经改了": a password is typed in ASCII; this is a sentence
+    return _FORGET.search(after) is not None and context.common_word(value)
 
 
 def _labelled_values(text: str) -> list[str]:
@@ -479,7 +459,7 @@ def _security_answers(text: str) -> list[str]:
 def _answers(text: str, start: int) -> list[str]:
     values = []
     for marker in _MARKER.finditer(text, start):
-        value = _value_after(text[marker.end() :])
+        value = _value_after(text[marker.end() :], in_clause=True)
         if value and not _SECURITY.match(value):
             values.append(value)
     return values
@@ -514,10 +494,10 @@ def _variant_findings(text: str) -> list[tuple[str, list[str]]]:
         found.append((f"contains {label}", [m.group(0) for m in pattern.finditer(text)]))
     for detector in _format_detectors():
         found.append((f"contains {detector.secret_type}", list(detector.analyze_string(text))))
-    found.append(("contains a payment card number", _cards(text)))
-    found.append(("contains a bank account number (IBAN)", _ibans(text)))
-    ids = _identifier_values(text) + context.stdnum_ids(text)
-    found.append(("contains a national identity or account number", ids))
+    found.append(("contains a payment card number", ids.cards(text)))
+    found.append(("contains a bank account number (IBAN)", ids.ibans(text)))
+    numbers = ids.ids_by_form(text) + ids.labelled_ids(text, _identifier)
+    found.append(("contains a national identity or account number", numbers))
     phrases = context.seed_phrases(text) + context.labelled_phrases(text)
     found.append(("contains a recovery phrase or pass phrase", phrases))
     found.append(("contains a password or other credential", _labelled_values(text)))
@@ -529,7 +509,8 @@ def _variant_findings(text: str) -> list[tuple[str, list[str]]]:
     for sentence in _sentences(text):
         credentials += _login_values(sentence) + context.quoted_values(sentence)
         credentials += context.one_time_codes(sentence) + context.lock_codes(sentence)
-        credentials += [m.group("value") for m in _BARE_CODE.finditer(sentence)]
+        codes = _BARE_CODE.finditer(sentence)
+        credentials += [m.group("value") or m.group("letters") for m in codes]
     credentials += [w for w in map(_clean_word, _WORD.findall(text)) if _strong_password(w)]
     found.append(("contains a password, PIN or access code", credentials))
     found.append(("contains a long random token", _tokens(text)))

@@ -1,0 +1,247 @@
+"""Numbers that identify a person or an account, so extraction never stores them (R13).
+
+``memoryd.extraction.secrets`` asks this module for the identifiers in a text:
+
+- payment cards (the Luhn check, any separators) and IBANs (python-stdnum);
+- national identifiers by form where the form or check characters make that safe: US
+  SSNs (ddd-dd-dddd), UK NINOs, Chinese resident ids, Spanish DNIs and NIEs, Italian
+  codici fiscali (a shorter number with one check digit, "943 476 5919", is as often a
+  phone number);
+- a value after a label, in the languages memoryd serves: our own labels
+  (``secret_words.ID_LABELS``: "passport number", "numéro de sécurité sociale", "口座番号"
+  ...) and the names of every python-stdnum module about a person's or a bank account's
+  number ("ITIN", "PAN", "TFN", "CURP", "Versicherungsnummer" ...), with the kinds such a
+  module lists as covered ("EIN" under "TIN"). The value may follow a marker a few words
+  on ("passport number, in case I lose it: ..."); it counts when its validator accepts
+  it, when it holds five or more digits, or when it is an identity document number as
+  ICAO 9303 prints them (capital letters and digits, six to nine of them).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+from collections.abc import Callable
+from functools import cache
+from types import ModuleType
+
+import stdnum
+from stdnum import iban, luhn
+from stdnum.cn import ric
+from stdnum.es import dni, nie
+from stdnum.it import codicefiscale
+
+from memoryd.extraction import secret_words as lexicon
+
+_I = re.IGNORECASE
+_SSN = re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])")
+_NINO = re.compile(r"\b[A-CEGHJ-PR-TW-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b")
+# Identifiers whose check characters make them safe to recognise unformatted.
+_CHECKED_IDS = (
+    (re.compile(r"(?<![\w-])\d{17}[\dXx](?![\w-])"), ric.is_valid),
+    (re.compile(r"(?<![\w-])\d{8}-?[A-Za-z](?![\w-])"), dni.is_valid),
+    (re.compile(r"(?<![\w-])[XYZxyz]-?\d{7}-?[A-Za-z](?![\w-])"), nie.is_valid),
+    (re.compile(r"(?<!\w)[A-Za-z]{6}\d{2}[A-Za-z]\d{2}[A-Za-z]\d{3}[A-Za-z](?!\w)"),
+     codicefiscale.is_valid),
+)  # fmt: skip
+_IBAN = re.compile(r"\b[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]{4}){2,7}(?:[ -]?[A-Za-z0-9]{1,3})?\b")
+_CARD = re.compile(r"(?<![\d-])(?:\d[ .-]?){12,18}\d(?![\d-])")
+
+
+def cards(text: str) -> list[str]:
+    """Payment card numbers: 13 to 19 digits passing the Luhn check."""
+    found = []
+    for match in _CARD.finditer(text):
+        digits = re.sub(r"\D", "", match.group(0))
+        if 13 <= len(digits) <= 19 and luhn.is_valid(digits):
+            found.append(match.group(0).strip())
+    return found
+
+
+def ibans(text: str) -> list[str]:
+    return [m.group(0) for m in _IBAN.finditer(text) if iban.is_valid(m.group(0).upper())]
+
+
+def ids_by_form(text: str) -> list[str]:
+    """Identifiers recognised without a label: by their shape (SSN, NINO) or their
+    check characters."""
+    values = [m.group(0) for m in _SSN.finditer(text)] + [m.group(0) for m in _NINO.finditer(text)]
+    values += [m.group(0) for pattern, valid in _CHECKED_IDS for m in pattern.finditer(text)
+               if valid(m.group(0).upper())]  # fmt: skip
+    return values
+
+
+# A label, a disclosing word or a colon, and the value.
+_ID_LABEL = re.compile(
+    rf"(?<![\w])(?:{lexicon.ID_LABELS}|{lexicon.BANK_LABELS})(?:-?(?:nummer|nr\.?))?(?!\w)|"
+    rf"{lexicon.CJK_ID_LABELS}",
+    _I,
+)
+_BANK_LABEL = re.compile(
+    rf"(?:{lexicon.BANK_LABELS})|account|acct|sort|routing|bsb|iban|bic|swift|compte|konto|"
+    r"conta|conto|cuenta|口座|账|帐|卡号|계좌",
+    _I,
+)
+_ID_PREFIX = re.compile(
+    r"^\s*(?:is|was|:|=|-|#|no\.?|nr\.?|n\.|n[°º])?\s*(?:is\s+|:\s*)?(?:[가-힣ぁ-ヿ一-鿿]+\s*){0,3}",
+    _I,
+)
+_ID_MARKER = re.compile(rf"(?<![\w'’])(?:{lexicon.MARKERS})(?![\w'’])|[:=：]", _I)
+_ID_WINDOW = re.compile(r"^[^.;!?。！？]{0,48}?(?:[:=：]|\b(?:is|was|est|es|ist|é|è)\b)", _I)
+_ID_VALUE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|[ .\-/](?=[A-Za-z0-9])){3,30}")
+# An identity document number as ICAO 9303 prints it: capitals and digits, up to nine.
+_DOCUMENT_NUMBER = re.compile(r"(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{6,9}")
+
+
+def labelled_ids(text: str, is_reference: Callable[[str, str], bool]) -> list[str]:
+    """Values after an identifier label; ``is_reference(word, text)`` tells a value the
+    sentence makes something else (a commit, a build) from an identifier."""
+    values = []
+    for match in _ID_LABEL.finditer(text):
+        bank = _BANK_LABEL.search(match.group(0)) is not None
+        for value, right_after in _values_after(text, match.end()):
+            digits = sum(ch.isdigit() for ch in value)
+            # a document number right after its label ("Personalausweisnummer: L7M4RK2C9")
+            document = right_after and not bank and _DOCUMENT_NUMBER.fullmatch(value.split()[0])
+            if digits < 5 and not document:
+                continue
+            if is_reference(value.split()[-1], text):
+                continue  # "the account service image is 2c26b46b..."
+            values.append(value.strip())
+            break
+    return values + stdnum_ids(text)
+
+
+def _values_after(text: str, end: int) -> list[tuple[str, bool]]:
+    """The value right after a label ("SSN 078-05-1120", "身份证号码是 ..."), and the one
+    after a marker a few words on ("passport number, in case I lose it: ..."), each with
+    whether it is the first."""
+    found = []
+    rest = _ID_PREFIX.sub("", text[end : end + 60])
+    marker = _ID_MARKER.match(rest) or _ATTACHED.match(rest)
+    rest = rest[marker.end() :].lstrip() if marker else rest
+    value = _ID_VALUE.match(rest)
+    if value:
+        found.append((value.group(0), True))
+    window = _ID_WINDOW.match(text[end : end + 80])
+    if window:
+        later = _ID_VALUE.match(text[end + window.end() : end + window.end() + 60].lstrip())
+        if later:
+            found.append((later.group(0), False))
+    return found
+
+
+_ATTACHED = re.compile(rf"\s*(?:{lexicon.ATTACHED_MARKERS})", _I)
+_PERSONAL = re.compile(
+    r"person|individual|national|identity|identifi|social|resident|citizen|taxpayer|"
+    r"tax|revenue|voter|insurance|health|bank account",
+    _I,
+)
+_NOT_PERSONAL = re.compile(
+    r"compan|business|VAT|corporat|employer|establishment|trade|commercial|securit(?:y|ies) "
+    r"ident|postal|drug|meter|real estate|excise|goods|preparer|adoption|register number|"
+    r"entreprise|empresa|unternehm|invoice|association|school|onderwijs|creditor|legal",
+    _I,
+)
+# "* an Employer Identification Number (EIN)": a kind of number a module covers.
+_COVERED = re.compile(r"^\s*\*\s+an?\s+[A-Z][\w ]+\((?P<name>[A-Z]{2,6})\)\s*$", re.MULTILINE)
+_PLACE = re.compile(r"\b(?:[A-Z][a-z]+(?:an|ish|ese|ian|ch|ic)|IBAN)\b")  # "Spanish IBAN"
+
+
+@cache
+def _personal_modules() -> tuple[ModuleType, ...]:
+    """python-stdnum's country modules about a person's or a bank account's number."""
+    modules = []
+    for info in pkgutil.walk_packages(stdnum.__path__, "stdnum."):
+        if info.ispkg or info.name.count(".") < 2:
+            continue
+        module = importlib.import_module(info.name)
+        first = (module.__doc__ or "").strip().splitlines()[0] if module.__doc__ else ""
+        if (
+            hasattr(module, "is_valid")
+            and _PERSONAL.search(first)
+            and not (_NOT_PERSONAL.search(first))
+        ):
+            modules.append(module)
+    return tuple(modules)
+
+
+@cache
+def _id_labels() -> tuple[tuple[re.Pattern[str], Callable[[str], bool]], ...]:
+    """(label, validator) for each personal module: its short names ("VNR, SVNR, VSNR"),
+    the first name in brackets when short ("Versicherungsnummer"), and the kinds of
+    number its documentation lists as covered ("EIN" under "TIN"). Acronyms match in
+    capitals only."""
+    labels = []
+    for module in _personal_modules():
+        doc = module.__doc__ or ""
+        first = doc.strip().splitlines()[0]
+        head, _, inner = first.partition(" (")
+        names = [n.strip(" .") for n in head.split(",")] + [inner.split(",")[0].rstrip(").")]
+        names += [m.group("name") for m in _COVERED.finditer(doc)]
+        for name in names:
+            words = name.split()
+            if len(name) < 3 or not name[0].isupper() or len(words) > 2 or _PLACE.search(name):
+                continue
+            escaped = re.escape(name).replace(r"\ ", r"\s+")
+            if name.isupper() or re.fullmatch(r"[A-Z][a-z]?[A-Z]\w*", name):
+                pattern = re.compile(rf"(?<![\w-]){escaped}(?![\w-])")
+            else:
+                pattern = re.compile(rf"(?<![\w-])\w*{escaped}(?![\w-])", _I)
+            labels.append((pattern, module.is_valid))
+    return tuple(labels)
+
+
+@cache
+def _any_id_label() -> re.Pattern[str]:
+    """A quick test for ``_id_labels``, most sentences naming none of them: their acronyms
+    as words, their names anywhere."""
+    acronyms, names = [], []
+    for pattern, _ in _id_labels():
+        bare = pattern.pattern.replace(r"(?<![\w-])", "").replace(r"(?![\w-])", "")
+        if pattern.flags & _I:
+            names.append(bare.replace(r"\w*", ""))
+        else:
+            acronyms.append(bare)
+    return re.compile(rf"(?<![\w-])(?:{'|'.join(acronyms)})(?![\w-])|(?i:{'|'.join(names)})")
+
+
+_ID_AFTER = re.compile(
+    r"^(?:\s*(?:card|number|no\.?|nr\.?|n[°º]|#|is|was|:|-|ist|es|est|é|è))*\s*"
+    r"(?P<value>[A-Za-z0-9](?:[A-Za-z0-9]|[ .\-/](?=[A-Za-z0-9])){4,30})",
+    _I,
+)
+
+
+def stdnum_ids(text: str) -> list[str]:
+    """A value after one of stdnum's personal-number labels: one its validator accepts,
+    or one with five or more digits."""
+    values: list[str] = []
+    if not _any_id_label().search(text):
+        return values
+    for label, is_valid in _id_labels():
+        for match in label.finditer(text):
+            value = _ID_AFTER.match(text[match.end() : match.end() + 60])
+            candidates = [value.group("value")] if value else []
+            window = _ID_WINDOW.match(text[match.end() : match.end() + 80])
+            if window:  # "EIN for my LLC is ..."
+                start = match.end() + window.end()
+                later = _ID_VALUE.match(text[start : start + 60].lstrip())
+                candidates += [later.group(0)] if later else []
+            for candidate in candidates:
+                words = candidate.strip().split()
+                # the value ends where words stop holding digits ("459 612 083 (NZ)")
+                for end in range(len(words), 0, -1):
+                    part = " ".join(words[:end])
+                    if _valid(is_valid, part) or sum(ch.isdigit() for ch in part) >= 5:
+                        values.append(part)
+                        break
+    return values
+
+
+def _valid(is_valid: Callable[[str], bool], value: str) -> bool:
+    try:
+        return bool(is_valid(value))
+    except Exception:  # a validator that chokes on a value rejects it
+        return False
