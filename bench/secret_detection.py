@@ -13,12 +13,13 @@ unread once (recall 0.895, false drops 6.3 %) and then read for tuning too (bran
 secrets4), so neither half is held out any more: only a set written apart and scored
 once after the tuning says how the filter does on lines it has not seen. Each line goes
 through ``secret_reason`` as extraction applies it to a sentence and to a candidate
-memory.
+memory. ``heldout-c`` is such a set: 397 secret lines and 387 look-alikes, written by
+another helper that never saw the filter or these data, and scored once after that tuning.
 
-    .venv/bin/python bench/secret_detection.py [--show] [--part dev|test|heldout-a|heldout-b]
+    .venv/bin/python bench/secret_detection.py [--show] [--part dev|test|heldout-a|...]
 
 ``--show`` prints the lines it gets wrong in the parts read for tuning (dev, heldout-a,
-heldout-b), never the test part's: reading those would make it a second dev set.
+heldout-b), never those of ``test`` or ``heldout-c``: reading them would make them dev sets.
 Targets: recall >= 0.99 and false drops <= 2 % on each part.
 """
 
@@ -33,6 +34,8 @@ from memoryd.extraction.secrets import secret_reason
 
 DATA = Path(__file__).parent / "data" / "secrets.json"
 Part = dict[str, dict[str, list[str]]]
+PARTS = ("dev", "test", "heldout-a", "heldout-b", "heldout-c")
+UNREAD = ("test", "heldout-c")  # scored, never shown
 
 
 def score(part: Part, show: bool) -> tuple[float, float, dict[str, tuple[int, int]]]:
@@ -56,11 +59,13 @@ def score(part: Part, show: bool) -> tuple[float, float, dict[str, tuple[int, in
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--show", action="store_true", help="print the lines it gets wrong, except test's"
+        "--show",
+        action="store_true",
+        help="print the lines it gets wrong, except in test and heldout-c",
     )
     parser.add_argument(
         "--part",
-        choices=("dev", "test", "heldout-a", "heldout-b"),
+        choices=PARTS,
         action="append",
         help="score only this part",
     )
@@ -69,9 +74,9 @@ def main() -> int:
     ok = True
     print("| part | secret lines | recall | look-alikes | false drops |\n|---|---|---|---|---|")
     details = {}
-    for name in args.part or ("dev", "test", "heldout-a", "heldout-b"):
+    for name in args.part or PARTS:
         part = data[name]
-        recall, false_drops, kinds = score(part, args.show and name != "test")
+        recall, false_drops, kinds = score(part, args.show and name not in UNREAD)
         details[name] = kinds
         n_secret = sum(map(len, part["secret"].values()))
         n_harmless = sum(map(len, part["harmless"].values()))
