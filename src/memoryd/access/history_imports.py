@@ -1,10 +1,13 @@
-"""History imports running in the background of the server (issue 38, item 4).
+"""History imports running in the background of the server (issue 38, item 4): who may
+start one, and the imports running in this process.
 
 An export of years of chats records tens of thousands of turns: more than a request
 should wait for. So the server checks the file in the request (a malformed one is
 refused there, nothing started) and records its turns in a thread of its own; the
 request answers at once with the import's id, and its progress is read by id (the REST
-API's ``GET /api/v1/history-imports/{id}``, the web page's status fragment).
+API's ``GET /api/v1/history-imports/{id}``, the web page's status fragment). The rule of
+who may is recording a chat's: only into a workspace the user belongs to, and only into
+their own history (``start_history_import``); only they read its progress.
 
 The imports are kept in this process's memory: with several worker processes, the one
 that started an import is the one that knows its progress, so its id holds the worker's
@@ -25,13 +28,14 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Literal
 
+from memoryd.access.callers import Site, require_workspace
 from memoryd.app.history_import import HistoryImport
 from memoryd.domain.errors import AlreadyExists, MemorydError, NotFound
+from memoryd.domain.models import Actor, Source, User
 
 if TYPE_CHECKING:
     from memoryd.app.history_formats import History
     from memoryd.app.service import Memoryd
-    from memoryd.domain.models import Actor
 
 log = logging.getLogger("memoryd.server")
 KEEP = timedelta(hours=1)
@@ -124,3 +128,11 @@ class HistoryJobs:
         for job_id, job in list(self._jobs.items()):
             if job.finished_at is not None and job.finished_at < now - KEEP:
                 del self._jobs[job_id]
+
+
+def start_history_import(
+    site: Site, jobs: HistoryJobs, user: User, history: History, workspace: str
+) -> HistoryJob:
+    """Record ``history`` in ``workspace`` in the background, if the user may use it."""
+    require_workspace(site, user, workspace)
+    return jobs.start(site.md, user.id, history, workspace, Actor(Source.USER, user.id))
