@@ -1,21 +1,13 @@
-"""Users and workspaces: who may create, change and delete them, and who joins which.
-
-Admins create users, change roles and passwords, delete users and workspaces, and let
-people into workspaces; the last admin can be neither demoted nor deleted, and nobody
-deletes themselves, so the service can always be administered. Anyone signed in may
-create a workspace and becomes its first member (so a chat app using a user's key can
-set itself up), within the ``max_workspaces_per_user`` setting; a default user sees
-only the workspaces they belong to. Every membership change is an entry in the member's
-audit log (``memoryd.app.memberships``). The REST API's users and workspaces routes and
-the web UI's admin panel call these; the command line is the operator, who administers
-the database directly.
+"""Users and workspaces: admins create, change and delete users and workspaces and let
+people in (the last admin can be neither demoted nor deleted, nobody deletes themselves);
+anyone may create a workspace and join it, within ``max_workspaces_per_user``.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from memoryd.access.callers import is_admin, require_admin, require_workspace
+from memoryd.access.callers import is_admin, require_admin
 from memoryd.access.credentials import validate_password
 from memoryd.domain import runtime_settings
 from memoryd.domain.errors import AlreadyExists
@@ -26,9 +18,7 @@ if TYPE_CHECKING:
     from memoryd.app.service import Memoryd
 
 
-class Accounts(Protocol):
-    """A ``Site`` whose memberships are the credentials store (the server's state)."""
-
+class Accounts(Protocol):  # a Site with the credentials store: the server's state
     @property
     def md(self) -> Memoryd: ...
 
@@ -37,7 +27,6 @@ class Accounts(Protocol):
 
 
 def by_admin(admin: User) -> Actor:
-    """The admin as the audit log names them."""
     return Actor(Source.ADMIN, require_admin(admin).id)
 
 
@@ -49,8 +38,7 @@ def add_user(
     password: str | None,
     workspaces: list[str],
 ) -> User:
-    """Create a user (by ``admin``), with a password and memberships (each in the new
-    user's audit log); checks all before writing."""
+    """A new user with a password and memberships; all is checked before writing."""
     actor = by_admin(admin)
     if password is not None:
         validate_password(password)
@@ -72,9 +60,7 @@ def change_user(
     role: str | None = None,
     password: str | None = None,
 ) -> User:
-    """A user's role and/or password, by ``admin``. The last admin cannot be demoted; a
-    new role is in the user's audit log (by ``admin:ID``, or ``user:ID`` for their own);
-    a new password signs the user out of every browser."""
+    """A user's role (in their audit log) and/or password (signing them out)."""
     require_admin(admin)
     user = site.md.get_user(user_id)
     if password is not None:
@@ -89,7 +75,6 @@ def change_user(
 
 
 def remove_user(site: Accounts, admin: User, user_id: int) -> User:
-    """Delete a user with their memories and chats (admin); not yourself, not the last admin."""
     require_admin(admin)
     user = site.md.get_user(user_id)
     if user.id == admin.id:
@@ -99,13 +84,11 @@ def remove_user(site: Accounts, admin: User, user_id: int) -> User:
 
 
 def users_overview(site: Accounts, admin: User) -> list[UserSummary]:
-    """Every user with their role, memory counts, workspaces and own choices (admin)."""
     require_admin(admin)
     return site.md.user_summaries()
 
 
 def create_workspace(site: Accounts, user: User, slug: str, name: str | None) -> Workspace:
-    """A new workspace; a default user joins it, within their quota of workspaces."""
     limit = site.md.get_settings()[runtime_settings.MAX_WORKSPACES_PER_USER.key]
     try:
         return site.md.create_workspace(
@@ -123,29 +106,13 @@ def create_workspace(site: Accounts, user: User, slug: str, name: str | None) ->
         raise AlreadyExists(f"the slug {slug!r} is not available; choose another") from None
 
 
-def get_workspace(site: Accounts, user: User, slug: str) -> Workspace:
-    return site.md.get_workspace(require_workspace(site, user, slug))
-
-
 def delete_workspace(site: Accounts, admin: User, slug: str) -> None:
     site.md.delete_workspace(slug, actor=by_admin(admin))
 
 
-def members(site: Accounts, admin: User, slug: str) -> list[User]:
-    require_admin(admin)
-    return site.auth.members(slug)
-
-
 def add_member(site: Accounts, admin: User, slug: str, user_id: int) -> bool:
-    """Let a user into a workspace; False when they already were a member."""
     return site.auth.add_member(slug, user_id, by_admin(admin))
 
 
 def remove_member(site: Accounts, admin: User, slug: str, user_id: int) -> None:
     site.auth.remove_member(slug, user_id, by_admin(admin))
-
-
-def workspaces_of(site: Accounts, admin: User, user_id: int) -> list[Workspace]:
-    """The workspaces a user may use (admin)."""
-    require_admin(admin)
-    return site.auth.workspaces_of(site.md.get_user(user_id))

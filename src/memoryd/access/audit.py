@@ -1,17 +1,9 @@
 """The audit log (R12) as a caller may read it.
 
-What a default user sees follows the rule of a memory's history and of the memories
-shown on a chat: a memory counts as being where its latest entry left it (after its last
-change, or where it was when deleted). The entries of a memory that is, or was when
-deleted, in a workspace the user no longer belongs to are left out, all of them: its
-text stays out of reach, as in every other listing. A memory moved out of such a
-workspace (promoted to global) shows with its whole history. Chat deletions always show:
-they name workspaces, counts and chat ids, never text, and they are the user's record
-that their chats were erased, and so do changes to the user's settings, which name no
-memory. An admin (and the command line) sees every entry.
-
-The library (``Memoryd.list_audit``) does the reading; ``read_audit`` is what
-``GET .../audit``, the web UI's Activity page and ``memoryd audit`` read through.
+A memory counts as being where its latest entry left it; a default user sees none of
+the entries of a memory that is, or was when deleted, in a workspace they no longer
+belong to (its text stays out of reach, as in every listing), but always their chat
+deletions (counts, never text) and setting changes. An admin sees every entry.
 """
 
 from __future__ import annotations
@@ -42,9 +34,8 @@ def read_audit(
     workspace: str | None = None,
     since: str | None = None,
 ) -> list[AuditEntry]:
-    """One page of ``owner.user``'s log as the caller may see it (the module doc). A
-    workspace filter the caller may not use is NotFound; any other bad value is the
-    library's InvalidInput."""
+    """One page of ``owner.user``'s log as the caller may see it; a workspace filter the
+    caller may not use is NotFound."""
     visible_in = visible_workspaces(site, owner)
     if workspace is not None:
         validate_slug(workspace)

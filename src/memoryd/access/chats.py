@@ -1,12 +1,6 @@
-"""Recorded chats as their owner may reach them, and the memories of a chat turn.
-
-Chats belong to the user who had them, in a workspace: a user records, lists, reads and
-deletes their own, and only in workspaces they belong to (another user's chat, or one in
-a workspace they have left, is not found). Chats have no admin view: an admin who must
-erase a person deletes the user. Each chat comes with the memories injected into it,
-less those the caller may no longer see (``used_memories``). A turn's memories
-(``turn``) are chosen for a workspace the user may use. The REST API's chats and context
-routes, the web UI's chat page, the MCP tools and the proxy call these.
+"""Recorded chats and a chat turn's memories, as their user may reach them: only their
+own, in workspaces they belong to (another's is not found; there is no admin view), each
+chat with the memories it was given that the caller may still see.
 """
 
 from __future__ import annotations
@@ -41,14 +35,11 @@ def used_memories(site: Site, owner: Owner, chat_ids: Iterable[int]) -> dict[int
 
 
 def with_memories(site: Site, user: User, chats: Sequence[Chat]) -> WithMemories:
-    """The chats with the memories injected into each (one query for all of them)."""
     used = used_memories(site, self_owner(user), [c.id for c in chats])
     return [(c, used.get(c.id, [])) for c in chats]
 
 
 def visible_chat(site: Site, user: User, chat_id: int) -> Chat:
-    """One of the user's chats in a workspace they may use; NotFound otherwise (another
-    user's chat looks exactly like one that does not exist)."""
     chat = site.md.get_chat(user.id, chat_id)
     if not site.auth.is_member(user, chat.workspace):
         raise NotFound(f"no chat {chat_id!r} for this user")
@@ -63,7 +54,6 @@ def record_chat(
     response: str,
     memory_ids: Sequence[str] = (),
 ) -> tuple[Chat, list[UsedMemory]]:
-    """Record a finished exchange in a workspace the user may use."""
     require_workspace(site, user, workspace)
     chat = site.md.record_chat(user.id, workspace, prompt, response, memory_ids=memory_ids)
     return with_memories(site, user, [chat])[0]
@@ -97,7 +87,7 @@ def list_chats(
 
 
 def clear_chats(site: Site, user: User, workspace: str | None) -> int:
-    """Delete the user's chats in a workspace they may use, or (None) all of theirs."""
+    """Delete the user's chats in ``workspace``, or (None) all of theirs."""
     if workspace is not None:
         require_workspace(site, user, workspace)
     return site.md.clear_chats(user.id, workspace)
@@ -119,8 +109,7 @@ def turn(
     record: bool = True,
     confirm: Callable[[], None] | None = None,
 ) -> Turn:
-    """The memories for one chat turn, in a workspace the user may use (``record`` and
-    ``confirm``: see ``Memoryd.context``)."""
+    """The memories for one chat turn (``record``, ``confirm``: ``Memoryd.context``)."""
     if workspace is not None:
         require_workspace(site, user, workspace)
     return site.md.context(user.id, workspace, message, history, record=record, confirm=confirm)

@@ -1,7 +1,5 @@
-"""Extraction runs started by hand: only admins start them, one at a time from this
-process (the REST API's ``POST /api/v1/extraction/run`` and parked-batch retry, the web
-UI's Run now and Retry). The scheduler and ``memoryd extract`` run extraction without
-asking anyone: they are the operator's.
+"""Extraction runs started by hand (REST, the admin panel): only by admins, one at a time
+from this process.
 """
 
 from __future__ import annotations
@@ -30,10 +28,8 @@ def run_now(
     force: bool,
     on_start: RunCallback | None = None,
 ) -> PairResult | Run:
-    """One extraction run, by ``admin``: of one pair (always forced), or of every due pair;
-    AlreadyExists while one started here is running. ``on_start(run)`` is called once the
-    run is stored as running. The run then asks up to ``question_memories_per_run``
-    memories' questions, as a scheduled run does."""
+    """One run of one pair (forced) or of every due pair, asking questions as a scheduled
+    run does; ``on_start(run)`` once it is stored as running."""
     require_admin(admin)
     asking = md.settings.question_memories_per_run
     if not _running.acquire(blocking=False):

@@ -1,13 +1,11 @@
-"""History imports running in the background of the server (issue 38, item 4): who may
-start one, and the imports running in this process.
+"""History imports running in the background of the server (issue 38, item 4).
 
 An export of years of chats records tens of thousands of turns: more than a request
 should wait for. So the server checks the file in the request (a malformed one is
 refused there, nothing started) and records its turns in a thread of its own; the
 request answers at once with the import's id, and its progress is read by id (the REST
-API's ``GET /api/v1/history-imports/{id}``, the web page's status fragment). The rule of
-who may is recording a chat's: only into a workspace the user belongs to, and only into
-their own history (``start_history_import``); only they read its progress.
+API's ``GET /api/v1/history-imports/{id}``, the web page's status fragment). Who may is
+as for recording a chat: the user, into a workspace they belong to.
 
 The imports are kept in this process's memory: with several worker processes, the one
 that started an import is the one that knows its progress, so its id holds the worker's
@@ -133,6 +131,5 @@ class HistoryJobs:
 def start_history_import(
     site: Site, jobs: HistoryJobs, user: User, history: History, workspace: str
 ) -> HistoryJob:
-    """Record ``history`` in ``workspace`` in the background, if the user may use it."""
     require_workspace(site, user, workspace)
     return jobs.start(site.md, user.id, history, workspace, Actor(Source.USER, user.id))

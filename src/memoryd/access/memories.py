@@ -1,13 +1,6 @@
-"""Memories as a caller may reach them: one, the lists with how full each scope is, a
-memory's detail, the chats it was used in, its history, and every change (R1, R2, R8,
-R12).
-
-A default user reaches their own memories, global ones and those of the workspaces they
-belong to; a memory in a workspace they have left is not found, exactly as another
-user's is. An admin acting for a user reaches all of that user's memories, and writes
-into any workspace. The REST API (``/api/v1/memories``, ``/api/v1/users/{id}/memories``),
-the web UI's lists, forms and detail, the MCP tools and ``memoryd memories`` all call
-these functions.
+"""Memories as a caller may reach them (R1, R2, R8, R12): a default user their own, in
+global and their workspaces (one in a workspace they left is not found, as another
+user's is); an admin acting for a user all of that user's, writing into any workspace.
 """
 
 from __future__ import annotations
@@ -26,9 +19,7 @@ if TYPE_CHECKING:
     from memoryd.domain.results import MemoryDetail
 
 
-# How full one scope is: the lists people see show it beside its memories. (No docstring:
-# it would become the description of ScopeUsage in the API's OpenAPI schema.)
-@dataclass(frozen=True)
+@dataclass(frozen=True)  # how full a scope is (no docstring: it would be in the OpenAPI)
 class ScopeUsage:
     scope: Literal["global", "workspace"]
     workspace: str | None
@@ -38,9 +29,7 @@ class ScopeUsage:
 
 
 @dataclass(frozen=True)
-class Overview:
-    """The memories the caller may see, and how full each of the owner's scopes is."""
-
+class Overview:  # the memories the caller may see, and how full each scope is
     memories: list[Memory]
     scopes: list[ScopeUsage]
 
@@ -53,7 +42,6 @@ def visible_memory(site: Site, owner: Owner, memory_id: str) -> Memory:
 
 
 def overview(site: Site, owner: Owner, scope: Scope | None, workspace: str | None) -> Overview:
-    """The owner's memories plus how full each scope is, for the lists people see."""
     md = site.md
     if workspace is not None and not is_admin(owner.acting):
         require_workspace(site, owner.user, workspace)
@@ -82,10 +70,8 @@ def overview(site: Site, owner: Owner, scope: Scope | None, workspace: str | Non
 
 
 def memory_detail(site: Site, owner: Owner, memory_id: str) -> MemoryDetail:
-    """One memory with its source chats and history. A source chat in a workspace the
-    caller may not use is only counted (``hidden_source_chats``): a global memory learned
-    in a workspace the user has left must not show that workspace's chats, which the
-    chat listings hide too."""
+    """One memory with its source chats and history; a source chat in a workspace the
+    caller may not use is only counted (``hidden_source_chats``)."""
     visible_memory(site, owner, memory_id)
     detail = site.md.memory_detail(owner.user.id, memory_id)
     allowed = {c.workspace: owner.may_use(site, c.workspace) for c in detail.source_chats}
@@ -97,8 +83,7 @@ def memory_detail(site: Site, owner: Owner, memory_id: str) -> MemoryDetail:
 def chats_using(
     site: Site, owner: Owner, memory_id: str, limit: int
 ) -> list[tuple[Chat, list[UsedMemory]]]:
-    """The recorded chats a memory was injected into that the caller may see, newest
-    first, each with the memories it was answered with."""
+    """The chats a memory was injected into that the caller may see, newest first."""
     visible_memory(site, owner, memory_id)
     chats = site.md.chats_using(owner.user.id, memory_id, limit=limit)
     chats = [c for c in chats if owner.may_use(site, c.workspace)]
@@ -107,7 +92,7 @@ def chats_using(
 
 
 def history(site: Site, owner: Owner, memory_id: str) -> list[AuditEntry]:
-    """Every change to one memory, deleted ones too, unless it is (or was when deleted)
+    """Every change to one memory (deleted ones too) unless it is, or was when deleted,
     in a workspace the caller may not use."""
     entries = site.md.audit_log(owner.user.id, memory_id)
     latest: dict[str, Any] = (entries[-1].after or entries[-1].before or {}) if entries else {}
@@ -124,7 +109,6 @@ def add_memory(
     workspace: str | None,
     expires_at: str | None = None,
 ) -> Memory:
-    """A new memory, into a workspace only if the one acting may use it."""
     if workspace is not None:
         require_workspace(site, owner.acting, workspace)
     return site.md.add_memory(
@@ -146,7 +130,6 @@ def edit_memory(
 
 
 def delete_memory(site: Site, owner: Owner, memory_id: str, reason: str | None = None) -> Memory:
-    """Delete one memory (``reason``, e.g. that it is wrong, stays in the audit log)."""
     memory = visible_memory(site, owner, memory_id)
     site.md.delete_memory(owner.user.id, memory_id, reason=reason, actor=owner.actor)
     return memory
@@ -158,7 +141,6 @@ def promote(site: Site, owner: Owner, memory_id: str) -> Memory:
 
 
 def demote(site: Site, owner: Owner, memory_id: str, workspace: str) -> Memory:
-    """Move a global memory into a workspace the one acting may use."""
     visible_memory(site, owner, memory_id)
     require_workspace(site, owner.acting, workspace)
     return site.md.demote(owner.user.id, memory_id, workspace, actor=owner.actor)

@@ -1,12 +1,6 @@
-"""The review queue as a caller may reach it: extraction's suggested changes to the
-owner's memories, listed, accepted (as they are, edited or into another scope) or
-rejected.
-
-A suggestion is where its memory would be: one in a workspace the caller may not use is
-not found, as such a memory is; accepting into the workspace its chats were in
-(``origin``) needs that workspace. Accepting is a memory write like any other (a full
-scope or a duplicate is refused). The REST API's ``/suggestions`` routes, the web UI's
-review queue and ``memoryd memories suggestions`` call these.
+"""The review queue as a caller may reach it: a suggestion is where its memory would be
+(one in a workspace the caller may not use is not found), and accepting it into the
+workspace its chats were in (``origin``) needs that workspace.
 """
 
 from __future__ import annotations
@@ -38,8 +32,7 @@ def accept(
     expires_at: str | Keep | None = KEEP,
     scope: str | None = None,
 ) -> Memory:
-    """Accept one of the owner's suggestions that the caller may see, into ``scope``
-    (``memoryd.app.lifecycle.accept_target``)."""
+    """Accept a suggestion into ``scope`` (``memoryd.app.lifecycle.accept_target``)."""
     found = visible_suggestion(site, owner, suggestion_id)
     if scope == "workspace" and not owner.may_use(site, found.origin):
         raise PermissionDenied(f"you are not a member of workspace {found.origin}")
@@ -54,6 +47,5 @@ def accept(
 
 
 def reject(site: Site, owner: Owner, suggestion_id: str) -> Suggestion:
-    """Turn a suggestion down; the same text is not suggested again."""
     visible_suggestion(site, owner, suggestion_id)
     return site.md.reject_suggestion(owner.user.id, suggestion_id)

@@ -1,13 +1,7 @@
-"""Export and import (R12) as a caller may do them: one's own memories, or (admins)
-anyone's.
-
-An export leaves out what the caller may not see: the memories and chats of workspaces
-they may not use. A default user imports only into workspaces they belong to; a
-workspace the file names that does not exist yet is created and they become its member,
-as when creating one (within their workspace quota). They cannot claim ``source:
-"admin"``, and their memories in workspaces they were removed from stay out of reach: a
-line naming one creates a new one. The import itself, all or nothing, is
-``memoryd.app.transfer``'s; the REST API's ``/export`` and ``/import`` call these.
+"""Export and import (R12) as a caller may do them: an export leaves out the memories and
+chats of workspaces the caller may not use; a default user imports only into workspaces
+they belong to or new ones (within their quota), never as ``source: "admin"``, and their
+memories in workspaces they left stay out of reach (a line naming one creates another).
 """
 
 from __future__ import annotations
@@ -29,14 +23,12 @@ if TYPE_CHECKING:
 
 
 def _shown(site: Site, owner: Owner, data: dict[str, Any]) -> bool:
-    """The preferences line, and memories and chats in workspaces the caller may use."""
     if is_chat(data):
         return owner.may_use(site, data[CHAT]["workspace"])
     return is_preferences(data) or owner.may_use(site, data["workspace"])
 
 
 def export_lines(site: Site, owner: Owner, *, chats: bool = True) -> list[str]:
-    """The owner's export as the caller may see it, one JSON line each."""
     lines = site.md.export_memories(owner.user.id, chats=chats)
     return [line for line in lines if _shown(site, owner, json.loads(line))]
 
@@ -44,7 +36,6 @@ def export_lines(site: Site, owner: Owner, *, chats: bool = True) -> list[str]:
 def import_file(
     site: Accounts, owner: Owner, parsed: ImportFile, *, preferences: bool, chats: bool
 ) -> ImportResult:
-    """Import a parsed file into the owner's memories, as the caller may."""
     restricted = not is_admin(owner.acting)
     protected: set[str] = set()
     limit = site.md.get_settings()[runtime_settings.MAX_WORKSPACES_PER_USER.key]

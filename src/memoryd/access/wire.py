@@ -1,11 +1,6 @@
-"""The JSON forms of memoryd's objects: a memory, a chat, a suggestion, an audit entry, a
-memory's detail and a turn's memories, as every surface that shows them shows them.
-
-The REST API answers with them (they are in its OpenAPI schema), the MCP tools return
-them (their output schemas), and the web UI renders a memory's detail from the same
-form memoryd.js reads from the API, so the page reads the same with and without the
-script. The access functions return domain objects; a surface turns them into these
-with ``of`` (``MemoryDetail.of_detail``).
+"""The JSON forms of memories, chats, suggestions, audit entries and a turn's memories:
+the REST API answers with them (its OpenAPI schema), the MCP tools return them, and the
+web UI renders a memory's detail from the same form memoryd.js reads from the API.
 """
 
 from __future__ import annotations

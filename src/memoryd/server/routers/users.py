@@ -176,5 +176,5 @@ def delete_user(state: State, admin: AdminUser, user_id: UserId) -> Response:
 
 
 @router.get("/users/{user_id}/workspaces", response_model=list[WorkspaceOut], summary="(admin)")
-def user_workspaces(state: State, admin: AdminUser, user_id: UserId) -> list[WorkspaceOut]:
-    return [WorkspaceOut.of(w) for w in accounts.workspaces_of(state, admin, user_id)]
+def user_workspaces(state: State, _: AdminUser, user_id: UserId) -> list[WorkspaceOut]:
+    return [WorkspaceOut.of(w) for w in state.auth.workspaces_of(state.md.get_user(user_id))]

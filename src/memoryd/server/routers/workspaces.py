@@ -15,6 +15,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Response
 
 from memoryd.access import accounts
+from memoryd.access.callers import require_workspace
 from memoryd.server.deps import AdminUser, CurrentUser, State
 from memoryd.server.schemas import UserOut, WorkspaceCreate, WorkspaceOut
 
@@ -35,7 +36,7 @@ def create_workspace(state: State, user: CurrentUser, body: WorkspaceCreate) -> 
 
 @router.get("/{slug}", response_model=WorkspaceOut, summary="One workspace")
 def get_workspace(state: State, user: CurrentUser, slug: Slug) -> WorkspaceOut:
-    return WorkspaceOut.of(accounts.get_workspace(state, user, slug))
+    return WorkspaceOut.of(state.md.get_workspace(require_workspace(state, user, slug)))
 
 
 @router.delete("/{slug}", status_code=204, response_class=Response, summary="Delete (admin)")
@@ -45,8 +46,8 @@ def delete_workspace(state: State, admin: AdminUser, slug: Slug) -> Response:
 
 
 @router.get("/{slug}/members", response_model=list[UserOut], summary="Members (admin)")
-def members(state: State, admin: AdminUser, slug: Slug) -> list[UserOut]:
-    return [UserOut.of(u) for u in accounts.members(state, admin, slug)]
+def members(state: State, _: AdminUser, slug: Slug) -> list[UserOut]:
+    return [UserOut.of(u) for u in state.auth.members(slug)]
 
 
 @router.put(
