@@ -2,12 +2,13 @@
 
 memoryd is built in layers: a core of plain rules with no I/O (``memoryd.domain``); thin
 layers around it (storage, embedders, rerankers, LLM providers); the write rules and the
-extraction pipeline above those; the ``Memoryd`` facade and its services; and the surfaces
-on top (server, CLI, MCP, client, integrations, workers). Nothing enforces that but this
-test: it parses every module with ``ast`` (no imports run, so it takes a fraction of a
-second), resolves every import -- at module level, inside functions, relative ones and
-``from pkg import submodule`` -- to the memoryd module it names, and checks the rules
-below. A failure names the importing module, the line and what it imports.
+extraction pipeline above those; the ``Memoryd`` facade and its services; the access layer
+(``memoryd.access``: who may read or change what); and the surfaces on top (REST, web UI,
+MCP, CLI, client, integrations, workers), none of which imports another. Nothing enforces
+that but this test: it parses every module with ``ast`` (no imports run, so it takes a
+fraction of a second), resolves every import -- at module level, inside functions,
+relative ones and ``from pkg import submodule`` -- to the memoryd module it names, and
+checks the rules below. A failure names the importing module, the line and what it imports.
 
 ``if TYPE_CHECKING:`` imports are collected (marked ``typing``) and held to the same rules
 as the others: a type from a higher layer in a lower layer's signatures is as much a
