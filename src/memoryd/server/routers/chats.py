@@ -4,10 +4,8 @@ belongs to are accepted. Each chat comes back with the memories that answered it
 
 A user deletes their own chats here too: one by id, a workspace's, or all of them
 (``?all=true``; a bare DELETE of the collection is refused, so nothing is cleared by a
-missing parameter). What deleting means is ``memoryd.app.chat_log``'s. Chats have no admin
-scope here (no ``/api/v1/users/{id}/chats``), so only their owner deletes them; an admin
-who must erase a person deletes the user, chats included. Who may is
-``memoryd.access.chats``'s.
+missing parameter). Who may is ``memoryd.access.chats``' (only the owner: an admin who
+must erase a person deletes the user), what deleting means ``memoryd.app.chat_log``'s.
 """
 
 from __future__ import annotations

@@ -5,10 +5,9 @@ the caller's chats in one of their workspaces (issue 38, item 4).
 ``MEMORYD_MAX_IMPORT_BYTES``), checks it (a file of none of the three formats, or a broken
 one, is a 422 and nothing starts) and answers 202 at once with the import's id; the turns
 are recorded in the background (``memoryd.access.history_imports``) and
-``GET /api/v1/history-imports/{id}`` says how far it got. The access rule is the one of
-recording a chat (``POST /api/v1/chats``): only a workspace the caller belongs to, so a
-user never records into someone else's workspace (404, as for one that does not exist),
-and only into their own history. Uploading the same file again records nothing new.
+``GET /api/v1/history-imports/{id}`` says how far it got. As for recording a chat, only
+into a workspace the caller belongs to (404 otherwise). Uploading the same file again
+records nothing new.
 """
 
 from __future__ import annotations

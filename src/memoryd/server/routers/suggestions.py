@@ -3,11 +3,8 @@
 When the run-time setting ``memory_review`` is ``updates`` or ``everything``, extraction
 files its changes as suggestions instead of writing them (``memoryd.extraction.review``).
 These routes list them and decide them, for the user's own (``/api/v1/suggestions``) and,
-for admins, any user's (``/api/v1/users/{user_id}/suggestions``), like the memory routes.
-Accepting is a memory write like any other: a full scope or a duplicate is refused with
-the same errors. A new memory can be accepted into global or into the workspace its chats
-were in (``scope``); the web page's Accept goes through the same
-``memoryd.access.suggestions.accept``.
+for admins, any user's (``/api/v1/users/{user_id}/suggestions``), like the memory routes,
+through ``memoryd.access.suggestions`` as the web UI's review queue does.
 """
 
 # No "from __future__ import annotations": FastAPI must resolve the local OwnerDep alias.

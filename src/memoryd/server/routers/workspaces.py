@@ -1,11 +1,6 @@
-"""Workspaces and who belongs to them.
-
-Anyone signed in may create a workspace and becomes its first member (so a chat app using
-a user's key can set itself up); only admins delete workspaces and manage members. A
-default user sees only the workspaces they belong to; for them any other is not found.
-Every membership change, and each membership a deleted workspace ends, is an entry in the
-member's audit log (``memoryd.app.memberships``). The rules are
-``memoryd.access.accounts``'.
+"""Workspaces and who belongs to them: anyone creates one and joins it, only admins delete
+workspaces and manage members (``memoryd.access.accounts``); a default user sees only
+the workspaces they belong to, any other is not found.
 """
 
 from __future__ import annotations
