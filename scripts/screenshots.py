@@ -33,6 +33,7 @@ def build_demo(data_dir: Path) -> tuple[Any, str]:
     """An app with a small, realistic world in it; returns (app, id of a finished run)."""
     from argon2 import PasswordHasher
 
+    from memoryd.access.credentials import AuthStore
     from memoryd.app.service import Memoryd
     from memoryd.config import MemorydSettings
     from memoryd.domain.models import Role, Scope
@@ -40,7 +41,6 @@ def build_demo(data_dir: Path) -> tuple[Any, str]:
     from memoryd.extraction.review import suggest
     from memoryd.extraction.runs import Run, finish_run, new_run_id, start_run
     from memoryd.server.app import create_app, first_start
-    from memoryd.server.auth import AuthStore
 
     settings = MemorydSettings(
         data_dir=data_dir,

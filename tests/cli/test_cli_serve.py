@@ -100,7 +100,7 @@ def test_apikey_create_list_revoke_and_passwd(tmp_path: Path) -> None:
     )
     assert short.exit_code == 2
     from memoryd import Memoryd
-    from memoryd.server.auth import AuthStore
+    from memoryd.access.credentials import AuthStore
 
     with Memoryd(db) as md:
         assert AuthStore(md.db).authenticate("alice", "a-long-password") is not None

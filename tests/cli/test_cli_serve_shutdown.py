@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 
 from memoryd import Memoryd
-from memoryd.server.auth import AuthStore
+from memoryd.access.credentials import AuthStore
 from memoryd.testing import FakeOpenAIServer, Reply
 from support.processes import free_port, memoryd_env
 

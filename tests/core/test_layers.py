@@ -2,12 +2,13 @@
 
 memoryd is built in layers: a core of plain rules with no I/O (``memoryd.domain``); thin
 layers around it (storage, embedders, rerankers, LLM providers); the write rules and the
-extraction pipeline above those; the ``Memoryd`` facade and its services; and the surfaces
-on top (server, CLI, MCP, client, integrations, workers). Nothing enforces that but this
-test: it parses every module with ``ast`` (no imports run, so it takes a fraction of a
-second), resolves every import -- at module level, inside functions, relative ones and
-``from pkg import submodule`` -- to the memoryd module it names, and checks the rules
-below. A failure names the importing module, the line and what it imports.
+extraction pipeline above those; the ``Memoryd`` facade and its services; the access layer
+(``memoryd.access``: who may read or change what); and the surfaces on top (REST, web UI,
+MCP, CLI, client, integrations, workers), none of which imports another. Nothing enforces
+that but this test: it parses every module with ``ast`` (no imports run, so it takes a
+fraction of a second), resolves every import -- at module level, inside functions,
+relative ones and ``from pkg import submodule`` -- to the memoryd module it names, and
+checks the rules below. A failure names the importing module, the line and what it imports.
 
 ``if TYPE_CHECKING:`` imports are collected (marked ``typing``) and held to the same rules
 as the others: a type from a higher layer in a lower layer's signatures is as much a
@@ -128,6 +129,7 @@ FOUNDATION = ("memoryd.config", "memoryd.plugins", "memoryd.models.blas")
 ADAPTERS = ("memoryd.storage", "memoryd.models")
 WRITE_RULES = ("memoryd.storage.write_rules",)
 PIPELINE = ("memoryd.extraction",)
+ACCESS = ("memoryd.access",)
 FACADE = (
     "memoryd",  # the package's __init__: re-exports Memoryd and the domain types
     "memoryd.app",
@@ -221,17 +223,24 @@ RULES = (
         allowed=(*DOMAIN, *FOUNDATION, *ADAPTERS, *WRITE_RULES, *PIPELINE),
     ),
     Rule(
-        "the facade and its services never import a surface (server, CLI, MCP, client, "
-        "integrations, workers, testing)",
+        "the facade and its services never import the access layer or a surface (server, "
+        "CLI, MCP, client, integrations, workers, testing)",
         applies_to=FACADE,
+        forbidden=(*ACCESS, *SURFACES),
+    ),
+    Rule(
+        "the access layer (memoryd.access: who may read or change what) sits on the facade "
+        "and never imports a surface, nor the server's HTTP plumbing",
+        applies_to=ACCESS,
         forbidden=SURFACES,
     ),
     Rule(
-        "only the server itself, the CLI (which starts it), MCP (mounted in it, reusing its "
-        "access checks) and memoryd.testing (which runs it for tests) import memoryd.server",
+        "only the server itself, the CLI (which starts it), MCP's HTTP transport (mounted "
+        "in it, authenticating with its credentials) and memoryd.testing (which runs it for "
+        "tests) import memoryd.server",
         applies_to=None,
         forbidden=("memoryd.server",),
-        exempt=("memoryd.server", "memoryd.cli", "memoryd.mcp", "memoryd.testing"),
+        exempt=("memoryd.server", "memoryd.cli", "memoryd.mcp.http", "memoryd.testing"),
     ),
     Rule(
         "only the command line itself and `python -m memoryd` import memoryd.cli",
@@ -259,6 +268,71 @@ RULES = (
         forbidden=("memoryd.server", "memoryd.cli", "memoryd.mcp"),
     ),
 )
+
+
+# The surfaces, each a way in for people or programs; none imports another, so what they
+# share (who may read or change what, and the operations behind it) is memoryd.access's,
+# not one surface's route functions that another calls (issue 36).
+SURFACE_GROUPS: dict[str, tuple[str, ...]] = {
+    "REST": ("memoryd.server.routers", "memoryd.server.schemas"),
+    "web": ("memoryd.server.web",),
+    "MCP": ("memoryd.mcp",),
+    "CLI": ("memoryd.cli", "memoryd.__main__"),
+    "client": ("memoryd.client",),
+    "integrations": ("memoryd.integrations",),
+    "scale": ("memoryd.scale",),
+}
+# The server's shared plumbing (auth edge, errors, guard, throttle, proxy relay) is no
+# surface: the surfaces served over HTTP use it, and it imports none of them, except the
+# composition root, which mounts them.
+SERVER_PLUMBING = ("memoryd.server",)
+# The only imports of one surface by another (or by the plumbing), each for a reason:
+SURFACE_IMPORTS_ALLOWED = (
+    # the composition root builds the app: it mounts the REST routers, the web UI's pages
+    # and MCP's HTTP transport at /mcp (loaded only when the mcp extra is installed)
+    ("memoryd.server.app", "memoryd.server.routers"),
+    ("memoryd.server.app", "memoryd.server.schemas"),
+    ("memoryd.server.app", "memoryd.server.web"),
+    ("memoryd.server.app", "memoryd.mcp.http"),
+    # `memoryd mcp` starts the MCP server on stdio and `memoryd worker` the queue worker
+    # (`memoryd serve` starts the app through memoryd.server.app, which is no surface)
+    ("memoryd.cli.mcp", "memoryd.mcp"),
+    ("memoryd.cli.worker", "memoryd.scale"),
+)
+
+
+def surface_of(module: str) -> str | None:
+    for name, prefixes in SURFACE_GROUPS.items():
+        if in_any(module, prefixes):
+            return name
+    return "server plumbing" if in_any(module, SERVER_PLUMBING) else None
+
+
+def surface_crossings(graph: Iterable[Import]) -> Iterator[str]:
+    """No surface imports another (issue 36): each calls memoryd.access."""
+    for imp in graph:
+        source, target = surface_of(imp.module), surface_of(imp.target)
+        if target in (None, "server plumbing") or target == source or source is None:
+            continue
+        if any(within(imp.module, m) and within(imp.target, t) for m, t in SURFACE_IMPORTS_ALLOWED):
+            continue
+        yield (
+            f"{imp}: the {source} imports the {target} surface; surfaces share what "
+            "memoryd.access holds, never each other's functions"
+        )
+
+
+# What the access layer must not reach for: it decides, the surfaces speak a protocol.
+PROTOCOL_LIBRARIES = {"fastapi", "starlette", "httpx", "uvicorn", "mcp", "typer", "click"}
+
+
+def access_protocol_imports(graph: Iterable[Import]) -> Iterator[str]:
+    """memoryd.access raises domain errors and returns domain types; each surface maps
+    them to its own form (HTTP status, page message, MCP tool error, exit code)."""
+    for imp in graph:
+        top = imp.target.split(".")[0]
+        if in_any(imp.module, ACCESS) and top in PROTOCOL_LIBRARIES:
+            yield f"{imp}: memoryd.access speaks no protocol, so never imports {top}"
 
 
 def violations(graph: Iterable[Import], rules: Iterable[Rule] = RULES) -> Iterator[str]:
@@ -381,6 +455,50 @@ def test_the_layers_hold() -> None:
     assert not found, "\n".join(found)
 
 
+def test_no_surface_imports_another_surface() -> None:
+    found = list(surface_crossings(GRAPH))
+    assert not found, "\n".join(found)
+
+
+def test_the_access_layer_speaks_no_protocol() -> None:
+    found = list(access_protocol_imports(GRAPH))
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize(
+    ("module", "target", "crossing"),
+    [
+        ("memoryd.server.web.routes", "memoryd.server.routers.memories", "web imports the REST"),
+        ("memoryd.server.web.review_items", "memoryd.server.schemas", "web imports the REST"),
+        ("memoryd.mcp.server", "memoryd.server.routers.chats", "MCP imports the REST"),
+        ("memoryd.cli.users", "memoryd.server.web.admin_actions", "CLI imports the web"),
+        ("memoryd.server.deps", "memoryd.server.routers.memories", "plumbing imports the REST"),
+        ("memoryd.scale.tasks", "memoryd.cli.common", "scale imports the CLI"),
+        ("memoryd.cli.users", "memoryd.mcp.server", "CLI imports the MCP"),
+    ],
+)
+def test_a_surface_crossing_is_named(module: str, target: str, crossing: str) -> None:
+    found = list(surface_crossings([Import(module, target, 5, "module")]))
+    assert len(found) == 1
+    assert found[0].startswith(f"{module} imports {target} (line 5)")
+    assert crossing in found[0]
+
+
+@pytest.mark.parametrize(
+    ("module", "target"),
+    [
+        ("memoryd.server.app", "memoryd.server.routers.memories"),
+        ("memoryd.server.app", "memoryd.server.web.routes"),
+        ("memoryd.cli.mcp", "memoryd.mcp.server"),
+        ("memoryd.server.web.routes", "memoryd.server.deps"),
+        ("memoryd.mcp.http", "memoryd.server.deps"),
+        ("memoryd.server.routers.memories", "memoryd.access.memories"),
+    ],
+)
+def test_the_allowed_surface_imports_pass(module: str, target: str) -> None:
+    assert not list(surface_crossings([Import(module, target, 5, "module")]))
+
+
 def test_there_is_no_import_cycle() -> None:
     found = list(cycles(GRAPH))
     assert not found, "\n".join(found)
@@ -394,7 +512,7 @@ def test_only_storage_imports_the_database_libraries() -> None:
 @pytest.mark.parametrize(
     ("module", "target", "kind"),
     [
-        ("memoryd.server.auth", "sqlalchemy", "module"),
+        ("memoryd.access.credentials", "sqlalchemy", "module"),
         ("memoryd.cli.common", "sqlalchemy.exc", "function"),
         ("memoryd.app.memberships", "sqlalchemy.engine", "typing"),
         ("memoryd.scale.worker", "alembic.command", "module"),
@@ -434,6 +552,9 @@ def test_the_domain_core_does_no_io() -> None:
         ("memoryd.extraction.pipeline", "memoryd.app.service", "typing", "extraction pipeline"),
         ("memoryd.extraction.scheduler", "memoryd.app.turns", "module", "extraction pipeline"),
         ("memoryd.app.turns", "memoryd.server.relay", "module", "facade and its services"),
+        ("memoryd.app.lifecycle", "memoryd.access.memories", "typing", "facade and its services"),
+        ("memoryd.access.memories", "memoryd.server.deps", "module", "access layer"),
+        ("memoryd.access.callers", "memoryd.cli.common", "function", "access layer"),
         ("memoryd.scale.tasks", "memoryd.server.app", "function", "import memoryd.server"),
         ("memoryd.integrations.langchain", "memoryd.cli.app", "module", "memoryd.cli"),
         ("memoryd.client._shared", "memoryd.storage.tables", "module", "HTTP client"),

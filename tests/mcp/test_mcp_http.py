@@ -21,9 +21,9 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, TextContent
 
 from memoryd import Memoryd
+from memoryd.access.credentials import AuthStore
 from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.server.app import create_app
-from memoryd.server.auth import AuthStore
 from memoryd.testing.live import FAST_HASHER, LiveMemoryd
 from support.mcp import TOOLS
 

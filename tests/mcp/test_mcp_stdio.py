@@ -16,8 +16,8 @@ from mcp import Client, StdioServerParameters
 from mcp.types import TextContent
 
 from memoryd import Memoryd
+from memoryd.access.credentials import AuthStore
 from memoryd.models.embedding.minilm import MiniLMEmbedder
-from memoryd.server.auth import AuthStore
 from support.mcp import TOOLS
 from support.processes import memoryd_env
 

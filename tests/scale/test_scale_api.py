@@ -24,7 +24,7 @@ import httpx
 import pytest
 
 from memoryd import Memoryd
-from memoryd.server.auth import AuthStore
+from memoryd.access.credentials import AuthStore
 from support.processes import free_port
 from support.scale import assert_storage_consistent, through, wait_for
 from support.tcp_proxy import TcpProxy

@@ -18,9 +18,9 @@ from fastapi.testclient import TestClient
 from httpx import Response
 
 from memoryd import Memoryd
+from memoryd.access.credentials import AuthStore
 from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.server.app import create_app
-from memoryd.server.auth import AuthStore
 from memoryd.server.throttle import LoginThrottle, Throttled
 from memoryd.testing.live import LiveServer
 from support.server import ADMIN_PASSWORD, FAST_HASHER, USER_PASSWORD, World, make_settings

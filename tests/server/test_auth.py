@@ -10,9 +10,9 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from memoryd import Memoryd
+from memoryd.access.credentials import AuthStore
 from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.server.app import create_app, first_start
-from memoryd.server.auth import AuthStore
 from memoryd.storage.tables import api_keys, user_credentials
 from support.server import FAST_HASHER, USER_PASSWORD, World, make_settings
 

@@ -8,7 +8,8 @@ import pytest
 from sqlalchemy import event
 
 from memoryd import Memoryd
-from memoryd.server.auth import AuthStore
+from memoryd.access.credentials import AuthStore
+from memoryd.access.wire import ContextOut
 from memoryd.server.routers import context as context_router
 from memoryd.server.schemas import ContextRequest
 from support.server import World
@@ -141,6 +142,7 @@ def test_the_context_answer_is_the_schemas_json(world: World) -> None:
     assert response.status_code == 200
     state = world.app.state.memoryd
     user = world.md.get_user(uid)
-    expected = context_router.context(state, user, ContextRequest(**body))
+    turn = context_router.choose(state, user, ContextRequest(**body))
+    expected = ContextOut.of(turn, body["system_prompt"])
     assert response.content == expected.model_dump_json(by_alias=True).encode()
     assert len(expected.memories) == 7 and expected.memories[-1].score is not None

@@ -13,9 +13,9 @@ from typing import Any
 from sqlalchemy import JSON, Text, cast, select
 
 from memoryd import Memoryd
+from memoryd.access.credentials import AuthStore
 from memoryd.extraction.runs import record_failure
 from memoryd.models.embedding.minilm import MiniLMEmbedder
-from memoryd.server.auth import AuthStore
 from memoryd.storage.database import Database
 from memoryd.storage.tables import cache_epoch, import_chats, metadata
 from support.extraction import stored_run

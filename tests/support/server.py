@@ -18,10 +18,10 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from memoryd import Memoryd
+from memoryd.access.credentials import AuthStore
 from memoryd.config import MemorydSettings
 from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.server.app import create_app, first_start
-from memoryd.server.auth import AuthStore
 from memoryd.storage.membership import join, workspace_id_of
 from support.databases import at_head
 

@@ -32,6 +32,7 @@ from rich.table import Table
 from rich.text import Text
 from typer.core import TyperGroup, TyperOption
 
+from memoryd.access.callers import Owner, Site, operator_owner, operator_site
 from memoryd.domain.errors import InvalidInput, MemorydError, NotFound, PermissionDenied
 from memoryd.domain.models import Actor, Memory, Source, User
 
@@ -271,6 +272,12 @@ def find_user(md: Memoryd, name: str) -> User:
     return md.get_user(require_utf8(name, "user name"))
 
 
+def as_operator(md: Memoryd, user: User) -> tuple[Site, Owner]:
+    """What ``memoryd.access`` is given for the person at the terminal: this database,
+    and ``user``'s memories as the operator (an admin, ``admin`` in the audit log)."""
+    return operator_site(md), operator_owner(user)
+
+
 def memberships(md: Memoryd) -> Memberships:
     from memoryd.storage.membership import Memberships
 
@@ -283,7 +290,7 @@ def require_member(
     """Refuse a workspace the user may not use, as the REST API and the proxy do; ``why``
     says what refusing spares them."""
     md.get_workspace(require_utf8(slug, "workspace slug"))
-    if not memberships(md).may_use(user, slug):
+    if not memberships(md).is_member(user, slug):
         raise PermissionDenied(
             f"{user.name} is not a member of workspace {slug!r}, so {why}; add them first: "
             f"memoryd workspaces members add {slug} {user.name}"

@@ -40,10 +40,10 @@ def mcp(
 ) -> None:
     """Serve memoryd's memory tools to an agent host over MCP (stdio)."""
     _mcp_extra()
+    from memoryd.access.callers import Local
     from memoryd.config import MemorydSettings
     from memoryd.mcp import build_server
     from memoryd.server.app import first_admin, first_start
-    from memoryd.server.deps import ServerState
 
     settings = MemorydSettings()
     with open_memoryd(db) as md:
@@ -55,6 +55,6 @@ def mcp(
             found = first_admin(md)
             assert found is not None
             person = found
-        server = build_server(ServerState(md=md, settings=settings, auth=auth), person.id)
+        server = build_server(Local(md, auth), person.id)
         note(f"memoryd MCP server on stdio, acting for {person.name!r}")
         server.run("stdio")

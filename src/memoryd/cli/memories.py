@@ -6,7 +6,9 @@ Also a memory's detail (``show``), expiry (``--until`` on add and edit,
 
 Every command names the user with ``--user`` and only ever sees that user's memories: a
 memory id (or a unique prefix of at least 6 characters) is resolved among that user's
-memories alone, so another user's id is simply "no memory".
+memories alone, so another user's id is simply "no memory". Changes go through
+``memoryd.access.memories`` as the operator (an admin, ``admin`` in the audit log), like
+the REST API's, the web UI's and MCP's.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
+from memoryd.access import memories
 from memoryd.cli import suggestions
 from memoryd.cli.audit import audit_table, entry_json
 from memoryd.cli.common import (
@@ -28,6 +31,7 @@ from memoryd.cli.common import (
     DbOption,
     JsonOption,
     UserOption,
+    as_operator,
     console,
     echo,
     emit_json,
@@ -213,7 +217,8 @@ def add(
         if workspace:
             require_member(md, owner, workspace)
         scope = Scope.GLOBAL if global_ else Scope.WORKSPACE
-        memory = md.add_memory(owner.id, text, scope, workspace, actor=CLI_ACTOR, expires_at=until)
+        site, op = as_operator(md, owner)
+        memory = memories.add_memory(site, op, text, scope, workspace, until)
         _report(md, "added", memory, as_json)
 
 
@@ -279,7 +284,7 @@ def edit(
         owner = find_user(md, user)
         full_id = resolve_memory(md, owner, memory_id)
         expiry = None if no_expiry else (KEEP if until is None else until)
-        memory = md.edit_memory(owner.id, full_id, text, actor=CLI_ACTOR, expires_at=expiry)
+        memory = memories.edit_memory(*as_operator(md, owner), full_id, text, expiry)
         _report(md, "edited", memory, as_json)
 
 
@@ -295,7 +300,8 @@ def show(
 
     with open_memoryd(db) as md:
         owner = find_user(md, user)
-        detail = md.memory_detail(owner.id, resolve_memory(md, owner, memory_id))
+        full_id = resolve_memory(md, owner, memory_id)
+        detail = memories.memory_detail(*as_operator(md, owner), full_id)
         expires = _until(detail.memory, md, words=True)
     memory = detail.memory
     if as_json:
@@ -355,8 +361,9 @@ def remove(
     """Delete a memory (its history stays in the audit log)."""
     with open_memoryd(db) as md:
         owner = find_user(md, user)
-        memory = md.get_memory(owner.id, resolve_memory(md, owner, memory_id))
-        md.delete_memory(owner.id, memory.id, actor=CLI_ACTOR)
+        memory = memories.delete_memory(
+            *as_operator(md, owner), resolve_memory(md, owner, memory_id)
+        )
     if as_json:
         emit_json({"deleted": memory_json(memory)})
     else:
@@ -370,7 +377,8 @@ def promote(
     """Move a workspace memory to the user's global scope."""
     with open_memoryd(db) as md:
         owner = find_user(md, user)
-        memory = md.promote(owner.id, resolve_memory(md, owner, memory_id), actor=CLI_ACTOR)
+        full_id = resolve_memory(md, owner, memory_id)
+        memory = memories.promote(*as_operator(md, owner), full_id)
         _report(md, "promoted", memory, as_json)
 
 
@@ -389,7 +397,7 @@ def demote(
         owner = find_user(md, user)
         full_id = resolve_memory(md, owner, memory_id)
         require_member(md, owner, workspace)
-        memory = md.demote(owner.id, full_id, workspace, actor=CLI_ACTOR)
+        memory = memories.demote(*as_operator(md, owner), full_id, workspace)
         _report(md, "demoted", memory, as_json)
 
 

@@ -34,7 +34,7 @@ def _server_extra() -> None:
 
 def _auth_store(md: Any) -> Any:
     _server_extra()
-    from memoryd.server.auth import AuthStore
+    from memoryd.access.credentials import AuthStore
 
     return AuthStore(md.db, clock=md.clock)
 

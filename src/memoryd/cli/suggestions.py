@@ -4,7 +4,8 @@ When the run-time setting ``memory_review`` is ``updates`` or ``everything``, ex
 files its changes as suggestions; these commands list them (an update shows the memory
 it would replace beside the new text), accept them as they are, with new text or
 into another scope (``--scope``), or reject them. Ids are given in full or as a unique
-prefix of at least 6 characters.
+prefix of at least 6 characters. Deciding goes through ``memoryd.access.suggestions``
+as the operator, as the REST API's and the web UI's review queue do.
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from memoryd.access import suggestions as review
 from memoryd.cli.common import (
-    CLI_ACTOR,
     DbOption,
     JsonOption,
     UserOption,
+    as_operator,
     cell,
     console,
     echo,
@@ -140,13 +142,9 @@ def accept(
     with open_memoryd(db) as md:
         owner = find_user(md, user)
         full_id = _resolve(md, owner, suggestion_id)
-        memory = md.accept_suggestion(
-            owner.id,
-            full_id,
-            content=text,
-            expires_at=KEEP if until is None else until,
-            scope=scope,
-            actor=CLI_ACTOR,
+        expiry = KEEP if until is None else until
+        memory = review.accept(
+            *as_operator(md, owner), full_id, content=text, expires_at=expiry, scope=scope
         )
     if as_json:
         emit_json(memory_json(memory))
@@ -167,7 +165,7 @@ def reject(
     """Turn a suggestion down; the same text is not suggested again in that scope."""
     with open_memoryd(db) as md:
         owner = find_user(md, user)
-        decided = md.reject_suggestion(owner.id, _resolve(md, owner, suggestion_id))
+        decided = review.reject(*as_operator(md, owner), _resolve(md, owner, suggestion_id))
     if as_json:
         emit_json(_json(decided))
     else:

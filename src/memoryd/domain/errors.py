@@ -46,3 +46,8 @@ class InvalidInput(MemorydError):
 
 class PermissionDenied(MemorydError):
     """The actor may not do this (e.g. a default user acting on another user)."""
+
+
+class AdminOnly(PermissionDenied):
+    """Only an admin may do this (manage users and workspaces, run extraction, act on
+    another user's memories)."""

@@ -1,10 +1,11 @@
 """The memoryd MCP server: memory tools and the current memory section for agent hosts.
 
-Every tool is a thin call into the same core and the same access checks as the REST API
-(``memoryd.app.service.Memoryd`` plus ``memoryd.server.deps`` / the routers' helpers), so the
-rules (R1 scopes, R2 promote/demote, R8 only your own memories in your workspaces, R13
-content) hold here exactly as there, and a refusal comes back as an MCP tool error with
-the API's message. ``recall`` is the chat turn's own selection (``Memoryd.context``).
+Every tool is a thin call into the access layer the REST API calls too
+(``memoryd.access``), so the rules (R1 scopes, R2 promote/demote, R8 only your own
+memories in your workspaces, R13 content) hold here exactly as there, a refusal comes
+back as an MCP tool error with the API's message, and the answers have the API's JSON
+forms (``memoryd.access.wire``). ``recall`` is the chat turn's own selection
+(``Memoryd.context``).
 
 Who is calling: over streamable HTTP the caller's API key was checked by
 ``memoryd.mcp.http`` and the user rides on the HTTP request; over stdio it is the one
@@ -25,23 +26,13 @@ from mcp.types import CallToolResult, InputRequiredResult, TextContent
 from pydantic import BaseModel, Field, ValidationError
 
 import memoryd
-from memoryd.domain.errors import MemorydError
+from memoryd.access import chats, memories
+from memoryd.access.callers import Site, self_owner
+from memoryd.access.wire import ChatOut, ContextOut, MemoryList, MemoryOut
+from memoryd.domain.errors import MemorydError, PermissionDenied
 from memoryd.domain.injection import SECTION_TITLE
 from memoryd.domain.models import User
 from memoryd.domain.rules import KEEP, Keep, parse_scope
-from memoryd.server.deps import ServerState, require_workspace, self_owner
-from memoryd.server.errors import ApiError
-from memoryd.server.routers import chats as chats_router
-from memoryd.server.routers import context as context_router
-from memoryd.server.routers.memories import overview, visible_memory
-from memoryd.server.schemas import (
-    ChatCreate,
-    ChatOut,
-    ContextOut,
-    ContextRequest,
-    MemoryList,
-    MemoryOut,
-)
 from memoryd.storage.opening import DATABASE_DOWN
 
 # The key under which ``memoryd.mcp.http`` leaves the authenticated user in the ASGI scope.
@@ -91,6 +82,12 @@ class ExchangeDeleted(BaseModel):
     deleted: bool
 
 
+class Where(BaseModel):
+    """The section's ``?workspace=``, checked as the REST API checks a workspace."""
+
+    workspace: str | None = Field(default=None, max_length=64)
+
+
 def validation_message(exc: ValidationError) -> str:
     """The REST API's wording for a bad field: ``where: what``."""
     first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid request"}
@@ -128,8 +125,6 @@ def refusal_message(exc: Exception) -> str | None:
     """The REST API's message for a refusal; None for anything else (a crash)."""
     if isinstance(exc, MemorydError):
         return str(exc)
-    if isinstance(exc, ApiError):
-        return exc.message
     if isinstance(exc, ValidationError):
         return validation_message(exc)
     if isinstance(exc, DATABASE_DOWN):
@@ -182,13 +177,13 @@ def _root_logging_kept() -> Iterator[None]:
         root.setLevel(level)
 
 
-def build_server(state: ServerState, local_user_id: int | None = None) -> MCPServer:
-    """The MCP server over ``state.md``.
+def build_server(site: Site, local_user_id: int | None = None) -> MCPServer:
+    """The MCP server over ``site.md``.
 
     ``local_user_id``: the one user a stdio server acts for. Without it, every call must
     come through ``memoryd.mcp.http``, which puts the authenticated user on the request.
     """
-    md = state.md
+    md = site.md
     with _root_logging_kept():
         server = McpServer(
             "memoryd", title="memoryd", instructions=INSTRUCTIONS, version=memoryd.__version__
@@ -198,11 +193,11 @@ def build_server(state: ServerState, local_user_id: int | None = None) -> MCPSer
         request = ctx.request_context.request
         if request is None:
             if local_user_id is None:
-                raise ApiError(401, "this MCP server has no user; start it with --user")
+                raise PermissionDenied("this MCP server has no user; start it with --user")
             return md.get_user(local_user_id)  # re-read: a role change applies at once
         user: User | None = request.scope.get(SCOPE_USER_KEY)
         if user is None:  # only reachable if mounted without memoryd.mcp.http
-            raise ApiError(401, "send an API key (Authorization: Bearer mdk_...)")
+            raise PermissionDenied("send an API key (Authorization: Bearer mdk_...)")
         return user
 
     @server.tool(title="Remember a fact about the user")
@@ -223,12 +218,7 @@ def build_server(state: ServerState, local_user_id: int | None = None) -> MCPSer
         A fact true only until a date ("the demo is on Friday") takes `until`.
         """
         owner = self_owner(caller(ctx))
-        if workspace is not None:
-            require_workspace(state, owner.acting, workspace)
-        memory = md.add_memory(
-            owner.user.id, content, scope, workspace, actor=owner.actor, expires_at=until
-        )
-        return MemoryOut.of(memory)
+        return MemoryOut.of(memories.add_memory(site, owner, content, scope, workspace, until))
 
     @server.tool(title="Recall what is known for this message")
     @tool_errors
@@ -242,8 +232,7 @@ def build_server(state: ServerState, local_user_id: int | None = None) -> MCPSer
         """The memories a chat turn with this message would get, ranked, with scores:
         all global memories, then the top 5 workspace memories. `section` is the text to
         put in a system prompt."""
-        body = ContextRequest(message=query, workspace=workspace)
-        return context_router.context(state, caller(ctx), body)
+        return ContextOut.of(chats.turn(site, caller(ctx), workspace, query))
 
     @server.tool(title="List memories")
     @tool_errors
@@ -254,13 +243,14 @@ def build_server(state: ServerState, local_user_id: int | None = None) -> MCPSer
     ) -> MemoryList:
         """The user's memories (globals first) and how full each scope is."""
         owner = self_owner(caller(ctx))
-        return overview(state, owner, None if scope is None else parse_scope(scope), workspace)
+        chosen = None if scope is None else parse_scope(scope)
+        return MemoryList.of(memories.overview(site, owner, chosen, workspace))
 
     @server.tool(title="Get one memory")
     @tool_errors
     def get_memory(memory_id: MemoryId, ctx: Context[Any, Any]) -> MemoryOut:
         """One memory by id."""
-        return MemoryOut.of(visible_memory(state, self_owner(caller(ctx)), memory_id))
+        return MemoryOut.of(memories.visible_memory(site, self_owner(caller(ctx)), memory_id))
 
     @server.tool(title="Rewrite a memory")
     @tool_errors
@@ -282,31 +272,24 @@ def build_server(state: ServerState, local_user_id: int | None = None) -> MCPSer
     ) -> MemoryOut:
         """Rewrite a memory's text, change until when it is remembered, or both.
         At least one of `content` and `until` is needed."""
-        owner = self_owner(caller(ctx))
-        visible_memory(state, owner, memory_id)
         expiry: str | Keep | None = KEEP
         if until is not None:
             expiry = None if until.strip().lower() == "never" else until
-        return MemoryOut.of(
-            md.edit_memory(owner.user.id, memory_id, content, actor=owner.actor, expires_at=expiry)
-        )
+        owner = self_owner(caller(ctx))
+        return MemoryOut.of(memories.edit_memory(site, owner, memory_id, content, expiry))
 
     @server.tool(title="Forget a memory")
     @tool_errors
     def forget(memory_id: MemoryId, ctx: Context[Any, Any]) -> Forgotten:
         """Delete one memory by id."""
-        owner = self_owner(caller(ctx))
-        visible_memory(state, owner, memory_id)
-        md.delete_memory(owner.user.id, memory_id, actor=owner.actor)
+        memories.delete_memory(site, self_owner(caller(ctx)), memory_id)
         return Forgotten(id=memory_id, deleted=True)
 
     @server.tool(title="Make a workspace memory global")
     @tool_errors
     def promote(memory_id: MemoryId, ctx: Context[Any, Any]) -> MemoryOut:
         """Move a workspace memory to the user's global memories (refused when full)."""
-        owner = self_owner(caller(ctx))
-        visible_memory(state, owner, memory_id)
-        return MemoryOut.of(md.promote(owner.user.id, memory_id, actor=owner.actor))
+        return MemoryOut.of(memories.promote(site, self_owner(caller(ctx)), memory_id))
 
     @server.tool(title="Move a global memory into a workspace")
     @tool_errors
@@ -317,9 +300,7 @@ def build_server(state: ServerState, local_user_id: int | None = None) -> MCPSer
     ) -> MemoryOut:
         """Move a global memory into one workspace (refused when that workspace is full)."""
         owner = self_owner(caller(ctx))
-        visible_memory(state, owner, memory_id)
-        require_workspace(state, owner.acting, workspace)
-        return MemoryOut.of(md.demote(owner.user.id, memory_id, workspace, actor=owner.actor))
+        return MemoryOut.of(memories.demote(site, owner, memory_id, workspace))
 
     @server.tool(title="Record a finished exchange")
     @tool_errors
@@ -338,10 +319,8 @@ def build_server(state: ServerState, local_user_id: int | None = None) -> MCPSer
     ) -> ChatOut:
         """Store the user's prompt and the reply, with the memories recall gave you for it;
         memoryd learns memories from recorded exchanges later, in the background."""
-        body = ChatCreate(
-            workspace=workspace, prompt=prompt, response=response, memory_ids=memory_ids
-        )
-        return chats_router.record_chat(state, caller(ctx), body)
+        recorded = chats.record_chat(site, caller(ctx), workspace, prompt, response, memory_ids)
+        return ChatOut.of(*recorded)
 
     @server.tool(title="Delete a recorded exchange")
     @tool_errors
@@ -353,9 +332,7 @@ def build_server(state: ServerState, local_user_id: int | None = None) -> MCPSer
     ) -> ExchangeDeleted:
         """Delete one of the user's recorded exchanges: its text is erased and memoryd
         never learns from it; memories already learned from it stay."""
-        user = caller(ctx)
-        chats_router.visible_chat(state, user, chat_id)
-        md.delete_chat(user.id, chat_id)
+        chats.delete_chat(site, caller(ctx), chat_id)
         return ExchangeDeleted(id=chat_id, deleted=True)
 
     @server.resource(
@@ -369,7 +346,6 @@ def build_server(state: ServerState, local_user_id: int | None = None) -> MCPSer
     )
     @resource_errors
     def section(ctx: Context[Any, Any], workspace: str | None = None) -> str:
-        body = ContextRequest(message="", workspace=workspace)
-        return context_router.context(state, caller(ctx), body).section
+        return chats.turn(site, caller(ctx), Where(workspace=workspace).workspace, "").section
 
     return server

@@ -23,12 +23,12 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Scope
 
 import memoryd
+from memoryd.access.credentials import AuthStore
 from memoryd.app import i18n
 from memoryd.app.service import Memoryd
 from memoryd.config import MemorydSettings
 from memoryd.domain.models import Role, User
 from memoryd.server import errors
-from memoryd.server.auth import AuthStore
 from memoryd.server.deps import (
     ServerState,
     State,

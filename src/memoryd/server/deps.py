@@ -1,16 +1,16 @@
-"""Typed FastAPI dependencies: the server's state, who is calling, and what they may reach.
+"""Typed FastAPI dependencies: the server's state and who is calling.
 
 A caller is identified, in this order, by single-user mode (everyone is the local admin),
 an API key (``Authorization: Bearer mdk_...`` or ``X-API-Key``) or the browser's session
 cookie. Session-authenticated writes must carry the session's CSRF token, and any write
-whose ``Origin`` is another site is refused. Admins reach everything; a default user
-reaches their own memories, and only in workspaces they belong to (R8).
+whose ``Origin`` is another site is refused. What a caller may then reach is
+``memoryd.access``'s to decide (``admin_owner`` and ``require_admin`` ask it).
 """
 
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Literal
 from urllib.parse import urlsplit
@@ -20,13 +20,14 @@ from fastapi import Depends, Path, Request, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.types import Scope
 
+from memoryd.access import callers
+from memoryd.access.callers import Owner
+from memoryd.access.credentials import AuthStore
+from memoryd.access.history_imports import HistoryJobs
 from memoryd.app.service import Memoryd
 from memoryd.config import MemorydSettings
-from memoryd.domain.errors import NotFound
-from memoryd.domain.models import Actor, Memory, Role, Source, UsedMemory, User
-from memoryd.server.auth import AuthStore
+from memoryd.domain.models import User
 from memoryd.server.errors import ApiError, database_unavailable, error_response
-from memoryd.server.history_jobs import HistoryJobs
 from memoryd.server.throttle import LoginThrottle, Throttled
 from memoryd.server.upstream import Upstream
 from memoryd.storage.opening import DATABASE_DOWN
@@ -72,7 +73,7 @@ class Caller:
 
     @property
     def is_admin(self) -> bool:
-        return self.user.role is Role.ADMIN
+        return callers.is_admin(self.user)
 
 
 async def get_state(request: Request) -> ServerState:
@@ -252,57 +253,16 @@ async def current_user(caller: CurrentCaller) -> User:
 CurrentUser = Annotated[User, Depends(current_user)]
 
 
+def self_owner(user: CurrentUser) -> Owner:
+    """The caller's own memories (``admin_owner``: any user's, for an admin)."""
+    return callers.self_owner(user)
+
+
 async def require_admin(caller: CurrentCaller) -> User:
-    if not caller.is_admin:
-        raise ApiError(403, "only an admin can do this", code="admin_only")
-    return caller.user
+    return callers.require_admin(caller.user)
 
 
 AdminUser = Annotated[User, Depends(require_admin)]
-
-
-def require_workspace(state: ServerState, user: User, slug: str) -> str:
-    """The slug if the workspace exists and the user may use it; NotFound otherwise."""
-    if not state.auth.is_member(user, slug) or not state.md.has_workspace(slug):
-        raise NotFound(f"no workspace {slug!r} for this user")
-    return slug
-
-
-@dataclass(frozen=True)
-class Owner:
-    """Whose memories a request works on, and who is acting (for the audit log)."""
-
-    user: User
-    actor: Actor
-    acting: User
-
-    def may_use(self, state: ServerState, workspace: str | None) -> bool:
-        """Whether the owner's memories in this workspace are visible to the caller."""
-        if workspace is None or self.acting.role is Role.ADMIN:
-            return True
-        return state.auth.is_member(self.user, workspace)
-
-
-def self_owner(user: CurrentUser) -> Owner:
-    return Owner(user, Actor(Source.USER, user.id), user)
-
-
-def visible_chat_memories(
-    state: ServerState, owner: Owner, chat_ids: Iterable[int]
-) -> dict[int, list[UsedMemory]]:
-    """The memories injected into each chat, without those in workspaces the caller may no
-    longer use (a memory moved, or a workspace left): its content stays out of reach."""
-    used = state.md.chat_memories(owner.user.id, chat_ids)
-    seen: dict[str | None, bool] = {}
-
-    def visible(memory: Memory | None) -> bool:
-        if memory is None:
-            return True
-        if memory.workspace not in seen:
-            seen[memory.workspace] = owner.may_use(state, memory.workspace)
-        return seen[memory.workspace]
-
-    return {chat: [u for u in ids if visible(u.memory)] for chat, ids in used.items()}
 
 
 def admin_owner(
@@ -310,6 +270,4 @@ def admin_owner(
     state: State,
     user_id: Annotated[int, Path(ge=1, le=2**31 - 1, description="The user's id.")],
 ) -> Owner:
-    owner = state.md.get_user(user_id)
-    source = Source.USER if owner.id == admin.id else Source.ADMIN
-    return Owner(owner, Actor(source, admin.id), admin)
+    return callers.owner_for(admin, state.md.get_user(user_id))

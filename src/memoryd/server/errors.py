@@ -18,6 +18,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from memoryd.domain.errors import (
+    AdminOnly,
     AlreadyExists,
     DuplicateMemory,
     InvalidContent,
@@ -48,6 +49,7 @@ STATUS: tuple[tuple[type[MemorydError], int, str], ...] = (
     (InvalidContent, 422, "invalid_content"),
     (InvalidScope, 422, "invalid_scope"),
     (InvalidInput, 422, "invalid_input"),
+    (AdminOnly, 403, "forbidden"),
     (PermissionDenied, 403, "permission_denied"),
 )
 
@@ -119,7 +121,8 @@ def _memoryd_error(_: Request, exc: Exception) -> JSONResponse:
     extra: dict[str, Any] = {}
     if isinstance(exc, ScopeFull):
         extra = {"scope": exc.scope, "limit": exc.limit}
-    return error_response(status, type_, str(exc), **extra)
+    code = "admin_only" if isinstance(exc, AdminOnly) else None
+    return error_response(status, type_, str(exc), code=code, **extra)
 
 
 def _api_error(_: Request, exc: Exception) -> JSONResponse:

@@ -83,6 +83,9 @@ IMPORT_PATH = re.compile(r"/api/v1/(?:users/[^/]+/)?import|/(?:api/v1|ui)/histor
 _FORM = b"application/x-www-form-urlencoded"
 
 
+HISTORY_COMMAND = "memoryd import-history"  # for a chat history export over the limit
+
+
 def import_too_big(limit: int, command: str = "memoryd import") -> str:
     return (
         f"import files are limited to {limit} bytes over HTTP (MEMORYD_MAX_IMPORT_BYTES);"

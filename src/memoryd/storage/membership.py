@@ -4,7 +4,7 @@ Membership is part of the core schema (``user_workspaces``), not of the server: 
 adds and removes members and refuses a workspace memory for a non-member, the server
 checks it on every request, and both must agree. This module is the one place that reads
 and writes its rows; ``memoryd.app.memberships`` decides a change and records it in the audit
-log, and the server's ``AuthStore`` adds its per-process cache on top. Admins use
+log, and ``memoryd.access.credentials.AuthStore`` adds its per-process cache on top. Admins use
 every workspace without being members.
 """
 
@@ -120,7 +120,7 @@ class Memberships:
         with self.db.read() as repo:
             return [Workspace(r.slug, r.name) for r in repo.conn.execute(query)]
 
-    def may_use(self, user: User, slug: str) -> bool:
+    def is_member(self, user: User, slug: str) -> bool:
         """Whether the user may use the workspace: an admin, or a member (uncached)."""
         if user.role is Role.ADMIN:
             return True

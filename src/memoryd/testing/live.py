@@ -19,11 +19,11 @@ from typing import Any
 import uvicorn
 from argon2 import PasswordHasher
 
+from memoryd.access.credentials import AuthStore
 from memoryd.app.service import Memoryd
 from memoryd.config import MemorydSettings
 from memoryd.models.embedding.base import Embedder
 from memoryd.server.app import create_app, first_start
-from memoryd.server.auth import AuthStore
 
 # Argon2id at its smallest cost: the same algorithm, fast tests.
 FAST_HASHER = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memoryd.server.schemas import MemoryDetail
+from memoryd.access.wire import MemoryDetail
 from memoryd.server.web.memory_focus import source_text
 
 RUN = "5f0c2a9e41d84b1c9d7e"

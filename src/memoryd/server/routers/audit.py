@@ -2,22 +2,10 @@
 time; an admin reads anyone's at ``GET /api/v1/users/{user_id}/audit``. ``build_router``
 is called once with each way of deciding whose log it is, as for memories.
 
-What a default user sees follows the rule of a memory's history
-(``GET /memories/{id}/history``) and of the memories shown on a chat
-(``visible_chat_memories``): a memory counts as being where its latest entry left it
-(after its last change, or where it was when deleted). The entries of a memory that is,
-or was when deleted, in a workspace the user no longer belongs to are left out, all of
-them: its text stays out of reach, as in every other listing. A memory moved out of such
-a workspace (promoted to global) shows with its whole history. Chat deletions always
-show: they name workspaces, counts and chat ids, never text, and they are the user's
-record that their chats were erased, and so do changes to the user's settings
-(``change_setting``: learning from chats, review mode, role, workspace membership),
-which name no memory. An admin sees every entry.
-
-The library (``Memoryd.list_audit``) does the reading, through ``read_audit``, which the
-web UI's Activity page (``memoryd.server.web.activity``) uses too; a bad cursor or filter
-is a 422 with its message, a workspace filter the caller may not use is a 404 as
-everywhere.
+What a default user sees, and what an admin does, is ``memoryd.access.audit``'s
+(``read_audit``, which the web UI's Activity page and ``memoryd audit`` read through
+too); a bad cursor or filter is a 422 with its message, a workspace filter the caller
+may not use is a 404 as everywhere.
 """
 
 # No "from __future__ import annotations": FastAPI must resolve the local OwnerDep alias.
@@ -26,59 +14,18 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
 
+from memoryd.access.audit import read_audit
+from memoryd.access.callers import Owner
+from memoryd.access.wire import AuditOut
 from memoryd.domain.audit import (
     DEFAULT_PAGE,
     MAX_ACTOR_CHARS,
     MAX_MEMORY_ID_CHARS,
     MAX_PAGE,
-    Actions,
 )
-from memoryd.domain.errors import NotFound
-from memoryd.domain.models import AuditAction, AuditEntry, Role
-from memoryd.domain.rules import MAX_ROW_ID, validate_slug
-from memoryd.server.deps import Owner, ServerState, State
-from memoryd.server.schemas import AuditOut
-
-
-def visible_workspaces(state: ServerState, owner: Owner) -> set[str] | None:
-    """The workspaces whose memories' entries the caller may read; None for all."""
-    if owner.acting.role is Role.ADMIN or owner.user.role is Role.ADMIN:
-        return None
-    return {w.slug for w in state.auth.workspaces_of(owner.user)}
-
-
-def read_audit(
-    state: ServerState,
-    owner: Owner,
-    *,
-    before: int | None = None,
-    limit: int = DEFAULT_PAGE,
-    memory_id: str | None = None,
-    action: Actions = None,
-    actor: str | None = None,
-    workspace: str | None = None,
-    since: str | None = None,
-) -> list[AuditEntry]:
-    """One page of ``owner.user``'s log as the caller may see it (the module doc): the
-    reading behind ``GET .../audit`` and the web UI's Activity page. A workspace filter
-    the caller may not use is NotFound; any other bad value is the library's
-    InvalidInput."""
-    visible_in = visible_workspaces(state, owner)
-    if workspace is not None:
-        validate_slug(workspace)
-        if visible_in is not None and workspace not in visible_in:
-            raise NotFound(f"no workspace {workspace!r} for this user")
-    return state.md.list_audit(
-        owner.user.id,
-        before=before,
-        limit=limit,
-        memory_id=memory_id,
-        action=action,
-        actor=actor,
-        workspace=workspace,
-        since=since,
-        visible_in=visible_in,
-    )
+from memoryd.domain.models import AuditAction
+from memoryd.domain.rules import MAX_ROW_ID
+from memoryd.server.deps import State
 
 
 def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: str) -> APIRouter:

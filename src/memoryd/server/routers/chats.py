@@ -4,57 +4,31 @@ belongs to are accepted. Each chat comes back with the memories that answered it
 
 A user deletes their own chats here too: one by id, a workspace's, or all of them
 (``?all=true``; a bare DELETE of the collection is refused, so nothing is cleared by a
-missing parameter). What deleting means is ``memoryd.app.chat_log``'s. Chats have no admin
-scope here (no ``/api/v1/users/{id}/chats``), so only their owner deletes them; an admin
-who must erase a person deletes the user, chats included.
+missing parameter). Who may is ``memoryd.access.chats``' (only the owner: an admin who
+must erase a person deletes the user), what deleting means ``memoryd.app.chat_log``'s.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Response
 
-from memoryd.domain.errors import NotFound
-from memoryd.domain.models import Chat, User
-from memoryd.server.deps import (
-    CurrentUser,
-    ServerState,
-    State,
-    require_workspace,
-    self_owner,
-    visible_chat_memories,
-)
+from memoryd.access import chats
+from memoryd.access.wire import ChatOut
+from memoryd.server.deps import CurrentUser, State
 from memoryd.server.errors import ApiError
-from memoryd.server.schemas import ChatCreate, ChatOut, ChatsDeleted, ErrorOut
+from memoryd.server.schemas import ChatCreate, ChatsDeleted, ErrorOut
 
 router = APIRouter(prefix="/api/v1/chats", tags=["chats"])
 ChatId = Annotated[int, Path(ge=1, le=2**63 - 1)]
 
 
-def chats_out(state: ServerState, user: User, chats: Sequence[Chat]) -> list[ChatOut]:
-    """The chats with the memories injected into each (one query for all of them)."""
-    used = visible_chat_memories(state, self_owner(user), [c.id for c in chats])
-    return [ChatOut.of(c, used.get(c.id, ())) for c in chats]
-
-
-def visible_chat(state: ServerState, user: User, chat_id: int) -> Chat:
-    """One of the user's chats in a workspace they may use; NotFound otherwise (another
-    user's chat looks exactly like one that does not exist)."""
-    chat = state.md.get_chat(user.id, chat_id)
-    if not state.auth.is_member(user, chat.workspace):
-        raise NotFound(f"no chat {chat_id!r} for this user")
-    return chat
-
-
 @router.post("", response_model=ChatOut, status_code=201, summary="Record a finished exchange")
 def record_chat(state: State, user: CurrentUser, body: ChatCreate) -> ChatOut:
-    require_workspace(state, user, body.workspace)
-    chat = state.md.record_chat(
-        user.id, body.workspace, body.prompt, body.response, memory_ids=body.memory_ids
+    return ChatOut.of(
+        *chats.record_chat(state, user, body.workspace, body.prompt, body.response, body.memory_ids)
     )
-    return chats_out(state, user, [chat])[0]
 
 
 @router.get("", response_model=list[ChatOut], summary="My recorded exchanges")
@@ -77,20 +51,10 @@ def list_chats(
     again with ``before`` set to the first chat's id of the page you have (the same
     filters); an empty page means there is nothing older. A ``before`` chat that was
     deleted meanwhile is a 404: start again from the newest page."""
-    if workspace is not None:
-        require_workspace(state, user, workspace)
-        chats = state.md.list_chats(user.id, workspace, processed=processed)
-    else:
-        allowed = {w.slug for w in state.auth.workspaces_of(user)}
-        chats = [
-            c for c in state.md.list_chats(user.id, processed=processed) if c.workspace in allowed
-        ]
-    if before is not None:
-        at = next((n for n, c in enumerate(chats) if c.id == before), None)
-        if at is None:
-            raise NotFound(f"no chat {before} for this user in this listing")
-        chats = chats[:at]
-    return chats_out(state, user, chats[-limit:])
+    listed = chats.list_chats(
+        state, user, workspace, processed=processed, before=before, limit=limit
+    )
+    return [ChatOut.of(c, used) for c, used in listed]
 
 
 @router.delete(
@@ -123,14 +87,14 @@ def clear_chats(
             " all of yours",
             code="confirmation_required",
         )
-    if workspace is not None:
-        require_workspace(state, user, workspace)
-    return ChatsDeleted(deleted=state.md.clear_chats(user.id, workspace))
+    return ChatsDeleted(deleted=chats.clear_chats(state, user, workspace))
 
 
 @router.get("/{chat_id}", response_model=ChatOut, summary="One recorded exchange")
 def get_chat(state: State, user: CurrentUser, chat_id: ChatId) -> ChatOut:
-    return chats_out(state, user, [visible_chat(state, user, chat_id)])[0]
+    return ChatOut.of(
+        *chats.with_memories(state, user, [chats.visible_chat(state, user, chat_id)])[0]
+    )
 
 
 @router.delete(
@@ -140,6 +104,5 @@ def delete_chat(state: State, user: CurrentUser, chat_id: ChatId) -> Response:
     """Its text is erased and extraction never reads it; memories learned from it stay
     (their detail lists it under ``deleted_source_chat_ids``). 404 for a chat that is not
     yours."""
-    visible_chat(state, user, chat_id)
-    state.md.delete_chat(user.id, chat_id)
+    chats.delete_chat(state, user, chat_id)
     return Response(status_code=204)

@@ -18,23 +18,14 @@ from fastapi import APIRouter, Request, Response
 from pydantic_core import to_json
 from starlette.concurrency import run_in_threadpool
 
+from memoryd.access import chats
+from memoryd.access.wire import ContextOut
 from memoryd.domain.injection import Turn
-from memoryd.domain.models import ScoredMemory, User
-from memoryd.server.deps import (
-    Caller,
-    ServerState,
-    State,
-    TurnCaller,
-    current_caller,
-    require_workspace,
-)
-from memoryd.server.schemas import ChosenMemory, ContextOut, ContextRequest
+from memoryd.domain.models import User
+from memoryd.server.deps import Caller, ServerState, State, TurnCaller, current_caller
+from memoryd.server.schemas import ContextRequest
 
 router = APIRouter(prefix="/api/v1/context", tags=["context"])
-
-
-def _chosen(scored: ScoredMemory) -> ChosenMemory:
-    return ChosenMemory(**scored.memory.to_dict(), score=scored.score)
 
 
 def choose(
@@ -44,24 +35,15 @@ def choose(
     confirm: Callable[[], None] | None = None,
 ) -> Turn:
     """The turn for one request (``confirm``: see ``Memoryd.context``)."""
-    if body.workspace is not None:
-        require_workspace(state, user, body.workspace)
     history = [m.model_dump() for m in body.history]
-    return state.md.context(
-        user.id, body.workspace, body.message, history, record=not body.incognito, confirm=confirm
-    )
-
-
-def context(state: ServerState, user: User, body: ContextRequest) -> ContextOut:
-    """The answer for one turn (the MCP ``recall`` tool)."""
-    turn = choose(state, user, body)
-    return ContextOut(
-        enabled=turn.enabled,
-        section=turn.section,
-        system_prompt=turn.system_prompt(body.system_prompt),
-        memories=[_chosen(s) for s in (*turn.global_memories, *turn.workspace_memories)],
-        reranker=turn.reranker,
-        fallback_reason=turn.fallback_reason,
+    return chats.turn(
+        state,
+        user,
+        body.workspace,
+        body.message,
+        history,
+        record=not body.incognito,
+        confirm=confirm,
     )
 
 

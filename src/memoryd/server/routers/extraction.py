@@ -1,26 +1,24 @@
 """Extraction for admins: run it now, see the run history, see and retry parked batches.
 
-Runs call the extraction package (``md.extract``); this module only guards that one run
-at a time is started from this process, and turns results into JSON.
+Runs call the extraction package (``md.extract``) through ``memoryd.access.extraction``,
+which lets only admins start one, one at a time from this process; this module turns
+results into JSON.
 """
 
 from __future__ import annotations
 
-import threading
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
 from pydantic import Field
 
-from memoryd.domain.errors import AlreadyExists, InvalidInput
+from memoryd.access.extraction import run_now
+from memoryd.domain.errors import InvalidInput
+from memoryd.domain.models import User
 from memoryd.server.deps import AdminUser, ServerState, State
 from memoryd.server.schemas import Strict
 
-if TYPE_CHECKING:
-    from memoryd.extraction.scheduler import RunCallback
-
 router = APIRouter(prefix="/api/v1/extraction", tags=["extraction"])
-_running = threading.Lock()
 
 
 class RunRequest(Strict):
@@ -41,47 +39,20 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def pair_result(result: Any) -> dict[str, Any]:
-    data: dict[str, Any] = _jsonable(result.to_dict())
-    return data
-
-
-def run_now(
-    state: ServerState,
-    user_id: int | None,
-    workspace: str | None,
-    force: bool,
-    on_start: RunCallback | None = None,
+def _run(
+    state: ServerState, admin: User, user_id: int | None, workspace: str | None, force: bool
 ) -> dict[str, Any]:
-    """One extraction run (of one pair, or of every due pair); 409 while one is running.
-    ``on_start(run)`` is called once the run is stored as running. The run then asks
-    up to ``question_memories_per_run`` memories' questions, as a scheduled run does."""
-    asking = state.md.settings.question_memories_per_run
-    if not _running.acquire(blocking=False):
-        raise AlreadyExists("an extraction run started here is still running; try again later")
-    try:
-        if user_id is not None and workspace is not None:
-            state.md.get_user(user_id)
-            state.md.get_workspace(workspace)
-            result = state.md.extract(
-                user_id, workspace, force=True, on_start=on_start, ask_questions=asking,
-            )  # fmt: skip
-            return {"pair": pair_result(result)}
-        run = state.md.extract(force=force, on_start=on_start, ask_questions=asking)
-        return {"run": _jsonable(run.to_dict())}
-    finally:
-        _running.release()
-
-
-def is_running() -> bool:
-    return _running.locked()
+    """One run (409 while one started here is running), as ``{"pair": ...}`` for one
+    pair or ``{"run": ...}`` for every due pair."""
+    result = run_now(state.md, admin, user_id, workspace, force)
+    return {"pair" if user_id is not None else "run": _jsonable(result.to_dict())}
 
 
 @router.post("/run", summary="Run extraction now (admin)")
-def run(state: State, _: AdminUser, body: RunRequest) -> dict[str, Any]:
+def run(state: State, admin: AdminUser, body: RunRequest) -> dict[str, Any]:
     if (body.user_id is None) != (body.workspace is None):
         raise InvalidInput("give both user_id and workspace, or neither")
-    return run_now(state, body.user_id, body.workspace, body.force)
+    return _run(state, admin, body.user_id, body.workspace, body.force)
 
 
 @router.get("/runs", summary="Latest extraction runs, newest first (admin)")
@@ -134,8 +105,8 @@ def parked(state: State, _: AdminUser) -> list[dict[str, Any]]:
 @router.post("/parked/{user_id}/{workspace}/retry", summary="Retry a parked batch (admin)")
 def retry(
     state: State,
-    _: AdminUser,
+    admin: AdminUser,
     user_id: Annotated[int, Path(ge=1, le=2**31 - 1)],
     workspace: Annotated[str, Path(min_length=1, max_length=64)],
 ) -> dict[str, Any]:
-    return run_now(state, user_id, workspace, True)
+    return _run(state, admin, user_id, workspace, True)

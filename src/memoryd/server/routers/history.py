@@ -4,11 +4,10 @@ the caller's chats in one of their workspaces (issue 38, item 4).
 ``POST /api/v1/history-imports?workspace=SLUG`` takes the export's file as the body (up to
 ``MEMORYD_MAX_IMPORT_BYTES``), checks it (a file of none of the three formats, or a broken
 one, is a 422 and nothing starts) and answers 202 at once with the import's id; the turns
-are recorded in the background (``memoryd.server.history_jobs``) and
-``GET /api/v1/history-imports/{id}`` says how far it got. The access rule is the one of
-recording a chat (``POST /api/v1/chats``): only a workspace the caller belongs to, so a
-user never records into someone else's workspace (404, as for one that does not exist),
-and only into their own history. Uploading the same file again records nothing new.
+are recorded in the background (``memoryd.access.history_imports``) and
+``GET /api/v1/history-imports/{id}`` says how far it got. As for recording a chat, only
+into a workspace the caller belongs to (404 otherwise). Uploading the same file again
+records nothing new.
 """
 
 from __future__ import annotations
@@ -18,17 +17,16 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Path, Query, Request
 from starlette.concurrency import run_in_threadpool
 
-from memoryd.app.history_formats import History, parse_history
-from memoryd.domain.models import Actor, Source, User
-from memoryd.server.deps import CurrentUser, ServerState, State, require_workspace
+from memoryd.access.callers import require_workspace
+from memoryd.access.history_imports import HistoryJob, start_history_import
+from memoryd.app.history_formats import parse_history
+from memoryd.server.deps import CurrentUser, ServerState, State
 from memoryd.server.errors import ApiError
-from memoryd.server.guard import import_too_big
-from memoryd.server.history_jobs import HistoryJob
+from memoryd.server.guard import HISTORY_COMMAND, import_too_big
 from memoryd.server.schemas import HistoryImportOut
 
 router = APIRouter(prefix="/api/v1/history-imports", tags=["chats"])
 Format = Literal["chatgpt", "claude", "openwebui"]
-HISTORY_COMMAND = "memoryd import-history"  # for a file over the HTTP limit
 
 
 def history_out(job: HistoryJob) -> HistoryImportOut:
@@ -46,15 +44,6 @@ def history_out(job: HistoryJob) -> HistoryImportOut:
         skipped=done.skipped,
         error=job.error,
     )
-
-
-def start_history_import(
-    state: ServerState, user: User, history: History, workspace: str
-) -> HistoryJob:
-    """Record ``history`` in ``workspace`` in the background, if the user may use it."""
-    require_workspace(state, user, workspace)
-    actor = Actor(Source.USER, user.id)
-    return state.history_jobs.start(state.md, user.id, history, workspace, actor)
 
 
 async def read_upload(request: Request, state: ServerState) -> bytes:
@@ -100,7 +89,9 @@ async def start_import(
     await run_in_threadpool(require_workspace, state, user, workspace)  # before the body
     body = await read_upload(request, state)
     history = await run_in_threadpool(parse_history, body, format)
-    job = await run_in_threadpool(start_history_import, state, user, history, workspace)
+    job = await run_in_threadpool(
+        start_history_import, state, state.history_jobs, user, history, workspace
+    )
     return history_out(job)
 
 

@@ -24,6 +24,7 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 from starlette.concurrency import run_in_threadpool
 
+from memoryd.access.callers import require_workspace
 from memoryd.domain.errors import InvalidInput, NotFound
 from memoryd.domain.injection import Turn
 from memoryd.domain.models import User
@@ -35,7 +36,6 @@ from memoryd.server.deps import (
     State,
     TurnCaller,
     current_caller,
-    require_workspace,
 )
 from memoryd.server.errors import ApiError
 from memoryd.server.relay import send_chat, upstream_models

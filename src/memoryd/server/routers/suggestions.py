@@ -3,10 +3,8 @@
 When the run-time setting ``memory_review`` is ``updates`` or ``everything``, extraction
 files its changes as suggestions instead of writing them (``memoryd.extraction.review``).
 These routes list them and decide them, for the user's own (``/api/v1/suggestions``) and,
-for admins, any user's (``/api/v1/users/{user_id}/suggestions``), like the memory routes.
-Accepting is a memory write like any other: a full scope or a duplicate is refused with
-the same errors. A new memory can be accepted into global or into the workspace its chats
-were in (``scope``); the web page's Accept goes through the same ``accept_visible``.
+for admins, any user's (``/api/v1/users/{user_id}/suggestions``), like the memory routes,
+through ``memoryd.access.suggestions`` as the web UI's review queue does.
 """
 
 # No "from __future__ import annotations": FastAPI must resolve the local OwnerDep alias.
@@ -15,49 +13,12 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Body, Depends, Query
 
-from memoryd.domain.errors import NotFound, PermissionDenied
-from memoryd.domain.models import Memory, Suggestion
-from memoryd.server.deps import Owner, ServerState, State
-from memoryd.server.schemas import MemoryOut, SuggestionAccept, SuggestionOut
-from memoryd.storage.write_rules import KEEP, Keep
-
-
-def visible_suggestion(state: ServerState, owner: Owner, suggestion_id: str) -> Suggestion:
-    found = state.md.get_suggestion(owner.user.id, suggestion_id)
-    if not owner.may_use(state, found.workspace):
-        raise NotFound(f"no suggestion {suggestion_id!r} for this user")
-    return found
-
-
-def accept_visible(
-    state: ServerState,
-    owner: Owner,
-    suggestion_id: str,
-    *,
-    content: str | None,
-    expires_at: str | Keep | None,
-    scope: str | None,
-) -> Memory:
-    """Accept one of the owner's suggestions that the caller may see, into ``scope``
-    (``memoryd.app.lifecycle.accept_target``): the REST API's accept and the web page's."""
-    found = visible_suggestion(state, owner, suggestion_id)
-    if scope == "workspace" and not owner.may_use(state, found.origin):
-        raise PermissionDenied(f"you are not a member of workspace {found.origin}")
-    return state.md.accept_suggestion(
-        owner.user.id,
-        suggestion_id,
-        content=content,
-        expires_at=expires_at,
-        scope=scope,
-        actor=owner.actor,
-    )
-
-
-def visible_suggestions(
-    state: ServerState, owner: Owner, status: str = "pending"
-) -> list[Suggestion]:
-    found = state.md.list_suggestions(owner.user.id, status)
-    return [s for s in found if owner.may_use(state, s.workspace)]
+from memoryd.access import suggestions
+from memoryd.access.callers import Owner
+from memoryd.access.wire import MemoryOut, SuggestionOut
+from memoryd.server.deps import State
+from memoryd.server.schemas import SuggestionAccept
+from memoryd.storage.write_rules import KEEP
 
 
 def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: str) -> APIRouter:
@@ -77,7 +38,7 @@ def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: st
             Query(description="Which ones; pending (waiting for you) by default."),
         ] = "pending",
     ) -> list[SuggestionOut]:
-        return [SuggestionOut.of(s) for s in visible_suggestions(state, owner, status)]
+        return [SuggestionOut.of(s) for s in suggestions.visible_suggestions(state, owner, status)]
 
     @router.post(
         "/suggestions/{suggestion_id}/accept",
@@ -91,7 +52,7 @@ def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: st
         body: Annotated[SuggestionAccept | None, Body()] = None,
     ) -> MemoryOut:
         edits = body or SuggestionAccept()
-        memory = accept_visible(
+        memory = suggestions.accept(
             state,
             owner,
             suggestion_id,
@@ -107,7 +68,6 @@ def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: st
         summary="Reject a suggestion (the same text is not suggested again)",
     )
     def reject(state: State, owner: OwnerDep, suggestion_id: str) -> SuggestionOut:
-        visible_suggestion(state, owner, suggestion_id)
-        return SuggestionOut.of(state.md.reject_suggestion(owner.user.id, suggestion_id))
+        return SuggestionOut.of(suggestions.reject(state, owner, suggestion_id))
 
     return router

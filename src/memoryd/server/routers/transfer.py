@@ -7,12 +7,9 @@ an old backup can keep the choices they have now. It carries the user's recorded
 too, one line each after the memories, unless ``?chats=false`` (on export: leave them out;
 on import: skip them); the chats of workspaces the caller may not use are not exported,
 and importing chats into a workspace needs the same membership as memories there.
-Import is all or nothing (see
-``memoryd.app.transfer``). A default user may import only into
-workspaces they belong to; a workspace the file names that does not exist yet is created
-and the user becomes its member, as when creating one through the API (within their
-workspace quota). A default user cannot claim ``source: "admin"``, and their memories in
-workspaces they were removed from stay out of reach: a line naming one creates a new one.
+Import is all or nothing (see ``memoryd.app.transfer``); what a caller may export and
+import is ``memoryd.access.transfer``'s (a default user imports only into workspaces
+they belong to, or new ones within their quota, and never claims ``source: "admin"``).
 An import holds at most ``MAX_IMPORT_LINES`` memory lines (each is embedded) and
 ``MEMORYD_MAX_IMPORT_BYTES`` bytes in all (100 MB by default, apart from the smaller limit
 of every other request body); a longer chat history imports with the CLI.
@@ -25,21 +22,18 @@ a surrogate pair) and parsed as it is read; only the parsed file is kept in memo
 """
 
 # No "from __future__ import annotations": FastAPI must resolve the local OwnerDep alias.
-import json
 from collections.abc import Callable, Iterator
 from tempfile import SpooledTemporaryFile
-from typing import IO, Annotated, Any, BinaryIO, cast
+from typing import IO, Annotated, BinaryIO, cast
 
 from fastapi import APIRouter, Depends, Query, Request, Response, UploadFile
 from starlette.concurrency import run_in_threadpool
 
+from memoryd.access.callers import Owner
+from memoryd.access.transfer import export_lines, import_file
 from memoryd.app.transfer import ImportFile, parse_file
-from memoryd.app.transfer_chats import CHAT, is_chat
-from memoryd.app.transfer_preferences import is_preferences
-from memoryd.domain import runtime_settings
 from memoryd.domain.errors import InvalidInput
-from memoryd.domain.models import Role, Source
-from memoryd.server.deps import Owner, State, require_workspace
+from memoryd.server.deps import State
 from memoryd.server.errors import ApiError
 from memoryd.server.guard import LONE_SURROGATE, has_lone_surrogate, has_nul, import_too_big
 from memoryd.server.schemas import ImportedPreferences, ImportOut
@@ -77,12 +71,7 @@ def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: st
         per memory, then one line per recorded chat (``{"chat": {"created_at", "id",
         "memory_ids", "memory_processed", "prompt", "response", "workspace"}}``, oldest
         first) unless ``chats=false``."""
-        lines = [
-            line
-            for line in state.md.export_memories(owner.user.id, chats=chats)
-            if _shown(state, owner, json.loads(line))
-        ]
-        body = "".join(f"{line}\n" for line in lines)
+        body = "".join(f"{line}\n" for line in export_lines(state, owner, chats=chats))
         name = f"memoryd-{owner.user.name}.jsonl"
         return Response(
             body,
@@ -140,13 +129,6 @@ def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: st
     return router
 
 
-def _shown(state: State, owner: Owner, data: dict[str, Any]) -> bool:
-    """The preferences line, and memories and chats in workspaces the caller may use."""
-    if is_chat(data):
-        return owner.may_use(state, data[CHAT]["workspace"])
-    return is_preferences(data) or owner.may_use(state, data["workspace"])
-
-
 def _refuse_too_many(parsed: ImportFile) -> None:
     count = len(parsed.records)
     if count > MAX_IMPORT_LINES:
@@ -177,36 +159,7 @@ def _import(
 ) -> ImportOut:
     parsed = parse_file(_lines(body))  # before anything is embedded or looked up
     _refuse_too_many(parsed)
-    restricted = owner.acting.role is not Role.ADMIN
-    protected: set[str] = set()
-    limit = state.md.get_settings()[runtime_settings.MAX_WORKSPACES_PER_USER.key]
-    if restricted:
-        records = parsed.records
-        claimed = next((r.line for r in records if r.source is Source.ADMIN), None)
-        if claimed is not None:
-            raise InvalidInput(f"line {claimed}: only an admin can import source 'admin'")
-        existing = {w.slug for w in state.md.list_workspaces()}
-        named = sorted(parsed.workspaces(chats=chats))
-        for slug in named:
-            if slug in existing:
-                require_workspace(state, owner.user, slug)
-        state.auth.check_workspace_quota(
-            owner.user, sum(slug not in existing for slug in named), limit
-        )
-        protected = {
-            m.id
-            for m in state.md.list_memories(owner.user.id)
-            if not owner.may_use(state, m.workspace)
-        }
-    result = state.md.import_memories(
-        owner.user.id,
-        parsed,
-        actor=owner.actor,
-        protected_ids=protected,
-        preferences=preferences,
-        chats=chats,
-        workspace_quota=limit if restricted else None,
-    )
+    result = import_file(state, owner, parsed, preferences=preferences, chats=chats)
     return ImportOut(
         created=result.created,
         updated=result.updated,

@@ -1,8 +1,9 @@
 """Users (admin), the caller's own profile, password and API keys.
 
-Admins create users, change roles and passwords and delete users; the last admin can be
-neither demoted nor deleted, so the service can always be administered. Everyone manages
-their own API keys: a key's secret is returned once, at creation, and stored only hashed.
+Admins create users, change roles and passwords and delete users, by the rules of
+``memoryd.access.accounts`` (the last admin can be neither demoted nor deleted, so the
+service can always be administered). Everyone manages their own API keys: a key's secret
+is returned once, at creation, and stored only hashed.
 """
 
 from __future__ import annotations
@@ -12,14 +13,13 @@ from typing import Annotated, cast
 from fastapi import APIRouter, Path, Request, Response
 from starlette.concurrency import run_in_threadpool
 
-from memoryd.domain.errors import AlreadyExists, InvalidInput
-from memoryd.domain.models import Actor, Source, User
-from memoryd.server.auth import validate_password
+from memoryd.access import accounts
+from memoryd.access.credentials import validate_password
+from memoryd.domain.errors import InvalidInput
 from memoryd.server.deps import (
     AdminUser,
     CurrentCaller,
     CurrentUser,
-    ServerState,
     State,
     check_password_throttled,
 )
@@ -130,62 +130,12 @@ def list_users(state: State, _: AdminUser) -> list[UserOut]:
     return [UserOut.of(u) for u in state.md.list_users()]
 
 
-def add_user(
-    state: ServerState,
-    admin: User,
-    name: str,
-    role: str,
-    password: str | None,
-    workspaces: list[str],
-) -> User:
-    """Create a user (by ``admin``), with a password and memberships (each in the new
-    user's audit log); checks all before writing."""
-    if password is not None:
-        validate_password(password)
-    for slug in workspaces:
-        state.md.get_workspace(slug)
-    user = state.md.create_user(name, role)
-    if password is not None:
-        state.auth.set_password(user.id, password)
-    for slug in workspaces:
-        state.auth.add_member(slug, user.id, Actor(Source.ADMIN, admin.id))
-    return user
-
-
-def change_user(
-    state: ServerState,
-    admin: User,
-    user_id: int,
-    *,
-    role: str | None = None,
-    password: str | None = None,
-) -> User:
-    """A user's role and/or password, by ``admin``. The last admin cannot be demoted; a
-    new role is in the user's audit log (by ``admin:ID``, or ``user:ID`` for their own);
-    a new password signs the user out of every browser."""
-    user = state.md.get_user(user_id)
-    if password is not None:
-        validate_password(password)
-    if role is not None and role != user.role.value:
-        source = Source.USER if user_id == admin.id else Source.ADMIN
-        actor = Actor(source, admin.id)
-        user = state.md.set_role(user_id, role, keep_an_admin=True, actor=actor)
-    if password is not None:
-        state.auth.set_password(user_id, password)
-    return user
-
-
-def remove_user(state: ServerState, admin: User, user_id: int) -> User:
-    """Delete a user with their memories and chats (admin); not yourself, not the last admin."""
-    user = state.md.get_user(user_id)
-    if user.id == admin.id:
-        raise AlreadyExists("you cannot delete yourself; ask another admin")
-    state.md.delete_user(user_id, keep_an_admin=True)
-    return user
-
-
-def users_overview(state: ServerState) -> list[UserOverview]:
-    """Every user with their role, memory counts, workspaces and own choices (admin)."""
+@router.get(
+    "/users/overview",
+    response_model=list[UserOverview],
+    summary="All users with memory counts and workspaces (admin)",
+)
+def overview(state: State, admin: AdminUser) -> list[UserOverview]:
     return [
         UserOverview(
             **UserOut.of(row.user).model_dump(),
@@ -195,22 +145,14 @@ def users_overview(state: ServerState) -> list[UserOverview]:
             learn_from_chats=row.learn_from_chats,
             memory_review=cast(ReviewChoice, row.memory_review or "default"),
         )
-        for row in state.md.user_summaries()
+        for row in accounts.users_overview(state, admin)
     ]
-
-
-@router.get(
-    "/users/overview",
-    response_model=list[UserOverview],
-    summary="All users with memory counts and workspaces (admin)",
-)
-def overview(state: State, _: AdminUser) -> list[UserOverview]:
-    return users_overview(state)
 
 
 @router.post("/users", response_model=UserOut, status_code=201, summary="Add a user (admin)")
 def create_user(state: State, admin: AdminUser, body: UserCreate) -> UserOut:
-    return UserOut.of(add_user(state, admin, body.name, body.role, body.password, body.workspaces))
+    user = accounts.add_user(state, admin, body.name, body.role, body.password, body.workspaces)
+    return UserOut.of(user)
 
 
 @router.get("/users/{user_id}", response_model=UserOut, summary="One user (admin)")
@@ -221,14 +163,15 @@ def get_user(state: State, _: AdminUser, user_id: UserId) -> UserOut:
 @router.patch("/users/{user_id}", response_model=UserOut, summary="Role or password (admin)")
 def edit_user(state: State, admin: AdminUser, user_id: UserId, body: UserEdit) -> UserOut:
     """A new role is recorded in the user's audit log (``change_setting``)."""
-    return UserOut.of(change_user(state, admin, user_id, role=body.role, password=body.password))
+    user = accounts.change_user(state, admin, user_id, role=body.role, password=body.password)
+    return UserOut.of(user)
 
 
 @router.delete(
     "/users/{user_id}", status_code=204, response_class=Response, summary="Delete (admin)"
 )
 def delete_user(state: State, admin: AdminUser, user_id: UserId) -> Response:
-    remove_user(state, admin, user_id)
+    accounts.remove_user(state, admin, user_id)
     return Response(status_code=204)
 
 

@@ -1,11 +1,12 @@
 """Form posts of the web UI for everyone: memories, API keys and password (the admin's
 forms are in ``memoryd.server.web.admin_actions``).
 
-Each post checks the session's CSRF token (and the Origin header), does one thing with
-the same rules as the REST API, and redirects back (303) with a message saying what
-happened or what was wrong; a refused change changes nothing. A deletion goes ahead only
-with ``confirmed=yes``, which memoryd.js adds when its confirmation dialog is answered;
-without it (no JavaScript) the server asks on a page of its own first.
+Each post checks the session's CSRF token (and the Origin header), does one thing through
+the same access rules as the REST API (``memoryd.access``), and redirects back (303) with
+a message saying what happened or what was wrong; a refused change changes nothing. A
+deletion goes ahead only with ``confirmed=yes``, which memoryd.js adds when its
+confirmation dialog is answered; without it (no JavaScript) the server asks on a page of
+its own first.
 """
 
 from __future__ import annotations
@@ -18,20 +19,18 @@ from fastapi import APIRouter, Request, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
 
-from memoryd.domain.errors import InvalidInput, MemorydError, NotFound, PermissionDenied
-from memoryd.domain.models import Actor, Source
-from memoryd.server.auth import validate_password
+from memoryd.access import memories
+from memoryd.access.callers import NOT_YOURS, Owner, owner_for, require_admin, self_owner
+from memoryd.access.credentials import validate_password
+from memoryd.domain.errors import AdminOnly, InvalidInput, MemorydError, NotFound
 from memoryd.server.deps import (
     Caller,
-    Owner,
     ServerState,
     State,
     check_origin,
     check_password_throttled,
-    require_workspace,
 )
 from memoryd.server.errors import ApiError
-from memoryd.server.routers.memories import visible_memory
 from memoryd.server.web.i18n import _, ngettext, page_language, use_language
 from memoryd.server.web.routes import (
     PANELS,
@@ -107,16 +106,14 @@ async def ask(request: Request, form: FormData, asked: Unconfirmed) -> Response:
 def owner_of(state: ServerState, caller: Caller, form: FormData) -> Owner:
     """Whose memories a form works on: the caller's own, or (admins) the named user's."""
     raw = form.get("user_id")
-    user = caller.user
-    if raw in (None, "", str(user.id)):
-        return Owner(user, Actor(Source.USER, user.id), user)
-    if not caller.is_admin:
-        raise PermissionDenied("only an admin can change another user's memories")
+    if raw in (None, "", str(caller.user.id)):
+        return self_owner(caller.user)
+    require_admin(caller.user, NOT_YOURS)  # before the number is read
     try:
         target = state.md.get_user(int(str(raw)))
     except ValueError:
         raise InvalidInput("user_id must be a number") from None
-    return Owner(target, Actor(Source.ADMIN, user.id), user)
+    return owner_for(caller.user, target)
 
 
 def back_to(form: FormData) -> str:
@@ -151,7 +148,8 @@ async def perform(
         back = back_to(form)
         if reopen is not None and not isinstance(exc, NotFound):
             back = with_query(back, reopen)
-        return redirect(request, back, str(exc), "error", draft)
+        said = _(str(exc)) if isinstance(exc, AdminOnly) else str(exc)  # in the page's words
+        return redirect(request, back, said, "error", draft)
     return redirect(request, back_to(form), message)
 
 
@@ -177,18 +175,13 @@ async def add_memory(request: Request, state: State) -> Response:
     caller, form = await posted(request, state)
 
     def work() -> str:
-        owner = owner_of(state, caller, form)
-        workspace = field_text(form, "workspace") or None
-        scope = field_text(form, "scope") or None
-        if workspace is not None:
-            require_workspace(state, owner.acting, workspace)
-        state.md.add_memory(
-            owner.user.id,
+        memories.add_memory(
+            state,
+            owner_of(state, caller, form),
             field_text(form, "content"),
-            scope,
-            workspace,
-            actor=owner.actor,
-            expires_at=field_text(form, "expires_at") or None,
+            field_text(form, "scope") or None,
+            field_text(form, "workspace") or None,
+            field_text(form, "expires_at") or None,
         )
         return _("Memory added.")
 
@@ -201,21 +194,15 @@ async def change_memory(request: Request, state: State, memory_id: str, operatio
 
     def work() -> str:
         owner = owner_of(state, caller, form)
-        memory = visible_memory(state, owner, memory_id)
-        uid, actor = owner.user.id, owner.actor
+        memory = memories.visible_memory(state, owner, memory_id)
         if operation == "delete":
             question = _("Delete this memory? “%(text)s”", text=memory.content[:80])
             confirmed(form, question, _("Delete"))
-            state.md.delete_memory(uid, memory_id, actor=actor)
+            memories.delete_memory(state, owner, memory_id)
             return _("Memory deleted.")
         if operation == "edit":
-            state.md.edit_memory(
-                uid,
-                memory_id,
-                field_text(form, "content"),
-                actor=actor,
-                expires_at=expiry_field(form),
-            )
+            content, expiry = field_text(form, "content"), expiry_field(form)
+            memories.edit_memory(state, owner, memory_id, content, expiry)
             return _("Memory saved.")
         if operation == "report":  # "this is wrong": deleted, and why is in the audit log
             question = _(
@@ -226,15 +213,14 @@ async def change_memory(request: Request, state: State, memory_id: str, operatio
             confirmed(form, question, _("Delete as wrong"))
             why = field_text(form, "reason").strip()[:REASON_CHARS]
             reason = f"Reported as wrong: {why}" if why else "Reported as wrong"
-            state.md.delete_memory(uid, memory_id, reason=reason, actor=actor)
+            memories.delete_memory(state, owner, memory_id, reason)
             return _("Memory deleted as wrong; the reason is on your Activity page.")
         if operation == "promote":
-            state.md.promote(uid, memory_id, actor=actor)
+            memories.promote(state, owner, memory_id)
             return _("Memory moved to Global.")
         if operation == "demote":
             workspace = field_text(form, "workspace")
-            require_workspace(state, owner.acting, workspace)
-            state.md.demote(uid, memory_id, workspace, actor=actor)
+            memories.demote(state, owner, memory_id, workspace)
             name = state.md.get_workspace(workspace).name
             return _("Memory moved to %(name)s.", name=name)
         raise InvalidInput(_("unknown operation %(name)r", name=operation))

@@ -2,7 +2,7 @@
 
 ``/activity`` is the signed-in user's own log; ``/admin/users/{id}/activity`` is any
 user's, for admins, as ``GET /api/v1/users/{id}/audit`` is. Both read through
-``memoryd.server.routers.audit.read_audit``, the reading behind ``GET /api/v1/audit``, so
+``memoryd.access.audit.read_audit``, the reading behind ``GET /api/v1/audit``, so
 the page shows a default user exactly what the API gives them: nothing of a memory that
 is (or was when deleted) in a workspace they no longer belong to.
 
@@ -28,14 +28,15 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse, PlainTextResponse
 
+from memoryd.access.audit import read_audit, visible_workspaces
+from memoryd.access.callers import Owner, owner_for, self_owner
 from memoryd.app.i18n import N_
 from memoryd.domain.audit import MAX_MEMORY_ID_CHARS
 from memoryd.domain.errors import InvalidInput, MemorydError
-from memoryd.domain.models import Actor, AuditAction, AuditEntry, Source, User, Workspace
+from memoryd.domain.models import AuditAction, AuditEntry, Source, Workspace
 from memoryd.domain.rules import MAX_ROW_ID, quoted
-from memoryd.server.deps import Caller, Owner, ServerState, State, self_owner
+from memoryd.server.deps import Caller, ServerState, State
 from memoryd.server.errors import status_of
-from memoryd.server.routers.audit import read_audit, visible_workspaces
 from memoryd.server.web.admin_pages import admin_caller
 from memoryd.server.web.audit_words import Reader, by_day, describe
 from memoryd.server.web.i18n import _, speak_to
@@ -258,13 +259,7 @@ def user_activity(request: Request, state: State, user_id: str) -> Response:
             request, "/admin?tab=users", _("No user %(id)s.", id=quoted(user_id)), "error"
         )
     base = f"/admin/users/{subject.id}/activity"
-    return show(request, state, caller, admin_owner(caller, subject), base=base)
-
-
-def admin_owner(caller: Caller, subject: User) -> Owner:
-    """``subject``'s memories as the admin ``caller`` works on them."""
-    source = Source.USER if subject.id == caller.user.id else Source.ADMIN
-    return Owner(subject, Actor(source, caller.user.id), caller.user)
+    return show(request, state, caller, owner_for(caller.user, subject), base=base)
 
 
 def history(
@@ -304,4 +299,4 @@ def user_memory_history(request: Request, state: State, user_id: str, memory_id:
     if subject is None:
         return PlainTextResponse(_("No user %(id)s.", id=quoted(user_id[:100])), 404)
     base = f"/admin/users/{subject.id}/activity"
-    return history(request, state, admin_owner(caller, subject), memory_id, base=base)
+    return history(request, state, owner_for(caller.user, subject), memory_id, base=base)

@@ -1,10 +1,11 @@
 """Form posts of the admin panel: settings, extraction runs, users (create, role,
 password, delete), workspaces (create, delete) and their members (add, remove).
 
-Same rules as the REST API, through the same functions (``memoryd.server.routers.users``
-and the core): the last admin can be neither demoted nor deleted, nobody deletes
-themselves. Each post checks the CSRF token and redirects back with a message. Membership
-changes (and those a deleted workspace ends) are in the member's audit log, by the admin.
+Same rules as the REST API, through the same functions (``memoryd.access.accounts`` and
+``memoryd.access.extraction``): only admins, the last admin can be neither demoted nor
+deleted, nobody deletes themselves. Each post checks the CSRF token and redirects back
+with a message. Membership changes (and those a deleted workspace ends) are in the
+member's audit log, by the admin.
 """
 
 from __future__ import annotations
@@ -16,12 +17,13 @@ from fastapi import APIRouter, Request, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
 
-from memoryd.domain.errors import InvalidInput, MemorydError, PermissionDenied
-from memoryd.domain.models import Actor, Role, Source, User
+from memoryd.access import accounts
+from memoryd.access.callers import require_admin
+from memoryd.access.extraction import is_running, run_now
+from memoryd.domain.errors import InvalidInput, MemorydError
+from memoryd.domain.models import Role, User
 from memoryd.extraction.runs import Run
 from memoryd.server.deps import Caller, ServerState, State
-from memoryd.server.routers.extraction import is_running, run_now
-from memoryd.server.routers.users import add_user, change_user, remove_user
 from memoryd.server.web.actions import back_to, confirmed, field_text, perform, posted
 from memoryd.server.web.i18n import _, ngettext
 from memoryd.server.web.routes import redirect
@@ -30,17 +32,9 @@ log = logging.getLogger("memoryd.server")
 router = APIRouter(prefix="/ui", include_in_schema=False)
 
 
-def _admin(caller: Caller) -> None:
-    if not caller.is_admin:
-        raise PermissionDenied(_("only an admin can do this"))
-
-
-def _by(caller: Caller) -> Actor:
-    """The admin as the audit log names them."""
-    return Actor(Source.ADMIN, caller.user.id)
-
-
-def _user_of(state: ServerState, raw: str) -> User:
+def _user_of(state: ServerState, caller: Caller, raw: str) -> User:
+    """The user a form names, for an admin only (asked first: others learn nothing)."""
+    require_admin(caller.user)
     try:
         return state.md.get_user(int(raw))
     except ValueError:
@@ -53,7 +47,7 @@ async def save_settings(request: Request, state: State) -> Response:
     caller, form = await posted(request, state)
 
     def work() -> str:
-        _admin(caller)
+        require_admin(caller.user)
         changes: dict[str, object] = {
             "memory_enabled": form.get("memory_enabled") is not None,
             "memory_auto_extraction": form.get("memory_auto_extraction") is not None,
@@ -137,7 +131,8 @@ async def _start_run(
 
     def run() -> None:
         try:
-            run_now(state, user_id, workspace, force=user_id is not None, on_start=starting.started)
+            force = user_id is not None
+            run_now(state.md, caller.user, user_id, workspace, force, on_start=starting.started)
         except Exception as exc:  # after the start: in the run history, and logged here
             log.exception("extraction run from the UI failed")
             starting.failed(exc)
@@ -159,12 +154,11 @@ async def create_user(request: Request, state: State) -> Response:
     caller, form = await posted(request, state)
 
     def work() -> str:
-        _admin(caller)
         role = Role.ADMIN.value if form.get("admin") is not None else Role.DEFAULT.value
         workspace = field_text(form, "workspace")
         workspaces = [workspace] if workspace else []
         name, password = field_text(form, "name"), field_text(form, "password")
-        user = add_user(state, caller.user, name, role, password, workspaces)
+        user = accounts.add_user(state, caller.user, name, role, password, workspaces)
         return _("User %(name)s added.", name=user.name)
 
     return await perform(request, form, work)
@@ -175,9 +169,8 @@ async def set_role(request: Request, state: State, user_id: str) -> Response:
     caller, form = await posted(request, state)
 
     def work() -> str:
-        _admin(caller)
-        target = _user_of(state, user_id).id
-        user = change_user(state, caller.user, target, role=field_text(form, "role"))
+        target = _user_of(state, caller, user_id).id
+        user = accounts.change_user(state, caller.user, target, role=field_text(form, "role"))
         if user.role is Role.ADMIN:
             return _("%(name)s is now an admin.", name=user.name)
         return _("%(name)s is now a default user.", name=user.name)
@@ -190,10 +183,9 @@ async def reset_password(request: Request, state: State, user_id: str) -> Respon
     caller, form = await posted(request, state)
 
     def work() -> str:
-        _admin(caller)
-        user = change_user(
-            state, caller.user, _user_of(state, user_id).id, password=field_text(form, "password")
-        )
+        target = _user_of(state, caller, user_id).id
+        password = field_text(form, "password")
+        user = accounts.change_user(state, caller.user, target, password=password)
         return _("New password set for %(name)s; they are signed out everywhere.", name=user.name)
 
     return await perform(request, form, work)
@@ -204,8 +196,7 @@ async def delete_user(request: Request, state: State, user_id: str) -> Response:
     caller, form = await posted(request, state)
 
     def work() -> str:
-        _admin(caller)
-        doomed = _user_of(state, user_id)
+        doomed = _user_of(state, caller, user_id)
         n = len(state.md.list_memories(doomed.id))
         question = ngettext(
             "Delete the user %(name)s with their %(num)d memory and all their chats? "
@@ -216,7 +207,7 @@ async def delete_user(request: Request, state: State, user_id: str) -> Response:
             name=doomed.name,
         )
         confirmed(form, question, _("Delete user"))
-        user = remove_user(state, caller.user, doomed.id)
+        user = accounts.remove_user(state, caller.user, doomed.id)
         return _("User %(name)s deleted, with their memories and chats.", name=user.name)
 
     return await perform(request, form, work)
@@ -228,10 +219,8 @@ async def create_workspace(request: Request, state: State) -> Response:
     caller, form = await posted(request, state)
 
     def work() -> str:
-        _admin(caller)
-        workspace = state.md.create_workspace(
-            field_text(form, "slug"), field_text(form, "name") or None
-        )
+        slug, name = field_text(form, "slug"), field_text(form, "name") or None
+        workspace = accounts.create_workspace(state, require_admin(caller.user), slug, name)
         return _("Workspace %(slug)s created.", slug=workspace.slug)
 
     return await perform(request, form, work)
@@ -242,7 +231,7 @@ async def delete_workspace(request: Request, state: State, slug: str) -> Respons
     caller, form = await posted(request, state)
 
     def work() -> str:
-        _admin(caller)
+        require_admin(caller.user)
         state.md.get_workspace(slug)  # an unknown one is refused before asking
         question = _(
             "Delete the workspace %(slug)s with every memory and chat in it? "
@@ -250,7 +239,7 @@ async def delete_workspace(request: Request, state: State, slug: str) -> Respons
             slug=slug,
         )
         confirmed(form, question, _("Delete workspace"))
-        state.md.delete_workspace(slug, actor=_by(caller))
+        accounts.delete_workspace(state, caller.user, slug)
         return _("Workspace %(slug)s deleted, with its memories and chats.", slug=slug)
 
     return await perform(request, form, work)
@@ -261,10 +250,9 @@ async def add_member(request: Request, state: State) -> Response:
     caller, form = await posted(request, state)
 
     def work() -> str:
-        _admin(caller)
-        user = _user_of(state, field_text(form, "user_id"))
+        user = _user_of(state, caller, field_text(form, "user_id"))
         workspace = field_text(form, "workspace")
-        if not state.auth.add_member(workspace, user.id, _by(caller)):
+        if not accounts.add_member(state, caller.user, workspace, user.id):
             return _("%(name)s was already a member of %(slug)s.", name=user.name, slug=workspace)
         return _("%(name)s is now a member of %(slug)s.", name=user.name, slug=workspace)
 
@@ -276,10 +264,9 @@ async def remove_member(request: Request, state: State) -> Response:
     caller, form = await posted(request, state)
 
     def work() -> str:
-        _admin(caller)
-        user = _user_of(state, field_text(form, "user_id"))
+        user = _user_of(state, caller, field_text(form, "user_id"))
         workspace = field_text(form, "workspace")
-        state.auth.remove_member(workspace, user.id, _by(caller))
+        accounts.remove_member(state, caller.user, workspace, user.id)
         return _("%(name)s is no longer a member of %(slug)s.", name=user.name, slug=workspace)
 
     return await perform(request, form, work)

@@ -14,14 +14,15 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse
 
+from memoryd.access.accounts import users_overview
+from memoryd.access.callers import owner_for
+from memoryd.access.extraction import is_running
 from memoryd.app.i18n import N_
 from memoryd.domain.errors import MemorydError
-from memoryd.domain.models import Actor, Role, Source, User, Workspace
+from memoryd.domain.models import Role, User, Workspace
 from memoryd.extraction.runs import Run, calls_text
 from memoryd.plugins import llm_provider_factories
-from memoryd.server.deps import Caller, Owner, ServerState, State
-from memoryd.server.routers.extraction import is_running
-from memoryd.server.routers.users import users_overview
+from memoryd.server.deps import Caller, ServerState, State
 from memoryd.server.web.i18n import _, speak_to
 from memoryd.server.web.routes import (
     TEMPLATES,
@@ -95,8 +96,7 @@ def admin_page(request: Request, state: State, user: int | None = None) -> Respo
     users = state.md.list_users()
     chosen = next((u for u in users if u.id == user), None) if user else None
     chosen = chosen or next((u for u in users if u.role is not Role.ADMIN), None) or users[0]
-    source = Source.USER if chosen.id == caller.user.id else Source.ADMIN
-    owner = Owner(chosen, Actor(source, caller.user.id), caller.user)
+    owner = owner_for(caller.user, chosen)
     context = page_context(
         request,
         state,
@@ -107,7 +107,7 @@ def admin_page(request: Request, state: State, user: int | None = None) -> Respo
         settings=state.md.get_settings(),
         providers=sorted(llm_provider_factories()),
         users=users,
-        user_rows=users_overview(state),
+        user_rows=users_overview(state, caller.user),
         workspace_rows=workspace_rows(state, users),
         chosen=chosen,
         chosen_view=memory_view(state, owner, "admin", f"/admin?tab=memories&user={chosen.id}"),

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+from memoryd.access.callers import Owner
 from memoryd.app.i18n import LANGUAGE_NAMES, N_
 from memoryd.domain.models import AuditAction, AuditEntry, Role, Source, User, UserSetting
-from memoryd.server.deps import Owner
 from memoryd.server.web.i18n import ENGLISH, _, current_language, ngettext
 
 

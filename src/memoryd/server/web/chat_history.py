@@ -5,23 +5,27 @@ Each is a plain form that deletes only with ``confirmed=yes``, as every deletion
 web UI: the page's confirmation dialog asks first and adds it; without JavaScript the
 server asks on a page of its own (``memoryd.server.web.actions.confirmed``), so nothing
 is deleted by one stray click either way. The same deletions are ``DELETE /api/v1/chats...``,
-``memoryd chats rm|clear`` and ``md.delete_chat`` / ``md.clear_chats``; what deleting
-means is ``memoryd.app.chat_log``'s.
+``memoryd chats rm|clear`` and ``md.delete_chat`` / ``md.clear_chats``; who may is
+``memoryd.access.chats``', what deleting means ``memoryd.app.chat_log``'s.
 """
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request, Response
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Request, Response
 from starlette.concurrency import run_in_threadpool
 
+from memoryd.access import chats
+from memoryd.access.callers import require_workspace
 from memoryd.domain.errors import MemorydError
-from memoryd.server.deps import ServerState, State, require_workspace
-from memoryd.server.routers.chats import ChatId, visible_chat
+from memoryd.server.deps import ServerState, State
 from memoryd.server.web.actions import Unconfirmed, ask, confirmed, field_text, posted
 from memoryd.server.web.i18n import _, ngettext
 from memoryd.server.web.routes import redirect
 
 router = APIRouter(prefix="/ui/chats", include_in_schema=False)
+ChatId = Annotated[int, Path(ge=1, le=2**63 - 1)]
 
 
 def chat_page(slug: str) -> str:
@@ -51,7 +55,7 @@ async def clear_history(request: Request, state: State) -> Response:
         if field_text(form, "confirmed") != "yes":  # the question is read only to be asked
             question = await run_in_threadpool(_clear_question, state, user.id, slug)
             raise Unconfirmed(question, _("Delete all"))
-        deleted = await run_in_threadpool(state.md.clear_chats, user.id, slug)
+        deleted = await run_in_threadpool(chats.clear_chats, state, user, slug)
     except Unconfirmed as asked:
         return await ask(request, form, asked)
     except MemorydError as exc:
@@ -70,7 +74,7 @@ async def delete_exchange(request: Request, state: State, chat_id: ChatId) -> Re
     user = caller.user
     back = chat_page(field_text(form, "workspace")) if field_text(form, "workspace") else "/"
     try:
-        chat = await run_in_threadpool(visible_chat, state, user, chat_id)
+        chat = await run_in_threadpool(chats.visible_chat, state, user, chat_id)
         confirmed(
             form,
             _(
@@ -80,7 +84,7 @@ async def delete_exchange(request: Request, state: State, chat_id: ChatId) -> Re
             ),
             _("Delete"),
         )
-        await run_in_threadpool(state.md.delete_chat, user.id, chat.id)
+        await run_in_threadpool(chats.delete_chat, state, user, chat.id)
     except Unconfirmed as asked:
         return await ask(request, form, asked)
     except MemorydError as exc:

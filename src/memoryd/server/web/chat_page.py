@@ -13,15 +13,11 @@ from __future__ import annotations
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse
 
+from memoryd.access.callers import require_workspace, self_owner
+from memoryd.access.chats import used_memories
 from memoryd.domain.errors import MemorydError, NotFound
 from memoryd.domain.models import UsedMemory
-from memoryd.server.deps import (
-    State,
-    check_origin,
-    require_workspace,
-    self_owner,
-    visible_chat_memories,
-)
+from memoryd.server.deps import State, check_origin
 from memoryd.server.errors import ApiError
 from memoryd.server.upstream import chat_target
 from memoryd.server.web.markdown import MAX_REPLY, markdown_filter, render_markdown
@@ -62,7 +58,7 @@ def chat_page(request: Request, state: State, slug: str) -> Response:
         here=f"/chat/{slug}",
         chats=chats,
         chat_count=len(every),
-        used_by_chat=visible_chat_memories(state, self_owner(caller.user), [c.id for c in chats]),
+        used_by_chat=used_memories(state, self_owner(caller.user), [c.id for c in chats]),
         target=chat_target(state.settings),
         workspace_names=workspace_names(state),
     )

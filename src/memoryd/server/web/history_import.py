@@ -2,7 +2,7 @@
 kept about you (issue 38, item 4).
 
 An upload is checked in the request (a malformed file comes back as a message on the
-page, nothing started), then recorded in the background (``memoryd.server.history_jobs``)
+page, nothing started), then recorded in the background (``memoryd.access.history_imports``)
 and the page shows its progress in a small status fragment that memoryd.js asks for
 again every second until the import ends (without JavaScript, a link reloads it). The
 same rules as ``POST /api/v1/history-imports``: only a workspace the user belongs to;
@@ -20,13 +20,14 @@ from fastapi.responses import HTMLResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
+from memoryd.access.callers import require_workspace
+from memoryd.access.history_imports import start_history_import
 from memoryd.app.history_formats import FORMATS, NAMES, parse_history
 from memoryd.app.memory_list import add_facts, report
 from memoryd.domain.errors import MemorydError
-from memoryd.server.deps import State, require_workspace
+from memoryd.server.deps import State
 from memoryd.server.errors import ApiError
-from memoryd.server.guard import import_too_big
-from memoryd.server.routers.history import HISTORY_COMMAND, start_history_import
+from memoryd.server.guard import HISTORY_COMMAND, import_too_big
 from memoryd.server.web.actions import field_text, posted
 from memoryd.server.web.i18n import _, speak_to
 from memoryd.server.web.routes import (
@@ -86,7 +87,9 @@ async def upload_history(request: Request, state: State) -> Response:
         await run_in_threadpool(require_workspace, state, caller.user, workspace)
         data = await upload.read()
         history = await run_in_threadpool(parse_history, data, chosen)
-        job = await run_in_threadpool(start_history_import, state, caller.user, history, workspace)
+        job = await run_in_threadpool(
+            start_history_import, state, state.history_jobs, caller.user, history, workspace
+        )
     except (MemorydError, ApiError) as exc:
         message = exc.message if isinstance(exc, ApiError) else str(exc)
         return redirect(request, PAGE, _("Nothing was imported: %(why)s", why=message), "error")

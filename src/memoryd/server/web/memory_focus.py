@@ -3,8 +3,9 @@ work without JavaScript.
 
 ``?edit=<id>`` renders that memory's edit form open and filled in (only that one: the
 other edit forms stay empty, and the script fills one when it opens it in place), and
-``?detail=<id>`` renders the memory's detail dialog open, built by the same functions as
-the REST API's ``GET .../memories/{id}`` and ``.../chats`` that the script reads. Which
+``?detail=<id>`` renders the memory's detail dialog open, built by the same functions
+(``memoryd.access.memories``) and in the same form (``memoryd.access.wire``) as the REST
+API's ``GET .../memories/{id}`` and ``.../chats`` that the script reads. Which
 list an id belongs to (the caller's own, or the user an admin picked) follows from the
 id. The detail's History reads as the Activity page does (``history_of``, worded by
 ``memoryd.server.web.audit_words``); the script fetches that table from the server
@@ -22,12 +23,13 @@ from urllib.parse import quote
 
 from fastapi import Request
 
+from memoryd.access.callers import Owner
+from memoryd.access.memories import ScopeUsage, chats_using, memory_detail, visible_memory
+from memoryd.access.wire import ChatOut, MemoryDetail, MemoryOut
 from memoryd.domain.errors import MemorydError
 from memoryd.domain.models import Source, User
 from memoryd.extraction.questions import in_words as questions_in_words
-from memoryd.server.deps import Owner, ServerState
-from memoryd.server.routers.memories import chats_using, memory_detail, visible_memory
-from memoryd.server.schemas import ChatOut, MemoryDetail, MemoryOut, ScopeUsage
+from memoryd.server.deps import ServerState
 from memoryd.server.web.audit_words import ActivityItem, Reader, describe, until_day
 from memoryd.server.web.i18n import _
 from memoryd.server.web.review_items import ReviewItem
@@ -106,9 +108,11 @@ def focus_of(request: Request, state: ServerState, views: Sequence[MemoryView | 
         try:
             if view is None:
                 raise LookupError(wanted)
+            detail = MemoryDetail.of_detail(memory_detail(state, view.access, wanted))
+            used_in = chats_using(state, view.access, wanted, USED_IN_LIMIT)
             focus.detail = DetailView(
-                memory_detail(state, view.access, wanted),
-                chats_using(state, view.access, wanted, USED_IN_LIMIT),
+                detail,
+                [ChatOut.of(c, used) for c, used in used_in],
                 close=f"{view.back}#{view.row_id(wanted)}",
                 history=history_of(state, view.access, wanted),
                 all_changes=all_changes(view.activity_base, wanted),

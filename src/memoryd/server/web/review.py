@@ -2,8 +2,8 @@
 page), reject one, Accept all and Reject all (where each can go is
 ``memoryd.server.web.review_items``).
 
-Accepting goes through ``memoryd.server.routers.suggestions.accept_visible``, as the REST
-API's accept does, so both refuse the same things with the same one message. *Accept
+Accepting goes through ``memoryd.access.suggestions.accept``, as the REST API's accept
+does, so both refuse the same things with the same one message. *Accept
 all* takes each suggestion where extraction put it (or, that scope being full, the other
 place) and reports in one message how many went in and why the rest are still waiting;
 *Reject all* asks first, as every removal does.
@@ -14,14 +14,11 @@ from __future__ import annotations
 from fastapi import APIRouter, Request, Response
 from starlette.datastructures import FormData
 
+from memoryd.access import suggestions
+from memoryd.access.callers import Owner
 from memoryd.domain.errors import InvalidInput, MemorydError, ScopeFull
 from memoryd.domain.models import Scope, Suggestion, SuggestionKind
-from memoryd.server.deps import Owner, ServerState, State
-from memoryd.server.routers.suggestions import (
-    accept_visible,
-    visible_suggestion,
-    visible_suggestions,
-)
+from memoryd.server.deps import ServerState, State
 from memoryd.server.web.actions import (
     confirmed,
     expiry_field,
@@ -32,7 +29,6 @@ from memoryd.server.web.actions import (
 )
 from memoryd.server.web.i18n import _, ngettext
 from memoryd.server.web.routes import workspace_names
-from memoryd.storage.write_rules import KEEP
 
 router = APIRouter(prefix="/ui/suggestions", include_in_schema=False)
 
@@ -61,7 +57,7 @@ def _accept_one(state: ServerState, owner: Owner, suggestion: Suggestion) -> str
     why = ""
     for scope in places:
         try:
-            accept_visible(state, owner, suggestion.id, content=None, expires_at=KEEP, scope=scope)
+            suggestions.accept(state, owner, suggestion.id, scope=scope)
         except ScopeFull as exc:
             why = why or str(exc)
         except MemorydError as exc:
@@ -73,7 +69,7 @@ def _accept_one(state: ServerState, owner: Owner, suggestion: Suggestion) -> str
 
 def _accept_everything(state: ServerState, owner: Owner) -> str:
     accepted, waiting = 0, []
-    for suggestion in visible_suggestions(state, owner):
+    for suggestion in suggestions.visible_suggestions(state, owner):
         why = _accept_one(state, owner, suggestion)
         if why is None:
             accepted += 1
@@ -106,7 +102,7 @@ async def reject_all(request: Request, state: State) -> Response:
 
     def work() -> str:
         owner = owner_of(state, caller, form)
-        waiting = visible_suggestions(state, owner)
+        waiting = suggestions.visible_suggestions(state, owner)
         count = len(waiting)
         confirmed(
             form,
@@ -133,7 +129,7 @@ async def decide_suggestion(
     def work() -> str:
         owner = owner_of(state, caller, form)
         if decision == "accept":
-            memory = accept_visible(
+            memory = suggestions.accept(
                 state,
                 owner,
                 suggestion_id,
@@ -145,8 +141,7 @@ async def decide_suggestion(
                 "Suggestion accepted into %(place)s.", place=place_name(state, memory.workspace)
             )
         if decision == "reject":
-            visible_suggestion(state, owner, suggestion_id)
-            state.md.reject_suggestion(owner.user.id, suggestion_id)
+            suggestions.reject(state, owner, suggestion_id)
             return _("Suggestion rejected.")
         raise InvalidInput(_("unknown decision %(decision)r", decision=decision))
 

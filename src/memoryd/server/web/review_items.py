@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memoryd.server.schemas import ScopeUsage, SuggestionOut
+from memoryd.access.memories import ScopeUsage
+from memoryd.access.wire import SuggestionOut
 from memoryd.server.web.i18n import _, ngettext
 
 

@@ -2,8 +2,9 @@
 ``memoryd.server.web.chat_page``; the admin panel ``memoryd.server.web.admin_pages``).
 
 Every page carries the profile panel (the user button at the bottom left) with the
-user's memories, API keys and account. Pages read the same core and apply the same
-access rules as the REST API; form posts live in ``memoryd.server.web.actions``.
+user's memories, API keys and account. Pages read the same core through the same access
+rules as the REST API (``memoryd.access``); form posts live in
+``memoryd.server.web.actions``.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import base64
 import json
 import secrets
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from importlib import resources
 from typing import Any
 from urllib.parse import quote, unquote
@@ -21,21 +23,21 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 from starlette.concurrency import run_in_threadpool
 
+from memoryd.access.callers import Owner, self_owner
+from memoryd.access.memories import overview
+from memoryd.access.suggestions import visible_suggestions
+from memoryd.access.wire import MemoryOut, SuggestionOut
 from memoryd.domain import runtime_settings
-from memoryd.domain.models import Actor, Role, Source, User
+from memoryd.domain.models import Role, User
 from memoryd.server.deps import (
     SESSION_COOKIE,
     Caller,
-    Owner,
     ServerState,
     State,
     check_password_throttled,
     identify,
 )
 from memoryd.server.errors import ApiError
-from memoryd.server.routers.memories import overview
-from memoryd.server.routers.suggestions import visible_suggestions
-from memoryd.server.schemas import SuggestionOut
 from memoryd.server.web.i18n import _, install, speak_to
 from memoryd.server.web.memory_focus import FILTERS, MemoryView, ScopeGroup, focus_of
 from memoryd.server.web.review_items import review_items
@@ -159,9 +161,12 @@ def memory_view(state: ServerState, owner: Owner, prefix: str, back: str) -> Mem
     listing = overview(state, owner, None, None)
     names = workspace_names(state)
     groups = []
+    now = datetime.now(UTC)
     for usage in listing.scopes:
         memories = [
-            m for m in listing.memories if m.scope == usage.scope and m.workspace == usage.workspace
+            MemoryOut.of(m, now)
+            for m in listing.memories
+            if m.scope == usage.scope and m.workspace == usage.workspace
         ]
         title = (
             _("Global") if usage.workspace is None else names.get(usage.workspace, usage.workspace)
@@ -188,7 +193,7 @@ def memory_view(state: ServerState, owner: Owner, prefix: str, back: str) -> Mem
 
 
 def self_view(state: ServerState, user: User, back: str) -> MemoryView:
-    return memory_view(state, Owner(user, Actor(Source.USER, user.id), user), "me", back)
+    return memory_view(state, self_owner(user), "me", back)
 
 
 def _flash_items(request: Request) -> list[dict[str, Any]]:

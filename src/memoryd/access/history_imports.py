@@ -4,7 +4,8 @@ An export of years of chats records tens of thousands of turns: more than a requ
 should wait for. So the server checks the file in the request (a malformed one is
 refused there, nothing started) and records its turns in a thread of its own; the
 request answers at once with the import's id, and its progress is read by id (the REST
-API's ``GET /api/v1/history-imports/{id}``, the web page's status fragment).
+API's ``GET /api/v1/history-imports/{id}``, the web page's status fragment). Who may is
+as for recording a chat: the user, into a workspace they belong to.
 
 The imports are kept in this process's memory: with several worker processes, the one
 that started an import is the one that knows its progress, so its id holds the worker's
@@ -25,13 +26,14 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Literal
 
+from memoryd.access.callers import Site, require_workspace
 from memoryd.app.history_import import HistoryImport
 from memoryd.domain.errors import AlreadyExists, MemorydError, NotFound
+from memoryd.domain.models import Actor, Source, User
 
 if TYPE_CHECKING:
     from memoryd.app.history_formats import History
     from memoryd.app.service import Memoryd
-    from memoryd.domain.models import Actor
 
 log = logging.getLogger("memoryd.server")
 KEEP = timedelta(hours=1)
@@ -124,3 +126,10 @@ class HistoryJobs:
         for job_id, job in list(self._jobs.items()):
             if job.finished_at is not None and job.finished_at < now - KEEP:
                 del self._jobs[job_id]
+
+
+def start_history_import(
+    site: Site, jobs: HistoryJobs, user: User, history: History, workspace: str
+) -> HistoryJob:
+    require_workspace(site, user, workspace)
+    return jobs.start(site.md, user.id, history, workspace, Actor(Source.USER, user.id))

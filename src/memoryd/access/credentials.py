@@ -1,5 +1,7 @@
 """Who is calling: passwords, browser sessions, API keys and workspace membership.
 
+A credential becomes a user here, whatever carried it (the server reads it from a
+request's headers or cookie, ``memoryd.server.deps``; ``memoryd mcp`` is given a user).
 Passwords are hashed with Argon2id (argon2-cffi's defaults, rehashed on login when those
 change). Session tokens and API keys are long random strings, so the database keeps only
 their SHA-256: a leaked table does not let anyone in, and a lookup stays one indexed read.
