@@ -47,6 +47,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -279,7 +280,7 @@ def rerankers(embedder: Embedder) -> dict[str, Callable[[], Any]]:
     }
     for name in ("embedding", "lexical", "hybrid"):
         if name in built:
-            named[name] = lambda name=name: built[name](embedder)
+            named[name] = partial(built[name], embedder)
     return named
 
 
@@ -361,9 +362,16 @@ def measure(
     return table
 
 
-def baseline(rev: str, split: str, genres: Sequence[str], names: Sequence[str]) -> dict[str, Any]:
+def baseline(
+    rev: str,
+    split: str,
+    genres: Sequence[str],
+    names: Sequence[str],
+    embedder_names: Sequence[str] = (),
+) -> dict[str, Any]:
     """The same measure with ``src`` as it was at git revision ``rev`` (exported to a
-    temporary folder, run in a subprocess); its rerankers named ``rev:name``."""
+    temporary folder, run in a subprocess) and the same embedders; its columns named
+    ``rev:name`` (``rev:embedder/name`` with several embedders)."""
     with tempfile.TemporaryDirectory(prefix="memoryd-rev-") as tmp:
         archive = subprocess.run(
             ["git", "-C", str(HERE.parent), "archive", rev, "src"],
@@ -374,6 +382,7 @@ def baseline(rev: str, split: str, genres: Sequence[str], names: Sequence[str]) 
         env = {**os.environ, "PYTHONPATH": f"{tmp}/src"}
         command = [sys.executable, __file__, "--split", split, "--emit-json"]
         command += ["--genres", *genres, "--rerankers", *names]
+        command += ["--embedders", *(embedder_names or ["minilm"])]
         out = subprocess.run(command, env=env, check=True, capture_output=True, text=True)
     table: dict[str, Any] = json.loads(out.stdout)
     return {g: {f"{rev}:{n}": rows for n, rows in by.items()} for g, by in table.items()}
@@ -393,7 +402,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(json.dumps(table))
         return
     if args.baseline_rev:
-        old = baseline(args.baseline_rev, args.split, args.genres, ["hybrid"])
+        old = baseline(args.baseline_rev, args.split, args.genres, ["hybrid"], args.embedders)
         table = {g: {**table[g], **old[g]} for g in table}
     names = list(next(iter(table.values())))
     print(

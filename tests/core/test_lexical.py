@@ -8,7 +8,7 @@ import pytest
 
 from memoryd.domain.injection import build_query
 from memoryd.domain.models import Memory, Scope, Source
-from memoryd.models.rerank.lexical import LexicalReranker, TermCounts
+from memoryd.models.rerank.lexical import LexicalReranker, TermCounts, tokenize
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -50,6 +50,26 @@ def test_repeated_scoring_gives_the_same_scores() -> None:
     first = reranker.score(query, POOL)
     assert reranker.score(query, POOL) == first
     assert LexicalReranker().score(query, POOL) == first
+
+
+def test_unspaced_scripts_are_read_as_pairs_of_characters() -> None:
+    assert tokenize("Bart在圣诞派对上跳舞") == [
+        "bart",
+        "在圣",
+        "圣诞",
+        "诞派",
+        "派对",
+        "对上",
+        "上跳",
+        "跳舞",
+    ]
+    assert tokenize("猫 and dogs") == ["猫", "dog"]
+    pool = [
+        memory("a", "Bart在圣诞派对上跳舞，感到非常开心。"),
+        memory("b", "Bart在学校运动会上赢得了第一名。"),
+    ]
+    scores = LexicalReranker().score(build_query("你还记得圣诞派对吗？"), pool)
+    assert scores[0] > 0 and scores[1] == 0.0
 
 
 @pytest.mark.parametrize("size", [1, 3])

@@ -41,6 +41,12 @@ def test_a_question_the_message_replies_to_weighs_as_the_message() -> None:
     assert part_weights(Query("ok", ("Which tool?", "")), 5.0, 0.5, 5.0) == [5.0, 5.0]
 
 
+def test_a_question_in_chinese_or_japanese_is_a_question_too() -> None:
+    asked = Query("我用Zotero。", ("我的参考文献一团糟。", "你用哪个文献管理软件？ "))
+    assert part_weights(asked, 5.0, 0.5, question_weight=5.0) == [5.0, 5.0, 0.5]
+    assert question_focus("Nice! どこに住んでいますか？") == "どこに住んでいますか？"
+
+
 def test_the_question_the_user_answers_says_which_memory_is_needed(
     md: Memoryd, embedder: MiniLMEmbedder
 ) -> None:

@@ -48,6 +48,12 @@ REMARK_WORDS = 5  # a non-question sentence this short is a remark the question 
 QUESTIONS_WEIGHT = 1.0  # a memory's question cosine above the pool's mean (round 9)
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
+QUESTION_MARKS = ("?", "\uff1f", "\u061f")  # and the full-width "？" of Chinese and Japanese, "؟"
+
+
+def is_question(text: str) -> bool:
+    """Whether the text ends with a question mark (of any script memoryd reads)."""
+    return text.rstrip().endswith(QUESTION_MARKS)
 
 
 def question_focus(message: str, remark_words: int = REMARK_WORDS) -> str:
@@ -55,8 +61,8 @@ def question_focus(message: str, remark_words: int = REMARK_WORDS) -> str:
     ``remark_words`` words ("Nice! So, where do you live?" -> "So, where do you live?");
     else the message. ``remark_words=0`` keeps every message whole."""
     sentences = [s for s in _SENTENCE.split(message) if s]
-    questions = [s for s in sentences if s.endswith("?")]
-    remarks = [s for s in sentences if not s.endswith("?")]
+    questions = [s for s in sentences if is_question(s)]
+    remarks = [s for s in sentences if not is_question(s)]
     if questions and remarks and all(len(s.split()) <= remark_words for s in remarks):
         return " ".join(questions)
     return message
@@ -107,7 +113,7 @@ def part_weights(
     the message does."""
     newest = next((text for text in reversed(query.history) if text), "")
     history = [history_decay**age for age, text in enumerate(reversed(query.history)) if text]
-    if question_weight is not None and newest.rstrip().endswith("?"):
+    if question_weight is not None and is_question(newest):
         history[0] = question_weight
     return ([message_weight] if query.message else []) + history
 
