@@ -47,6 +47,7 @@ OLD_LAYOUT = {
     "memoryd.models.llm.base": "memoryd.llm.base",
     "memoryd.evaluation.labelled_data": "memoryd.labelled_data",
     "memoryd.app.service": "memoryd.service",
+    "memoryd.models.embedding.minilm": "memoryd.embedding.minilm",
 }
 sys.path.insert(0, str(HERE))
 import genre_sets  # noqa: E402
@@ -153,24 +154,26 @@ def run(sets: dict[str, list[dict[str, Any]]], label: str, verbose: bool) -> dic
     return rows
 
 
-def baseline(rev: str, sets: dict[str, list[dict[str, Any]]], verbose: bool) -> dict[str, Any]:
-    """``run`` with the ``memoryd`` package of git revision ``rev``, in a subprocess."""
-    with tempfile.TemporaryDirectory(prefix="memoryd-baseline-") as tmp:
-        archive = subprocess.run(
-            ["git", "-C", str(ROOT), "archive", rev, "src"], check=True, capture_output=True
-        ).stdout
-        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
-        (Path(tmp) / "sets.json").write_text(json.dumps(sets))
-        out = Path(tmp) / "out.json"
-        env = {**os.environ, "PYTHONPATH": str(Path(tmp) / "src")}
-        subprocess.run(
-            [sys.executable, __file__, "--worker", str(Path(tmp) / "sets.json"), str(out)]
-            + (["--verbose"] if verbose else []),
-            check=True,
-            env=env,
-        )
-        result: dict[str, Any] = json.loads(out.read_text())
-        return result
+def start_baseline(rev: str, sets: dict[str, Any], verbose: bool, tmp: Path) -> Any:
+    """``run`` with the ``memoryd`` package of git revision ``rev``, in a subprocess that
+    works beside the current run (its rows are read by ``finish_baseline``)."""
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", rev, "src"], check=True, capture_output=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive, check=True)
+    (tmp / "sets.json").write_text(json.dumps(sets))
+    env = {**os.environ, "PYTHONPATH": str(tmp / "src")}
+    command = [sys.executable, __file__, "--worker", str(tmp / "sets.json"), str(tmp / "out.json")]
+    return subprocess.Popen(command + (["--verbose"] if verbose else []), env=env)
+
+
+def finish_baseline(worker: Any, tmp: Path) -> dict[str, Any] | None:
+    """The baseline's rows, or None (said on stderr) when its subprocess failed."""
+    if worker.wait() != 0:
+        print(f"the baseline run failed (exit {worker.returncode})", file=sys.stderr)
+        return None
+    result: dict[str, Any] = json.loads((tmp / "out.json").read_text())
+    return result
 
 
 def summaries(rows: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str, Any]]:
@@ -306,12 +309,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     sys.path.insert(0, str(ROOT / "src"))  # the current pipeline is this checkout's
     sets = conversations(args)
-    rows = {"current": run(sets, "current", args.verbose)}
-    if args.baseline_rev:
-        rows["baseline"] = baseline(args.baseline_rev, sets, args.verbose)
+    with tempfile.TemporaryDirectory(prefix="memoryd-baseline-") as tmp:
+        worker = args.baseline_rev and start_baseline(
+            args.baseline_rev, sets, args.verbose, Path(tmp)
+        )
+        rows = {"current": run(sets, "current", args.verbose)}
+        if worker and (baseline_rows := finish_baseline(worker, Path(tmp))) is not None:
+            rows["baseline"] = baseline_rows
     summary = {label: summaries(by_genre) for label, by_genre in rows.items()}
     heading = f"current ({revision()})"
-    if args.baseline_rev:
+    if "baseline" in rows:
         heading += f" / baseline ({args.baseline_rev})"
     print(f"\n== {args.split} split, up to {args.limit} conversations per genre: {heading}")
     print(table(summary["current"], summary.get("baseline")))
