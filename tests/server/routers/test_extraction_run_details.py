@@ -137,3 +137,24 @@ def test_a_run_under_review_counts_its_suggestions_in_the_json_and_on_its_pages(
     header = re.findall(r"<th[^>]*>([^<]*)</th>", table.text)
     row = re.findall(r"<td>([^<]*)</td>", table.text)  # the cells after the linked start
     assert row[header.index("Suggested") - 1] == "1"
+
+
+def test_a_runs_status_and_trigger_are_shown_in_the_readers_language(
+    tmp_path: Path, embedder: MiniLMEmbedder, fake_llm: FakeOpenAIServer
+) -> None:
+    """Issue 35: the stored words ("ok", "manual") are not shown as they are stored."""
+    settings = make_settings(
+        tmp_path, llm_provider="openai", llm_base_url=fake_llm.base_url, llm_model="fake"
+    )
+    world = build_world(settings, embedder)
+    world.md.set_language_preference(world.ids["admin"], "fr")
+    with world.client:
+        world.call("admin", "POST", "/api/v1/extraction/run", json={"force": True})
+        [listed] = world.call("admin", "GET", "/api/v1/extraction/runs").json()
+        table = get_page(world, "admin", "/admin/extraction-runs")
+        page = get_page(world, "admin", f"/admin/runs/{listed['id']}")
+    assert (listed["status"], listed["trigger"]) == ("ok", "manual")
+    cells = re.findall(r"<td>([^<]*)</td>", table.text)
+    assert cells[:2] == ["réussie", "à la main"]
+    shown = words(re.sub(r"<[^>]+>", " ", page.text))
+    assert "réussie" in shown and "à la main" in shown and "manual" not in shown

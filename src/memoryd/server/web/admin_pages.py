@@ -48,6 +48,16 @@ RUN_ENTRY_KINDS = {  # msgids: the templates translate them
     "questions": N_("Asking questions stopped"),
     "suggested": N_("Waiting for review"),
 }
+RUN_WORDS = {  # a run's status and trigger, as stored -> msgid (the templates translate)
+    "running": N_("running"),
+    "ok": N_("ok"),
+    "errors": N_("errors"),
+    "interrupted": N_("interrupted"),
+    "manual": N_("by hand"),
+    "scheduler": N_("scheduled"),
+    "worker": N_("queue worker"),
+}
+TEMPLATES.env.globals["run_words"] = RUN_WORDS
 
 
 @dataclass
