@@ -326,3 +326,24 @@ FORGET_WORDS = (
     r"olvidé|olvidado|olvidada|olvido|esqueci|esquecida|esquecido|vergessen|vergesse|"
     r"dimenticato|dimenticata|dimentico|忘れ|忘了|忘记|잊어|까먹"
 )
+
+# A sentence with these says its key, card or code is an example, a test value or a
+# public one: "the example key from the docs", "Stripe's test card", "my public SSH key".
+EXAMPLE_WORDS = (
+    r"examples?|e\.g\.|for\s+instance|samples?|placeholders?|dummy|tutorials?|docs|"
+    r"documentation|readme|test\s+(?:cards?|keys?|numbers?|mode)|sandbox|"
+    r"exemples?|par\s+exemple|fictif|fictive|factice|tutoriel|carte\s+de\s+test|"
+    r"ejemplos?|por\s+ejemplo|fictici[oa]|de\s+prueba|documentación|"
+    r"beispiel\w*|platzhalter|testkarte|testschlüssel|doku(?:mentation)?|"
+    r"exemplos?|por\s+exemplo|fictíci[oa]|de\s+teste|documentação|"
+    r"esempi[oa]?|per\s+esempio|ad\s+esempio|fittizi[oa]|di\s+prova|segnaposto|documentazione|"
+    r"例如|示例|例子|样例|占位符|例えば|サンプル|ダミー|テスト用|예시|예를\s?들어|샘플|더미|테스트용"
+)
+PUBLIC_WORDS = (
+    r"public\s+(?:ssh\s+)?keys?|publishable(?:\s+keys?)?|clés?\s+publiques?|claves?\s+públicas?|"
+    r"öffentliche[nr]?\s+schlüssel|chaves?\s+públicas?|chiavi?\s+pubblic[ah]e?|公钥|公開鍵|"
+    r"공개\s?키|(?:wallet|bitcoin|btc|ethereum|eth|crypto|deposit)\s+address|"
+    r"adresse\s+(?:bitcoin|du\s+portefeuille)|dirección\s+(?:de\s+)?(?:la\s+)?(?:billetera|cartera|bitcoin)|"
+    r"wallet-?adresse|endereço\s+(?:da\s+carteira|bitcoin)|indirizzo\s+(?:del\s+wallet|bitcoin)|"
+    r"钱包地址|ウォレットアドレス|지갑\s?주소"
+)

@@ -44,7 +44,6 @@ stored password leaks into every prompt.
 
 from __future__ import annotations
 
-import hashlib
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -55,6 +54,7 @@ from detect_secrets.plugins.base import RegexBasedDetector
 
 from memoryd.extraction import secret_context as context
 from memoryd.extraction import secret_ids as ids
+from memoryd.extraction import secret_shapes as shapes
 from memoryd.extraction import secret_words as lexicon
 
 # What detect-secrets' format detectors miss.
@@ -159,34 +159,6 @@ _LOGIN_WORD = re.compile(
 _SENTENCE_END = re.compile(r"(?<!\.\.)[.;!?。！？](?:\s|$)|[。！？]")
 _QUESTION_END = re.compile(r"(?<!\.\.)[.;!。！](?:\s|$)|[。！]")  # a question with its answer
 _WORD = re.compile(r"[^\s/,;'\"()]+")
-_SYMBOLS = set("!@#$%^&*~+=?")
-_NOT_PASSWORDS = {"1password", "web01", "ipv4", "ipv6", "utf-8", "base64", "x86_64"}
-# Hash algorithms by name ("sha256", "md5", "blake2b"), as hashlib knows them.
-_HASH_NAMES = frozenset(re.sub(r"[\W_]", "", name.lower()) for name in hashlib.algorithms_available)
-# Words with digits that name a thing, not a secret: algorithms and standards ("PBKDF2",
-# "HMAC-SHA512", "GPT4o", "Argon2id", "Log4j"), versions ("v3.8.1-rc2", "2.0.0b3") and
-# document numbers ("800-63B").
-_TECHNICAL_NAME = re.compile(
-    r"(?:[A-Z]{2,5}-)?[A-Z]{2,5}\d{1,5}[a-z]{0,2}|[A-Z][A-Za-z]+\d[a-z]{1,2}|[A-Z][a-z]+\d+\.\d+|"
-    r"v?\d+(?:\.\d+)+(?:[-.+]?[A-Za-z]+\d*)*|\d+(?:-\d+)*[A-Za-z]?"
-)
-_UUID = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
-_HEX = re.compile(r"[0-9a-f]{6,64}|[0-9A-F]{6,64}")
-# Talk of code history or colours, where a hex string is a commit, a digest or a colour.
-_HASH_TALK = re.compile(
-    r"\b(?:commit(?:s|ted)?|revert(?:s|ed)?|bisect|cherry-?pick(?:ed)?|merge[sd]?|rebased?|"
-    r"revision|rev|head|pr|pull\s+request|build|checksum|sha\d*|hash(?:es)?|digest|tag(?:ged)?|"
-    r"blame|diff|branch|git|hex|colou?r|fix(?:ed|es)?|bug|regression|introduced|image|"
-    r"release|version)\b",
-    re.IGNORECASE,
-)
-# Talk of keys, where a UUID may be one ("Heroku API key: 3f2a7c1e-...").
-_KEY_TALK = re.compile(
-    r"(?<![a-z])(?:keys?|tokens?|secrets?|pass\s?words?|passwd|credentials?|creds|bearer)"
-    r"(?![a-z])",
-    re.IGNORECASE,
-)
-
 # A run of 24+ characters mixing letters and digits with no spaces: a key or token.
 _RANDOM_TOKEN = re.compile(
     r"(?<![A-Za-z0-9_\-])(?=[A-Za-z0-9_\-]*\d)(?=[A-Za-z0-9_\-]*[A-Za-z])"
@@ -225,69 +197,6 @@ def _clean_word(word: str) -> str:
     return word.rstrip(".,:").lstrip(":")
 
 
-def _looks_like_password(word: str) -> bool:
-    """Letters and digits mixed (6+ chars), or any mix with a symbol: not a plain word,
-    number, host name, e-mail address or version."""
-    if len(word) < 6 or word.lower() in _NOT_PASSWORDS:
-        return False
-    if "@" in word and "." in word.split("@")[-1]:
-        return False  # an e-mail address
-    if re.fullmatch(r"v?\d+(?:\.\d+)+", word) or re.search(r"[A-Za-z]\.[A-Za-z]", word):
-        return False  # a version or a host name
-    has_letter = any(ch.isalpha() for ch in word)
-    has_digit = any(ch.isdigit() for ch in word)
-    has_symbol = any(ch in _SYMBOLS for ch in word[1:])
-    return has_letter and (has_digit or has_symbol)
-
-
-def _talks_of(pattern: re.Pattern[str], sentence: str) -> bool:
-    """Whether ``sentence`` uses a word of ``pattern`` other than as the first half of a
-    compound noun ("password prompt", "login bug")."""
-    return any(not _COMPOUND.match(sentence, m.end()) for m in pattern.finditer(sentence))
-
-
-def _names_a_thing(word: str, before: str, sentence: str) -> bool:
-    """Whether a password-shaped ``word`` (after ``before``) is the name of something: an
-    algorithm, product, host or version, a thing named with a determiner ("my Windows11
-    laptop"), a UUID outside talk of keys, a hex string in talk of commits and builds."""
-    if word.lower() in _NOT_PASSWORDS or re.sub(r"[\W_]", "", word.lower()) in _HASH_NAMES:
-        return True
-    if _TECHNICAL_NAME.fullmatch(word) or before.lower() in lexicon.DETERMINERS:
-        return True
-    return _identifier(word, sentence)
-
-
-def _identifier(word: str, sentence: str) -> bool:
-    """Whether ``sentence`` makes ``word`` an identifier, not a key: a UUID, or a hex
-    string in talk of commits, builds and hashes, when the sentence does not talk of
-    keys, tokens or passwords ("request id 3fa85f64-...", "commit 9fceb02")."""
-    if _talks_of(_KEY_TALK, sentence):
-        return False
-    return _UUID.fullmatch(word) is not None or (
-        _HEX.fullmatch(word) is not None and _hash_talk(sentence)
-    )
-
-
-def _hash_talk(sentence: str) -> bool:
-    """Talk of commits, builds or digests, or a hash algorithm hashlib knows by name
-    ("the MD5 of an empty string is d41d8cd9...")."""
-    if _HASH_TALK.search(sentence):
-        return True
-    return any(re.sub(r"[\W_]", "", w.lower()) in _HASH_NAMES for w in _WORD.findall(sentence))
-
-
-def _strong_password(word: str) -> bool:
-    """Upper and lower case letters, a digit and a symbol, 8+ characters."""
-    return (
-        len(word) >= 8
-        and any(ch.islower() for ch in word)
-        and any(ch.isupper() for ch in word)
-        and any(ch.isdigit() for ch in word)
-        and any(ch in _SYMBOLS for ch in word[1:])
-        and not ("@" in word and "." in word.split("@")[-1])
-    )
-
-
 def _sentences(text: str) -> list[str]:
     return [s for s in _SENTENCE_END.split(text) if s.strip()]
 
@@ -306,8 +215,8 @@ def _password_words(words: Sequence[str], sentence: str) -> list[str]:
     return [
         word
         for i, word in enumerate(words)
-        if _looks_like_password(word)
-        and not _names_a_thing(word, words[i - 1] if i else "", sentence)
+        if shapes.looks_like_password(word)
+        and not shapes.names_a_thing(word, words[i - 1] if i else "", sentence)
     ]
 
 
@@ -333,7 +242,7 @@ def _near_credential_words(sentence: str) -> list[str]:
 
 
 def _login_values(sentence: str) -> list[str]:
-    if not _talks_of(_LOGIN_WORD, sentence):
+    if not shapes.talks_of(_LOGIN_WORD, sentence):
         return []
     words = [_clean_word(w) for part in sentence.split() for w in re.split(r"[/:]", part)]
     return _password_words(words, sentence)
@@ -346,7 +255,7 @@ def _tokens(text: str) -> list[str]:
         for sentence in _sentences(text)
         for pattern in (_RANDOM_TOKEN, _BASE64_TOKEN)
         for m in pattern.finditer(sentence)
-        if not _identifier(m.group(0), sentence)
+        if not shapes.identifier(m.group(0), sentence) and not shapes.decodes_to_text(m.group(0))
     ]
 
 
@@ -483,7 +392,10 @@ def _findings(text: str, extra_patterns: Sequence[str]) -> list[tuple[str, list[
     text = _prepare(text)
     found: list[tuple[str, list[str]]] = []
     for variant in dict.fromkeys((text, _collapsed(text))):
-        found += _variant_findings(variant)
+        found += [
+            (reason, [v for v in values if not shapes.stands_for_one(v, variant)])
+            for reason, values in _variant_findings(variant)
+        ]
     found.append(("matches an admin's secret pattern", _extra_values(text, extra_patterns)))
     return [(reason, values) for reason, values in found if values]
 
@@ -496,7 +408,7 @@ def _variant_findings(text: str) -> list[tuple[str, list[str]]]:
         found.append((f"contains {detector.secret_type}", list(detector.analyze_string(text))))
     found.append(("contains a payment card number", ids.cards(text)))
     found.append(("contains a bank account number (IBAN)", ids.ibans(text)))
-    numbers = ids.ids_by_form(text) + ids.labelled_ids(text, _identifier)
+    numbers = ids.ids_by_form(text) + ids.labelled_ids(text, shapes.identifier)
     found.append(("contains a national identity or account number", numbers))
     phrases = context.seed_phrases(text) + context.labelled_phrases(text)
     found.append(("contains a recovery phrase or pass phrase", phrases))
@@ -511,7 +423,7 @@ def _variant_findings(text: str) -> list[tuple[str, list[str]]]:
         credentials += context.one_time_codes(sentence) + context.lock_codes(sentence)
         codes = _BARE_CODE.finditer(sentence)
         credentials += [m.group("value") or m.group("letters") for m in codes]
-    credentials += [w for w in map(_clean_word, _WORD.findall(text)) if _strong_password(w)]
+    credentials += [w for w in map(_clean_word, _WORD.findall(text)) if shapes.strong_password(w)]
     found.append(("contains a password, PIN or access code", credentials))
     found.append(("contains a long random token", _tokens(text)))
     return found
