@@ -27,6 +27,7 @@ from mnemonic import Mnemonic
 from wordfreq import zipf_frequency
 
 from memoryd.domain.language import LANGUAGES, is_cjk
+from memoryd.extraction import secret_shapes as shapes
 from memoryd.extraction import secret_words as lexicon
 
 _I = re.IGNORECASE
@@ -213,12 +214,21 @@ def common_word(word: str) -> bool:
 
 
 _NOT_A_CODE_BEFORE = re.compile(lexicon.NOT_A_CODE_BEFORE + r"\s*$", _I)
-_SHORT_NUMBER = re.compile(r"(?<![\w.,:/-])\d(?:[ -]?\d){2,9}(?![\w.,:/-]|\s?%)")
+# 3-10 digits, not part of a word, a decimal, a time, an amount or a date ("2024-03-14").
+_SHORT_NUMBER = re.compile(
+    r"(?<![\w.,:/$€£¥₩-])(?!\d{4}-\d\d?-\d\d?\b|\d\d?-\d\d?-\d{4}\b)"
+    r"\d(?:[ -]?\d){2,9}(?![\w/-]|[.,:]\d|\s?%)"
+)
+# "QX7-P4M", "R7K2D", "G-482913": capitals and digits.
 _LETTER_CODE = re.compile(
-    r"(?<![\w-])(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{2,5}-?[A-Z0-9]{2,5}(?![\w-])"
+    r"(?<![\w-])(?:(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{2,5}-?[A-Z0-9]{2,5}|"
+    r"[A-Z]{1,3}-\d{4,8})(?![\w-])"
 )
 _NOT_A_CODE_AFTER = re.compile(lexicon.NOT_A_CODE_AFTER, _I)
-_DISCLOSED = re.compile(r"(?:\b(?:is|was|ist|est|es|è|é|lautet)|[:=：])\s*$", _I)
+_DISCLOSED = re.compile(
+    r"(?:\b(?:is|was|are|ist|est|es|è|é|lautet|takes)|[:=：]|[は是为為는은])\s*$", _I
+)
+_COPULA_AFTER = re.compile(r"\s+(?:is|was|ist|est|es|è|é)\b", _I)  # "G-482913 is the code"
 _OTP_CONTEXT = re.compile(lexicon.OTP_CONTEXT, _I)
 _OTP_CASED = re.compile(r"\b(?:TAN|OTP|PIN)\b")
 _LOCK_CONTEXT = re.compile(lexicon.LOCK_CONTEXT, _I)
@@ -242,9 +252,36 @@ def _codes(sentence: str, start: int, shortest: int, letters: bool) -> list[str]
         found += [
             m.group(0)
             for m in _LETTER_CODE.finditer(sentence, start)
-            if _DISCLOSED.search(sentence[: m.start()])
+            if _DISCLOSED.search(sentence[: m.start()]) or _COPULA_AFTER.match(sentence, m.end())
         ]
     return found
+
+
+def codes(sentence: str) -> list[str]:
+    """3-8 digit numbers anywhere in ``sentence`` that are not amounts, counts, years or
+    references."""
+    return _codes(sentence, 0, 3, letters=False)
+
+
+_CODE_WORD = re.compile(
+    r"(?<![\w-])(?:codes?|c[oó]digos?|codice|codici)(?![\w-])|"
+    r"(?P<kind>[ァ-ヿ가-힣一-鿿]*)(?:コード|코드)",
+    _I,
+)
+_PUBLIC_KIND = re.compile(rf"(?:{lexicon.PUBLIC_CODE_KINDS})s?", _I)
+
+
+def bare_codes(sentence: str) -> list[str]:
+    """Codes of 4-8 digits, or of capitals and digits said to be one, in a sentence with a
+    code word that names no public kind of code: "the code 9154", "me llegó el código
+    7723 del banco", "G-482913 is the google code"; not "zip code 94110", "o código de
+    rastreio é ...", "エラーコード 0x80004005"."""
+    for match in _CODE_WORD.finditer(sentence):
+        before = sentence[: match.start()].split()
+        kind = match.group("kind") or (before[-1] if before else "")
+        if not (_PUBLIC_KIND.fullmatch(kind) or shapes.COMPOUND.match(sentence, match.end())):
+            return _codes(sentence, 0, 4, letters=True)
+    return []
 
 
 def one_time_codes(sentence: str) -> list[str]:
@@ -256,7 +293,9 @@ def one_time_codes(sentence: str) -> list[str]:
 def lock_codes(sentence: str) -> list[str]:
     """3-8 digits in a sentence about a lock, door, gate or safe and its code."""
     lock = _LOCK_CONTEXT.search(sentence)
-    code = _LOCK_CODE.search(sentence)
-    if not (lock and code):
+    if not lock:
         return []
-    return _codes(sentence, min(lock.start(), code.start()), 3, letters=False)
+    code = _LOCK_CODE.search(sentence)
+    found = _codes(sentence, min(lock.start(), code.start()) if code else lock.end(), 3, False)
+    # "the lockbox at the airbnb is 6142": with no word for its code, the digits it is
+    return found if code else [c for c in found if _DISCLOSED.search(sentence[: sentence.find(c)])]

@@ -89,7 +89,7 @@ _ID_PREFIX = re.compile(
 )
 _ID_MARKER = re.compile(rf"(?<![\w'’])(?:{lexicon.MARKERS})(?![\w'’])|[:=：]", _I)
 _ID_WINDOW = re.compile(r"^[^.;!?。！？]{0,48}?(?:[:=：]|\b(?:is|was|est|es|ist|é|è)\b)", _I)
-_ID_VALUE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|[ .\-/](?=[A-Za-z0-9])){3,30}")
+_ID_VALUE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|[ .\-/]{1,3}(?=[A-Za-z0-9])){3,30}")
 # An identity document number as ICAO 9303 prints it: capitals and digits, up to nine.
 _DOCUMENT_NUMBER = re.compile(r"(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{6,9}")
 

@@ -51,9 +51,15 @@ _KEY_TALK = re.compile(
     r"(?![a-z])",
     _I,
 )
-_COMPOUND = re.compile(rf"\s*(?:{lexicon.COMPOUND_NOUNS})\b", _I)
+# What makes a credential or code word the first half of a compound noun: "password
+# manager", "PIN pad", "code review", and a public kind of code ("código de rastreio").
+COMPOUND = re.compile(
+    rf"\s*(?:{lexicon.COMPOUND_NOUNS})\b|"
+    rf"{lexicon.KIND_LINK}\s*(?:{lexicon.PUBLIC_CODE_KINDS})\b",
+    _I,
+)
 _WORD = re.compile(r"[^\s/,;'\"()]+")
-_PUNCTUATION = "?!.,:;¿¡…"  # around a word, not in it: "Hello?", "¿verdad?"
+_PUNCTUATION = "?!.,:;¿¡…'\"‘’“”«»"  # around a word, not in it: "Hello?", "¿verdad?"
 _AMOUNT = re.compile(r"[$€£¥₩]\d|\d[$€£¥₩]$|\d(?:[.,]\d{3})+(?:[.,]\d\d)?$")
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[A-Za-z]{2,}")
 _HOST = re.compile(r"(?:[\w-]+\.)+[A-Za-z]{2,24}")  # "api.example.com", not "Churro.Loco5"
@@ -117,7 +123,7 @@ def strong_password(word: str) -> bool:
 def talks_of(pattern: re.Pattern[str], sentence: str) -> bool:
     """Whether ``sentence`` uses a word of ``pattern`` other than as the first half of a
     compound noun ("password prompt", "login bug")."""
-    return any(not _COMPOUND.match(sentence, m.end()) for m in pattern.finditer(sentence))
+    return any(not COMPOUND.match(sentence, m.end()) for m in pattern.finditer(sentence))
 
 
 def names_a_thing(word: str, before: str, sentence: str) -> bool:

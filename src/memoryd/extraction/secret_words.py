@@ -18,7 +18,7 @@ CREDENTIAL_LABELS = (
     r"recovery\s+(?:phrase|words)|mnemonic|combination|combo|"
     r"(?:door|gate|garage|alarm|entry|access|keypad|lockbox|safe|lock|building|disarm|"
     r"unlock|login|sign[- ]in|verification|confirmation|one[- ]time|sms|2fa|mfa|backup|"
-    r"recovery|security|opener|voicemail)(?:\s+system)?\s+(?:code|codes|pin|number)|"
+    r"recovery|security|opener|voicemail)(?:\s+system)?\s+(?:code|codes|pin)|"
     r"(?:wi-?fi|wlan|wpa2?|network)\s+(?:key|password|pass)|"
     # keys that are themselves the secret (a password manager's, a disk's, a licence's)
     r"(?:master|recovery|encryption|decryption|licen[cs]e|product|activation)\s+key|"
@@ -64,11 +64,31 @@ COMPOUND_NOUNS = (
     r"bugs?|issues?|errors?|flows?|services?|servers?|endpoints?|tests?|fix|fixes|crash|"
     r"problems?|regressions?|timeouts?|cookies?|sessions?|logs?|buttons?|modules?|"
     r"features?|methods?|helpers?|"
-    r"manager|gestionnaire|oublié|gestor|verwaltung|gerenciador|"
-    # kinds of code that are public: "código postal", "code source", "código de barras"
-    r"postale?|fuente|source|sorgente|barras|barres|descuento|réduction|promocional|"
-    r"promo|produit|producto|produto|prodotto|avviamento"
+    r"manager|gestionnaire|oublié|gestor|verwaltung|gerenciador"
 )
+# Kinds of code or number that are public, said before the code word ("zip code",
+# "Fehlercode", "エラーコード") or after it ("código postal", "code de la route",
+# "código de rastreio", "codice errore"), in each language memoryd serves.
+PUBLIC_CODE_KINDS = (
+    r"zip|postal|postale|post|postleit\w*|cep|area|country|status|errors?|source|promo\w*|"
+    r"discount|coupon|voucher|referral|gift|course|class|dress|colou?r|qr|bar|barcode|"
+    r"product|item|sku|exit|return|http|response|sort|tax|airport|station|billing|"
+    r"diagnosis|project|school|branch|swift|bic|currency|language|model|flight|room|"
+    r"ticket|order|tracking|booking|reservation|reference|invoice|shipping|"
+    r"parcel|morse|cheat|machine|binary|byte|dial|genetic|highway|penal|civil|"
+    # codes of public classifications and standards
+    r"iso|hs|naics|sic|icd|iata|icao|isbn|ean|upc|gtin|unspsc|cpt|nace|"
+    r"route|erreur|suivi|réduction|réservation|commande|vestimentaire|"
+    r"fuente|descuento|seguimiento|rastreo|reserva|pedido|vestimenta|barras|"
+    r"fehler|rabatt|gutschein|sendungs\w*|kleider|buchungs\w*|bestell\w*|"
+    r"erro|rastreio|desconto|barra|"
+    r"errore|sconto|sorgente|tracciamento|prenotazione|ordine|abbigliamento|avviamento|"
+    r"barres|produit|producto|produto|prodotto|"
+    r"错误|邮政|郵便|优惠|快递|エラー|クーポン|追跡|에러|오류|할인|우편|운송장"
+)
+# The link between a code word and its kind in the Romance languages ("code de la",
+# "código do", "codice di").
+KIND_LINK = r"(?:\s+(?:de|di|da|do|du|des|del|della|dello|dos|das|la|le)\b|\s+d['’])*"
 # Words that make the noun after them a particular one ("my password", "la contraseña",
 # "die PIN"): in each Latin-script language memoryd serves.
 _DETERMINERS = (
@@ -81,6 +101,18 @@ _DETERMINERS = (
     "un une uno una ein eine einen um uma"
 )
 DETERMINERS = frozenset(_DETERMINERS.split())
+
+# Words that start a complement of a noun: "the password for the wifi", "le mot de passe
+# de la box", "das Passwort für das WLAN", "の" is written onto the noun.
+_PREPOSITIONS = (
+    "for of to on at in from with into onto "
+    "de du des d' pour sur à au aux chez dans avec "
+    "del para por en con a al "
+    "für von vom zum zur zu auf am im bei mit an "
+    "da do dos das na no nos em pra com "
+    "di della dello dei degli per su al nel sul"
+)
+PREPOSITIONS = frozenset(_PREPOSITIONS.split())
 
 # Disclosing words after a label: the value follows them. ``ATTACHED_MARKERS`` may be
 # written onto the label ("password's", "密码是", "비밀번호는").
@@ -281,12 +313,15 @@ LOCK_CONTEXT = (
     r"schloss|vorhängeschloss|alarmanlage|tür|tor|tresor|safe|cadenas|porte|portail|"
     r"alarme|coffre|candado|puerta|port[óo]n|alarma|caja\s+fuerte|cadeado|porta|port[ãa]o|"
     r"cofre|lucchetto|cancello|allarme|cassaforte|门锁|密码锁|门禁|保险箱|保險箱|"
-    r"オートロック|南京錠|金庫|玄関|도어락|자물쇠|금고|현관"
+    r"オートロック|南京錠|金庫|玄関|도어락|자물쇠|금고|현관|"
+    # a phone's or a screen's lock: "スマホのロック解除は 190827"
+    r"unlock|déverrouill\w*|desbloque\w*|entsperr\w*|desbloqueio|sblocc\w*|"
+    r"解锁|解鎖|锁屏|ロック|잠금"
 )
 LOCK_CODE_WORDS = (
     r"\bopens?\s+with|\bopen\s+it\s+with|\bunlocks?\s+with|\bcode|ouvre\s+avec|"
     r"\babre\s+con|\babre\s+com|öffnet\s+(?:sich\s+)?mit|\bsi\s+apre\s+con|\bcombo|\bcombination|"
-    r"\bpin\b|\bcombinaison|\bcombinación|\bcombinação|\bcombinazione|\bcódigo|\bcodice|"
+    r"\bpin\b|\bkeypad|\bclavier|\bteclado|\btastenfeld|\btastierino|\bcombinaison|\bcombinación|\bcombinação|\bcombinazione|\bcódigo|\bcodice|"
     r"\bzahlen|番号|コード|密码|码|번호|비번|비밀번호|"
     # keying it in: "press 9, 2, 6, 6 then enter", "tape 4417", "digita 1357"
     r"\b(?:press|punch\s+in|key\s+in|enter|type|tape[rz]?|compose[rz]?|teclea[r]?|marca[r]?|digita[r]?|"
@@ -317,7 +352,13 @@ NOT_A_CODE_BEFORE = (
 # A number before these is an amount or a measure, not a code.
 NOT_A_CODE_AFTER = (
     r"\s*(?:[%€$£¥₩]|(?:yen|euros?|eur|dollars?|usd|reais|pesos|pounds|won|yuan|minutes?|"
-    r"mins?|seconds?|secs?|hours?|days?|mm|cm|km|kg|m|g|times|people|items|points)\b)"
+    r"mins?|seconds?|secs?|hours?|days?|weeks?|months?|years?|mm|cm|km|kg|m|g|times|people|"
+    r"items|points|lines|lignes|l[ií]neas|zeilen|linhas|righe|"
+    # counts: "600000 iterations", "128 bits", "1000 caractères", "300 Zeichen"
+    r"iterations?|rounds?|bits?|bytes?|characters?|chars?|digits?|letters?|attempts?|tries|"
+    r"users?|caract[eè]res?|chiffres?|tentatives?|d[ií]gitos?|letras?|intentos?|"
+    r"zeichen|ziffern|stellen|versuche|tentativas?|caratteri|cifre|lettere|tentativi)\b|"
+    r"文字|字符|位|桁|자리?|回|次|번)"
 )
 # "Passwort: hab ich vergessen": a sentence saying the credential is forgotten or unknown
 # discloses no common word as its value.

@@ -89,7 +89,7 @@ _FLAGS = re.IGNORECASE
 _LABEL = re.compile(
     rf"(?<![\w-])(?P<label>{lexicon.CREDENTIAL_LABELS}|{lexicon.SECURITY_LABELS})(?![\w])", _FLAGS
 )
-_COMPOUND = re.compile(rf"\s*(?:{lexicon.COMPOUND_NOUNS})\b", _FLAGS)
+_COMPOUND = shapes.COMPOUND
 _MARKER = re.compile(rf"(?<![\w'’])(?:{lexicon.MARKERS})(?![\w'’])|[:=：]", _FLAGS)
 _ATTACHED = re.compile(rf"\s*(?:{lexicon.ATTACHED_MARKERS})", _FLAGS)  # right after the label
 _TALK_FORM = re.compile(lexicon.TALK_FORMS)
@@ -135,21 +135,6 @@ _CREDENTIAL_WORD = re.compile(
 _KEY_WORD = re.compile(
     r"\b(?:keys?|cl[ée]s?|clef|llaves?|schlüssel|chaves?|chiavi|chiave)\b", _FLAGS
 )
-# "the code 9154", "sent code 882 104", "Steam Guard code: R7K2D": a bare code unless it
-# names something public; a code of capitals and digits only after "is" or a colon.
-_BARE_CODE = re.compile(
-    r"(?<!zip )(?<!postal )(?<!post )(?<!area )(?<!country )(?<!status )(?<!error )"
-    r"(?<!source )(?<!promo )(?<!discount )(?<!course )(?<!dress )(?<!colour )(?<!color )"
-    r"(?<!qr )(?<!product )(?<!item )(?<!exit )(?<!return )(?<!http )(?<!response )"
-    r"(?<!sort )(?<!tax )(?<!airport )(?<!station )(?<!bar )(?<!billing )(?<!diagnosis )"
-    r"(?<!project )(?<!school )(?<!class )(?<!branch )(?<!swift )(?<!currency )"
-    r"(?<!language )(?<!model )(?<!flight )(?<!room )(?<!ticket )(?<!order )(?<!coupon )"
-    r"(?<!voucher )(?<!referral )\bcodes?\b(?:(?:\s+(?:is|was|of|:))?\s*[:=]?\s*"
-    r"(?P<value>\d(?:[ -]?\d){3,11})|(?:\s+(?:is|was)\s+|\s*[:=]\s*)"
-    r"(?P<letters>(?-i:(?=[A-Z0-9-]*\d[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{2,5}-?[A-Z0-9]{2,5})))"
-    r"(?![\w-])",
-    re.IGNORECASE,
-)
 _LOGIN_WORD = re.compile(
     r"\b(?:log\s*(?:in|into|on)|logon|login|sign\s*(?:in|into)|signin|ssh|credentials|creds|"
     r"account|username|user\s*name|as\s+root|basic\s+auth|auth|unlock)\b",
@@ -159,6 +144,7 @@ _LOGIN_WORD = re.compile(
 _SENTENCE_END = re.compile(r"(?<!\.\.)[.;!?。！？](?:\s|$)|[。！？]")
 _QUESTION_END = re.compile(r"(?<!\.\.)[.;!。！](?:\s|$)|[。！]")  # a question with its answer
 _WORD = re.compile(r"[^\s/,;'\"()]+")
+_TYPED = re.compile(r"[!-.0-9;-~\u00c0-\u024f]+")  # what a password is typed with: not "/", ":"
 # A run of 24+ characters mixing letters and digits with no spaces: a key or token.
 _RANDOM_TOKEN = re.compile(
     r"(?<![A-Za-z0-9_\-])(?=[A-Za-z0-9_\-]*\d)(?=[A-Za-z0-9_\-]*[A-Za-z])"
@@ -175,6 +161,7 @@ _NUMBER_RUN = re.compile(
     _FLAGS,
 )
 _WINDOW_WORDS = 6
+_EXPLICIT = {":", "=", "：", "->", "=>", "→"}
 
 
 def _prepare(text: str) -> str:
@@ -205,7 +192,7 @@ def _digit_runs(words: Sequence[str]) -> list[str]:
     """Codes in a run of words: "4417", "4-8-2-1-9", "24 36 12", "2580#"."""
     found = []
     joined = " ".join(words)
-    for match in re.finditer(r"(?<![\w-])\d(?:[ -]?\d){2,11}[#*]?(?![\w-])", joined):
+    for match in re.finditer(r"(?<![\w$€£¥₩-])\d(?:[ -]?\d){2,11}[#*]?(?![\w-])", joined):
         found.append(match.group(0))
     return found
 
@@ -241,11 +228,18 @@ def _near_credential_words(sentence: str) -> list[str]:
     return values
 
 
-def _login_values(sentence: str) -> list[str]:
-    if not shapes.talks_of(_LOGIN_WORD, sentence):
+def _clause_values(sentence: str) -> list[str]:
+    """Values anywhere in a sentence that talks of a credential or of logging in (not as
+    the first half of a compound, "password manager"): the words shaped like a password
+    ("pour Ameli j'ai mis Madeleine44 comme mot de passe") and, with a credential word,
+    the numbers that are not amounts, counts, years or references ("my ATM pin is my
+    grandma's birth year, 1948")."""
+    credential = shapes.talks_of(_CREDENTIAL_WORD, sentence) or shapes.talks_of(_LABEL, sentence)
+    credential = credential or _CJK_LABEL.search(sentence) is not None
+    if not (credential or shapes.talks_of(_LOGIN_WORD, sentence)):
         return []
-    words = [_clean_word(w) for part in sentence.split() for w in re.split(r"[/:]", part)]
-    return _password_words(words, sentence)
+    words = [_clean_word(w) for w in _TYPED.findall(sentence)]
+    return _password_words(words, sentence) + (context.codes(sentence) if credential else [])
 
 
 def _tokens(text: str) -> list[str]:
@@ -313,9 +307,27 @@ def _disclosed(sentence: str, label: re.Match[str]) -> str | None:
     head = window.group(0) if window else after
     for marker in _MARKER.finditer(head):
         value = _value_after(after[marker.end() :], in_clause)
+        explicit = marker.group(0) in _EXPLICIT  # a colon introduces the value
+        if value and not explicit and not _complement(after[: marker.start()]) and _common(value):
+            continue  # "the password game ... was hilarious", "..., c'est pénible"
         if value:
             return value
     return None
+
+
+def _complement(gap: str) -> bool:
+    """Whether the words between a label and its marker leave the label the subject:
+    none, or a complement ("password for the wifi is", "mot de passe de la box est"), not
+    another noun ("password game at the party was") or a new clause (", c'est")."""
+    words = gap.split()
+    return not words or (
+        "," not in gap and words[0].lower() in lexicon.PREPOSITIONS | lexicon.FILLER_WORDS
+    )
+
+
+def _common(value: str) -> bool:
+    """A lower-case word of one of the languages: "hilarious", "pénible"."""
+    return value.islower() and context.common_word(value.strip(".,!?"))
 
 
 def _no_value(label: str, value: str, after: str) -> bool:
@@ -419,10 +431,9 @@ def _variant_findings(text: str) -> list[tuple[str, list[str]]]:
     for clause in _QUESTION_END.split(text):  # "my mail pass? it's X" crosses the "?"
         credentials += _near_credential_words(clause)
     for sentence in _sentences(text):
-        credentials += _login_values(sentence) + context.quoted_values(sentence)
+        credentials += _clause_values(sentence) + context.quoted_values(sentence)
         credentials += context.one_time_codes(sentence) + context.lock_codes(sentence)
-        codes = _BARE_CODE.finditer(sentence)
-        credentials += [m.group("value") or m.group("letters") for m in codes]
+        credentials += context.bare_codes(sentence)
     credentials += [w for w in map(_clean_word, _WORD.findall(text)) if shapes.strong_password(w)]
     found.append(("contains a password, PIN or access code", credentials))
     found.append(("contains a long random token", _tokens(text)))
