@@ -115,6 +115,14 @@ def quoted_values(sentence: str) -> list[str]:
 _TOPIC = re.compile(lexicon.SECURITY_TOPICS, _I)
 _TOPIC_ALONE = re.compile(lexicon.SECURITY_TOPICS_ALONE, _I)
 _NAME_TOPIC = re.compile(lexicon.NAME_TOPICS, _I)
+_MAIDEN_NAME = re.compile(lexicon.MOTHERS_MAIDEN_NAME, _I)
+_SECOND_PERSON = re.compile(lexicon.SECOND_PERSON, _I)
+_ANSWER_AFTER = re.compile(
+    rf"[\"'“«„「『]?(?P<value>[^\s\"”»“」』,.;!?。、'‘’]{{2,}})[\"'”»」』]?\s*(?:{lexicon.ANSWER_AFTER})",
+    _I,
+)
+_PRONOUNS = frozenset(lexicon.PRONOUNS.split())
+_EXPLICIT = re.compile(r"->|=>|→|=|:|：")  # a form's answer, not a story's
 _NAMING = re.compile(lexicon.NAMING_WORDS, _I)
 _SECURITY_CONTEXT = re.compile(rf"\b(?:{lexicon.SECURITY_LABELS})\b|{lexicon.SECURITY_CONTEXT}", _I)
 _QUESTION = re.compile(r"[?？]")
@@ -136,7 +144,6 @@ def security_answers(text: str) -> list[str]:
     or names a security question's topic as a question or with an answer ("Name of your
     first pet? I always put ...", "the answer to 'what street did you grow up on' is");
     and the value said of a classic topic, whoever asked ("first pet's name = Biscuit")."""
-    values = _topic_values(text)
     topic = _TOPIC.search(text)
     context = _SECURITY_CONTEXT.search(text)
     if topic and not context:
@@ -144,14 +151,17 @@ def security_answers(text: str) -> list[str]:
             _ANSWER_WORD.search(text)
             or _QUESTION.search(text, topic.end())
             or _NUMBERED_QUESTION.search(text)
+            or _asked_of_you(text, topic)
         )
+    values = _topic_values(text, framed=context is not None)
     if not context:
         return values
     start = min(m.start() for m in (topic, context) if m)
     values += [m.group("value") for m in _QUOTED.finditer(text, start)]
+    values += [m.group("value") for m in _ANSWER_AFTER.finditer(text, start)]
     for marker in _ANSWER_MARKER.finditer(text, start):
         value = _ANSWER_VALUE.match(text, marker.end())
-        if not value or value.group("value").lower() in lexicon.TALK_WORDS:
+        if not value or _not_an_answer(value.group("value")):
             continue
         word = value.group("value")
         quoted = value.group(0).lstrip()[:1] != word[:1]
@@ -160,15 +170,34 @@ def security_answers(text: str) -> list[str]:
     return [v for v in values if not (_TOPIC.search(v) or _SECURITY_CONTEXT.search(v))]
 
 
-def _topic_values(text: str) -> list[str]:
+def _asked_of_you(text: str, topic: re.Match[str]) -> re.Match[str] | None:
+    """The topic asked in the second person, as forms ask it: "name of your first
+    pet", "what street did you grow up on"."""
+    before = re.split(r"[.!?。！？\n]", text[max(0, topic.start() - 30) : topic.start()])[-1]
+    return _SECOND_PERSON.search(" ".join(before.split()[-3:]) + " " + topic.group(0))
+
+
+def _not_an_answer(word: str) -> bool:
+    """Talk ("too easy"), a determiner or a pronoun ("was your childhood nickname")."""
+    lower = word.lower()
+    return lower in lexicon.TALK_WORDS or lower in lexicon.DETERMINERS or lower in _PRONOUNS
+
+
+def _topic_values(text: str, framed: bool) -> list[str]:
     """The value a classic topic is said to have: "my first pet was called Mr. Whiskers",
     "母の旧姓は 高橋"; not talk ("first pet is too easy"), a determiner ("was a hamster"),
     a common word that the sentence goes on from ("was really sweet"), or, for a topic
-    that is a thing, a value not given as a name ("first car was red", "是一只乌龟")."""
+    that is a thing, a value not given as a name ("first car was red", "是一只乌龟").
+    Unless ``framed`` as a security question, only a mother's maiden name and a value
+    given as on a form ("first pet's name = Biscuit", "where my parents met → Sligo")
+    count: "our first dog was called Rex" is a memory."""
     values = []
     for topic in _TOPIC_ALONE.finditer(text):
         said = _TOPIC_VALUE.match(text, topic.end())
         if not said:
+            continue
+        marker = text[said.start() : said.start("value")]
+        if not (framed or _MAIDEN_NAME.fullmatch(topic.group(0)) or _EXPLICIT.search(marker)):
             continue
         value = said.group("value")
         lower = value.lower()

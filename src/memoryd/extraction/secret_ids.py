@@ -30,7 +30,9 @@ import stdnum
 from stdnum import iban, luhn
 from stdnum.cn import ric
 from stdnum.es import dni, nie
+from stdnum.fr import nir
 from stdnum.it import codicefiscale
+from stdnum.kr import rrn
 
 from memoryd.extraction import secret_words as lexicon
 
@@ -44,6 +46,10 @@ _CHECKED_IDS = (
     (re.compile(r"(?<![\w-])[XYZxyz]-?\d{7}-?[A-Za-z](?![\w-])"), nie.is_valid),
     (re.compile(r"(?<!\w)[A-Za-z]{6}\d{2}[A-Za-z]\d{2}[A-Za-z]\d{3}[A-Za-z](?!\w)"),
      codicefiscale.is_valid),
+    # a French NIR with its key, however spaced; a Korean RRN written with its hyphen
+    (re.compile(r"(?<![\w-])[12] ?\d\d ?\d\d ?(?:\d\d|2[AB]) ?\d{3} ?\d{3} ?\d\d(?![\w-])"),
+     lambda v: nir.is_valid(v.replace(" ", ""))),
+    (re.compile(r"(?<![\w-])\d{6}-[1-8]\d{6}(?![\w-])"), rrn.is_valid),
 )  # fmt: skip
 _IBAN = re.compile(r"\b[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]{4}){2,7}(?:[ -]?[A-Za-z0-9]{1,3})?\b")
 _CARD = re.compile(r"(?<![\d-])(?:\d[ .-]?){12,18}\d(?![\d-])")
@@ -60,7 +66,37 @@ def cards(text: str) -> list[str]:
 
 
 def ibans(text: str) -> list[str]:
-    return [m.group(0) for m in _IBAN.finditer(text) if iban.is_valid(m.group(0).upper())]
+    """IBANs whose check digits hold (a country's own check on its account part aside)."""
+    return [
+        m.group(0)
+        for m in _IBAN.finditer(text)
+        if iban.is_valid(m.group(0).upper(), check_country=False)
+    ]
+
+
+_BANK_CONTEXT = re.compile(lexicon.BANK_CONTEXT, _I)
+_PHONE = re.compile(lexicon.PHONE_WORDS, _I)
+_LONG_NUMBER = re.compile(
+    r"(?<![\w.,:/$€£¥₩+#-])(?!\d{4}-\d\d?-\d\d?\b|\d\d?-\d\d?-\d{4}\b)"
+    r"\d(?:[ -]?\d){5,19}(?![\w/-]|[.,:]\d|\s?%)"
+)
+_NOT_AN_ACCOUNT_BEFORE = re.compile(lexicon.NOT_A_CODE_BEFORE + r"\s*$", _I)
+_NOT_AN_ACCOUNT_AFTER = re.compile(lexicon.NOT_A_CODE_AFTER, _I)
+
+
+def bank_numbers(text: str) -> list[str]:
+    """Numbers of 6 to 20 digits in a sentence about a bank or a bank account that is not
+    about calling it: not amounts, dates or references ("order 1234567")."""
+    found = []
+    for sentence in re.split(r"[.!?。！？\n](?:\s|$)|[。！？\n]", text):
+        if not _BANK_CONTEXT.search(sentence) or _PHONE.search(sentence):
+            continue
+        for match in _LONG_NUMBER.finditer(sentence):
+            if _NOT_AN_ACCOUNT_BEFORE.search(sentence[: match.start()]):
+                continue
+            if not _NOT_AN_ACCOUNT_AFTER.match(sentence, match.end()):
+                found.append(match.group(0))
+    return found
 
 
 def ids_by_form(text: str) -> list[str]:
@@ -84,7 +120,8 @@ _BANK_LABEL = re.compile(
     _I,
 )
 _ID_PREFIX = re.compile(
-    r"^\s*(?:is|was|:|=|-|#|no\.?|nr\.?|n\.|n[°º])?\s*(?:is\s+|:\s*)?(?:[가-힣ぁ-ヿ一-鿿]+\s*){0,3}",
+    r"^[)\]]?\s*(?:is|was|:|=|-|#|no\.?|nr\.?|n\.|n[°º])?\s*(?:is\s+|:\s*)?"
+    r"(?:[가-힣ぁ-ヿ一-鿿]+\s*){0,3}",
     _I,
 )
 _ID_MARKER = re.compile(rf"(?<![\w'’])(?:{lexicon.MARKERS})(?![\w'’])|[:=：]", _I)
@@ -180,9 +217,9 @@ def _id_labels() -> tuple[tuple[re.Pattern[str], Callable[[str], bool]], ...]:
         head, _, inner = first.partition(" (")
         names = [n.strip(" .") for n in head.split(",")] + [inner.split(",")[0].rstrip(").")]
         names += [m.group("name") for m in _COVERED.finditer(doc)]
-        for name in names:
+        for name in map(_without_country, names):
             words = name.split()
-            if len(name) < 3 or not name[0].isupper() or len(words) > 2 or _PLACE.search(name):
+            if len(name) < 3 or not name[0].isupper() or len(words) > 4 or _PLACE.search(name):
                 continue
             escaped = re.escape(name).replace(r"\ ", r"\s+")
             if name.isupper() or re.fullmatch(r"[A-Z][a-z]?[A-Z]\w*", name):
@@ -191,6 +228,17 @@ def _id_labels() -> tuple[tuple[re.Pattern[str], Callable[[str], bool]], ...]:
                 pattern = re.compile(rf"(?<![\w-])\w*{escaped}(?![\w-])", _I)
             labels.append((pattern, module.is_valid))
     return tuple(labels)
+
+
+def _without_country(name: str) -> str:
+    """A module's name for its number without the country in front: "Australian Tax File
+    Number" is a "Tax File Number", "South Korean resident registration number" a
+    "Resident registration number"."""
+    personal = _PERSONAL.search(name)
+    if not personal or personal.start() == 0:
+        return name
+    tail = name[name.rfind(" ", 0, personal.start()) + 1 :]
+    return tail[:1].upper() + tail[1:]
 
 
 @cache
@@ -208,7 +256,7 @@ def _any_id_label() -> re.Pattern[str]:
 
 
 _ID_AFTER = re.compile(
-    r"^(?:\s*(?:card|number|no\.?|nr\.?|n[°º]|#|is|was|:|-|ist|es|est|é|è))*\s*"
+    r"^(?:\s*(?:card|number|no\.?|nr\.?|n[°º]|#|is|was|:|-|ist|es|est|é|è|[)\]]))*\s*"
     r"(?P<value>[A-Za-z0-9](?:[A-Za-z0-9]|[ .\-/](?=[A-Za-z0-9])){4,30})",
     _I,
 )

@@ -43,14 +43,26 @@ CJK_LABELS = (
     r"비밀번호|비번|암호|인증번호|パスフレーズ|オートロック|安全码|セキュリティコード"
 )
 
-# A security question's answer: the classic ones (mother's maiden name) are secrets
-# whoever asked; a first pet or school only when said as the answer to one.
+# A mother's maiden name, the classic security answer: a secret whoever asked (one's own
+# maiden name is not: "my maiden name was Harper before I got married").
+MOTHERS_MAIDEN_NAME = (
+    r"(?:mother|mom|mum|mama|mommy|mummy|ma)['’]?s\s+maiden\s+name|"
+    r"maiden\s+name\s+of\s+(?:my|your|his|her|the)\s+(?:mother|mom|mum)|"
+    r"nom\s+de\s+jeune\s+fille\s+de\s+(?:ma|ta|sa|votre|la)\s+(?:mère|maman)|"
+    r"apellido\s+de\s+soltera\s+de\s+(?:mi|tu|su|la)\s+(?:madre|mamá)|"
+    r"(?:mädchen|geburts)namen?\s+(?:meiner|deiner|ihrer|seiner|der)\s+(?:mutter|mama)|"
+    r"nome\s+de\s+solteira\s+da\s+(?:(?:minha|sua|tua)\s+)?(?:mãe|mae)|"
+    r"cognome\s+da\s+nubile\s+di\s+(?:mia|tua|sua)\s+(?:madre|mamma)|"
+    r"(?:母亲|母親|妈妈|媽媽|妈|媽|母)(?:的|の)?\s?(?:娘家姓|婚前姓|旧姓)|"
+    r"어머니\s?(?:의\s?)?(?:결혼\s?전\s?)?(?:성|성함)"
+)
+# A security question's answer: a mother's maiden name whoever asked; a first pet or
+# school only when said as the answer to one.
 SECURITY_LABELS = (
-    r"maiden\s+name|security\s+(?:question|answer|q)s?(?:\s+answer)?|"
+    MOTHERS_MAIDEN_NAME + r"|security\s+(?:question|answer|q)s?(?:\s+answer)?|"
     r"memorable\s+(?:word|answer|name|place|date)|password\s+hint|"
     r"secret\s+(?:question|answer|word)|"
-    r"nom\s+de\s+jeune\s+fille|apellido\s+de\s+soltera|nome\s+de\s+solteira|"
-    r"mädchenname|geburtsname|cognome\s+da\s+nubile|pregunta\s+de\s+seguridad|"
+    r"(?:recovery|verification|challenge)\s+(?:question|answer)s?|pregunta\s+de\s+seguridad|"
     r"question\s+secrète|sicherheitsfrage|domanda\s+di\s+sicurezza"
 )
 
@@ -191,7 +203,15 @@ ID_LABELS = (
     r"sin|tax\s+(?:id|number|code)|tin|bsn|"
     r"personnummer|dni|nie|nif|cpf|medicare\s+(?:number|no\.?)|"
     r"driver'?s\s+licen[cs]e(?:\s+(?:number|no\.?))?|driving\s+licen[cs]e(?:\s+number)?|"
-    r"licen[cs]e\s+(?:number|no\.?|#)|account\s+(?:number|no\.?)|account|acct\s+(?:number|no\.?)|"
+    r"licen[cs]e\s+(?:number|no\.?|#)|account\s+(?:number|no\.?)|account|acct(?:\s+(?:number|no\.?|#))?|"
+    # a driving licence, a residence permit, an immigration number, in each language
+    r"licen[cs]e|dl\s*(?:number|no\.?|#)|licencia(?:\s+de\s+conducir)?|permis\s+de\s+conduire|"
+    r"führerschein(?:nummer)?|carteira\s+de\s+(?:motorista|habilitação)|cnh|patente\s+di\s+guida|"
+    r"a-number|alien\s+(?:registration\s+)?number|residence\s+permit(?:\s+number)?|"
+    r"titre\s+de\s+séjour|permiso\s+de\s+residencia|tarjeta\s+de\s+residencia|"
+    r"aufenthalts(?:titel|erlaubnis)|autorização\s+de\s+residência|permesso\s+di\s+soggiorno|"
+    r"carteira\s+de\s+identidade|identidade|rg|n[úu]mero\s+de\s+contribuinte|contribuinte|"
+    r"num[ée]ro\s+de\s+s[ée]cu|s[ée]cu|"
     r"sort\s+code|routing\s+number|bsb|iban|bic|swift|"
     r"numéro\s+de\s+sécurité\s+sociale|sécurité\s+sociale|nir|numéro\s+fiscal|"
     r"número\s+de\s+(?:la\s+)?seguridad\s+social|pasaporte|passeport|passaporte|passaporto|"
@@ -202,7 +222,7 @@ ID_LABELS = (
 CJK_ID_LABELS = (
     r"身份证号?码?|身份證|护照号?码?|護照|驾驶证号?码?|社会保障号码?|マイナンバー|個人番号|"
     r"旅券番号|パスポート番号|免許証番号|在留カード番号|基礎年金番号|주민등록번호|여권번호|"
-    r"운전면허\s?번호|외국인등록번호|"
+    r"운전면허\s?번호|외국인등록번호|주민\s?번호|"
     r"口座番号|支店番号|口座|账号|帐号|账户|银行卡号|卡号|계좌번호|계좌"
 )
 
@@ -212,6 +232,22 @@ BANK_LABELS = (
     r"cuenta(?:\s+corriente)?|n[úu]mero\s+de\s+cuenta|kontonummer|konto|blz|bankleitzahl|"
     r"ag[êe]ncia|conta(?:\s+corrente)?|n[úu]mero\s+da\s+conta|conto(?:\s+corrente)?|abi|cab|"
     r"aba|ifsc|clabe|sozialversicherungsnummer|rentenversicherungsnummer"
+)
+
+# A bank or an account at one: a long number in the same sentence is its number
+# ("振込先：... 銀行 渋谷支店 普通 4820193", "국민은행 482901-01-338172 로 보내줘").
+BANK_CONTEXT = (
+    r"\b(?:banks?|banking|checking|savings|acct|routing|wire|iban|swift|bic|sort\s+code|"
+    r"banque|bancaire|virement|rib|banco|bancaria|transferencia|cuenta\s+(?:corriente|de\s+ahorro)|"
+    r"bankverbindung|überweisung|kontonummer|girokonto|sparkonto|"
+    r"transferência|conta\s+(?:corrente|poupança)|pix|banca|bonifico|conto\s+corrente)\b|"
+    r"银行|銀行|账户|帳戶|账号|帳號|口座|振込|振り込|支店|은행|계좌|송금|이체"
+)
+# Calling someone: a long number in the same sentence is a phone number.
+PHONE_WORDS = (
+    r"\b(?:phone|call|calling|tel|telephone|mobile|cell|fax|whatsapp|hotline|téléphone|"
+    r"appel\w*|portable|teléfono|llam\w+|móvil|celular|telefon\w*|handy|anruf\w*|ruf|"
+    r"telefone|ligar|liga|telefono|cellulare|chiam\w+)\b|电话|電話|手机|携帯|전화|휴대폰|핸드폰"
 )
 
 # Labels of a phrase that is itself the secret: what follows their colon is the value.
@@ -231,14 +267,15 @@ PHRASE_LABELS = (
 # ("first pet's name = ...", "第一只宠物叫 ...") or written as one ("was Rex"), not a kind
 # ("was a hamster", "是一只乌龟", "は猫でした").
 NAME_TOPICS = (
-    r"maiden\s+name|street\s+(?:you|i|we)\s+gr[eo]w\s+up(?:\s+on)?|"
+    MOTHERS_MAIDEN_NAME + r"|maiden\s+name|street\s+(?:(?:did\s+)?(?:you|i|we)\s+)?"
+    r"gr[eo]w\s+up(?:\s+on)?|"
     r"(?:(?:city|town|place)\s+)?where\s+(?:your|my|our)?\s*parents\s+met|"
     r"childhood\s+(?:best\s+friend|nickname|street)|nom\s+de\s+jeune\s+fille|"
     r"apellido\s+de\s+soltera|nome\s+de\s+solteira|mädchenname|geburtsname|"
     r"cognome\s+da\s+nubile|娘家姓|旧姓"
 )
 THING_TOPICS = (
-    r"first\s+(?:pet|dog|cat|car|school|teacher)|"
+    r"first\s+(?:grade\s+)?(?:pet|dog|cat|car|school|teacher)|"
     r"premi(?:er|ère)\s+(?:animal|voiture|école|professeur|chien|chat|maîtresse|instit\w*)|"
     r"primer[ao]?\s+(?:mascota|perro|gato|coche|auto|carro|escuela|colegio|maestr[oa]|profesor[a]?)|"
     r"primeir[oa]\s+(?:animal|c[ãa]o|cachorro|gato|carro|escola|professor[a]?)|"
@@ -276,12 +313,24 @@ TOPIC_MARKERS = (
     r"ist|war|hieß|heißt|lautet|è|si\s+chiamava"
 )
 CJK_TOPIC_MARKERS = r"叫|是|为|為|は|은|는|이|가|：|:"
-# Saying it is a security question or answer, in each language.
+# Saying it is a security question or answer, in each language: by name, or as a
+# question for recovering an account or checking who one is ("비밀번호 찾기 질문",
+# "本人確認の質問", "question de récupération").
 SECURITY_CONTEXT = (
     r"(?:respuesta|pregunta)s?\s+de\s+seguridad|(?:resposta|pergunta)s?\s+d[ea]\s+seguran[çc]a|"
     r"(?:réponse|question)s?\s+(?:secrète|de\s+sécurité)|sicherheits(?:frage|antwort)\w*|"
     r"(?:risposta|domanda)\s+(?:di\s+sicurezza|segreta)|密保|安全问题|安全問題|秘密の質問|"
-    r"セキュリティ(?:質問|の質問)|보안\s?질문|비밀\s?질문"
+    r"セキュリティ(?:質問|の質問)|보안\s?질문|비밀\s?질문|"
+    r"(?:recovery|verification|identity|récupération|vérification|recuperaci[óo]n|"
+    r"verificaci[óo]n|wiederherstellungs|recupera[çc][ãa]o|verifica[çc][ãa]o|recupero|verifica|"
+    r"비밀번호\s?찾기|본인\s?확인|계정\s?복구|找回密码|身份验证|本人確認)\S*\s*(?:の\s*)?"
+    r"(?:questions?|pregunta|frage|pergunta|domanda|질문|问题|問題|質問)"
+)
+# Asking it of the user, as a form does: "name of your first pet", "what street did you
+# grow up on", "nom de ton premier animal".
+SECOND_PERSON = (
+    r"\b(?:your|you|votre|vos|ton|ta|tes|tu|su|sus|dein\w*|ihr\w*|seu|sua|teu|tua|tuo|"
+    r"tuoi)\b|你的|あなたの|당신의"
 )
 # With a topic, these make it an answer: "the answer to ...", "I always put ...".
 ANSWER_WORDS = (
@@ -291,8 +340,21 @@ ANSWER_WORDS = (
     r"答案|答え|답은|답"
 )
 ANSWER_MARKERS = (
-    r"(?<![\w'’])(?:is|was|put|type|enter|write|use|used|es|era|est|était|ist|war|lautet|è|é|foi)(?![\w'’])|"
-    r"->|=>|→|[:=：]|(?:答案|答え|답|정답)\s*(?:是|は|은|는|：|:)"
+    r"(?<![\w'’])(?:is|was|es|era|est|était|ist|war|lautet|è|é|foi|(?:it|that)['’]s|c['’]est|"
+    # giving an answer, in each language: "I put", "j'ai mis", "puse", "coloquei", "ho risposto"
+    r"put|type|typed|enter|entered|write|wrote|use|used|say|said|answered|gave|chose|picked|"
+    r"(?<=ai |as |ns |ez |nt | a )mis|mets|mettre|écrit|répondu|choisi|donné|tapé|saisi|"
+    r"puse|pongo|puesto|escribí|escrito|respondí|contesté|elegí|"
+    r"coloquei|coloco|escrevi|respondi|escolhi|usei|"
+    r"messo|metto|scritto|risposto|scelto|inserito|usato)(?![\w'’])|"
+    r"->|=>|→|[:=：]|(?:答案|答え|답|정답)\s*(?:是|は|은|는|：|:)|(?:填|写|寫|选|選)(?:的是|了|成)?"
+)
+# Subject pronouns: "was your ...", "I put ...", not an answer.
+PRONOUNS = "i you he she it we they je tu il elle yo él ich du er sie es eu ele ela io lui"
+# Verbs that follow the answer they give: "hab ich Bello angegeben".
+ANSWER_AFTER = (
+    r"angegeben|eingegeben|geschrieben|genommen|gewählt|benutzt|verwendet|"
+    r"と(?:入力|答え|書い)|って(?:入力|答え|書い)|(?:로|으로|라고)\s?(?:해|적|썼|답)"
 )
 
 # Words about one-time codes: a short number in the same sentence is the code.

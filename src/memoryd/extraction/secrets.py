@@ -421,6 +421,7 @@ def _variant_findings(text: str) -> list[tuple[str, list[str]]]:
     found.append(("contains a payment card number", ids.cards(text)))
     found.append(("contains a bank account number (IBAN)", ids.ibans(text)))
     numbers = ids.ids_by_form(text) + ids.labelled_ids(text, shapes.identifier)
+    numbers += ids.bank_numbers(text)
     found.append(("contains a national identity or account number", numbers))
     phrases = context.seed_phrases(text) + context.labelled_phrases(text)
     found.append(("contains a recovery phrase or pass phrase", phrases))
