@@ -78,6 +78,28 @@ def seed_phrases(text: str) -> list[str]:
     return found
 
 
+_SEED_CONTEXT = re.compile(lexicon.SEED_CONTEXT, _I)
+_SEED_RUN = 3  # words of a phrase given in part: "last three words of the seed are ..."
+
+
+def seed_words(text: str) -> list[str]:
+    """Part of a recovery phrase: three or more words in a row, each from one BIP39 list
+    and none of its most common words, after a word naming the phrase ("first six words
+    of my ledger seed are rabbit saddle tackle ...", "words 7 to 12: yellow spirit ...")."""
+    context = _SEED_CONTEXT.search(text)
+    if not context:
+        return []
+    words = _SEED_TOKEN.findall(text[context.end() :].lower())
+    found = []
+    for wordlist, common in _wordlists():
+        run: list[str] = []
+        for word in words:
+            run = [*run, word] if word in wordlist and word not in common else []
+            if len(run) == _SEED_RUN:
+                found.append(" ".join(run))
+    return found
+
+
 _PHRASE_LABEL = re.compile(lexicon.PHRASE_LABELS, _I)
 _PHRASE_VALUE = re.compile(r"^[^:=：]{0,40}?[:=：]\s*(?P<value>\S+(?:\s+\S+){2,})")
 
@@ -313,15 +335,28 @@ def bare_codes(sentence: str) -> list[str]:
     return []
 
 
+# "confirmation number", "locker no.", "numéro de porte": a thing's reference number.
+_NUMBER_OF = re.compile(
+    r"\w*\s*(?:numbers?\b|no\.|#|num[ée]ro|n[úu]mero|nummer|numero|番号|번호)", _I
+)
+
+
+def _context(pattern: re.Pattern[str], sentence: str) -> re.Match[str] | None:
+    """The first word of ``pattern`` in ``sentence`` that does not name a number."""
+    return next(
+        (m for m in pattern.finditer(sentence) if not _NUMBER_OF.match(sentence, m.end())), None
+    )
+
+
 def one_time_codes(sentence: str) -> list[str]:
     """4-8 digit (or letter-and-digit) codes after words about one-time codes."""
-    context = _OTP_CONTEXT.search(sentence) or _OTP_CASED.search(sentence)
+    context = _context(_OTP_CONTEXT, sentence) or _OTP_CASED.search(sentence)
     return _codes(sentence, context.start(), 4, letters=True) if context else []
 
 
 def lock_codes(sentence: str) -> list[str]:
     """3-8 digits in a sentence about a lock, door, gate or safe and its code."""
-    lock = _LOCK_CONTEXT.search(sentence)
+    lock = _context(_LOCK_CONTEXT, sentence)
     if not lock:
         return []
     code = _LOCK_CODE.search(sentence)

@@ -205,8 +205,8 @@ def _personal_modules() -> tuple[ModuleType, ...]:
 
 
 @cache
-def _id_labels() -> tuple[tuple[re.Pattern[str], Callable[[str], bool]], ...]:
-    """(label, validator) for each personal module: its short names ("VNR, SVNR, VSNR"),
+def _id_labels() -> tuple[tuple[str, re.Pattern[str], Callable[[str], bool]], ...]:
+    """(name, label, validator) for each personal module: its short names ("VNR, SVNR, VSNR"),
     the first name in brackets when short ("Versicherungsnummer"), and the kinds of
     number its documentation lists as covered ("EIN" under "TIN"). Acronyms match in
     capitals only."""
@@ -226,8 +226,13 @@ def _id_labels() -> tuple[tuple[re.Pattern[str], Callable[[str], bool]], ...]:
                 pattern = re.compile(rf"(?<![\w-]){escaped}(?![\w-])")
             else:
                 pattern = re.compile(rf"(?<![\w-])\w*{escaped}(?![\w-])", _I)
-            labels.append((pattern, module.is_valid))
+                name = _key(name)
+            labels.append((name, pattern, module.is_valid))
     return tuple(labels)
+
+
+def _key(name: str) -> str:
+    return " ".join(name.lower().split())
 
 
 def _without_country(name: str) -> str:
@@ -242,17 +247,15 @@ def _without_country(name: str) -> str:
 
 
 @cache
-def _any_id_label() -> re.Pattern[str]:
-    """A quick test for ``_id_labels``, most sentences naming none of them: their acronyms
-    as words, their names anywhere."""
-    acronyms, names = [], []
-    for pattern, _ in _id_labels():
-        bare = pattern.pattern.replace(r"(?<![\w-])", "").replace(r"(?![\w-])", "")
-        if pattern.flags & _I:
-            names.append(bare.replace(r"\w*", ""))
-        else:
-            acronyms.append(bare)
-    return re.compile(rf"(?<![\w-])(?:{'|'.join(acronyms)})(?![\w-])|(?i:{'|'.join(names)})")
+def _label_names() -> tuple[frozenset[str], tuple[str, ...], tuple[str, ...]]:
+    """The names of ``_id_labels`` as a quick test, most sentences naming none of them:
+    acronyms as whole words, other names as parts of the text (lower-cased unless
+    written in capitals, "BC PHN")."""
+    labels = _id_labels()
+    words = frozenset(n for n, p, _ in labels if not p.flags & _I and n.isalnum())
+    cased = tuple(dict.fromkeys(n for n, p, _ in labels if not p.flags & _I and n not in words))
+    lower = tuple(dict.fromkeys(n for n, p, _ in labels if p.flags & _I))
+    return words, cased, lower
 
 
 _ID_AFTER = re.compile(
@@ -266,9 +269,13 @@ def stdnum_ids(text: str) -> list[str]:
     """A value after one of stdnum's personal-number labels: one its validator accepts,
     or one with five or more digits."""
     values: list[str] = []
-    if not _any_id_label().search(text):
-        return values
-    for label, is_valid in _id_labels():
+    acronyms, cased, names = _label_names()
+    lower = _key(text)
+    named = acronyms & set(re.findall(r"[\w-]+", text))
+    named |= {name for name in names if name in lower} | {name for name in cased if name in text}
+    for name, label, is_valid in _id_labels():
+        if name not in named:
+            continue
         for match in label.finditer(text):
             value = _ID_AFTER.match(text[match.end() : match.end() + 60])
             candidates = [value.group("value")] if value else []

@@ -68,8 +68,7 @@ _HOST = re.compile(r"(?:[\w-]+\.)+[A-Za-z]{2,24}")  # "api.example.com", not "Ch
 # "your-key-here".
 _PLACEHOLDER = re.compile(
     r"^[\w-]{0,12}?(?:[xX]{6,}|\*{3,}|•{3,}|\.{3,}|…)\W*$|<[^<>]*>|\{\{|\$\{|\[[A-Z_ ]+\]|"
-    r"\b(?:your|my)[-_ ]?\w*[-_ ]?(?:here|key|token|secret|password)|placeholder|redacted|"
-    r"changeme|dummy",
+    r"\b(?:your|my)[-_]\w*|placeholder|redacted|changeme|dummy",
     _I,
 )
 # A sentence that says its value is an example, a test value or a public one.
@@ -81,12 +80,24 @@ _PUBLIC_FORM = re.compile(
     r"(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+)\s+AAAA[\w+/=]+|"
     r"\bbc1[ac-hj-np-z02-9]{25,87}\b|\b0x[0-9a-fA-F]{40}\b"
 )
+_IN_URL = re.compile(r":([^:@/\s]+)@")
+_ANY_HINT = re.compile(
+    r"[xX]{6}|\*{3}|•{3}|\.{3}|…|<|\{\{|\$\{|\[[A-Z_ ]+\]|:[^:@/\s]+@|"
+    r"\b(?:your|my)[-_]|placeholder|redacted|changeme|dummy|"
+    rf"{_PUBLIC_FORM.pattern}|{_NOT_SECRET_CONTEXT.pattern}",
+    _I,
+)
 _USER_PASS = re.compile(r"^[\w.@+-]{1,64}:\S+$")  # "user:pass", the form of HTTP basic auth
 
 
 def _punctuated_word(word: str) -> bool:
     """Letters with the punctuation of the sentence around them: "Hello?", "¿verdad?"."""
     return word.lstrip(_PUNCTUATION).rstrip(_PUNCTUATION).isalpha()
+
+
+def amount(word: str) -> bool:
+    """A sum of money: "$899", "48,99€", "1,249.99"."""
+    return _AMOUNT.search(word) is not None
 
 
 def looks_like_password(word: str) -> bool:
@@ -156,6 +167,14 @@ def _hash_talk(sentence: str) -> bool:
     return any(re.sub(r"[\W_]", "", w.lower()) in _HASH_NAMES for w in _WORD.findall(sentence))
 
 
+def random_letters(body: str) -> bool:
+    """Whether ``body`` looks drawn at random: it holds a digit, or a quarter or more of
+    its letters are capitals and a quarter small (camelCase names have few capitals)."""
+    letters = [ch for ch in body if ch.isalpha()]
+    upper = sum(ch.isupper() for ch in letters)
+    return len(letters) < len(body) or 4 * min(upper, len(letters) - upper) >= len(letters)
+
+
 def decodes_to_text(token: str) -> bool:
     """Whether ``token`` is base64 of plain text ("aGVsbG8gd29ybGQ=" is "hello world", a
     JWT's header is JSON): an encoding, not a random key, unless the text is a
@@ -172,6 +191,11 @@ def decodes_to_text(token: str) -> bool:
     return printable and not _USER_PASS.match(text) and any(ch.isalpha() for ch in text)
 
 
+def may_stand_for_one(text: str) -> bool:
+    """Whether ``text`` holds anything ``stands_for_one`` looks for (most texts do not)."""
+    return _ANY_HINT.search(text) is not None
+
+
 def stands_for_one(value: str, text: str) -> bool:
     """Whether ``value``, found in ``text``, stands for a secret rather than being one: a
     placeholder, a credential word as the credential ("user:password@"), a value the
@@ -182,7 +206,7 @@ def stands_for_one(value: str, text: str) -> bool:
         return True
     if any(value in m.group(0) or token in m.group(0) for m in _PUBLIC_FORM.finditer(text)):
         return True
-    in_url = re.search(r":([^:@/\s]+)@", token)  # "postgres://user:password@localhost"
+    in_url = _IN_URL.search(token)  # "postgres://user:password@localhost"
     if in_url and re.fullmatch(lexicon.CREDENTIAL_LABELS, in_url.group(1), _I):
         return True
     return _NOT_SECRET_CONTEXT.search(_sentence_around(value, text)) is not None

@@ -20,6 +20,9 @@ CREDENTIAL_LABELS = (
     r"unlock|login|sign[- ]in|verification|confirmation|one[- ]time|sms|2fa|mfa|backup|"
     r"recovery|security|opener|voicemail)(?:\s+system)?\s+(?:code|codes|pin)|"
     r"(?:wi-?fi|wlan|wpa2?|network)\s+(?:key|password|pass)|"
+    r"cl[ée]\s+(?:de\s+)?(?:réseau|wpa)|clave\s+(?:de\s+(?:la\s+)?)?red|netzwerkschlüssel|"
+    r"wlan-schlüssel|chave\s+(?:de\s+)?rede|chiave\s+(?:di\s+)?rete|网络密钥|ネットワークキー|"
+    r"네트워크\s?키|"
     # keys that are themselves the secret (a password manager's, a disk's, a licence's)
     r"(?:master|recovery|encryption|decryption|licen[cs]e|product|activation)\s+key|"
     # fr
@@ -39,7 +42,7 @@ CREDENTIAL_LABELS = (
     r"비밀번호|비번|암호|보안\s?코드"
 )
 CJK_LABELS = (
-    r"密码|密碼|口令|验证码|驗證碼|パスワード|暗証番号|合言葉|認証コード|"
+    r"密码|密碼|口令|验证码|驗證碼|パスワード|パス(?![ァ-ヺー])|暗証番号|合言葉|認証コード|"
     r"비밀번호|비번|암호|인증번호|パスフレーズ|オートロック|安全码|セキュリティコード"
 )
 
@@ -257,6 +260,13 @@ PHRASE_LABELS = (
     r"phrase\s+secrète|frase[\s-]+(?:semilla|(?:de\s+)?(?:contraseña|recuperaci[óo]n|"
     r"recupera[çc][ãa]o|paso|senha)|secreta|segreta|mnemonica)|wiederherstellungsphrase|passfrase|"
     r"助记词|助記詞|パスフレーズ|リカバリーフレーズ|복구\s?문구|시드\s?문구|암호\s?문구"
+)
+
+# Naming a recovery phrase or part of one: what follows may be its words.
+SEED_CONTEXT = (
+    PHRASE_LABELS + r"|\bseed\b|\bwallet\s+words|"
+    r"\b(?:words?|mots|palabras|wörter|palavras|parole)\s+\d{1,2}\s*(?:to|-|–|through|à|a|bis|al)\s*\d{1,2}\b|"
+    r"graine|semilla|semente|\bseme\b|シード|リカバリー|시드"
 )
 
 # A classic security question's topic. These are the questions banks and sites offer

@@ -103,6 +103,13 @@ _AS_LABEL = re.compile(
     rf"(?:the|my|our|a)?\s*(?:\w+\s+)?(?:{lexicon.CREDENTIAL_LABELS})\b",
     _FLAGS,
 )
+# "j'ai mis Madeleine44 comme mot de passe", "uso Girasol77 como contraseña": the word
+# before, when no word of the languages, taken as the credential.
+_AS_VALUE = re.compile(
+    r"\s(?:as|comme|como|als|come)\s+(?:[\w'’]+\s+)?(?:\w+\s+)?"
+    rf"(?:{lexicon.CREDENTIAL_LABELS})\b",
+    _FLAGS,
+)
 _MADE_LABEL = re.compile(
     r"\b(?:made|make|set|changed|change|reset)\s+(?:my|the|our)\s+(?:\w+\s+)?"
     rf"(?:{lexicon.CREDENTIAL_LABELS})\s+(?:to\s+)?(?P<value>.+)",
@@ -150,6 +157,9 @@ _RANDOM_TOKEN = re.compile(
     r"(?<![A-Za-z0-9_\-])(?=[A-Za-z0-9_\-]*\d)(?=[A-Za-z0-9_\-]*[A-Za-z])"
     r"[A-Za-z0-9_\-]{24,}(?![A-Za-z0-9_\-])"
 )
+# A provider's prefix and a random body: "hf_...", "npm_...", "glpat-..."; random when it
+# holds a digit or mixes cases as random letters do (not "get_AbstractProxyFactoryBean").
+_PREFIXED_TOKEN = re.compile(r"(?<![\w-])[a-z]{2,8}[_-](?P<body>[A-Za-z0-9]{24,})(?![\w-])")
 # The same with "/" and "+" (base64), when upper case, lower case and digits all appear.
 _BASE64_TOKEN = re.compile(
     r"(?<![\w/+])(?=[\w/+]*\d)(?=[\w/+]*[a-z])(?=[\w/+]*[A-Z])[\w/+]{30,}={0,2}(?![\w/+])"
@@ -188,15 +198,6 @@ def _sentences(text: str) -> list[str]:
     return [s for s in _SENTENCE_END.split(text) if s.strip()]
 
 
-def _digit_runs(words: Sequence[str]) -> list[str]:
-    """Codes in a run of words: "4417", "4-8-2-1-9", "24 36 12", "2580#"."""
-    found = []
-    joined = " ".join(words)
-    for match in re.finditer(r"(?<![\w$€£¥₩-])\d(?:[ -]?\d){2,11}[#*]?(?![\w-])", joined):
-        found.append(match.group(0))
-    return found
-
-
 def _password_words(words: Sequence[str], sentence: str) -> list[str]:
     """The words of ``words`` shaped like a password and naming nothing else."""
     return [
@@ -207,23 +208,17 @@ def _password_words(words: Sequence[str], sentence: str) -> list[str]:
     ]
 
 
-def _near_credential_words(sentence: str) -> list[str]:
+def _key_values(sentence: str) -> list[str]:
+    """A word of lower-case letters and digits within a few words after a key ("the wifi
+    uses the key maplesyrup42"); not digits alone ("key cards for rooms 311"), capitals
+    and digits ("key fob HX2021B") or a word with a question mark ("the key terms?")."""
     values: list[str] = []
-    for match in _CREDENTIAL_WORD.finditer(sentence):
-        if _COMPOUND.match(sentence, match.end()):
-            continue  # "password hashes", "PIN pad": talk about them
-        after = [_clean_word(w) for w in _WORD.findall(sentence[match.end() :])][:_WINDOW_WORDS]
-        before = [_clean_word(w) for w in _WORD.findall(sentence[: match.start()])][-4:]
-        values += _password_words(after, sentence) + _digit_runs(after)
-        # "I always use Fluffy1987 as my password"
-        if len(before) >= 2 and before[-1].lower() in {"my", "the", "our"}:
-            values += _password_words(before, sentence)
     for match in _KEY_WORD.finditer(sentence):
         after = [_clean_word(w) for w in _WORD.findall(sentence[match.end() :])][:_WINDOW_WORDS]
         values += [
             w
             for w in _password_words(after, sentence)
-            if not w.isupper() and any(ch.isdigit() for ch in w)  # not "key terms?"
+            if not w.isupper() and any(ch.isdigit() for ch in w)
         ]
     return values
 
@@ -244,7 +239,10 @@ def _clause_values(sentence: str) -> list[str]:
 
 def _tokens(text: str) -> list[str]:
     """Long random strings, except the UUIDs and hex digests a sentence makes identifiers."""
-    return [
+    prefixed = [
+        m.group(0) for m in _PREFIXED_TOKEN.finditer(text) if shapes.random_letters(m["body"])
+    ]
+    return prefixed + [
         m.group(0)
         for sentence in _sentences(text)
         for pattern in (_RANDOM_TOKEN, _BASE64_TOKEN)
@@ -337,6 +335,8 @@ def _no_value(label: str, value: str, after: str) -> bool:
     what follows the label says it is forgotten ("Passwort: hab ich vergessen")."""
     if _CODE_LABEL.search(label) and not any(ch.isdigit() for ch in value):
         return True
+    if shapes.amount(value):
+        return True  # "the season pass was $899"
     if not _ASCII_VALUE.search(value) and not _SECURITY.search(label):
         return True  # "密码：昨天已经改了": a password is typed in ASCII; this is a sentence
     return _FORGET.search(after) is not None and context.common_word(value)
@@ -360,29 +360,10 @@ def _labelled_values(text: str) -> list[str]:
                 value = _value_after(made.group("value"))
                 if value:
                     values.append(made.group("value").strip())
-    return values
-
-
-def _security_answers(text: str) -> list[str]:
-    """A security answer anywhere after a word that names one, even across a full stop
-    ("Security question: first car. Answer: Corolla"), or before it in the same sentence
-    ("my first pet's name was Sparky, that's my security answer")."""
-    values = []
-    for sentence in _sentences(text):
-        if _SECURITY.search(sentence):
-            values += _answers(sentence, 0)
-    label = _SECURITY.search(text)
-    if label:
-        values += _answers(text, label.end())
-    return values
-
-
-def _answers(text: str, start: int) -> list[str]:
-    values = []
-    for marker in _MARKER.finditer(text, start):
-        value = _value_after(text[marker.end() :], in_clause=True)
-        if value and not _SECURITY.match(value):
-            values.append(value)
+        for match in _AS_VALUE.finditer(sentence):
+            value = (sentence[: match.start()].split() or [""])[-1].strip(",;:")
+            if _ASCII_VALUE.search(value) and not context.common_word(value.strip("'\"“”‘’")):
+                values.append(value)
     return values
 
 
@@ -404,10 +385,12 @@ def _findings(text: str, extra_patterns: Sequence[str]) -> list[tuple[str, list[
     text = _prepare(text)
     found: list[tuple[str, list[str]]] = []
     for variant in dict.fromkeys((text, _collapsed(text))):
-        found += [
-            (reason, [v for v in values if not shapes.stands_for_one(v, variant)])
-            for reason, values in _variant_findings(variant)
-        ]
+        findings = _variant_findings(variant)
+        if shapes.may_stand_for_one(variant):  # "the example key from the AWS docs"
+            findings = [
+                (r, [v for v in vs if not shapes.stands_for_one(v, variant)]) for r, vs in findings
+            ]
+        found += findings
     found.append(("matches an admin's secret pattern", _extra_values(text, extra_patterns)))
     return [(reason, values) for reason, values in found if values]
 
@@ -423,16 +406,16 @@ def _variant_findings(text: str) -> list[tuple[str, list[str]]]:
     numbers = ids.ids_by_form(text) + ids.labelled_ids(text, shapes.identifier)
     numbers += ids.bank_numbers(text)
     found.append(("contains a national identity or account number", numbers))
-    phrases = context.seed_phrases(text) + context.labelled_phrases(text)
+    phrases = context.seed_phrases(text) + context.seed_words(text) + context.labelled_phrases(text)
     found.append(("contains a recovery phrase or pass phrase", phrases))
     found.append(("contains a password or other credential", _labelled_values(text)))
-    answers = _security_answers(text) + context.security_answers(text)
+    answers = context.security_answers(text)
     found.append(("contains the answer to a security question", answers))
     credentials: list[str] = []
     for clause in _QUESTION_END.split(text):  # "my mail pass? it's X" crosses the "?"
-        credentials += _near_credential_words(clause)
+        credentials += _clause_values(clause) + _key_values(clause)
     for sentence in _sentences(text):
-        credentials += _clause_values(sentence) + context.quoted_values(sentence)
+        credentials += context.quoted_values(sentence)
         credentials += context.one_time_codes(sentence) + context.lock_codes(sentence)
         credentials += context.bare_codes(sentence)
     credentials += [w for w in map(_clean_word, _WORD.findall(text)) if shapes.strong_password(w)]
