@@ -319,7 +319,13 @@ _CODE_WORD = re.compile(
     r"(?P<kind>[ァ-ヿ가-힣一-鿿]*)(?:コード|코드)",
     _I,
 )
-_PUBLIC_KIND = re.compile(rf"(?:{lexicon.PUBLIC_CODE_KINDS})s?", _I)
+
+
+def quantity(value: str, text: str) -> bool:
+    """Whether ``value``, a number in ``text``, is followed by a unit or what it counts
+    ("16 characters", "90 días")."""
+    at = text.find(value)
+    return value[:1].isdigit() and at >= 0 and bool(_NOT_A_CODE_AFTER.match(text, at + len(value)))
 
 
 def bare_codes(sentence: str) -> list[str]:
@@ -330,7 +336,7 @@ def bare_codes(sentence: str) -> list[str]:
     for match in _CODE_WORD.finditer(sentence):
         before = sentence[: match.start()].split()
         kind = match.group("kind") or (before[-1] if before else "")
-        if not (_PUBLIC_KIND.fullmatch(kind) or shapes.COMPOUND.match(sentence, match.end())):
+        if not (shapes.PUBLIC_KIND.fullmatch(kind) or shapes.COMPOUND.match(sentence, match.end())):
             return _codes(sentence, 0, 4, letters=True)
     return []
 

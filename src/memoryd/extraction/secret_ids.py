@@ -159,14 +159,28 @@ def _values_after(text: str, end: int) -> list[tuple[str, bool]]:
     marker = _ID_MARKER.match(rest) or _ATTACHED.match(rest)
     rest = rest[marker.end() :].lstrip() if marker else rest
     value = _ID_VALUE.match(rest)
-    if value:
-        found.append((value.group(0), True))
+    if value and _number_part(value.group(0)):
+        found.append((_number_part(value.group(0)), True))
     window = _ID_WINDOW.match(text[end : end + 80])
     if window:
         later = _ID_VALUE.match(text[end + window.end() : end + window.end() + 60].lstrip())
-        if later:
-            found.append((later.group(0), False))
+        if later and _number_part(later.group(0)):
+            found.append((_number_part(later.group(0)), False))
     return found
+
+
+def _number_part(value: str) -> str:
+    """The number a value starts with: its groups that hold a digit, or are a short code
+    in capitals ("NY 823 449 107", "AB 12 34 56 C"); not the words of a sentence ("in
+    2018 with 500 euros")."""
+    groups: list[str] = []
+    for group in value.split():
+        if not groups and group.lower() in lexicon.DETERMINERS:
+            continue  # "es el PAB123456"
+        if not (any(ch.isdigit() for ch in group) or (group.isupper() and len(group) <= 3)):
+            break
+        groups.append(group)
+    return " ".join(groups)
 
 
 _ATTACHED = re.compile(rf"\s*(?:{lexicon.ATTACHED_MARKERS})", _I)

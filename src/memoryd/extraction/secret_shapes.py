@@ -58,6 +58,7 @@ COMPOUND = re.compile(
     rf"{lexicon.KIND_LINK}\s*(?:{lexicon.PUBLIC_CODE_KINDS})\b",
     _I,
 )
+PUBLIC_KIND = re.compile(rf"(?:{lexicon.PUBLIC_CODE_KINDS})s?", _I)
 _WORD = re.compile(r"[^\s/,;'\"()]+")
 _PUNCTUATION = "?!.,:;¿¡…'\"‘’“”«»"  # around a word, not in it: "Hello?", "¿verdad?"
 _AMOUNT = re.compile(r"[$€£¥₩]\d|\d[$€£¥₩]$|\d(?:[.,]\d{3})+(?:[.,]\d\d)?$")
@@ -133,8 +134,18 @@ def strong_password(word: str) -> bool:
 
 def talks_of(pattern: re.Pattern[str], sentence: str) -> bool:
     """Whether ``sentence`` uses a word of ``pattern`` other than as the first half of a
-    compound noun ("password prompt", "login bug")."""
-    return any(not COMPOUND.match(sentence, m.end()) for m in pattern.finditer(sentence))
+    compound noun ("password prompt", "login bug") or for a public kind of code
+    ("codice del corso")."""
+    return any(
+        not (COMPOUND.match(sentence, m.end()) or public_kind(m.group(0)))
+        for m in pattern.finditer(sentence)
+    )
+
+
+def public_kind(words: str) -> bool:
+    """Whether ``words`` (a code word and what follows it) name a public kind of code
+    ("codice del corso", "código de barras")."""
+    return any(PUBLIC_KIND.fullmatch(word) for word in re.findall(r"\w+", words)[1:])
 
 
 def names_a_thing(word: str, before: str, sentence: str) -> bool:

@@ -98,7 +98,7 @@ PUBLIC_CODE_KINDS = (
     r"fehler|rabatt|gutschein|sendungs\w*|kleider|buchungs\w*|bestell\w*|"
     r"erro|rastreio|desconto|barra|"
     r"errore|sconto|sorgente|tracciamento|prenotazione|ordine|abbigliamento|avviamento|"
-    r"barres|produit|producto|produto|prodotto|"
+    r"barres|produit|producto|produto|prodotto|cours|curso|corso|kurs\w*|"
     r"错误|邮政|郵便|优惠|快递|エラー|クーポン|追跡|에러|오류|할인|우편|운송장"
 )
 # The link between a code word and its kind in the Romance languages ("code de la",
@@ -330,6 +330,7 @@ SECURITY_CONTEXT = (
     r"(?:respuesta|pregunta)s?\s+de\s+seguridad|(?:resposta|pergunta)s?\s+d[ea]\s+seguran[çc]a|"
     r"(?:réponse|question)s?\s+(?:secrète|de\s+sécurité)|sicherheits(?:frage|antwort)\w*|"
     r"(?:risposta|domanda)\s+(?:di\s+sicurezza|segreta)|密保|安全问题|安全問題|秘密の質問|"
+    r"(?:respuesta|pregunta|resposta|pergunta)s?\s+secretas?|geheim(?:e\s+)?fragen?|"
     r"セキュリティ(?:質問|の質問)|보안\s?질문|비밀\s?질문|"
     r"(?:recovery|verification|identity|récupération|vérification|recuperaci[óo]n|"
     r"verificaci[óo]n|wiederherstellungs|recupera[çc][ãa]o|verifica[çc][ãa]o|recupero|verifica|"
@@ -386,6 +387,9 @@ LOCK_CONTEXT = (
     r"alarme|coffre|candado|puerta|port[óo]n|alarma|caja\s+fuerte|cadeado|porta|port[ãa]o|"
     r"cofre|lucchetto|cancello|allarme|cassaforte|门锁|密码锁|门禁|保险箱|保險箱|"
     r"オートロック|南京錠|金庫|玄関|도어락|자물쇠|금고|현관|"
+    # a box for keys: "boîte à clés", "Schlüsselkasten", "キーボックス"
+    r"bo[îi]t(?:e|ier)\s+à\s+clés?|caja\s+(?:de\s+)?llaves|schlüssel(?:kasten|safe|tresor)|"
+    r"caixa\s+de\s+chaves|cassett[ae]\s+(?:porta)?chiavi|キーボックス|키\s?박스|"
     # a phone's or a screen's lock: "スマホのロック解除は 190827"
     r"unlock|déverrouill\w*|desbloque\w*|entsperr\w*|desbloqueio|sblocc\w*|"
     r"解锁|解鎖|锁屏|ロック|잠금"

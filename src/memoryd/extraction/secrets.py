@@ -283,8 +283,8 @@ def _value_after(rest: str, in_clause: bool = False) -> str | None:
 def _disclosed(sentence: str, label: re.Match[str]) -> str | None:
     """The value a label discloses: a marker within a few words after it, then a value."""
     after = sentence[label.end() :]
-    if _COMPOUND.match(after):
-        return None  # "password manager", "PIN pad"
+    if _COMPOUND.match(after) or shapes.public_kind(label.group(0)):
+        return None  # "password manager", "PIN pad", "codice del corso"
     in_clause = not _PHRASE_LABEL.search(label.group(0))  # a phrase's words go on
     attached = _ATTACHED.match(after)
     if attached:
@@ -330,13 +330,14 @@ def _common(value: str) -> bool:
 
 def _no_value(label: str, value: str, after: str) -> bool:
     """Whether a label's apparent value is talk: a code with no digit ("codice di
-    abbigliamento è elegante", "PIN: lo olvidé"), a credential with no Latin letter or
+    abbigliamento è elegante", "PIN: lo olvidé"), an amount or a quantity ("16
+    characters"), a credential with no Latin letter or
     digit ("비밀번호: 어제 바꿨어"; quoted phrases are found apart), or a common word when
     what follows the label says it is forgotten ("Passwort: hab ich vergessen")."""
     if _CODE_LABEL.search(label) and not any(ch.isdigit() for ch in value):
         return True
-    if shapes.amount(value):
-        return True  # "the season pass was $899"
+    if shapes.amount(value) or context.quantity(value, after):
+        return True  # "the season pass was $899", "has to be 16 characters"
     if not _ASCII_VALUE.search(value) and not _SECURITY.search(label):
         return True  # "密码：昨天已经改了": a password is typed in ASCII; this is a sentence
     return _FORGET.search(after) is not None and context.common_word(value)
