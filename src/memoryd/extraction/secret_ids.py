@@ -35,6 +35,7 @@ from stdnum.it import codicefiscale
 from stdnum.kr import rrn
 
 from memoryd.extraction import secret_words as lexicon
+from memoryd.extraction.secret_context import common_word as _common
 
 _I = re.IGNORECASE
 _SSN = re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])")
@@ -86,7 +87,7 @@ _NOT_AN_ACCOUNT_AFTER = re.compile(lexicon.NOT_A_CODE_AFTER, _I)
 
 def bank_numbers(text: str) -> list[str]:
     """Numbers of 6 to 20 digits in a sentence about a bank or a bank account that is not
-    about calling it: not amounts, dates or references ("order 1234567")."""
+    about calling it: not amounts, counts, dates or references ("order 1234567")."""
     found = []
     for sentence in re.split(r"[.!?。！？\n](?:\s|$)|[。！？\n]", text):
         if not _BANK_CONTEXT.search(sentence) or _PHONE.search(sentence):
@@ -94,9 +95,22 @@ def bank_numbers(text: str) -> list[str]:
         for match in _LONG_NUMBER.finditer(sentence):
             if _NOT_AN_ACCOUNT_BEFORE.search(sentence[: match.start()]):
                 continue
-            if not _NOT_AN_ACCOUNT_AFTER.match(sentence, match.end()):
+            if not _counts(sentence[match.end() :]):
                 found.append(match.group(0))
     return found
+
+
+def _counts(rest: str) -> bool:
+    """Whether the words after a number say what it counts or measures: a unit or a
+    currency ("250000 euros"), or a common word that is neither a preposition nor the
+    start of a new clause ("250000 customers", not "... at Wells", "... and ...")."""
+    if _NOT_AN_ACCOUNT_AFTER.match(rest):
+        return True
+    word = re.match(r"\s+([^\W\d_]+)", rest)
+    if not word or not word.group(1).islower():
+        return False
+    lower = word.group(1)
+    return lower not in lexicon.PREPOSITIONS | lexicon.CLAUSE_STARTERS and _common(lower)
 
 
 def ids_by_form(text: str) -> list[str]:

@@ -304,8 +304,8 @@ NAMING_WORDS = (
 # teacher or a first job is also just a memory ("My first car was a blue Fiat").
 SECURITY_TOPICS = SECURITY_TOPICS_ALONE + (
     r"|first\s+(?:boss|job|love|concert)|gr[eo]w(?:ing)?\s+up\s+on|"
-    r"city\s+(?:you\s+were|i\s+was)\s+born|"
-    r"where\s+(?:you\s+were|i\s+was)\s+born|favou?rite\s+(?:teacher|food|book|movie|film|"
+    r"(?:city|town|where)\s+(?:you\s+were|i\s+was|were\s+you|was\s+i)\s+born|"
+    r"favou?rite\s+(?:teacher|food|book|movie|film|"
     r"colou?r|team|band|singer)|childhood\s+(?:friend|hero)|"
     r"(?:grand)?(?:mother|father)'?s\s+(?:first\s+|middle\s+)?name|"
     r"ville\s+de\s+naissance|ciudad\s+natal|cidade\s+natal|nome\s+da\s+m[ãa]e|geburtsstadt|"
@@ -422,7 +422,7 @@ CLAUSE_STARTERS = frozenset(_CLAUSE_STARTERS.split()) | CLAUSE_WORDS
 NOT_A_CODE_BEFORE = (
     r"(?:\b(?:(?<!punch\s)(?<!key\s)in|since|until|from|by|before|after|en|depuis|desde|seit|im|dal|nel|em|"
     r"error|status|order|ticket|invoice|case|issue|page|step|room|flight|version|about|"
-    r"over|under|only|every|after|within|expires?\s+in|valid\s+for|took|"
+    r"over|under|only|every|after|within|expires?\s+in|valid\s+for|took|than|que|als|"
     r"zip|postal|area|port|line|de|ending|ends\s+in|ending\s+in|last|the|of|this|next)|[#№])"
 )
 # A number before these is an amount or a measure, not a code.

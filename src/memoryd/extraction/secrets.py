@@ -359,7 +359,7 @@ def _labelled_values(text: str) -> list[str]:
             made = pattern.search(sentence)
             if made:
                 value = _value_after(made.group("value"))
-                if value:
+                if value and not context.quantity(value, made.group("value")):
                     values.append(made.group("value").strip())
         for match in _AS_VALUE.finditer(sentence):
             value = (sentence[: match.start()].split() or [""])[-1].strip(",;:")
