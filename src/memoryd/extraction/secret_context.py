@@ -114,7 +114,11 @@ def labelled_phrases(text: str) -> list[str]:
     return values
 
 
-_QUOTED = re.compile(r"[「『“\"«‘](?P<value>[^」』”\"»’]{2,60})[」』”\"»’]")
+# A quoted value: in quotation marks of any language, or in apostrophes set apart from
+# words ("is 'never trust a penguin'", not "don't ... it's").
+_QUOTED = re.compile(
+    r"[「『“\"«‘](?P<value>[^」』”\"»’]{2,60})[」』”\"»’]|(?<!\w)'(?P<single>[^'\n]{2,60})'(?!\w)"
+)
 _CREDENTIAL = re.compile(
     rf"(?<![\w-])(?:{lexicon.CREDENTIAL_LABELS}|{lexicon.PHRASE_LABELS})(?!\w)|{lexicon.CJK_LABELS}",
     _I,
@@ -127,11 +131,8 @@ def quoted_values(sentence: str) -> list[str]:
     label = _CREDENTIAL.search(sentence)
     if not label:
         return []
-    return [
-        m.group("value")
-        for m in _QUOTED.finditer(sentence, label.end())
-        if m.group("value").strip().lower() not in lexicon.TALK_WORDS
-    ]
+    quoted = [m["value"] or m["single"] for m in _QUOTED.finditer(sentence, label.end())]
+    return [value for value in quoted if value.strip().lower() not in lexicon.TALK_WORDS]
 
 
 _TOPIC = re.compile(lexicon.SECURITY_TOPICS, _I)
@@ -179,7 +180,7 @@ def security_answers(text: str) -> list[str]:
     if not context:
         return values
     start = min(m.start() for m in (topic, context) if m)
-    values += [m.group("value") for m in _QUOTED.finditer(text, start)]
+    values += [m["value"] or m["single"] for m in _QUOTED.finditer(text, start)]
     values += [m.group("value") for m in _ANSWER_AFTER.finditer(text, start)]
     for marker in _ANSWER_MARKER.finditer(text, start):
         value = _ANSWER_VALUE.match(text, marker.end())

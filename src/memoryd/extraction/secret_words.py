@@ -23,6 +23,12 @@ CREDENTIAL_LABELS = (
     r"cl[ée]\s+(?:de\s+)?(?:réseau|wpa)|clave\s+(?:de\s+(?:la\s+)?)?red|netzwerkschlüssel|"
     r"wlan-schlüssel|chave\s+(?:de\s+)?rede|chiave\s+(?:di\s+)?rete|网络密钥|ネットワークキー|"
     r"네트워크\s?키|"
+    # what unlocks something, by definition a credential: "the phrase to unlock the wallet"
+    r"(?:word|phrase|code|number)s?\s+(?:to|that|which)\s+(?:unlock|open|get\s+in|access)\w*|"
+    r"(?:mot|phrase|code)\s+pour\s+(?:déverrouiller|ouvrir|accéder)|"
+    r"(?:palabra|frase|código)\s+para\s+(?:desbloquear|abrir|acceder|acessar)|"
+    r"(?:wort|satz|code)\s+zum\s+(?:entsperren|öffnen)|"
+    r"(?:parola|frase|codice)\s+per\s+(?:sbloccare|aprire|accedere)|"
     # keys that are themselves the secret (a password manager's, a disk's, a licence's)
     r"(?:master|recovery|encryption|decryption|licen[cs]e|product|activation)\s+key|"
     # fr
@@ -49,7 +55,7 @@ CJK_LABELS = (
 # A mother's maiden name, the classic security answer: a secret whoever asked (one's own
 # maiden name is not: "my maiden name was Harper before I got married").
 MOTHERS_MAIDEN_NAME = (
-    r"(?:mother|mom|mum|mama|mommy|mummy|ma)['’]?s\s+maiden\s+name|"
+    r"\b(?:mother|mom|mum|mama|mommy|mummy|ma)['’]?s\s+maiden\s+name|"
     r"maiden\s+name\s+of\s+(?:my|your|his|her|the)\s+(?:mother|mom|mum)|"
     r"nom\s+de\s+jeune\s+fille\s+de\s+(?:ma|ta|sa|votre|la)\s+(?:mère|maman)|"
     r"apellido\s+de\s+soltera\s+de\s+(?:mi|tu|su|la)\s+(?:madre|mamá)|"
@@ -370,6 +376,10 @@ ANSWER_AFTER = (
 
 # Words about one-time codes: a short number in the same sentence is the code.
 OTP_CONTEXT = (
+    # a service sending six digits, as one-time codes are shown: "Instagram sent 304 992"
+    r"\b(?:sent|texted|got|received|envoyé|reçu|envió|mandó|recibí|llegó|geschickt|"
+    r"bekommen|erhalten|enviou|mandou|recebi|chegou|inviato|mandato|ricevuto|arrivato)\s+"
+    r"(?:me\s+|mir\s+|mi\s+)?(?=\d{3}[ -]?\d{3}\b(?![ -]?\d))|"
     r"\b(?:otp|2fa|mfa|totp|one[- ]time|single[- ]use|verification|confirmation|"
     r"authenticator|backup\s+codes?|recovery\s+codes?|magic\s+link|sms|text(?:ed)?\s+me|"
     r"e-?mailed\s+me|login\s+code|sign[- ]in\s+code|security\s+code|usage\s+unique|"
