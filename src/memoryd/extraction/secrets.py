@@ -4,33 +4,42 @@ Two nets: ``secret_reason`` spots text that holds a credential or an identifier 
 form and its words, and ``secret_values`` collects the exact secret strings found in the
 source chats, so a candidate that repeats one of them in other words is dropped too.
 
-What counts (see docs/security.md and bench/secret_detection.py for how well it works):
+The design, in three parts (docs/security.md and bench/secret_detection.py say how well
+it works):
+
+- a concept: a sentence names a credential, a code, a lock, a bank, an identity
+  document or a security question, in any language memoryd serves
+  (``memoryd.extraction.secret_words``: "password", "mot de passe", "código", "密码",
+  "口座", "비밀번호 찾기 질문" ...), and not as the first half of a compound noun
+  ("password manager") or for a public kind of code ("zip code", "código de rastreio");
+- a value anywhere in that sentence, not only right after a label: a word typed like a
+  password that is no word of the sentence ("Madeleine44 comme mot de passe"), a number
+  that is no amount, count, year or reference, a name given with a verb of answering
+  ("j'ai mis Caramel"), a long number next to a bank ("銀行 ... 普通 4820193");
+- and no sign that the value stands for a secret (``memoryd.extraction.secret_shapes``):
+  a placeholder, an example, a test or public value, base64 of plain text.
+
+What counts:
 
 - keys and tokens by format: detect-secrets' format detectors (AWS, GitHub, GitLab,
   Slack, Stripe, Twilio, SendGrid, npm, PyPI, JWTs, private keys, credentials in URLs ...)
-  and our own for what they miss (``sk-proj-...``, ``AIza...``, long random strings);
-- passwords, pass phrases, PINs and codes, in every language memoryd serves: a label
-  (``memoryd.extraction.secret_words``: "password", "mot de passe", "密码" ...) then a
-  word that discloses the value ("is", "'s", "will be", "starts with", "lautet", "是")
-  and a value that is not talk about it ("is too short"; a common word the clause goes
-  on from, "is way too long", "est écrit derrière la box"; a credential with no Latin
-  letter or digit, "密码：昨天已经改了"); "X as my password"; a
-  password-shaped word near a label or in a login context, unless it names a thing (an
-  algorithm or product with its number, "PBKDF2", "Argon2id"; a version; a UUID, or a
-  hex string in talk of commits and builds, when no key or token is talked of) or the
-  credential word begins a compound noun ("login bug", "password hashes"); a strong
-  password alone; a password-shaped word after "key" ("uses the key maplesyrup42").
-  After "my password" with no disclosing word, a word of one of the languages
-  (wordfreq: "hier", "ontem") is part of the sentence, not the value;
-- security answers: a mother's maiden name, the answer to a security question, a
-  memorable or secret word;
-- payment cards, IBANs, national identifiers, bank account, sort and routing numbers
-  (``memoryd.extraction.secret_ids``: by form where a check digit makes that safe, after
-  our labels and python-stdnum's), CVVs by their names in each language;
+  and our own for what they miss (``sk-proj-...``, ``AIza...``, a provider's prefix and a
+  random body, long random strings);
+- passwords, pass phrases, PINs and codes: a label then a word that discloses the value
+  ("is", "'s", "will be", "starts with", "lautet", "是") and a value that is not talk
+  about it ("is too short"; a common word the clause goes on from, "is way too long";
+  a common word after a marker whose subject is another noun, "the password game was
+  hilarious"; a credential with no Latin letter or digit, "密码：昨天已经改了"); "X as my
+  password" in each language; a password-shaped word or a code-like number anywhere in
+  a sentence about a credential or a login, unless it names a thing (an algorithm or
+  product with its number, "PBKDF2"; a version; a UUID, or a hex string in talk of
+  commits and builds, when no key or token is talked of); a strong password alone; a
+  password-shaped word after "key" ("uses the key maplesyrup42");
+- payment cards, IBANs, national identifiers, bank account numbers
+  (``memoryd.extraction.secret_ids``), CVVs by their names in each language;
 - what the sentence around it makes a secret (``memoryd.extraction.secret_context``):
-  recovery phrases, security answers by their question's topic (a classic topic said
-  with a name, "first pet's name = Biscuit", whoever asked), one-time and lock codes
-  (keyed in too: "press 9, 2, 6, 6"), quoted values;
+  recovery phrases and parts of one, security answers, one-time, lock and bare codes,
+  quoted values;
 - whatever the admin's own regular expressions match (``extra_patterns``, from the
   ``secret_patterns`` run-time setting).
 
@@ -126,15 +135,6 @@ _FORGET = re.compile(rf"(?<!\w)(?:{lexicon.FORGET_WORDS})", _FLAGS)
 _NAMING_WORDS = {"word", "phrase:", "name:"}  # "is the word X": X is mentioned, not used
 _VALUE_WORD = re.compile(r"[\"'`‘’“”(]*(?P<word>[^\s\"`‘“”,;)]+)")
 
-# A credential word, then within a few words of the same sentence, a value shaped like one.
-_CREDENTIAL_WORD = re.compile(
-    r"\b(?:password|passwd|passcode|passphrase|pwd|pw|pass|pin|puk|combination|combo|otp|"
-    r"cvv2?|cvc2?|authenticator|(?:door|gate|garage|alarm|entry|access|keypad|lockbox|safe|lock|building|"
-    r"verification|confirmation|one[- ]time|2fa|mfa|sms|login|security|auth|backup|recovery|"
-    r"unlock|sign[- ]in)(?:\s+[a-z]+)?\s+(?:code|codes|combo|combination|pin)|"
-    r"(?:wi-?fi|wlan|wpa2?|network)\s+(?:key|password|pass))\b",
-    re.IGNORECASE,
-)
 # A key, in the languages memoryd serves: a word of lower-case letters and digits after
 # it is the key ("the wifi uses the key maplesyrup42"); digits alone are not ("key cards
 # for rooms 311"), nor capitals and digits, a model's name ("key fob HX2021B"), nor a
@@ -229,8 +229,7 @@ def _clause_values(sentence: str) -> list[str]:
     ("pour Ameli j'ai mis Madeleine44 comme mot de passe") and, with a credential word,
     the numbers that are not amounts, counts, years or references ("my ATM pin is my
     grandma's birth year, 1948")."""
-    credential = shapes.talks_of(_CREDENTIAL_WORD, sentence) or shapes.talks_of(_LABEL, sentence)
-    credential = credential or _CJK_LABEL.search(sentence) is not None
+    credential = shapes.talks_of(_LABEL, sentence) or _CJK_LABEL.search(sentence) is not None
     if not (credential or shapes.talks_of(_LOGIN_WORD, sentence)):
         return []
     words = [_clean_word(w) for w in _TYPED.findall(sentence)]
