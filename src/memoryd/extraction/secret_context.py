@@ -5,16 +5,25 @@
 recognised here by their context, in every language memoryd serves:
 
 - recovery (seed) phrases: a run of words nearly all from a BIP39 word list (the
-  ``mnemonic`` package's lists, in ten languages), or words after a phrase label
-  ("seed phrase:", "助记词：", "phrase de passe :");
-- security answers: a classic security question's topic (a first pet, a mother's maiden
-  name, the street one grew up on ...) said as a security question or its answer, or
-  said with a name whoever asked ("first pet's name = Biscuit", "母の旧姓は 高橋"; not
-  "my first car was a blue Fiat");
+  ``mnemonic`` package's lists, in ten languages), words after a phrase label ("seed
+  phrase:", "助记词：", "phrase de passe :"), or part of a phrase after a word naming it
+  ("last three words of the seed are ...", "words 7 to 12: ...");
+- security answers, when the sentence frames a question as a security question: by its
+  name ("pregunta de seguridad", "密保"), as a question for recovering an account or
+  checking who one is ("비밀번호 찾기 질문", "recovery answer"), or by a classic topic
+  (a first pet, the street one grew up on ...) asked as a question, in the second person
+  ("name of your first pet") or with an answer; the answer follows a marker or a verb
+  of answering ("I put", "j'ai mis", "puse", "ho risposto", "填的是") or precedes one
+  ("hab ich Bello angegeben"). Whoever asked, a mother's maiden name, and a topic's value
+  given as on a form ("first pet's name = Biscuit"); a topic narrated ("our first dog was
+  called Rex", "my maiden name was Harper") is a memory;
 - one-time codes: a short number or code in a sentence about one-time, 2FA, SMS or
-  verification codes, TANs, backup codes;
-- lock codes: digits in a sentence about what opens a lock, door, gate or safe, or
-  what is keyed in on its keypad;
+  verification codes, TANs, backup codes, or six digits a service sent;
+- lock codes: digits in a sentence about what opens a lock, door, gate, safe or phone,
+  or what is keyed in on its keypad, or digits such a lock is said to be ("the lockbox
+  is 6142"); not a reference number ("locker number 117");
+- bare codes: a number after a code word in any language ("código", "Code", "コード")
+  that names no public kind of code ("zip code", "código de rastreio", "エラーコード");
 - a quoted value after a credential label ("パスフレーズは「...」").
 """
 
@@ -162,11 +171,13 @@ _TOPIC_VALUE = re.compile(
 
 
 def security_answers(text: str) -> list[str]:
-    """What follows an answer marker, or a quoted value, in a line that says it holds a
-    security question or answer ("Respuesta de seguridad: ...", "密保问题 ... 答案是"),
-    or names a security question's topic as a question or with an answer ("Name of your
-    first pet? I always put ...", "the answer to 'what street did you grow up on' is");
-    and the value said of a classic topic, whoever asked ("first pet's name = Biscuit")."""
+    """What follows an answer marker or a verb of answering, what precedes a verb that
+    follows its answer, or a quoted value, in a line framed as a security question:
+    by name ("Respuesta de seguridad: ...", "密保问题 ... 答案是"), as a question for
+    recovering an account, or by a security question's topic asked as a question, in
+    the second person or with an answer ("Name of your first pet? I always put ...",
+    "for 'what street did you grow up on' I used ..."); and the topic values that count
+    whoever asked (``_topic_values``)."""
     topic = _TOPIC.search(text)
     context = _SECURITY_CONTEXT.search(text)
     if topic and not context:

@@ -2,19 +2,24 @@
 
 ``memoryd.extraction.secrets`` asks this module for the identifiers in a text:
 
-- payment cards (the Luhn check, any separators) and IBANs (python-stdnum);
+- payment cards (the Luhn check, any separators) and IBANs (their check digits, by
+  python-stdnum, whatever the country's own check on the account part);
 - national identifiers by form where the form or check characters make that safe: US
   SSNs (ddd-dd-dddd), UK NINOs, Chinese resident ids, Spanish DNIs and NIEs, Italian
-  codici fiscali (a shorter number with one check digit, "943 476 5919", is as often a
-  phone number);
+  codici fiscali, French NIRs however spaced, Korean RRNs with their hyphen (a shorter
+  number with one check digit, "943 476 5919", is as often a phone number);
 - a value after a label, in the languages memoryd serves: our own labels
-  (``secret_words.ID_LABELS``: "passport number", "numéro de sécurité sociale", "口座番号"
-  ...) and the names of every python-stdnum module about a person's or a bank account's
-  number ("ITIN", "PAN", "TFN", "CURP", "Versicherungsnummer" ...), with the kinds such a
-  module lists as covered ("EIN" under "TIN"). The value may follow a marker a few words
+  (``secret_words.ID_LABELS``: "passport number", "numéro de sécu", "口座番号", driving
+  licences, residence permits ...) and the names of every python-stdnum module about a
+  person's or a bank account's number, without the country in front ("ITIN", "PAN",
+  "Tax File Number", "CURP", "Versicherungsnummer" ...), with the kinds such a module
+  lists as covered ("EIN" under "TIN"). The value is the number a value starts with
+  ("NY 823 449 107", not "in 2018 with 500 euros") and may follow a marker a few words
   on ("passport number, in case I lose it: ..."); it counts when its validator accepts
   it, when it holds five or more digits, or when it is an identity document number as
-  ICAO 9303 prints them (capital letters and digits, six to nine of them).
+  ICAO 9303 prints them (capital letters and digits, six to nine of them);
+- a long number (6 to 20 digits) in a sentence about a bank that is not about calling
+  it, and is no amount, count, date or reference ("三菱UFJ銀行 ... 普通 4820193").
 """
 
 from __future__ import annotations
