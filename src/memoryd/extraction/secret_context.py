@@ -180,6 +180,8 @@ def security_answers(text: str) -> list[str]:
     whoever asked (``_topic_values``)."""
     topic = _TOPIC.search(text)
     context = _SECURITY_CONTEXT.search(text)
+    if not (topic or context):
+        return []
     if topic and not context:
         context = (
             _ANSWER_WORD.search(text)

@@ -176,6 +176,8 @@ _EXPLICIT = {":", "=", "：", "->", "=>", "→"}
 
 def _prepare(text: str) -> str:
     """NFKC form without invisible (format) characters: what a reader would see."""
+    if text.isascii():
+        return text
     text = unicodedata.normalize("NFKC", text)
     return "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
 
@@ -401,11 +403,13 @@ def _variant_findings(text: str) -> list[tuple[str, list[str]]]:
         found.append((f"contains {label}", [m.group(0) for m in pattern.finditer(text)]))
     for detector in _format_detectors():
         found.append((f"contains {detector.secret_type}", list(detector.analyze_string(text))))
-    found.append(("contains a payment card number", ids.cards(text)))
-    found.append(("contains a bank account number (IBAN)", ids.ibans(text)))
-    numbers = ids.ids_by_form(text) + ids.labelled_ids(text, shapes.identifier)
-    numbers += ids.bank_numbers(text)
-    found.append(("contains a national identity or account number", numbers))
+    digits = any(ch.isdigit() for ch in text)  # cards, ids and codes all hold some
+    if digits:
+        found.append(("contains a payment card number", ids.cards(text)))
+        found.append(("contains a bank account number (IBAN)", ids.ibans(text)))
+        numbers = ids.ids_by_form(text) + ids.labelled_ids(text, shapes.identifier)
+        numbers += ids.bank_numbers(text)
+        found.append(("contains a national identity or account number", numbers))
     phrases = context.seed_phrases(text) + context.seed_words(text) + context.labelled_phrases(text)
     found.append(("contains a recovery phrase or pass phrase", phrases))
     found.append(("contains a password or other credential", _labelled_values(text)))
@@ -416,8 +420,9 @@ def _variant_findings(text: str) -> list[tuple[str, list[str]]]:
         credentials += _clause_values(clause) + _key_values(clause)
     for sentence in _sentences(text):
         credentials += context.quoted_values(sentence)
-        credentials += context.one_time_codes(sentence) + context.lock_codes(sentence)
-        credentials += context.bare_codes(sentence)
+        if digits:
+            credentials += context.one_time_codes(sentence) + context.lock_codes(sentence)
+            credentials += context.bare_codes(sentence)
     credentials += [w for w in map(_clean_word, _WORD.findall(text)) if shapes.strong_password(w)]
     found.append(("contains a password, PIN or access code", credentials))
     found.append(("contains a long random token", _tokens(text)))
