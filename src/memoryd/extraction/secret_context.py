@@ -194,7 +194,11 @@ def security_answers(text: str) -> list[str]:
         return values
     start = min(m.start() for m in (topic, context) if m)
     values += [m["value"] or m["single"] for m in _QUOTED.finditer(text, start)]
-    values += [m.group("value") for m in _ANSWER_AFTER.finditer(text, start)]
+    values += [  # "hab ich Bello angegeben", not "irgendwas angegeben"
+        m["value"]
+        for m in _ANSWER_AFTER.finditer(text, start)
+        if not (_not_an_answer(m["value"]) or (m["value"].islower() and common_word(m["value"])))
+    ]
     for marker in _ANSWER_MARKER.finditer(text, start):
         value = _ANSWER_VALUE.match(text, marker.end())
         if not value or _not_an_answer(value.group("value")):
