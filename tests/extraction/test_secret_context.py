@@ -11,6 +11,9 @@ from memoryd.extraction.secrets import secret_reason, secret_values
 
 SECRETS = {
     "recovery phrase": [
+        # part of a phrase, after a word naming it
+        "last four words of my wallet seed: tribe velvet oyster glide",
+        "words 5 to 8 are canyon lemon frost pilot",
         "My Coinbase seed words: orbit tackle ribbon swamp fatal humble vessel glove "
         "pistol crane embark meadow",
         "keep these safe: 1. orbit 2. tackle 3. ribbon 4. swamp 5. fatal 6. humble "
@@ -24,19 +27,36 @@ SECRETS = {
         "For the bank's verification, my favourite teacher was Mrs Abernathy",
         "Respuesta a la pregunta de seguridad: Toledo",
         "Street you grew up on? I type 'Birchwood' every time",
-        # a classic topic said with a name, whoever asked
-        "my first dog's name is Pickles",
+        # a mother's maiden name, whoever asked; another classic topic given as on a form
         "mother's maiden name -> Schultz",
+        "my mum's maiden name is Fairweather",
+        "我妈妈的娘家姓是欧阳",
         "The town where my parents met → Sligo",
-        "Mi primera mascota se llamaba Toby",
-        "O meu primeiro cão chamava-se Rex",
-        "我的第一只狗叫旺财",
-        "最初のペットの名前はポチです",
-        "첫 반려동물 이름은 초코",
+        "first dog's name: Pickles",
+        # asked in the second person, for recovering an account, or as a security question
+        "Mi primera mascota se llamaba Toby, es la respuesta de seguridad del banco",
+        "on the bank form, for 'your first concert' I typed Radiohead",
+        "the answer I gave to 'what city were you born in' was Dayton",
+        "the verification question is my favourite film and I answered Amelie",
+        "the account recovery answer is Juniper Hollow",
+        # given with a verb of answering, in each language
+        "à la question de sécurité j'ai répondu Moustache",
+        "en la pregunta secreta escribí Pelusa",
+        "bei der Sicherheitsfrage nach dem ersten Haustier habe ich Krümel eingegeben",
+        "na pergunta de segurança escrevi Biscoito",
+        "alla domanda segreta ho scritto Pallino",
+        "安全问题的答案我写的是小白",
+        "秘密の質問の答えは「たま」にした",
+        "비밀번호 찾기 질문 답은 '나비'야",
         # a numbered question: "Q3"
         "Q3 favourite teacher => Mrs Hall",
     ],
     "one-time code": [
+        "WhatsApp sent 482 915, do you need it?",
+        "il codice che mi è arrivato è 558102",
+        "o código que chegou por SMS é 381 552",
+        "코드 770312 입력하면 돼",
+        "Q-739105 is the code they texted me",
         "The 2FA backup codes are 4471-2209 and 9938-1120",
         "Your verification code: 883 142",
         "Código de verificación 774 201",
@@ -49,6 +69,11 @@ SECRETS = {
         "I always forget it, so note this: my password is sunflower",
     ],
     "lock code": [
+        # a lock said to be digits, with no word for its code
+        "the shed padlock is 4 7 1 2 if you need the mower",
+        "le boîtier à clés devant la maison c'est 2580",
+        "スマホのロック解除は 041927",
+        "the back door keypad takes 8806 then the tick",
         "The gym locker opens with 5519",
         "Le cadenas du vélo s'ouvre avec 3 8 1",
         "Der Code für das Garagentor ist 7 7 3 1",
@@ -57,6 +82,23 @@ SECRETS = {
         "The alarm keypad: enter 7, 7, 3, 1",
     ],
     "id or bank number": [
+        # a long number in a sentence about a bank
+        "wire it to my savings, account 004417829301 at Chase",
+        "みずほ銀行 新宿支店 普通 1234567",
+        "신한은행 110-123-456789 으로 보내줘",
+        "工商银行 6222 0212 3456 7890",
+        "pay it into BE68 5390 0754 7034",  # an IBAN's check digits, whatever the country's
+        # python-stdnum's names without their country, and more ids in each language
+        "my tax file number is 123 456 782",
+        "my Social Insurance Number is 046 454 286",
+        "número de contribuinte (NIF) 123 456 789",
+        "permesso di soggiorno n. 123456789",
+        "my DL number is D1234567",
+        "RG SP-12.345.678",
+        "주민번호 8001011234567",
+        # by form, where a check digit makes it safe: a French NIR, a Korean RRN
+        "2 55 08 14 168 025 38",
+        "800101-1234560",
         "My Aadhaar is 2345 6789 0123",
         "My NHS number is 943 476 5919",
         "PESEL 44051401359",
@@ -78,6 +120,7 @@ SECRETS = {
 
 LOOK_ALIKES = {
     "recovery phrase": [
+        "the seed packets say carrot, onion and lettuce",
         "I use a seed phrase backup on steel plates, stored in a safe place",
         "my passphrase: I never wrote it down anywhere",
         "all the rights that you have you must make sure that they know theirs",
@@ -85,6 +128,21 @@ LOOK_ALIKES = {
         "salt and oil",
     ],
     "security answer": [
+        # a memory, not an answer: no security question, no form
+        "my first dog's name is Pickles",
+        "our first dog was called Biscuit and he loved the beach",
+        "Mi primera mascota se llamaba Toby",
+        "O meu primeiro cão chamava-se Rex",
+        "我的第一只狗叫旺财",
+        "最初のペットの名前はポチです",
+        "첫 반려동물 이름은 초코",
+        "my maiden name is Okonkwo, I took my husband's name",
+        "My grandmother's maiden name was Welsh, I think",
+        "my childhood nickname was Sprout because I was small",
+        # talk of answering, with no answer
+        "for my security questions I always use made-up answers",
+        "bei der Sicherheitsfrage habe ich irgendwas angegeben",
+        "en la pregunta de seguridad puse cualquier cosa",
         "My first pet was a hamster, I loved him",
         "I should pick better security questions, first pet is too easy",
         "La pregunta de seguridad de mi banco es muy fácil de adivinar",
@@ -108,6 +166,8 @@ LOOK_ALIKES = {
         "验证码一直收不到",
     ],
     "lock code": [
+        "door number 221 is the dentist",
+        "the locker number is 117, next to the showers",
         "We moved the safe to the basement in 2019",
         "The garage door has been broken since 2022",
         "The gate code changed last week, I will ask for it",
@@ -117,6 +177,13 @@ LOOK_ALIKES = {
         "The gate opens at 7:30 every morning",
     ],
     "id or bank number": [
+        # a bank's phone number, counts and amounts
+        "call the bank on 0345 300 0000 about the card",
+        "my bank has 250000 customers in Portugal",
+        "the bank charged me 25000 won in fees",
+        "I opened a savings account in 2018 with 500 euros",
+        "my bank account was opened on 12.03.2019",
+        "I moved 2000 dollars from savings to checking",
         "The ICE 578 train to Berlin was late",
         "Mein Konto hat 2500 Euro Guthaben",
         "La cuenta del restaurante fue de 85 euros",

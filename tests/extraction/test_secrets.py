@@ -164,3 +164,77 @@ def test_secrets_by_label_in_more_forms_are_dropped(text: str) -> None:
 )
 def test_talk_and_look_alikes_of_labelled_secrets_are_kept(text: str) -> None:
     assert secret_reason(text) is None, secret_reason(text)
+
+
+# Sentence-wide values (secrets5): a value anywhere in a sentence that talks of a
+# credential, not only right after its label.
+@pytest.mark.parametrize(
+    "text",
+    [
+        "for the router I ended up with Kestrel88 as the admin password",
+        "my work password, which IT made me change today, is now Plover#2027",
+        "j'ai choisi Tournesol93 comme mot de passe pour la box",
+        "ich nehme Wanderlust77 als Passwort für das Forum",
+        "my banking app pin is the year dad was born, 1962",
+        "o PIN do cartão novo ficou 5820, não conta pra ninguém",
+        "den Sicherheitscode auf der Rückseite, 482, brauchst du für die Buchung",
+        # a credential by what it does, or by its name in each language
+        "the word that opens the shared drive is 'lanterns over the harbour'",
+        "la chiave di rete del modem è 7B2C91AF04",
+        "la clé réseau de la box est 4F7A9C21B0",
+        "ログインのパスは neko2020 だよ",
+        # a provider's prefix and a random body
+        "my replicate token is r8_Fg7KwPqZ2mTsVx9LbNcHd4YjRu6EaWoQi",
+    ],
+)
+def test_a_value_anywhere_in_a_sentence_about_a_credential_is_dropped(text: str) -> None:
+    assert secret_reason(text) is not None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the sentence's own words with their punctuation, counts, years, amounts
+        "did the bank really ask for my password, right?",
+        "should I change my PIN on Monday?",
+        "my password has to be 16 characters now, since 2023",
+        "my password is older than 2015, I should change it",
+        "changed my password 15 times this year, ridiculous",
+        "the PIN reader at the shop costs $249",
+        "our door code system was installed in 2019 for 1200 euros",
+        "the season ticket pass was €450 this year",
+        "パスワードは10文字以上にしてください",
+        "密码至少要12位",
+        # another subject for the marker: a noun after the label, a new clause
+        "the password game on the show was hilarious",
+        "le mot de passe doit avoir 12 caractères, c'est long",
+        # public kinds of code, in each language and either order
+        "il codice del corso è 4478",
+        "o código de barras termina em 7891",
+        "der Fehlercode 4012 erscheint am Drucker",
+        "the HS code for bicycles is 8712",
+        "my flight confirmation number is 55721409",
+        "the locker number is 221 at the gym",
+    ],
+)
+def test_counts_amounts_and_public_codes_near_credential_words_are_kept(text: str) -> None:
+    assert secret_reason(text) is None, secret_reason(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a placeholder, an example, a test or a public value stands for a secret
+        "replace YOUR_API_KEY with the real one in config.yaml",
+        "the README shows ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx as the token",
+        "the docs show sk_test_4eC39HqLyjWDarjtT1zdp7dcQwXYz as the example key",
+        "Stripe's test card 4000 0566 5566 5556 works in the sandbox",
+        "the quickstart uses mysql://root:password@localhost/app",
+        "the public key is ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC7xq9 bob@host",
+        "send the tip to my ETH address 0x52908400098527886E0F7030069857D2E4169EE7",
+        "base64 of 'user profile' is dXNlciBwcm9maWxl",
+        "the token header decodes fine: eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9",
+    ],
+)
+def test_values_that_stand_for_a_secret_are_kept(text: str) -> None:
+    assert secret_reason(text) is None, secret_reason(text)

@@ -5,16 +5,25 @@
 recognised here by their context, in every language memoryd serves:
 
 - recovery (seed) phrases: a run of words nearly all from a BIP39 word list (the
-  ``mnemonic`` package's lists, in ten languages), or words after a phrase label
-  ("seed phrase:", "助记词：", "phrase de passe :");
-- security answers: a classic security question's topic (a first pet, a mother's maiden
-  name, the street one grew up on ...) said as a security question or its answer, or
-  said with a name whoever asked ("first pet's name = Biscuit", "母の旧姓は 高橋"; not
-  "my first car was a blue Fiat");
+  ``mnemonic`` package's lists, in ten languages), words after a phrase label ("seed
+  phrase:", "助记词：", "phrase de passe :"), or part of a phrase after a word naming it
+  ("last three words of the seed are ...", "words 7 to 12: ...");
+- security answers, when the sentence frames a question as a security question: by its
+  name ("pregunta de seguridad", "密保"), as a question for recovering an account or
+  checking who one is ("비밀번호 찾기 질문", "recovery answer"), or by a classic topic
+  (a first pet, the street one grew up on ...) asked as a question, in the second person
+  ("name of your first pet") or with an answer; the answer follows a marker or a verb
+  of answering ("I put", "j'ai mis", "puse", "ho risposto", "填的是") or precedes one
+  ("hab ich Bello angegeben"). Whoever asked, a mother's maiden name, and a topic's value
+  given as on a form ("first pet's name = Biscuit"); a topic narrated ("our first dog was
+  called Rex", "my maiden name was Harper") is a memory;
 - one-time codes: a short number or code in a sentence about one-time, 2FA, SMS or
-  verification codes, TANs, backup codes;
-- lock codes: digits in a sentence about what opens a lock, door, gate or safe, or
-  what is keyed in on its keypad;
+  verification codes, TANs, backup codes, or six digits a service sent;
+- lock codes: digits in a sentence about what opens a lock, door, gate, safe or phone,
+  or what is keyed in on its keypad, or digits such a lock is said to be ("the lockbox
+  is 6142"); not a reference number ("locker number 117");
+- bare codes: a number after a code word in any language ("código", "Code", "コード")
+  that names no public kind of code ("zip code", "código de rastreio", "エラーコード");
 - a quoted value after a credential label ("パスフレーズは「...」").
 """
 
@@ -27,6 +36,7 @@ from mnemonic import Mnemonic
 from wordfreq import zipf_frequency
 
 from memoryd.domain.language import LANGUAGES, is_cjk
+from memoryd.extraction import secret_shapes as shapes
 from memoryd.extraction import secret_words as lexicon
 
 _I = re.IGNORECASE
@@ -77,6 +87,28 @@ def seed_phrases(text: str) -> list[str]:
     return found
 
 
+_SEED_CONTEXT = re.compile(lexicon.SEED_CONTEXT, _I)
+_SEED_RUN = 3  # words of a phrase given in part: "last three words of the seed are ..."
+
+
+def seed_words(text: str) -> list[str]:
+    """Part of a recovery phrase: three or more words in a row, each from one BIP39 list
+    and none of its most common words, after a word naming the phrase ("first six words
+    of my ledger seed are rabbit saddle tackle ...", "words 7 to 12: yellow spirit ...")."""
+    context = _SEED_CONTEXT.search(text)
+    if not context:
+        return []
+    words = _SEED_TOKEN.findall(text[context.end() :].lower())
+    found = []
+    for wordlist, common in _wordlists():
+        run: list[str] = []
+        for word in words:
+            run = [*run, word] if word in wordlist and word not in common else []
+            if len(run) == _SEED_RUN:
+                found.append(" ".join(run))
+    return found
+
+
 _PHRASE_LABEL = re.compile(lexicon.PHRASE_LABELS, _I)
 _PHRASE_VALUE = re.compile(r"^[^:=：]{0,40}?[:=：]\s*(?P<value>\S+(?:\s+\S+){2,})")
 
@@ -91,7 +123,11 @@ def labelled_phrases(text: str) -> list[str]:
     return values
 
 
-_QUOTED = re.compile(r"[「『“\"«‘](?P<value>[^」』”\"»’]{2,60})[」』”\"»’]")
+# A quoted value: in quotation marks of any language, or in apostrophes set apart from
+# words ("is 'never trust a penguin'", not "don't ... it's").
+_QUOTED = re.compile(
+    r"[「『“\"«‘](?P<value>[^」』”\"»’]{2,60})[」』”\"»’]|(?<!\w)'(?P<single>[^'\n]{2,60})'(?!\w)"
+)
 _CREDENTIAL = re.compile(
     rf"(?<![\w-])(?:{lexicon.CREDENTIAL_LABELS}|{lexicon.PHRASE_LABELS})(?!\w)|{lexicon.CJK_LABELS}",
     _I,
@@ -104,16 +140,21 @@ def quoted_values(sentence: str) -> list[str]:
     label = _CREDENTIAL.search(sentence)
     if not label:
         return []
-    return [
-        m.group("value")
-        for m in _QUOTED.finditer(sentence, label.end())
-        if m.group("value").strip().lower() not in lexicon.TALK_WORDS
-    ]
+    quoted = [m["value"] or m["single"] for m in _QUOTED.finditer(sentence, label.end())]
+    return [value for value in quoted if value.strip().lower() not in lexicon.TALK_WORDS]
 
 
 _TOPIC = re.compile(lexicon.SECURITY_TOPICS, _I)
 _TOPIC_ALONE = re.compile(lexicon.SECURITY_TOPICS_ALONE, _I)
 _NAME_TOPIC = re.compile(lexicon.NAME_TOPICS, _I)
+_MAIDEN_NAME = re.compile(lexicon.MOTHERS_MAIDEN_NAME, _I)
+_SECOND_PERSON = re.compile(lexicon.SECOND_PERSON, _I)
+_ANSWER_AFTER = re.compile(
+    rf"[\"'“«„「『]?(?P<value>[^\s\"”»“」』,.;!?。、'‘’]{{2,}})[\"'”»」』]?\s*(?:{lexicon.ANSWER_AFTER})",
+    _I,
+)
+_PRONOUNS = frozenset(lexicon.PRONOUNS.split())
+_EXPLICIT = re.compile(r"->|=>|→|=|:|：")  # a form's answer, not a story's
 _NAMING = re.compile(lexicon.NAMING_WORDS, _I)
 _SECURITY_CONTEXT = re.compile(rf"\b(?:{lexicon.SECURITY_LABELS})\b|{lexicon.SECURITY_CONTEXT}", _I)
 _QUESTION = re.compile(r"[?？]")
@@ -130,27 +171,37 @@ _TOPIC_VALUE = re.compile(
 
 
 def security_answers(text: str) -> list[str]:
-    """What follows an answer marker, or a quoted value, in a line that says it holds a
-    security question or answer ("Respuesta de seguridad: ...", "密保问题 ... 答案是"),
-    or names a security question's topic as a question or with an answer ("Name of your
-    first pet? I always put ...", "the answer to 'what street did you grow up on' is");
-    and the value said of a classic topic, whoever asked ("first pet's name = Biscuit")."""
-    values = _topic_values(text)
+    """What follows an answer marker or a verb of answering, what precedes a verb that
+    follows its answer, or a quoted value, in a line framed as a security question:
+    by name ("Respuesta de seguridad: ...", "密保问题 ... 答案是"), as a question for
+    recovering an account, or by a security question's topic asked as a question, in
+    the second person or with an answer ("Name of your first pet? I always put ...",
+    "for 'what street did you grow up on' I used ..."); and the topic values that count
+    whoever asked (``_topic_values``)."""
     topic = _TOPIC.search(text)
     context = _SECURITY_CONTEXT.search(text)
+    if not (topic or context):
+        return []
     if topic and not context:
         context = (
             _ANSWER_WORD.search(text)
             or _QUESTION.search(text, topic.end())
             or _NUMBERED_QUESTION.search(text)
+            or _asked_of_you(text, topic)
         )
+    values = _topic_values(text, framed=context is not None)
     if not context:
         return values
     start = min(m.start() for m in (topic, context) if m)
-    values += [m.group("value") for m in _QUOTED.finditer(text, start)]
+    values += [m["value"] or m["single"] for m in _QUOTED.finditer(text, start)]
+    values += [  # "hab ich Bello angegeben", not "irgendwas angegeben"
+        m["value"]
+        for m in _ANSWER_AFTER.finditer(text, start)
+        if not (_not_an_answer(m["value"]) or (m["value"].islower() and common_word(m["value"])))
+    ]
     for marker in _ANSWER_MARKER.finditer(text, start):
         value = _ANSWER_VALUE.match(text, marker.end())
-        if not value or value.group("value").lower() in lexicon.TALK_WORDS:
+        if not value or _not_an_answer(value.group("value")):
             continue
         word = value.group("value")
         quoted = value.group(0).lstrip()[:1] != word[:1]
@@ -159,15 +210,34 @@ def security_answers(text: str) -> list[str]:
     return [v for v in values if not (_TOPIC.search(v) or _SECURITY_CONTEXT.search(v))]
 
 
-def _topic_values(text: str) -> list[str]:
+def _asked_of_you(text: str, topic: re.Match[str]) -> re.Match[str] | None:
+    """The topic asked in the second person, as forms ask it: "name of your first
+    pet", "what street did you grow up on"."""
+    before = re.split(r"[.!?。！？\n]", text[max(0, topic.start() - 30) : topic.start()])[-1]
+    return _SECOND_PERSON.search(" ".join(before.split()[-3:]) + " " + topic.group(0))
+
+
+def _not_an_answer(word: str) -> bool:
+    """Talk ("too easy"), a determiner or a pronoun ("was your childhood nickname")."""
+    lower = word.lower()
+    return lower in lexicon.TALK_WORDS or lower in lexicon.DETERMINERS or lower in _PRONOUNS
+
+
+def _topic_values(text: str, framed: bool) -> list[str]:
     """The value a classic topic is said to have: "my first pet was called Mr. Whiskers",
     "母の旧姓は 高橋"; not talk ("first pet is too easy"), a determiner ("was a hamster"),
     a common word that the sentence goes on from ("was really sweet"), or, for a topic
-    that is a thing, a value not given as a name ("first car was red", "是一只乌龟")."""
+    that is a thing, a value not given as a name ("first car was red", "是一只乌龟").
+    Unless ``framed`` as a security question, only a mother's maiden name and a value
+    given as on a form ("first pet's name = Biscuit", "where my parents met → Sligo")
+    count: "our first dog was called Rex" is a memory."""
     values = []
     for topic in _TOPIC_ALONE.finditer(text):
         said = _TOPIC_VALUE.match(text, topic.end())
         if not said:
+            continue
+        marker = text[said.start() : said.start("value")]
+        if not (framed or _MAIDEN_NAME.fullmatch(topic.group(0)) or _EXPLICIT.search(marker)):
             continue
         value = said.group("value")
         lower = value.lower()
@@ -213,12 +283,21 @@ def common_word(word: str) -> bool:
 
 
 _NOT_A_CODE_BEFORE = re.compile(lexicon.NOT_A_CODE_BEFORE + r"\s*$", _I)
-_SHORT_NUMBER = re.compile(r"(?<![\w.,:/-])\d(?:[ -]?\d){2,9}(?![\w.,:/-]|\s?%)")
+# 3-10 digits, not part of a word, a decimal, a time, an amount or a date ("2024-03-14").
+_SHORT_NUMBER = re.compile(
+    r"(?<![\w.,:/$€£¥₩-])(?!\d{4}-\d\d?-\d\d?\b|\d\d?-\d\d?-\d{4}\b)"
+    r"\d(?:[ -]?\d){2,9}(?![\w/-]|[.,:]\d|\s?%)"
+)
+# "QX7-P4M", "R7K2D", "G-482913": capitals and digits.
 _LETTER_CODE = re.compile(
-    r"(?<![\w-])(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{2,5}-?[A-Z0-9]{2,5}(?![\w-])"
+    r"(?<![\w-])(?:(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{2,5}-?[A-Z0-9]{2,5}|"
+    r"[A-Z]{1,3}-\d{4,8})(?![\w-])"
 )
 _NOT_A_CODE_AFTER = re.compile(lexicon.NOT_A_CODE_AFTER, _I)
-_DISCLOSED = re.compile(r"(?:\b(?:is|was|ist|est|es|è|é|lautet)|[:=：])\s*$", _I)
+_DISCLOSED = re.compile(
+    r"(?:\b(?:is|was|are|ist|est|es|è|é|lautet|takes)|[:=：]|[は是为為는은])\s*$", _I
+)
+_COPULA_AFTER = re.compile(r"\s+(?:is|was|ist|est|es|è|é)\b", _I)  # "G-482913 is the code"
 _OTP_CONTEXT = re.compile(lexicon.OTP_CONTEXT, _I)
 _OTP_CASED = re.compile(r"\b(?:TAN|OTP|PIN)\b")
 _LOCK_CONTEXT = re.compile(lexicon.LOCK_CONTEXT, _I)
@@ -242,21 +321,69 @@ def _codes(sentence: str, start: int, shortest: int, letters: bool) -> list[str]
         found += [
             m.group(0)
             for m in _LETTER_CODE.finditer(sentence, start)
-            if _DISCLOSED.search(sentence[: m.start()])
+            if _DISCLOSED.search(sentence[: m.start()]) or _COPULA_AFTER.match(sentence, m.end())
         ]
     return found
 
 
+def codes(sentence: str) -> list[str]:
+    """3-8 digit numbers anywhere in ``sentence`` that are not amounts, counts, years or
+    references."""
+    return _codes(sentence, 0, 3, letters=False)
+
+
+_CODE_WORD = re.compile(
+    r"(?<![\w-])(?:codes?|c[oó]digos?|codice|codici)(?![\w-])|"
+    r"(?P<kind>[ァ-ヿ가-힣一-鿿]*)(?:コード|코드)",
+    _I,
+)
+
+
+def quantity(value: str, text: str) -> bool:
+    """Whether ``value``, a number in ``text``, is followed by a unit or what it counts
+    ("16 characters", "90 días")."""
+    at = text.find(value)
+    return value[:1].isdigit() and at >= 0 and bool(_NOT_A_CODE_AFTER.match(text, at + len(value)))
+
+
+def bare_codes(sentence: str) -> list[str]:
+    """Codes of 4-8 digits, or of capitals and digits said to be one, in a sentence with a
+    code word that names no public kind of code: "the code 9154", "me llegó el código
+    7723 del banco", "G-482913 is the google code"; not "zip code 94110", "o código de
+    rastreio é ...", "エラーコード 0x80004005"."""
+    for match in _CODE_WORD.finditer(sentence):
+        before = sentence[: match.start()].split()
+        kind = match.group("kind") or (before[-1] if before else "")
+        if not (shapes.PUBLIC_KIND.fullmatch(kind) or shapes.COMPOUND.match(sentence, match.end())):
+            return _codes(sentence, 0, 4, letters=True)
+    return []
+
+
+# "confirmation number", "locker no.", "numéro de porte": a thing's reference number.
+_NUMBER_OF = re.compile(
+    r"\w*\s*(?:numbers?\b|no\.|#|num[ée]ro|n[úu]mero|nummer|numero|番号|번호)", _I
+)
+
+
+def _context(pattern: re.Pattern[str], sentence: str) -> re.Match[str] | None:
+    """The first word of ``pattern`` in ``sentence`` that does not name a number."""
+    return next(
+        (m for m in pattern.finditer(sentence) if not _NUMBER_OF.match(sentence, m.end())), None
+    )
+
+
 def one_time_codes(sentence: str) -> list[str]:
     """4-8 digit (or letter-and-digit) codes after words about one-time codes."""
-    context = _OTP_CONTEXT.search(sentence) or _OTP_CASED.search(sentence)
+    context = _context(_OTP_CONTEXT, sentence) or _OTP_CASED.search(sentence)
     return _codes(sentence, context.start(), 4, letters=True) if context else []
 
 
 def lock_codes(sentence: str) -> list[str]:
     """3-8 digits in a sentence about a lock, door, gate or safe and its code."""
-    lock = _LOCK_CONTEXT.search(sentence)
-    code = _LOCK_CODE.search(sentence)
-    if not (lock and code):
+    lock = _context(_LOCK_CONTEXT, sentence)
+    if not lock:
         return []
-    return _codes(sentence, min(lock.start(), code.start()), 3, letters=False)
+    code = _LOCK_CODE.search(sentence)
+    found = _codes(sentence, min(lock.start(), code.start()) if code else lock.end(), 3, False)
+    # "the lockbox at the airbnb is 6142": with no word for its code, the digits it is
+    return found if code else [c for c in found if _DISCLOSED.search(sentence[: sentence.find(c)])]

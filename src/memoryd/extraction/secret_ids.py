@@ -2,19 +2,24 @@
 
 ``memoryd.extraction.secrets`` asks this module for the identifiers in a text:
 
-- payment cards (the Luhn check, any separators) and IBANs (python-stdnum);
+- payment cards (the Luhn check, any separators) and IBANs (their check digits, by
+  python-stdnum, whatever the country's own check on the account part);
 - national identifiers by form where the form or check characters make that safe: US
   SSNs (ddd-dd-dddd), UK NINOs, Chinese resident ids, Spanish DNIs and NIEs, Italian
-  codici fiscali (a shorter number with one check digit, "943 476 5919", is as often a
-  phone number);
+  codici fiscali, French NIRs however spaced, Korean RRNs with their hyphen (a shorter
+  number with one check digit, "943 476 5919", is as often a phone number);
 - a value after a label, in the languages memoryd serves: our own labels
-  (``secret_words.ID_LABELS``: "passport number", "numéro de sécurité sociale", "口座番号"
-  ...) and the names of every python-stdnum module about a person's or a bank account's
-  number ("ITIN", "PAN", "TFN", "CURP", "Versicherungsnummer" ...), with the kinds such a
-  module lists as covered ("EIN" under "TIN"). The value may follow a marker a few words
+  (``secret_words.ID_LABELS``: "passport number", "numéro de sécu", "口座番号", driving
+  licences, residence permits ...) and the names of every python-stdnum module about a
+  person's or a bank account's number, without the country in front ("ITIN", "PAN",
+  "Tax File Number", "CURP", "Versicherungsnummer" ...), with the kinds such a module
+  lists as covered ("EIN" under "TIN"). The value is the number a value starts with
+  ("NY 823 449 107", not "in 2018 with 500 euros") and may follow a marker a few words
   on ("passport number, in case I lose it: ..."); it counts when its validator accepts
   it, when it holds five or more digits, or when it is an identity document number as
-  ICAO 9303 prints them (capital letters and digits, six to nine of them).
+  ICAO 9303 prints them (capital letters and digits, six to nine of them);
+- a long number (6 to 20 digits) in a sentence about a bank that is not about calling
+  it, and is no amount, count, date or reference ("三菱UFJ銀行 ... 普通 4820193").
 """
 
 from __future__ import annotations
@@ -30,9 +35,12 @@ import stdnum
 from stdnum import iban, luhn
 from stdnum.cn import ric
 from stdnum.es import dni, nie
+from stdnum.fr import nir
 from stdnum.it import codicefiscale
+from stdnum.kr import rrn
 
 from memoryd.extraction import secret_words as lexicon
+from memoryd.extraction.secret_context import common_word as _common
 
 _I = re.IGNORECASE
 _SSN = re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])")
@@ -44,6 +52,10 @@ _CHECKED_IDS = (
     (re.compile(r"(?<![\w-])[XYZxyz]-?\d{7}-?[A-Za-z](?![\w-])"), nie.is_valid),
     (re.compile(r"(?<!\w)[A-Za-z]{6}\d{2}[A-Za-z]\d{2}[A-Za-z]\d{3}[A-Za-z](?!\w)"),
      codicefiscale.is_valid),
+    # a French NIR with its key, however spaced; a Korean RRN written with its hyphen
+    (re.compile(r"(?<![\w-])[12] ?\d\d ?\d\d ?(?:\d\d|2[AB]) ?\d{3} ?\d{3} ?\d\d(?![\w-])"),
+     lambda v: nir.is_valid(v.replace(" ", ""))),
+    (re.compile(r"(?<![\w-])\d{6}-[1-8]\d{6}(?![\w-])"), rrn.is_valid),
 )  # fmt: skip
 _IBAN = re.compile(r"\b[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]{4}){2,7}(?:[ -]?[A-Za-z0-9]{1,3})?\b")
 _CARD = re.compile(r"(?<![\d-])(?:\d[ .-]?){12,18}\d(?![\d-])")
@@ -60,7 +72,50 @@ def cards(text: str) -> list[str]:
 
 
 def ibans(text: str) -> list[str]:
-    return [m.group(0) for m in _IBAN.finditer(text) if iban.is_valid(m.group(0).upper())]
+    """IBANs whose check digits hold (a country's own check on its account part aside)."""
+    return [
+        m.group(0)
+        for m in _IBAN.finditer(text)
+        if iban.is_valid(m.group(0).upper(), check_country=False)
+    ]
+
+
+_BANK_CONTEXT = re.compile(lexicon.BANK_CONTEXT, _I)
+_PHONE = re.compile(lexicon.PHONE_WORDS, _I)
+_LONG_NUMBER = re.compile(
+    r"(?<![\w.,:/$€£¥₩+#-])(?!\d{4}-\d\d?-\d\d?\b|\d\d?-\d\d?-\d{4}\b)"
+    r"\d(?:[ -]?\d){5,19}(?![\w/-]|[.,:]\d|\s?%)"
+)
+_NOT_AN_ACCOUNT_BEFORE = re.compile(lexicon.NOT_A_CODE_BEFORE + r"\s*$", _I)
+_NOT_AN_ACCOUNT_AFTER = re.compile(lexicon.NOT_A_CODE_AFTER, _I)
+
+
+def bank_numbers(text: str) -> list[str]:
+    """Numbers of 6 to 20 digits in a sentence about a bank or a bank account that is not
+    about calling it: not amounts, counts, dates or references ("order 1234567")."""
+    found = []
+    for sentence in re.split(r"[.!?。！？\n](?:\s|$)|[。！？\n]", text):
+        if not _BANK_CONTEXT.search(sentence) or _PHONE.search(sentence):
+            continue
+        for match in _LONG_NUMBER.finditer(sentence):
+            if _NOT_AN_ACCOUNT_BEFORE.search(sentence[: match.start()]):
+                continue
+            if not _counts(sentence[match.end() :]):
+                found.append(match.group(0))
+    return found
+
+
+def _counts(rest: str) -> bool:
+    """Whether the words after a number say what it counts or measures: a unit or a
+    currency ("250000 euros"), or a common word that is neither a preposition nor the
+    start of a new clause ("250000 customers", not "... at Wells", "... and ...")."""
+    if _NOT_AN_ACCOUNT_AFTER.match(rest):
+        return True
+    word = re.match(r"\s+([^\W\d_]+)", rest)
+    if not word or not word.group(1).islower():
+        return False
+    lower = word.group(1)
+    return lower not in lexicon.PREPOSITIONS | lexicon.CLAUSE_STARTERS and _common(lower)
 
 
 def ids_by_form(text: str) -> list[str]:
@@ -84,12 +139,13 @@ _BANK_LABEL = re.compile(
     _I,
 )
 _ID_PREFIX = re.compile(
-    r"^\s*(?:is|was|:|=|-|#|no\.?|nr\.?|n\.|n[°º])?\s*(?:is\s+|:\s*)?(?:[가-힣ぁ-ヿ一-鿿]+\s*){0,3}",
+    r"^[)\]]?\s*(?:is|was|:|=|-|#|no\.?|nr\.?|n\.|n[°º])?\s*(?:is\s+|:\s*)?"
+    r"(?:[가-힣ぁ-ヿ一-鿿]+\s*){0,3}",
     _I,
 )
 _ID_MARKER = re.compile(rf"(?<![\w'’])(?:{lexicon.MARKERS})(?![\w'’])|[:=：]", _I)
 _ID_WINDOW = re.compile(r"^[^.;!?。！？]{0,48}?(?:[:=：]|\b(?:is|was|est|es|ist|é|è)\b)", _I)
-_ID_VALUE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|[ .\-/](?=[A-Za-z0-9])){3,30}")
+_ID_VALUE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|[ .\-/]{1,3}(?=[A-Za-z0-9])){3,30}")
 # An identity document number as ICAO 9303 prints it: capitals and digits, up to nine.
 _DOCUMENT_NUMBER = re.compile(r"(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{6,9}")
 
@@ -122,14 +178,28 @@ def _values_after(text: str, end: int) -> list[tuple[str, bool]]:
     marker = _ID_MARKER.match(rest) or _ATTACHED.match(rest)
     rest = rest[marker.end() :].lstrip() if marker else rest
     value = _ID_VALUE.match(rest)
-    if value:
-        found.append((value.group(0), True))
+    if value and _number_part(value.group(0)):
+        found.append((_number_part(value.group(0)), True))
     window = _ID_WINDOW.match(text[end : end + 80])
     if window:
         later = _ID_VALUE.match(text[end + window.end() : end + window.end() + 60].lstrip())
-        if later:
-            found.append((later.group(0), False))
+        if later and _number_part(later.group(0)):
+            found.append((_number_part(later.group(0)), False))
     return found
+
+
+def _number_part(value: str) -> str:
+    """The number a value starts with: its groups that hold a digit, or are a short code
+    in capitals ("NY 823 449 107", "AB 12 34 56 C"); not the words of a sentence ("in
+    2018 with 500 euros")."""
+    groups: list[str] = []
+    for group in value.split():
+        if not groups and group.lower() in lexicon.DETERMINERS:
+            continue  # "es el PAB123456"
+        if not (any(ch.isdigit() for ch in group) or (group.isupper() and len(group) <= 3)):
+            break
+        groups.append(group)
+    return " ".join(groups)
 
 
 _ATTACHED = re.compile(rf"\s*(?:{lexicon.ATTACHED_MARKERS})", _I)
@@ -168,8 +238,8 @@ def _personal_modules() -> tuple[ModuleType, ...]:
 
 
 @cache
-def _id_labels() -> tuple[tuple[re.Pattern[str], Callable[[str], bool]], ...]:
-    """(label, validator) for each personal module: its short names ("VNR, SVNR, VSNR"),
+def _id_labels() -> tuple[tuple[str, re.Pattern[str], Callable[[str], bool]], ...]:
+    """(name, label, validator) for each personal module: its short names ("VNR, SVNR, VSNR"),
     the first name in brackets when short ("Versicherungsnummer"), and the kinds of
     number its documentation lists as covered ("EIN" under "TIN"). Acronyms match in
     capitals only."""
@@ -180,35 +250,49 @@ def _id_labels() -> tuple[tuple[re.Pattern[str], Callable[[str], bool]], ...]:
         head, _, inner = first.partition(" (")
         names = [n.strip(" .") for n in head.split(",")] + [inner.split(",")[0].rstrip(").")]
         names += [m.group("name") for m in _COVERED.finditer(doc)]
-        for name in names:
+        for name in map(_without_country, names):
             words = name.split()
-            if len(name) < 3 or not name[0].isupper() or len(words) > 2 or _PLACE.search(name):
+            if len(name) < 3 or not name[0].isupper() or len(words) > 4 or _PLACE.search(name):
                 continue
             escaped = re.escape(name).replace(r"\ ", r"\s+")
             if name.isupper() or re.fullmatch(r"[A-Z][a-z]?[A-Z]\w*", name):
                 pattern = re.compile(rf"(?<![\w-]){escaped}(?![\w-])")
             else:
                 pattern = re.compile(rf"(?<![\w-])\w*{escaped}(?![\w-])", _I)
-            labels.append((pattern, module.is_valid))
+                name = _key(name)
+            labels.append((name, pattern, module.is_valid))
     return tuple(labels)
 
 
+def _key(name: str) -> str:
+    return " ".join(name.lower().split())
+
+
+def _without_country(name: str) -> str:
+    """A module's name for its number without the country in front: "Australian Tax File
+    Number" is a "Tax File Number", "South Korean resident registration number" a
+    "Resident registration number"."""
+    personal = _PERSONAL.search(name)
+    if not personal or personal.start() == 0:
+        return name
+    tail = name[name.rfind(" ", 0, personal.start()) + 1 :]
+    return tail[:1].upper() + tail[1:]
+
+
 @cache
-def _any_id_label() -> re.Pattern[str]:
-    """A quick test for ``_id_labels``, most sentences naming none of them: their acronyms
-    as words, their names anywhere."""
-    acronyms, names = [], []
-    for pattern, _ in _id_labels():
-        bare = pattern.pattern.replace(r"(?<![\w-])", "").replace(r"(?![\w-])", "")
-        if pattern.flags & _I:
-            names.append(bare.replace(r"\w*", ""))
-        else:
-            acronyms.append(bare)
-    return re.compile(rf"(?<![\w-])(?:{'|'.join(acronyms)})(?![\w-])|(?i:{'|'.join(names)})")
+def _label_names() -> tuple[frozenset[str], tuple[str, ...], tuple[str, ...]]:
+    """The names of ``_id_labels`` as a quick test, most sentences naming none of them:
+    acronyms as whole words, other names as parts of the text (lower-cased unless
+    written in capitals, "BC PHN")."""
+    labels = _id_labels()
+    words = frozenset(n for n, p, _ in labels if not p.flags & _I and n.isalnum())
+    cased = tuple(dict.fromkeys(n for n, p, _ in labels if not p.flags & _I and n not in words))
+    lower = tuple(dict.fromkeys(n for n, p, _ in labels if p.flags & _I))
+    return words, cased, lower
 
 
 _ID_AFTER = re.compile(
-    r"^(?:\s*(?:card|number|no\.?|nr\.?|n[°º]|#|is|was|:|-|ist|es|est|é|è))*\s*"
+    r"^(?:\s*(?:card|number|no\.?|nr\.?|n[°º]|#|is|was|:|-|ist|es|est|é|è|[)\]]))*\s*"
     r"(?P<value>[A-Za-z0-9](?:[A-Za-z0-9]|[ .\-/](?=[A-Za-z0-9])){4,30})",
     _I,
 )
@@ -218,9 +302,13 @@ def stdnum_ids(text: str) -> list[str]:
     """A value after one of stdnum's personal-number labels: one its validator accepts,
     or one with five or more digits."""
     values: list[str] = []
-    if not _any_id_label().search(text):
-        return values
-    for label, is_valid in _id_labels():
+    acronyms, cased, names = _label_names()
+    lower = _key(text)
+    named = acronyms & set(re.findall(r"[\w-]+", text))
+    named |= {name for name in names if name in lower} | {name for name in cased if name in text}
+    for name, label, is_valid in _id_labels():
+        if name not in named:
+            continue
         for match in label.finditer(text):
             value = _ID_AFTER.match(text[match.end() : match.end() + 60])
             candidates = [value.group("value")] if value else []

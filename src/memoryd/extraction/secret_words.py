@@ -18,8 +18,17 @@ CREDENTIAL_LABELS = (
     r"recovery\s+(?:phrase|words)|mnemonic|combination|combo|"
     r"(?:door|gate|garage|alarm|entry|access|keypad|lockbox|safe|lock|building|disarm|"
     r"unlock|login|sign[- ]in|verification|confirmation|one[- ]time|sms|2fa|mfa|backup|"
-    r"recovery|security|opener|voicemail)(?:\s+system)?\s+(?:code|codes|pin|number)|"
+    r"recovery|security|opener|voicemail)(?:\s+system)?\s+(?:code|codes|pin)|"
     r"(?:wi-?fi|wlan|wpa2?|network)\s+(?:key|password|pass)|"
+    r"cl[ée]\s+(?:de\s+)?(?:réseau|wpa)|clave\s+(?:de\s+(?:la\s+)?)?red|netzwerkschlüssel|"
+    r"wlan-schlüssel|chave\s+(?:de\s+)?rede|chiave\s+(?:di\s+)?rete|网络密钥|ネットワークキー|"
+    r"네트워크\s?키|"
+    # what unlocks something, by definition a credential: "the phrase to unlock the wallet"
+    r"(?:word|phrase|code|number)s?\s+(?:to|that|which)\s+(?:unlock|open|get\s+in|access)\w*|"
+    r"(?:mot|phrase|code)\s+pour\s+(?:déverrouiller|ouvrir|accéder)|"
+    r"(?:palabra|frase|código)\s+para\s+(?:desbloquear|abrir|acceder|acessar)|"
+    r"(?:wort|satz|code)\s+zum\s+(?:entsperren|öffnen)|"
+    r"(?:parola|frase|codice)\s+per\s+(?:sbloccare|aprire|accedere)|"
     # keys that are themselves the secret (a password manager's, a disk's, a licence's)
     r"(?:master|recovery|encryption|decryption|licen[cs]e|product|activation)\s+key|"
     # fr
@@ -39,18 +48,30 @@ CREDENTIAL_LABELS = (
     r"비밀번호|비번|암호|보안\s?코드"
 )
 CJK_LABELS = (
-    r"密码|密碼|口令|验证码|驗證碼|パスワード|暗証番号|合言葉|認証コード|"
+    r"密码|密碼|口令|验证码|驗證碼|パスワード|パス(?![ァ-ヺー])|暗証番号|合言葉|認証コード|"
     r"비밀번호|비번|암호|인증번호|パスフレーズ|オートロック|安全码|セキュリティコード"
 )
 
-# A security question's answer: the classic ones (mother's maiden name) are secrets
-# whoever asked; a first pet or school only when said as the answer to one.
+# A mother's maiden name, the classic security answer: a secret whoever asked (one's own
+# maiden name is not: "my maiden name was Harper before I got married").
+MOTHERS_MAIDEN_NAME = (
+    r"\b(?:mother|mom|mum|mama|mommy|mummy|ma)['’]?s\s+maiden\s+name|"
+    r"maiden\s+name\s+of\s+(?:my|your|his|her|the)\s+(?:mother|mom|mum)|"
+    r"nom\s+de\s+jeune\s+fille\s+de\s+(?:ma|ta|sa|votre|la)\s+(?:mère|maman)|"
+    r"apellido\s+de\s+soltera\s+de\s+(?:mi|tu|su|la)\s+(?:madre|mamá)|"
+    r"(?:mädchen|geburts)namen?\s+(?:meiner|deiner|ihrer|seiner|der)\s+(?:mutter|mama)|"
+    r"nome\s+de\s+solteira\s+da\s+(?:(?:minha|sua|tua)\s+)?(?:mãe|mae)|"
+    r"cognome\s+da\s+nubile\s+di\s+(?:mia|tua|sua)\s+(?:madre|mamma)|"
+    r"(?:母亲|母親|妈妈|媽媽|妈|媽|母)(?:的|の)?\s?(?:娘家姓|婚前姓|旧姓)|"
+    r"어머니\s?(?:의\s?)?(?:결혼\s?전\s?)?(?:성|성함)"
+)
+# A security question's answer: a mother's maiden name whoever asked; a first pet or
+# school only when said as the answer to one.
 SECURITY_LABELS = (
-    r"maiden\s+name|security\s+(?:question|answer|q)s?(?:\s+answer)?|"
+    MOTHERS_MAIDEN_NAME + r"|security\s+(?:question|answer|q)s?(?:\s+answer)?|"
     r"memorable\s+(?:word|answer|name|place|date)|password\s+hint|"
     r"secret\s+(?:question|answer|word)|"
-    r"nom\s+de\s+jeune\s+fille|apellido\s+de\s+soltera|nome\s+de\s+solteira|"
-    r"mädchenname|geburtsname|cognome\s+da\s+nubile|pregunta\s+de\s+seguridad|"
+    r"(?:recovery|verification|challenge)\s+(?:question|answer)s?|pregunta\s+de\s+seguridad|"
     r"question\s+secrète|sicherheitsfrage|domanda\s+di\s+sicurezza"
 )
 
@@ -64,11 +85,31 @@ COMPOUND_NOUNS = (
     r"bugs?|issues?|errors?|flows?|services?|servers?|endpoints?|tests?|fix|fixes|crash|"
     r"problems?|regressions?|timeouts?|cookies?|sessions?|logs?|buttons?|modules?|"
     r"features?|methods?|helpers?|"
-    r"manager|gestionnaire|oublié|gestor|verwaltung|gerenciador|"
-    # kinds of code that are public: "código postal", "code source", "código de barras"
-    r"postale?|fuente|source|sorgente|barras|barres|descuento|réduction|promocional|"
-    r"promo|produit|producto|produto|prodotto|avviamento"
+    r"manager|gestionnaire|oublié|gestor|verwaltung|gerenciador"
 )
+# Kinds of code or number that are public, said before the code word ("zip code",
+# "Fehlercode", "エラーコード") or after it ("código postal", "code de la route",
+# "código de rastreio", "codice errore"), in each language memoryd serves.
+PUBLIC_CODE_KINDS = (
+    r"zip|postal|postale|post|postleit\w*|cep|area|country|status|errors?|source|promo\w*|"
+    r"discount|coupon|voucher|referral|gift|course|class|dress|colou?r|qr|bar|barcode|"
+    r"product|item|sku|exit|return|http|response|sort|tax|airport|station|billing|"
+    r"diagnosis|project|school|branch|swift|bic|currency|language|model|flight|room|"
+    r"ticket|order|tracking|booking|reservation|reference|invoice|shipping|"
+    r"parcel|morse|cheat|machine|binary|byte|dial|genetic|highway|penal|civil|"
+    # codes of public classifications and standards
+    r"iso|hs|naics|sic|icd|iata|icao|isbn|ean|upc|gtin|unspsc|cpt|nace|"
+    r"route|erreur|suivi|réduction|réservation|commande|vestimentaire|"
+    r"fuente|descuento|seguimiento|rastreo|reserva|pedido|vestimenta|barras|"
+    r"fehler|rabatt|gutschein|sendungs\w*|kleider|buchungs\w*|bestell\w*|"
+    r"erro|rastreio|desconto|barra|"
+    r"errore|sconto|sorgente|tracciamento|prenotazione|ordine|abbigliamento|avviamento|"
+    r"barres|produit|producto|produto|prodotto|cours|curso|corso|kurs\w*|"
+    r"错误|邮政|郵便|优惠|快递|エラー|クーポン|追跡|에러|오류|할인|우편|운송장"
+)
+# The link between a code word and its kind in the Romance languages ("code de la",
+# "código do", "codice di").
+KIND_LINK = r"(?:\s+(?:de|di|da|do|du|des|del|della|dello|dos|das|la|le)\b|\s+d['’])*"
 # Words that make the noun after them a particular one ("my password", "la contraseña",
 # "die PIN"): in each Latin-script language memoryd serves.
 _DETERMINERS = (
@@ -81,6 +122,18 @@ _DETERMINERS = (
     "un une uno una ein eine einen um uma"
 )
 DETERMINERS = frozenset(_DETERMINERS.split())
+
+# Words that start a complement of a noun: "the password for the wifi", "le mot de passe
+# de la box", "das Passwort für das WLAN", "の" is written onto the noun.
+_PREPOSITIONS = (
+    "for of to on at in from with into onto "
+    "de du des d' pour sur à au aux chez dans avec "
+    "del para por en con a al "
+    "für von vom zum zur zu auf am im bei mit an "
+    "da do dos das na no nos em pra com "
+    "di della dello dei degli per su al nel sul"
+)
+PREPOSITIONS = frozenset(_PREPOSITIONS.split())
 
 # Disclosing words after a label: the value follows them. ``ATTACHED_MARKERS`` may be
 # written onto the label ("password's", "密码是", "비밀번호는").
@@ -159,7 +212,15 @@ ID_LABELS = (
     r"sin|tax\s+(?:id|number|code)|tin|bsn|"
     r"personnummer|dni|nie|nif|cpf|medicare\s+(?:number|no\.?)|"
     r"driver'?s\s+licen[cs]e(?:\s+(?:number|no\.?))?|driving\s+licen[cs]e(?:\s+number)?|"
-    r"licen[cs]e\s+(?:number|no\.?|#)|account\s+(?:number|no\.?)|account|acct\s+(?:number|no\.?)|"
+    r"licen[cs]e\s+(?:number|no\.?|#)|account\s+(?:number|no\.?)|account|acct(?:\s+(?:number|no\.?|#))?|"
+    # a driving licence, a residence permit, an immigration number, in each language
+    r"licen[cs]e|dl\s*(?:number|no\.?|#)|licencia(?:\s+de\s+conducir)?|permis\s+de\s+conduire|"
+    r"führerschein(?:nummer)?|carteira\s+de\s+(?:motorista|habilitação)|cnh|patente\s+di\s+guida|"
+    r"a-number|alien\s+(?:registration\s+)?number|residence\s+permit(?:\s+number)?|"
+    r"titre\s+de\s+séjour|permiso\s+de\s+residencia|tarjeta\s+de\s+residencia|"
+    r"aufenthalts(?:titel|erlaubnis)|autorização\s+de\s+residência|permesso\s+di\s+soggiorno|"
+    r"carteira\s+de\s+identidade|identidade|rg|n[úu]mero\s+de\s+contribuinte|contribuinte|"
+    r"num[ée]ro\s+de\s+s[ée]cu|s[ée]cu|"
     r"sort\s+code|routing\s+number|bsb|iban|bic|swift|"
     r"numéro\s+de\s+sécurité\s+sociale|sécurité\s+sociale|nir|numéro\s+fiscal|"
     r"número\s+de\s+(?:la\s+)?seguridad\s+social|pasaporte|passeport|passaporte|passaporto|"
@@ -170,7 +231,7 @@ ID_LABELS = (
 CJK_ID_LABELS = (
     r"身份证号?码?|身份證|护照号?码?|護照|驾驶证号?码?|社会保障号码?|マイナンバー|個人番号|"
     r"旅券番号|パスポート番号|免許証番号|在留カード番号|基礎年金番号|주민등록번호|여권번호|"
-    r"운전면허\s?번호|외국인등록번호|"
+    r"운전면허\s?번호|외국인등록번호|주민\s?번호|"
     r"口座番号|支店番号|口座|账号|帐号|账户|银行卡号|卡号|계좌번호|계좌"
 )
 
@@ -182,6 +243,22 @@ BANK_LABELS = (
     r"aba|ifsc|clabe|sozialversicherungsnummer|rentenversicherungsnummer"
 )
 
+# A bank or an account at one: a long number in the same sentence is its number
+# ("振込先：... 銀行 渋谷支店 普通 4820193", "국민은행 482901-01-338172 로 보내줘").
+BANK_CONTEXT = (
+    r"\b(?:banks?|banking|checking|savings|acct|routing|wire|iban|swift|bic|sort\s+code|"
+    r"banque|bancaire|virement|rib|banco|bancaria|transferencia|cuenta\s+(?:corriente|de\s+ahorro)|"
+    r"bankverbindung|überweisung|kontonummer|girokonto|sparkonto|"
+    r"transferência|conta\s+(?:corrente|poupança)|pix|banca|bonifico|conto\s+corrente)\b|"
+    r"银行|銀行|账户|帳戶|账号|帳號|口座|振込|振り込|支店|은행|계좌|송금|이체"
+)
+# Calling someone: a long number in the same sentence is a phone number.
+PHONE_WORDS = (
+    r"\b(?:phone|call|calling|tel|telephone|mobile|cell|fax|whatsapp|hotline|téléphone|"
+    r"appel\w*|portable|teléfono|llam\w+|móvil|celular|telefon\w*|handy|anruf\w*|ruf|"
+    r"telefone|ligar|liga|telefono|cellulare|chiam\w+)\b|电话|電話|手机|携帯|전화|휴대폰|핸드폰"
+)
+
 # Labels of a phrase that is itself the secret: what follows their colon is the value.
 PHRASE_LABELS = (
     r"pass[\s-]?phrase|seed\s+(?:phrase|words)|recovery\s+(?:phrase|words)|backup\s+phrase|"
@@ -189,6 +266,13 @@ PHRASE_LABELS = (
     r"phrase\s+secrète|frase[\s-]+(?:semilla|(?:de\s+)?(?:contraseña|recuperaci[óo]n|"
     r"recupera[çc][ãa]o|paso|senha)|secreta|segreta|mnemonica)|wiederherstellungsphrase|passfrase|"
     r"助记词|助記詞|パスフレーズ|リカバリーフレーズ|복구\s?문구|시드\s?문구|암호\s?문구"
+)
+
+# Naming a recovery phrase or part of one: what follows may be its words.
+SEED_CONTEXT = (
+    PHRASE_LABELS + r"|\bseed\b|\bwallet\s+words|"
+    r"\b(?:words?|mots|palabras|wörter|palavras|parole)\s+\d{1,2}\s*(?:to|-|–|through|à|a|bis|al)\s*\d{1,2}\b|"
+    r"graine|semilla|semente|\bseme\b|シード|リカバリー|시드"
 )
 
 # A classic security question's topic. These are the questions banks and sites offer
@@ -199,14 +283,15 @@ PHRASE_LABELS = (
 # ("first pet's name = ...", "第一只宠物叫 ...") or written as one ("was Rex"), not a kind
 # ("was a hamster", "是一只乌龟", "は猫でした").
 NAME_TOPICS = (
-    r"maiden\s+name|street\s+(?:you|i|we)\s+gr[eo]w\s+up(?:\s+on)?|"
+    MOTHERS_MAIDEN_NAME + r"|maiden\s+name|street\s+(?:(?:did\s+)?(?:you|i|we)\s+)?"
+    r"gr[eo]w\s+up(?:\s+on)?|"
     r"(?:(?:city|town|place)\s+)?where\s+(?:your|my|our)?\s*parents\s+met|"
     r"childhood\s+(?:best\s+friend|nickname|street)|nom\s+de\s+jeune\s+fille|"
     r"apellido\s+de\s+soltera|nome\s+de\s+solteira|mädchenname|geburtsname|"
     r"cognome\s+da\s+nubile|娘家姓|旧姓"
 )
 THING_TOPICS = (
-    r"first\s+(?:pet|dog|cat|car|school|teacher)|"
+    r"first\s+(?:grade\s+)?(?:pet|dog|cat|car|school|teacher)|"
     r"premi(?:er|ère)\s+(?:animal|voiture|école|professeur|chien|chat|maîtresse|instit\w*)|"
     r"primer[ao]?\s+(?:mascota|perro|gato|coche|auto|carro|escuela|colegio|maestr[oa]|profesor[a]?)|"
     r"primeir[oa]\s+(?:animal|c[ãa]o|cachorro|gato|carro|escola|professor[a]?)|"
@@ -225,8 +310,8 @@ NAMING_WORDS = (
 # teacher or a first job is also just a memory ("My first car was a blue Fiat").
 SECURITY_TOPICS = SECURITY_TOPICS_ALONE + (
     r"|first\s+(?:boss|job|love|concert)|gr[eo]w(?:ing)?\s+up\s+on|"
-    r"city\s+(?:you\s+were|i\s+was)\s+born|"
-    r"where\s+(?:you\s+were|i\s+was)\s+born|favou?rite\s+(?:teacher|food|book|movie|film|"
+    r"(?:city|town|where)\s+(?:you\s+were|i\s+was|were\s+you|was\s+i)\s+born|"
+    r"favou?rite\s+(?:teacher|food|book|movie|film|"
     r"colou?r|team|band|singer)|childhood\s+(?:friend|hero)|"
     r"(?:grand)?(?:mother|father)'?s\s+(?:first\s+|middle\s+)?name|"
     r"ville\s+de\s+naissance|ciudad\s+natal|cidade\s+natal|nome\s+da\s+m[ãa]e|geburtsstadt|"
@@ -244,12 +329,25 @@ TOPIC_MARKERS = (
     r"ist|war|hieß|heißt|lautet|è|si\s+chiamava"
 )
 CJK_TOPIC_MARKERS = r"叫|是|为|為|は|은|는|이|가|：|:"
-# Saying it is a security question or answer, in each language.
+# Saying it is a security question or answer, in each language: by name, or as a
+# question for recovering an account or checking who one is ("비밀번호 찾기 질문",
+# "本人確認の質問", "question de récupération").
 SECURITY_CONTEXT = (
     r"(?:respuesta|pregunta)s?\s+de\s+seguridad|(?:resposta|pergunta)s?\s+d[ea]\s+seguran[çc]a|"
     r"(?:réponse|question)s?\s+(?:secrète|de\s+sécurité)|sicherheits(?:frage|antwort)\w*|"
     r"(?:risposta|domanda)\s+(?:di\s+sicurezza|segreta)|密保|安全问题|安全問題|秘密の質問|"
-    r"セキュリティ(?:質問|の質問)|보안\s?질문|비밀\s?질문"
+    r"(?:respuesta|pregunta|resposta|pergunta)s?\s+secretas?|geheim(?:e\s+)?fragen?|"
+    r"セキュリティ(?:質問|の質問)|보안\s?질문|비밀\s?질문|"
+    r"(?:recovery|verification|identity|récupération|vérification|recuperaci[óo]n|"
+    r"verificaci[óo]n|wiederherstellungs|recupera[çc][ãa]o|verifica[çc][ãa]o|recupero|verifica|"
+    r"비밀번호\s?찾기|본인\s?확인|계정\s?복구|找回密码|身份验证|本人確認)\S*\s*(?:の\s*)?"
+    r"(?:questions?|pregunta|frage|pergunta|domanda|질문|问题|問題|質問)"
+)
+# Asking it of the user, as a form does: "name of your first pet", "what street did you
+# grow up on", "nom de ton premier animal".
+SECOND_PERSON = (
+    r"\b(?:your|you|votre|vos|ton|ta|tes|tu|su|sus|dein\w*|ihr\w*|seu|sua|teu|tua|tuo|"
+    r"tuoi)\b|你的|あなたの|당신의"
 )
 # With a topic, these make it an answer: "the answer to ...", "I always put ...".
 ANSWER_WORDS = (
@@ -259,12 +357,29 @@ ANSWER_WORDS = (
     r"答案|答え|답은|답"
 )
 ANSWER_MARKERS = (
-    r"(?<![\w'’])(?:is|was|put|type|enter|write|use|used|es|era|est|était|ist|war|lautet|è|é|foi)(?![\w'’])|"
-    r"->|=>|→|[:=：]|(?:答案|答え|답|정답)\s*(?:是|は|은|는|：|:)"
+    r"(?<![\w'’])(?:is|was|es|era|est|était|ist|war|lautet|è|é|foi|(?:it|that)['’]s|c['’]est|"
+    # giving an answer, in each language: "I put", "j'ai mis", "puse", "coloquei", "ho risposto"
+    r"put|type|typed|enter|entered|write|wrote|use|used|say|said|answered|gave|chose|picked|"
+    r"(?<=ai |as |ns |ez |nt | a )mis|mets|mettre|écrit|répondu|choisi|donné|tapé|saisi|"
+    r"puse|pongo|puesto|escribí|escrito|respondí|contesté|elegí|"
+    r"coloquei|coloco|escrevi|respondi|escolhi|usei|"
+    r"messo|metto|scritto|risposto|scelto|inserito|usato)(?![\w'’])|"
+    r"->|=>|→|[:=：]|(?:答案|答え|답|정답)\s*(?:是|は|은|는|：|:)|(?:填|写|寫|选|選)(?:的是|了|成)?"
+)
+# Subject pronouns: "was your ...", "I put ...", not an answer.
+PRONOUNS = "i you he she it we they je tu il elle yo él ich du er sie es eu ele ela io lui"
+# Verbs that follow the answer they give: "hab ich Bello angegeben".
+ANSWER_AFTER = (
+    r"angegeben|eingegeben|geschrieben|genommen|gewählt|benutzt|verwendet|"
+    r"と(?:入力|答え|書い)|って(?:入力|答え|書い)|(?:로|으로|라고)\s?(?:해|적|썼|답)"
 )
 
 # Words about one-time codes: a short number in the same sentence is the code.
 OTP_CONTEXT = (
+    # a service sending six digits, as one-time codes are shown: "Instagram sent 304 992"
+    r"\b(?:sent|texted|got|received|envoyé|reçu|envió|mandó|recibí|llegó|geschickt|"
+    r"bekommen|erhalten|enviou|mandou|recebi|chegou|inviato|mandato|ricevuto|arrivato)\s+"
+    r"(?:me\s+|mir\s+|mi\s+)?(?=\d{3}[ -]?\d{3}\b(?![ -]?\d))|"
     r"\b(?:otp|2fa|mfa|totp|one[- ]time|single[- ]use|verification|confirmation|"
     r"authenticator|backup\s+codes?|recovery\s+codes?|magic\s+link|sms|text(?:ed)?\s+me|"
     r"e-?mailed\s+me|login\s+code|sign[- ]in\s+code|security\s+code|usage\s+unique|"
@@ -281,12 +396,18 @@ LOCK_CONTEXT = (
     r"schloss|vorhängeschloss|alarmanlage|tür|tor|tresor|safe|cadenas|porte|portail|"
     r"alarme|coffre|candado|puerta|port[óo]n|alarma|caja\s+fuerte|cadeado|porta|port[ãa]o|"
     r"cofre|lucchetto|cancello|allarme|cassaforte|门锁|密码锁|门禁|保险箱|保險箱|"
-    r"オートロック|南京錠|金庫|玄関|도어락|자물쇠|금고|현관"
+    r"オートロック|南京錠|金庫|玄関|도어락|자물쇠|금고|현관|"
+    # a box for keys: "boîte à clés", "Schlüsselkasten", "キーボックス"
+    r"bo[îi]t(?:e|ier)\s+à\s+clés?|caja\s+(?:de\s+)?llaves|schlüssel(?:kasten|safe|tresor)|"
+    r"caixa\s+de\s+chaves|cassett[ae]\s+(?:porta)?chiavi|キーボックス|키\s?박스|"
+    # a phone's or a screen's lock: "スマホのロック解除は 190827"
+    r"unlock|déverrouill\w*|desbloque\w*|entsperr\w*|desbloqueio|sblocc\w*|"
+    r"解锁|解鎖|锁屏|ロック|잠금"
 )
 LOCK_CODE_WORDS = (
     r"\bopens?\s+with|\bopen\s+it\s+with|\bunlocks?\s+with|\bcode|ouvre\s+avec|"
     r"\babre\s+con|\babre\s+com|öffnet\s+(?:sich\s+)?mit|\bsi\s+apre\s+con|\bcombo|\bcombination|"
-    r"\bpin\b|\bcombinaison|\bcombinación|\bcombinação|\bcombinazione|\bcódigo|\bcodice|"
+    r"\bpin\b|\bkeypad|\bclavier|\bteclado|\btastenfeld|\btastierino|\bcombinaison|\bcombinación|\bcombinação|\bcombinazione|\bcódigo|\bcodice|"
     r"\bzahlen|番号|コード|密码|码|번호|비번|비밀번호|"
     # keying it in: "press 9, 2, 6, 6 then enter", "tape 4417", "digita 1357"
     r"\b(?:press|punch\s+in|key\s+in|enter|type|tape[rz]?|compose[rz]?|teclea[r]?|marca[r]?|digita[r]?|"
@@ -311,13 +432,19 @@ CLAUSE_STARTERS = frozenset(_CLAUSE_STARTERS.split()) | CLAUSE_WORDS
 NOT_A_CODE_BEFORE = (
     r"(?:\b(?:(?<!punch\s)(?<!key\s)in|since|until|from|by|before|after|en|depuis|desde|seit|im|dal|nel|em|"
     r"error|status|order|ticket|invoice|case|issue|page|step|room|flight|version|about|"
-    r"over|under|only|every|after|within|expires?\s+in|valid\s+for|took|"
+    r"over|under|only|every|after|within|expires?\s+in|valid\s+for|took|than|que|als|"
     r"zip|postal|area|port|line|de|ending|ends\s+in|ending\s+in|last|the|of|this|next)|[#№])"
 )
 # A number before these is an amount or a measure, not a code.
 NOT_A_CODE_AFTER = (
     r"\s*(?:[%€$£¥₩]|(?:yen|euros?|eur|dollars?|usd|reais|pesos|pounds|won|yuan|minutes?|"
-    r"mins?|seconds?|secs?|hours?|days?|mm|cm|km|kg|m|g|times|people|items|points)\b)"
+    r"mins?|seconds?|secs?|hours?|days?|weeks?|months?|years?|mm|cm|km|kg|m|g|times|people|"
+    r"items|points|lines|lignes|l[ií]neas|zeilen|linhas|righe|"
+    # counts: "600000 iterations", "128 bits", "1000 caractères", "300 Zeichen"
+    r"iterations?|rounds?|bits?|bytes?|characters?|chars?|digits?|letters?|attempts?|tries|"
+    r"users?|caract[eè]res?|chiffres?|tentatives?|d[ií]gitos?|letras?|intentos?|"
+    r"zeichen|ziffern|stellen|versuche|tentativas?|caratteri|cifre|lettere|tentativi)\b|"
+    r"文字|字符|位|桁|자리?|回|次|번)"
 )
 # "Passwort: hab ich vergessen": a sentence saying the credential is forgotten or unknown
 # discloses no common word as its value.
@@ -325,4 +452,25 @@ FORGET_WORDS = (
     r"forgot|forgotten|forget|don'?t\s+(?:know|remember)|can'?t\s+remember|oublié|oubliée|"
     r"olvidé|olvidado|olvidada|olvido|esqueci|esquecida|esquecido|vergessen|vergesse|"
     r"dimenticato|dimenticata|dimentico|忘れ|忘了|忘记|잊어|까먹"
+)
+
+# A sentence with these says its key, card or code is an example, a test value or a
+# public one: "the example key from the docs", "Stripe's test card", "my public SSH key".
+EXAMPLE_WORDS = (
+    r"examples?|e\.g\.|for\s+instance|samples?|placeholders?|dummy|tutorials?|docs|"
+    r"documentation|readme|test\s+(?:cards?|keys?|numbers?|mode)|sandbox|"
+    r"exemples?|par\s+exemple|fictif|fictive|factice|tutoriel|carte\s+de\s+test|"
+    r"ejemplos?|por\s+ejemplo|fictici[oa]|de\s+prueba|documentación|"
+    r"beispiel\w*|platzhalter|testkarte|testschlüssel|doku(?:mentation)?|"
+    r"exemplos?|por\s+exemplo|fictíci[oa]|de\s+teste|documentação|"
+    r"esempi[oa]?|per\s+esempio|ad\s+esempio|fittizi[oa]|di\s+prova|segnaposto|documentazione|"
+    r"例如|示例|例子|样例|占位符|例えば|サンプル|ダミー|テスト用|예시|예를\s?들어|샘플|더미|테스트용"
+)
+PUBLIC_WORDS = (
+    r"public\s+(?:ssh\s+)?keys?|publishable(?:\s+keys?)?|clés?\s+publiques?|claves?\s+públicas?|"
+    r"öffentliche[nr]?\s+schlüssel|chaves?\s+públicas?|chiavi?\s+pubblic[ah]e?|公钥|公開鍵|"
+    r"공개\s?키|(?:wallet|bitcoin|btc|ethereum|eth|crypto|deposit)\s+address|"
+    r"adresse\s+(?:bitcoin|du\s+portefeuille)|dirección\s+(?:de\s+)?(?:la\s+)?(?:billetera|cartera|bitcoin)|"
+    r"wallet-?adresse|endereço\s+(?:da\s+carteira|bitcoin)|indirizzo\s+(?:del\s+wallet|bitcoin)|"
+    r"钱包地址|ウォレットアドレス|지갑\s?주소"
 )

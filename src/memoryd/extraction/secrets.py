@@ -4,33 +4,42 @@ Two nets: ``secret_reason`` spots text that holds a credential or an identifier 
 form and its words, and ``secret_values`` collects the exact secret strings found in the
 source chats, so a candidate that repeats one of them in other words is dropped too.
 
-What counts (see docs/security.md and bench/secret_detection.py for how well it works):
+The design, in three parts (docs/security.md and bench/secret_detection.py say how well
+it works):
+
+- a concept: a sentence names a credential, a code, a lock, a bank, an identity
+  document or a security question, in any language memoryd serves
+  (``memoryd.extraction.secret_words``: "password", "mot de passe", "código", "密码",
+  "口座", "비밀번호 찾기 질문" ...), and not as the first half of a compound noun
+  ("password manager") or for a public kind of code ("zip code", "código de rastreio");
+- a value anywhere in that sentence, not only right after a label: a word typed like a
+  password that is no word of the sentence ("Madeleine44 comme mot de passe"), a number
+  that is no amount, count, year or reference, a name given with a verb of answering
+  ("j'ai mis Caramel"), a long number next to a bank ("銀行 ... 普通 4820193");
+- and no sign that the value stands for a secret (``memoryd.extraction.secret_shapes``):
+  a placeholder, an example, a test or public value, base64 of plain text.
+
+What counts:
 
 - keys and tokens by format: detect-secrets' format detectors (AWS, GitHub, GitLab,
   Slack, Stripe, Twilio, SendGrid, npm, PyPI, JWTs, private keys, credentials in URLs ...)
-  and our own for what they miss (``sk-proj-...``, ``AIza...``, long random strings);
-- passwords, pass phrases, PINs and codes, in every language memoryd serves: a label
-  (``memoryd.extraction.secret_words``: "password", "mot de passe", "密码" ...) then a
-  word that discloses the value ("is", "'s", "will be", "starts with", "lautet", "是")
-  and a value that is not talk about it ("is too short"; a common word the clause goes
-  on from, "is way too long", "est écrit derrière la box"; a credential with no Latin
-  letter or digit, "密码：昨天已经改了"); "X as my password"; a
-  password-shaped word near a label or in a login context, unless it names a thing (an
-  algorithm or product with its number, "PBKDF2", "Argon2id"; a version; a UUID, or a
-  hex string in talk of commits and builds, when no key or token is talked of) or the
-  credential word begins a compound noun ("login bug", "password hashes"); a strong
-  password alone; a password-shaped word after "key" ("uses the key maplesyrup42").
-  After "my password" with no disclosing word, a word of one of the languages
-  (wordfreq: "hier", "ontem") is part of the sentence, not the value;
-- security answers: a mother's maiden name, the answer to a security question, a
-  memorable or secret word;
-- payment cards, IBANs, national identifiers, bank account, sort and routing numbers
-  (``memoryd.extraction.secret_ids``: by form where a check digit makes that safe, after
-  our labels and python-stdnum's), CVVs by their names in each language;
+  and our own for what they miss (``sk-proj-...``, ``AIza...``, a provider's prefix and a
+  random body, long random strings);
+- passwords, pass phrases, PINs and codes: a label then a word that discloses the value
+  ("is", "'s", "will be", "starts with", "lautet", "是") and a value that is not talk
+  about it ("is too short"; a common word the clause goes on from, "is way too long";
+  a common word after a marker whose subject is another noun, "the password game was
+  hilarious"; a credential with no Latin letter or digit, "密码：昨天已经改了"); "X as my
+  password" in each language; a password-shaped word or a code-like number anywhere in
+  a sentence about a credential or a login, unless it names a thing (an algorithm or
+  product with its number, "PBKDF2"; a version; a UUID, or a hex string in talk of
+  commits and builds, when no key or token is talked of); a strong password alone; a
+  password-shaped word after "key" ("uses the key maplesyrup42");
+- payment cards, IBANs, national identifiers, bank account numbers
+  (``memoryd.extraction.secret_ids``), CVVs by their names in each language;
 - what the sentence around it makes a secret (``memoryd.extraction.secret_context``):
-  recovery phrases, security answers by their question's topic (a classic topic said
-  with a name, "first pet's name = Biscuit", whoever asked), one-time and lock codes
-  (keyed in too: "press 9, 2, 6, 6"), quoted values;
+  recovery phrases and parts of one, security answers, one-time, lock and bare codes,
+  quoted values;
 - whatever the admin's own regular expressions match (``extra_patterns``, from the
   ``secret_patterns`` run-time setting).
 
@@ -44,7 +53,6 @@ stored password leaks into every prompt.
 
 from __future__ import annotations
 
-import hashlib
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -55,6 +63,7 @@ from detect_secrets.plugins.base import RegexBasedDetector
 
 from memoryd.extraction import secret_context as context
 from memoryd.extraction import secret_ids as ids
+from memoryd.extraction import secret_shapes as shapes
 from memoryd.extraction import secret_words as lexicon
 
 # What detect-secrets' format detectors miss.
@@ -89,7 +98,7 @@ _FLAGS = re.IGNORECASE
 _LABEL = re.compile(
     rf"(?<![\w-])(?P<label>{lexicon.CREDENTIAL_LABELS}|{lexicon.SECURITY_LABELS})(?![\w])", _FLAGS
 )
-_COMPOUND = re.compile(rf"\s*(?:{lexicon.COMPOUND_NOUNS})\b", _FLAGS)
+_COMPOUND = shapes.COMPOUND
 _MARKER = re.compile(rf"(?<![\w'’])(?:{lexicon.MARKERS})(?![\w'’])|[:=：]", _FLAGS)
 _ATTACHED = re.compile(rf"\s*(?:{lexicon.ATTACHED_MARKERS})", _FLAGS)  # right after the label
 _TALK_FORM = re.compile(lexicon.TALK_FORMS)
@@ -101,6 +110,13 @@ _SECURITY = re.compile(rf"\b(?:{lexicon.SECURITY_LABELS})\b", _FLAGS)
 _AS_LABEL = re.compile(
     r"\b(?:use|used|using|chose|picked|pick|have|set)\s+(?P<value>\S+(?:\s+\S+){0,5}?)\s+as\s+"
     rf"(?:the|my|our|a)?\s*(?:\w+\s+)?(?:{lexicon.CREDENTIAL_LABELS})\b",
+    _FLAGS,
+)
+# "j'ai mis Madeleine44 comme mot de passe", "uso Girasol77 como contraseña": the word
+# before, when no word of the languages, taken as the credential.
+_AS_VALUE = re.compile(
+    r"\s(?:as|comme|como|als|come)\s+(?:[\w'’]+\s+)?(?:\w+\s+)?"
+    rf"(?:{lexicon.CREDENTIAL_LABELS})\b",
     _FLAGS,
 )
 _MADE_LABEL = re.compile(
@@ -119,36 +135,12 @@ _FORGET = re.compile(rf"(?<!\w)(?:{lexicon.FORGET_WORDS})", _FLAGS)
 _NAMING_WORDS = {"word", "phrase:", "name:"}  # "is the word X": X is mentioned, not used
 _VALUE_WORD = re.compile(r"[\"'`‘’“”(]*(?P<word>[^\s\"`‘“”,;)]+)")
 
-# A credential word, then within a few words of the same sentence, a value shaped like one.
-_CREDENTIAL_WORD = re.compile(
-    r"\b(?:password|passwd|passcode|passphrase|pwd|pw|pass|pin|puk|combination|combo|otp|"
-    r"cvv2?|cvc2?|authenticator|(?:door|gate|garage|alarm|entry|access|keypad|lockbox|safe|lock|building|"
-    r"verification|confirmation|one[- ]time|2fa|mfa|sms|login|security|auth|backup|recovery|"
-    r"unlock|sign[- ]in)(?:\s+[a-z]+)?\s+(?:code|codes|combo|combination|pin)|"
-    r"(?:wi-?fi|wlan|wpa2?|network)\s+(?:key|password|pass))\b",
-    re.IGNORECASE,
-)
 # A key, in the languages memoryd serves: a word of lower-case letters and digits after
 # it is the key ("the wifi uses the key maplesyrup42"); digits alone are not ("key cards
 # for rooms 311"), nor capitals and digits, a model's name ("key fob HX2021B"), nor a
 # word with a question mark ("the key terms?").
 _KEY_WORD = re.compile(
     r"\b(?:keys?|cl[ée]s?|clef|llaves?|schlüssel|chaves?|chiavi|chiave)\b", _FLAGS
-)
-# "the code 9154", "sent code 882 104", "Steam Guard code: R7K2D": a bare code unless it
-# names something public; a code of capitals and digits only after "is" or a colon.
-_BARE_CODE = re.compile(
-    r"(?<!zip )(?<!postal )(?<!post )(?<!area )(?<!country )(?<!status )(?<!error )"
-    r"(?<!source )(?<!promo )(?<!discount )(?<!course )(?<!dress )(?<!colour )(?<!color )"
-    r"(?<!qr )(?<!product )(?<!item )(?<!exit )(?<!return )(?<!http )(?<!response )"
-    r"(?<!sort )(?<!tax )(?<!airport )(?<!station )(?<!bar )(?<!billing )(?<!diagnosis )"
-    r"(?<!project )(?<!school )(?<!class )(?<!branch )(?<!swift )(?<!currency )"
-    r"(?<!language )(?<!model )(?<!flight )(?<!room )(?<!ticket )(?<!order )(?<!coupon )"
-    r"(?<!voucher )(?<!referral )\bcodes?\b(?:(?:\s+(?:is|was|of|:))?\s*[:=]?\s*"
-    r"(?P<value>\d(?:[ -]?\d){3,11})|(?:\s+(?:is|was)\s+|\s*[:=]\s*)"
-    r"(?P<letters>(?-i:(?=[A-Z0-9-]*\d[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{2,5}-?[A-Z0-9]{2,5})))"
-    r"(?![\w-])",
-    re.IGNORECASE,
 )
 _LOGIN_WORD = re.compile(
     r"\b(?:log\s*(?:in|into|on)|logon|login|sign\s*(?:in|into)|signin|ssh|credentials|creds|"
@@ -159,39 +151,15 @@ _LOGIN_WORD = re.compile(
 _SENTENCE_END = re.compile(r"(?<!\.\.)[.;!?。！？](?:\s|$)|[。！？]")
 _QUESTION_END = re.compile(r"(?<!\.\.)[.;!。！](?:\s|$)|[。！]")  # a question with its answer
 _WORD = re.compile(r"[^\s/,;'\"()]+")
-_SYMBOLS = set("!@#$%^&*~+=?")
-_NOT_PASSWORDS = {"1password", "web01", "ipv4", "ipv6", "utf-8", "base64", "x86_64"}
-# Hash algorithms by name ("sha256", "md5", "blake2b"), as hashlib knows them.
-_HASH_NAMES = frozenset(re.sub(r"[\W_]", "", name.lower()) for name in hashlib.algorithms_available)
-# Words with digits that name a thing, not a secret: algorithms and standards ("PBKDF2",
-# "HMAC-SHA512", "GPT4o", "Argon2id", "Log4j"), versions ("v3.8.1-rc2", "2.0.0b3") and
-# document numbers ("800-63B").
-_TECHNICAL_NAME = re.compile(
-    r"(?:[A-Z]{2,5}-)?[A-Z]{2,5}\d{1,5}[a-z]{0,2}|[A-Z][A-Za-z]+\d[a-z]{1,2}|[A-Z][a-z]+\d+\.\d+|"
-    r"v?\d+(?:\.\d+)+(?:[-.+]?[A-Za-z]+\d*)*|\d+(?:-\d+)*[A-Za-z]?"
-)
-_UUID = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
-_HEX = re.compile(r"[0-9a-f]{6,64}|[0-9A-F]{6,64}")
-# Talk of code history or colours, where a hex string is a commit, a digest or a colour.
-_HASH_TALK = re.compile(
-    r"\b(?:commit(?:s|ted)?|revert(?:s|ed)?|bisect|cherry-?pick(?:ed)?|merge[sd]?|rebased?|"
-    r"revision|rev|head|pr|pull\s+request|build|checksum|sha\d*|hash(?:es)?|digest|tag(?:ged)?|"
-    r"blame|diff|branch|git|hex|colou?r|fix(?:ed|es)?|bug|regression|introduced|image|"
-    r"release|version)\b",
-    re.IGNORECASE,
-)
-# Talk of keys, where a UUID may be one ("Heroku API key: 3f2a7c1e-...").
-_KEY_TALK = re.compile(
-    r"(?<![a-z])(?:keys?|tokens?|secrets?|pass\s?words?|passwd|credentials?|creds|bearer)"
-    r"(?![a-z])",
-    re.IGNORECASE,
-)
-
+_TYPED = re.compile(r"[!-.0-9;-~\u00c0-\u024f]+")  # what a password is typed with: not "/", ":"
 # A run of 24+ characters mixing letters and digits with no spaces: a key or token.
 _RANDOM_TOKEN = re.compile(
     r"(?<![A-Za-z0-9_\-])(?=[A-Za-z0-9_\-]*\d)(?=[A-Za-z0-9_\-]*[A-Za-z])"
     r"[A-Za-z0-9_\-]{24,}(?![A-Za-z0-9_\-])"
 )
+# A provider's prefix and a random body: "hf_...", "npm_...", "glpat-..."; random when it
+# holds a digit or mixes cases as random letters do (not "get_AbstractProxyFactoryBean").
+_PREFIXED_TOKEN = re.compile(r"(?<![\w-])[a-z]{2,8}[_-](?P<body>[A-Za-z0-9]{24,})(?![\w-])")
 # The same with "/" and "+" (base64), when upper case, lower case and digits all appear.
 _BASE64_TOKEN = re.compile(
     r"(?<![\w/+])(?=[\w/+]*\d)(?=[\w/+]*[a-z])(?=[\w/+]*[A-Z])[\w/+]{30,}={0,2}(?![\w/+])"
@@ -203,10 +171,13 @@ _NUMBER_RUN = re.compile(
     _FLAGS,
 )
 _WINDOW_WORDS = 6
+_EXPLICIT = {":", "=", "：", "->", "=>", "→"}
 
 
 def _prepare(text: str) -> str:
     """NFKC form without invisible (format) characters: what a reader would see."""
+    if text.isascii():
+        return text
     text = unicodedata.normalize("NFKC", text)
     return "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
 
@@ -225,80 +196,8 @@ def _clean_word(word: str) -> str:
     return word.rstrip(".,:").lstrip(":")
 
 
-def _looks_like_password(word: str) -> bool:
-    """Letters and digits mixed (6+ chars), or any mix with a symbol: not a plain word,
-    number, host name, e-mail address or version."""
-    if len(word) < 6 or word.lower() in _NOT_PASSWORDS:
-        return False
-    if "@" in word and "." in word.split("@")[-1]:
-        return False  # an e-mail address
-    if re.fullmatch(r"v?\d+(?:\.\d+)+", word) or re.search(r"[A-Za-z]\.[A-Za-z]", word):
-        return False  # a version or a host name
-    has_letter = any(ch.isalpha() for ch in word)
-    has_digit = any(ch.isdigit() for ch in word)
-    has_symbol = any(ch in _SYMBOLS for ch in word[1:])
-    return has_letter and (has_digit or has_symbol)
-
-
-def _talks_of(pattern: re.Pattern[str], sentence: str) -> bool:
-    """Whether ``sentence`` uses a word of ``pattern`` other than as the first half of a
-    compound noun ("password prompt", "login bug")."""
-    return any(not _COMPOUND.match(sentence, m.end()) for m in pattern.finditer(sentence))
-
-
-def _names_a_thing(word: str, before: str, sentence: str) -> bool:
-    """Whether a password-shaped ``word`` (after ``before``) is the name of something: an
-    algorithm, product, host or version, a thing named with a determiner ("my Windows11
-    laptop"), a UUID outside talk of keys, a hex string in talk of commits and builds."""
-    if word.lower() in _NOT_PASSWORDS or re.sub(r"[\W_]", "", word.lower()) in _HASH_NAMES:
-        return True
-    if _TECHNICAL_NAME.fullmatch(word) or before.lower() in lexicon.DETERMINERS:
-        return True
-    return _identifier(word, sentence)
-
-
-def _identifier(word: str, sentence: str) -> bool:
-    """Whether ``sentence`` makes ``word`` an identifier, not a key: a UUID, or a hex
-    string in talk of commits, builds and hashes, when the sentence does not talk of
-    keys, tokens or passwords ("request id 3fa85f64-...", "commit 9fceb02")."""
-    if _talks_of(_KEY_TALK, sentence):
-        return False
-    return _UUID.fullmatch(word) is not None or (
-        _HEX.fullmatch(word) is not None and _hash_talk(sentence)
-    )
-
-
-def _hash_talk(sentence: str) -> bool:
-    """Talk of commits, builds or digests, or a hash algorithm hashlib knows by name
-    ("the MD5 of an empty string is d41d8cd9...")."""
-    if _HASH_TALK.search(sentence):
-        return True
-    return any(re.sub(r"[\W_]", "", w.lower()) in _HASH_NAMES for w in _WORD.findall(sentence))
-
-
-def _strong_password(word: str) -> bool:
-    """Upper and lower case letters, a digit and a symbol, 8+ characters."""
-    return (
-        len(word) >= 8
-        and any(ch.islower() for ch in word)
-        and any(ch.isupper() for ch in word)
-        and any(ch.isdigit() for ch in word)
-        and any(ch in _SYMBOLS for ch in word[1:])
-        and not ("@" in word and "." in word.split("@")[-1])
-    )
-
-
 def _sentences(text: str) -> list[str]:
     return [s for s in _SENTENCE_END.split(text) if s.strip()]
-
-
-def _digit_runs(words: Sequence[str]) -> list[str]:
-    """Codes in a run of words: "4417", "4-8-2-1-9", "24 36 12", "2580#"."""
-    found = []
-    joined = " ".join(words)
-    for match in re.finditer(r"(?<![\w-])\d(?:[ -]?\d){2,11}[#*]?(?![\w-])", joined):
-        found.append(match.group(0))
-    return found
 
 
 def _password_words(words: Sequence[str], sentence: str) -> list[str]:
@@ -306,47 +205,50 @@ def _password_words(words: Sequence[str], sentence: str) -> list[str]:
     return [
         word
         for i, word in enumerate(words)
-        if _looks_like_password(word)
-        and not _names_a_thing(word, words[i - 1] if i else "", sentence)
+        if shapes.looks_like_password(word)
+        and not shapes.names_a_thing(word, words[i - 1] if i else "", sentence)
     ]
 
 
-def _near_credential_words(sentence: str) -> list[str]:
+def _key_values(sentence: str) -> list[str]:
+    """A word of lower-case letters and digits within a few words after a key ("the wifi
+    uses the key maplesyrup42"); not digits alone ("key cards for rooms 311"), capitals
+    and digits ("key fob HX2021B") or a word with a question mark ("the key terms?")."""
     values: list[str] = []
-    for match in _CREDENTIAL_WORD.finditer(sentence):
-        if _COMPOUND.match(sentence, match.end()):
-            continue  # "password hashes", "PIN pad": talk about them
-        after = [_clean_word(w) for w in _WORD.findall(sentence[match.end() :])][:_WINDOW_WORDS]
-        before = [_clean_word(w) for w in _WORD.findall(sentence[: match.start()])][-4:]
-        values += _password_words(after, sentence) + _digit_runs(after)
-        # "I always use Fluffy1987 as my password"
-        if len(before) >= 2 and before[-1].lower() in {"my", "the", "our"}:
-            values += _password_words(before, sentence)
     for match in _KEY_WORD.finditer(sentence):
         after = [_clean_word(w) for w in _WORD.findall(sentence[match.end() :])][:_WINDOW_WORDS]
         values += [
             w
             for w in _password_words(after, sentence)
-            if not w.isupper() and any(ch.isdigit() for ch in w)  # not "key terms?"
+            if not w.isupper() and any(ch.isdigit() for ch in w)
         ]
     return values
 
 
-def _login_values(sentence: str) -> list[str]:
-    if not _talks_of(_LOGIN_WORD, sentence):
+def _clause_values(sentence: str) -> list[str]:
+    """Values anywhere in a sentence that talks of a credential or of logging in (not as
+    the first half of a compound, "password manager"): the words shaped like a password
+    ("pour Ameli j'ai mis Madeleine44 comme mot de passe") and, with a credential word,
+    the numbers that are not amounts, counts, years or references ("my ATM pin is my
+    grandma's birth year, 1948")."""
+    credential = shapes.talks_of(_LABEL, sentence) or _CJK_LABEL.search(sentence) is not None
+    if not (credential or shapes.talks_of(_LOGIN_WORD, sentence)):
         return []
-    words = [_clean_word(w) for part in sentence.split() for w in re.split(r"[/:]", part)]
-    return _password_words(words, sentence)
+    words = [_clean_word(w) for w in _TYPED.findall(sentence)]
+    return _password_words(words, sentence) + (context.codes(sentence) if credential else [])
 
 
 def _tokens(text: str) -> list[str]:
     """Long random strings, except the UUIDs and hex digests a sentence makes identifiers."""
-    return [
+    prefixed = [
+        m.group(0) for m in _PREFIXED_TOKEN.finditer(text) if shapes.random_letters(m["body"])
+    ]
+    return prefixed + [
         m.group(0)
         for sentence in _sentences(text)
         for pattern in (_RANDOM_TOKEN, _BASE64_TOKEN)
         for m in pattern.finditer(sentence)
-        if not _identifier(m.group(0), sentence)
+        if not shapes.identifier(m.group(0), sentence) and not shapes.decodes_to_text(m.group(0))
     ]
 
 
@@ -382,8 +284,8 @@ def _value_after(rest: str, in_clause: bool = False) -> str | None:
 def _disclosed(sentence: str, label: re.Match[str]) -> str | None:
     """The value a label discloses: a marker within a few words after it, then a value."""
     after = sentence[label.end() :]
-    if _COMPOUND.match(after):
-        return None  # "password manager", "PIN pad"
+    if _COMPOUND.match(after) or shapes.public_kind(label.group(0)):
+        return None  # "password manager", "PIN pad", "codice del corso"
     in_clause = not _PHRASE_LABEL.search(label.group(0))  # a phrase's words go on
     attached = _ATTACHED.match(after)
     if attached:
@@ -404,18 +306,39 @@ def _disclosed(sentence: str, label: re.Match[str]) -> str | None:
     head = window.group(0) if window else after
     for marker in _MARKER.finditer(head):
         value = _value_after(after[marker.end() :], in_clause)
+        explicit = marker.group(0) in _EXPLICIT  # a colon introduces the value
+        if value and not explicit and not _complement(after[: marker.start()]) and _common(value):
+            continue  # "the password game ... was hilarious", "..., c'est pénible"
         if value:
             return value
     return None
 
 
+def _complement(gap: str) -> bool:
+    """Whether the words between a label and its marker leave the label the subject:
+    none, or a complement ("password for the wifi is", "mot de passe de la box est"), not
+    another noun ("password game at the party was") or a new clause (", c'est")."""
+    words = gap.split()
+    return not words or (
+        "," not in gap and words[0].lower() in lexicon.PREPOSITIONS | lexicon.FILLER_WORDS
+    )
+
+
+def _common(value: str) -> bool:
+    """A lower-case word of one of the languages: "hilarious", "pénible"."""
+    return value.islower() and context.common_word(value.strip(".,!?"))
+
+
 def _no_value(label: str, value: str, after: str) -> bool:
     """Whether a label's apparent value is talk: a code with no digit ("codice di
-    abbigliamento è elegante", "PIN: lo olvidé"), a credential with no Latin letter or
+    abbigliamento è elegante", "PIN: lo olvidé"), an amount or a quantity ("16
+    characters"), a credential with no Latin letter or
     digit ("비밀번호: 어제 바꿨어"; quoted phrases are found apart), or a common word when
     what follows the label says it is forgotten ("Passwort: hab ich vergessen")."""
     if _CODE_LABEL.search(label) and not any(ch.isdigit() for ch in value):
         return True
+    if shapes.amount(value) or context.quantity(value, after):
+        return True  # "the season pass was $899", "has to be 16 characters"
     if not _ASCII_VALUE.search(value) and not _SECURITY.search(label):
         return True  # "密码：昨天已经改了": a password is typed in ASCII; this is a sentence
     return _FORGET.search(after) is not None and context.common_word(value)
@@ -437,31 +360,12 @@ def _labelled_values(text: str) -> list[str]:
             made = pattern.search(sentence)
             if made:
                 value = _value_after(made.group("value"))
-                if value:
+                if value and not context.quantity(value, made.group("value")):
                     values.append(made.group("value").strip())
-    return values
-
-
-def _security_answers(text: str) -> list[str]:
-    """A security answer anywhere after a word that names one, even across a full stop
-    ("Security question: first car. Answer: Corolla"), or before it in the same sentence
-    ("my first pet's name was Sparky, that's my security answer")."""
-    values = []
-    for sentence in _sentences(text):
-        if _SECURITY.search(sentence):
-            values += _answers(sentence, 0)
-    label = _SECURITY.search(text)
-    if label:
-        values += _answers(text, label.end())
-    return values
-
-
-def _answers(text: str, start: int) -> list[str]:
-    values = []
-    for marker in _MARKER.finditer(text, start):
-        value = _value_after(text[marker.end() :], in_clause=True)
-        if value and not _SECURITY.match(value):
-            values.append(value)
+        for match in _AS_VALUE.finditer(sentence):
+            value = (sentence[: match.start()].split() or [""])[-1].strip(",;:")
+            if _ASCII_VALUE.search(value) and not context.common_word(value.strip("'\"“”‘’")):
+                values.append(value)
     return values
 
 
@@ -483,7 +387,12 @@ def _findings(text: str, extra_patterns: Sequence[str]) -> list[tuple[str, list[
     text = _prepare(text)
     found: list[tuple[str, list[str]]] = []
     for variant in dict.fromkeys((text, _collapsed(text))):
-        found += _variant_findings(variant)
+        findings = _variant_findings(variant)
+        if shapes.may_stand_for_one(variant):  # "the example key from the AWS docs"
+            findings = [
+                (r, [v for v in vs if not shapes.stands_for_one(v, variant)]) for r, vs in findings
+            ]
+        found += findings
     found.append(("matches an admin's secret pattern", _extra_values(text, extra_patterns)))
     return [(reason, values) for reason, values in found if values]
 
@@ -494,24 +403,27 @@ def _variant_findings(text: str) -> list[tuple[str, list[str]]]:
         found.append((f"contains {label}", [m.group(0) for m in pattern.finditer(text)]))
     for detector in _format_detectors():
         found.append((f"contains {detector.secret_type}", list(detector.analyze_string(text))))
-    found.append(("contains a payment card number", ids.cards(text)))
-    found.append(("contains a bank account number (IBAN)", ids.ibans(text)))
-    numbers = ids.ids_by_form(text) + ids.labelled_ids(text, _identifier)
-    found.append(("contains a national identity or account number", numbers))
-    phrases = context.seed_phrases(text) + context.labelled_phrases(text)
+    digits = any(ch.isdigit() for ch in text)  # cards, ids and codes all hold some
+    if digits:
+        found.append(("contains a payment card number", ids.cards(text)))
+        found.append(("contains a bank account number (IBAN)", ids.ibans(text)))
+        numbers = ids.ids_by_form(text) + ids.labelled_ids(text, shapes.identifier)
+        numbers += ids.bank_numbers(text)
+        found.append(("contains a national identity or account number", numbers))
+    phrases = context.seed_phrases(text) + context.seed_words(text) + context.labelled_phrases(text)
     found.append(("contains a recovery phrase or pass phrase", phrases))
     found.append(("contains a password or other credential", _labelled_values(text)))
-    answers = _security_answers(text) + context.security_answers(text)
+    answers = context.security_answers(text)
     found.append(("contains the answer to a security question", answers))
     credentials: list[str] = []
     for clause in _QUESTION_END.split(text):  # "my mail pass? it's X" crosses the "?"
-        credentials += _near_credential_words(clause)
+        credentials += _clause_values(clause) + _key_values(clause)
     for sentence in _sentences(text):
-        credentials += _login_values(sentence) + context.quoted_values(sentence)
-        credentials += context.one_time_codes(sentence) + context.lock_codes(sentence)
-        codes = _BARE_CODE.finditer(sentence)
-        credentials += [m.group("value") or m.group("letters") for m in codes]
-    credentials += [w for w in map(_clean_word, _WORD.findall(text)) if _strong_password(w)]
+        credentials += context.quoted_values(sentence)
+        if digits:
+            credentials += context.one_time_codes(sentence) + context.lock_codes(sentence)
+            credentials += context.bare_codes(sentence)
+    credentials += [w for w in map(_clean_word, _WORD.findall(text)) if shapes.strong_password(w)]
     found.append(("contains a password, PIN or access code", credentials))
     found.append(("contains a long random token", _tokens(text)))
     return found
