@@ -36,8 +36,8 @@ from memoryd.extraction.secrets import secret_reason
 
 DATA = Path(__file__).parent / "data" / "secrets.json"
 Part = dict[str, dict[str, list[str]]]
-PARTS = ("dev", "test", "heldout-a", "heldout-b", "heldout-c")
-UNREAD = ("test",)  # scored, never shown
+PARTS = ("dev", "test", "heldout-a", "heldout-b", "heldout-c", "heldout-d")
+UNREAD = ("test", "heldout-d")  # scored, never shown
 
 
 def score(part: Part, show: bool) -> tuple[float, float, dict[str, tuple[int, int]]]:
