@@ -25,14 +25,17 @@ from typing import Any
 VERDICTS = ["right", "garbled", "trivial", "wrong-subject", "pasted-material", "secret"]
 
 
-def draw(report: dict[str, Any], n: int, seed: int, run: str = "current") -> list[dict[str, Any]]:
-    """``n`` memories of ``run``, round-robin over genres, each genre's in a seeded order."""
+def draw(
+    report: dict[str, Any], n: int, seed: int, run: str = "current", genres: list[str] | None = None
+) -> list[dict[str, Any]]:
+    """``n`` memories of ``run`` (of ``genres`` only, if given), round-robin over genres,
+    each genre's in a seeded order."""
     user_text = {
         (c["genre"], c["conversation"]): "\n".join(c["user_turns"]) for c in report["conversations"]
     }
     by_genre: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for memory in report["memories"]:
-        if memory["run"] == run:
+        if memory["run"] == run and (not genres or memory["genre"] in genres):
             by_genre[memory["genre"]].append(memory)
     rng = random.Random(seed)
     queues = {genre: rng.sample(items, len(items)) for genre, items in sorted(by_genre.items())}
@@ -62,9 +65,10 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=34)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--which", default="current", help="current or baseline")
+    parser.add_argument("--genres", nargs="*", help="draw from these genres only")
     args = parser.parse_args()
     report = json.loads(args.run.read_text("utf-8"))
-    items = draw(report, args.n, args.seed, args.which)
+    items = draw(report, args.n, args.seed, args.which, args.genres)
     args.out.write_text(json.dumps({
         "description": f"{len(items)} memories drawn with seed {args.seed} from {args.run.name}"
         f" ({report.get('split')} split, revision {report['revisions'].get(args.which)}); "
