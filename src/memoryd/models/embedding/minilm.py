@@ -119,17 +119,7 @@ class MiniLMEmbedder:
             self._session = self._open(model)
 
     def _open(self, model: Path) -> Any:
-        import onnxruntime
-
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = self._threads
-        options.inter_op_num_threads = 1
-        return onnxruntime.InferenceSession(
-            str(model),
-            sess_options=options,
-            providers=["CPUExecutionProvider"],
-            disabled_optimizers=graph.SLOW_FUSIONS,
-        )
+        return graph.session(str(model), self._threads)
 
     def _pick_model(self, shipped: Path) -> Path:
         if self._quantize == "off":

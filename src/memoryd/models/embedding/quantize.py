@@ -193,14 +193,22 @@ def private_temp(models_dir: Path, target: Path) -> Path:
 def _quantize(source: Path, dest: Path, variant: str) -> None:
     try:
         import onnx
-        from onnxruntime.quantization import QuantType, quantize_dynamic
+        from onnxruntime.quantization import quantize_dynamic  # noqa: F401
     except ImportError as exc:
         raise QuantizationFailed(f"onnx is needed to quantise the model: {exc}") from exc
     try:
         model = graph.rebuild(fold_weight_expansions(onnx.load(str(source))))
     except graph.UnexpectedGraph as exc:
         raise QuantizationFailed(f"cannot rebuild the model with fused operators: {exc}") from exc
-    weight_type = QuantType.QInt8 if variant == "u8s8" else QuantType.QUInt8
+    quantize_graph(model, dest, variant)
+
+
+def quantize_graph(model: Any, dest: Path, variant: str) -> None:
+    """onnxruntime's dynamic quantisation of a fused-operator graph into ``dest``, with
+    per-channel int8 (``u8s8``) or uint8 (``u8u8``) weights."""
+    import onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
     root = logging.getLogger()
     level = root.level
     root.setLevel(logging.ERROR)  # quantize_dynamic's root-logger advice, not for our users
@@ -209,7 +217,7 @@ def _quantize(source: Path, dest: Path, variant: str) -> None:
             model,
             dest,
             per_channel=True,
-            weight_type=weight_type,
+            weight_type=QuantType.QInt8 if variant == "u8s8" else QuantType.QUInt8,
             # the embedding tables stay fp32 (EmbedLayerNormalization has no int8 kernel)
             op_types_to_quantize=["MatMul", "Attention"],
             # contrib operators' outputs have no inferred type: they are all float

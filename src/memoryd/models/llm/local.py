@@ -315,11 +315,7 @@ class LocalProvider:
         max_tokens: int | None = None,
         temperature: float | None = None,
     ) -> Completion:
-        request: dict[str, Any] = {
-            "messages": _escaped(messages),
-            "max_tokens": max_tokens or 512,
-            "temperature": 0.0 if temperature is None else temperature,
-        }
+        request = _request(messages, max_tokens, temperature)
         if schema is not None:
             request["grammar"] = compact_json_grammar(schema)
         generation, deadline = self._start(request)
@@ -344,13 +340,7 @@ class LocalProvider:
         max_tokens: int | None = None,
         temperature: float | None = None,
     ) -> Iterator[str]:
-        generation, _ = self._start(
-            {
-                "messages": _escaped(messages),
-                "max_tokens": max_tokens or 512,
-                "temperature": 0.0 if temperature is None else temperature,
-            }
-        )
+        generation, _ = self._start(_request(messages, max_tokens, temperature))
         try:
             while (piece := generation.next_piece(self.timeout)) is not None:
                 yield piece
@@ -358,8 +348,17 @@ class LocalProvider:
             generation.abandon()
 
 
-def _escaped(messages: Sequence[Message]) -> list[dict[str, str]]:
-    return [{**m, "content": escape_special_tokens(m.get("content", ""))} for m in messages]
+def _request(
+    messages: Sequence[Message], max_tokens: int | None, temperature: float | None
+) -> dict[str, Any]:
+    """The request for ``messages``, their chat-template control tokens escaped."""
+    return {
+        "messages": [
+            {**m, "content": escape_special_tokens(m.get("content", ""))} for m in messages
+        ],
+        "max_tokens": max_tokens or 512,
+        "temperature": 0.0 if temperature is None else temperature,
+    }
 
 
 def _remaining(deadline: float | None) -> float | None:

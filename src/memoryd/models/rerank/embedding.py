@@ -26,9 +26,11 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
+from typing import Generic, TypeVar
 
 import numpy as np
+import numpy.typing as npt
 
 from memoryd.domain.injection import Query
 from memoryd.domain.models import Memory, Vector
@@ -47,6 +49,7 @@ MAX_SHARE = 0.3  # share of the best single-part cosine in a memory's score
 REMARK_WORDS = 5  # a non-question sentence this short is a remark the question can drop
 QUESTIONS_WEIGHT = 1.0  # a memory's question cosine above the pool's mean (round 9)
 
+K = TypeVar("K", bound=Hashable)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
@@ -62,36 +65,48 @@ def question_focus(message: str, remark_words: int = REMARK_WORDS) -> str:
     return message
 
 
-class QueryEncoder:
+class _Cache(Generic[K]):
+    """Vectors by key, computed in batches for the keys not cached yet (bounded LRU,
+    thread-safe)."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self._cache: OrderedDict[K, Vector] = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+
+    def _get(
+        self, keys: Sequence[K], compute: Callable[[list[K]], npt.NDArray[np.float32]]
+    ) -> list[Vector]:
+        found: dict[K, Vector] = {}
+        with self._lock:
+            for key in keys:
+                if key in self._cache:
+                    self._cache.move_to_end(key)
+                    found[key] = self._cache[key]
+        missing = list(dict.fromkeys(k for k in keys if k not in found))
+        if missing:
+            fresh = compute(missing)
+            with self._lock:
+                for key, vec in zip(missing, fresh, strict=True):
+                    found[key] = self._cache[key] = vec
+                while len(self._cache) > self._size:
+                    self._cache.popitem(last=False)
+        return [found[k] for k in keys]
+
+
+class QueryEncoder(_Cache[str]):
     """Embeds query parts with a bounded LRU cache shared by all turns of a process."""
 
     def __init__(self, embedder: Embedder, cache_size: int = 4096) -> None:
+        super().__init__(cache_size)
         self.embedder = embedder
-        self._cache: OrderedDict[str, Vector] = OrderedDict()
-        self._size = cache_size
-        self._lock = threading.Lock()
 
     def __contains__(self, text: object) -> bool:
         with self._lock:
             return text in self._cache
 
     def vectors(self, texts: Sequence[str]) -> list[Vector]:
-        found: dict[str, Vector] = {}
-        with self._lock:
-            for text in texts:
-                if text in self._cache:
-                    self._cache.move_to_end(text)
-                    found[text] = self._cache[text]
-        missing = list(dict.fromkeys(t for t in texts if t not in found))
-        if missing:
-            fresh = embed_queries(self.embedder, missing)
-            with self._lock:
-                for text, vec in zip(missing, fresh, strict=True):
-                    found[text] = vec
-                    self._cache[text] = vec
-                while len(self._cache) > self._size:
-                    self._cache.popitem(last=False)
-        return [found[t] for t in texts]
+        return self._get(texts, lambda missing: embed_queries(self.embedder, missing))
 
 
 def part_weights(
@@ -112,32 +127,17 @@ def part_weights(
     return ([message_weight] if query.message else []) + history
 
 
-class StaleVectors:
+class StaleVectors(_Cache[tuple[str, str]]):
     """Vectors computed for memories whose stored one another embedder made, by embedder
-    and text (bounded LRU, thread-safe): a turn after a change of embedder pays for them
-    once, not on every turn until the refresh has stored them."""
-
-    def __init__(self, size: int = 4096) -> None:
-        self._cache: OrderedDict[tuple[str, str], Vector] = OrderedDict()
-        self._size = size
-        self._lock = threading.Lock()
+    and text: a turn after a change of embedder pays for them once, not on every turn
+    until the refresh has stored them."""
 
     def __len__(self) -> int:
         return len(self._cache)
 
     def get(self, embedder: Embedder, texts: Sequence[str]) -> list[Vector]:
         keys = [(embedder.name, text) for text in texts]
-        with self._lock:
-            found = {key: self._cache[key] for key in keys if key in self._cache}
-        missing = list(dict.fromkeys(key for key in keys if key not in found))
-        if missing:
-            fresh = embed_memories(embedder, [text for _, text in missing])
-            with self._lock:
-                for key, vec in zip(missing, fresh, strict=True):
-                    found[key] = self._cache[key] = vec
-                while len(self._cache) > self._size:
-                    self._cache.popitem(last=False)
-        return [found[key] for key in keys]
+        return self._get(keys, lambda missing: embed_memories(embedder, [t for _, t in missing]))
 
 
 def memory_vectors(
