@@ -155,6 +155,12 @@ MEMORY_REVIEW = define(
 )
 
 
+def extraction_on(current: Mapping[str, Any]) -> bool:
+    """Both run-time switches (R7) of the ``effective`` settings: memory on, and
+    background extraction on."""
+    return bool(current[MEMORY_ENABLED.key] and current[MEMORY_AUTO_EXTRACTION.key])
+
+
 def review_mode(preference: str | None, stored: Mapping[str, Any]) -> str:
     """The review mode for one user: their own choice, else the instance setting."""
     if preference is not None:

@@ -324,11 +324,7 @@ class ExtractionScheduler:
         self._ticked = threading.Condition()
 
     def enabled(self) -> bool:
-        current = current_settings(self.md)
-        return bool(
-            current[runtime_settings.MEMORY_ENABLED.key]
-            and current[runtime_settings.MEMORY_AUTO_EXTRACTION.key]
-        )
+        return runtime_settings.extraction_on(current_settings(self.md))
 
     def tick(self) -> Run | None:
         try:

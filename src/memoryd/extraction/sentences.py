@@ -123,24 +123,8 @@ _LIGHT_WORDS = (
     "i i'm i've i'd i'll me my mine we our us you your yeah yes oh well"
 )
 _LIGHT = frozenset(_LIGHT_WORDS.split()) | _ANAPHORS
-_NUMBER_WORDS = frozenset(
-    [
-        "one",
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "both",
-        "several",
-        "few",
-        "many",
-    ]
-)
+_NUMBER_WORD_LIST = "one two three four five six seven eight nine ten both several few many"
+_NUMBER_WORDS = frozenset(_NUMBER_WORD_LIST.split())
 _SHARED_WE = re.compile(
     r"\b(?:we|let's|us)\b.*\b(?:in common|together|should|could|can|might)\b|"
     r"\b(?:we should|we could|we can|let's|we'll|we will|we might)\b",

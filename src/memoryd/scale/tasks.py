@@ -114,26 +114,19 @@ def make_app(database_url: str, *, interval: timedelta, recover_seconds: int = 1
     connector = PsycopgConnector(conninfo=libpq_conninfo(database_url), min_size=1, max_size=4)
     app = App(connector=connector)
     cron, _ = sweep_cron(interval)
-    sweep_task = app.task(
-        name=SWEEP_TASK, queue=QUEUE, pass_context=True, lock=SWEEP_TASK, queueing_lock=SWEEP_TASK
-    )(sweep)
-    app.periodic(cron=cron, periodic_id="sweep")(sweep_task)
-    app.task(name=EXTRACT_TASK, queue=QUEUE, pass_context=True)(extract_pair)
-    app.task(name=TAG_TASK, queue=QUEUE, pass_context=True, lock=TAG_TASK, queueing_lock=TAG_TASK)(
-        ask_questions
-    )
-    recover_task = app.task(
-        name=RECOVER_TASK,
-        queue=QUEUE,
-        pass_context=True,
-        lock=RECOVER_TASK,
-        queueing_lock=RECOVER_TASK,
-    )(recover)
-    app.periodic(cron=f"* * * * * */{recover_seconds}", periodic_id="recover")(recover_task)
-    prune_task = app.task(
-        name=PRUNE_TASK, queue=QUEUE, pass_context=True, lock=PRUNE_TASK, queueing_lock=PRUNE_TASK
-    )(prune_runs)
-    app.periodic(cron=PRUNE_CRON, periodic_id="prune_runs")(prune_task)
+
+    def task(name: str, run: Callable[..., Any], *, locked: bool = True) -> Any:
+        """Register ``run``; ``locked``: one job of it at a time, and one waiting."""
+        one = name if locked else None
+        register = app.task(name=name, queue=QUEUE, pass_context=True, lock=one, queueing_lock=one)
+        return register(run)
+
+    app.periodic(cron=cron, periodic_id="sweep")(task(SWEEP_TASK, sweep))
+    task(EXTRACT_TASK, extract_pair, locked=False)
+    task(TAG_TASK, ask_questions)
+    recovering = task(RECOVER_TASK, recover)
+    app.periodic(cron=f"* * * * * */{recover_seconds}", periodic_id="recover")(recovering)
+    app.periodic(cron=PRUNE_CRON, periodic_id="prune_runs")(task(PRUNE_TASK, prune_runs))
     return app
 
 
@@ -145,11 +138,7 @@ def _memoryd(context: JobContext) -> Memoryd:
 
 def extraction_on(md: Memoryd) -> bool:
     """Both run-time switches (R7): memory on, and background extraction on."""
-    current = md.get_settings()
-    return bool(
-        current[runtime_settings.MEMORY_ENABLED.key]
-        and current[runtime_settings.MEMORY_AUTO_EXTRACTION.key]
-    )
+    return runtime_settings.extraction_on(md.get_settings())
 
 
 @dataclass(frozen=True)
