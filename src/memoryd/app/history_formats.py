@@ -185,12 +185,7 @@ def _chatgpt(item: dict[str, Any], number: int) -> tuple[Conversation, int]:
 def _chatgpt_branch(mapping: dict[str, Any], current: Any) -> list[str]:
     """The node ids from the root to ``current`` (or to the last child's last child)."""
     if isinstance(current, str) and current in mapping:
-        path: list[str] = []
-        node_id: Any = current
-        while isinstance(node_id, str) and node_id in mapping and node_id not in path:
-            path.append(node_id)
-            node_id = mapping[node_id].get("parent")
-        return path[::-1]
+        return _branch_to(mapping, current, "parent")
     roots = [i for i, n in mapping.items() if n.get("parent") not in mapping]
     path = []
     node_id = roots[0] if roots else None
@@ -261,15 +256,19 @@ def _openwebui_branch(nodes: dict[str, Any], current: Any) -> list[Any]:
     """The messages from the first to ``currentId``, by ``parentId``."""
     if not isinstance(current, str) or current not in nodes:
         return [n for n in nodes.values()]  # no branch named: the file's order
-    path: list[Any] = []
-    seen: set[str] = set()
+    return [nodes[node_id] for node_id in _branch_to(nodes, current, "parentId")]
+
+
+def _branch_to(nodes: dict[str, Any], current: str, parent: str) -> list[str]:
+    """The node ids from the root to ``current``, by each node's ``parent`` key (a node
+    met twice, or a parent not in ``nodes``, ends the walk)."""
+    path: dict[str, None] = {}
     node_id: Any = current
-    while isinstance(node_id, str) and node_id in nodes and node_id not in seen:
-        seen.add(node_id)
+    while isinstance(node_id, str) and node_id in nodes and node_id not in path:
+        path[node_id] = None
         node = nodes[node_id]
-        path.append(node)
-        node_id = node.get("parentId") if isinstance(node, dict) else None
-    return path[::-1]
+        node_id = node.get(parent) if isinstance(node, dict) else None
+    return list(path)[::-1]
 
 
 _PARSERS: dict[str, Callable[[dict[str, Any], int], tuple[Conversation, int]]] = {

@@ -121,57 +121,50 @@ def export_chat_lines(repo: Repository, user_id: int) -> list[str]:
 
 
 def parse_chat(
-    data: dict[str, Any], line: int, parse_time: Callable[[Any, str, int], datetime | None]
+    data: dict[str, Any], line: int, parse_time: Callable[[Any, str], datetime | None]
 ) -> ChatRecord:
-    """A decoded chat line, or InvalidInput naming the line and what is wrong."""
+    """A decoded chat line (the file's ``line``), or InvalidInput saying what is wrong."""
     others = sorted(k for k in data if k != CHAT)
     if others:
-        raise InvalidInput(f'line {line}: a chat line holds only "chat", not {others[0]!r}')
+        raise InvalidInput(f'a chat line holds only "chat", not {others[0]!r}')
     chat = data[CHAT]
     if not isinstance(chat, dict):
-        raise InvalidInput(f'line {line}: chat must be an object with "workspace" and "prompt"')
+        raise InvalidInput('chat must be an object with "workspace" and "prompt"')
     unknown = sorted(k for k in chat if k not in KNOWN)
     if unknown:
-        raise InvalidInput(
-            f"line {line}: unknown chat field {unknown[0]!r} (known: {', '.join(KNOWN)})"
-        )
+        raise InvalidInput(f"unknown chat field {unknown[0]!r} (known: {', '.join(KNOWN)})")
     missing = [k for k in REQUIRED if k not in chat]
     if missing:
-        raise InvalidInput(f"line {line}: chat is missing {', '.join(missing)}")
+        raise InvalidInput(f"chat is missing {', '.join(missing)}")
     chat_id = chat.get(ID)
     if chat_id is not None and (
         not isinstance(chat_id, int) or isinstance(chat_id, bool) or chat_id < 1
     ):
-        raise InvalidInput(f"line {line}: chat id must be a positive whole number")
-    try:
-        workspace = validate_slug(chat[WORKSPACE])
-    except InvalidInput as exc:
-        raise InvalidInput(f"line {line}: {exc}") from None
+        raise InvalidInput("chat id must be a positive whole number")
+    workspace = validate_slug(chat[WORKSPACE])
     prompt, response = chat[PROMPT], chat.get(RESPONSE, "")
     for label, value in ((PROMPT, prompt), (RESPONSE, response)):
         if not isinstance(value, str):
-            raise InvalidInput(f"line {line}: chat {label} must be text")
+            raise InvalidInput(f"chat {label} must be text")
         if len(value) > MAX_CHAT_TEXT:
-            raise InvalidInput(
-                f"line {line}: chat {label} is longer than {MAX_CHAT_TEXT} characters"
-            )
+            raise InvalidInput(f"chat {label} is longer than {MAX_CHAT_TEXT} characters")
     if not prompt.strip():
-        raise InvalidInput(f"line {line}: chat prompt is empty")
+        raise InvalidInput("chat prompt is empty")
     processed = chat.get(PROCESSED, False)
     if not isinstance(processed, bool):
-        raise InvalidInput(f"line {line}: {PROCESSED} must be true or false")
+        raise InvalidInput(f"{PROCESSED} must be true or false")
     memory_ids = chat.get(MEMORIES, [])
     if not isinstance(memory_ids, list) or not all(
         isinstance(i, str) and 0 < len(i) <= MAX_MEMORY_ID for i in memory_ids
     ):
-        raise InvalidInput(f"line {line}: {MEMORIES} must be a list of memory ids")
+        raise InvalidInput(f"{MEMORIES} must be a list of memory ids")
     return ChatRecord(
         line=line,
         id=chat_id,
         workspace=workspace,
         prompt=prompt,
         response=response,
-        created_at=parse_time(chat.get(CREATED), CREATED, line),
+        created_at=parse_time(chat.get(CREATED), CREATED),
         processed=processed,
         memory_ids=tuple(dict.fromkeys(memory_ids)),
     )

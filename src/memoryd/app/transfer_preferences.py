@@ -64,34 +64,28 @@ def is_preferences(data: dict[str, Any]) -> bool:
     return PREFERENCES in data
 
 
-def parse_preferences(data: dict[str, Any], line: int) -> Preferences:
-    """A decoded preferences line, or InvalidInput naming the line and what is wrong."""
+def parse_preferences(data: dict[str, Any]) -> Preferences:
+    """A decoded preferences line, or InvalidInput saying what is wrong."""
     others = sorted(k for k in data if k != PREFERENCES)
     if others:
-        raise InvalidInput(
-            f'line {line}: a preferences line holds only "preferences", not {others[0]!r}'
-        )
+        raise InvalidInput(f'a preferences line holds only "preferences", not {others[0]!r}')
     choices = data[PREFERENCES]
     if not isinstance(choices, dict):
-        raise InvalidInput(f"line {line}: preferences must be an object, like {EXAMPLE}")
+        raise InvalidInput(f"preferences must be an object, like {EXAMPLE}")
     unknown = sorted(k for k in choices if k not in (LEARN, REVIEW, LANGUAGE))
     if unknown:
         raise InvalidInput(
-            f"line {line}: unknown preference {unknown[0]!r} (known: {LEARN}, {REVIEW}, {LANGUAGE})"
+            f"unknown preference {unknown[0]!r} (known: {LEARN}, {REVIEW}, {LANGUAGE})"
         )
     learns = choices.get(LEARN)
     if LEARN in choices and not isinstance(learns, bool):
-        raise InvalidInput(f"line {line}: {LEARN} must be true or false, not {learns!r}")
+        raise InvalidInput(f"{LEARN} must be true or false, not {learns!r}")
     review = choices.get(REVIEW)
     if REVIEW in choices and review not in REVIEW_CHOICES:
-        raise InvalidInput(
-            f"line {line}: unknown {REVIEW} {review!r}: use {', '.join(REVIEW_CHOICES)}"
-        )
+        raise InvalidInput(f"unknown {REVIEW} {review!r}: use {', '.join(REVIEW_CHOICES)}")
     language = choices.get(LANGUAGE)
     if LANGUAGE in choices and language not in LANGUAGE_CHOICES:
-        raise InvalidInput(
-            f"line {line}: unknown {LANGUAGE} {language!r}: use {', '.join(LANGUAGE_CHOICES)}"
-        )
+        raise InvalidInput(f"unknown {LANGUAGE} {language!r}: use {', '.join(LANGUAGE_CHOICES)}")
     return Preferences(learn_from_chats=learns, memory_review=review, language=language)
 
 

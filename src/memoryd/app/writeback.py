@@ -232,18 +232,11 @@ class BackgroundWriter:
                         self._chats[:0] = chats
                     raise
             if touches:
-                try:
-                    self._write_marks(touches)
-                except Exception:
-                    with self._cond:
-                        for memory_id, at in touches.items():
-                            self._touches.setdefault(memory_id, at)
-                    raise
+                self._write_marks(touches)
         except Exception:
-            if chats and touches:
-                with self._cond:
-                    for memory_id, at in touches.items():
-                        self._touches.setdefault(memory_id, at)
+            with self._cond:  # the marks not written go back too, for the retry
+                for memory_id, at in touches.items():
+                    self._touches.setdefault(memory_id, at)
             raise
         finally:
             with self._cond:

@@ -25,6 +25,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from memoryd.domain.errors import InvalidInput, NotFound
+from memoryd.models.llm.json_output import Usage
 from memoryd.storage import extraction_rows as rows
 from memoryd.storage.database import Database
 from memoryd.storage.extraction_rows import PairState, get_pair_state
@@ -149,6 +150,13 @@ class Run:
         reasons = [e.get("error") for e in self.errors if e.get("kind") == INTERRUPTED]
         why = f" ({reasons[0]})" if reasons else ""
         return f"it stopped before it finished{why}; {retried}"
+
+    def add_usage(self, usage: Usage) -> None:
+        """Count the LLM calls and tokens of a pair or a pass."""
+        self.llm_calls += usage.calls
+        self.llm_calls_failed += usage.failed
+        self.prompt_tokens += usage.prompt_tokens
+        self.completion_tokens += usage.completion_tokens
 
     def skip(self, reason: str, count: int = 1) -> None:
         self.pairs_skipped += count

@@ -16,6 +16,7 @@ from sqlalchemy import Row, delete, func, insert, select, update
 from sqlalchemy.engine import Connection
 
 from memoryd.domain.models import Role, User
+from memoryd.storage.repository import user_of
 from memoryd.storage.tables import api_keys, sessions, user_credentials, users
 
 
@@ -39,10 +40,6 @@ class ApiKey:
             "last_used_at": self.last_used_at.isoformat() if self.last_used_at else None,
             "revoked": self.revoked_at is not None,
         }
-
-
-def _user(row: Row[Any]) -> User:
-    return User(row.id, row.name, Role(row.role))
 
 
 def _api_key(r: Row[Any]) -> ApiKey:
@@ -77,7 +74,7 @@ def user_and_hash(conn: Connection, name: str) -> tuple[User, str | None] | None
         .select_from(users.outerjoin(user_credentials))
         .where(users.c.name == name)
     ).first()
-    return None if row is None else (_user(row), row.password_hash)
+    return None if row is None else (user_of(row), row.password_hash)
 
 
 def count_admins(conn: Connection) -> int:
@@ -109,7 +106,7 @@ def session_of(conn: Connection, token_hash: str) -> tuple[User, str, datetime] 
         .select_from(sessions.join(users))
         .where(sessions.c.token_hash == token_hash)
     ).first()
-    return None if row is None else (_user(row), row.csrf_token, row.expires_at)
+    return None if row is None else (user_of(row), row.csrf_token, row.expires_at)
 
 
 def delete_session(conn: Connection, token_hash: str) -> None:
@@ -164,7 +161,7 @@ def key_user(conn: Connection, key_hash: str) -> tuple[User, str, datetime | Non
         .select_from(api_keys.join(users))
         .where(api_keys.c.key_hash == key_hash, api_keys.c.revoked_at.is_(None))
     ).first()
-    return None if row is None else (_user(row), row.key_id, row.last_used_at)
+    return None if row is None else (user_of(row), row.key_id, row.last_used_at)
 
 
 def note_key_use(conn: Connection, key_id: str, now: datetime) -> None:

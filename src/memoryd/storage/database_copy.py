@@ -184,6 +184,19 @@ def _check_source(source: Database, url: str) -> str:
     return head
 
 
+def _unused_target(target: Database, url: str) -> str | None:
+    """The target's revision; CopyRefused unless it holds no memoryd data."""
+    try:
+        with target.engine.connect() as conn:
+            revision, held = _target_contents(conn)
+    except SQLAlchemyError as exc:
+        raise CopyRefused(
+            f"cannot open target database {safe_url(url)}: {first_line(exc)}"
+        ) from None
+    _refuse_if_used(url, held)
+    return revision
+
+
 def _target_contents(conn: Connection) -> tuple[str | None, dict[str, int]]:
     """The target's revision and the non-empty memoryd tables it already has."""
     from alembic.runtime.migration import MigrationContext
@@ -216,14 +229,7 @@ def _describe(revision: str | None) -> str:
 
 def _prepare_target(target: Database, url: str) -> str:
     """Check the target is unused, then migrate it to the newest revision."""
-    try:
-        with target.engine.connect() as conn:
-            revision, held = _target_contents(conn)
-    except SQLAlchemyError as exc:
-        raise CopyRefused(
-            f"cannot open target database {safe_url(url)}: {first_line(exc)}"
-        ) from None
-    _refuse_if_used(url, held)
+    revision = _unused_target(target, url)
     try:
         target.upgrade()
     except Exception as exc:  # alembic raises its own errors for a revision it does not know
@@ -239,15 +245,7 @@ def _dry_run(source: Database, source_url: str, target_url: str, revision: str) 
         state = NEW_SQLITE_FILE
     else:
         with _opened(target_url, "target") as target:
-            try:
-                with target.engine.connect() as conn:
-                    current, held = _target_contents(conn)
-            except SQLAlchemyError as exc:
-                raise CopyRefused(
-                    f"cannot open target database {safe_url(target_url)}: {first_line(exc)}"
-                ) from None
-        _refuse_if_used(target_url, held)
-        state = _describe(current)
+            state = _describe(_unused_target(target, target_url))
     with _snapshot(source) as src:
         counts = _counts(src)
         skipped = _foreign_tables(src)

@@ -21,6 +21,7 @@ from sqlalchemy.exc import IntegrityError
 from memoryd.domain.errors import NotFound
 from memoryd.domain.models import Role, User, Workspace
 from memoryd.storage.database import Database
+from memoryd.storage.repository import user_of
 from memoryd.storage.tables import user_workspaces, users, workspaces
 
 
@@ -108,7 +109,7 @@ class Memberships:
                 .where(user_workspaces.c.workspace_id == workspace_id)
                 .order_by(users.c.id)
             )
-            return [User(r.id, r.name, Role(r.role)) for r in rows]
+            return [user_of(r) for r in rows]
 
     def workspaces_of(self, user: User) -> list[Workspace]:
         """The workspaces this user may use: all of them for an admin."""
