@@ -1,24 +1,12 @@
 """Chat histories exported by other products, read into one shape (issue 38, item 4).
 
-Someone moving to memoryd brings what they said elsewhere. Three exports are read:
-
-- ChatGPT's ``conversations.json``: a list of conversations, each a ``mapping`` of nodes
-  (``id``, ``parent``, ``children``, ``message``) forming a tree, since editing a message
-  starts a branch; the branch read is the one ending at ``current_node`` (what the
-  product showed last), or, without it, the one through each node's last child.
-- Claude's ``conversations.json``: a list of conversations (``uuid``, ``name``,
-  ``created_at``), each with its ``chat_messages`` in order (``sender`` "human" or
-  "assistant"; the text in ``content`` blocks of type "text", or in ``text``).
-- Open WebUI's chat export: a list of items, each with a ``chat`` holding either the
-  branch tree ``history.messages`` with ``currentId`` (followed from it by ``parentId``)
-  or a plain ``messages`` list (``role``, ``content``, ``timestamp``).
-
+Someone moving to memoryd brings what they said elsewhere. ChatGPT's and Claude's
+``conversations.json`` and Open WebUI's chat export are read (docs/history.md, "What is
+read from each product": which branch of a message tree, which messages and parts).
 Each message the user wrote starts a turn; what the assistant answered up to the next
-message of the user is the turn's response (several answers, such as a tool's steps,
-joined by a blank line). Other messages (system, tool, hidden context) are left out.
-A turn's key is the conversation's id and the user message's id, as the export gives
-them, so it names the same turn in every export of the same history. A turn's time is
-its user message's, else its conversation's (None when neither holds a plausible one).
+message of the user is the turn's response. A turn's key is the conversation's id and
+the user message's id, as the export gives them, so it names the same turn in every
+export of the same history.
 
 This module only reads: no database, no memoryd state. A file that is none of the three,
 or is one with a broken structure, is ``InvalidInput`` with one line saying what is wrong

