@@ -92,14 +92,11 @@ class LifecycleService:
                     log.info("%s: %d", name, done)
 
     def refresh_vectors(self, limit: int | None = REFRESH_BATCH) -> int:
-        """Make again the vectors made from an older form of their memory's text (those
-        stored before migration 0019: of "The user runs ..." instead of "I run ...",
-        ``memoryd.domain.perspective``; or by an older version of that rewriting), or
-        made by another embedder than this process's, oldest first, looking at ``limit``
-        memories at most (None: all); how many vectors were made. A vector of the text
-        as written (before 0019) whose text reads the same in the current form is only
-        marked current. The extraction scheduler's ticks and the PostgreSQL sweep call
-        this; turns use the older vectors meanwhile (or compute what they cannot read)."""
+        """Make again the vectors made from an older form of their memory's text
+        (``memoryd.domain.perspective``; before migration 0019, the text as written) or by
+        another embedder than this process's, oldest first, looking at ``limit`` memories
+        at most (None: all); how many vectors were made. A vector of the text as written
+        whose text reads the same in the current form is only marked current."""
         made = seen = 0
         name = self.deps.embedder.name
         while limit is None or seen < limit:
