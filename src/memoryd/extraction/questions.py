@@ -149,9 +149,7 @@ def union(answers: tuple[tuple[str, ...], ...]) -> tuple[str, ...]:
 def in_words(questions: tuple[str, ...] | None) -> str:
     """A memory's questions for people (the CLI, the web detail; memoryd.js says the
     same): "Not asked yet" (None), "None" (asked, nothing usable), else "Q1 / Q2 / ..."."""
-    if questions is None:
-        return "Not asked yet"
-    return " / ".join(questions) if questions else "None"
+    return "Not asked yet" if questions is None else " / ".join(questions) or "None"
 
 
 def parse_stored(value: object) -> tuple[str, ...]:

@@ -132,6 +132,4 @@ def scope_for(sentence: str, said: Scope) -> Scope:
     """The scope a sentence's fact is filed in: global only when the model said it is
     about the person (``said``) and it is about one of the global topics; else the
     workspace of the chat."""
-    if said is Scope.GLOBAL and global_topic(sentence):
-        return Scope.GLOBAL
-    return Scope.WORKSPACE
+    return Scope.GLOBAL if said is Scope.GLOBAL and global_topic(sentence) else Scope.WORKSPACE

@@ -101,9 +101,7 @@ def event_day(text: str, said_at: datetime) -> date | None:
 def expiry_for(text: str, said_at: datetime) -> datetime | None:
     """The memory's expiry: the end of the day after its event day (UTC), or None."""
     day = event_day(text, said_at)
-    if day is None:
-        return None
-    return datetime.combine(day + timedelta(days=2), time(0), tzinfo=UTC)
+    return None if day is None else datetime.combine(day + timedelta(days=2), time(0), tzinfo=UTC)
 
 
 # Relative times a memory must not keep undated (R20): "last week" said on 2023-05-08 is

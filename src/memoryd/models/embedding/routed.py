@@ -82,6 +82,4 @@ class RoutedEmbedder:
 
     def route(self, texts: Sequence[str]) -> Embedder:
         """The view that scores a turn over ``texts``: e5 when any is not English."""
-        if all(is_english(text) for text in texts if text):
-            return self.english
-        return self.other
+        return self.english if all(is_english(text) for text in texts if text) else self.other

@@ -180,9 +180,8 @@ def default_threads() -> int:
 
 
 def _error_text(error: Any) -> str:
-    if isinstance(error, Mapping) and isinstance(error.get("message"), str):
-        return str(error["message"])
-    return str(error)
+    found = isinstance(error, Mapping) and isinstance(error.get("message"), str)
+    return str(error["message"] if found else error)
 
 
 class _Generation:
