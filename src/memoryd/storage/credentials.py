@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import Row, delete, func, insert, select, update
 from sqlalchemy.engine import Connection
 
-from memoryd.domain.models import Role, User
+from memoryd.domain.models import Role, User, json_ready
 from memoryd.storage.repository import user_of
 from memoryd.storage.tables import api_keys, sessions, user_credentials, users
 
@@ -31,15 +31,8 @@ class ApiKey:
     revoked_at: datetime | None
 
     def to_dict(self) -> dict[str, object]:
-        return {
-            "id": self.id,
-            "user_id": self.user_id,
-            "name": self.name,
-            "prefix": self.prefix,
-            "created_at": self.created_at.isoformat(),
-            "last_used_at": self.last_used_at.isoformat() if self.last_used_at else None,
-            "revoked": self.revoked_at is not None,
-        }
+        shown = json_ready(self, "id user_id name prefix created_at last_used_at")
+        return {**shown, "revoked": self.revoked_at is not None}
 
 
 def _api_key(r: Row[Any]) -> ApiKey:

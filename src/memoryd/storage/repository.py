@@ -93,15 +93,8 @@ def user_of(row: Row[Any] | Any) -> User:
 
 def chat_of(row: Row[Any] | Any) -> Chat:
     """A ``chats`` row joined with its workspace's ``slug``."""
-    return Chat(
-        id=row.id,
-        user_id=row.user_id,
-        workspace=row.slug,
-        prompt=row.prompt,
-        response=row.response,
-        created_at=row.created_at,
-        memory_processed=row.memory_processed,
-    )
+    r = row
+    return Chat(r.id, r.user_id, r.slug, r.prompt, r.response, r.created_at, r.memory_processed)
 
 
 class Repository:
