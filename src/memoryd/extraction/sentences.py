@@ -461,14 +461,12 @@ def _third_person(verb: str) -> str:
 
 def _inner_pronouns(words: list[str]) -> list[str]:
     out: list[str] = []
-    for index, raw in enumerate(words):
+    for raw in words:
         word = raw.rstrip(".,!?;:")
         tail = raw[len(word) :]
         lower = word.lower().replace("’", "'")
-        if lower == "am" and index > 0 and out and out[-1] == "they":
-            out.append("are")
-        elif lower == "was" and index > 0 and out and out[-1] == "they":
-            out.append("were")
+        if lower in ("am", "was") and out and out[-1] == "they":
+            out.append("are" if lower == "am" else "were")
         elif lower in _INNER and lower != "am":
             out.append(_INNER[lower] + tail)
             continue

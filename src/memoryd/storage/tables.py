@@ -238,14 +238,10 @@ MEMORY_OLD_VECTORS = and_(
         memories.c.vector_form < literal_column(str(VECTOR_FORM)),
     ),
 )
-# What the background passes (memoryd.extraction.memory_pass) derive from a memory's text,
-# one row per memory and kind (0026): ``value`` is JSON (questions: the list an LLM wrote,
-# ``[]`` when none was usable), derived from the text whose ``content_key`` the row holds
-# by the pass's ``version``; a row whose content_key is not its memory's any more is
-# stale (read as absent, derived again). ``vectors`` and ``embedder``: the value's texts
-# embedded (questions: one float16 row each, storage.derived.vector_bytes), read by a
-# turn. On PostgreSQL a row of 6 questions' vectors (4.6 kB) is kept whole, like 0017's
-# memories rows (toast_tuple_target), so a turn reads no TOAST.
+# What the background passes derive from a memory's text, one row per memory and kind
+# (0026; ``memoryd.storage.derived`` says how a row goes stale). On PostgreSQL a row of 6
+# questions' vectors (4.6 kB) is kept whole, like 0017's memories rows
+# (toast_tuple_target), so a turn reads no TOAST.
 memory_derived = Table(
     "memory_derived",
     metadata,

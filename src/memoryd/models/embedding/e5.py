@@ -138,16 +138,11 @@ class E5Embedder:
             if variant is None:
                 raise QuantizationFailed("no int8 graph agrees with the engine here")
             graph, agreement = usable(variant)
+            if agreement < e5_graph.MIN_COSINE:
+                why = f"the {variant} graph agrees with it only to cosine {agreement:.3f}"
+                raise QuantizationFailed(why)
         except (QuantizationFailed, OSError, ValueError, RuntimeError) as exc:
             log.warning("using the slower multilingual embedding engine: %s", exc)
-            return None
-        if agreement < e5_graph.MIN_COSINE:
-            log.warning(
-                "using the slower multilingual embedding engine: the %s graph agrees with it "
-                "only to cosine %.3f",
-                variant,
-                agreement,
-            )
             return None
         self.variant = variant
         return graph
