@@ -1,24 +1,14 @@
 """The native reranker: cosine similarity of embedding vectors, computed locally (R4).
 
-Memory vectors are stored when memories are written, so a turn embeds only its query.
-The query's parts (the message and each history message) are embedded separately and
-cached, so a history message that was the previous turn's message is never embedded
-twice. A memory's score blends two views of the parts (measured in BENCHMARKS.md,
-"Retrieval per genre"): its cosine with their weighted mean, where the current message
-weighs most (and a question the message replies to as much) and older history less,
-and its best cosine with any single part, so one message that names the memory's topic
-is not drowned by the others. A message that is a question behind a short remark ("Oh,
-that's cool! What do you do for fun?") is embedded as its question only: the remark says
-nothing about which memory is needed.
-Memories that carry the questions an LLM wrote they answer
-(``memoryd.extraction.questions``) gain, on every turn, how far their best question's
-cosine with the message lies above the pool's mean (``question_gain``), scaled down in a
-pool whose backlog the questions' pass has not reached yet: the questions reorder only the
-memories they single out.
-With a ``Routed`` embedder (``routed``: MiniLM and e5) each turn is scored wholly in the
-model its texts call for (``memoryd.models.embedding.routed``), with one query cache per model.
-Memory vectors another embedder stored are computed again and kept in a bounded cache
-until ``Memoryd.refresh_vectors`` stores the new ones.
+Memory vectors are stored when memories are written, so a turn embeds only its query:
+its parts (the message and each history message) are embedded separately and cached, so
+a history message that was the previous turn's message is never embedded twice. How a
+memory's score blends the parts' cosines, the question focus, and the gain of a memory's
+questions are docs/reranking.md's ("How a turn's memories are chosen"; the weights were
+measured there). With a ``Routed`` embedder each turn is scored wholly in the model its
+texts call for, with one query cache per model. Memory vectors another embedder stored
+are computed again and kept in a bounded cache until ``Memoryd.refresh_vectors`` stores
+the new ones.
 """
 
 from __future__ import annotations
