@@ -7,11 +7,9 @@ Functions that must share the apply transaction take that transaction's connecti
 Finishing a run also records it as the newest run of each pair it processed, which
 retention (``memoryd.extraction.retention``) never deletes.
 
-A run in progress proves it is alive: ``Heartbeat`` moves its ``heartbeat_at`` and
-``alive_until`` forward as it gets through batches and pairs. A process that dies (killed,
-restarted, out of memory) cannot finish its run, so the run is read back as
-``interrupted`` once ``alive_until`` has passed -- computed when runs are read, so no
-sweeper is needed, and retention prunes it like a finished run.
+A run in progress proves it is alive (``Heartbeat``), so one whose process died is read
+back as ``interrupted`` once its ``alive_until`` has passed: computed when runs are read,
+so no sweeper is needed (docs/extraction.md, "Interrupted runs").
 """
 
 from __future__ import annotations
