@@ -244,12 +244,7 @@ def staged_chats(
 
 
 def _stage(
-    db: Database,
-    user_id: int,
-    records: Sequence[ChatRecord],
-    import_id: str,
-    *,
-    now: datetime,
+    db: Database, user_id: int, records: Sequence[ChatRecord], import_id: str, *, now: datetime
 ) -> tuple[ChatImport, list[tuple[int, ChatRecord]]]:
     """Stage the chats not on the target yet (new ids, in file order) under ``import_id``,
     in write transactions of ``BATCH_ROWS`` each, so no other writer waits long

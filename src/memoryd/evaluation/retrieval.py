@@ -257,10 +257,7 @@ def _store(md: Memoryd, pools: Sequence[Pool]) -> tuple[int, list[dict[str, int]
 
 
 def _run_passes(
-    md: Memoryd,
-    llm: LLMProvider,
-    total: int,
-    progress: Callable[[str], None] | None,
+    md: Memoryd, llm: LLMProvider, total: int, progress: Callable[[str], None] | None
 ) -> PassesRun:
     """The questions pass for the ``total`` memories stored, as the background would."""
     done = [0]

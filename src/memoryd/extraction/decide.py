@@ -222,9 +222,7 @@ def default_verdict(relation: Relation) -> str:
 
 
 def plan_changes(
-    relations: Sequence[Relation],
-    verdicts: Mapping[int, str],
-    free_slots: Mapping[Scope, int],
+    relations: Sequence[Relation], verdicts: Mapping[int, str], free_slots: Mapping[Scope, int]
 ) -> Plan:
     """Turn related facts and the Reflector's verdicts into the writes code allows.
 
@@ -251,12 +249,7 @@ def plan_changes(
                 continue
             targeted.add(target.id)
             plan.changes.append(
-                Change(
-                    fact.text,
-                    target.scope,
-                    target,
-                    chat_id=fact.sentence.chat_id,
-                )
+                Change(fact.text, target.scope, target, chat_id=fact.sentence.chat_id)
             )
             continue
         scope, note = fact.scope, ""

@@ -27,14 +27,7 @@ from memoryd.domain import runtime_settings
 from memoryd.domain.errors import MemorydError
 from memoryd.domain.models import Actor, Chat, Memory, Scope, Source, Suggestion, Vector
 from memoryd.extraction import prompts
-from memoryd.extraction.decide import (
-    CheckedFact,
-    Names,
-    Plan,
-    plan_changes,
-    relate,
-    verify_facts,
-)
+from memoryd.extraction.decide import CheckedFact, Names, Plan, plan_changes, relate, verify_facts
 from memoryd.extraction.deps import ExtractionDeps, current_settings
 from memoryd.extraction.review import needs_review, suggest
 from memoryd.extraction.rewrite import write_facts

@@ -56,7 +56,4 @@ def reflector_messages(pairs: Sequence[tuple[str, str]]) -> list[Message]:
     listing = "\n".join(
         f"{n}. stored: {old}\n   new: {new}" for n, (old, new) in enumerate(pairs, 1)
     )
-    return [
-        {"role": "system", "content": REFLECTOR_SYSTEM},
-        {"role": "user", "content": listing},
-    ]
+    return [{"role": "system", "content": REFLECTOR_SYSTEM}, {"role": "user", "content": listing}]

@@ -24,14 +24,7 @@ from memoryd.extraction.deps import ExtractionDeps, current_settings
 from memoryd.extraction.memory_pass import PassJob, PassOutcome
 from memoryd.extraction.pipeline import ExtractionConfig, PairResult, process_pair
 from memoryd.extraction.retention import PruneTimer
-from memoryd.extraction.runs import (
-    Heartbeat,
-    Run,
-    finish_run,
-    new_run_id,
-    stale_after,
-    start_run,
-)
+from memoryd.extraction.runs import Heartbeat, Run, finish_run, new_run_id, stale_after, start_run
 from memoryd.models.llm.base import LLMConfigError, LLMProvider, LLMUnreachable
 from memoryd.plugins import memory_pass_factories
 from memoryd.storage.extraction_rows import due_pairs, pending_summary

@@ -29,7 +29,7 @@ _FENCE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.DOTALL)
 _CODE_LINE = re.compile(
     r"^\s*(?:>|#include|import\s|from\s+\S+\s+import\s|def\s|class\s|return\b|"
     r"(?:public|private|static|const|let|var|function|fn|func)\s|//|/\*|\*\s|<[a-z/!])"
-    r"|[;{}]\s*$|^\s{4,}\S|\t",
+    r"|[;{}]\s*$|^\s{4,}\S|\t"
 )
 _SYMBOLS = re.compile(r"[=(){}\[\];<>_/\\|$@]")
 PASTE_LINES = 6  # a turn this many lines long, this long, whose first line asks about

@@ -113,9 +113,7 @@ def pair_state_rows(conn: Connection, *, parked_only: bool = False) -> list[dict
     workspace's slug."""
     query = (
         select(
-            extraction_pairs,
-            users.c.name.label("user_name"),
-            workspaces.c.slug.label("workspace"),
+            extraction_pairs, users.c.name.label("user_name"), workspaces.c.slug.label("workspace")
         )
         .join(users, users.c.id == extraction_pairs.c.user_id)
         .join(workspaces, workspaces.c.id == extraction_pairs.c.workspace_id)
@@ -175,8 +173,7 @@ def _pending_pairs(now: datetime) -> Any:
         .subquery("pending_pairs")
     )
     waiting = and_(
-        extraction_pairs.c.next_attempt_at.is_not(None),
-        extraction_pairs.c.next_attempt_at > now,
+        extraction_pairs.c.next_attempt_at.is_not(None), extraction_pairs.c.next_attempt_at > now
     )
     state = and_(
         extraction_pairs.c.user_id == grouped.c.user_id,

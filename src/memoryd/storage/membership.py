@@ -56,8 +56,7 @@ def join(conn: Connection, user_id: int, workspace_id: int, at: datetime) -> boo
     """Add the membership row inside the caller's transaction; False when it was there."""
     exists = conn.execute(
         select(user_workspaces.c.user_id).where(
-            user_workspaces.c.user_id == user_id,
-            user_workspaces.c.workspace_id == workspace_id,
+            user_workspaces.c.user_id == user_id, user_workspaces.c.workspace_id == workspace_id
         )
     ).first()
     if exists is not None:
@@ -73,8 +72,7 @@ def leave(conn: Connection, user_id: int, workspace_id: int) -> bool:
     """Delete the membership row inside the caller's transaction; False when there was none."""
     removed = conn.execute(
         delete(user_workspaces).where(
-            user_workspaces.c.user_id == user_id,
-            user_workspaces.c.workspace_id == workspace_id,
+            user_workspaces.c.user_id == user_id, user_workspaces.c.workspace_id == workspace_id
         )
     ).rowcount
     return bool(removed)

@@ -10,19 +10,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import (
-    Row,
-    and_,
-    bindparam,
-    delete,
-    false,
-    func,
-    insert,
-    or_,
-    select,
-    true,
-    update,
-)
+from sqlalchemy import Row, and_, bindparam, delete, false, func, insert, or_, select, true, update
 from sqlalchemy.engine import Connection
 
 from memoryd.domain.models import (

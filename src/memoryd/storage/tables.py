@@ -234,8 +234,7 @@ CHAT_UNPROCESSED = chats.c.memory_processed == false()
 MEMORY_OLD_VECTORS = and_(
     memories.c.embedding.is_not(None),
     or_(
-        memories.c.vector_form.is_(None),
-        memories.c.vector_form < literal_column(str(VECTOR_FORM)),
+        memories.c.vector_form.is_(None), memories.c.vector_form < literal_column(str(VECTOR_FORM))
     ),
 )
 # What the background passes derive from a memory's text, one row per memory and kind
@@ -246,10 +245,7 @@ memory_derived = Table(
     "memory_derived",
     metadata,
     Column(
-        "memory_id",
-        String(32),
-        ForeignKey("memories.id", ondelete="CASCADE"),
-        primary_key=True,
+        "memory_id", String(32), ForeignKey("memories.id", ondelete="CASCADE"), primary_key=True
     ),
     Column("kind", String(64), primary_key=True),
     Column("content_key", Text, nullable=False),

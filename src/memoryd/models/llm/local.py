@@ -136,8 +136,7 @@ def _engine(path: Path, threads: int) -> Engine:
                 import xllamacpp
             except ImportError:
                 raise LLMError(
-                    "the local LLM needs xllamacpp: pip install 'memoryd[local]'",
-                    retryable=False,
+                    "the local LLM needs xllamacpp: pip install 'memoryd[local]'", retryable=False
                 ) from None
             params = xllamacpp.CommonParams()
             params.model.path = str(path)

@@ -100,10 +100,7 @@ class QueryEncoder(_Cache[str]):
 
 
 def part_weights(
-    query: Query,
-    message_weight: float,
-    history_decay: float,
-    question_weight: float | None = None,
+    query: Query, message_weight: float, history_decay: float, question_weight: float | None = None
 ) -> list[float]:
     """Weights of ``query.parts``: the message, then history from the newest back. With
     ``question_weight``, the newest history message weighs that much when it is a
