@@ -1,24 +1,13 @@
 """The audit log part of the library facade: reading a user's audit entries.
 
 ``Memoryd`` hands these methods on to here. The audit log (R12) has one entry per change to
-a memory -- create, update, delete, promote, demote, by the user, an admin, an extraction
-run, an import or memoryd itself (``system``: expired memories purged) -- with the memory
-before and after, and one per deletion of recorded chats (``delete_chats``: how many, in
-which workspaces, their ids, never their text), and one per change of one of the user's
-settings (``change_setting``: learning from chats, review mode, role; the old and new value,
-see ``memoryd.app.user_settings``), workspace memberships included (the setting
-``membership``, see ``memoryd.app.memberships``). Entries are written in the same
-transaction as the change (``memoryd.storage.write_rules``, ``memoryd.app.chat_log``,
-``memoryd.app.user_settings``, ``memoryd.app.memberships``, ``memoryd.app.transfer``) and
+a memory (with the memory before and after), per deletion of recorded chats
+(``delete_chats``: how many, where, their ids, never their text) and per change of one of
+the user's settings (``change_setting``, memberships included: ``memoryd.app.user_settings``,
+``memoryd.app.memberships``). Entries are written in the same transaction as the change and
 never change; they go only with their user. Instance settings belong to no user and are not
-in it (docs/lifecycle.md says why).
-
-- ``list_audit``: one page of entries, newest first. The next page is
-  ``before=<id of the last entry you got>``; entry ids only grow and entries are never
-  removed, so a page never shifts under a reader and a cursor never goes stale. Filters
-  (``memory_id``, ``action``, ``actor``, ``workspace``, ``since``) are described in
-  ``memoryd.domain.audit``.
-- ``audit_log``: every matching entry, oldest first (a memory's history, or all of it).
+in it (docs/lifecycle.md says why). Entry ids only grow and entries are never removed, so a
+page (``list_audit``'s ``before`` cursor) never shifts under a reader.
 
 Who may read whose log is the caller's business, as for every library method (the REST
 API: a user their own, an admin anyone's). ``visible_in`` is how a caller that knows
@@ -33,7 +22,7 @@ from collections.abc import Collection
 from datetime import date, datetime
 from typing import TYPE_CHECKING
 
-from memoryd.domain.audit import DEFAULT_PAGE, Actions, audit_query
+from memoryd.domain.audit import DEFAULT_PAGE, Actions, AuditQuery, audit_query
 from memoryd.domain.models import AuditEntry
 from memoryd.storage import audit_rows
 
@@ -83,9 +72,7 @@ class AuditService:
             since=since,
             visible_in=visible_in,
         )
-        with self.deps.db.read() as repo:
-            self.deps.store.require_user(repo, user_id)
-            return audit_rows.list_entries(repo.conn, query)
+        return self._read(query, newest_first=True)
 
     def audit_log(
         self,
@@ -100,14 +87,12 @@ class AuditService:
         """Every entry of the user's audit log (of one memory with ``memory_id``), oldest
         first, with ``list_audit``'s filters. A memory with no entries gives []."""
         query = audit_query(
-            user_id,
-            limit=None,
-            memory_id=memory_id,
-            action=action,
-            actor=actor,
-            workspace=workspace,
-            since=since,
-        )
+            user_id, limit=None, memory_id=memory_id, action=action, actor=actor,
+            workspace=workspace, since=since,
+        )  # fmt: skip
+        return self._read(query, newest_first=False)
+
+    def _read(self, query: AuditQuery, *, newest_first: bool) -> list[AuditEntry]:
         with self.deps.db.read() as repo:
-            self.deps.store.require_user(repo, user_id)
-            return audit_rows.list_entries(repo.conn, query, newest_first=False)
+            self.deps.store.require_user(repo, query.user_id)
+            return audit_rows.list_entries(repo.conn, query, newest_first=newest_first)

@@ -1,28 +1,14 @@
 """The chat part of the library facade: recording exchanges, what each one was told,
 deleting them, and the user's "don't learn from my chats" switch.
 
-``Memoryd``'s chat methods are ``ChatService``'s. Kept apart from the other services
-because they are one concern -- what memoryd keeps of a conversation -- with rules of their own:
-
-- An incognito turn (``context(record=False)``) is never recorded: ``record_chat`` with
-  such a turn raises ``InvalidInput`` rather than store it by mistake.
-- Every recorded chat keeps the ids of the memories injected into it, in prompt order.
-  A memory deleted later stays on the chat as a tombstone (``UsedMemory.memory is None``);
-  deleting the chat (with its user or workspace) drops the links.
-- A user who turned learning off still has their chats recorded (they see them in the
-  chat page), but each is stored already processed, so extraction never reads it --
-  even after learning is turned back on. Turning learning off also closes the chats
-  still waiting for extraction.
-- A user deletes their own chats (one, several, a workspace's, all): the rows go, text
-  and links with them, so an unprocessed one is never extracted; a batch extraction had
-  already read is dropped and read again without it (``memoryd.extraction.pipeline``).
-  Memories learned from a deleted chat stay and keep its id in ``source_chat_ids`` (the
-  memory's detail lists it as deleted); ids are never given again
-  (``memoryd.storage.chat_erasure``). The audit log records how many went, where, their
-  ids and who deleted them, never their text.
-- Turning learning on or off is recorded in the audit log too (``change_setting``, see
-  ``memoryd.app.user_settings``), in the same transaction; setting it to what it already
-  is records nothing.
+``Memoryd``'s chat methods are ``ChatService``'s, kept apart because they are one concern
+-- what memoryd keeps of a conversation -- with rules of their own (docs/lifecycle.md,
+"Deleting recorded chats"): an incognito turn is never recorded; a recorded chat keeps
+the ids of the memories injected into it, in prompt order (a deleted memory stays as a
+tombstone); a user who turned learning off still has their chats recorded, but each is
+stored already processed, so extraction never reads it; a deleted chat's row goes with
+its text and links, and its id is never given again (``memoryd.storage.chat_erasure``).
+Deletions and turning learning on or off are in the audit log, in the same transaction.
 """
 
 from __future__ import annotations

@@ -1,24 +1,12 @@
 """Chat histories exported by other products, read into one shape (issue 38, item 4).
 
-Someone moving to memoryd brings what they said elsewhere. Three exports are read:
-
-- ChatGPT's ``conversations.json``: a list of conversations, each a ``mapping`` of nodes
-  (``id``, ``parent``, ``children``, ``message``) forming a tree, since editing a message
-  starts a branch; the branch read is the one ending at ``current_node`` (what the
-  product showed last), or, without it, the one through each node's last child.
-- Claude's ``conversations.json``: a list of conversations (``uuid``, ``name``,
-  ``created_at``), each with its ``chat_messages`` in order (``sender`` "human" or
-  "assistant"; the text in ``content`` blocks of type "text", or in ``text``).
-- Open WebUI's chat export: a list of items, each with a ``chat`` holding either the
-  branch tree ``history.messages`` with ``currentId`` (followed from it by ``parentId``)
-  or a plain ``messages`` list (``role``, ``content``, ``timestamp``).
-
+Someone moving to memoryd brings what they said elsewhere. ChatGPT's and Claude's
+``conversations.json`` and Open WebUI's chat export are read (docs/history.md, "What is
+read from each product": which branch of a message tree, which messages and parts).
 Each message the user wrote starts a turn; what the assistant answered up to the next
-message of the user is the turn's response (several answers, such as a tool's steps,
-joined by a blank line). Other messages (system, tool, hidden context) are left out.
-A turn's key is the conversation's id and the user message's id, as the export gives
-them, so it names the same turn in every export of the same history. A turn's time is
-its user message's, else its conversation's (None when neither holds a plausible one).
+message of the user is the turn's response. A turn's key is the conversation's id and
+the user message's id, as the export gives them, so it names the same turn in every
+export of the same history.
 
 This module only reads: no database, no memoryd state. A file that is none of the three,
 or is one with a broken structure, is ``InvalidInput`` with one line saying what is wrong
@@ -185,12 +173,7 @@ def _chatgpt(item: dict[str, Any], number: int) -> tuple[Conversation, int]:
 def _chatgpt_branch(mapping: dict[str, Any], current: Any) -> list[str]:
     """The node ids from the root to ``current`` (or to the last child's last child)."""
     if isinstance(current, str) and current in mapping:
-        path: list[str] = []
-        node_id: Any = current
-        while isinstance(node_id, str) and node_id in mapping and node_id not in path:
-            path.append(node_id)
-            node_id = mapping[node_id].get("parent")
-        return path[::-1]
+        return _branch_to(mapping, current, "parent")
     roots = [i for i, n in mapping.items() if n.get("parent") not in mapping]
     path = []
     node_id = roots[0] if roots else None
@@ -261,15 +244,19 @@ def _openwebui_branch(nodes: dict[str, Any], current: Any) -> list[Any]:
     """The messages from the first to ``currentId``, by ``parentId``."""
     if not isinstance(current, str) or current not in nodes:
         return [n for n in nodes.values()]  # no branch named: the file's order
-    path: list[Any] = []
-    seen: set[str] = set()
+    return [nodes[node_id] for node_id in _branch_to(nodes, current, "parentId")]
+
+
+def _branch_to(nodes: dict[str, Any], current: str, parent: str) -> list[str]:
+    """The node ids from the root to ``current``, by each node's ``parent`` key (a node
+    met twice, or a parent not in ``nodes``, ends the walk)."""
+    path: dict[str, None] = {}
     node_id: Any = current
-    while isinstance(node_id, str) and node_id in nodes and node_id not in seen:
-        seen.add(node_id)
+    while isinstance(node_id, str) and node_id in nodes and node_id not in path:
+        path[node_id] = None
         node = nodes[node_id]
-        path.append(node)
-        node_id = node.get("parentId") if isinstance(node, dict) else None
-    return path[::-1]
+        node_id = node.get(parent) if isinstance(node, dict) else None
+    return list(path)[::-1]
 
 
 _PARSERS: dict[str, Callable[[dict[str, Any], int], tuple[Conversation, int]]] = {

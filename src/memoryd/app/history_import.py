@@ -1,23 +1,16 @@
 """Recording a chat history exported by another product (issue 38, item 4).
 
 ``memoryd.app.history_formats`` reads the export into turns; each turn becomes one recorded
-chat in the chosen workspace, in the export's order, at its original time, through the
-same path as the chats of ``memoryd import`` (``memoryd.app.transfer.import_lines``): staged
-in short transactions and published by one, unprocessed, so extraction learns from them
-as from any recorded chat (through the review queue when the user's review mode says
-so), unless the user turned learning from their chats off, when they arrive processed.
+chat in the chosen workspace, at its original time, through the same path as the chats of
+``memoryd import`` (``memoryd.app.transfer.import_lines``): staged in short transactions
+and published by one, unprocessed (processed when the user turned learning off).
 
-Idempotent and resumable: the turns go in batches of ``BATCH_TURNS``, each committed on
-its own, and a turn already recorded -- the same workspace, time, prompt and answer, all
-fixed by the export -- is counted as already there and not recorded again. So importing
-the same file twice records nothing the second time, and an import that was interrupted
-(a killed process, a lost connection) continues where it stopped when run again. Within
-one file a turn's key (``Turn.key``: the conversation's and message's ids) is recorded
-once even if the export repeats the conversation.
-
-Skipped, and counted: a message of the user's with no text (an image alone), a turn with
-no plausible time in the export (it could not be told apart on a second import), and a
-turn longer than a recorded chat may be (``MAX_CHAT_TEXT``).
+Idempotent and resumable (docs/history.md, "Importing twice, and resuming"): the turns
+go in batches of ``BATCH_TURNS``, each committed on its own, and a turn already recorded
+-- the same workspace, time, prompt and answer, all fixed by the export -- is counted as
+already there. Within one file a turn's key is recorded once even if the export repeats
+the conversation. Turns with no text, no plausible time or too long are skipped, and
+counted.
 """
 
 from __future__ import annotations

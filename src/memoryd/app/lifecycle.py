@@ -1,25 +1,12 @@
 """The memory lifecycle part of the library facade: expiry, upkeep, review and detail.
 
-``Memoryd``'s methods for these are ``LifecycleService``'s:
-
-- ``purge_expired``: delete memories whose expiry passed more than
-  ``expired_grace_days`` ago (run by the extraction scheduler's tick, the queue worker's
-  periodic task and ``memoryd memories purge-expired``);
-- ``refresh_vectors``: make again the vectors made from an older form of their text
-  ("The user ..." as written before migration 0019, or an older rewriting than
-  ``memoryd.domain.perspective``'s current one) or by another embedder than this
-  process's (``MEMORYD_EMBEDDER`` changed);
-  ``upkeep`` runs both, a batch each, for the scheduler's tick and the periodic task;
-- ``list_suggestions`` / ``accept_suggestion`` / ``reject_suggestion``: the review queue
-  that extraction fills when ``memory_review`` is on. Accepting is a write like any other
-  (limits, duplicates, audit log); the memory keeps the extraction run it came from;
-- ``review_preference`` / ``set_review_preference`` / ``review_mode``: each user's own
-  choice of which of extraction's changes wait for them (off | updates | everything), or
-  None to follow the instance setting ``memory_review``; the user's choice wins, since it
-  only concerns their own memories (each change is in the audit log: see
-  ``memoryd.app.user_settings``);
-- ``memory_detail``: one memory with where it came from, its source chats (and the ids
-  of those deleted since) and history.
+``Memoryd``'s methods for these are ``LifecycleService``'s. ``upkeep`` (the extraction
+scheduler's tick, the queue worker's periodic task) deletes memories expired past
+``expired_grace_days`` and makes again a batch of vectors of an older form of their text
+or by another embedder. The review queue is what extraction fills when ``memory_review``
+is on: accepting is a write like any other (limits, duplicates, audit log), and the
+memory keeps the extraction run it came from. A user's own review mode wins over the
+instance setting, since it only concerns their own memories.
 """
 
 from __future__ import annotations
@@ -105,14 +92,11 @@ class LifecycleService:
                     log.info("%s: %d", name, done)
 
     def refresh_vectors(self, limit: int | None = REFRESH_BATCH) -> int:
-        """Make again the vectors made from an older form of their memory's text (those
-        stored before migration 0019: of "The user runs ..." instead of "I run ...",
-        ``memoryd.domain.perspective``; or by an older version of that rewriting), or
-        made by another embedder than this process's, oldest first, looking at ``limit``
-        memories at most (None: all); how many vectors were made. A vector of the text
-        as written (before 0019) whose text reads the same in the current form is only
-        marked current. The extraction scheduler's ticks and the PostgreSQL sweep call
-        this; turns use the older vectors meanwhile (or compute what they cannot read)."""
+        """Make again the vectors made from an older form of their memory's text
+        (``memoryd.domain.perspective``; before migration 0019, the text as written) or by
+        another embedder than this process's, oldest first, looking at ``limit`` memories
+        at most (None: all); how many vectors were made. A vector of the text as written
+        whose text reads the same in the current form is only marked current."""
         made = seen = 0
         name = self.deps.embedder.name
         while limit is None or seen < limit:

@@ -2,25 +2,12 @@
 
 Who may use a workspace decides whose memories reach whom, so letting a user in or taking
 them out is recorded in that user's audit log like their other settings
-(``memoryd.app.user_settings``): a ``change_setting`` entry of the setting ``membership``,
-whose ``workspace`` is the workspace and whose value is ``member`` or ``not member``::
-
-    before {"setting": "membership", "workspace": "alpha", "value": "not member"}
-    after  {"setting": "membership", "workspace": "alpha", "value": "member"}
-
-The actor is whoever made the change: ``admin:ID`` through the REST API or the web UI,
-``admin`` on the command line or through the library (whoever administers the database),
-``user:ID`` for a user who created a workspace and so became its first member,
-``import:ID`` for a workspace an import created. Deleting a workspace ends all its
-memberships: each member's log gets the same entry, in the deletion's transaction.
-
-Every surface -- the library (``Memoryd.add_member``), the REST API, the web UI, the CLI,
-imports -- ends in ``change_membership``, inside a write transaction with the user's row
-locked, so the change and its entry are committed together or not at all, and two
-concurrent adds of one user cannot both write an entry. Adding a member again changes
-nothing and writes nothing; removing a user who is not a member is refused (``NotFound``)
-and writes nothing either. The entry's ``workspace`` key is what the log's workspace
-filter reads, so ``workspace=alpha`` lists alpha's membership changes too.
+(``memoryd.app.user_settings``): a ``change_setting`` entry of the setting ``membership``
+whose ``workspace`` is the workspace (so the log's workspace filter finds it) and whose
+value is ``member`` or ``not member`` (docs/lifecycle.md, "Setting changes", lists the
+actors). Every surface ends in ``change_membership``, inside a write transaction with the
+user's row locked, so two concurrent adds of one user cannot both write an entry. Adding
+a member again writes nothing; removing a user who is not a member is ``NotFound``.
 """
 
 from __future__ import annotations

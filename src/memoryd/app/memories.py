@@ -70,10 +70,7 @@ class MemoryService:
             return self.store.owned(repo, user_id, memory_id)
 
     def list_memories(
-        self,
-        user_id: int,
-        scope: Scope | str | None = None,
-        workspace: str | None = None,
+        self, user_id: int, scope: Scope | str | None = None, workspace: str | None = None
     ) -> list[Memory]:
         """A user's memories, globals first, then by workspace and age."""
         with self.deps.db.read() as repo:
@@ -106,12 +103,7 @@ class MemoryService:
             )
 
     def delete_memory(
-        self,
-        user_id: int,
-        memory_id: str,
-        *,
-        reason: str | None = None,
-        actor: Actor | None = None,
+        self, user_id: int, memory_id: str, *, reason: str | None = None, actor: Actor | None = None
     ) -> None:
         """Delete a memory; ``reason`` (why, e.g. "reported as wrong") goes into the
         audit entry, as its ``before["reason"]``."""
@@ -135,12 +127,7 @@ class MemoryService:
         return self._move(user_id, memory_id, Scope.WORKSPACE, validate_slug(workspace), actor)
 
     def _move(
-        self,
-        user_id: int,
-        memory_id: str,
-        target: Scope,
-        slug: str | None,
-        actor: Actor | None,
+        self, user_id: int, memory_id: str, target: Scope, slug: str | None, actor: Actor | None
     ) -> Memory:
         actor = actor or Actor(Source.USER, user_id)
         with self.deps.db.write() as repo:

@@ -1,38 +1,12 @@
 """Export and import of a user's memories, own choices and recorded chats as JSON lines (R12).
 
-The first line carries the user's own choices (``{"preferences": {...}}``, see
-``memoryd.app.transfer_preferences``); then one memory per line, keys sorted, UTF-8, ordered
-by scope, workspace, creation time and id; then one recorded chat per line
-(``{"chat": {...}}``, oldest first, see ``memoryd.app.transfer_chats``) unless the caller says
-``chats=False``. Exporting, importing into an empty database and exporting again gives
-the same bytes, except that the chats carry the ids the new database gave them. An import
-is all or nothing: one bad line (a malformed preferences or chat line included, or a chat
-linking a memory a turn in its workspace could not have injected, see
-``memoryd.app.transfer_chats``) or a scope over its limit changes nothing, and the
-preferences and chats are written in the same transaction as the memories (unless the
-caller says ``preferences=False`` or ``chats=False``); a file without a preferences line
-changes no choice, one without chat lines adds no chat.
-
-A memory names the chats it was learned from (``source_chat_ids``). An import rewrites
-the ids of chats in the file to the ids they get on the target; an id of a chat not in the
-file is kept when the target already gave it to one of the user's chats or to a chat
-since deleted, and dropped otherwise: the target would give a new id to a chat recorded
-later, and another user's chat is never named (dropped, not refused, so the answer never
-says whose a chat id is).
-Only ``content`` is required, so people can write lines by hand
-(``{"content": "Prefers tea", "scope": "global"}``): a line without an id gets a new one,
-without a scope it is a workspace memory when it names a workspace and global otherwise,
-its source defaults to ``import`` and its times to the moment of the import.
-
-A memory line carries its ``questions`` (``memoryd.extraction.questions``: what the memory
-answers, LLM calls to write) once the background pass has asked: an import embeds them with
-the memory's text, so a moved user's memories are not asked again; a line without them
-imports unasked, or keeps the questions of one of the user's memories with the very same
-text. ``topics`` and ``pastime``, which files exported before migration 0023 carry, are
-ignored. With them goes ``question_prompt``, the version of the prompt that wrote them: a
-line with questions and without it (a file exported before migration 0018, a hand-written
-line) counts as version 1, so the questions pass asks that memory again with the current
-prompt once nothing else waits; a ``question_prompt`` without questions is refused.
+The format and what an import does with each line are docs/cli.md's ("memoryd export and
+memoryd import"): a preferences line (``memoryd.app.transfer_preferences``), one memory per
+line, then one recorded chat per line (``memoryd.app.transfer_chats``). Exporting,
+importing into an empty database and exporting again gives the same bytes but the chats'
+ids. An import is all or nothing: one bad line or a scope over its limit changes nothing,
+and the preferences and chats are written in the same transaction as the memories. Only
+``content`` is required, so people can write lines by hand.
 
 An import is planned before it costs anything: the lines are parsed and the resulting
 count per scope is worked out against the stored memories in a read transaction, so an
@@ -48,7 +22,6 @@ import json
 import re
 import uuid
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -73,7 +46,7 @@ from memoryd.app.transfer_preferences import (
     preferences_line,
     read_preferences,
 )
-from memoryd.domain.errors import InvalidContent, InvalidInput, ScopeFull
+from memoryd.domain.errors import InvalidInput, ScopeFull
 from memoryd.domain.models import Actor, AuditAction, Memory, Scope, Source
 from memoryd.domain.results import ImportResult as ImportResult  # re-exported: it was defined here
 from memoryd.domain.results import Preferences
@@ -83,7 +56,6 @@ from memoryd.extraction.questions import parse_stored as parse_questions
 from memoryd.models.embedding.base import embed_memories, embed_queries
 from memoryd.storage import derived
 from memoryd.storage.vectors import vector_columns
-from memoryd.storage.write_rules import audit_view
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Iterable
@@ -155,33 +127,19 @@ class _Record:
     question_prompt: int = 1  # the version of the prompt that wrote them
 
 
-def _derived(
-    value: Any, line: int, parse: Callable[[Any], tuple[str, ...]]
-) -> tuple[str, ...] | None:
-    """A line's questions (None when it has none), or InvalidInput naming it."""
-    if value is None:
-        return None
-    try:
-        return parse(value)
-    except InvalidInput as exc:
-        raise InvalidInput(f"line {line}: {exc}") from None
-
-
-def _time(
-    value: Any, name: str, line: int, *, optional: bool = False, latest: datetime | None = None
-) -> datetime | None:
+def _time(value: Any, name: str, *, latest: datetime | None = None) -> datetime | None:
     """A time from a line: ISO 8601 with a zone, after 2000 and not in the future (not
     after ``latest`` when given: an expiry may lie in the future)."""
-    if value is None and optional:
+    if value is None:
         return None
     try:
         parsed = datetime.fromisoformat(value)
     except (TypeError, ValueError):
-        raise InvalidInput(f"line {line}: {name} is not an ISO 8601 time") from None
+        raise InvalidInput(f"{name} is not an ISO 8601 time") from None
     if parsed.tzinfo is None:
-        raise InvalidInput(f"line {line}: {name} has no time zone")
+        raise InvalidInput(f"{name} has no time zone")
     if not EARLIEST <= parsed <= (latest or datetime.now(UTC) + FUTURE_SLACK):
-        raise InvalidInput(f"line {line}: {name} {value} is not a plausible time")
+        raise InvalidInput(f"{name} {value} is not a plausible time")
     return parsed
 
 
@@ -200,10 +158,6 @@ class ImportFile:
         return named | {c.workspace for c in self.chats} if chats else named
 
 
-def _chat_time(value: Any, name: str, line: int) -> datetime | None:
-    return _time(value, name, line, optional=True)
-
-
 def parse_file(lines: Iterable[str] | str) -> ImportFile:
     """Check every line (numbered from 1, blank ones skipped); InvalidInput names the first
     bad one. Refused too: a memory or chat id twice, a second preferences line, a chat
@@ -218,22 +172,25 @@ def parse_file(lines: Iterable[str] | str) -> ImportFile:
     preferences: Preferences | None = None
     preferences_at = 0
     for line, text in enumerate(lines, start=1):
-        if not isinstance(text, str):
-            raise InvalidInput(f"line {line}: a line is text, not {type(text).__name__}")
-        if not text.strip():
-            continue
-        data = _json_object(text, line)
-        if is_chat(data):
-            chats.append(parse_chat(data, line, _chat_time))
-        elif not is_preferences(data):
-            records.append(_record(data, line))
-        elif preferences is None:
-            preferences, preferences_at = parse_preferences(data, line), line
-        else:
-            raise InvalidInput(
-                f"line {line}: a second preferences line (the first is line {preferences_at});"
-                " a file holds at most one"
-            )
+        try:
+            if not isinstance(text, str):
+                raise InvalidInput(f"a line is text, not {type(text).__name__}")
+            if not text.strip():
+                continue
+            data = _json_object(text)
+            if is_chat(data):
+                chats.append(parse_chat(data, line, _time))
+            elif not is_preferences(data):
+                records.append(_record(data, line))
+            elif preferences is None:
+                preferences, preferences_at = parse_preferences(data), line
+            else:
+                raise InvalidInput(
+                    f"a second preferences line (the first is line {preferences_at});"
+                    " a file holds at most one"
+                )
+        except InvalidInput as exc:
+            raise InvalidInput(f"line {line}: {exc}") from None
     seen = Counter(r.id for r in records if r.id is not None)
     repeated = [i for i, n in seen.items() if n > 1]
     if repeated:
@@ -243,50 +200,46 @@ def parse_file(lines: Iterable[str] | str) -> ImportFile:
     return ImportFile(records, preferences, chats)
 
 
-def _json_object(text: str, line: int) -> dict[str, Any]:
+def _json_object(text: str) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InvalidInput(f"line {line}: not JSON ({exc.msg})") from None
+        raise InvalidInput(f"not JSON ({exc.msg})") from None
     if not isinstance(data, dict):
-        raise InvalidInput(f"line {line}: expected a JSON object")
+        raise InvalidInput("expected a JSON object")
     return data
 
 
 def _record(data: dict[str, Any], line: int) -> _Record:
+    """A decoded memory line (the file's ``line``), or InvalidInput saying what is wrong."""
     missing = [k for k in REQUIRED if k not in data]
     if missing:
-        raise InvalidInput(f"line {line}: missing {', '.join(missing)}")
+        raise InvalidInput(f"missing {', '.join(missing)}")
     memory_id = data.get("id")
     if memory_id is not None and (not isinstance(memory_id, str) or not _ID.fullmatch(memory_id)):
-        raise InvalidInput(f"line {line}: invalid id {memory_id!r}")
+        raise InvalidInput(f"invalid id {memory_id!r}")
     workspace = data.get("workspace")
     if workspace is not None and not isinstance(workspace, str):
-        raise InvalidInput(f"line {line}: workspace must be a slug or null")
+        raise InvalidInput("workspace must be a slug or null")
     try:
         scope, workspace = resolve_scope(data.get("scope"), workspace)
         content = normalize_content(data["content"])
         source = Source(data.get("source", Source.IMPORT.value))
-    except (InvalidContent, InvalidInput, ValueError) as exc:
-        raise InvalidInput(f"line {line}: {exc}") from None
-    except Exception as exc:
-        raise InvalidInput(f"line {line}: {exc}") from None
+    except Exception as exc:  # InvalidScope, InvalidContent, an unknown source...
+        raise InvalidInput(str(exc)) from None
     chats = data.get("source_chat_ids", [])
     if not isinstance(chats, list) or not all(
         isinstance(c, int) and not isinstance(c, bool) for c in chats
     ):
-        raise InvalidInput(f"line {line}: source_chat_ids must be a list of integers")
-    questions = _derived(data.get("questions"), line, parse_questions)
+        raise InvalidInput("source_chat_ids must be a list of integers")
+    questions = None if data.get("questions") is None else parse_questions(data["questions"])
     prompt = data.get("question_prompt")
     if prompt is not None:
         if questions is None:
-            raise InvalidInput(f"line {line}: question_prompt without questions")
-        try:
-            prompt = parse_prompt(prompt)
-        except InvalidInput as exc:
-            raise InvalidInput(f"line {line}: {exc}") from None
-    created = _time(data.get("created_at"), "created_at", line, optional=True)
-    updated = _time(data.get("updated_at"), "updated_at", line, optional=True)
+            raise InvalidInput("question_prompt without questions")
+        prompt = parse_prompt(prompt)
+    created = _time(data.get("created_at"), "created_at")
+    updated = _time(data.get("updated_at"), "updated_at")
     return _Record(
         line=line,
         id=memory_id,
@@ -296,10 +249,10 @@ def _record(data: dict[str, Any], line: int) -> _Record:
         source=source,
         created_at=created,
         updated_at=updated or created,
-        last_used_at=_time(data.get("last_used_at"), "last_used_at", line, optional=True),
+        last_used_at=_time(data.get("last_used_at"), "last_used_at"),
         source_chat_ids=chats,
         # past LATEST an expiry has no UTC time to store
-        expires_at=_time(data.get("expires_at"), "expires_at", line, optional=True, latest=LATEST),
+        expires_at=_time(data.get("expires_at"), "expires_at", latest=LATEST),
         questions=questions,
         question_prompt=prompt or 1,
     )
@@ -457,15 +410,7 @@ def import_lines(
                 continue
             result.created += action is AuditAction.CREATE
             result.updated += action is AuditAction.UPDATE
-            repo.add_audit(
-                memory_id=memory_id,
-                user_id=user_id,
-                action=action,
-                actor=actor.label,
-                before=audit_view(before),
-                after=audit_view(after),
-                now=md.clock(),
-            )
+            md.store.audit(repo, action, actor, before, after, md.clock())
         link_chats(repo, user_id, inserted, memory_targets, protected_ids)
         _check_limits(md, repo.list_memories(user_id))  # a concurrent write may have won
         if preferences and parsed.preferences is not None:

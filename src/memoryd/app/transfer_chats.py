@@ -1,43 +1,18 @@
 """The user's recorded chats as lines of an export, so moving elsewhere keeps the history.
 
-Memories and choices are not all a user leaves in memoryd: every recorded exchange (what
-they said, what the assistant answered, in which workspace, which memories were injected
-into it, and whether extraction has read it yet) is theirs too. An export writes one line
-per chat after the memories, oldest first, keys sorted::
+Every recorded exchange is the user's too, so an export writes one line per chat after the
+memories, oldest first (docs/cli.md, "The user's recorded chats", gives the fields and
+what an import does with them). A line's ``id`` only ties the file together: an import
+gives each chat a new id above every id the target ever gave (``memoryd.storage.chat_erasure``)
+and rewrites the memories' ``source_chat_ids`` and the chats' ``memory_ids`` to where
+each line went.
 
-    {"chat": {"created_at": "2026-03-01T09:00:00+00:00", "id": 12,
-              "memory_ids": ["3f2a..."], "memory_processed": true,
-              "prompt": "We ship on Friday", "response": "Noted.", "workspace": "phoenix"}}
-
-(on one line). ``id`` is the chat's number on the exporting server and only ties the file
-together: memories name the chats they were learned from by it (``source_chat_ids``).
-An import never reuses it -- each chat gets a new id from the target (above every id the
-target ever gave, see ``memoryd.storage.chat_erasure``) -- and rewrites those references
-to the new ids. ``memory_ids`` are the injected memories in prompt order; an import links
-each to where that memory's line went (its new id when it got one, the existing memory
-when the line was a duplicate), keeps links to the user's own memories already on the
-target, and drops links to ids that name no memory there (one deleted before the export,
-one left out of the file, one from another server).
-
-A chat links only what a turn in its workspace could have injected: the user's global
-memories and their memories of that workspace (``memoryd.domain.injection.injectable_into``,
-the rule recording a chat applies). An import naming anything else -- a memory line of the
-file in another workspace, or, on the target, one of the user's memories in another
-workspace or one the importer may not reach -- is refused before anything is written,
-naming the chat's line and the memory; an export leaves such links out (a memory moved to
-another workspace after the chat), so it never writes a file its import refuses. An id
-that names another user's memory is dropped like an id that names none: refusing it would
-tell the importer that the id exists.
-
-``memory_processed`` says whether extraction has read the chat: a processed chat is never
-read again, so importing one cannot learn a memory twice; an unprocessed one joins the
-user's backlog -- unless the user does not let extraction learn from their chats (their
-choice after the import, the file's preferences line included), when it is stored
-processed, as a chat recorded then would be. A chat already on the target (same workspace,
-time, prompt and reply) is not imported twice.
-
-Only ``workspace`` and ``prompt`` are required, for lines written by hand; unknown keys
-are refused, so a typo never passes silently.
+A chat links only what a turn in its workspace could have injected (the user's global
+memories and that workspace's: ``memoryd.domain.injection.injectable_into``). An import
+naming anything else is refused before anything is written; an export leaves such links
+out, so it never writes a file its import refuses. An id that names another user's
+memory is dropped like an id that names none: refusing it would tell the importer that
+the id exists. Unknown keys are refused, so a typo never passes silently.
 """
 
 from __future__ import annotations
@@ -121,57 +96,50 @@ def export_chat_lines(repo: Repository, user_id: int) -> list[str]:
 
 
 def parse_chat(
-    data: dict[str, Any], line: int, parse_time: Callable[[Any, str, int], datetime | None]
+    data: dict[str, Any], line: int, parse_time: Callable[[Any, str], datetime | None]
 ) -> ChatRecord:
-    """A decoded chat line, or InvalidInput naming the line and what is wrong."""
+    """A decoded chat line (the file's ``line``), or InvalidInput saying what is wrong."""
     others = sorted(k for k in data if k != CHAT)
     if others:
-        raise InvalidInput(f'line {line}: a chat line holds only "chat", not {others[0]!r}')
+        raise InvalidInput(f'a chat line holds only "chat", not {others[0]!r}')
     chat = data[CHAT]
     if not isinstance(chat, dict):
-        raise InvalidInput(f'line {line}: chat must be an object with "workspace" and "prompt"')
+        raise InvalidInput('chat must be an object with "workspace" and "prompt"')
     unknown = sorted(k for k in chat if k not in KNOWN)
     if unknown:
-        raise InvalidInput(
-            f"line {line}: unknown chat field {unknown[0]!r} (known: {', '.join(KNOWN)})"
-        )
+        raise InvalidInput(f"unknown chat field {unknown[0]!r} (known: {', '.join(KNOWN)})")
     missing = [k for k in REQUIRED if k not in chat]
     if missing:
-        raise InvalidInput(f"line {line}: chat is missing {', '.join(missing)}")
+        raise InvalidInput(f"chat is missing {', '.join(missing)}")
     chat_id = chat.get(ID)
     if chat_id is not None and (
         not isinstance(chat_id, int) or isinstance(chat_id, bool) or chat_id < 1
     ):
-        raise InvalidInput(f"line {line}: chat id must be a positive whole number")
-    try:
-        workspace = validate_slug(chat[WORKSPACE])
-    except InvalidInput as exc:
-        raise InvalidInput(f"line {line}: {exc}") from None
+        raise InvalidInput("chat id must be a positive whole number")
+    workspace = validate_slug(chat[WORKSPACE])
     prompt, response = chat[PROMPT], chat.get(RESPONSE, "")
     for label, value in ((PROMPT, prompt), (RESPONSE, response)):
         if not isinstance(value, str):
-            raise InvalidInput(f"line {line}: chat {label} must be text")
+            raise InvalidInput(f"chat {label} must be text")
         if len(value) > MAX_CHAT_TEXT:
-            raise InvalidInput(
-                f"line {line}: chat {label} is longer than {MAX_CHAT_TEXT} characters"
-            )
+            raise InvalidInput(f"chat {label} is longer than {MAX_CHAT_TEXT} characters")
     if not prompt.strip():
-        raise InvalidInput(f"line {line}: chat prompt is empty")
+        raise InvalidInput("chat prompt is empty")
     processed = chat.get(PROCESSED, False)
     if not isinstance(processed, bool):
-        raise InvalidInput(f"line {line}: {PROCESSED} must be true or false")
+        raise InvalidInput(f"{PROCESSED} must be true or false")
     memory_ids = chat.get(MEMORIES, [])
     if not isinstance(memory_ids, list) or not all(
         isinstance(i, str) and 0 < len(i) <= MAX_MEMORY_ID for i in memory_ids
     ):
-        raise InvalidInput(f"line {line}: {MEMORIES} must be a list of memory ids")
+        raise InvalidInput(f"{MEMORIES} must be a list of memory ids")
     return ChatRecord(
         line=line,
         id=chat_id,
         workspace=workspace,
         prompt=prompt,
         response=response,
-        created_at=parse_time(chat.get(CREATED), CREATED, line),
+        created_at=parse_time(chat.get(CREATED), CREATED),
         processed=processed,
         memory_ids=tuple(dict.fromkeys(memory_ids)),
     )
@@ -276,12 +244,7 @@ def staged_chats(
 
 
 def _stage(
-    db: Database,
-    user_id: int,
-    records: Sequence[ChatRecord],
-    import_id: str,
-    *,
-    now: datetime,
+    db: Database, user_id: int, records: Sequence[ChatRecord], import_id: str, *, now: datetime
 ) -> tuple[ChatImport, list[tuple[int, ChatRecord]]]:
     """Stage the chats not on the target yet (new ids, in file order) under ``import_id``,
     in write transactions of ``BATCH_ROWS`` each, so no other writer waits long

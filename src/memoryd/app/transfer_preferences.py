@@ -1,20 +1,14 @@
 """The user's own choices as one line of an export, so moving a user loses none of them.
 
 Memories are not all a user leaves in memoryd: they also chose whether extraction learns
-from their chats (``learn_from_chats``, see ``memoryd.app.chat_log``), which of extraction's
-changes wait for their review (``memory_review``, see ``memoryd.app.lifecycle``) and the
-language of their injected heading and web UI (``language``, see ``memoryd.app.i18n``). An
-export writes them as its first line, before the memories::
+from their chats, which of its changes wait for their review and their language. An
+export writes them as its first line, under the names ``GET /api/v1/me`` uses::
 
     {"preferences": {"language": "fr", "learn_from_chats": true, "memory_review": "default"}}
 
-The names and values are those of ``GET /api/v1/me``: ``memory_review`` is ``off``,
-``updates``, ``everything``, or ``default`` to follow the instance's setting;
-``language`` is a language code, ``auto`` or ``default`` (follow ``MEMORYD_LANGUAGE``).
-A file holds at most one such line, anywhere (a hand-written file may put it last), and
-nothing else on it. Each key may be left out, which leaves that choice as it is; a file
-without the line (an export made before it existed) changes no choice. Unknown keys, wrong types and
-unknown modes are refused, so a typo never passes for a choice.
+A file holds at most one such line, anywhere; each key may be left out, which leaves that
+choice as it is. Unknown keys, wrong types and unknown values are refused, so a typo never
+passes for a choice (docs/cli.md, "The user's own choices").
 """
 
 from __future__ import annotations
@@ -64,34 +58,28 @@ def is_preferences(data: dict[str, Any]) -> bool:
     return PREFERENCES in data
 
 
-def parse_preferences(data: dict[str, Any], line: int) -> Preferences:
-    """A decoded preferences line, or InvalidInput naming the line and what is wrong."""
+def parse_preferences(data: dict[str, Any]) -> Preferences:
+    """A decoded preferences line, or InvalidInput saying what is wrong."""
     others = sorted(k for k in data if k != PREFERENCES)
     if others:
-        raise InvalidInput(
-            f'line {line}: a preferences line holds only "preferences", not {others[0]!r}'
-        )
+        raise InvalidInput(f'a preferences line holds only "preferences", not {others[0]!r}')
     choices = data[PREFERENCES]
     if not isinstance(choices, dict):
-        raise InvalidInput(f"line {line}: preferences must be an object, like {EXAMPLE}")
+        raise InvalidInput(f"preferences must be an object, like {EXAMPLE}")
     unknown = sorted(k for k in choices if k not in (LEARN, REVIEW, LANGUAGE))
     if unknown:
         raise InvalidInput(
-            f"line {line}: unknown preference {unknown[0]!r} (known: {LEARN}, {REVIEW}, {LANGUAGE})"
+            f"unknown preference {unknown[0]!r} (known: {LEARN}, {REVIEW}, {LANGUAGE})"
         )
     learns = choices.get(LEARN)
     if LEARN in choices and not isinstance(learns, bool):
-        raise InvalidInput(f"line {line}: {LEARN} must be true or false, not {learns!r}")
+        raise InvalidInput(f"{LEARN} must be true or false, not {learns!r}")
     review = choices.get(REVIEW)
     if REVIEW in choices and review not in REVIEW_CHOICES:
-        raise InvalidInput(
-            f"line {line}: unknown {REVIEW} {review!r}: use {', '.join(REVIEW_CHOICES)}"
-        )
+        raise InvalidInput(f"unknown {REVIEW} {review!r}: use {', '.join(REVIEW_CHOICES)}")
     language = choices.get(LANGUAGE)
     if LANGUAGE in choices and language not in LANGUAGE_CHOICES:
-        raise InvalidInput(
-            f"line {line}: unknown {LANGUAGE} {language!r}: use {', '.join(LANGUAGE_CHOICES)}"
-        )
+        raise InvalidInput(f"unknown {LANGUAGE} {language!r}: use {', '.join(LANGUAGE_CHOICES)}")
     return Preferences(learn_from_chats=learns, memory_review=review, language=language)
 
 

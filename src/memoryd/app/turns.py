@@ -1,22 +1,15 @@
 """The chat-turn part of the library facade: which memories one turn gets (R3, R4).
 
 ``Memoryd.context`` is ``TurnService.context``. Kept apart from the other services
-because it is the hot path -- every proxied or API chat turn runs it
--- and its shape is chosen for speed:
-
-- one read: the turn's memories come from a single statement (``Repository.turn_pool``)
-  that also reads the cache version (``memoryd.storage.catalog``);
-- the user, the workspace and the instance settings are taken from the per-process cache
-  when it has them; if the version shows something changed, they are checked again
-  against the database, uncached, in the same transaction;
-- all global memories go in; the workspace's are ranked by the reranker when there are
-  more than ``WORKSPACE_TOP_K``, and any reranker failure falls back to the most recent
-  ones (R4), logged and reported on the turn (``fallback_reason``);
-- the section's heading is in the user's language (``memoryd.app.i18n``): their own choice,
-  cached with the user, else ``MEMORYD_LANGUAGE``; ``auto`` follows the turn's text;
-- marking the chosen memories used (``last_used_at``, kept to the minute) is handed to the
-  background writer (``memoryd.app.writeback``), off the reply's path; an incognito turn
-  (``record=False``) marks nothing.
+because it is the hot path -- every proxied or API chat turn runs it -- and its shape is
+chosen for speed (docs/reranking.md, "Speed"): one read, a single statement
+(``Repository.turn_pool``) that also reads the cache version (``memoryd.storage.catalog``);
+the user, the workspace and the instance settings from the per-process cache when it has
+them, checked again uncached when the version shows something changed; all global
+memories in, the workspace's ranked by the reranker past ``WORKSPACE_TOP_K`` (any failure
+falls back to the most recent ones, R4); the heading in the user's language
+(``memoryd.app.i18n``); and marking the chosen memories used handed to the background
+writer (``memoryd.app.writeback``), off the reply's path (an incognito turn marks nothing).
 """
 
 from __future__ import annotations

@@ -1,28 +1,12 @@
 """A user's settings, each change written with its audit entry in one transaction (R12).
 
-Four settings of a user decide what memoryd learns from them, what they may do and how it
-speaks to them: ``learn_from_chats`` (the "don't learn from my chats" switch, see
-``memoryd.app.chat_log``), ``memory_review`` (their own review mode, see ``memoryd.app.lifecycle``;
-``default`` follows the instance's setting), ``language`` (of the injected heading and the
-web UI, see ``memoryd.app.i18n``; ``default`` follows ``MEMORYD_LANGUAGE``) and ``role``
-(``admin`` or ``default``). Every way of changing
-one -- the library, the REST API, the web UI, the CLI, an import's preferences line --
-ends here, inside the caller's write transaction with the user's row locked, so a change
-and its ``change_setting`` audit entry are committed together or not at all. Setting a
-value the user already has changes nothing and writes no entry.
-
-An entry names no memory (``memory_id`` is empty, as for ``delete_chats``); ``before`` and
-``after`` hold the setting, where it applies and its value::
-
-    before {"setting": "learn_from_chats", "workspace": null, "value": true}
-    after  {"setting": "learn_from_chats", "workspace": null, "value": false}
-
-``workspace`` null means the whole account (these four are user-wide; a workspace
-membership, recorded the same way by ``memoryd.app.memberships``, names its workspace, which
-the log's workspace filter reads). Values are spelled as ``GET /api/v1/me`` and the
-export's preferences line spell them: true/false, ``default``/``off``/``updates``/``everything``,
-``admin``/``default``. Instance settings (``memoryd settings``) belong to no user and are
-not in any user's log.
+``learn_from_chats``, ``memory_review``, ``language`` and ``role`` decide what memoryd
+learns from a user, what they may do and how it speaks to them. Every way of changing one
+-- the library, the REST API, the web UI, the CLI, an import's preferences line -- ends
+here, inside the caller's write transaction with the user's row locked, so a change and
+its ``change_setting`` audit entry are committed together or not at all; setting a value
+the user already has writes nothing. The entry's shape and values are docs/lifecycle.md's
+("Setting changes"); memberships are recorded the same way (``memoryd.app.memberships``).
 """
 
 from __future__ import annotations

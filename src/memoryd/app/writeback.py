@@ -4,20 +4,14 @@ A chat turn marks the memories it injected, and the proxy stores each exchange o
 answer has been relayed. Neither has to hold a reply up, and on SQLite each would wait
 for the single writer lock. So they are queued here and one thread writes them in
 batches: what arrives within 0.2 s goes in one transaction (``flush()`` writes at once).
+A queued chat is never dropped for a passing reason: a failed batch is retried, and
+``close()`` (server shutdown, interpreter exit) writes what is still queued; only a chat
+whose user or workspace was deleted meanwhile is discarded, with a warning.
 
-A queued chat is never dropped for a passing reason: a failed batch is retried (with a
-growing pause), and ``close()`` (called when the server shuts down, e.g. on SIGTERM, and
-at interpreter exit) writes whatever is still queued before it returns. Only a chat whose
-user or workspace was deleted meanwhile is discarded, with a warning.
-
-Once stored, an exchange is also embedded for the turns that will quote it as history
-(``Memoryd.warm_history``). That is a cache, not a write, and it costs as much CPU as a
-turn, so it is idle-time work: a third thread at a lower priority (nice +10 on Linux)
-embeds one text at a time, each only once no chat turn is in progress (``QuietGate``;
-waiting at most ``WARM_MAX_DEFER_S``), so a pre-embedding does not share the CPU with
-a turn that is waiting for its answer. If turns never stop, the backlog is bounded
-(``MAX_WARM_BACKLOG``, oldest dropped): a text not pre-embedded is embedded by the turn
-that needs it.
+Once stored, an exchange is embedded for the turns that will quote it as history: a
+cache, not a write, and as much CPU as a turn, so a third thread at a lower priority
+embeds one text at a time once no chat turn is in progress (``QuietGate``, waiting at most
+``WARM_MAX_DEFER_S``), with a bounded backlog (``MAX_WARM_BACKLOG``, oldest dropped).
 """
 
 from __future__ import annotations
@@ -232,18 +226,11 @@ class BackgroundWriter:
                         self._chats[:0] = chats
                     raise
             if touches:
-                try:
-                    self._write_marks(touches)
-                except Exception:
-                    with self._cond:
-                        for memory_id, at in touches.items():
-                            self._touches.setdefault(memory_id, at)
-                    raise
+                self._write_marks(touches)
         except Exception:
-            if chats and touches:
-                with self._cond:
-                    for memory_id, at in touches.items():
-                        self._touches.setdefault(memory_id, at)
+            with self._cond:  # the marks not written go back too, for the retry
+                for memory_id, at in touches.items():
+                    self._touches.setdefault(memory_id, at)
             raise
         finally:
             with self._cond:

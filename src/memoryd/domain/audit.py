@@ -14,7 +14,7 @@ from datetime import UTC, date, datetime, time
 
 from memoryd.domain.errors import InvalidInput
 from memoryd.domain.models import AuditAction, Source
-from memoryd.domain.rules import MAX_ROW_ID, in_utc, is_row_id, quoted, validate_slug
+from memoryd.domain.rules import MAX_ROW_ID, in_utc, is_row_id, iso_time, quoted, validate_slug
 
 DEFAULT_PAGE = 100  # entries in one page when no limit is given
 MAX_PAGE = 1000  # the most one page holds (the REST API's limit too)
@@ -132,23 +132,17 @@ def parse_since(value: object) -> datetime | None:
     UTC). None or empty text: no start."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
-    if isinstance(value, datetime):
-        moment = value
-    elif isinstance(value, date):
-        moment = datetime.combine(value, time(0), tzinfo=UTC)
-    elif isinstance(value, str):
+    given = value
+    if isinstance(value, str):
         text = value.strip()
         try:
-            if len(text) == 10:
-                moment = datetime.combine(date.fromisoformat(text), time(0), tzinfo=UTC)
-            else:
-                moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+            value = date.fromisoformat(text) if len(text) == 10 else iso_time(text)
         except ValueError:
-            raise InvalidInput(
-                f"invalid since {quoted(value)}: use a date (YYYY-MM-DD) or an ISO 8601 time"
-            ) from None
-    else:
-        raise InvalidInput(
-            f"invalid since {quoted(value)}: use a date (YYYY-MM-DD) or an ISO 8601 time"
-        )
-    return in_utc(moment, "since")
+            value = None
+    if isinstance(value, datetime):
+        return in_utc(value, "since")
+    if isinstance(value, date):
+        return datetime.combine(value, time(0), tzinfo=UTC)
+    raise InvalidInput(
+        f"invalid since {quoted(given)}: use a date (YYYY-MM-DD) or an ISO 8601 time"
+    )

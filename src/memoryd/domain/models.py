@@ -150,21 +150,25 @@ class Memory:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready view (no vector)."""
-        return {
-            "id": self.id,
-            "user_id": self.user_id,
-            "scope": self.scope.value,
-            "workspace": self.workspace,
-            "content": self.content,
-            "source": self.source.value,
-            "created_at": self.created_at.isoformat(),
-            "updated_at": self.updated_at.isoformat(),
-            "last_used_at": self.last_used_at.isoformat() if self.last_used_at else None,
-            "source_chat_ids": list(self.source_chat_ids),
-            "expires_at": self.expires_at.isoformat() if self.expires_at else None,
-            "run_id": self.run_id,
-            "questions": list(self.questions) if self.questions is not None else None,
-        }
+        return json_ready(
+            self,
+            "id user_id scope workspace content source created_at updated_at last_used_at "
+            "source_chat_ids expires_at run_id questions",
+        )
+
+
+def json_ready(item: object, keys: str) -> dict[str, Any]:
+    """The attributes of ``item`` named in ``keys`` (space-separated), in that order, for
+    JSON: enums by value, times in ISO 8601, tuples as lists."""
+    return {key: _json_value(getattr(item, key)) for key in keys.split()}
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return list(value) if isinstance(value, tuple) else value
 
 
 class SuggestionKind(enum.StrEnum):
@@ -202,24 +206,11 @@ class Suggestion:
     origin: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "user_id": self.user_id,
-            "kind": self.kind.value,
-            "scope": self.scope.value,
-            "workspace": self.workspace,
-            "content": self.content,
-            "status": self.status.value,
-            "target_id": self.target_id,
-            "target_content": self.target_content,
-            "expires_at": self.expires_at.isoformat() if self.expires_at else None,
-            "source_chat_ids": list(self.source_chat_ids),
-            "run_id": self.run_id,
-            "created_at": self.created_at.isoformat(),
-            "decided_at": self.decided_at.isoformat() if self.decided_at else None,
-            "memory_id": self.memory_id,
-            "origin": self.origin,
-        }
+        return json_ready(
+            self,
+            "id user_id kind scope workspace content status target_id target_content "
+            "expires_at source_chat_ids run_id created_at decided_at memory_id origin",
+        )
 
 
 @dataclass(frozen=True)

@@ -1,20 +1,14 @@
 """A memory about "the user" read back in the user's own words, for embedding.
 
-Extraction stores what a user said of themselves in the third person ("I run a dog
-obedience school." -> "The user runs a dog obedience school.",
-``memoryd.extraction.sentences.memory_form``), so that nobody, the chat model included,
-can take the line for the assistant's. To a sentence embedder that subject is noise: every
-such memory opens with the same words, which pulls all of a user's memories towards each
-other and towards anything about "users", and the messages they must match are written
-in the first person ("my thesis") or to the person ("what do you do for fun?"). So the
-vector stored for a memory is that of ``first_person(content)`` ("I run a dog obedience
-school."); the memory's text stays as written. Measured in issue 10's round 18
-(docs/retrieval-history.md).
-
-Apps and agents that write memories through the API or MCP often open them with "User"
-("User prefers dark mode."), and people type "the user ..." too: those read back the same
-way (round 19). A "user" that names a thing ("User interviews are on Fridays.", "The user
-settings page is slow.") is not the person, and such a text stays as written.
+Extraction stores what a user said of themselves in the third person ("The user runs a
+dog obedience school."), so that nobody, the chat model included, can take the line for
+the assistant's. To a sentence embedder that shared subject is noise that pulls all of a
+user's memories towards each other, while the messages they must match are written in
+the first person or to the person. So the vector stored for a memory is that of
+``first_person(content)`` ("I run a dog obedience school."); the memory's text stays as
+written. "User prefers ..." as apps write it reads back the same way; a "user" that
+names a thing ("User interviews are on Fridays.") stays as written (docs/reranking.md,
+"What a memory is scored by"; measured in docs/retrieval-history.md, rounds 18-19).
 """
 
 from __future__ import annotations

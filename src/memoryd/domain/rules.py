@@ -178,7 +178,8 @@ def normalize_reason(reason: object) -> str | None:
     return validate_display_name(reason, what="reason")
 
 
-def _iso_time(text: str) -> datetime:
+def iso_time(text: str) -> datetime:
+    """An ISO 8601 time, also with "Z" for UTC; ValueError if it is none."""
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
@@ -244,7 +245,7 @@ def parse_expiry(value: object, now: datetime) -> datetime | None:
     if isinstance(value, str):
         text = value.strip()
         try:
-            value = date.fromisoformat(text) if len(text) == 10 else _iso_time(text)
+            value = date.fromisoformat(text) if len(text) == 10 else iso_time(text)
         except ValueError:
             raise InvalidInput(
                 f"invalid expiry {quoted(value)}: use a date (YYYY-MM-DD) or an ISO 8601 time"

@@ -73,63 +73,51 @@ class SettingSpec:
 SETTINGS: dict[str, SettingSpec] = {}
 
 
-def define(spec: SettingSpec) -> SettingSpec:
-    SETTINGS[spec.key] = spec
+def define(key: str, default: Any, parse: Callable[[object], Any], description: str) -> SettingSpec:
+    spec = SETTINGS[key] = SettingSpec(key, default, parse, description)
     return spec
 
 
 MEMORY_ENABLED = define(
-    SettingSpec(
-        "memory_enabled",
-        True,
-        parse_bool,
-        "Master switch: off means no memories are injected and none are extracted.",
-    )
+    "memory_enabled",
+    True,
+    parse_bool,
+    "Master switch: off means no memories are injected and none are extracted.",
 )
 MEMORY_AUTO_EXTRACTION = define(
-    SettingSpec(
-        "memory_auto_extraction",
-        True,
-        parse_bool,
-        "Run the background extraction job (needs memory_enabled).",
-    )
+    "memory_auto_extraction",
+    True,
+    parse_bool,
+    "Run the background extraction job (needs memory_enabled).",
 )
 EXTRACTION_PROVIDER = define(
-    SettingSpec(
-        "extraction_provider",
-        "",
-        parse_text,
-        "LLM provider for extraction (openai, anthropic, local or a plugin's name); "
-        "empty means MEMORYD_LLM_PROVIDER, else the bundled local model.",
-    )
+    "extraction_provider",
+    "",
+    parse_text,
+    "LLM provider for extraction (openai, anthropic, local or a plugin's name); "
+    "empty means MEMORYD_LLM_PROVIDER, else the bundled local model.",
 )
 EXTRACTION_MODEL = define(
-    SettingSpec(
-        "extraction_model",
-        "",
-        parse_text,
-        "Model name for extraction; empty means MEMORYD_LLM_MODEL or the provider's default.",
-    )
+    "extraction_model",
+    "",
+    parse_text,
+    "Model name for extraction; empty means MEMORYD_LLM_MODEL or the provider's default.",
 )
 
 SECRET_PATTERNS = define(
-    SettingSpec(
-        "secret_patterns",
-        [],
-        parse_patterns,
-        "Extra regular expressions (Python syntax, case-insensitive) for what extraction "
-        "must never store, on top of the built-in secret and identifier filter; a "
-        "capturing group, if any, marks the secret part of the match.",
-    )
+    "secret_patterns",
+    [],
+    parse_patterns,
+    "Extra regular expressions (Python syntax, case-insensitive) for what extraction "
+    "must never store, on top of the built-in secret and identifier filter; a "
+    "capturing group, if any, marks the secret part of the match.",
 )
 MAX_WORKSPACES_PER_USER = define(
-    SettingSpec(
-        "max_workspaces_per_user",
-        50,
-        parse_count,
-        "How many workspaces a default (non-admin) user may belong to; creating or "
-        "importing into a new one beyond that is refused. Admins are not limited.",
-    )
+    "max_workspaces_per_user",
+    50,
+    parse_count,
+    "How many workspaces a default (non-admin) user may belong to; creating or "
+    "importing into a new one beyond that is refused. Admins are not limited.",
 )
 
 
@@ -144,15 +132,19 @@ def parse_review(value: object) -> str:
 
 
 MEMORY_REVIEW = define(
-    SettingSpec(
-        "memory_review",
-        "off",
-        parse_review,
-        "Ask users before extraction changes their memories: off (apply at once), "
-        "updates (changes to existing memories wait as suggestions), everything (new "
-        "memories too). Suggestions are accepted, edited or rejected in the Memories tab.",
-    )
+    "memory_review",
+    "off",
+    parse_review,
+    "Ask users before extraction changes their memories: off (apply at once), "
+    "updates (changes to existing memories wait as suggestions), everything (new "
+    "memories too). Suggestions are accepted, edited or rejected in the Memories tab.",
 )
+
+
+def extraction_on(current: Mapping[str, Any]) -> bool:
+    """Both run-time switches (R7) of the ``effective`` settings: memory on, and
+    background extraction on."""
+    return bool(current[MEMORY_ENABLED.key] and current[MEMORY_AUTO_EXTRACTION.key])
 
 
 def review_mode(preference: str | None, stored: Mapping[str, Any]) -> str:
@@ -163,13 +155,11 @@ def review_mode(preference: str | None, stored: Mapping[str, Any]) -> str:
 
 
 EXPIRED_GRACE_DAYS = define(
-    SettingSpec(
-        "expired_grace_days",
-        30,
-        lambda value: parse_count(value, low=0, high=3650),
-        "Days an expired memory stays visible (marked expired, never injected) before "
-        "it is deleted; 0 deletes it at the next purge.",
-    )
+    "expired_grace_days",
+    30,
+    lambda value: parse_count(value, low=0, high=3650),
+    "Days an expired memory stays visible (marked expired, never injected) before "
+    "it is deleted; 0 deletes it at the next purge.",
 )
 
 
@@ -188,13 +178,11 @@ def parse_retention_days(value: object) -> int:
 
 
 RUN_RETENTION_DAYS = define(
-    SettingSpec(
-        "run_retention_days",
-        90,
-        parse_retention_days,
-        "Days the extraction run history is kept: older finished runs are deleted about "
-        "once an hour, except each user and workspace's newest run; 0 keeps every run.",
-    )
+    "run_retention_days",
+    90,
+    parse_retention_days,
+    "Days the extraction run history is kept: older finished runs are deleted about "
+    "once an hour, except each user and workspace's newest run; 0 keeps every run.",
 )
 
 

@@ -23,10 +23,8 @@ def read_items(path: Path | None, sample: str, key: str, what: str) -> list[Any]
     errors ("conversations", "pools"). Raises InvalidInput when the file is unusable or
     holds no items."""
     try:
-        if path is None:
-            text = resources.files("memoryd.data").joinpath(sample).read_text("utf-8")
-        else:
-            text = path.read_text("utf-8")
+        source = resources.files("memoryd.data").joinpath(sample) if path is None else path
+        text = source.read_text("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InvalidInput(f"cannot read the dataset {path}: {exc}") from None
     try:

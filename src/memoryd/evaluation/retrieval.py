@@ -1,29 +1,14 @@
 """Measuring rerankers on labelled chat turns (``memoryd eval retrieval``).
 
-Before switching a deployment to another reranker (a remote ``/rerank`` endpoint, a
-plugin, or a built-in), one wants to know whether it picks better memories on one's own
-kind of turns, and what it costs a turn. This module loads a labelled set of pools into a
-temporary SQLite database through ``Memoryd.add_memory`` (the vectors a real write
-stores), then asks ``Memoryd.context`` for every turn with each reranker in turn, as a
-chat would, and scores the 5 workspace memories it chose. A labelled set is a JSON file
-(an object with ``"pools"``, or a list of pools) or JSON lines (one pool per line)::
-
-    {"pools": [{"id": "bakery",                      # optional, for messages
-                "memories": ["... 6 to 200 one-line memories ..."],
-                "queries": [{"message": "Is the sourdough vegan?",
-                             "history": [{"role": "user", "content": "..."},
-                                         {"role": "assistant", "content": "..."}],
-                             "relevant": [3, 11]}]}]}      # indexes into memories
-
-Per reranker: recall@5 (share of a turn's relevant memories among the 5 chosen, at most 5
-counted: "What do you do for fun?" over 7 hobbies is answered in full by any 5), hit@5 (at
-least one), MRR@5 (1 / rank of the first relevant memory among the 5, else 0), the turn's
-median and 95th-percentile time, and how many turns fell back to the newest memories
-because the reranker failed. By default the memories are read as first written: the
-background questions pass, which the ``hybrid`` default reads once it has run, has not
-reached them (docs/reranking.md says what it adds); given an LLM, the pass runs over every
-memory first, as the background would, so the figures are those of a user whose memories
-it has reached.
+Before switching a deployment to another reranker one wants to know whether it picks
+better memories on one's own kind of turns, and what it costs a turn. This module loads a
+labelled set of pools into a temporary SQLite database through ``Memoryd.add_memory`` (the
+vectors a real write stores), then asks ``Memoryd.context`` for every turn with each
+reranker in turn, as a chat would, and scores the 5 workspace memories it chose. The
+set's format and the figures (recall@5 counting at most 5 relevant memories, hit@5,
+MRR@5, p50 and p95 time, fallbacks) are docs/reranking.md's ("Measuring a reranker on
+your own turns"); given an LLM, the questions pass runs over every memory first, as the
+background would.
 """
 
 from __future__ import annotations
@@ -272,10 +257,7 @@ def _store(md: Memoryd, pools: Sequence[Pool]) -> tuple[int, list[dict[str, int]
 
 
 def _run_passes(
-    md: Memoryd,
-    llm: LLMProvider,
-    total: int,
-    progress: Callable[[str], None] | None,
+    md: Memoryd, llm: LLMProvider, total: int, progress: Callable[[str], None] | None
 ) -> PassesRun:
     """The questions pass for the ``total`` memories stored, as the background would."""
     done = [0]

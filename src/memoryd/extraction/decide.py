@@ -1,19 +1,12 @@
 """What the model's answers may actually do: rules decided in code, not by the model.
 
-Pure functions over the batch's data (no I/O), so each rule is easy to test:
-
-- ``verify_facts``: a fact (a user sentence the Observer chose, rewritten by code) is
-  kept only if it is about the user (no second person, no name the user addressed, the
-  user's name only when they said it), free of secrets, valid content, and its sentence
-  is not a request to the assistant (``memoryd.extraction.instructions``): a one-off
-  task ("Write the next 50 lines") is dropped, a standing rule ("Always start function
-  names with 'x_'") is kept as the user's rule, unless it concerns credentials;
-- ``relate``: each kept fact's nearest stored memory; near-duplicates are dropped and
-  related pairs are what the Reflector is asked about (by pair number: it never sees ids);
-- ``plan_changes``: creates and updates within the free slots; a person fact that finds
-  the global scope full is filed in the workspace when there is room there, and anything
-  that cannot be stored is recorded as ``not stored: <scope> full``, never dropped
-  silently.
+Pure functions over the batch's data (no I/O), so each rule is easy to test
+(docs/extraction.md, "The pipeline", steps 4 to 6): ``verify_facts`` keeps a fact only
+if it is about the user, free of secrets, valid content and not a one-off request to the
+assistant (a standing rule is kept as the user's rule); ``relate`` finds each kept fact's
+nearest stored memory (near-duplicates are dropped, related pairs go to the Reflector by
+pair number: it never sees ids); ``plan_changes`` turns them into creates and updates
+within the free slots, and records what cannot be stored, never dropping it silently.
 """
 
 from __future__ import annotations
@@ -229,9 +222,7 @@ def default_verdict(relation: Relation) -> str:
 
 
 def plan_changes(
-    relations: Sequence[Relation],
-    verdicts: Mapping[int, str],
-    free_slots: Mapping[Scope, int],
+    relations: Sequence[Relation], verdicts: Mapping[int, str], free_slots: Mapping[Scope, int]
 ) -> Plan:
     """Turn related facts and the Reflector's verdicts into the writes code allows.
 
@@ -258,12 +249,7 @@ def plan_changes(
                 continue
             targeted.add(target.id)
             plan.changes.append(
-                Change(
-                    fact.text,
-                    target.scope,
-                    target,
-                    chat_id=fact.sentence.chat_id,
-                )
+                Change(fact.text, target.scope, target, chat_id=fact.sentence.chat_id)
             )
             continue
         scope, note = fact.scope, ""

@@ -3,30 +3,20 @@
 A pass is a ``MemoryPass``: a ``kind`` (the name its values are stored under in
 ``memory_derived``, ``memoryd.storage.derived``), a ``version`` (raising it gets values
 an older version wrote derived again, after the memories never derived) and how to
-derive one memory's value. Passes join through the plugin hook ``register_memory_passes``
-(``memoryd.plugins.hookspecs``); the built-in questions pass registers there too
-(``memoryd.extraction.builtin``). An extraction run with a budget runs every registered
-pass after its pairs, each over up to that many memories (``run_passes``), and counts
+derive one memory's value. Passes join through the plugin hook ``register_memory_passes``;
+the built-in questions pass registers there too. An extraction run with a budget runs
+every registered pass after its pairs, each over up to that many memories, and counts
 what each stored by kind (``Run.memories_derived``). A pass that needs no LLM only
-implements ``derive``; one that asks the LLM overrides ``run`` and uses ``ask_each``:
+implements ``derive``; one that asks the LLM overrides ``run`` and uses ``ask_each``.
 
-A pass walks a list of memories, oldest first, and asks the extraction LLM about each
-under a JSON schema, with one prompt or several (questions: one call per prompt, in
-order). The LLM reads each memory in the user's own words ("The user runs a dog
-school." as "I run a dog school.", ``memoryd.domain.perspective``): the prompts' examples
-are written so, and they were measured on such facts (docs/retrieval-history.md, rounds 6 to 14).
-What they do with answers and failures is the same, so it is here once: a
-memory's answers, all of them, are turned into the value to store (outside any
-transaction: the questions pass embeds), then stored in its own write transaction,
-guarded by the text's key (a memory edited meanwhile keeps its new text, not asked
-about). An LLM error on any of a memory's calls stops the pass and stores nothing for
-that memory (the next run tries again, all its calls), except a request the server
-refuses outright (HTTP 400, 403, 422: not a timeout, 429, 5xx or an unreachable server)
-while it answers the next memory's: that is the refused memory's own doing (a text a
-content filter rejects), so it is stored as "nothing found" with the next memory's
-answers, or it would stay first in line and stop every later pass. Two refusals in a
-row stop the pass and store nothing: then it is the request, not a text. A refused call
-is that memory's last: its other prompts are not sent.
+``ask_each`` is what every asking pass does with answers and failures, so it is here
+once. The LLM reads each memory in the user's own words (``memoryd.domain.perspective``),
+as the prompts were measured. An LLM error stops the pass and stores nothing for that
+memory, except a request the server refuses outright (HTTP 400, 403, 422) while it
+answers the next memory's: that is the refused memory's own doing (a text a content
+filter rejects), so it is stored as "nothing found", or it would stay first in line and
+stop every later pass. Two refusals in a row stop the pass: then it is the request, not a
+text (docs/extraction.md, "Questions").
 """
 
 from __future__ import annotations

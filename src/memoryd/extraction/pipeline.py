@@ -27,15 +27,7 @@ from memoryd.domain import runtime_settings
 from memoryd.domain.errors import MemorydError
 from memoryd.domain.models import Actor, Chat, Memory, Scope, Source, Suggestion, Vector
 from memoryd.extraction import prompts
-from memoryd.extraction.decide import (
-    Change,
-    CheckedFact,
-    Names,
-    Plan,
-    plan_changes,
-    relate,
-    verify_facts,
-)
+from memoryd.extraction.decide import CheckedFact, Names, Plan, plan_changes, relate, verify_facts
 from memoryd.extraction.deps import ExtractionDeps, current_settings
 from memoryd.extraction.review import needs_review, suggest
 from memoryd.extraction.rewrite import write_facts
@@ -192,6 +184,26 @@ def _load_batch(
     return _Batch(batch, count - len(skip), last_at)
 
 
+@dataclass
+class _Pair:
+    """One pair's extraction under way: what each of its batches needs."""
+
+    md: ExtractionDeps
+    provider: LLMProvider
+    result: PairResult
+    workspace_id: int
+    run_id: str
+    dry_run: bool
+
+    @property
+    def user_id(self) -> int:
+        return self.result.user_id
+
+    @property
+    def workspace(self) -> str:
+        return self.result.workspace
+
+
 def process_pair(
     md: ExtractionDeps,
     provider: LLMProvider,
@@ -225,7 +237,7 @@ def process_pair(
         )
     if not enabled:
         return _skip(result, "memory disabled")
-
+    pair = _Pair(md, provider, result, workspace_id, run_id, dry_run)
     seen: set[int] = set()
     while True:
         with md.db.read() as repo:
@@ -242,19 +254,9 @@ def process_pair(
             if result.batches == 0 and last is not None and last > idle_since:
                 return _skip(result, "idle threshold")
         try:
-            _process_batch(
-                md,
-                provider,
-                user_id,
-                workspace,
-                workspace_id,
-                batch.chats,
-                result,
-                run_id=run_id,
-                dry_run=dry_run,
-            )
+            _process_batch(pair, batch.chats)
         except Exception as exc:
-            if _gone(md, user_id, workspace, workspace_id):  # deleted during its batch
+            if _gone(pair):  # deleted during its batch
                 return _skip(result, GONE)
             if isinstance(exc, ChatsDeleted):
                 continue  # nothing of it was written: read what is left of the pair again
@@ -262,18 +264,7 @@ def process_pair(
                 result.error, result.status = str(exc), "failed"  # pair's: no attempt counted
                 result.stopped_by = exc.reason
                 break
-            _fail(
-                md,
-                result,
-                user_id,
-                workspace_id,
-                batch.chats,
-                exc,
-                run_id,
-                now(),
-                cfg,
-                dry_run=dry_run,
-            )
+            _fail(pair, batch.chats, exc, now(), cfg)
             break
         if on_batch is not None:
             on_batch()
@@ -285,11 +276,14 @@ def process_pair(
     return result
 
 
-def _gone(md: ExtractionDeps, user_id: int, workspace: str, workspace_id: int) -> bool:
+def _gone(pair: _Pair) -> bool:
     """Whether the pair's user or workspace has been deleted (or the slug now names
     another workspace)."""
-    with md.db.read() as repo:
-        return repo.get_user(user_id) is None or repo.workspace_id(workspace) != workspace_id
+    with pair.md.db.read() as repo:
+        return (
+            repo.get_user(pair.user_id) is None
+            or repo.workspace_id(pair.workspace) != pair.workspace_id
+        )
 
 
 def _skip(result: PairResult, reason: str) -> PairResult:
@@ -299,33 +293,24 @@ def _skip(result: PairResult, reason: str) -> PairResult:
 
 
 def _fail(
-    md: ExtractionDeps,
-    result: PairResult,
-    user_id: int,
-    workspace_id: int,
-    batch: list[Chat],
-    exc: Exception,
-    run_id: str,
-    now: datetime,
-    cfg: ExtractionConfig,
-    *,
-    dry_run: bool,
+    pair: _Pair, batch: list[Chat], exc: Exception, now: datetime, cfg: ExtractionConfig
 ) -> None:
+    result = pair.result
     message = f"{type(exc).__name__}: {exc}" if not isinstance(exc, MemorydError) else str(exc)
     if not isinstance(exc, MemorydError):
-        log.exception("extraction of user %s in %s failed", user_id, result.workspace)
+        log.exception("extraction of user %s in %s failed", pair.user_id, pair.workspace)
     result.error = message
     result.status = "failed"
-    if dry_run or isinstance(exc, ConcurrentExtraction):
+    if pair.dry_run or isinstance(exc, ConcurrentExtraction):
         return
-    with md.db.write() as repo:
+    with pair.md.db.write() as repo:
         state = record_failure(
             repo,
-            user_id,
-            workspace_id,
+            pair.user_id,
+            pair.workspace_id,
             error=message,
             chat_ids=[c.id for c in batch],
-            run_id=run_id,
+            run_id=pair.run_id,
             now=now,
             max_attempts=cfg.max_attempts,
             backoff_seconds=cfg.backoff_seconds,
@@ -334,43 +319,23 @@ def _fail(
         result.status = "parked"
 
 
-def _process_batch(
-    md: ExtractionDeps,
-    provider: LLMProvider,
-    user_id: int,
-    workspace: str,
-    workspace_id: int,
-    batch: list[Chat],
-    result: PairResult,
-    *,
-    run_id: str,
-    dry_run: bool,
-) -> None:
+def _process_batch(pair: _Pair, batch: list[Chat]) -> None:
     sentences = user_sentences(batch, MAX_SENTENCES)
-    plan = Plan()
-    if sentences:
-        plan = _plan_batch(md, provider, user_id, workspace_id, workspace, batch, sentences, result)
+    plan = _plan_batch(pair, batch, sentences) if sentences else Plan()
+    result = pair.result
     result.rejected += plan.rejected
     result.not_stored += plan.not_stored
-    if dry_run:
+    if pair.dry_run:
         result.planned += [c.describe() for c in plan.changes]
         return
-    _apply(md, user_id, workspace_id, batch, plan, result, run_id)
+    _apply(pair, batch, plan)
 
 
-def _plan_batch(
-    md: ExtractionDeps,
-    provider: LLMProvider,
-    user_id: int,
-    workspace_id: int,
-    workspace: str,
-    batch: list[Chat],
-    sentences: list[Sentence],
-    result: PairResult,
-) -> Plan:
+def _plan_batch(pair: _Pair, batch: list[Chat], sentences: list[Sentence]) -> Plan:
     """Observer on the user's sentences, checks in code, Reflector on related pairs."""
+    md, provider, result = pair.md, pair.provider, pair.result
     with md.db.read() as repo:
-        stored = repo.turn_memories(user_id, workspace_id)
+        stored = repo.turn_memories(pair.user_id, pair.workspace_id)
     now = md.clock()
     stored = _with_embeddings(md, [m for m in stored if not m.is_expired(now)])
     prompts_ = [c.prompt for c in batch]
@@ -394,7 +359,7 @@ def _plan_batch(
     try:
         observed = complete_json(
             provider,
-            prompts.observer_messages(workspace, sentences),
+            prompts.observer_messages(pair.workspace, sentences),
             schema=observer_schema(len(sentences)),
             schema_name="selection",
             check=check_selection(len(sentences)),
@@ -456,25 +421,14 @@ def _with_embeddings(md: ExtractionDeps, stored: list[Memory]) -> list[Memory]:
     return [replace(m, embedding=row) for m, row in zip(stored, matrix, strict=True)]
 
 
-def _sources(change: Change, batch_chat_ids: list[int]) -> list[int]:
-    """The chat a fact was stated in (or the whole batch when that is unknown)."""
-    return [change.chat_id] if change.chat_id is not None else batch_chat_ids
-
-
-def _apply(
-    md: ExtractionDeps,
-    user_id: int,
-    workspace_id: int,
-    batch: list[Chat],
-    plan: Plan,
-    result: PairResult,
-    run_id: str,
-) -> None:
+def _apply(pair: _Pair, batch: list[Chat], plan: Plan) -> None:
     """Write the plan and flag the batch processed in one transaction; items fail alone.
 
     Under ``memory_review`` (the user's own mode, else the instance setting) the changes
     it names wait as suggestions instead (see ``memoryd.extraction.review``); a fact
     about one future day gets an expiry."""
+    md, user_id, workspace_id, result = pair.md, pair.user_id, pair.workspace_id, pair.result
+    run_id = pair.run_id
     actor = Actor(Source.EXTRACTION, user_id, run_id)
     chat_ids = [c.id for c in batch]
     said_at = {c.id: c.created_at for c in batch}
@@ -493,7 +447,8 @@ def _apply(
             raise ChatsDeleted(f"{gone} chat(s) of this batch were deleted meanwhile")
         review = runtime_settings.review_mode(repo.review_preference(user_id), repo.get_settings())
         for change, vector in zip(plan.changes, vectors, strict=True):
-            sources = _sources(change, chat_ids)
+            # the chat a fact was stated in, or the whole batch when that is unknown
+            sources = [change.chat_id] if change.chat_id is not None else chat_ids
             when = said_at.get(change.chat_id or -1, batch[-1].created_at)
             until = expiry_for(change.text, when)
             savepoint = repo.conn.begin_nested()

@@ -1,15 +1,11 @@
 """The Observer and Reflector prompts: narrow tasks a 1.5B model on two CPU cores does well.
 
-The Observer sees only numbered sentences that code took from the user's own turns
-(``memoryd.extraction.sentences``), never the assistant's words, and answers with the
-numbers of those worth remembering: ``person`` for what matters in every workspace,
-``project`` for everything else (the rule, and the check code makes of the answer, are
-``memoryd.extraction.scope``'s); code, not
-the model, rewrites them as memories, so the model cannot garble a fact or give it to
-the wrong person. The Reflector sees numbered pairs of a stored memory and a
-new fact that code found related, and says whether the new one is the same, replaces it,
-or is separate. Neither prompt holds an example field or placeholder a model could copy
-into a fact; stored memories appear without their database ids.
+The Observer sees only numbered sentences code took from the user's own turns and answers
+with the numbers of those worth remembering (``person`` or ``project``); code, not the
+model, writes the memories. The Reflector says whether a new fact is the same as a
+related stored memory, replaces it, or is separate (docs/extraction.md, "The pipeline").
+Neither prompt holds an example field or placeholder a model could copy into a fact;
+stored memories appear without their database ids.
 """
 
 from __future__ import annotations
@@ -60,7 +56,4 @@ def reflector_messages(pairs: Sequence[tuple[str, str]]) -> list[Message]:
     listing = "\n".join(
         f"{n}. stored: {old}\n   new: {new}" for n, (old, new) in enumerate(pairs, 1)
     )
-    return [
-        {"role": "system", "content": REFLECTOR_SYSTEM},
-        {"role": "user", "content": listing},
-    ]
+    return [{"role": "system", "content": REFLECTOR_SYSTEM}, {"role": "user", "content": listing}]

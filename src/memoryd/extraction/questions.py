@@ -2,32 +2,15 @@
 
 A question and its answer are far apart for a sentence embedder, so the reranker also
 compares a turn's message with up to 6 questions an LLM wrote for each memory
-("doc2query"; docs/retrieval-history.md, rounds 8 to 10: +0.012 recall@5 on the
-labelled test, nothing lost on the hand-written set). Extraction runs, after their
-pairs, ask the extraction LLM about each memory not asked yet, oldest first,
-up to a budget (``run_extraction(..., ask_questions=N)``; the
-``question_memories_per_run`` setting), and embed the questions with the service's
-embedder at once. Each memory is asked twice, once per prompt of ``PROMPTS`` (3
-questions each): the chat prompt of round 10, then round 13's prompt for work facts;
-the memory keeps the union, the first prompt's questions then the second's, without
-repeats (rounds 13 and 14: level on the persona sets, 0.946 -> 0.964 recall@5 on the
-hand-written work set). The prompts below are the ones measured: changing their words
-means measuring again, and a new version
-(``PROMPT_VERSION``, stored with each memory's questions) gets memories asked with an
-older one asked again: after every memory never asked, within the same budget, oldest
-first; until then they keep their questions, and a new ask that yields none keeps them.
-
-The rules are ``memoryd.extraction.memory_pass``'s (the loop of per-memory passes):
-an answer that is not JSON of the schema, or holds no usable question, gives none, and a
-memory both of whose answers give none is stored as "no questions" (``[]``) so it is not
-asked about again until its text changes; an LLM error on either call leaves it unasked
-(nothing of the other call is kept) and stops the pass (the next run tries again); a
-text the server refuses outright is stored as "no questions" too; a memory whose text
-changes while the LLM answers keeps its new, unasked text: the write is guarded by the
-text's key.
-Questions are derived data, like the vector: asking moves no ``updated_at`` and writes no
-audit entry. Questions another embedder embedded are embedded again first,
-from their stored text (no LLM call), within the same budget.
+("doc2query"; docs/extraction.md, "Questions", says when a memory is asked, what it costs
+and what happens when it goes wrong). Each memory is asked twice, once per prompt of
+``PROMPTS`` (3 questions each): the chat prompt of round 10, then round 13's prompt for
+work facts; the memory keeps the union. The prompts below are the ones measured
+(docs/retrieval-history.md): changing their words means measuring again, and a new
+``PROMPT_VERSION`` (stored with each memory's questions) gets memories asked with an
+older one asked again, after every memory never asked. How answers and failures are
+handled is ``memoryd.extraction.memory_pass``'s; questions another embedder embedded are
+embedded again first, from their stored text (no LLM call), within the same budget.
 """
 
 from __future__ import annotations
@@ -166,9 +149,7 @@ def union(answers: tuple[tuple[str, ...], ...]) -> tuple[str, ...]:
 def in_words(questions: tuple[str, ...] | None) -> str:
     """A memory's questions for people (the CLI, the web detail; memoryd.js says the
     same): "Not asked yet" (None), "None" (asked, nothing usable), else "Q1 / Q2 / ..."."""
-    if questions is None:
-        return "Not asked yet"
-    return " / ".join(questions) if questions else "None"
+    return "Not asked yet" if questions is None else " / ".join(questions) or "None"
 
 
 def parse_stored(value: object) -> tuple[str, ...]:

@@ -26,9 +26,7 @@ from memoryd.storage.repository import Repository
 
 def needs_review(mode: str, change: Change) -> bool:
     """Whether ``change`` waits for the user under review mode ``mode``."""
-    if mode == "everything":
-        return True
-    return mode == "updates" and change.target is not None
+    return mode == "everything" or (mode == "updates" and change.target is not None)
 
 
 def suggest(

@@ -1,17 +1,14 @@
 """Writing chosen sentences of another language as memories in that language (R21).
 
-Code turns an English first-person sentence into a memory itself ("I run a bakery." ->
-"The user runs a bakery.", ``memoryd.extraction.sentences.memory_form``); it cannot do
-that for French, Chinese or Japanese. For those the extraction LLM rewrites them, one
-call per language in the batch, shown a worked example in that language (four sentences
-and their notes; small talk, a greeting or a state of the moment gets an empty note,
-which is how the model says "no fact here" in any language): measured with the bundled
-1.5B model, sentences of one language with an example in it come back right, where one
-request mixing languages came back in the wrong language or copied. Code then checks each
-answer: it must name the user the way that language does ("L'utilisateur", "用户"), hold
-no number the sentence does not and as many negations (a dropped or added "ne ... pas",
-"tidak", "不" says the opposite), keep the names it does, and be other than the sentence;
-otherwise the fact is not stored (its reason is recorded with the run).
+Code turns an English sentence into a memory itself (``memory_form``); it cannot do that
+for French, Chinese or Japanese, so the extraction LLM rewrites them, one call per
+language in the batch, shown a worked example in that language (small talk gets an empty
+note, which is how the model says "no fact here" in any language). Measured with the
+bundled 1.5B model, sentences of one language with an example in it come back right,
+where one request mixing languages came back in the wrong language or copied. Code then
+checks each answer (``problem``: the user named as that language does, no new number, as
+many negations, the names kept, not the sentence itself); otherwise the fact is not
+stored and its reason is recorded with the run.
 """
 
 from __future__ import annotations

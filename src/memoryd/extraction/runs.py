@@ -7,11 +7,9 @@ Functions that must share the apply transaction take that transaction's connecti
 Finishing a run also records it as the newest run of each pair it processed, which
 retention (``memoryd.extraction.retention``) never deletes.
 
-A run in progress proves it is alive: ``Heartbeat`` moves its ``heartbeat_at`` and
-``alive_until`` forward as it gets through batches and pairs. A process that dies (killed,
-restarted, out of memory) cannot finish its run, so the run is read back as
-``interrupted`` once ``alive_until`` has passed -- computed when runs are read, so no
-sweeper is needed, and retention prunes it like a finished run.
+A run in progress proves it is alive (``Heartbeat``), so one whose process died is read
+back as ``interrupted`` once its ``alive_until`` has passed: computed when runs are read,
+so no sweeper is needed (docs/extraction.md, "Interrupted runs").
 """
 
 from __future__ import annotations
@@ -25,6 +23,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from memoryd.domain.errors import InvalidInput, NotFound
+from memoryd.models.llm.json_output import Usage
 from memoryd.storage import extraction_rows as rows
 from memoryd.storage.database import Database
 from memoryd.storage.extraction_rows import PairState, get_pair_state
@@ -149,6 +148,13 @@ class Run:
         reasons = [e.get("error") for e in self.errors if e.get("kind") == INTERRUPTED]
         why = f" ({reasons[0]})" if reasons else ""
         return f"it stopped before it finished{why}; {retried}"
+
+    def add_usage(self, usage: Usage) -> None:
+        """Count the LLM calls and tokens of a pair or a pass."""
+        self.llm_calls += usage.calls
+        self.llm_calls_failed += usage.failed
+        self.prompt_tokens += usage.prompt_tokens
+        self.completion_tokens += usage.completion_tokens
 
     def skip(self, reason: str, count: int = 1) -> None:
         self.pairs_skipped += count

@@ -24,14 +24,7 @@ from memoryd.extraction.deps import ExtractionDeps, current_settings
 from memoryd.extraction.memory_pass import PassJob, PassOutcome
 from memoryd.extraction.pipeline import ExtractionConfig, PairResult, process_pair
 from memoryd.extraction.retention import PruneTimer
-from memoryd.extraction.runs import (
-    Heartbeat,
-    Run,
-    finish_run,
-    new_run_id,
-    stale_after,
-    start_run,
-)
+from memoryd.extraction.runs import Heartbeat, Run, finish_run, new_run_id, stale_after, start_run
 from memoryd.models.llm.base import LLMConfigError, LLMProvider, LLMUnreachable
 from memoryd.plugins import memory_pass_factories
 from memoryd.storage.extraction_rows import due_pairs, pending_summary
@@ -232,21 +225,12 @@ def _derive(
             done = PassOutcome(error=f"{type(exc).__name__}: {exc}")
         kind = memory_pass.kind
         run.memories_derived[kind] = run.memories_derived.get(kind, 0) + done.stored
-        run.llm_calls += done.usage.calls
-        run.llm_calls_failed += done.usage.failed
-        run.prompt_tokens += done.usage.prompt_tokens
-        run.completion_tokens += done.usage.completion_tokens
+        run.add_usage(done.usage)
         if done.error is not None:
             count = f"{done.stored} memor{'y' if done.stored == 1 else 'ies'}"
-            run.errors.append(
-                {
-                    "kind": kind,
-                    "user_id": user_id,
-                    "workspace": workspace,
-                    "error": f"{memory_pass.what} stopped after {count}: {done.error}; "
-                    "the rest wait for a later run",
-                }
-            )
+            said = f"{memory_pass.what} stopped after {count}: {done.error}"
+            error = {"kind": kind, "user_id": user_id, "workspace": workspace}
+            run.errors.append({**error, "error": f"{said}; the rest wait for a later run"})
     if heartbeat is not None:
         heartbeat.beat(progress=True)
 
@@ -259,10 +243,7 @@ def _workspace_id(md: ExtractionDeps, workspace: str | None) -> int | None:
 
 
 def _account(run: Run, result: PairResult) -> None:
-    run.llm_calls += result.usage.calls
-    run.llm_calls_failed += result.usage.failed
-    run.prompt_tokens += result.usage.prompt_tokens
-    run.completion_tokens += result.usage.completion_tokens
+    run.add_usage(result.usage)
     run.memories_created += len(result.created)
     run.memories_updated += len(result.updated)
     run.memories_suggested += len(result.suggested)
@@ -324,11 +305,7 @@ class ExtractionScheduler:
         self._ticked = threading.Condition()
 
     def enabled(self) -> bool:
-        current = current_settings(self.md)
-        return bool(
-            current[runtime_settings.MEMORY_ENABLED.key]
-            and current[runtime_settings.MEMORY_AUTO_EXTRACTION.key]
-        )
+        return runtime_settings.extraction_on(current_settings(self.md))
 
     def tick(self) -> Run | None:
         try:

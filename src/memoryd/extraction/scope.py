@@ -1,26 +1,13 @@
 """Which scope a learned fact is filed in: global only when it matters in every workspace.
 
-A user keeps workspaces apart for a reason: what they say while working on Phoenix, or
-in the workspace where they talk about their garden, is about that work or topic and
-should not come up elsewhere. So a fact is **global** only when it is about who the
-user is, whatever they are working on:
-
-- their name, age and identity (nationality, faith, gender);
-- family and relationships (partner, children, parents, siblings);
-- health, allergies and diet;
-- where they live or come from;
-- the languages they speak, and how they want the assistant to answer them.
-
-Everything else goes to the workspace the chat is in: their work, projects and code,
-their team's rules and practices, hobbies and likes, plans and tasks.
-
-The Observer says which sentences are about the person (``person``) and which about the
-work (``project``), and is told this rule (``memoryd.extraction.prompts``). A small model
-files most facts under ``person`` all the same, so code checks its answer: a sentence is
-filed globally only when the model put it there **and** it speaks of one of the
-categories above in its own language (``global_topic``). The cues are the categories'
-everyday words in each language memoryd serves (a closed list a category, not fitted to
-any data set); a sentence without one goes to the workspace. Pure functions, no I/O.
+A user keeps workspaces apart for a reason, so a fact is global only when it is about who
+the user is, whatever they are working on: name, age and identity, family, health and
+diet, home, languages and how they want answers (docs/extraction.md, "Which scope").
+A small model files most facts under the Observer's ``person`` all the same, so code
+checks its answer: a sentence is filed globally only when the model put it there **and**
+it speaks of one of those categories in its own language (``global_topic``: the
+categories' everyday words in each language memoryd serves, a closed list, not fitted to
+any data set). Pure functions, no I/O.
 """
 
 from __future__ import annotations
@@ -132,6 +119,4 @@ def scope_for(sentence: str, said: Scope) -> Scope:
     """The scope a sentence's fact is filed in: global only when the model said it is
     about the person (``said``) and it is about one of the global topics; else the
     workspace of the chat."""
-    if said is Scope.GLOBAL and global_topic(sentence):
-        return Scope.GLOBAL
-    return Scope.WORKSPACE
+    return Scope.GLOBAL if said is Scope.GLOBAL and global_topic(sentence) else Scope.WORKSPACE

@@ -29,7 +29,7 @@ _FENCE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.DOTALL)
 _CODE_LINE = re.compile(
     r"^\s*(?:>|#include|import\s|from\s+\S+\s+import\s|def\s|class\s|return\b|"
     r"(?:public|private|static|const|let|var|function|fn|func)\s|//|/\*|\*\s|<[a-z/!])"
-    r"|[;{}]\s*$|^\s{4,}\S|\t",
+    r"|[;{}]\s*$|^\s{4,}\S|\t"
 )
 _SYMBOLS = re.compile(r"[=(){}\[\];<>_/\\|$@]")
 PASTE_LINES = 6  # a turn this many lines long, this long, whose first line asks about
@@ -123,24 +123,8 @@ _LIGHT_WORDS = (
     "i i'm i've i'd i'll me my mine we our us you your yeah yes oh well"
 )
 _LIGHT = frozenset(_LIGHT_WORDS.split()) | _ANAPHORS
-_NUMBER_WORDS = frozenset(
-    [
-        "one",
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "both",
-        "several",
-        "few",
-        "many",
-    ]
-)
+_NUMBER_WORD_LIST = "one two three four five six seven eight nine ten both several few many"
+_NUMBER_WORDS = frozenset(_NUMBER_WORD_LIST.split())
 _SHARED_WE = re.compile(
     r"\b(?:we|let's|us)\b.*\b(?:in common|together|should|could|can|might)\b|"
     r"\b(?:we should|we could|we can|let's|we'll|we will|we might)\b",
@@ -477,14 +461,12 @@ def _third_person(verb: str) -> str:
 
 def _inner_pronouns(words: list[str]) -> list[str]:
     out: list[str] = []
-    for index, raw in enumerate(words):
+    for raw in words:
         word = raw.rstrip(".,!?;:")
         tail = raw[len(word) :]
         lower = word.lower().replace("’", "'")
-        if lower == "am" and index > 0 and out and out[-1] == "they":
-            out.append("are")
-        elif lower == "was" and index > 0 and out and out[-1] == "they":
-            out.append("were")
+        if lower in ("am", "was") and out and out[-1] == "they":
+            out.append("are" if lower == "am" else "were")
         elif lower in _INNER and lower != "am":
             out.append(_INNER[lower] + tail)
             continue

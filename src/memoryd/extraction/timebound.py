@@ -16,20 +16,10 @@ import re
 from datetime import UTC, date, datetime, time, timedelta
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-MONTHS = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-]
+_MONTH_NAMES = (
+    "january february march april may june july august september october november december"
+)
+MONTHS = _MONTH_NAMES.split()
 _MONTH_NUMBERS = {m: i for i, m in enumerate(MONTHS, 1)} | {
     m[:3]: i for i, m in enumerate(MONTHS, 1)
 }
@@ -98,16 +88,12 @@ def event_day(text: str, said_at: datetime) -> date | None:
         if found < today:
             return None
         days.add(found)
-    for match in _MONTH_DAY.finditer(text):
-        found_day = _next_date(_month(match.group(1)), int(match.group(2)), today)
-        if found_day is None:
-            return None
-        days.add(found_day)
-    for match in _DAY_MONTH.finditer(text):
-        found_day = _next_date(_month(match.group(2)), int(match.group(1)), today)
-        if found_day is None:
-            return None
-        days.add(found_day)
+    for pattern, month, day in ((_MONTH_DAY, 1, 2), (_DAY_MONTH, 2, 1)):
+        for match in pattern.finditer(text):
+            found_day = _next_date(_month(match.group(month)), int(match.group(day)), today)
+            if found_day is None:
+                return None
+            days.add(found_day)
     # Two different days ("moved from Friday to Monday") are left to the user.
     return days.pop() if len(days) == 1 else None
 
@@ -115,9 +101,7 @@ def event_day(text: str, said_at: datetime) -> date | None:
 def expiry_for(text: str, said_at: datetime) -> datetime | None:
     """The memory's expiry: the end of the day after its event day (UTC), or None."""
     day = event_day(text, said_at)
-    if day is None:
-        return None
-    return datetime.combine(day + timedelta(days=2), time(0), tzinfo=UTC)
+    return None if day is None else datetime.combine(day + timedelta(days=2), time(0), tzinfo=UTC)
 
 
 # Relative times a memory must not keep undated (R20): "last week" said on 2023-05-08 is

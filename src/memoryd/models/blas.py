@@ -1,15 +1,12 @@
 """One BLAS thread for memoryd's matrix products.
 
-A turn's matrix products are small (20 memory vectors and their questions against a few
-query parts), and a server already runs one turn per core.
-Yet numpy's BLAS splits any product past a small size across all cores, and on a 2-core
-machine where the other core is busy its helper thread waits to be scheduled: with one
-other busy process, a turn's p50 went from 4.6 to 17.6 ms (its CPU time from 4.4 to 7.1
-ms; BENCHMARKS.md, issue 11). So the first turn that reranks limits the BLAS libraries
-numpy loaded to one thread, with ``threadpoolctl`` (OpenBLAS, MKL, BLIS, on any OS).
-BLAS has only a process-wide setting, so this applies to the whole process: an
-application that wants BLAS threads for its own numpy work sets ``OPENBLAS_NUM_THREADS``,
-``MKL_NUM_THREADS`` or ``OMP_NUM_THREADS`` itself, and memoryd then leaves BLAS alone.
+A turn's matrix products are small, and a server already runs one turn per core, yet
+numpy's BLAS splits any product past a small size across all cores, whose helper threads
+then wait to be scheduled on a busy machine (a turn went from 4.6 to 17.6 ms:
+docs/reranking.md, "One BLAS thread"). So the first turn that reranks limits the BLAS
+libraries numpy loaded to one thread, with ``threadpoolctl``, for the whole process,
+unless the application set ``OPENBLAS_NUM_THREADS``, ``MKL_NUM_THREADS`` or
+``OMP_NUM_THREADS`` itself.
 """
 
 from __future__ import annotations

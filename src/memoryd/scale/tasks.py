@@ -13,16 +13,11 @@ batch are flagged processed in the transaction that applies it, so a worker that
 mid-batch leaves them unprocessed; ``recover`` finds its job from the missing worker
 heartbeat and puts it back in the queue for another worker.
 
-Memories are asked the questions they answer (``memoryd.extraction.questions``) two
-ways: each ``extract_pair`` job, after its pair, asks about that user's globals and
-workspace memories (most memories are born in a pair that was just extracted), and each
-sweep that finds a memory waiting (not asked, asked by an older prompt, or embedded by
-another embedder) also queues one ``ask_questions`` job (one lock for the whole fleet, so
-at most one runs and one waits) that asks about anyone's, oldest first -- so memories
-typed by users who never chat get their questions too. Both ask about at most
-``MEMORYD_QUESTION_MEMORIES_PER_RUN`` memories per run (0 switches it off) and are
-recorded as runs, so their LLM calls show in the run history. The job's queue name is
-still ``memoryd.tag_topics`` (``TAG_TASK``), so jobs queued before an upgrade still run.
+Memories are asked the questions they answer (``memoryd.extraction.questions``) by each
+``extract_pair`` job, after its pair, and by one ``ask_questions`` job a sweep queues when
+some memory waits (one lock for the whole fleet), so memories typed by users who never
+chat get them too (docs/extraction.md, "Questions"). The job's queue name is still
+``memoryd.tag_topics`` (``TAG_TASK``), so jobs queued before an upgrade still run.
 
 ``prune_runs`` runs once an hour (one job for the whole fleet: procrastinate defers a
 periodic task once per tick) and deletes run history older than ``run_retention_days``.
@@ -114,26 +109,19 @@ def make_app(database_url: str, *, interval: timedelta, recover_seconds: int = 1
     connector = PsycopgConnector(conninfo=libpq_conninfo(database_url), min_size=1, max_size=4)
     app = App(connector=connector)
     cron, _ = sweep_cron(interval)
-    sweep_task = app.task(
-        name=SWEEP_TASK, queue=QUEUE, pass_context=True, lock=SWEEP_TASK, queueing_lock=SWEEP_TASK
-    )(sweep)
-    app.periodic(cron=cron, periodic_id="sweep")(sweep_task)
-    app.task(name=EXTRACT_TASK, queue=QUEUE, pass_context=True)(extract_pair)
-    app.task(name=TAG_TASK, queue=QUEUE, pass_context=True, lock=TAG_TASK, queueing_lock=TAG_TASK)(
-        ask_questions
-    )
-    recover_task = app.task(
-        name=RECOVER_TASK,
-        queue=QUEUE,
-        pass_context=True,
-        lock=RECOVER_TASK,
-        queueing_lock=RECOVER_TASK,
-    )(recover)
-    app.periodic(cron=f"* * * * * */{recover_seconds}", periodic_id="recover")(recover_task)
-    prune_task = app.task(
-        name=PRUNE_TASK, queue=QUEUE, pass_context=True, lock=PRUNE_TASK, queueing_lock=PRUNE_TASK
-    )(prune_runs)
-    app.periodic(cron=PRUNE_CRON, periodic_id="prune_runs")(prune_task)
+
+    def task(name: str, run: Callable[..., Any], *, locked: bool = True) -> Any:
+        """Register ``run``; ``locked``: one job of it at a time, and one waiting."""
+        one = name if locked else None
+        register = app.task(name=name, queue=QUEUE, pass_context=True, lock=one, queueing_lock=one)
+        return register(run)
+
+    app.periodic(cron=cron, periodic_id="sweep")(task(SWEEP_TASK, sweep))
+    task(EXTRACT_TASK, extract_pair, locked=False)
+    task(TAG_TASK, ask_questions)
+    recovering = task(RECOVER_TASK, recover)
+    app.periodic(cron=f"* * * * * */{recover_seconds}", periodic_id="recover")(recovering)
+    app.periodic(cron=PRUNE_CRON, periodic_id="prune_runs")(task(PRUNE_TASK, prune_runs))
     return app
 
 
@@ -145,11 +133,7 @@ def _memoryd(context: JobContext) -> Memoryd:
 
 def extraction_on(md: Memoryd) -> bool:
     """Both run-time switches (R7): memory on, and background extraction on."""
-    current = md.get_settings()
-    return bool(
-        current[runtime_settings.MEMORY_ENABLED.key]
-        and current[runtime_settings.MEMORY_AUTO_EXTRACTION.key]
-    )
+    return runtime_settings.extraction_on(md.get_settings())
 
 
 @dataclass(frozen=True)

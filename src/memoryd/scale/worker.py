@@ -149,9 +149,7 @@ def warm_up(md: Memoryd) -> None:
 
 
 def run(
-    settings: MemorydSettings,
-    options: WorkerOptions,
-    prepared: tuple[Memoryd, App] | None = None,
+    settings: MemorydSettings, options: WorkerOptions, prepared: tuple[Memoryd, App] | None = None
 ) -> None:
     """Run a worker in the foreground until SIGTERM or SIGINT (on what ``prepare`` gave,
     when the caller already called it)."""

@@ -24,16 +24,8 @@ from memoryd.storage.tables import audit_log
 
 
 def entry_of(row: Row[Any]) -> AuditEntry:
-    return AuditEntry(
-        id=row.id,
-        memory_id=row.memory_id,
-        user_id=row.user_id,
-        action=AuditAction(row.action),
-        actor=row.actor,
-        before=row.before,
-        after=row.after,
-        at=row.at,
-    )
+    """An ``audit_log`` row (its columns are ``AuditEntry``'s fields) as an entry."""
+    return AuditEntry(**{**row._mapping, "action": AuditAction(row.action)})
 
 
 def list_entries(

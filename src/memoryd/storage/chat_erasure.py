@@ -1,17 +1,13 @@
 """Queries for deleting a user's recorded chats, and for what must hold around it.
 
-Kept apart from ``memoryd.storage.repository`` (the core tables' everyday queries) because
-erasing chats has rules of its own, each one statement over the caller's transaction:
-
-- A deleted chat's row goes (its links in ``chat_memories`` with it, by foreign key); no
-  flag keeps the text. Memories keep the deleted chat's id in their ``source_chats``, so
-  an id must never be given again: SQLite numbers a new row ``max(id) + 1``, which after
-  the newest chats were deleted is a deleted chat's id. ``retire_chat_ids`` remembers the
-  highest id ever deleted (in ``id_high_water``, like users' ids) and ``next_chat_id``
-  starts above it. PostgreSQL's sequence never gives an id twice, so there is nothing to
-  retire there (and no shared row for every deletion to lock).
-- Extraction locks its batch's rows before it writes (``lock_batch``): a deletion then
-  waits for the batch's transaction, or the batch finds its chats gone.
+Kept apart from ``memoryd.storage.repository`` because erasing chats has rules of its own
+(docs/lifecycle.md, "Deleting recorded chats"), each one statement over the caller's
+transaction. A deleted chat's row goes with its links; memories keep its id in their
+``source_chats``, so an id must never be given again: SQLite numbers a new row
+``max(id) + 1``, so ``retire_chat_ids`` remembers the highest id ever deleted (in
+``id_high_water``) and ``next_chat_id`` starts above it (PostgreSQL's sequence never gives
+an id twice). Extraction locks its batch's rows before it writes (``lock_batch``): a
+deletion then waits for the batch's transaction, or the batch finds its chats gone.
 """
 
 from __future__ import annotations

@@ -15,7 +15,8 @@ from typing import Any
 from sqlalchemy import Row, delete, func, insert, select, update
 from sqlalchemy.engine import Connection
 
-from memoryd.domain.models import Role, User
+from memoryd.domain.models import Role, User, json_ready
+from memoryd.storage.repository import user_of
 from memoryd.storage.tables import api_keys, sessions, user_credentials, users
 
 
@@ -30,19 +31,8 @@ class ApiKey:
     revoked_at: datetime | None
 
     def to_dict(self) -> dict[str, object]:
-        return {
-            "id": self.id,
-            "user_id": self.user_id,
-            "name": self.name,
-            "prefix": self.prefix,
-            "created_at": self.created_at.isoformat(),
-            "last_used_at": self.last_used_at.isoformat() if self.last_used_at else None,
-            "revoked": self.revoked_at is not None,
-        }
-
-
-def _user(row: Row[Any]) -> User:
-    return User(row.id, row.name, Role(row.role))
+        shown = json_ready(self, "id user_id name prefix created_at last_used_at")
+        return {**shown, "revoked": self.revoked_at is not None}
 
 
 def _api_key(r: Row[Any]) -> ApiKey:
@@ -77,7 +67,7 @@ def user_and_hash(conn: Connection, name: str) -> tuple[User, str | None] | None
         .select_from(users.outerjoin(user_credentials))
         .where(users.c.name == name)
     ).first()
-    return None if row is None else (_user(row), row.password_hash)
+    return None if row is None else (user_of(row), row.password_hash)
 
 
 def count_admins(conn: Connection) -> int:
@@ -109,7 +99,7 @@ def session_of(conn: Connection, token_hash: str) -> tuple[User, str, datetime] 
         .select_from(sessions.join(users))
         .where(sessions.c.token_hash == token_hash)
     ).first()
-    return None if row is None else (_user(row), row.csrf_token, row.expires_at)
+    return None if row is None else (user_of(row), row.csrf_token, row.expires_at)
 
 
 def delete_session(conn: Connection, token_hash: str) -> None:
@@ -164,7 +154,7 @@ def key_user(conn: Connection, key_hash: str) -> tuple[User, str, datetime | Non
         .select_from(api_keys.join(users))
         .where(api_keys.c.key_hash == key_hash, api_keys.c.revoked_at.is_(None))
     ).first()
-    return None if row is None else (_user(row), row.key_id, row.last_used_at)
+    return None if row is None else (user_of(row), row.key_id, row.last_used_at)
 
 
 def note_key_use(conn: Connection, key_id: str, now: datetime) -> None:

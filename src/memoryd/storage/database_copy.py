@@ -1,30 +1,18 @@
 """Copying a whole memoryd database into another one (``memoryd db copy``).
 
 Moving an install from the embedded SQLite file to PostgreSQL (or between PostgreSQL
-servers, or back) must keep everything: users and their passwords, API keys, sessions,
-workspaces and memberships, memories with their history, suggestions, chats (the
-extraction backlog), run history and settings. Per-user export/import keeps only memories.
-
-The rules, all enforced here rather than by the caller:
-
-- The source must be at this memoryd's newest revision (it is read, never migrated) and
-  the target must hold no memoryd data: a copy only ever adds to an empty database, so
-  it cannot lose anything. There is deliberately no "overwrite" switch.
-- The target is migrated to the newest revision first (as ``memoryd db upgrade`` does),
-  then every table is copied in foreign-key order, in batches, inside one transaction
-  on the target: a failure anywhere leaves it without a row. The source is read in one
-  snapshot (one read transaction), so the copy is consistent even if it was in use.
-- Values pass through untouched: JSON columns as their stored text (so SQL NULL and
-  JSON ``null`` stay apart), binary columns (embeddings) as bytes, times as UTC instants.
-- Ids are never given twice: PostgreSQL sequences are moved past every id the source
-  ever gave (its copied rows, its own sequences, its ``id_high_water`` marks and, for
-  chats, every chat id a memory or suggestion still names); on SQLite, which numbers
-  rows ``max(id) + 1``, the ``id_high_water`` marks of users and chats carry the same.
-- Not copied: ``alembic_version`` (the migration writes the target's), ``cache_epoch``
-  (each database's own change counter for process caches) and any table that is not
-  memoryd's, notably procrastinate's job queue: its jobs belong to the old install's
-  workers, and the workers of the new one rebuild it (the sweep queues every pair that
-  is due from the copied chats).
+servers, or back) must keep everything, where a per-user export keeps only one person's
+memories. The rules (docs/cli.md, "Moving an install: memoryd db copy") are all enforced
+here rather than by the caller: the source must be at this memoryd's newest revision and
+is read in one snapshot; the target must hold no memoryd data (there is deliberately no
+"overwrite" switch), is migrated first and gets every table in foreign-key order, in
+batches, in one transaction, so a failure leaves it without a row. Values pass through
+untouched: JSON columns as their stored text (so SQL NULL and JSON ``null`` stay apart),
+embeddings as bytes. Ids are never given twice: PostgreSQL sequences are moved past every
+id the source ever gave (its rows, its sequences, its ``id_high_water`` marks and every
+chat id a memory or suggestion still names); on SQLite the ``id_high_water`` marks of users
+and chats carry the same. ``alembic_version``, ``cache_epoch`` and tables that are not
+memoryd's (procrastinate's job queue) are not copied.
 """
 
 from __future__ import annotations
@@ -184,6 +172,19 @@ def _check_source(source: Database, url: str) -> str:
     return head
 
 
+def _unused_target(target: Database, url: str) -> str | None:
+    """The target's revision; CopyRefused unless it holds no memoryd data."""
+    try:
+        with target.engine.connect() as conn:
+            revision, held = _target_contents(conn)
+    except SQLAlchemyError as exc:
+        raise CopyRefused(
+            f"cannot open target database {safe_url(url)}: {first_line(exc)}"
+        ) from None
+    _refuse_if_used(url, held)
+    return revision
+
+
 def _target_contents(conn: Connection) -> tuple[str | None, dict[str, int]]:
     """The target's revision and the non-empty memoryd tables it already has."""
     from alembic.runtime.migration import MigrationContext
@@ -216,14 +217,7 @@ def _describe(revision: str | None) -> str:
 
 def _prepare_target(target: Database, url: str) -> str:
     """Check the target is unused, then migrate it to the newest revision."""
-    try:
-        with target.engine.connect() as conn:
-            revision, held = _target_contents(conn)
-    except SQLAlchemyError as exc:
-        raise CopyRefused(
-            f"cannot open target database {safe_url(url)}: {first_line(exc)}"
-        ) from None
-    _refuse_if_used(url, held)
+    revision = _unused_target(target, url)
     try:
         target.upgrade()
     except Exception as exc:  # alembic raises its own errors for a revision it does not know
@@ -239,15 +233,7 @@ def _dry_run(source: Database, source_url: str, target_url: str, revision: str) 
         state = NEW_SQLITE_FILE
     else:
         with _opened(target_url, "target") as target:
-            try:
-                with target.engine.connect() as conn:
-                    current, held = _target_contents(conn)
-            except SQLAlchemyError as exc:
-                raise CopyRefused(
-                    f"cannot open target database {safe_url(target_url)}: {first_line(exc)}"
-                ) from None
-        _refuse_if_used(target_url, held)
-        state = _describe(current)
+            state = _describe(_unused_target(target, target_url))
     with _snapshot(source) as src:
         counts = _counts(src)
         skipped = _foreign_tables(src)

@@ -80,10 +80,9 @@ def _this_pair(user_id: int, workspace_id: int) -> Any:
 
 
 def get_pair_state(conn: Connection, user_id: int, workspace_id: int) -> PairState | None:
-    row = conn.execute(select(extraction_pairs).where(_this_pair(user_id, workspace_id))).first()
-    if row is None:
+    r = conn.execute(select(extraction_pairs).where(_this_pair(user_id, workspace_id))).first()
+    if r is None:
         return None
-    r = row
     failed = tuple(r.failed_chat_ids or ())
     return PairState(
         r.user_id, r.workspace_id, r.attempts, r.next_attempt_at, r.parked, r.last_error,
@@ -114,9 +113,7 @@ def pair_state_rows(conn: Connection, *, parked_only: bool = False) -> list[dict
     workspace's slug."""
     query = (
         select(
-            extraction_pairs,
-            users.c.name.label("user_name"),
-            workspaces.c.slug.label("workspace"),
+            extraction_pairs, users.c.name.label("user_name"), workspaces.c.slug.label("workspace")
         )
         .join(users, users.c.id == extraction_pairs.c.user_id)
         .join(workspaces, workspaces.c.id == extraction_pairs.c.workspace_id)
@@ -161,7 +158,8 @@ class DuePair:
 
 
 def _pending_pairs(now: datetime) -> Any:
-    """Per pair with unprocessed chats: how many, the newest, and its retry state."""
+    """Per pair with unprocessed chats: how many, the oldest and the newest; the join
+    condition of its retry state; and "waiting out a backoff"."""
     grouped = (
         select(
             chats.c.user_id,
@@ -175,10 +173,13 @@ def _pending_pairs(now: datetime) -> Any:
         .subquery("pending_pairs")
     )
     waiting = and_(
-        extraction_pairs.c.next_attempt_at.is_not(None),
-        extraction_pairs.c.next_attempt_at > now,
+        extraction_pairs.c.next_attempt_at.is_not(None), extraction_pairs.c.next_attempt_at > now
     )
-    return grouped, waiting
+    state = and_(
+        extraction_pairs.c.user_id == grouped.c.user_id,
+        extraction_pairs.c.workspace_id == grouped.c.workspace_id,
+    )
+    return grouped, state, waiting
 
 
 def due_pairs(
@@ -190,17 +191,11 @@ def due_pairs(
     limit: int | None = None,
 ) -> list[DuePair]:
     """The pairs to process now, oldest pending chat first (the one due-pair query)."""
-    grouped, waiting = _pending_pairs(now)
+    grouped, state, waiting = _pending_pairs(now)
     query = (
         select(grouped.c.user_id, grouped.c.workspace_id, workspaces.c.slug, grouped.c.pending)
         .join(workspaces, workspaces.c.id == grouped.c.workspace_id)
-        .outerjoin(
-            extraction_pairs,
-            and_(
-                extraction_pairs.c.user_id == grouped.c.user_id,
-                extraction_pairs.c.workspace_id == grouped.c.workspace_id,
-            ),
-        )
+        .outerjoin(extraction_pairs, state)
         .where(
             grouped.c.pending >= min_chats,
             grouped.c.newest <= now - idle_threshold,
@@ -220,7 +215,7 @@ def pending_summary(
     conn: Connection, *, now: datetime, idle_threshold: timedelta, min_chats: int
 ) -> dict[str, int]:
     """How many pairs with unprocessed chats are due, and why the others are not."""
-    grouped, waiting = _pending_pairs(now)
+    grouped, state, waiting = _pending_pairs(now)
     reason = case(
         (extraction_pairs.c.parked.is_(True), literal("parked")),
         (waiting, literal("backoff")),
@@ -228,17 +223,6 @@ def pending_summary(
         (grouped.c.newest > now - idle_threshold, literal("idle threshold")),
         else_=literal("due"),
     ).label("reason")
-    inner = (
-        select(reason)
-        .select_from(grouped)
-        .outerjoin(
-            extraction_pairs,
-            and_(
-                extraction_pairs.c.user_id == grouped.c.user_id,
-                extraction_pairs.c.workspace_id == grouped.c.workspace_id,
-            ),
-        )
-        .subquery()
-    )
+    inner = select(reason).select_from(grouped).outerjoin(extraction_pairs, state).subquery()
     rows = conn.execute(select(inner.c.reason, func.count()).group_by(inner.c.reason))
     return {str(r[0]): int(r[1]) for r in rows}

@@ -73,11 +73,6 @@ def publish(conn: Connection, import_id: str, *, learns: bool) -> int:
     return len(conn.execute(query.returning(chats.c.id)).all())
 
 
-def staged_count(conn: Connection, import_id: str) -> int:
-    query = select(func.count()).select_from(import_chats)
-    return int(conn.execute(query.where(import_chats.c.import_id == import_id)).scalar_one())
-
-
 def drop(conn: Connection, import_id: str, limit: int = BATCH_ROWS) -> int:
     """Delete up to ``limit`` of the import's staged rows; returns how many went."""
     seqs = (

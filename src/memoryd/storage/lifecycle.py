@@ -15,13 +15,7 @@ from typing import Any
 from sqlalchemy import Row, insert, select, update
 from sqlalchemy.engine import Connection
 
-from memoryd.domain.models import (
-    Chat,
-    Scope,
-    Suggestion,
-    SuggestionKind,
-    SuggestionStatus,
-)
+from memoryd.domain.models import Chat, Scope, Suggestion, SuggestionKind, SuggestionStatus
 from memoryd.storage.repository import chat_of
 from memoryd.storage.tables import chats, memory_suggestions, workspaces
 

@@ -21,6 +21,7 @@ from sqlalchemy.exc import IntegrityError
 from memoryd.domain.errors import NotFound
 from memoryd.domain.models import Role, User, Workspace
 from memoryd.storage.database import Database
+from memoryd.storage.repository import user_of
 from memoryd.storage.tables import user_workspaces, users, workspaces
 
 
@@ -55,8 +56,7 @@ def join(conn: Connection, user_id: int, workspace_id: int, at: datetime) -> boo
     """Add the membership row inside the caller's transaction; False when it was there."""
     exists = conn.execute(
         select(user_workspaces.c.user_id).where(
-            user_workspaces.c.user_id == user_id,
-            user_workspaces.c.workspace_id == workspace_id,
+            user_workspaces.c.user_id == user_id, user_workspaces.c.workspace_id == workspace_id
         )
     ).first()
     if exists is not None:
@@ -72,8 +72,7 @@ def leave(conn: Connection, user_id: int, workspace_id: int) -> bool:
     """Delete the membership row inside the caller's transaction; False when there was none."""
     removed = conn.execute(
         delete(user_workspaces).where(
-            user_workspaces.c.user_id == user_id,
-            user_workspaces.c.workspace_id == workspace_id,
+            user_workspaces.c.user_id == user_id, user_workspaces.c.workspace_id == workspace_id
         )
     ).rowcount
     return bool(removed)
@@ -108,7 +107,7 @@ class Memberships:
                 .where(user_workspaces.c.workspace_id == workspace_id)
                 .order_by(users.c.id)
             )
-            return [User(r.id, r.name, Role(r.role)) for r in rows]
+            return [user_of(r) for r in rows]
 
     def workspaces_of(self, user: User) -> list[Workspace]:
         """The workspaces this user may use: all of them for an admin."""

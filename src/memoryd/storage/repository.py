@@ -10,19 +10,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import (
-    Row,
-    and_,
-    bindparam,
-    delete,
-    false,
-    func,
-    insert,
-    or_,
-    select,
-    true,
-    update,
-)
+from sqlalchemy import Row, and_, bindparam, delete, false, func, insert, or_, select, true, update
 from sqlalchemy.engine import Connection
 
 from memoryd.domain.models import (
@@ -86,17 +74,15 @@ def _memory(row: Row[Any] | Any, with_embedding: bool, dialect: Any) -> Memory:
     return turn_rows.build_memory((*row[: len(_MEMORY_COLUMNS)], *vector), dialect)
 
 
+def user_of(row: Row[Any] | Any) -> User:
+    """A ``users`` row (or one holding its columns) as a ``User``."""
+    return User(row.id, row.name, Role(row.role))
+
+
 def chat_of(row: Row[Any] | Any) -> Chat:
     """A ``chats`` row joined with its workspace's ``slug``."""
-    return Chat(
-        id=row.id,
-        user_id=row.user_id,
-        workspace=row.slug,
-        prompt=row.prompt,
-        response=row.response,
-        created_at=row.created_at,
-        memory_processed=row.memory_processed,
-    )
+    r = row
+    return Chat(r.id, r.user_id, r.slug, r.prompt, r.response, r.created_at, r.memory_processed)
 
 
 class Repository:
@@ -123,15 +109,14 @@ class Repository:
 
     def get_user(self, user_id: int) -> User | None:
         row = self.conn.execute(select(users).where(users.c.id == user_id)).first()
-        return User(row.id, row.name, Role(row.role)) if row else None
+        return user_of(row) if row else None
 
     def get_user_by_name(self, name: str) -> User | None:
         row = self.conn.execute(select(users).where(users.c.name == name)).first()
-        return User(row.id, row.name, Role(row.role)) if row else None
+        return user_of(row) if row else None
 
     def list_users(self) -> list[User]:
-        rows = self.conn.execute(select(users).order_by(users.c.id))
-        return [User(r.id, r.name, Role(r.role)) for r in rows]
+        return [user_of(r) for r in self.conn.execute(select(users).order_by(users.c.id))]
 
     def user_summaries(self) -> list[UserSummary]:
         """Every user with memory counts, usable workspaces and own choices, by id: four
@@ -159,7 +144,7 @@ class Repository:
             every = [str(slug) for slug in slugs.scalars()]
         return [
             UserSummary(
-                user=User(r.id, r.name, Role(r.role)),
+                user=user_of(r),
                 global_memories=on_global.get(r.id, 0),
                 workspace_memories=elsewhere.get(r.id, 0),
                 workspaces=tuple(every if r.role == Role.ADMIN.value else joined.get(r.id, [])),
@@ -400,12 +385,7 @@ class Repository:
 
     # which memories a chat used (chat_memories migration) -------------------------------
     def link_chat_memories(self, chat_id: int, memory_ids: Sequence[str]) -> None:
-        rows = [
-            {"chat_id": chat_id, "memory_id": memory_id, "position": position}
-            for position, memory_id in enumerate(dict.fromkeys(memory_ids))
-        ]
-        if rows:
-            self.conn.execute(insert(chat_memories), rows)
+        self.link_many_chats([(chat_id, memory_ids)])
 
     def link_many_chats(self, links: Sequence[tuple[int, Sequence[str]]]) -> None:
         """``link_chat_memories`` for many chats, in statements of up to 1,000 rows."""

@@ -76,10 +76,7 @@ def _upsert(conn: Connection, rows: list[dict[str, Any]]) -> Any:
     statement = dialect.insert(extraction_last_runs).values(rows)
     return statement.on_conflict_do_update(
         index_elements=[extraction_last_runs.c.user_id, extraction_last_runs.c.workspace_id],
-        set_={
-            "run_id": statement.excluded.run_id,
-            "started_at": statement.excluded.started_at,
-        },
+        set_={"run_id": statement.excluded.run_id, "started_at": statement.excluded.started_at},
         where=statement.excluded.started_at >= extraction_last_runs.c.started_at,
     )
 

@@ -61,6 +61,18 @@ class UTCDateTime(TypeDecorator[datetime]):
         return value.astimezone(UTC)  # type: ignore[no-any-return]
 
 
+def _owner(*, primary_key: bool = False) -> Column[int]:
+    """``user_id``: the user the row belongs to, deleted with them."""
+    user = ForeignKey("users.id", ondelete="CASCADE")
+    return Column("user_id", Integer, user, nullable=False, primary_key=primary_key)
+
+
+def _in_workspace(*, nullable: bool = False, primary_key: bool = False) -> Column[int]:
+    """``workspace_id``: the workspace the row belongs to, deleted with it."""
+    workspace = ForeignKey("workspaces.id", ondelete="CASCADE")
+    return Column("workspace_id", Integer, workspace, nullable=nullable, primary_key=primary_key)
+
+
 metadata = MetaData(
     naming_convention={
         "ix": "ix_%(column_0_label)s",
@@ -103,9 +115,9 @@ memories = Table(
     "memories",
     metadata,
     Column("id", String(32), primary_key=True),
-    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+    _owner(),
     Column("scope", String(16), nullable=False),
-    Column("workspace_id", Integer, ForeignKey("workspaces.id", ondelete="CASCADE"), nullable=True),
+    _in_workspace(nullable=True),
     Column("content", Text, nullable=False),
     Column("content_key", Text, nullable=False),
     Column("source", String(16), nullable=False),
@@ -140,10 +152,10 @@ memory_suggestions = Table(
     "memory_suggestions",
     metadata,
     Column("id", String(32), primary_key=True),
-    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+    _owner(),
     Column("kind", String(16), nullable=False),  # create | update
     Column("scope", String(16), nullable=False),
-    Column("workspace_id", Integer, ForeignKey("workspaces.id", ondelete="CASCADE"), nullable=True),
+    _in_workspace(nullable=True),
     Column("target_id", String(32), nullable=True),  # the memory an update revises
     Column("target_content", Text, nullable=True),  # its text when suggested (side by side)
     Column("content", Text, nullable=False),
@@ -163,10 +175,8 @@ chats = Table(
     "chats",
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
-    Column(
-        "workspace_id", Integer, ForeignKey("workspaces.id", ondelete="CASCADE"), nullable=False
-    ),
+    _owner(),
+    _in_workspace(),
     Column("prompt", Text, nullable=False),
     Column("response", Text, nullable=False),
     Column("created_at", UTCDateTime, nullable=False),
@@ -194,7 +204,7 @@ import_chats = Table(
     Column("import_id", String(32), primary_key=True),
     Column("seq", Integer, primary_key=True),
     Column("chat_id", Integer, nullable=False),
-    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+    _owner(),
     Column("workspace", String(64), nullable=False),
     Column("prompt", Text, nullable=False),
     Column("response", Text, nullable=False),
@@ -224,26 +234,18 @@ CHAT_UNPROCESSED = chats.c.memory_processed == false()
 MEMORY_OLD_VECTORS = and_(
     memories.c.embedding.is_not(None),
     or_(
-        memories.c.vector_form.is_(None),
-        memories.c.vector_form < literal_column(str(VECTOR_FORM)),
+        memories.c.vector_form.is_(None), memories.c.vector_form < literal_column(str(VECTOR_FORM))
     ),
 )
-# What the background passes (memoryd.extraction.memory_pass) derive from a memory's text,
-# one row per memory and kind (0026): ``value`` is JSON (questions: the list an LLM wrote,
-# ``[]`` when none was usable), derived from the text whose ``content_key`` the row holds
-# by the pass's ``version``; a row whose content_key is not its memory's any more is
-# stale (read as absent, derived again). ``vectors`` and ``embedder``: the value's texts
-# embedded (questions: one float16 row each, storage.derived.vector_bytes), read by a
-# turn. On PostgreSQL a row of 6 questions' vectors (4.6 kB) is kept whole, like 0017's
-# memories rows (toast_tuple_target), so a turn reads no TOAST.
+# What the background passes derive from a memory's text, one row per memory and kind
+# (0026; ``memoryd.storage.derived`` says how a row goes stale). On PostgreSQL a row of 6
+# questions' vectors (4.6 kB) is kept whole, like 0017's memories rows
+# (toast_tuple_target), so a turn reads no TOAST.
 memory_derived = Table(
     "memory_derived",
     metadata,
     Column(
-        "memory_id",
-        String(32),
-        ForeignKey("memories.id", ondelete="CASCADE"),
-        primary_key=True,
+        "memory_id", String(32), ForeignKey("memories.id", ondelete="CASCADE"), primary_key=True
     ),
     Column("kind", String(64), primary_key=True),
     Column("content_key", Text, nullable=False),
@@ -331,13 +333,8 @@ extraction_runs = Table(
 extraction_pairs = Table(
     "extraction_pairs",
     metadata,
-    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
-    Column(
-        "workspace_id",
-        Integer,
-        ForeignKey("workspaces.id", ondelete="CASCADE"),
-        primary_key=True,
-    ),
+    _owner(primary_key=True),
+    _in_workspace(primary_key=True),
     Column("attempts", Integer, nullable=False, default=0),
     Column("next_attempt_at", UTCDateTime, nullable=True),
     Column("parked", Boolean, nullable=False, default=False),
@@ -352,13 +349,8 @@ extraction_pairs = Table(
 extraction_last_runs = Table(
     "extraction_last_runs",
     metadata,
-    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
-    Column(
-        "workspace_id",
-        Integer,
-        ForeignKey("workspaces.id", ondelete="CASCADE"),
-        primary_key=True,
-    ),
+    _owner(primary_key=True),
+    _in_workspace(primary_key=True),
     Column("run_id", String(32), nullable=False),
     Column("started_at", UTCDateTime, nullable=False),
     Index("ix_extraction_last_runs_run_id", "run_id"),
@@ -369,7 +361,7 @@ extraction_last_runs = Table(
 user_credentials = Table(
     "user_credentials",
     metadata,
-    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
+    _owner(primary_key=True),
     Column("password_hash", String(255), nullable=False),
     Column("updated_at", UTCDateTime, nullable=False),
 )
@@ -387,7 +379,7 @@ api_keys = Table(
     "api_keys",
     metadata,
     Column("id", String(32), primary_key=True),
-    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+    _owner(),
     Column("name", String(100), nullable=False),
     Column("prefix", String(16), nullable=False),
     Column("key_hash", String(64), nullable=False, unique=True),
@@ -401,7 +393,7 @@ sessions = Table(
     "sessions",
     metadata,
     Column("token_hash", String(64), primary_key=True),
-    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+    _owner(),
     Column("csrf_token", String(64), nullable=False),
     Column("created_at", UTCDateTime, nullable=False),
     Column("expires_at", UTCDateTime, nullable=False),
@@ -411,13 +403,8 @@ sessions = Table(
 user_workspaces = Table(
     "user_workspaces",
     metadata,
-    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
-    Column(
-        "workspace_id",
-        Integer,
-        ForeignKey("workspaces.id", ondelete="CASCADE"),
-        primary_key=True,
-    ),
+    _owner(primary_key=True),
+    _in_workspace(primary_key=True),
     Column("added_at", UTCDateTime, nullable=False),
     Index("ix_user_workspaces_workspace_id", "workspace_id"),
 )

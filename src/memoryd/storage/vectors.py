@@ -32,9 +32,7 @@ class OldVector(NamedTuple):
 
 
 def vector_bytes(vector: Any) -> bytes | None:
-    if vector is None:
-        return None
-    return np.asarray(vector, dtype=np.float32).tobytes()
+    return None if vector is None else np.asarray(vector, dtype=np.float32).tobytes()
 
 
 def vector_columns(vector: Any, embedder: str) -> dict[str, Any]:

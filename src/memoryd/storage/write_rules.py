@@ -79,15 +79,7 @@ class MemoryStore:
         )
         created = repo.get_memory(memory_id)
         assert created is not None
-        repo.add_audit(
-            memory_id=memory_id,
-            user_id=user_id,
-            action=AuditAction.CREATE,
-            actor=actor.label,
-            before=None,
-            after=audit_view(created),
-            now=now,
-        )
+        self.audit(repo, AuditAction.CREATE, actor, None, created, now)
         return created
 
     def revise_memory(

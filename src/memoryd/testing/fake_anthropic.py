@@ -32,9 +32,8 @@ def _block(body: dict[str, Any], reply: Reply) -> tuple[dict[str, Any], str]:
         choice = body.get("tool_choice")
         if isinstance(choice, dict) and choice.get("type") == "tool":
             name = str(choice.get("name", name))
-        return {"type": "tool_use", "id": "toolu_1", "name": name, "input": reply.payload}, (
-            "tool_use"
-        )
+        block = {"type": "tool_use", "id": "toolu_1", "name": name, "input": reply.payload}
+        return block, "tool_use"
     stop_reason = "max_tokens" if reply.finish_reason == "length" else "end_turn"
     return {"type": "text", "text": reply.content}, stop_reason
 
@@ -91,12 +90,7 @@ def stream_events(
     for delta in deltas:
         yield "content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}
     yield "content_block_stop", {"type": "content_block_stop", "index": 0}
-    yield (
-        "message_delta",
-        {
-            "type": "message_delta",
-            "delta": {"stop_reason": stop_reason, "stop_sequence": None},
-            "usage": {"output_tokens": usage[1]},
-        },
-    )
+    stop: dict[str, Any] = {"stop_reason": stop_reason, "stop_sequence": None}
+    ending = {"type": "message_delta", "delta": stop, "usage": {"output_tokens": usage[1]}}
+    yield "message_delta", ending
     yield "message_stop", {"type": "message_stop"}

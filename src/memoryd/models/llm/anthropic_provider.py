@@ -12,12 +12,7 @@ from typing import Any
 
 import anthropic
 
-from memoryd.models.llm.base import (
-    Completion,
-    LLMError,
-    Message,
-    sdk_error,
-)
+from memoryd.models.llm.base import Completion, LLMError, Message, sdk_error
 
 DEFAULT_MODEL = "claude-3-5-haiku-latest"
 DEFAULT_MAX_TOKENS = 1024

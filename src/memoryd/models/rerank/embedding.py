@@ -1,24 +1,14 @@
 """The native reranker: cosine similarity of embedding vectors, computed locally (R4).
 
-Memory vectors are stored when memories are written, so a turn embeds only its query.
-The query's parts (the message and each history message) are embedded separately and
-cached, so a history message that was the previous turn's message is never embedded
-twice. A memory's score blends two views of the parts (measured in BENCHMARKS.md,
-"Retrieval per genre"): its cosine with their weighted mean, where the current message
-weighs most (and a question the message replies to as much) and older history less,
-and its best cosine with any single part, so one message that names the memory's topic
-is not drowned by the others. A message that is a question behind a short remark ("Oh,
-that's cool! What do you do for fun?") is embedded as its question only: the remark says
-nothing about which memory is needed.
-Memories that carry the questions an LLM wrote they answer
-(``memoryd.extraction.questions``) gain, on every turn, how far their best question's
-cosine with the message lies above the pool's mean (``question_gain``), scaled down in a
-pool whose backlog the questions' pass has not reached yet: the questions reorder only the
-memories they single out.
-With a ``Routed`` embedder (``routed``: MiniLM and e5) each turn is scored wholly in the
-model its texts call for (``memoryd.models.embedding.routed``), with one query cache per model.
-Memory vectors another embedder stored are computed again and kept in a bounded cache
-until ``Memoryd.refresh_vectors`` stores the new ones.
+Memory vectors are stored when memories are written, so a turn embeds only its query:
+its parts (the message and each history message) are embedded separately and cached, so
+a history message that was the previous turn's message is never embedded twice. How a
+memory's score blends the parts' cosines, the question focus, and the gain of a memory's
+questions are docs/reranking.md's ("How a turn's memories are chosen"; the weights were
+measured there). With a ``Routed`` embedder each turn is scored wholly in the model its
+texts call for, with one query cache per model. Memory vectors another embedder stored
+are computed again and kept in a bounded cache until ``Memoryd.refresh_vectors`` stores
+the new ones.
 """
 
 from __future__ import annotations
@@ -26,9 +16,11 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
+from typing import Generic, TypeVar
 
 import numpy as np
+import numpy.typing as npt
 
 from memoryd.domain.injection import Query
 from memoryd.domain.models import Memory, Vector
@@ -47,6 +39,7 @@ MAX_SHARE = 0.3  # share of the best single-part cosine in a memory's score
 REMARK_WORDS = 5  # a non-question sentence this short is a remark the question can drop
 QUESTIONS_WEIGHT = 1.0  # a memory's question cosine above the pool's mean (round 9)
 
+K = TypeVar("K", bound=Hashable)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 QUESTION_MARKS = ("?", "\uff1f", "\u061f")  # and the full-width "？" of Chinese and Japanese, "؟"
 
@@ -68,43 +61,52 @@ def question_focus(message: str, remark_words: int = REMARK_WORDS) -> str:
     return message
 
 
-class QueryEncoder:
+class _Cache(Generic[K]):
+    """Vectors by key, computed in batches for the keys not cached yet (bounded LRU,
+    thread-safe)."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self._cache: OrderedDict[K, Vector] = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+
+    def _get(
+        self, keys: Sequence[K], compute: Callable[[list[K]], npt.NDArray[np.float32]]
+    ) -> list[Vector]:
+        found: dict[K, Vector] = {}
+        with self._lock:
+            for key in keys:
+                if key in self._cache:
+                    self._cache.move_to_end(key)
+                    found[key] = self._cache[key]
+        missing = list(dict.fromkeys(k for k in keys if k not in found))
+        if missing:
+            fresh = compute(missing)
+            with self._lock:
+                for key, vec in zip(missing, fresh, strict=True):
+                    found[key] = self._cache[key] = vec
+                while len(self._cache) > self._size:
+                    self._cache.popitem(last=False)
+        return [found[k] for k in keys]
+
+
+class QueryEncoder(_Cache[str]):
     """Embeds query parts with a bounded LRU cache shared by all turns of a process."""
 
     def __init__(self, embedder: Embedder, cache_size: int = 4096) -> None:
+        super().__init__(cache_size)
         self.embedder = embedder
-        self._cache: OrderedDict[str, Vector] = OrderedDict()
-        self._size = cache_size
-        self._lock = threading.Lock()
 
     def __contains__(self, text: object) -> bool:
         with self._lock:
             return text in self._cache
 
     def vectors(self, texts: Sequence[str]) -> list[Vector]:
-        found: dict[str, Vector] = {}
-        with self._lock:
-            for text in texts:
-                if text in self._cache:
-                    self._cache.move_to_end(text)
-                    found[text] = self._cache[text]
-        missing = list(dict.fromkeys(t for t in texts if t not in found))
-        if missing:
-            fresh = embed_queries(self.embedder, missing)
-            with self._lock:
-                for text, vec in zip(missing, fresh, strict=True):
-                    found[text] = vec
-                    self._cache[text] = vec
-                while len(self._cache) > self._size:
-                    self._cache.popitem(last=False)
-        return [found[t] for t in texts]
+        return self._get(texts, lambda missing: embed_queries(self.embedder, missing))
 
 
 def part_weights(
-    query: Query,
-    message_weight: float,
-    history_decay: float,
-    question_weight: float | None = None,
+    query: Query, message_weight: float, history_decay: float, question_weight: float | None = None
 ) -> list[float]:
     """Weights of ``query.parts``: the message, then history from the newest back. With
     ``question_weight``, the newest history message weighs that much when it is a
@@ -118,32 +120,17 @@ def part_weights(
     return ([message_weight] if query.message else []) + history
 
 
-class StaleVectors:
+class StaleVectors(_Cache[tuple[str, str]]):
     """Vectors computed for memories whose stored one another embedder made, by embedder
-    and text (bounded LRU, thread-safe): a turn after a change of embedder pays for them
-    once, not on every turn until the refresh has stored them."""
-
-    def __init__(self, size: int = 4096) -> None:
-        self._cache: OrderedDict[tuple[str, str], Vector] = OrderedDict()
-        self._size = size
-        self._lock = threading.Lock()
+    and text: a turn after a change of embedder pays for them once, not on every turn
+    until the refresh has stored them."""
 
     def __len__(self) -> int:
         return len(self._cache)
 
     def get(self, embedder: Embedder, texts: Sequence[str]) -> list[Vector]:
         keys = [(embedder.name, text) for text in texts]
-        with self._lock:
-            found = {key: self._cache[key] for key in keys if key in self._cache}
-        missing = list(dict.fromkeys(key for key in keys if key not in found))
-        if missing:
-            fresh = embed_memories(embedder, [text for _, text in missing])
-            with self._lock:
-                for key, vec in zip(missing, fresh, strict=True):
-                    found[key] = self._cache[key] = vec
-                while len(self._cache) > self._size:
-                    self._cache.popitem(last=False)
-        return [found[key] for key in keys]
+        return self._get(keys, lambda missing: embed_memories(embedder, [t for _, t in missing]))
 
 
 def memory_vectors(
