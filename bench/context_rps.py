@@ -36,10 +36,10 @@ from pathlib import Path
 import httpx
 
 from memoryd import Memoryd
+from memoryd.access.credentials import AuthStore
 from memoryd.config import default_data_dir
 from memoryd.domain.models import Actor, Scope, Source
 from memoryd.domain.rules import normalize_content
-from memoryd.server.auth import AuthStore
 
 SUBJECTS = ["Python", "Rust", "Go", "SQL", "Kubernetes", "Terraform", "React", "Kafka",
             "Redis", "GraphQL", "Django", "Flask", "Spark", "Airflow", "Elixir", "Swift",

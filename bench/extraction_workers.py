@@ -37,10 +37,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 from pg_scratch import add_users, add_workspaces, libpq_dsn, machine, scratch_database
 
 from memoryd import Memoryd
-from memoryd.extraction.scheduler import DuePair
 from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.scale.tasks import defer_pairs, make_app
 from memoryd.scale.worker import install_schema
+from memoryd.storage.extraction_rows import DuePair
 from memoryd.testing import FakeOpenAIServer
 from memoryd.testing.echo_extraction import EchoExtractor
 

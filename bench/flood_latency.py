@@ -40,7 +40,7 @@ import httpx
 SEED = """
 import sys
 from memoryd import Memoryd
-from memoryd.server.auth import AuthStore
+from memoryd.access.credentials import AuthStore
 with Memoryd(sys.argv[1]) as md:
     md.create_workspace("work")
     auth = AuthStore(md.db)

@@ -33,8 +33,8 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from memoryd import Memoryd
+from memoryd.access.credentials import AuthStore
 from memoryd.client import MemorydClient
-from memoryd.server.auth import AuthStore
 from memoryd.testing.live import free_port
 
 TOPICS = ["Python", "Rust", "Go", "SQL", "Kubernetes", "Terraform", "React", "Kafka"]

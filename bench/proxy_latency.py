@@ -44,8 +44,8 @@ from pathlib import Path
 import httpx
 
 from memoryd import Memoryd
+from memoryd.access.credentials import AuthStore
 from memoryd.config import default_data_dir
-from memoryd.server.auth import AuthStore
 from memoryd.testing import FakeOpenAIServer, Reply
 
 ANSWER = "Here is a medium-sized answer to your question, " * 8
