@@ -154,7 +154,9 @@ def run(sets: dict[str, list[dict[str, Any]]], label: str, verbose: bool) -> dic
     return rows
 
 
-def start_baseline(rev: str, sets: dict[str, Any], verbose: bool, tmp: Path) -> Any:
+def start_baseline(
+    rev: str, sets: dict[str, Any], verbose: bool, tmp: Path
+) -> subprocess.Popen[bytes]:
     """``run`` with the ``memoryd`` package of git revision ``rev``, in a subprocess that
     works beside the current run (its rows are read by ``finish_baseline``)."""
     archive = subprocess.run(
@@ -167,7 +169,7 @@ def start_baseline(rev: str, sets: dict[str, Any], verbose: bool, tmp: Path) -> 
     return subprocess.Popen(command + (["--verbose"] if verbose else []), env=env)
 
 
-def finish_baseline(worker: Any, tmp: Path) -> dict[str, Any] | None:
+def finish_baseline(worker: subprocess.Popen[bytes], tmp: Path) -> dict[str, Any] | None:
     """The baseline's rows, or None (said on stderr) when its subprocess failed."""
     if worker.wait() != 0:
         print(f"the baseline run failed (exit {worker.returncode})", file=sys.stderr)
@@ -310,9 +312,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     sys.path.insert(0, str(ROOT / "src"))  # the current pipeline is this checkout's
     sets = conversations(args)
     with tempfile.TemporaryDirectory(prefix="memoryd-baseline-") as tmp:
-        worker = args.baseline_rev and start_baseline(
-            args.baseline_rev, sets, args.verbose, Path(tmp)
-        )
+        worker = None
+        if args.baseline_rev:
+            worker = start_baseline(args.baseline_rev, sets, args.verbose, Path(tmp))
         rows = {"current": run(sets, "current", args.verbose)}
         if worker and (baseline_rows := finish_baseline(worker, Path(tmp))) is not None:
             rows["baseline"] = baseline_rows
