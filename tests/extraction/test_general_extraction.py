@@ -176,3 +176,37 @@ def test_a_rule_said_to_you_is_kept_and_a_rewrite_in_the_first_person_is_not(
     assert memories == ["The user's rule: you should always start your function names with 'gn_'."]
     run = xmd.extraction_runs(1)[0]
     assert any("keeps the user's own first person" in e["error"] for e in run.errors)
+
+
+def test_notes_that_are_small_talk_leaks_or_not_the_user_alone_are_refused(
+    xmd: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
+) -> None:
+    """The bundled model puts "the user" before a reaction, keeps thanks, keeps "we", and
+    sometimes runs on into its instructions; code refuses each and records why."""
+    memories, shown = learn(
+        xmd, fake_llm, clock,
+        ["ああすごい！ 大阪に住んでいます。", "我很好，谢谢。",
+         "우리 아빠는 의사야. 저는 고양이를 키워요."],
+        observe(person=[1, 2, 3, 4, 5]),
+        notes("ユーザーはああすごい！",
+              "ユーザーは大阪に住んでいます。\"]} This JSON object contains the notes in the "
+              "same language as the sentence."),
+        notes("用户很好，谢谢。"),
+        notes("사용자의 우리 아빠는 의사야.", "사용자는 고양이를 키워요."),
+    )  # fmt: skip
+    assert shown == [
+        "1. ああすごい！",
+        "2. 大阪に住んでいます。",
+        "3. 我很好，谢谢。",
+        "4. 우리 아빠는 의사야.",
+        "5. 저는 고양이를 키워요.",
+    ]
+    assert memories == ["사용자는 고양이를 키워요."]
+    errors = " | ".join(e["error"] for e in xmd.extraction_runs(1)[0].errors)
+    for why in (
+        "puts the user before an exclamation",
+        "carries more than a note",
+        "thanks someone",
+        "keeps the user's own first person",
+    ):
+        assert why in errors

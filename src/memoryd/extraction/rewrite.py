@@ -7,8 +7,9 @@ note, which is how the model says "no fact here" in any language). Measured with
 bundled 1.5B model, sentences of one language with an example in it come back right,
 where one request mixing languages came back in the wrong language or copied. Code then
 checks each answer (``problem``: the user named as that language does, no new number, as
-many negations, the names kept, not the sentence itself); otherwise the fact is not
-stored and its reason is recorded with the run.
+many negations, the names kept, no "I" or "we", no thanks, nothing of the request, not
+the sentence itself nor a reaction with the user put before it); otherwise the fact is
+not stored and its reason is recorded with the run.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from memoryd.domain.language import language_of, names_the_user
+from memoryd.domain.language import SUBJECT, language_of, names_the_user
 from memoryd.domain.models import Scope
 from memoryd.extraction.instructions import instruction_reason
 from memoryd.extraction.schema import Fact
@@ -121,21 +122,36 @@ SHOTS: dict[str, tuple[tuple[str, str], ...]] = {
     ),
 }
 _DIGITS = re.compile(r"\d+")
-# The first person of each language: a note that keeps it reads as the assistant's words.
+# The first person of each language, singular and plural: a note that keeps "I" reads as
+# the assistant's words, one that keeps "we" or "our" is not about the user alone.
 _FIRST_PERSON = {
     language: re.compile(words, re.IGNORECASE)
     for language, words in {
-        "fr": r"\b(?:je|j'|me|m'|moi|mon|ma|mes)\b|\bj'",
-        "es": r"\b(?:yo|mi|mis|conmigo)\b",
-        "de": r"\b(?:ich|mein|meine|meinen|meinem|meiner|mich|mir)\b",
-        "pt": r"\b(?:eu|meu|minha|meus|minhas)\b",
-        "it": r"\b(?:io|mio|mia|miei|mie)\b",
-        "id": r"\b(?:saya|aku)\b",
+        "fr": r"\b(?:je|j'|me|m'|moi|mon|ma|mes|nous|notre|nos)\b|\bj'",
+        "es": r"\b(?:yo|mi|mis|conmigo|nosotr[oa]s|nuestr[oa]s?)\b",
+        "de": r"\b(?:ich|mein|meine|meinen|meinem|meiner|mich|mir|wir|uns|unser\w*)\b",
+        "pt": r"\b(?:eu|meu|minha|meus|minhas|nós|noss[oa]s?)\b",
+        "it": r"\b(?:io|mio|mia|miei|mie|noi|nostr[oaie])\b",
+        "id": r"\b(?:saya|aku|kami|kita)\b",
         "zh": r"我",
-        "ja": r"私|僕|俺",
-        "ko": r"저는|제가|나는|내가|저의|나의|\b내\b",
+        "ja": r"私|僕|俺|我々",
+        "ko": r"저는|제가|나는|내가|저의|나의|\b내\b|우리",
     }.items()
 }
+# Thanks in each language: a note that keeps it is small talk written as a fact ("the user
+# is fine, thanks").
+_THANKS = re.compile(
+    r"\b(?:merci|gracias|danke|obrigad[oa]|grazie|terima kasih|makasih)\b"
+    r"|谢谢|謝謝|多谢|ありがとう|감사|고마",
+    re.IGNORECASE,
+)
+# What a note never holds but the request around it does: JSON, markup, the instructions.
+_MARKUP = re.compile(r"[{}\[\]`<>]")
+_INSTRUCTION_RUNS = {
+    tuple(words[i : i + 4]) for words in [SYSTEM.casefold().split()] for i in range(len(words) - 3)
+}
+_EXCLAIMED = re.compile(r"[!！?？]\s*$")
+_SQUEEZE = re.compile(r"[\s\W]+")
 # Negation in each language (particles, negative pronouns and adverbs, "without"): a
 # note with more or fewer of them than its sentence says the opposite of what was said.
 _NEGATION = {
@@ -187,6 +203,14 @@ def problem(note: str, sentence: str, language: str) -> str | None:
     negation = _NEGATION.get(language)
     if negation is not None and len(negation.findall(note)) != len(negation.findall(sentence)):
         return "the rewrite drops or adds a negation"
+    if _THANKS.search(note):
+        return "the rewrite thanks someone: small talk, not a fact"
+    if _leaks(note, sentence):
+        return "the rewrite carries more than a note (the request's JSON or instructions)"
+    if len(note) > 2 * len(sentence) + 40:
+        return "the rewrite is far longer than the sentence"
+    if _EXCLAIMED.search(sentence) and _prefixed(note, sentence, language):
+        return "the rewrite puts the user before an exclamation or a question"
     mine = _FIRST_PERSON.get(language)
     if mine is not None and mine.search(note):
         return "the rewrite keeps the user's own first person"
@@ -194,6 +218,24 @@ def problem(note: str, sentence: str, language: str) -> str | None:
     if lost:
         return f"the rewrite leaves out {lost[0]}"
     return None
+
+
+def _leaks(note: str, sentence: str) -> bool:
+    if set(_MARKUP.findall(note)) - set(_MARKUP.findall(sentence)):
+        return True
+    words = note.casefold().split()
+    return any(tuple(words[i : i + 4]) in _INSTRUCTION_RUNS for i in range(len(words) - 3))
+
+
+def _prefixed(note: str, sentence: str, language: str) -> bool:
+    """Whether the note is the sentence as it was with only the user's name put before it
+    ("ユーザーはああすごい!"): the model named the user without reading the sentence."""
+    subject = SUBJECT[language][0]
+    if not note.casefold().startswith(subject.casefold()):
+        return False
+    rest = _SQUEEZE.sub("", note[len(subject) :]).casefold()
+    said = _SQUEEZE.sub("", sentence).casefold()
+    return rest.endswith(said) and len(rest) - len(said) <= 2  # a particle: は, 는, 가
 
 
 def rewrite(
