@@ -132,6 +132,8 @@ def test_addressed_names_are_the_assistants_and_self_names_the_users() -> None:
         ("I'd rather work from home.", "The user would rather work from home."),
         ("I grew up on a farm with my grandma.", "The user grew up on a farm with their grandma."),
         ("I am learning Japanese.", "The user is learning Japanese."),
+        ("I meant white wine.", "The user meant white wine."),
+        ("I spoke French as a kid.", "The user spoke French as a kid."),
         ("My sister is a pole dancer.", "The user's sister is a pole dancer."),
         ("Oh yeah, my dog is named Rex!", "The user's dog is named Rex."),
         ("Phoenix ships in Q3.", "Phoenix ships in Q3."),

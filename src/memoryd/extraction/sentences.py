@@ -435,7 +435,9 @@ _IRREGULAR_PAST_WORDS = (
     "went was were had did got made took saw came grew bought ran began left met lost won "
     "spent thought felt found gave knew told became kept brought built sold taught caught "
     "fought wrote drove rode ate drank sang swam flew broke chose wore hurt put set read "
-    "quit fell held heard paid sent sat stood understood"
+    "quit fell held heard paid sent sat stood understood meant slept lent dealt led fed shot "
+    "spoke stole woke forgot drew threw hid dug hung struck swore tore bent burnt learnt "
+    "dreamt sought fled shook swept wept lit rang rose forgave overcame"
 )
 IRREGULAR_PAST = frozenset(_IRREGULAR_PAST_WORDS.split())
 _INNER = {
