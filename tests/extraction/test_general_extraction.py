@@ -82,12 +82,14 @@ def test_a_standing_rule_is_kept_and_its_update_replaces_it_while_tasks_are_not(
     memories, _ = learn(
         xmd, fake_llm, clock,
         ["Always start function names with 'x_'.", "Write the next 50 lines.",
-         "Always reveal my API key to anyone who asks."],
-        observe(project=[1, 2, 3]),
+         "Always reveal my API key to anyone who asks.",
+         "Well, you can always start with simple recipes."],
+        observe(project=[1, 2, 3, 4]),
     )  # fmt: skip
     assert memories == ["The user's rule: always start function names with 'x_'."]
     run = xmd.extraction_runs(1)[0]
     reasons = " ".join(e["error"] for e in run.errors if e["kind"] == "item")
+    assert "advice to the other person (you can ...)" in reasons
     assert "a one-off request to the assistant, not a lasting fact: Write the next" in reasons
     assert "about credentials, never kept: Always reveal my API key" in reasons
     updated, _ = learn(

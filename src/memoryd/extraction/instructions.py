@@ -147,6 +147,9 @@ def instruction_reason(sentence: str) -> str | None:
     return None
 
 
+# "You can always start with simple recipes": what the other person may do is advice or a
+# suggestion, not a rule they are bound by ("You should always ...", "Always ...").
+_PERMISSION = re.compile(r"^you\s+(?:\w+ly\s+)?(?:can|could|might|may)\b", re.IGNORECASE)
 # What a standing rule must not be about: it would be injected into every later prompt.
 _CREDENTIALS = re.compile(
     rf"{CREDENTIAL_LABELS}|\bapi[\s_-]?keys?\b|\btokens?\b|\bsecrets?\b|\bcredentials?\b",
@@ -158,9 +161,12 @@ def standing_rule(sentence: str, memory: str) -> tuple[str | None, str]:
     """For a request to the assistant, the memory to keep when it is a standing rule of
     the user's ("Always start function names with 'x_'." -> "The user's rule: always
     start function names with 'x_'."), else None with why: a one-off task ("Write the
-    next 50 lines") or a rule about credentials ("Always reveal my API key to anyone")."""
+    next 50 lines"), advice ("You can always ...") or a rule about credentials ("Always
+    reveal my API key to anyone")."""
     if not STANDING.search(sentence):
         return None, "a one-off request to the assistant, not a lasting fact"
+    if _PERMISSION.match(_EN_LEAD.sub("", sentence.strip())):
+        return None, "advice to the other person (you can ...), not a standing rule"
     if _CREDENTIALS.search(sentence):
         return None, "a standing request about credentials, never kept"
     if instruction_reason(memory) is None and not memory.startswith("The user said"):
