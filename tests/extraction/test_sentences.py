@@ -63,6 +63,8 @@ def test_split_clauses_where_a_new_clause_about_the_user_starts(
         "I'm Ana",  # the user's name, however short
         "I love working with kids and helping them learn.",  # "them" has its "kids"
         "My brother says he will visit in May.",  # "he" has its "my brother"
+        "I work from home these days.",  # a time, not a thing said before
+        "I teach this semester at two schools.",
     ],
 )
 def test_sentences_that_may_hold_a_fact(sentence: str) -> None:
@@ -88,6 +90,8 @@ def test_sentences_that_may_hold_a_fact(sentence: str) -> None:
         "I love their song Bless the Broken Road.",  # whose song: only said earlier
         "I've seen him live a few times.",
         "I'm going to see them again in August.",
+        "I really want this to hit hard.",  # what "this" is was said before
+        "I designed these workshops myself.",
         "the weather is nice today",  # impersonal, no name, no number
         "...",
         "ok",

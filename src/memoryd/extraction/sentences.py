@@ -288,9 +288,14 @@ _DUMMY_IT = re.compile(r"it\s+\w+\s+(?:to|that)\b", re.IGNORECASE)
 # A demonstrative standing for a thing ("I never did that before", "one of those"), and a
 # place word that points at a place ("I've lived here all my life", "I went there twice");
 # not "that" opening a clause ("I think that ...") nor "there is".
+# "this" / "these" / "those" before a preposition stand for a thing ("I want this to hit
+# hard", "I do these in my spare time"), and "these" / "those" before a noun point at
+# things named before ("these workshops"), except in a time ("these days").
 _DEMONSTRATIVE = re.compile(
     r"\b(?:that|this|those|these)(?=\s*(?:[.!,;…]|$)|\s+(?:before|again|too|anymore|a lot|"
-    r"so much|very much|all the time|every day|yet|now|either|myself)\b)",
+    r"so much|very much|all the time|every day|yet|now|either|myself)\b)"
+    r"|\b(?:this|these|those)(?=\s+(?:to|for|with|in|on|at|from|into|about|because)\b)"
+    r"|\b(?:these|those)(?=\s+(?!days\b|times\b|who\b|which\b|that\b|of\b)[a-z]+s\b)",
     re.IGNORECASE,
 )
 _PLACE_WORD = re.compile(
