@@ -17,13 +17,11 @@ from memoryd.cli.common import (
     DbOption,
     JsonOption,
     UserOption,
-    cell,
     console,
     echo,
     emit_json,
-    find_user,
-    make_table,
-    open_memoryd,
+    open_for,
+    print_table,
     read_text_input,
     require_member,
     require_utf8,
@@ -121,8 +119,7 @@ def context(
     if base is not None:
         require_utf8(base, "base prompt")
     history = read_history(history_file) if history_file is not None else []
-    with open_memoryd(db) as md:
-        owner = find_user(md, user)
+    with open_for(db, user) as (md, owner):
         if workspace is not None:
             require_member(md, owner, workspace, "the proxy and the API refuse their chats there")
         turn = md.context(owner.id, workspace, message, history)
@@ -141,21 +138,17 @@ def context(
         return
     echo(prompt if prompt else "(empty system prompt: nothing to inject and no --base)")
     echo("")
-    table = make_table(
-        f"Memories chosen for this turn ({len(_chosen(turn))})",
-        ["#", "ID", "Scope", "Workspace", "Score", "Memory"],
-    )
-    for rank, scored in enumerate(_chosen(turn), start=1):
-        memory = scored.memory
-        score = "-" if scored.score is None else f"{scored.score:.3f}"
-        table.add_row(
-            cell(rank),
-            cell(memory.id[:8]),
-            cell(memory.scope.value),
-            cell(memory.workspace),
-            cell(score),
-            cell(memory.content),
+    rows = [
+        (
+            rank,
+            s.memory.id[:8],
+            s.memory.scope.value,
+            s.memory.workspace,
+            "-" if s.score is None else f"{s.score:.3f}",
+            s.memory.content,
         )
-    out = console()
-    out.print(table)
-    out.print(_explain(turn, workspace), markup=False)
+        for rank, s in enumerate(_chosen(turn), start=1)
+    ]
+    columns = ["#", "ID", "Scope", "Workspace", "Score", "Memory"]
+    print_table(f"Memories chosen for this turn ({len(rows)})", columns, rows)
+    console().print(_explain(turn, workspace), markup=False)

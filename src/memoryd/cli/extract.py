@@ -22,14 +22,13 @@ from memoryd.cli.common import (
     EXIT_FAILURE,
     DbOption,
     JsonOption,
-    cell,
     console,
     echo,
     emit_json,
     find_user,
-    make_table,
     note,
     open_memoryd,
+    print_table,
     typed,
 )
 from memoryd.domain.errors import InvalidInput
@@ -287,20 +286,19 @@ def runs(
             if not failures:
                 echo("No pair has a failed batch: none is waiting for a retry or parked.")
                 return
-            table = make_table(
-                "Pairs with failed batches (times in UTC)",
-                ["user", "workspace", "attempts", "next try", "parked", "last error"],
-            )
-            for row in failures:
-                table.add_row(
-                    cell(row["user_name"]),
-                    cell(row["workspace"]),
-                    cell(row["attempts"]),
-                    cell(row["next_attempt_at"]),
-                    cell("yes" if row["parked"] else "no"),
-                    cell(row["last_error"]),
+            columns = ["user", "workspace", "attempts", "next try", "parked", "last error"]
+            rows = [
+                (
+                    r["user_name"],
+                    r["workspace"],
+                    r["attempts"],
+                    r["next_attempt_at"],
+                    "yes" if r["parked"] else "no",
+                    r["last_error"],
                 )
-            console().print(table)
+                for r in failures
+            ]
+            print_table("Pairs with failed batches (times in UTC)", columns, rows)
             return
         if run_id is not None:
             run = md.extraction_run(run_id)

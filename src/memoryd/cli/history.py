@@ -21,8 +21,7 @@ from memoryd.cli.common import (
     UserOption,
     echo,
     emit_json,
-    find_user,
-    open_memoryd,
+    open_for,
     read_text_input,
     require_member,
 )
@@ -68,8 +67,7 @@ def import_history(
     nothing new the second time, and running it after an interruption continues it.
     """
     history = parse_history(read_text_input(source), format)
-    with open_memoryd(db) as md:
-        owner = find_user(md, user)
+    with open_for(db, user) as (md, owner):
         require_member(md, owner, workspace, "chats recorded there would never reach them")
         if quiet or as_json or not sys.stderr.isatty():
             result = md.import_history(owner.id, history, workspace)
