@@ -32,6 +32,7 @@ from memoryd.client._shared import (
     context_body,
     detail_of,
     edit_body,
+    flag,
     import_result_of,
     memories_of,
     memory_body,
@@ -114,13 +115,12 @@ class MemorydClient:
     def _json(self, method: str, path: str, **kwargs: Any) -> Any:
         return answer_of(self._call(method, path, **kwargs))
 
-    def _memories(self, user_id: int, *rest: str) -> str:
-        """The path of this user's memories (yours, or anyone's for an admin)."""
-        prefix = owner_prefix(user_id, self.whoami())
-        return "/".join((f"{prefix}/memories", *rest))
+    def _owner(self, user_id: int, *rest: str) -> str:
+        """The path of this user's ``rest`` (yours, or anyone's for an admin)."""
+        return "/".join((owner_prefix(user_id, self.whoami()), *rest))
 
-    def _owner(self, user_id: int) -> str:
-        return owner_prefix(user_id, self.whoami())
+    def _memories(self, user_id: int, *rest: str) -> str:
+        return self._owner(user_id, "memories", *rest)
 
     # who --------------------------------------------------------------------------------
     def whoami(self) -> User:
@@ -241,8 +241,8 @@ class MemorydClient:
             workspace=workspace,
             since=since,
         )
-        owner = self._owner(user_id)
-        found = self._json("GET", f"{owner}/audit", params=audit_params(query))
+        path = self._owner(user_id, "audit")
+        found = self._json("GET", path, params=audit_params(query))
         return [audit_of(user_id, e) for e in found]
 
     def audit_log(
@@ -259,16 +259,10 @@ class MemorydClient:
         first, as the library returns it: read 1,000 at a time from the newest."""
         found: list[AuditEntry] = []
         before: int | None = None
+        filters = {"action": action, "actor": actor, "workspace": workspace, "since": since}
         while True:
             page = self.list_audit(
-                user_id,
-                before=before,
-                limit=MAX_PAGE,
-                memory_id=memory_id,
-                action=action,
-                actor=actor,
-                workspace=workspace,
-                since=since,
+                user_id, before=before, limit=MAX_PAGE, memory_id=memory_id, **filters
             )
             found += page
             if len(page) < MAX_PAGE:
@@ -286,8 +280,8 @@ class MemorydClient:
         """A user's suggestions (pending ones by default; None or "all" for every one),
         oldest first."""
         wanted = "all" if status is None else str(status)
-        owner = self._owner(user_id)
-        found = self._json("GET", f"{owner}/suggestions", params={"status": wanted})
+        path = self._owner(user_id, "suggestions")
+        found = self._json("GET", path, params={"status": wanted})
         return [suggestion_of(s) for s in found]
 
     def get_suggestion(self, user_id: int, suggestion_id: str) -> Suggestion:
@@ -308,15 +302,13 @@ class MemorydClient:
         """Apply a pending suggestion (optionally with your own text or expiry, into
         ``scope``: global, or workspace for the one its chats were in); raises ScopeFull
         or DuplicateMemory like any new memory."""
-        owner = self._owner(user_id)
-        path = f"{owner}/suggestions/{suggestion_id}/accept"
+        path = self._owner(user_id, "suggestions", suggestion_id, "accept")
         body = accept_body(content, expires_at, scope)
         return memory_of(self._json("POST", path, json=body))
 
     def reject_suggestion(self, user_id: int, suggestion_id: str) -> Suggestion:
         """Turn a suggestion down; the same text is not suggested again in that scope."""
-        owner = self._owner(user_id)
-        path = f"{owner}/suggestions/{suggestion_id}/reject"
+        path = self._owner(user_id, "suggestions", suggestion_id, "reject")
         return suggestion_of(self._json("POST", path))
 
     # chat turns -------------------------------------------------------------------------
@@ -398,11 +390,8 @@ class MemorydClient:
     # the user's own choices (GET / PATCH /api/v1/me) -------------------------------------
     def _my_choices(self, user_id: int, what: str, **changes: object) -> dict[str, Any]:
         require_self(user_id, self.whoami(), what)
-        if changes:
-            choices: dict[str, Any] = self._json("PATCH", f"{API}/me", json=changes)
-        else:
-            choices = self._json("GET", f"{API}/me")
-        return choices
+        method = "PATCH" if changes else "GET"
+        return dict(self._json(method, f"{API}/me", json=changes or None))
 
     def learns_from_chats(self, user_id: int) -> bool:
         """Whether extraction may learn from this user's chats."""
@@ -448,8 +437,7 @@ class MemorydClient:
 
     # settings, export / import ----------------------------------------------------------
     def get_settings(self) -> dict[str, Any]:
-        settings: dict[str, Any] = self._json("GET", f"{API}/settings")
-        return settings
+        return dict(self._json("GET", f"{API}/settings"))
 
     def set_setting(self, key: str, value: object) -> Any:
         return (self._json("PATCH", f"{API}/settings", json={key: value}))[key]
@@ -457,9 +445,8 @@ class MemorydClient:
     def export_memories(self, user_id: int, *, chats: bool = True) -> list[str]:
         """The user's own choices (first line), memories and recorded chats as JSON lines
         (see ``memoryd.app.transfer``); ``chats=False`` leaves the chats out."""
-        owner = self._owner(user_id)
-        params = {"chats": "true" if chats else "false"}
-        response = self._call("GET", f"{owner}/export", params=params)
+        path = self._owner(user_id, "export")
+        response = self._call("GET", path, params={"chats": flag(chats)})
         return ndjson_lines(response.text)
 
     def import_memories(
@@ -471,16 +458,11 @@ class MemorydClient:
         chats: bool = True,
     ) -> ImportResult:
         """Load JSON lines made by ``export_memories`` (a list of lines, or the file's whole
-        text); all or nothing. The file's
-        preferences line sets the user's own choices unless ``preferences=False``; its
-        chat lines add to the user's recorded chats unless ``chats=False``."""
-        body = ndjson(lines)
-        owner = self._owner(user_id)
-        path = f"{owner}/import"
+        text); all or nothing. The file's preferences line sets the user's own choices
+        unless ``preferences=False``; its chat lines add to the user's recorded chats
+        unless ``chats=False``."""
+        path = self._owner(user_id, "import")
         headers = {"Content-Type": "application/x-ndjson"}
-        params = {
-            "preferences": "true" if preferences else "false",
-            "chats": "true" if chats else "false",
-        }
-        answer = self._json("POST", path, content=body, headers=headers, params=params)
+        params = {"preferences": flag(preferences), "chats": flag(chats)}
+        answer = self._json("POST", path, content=ndjson(lines), headers=headers, params=params)
         return import_result_of(answer)
