@@ -24,6 +24,7 @@ from memoryd.cli.common import (
     open_for,
     resolve_id,
     short_id_length,
+    workspace_option,
 )
 from memoryd.domain.audit import MAX_PAGE
 from memoryd.domain.errors import InvalidInput
@@ -132,12 +133,9 @@ def audit(
     ] = None,
     workspace: Annotated[
         str | None,
-        typer.Option(
-            "--workspace",
-            "-w",
-            metavar="SLUG",
-            help="Only changes to memories that were in this workspace (before or after), "
-            "and chat deletions there.",
+        workspace_option(
+            "Only changes to memories that were in this workspace (before or after), "
+            "and chat deletions there."
         ),
     ] = None,
     since: Annotated[

@@ -21,6 +21,7 @@ from memoryd.cli.common import (
     print_table,
     require_member,
     resolve_memory,
+    workspace_option,
 )
 from memoryd.domain.errors import InvalidInput
 from memoryd.domain.injection import injectable_into
@@ -62,9 +63,7 @@ def _preview(text: str) -> str:
 @app.command("add")
 def add(
     user: UserOption,
-    workspace: Annotated[
-        str, typer.Option("--workspace", "-w", metavar="SLUG", help="The chat's workspace.")
-    ],
+    workspace: Annotated[str, workspace_option("The chat's workspace.")],
     prompt: Annotated[str, typer.Option("--prompt", "-p", help="What the user said.")],
     response: Annotated[str, typer.Option("--response", "-r", help="What the assistant said.")],
     memory: Annotated[
@@ -104,9 +103,7 @@ def add(
 @app.command("list")
 def list_chats(
     user: UserOption,
-    workspace: Annotated[
-        str | None, typer.Option("--workspace", "-w", metavar="SLUG", help="Only this workspace.")
-    ] = None,
+    workspace: Annotated[str | None, workspace_option("Only this workspace.")] = None,
     unprocessed: Annotated[
         bool, typer.Option("--unprocessed", help="Only chats extraction has not read yet.")
     ] = False,
@@ -177,10 +174,7 @@ def remove(
 def clear(
     user: UserOption,
     workspace: Annotated[
-        str | None,
-        typer.Option(
-            "--workspace", "-w", metavar="SLUG", help="Only this workspace (default: all)."
-        ),
+        str | None, workspace_option("Only this workspace (default: all).")
     ] = None,
     yes: Annotated[
         bool, typer.Option("--yes", help="Really delete them (refused without it).")

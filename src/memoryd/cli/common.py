@@ -63,6 +63,11 @@ UserOption = Annotated[
 ]
 
 
+def workspace_option(help: str) -> Any:
+    """``--workspace SLUG`` (``-w``), with what it means to this command."""
+    return typer.Option("--workspace", "-w", metavar="SLUG", help=help)
+
+
 # errors ------------------------------------------------------------------------------
 MAX_ERROR_CHARS = 400
 

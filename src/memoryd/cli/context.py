@@ -25,6 +25,7 @@ from memoryd.cli.common import (
     read_text_input,
     require_member,
     require_utf8,
+    workspace_option,
 )
 from memoryd.domain.errors import InvalidInput
 from memoryd.domain.injection import Turn
@@ -93,11 +94,8 @@ def context(
     ],
     workspace: Annotated[
         str | None,
-        typer.Option(
-            "--workspace",
-            "-w",
-            metavar="SLUG",
-            help="The chat's workspace (without it: a chat of no workspace, globals only).",
+        workspace_option(
+            "The chat's workspace (without it: a chat of no workspace, globals only)."
         ),
     ] = None,
     history_file: Annotated[

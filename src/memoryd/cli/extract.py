@@ -30,6 +30,7 @@ from memoryd.cli.common import (
     open_memoryd,
     print_table,
     typed,
+    workspace_option,
 )
 from memoryd.domain.errors import InvalidInput
 
@@ -68,10 +69,7 @@ def extract(
     user: Annotated[
         str | None, typer.Option("--user", "-u", metavar="NAME", help="Only this user's pair.")
     ] = None,
-    workspace: Annotated[
-        str | None,
-        typer.Option("--workspace", "-w", metavar="SLUG", help="Only this workspace's pair."),
-    ] = None,
+    workspace: Annotated[str | None, workspace_option("Only this workspace's pair.")] = None,
     force: Annotated[
         bool, typer.Option("--force", help="Ignore the idle threshold and message minimum.")
     ] = False,

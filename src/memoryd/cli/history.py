@@ -24,6 +24,7 @@ from memoryd.cli.common import (
     open_for,
     read_text_input,
     require_member,
+    workspace_option,
 )
 
 if TYPE_CHECKING:
@@ -42,10 +43,7 @@ def import_history(
             " for stdin.",
         ),
     ],
-    workspace: Annotated[
-        str,
-        typer.Option("--workspace", "-w", metavar="SLUG", help="Record the chats here."),
-    ],
+    workspace: Annotated[str, workspace_option("Record the chats here.")],
     format: Annotated[
         str | None,
         typer.Option(

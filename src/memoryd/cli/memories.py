@@ -37,6 +37,7 @@ from memoryd.cli.common import (
     resolve_id,
     resolve_memory,
     short_id_length,
+    workspace_option,
 )
 from memoryd.domain.errors import InvalidInput, InvalidScope
 from memoryd.domain.models import Memory, Scope
@@ -56,9 +57,7 @@ IdArgument = Annotated[
     str, typer.Argument(metavar="ID", help="Memory id, or a unique prefix (6+ characters).")
 ]
 TextArgument = Annotated[str, typer.Argument(metavar="TEXT", help="The memory: one line.")]
-WorkspaceFilter = Annotated[
-    str | None, typer.Option("--workspace", "-w", metavar="SLUG", help="Only this workspace.")
-]
+WorkspaceFilter = Annotated[str | None, workspace_option("Only this workspace.")]
 
 UntilOption = Annotated[
     str | None,
@@ -188,10 +187,7 @@ def list_memories(
 def add(
     user: UserOption,
     text: TextArgument,
-    workspace: Annotated[
-        str | None,
-        typer.Option("--workspace", "-w", metavar="SLUG", help="Store in this workspace."),
-    ] = None,
+    workspace: Annotated[str | None, workspace_option("Store in this workspace.")] = None,
     global_: Annotated[bool, typer.Option("--global", help="Store as a global memory.")] = False,
     until: UntilOption = None,
     db: DbOption = None,
@@ -221,10 +217,7 @@ def add_many(
         str, typer.Argument(metavar="FILE", help="One fact per line (bullets allowed), or -.")
     ],
     workspace: Annotated[
-        str | None,
-        typer.Option(
-            "--workspace", "-w", metavar="SLUG", help="Store in this workspace (default: global)."
-        ),
+        str | None, workspace_option("Store in this workspace (default: global).")
     ] = None,
     db: DbOption = None,
     as_json: JsonOption = False,
@@ -369,9 +362,7 @@ def promote(
 def demote(
     user: UserOption,
     memory_id: IdArgument,
-    workspace: Annotated[
-        str, typer.Option("--workspace", "-w", metavar="SLUG", help="The target workspace.")
-    ],
+    workspace: Annotated[str, workspace_option("The target workspace.")],
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
