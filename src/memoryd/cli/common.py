@@ -1,14 +1,12 @@
 """What every ``memoryd`` command shares: options, opening the database, output, errors.
 
-One place decides how the CLI says no: every ``MemorydError``, a bad ``--db`` value, an
-unreadable file, a non-UTF-8 argument and every mistake the option parser catches (an
-unknown command or option, a missing argument, a value of the wrong type, out of range or
-not among the choices) becomes one line ``error: <message>`` on stderr and exit code 2.
-Command modules only call the library and print; they never catch exceptions themselves.
+One place decides how the CLI says no: every ``MemorydError``, bad input and every
+mistake the option parser catches becomes one line ``error: <message>`` on stderr and
+exit code 2, so command modules never catch exceptions themselves.
 
-Nothing heavy is imported until a command runs: ``memoryd --help`` builds every command
-from its signature, so this module and the command modules import the library,
-SQLAlchemy, pydantic's settings and the embedder (numpy, onnxruntime) inside functions.
+Nothing heavy is imported until a command runs (``memoryd --help`` builds every command
+from its signature), so the library, SQLAlchemy and the embedder are imported inside
+functions.
 """
 
 from __future__ import annotations

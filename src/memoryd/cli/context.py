@@ -1,8 +1,5 @@
-"""``memoryd context``: show exactly what one chat turn would get, and why.
-
-It runs the same selection as the proxy and the API (globals, then the top 5 workspace
-memories by reranker score) and prints the system prompt followed by the chosen memories
-with their scores, so an operator can see why a memory was or was not injected.
+"""``memoryd context``: show exactly what one chat turn would get, and why, so an operator
+can see why a memory was or was not injected (the proxy's and the API's selection).
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """``memoryd extract`` and ``memoryd runs``: learn memories from chats now, and the history.
 
-``extract`` processes every due pair (or one named pair) through the same pipeline as the
-background scheduler, printing one progress line per pair on stderr (``--dry-run`` prints
-every change and dropped fact instead, and records no run); ``runs`` shows the run
-history, one run in detail (each pair's outcome and every error), and the parked pairs
-waiting for a retry by hand; ``runs prune`` deletes old history now.
+``extract`` runs the background scheduler's pipeline in the foreground, with progress on
+stderr; ``runs`` reads the run history it and the scheduler leave.
 """
 
 from __future__ import annotations

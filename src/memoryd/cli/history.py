@@ -1,10 +1,7 @@
 """``memoryd import-history``: a ChatGPT, Claude or Open WebUI export as recorded chats.
 
-The file is read whole and checked first (a file of none of the three formats, or a
-broken one, is one line and exit code 2, nothing recorded); then its turns are recorded
-in batches, each committed, with a progress bar on a terminal (none when stderr is not
-one, or with ``--quiet``), and one summary line at the end. Running it again records
-nothing new, and continues an interrupted import (see ``memoryd.app.history_import``).
+The file is read whole and checked before anything is recorded; the recording itself
+(batches, each committed, resumable) is ``memoryd.app.history_import``.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """``memoryd serve`` (the HTTP service), ``memoryd apikey`` and ``memoryd users passwd``.
 
-``serve`` makes sure an admin exists (printing how to sign in, once), starts the
-extraction scheduler for the embedded default, and runs uvicorn with the app factory so
-every worker process builds its own app from the same ``MEMORYD_*`` settings.
+uvicorn runs the app factory, so every worker process builds its own app from the same
+``MEMORYD_*`` settings.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""``memoryd settings``: read and change the run-time switches stored in the database.
-
-The keys are those defined in ``memoryd.domain.runtime_settings`` (``memory_enabled``,
-``memory_auto_extraction`` and whatever other parts of memoryd define); values are parsed
-by the same functions the API and the UI use.
+"""``memoryd settings``: read and change the run-time switches stored in the database
+(``memoryd.domain.runtime_settings``), parsed as the API and the UI parse them.
 """
 
 from __future__ import annotations

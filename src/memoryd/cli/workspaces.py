@@ -1,10 +1,7 @@
 """``memoryd workspaces``: list, add and remove workspaces, and manage their members.
 
-A default user uses only the workspaces they are a member of (admins use all): the proxy
-injects a workspace's memories only for its members, and ``memoryd memories add
---workspace`` refuses a non-member. ``workspaces members`` is how a CLI-only
-installation lets people in. Each change (and each membership ``workspaces rm`` ends) is
-a ``change_setting`` entry in the member's audit log, by ``admin`` (``memoryd audit``).
+A default user uses only the workspaces they are a member of, so ``workspaces members``
+is how a CLI-only installation lets people in.
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """The memoryd MCP server: memory tools and the current memory section for agent hosts.
 
-Every tool is a thin call into the access layer the REST API calls too
-(``memoryd.access``), so the rules (R1 scopes, R2 promote/demote, R8 only your own
-memories in your workspaces, R13 content) hold here exactly as there, a refusal comes
-back as an MCP tool error with the API's message, and the answers have the API's JSON
-forms (``memoryd.access.wire``). ``recall`` is the chat turn's own selection
-(``Memoryd.context``).
-
-Who is calling: over streamable HTTP the caller's API key was checked by
-``memoryd.mcp.http`` and the user rides on the HTTP request; over stdio it is the one
-person the server was started for.
+Every tool is a thin call into ``memoryd.access``, as the REST API's are, so the same
+rules hold, a refusal is an MCP tool error with the API's message, and the answers have
+the API's JSON forms (``memoryd.access.wire``). The caller is the user
+``memoryd.mcp.http`` put on the request, or over stdio the one the server was started for.
 """
 
 from __future__ import annotations

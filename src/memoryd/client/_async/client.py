@@ -1,11 +1,8 @@
 """``AsyncMemorydClient``: the library's API over a memoryd server's REST API.
 
-This file is the one implementation of every client method. The sync
-``MemorydClient`` (``memoryd/client/_sync/client.py``) is generated from it by
-``scripts/generate_sync_client.py`` (unasync: ``async``/``await`` dropped, ``AsyncClient``
--> ``Client``), and a test checks the two agree. Method names, arguments and return
-types are ``memoryd.Memoryd``'s, and refusals raise the library's exceptions, so moving an
-app from the embedded library to a server changes one line.
+The one implementation of every client method: the sync ``MemorydClient`` is generated
+from it (``scripts/generate_sync_client.py``, unasync). Names, arguments, return types and
+exceptions are ``memoryd.Memoryd``'s, so moving an app to a server changes one line.
 """
 
 from __future__ import annotations
