@@ -109,20 +109,15 @@ def extract(
             if not as_json:
                 note(f"[{index}/{total}] {names.get(user_id, user_id)}/{slug}: extracting...")
 
+        how: dict[str, Any] = {"force": force, "dry_run": dry_run, "ask_questions": asking}
+        how |= {"on_pair": progress, "on_pair_start": starting}
         if user is not None and workspace is not None:
-            owner = find_user(md, user)
-            md.extract(
-                owner.id, workspace, force=force, dry_run=dry_run, on_pair=progress,
-                on_pair_start=starting, ask_questions=asking,
-            )  # fmt: skip
+            md.extract(find_user(md, user).id, workspace, **how)
             run = md.extraction_runs(1)[0] if not dry_run else None
         else:
             if not as_json:
                 note("looking for due pairs...")
-            run = md.extract(
-                force=force, dry_run=dry_run, on_pair=progress, on_pair_start=starting,
-                ask_questions=asking,
-            )  # fmt: skip
+            run = md.extract(**how)
     if dry_run:
         run = None  # never stored: no id that `memoryd runs` would not know
     if as_json:
@@ -143,14 +138,12 @@ def extract(
             echo(_run_summary(run))
         if not results:
             echo("no pair is due")
-    # the questions pass's errors fail nothing
-    stopped = [e["error"] for e in run.errors if e.get("kind") == "questions"] if run else []
-    if not as_json:
-        for error in stopped:
-            note(f"warning: {error}")
-    refused = [r.error for r in results if r.stopped_by]
-    if refused and not as_json:  # the one line that says what to change
-        note(f"error: {refused[0]}; no attempt was counted on the pair, its chats wait")
+        questions = [e for e in run.errors if e.get("kind") == "questions"] if run else []
+        for error in questions:  # the questions pass's errors fail nothing
+            note(f"warning: {error['error']}")
+        refused = [r.error for r in results if r.stopped_by]
+        if refused:  # the one line that says what to change
+            note(f"error: {refused[0]}; no attempt was counted on the pair, its chats wait")
     if any(r.error for r in results):
         raise typer.Exit(EXIT_FAILURE)
 
@@ -296,14 +289,15 @@ def runs(
             print_table("Pairs with failed batches (times in UTC)", columns, rows)
             return
         if run_id is not None:
-            run = md.extraction_run(run_id)
+            history = [md.extraction_run(run_id)]
             names = {u.id: u.name for u in md.list_users()}
         else:
             history = md.extraction_runs(limit)
+    if as_json:
+        emit_json([r.to_dict() for r in history])
+        return
     if run_id is not None:
-        if as_json:
-            emit_json([run.to_dict()])
-            return
+        run = history[0]
         echo(_run_summary(run))
         echo(_run_origin(run))
         for pair in run.pairs:
@@ -315,9 +309,6 @@ def runs(
             what = error.get("error") or error.get("change")
             held = " -- parked until retried by hand" if error.get("parked") else ""
             echo(f"- [{error['kind']}] {where}: {what}{held}")
-        return
-    if as_json:
-        emit_json([r.to_dict() for r in history])
         return
     if not history:
         echo("No extraction run is recorded yet; `memoryd extract` runs one now.")
