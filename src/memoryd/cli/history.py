@@ -69,17 +69,10 @@ def import_history(
         else:
             result = _with_progress(md, owner.id, history, workspace)
     if as_json:
-        emit_json(
-            {
-                "format": result.format,
-                "conversations": result.conversations,
-                "recorded": result.recorded,
-                "already": result.already,
-                "skipped": result.skipped,
-            }
-        )
-        return
-    echo(result.summary())
+        fields = ("format", "conversations", "recorded", "already", "skipped")
+        emit_json({name: getattr(result, name) for name in fields})
+    else:
+        echo(result.summary())
 
 
 def _with_progress(md: Memoryd, user_id: int, history: History, workspace: str) -> HistoryImport:

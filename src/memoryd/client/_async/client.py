@@ -165,9 +165,8 @@ class AsyncMemorydClient:
         workspace: str | None = None,
         expires_at: datetime | str | None = None,
     ) -> Memory:
-        """Store a new memory; raises ScopeFull, DuplicateMemory or InvalidContent.
-
-        ``expires_at`` ("remember until": a date or an ISO time) hides it once passed."""
+        """Store a new memory (hidden once ``expires_at``, a date or an ISO time, has
+        passed); raises ScopeFull, DuplicateMemory or InvalidContent."""
         body = memory_body(content, scope, workspace, expires_at)
         return memory_of(await self._json("POST", await self._memories(user_id), json=body))
 
@@ -227,9 +226,7 @@ class AsyncMemorydClient:
         since: datetime | date | str | None = None,
     ) -> list[AuditEntry]:
         """One page of the user's audit log, newest first (``before``: the last entry's
-        id of the page you have), with the library's filters. A default user's key reads
-        their own log, without the memories of workspaces they have left; an admin's key
-        reads anyone's."""
+        id of the page you have), with the library's filters; an admin's key reads anyone's."""
         query = audit_query(
             user_id,
             before=before,
@@ -298,9 +295,8 @@ class AsyncMemorydClient:
         expires_at: datetime | str | Keep | None = KEEP,
         scope: Scope | str | None = None,
     ) -> Memory:
-        """Apply a pending suggestion (optionally with your own text or expiry, into
-        ``scope``: global, or workspace for the one its chats were in); raises ScopeFull
-        or DuplicateMemory like any new memory."""
+        """Apply a pending suggestion, optionally with your own text, expiry or ``scope``;
+        raises ScopeFull or DuplicateMemory like any new memory."""
         path = await self._owner(user_id, "suggestions", suggestion_id, "accept")
         body = accept_body(content, expires_at, scope)
         return memory_of(await self._json("POST", path, json=body))
@@ -457,9 +453,7 @@ class AsyncMemorydClient:
         chats: bool = True,
     ) -> ImportResult:
         """Load JSON lines made by ``export_memories`` (a list of lines, or the file's whole
-        text); all or nothing. The file's preferences line sets the user's own choices
-        unless ``preferences=False``; its chat lines add to the user's recorded chats
-        unless ``chats=False``."""
+        text), all or nothing, with or without their ``preferences`` and ``chats`` lines."""
         path = await self._owner(user_id, "import")
         headers = {"Content-Type": "application/x-ndjson"}
         params = {"preferences": flag(preferences), "chats": flag(chats)}

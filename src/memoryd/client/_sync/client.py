@@ -165,9 +165,8 @@ class MemorydClient:
         workspace: str | None = None,
         expires_at: datetime | str | None = None,
     ) -> Memory:
-        """Store a new memory; raises ScopeFull, DuplicateMemory or InvalidContent.
-
-        ``expires_at`` ("remember until": a date or an ISO time) hides it once passed."""
+        """Store a new memory (hidden once ``expires_at``, a date or an ISO time, has
+        passed); raises ScopeFull, DuplicateMemory or InvalidContent."""
         body = memory_body(content, scope, workspace, expires_at)
         return memory_of(self._json("POST", self._memories(user_id), json=body))
 
@@ -225,9 +224,7 @@ class MemorydClient:
         since: datetime | date | str | None = None,
     ) -> list[AuditEntry]:
         """One page of the user's audit log, newest first (``before``: the last entry's
-        id of the page you have), with the library's filters. A default user's key reads
-        their own log, without the memories of workspaces they have left; an admin's key
-        reads anyone's."""
+        id of the page you have), with the library's filters; an admin's key reads anyone's."""
         query = audit_query(
             user_id,
             before=before,
@@ -296,9 +293,8 @@ class MemorydClient:
         expires_at: datetime | str | Keep | None = KEEP,
         scope: Scope | str | None = None,
     ) -> Memory:
-        """Apply a pending suggestion (optionally with your own text or expiry, into
-        ``scope``: global, or workspace for the one its chats were in); raises ScopeFull
-        or DuplicateMemory like any new memory."""
+        """Apply a pending suggestion, optionally with your own text, expiry or ``scope``;
+        raises ScopeFull or DuplicateMemory like any new memory."""
         path = self._owner(user_id, "suggestions", suggestion_id, "accept")
         body = accept_body(content, expires_at, scope)
         return memory_of(self._json("POST", path, json=body))
@@ -455,9 +451,7 @@ class MemorydClient:
         chats: bool = True,
     ) -> ImportResult:
         """Load JSON lines made by ``export_memories`` (a list of lines, or the file's whole
-        text); all or nothing. The file's preferences line sets the user's own choices
-        unless ``preferences=False``; its chat lines add to the user's recorded chats
-        unless ``chats=False``."""
+        text), all or nothing, with or without their ``preferences`` and ``chats`` lines."""
         path = self._owner(user_id, "import")
         headers = {"Content-Type": "application/x-ndjson"}
         params = {"preferences": flag(preferences), "chats": flag(chats)}
