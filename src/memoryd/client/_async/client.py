@@ -255,7 +255,7 @@ class AsyncMemorydClient:
         first, as the library returns it: read 1,000 at a time from the newest."""
         found: list[AuditEntry] = []
         before: int | None = None
-        filters = {"action": action, "actor": actor, "workspace": workspace, "since": since}
+        filters: dict[str, Any] = dict(action=action, actor=actor, workspace=workspace, since=since)
         while True:
             page = await self.list_audit(
                 user_id, before=before, limit=MAX_PAGE, memory_id=memory_id, **filters
