@@ -1,9 +1,7 @@
 """``memoryd audit``: read a user's audit log, newest first, a page at a time, filtered.
 
-The same reading as ``GET /api/v1/audit`` (``Memoryd.list_audit``), for the person who
-administers the database: every entry of the user, including the memories of workspaces
-they have left (an admin's view). ``memoryd memories history`` prints a whole log, or one
-memory's, oldest first, with the same table and JSON as here.
+The same reading as ``GET /api/v1/audit``, in an admin's view (the memories of
+workspaces the user has left too); ``memoryd memories history`` shares its table and JSON.
 """
 
 from __future__ import annotations
@@ -21,12 +19,12 @@ from memoryd.cli.common import (
     cell,
     console,
     emit_json,
-    find_user,
     make_table,
     note,
-    open_memoryd,
+    open_for,
     resolve_id,
     short_id_length,
+    workspace_option,
 )
 from memoryd.domain.audit import MAX_PAGE
 from memoryd.domain.errors import InvalidInput
@@ -135,12 +133,9 @@ def audit(
     ] = None,
     workspace: Annotated[
         str | None,
-        typer.Option(
-            "--workspace",
-            "-w",
-            metavar="SLUG",
-            help="Only changes to memories that were in this workspace (before or after), "
-            "and chat deletions there.",
+        workspace_option(
+            "Only changes to memories that were in this workspace (before or after), "
+            "and chat deletions there."
         ),
     ] = None,
     since: Annotated[
@@ -191,8 +186,7 @@ def audit(
     """
     page_size = whole_number(limit, "--limit", MAX_PAGE) or CLI_PAGE
     cursor = whole_number(before, "--before", MAX_ROW_ID)
-    with open_memoryd(db) as md:
-        owner = find_user(md, user)
+    with open_for(db, user) as (md, owner):
         memory_id = None
         if memory is not None:
             memory_id = resolve_id(memory, memory_ids_in_log(md, owner.id), owner.name)

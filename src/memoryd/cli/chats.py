@@ -14,16 +14,14 @@ from memoryd.cli.common import (
     DbOption,
     JsonOption,
     UserOption,
-    cell,
-    console,
-    echo,
+    emit,
     emit_json,
     fail,
-    find_user,
-    make_table,
-    open_memoryd,
+    open_for,
+    print_table,
     require_member,
     resolve_memory,
+    workspace_option,
 )
 from memoryd.domain.errors import InvalidInput
 from memoryd.domain.injection import injectable_into
@@ -65,9 +63,7 @@ def _preview(text: str) -> str:
 @app.command("add")
 def add(
     user: UserOption,
-    workspace: Annotated[
-        str, typer.Option("--workspace", "-w", metavar="SLUG", help="The chat's workspace.")
-    ],
+    workspace: Annotated[str, workspace_option("The chat's workspace.")],
     prompt: Annotated[str, typer.Option("--prompt", "-p", help="What the user said.")],
     response: Annotated[str, typer.Option("--response", "-r", help="What the assistant said.")],
     memory: Annotated[
@@ -84,8 +80,7 @@ def add(
     as_json: JsonOption = False,
 ) -> None:
     """Record one finished exchange for later memory extraction."""
-    with open_memoryd(db) as md:
-        owner = find_user(md, user)
+    with open_for(db, user) as (md, owner):
         require_member(md, owner, workspace, "extraction would learn memories they never get")
         ids = [resolve_memory(md, owner, given) for given in memory or ()]
         for memory_id in ids:
@@ -98,18 +93,17 @@ def add(
         chat = md.record_chat(owner.id, workspace, prompt, response, memory_ids=ids)
         used = md.chat_memories(owner.id, [chat.id]).get(chat.id, [])
         waiting = len(md.list_chats(owner.id, workspace, processed=False))
-    if as_json:
-        emit_json(chat_json(chat, used))
-    else:
-        echo(f"recorded chat {chat.id} ({waiting} unprocessed in {chat.workspace})")
+    emit(
+        as_json,
+        chat_json(chat, used),
+        f"recorded chat {chat.id} ({waiting} unprocessed in {chat.workspace})",
+    )
 
 
 @app.command("list")
 def list_chats(
     user: UserOption,
-    workspace: Annotated[
-        str | None, typer.Option("--workspace", "-w", metavar="SLUG", help="Only this workspace.")
-    ] = None,
+    workspace: Annotated[str | None, workspace_option("Only this workspace.")] = None,
     unprocessed: Annotated[
         bool, typer.Option("--unprocessed", help="Only chats extraction has not read yet.")
     ] = False,
@@ -117,28 +111,26 @@ def list_chats(
     as_json: JsonOption = False,
 ) -> None:
     """List a user's recorded chats, oldest first."""
-    with open_memoryd(db) as md:
-        owner = find_user(md, user)
+    with open_for(db, user) as (md, owner):
         chats = md.list_chats(owner.id, workspace, processed=False if unprocessed else None)
         used = md.chat_memories(owner.id, [c.id for c in chats])
     if as_json:
         emit_json([chat_json(c, used.get(c.id, ())) for c in chats])
         return
-    table = make_table(
-        f"Chats of {owner.name} ({len(chats)})",
-        ["ID", "Workspace", "When", "Processed", "Memories", "Prompt", "Response"],
-    )
-    for c in chats:
-        table.add_row(
-            cell(c.id),
-            cell(c.workspace),
-            cell(c.created_at),
-            cell("yes" if c.memory_processed else "no"),
-            cell(len(used.get(c.id, ()))),
-            cell(_preview(c.prompt)),
-            cell(_preview(c.response)),
+    columns = ["ID", "Workspace", "When", "Processed", "Memories", "Prompt", "Response"]
+    rows = [
+        (
+            c.id,
+            c.workspace,
+            c.created_at,
+            "yes" if c.memory_processed else "no",
+            len(used.get(c.id, ())),
+            _preview(c.prompt),
+            _preview(c.response),
         )
-    console().print(table)
+        for c in chats
+    ]
+    print_table(f"Chats of {owner.name} ({len(chats)})", columns, rows)
 
 
 def _chat_ids(given: Sequence[str]) -> list[int]:
@@ -171,24 +163,18 @@ def remove(
     stay. All or nothing: if one id is not one of the user's chats, none is deleted.
     The audit log records how many went, not what they said."""
     ids = _chat_ids(chat_ids)
-    with open_memoryd(db) as md:
-        owner = find_user(md, user)
+    with open_for(db, user) as (md, owner):
         deleted = md.delete_chats(owner.id, ids, actor=CLI_ACTOR)
-    if as_json:
-        emit_json({"deleted": deleted, "ids": sorted(set(ids))})
-    else:
-        listed = ", ".join(str(i) for i in sorted(set(ids)))
-        echo(f"deleted {_chats(deleted)} of {owner.name}: {listed}")
+    listed = ", ".join(str(i) for i in sorted(set(ids)))
+    text = f"deleted {_chats(deleted)} of {owner.name}: {listed}"
+    emit(as_json, {"deleted": deleted, "ids": sorted(set(ids))}, text)
 
 
 @app.command("clear")
 def clear(
     user: UserOption,
     workspace: Annotated[
-        str | None,
-        typer.Option(
-            "--workspace", "-w", metavar="SLUG", help="Only this workspace (default: all)."
-        ),
+        str | None, workspace_option("Only this workspace (default: all).")
     ] = None,
     yes: Annotated[
         bool, typer.Option("--yes", help="Really delete them (refused without it).")
@@ -200,8 +186,7 @@ def clear(
 
     Their text is erased and extraction never reads them; memories learned from them
     stay. Without --yes nothing is deleted: the command says how many it would delete."""
-    with open_memoryd(db) as md:
-        owner = find_user(md, user)
+    with open_for(db, user) as (md, owner):
         where = f"workspace {workspace!r}" if workspace else "every workspace"
         if not yes:
             count = len(md.list_chats(owner.id, workspace))
@@ -210,7 +195,4 @@ def clear(
                 "add --yes to delete them"
             )
         deleted = md.clear_chats(owner.id, workspace, actor=CLI_ACTOR)
-    if as_json:
-        emit_json({"deleted": deleted})
-    else:
-        echo(f"deleted {_chats(deleted)} of {owner.name} in {where}")
+    emit(as_json, {"deleted": deleted}, f"deleted {_chats(deleted)} of {owner.name} in {where}")

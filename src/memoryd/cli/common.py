@@ -1,14 +1,12 @@
 """What every ``memoryd`` command shares: options, opening the database, output, errors.
 
-One place decides how the CLI says no: every ``MemorydError``, a bad ``--db`` value, an
-unreadable file, a non-UTF-8 argument and every mistake the option parser catches (an
-unknown command or option, a missing argument, a value of the wrong type, out of range or
-not among the choices) becomes one line ``error: <message>`` on stderr and exit code 2.
-Command modules only call the library and print; they never catch exceptions themselves.
+One place decides how the CLI says no: every ``MemorydError``, bad input and every
+mistake the option parser catches becomes one line ``error: <message>`` on stderr and
+exit code 2, so command modules never catch exceptions themselves.
 
-Nothing heavy is imported until a command runs: ``memoryd --help`` builds every command
-from its signature, so this module and the command modules import the library,
-SQLAlchemy, pydantic's settings and the embedder (numpy, onnxruntime) inside functions.
+Nothing heavy is imported until a command runs (``memoryd --help`` builds every command
+from its signature), so the library, SQLAlchemy and the embedder are imported inside
+functions.
 """
 
 from __future__ import annotations
@@ -18,7 +16,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from enum import Enum
@@ -34,7 +32,7 @@ from typer.core import TyperGroup, TyperOption
 
 from memoryd.access.callers import Owner, Site, operator_owner, operator_site
 from memoryd.domain.errors import InvalidInput, MemorydError, NotFound, PermissionDenied
-from memoryd.domain.models import Actor, Memory, Source, User
+from memoryd.domain.models import Actor, Source, User
 
 if TYPE_CHECKING:
     from memoryd.app.service import Memoryd
@@ -61,6 +59,11 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of 
 UserOption = Annotated[
     str, typer.Option("--user", "-u", metavar="NAME", help="The user (by name) to act for.")
 ]
+
+
+def workspace_option(help: str) -> Any:
+    """``--workspace SLUG`` (``-w``), with what it means to this command."""
+    return typer.Option("--workspace", "-w", metavar="SLUG", help=help)
 
 
 # errors ------------------------------------------------------------------------------
@@ -272,6 +275,13 @@ def find_user(md: Memoryd, name: str) -> User:
     return md.get_user(require_utf8(name, "user name"))
 
 
+@contextmanager
+def open_for(db: str | None, name: str) -> Iterator[tuple[Memoryd, User]]:
+    """``open_memoryd`` and the user named ``name`` in it."""
+    with open_memoryd(db) as md:
+        yield md, find_user(md, name)
+
+
 def as_operator(md: Memoryd, user: User) -> tuple[Site, Owner]:
     """What ``memoryd.access`` is given for the person at the terminal: this database,
     and ``user``'s memories as the operator (an admin, ``admin`` in the audit log)."""
@@ -391,6 +401,14 @@ def echo(message: str) -> None:
     typer.echo(message)
 
 
+def emit(as_json: bool, data: object, text: str) -> None:
+    """``data`` as JSON with ``--json``, else ``text``."""
+    if as_json:
+        emit_json(data)
+    else:
+        echo(text)
+
+
 def note(message: str) -> None:
     """A remark for the person at the terminal, on stderr so stdout stays data."""
     typer.echo(message, err=True)
@@ -401,6 +419,15 @@ def make_table(title: str | None, columns: Sequence[str]) -> Table:
     for column in columns:
         table.add_column(column, overflow="fold")
     return table
+
+
+def print_table(
+    title: str | None, columns: Sequence[str], rows: Iterable[Sequence[object]]
+) -> None:
+    table = make_table(title, columns)
+    for row in rows:
+        table.add_row(*(cell(value) for value in row))
+    console().print(table)
 
 
 def cell(value: object) -> Text:
@@ -414,10 +441,6 @@ def cell(value: object) -> Text:
 
 # The person at the terminal administers the database; the audit log says so.
 CLI_ACTOR = Actor(Source.ADMIN)
-
-
-def memory_json(memory: Memory) -> dict[str, Any]:
-    return memory.to_dict()
 
 
 # help ------------------------------------------------------------------------------------

@@ -1,8 +1,5 @@
-"""``memoryd context``: show exactly what one chat turn would get, and why.
-
-It runs the same selection as the proxy and the API (globals, then the top 5 workspace
-memories by reranker score) and prints the system prompt followed by the chosen memories
-with their scores, so an operator can see why a memory was or was not injected.
+"""``memoryd context``: show exactly what one chat turn would get, and why, so an operator
+can see why a memory was or was not injected (the proxy's and the API's selection).
 """
 
 from __future__ import annotations
@@ -17,16 +14,15 @@ from memoryd.cli.common import (
     DbOption,
     JsonOption,
     UserOption,
-    cell,
     console,
     echo,
     emit_json,
-    find_user,
-    make_table,
-    open_memoryd,
+    open_for,
+    print_table,
     read_text_input,
     require_member,
     require_utf8,
+    workspace_option,
 )
 from memoryd.domain.errors import InvalidInput
 from memoryd.domain.injection import Turn
@@ -95,11 +91,8 @@ def context(
     ],
     workspace: Annotated[
         str | None,
-        typer.Option(
-            "--workspace",
-            "-w",
-            metavar="SLUG",
-            help="The chat's workspace (without it: a chat of no workspace, globals only).",
+        workspace_option(
+            "The chat's workspace (without it: a chat of no workspace, globals only)."
         ),
     ] = None,
     history_file: Annotated[
@@ -121,8 +114,7 @@ def context(
     if base is not None:
         require_utf8(base, "base prompt")
     history = read_history(history_file) if history_file is not None else []
-    with open_memoryd(db) as md:
-        owner = find_user(md, user)
+    with open_for(db, user) as (md, owner):
         if workspace is not None:
             require_member(md, owner, workspace, "the proxy and the API refuse their chats there")
         turn = md.context(owner.id, workspace, message, history)
@@ -141,21 +133,17 @@ def context(
         return
     echo(prompt if prompt else "(empty system prompt: nothing to inject and no --base)")
     echo("")
-    table = make_table(
-        f"Memories chosen for this turn ({len(_chosen(turn))})",
-        ["#", "ID", "Scope", "Workspace", "Score", "Memory"],
-    )
-    for rank, scored in enumerate(_chosen(turn), start=1):
-        memory = scored.memory
-        score = "-" if scored.score is None else f"{scored.score:.3f}"
-        table.add_row(
-            cell(rank),
-            cell(memory.id[:8]),
-            cell(memory.scope.value),
-            cell(memory.workspace),
-            cell(score),
-            cell(memory.content),
+    rows = [
+        (
+            rank,
+            s.memory.id[:8],
+            s.memory.scope.value,
+            s.memory.workspace,
+            "-" if s.score is None else f"{s.score:.3f}",
+            s.memory.content,
         )
-    out = console()
-    out.print(table)
-    out.print(_explain(turn, workspace), markup=False)
+        for rank, s in enumerate(_chosen(turn), start=1)
+    ]
+    columns = ["#", "ID", "Scope", "Workspace", "Score", "Memory"]
+    print_table(f"Memories chosen for this turn ({len(rows)})", columns, rows)
+    console().print(_explain(turn, workspace), markup=False)

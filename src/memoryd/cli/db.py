@@ -11,7 +11,15 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from memoryd.cli.common import DbOption, JsonOption, database_url, echo, emit_json, open_memoryd
+from memoryd.cli.common import (
+    DbOption,
+    JsonOption,
+    database_url,
+    echo,
+    emit,
+    emit_json,
+    open_memoryd,
+)
 from memoryd.cli.db_copy import copy
 from memoryd.domain.errors import InvalidInput
 
@@ -81,22 +89,21 @@ def refresh_vectors(db: DbOption = None, as_json: JsonOption = False) -> None:
     memory)."""
     with open_memoryd(db) as md:
         made = md.refresh_vectors(limit=None)
-    if as_json:
-        emit_json({"made": made})
-    else:
-        echo(f"made {made} memory vectors again" if made else "every memory vector is current")
+    text = f"made {made} memory vectors again" if made else "every memory vector is current"
+    emit(as_json, {"made": made}, text)
 
 
 @app.command("status")
 def status(db: DbOption = None, as_json: JsonOption = False) -> None:
     """Show the database URL (password hidden), its revision and the newest one."""
+    from memoryd.storage.database import head_revision
     from memoryd.storage.opening import missing_sqlite_file
 
     url = database_url(db)
     exists = not missing_sqlite_file(url)
     database = _open(url) if exists else None
     try:
-        head = _head_revision()
+        head = head_revision()  # the newest revision known to this memoryd
         current = _current(database, url) if database else None
         dialect = database.dialect if database else "sqlite"
     finally:
@@ -120,13 +127,6 @@ def status(db: DbOption = None, as_json: JsonOption = False) -> None:
         echo(f"current:  {current or 'none (empty database)'}")
     echo(f"head:     {head}")
     echo("status:   up to date" if current == head else "status:   run `memoryd db upgrade`")
-
-
-def _head_revision() -> str | None:
-    """The newest revision known to this memoryd, without touching any database file."""
-    from memoryd.storage.database import head_revision
-
-    return head_revision()
 
 
 app.command("copy")(copy)

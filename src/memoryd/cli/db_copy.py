@@ -13,12 +13,10 @@ import typer
 from memoryd.cli.common import (
     DbOption,
     JsonOption,
-    cell,
-    console,
     database_url,
     echo,
     emit_json,
-    make_table,
+    print_table,
     require_utf8,
 )
 
@@ -76,11 +74,11 @@ def _print(report: CopyReport) -> None:
     else:
         echo(f"copied {count} from {report.source} (revision {report.revision})")
         echo(f"into {report.target} ({report.target_state}); row counts verified")
-    columns = ["table", "rows"] if report.dry_run else ["table", "source rows", "target rows"]
-    table = make_table(None, columns)
-    for t in report.tables:
-        table.add_row(cell(t.table), cell(t.source), *([] if report.dry_run else [cell(t.target)]))
-    console().print(table)
+    if report.dry_run:
+        print_table(None, ["table", "rows"], [(t.table, t.source) for t in report.tables])
+    else:
+        rows = [(t.table, t.source, t.target) for t in report.tables]
+        print_table(None, ["table", "source rows", "target rows"], rows)
     if report.next_ids:
         echo("next ids: " + ", ".join(f"{name} {n}" for name, n in report.next_ids.items()))
     echo(f"not copied: {', '.join(report.not_copied)} (see `memoryd db copy --help`)")

@@ -1,12 +1,5 @@
-"""``memoryd eval``: measure an extraction provider or a reranker before trusting it.
-
-``extraction`` runs the real pipeline with the configured provider (``MEMORYD_LLM_*``, or
-``--provider`` and ``--model``) over a labelled set of conversations -- the bundled
-sample, or your own with ``--dataset`` -- and prints precision, recall, the share of
-memories about the wrong person, and the cost per batch (``memoryd.evaluation.extraction``).
-``retrieval`` runs chat turns over labelled pools of memories with each reranker asked
-for and prints how often the 5 memories chosen were the right ones, and what a turn cost
-(``memoryd.evaluation.retrieval``).
+"""``memoryd eval``: measure an extraction provider or a reranker before trusting it, on
+labelled data (``memoryd.evaluation.extraction`` and ``memoryd.evaluation.retrieval``).
 """
 
 from __future__ import annotations

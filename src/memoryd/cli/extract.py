@@ -1,10 +1,7 @@
 """``memoryd extract`` and ``memoryd runs``: learn memories from chats now, and the history.
 
-``extract`` processes every due pair (or one named pair) through the same pipeline as the
-background scheduler, printing one progress line per pair on stderr (``--dry-run`` prints
-every change and dropped fact instead, and records no run); ``runs`` shows the run
-history, one run in detail (each pair's outcome and every error), and the parked pairs
-waiting for a retry by hand; ``runs prune`` deletes old history now.
+``extract`` runs the background scheduler's pipeline in the foreground, with progress on
+stderr; ``runs`` reads the run history it and the scheduler leave.
 """
 
 from __future__ import annotations
@@ -22,15 +19,15 @@ from memoryd.cli.common import (
     EXIT_FAILURE,
     DbOption,
     JsonOption,
-    cell,
     console,
     echo,
     emit_json,
     find_user,
-    make_table,
     note,
     open_memoryd,
+    print_table,
     typed,
+    workspace_option,
 )
 from memoryd.domain.errors import InvalidInput
 
@@ -69,10 +66,7 @@ def extract(
     user: Annotated[
         str | None, typer.Option("--user", "-u", metavar="NAME", help="Only this user's pair.")
     ] = None,
-    workspace: Annotated[
-        str | None,
-        typer.Option("--workspace", "-w", metavar="SLUG", help="Only this workspace's pair."),
-    ] = None,
+    workspace: Annotated[str | None, workspace_option("Only this workspace's pair.")] = None,
     force: Annotated[
         bool, typer.Option("--force", help="Ignore the idle threshold and message minimum.")
     ] = False,
@@ -115,20 +109,15 @@ def extract(
             if not as_json:
                 note(f"[{index}/{total}] {names.get(user_id, user_id)}/{slug}: extracting...")
 
+        how: dict[str, Any] = {"force": force, "dry_run": dry_run, "ask_questions": asking}
+        how |= {"on_pair": progress, "on_pair_start": starting}
         if user is not None and workspace is not None:
-            owner = find_user(md, user)
-            md.extract(
-                owner.id, workspace, force=force, dry_run=dry_run, on_pair=progress,
-                on_pair_start=starting, ask_questions=asking,
-            )  # fmt: skip
+            md.extract(find_user(md, user).id, workspace, **how)
             run = md.extraction_runs(1)[0] if not dry_run else None
         else:
             if not as_json:
                 note("looking for due pairs...")
-            run = md.extract(
-                force=force, dry_run=dry_run, on_pair=progress, on_pair_start=starting,
-                ask_questions=asking,
-            )  # fmt: skip
+            run = md.extract(**how)
     if dry_run:
         run = None  # never stored: no id that `memoryd runs` would not know
     if as_json:
@@ -149,14 +138,12 @@ def extract(
             echo(_run_summary(run))
         if not results:
             echo("no pair is due")
-    # the questions pass's errors fail nothing
-    stopped = [e["error"] for e in run.errors if e.get("kind") == "questions"] if run else []
-    if not as_json:
-        for error in stopped:
-            note(f"warning: {error}")
-    refused = [r.error for r in results if r.stopped_by]
-    if refused and not as_json:  # the one line that says what to change
-        note(f"error: {refused[0]}; no attempt was counted on the pair, its chats wait")
+        questions = [e for e in run.errors if e.get("kind") == "questions"] if run else []
+        for error in questions:  # the questions pass's errors fail nothing
+            note(f"warning: {error['error']}")
+        refused = [r.error for r in results if r.stopped_by]
+        if refused:  # the one line that says what to change
+            note(f"error: {refused[0]}; no attempt was counted on the pair, its chats wait")
     if any(r.error for r in results):
         raise typer.Exit(EXIT_FAILURE)
 
@@ -287,30 +274,30 @@ def runs(
             if not failures:
                 echo("No pair has a failed batch: none is waiting for a retry or parked.")
                 return
-            table = make_table(
-                "Pairs with failed batches (times in UTC)",
-                ["user", "workspace", "attempts", "next try", "parked", "last error"],
-            )
-            for row in failures:
-                table.add_row(
-                    cell(row["user_name"]),
-                    cell(row["workspace"]),
-                    cell(row["attempts"]),
-                    cell(row["next_attempt_at"]),
-                    cell("yes" if row["parked"] else "no"),
-                    cell(row["last_error"]),
+            columns = ["user", "workspace", "attempts", "next try", "parked", "last error"]
+            rows = [
+                (
+                    r["user_name"],
+                    r["workspace"],
+                    r["attempts"],
+                    r["next_attempt_at"],
+                    "yes" if r["parked"] else "no",
+                    r["last_error"],
                 )
-            console().print(table)
+                for r in failures
+            ]
+            print_table("Pairs with failed batches (times in UTC)", columns, rows)
             return
         if run_id is not None:
-            run = md.extraction_run(run_id)
+            history = [md.extraction_run(run_id)]
             names = {u.id: u.name for u in md.list_users()}
         else:
             history = md.extraction_runs(limit)
+    if as_json:
+        emit_json([r.to_dict() for r in history])
+        return
     if run_id is not None:
-        if as_json:
-            emit_json([run.to_dict()])
-            return
+        run = history[0]
         echo(_run_summary(run))
         echo(_run_origin(run))
         for pair in run.pairs:
@@ -322,9 +309,6 @@ def runs(
             what = error.get("error") or error.get("change")
             held = " -- parked until retried by hand" if error.get("parked") else ""
             echo(f"- [{error['kind']}] {where}: {what}{held}")
-        return
-    if as_json:
-        emit_json([r.to_dict() for r in history])
         return
     if not history:
         echo("No extraction run is recorded yet; `memoryd extract` runs one now.")

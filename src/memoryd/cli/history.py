@@ -1,10 +1,7 @@
 """``memoryd import-history``: a ChatGPT, Claude or Open WebUI export as recorded chats.
 
-The file is read whole and checked first (a file of none of the three formats, or a
-broken one, is one line and exit code 2, nothing recorded); then its turns are recorded
-in batches, each committed, with a progress bar on a terminal (none when stderr is not
-one, or with ``--quiet``), and one summary line at the end. Running it again records
-nothing new, and continues an interrupted import (see ``memoryd.app.history_import``).
+The file is read whole and checked before anything is recorded; the recording itself
+(batches, each committed, resumable) is ``memoryd.app.history_import``.
 """
 
 from __future__ import annotations
@@ -21,10 +18,10 @@ from memoryd.cli.common import (
     UserOption,
     echo,
     emit_json,
-    find_user,
-    open_memoryd,
+    open_for,
     read_text_input,
     require_member,
+    workspace_option,
 )
 
 if TYPE_CHECKING:
@@ -43,10 +40,7 @@ def import_history(
             " for stdin.",
         ),
     ],
-    workspace: Annotated[
-        str,
-        typer.Option("--workspace", "-w", metavar="SLUG", help="Record the chats here."),
-    ],
+    workspace: Annotated[str, workspace_option("Record the chats here.")],
     format: Annotated[
         str | None,
         typer.Option(
@@ -68,25 +62,17 @@ def import_history(
     nothing new the second time, and running it after an interruption continues it.
     """
     history = parse_history(read_text_input(source), format)
-    with open_memoryd(db) as md:
-        owner = find_user(md, user)
+    with open_for(db, user) as (md, owner):
         require_member(md, owner, workspace, "chats recorded there would never reach them")
         if quiet or as_json or not sys.stderr.isatty():
             result = md.import_history(owner.id, history, workspace)
         else:
             result = _with_progress(md, owner.id, history, workspace)
     if as_json:
-        emit_json(
-            {
-                "format": result.format,
-                "conversations": result.conversations,
-                "recorded": result.recorded,
-                "already": result.already,
-                "skipped": result.skipped,
-            }
-        )
-        return
-    echo(result.summary())
+        fields = ("format", "conversations", "recorded", "already", "skipped")
+        emit_json({name: getattr(result, name) for name in fields})
+    else:
+        echo(result.summary())
 
 
 def _with_progress(md: Memoryd, user_id: int, history: History, workspace: str) -> HistoryImport:

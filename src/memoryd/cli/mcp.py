@@ -1,9 +1,5 @@
-"""``memoryd mcp``: memoryd as an MCP server on stdin/stdout for one person.
-
-An agent host (Claude Desktop, Cursor, an IDE) starts this command and talks MCP over
-its pipes; every tool acts for one user: ``--user NAME``, or by default the local
-person of ``memoryd serve --single-user`` (the first admin, created if there is none).
-stdout carries only the protocol; remarks go to stderr. Needs the ``mcp`` extra.
+"""``memoryd mcp``: memoryd as an MCP server on stdin/stdout for one person (the ``mcp``
+extra); stdout carries only the protocol, so remarks go to stderr.
 """
 
 from __future__ import annotations

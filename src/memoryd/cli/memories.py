@@ -1,14 +1,8 @@
 """``memoryd memories``: browse and change one user's memories, and read their history.
 
-Also a memory's detail (``show``), expiry (``--until`` on add and edit,
-``purge-expired``) and the review queue (``memories suggestions``, in
-``memoryd.cli.suggestions``).
-
-Every command names the user with ``--user`` and only ever sees that user's memories: a
-memory id (or a unique prefix of at least 6 characters) is resolved among that user's
-memories alone, so another user's id is simply "no memory". Changes go through
-``memoryd.access.memories`` as the operator (an admin, ``admin`` in the audit log), like
-the REST API's, the web UI's and MCP's.
+A memory id (or a unique prefix) is resolved among the ``--user``'s memories alone, so
+another user's id is simply "no memory". Changes go through ``memoryd.access.memories``
+as the operator, like the REST API's, the web UI's and MCP's.
 """
 
 from __future__ import annotations
@@ -24,7 +18,7 @@ from rich.text import Text
 
 from memoryd.access import memories
 from memoryd.cli import suggestions
-from memoryd.cli.audit import audit_table, entry_json
+from memoryd.cli.audit import audit_table, entry_json, memory_ids_in_log
 from memoryd.cli.common import (
     CLI_ACTOR,
     EXIT_BAD_INPUT,
@@ -34,15 +28,16 @@ from memoryd.cli.common import (
     as_operator,
     console,
     echo,
+    emit,
     emit_json,
-    find_user,
-    memory_json,
+    open_for,
     open_memoryd,
     read_text_input,
     require_member,
     resolve_id,
     resolve_memory,
     short_id_length,
+    workspace_option,
 )
 from memoryd.domain.errors import InvalidInput, InvalidScope
 from memoryd.domain.models import Memory, Scope
@@ -62,9 +57,7 @@ IdArgument = Annotated[
     str, typer.Argument(metavar="ID", help="Memory id, or a unique prefix (6+ characters).")
 ]
 TextArgument = Annotated[str, typer.Argument(metavar="TEXT", help="The memory: one line.")]
-WorkspaceFilter = Annotated[
-    str | None, typer.Option("--workspace", "-w", metavar="SLUG", help="Only this workspace.")
-]
+WorkspaceFilter = Annotated[str | None, workspace_option("Only this workspace.")]
 
 UntilOption = Annotated[
     str | None,
@@ -138,7 +131,7 @@ def _count_line(md: Memoryd, memory: Memory) -> str:
 
 def _report(md: Memoryd, verb: str, memory: Memory, as_json: bool) -> None:
     if as_json:
-        emit_json(memory_json(memory))
+        emit_json(memory.to_dict())
         return
     echo(f"{verb} {memory.id} in {_count_line(md, memory)}: {memory.content}")
     if memory.expires_at is not None:
@@ -156,14 +149,13 @@ def list_memories(
     as_json: JsonOption = False,
 ) -> None:
     """List a user's memories: Global (n/5), then each workspace (n/20)."""
-    with open_memoryd(db) as md:
-        owner = find_user(md, user)
+    with open_for(db, user) as (md, owner):
         if scope is Scope.GLOBAL and workspace:
             raise InvalidScope("--scope global lists memories of no workspace; drop --workspace")
         memories = md.list_memories(owner.id, scope, workspace)
         all_ids = [m.id for m in md.list_memories(owner.id)]
     if as_json:
-        emit_json([memory_json(m) for m in memories])
+        emit_json([m.to_dict() for m in memories])
         return
     groups: dict[str | None, list[Memory]] = {}
     if scope is not Scope.WORKSPACE and not workspace:
@@ -195,10 +187,7 @@ def list_memories(
 def add(
     user: UserOption,
     text: TextArgument,
-    workspace: Annotated[
-        str | None,
-        typer.Option("--workspace", "-w", metavar="SLUG", help="Store in this workspace."),
-    ] = None,
+    workspace: Annotated[str | None, workspace_option("Store in this workspace.")] = None,
     global_: Annotated[bool, typer.Option("--global", help="Store as a global memory.")] = False,
     until: UntilOption = None,
     db: DbOption = None,
@@ -212,8 +201,7 @@ def add(
         )
     if not global_ and not workspace:
         raise InvalidScope("say where the memory goes: --workspace SLUG or --global")
-    with open_memoryd(db) as md:
-        owner = find_user(md, user)
+    with open_for(db, user) as (md, owner):
         if workspace:
             require_member(md, owner, workspace)
         scope = Scope.GLOBAL if global_ else Scope.WORKSPACE
@@ -229,10 +217,7 @@ def add_many(
         str, typer.Argument(metavar="FILE", help="One fact per line (bullets allowed), or -.")
     ],
     workspace: Annotated[
-        str | None,
-        typer.Option(
-            "--workspace", "-w", metavar="SLUG", help="Store in this workspace (default: global)."
-        ),
+        str | None, workspace_option("Store in this workspace (default: global).")
     ] = None,
     db: DbOption = None,
     as_json: JsonOption = False,
@@ -246,8 +231,7 @@ def add_many(
     from memoryd.app.memory_list import add_facts, report
 
     text = read_text_input(source)
-    with open_memoryd(db) as md:
-        owner = find_user(md, user)
+    with open_for(db, user) as (md, owner):
         if workspace:
             require_member(md, owner, workspace)
         outcomes = add_facts(md, owner.id, text, workspace, actor=CLI_ACTOR)
@@ -280,8 +264,7 @@ def edit(
     """Replace the text of a memory (it keeps its id and scope), its expiry, or both."""
     if until is not None and no_expiry:
         raise InvalidInput("give --until DATE or --no-expiry, not both")
-    with open_memoryd(db) as md:
-        owner = find_user(md, user)
+    with open_for(db, user) as (md, owner):
         full_id = resolve_memory(md, owner, memory_id)
         expiry = None if no_expiry else (KEEP if until is None else until)
         memory = memories.edit_memory(*as_operator(md, owner), full_id, text, expiry)
@@ -298,8 +281,7 @@ def show(
     extraction runs."""
     from memoryd.extraction.questions import in_words
 
-    with open_memoryd(db) as md:
-        owner = find_user(md, user)
+    with open_for(db, user) as (md, owner):
         full_id = resolve_memory(md, owner, memory_id)
         detail = memories.memory_detail(*as_operator(md, owner), full_id)
         expires = _until(detail.memory, md, words=True)
@@ -307,7 +289,7 @@ def show(
     if as_json:
         emit_json(
             {
-                **memory_json(memory),
+                **memory.to_dict(),
                 "expired": detail.expired,
                 "created_by": detail.created_by,
                 "source_chats": [
@@ -348,10 +330,8 @@ def purge_expired(db: DbOption = None, as_json: JsonOption = False) -> None:
     server runs."""
     with open_memoryd(db) as md:
         deleted = md.purge_expired()
-    if as_json:
-        emit_json({"deleted": deleted})
-    else:
-        echo(f"deleted {deleted} expired memor{'y' if deleted == 1 else 'ies'}")
+    text = f"deleted {deleted} expired memor{'y' if deleted == 1 else 'ies'}"
+    emit(as_json, {"deleted": deleted}, text)
 
 
 @app.command("rm")
@@ -359,15 +339,12 @@ def remove(
     user: UserOption, memory_id: IdArgument, db: DbOption = None, as_json: JsonOption = False
 ) -> None:
     """Delete a memory (its history stays in the audit log)."""
-    with open_memoryd(db) as md:
-        owner = find_user(md, user)
+    with open_for(db, user) as (md, owner):
         memory = memories.delete_memory(
             *as_operator(md, owner), resolve_memory(md, owner, memory_id)
         )
-    if as_json:
-        emit_json({"deleted": memory_json(memory)})
-    else:
-        echo(f"deleted {memory.id} from {_where(memory)}: {memory.content}")
+    text = f"deleted {memory.id} from {_where(memory)}: {memory.content}"
+    emit(as_json, {"deleted": memory.to_dict()}, text)
 
 
 @app.command("promote")
@@ -375,8 +352,7 @@ def promote(
     user: UserOption, memory_id: IdArgument, db: DbOption = None, as_json: JsonOption = False
 ) -> None:
     """Move a workspace memory to the user's global scope."""
-    with open_memoryd(db) as md:
-        owner = find_user(md, user)
+    with open_for(db, user) as (md, owner):
         full_id = resolve_memory(md, owner, memory_id)
         memory = memories.promote(*as_operator(md, owner), full_id)
         _report(md, "promoted", memory, as_json)
@@ -386,15 +362,12 @@ def promote(
 def demote(
     user: UserOption,
     memory_id: IdArgument,
-    workspace: Annotated[
-        str, typer.Option("--workspace", "-w", metavar="SLUG", help="The target workspace.")
-    ],
+    workspace: Annotated[str, workspace_option("The target workspace.")],
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Move a global memory into a workspace."""
-    with open_memoryd(db) as md:
-        owner = find_user(md, user)
+    with open_for(db, user) as (md, owner):
         full_id = resolve_memory(md, owner, memory_id)
         require_member(md, owner, workspace)
         memory = memories.demote(*as_operator(md, owner), full_id, workspace)
@@ -415,11 +388,9 @@ def history(
 
     It also lists each deletion of their chats (how many and where). `memoryd audit`
     reads the same log newest first, a page at a time, with filters."""
-    with open_memoryd(db) as md:
-        owner = find_user(md, user)
+    with open_for(db, user) as (md, owner):
         entries = md.audit_log(owner.id)
-        known = {e.memory_id for e in entries if e.memory_id}
-        known |= {m.id for m in md.list_memories(owner.id)}
+        known = memory_ids_in_log(md, owner.id)
         if memory_id is not None:
             full_id = resolve_id(memory_id, known, owner.name)
             entries = md.audit_log(owner.id, full_id)

@@ -1,10 +1,7 @@
 """The command reference in docs/cli.md, written from the real ``memoryd`` typer app.
 
-docs/cli.md is a guide followed by a reference of every command, argument and option.
-The reference part sits between two marker comments and is generated here from the
-click command tree typer builds, so it says exactly what ``--help`` says and cannot
-drift: ``python scripts/gen_cli_docs.py`` rewrites it, and tests/cli/test_cli_docs.py
-fails while the file differs from what this module produces.
+Generated from the click command tree typer builds, so it says exactly what ``--help``
+says: ``python scripts/gen_cli_docs.py`` rewrites it, tests/cli/test_cli_docs.py checks it.
 """
 
 from __future__ import annotations

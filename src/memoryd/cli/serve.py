@@ -1,8 +1,7 @@
 """``memoryd serve`` (the HTTP service), ``memoryd apikey`` and ``memoryd users passwd``.
 
-``serve`` makes sure an admin exists (printing how to sign in, once), starts the
-extraction scheduler for the embedded default, and runs uvicorn with the app factory so
-every worker process builds its own app from the same ``MEMORYD_*`` settings.
+uvicorn runs the app factory, so every worker process builds its own app from the same
+``MEMORYD_*`` settings.
 """
 
 from __future__ import annotations
@@ -13,7 +12,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from memoryd.cli.common import DbOption, JsonOption, echo, emit_json, find_user, open_memoryd
+from memoryd.cli.common import (
+    DbOption,
+    JsonOption,
+    echo,
+    emit_json,
+    find_user,
+    open_for,
+    open_memoryd,
+)
 from memoryd.domain.errors import InvalidInput
 
 if TYPE_CHECKING:
@@ -118,8 +125,7 @@ def apikey_create(
     as_json: JsonOption = False,
 ) -> None:
     """Create an API key; its secret is printed once and stored only hashed."""
-    with open_memoryd(db) as md:
-        owner = find_user(md, user)
+    with open_for(db, user) as (md, owner):
         created = _auth_store(md).create_api_key(owner.id, name)
     if as_json:
         emit_json({**created.key.to_dict(), "key": created.secret})
@@ -163,8 +169,7 @@ def passwd(
     db: DbOption = None,
 ) -> None:
     """Set a user's password for the web UI (signs their browsers out)."""
-    with open_memoryd(db) as md:
-        user = find_user(md, name)  # before asking: no password typed for nobody
+    with open_for(db, name) as (md, user):  # before asking: no password typed for nobody
         auth = _auth_store(md)
         if password_stdin:
             password = sys.stdin.readline().rstrip("\r\n")

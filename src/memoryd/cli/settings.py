@@ -1,8 +1,5 @@
-"""``memoryd settings``: read and change the run-time switches stored in the database.
-
-The keys are those defined in ``memoryd.domain.runtime_settings`` (``memory_enabled``,
-``memory_auto_extraction`` and whatever other parts of memoryd define); values are parsed
-by the same functions the API and the UI use.
+"""``memoryd settings``: read and change the run-time switches stored in the database
+(``memoryd.domain.runtime_settings``), parsed as the API and the UI parse them.
 """
 
 from __future__ import annotations
@@ -15,12 +12,11 @@ import typer
 from memoryd.cli.common import (
     DbOption,
     JsonOption,
-    cell,
-    console,
     echo,
+    emit,
     emit_json,
-    make_table,
     open_memoryd,
+    print_table,
 )
 from memoryd.domain import runtime_settings
 
@@ -53,15 +49,8 @@ def get(
     if key is not None:
         echo(_shown(values[key]))
         return
-    table = make_table("Settings", ["Key", "Value", "Default", "Description"])
-    for spec in specs:
-        table.add_row(
-            cell(spec.key),
-            cell(_shown(values[spec.key])),
-            cell(_shown(spec.default)),
-            cell(spec.description),
-        )
-    console().print(table)
+    rows = [(s.key, _shown(values[s.key]), _shown(s.default), s.description) for s in specs]
+    print_table("Settings", ["Key", "Value", "Default", "Description"], rows)
 
 
 # A negative number is a value to refuse with the setting's own message, not an option.
@@ -76,7 +65,4 @@ def set_(
     runtime_settings.spec_for(key)
     with open_memoryd(db) as md:
         stored = md.set_setting(key, value)
-    if as_json:
-        emit_json({key: stored})
-    else:
-        echo(f"{key} = {_shown(stored)}")
+    emit(as_json, {key: stored}, f"{key} = {_shown(stored)}")

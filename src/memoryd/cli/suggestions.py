@@ -1,11 +1,7 @@
 """``memoryd memories suggestions``: the review queue of one user, from the terminal.
 
-When the run-time setting ``memory_review`` is ``updates`` or ``everything``, extraction
-files its changes as suggestions; these commands list them (an update shows the memory
-it would replace beside the new text), accept them as they are, with new text or
-into another scope (``--scope``), or reject them. Ids are given in full or as a unique
-prefix of at least 6 characters. Deciding goes through ``memoryd.access.suggestions``
-as the operator, as the REST API's and the web UI's review queue do.
+Deciding goes through ``memoryd.access.suggestions`` as the operator, as the REST API's
+and the web UI's review queue do.
 """
 
 from __future__ import annotations
@@ -20,20 +16,17 @@ from memoryd.cli.common import (
     JsonOption,
     UserOption,
     as_operator,
-    cell,
-    console,
     echo,
+    emit,
     emit_json,
-    find_user,
-    make_table,
-    memory_json,
-    open_memoryd,
+    open_for,
+    print_table,
     resolve_id,
     short_id_length,
     typed,
 )
 from memoryd.domain.errors import InvalidInput
-from memoryd.domain.models import Scope, Suggestion, User
+from memoryd.domain.models import Scope, User
 from memoryd.domain.rules import KEEP, scope_label
 
 if TYPE_CHECKING:
@@ -49,10 +42,6 @@ SuggestionArgument = Annotated[
 def _resolve(md: Memoryd, owner: User, given: str) -> str:
     known = {s.id for s in md.list_suggestions(owner.id, "all")}
     return resolve_id(given, known, owner.name, ("suggestion", "suggestions"))
-
-
-def _json(suggestion: Suggestion) -> dict[str, object]:
-    return suggestion.to_dict()
 
 
 StatusOption = Annotated[
@@ -91,29 +80,28 @@ def list_suggestions(
     as_json: JsonOption = False,
 ) -> None:
     """List a user's suggestions; an update shows the memory it would replace."""
-    with open_memoryd(db) as md:
-        owner = find_user(md, user)
+    with open_for(db, user) as (md, owner):
         found = md.list_suggestions(owner.id, status)
     if as_json:
-        emit_json([_json(s) for s in found])
+        emit_json([s.to_dict() for s in found])
         return
     if not found:
         echo(f"{owner.name} has no {'' if status == 'all' else status + ' '}suggestions.")
         return
-    table = make_table(
-        f"Suggestions ({len(found)})", ["ID", "Kind", "Where", "Now", "Suggested", "Status"]
-    )
     width = short_id_length([s.id for s in found])
-    for s in found:
-        table.add_row(
-            cell(s.id[:width]),
-            cell(s.kind.value),
-            cell(scope_label(s.scope, s.workspace)),
-            cell(s.target_content or "-"),
-            cell(s.content),
-            cell(s.status.value),
+    rows = [
+        (
+            s.id[:width],
+            s.kind.value,
+            scope_label(s.scope, s.workspace),
+            s.target_content or "-",
+            s.content,
+            s.status.value,
         )
-    console().print(table)
+        for s in found
+    ]
+    columns = ["ID", "Kind", "Where", "Now", "Suggested", "Status"]
+    print_table(f"Suggestions ({len(found)})", columns, rows)
 
 
 @app.command("accept")
@@ -139,20 +127,14 @@ def accept(
     as_json: JsonOption = False,
 ) -> None:
     """Apply a suggestion (a full scope or a duplicate is refused, as for any add)."""
-    with open_memoryd(db) as md:
-        owner = find_user(md, user)
+    with open_for(db, user) as (md, owner):
         full_id = _resolve(md, owner, suggestion_id)
         expiry = KEEP if until is None else until
         memory = review.accept(
             *as_operator(md, owner), full_id, content=text, expires_at=expiry, scope=scope
         )
-    if as_json:
-        emit_json(memory_json(memory))
-    else:
-        echo(
-            f"accepted: {memory.id} in {scope_label(memory.scope, memory.workspace)}: "
-            f"{memory.content}"
-        )
+    where = scope_label(memory.scope, memory.workspace)
+    emit(as_json, memory.to_dict(), f"accepted: {memory.id} in {where}: {memory.content}")
 
 
 @app.command("reject")
@@ -163,10 +145,6 @@ def reject(
     as_json: JsonOption = False,
 ) -> None:
     """Turn a suggestion down; the same text is not suggested again in that scope."""
-    with open_memoryd(db) as md:
-        owner = find_user(md, user)
+    with open_for(db, user) as (md, owner):
         decided = review.reject(*as_operator(md, owner), _resolve(md, owner, suggestion_id))
-    if as_json:
-        emit_json(_json(decided))
-    else:
-        echo(f"rejected: {decided.content}")
+    emit(as_json, decided.to_dict(), f"rejected: {decided.content}")

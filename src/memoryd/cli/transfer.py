@@ -21,9 +21,8 @@ from memoryd.cli.common import (
     UserOption,
     echo,
     emit_json,
-    find_user,
     note,
-    open_memoryd,
+    open_for,
     read_text_input,
     require_member,
     require_utf8,
@@ -56,8 +55,7 @@ def export(
     (`{"chat": {...}}`: workspace, prompt, reply, time, whether extraction read it, the
     memories injected into it), unless `--no-chats`.
     """
-    with open_memoryd(db) as md:
-        owner = find_user(md, user)
+    with open_for(db, user) as (md, owner):
         lines = md.export_memories(owner.id, chats=chats)
     data = "".join(f"{line}\n" for line in lines).encode("utf-8")
     if output is None or output == "-":
@@ -119,8 +117,7 @@ def import_(
 
     text = read_text_input(source)
     lines = text.split("\n")
-    with open_memoryd(db) as md:
-        owner = find_user(md, user)
+    with open_for(db, user) as (md, owner):
         existing = {w.slug for w in md.list_workspaces()}
         parsed = parse_file(lines)
         for slug in sorted(parsed.workspaces(chats=chats) & existing):

@@ -3,6 +3,7 @@ learning from a user's chats, and set their review mode and language."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated
 
 import typer
@@ -11,13 +12,13 @@ from memoryd.cli.common import (
     CLI_ACTOR,
     DbOption,
     JsonOption,
-    cell,
-    console,
     echo,
+    emit,
     emit_json,
     find_user,
-    make_table,
+    open_for,
     open_memoryd,
+    print_table,
 )
 from memoryd.domain.errors import InvalidInput
 from memoryd.domain.models import Role, User
@@ -35,18 +36,19 @@ def user_json(user: User) -> dict[str, object]:
     return {"id": user.id, "name": user.name, "role": user.role.value}
 
 
+def show_users(title: str, users: Sequence[User], as_json: bool) -> None:
+    if as_json:
+        emit_json([user_json(u) for u in users])
+    else:
+        print_table(title, ["ID", "Name", "Role"], [(u.id, u.name, u.role.value) for u in users])
+
+
 @app.command("list")
 def list_users(db: DbOption = None, as_json: JsonOption = False) -> None:
     """List every user."""
     with open_memoryd(db) as md:
         users = md.list_users()
-    if as_json:
-        emit_json([user_json(u) for u in users])
-        return
-    table = make_table(f"Users ({len(users)})", ["ID", "Name", "Role"])
-    for user in users:
-        table.add_row(cell(user.id), cell(user.name), cell(user.role.value))
-    console().print(table)
+    show_users(f"Users ({len(users)})", users, as_json)
 
 
 @app.command("add")
@@ -59,24 +61,21 @@ def add(
     """Create a user (role 'default' unless --admin)."""
     with open_memoryd(db) as md:
         user = md.create_user(name, Role.ADMIN if admin else Role.DEFAULT)
-    if as_json:
-        emit_json(user_json(user))
-    else:
-        echo(f"added user {user.name} (id {user.id}, role {user.role.value})")
+    emit(as_json, user_json(user), f"added user {user.name} (id {user.id}, role {user.role.value})")
 
 
 @app.command("rm")
 def remove(name: NameArgument, db: DbOption = None, as_json: JsonOption = False) -> None:
     """Delete a user with their memories, chats and audit log."""
-    with open_memoryd(db) as md:
-        user = find_user(md, name)
+    with open_for(db, name) as (md, user):
         memories = len(md.list_memories(user.id))
         chats = len(md.list_chats(user.id))
         md.delete_user(user.id)
-    if as_json:
-        emit_json({"deleted": user_json(user), "memories": memories, "chats": chats})
-    else:
-        echo(f"deleted user {user.name} with {memories} memories and {chats} chats")
+    emit(
+        as_json,
+        {"deleted": user_json(user), "memories": memories, "chats": chats},
+        f"deleted user {user.name} with {memories} memories and {chats} chats",
+    )
 
 
 @app.command("role")
@@ -89,10 +88,7 @@ def role(
     """Make a user an admin or a default user."""
     with open_memoryd(db) as md:
         user = md.set_role(find_user(md, name).id, new_role, actor=CLI_ACTOR)
-    if as_json:
-        emit_json(user_json(user))
-    else:
-        echo(f"{user.name} is now {user.role.value}")
+    emit(as_json, user_json(user), f"{user.name} is now {user.role.value}")
 
 
 @app.command("learning")
@@ -114,8 +110,7 @@ def learning(
     if switch is not None and switch.lower() not in choices:
         raise InvalidInput(f"learning is 'on' or 'off', not {switch!r}")
     closed = 0
-    with open_memoryd(db) as md:
-        user = find_user(md, name)
+    with open_for(db, name) as (md, user):
         if switch is not None:
             closed = md.set_learning(user.id, choices[switch.lower()], actor=CLI_ACTOR)
         on = md.learns_from_chats(user.id)
@@ -144,8 +139,7 @@ def review(
     as_json: JsonOption = False,
 ) -> None:
     """Show or set a user's own review mode (it beats the instance setting memory_review)."""
-    with open_memoryd(db) as md:
-        user = find_user(md, name)
+    with open_for(db, name) as (md, user):
         if mode is not None:
             chosen = mode.strip().lower()
             if chosen not in ("default", *REVIEW_MODES):
@@ -184,8 +178,7 @@ def language(
     as_json: JsonOption = False,
 ) -> None:
     """Show or set a user's own language (it beats the server's MEMORYD_LANGUAGE)."""
-    with open_memoryd(db) as md:
-        user = find_user(md, name)
+    with open_for(db, name) as (md, user):
         if code is not None:
             md.set_language_preference(user.id, code, actor=CLI_ACTOR)
         own = md.language_preference(user.id)

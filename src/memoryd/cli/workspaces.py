@@ -1,10 +1,7 @@
 """``memoryd workspaces``: list, add and remove workspaces, and manage their members.
 
-A default user uses only the workspaces they are a member of (admins use all): the proxy
-injects a workspace's memories only for its members, and ``memoryd memories add
---workspace`` refuses a non-member. ``workspaces members`` is how a CLI-only
-installation lets people in. Each change (and each membership ``workspaces rm`` ends) is
-a ``change_setting`` entry in the member's audit log, by ``admin`` (``memoryd audit``).
+A default user uses only the workspaces they are a member of, so ``workspaces members``
+is how a CLI-only installation lets people in.
 """
 
 from __future__ import annotations
@@ -16,17 +13,17 @@ import typer
 from memoryd.cli.common import (
     DbOption,
     JsonOption,
-    cell,
-    console,
     echo,
+    emit,
     emit_json,
-    find_user,
-    make_table,
     memberships,
     note,
+    open_for,
     open_memoryd,
+    print_table,
     require_utf8,
 )
+from memoryd.cli.users import show_users
 from memoryd.domain.models import Role, Workspace
 
 app = typer.Typer(help="Workspaces: list, add, remove, members.", no_args_is_help=True)
@@ -52,11 +49,9 @@ def list_workspaces(db: DbOption = None, as_json: JsonOption = False) -> None:
         workspaces = md.list_workspaces()
     if as_json:
         emit_json([workspace_json(w) for w in workspaces])
-        return
-    table = make_table(f"Workspaces ({len(workspaces)})", ["Slug", "Name"])
-    for workspace in workspaces:
-        table.add_row(cell(workspace.slug), cell(workspace.name))
-    console().print(table)
+    else:
+        title = f"Workspaces ({len(workspaces)})"
+        print_table(title, ["Slug", "Name"], [(w.slug, w.name) for w in workspaces])
 
 
 @app.command("add")
@@ -73,10 +68,7 @@ def add(
         require_utf8(name, "workspace name")
     with open_memoryd(db) as md:
         workspace = md.create_workspace(slug, name)
-    if as_json:
-        emit_json(workspace_json(workspace))
-    else:
-        echo(f"added workspace {workspace.slug} ({workspace.name})")
+    emit(as_json, workspace_json(workspace), f"added workspace {workspace.slug} ({workspace.name})")
 
 
 @app.command("rm")
@@ -85,10 +77,11 @@ def remove(slug: SlugArgument, db: DbOption = None, as_json: JsonOption = False)
     with open_memoryd(db) as md:
         workspace = md.get_workspace(require_utf8(slug, "workspace slug"))
         md.delete_workspace(workspace.slug)
-    if as_json:
-        emit_json({"deleted": workspace_json(workspace)})
-    else:
-        echo(f"deleted workspace {workspace.slug} with its memories and chats")
+    emit(
+        as_json,
+        {"deleted": workspace_json(workspace)},
+        f"deleted workspace {workspace.slug} with its memories and chats",
+    )
 
 
 MemberArgument = Annotated[str, typer.Argument(metavar="USER", help="The user's name.")]
@@ -99,13 +92,7 @@ def list_members(slug: SlugArgument, db: DbOption = None, as_json: JsonOption = 
     """List the members of a workspace."""
     with open_memoryd(db) as md:
         members = memberships(md).members(require_utf8(slug, "workspace slug"))
-    if as_json:
-        emit_json([{"id": u.id, "name": u.name, "role": u.role.value} for u in members])
-        return
-    table = make_table(f"Members of {slug} ({len(members)})", ["ID", "Name", "Role"])
-    for user in members:
-        table.add_row(cell(user.id), cell(user.name), cell(user.role.value))
-    console().print(table)
+    show_users(f"Members of {slug} ({len(members)})", members, as_json)
 
 
 @members_app.command("add")
@@ -115,8 +102,7 @@ def add_member(
     """Let a user into a workspace (its memories reach them through the proxy).
 
     Recorded in the user's audit log (memoryd audit --user NAME)."""
-    with open_memoryd(db) as md:
-        member = find_user(md, user)
+    with open_for(db, user) as (md, member):
         added = md.add_member(require_utf8(slug, "workspace slug"), member.id)
     if as_json:
         emit_json({"workspace": slug, "user": member.name, "added": added})
@@ -135,10 +121,10 @@ def remove_member(
     """Take a user out of a workspace (their memories there stay stored, unused).
 
     Recorded in the user's audit log (memoryd audit --user NAME)."""
-    with open_memoryd(db) as md:
-        member = find_user(md, user)
+    with open_for(db, user) as (md, member):
         md.remove_member(require_utf8(slug, "workspace slug"), member.id)
-    if as_json:
-        emit_json({"workspace": slug, "user": member.name, "removed": True})
-    else:
-        echo(f"{member.name} is no longer a member of {slug}")
+    emit(
+        as_json,
+        {"workspace": slug, "user": member.name, "removed": True},
+        f"{member.name} is no longer a member of {slug}",
+    )

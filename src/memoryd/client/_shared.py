@@ -1,14 +1,9 @@
 """What the sync and async clients share and never do twice: turning a JSON answer of the
 REST API into the library's types, and an error answer into the library's exceptions.
-
 No I/O here: the clients send the requests, these functions read the answers.
 
-A server newer than this client may answer with a value of an enum this client does not
-know yet (a new role, source, audit action or setting, kind or status of suggestion).
-``known`` keeps such a value as the plain string instead of failing the whole answer, so
-an older client keeps working against a newer server; docs/clients.md ("A newer server")
-says what callers see. A scope is the exception: it says where a memory applies, so an
-unknown one is still an error rather than a guess.
+An enum value this client does not know yet (a newer server's) is kept as the plain
+string (``known``), so an older client keeps working: docs/clients.md, "A newer server".
 """
 
 from __future__ import annotations
@@ -71,10 +66,8 @@ def known(kind: type[E], value: str) -> E | str:
 
 
 def lenient(kind: type[E], value: str) -> E:
-    """``known`` for a field of the library's dataclasses, which the client returns (so a
-    client answer equals the library's): the field is declared as the enum and holds the
-    plain string when the value is unknown. Each of these enums is a ``StrEnum``, so the
-    string compares and prints as a member would (docs/clients.md, "A newer server")."""
+    """``known`` for a field of the library's dataclasses, declared as the enum: an
+    unknown value is the plain string, which a ``StrEnum`` member compares equal to."""
     return cast(E, known(kind, value))
 
 
@@ -157,6 +150,10 @@ def ndjson_lines(text: str) -> list[str]:
     return text.removesuffix("\n").split("\n") if text else []
 
 
+def flag(on: bool) -> str:
+    return "true" if on else "false"
+
+
 def owner_prefix(user_id: int, me: User) -> str:
     """Your own memories live at /api/v1/memories; an admin reaches anyone's by id."""
     return API if user_id == me.id else f"{API}/users/{user_id}"
@@ -175,9 +172,6 @@ def _when(value: str | None) -> datetime | None:
 
 
 def memory_of(data: Mapping[str, Any]) -> Memory:
-    created = _when(data["created_at"])
-    updated = _when(data["updated_at"])
-    assert created is not None and updated is not None
     return Memory(
         id=data["id"],
         user_id=data["user_id"],
@@ -185,18 +179,14 @@ def memory_of(data: Mapping[str, Any]) -> Memory:
         workspace=data["workspace"],
         content=data["content"],
         source=lenient(Source, data["source"]),
-        created_at=created,
-        updated_at=updated,
+        created_at=datetime.fromisoformat(data["created_at"]),
+        updated_at=datetime.fromisoformat(data["updated_at"]),
         last_used_at=_when(data.get("last_used_at")),
         source_chat_ids=tuple(data.get("source_chat_ids", ())),
         expires_at=_when(data.get("expires_at")),
         run_id=data.get("run_id"),
-        questions=_questions(data.get("questions")),
+        questions=None if data.get("questions") is None else tuple(data["questions"]),
     )
-
-
-def _questions(value: list[str] | None) -> tuple[str, ...] | None:
-    return None if value is None else tuple(value)
 
 
 def memories_of(data: Mapping[str, Any]) -> list[Memory]:
@@ -212,15 +202,13 @@ def workspace_of(data: Mapping[str, Any]) -> Workspace:
 
 
 def chat_of(data: Mapping[str, Any]) -> Chat:
-    created = _when(data["created_at"])
-    assert created is not None
     return Chat(
         id=data["id"],
         user_id=data["user_id"],
         workspace=data["workspace"],
         prompt=data["prompt"],
         response=data["response"],
-        created_at=created,
+        created_at=datetime.fromisoformat(data["created_at"]),
         memory_processed=data["memory_processed"],
     )
 
@@ -240,8 +228,6 @@ def audit_params(query: AuditQuery) -> dict[str, Any]:
 
 
 def audit_of(user_id: int, data: Mapping[str, Any]) -> AuditEntry:
-    at = _when(data["at"])
-    assert at is not None
     return AuditEntry(
         id=data["id"],
         memory_id=data["memory_id"],
@@ -250,7 +236,7 @@ def audit_of(user_id: int, data: Mapping[str, Any]) -> AuditEntry:
         actor=data["actor"],
         before=data["before"],
         after=data["after"],
-        at=at,
+        at=datetime.fromisoformat(data["at"]),
     )
 
 
@@ -283,14 +269,8 @@ def context_body(
     history: Sequence[Mapping[str, Any]],
     record: bool = True,
 ) -> dict[str, Any]:
-    body: dict[str, Any] = {
-        "message": message,
-        "workspace": workspace,
-        "history": [dict(h) for h in history],
-    }
-    if not record:
-        body["incognito"] = True
-    return body
+    body = {"message": message, "workspace": workspace, "history": [dict(h) for h in history]}
+    return body if record else {**body, "incognito": True}
 
 
 def chat_body(
@@ -354,8 +334,6 @@ def accept_body(
 
 
 def suggestion_of(data: Mapping[str, Any]) -> Suggestion:
-    created = _when(data["created_at"])
-    assert created is not None
     return Suggestion(
         id=data["id"],
         user_id=data["user_id"],
@@ -363,7 +341,7 @@ def suggestion_of(data: Mapping[str, Any]) -> Suggestion:
         scope=Scope(data["scope"]),
         workspace=data["workspace"],
         content=data["content"],
-        created_at=created,
+        created_at=datetime.fromisoformat(data["created_at"]),
         status=lenient(SuggestionStatus, data["status"]),
         target_id=data.get("target_id"),
         target_content=data.get("target_content"),

@@ -1,15 +1,9 @@
 """The memoryd MCP server: memory tools and the current memory section for agent hosts.
 
-Every tool is a thin call into the access layer the REST API calls too
-(``memoryd.access``), so the rules (R1 scopes, R2 promote/demote, R8 only your own
-memories in your workspaces, R13 content) hold here exactly as there, a refusal comes
-back as an MCP tool error with the API's message, and the answers have the API's JSON
-forms (``memoryd.access.wire``). ``recall`` is the chat turn's own selection
-(``Memoryd.context``).
-
-Who is calling: over streamable HTTP the caller's API key was checked by
-``memoryd.mcp.http`` and the user rides on the HTTP request; over stdio it is the one
-person the server was started for.
+Every tool is a thin call into ``memoryd.access``, as the REST API's are, so the same
+rules hold, a refusal is an MCP tool error with the API's message, and the answers have
+the API's JSON forms (``memoryd.access.wire``). The caller is the user
+``memoryd.mcp.http`` put on the request, or over stdio the one the server was started for.
 """
 
 from __future__ import annotations
@@ -27,7 +21,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 import memoryd
 from memoryd.access import chats, memories
-from memoryd.access.callers import Site, self_owner
+from memoryd.access.callers import Owner, Site, self_owner
 from memoryd.access.wire import ChatOut, ContextOut, MemoryList, MemoryOut
 from memoryd.domain.errors import MemorydError, PermissionDenied
 from memoryd.domain.injection import SECTION_TITLE
@@ -88,21 +82,10 @@ class Where(BaseModel):
     workspace: str | None = Field(default=None, max_length=64)
 
 
-def validation_message(exc: ValidationError) -> str:
-    """The REST API's wording for a bad field: ``where: what``."""
-    first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid request"}
-    where = ".".join(str(p) for p in first["loc"]) or "request"
-    return f"{where}: {first['msg']}"
-
-
-def arguments_message(exc: ValidationError) -> str:
-    """Every bad argument of a tool call, in the REST API's wording (``where: what``),
-    instead of pydantic's report (which repeats the values and links to its docs)."""
-    wrong = [
-        f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}"
-        for err in exc.errors()
-    ]
-    return "; ".join(wrong) or "invalid arguments"
+def field_errors(exc: ValidationError, whole: str) -> list[str]:
+    """Each bad field in the REST API's wording, ``where: what`` (``whole`` when it is no
+    one field), not pydantic's report (which repeats the values and links to its docs)."""
+    return [f"{'.'.join(str(p) for p in e['loc']) or whole}: {e['msg']}" for e in exc.errors()]
 
 
 class McpServer(MCPServer):
@@ -118,7 +101,8 @@ class McpServer(MCPServer):
             cause = exc.__cause__
             if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
                 raise
-            raise ToolError(f"invalid arguments for {name}: {arguments_message(cause)}") from cause
+            wrong = "; ".join(field_errors(cause, "arguments")) or "invalid arguments"
+            raise ToolError(f"invalid arguments for {name}: {wrong}") from cause
 
 
 def refusal_message(exc: Exception) -> str | None:
@@ -126,7 +110,7 @@ def refusal_message(exc: Exception) -> str | None:
     if isinstance(exc, MemorydError):
         return str(exc)
     if isinstance(exc, ValidationError):
-        return validation_message(exc)
+        return (field_errors(exc, "request") or ["request: invalid request"])[0]
     if isinstance(exc, DATABASE_DOWN):
         return DATABASE_UNAVAILABLE
     return None
@@ -145,22 +129,6 @@ def tool_errors(fn: Callable[P, R]) -> Callable[P, R]:
                 raise
             error = CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
             return cast(R, error)  # the SDK passes a CallToolResult through as is
-
-    return wrapper
-
-
-def resource_errors(fn: Callable[P, R]) -> Callable[P, R]:
-    """A refusal while reading a resource becomes a ResourceError with the API's message."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return fn(*args, **kwargs)
-        except Exception as exc:
-            message = refusal_message(exc)
-            if message is None:
-                raise
-            raise ResourceError(message) from None
 
     return wrapper
 
@@ -200,6 +168,9 @@ def build_server(site: Site, local_user_id: int | None = None) -> MCPServer:
             raise PermissionDenied("send an API key (Authorization: Bearer mdk_...)")
         return user
 
+    def owner(ctx: Context[Any, Any]) -> Owner:
+        return self_owner(caller(ctx))
+
     @server.tool(title="Remember a fact about the user")
     @tool_errors
     def remember(
@@ -217,8 +188,7 @@ def build_server(site: Site, local_user_id: int | None = None) -> MCPServer:
         one project (at most 20 per workspace). A full scope or an exact duplicate is refused.
         A fact true only until a date ("the demo is on Friday") takes `until`.
         """
-        owner = self_owner(caller(ctx))
-        return MemoryOut.of(memories.add_memory(site, owner, content, scope, workspace, until))
+        return MemoryOut.of(memories.add_memory(site, owner(ctx), content, scope, workspace, until))
 
     @server.tool(title="Recall what is known for this message")
     @tool_errors
@@ -242,15 +212,14 @@ def build_server(site: Site, local_user_id: int | None = None) -> MCPServer:
         workspace: WorkspaceArg = None,
     ) -> MemoryList:
         """The user's memories (globals first) and how full each scope is."""
-        owner = self_owner(caller(ctx))
         chosen = None if scope is None else parse_scope(scope)
-        return MemoryList.of(memories.overview(site, owner, chosen, workspace))
+        return MemoryList.of(memories.overview(site, owner(ctx), chosen, workspace))
 
     @server.tool(title="Get one memory")
     @tool_errors
     def get_memory(memory_id: MemoryId, ctx: Context[Any, Any]) -> MemoryOut:
         """One memory by id."""
-        return MemoryOut.of(memories.visible_memory(site, self_owner(caller(ctx)), memory_id))
+        return MemoryOut.of(memories.visible_memory(site, owner(ctx), memory_id))
 
     @server.tool(title="Rewrite a memory")
     @tool_errors
@@ -275,21 +244,20 @@ def build_server(site: Site, local_user_id: int | None = None) -> MCPServer:
         expiry: str | Keep | None = KEEP
         if until is not None:
             expiry = None if until.strip().lower() == "never" else until
-        owner = self_owner(caller(ctx))
-        return MemoryOut.of(memories.edit_memory(site, owner, memory_id, content, expiry))
+        return MemoryOut.of(memories.edit_memory(site, owner(ctx), memory_id, content, expiry))
 
     @server.tool(title="Forget a memory")
     @tool_errors
     def forget(memory_id: MemoryId, ctx: Context[Any, Any]) -> Forgotten:
         """Delete one memory by id."""
-        memories.delete_memory(site, self_owner(caller(ctx)), memory_id)
+        memories.delete_memory(site, owner(ctx), memory_id)
         return Forgotten(id=memory_id, deleted=True)
 
     @server.tool(title="Make a workspace memory global")
     @tool_errors
     def promote(memory_id: MemoryId, ctx: Context[Any, Any]) -> MemoryOut:
         """Move a workspace memory to the user's global memories (refused when full)."""
-        return MemoryOut.of(memories.promote(site, self_owner(caller(ctx)), memory_id))
+        return MemoryOut.of(memories.promote(site, owner(ctx), memory_id))
 
     @server.tool(title="Move a global memory into a workspace")
     @tool_errors
@@ -299,8 +267,7 @@ def build_server(site: Site, local_user_id: int | None = None) -> MCPServer:
         ctx: Context[Any, Any],
     ) -> MemoryOut:
         """Move a global memory into one workspace (refused when that workspace is full)."""
-        owner = self_owner(caller(ctx))
-        return MemoryOut.of(memories.demote(site, owner, memory_id, workspace))
+        return MemoryOut.of(memories.demote(site, owner(ctx), memory_id, workspace))
 
     @server.tool(title="Record a finished exchange")
     @tool_errors
@@ -344,8 +311,13 @@ def build_server(site: Site, local_user_id: int | None = None) -> MCPServer:
         "the user's language.",
         mime_type="text/markdown",
     )
-    @resource_errors
     def section(ctx: Context[Any, Any], workspace: str | None = None) -> str:
-        return chats.turn(site, caller(ctx), Where(workspace=workspace).workspace, "").section
+        try:
+            return chats.turn(site, caller(ctx), Where(workspace=workspace).workspace, "").section
+        except Exception as exc:  # a refusal: a ResourceError with the API's message
+            message = refusal_message(exc)
+            if message is None:
+                raise
+            raise ResourceError(message) from None
 
     return server

@@ -2,12 +2,9 @@
 # do not edit: change the async client and run that command.
 """``AsyncMemorydClient``: the library's API over a memoryd server's REST API.
 
-This file is the one implementation of every client method. The sync
-``MemorydClient`` (``memoryd/client/_sync/client.py``) is generated from it by
-``scripts/generate_sync_client.py`` (unasync: ``async``/``await`` dropped, ``AsyncClient``
--> ``Client``), and a test checks the two agree. Method names, arguments and return
-types are ``memoryd.Memoryd``'s, and refusals raise the library's exceptions, so moving an
-app from the embedded library to a server changes one line.
+The one implementation of every client method: the sync ``MemorydClient`` is generated
+from it (``scripts/generate_sync_client.py``, unasync). Names, arguments, return types and
+exceptions are ``memoryd.Memoryd``'s, so moving an app to a server changes one line.
 """
 
 from __future__ import annotations
@@ -32,6 +29,7 @@ from memoryd.client._shared import (
     context_body,
     detail_of,
     edit_body,
+    flag,
     import_result_of,
     memories_of,
     memory_body,
@@ -114,13 +112,12 @@ class MemorydClient:
     def _json(self, method: str, path: str, **kwargs: Any) -> Any:
         return answer_of(self._call(method, path, **kwargs))
 
-    def _memories(self, user_id: int, *rest: str) -> str:
-        """The path of this user's memories (yours, or anyone's for an admin)."""
-        prefix = owner_prefix(user_id, self.whoami())
-        return "/".join((f"{prefix}/memories", *rest))
+    def _owner(self, user_id: int, *rest: str) -> str:
+        """The path of this user's ``rest`` (yours, or anyone's for an admin)."""
+        return "/".join((owner_prefix(user_id, self.whoami()), *rest))
 
-    def _owner(self, user_id: int) -> str:
-        return owner_prefix(user_id, self.whoami())
+    def _memories(self, user_id: int, *rest: str) -> str:
+        return self._owner(user_id, "memories", *rest)
 
     # who --------------------------------------------------------------------------------
     def whoami(self) -> User:
@@ -168,9 +165,8 @@ class MemorydClient:
         workspace: str | None = None,
         expires_at: datetime | str | None = None,
     ) -> Memory:
-        """Store a new memory; raises ScopeFull, DuplicateMemory or InvalidContent.
-
-        ``expires_at`` ("remember until": a date or an ISO time) hides it once passed."""
+        """Store a new memory (hidden once ``expires_at``, a date or an ISO time, has
+        passed); raises ScopeFull, DuplicateMemory or InvalidContent."""
         body = memory_body(content, scope, workspace, expires_at)
         return memory_of(self._json("POST", self._memories(user_id), json=body))
 
@@ -228,9 +224,7 @@ class MemorydClient:
         since: datetime | date | str | None = None,
     ) -> list[AuditEntry]:
         """One page of the user's audit log, newest first (``before``: the last entry's
-        id of the page you have), with the library's filters. A default user's key reads
-        their own log, without the memories of workspaces they have left; an admin's key
-        reads anyone's."""
+        id of the page you have), with the library's filters; an admin's key reads anyone's."""
         query = audit_query(
             user_id,
             before=before,
@@ -241,8 +235,8 @@ class MemorydClient:
             workspace=workspace,
             since=since,
         )
-        owner = self._owner(user_id)
-        found = self._json("GET", f"{owner}/audit", params=audit_params(query))
+        path = self._owner(user_id, "audit")
+        found = self._json("GET", path, params=audit_params(query))
         return [audit_of(user_id, e) for e in found]
 
     def audit_log(
@@ -259,16 +253,10 @@ class MemorydClient:
         first, as the library returns it: read 1,000 at a time from the newest."""
         found: list[AuditEntry] = []
         before: int | None = None
+        filters: dict[str, Any] = dict(action=action, actor=actor, workspace=workspace, since=since)
         while True:
             page = self.list_audit(
-                user_id,
-                before=before,
-                limit=MAX_PAGE,
-                memory_id=memory_id,
-                action=action,
-                actor=actor,
-                workspace=workspace,
-                since=since,
+                user_id, before=before, limit=MAX_PAGE, memory_id=memory_id, **filters
             )
             found += page
             if len(page) < MAX_PAGE:
@@ -286,8 +274,8 @@ class MemorydClient:
         """A user's suggestions (pending ones by default; None or "all" for every one),
         oldest first."""
         wanted = "all" if status is None else str(status)
-        owner = self._owner(user_id)
-        found = self._json("GET", f"{owner}/suggestions", params={"status": wanted})
+        path = self._owner(user_id, "suggestions")
+        found = self._json("GET", path, params={"status": wanted})
         return [suggestion_of(s) for s in found]
 
     def get_suggestion(self, user_id: int, suggestion_id: str) -> Suggestion:
@@ -305,18 +293,15 @@ class MemorydClient:
         expires_at: datetime | str | Keep | None = KEEP,
         scope: Scope | str | None = None,
     ) -> Memory:
-        """Apply a pending suggestion (optionally with your own text or expiry, into
-        ``scope``: global, or workspace for the one its chats were in); raises ScopeFull
-        or DuplicateMemory like any new memory."""
-        owner = self._owner(user_id)
-        path = f"{owner}/suggestions/{suggestion_id}/accept"
+        """Apply a pending suggestion, optionally with your own text, expiry or ``scope``;
+        raises ScopeFull or DuplicateMemory like any new memory."""
+        path = self._owner(user_id, "suggestions", suggestion_id, "accept")
         body = accept_body(content, expires_at, scope)
         return memory_of(self._json("POST", path, json=body))
 
     def reject_suggestion(self, user_id: int, suggestion_id: str) -> Suggestion:
         """Turn a suggestion down; the same text is not suggested again in that scope."""
-        owner = self._owner(user_id)
-        path = f"{owner}/suggestions/{suggestion_id}/reject"
+        path = self._owner(user_id, "suggestions", suggestion_id, "reject")
         return suggestion_of(self._json("POST", path))
 
     # chat turns -------------------------------------------------------------------------
@@ -398,11 +383,8 @@ class MemorydClient:
     # the user's own choices (GET / PATCH /api/v1/me) -------------------------------------
     def _my_choices(self, user_id: int, what: str, **changes: object) -> dict[str, Any]:
         require_self(user_id, self.whoami(), what)
-        if changes:
-            choices: dict[str, Any] = self._json("PATCH", f"{API}/me", json=changes)
-        else:
-            choices = self._json("GET", f"{API}/me")
-        return choices
+        method = "PATCH" if changes else "GET"
+        return dict(self._json(method, f"{API}/me", json=changes or None))
 
     def learns_from_chats(self, user_id: int) -> bool:
         """Whether extraction may learn from this user's chats."""
@@ -448,8 +430,7 @@ class MemorydClient:
 
     # settings, export / import ----------------------------------------------------------
     def get_settings(self) -> dict[str, Any]:
-        settings: dict[str, Any] = self._json("GET", f"{API}/settings")
-        return settings
+        return dict(self._json("GET", f"{API}/settings"))
 
     def set_setting(self, key: str, value: object) -> Any:
         return (self._json("PATCH", f"{API}/settings", json={key: value}))[key]
@@ -457,9 +438,8 @@ class MemorydClient:
     def export_memories(self, user_id: int, *, chats: bool = True) -> list[str]:
         """The user's own choices (first line), memories and recorded chats as JSON lines
         (see ``memoryd.app.transfer``); ``chats=False`` leaves the chats out."""
-        owner = self._owner(user_id)
-        params = {"chats": "true" if chats else "false"}
-        response = self._call("GET", f"{owner}/export", params=params)
+        path = self._owner(user_id, "export")
+        response = self._call("GET", path, params={"chats": flag(chats)})
         return ndjson_lines(response.text)
 
     def import_memories(
@@ -471,16 +451,9 @@ class MemorydClient:
         chats: bool = True,
     ) -> ImportResult:
         """Load JSON lines made by ``export_memories`` (a list of lines, or the file's whole
-        text); all or nothing. The file's
-        preferences line sets the user's own choices unless ``preferences=False``; its
-        chat lines add to the user's recorded chats unless ``chats=False``."""
-        body = ndjson(lines)
-        owner = self._owner(user_id)
-        path = f"{owner}/import"
+        text), all or nothing, with or without their ``preferences`` and ``chats`` lines."""
+        path = self._owner(user_id, "import")
         headers = {"Content-Type": "application/x-ndjson"}
-        params = {
-            "preferences": "true" if preferences else "false",
-            "chats": "true" if chats else "false",
-        }
-        answer = self._json("POST", path, content=body, headers=headers, params=params)
+        params = {"preferences": flag(preferences), "chats": flag(chats)}
+        answer = self._json("POST", path, content=ndjson(lines), headers=headers, params=params)
         return import_result_of(answer)
