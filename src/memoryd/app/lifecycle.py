@@ -39,6 +39,7 @@ from memoryd.storage.write_rules import KEEP, Keep
 
 if TYPE_CHECKING:
     from memoryd.extraction.deps import ExtractionDeps
+    from memoryd.storage.repository import Repository
 
 PURGE_ACTOR = Actor(Source.SYSTEM)
 log = logging.getLogger("memoryd")
@@ -180,7 +181,7 @@ class LifecycleService:
 
     def get_suggestion(self, user_id: int, suggestion_id: str) -> Suggestion:
         with self.deps.db.read() as repo:
-            found = _owned(queries.get_suggestion(repo.conn, suggestion_id), user_id, suggestion_id)
+            found = _owned(repo, user_id, suggestion_id)
             return queries.with_origins(repo.conn, user_id, [found])[0]
 
     def accept_suggestion(
@@ -211,8 +212,7 @@ class LifecycleService:
         vector = embed_memories(self.deps.embedder, [text])[0]
         with self.deps.db.write() as repo:
             self.store.require_user(repo, user_id, lock=True)
-            found = _owned(queries.get_suggestion(repo.conn, suggestion_id), user_id, suggestion_id)
-            _require_pending(found)
+            found = _pending(repo, user_id, suggestion_id)
             if found.kind is SuggestionKind.CREATE:
                 memory = self.store.insert_memory(
                     repo,
@@ -252,8 +252,7 @@ class LifecycleService:
         """Turn a suggestion down; the same text is not suggested again in that scope."""
         with self.deps.db.write() as repo:
             self.store.require_user(repo, user_id, lock=True)
-            found = _owned(queries.get_suggestion(repo.conn, suggestion_id), user_id, suggestion_id)
-            _require_pending(found)
+            found = _pending(repo, user_id, suggestion_id)
             queries.decide_suggestion(
                 repo.conn, found.id, SuggestionStatus.REJECTED, self.deps.clock()
             )
@@ -298,12 +297,15 @@ def accept_target(suggestion: Suggestion, scope: Scope | str | None) -> tuple[Sc
     return Scope.WORKSPACE, suggestion.origin
 
 
-def _owned(found: Suggestion | None, user_id: int, suggestion_id: str) -> Suggestion:
+def _owned(repo: Repository, user_id: int, suggestion_id: str) -> Suggestion:
+    found = queries.get_suggestion(repo.conn, suggestion_id)
     if found is None or found.user_id != user_id:
         raise NotFound(f"no suggestion {suggestion_id!r} for this user")
     return found
 
 
-def _require_pending(found: Suggestion) -> None:
+def _pending(repo: Repository, user_id: int, suggestion_id: str) -> Suggestion:
+    found = _owned(repo, user_id, suggestion_id)
     if found.status is not SuggestionStatus.PENDING:
         raise InvalidInput(f"this suggestion was already {found.status.value}")
+    return found

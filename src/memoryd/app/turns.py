@@ -1,15 +1,11 @@
 """The chat-turn part of the library facade: which memories one turn gets (R3, R4).
 
-``Memoryd.context`` is ``TurnService.context``. Kept apart from the other services
-because it is the hot path -- every proxied or API chat turn runs it -- and its shape is
-chosen for speed (docs/reranking.md, "Speed"): one read, a single statement
-(``Repository.turn_pool``) that also reads the cache version (``memoryd.storage.catalog``);
-the user, the workspace and the instance settings from the per-process cache when it has
-them, checked again uncached when the version shows something changed; all global
-memories in, the workspace's ranked by the reranker past ``WORKSPACE_TOP_K`` (any failure
-falls back to the most recent ones, R4); the heading in the user's language
-(``memoryd.app.i18n``); and marking the chosen memories used handed to the background
-writer (``memoryd.app.writeback``), off the reply's path (an incognito turn marks nothing).
+Kept apart because it is the hot path, shaped for speed (docs/reranking.md, "Speed"): one
+read, a single statement that also reads the cache version (``memoryd.storage.catalog``),
+the user, workspace and settings from the per-process cache when it has them; the
+workspace's memories ranked by the reranker past ``WORKSPACE_TOP_K`` (any failure falls
+back to the most recent, R4); marking the chosen memories used left to the background
+writer, off the reply's path.
 """
 
 from __future__ import annotations
