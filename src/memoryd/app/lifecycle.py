@@ -1,12 +1,9 @@
 """The memory lifecycle part of the library facade: expiry, upkeep, review and detail.
 
-``Memoryd``'s methods for these are ``LifecycleService``'s. ``upkeep`` (the extraction
-scheduler's tick, the queue worker's periodic task) deletes memories expired past
-``expired_grace_days`` and makes again a batch of vectors of an older form of their text
-or by another embedder. The review queue is what extraction fills when ``memory_review``
-is on: accepting is a write like any other (limits, duplicates, audit log), and the
-memory keeps the extraction run it came from. A user's own review mode wins over the
-instance setting, since it only concerns their own memories.
+``upkeep`` (the scheduler's tick, the queue worker's periodic task) purges memories
+expired past ``expired_grace_days`` and remakes a batch of outdated vectors. Accepting a
+suggestion of the review queue is a write like any other (limits, duplicates, audit
+log). A user's own review mode wins over the instance's: it only concerns their memories.
 """
 
 from __future__ import annotations

@@ -306,12 +306,8 @@ class Memoryd:
         workspace_quota: int | None = None,
     ) -> ImportResult:
         """Load JSON lines made by ``export_memories`` (a list of lines, the file's whole
-        text split at LF only, or an ``ImportFile`` from ``memoryd.app.transfer.parse_file``);
-        all or nothing. The file's preferences line sets the user's own choices
-        unless ``preferences=False``; its chat lines add to the user's recorded chats
-        unless ``chats=False``.
-        ``protected_ids`` are memories the importer may not touch, ``workspace_quota``
-        the most workspaces the user may then belong to (see ``memoryd.app.transfer``)."""
+        text, or an ``ImportFile`` from ``memoryd.app.transfer.parse_file``); all or
+        nothing. The options are ``memoryd.app.transfer.import_lines``'s."""
         return import_lines(
             self,
             user_id,

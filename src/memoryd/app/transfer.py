@@ -282,14 +282,6 @@ def _plan_counts(
     return Counter(place for memory_id, place in final.items() if memory_id not in expired)
 
 
-def _chats_of_others(
-    repo: Repository, user_id: int, records: list[_Record], in_file: Collection[int]
-) -> set[int]:
-    """The source chats not in the file that are another user's on the target."""
-    wanted = {c for r in records for c in r.source_chat_ids if c not in in_file}
-    return repo.chats_of_others(user_id, wanted) if wanted else set()
-
-
 def _source_chats(
     ids: list[int], targets: dict[int, int], given: int, others: Collection[int]
 ) -> list[int]:
@@ -340,7 +332,9 @@ def import_lines(
     with staged_chats(md.db, user_id, chat_records, now) as staged, md.db.write() as repo:
         md.store.require_user(repo, user_id, lock=True)
         given = staged.given  # before this import gave any
-        others = _chats_of_others(repo, user_id, records, in_file)
+        # the source chats not in the file that are another user's on the target
+        named = {c for r in records for c in r.source_chat_ids if c not in in_file}
+        others = repo.chats_of_others(user_id, named) if named else set()
         workspace_ids = _workspaces(
             md, repo, user_id, parsed, chats, result, actor, workspace_quota
         )
