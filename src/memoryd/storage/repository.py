@@ -40,7 +40,13 @@ from memoryd.storage.tables import (
     workspaces,
 )
 
-_MEMORY_COLUMNS = turn_rows.RAW_COLUMNS[: -turn_rows.VECTOR_COLUMNS]  # without the vectors
+# memories with their workspace's slug and their current questions
+_MEMORY_ROWS = turn_rows.with_questions(
+    memories.outerjoin(workspaces, memories.c.workspace_id == workspaces.c.id)
+)
+# reads other than a turn's leave the vectors out
+_MEMORIES = select(*turn_rows.RAW_COLUMNS[: -turn_rows.VECTOR_COLUMNS]).select_from(_MEMORY_ROWS)
+_NO_VECTORS = (None,) * turn_rows.VECTOR_COLUMNS
 
 # A chat turn's one statement: the cache version (see memoryd.storage.catalog) and the
 # user's globals plus one workspace's memories. Starting from the one-row cache_epoch
@@ -49,9 +55,7 @@ _TURN_POOL = (
     select(cache_epoch.c.version, *turn_rows.RAW_COLUMNS)
     .select_from(
         cache_epoch.outerjoin(
-            turn_rows.with_questions(
-                memories.outerjoin(workspaces, memories.c.workspace_id == workspaces.c.id)
-            ),
+            _MEMORY_ROWS,
             and_(
                 memories.c.user_id == bindparam("user_id"),
                 or_(
@@ -66,13 +70,8 @@ _TURN_POOL = (
 )
 
 
-def _memory(row: Row[Any] | Any, with_embedding: bool, dialect: Any) -> Memory:
-    vector = (
-        (row.embedding, row.embedder, row.question_vectors, row.question_embedder)
-        if with_embedding
-        else (None,) * turn_rows.VECTOR_COLUMNS
-    )
-    return turn_rows.build_memory((*row[: len(_MEMORY_COLUMNS)], *vector), dialect)
+def _memory(row: Row[Any] | Any, dialect: Any) -> Memory:
+    return turn_rows.build_memory((*row, *_NO_VECTORS), dialect)
 
 
 def user_of(row: Row[Any] | Any) -> User:
@@ -208,21 +207,9 @@ class Repository:
         self.conn.execute(delete(workspaces).where(workspaces.c.id == workspace_id))
 
     # memories ----------------------------------------------------------
-    def _memory_select(self, with_embedding: bool) -> Any:
-        cols: Sequence[Any] = _MEMORY_COLUMNS
-        if with_embedding:
-            cols = turn_rows.RAW_COLUMNS
-        return select(*cols).select_from(
-            turn_rows.with_questions(
-                memories.outerjoin(workspaces, memories.c.workspace_id == workspaces.c.id)
-            )
-        )
-
-    def get_memory(self, memory_id: str, *, with_embedding: bool = False) -> Memory | None:
-        row = self.conn.execute(
-            self._memory_select(with_embedding).where(memories.c.id == memory_id)
-        ).first()
-        return _memory(row, with_embedding, self.conn.dialect) if row else None
+    def get_memory(self, memory_id: str) -> Memory | None:
+        row = self.conn.execute(_MEMORIES.where(memories.c.id == memory_id)).first()
+        return _memory(row, self.conn.dialect) if row else None
 
     def list_memories(
         self,
@@ -230,16 +217,15 @@ class Repository:
         *,
         scope: Scope | None = None,
         workspace_id: int | None = None,
-        with_embedding: bool = False,
     ) -> list[Memory]:
-        query = self._memory_select(with_embedding).where(memories.c.user_id == user_id)
+        query = _MEMORIES.where(memories.c.user_id == user_id)
         if scope is not None:
             query = query.where(memories.c.scope == scope.value)
         if workspace_id is not None:
             query = query.where(memories.c.workspace_id == workspace_id)
         query = query.order_by(memories.c.scope, workspaces.c.slug, memories.c.created_at)
         dialect = self.conn.dialect
-        return [_memory(r, with_embedding, dialect) for r in self.conn.execute(query)]
+        return [_memory(r, dialect) for r in self.conn.execute(query)]
 
     def turn_memories(self, user_id: int, workspace_id: int | None) -> list[Memory]:
         """Everything a chat turn needs in one query: globals and this workspace's memories."""
@@ -300,12 +286,11 @@ class Repository:
     def expired_before(self, cutoff: datetime, limit: int = 500) -> list[Memory]:
         """Memories whose expiry is at or before ``cutoff`` (oldest first), to purge."""
         query = (
-            self._memory_select(False)
-            .where(memories.c.expires_at.is_not(None), memories.c.expires_at <= cutoff)
+            _MEMORIES.where(memories.c.expires_at.is_not(None), memories.c.expires_at <= cutoff)
             .order_by(memories.c.expires_at, memories.c.id)
             .limit(limit)
         )
-        return [_memory(r, False, self.conn.dialect) for r in self.conn.execute(query)]
+        return [_memory(r, self.conn.dialect) for r in self.conn.execute(query)]
 
     def touch_memories(self, ids: Iterable[str], now: datetime) -> None:
         id_list = list(ids)
@@ -411,12 +396,8 @@ class Repository:
         """The user's memories among ``memory_ids`` (others' and deleted ones are absent)."""
         found: dict[str, Memory] = {}
         for part in batches(dict.fromkeys(memory_ids)):
-            query = self._memory_select(False).where(
-                memories.c.user_id == user_id, memories.c.id.in_(part)
-            )
-            found.update(
-                (r.id, _memory(r, False, self.conn.dialect)) for r in self.conn.execute(query)
-            )
+            query = _MEMORIES.where(memories.c.user_id == user_id, memories.c.id.in_(part))
+            found.update((r.id, _memory(r, self.conn.dialect)) for r in self.conn.execute(query))
         return found
 
     def memories_of_others(self, user_id: int, memory_ids: Iterable[str]) -> set[str]:
