@@ -70,6 +70,9 @@ class TurnRows:
         self._size = size
         self._lock = threading.Lock()
 
+    def __len__(self) -> int:
+        return len(self._memo)
+
     def memory(self, raw: Sequence[Any], dialect: Dialect) -> Memory:
         """The ``Memory`` of one row laid out as ``RAW_COLUMNS``."""
         key = tuple(raw)
