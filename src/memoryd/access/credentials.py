@@ -250,12 +250,6 @@ class AuthStore:
         except Exception as exc:  # only a usage timestamp: never worth failing over
             log.warning("could not record when API key %s was used: %s", key_id, exc)
 
-    def refresh_cache(self) -> None:
-        """Drop cached lookups if anything changed since they were read (one small read)."""
-        if self.catalog is not None:
-            with self.db.read() as repo:
-                self.catalog.check(repo.conn)
-
     # workspace membership (stored by memoryd.storage.membership; cached here) -------
     def add_member(self, slug: str, user_id: int, actor: Actor | None = None) -> bool:
         """Let a user into a workspace (False, and nothing recorded, when already a

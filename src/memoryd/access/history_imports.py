@@ -1,19 +1,10 @@
 """History imports running in the background of the server (issue 38, item 4).
 
-An export of years of chats records tens of thousands of turns: more than a request
-should wait for. So the server checks the file in the request (a malformed one is
-refused there, nothing started) and records its turns in a thread of its own; the
-request answers at once with the import's id, and its progress is read by id (the REST
-API's ``GET /api/v1/history-imports/{id}``, the web page's status fragment). Who may is
-as for recording a chat: the user, into a workspace they belong to.
-
-The imports are kept in this process's memory: with several worker processes, the one
-that started an import is the one that knows its progress, so its id holds the worker's
-process id and another worker answers 404 for it (the import still runs; the page says
-to reload). A finished import is forgotten ``KEEP`` after it ended; one still running
-when the server stops ends with it -- and since each batch of turns is committed and an
-import records nothing twice, uploading the file again continues it
-(``memoryd.app.history_import``). A user runs one import at a time.
+Tens of thousands of turns are more than a request should wait for, so the request checks
+the file and a thread records it; progress is read by id. Imports live in this process's
+memory, so the id holds the worker's pid and another worker answers 404. An import
+interrupted by a restart continues when the file is uploaded again (nothing is recorded
+twice). A user runs one import at a time; a finished one is forgotten after ``KEEP``.
 """
 
 from __future__ import annotations

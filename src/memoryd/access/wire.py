@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, Field
 
 from memoryd.access.memories import Overview, ScopeUsage
-from memoryd.domain.models import AuditEntry, Chat, Memory, Suggestion, UsedMemory
+from memoryd.domain.models import AuditEntry, Chat, Memory, Suggestion, UsedMemory, json_ready
 
 if TYPE_CHECKING:
     from memoryd.domain.injection import Turn
@@ -82,15 +82,7 @@ class AuditOut(BaseModel):
 
     @classmethod
     def of(cls, entry: AuditEntry) -> AuditOut:
-        return cls(
-            id=entry.id,
-            memory_id=entry.memory_id,
-            action=entry.action.value,
-            actor=entry.actor,
-            before=entry.before,
-            after=entry.after,
-            at=entry.at.isoformat(),
-        )
+        return cls(**json_ready(entry, "id memory_id action actor before after at"))
 
 
 class UsedMemoryOut(BaseModel):
@@ -104,16 +96,9 @@ class UsedMemoryOut(BaseModel):
 
     @classmethod
     def of(cls, used: UsedMemory) -> UsedMemoryOut:
-        memory = used.memory
-        if memory is None:
+        if used.memory is None:
             return cls(id=used.id, deleted=True, content=None, scope=None, workspace=None)
-        return cls(
-            id=used.id,
-            deleted=False,
-            content=memory.content,
-            scope=memory.scope.value,
-            workspace=memory.workspace,
-        )
+        return cls(id=used.id, deleted=False, **json_ready(used.memory, "content scope workspace"))
 
 
 class ChatOut(BaseModel):
@@ -131,13 +116,7 @@ class ChatOut(BaseModel):
     @classmethod
     def of(cls, chat: Chat, memories: Sequence[UsedMemory] = ()) -> ChatOut:
         return cls(
-            id=chat.id,
-            user_id=chat.user_id,
-            workspace=chat.workspace,
-            prompt=chat.prompt,
-            response=chat.response,
-            created_at=chat.created_at.isoformat(),
-            memory_processed=chat.memory_processed,
+            **json_ready(chat, "id user_id workspace prompt response created_at memory_processed"),
             memories=[UsedMemoryOut.of(m) for m in memories],
         )
 

@@ -1,11 +1,8 @@
-"""The administration part of the library facade: users, workspaces, who is a member of
-which, and the instance's run-time settings.
+"""The administration part of the library facade: users, workspaces, memberships and the
+instance's run-time settings.
 
-``Memoryd``'s methods for these are ``AccountService``'s. A change of a user's role or
-of a membership is written with its audit entry in one transaction
-(``memoryd.app.user_settings``, ``memoryd.app.memberships``); with ``keep_an_admin`` the last
-admin can be neither demoted nor deleted. ``has_workspace`` answers from the per-process
-cache (``memoryd.storage.catalog``), as chat turns do.
+A change of role or membership is written with its audit entry in one transaction; with
+``keep_an_admin`` the last admin can be neither demoted nor deleted.
 """
 
 from __future__ import annotations

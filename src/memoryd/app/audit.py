@@ -1,19 +1,10 @@
-"""The audit log part of the library facade: reading a user's audit entries.
+"""The audit log part of the library facade: reading a user's audit entries (R12).
 
-``Memoryd`` hands these methods on to here. The audit log (R12) has one entry per change to
-a memory (with the memory before and after), per deletion of recorded chats
-(``delete_chats``: how many, where, their ids, never their text) and per change of one of
-the user's settings (``change_setting``, memberships included: ``memoryd.app.user_settings``,
-``memoryd.app.memberships``). Entries are written in the same transaction as the change and
-never change; they go only with their user. Instance settings belong to no user and are not
-in it (docs/lifecycle.md says why). Entry ids only grow and entries are never removed, so a
-page (``list_audit``'s ``before`` cursor) never shifts under a reader.
-
-Who may read whose log is the caller's business, as for every library method (the REST
-API: a user their own, an admin anyone's). ``visible_in`` is how a caller that knows
-workspace membership keeps out what a user may no longer see: the entries of memories
-whose latest state is in a workspace they have left (the rule of the API's per-memory
-history, and of the memories shown on a chat: see ``memoryd.server.routers.audit``).
+What is logged and why is docs/lifecycle.md's. Entry ids only grow and entries never
+change, so a page (``list_audit``'s ``before`` cursor) never shifts under a reader. Who
+may read whose log is the caller's business; ``visible_in`` lets a caller that knows
+workspace membership leave out the entries of memories last seen in a workspace the user
+has left (``memoryd.access.audit``).
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """What the library facade's services are given: storage, the models, the write rules.
 
-``memoryd.app.service.Memoryd`` opens the database, the embedder, the reranker and the
-background writer on first use and owns the per-process cache; each service
-(``memoryd.app.memories``, ``memoryd.app.accounts``, ``memoryd.app.turns``,
-``memoryd.app.chat_log``, ``memoryd.app.lifecycle``, ``memoryd.app.audit``,
-``memoryd.app.transfer``) is handed this interface rather than the facade, so none of them
-imports it or reaches into another. Anything with these attributes works as well (a test's
-own wiring). ``ExtractionDeps`` is the part the extraction pipeline needs."""
+Each service is handed this interface rather than ``memoryd.app.service.Memoryd``, so
+none of them imports the facade or reaches into another; anything with these attributes
+works as well (a test's own wiring). ``ExtractionDeps`` is the part extraction needs.
+"""
 
 from __future__ import annotations
 

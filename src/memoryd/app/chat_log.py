@@ -1,14 +1,10 @@
 """The chat part of the library facade: recording exchanges, what each one was told,
 deleting them, and the user's "don't learn from my chats" switch.
 
-``Memoryd``'s chat methods are ``ChatService``'s, kept apart because they are one concern
--- what memoryd keeps of a conversation -- with rules of their own (docs/lifecycle.md,
-"Deleting recorded chats"): an incognito turn is never recorded; a recorded chat keeps
-the ids of the memories injected into it, in prompt order (a deleted memory stays as a
-tombstone); a user who turned learning off still has their chats recorded, but each is
-stored already processed, so extraction never reads it; a deleted chat's row goes with
-its text and links, and its id is never given again (``memoryd.storage.chat_erasure``).
-Deletions and turning learning on or off are in the audit log, in the same transaction.
+Its rules are docs/lifecycle.md's ("Deleting recorded chats"): an incognito turn is never
+recorded; a chat keeps the ids of the memories injected into it, in prompt order; with
+learning off a chat is stored already processed; a deleted chat's id is never given
+again. Deletions and the switch are audited in the same transaction.
 """
 
 from __future__ import annotations
@@ -60,7 +56,7 @@ class ChatService:
         learning off). ``turn`` (from ``context``) or ``memory_ids`` say which memories
         were injected; an incognito turn (``context(record=False)``) is refused."""
         ids = used_ids(turn, memory_ids)
-        _check_chat(prompt, response)
+        check_chat(prompt, response)
         now = self.backends.clock()
         with self.backends.db.write() as repo:
             self.store.require_user(repo, user_id)
@@ -83,7 +79,7 @@ class ChatService:
         """``record_chat`` off the caller's path: checked now, written by the background
         writer (batched, retried, flushed by ``close()``)."""
         ids = used_ids(turn, memory_ids)
-        _check_chat(prompt, response)
+        check_chat(prompt, response)
         chat = PendingChat(user_id, workspace, prompt, response, self.backends.clock(), tuple(ids))
         self.backends.writer.add_chat(chat)
 
@@ -106,10 +102,8 @@ class ChatService:
         chat_id = repo.insert_chat(user_id, workspace_id, prompt, response, at, processed=processed)
         if memory_ids:  # only the user's own memories a turn here can have injected
             owned = repo.memories_by_id(user_id, memory_ids)
-            repo.link_chat_memories(
-                chat_id,
-                [i for i in memory_ids if i in owned and injectable_into(owned[i], workspace)],
-            )
+            links = [i for i in memory_ids if i in owned and injectable_into(owned[i], workspace)]
+            repo.link_many_chats([(chat_id, links)])
         return chat_id, processed
 
     def store_pending(self, batch: Sequence[PendingChat]) -> None:
@@ -275,11 +269,13 @@ def _chat_ids(chat_ids: Iterable[int]) -> list[int]:
     return ids
 
 
-def _check_chat(prompt: str, response: str) -> None:
+def check_chat(prompt: object, response: object, what: str = "") -> None:
+    """InvalidInput unless both are text within ``MAX_CHAT_TEXT`` and the prompt is not
+    blank; ``what`` starts each message (an import's "chat ")."""
     for label, value in (("prompt", prompt), ("response", response)):
         if not isinstance(value, str):
-            raise InvalidInput(f"{label} must be text")
+            raise InvalidInput(f"{what}{label} must be text")
         if len(value) > MAX_CHAT_TEXT:
-            raise InvalidInput(f"{label} is longer than {MAX_CHAT_TEXT} characters")
-    if not prompt.strip():
-        raise InvalidInput("prompt is empty")
+            raise InvalidInput(f"{what}{label} is longer than {MAX_CHAT_TEXT} characters")
+    if not str(prompt).strip():
+        raise InvalidInput(f"{what}prompt is empty")

@@ -1,16 +1,10 @@
 """Chat histories exported by other products, read into one shape (issue 38, item 4).
 
-Someone moving to memoryd brings what they said elsewhere. ChatGPT's and Claude's
-``conversations.json`` and Open WebUI's chat export are read (docs/history.md, "What is
-read from each product": which branch of a message tree, which messages and parts).
-Each message the user wrote starts a turn; what the assistant answered up to the next
-message of the user is the turn's response. A turn's key is the conversation's id and
-the user message's id, as the export gives them, so it names the same turn in every
-export of the same history.
-
-This module only reads: no database, no memoryd state. A file that is none of the three,
-or is one with a broken structure, is ``InvalidInput`` with one line saying what is wrong
-and where ("conversation 3: ...").
+ChatGPT's and Claude's ``conversations.json`` and Open WebUI's chat export are read as
+docs/history.md says. Each user message starts a turn, answered by what the assistant
+said up to the next one; a turn's key (conversation id and message id) names the same
+turn in every export of that history. Only reads: a broken file is ``InvalidInput``
+saying where ("conversation 3: ...").
 """
 
 from __future__ import annotations

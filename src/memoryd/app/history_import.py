@@ -1,16 +1,10 @@
 """Recording a chat history exported by another product (issue 38, item 4).
 
-``memoryd.app.history_formats`` reads the export into turns; each turn becomes one recorded
-chat in the chosen workspace, at its original time, through the same path as the chats of
-``memoryd import`` (``memoryd.app.transfer.import_lines``): staged in short transactions
-and published by one, unprocessed (processed when the user turned learning off).
-
-Idempotent and resumable (docs/history.md, "Importing twice, and resuming"): the turns
-go in batches of ``BATCH_TURNS``, each committed on its own, and a turn already recorded
--- the same workspace, time, prompt and answer, all fixed by the export -- is counted as
-already there. Within one file a turn's key is recorded once even if the export repeats
-the conversation. Turns with no text, no plausible time or too long are skipped, and
-counted.
+Each turn of ``memoryd.app.history_formats`` becomes one recorded chat in the chosen
+workspace, at its original time, through the path of ``memoryd import``'s chats. The
+turns go in committed batches of ``BATCH_TURNS``, and a turn already recorded is counted
+as already there, so an interrupted import is resumed by uploading the file again
+(docs/history.md). Turns with no text, no plausible time or too long are skipped.
 """
 
 from __future__ import annotations

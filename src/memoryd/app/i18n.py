@@ -1,20 +1,10 @@
 """The message catalogues: the injected heading in each language, and the web UI's words.
 
-The catalogues are gettext ``.po`` files under ``memoryd/locale/<language>/LC_MESSAGES/
-memoryd.po`` (docs/i18n.md says how to add one). They are compiled in memory the first
-time a language is used (``babel.messages.mofile``), so a fresh install needs no build
-step and the ``.po`` sources are the only copy.
-
-Two things read them:
-
-- a chat turn's heading (``section_heading``): the injected section is headed
-  ``## Things I Remember About You`` (``memoryd.domain.injection.SECTION_HEADING``) unless
-  the user's ``language`` preference, else the server's ``MEMORYD_LANGUAGE``, names
-  another language. ``auto`` takes the language of the turn's own text
-  (``memoryd.domain.language.language_of``). Every translation of the heading is also
-  what the proxy strips from a system message before injecting (``section_titles``), so
-  a section in any language cannot be forged or come twice;
-- the web UI (``memoryd.server.web.i18n``), which needs the ``server`` extra.
+The gettext ``.po`` files under ``memoryd/locale`` are compiled in memory the first time
+a language is used, so a fresh install needs no build step (docs/i18n.md). A turn's
+heading follows the user's language, else ``MEMORYD_LANGUAGE`` (``auto``: the turn's
+own); every translation of it is what the proxy strips before injecting
+(``section_titles``), so a section cannot be forged in another language.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """The memory lifecycle part of the library facade: expiry, upkeep, review and detail.
 
-``Memoryd``'s methods for these are ``LifecycleService``'s. ``upkeep`` (the extraction
-scheduler's tick, the queue worker's periodic task) deletes memories expired past
-``expired_grace_days`` and makes again a batch of vectors of an older form of their text
-or by another embedder. The review queue is what extraction fills when ``memory_review``
-is on: accepting is a write like any other (limits, duplicates, audit log), and the
-memory keeps the extraction run it came from. A user's own review mode wins over the
-instance setting, since it only concerns their own memories.
+``upkeep`` (the scheduler's tick, the queue worker's periodic task) purges memories
+expired past ``expired_grace_days`` and remakes a batch of outdated vectors. Accepting a
+suggestion of the review queue is a write like any other (limits, duplicates, audit
+log). A user's own review mode wins over the instance's: it only concerns their memories.
 """
 
 from __future__ import annotations
@@ -39,6 +36,7 @@ from memoryd.storage.write_rules import KEEP, Keep
 
 if TYPE_CHECKING:
     from memoryd.extraction.deps import ExtractionDeps
+    from memoryd.storage.repository import Repository
 
 PURGE_ACTOR = Actor(Source.SYSTEM)
 log = logging.getLogger("memoryd")
@@ -180,7 +178,7 @@ class LifecycleService:
 
     def get_suggestion(self, user_id: int, suggestion_id: str) -> Suggestion:
         with self.deps.db.read() as repo:
-            found = _owned(queries.get_suggestion(repo.conn, suggestion_id), user_id, suggestion_id)
+            found = _owned(repo, user_id, suggestion_id)
             return queries.with_origins(repo.conn, user_id, [found])[0]
 
     def accept_suggestion(
@@ -211,8 +209,7 @@ class LifecycleService:
         vector = embed_memories(self.deps.embedder, [text])[0]
         with self.deps.db.write() as repo:
             self.store.require_user(repo, user_id, lock=True)
-            found = _owned(queries.get_suggestion(repo.conn, suggestion_id), user_id, suggestion_id)
-            _require_pending(found)
+            found = _pending(repo, user_id, suggestion_id)
             if found.kind is SuggestionKind.CREATE:
                 memory = self.store.insert_memory(
                     repo,
@@ -252,8 +249,7 @@ class LifecycleService:
         """Turn a suggestion down; the same text is not suggested again in that scope."""
         with self.deps.db.write() as repo:
             self.store.require_user(repo, user_id, lock=True)
-            found = _owned(queries.get_suggestion(repo.conn, suggestion_id), user_id, suggestion_id)
-            _require_pending(found)
+            found = _pending(repo, user_id, suggestion_id)
             queries.decide_suggestion(
                 repo.conn, found.id, SuggestionStatus.REJECTED, self.deps.clock()
             )
@@ -298,12 +294,15 @@ def accept_target(suggestion: Suggestion, scope: Scope | str | None) -> tuple[Sc
     return Scope.WORKSPACE, suggestion.origin
 
 
-def _owned(found: Suggestion | None, user_id: int, suggestion_id: str) -> Suggestion:
+def _owned(repo: Repository, user_id: int, suggestion_id: str) -> Suggestion:
+    found = queries.get_suggestion(repo.conn, suggestion_id)
     if found is None or found.user_id != user_id:
         raise NotFound(f"no suggestion {suggestion_id!r} for this user")
     return found
 
 
-def _require_pending(found: Suggestion) -> None:
+def _pending(repo: Repository, user_id: int, suggestion_id: str) -> Suggestion:
+    found = _owned(repo, user_id, suggestion_id)
     if found.status is not SuggestionStatus.PENDING:
         raise InvalidInput(f"this suggestion was already {found.status.value}")
+    return found

@@ -1,13 +1,10 @@
 """Workspace membership changes, each written with its audit entry in one transaction (R12).
 
-Who may use a workspace decides whose memories reach whom, so letting a user in or taking
-them out is recorded in that user's audit log like their other settings
-(``memoryd.app.user_settings``): a ``change_setting`` entry of the setting ``membership``
-whose ``workspace`` is the workspace (so the log's workspace filter finds it) and whose
-value is ``member`` or ``not member`` (docs/lifecycle.md, "Setting changes", lists the
-actors). Every surface ends in ``change_membership``, inside a write transaction with the
-user's row locked, so two concurrent adds of one user cannot both write an entry. Adding
-a member again writes nothing; removing a user who is not a member is ``NotFound``.
+Who may use a workspace decides whose memories reach whom, so a membership change is a
+``change_setting`` entry of the setting ``membership`` in the user's log, its
+``workspace`` set so the log's workspace filter finds it. Every surface ends in
+``change_membership``, with the user's row locked, so two concurrent adds cannot both
+write an entry.
 """
 
 from __future__ import annotations

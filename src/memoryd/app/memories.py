@@ -1,11 +1,9 @@
 """The memories part of the library facade: adding, reading, editing, deleting and moving
 a user's memories (R1, R2).
 
-``Memoryd``'s memory methods are ``MemoryService``'s. Each write follows the facade's
-one shape: check the input, embed outside the transaction, then check ownership, limits
-and duplicates and write the audit entry inside one write transaction
-(``memoryd.storage.write_rules.MemoryStore``). Expiry, the review queue and a memory's detail are in
-``memoryd.app.lifecycle``; learning memories from chats in ``memoryd.extraction``.
+Each write checks the input and embeds outside the transaction, then checks ownership,
+limits and duplicates and writes the audit entry inside one write transaction
+(``memoryd.storage.write_rules.MemoryStore``).
 """
 
 from __future__ import annotations

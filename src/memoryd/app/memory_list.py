@@ -1,14 +1,9 @@
 """Adding a pasted list of facts in one step (issue 38, item 4).
 
-Someone leaving another product brings the facts it kept about them (ChatGPT's saved
-memories, say): one per line, often bulleted or numbered. Each non-blank line, its
-bullet ("- ", "* ", "• ") or number ("1. ", "2) ") dropped, is checked as a memory typed
-by hand is (``normalize_content``: length, control and invisible characters, Markdown,
-chat-template tokens) and as extraction checks what it learns (``secret_reason``: a
-password, a key, an identifier, or the admin's own patterns never becomes a memory).
-The lines that pass are embedded together and added in one write transaction; a line
-refused there (a duplicate of a memory the user has, a scope already full) is reported
-like the others and the rest are still added. The result says, per line, what happened.
+Someone leaving another product brings the facts it kept about them, one per line, often
+bulleted or numbered. Each line is checked as a memory typed by hand is and as
+extraction checks what it learns (``secret_reason``); the lines that pass are added in
+one write transaction, and the result says, per line, what happened.
 """
 
 from __future__ import annotations

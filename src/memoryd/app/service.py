@@ -1,15 +1,9 @@
 """``Memoryd``: the library API, one implementation of every operation.
 
-It joins the domain rules to storage and the embedder: validate, embed outside the
-transaction, then check limits and write inside one serialised transaction. The REST API,
-the proxy and the CLI all call this class. It is only the wiring: it opens the database,
-the embedder, the reranker and the background writer (each on first use, once per
-instance) and hands them, as ``memoryd.app.backends.Backends``, to the services that
-implement the operations, one concern each -- ``memoryd.app.accounts`` (users, workspaces,
-memberships, instance settings), ``memoryd.app.memories``, ``memoryd.app.turns`` (the hot path),
-``memoryd.app.chat_log``, ``memoryd.app.lifecycle``, ``memoryd.app.audit``,
-``memoryd.extraction.facade`` and ``memoryd.app.transfer`` (export and import). Its public
-methods are theirs (``_via``); the services are its attributes too.
+The REST API, the proxy and the CLI all call this class. It is only the wiring: it opens
+the database, the embedder, the reranker and the background writer on first use and hands
+them, as ``memoryd.app.backends.Backends``, to the services that implement the
+operations, one concern each; its public methods are theirs (``_via``).
 """
 
 from __future__ import annotations
@@ -312,12 +306,8 @@ class Memoryd:
         workspace_quota: int | None = None,
     ) -> ImportResult:
         """Load JSON lines made by ``export_memories`` (a list of lines, the file's whole
-        text split at LF only, or an ``ImportFile`` from ``memoryd.app.transfer.parse_file``);
-        all or nothing. The file's preferences line sets the user's own choices
-        unless ``preferences=False``; its chat lines add to the user's recorded chats
-        unless ``chats=False``.
-        ``protected_ids`` are memories the importer may not touch, ``workspace_quota``
-        the most workspaces the user may then belong to (see ``memoryd.app.transfer``)."""
+        text, or an ``ImportFile`` from ``memoryd.app.transfer.parse_file``); all or
+        nothing. The options are ``memoryd.app.transfer.import_lines``'s."""
         return import_lines(
             self,
             user_id,

@@ -1,19 +1,10 @@
 """Export and import of a user's memories, own choices and recorded chats as JSON lines (R12).
 
-The format and what an import does with each line are docs/cli.md's ("memoryd export and
-memoryd import"): a preferences line (``memoryd.app.transfer_preferences``), one memory per
-line, then one recorded chat per line (``memoryd.app.transfer_chats``). Exporting,
-importing into an empty database and exporting again gives the same bytes but the chats'
-ids. An import is all or nothing: one bad line or a scope over its limit changes nothing,
-and the preferences and chats are written in the same transaction as the memories. Only
-``content`` is required, so people can write lines by hand.
-
-An import is planned before it costs anything: the lines are parsed and the resulting
-count per scope is worked out against the stored memories in a read transaction, so an
-import over a limit is refused before a single line is embedded; embedding then runs
-outside the write transaction, which holds the writer lock only for the inserts. The chats
-are staged first in short transactions of their own (``memoryd.app.transfer_chats.staged_chats``)
-and published by the import's one last transaction, so no other writer waits long.
+The format is docs/cli.md's ("memoryd export and memoryd import"). An import is all or
+nothing, and planned before it costs anything: the count per scope is checked against the
+limits in a read transaction before a line is embedded, embedding runs outside the write
+transaction, and the chats are staged in short transactions of their own
+(``memoryd.app.transfer_chats``), so no other writer waits long.
 """
 
 from __future__ import annotations
@@ -291,14 +282,6 @@ def _plan_counts(
     return Counter(place for memory_id, place in final.items() if memory_id not in expired)
 
 
-def _chats_of_others(
-    repo: Repository, user_id: int, records: list[_Record], in_file: Collection[int]
-) -> set[int]:
-    """The source chats not in the file that are another user's on the target."""
-    wanted = {c for r in records for c in r.source_chat_ids if c not in in_file}
-    return repo.chats_of_others(user_id, wanted) if wanted else set()
-
-
 def _source_chats(
     ids: list[int], targets: dict[int, int], given: int, others: Collection[int]
 ) -> list[int]:
@@ -349,14 +332,17 @@ def import_lines(
     with staged_chats(md.db, user_id, chat_records, now) as staged, md.db.write() as repo:
         md.store.require_user(repo, user_id, lock=True)
         given = staged.given  # before this import gave any
-        others = _chats_of_others(repo, user_id, records, in_file)
+        # the source chats not in the file that are another user's on the target
+        named = {c for r in records for c in r.source_chat_ids if c not in in_file}
+        others = repo.chats_of_others(user_id, named) if named else set()
         workspace_ids = _workspaces(
             md, repo, user_id, parsed, chats, result, actor, workspace_quota
         )
         learns = repo.learns_from_chats(user_id, lock=True)
         if preferences and parsed.preferences and parsed.preferences.learn_from_chats is not None:
             learns = parsed.preferences.learn_from_chats
-        imported, inserted = publish_chats(repo, staged, learns=bool(learns))
+        publish_chats(repo, staged, learns=bool(learns))
+        imported, inserted = staged.imported, staged.inserted
         result.chats_created, result.chats_skipped = imported.created, imported.skipped
         memory_targets: dict[str, str] = {}
         for record, vector, rows in zip(records, vectors, question_rows, strict=True):

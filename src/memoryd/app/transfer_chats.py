@@ -1,18 +1,10 @@
 """The user's recorded chats as lines of an export, so moving elsewhere keeps the history.
 
-Every recorded exchange is the user's too, so an export writes one line per chat after the
-memories, oldest first (docs/cli.md, "The user's recorded chats", gives the fields and
-what an import does with them). A line's ``id`` only ties the file together: an import
-gives each chat a new id above every id the target ever gave (``memoryd.storage.chat_erasure``)
-and rewrites the memories' ``source_chat_ids`` and the chats' ``memory_ids`` to where
-each line went.
-
-A chat links only what a turn in its workspace could have injected (the user's global
-memories and that workspace's: ``memoryd.domain.injection.injectable_into``). An import
-naming anything else is refused before anything is written; an export leaves such links
-out, so it never writes a file its import refuses. An id that names another user's
-memory is dropped like an id that names none: refusing it would tell the importer that
-the id exists. Unknown keys are refused, so a typo never passes silently.
+docs/cli.md ("The user's recorded chats") gives the fields. A line's ``id`` only ties the
+file together: an import gives each chat a new id and rewrites the links to where each
+line went. A chat links only what a turn in its workspace could have injected; an import
+naming anything else is refused, and an export leaves such links out. An id naming
+another user's memory is dropped like one naming none, so the answer never tells.
 """
 
 from __future__ import annotations
@@ -25,12 +17,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from memoryd.app.chat_log import MAX_CHAT_TEXT
+from memoryd.app.chat_log import check_chat
 from memoryd.domain.errors import InvalidInput
 from memoryd.domain.injection import injectable_into
 from memoryd.domain.rules import validate_slug
 from memoryd.storage import import_staging
-from memoryd.storage.chat_erasure import highest_given_chat_id
+from memoryd.storage.chat_erasure import batches, highest_given_chat_id
 from memoryd.storage.import_staging import BATCH_ROWS
 
 if TYPE_CHECKING:
@@ -118,13 +110,7 @@ def parse_chat(
         raise InvalidInput("chat id must be a positive whole number")
     workspace = validate_slug(chat[WORKSPACE])
     prompt, response = chat[PROMPT], chat.get(RESPONSE, "")
-    for label, value in ((PROMPT, prompt), (RESPONSE, response)):
-        if not isinstance(value, str):
-            raise InvalidInput(f"chat {label} must be text")
-        if len(value) > MAX_CHAT_TEXT:
-            raise InvalidInput(f"chat {label} is longer than {MAX_CHAT_TEXT} characters")
-    if not prompt.strip():
-        raise InvalidInput("chat prompt is empty")
+    check_chat(prompt, response, "chat ")
     processed = chat.get(PROCESSED, False)
     if not isinstance(processed, bool):
         raise InvalidInput(f"{PROCESSED} must be true or false")
@@ -308,14 +294,11 @@ def _stage(
     return outcome, list(zip(ids, staged, strict=True))
 
 
-def publish_chats(
-    repo: Repository, staged: StagedChats, *, learns: bool
-) -> tuple[ChatImport, list[tuple[int, ChatRecord]]]:
+def publish_chats(repo: Repository, staged: StagedChats, *, learns: bool) -> None:
     """Copy the staged chats into the user's chats, in the import's last write
     transaction; those of a user who does not let extraction learn from their chats arrive
     processed. InvalidInput if some went (an import stalled past
-    ``import_staging.STALE``): the transaction then rolls back and nothing is imported.
-    Returns the id map and each new chat's id with its record, for linking."""
+    ``import_staging.STALE``): the transaction then rolls back and nothing is imported."""
     wanted = len(staged.inserted)
     copied = import_staging.publish(repo.conn, staged.import_id, learns=learns) if wanted else 0
     if copied != wanted:
@@ -323,7 +306,6 @@ def publish_chats(
             f"the import's chats were cleared while it waited ({copied} of {wanted} left);"
             " nothing was imported, try again"
         )
-    return staged.imported, staged.inserted
 
 
 def drop_staged(db: Database, import_id: str, now: datetime) -> None:
@@ -351,9 +333,8 @@ def _existing(
         if (workspace_id, created_at) in wanted:
             by_id[chat_id] = (workspace_id, created_at)
     found: dict[tuple[int, datetime], list[tuple[int, str, str]]] = {}
-    ids = list(by_id)
-    for start in range(0, len(ids), 500):  # bounded IN lists
-        for chat in repo.list_chats(user_id, ids=ids[start : start + 500]):
+    for part in batches(by_id):
+        for chat in repo.list_chats(user_id, ids=part):
             found.setdefault(by_id[chat.id], []).append((chat.id, chat.prompt, chat.response))
     return found
 
@@ -373,13 +354,10 @@ def link_chats(
     wanted = {memory_targets.get(i, i): None for _, record in inserted for i in record.memory_ids}
     owned = repo.memories_by_id(user_id, wanted) if wanted else {}
     owned = {i: m for i, m in owned.items() if i not in out_of_reach}
-    links: list[tuple[int, list[str]]] = []
-    for chat_id, record in inserted:
-        ids = [memory_targets.get(i, i) for i in record.memory_ids]
-        links.append(
-            (
-                chat_id,
-                [i for i in ids if i in owned and injectable_into(owned[i], record.workspace)],
-            )
-        )
-    repo.link_many_chats(links)  # in few statements: this runs in the import's last transaction
+
+    def linked(record: ChatRecord) -> list[str]:
+        ids = (memory_targets.get(i, i) for i in record.memory_ids)
+        return [i for i in ids if i in owned and injectable_into(owned[i], record.workspace)]
+
+    # in few statements: this runs in the import's last transaction
+    repo.link_many_chats([(chat_id, linked(record)) for chat_id, record in inserted])

@@ -1,14 +1,11 @@
 """The user's own choices as one line of an export, so moving a user loses none of them.
 
-Memories are not all a user leaves in memoryd: they also chose whether extraction learns
-from their chats, which of its changes wait for their review and their language. An
-export writes them as its first line, under the names ``GET /api/v1/me`` uses::
+An export writes them first, under the names ``GET /api/v1/me`` uses::
 
     {"preferences": {"language": "fr", "learn_from_chats": true, "memory_review": "default"}}
 
-A file holds at most one such line, anywhere; each key may be left out, which leaves that
-choice as it is. Unknown keys, wrong types and unknown values are refused, so a typo never
-passes for a choice (docs/cli.md, "The user's own choices").
+A file holds at most one such line; a key left out leaves that choice as it is, and
+anything unknown is refused, so a typo never passes for a choice (docs/cli.md).
 """
 
 from __future__ import annotations

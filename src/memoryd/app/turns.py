@@ -1,15 +1,11 @@
 """The chat-turn part of the library facade: which memories one turn gets (R3, R4).
 
-``Memoryd.context`` is ``TurnService.context``. Kept apart from the other services
-because it is the hot path -- every proxied or API chat turn runs it -- and its shape is
-chosen for speed (docs/reranking.md, "Speed"): one read, a single statement
-(``Repository.turn_pool``) that also reads the cache version (``memoryd.storage.catalog``);
-the user, the workspace and the instance settings from the per-process cache when it has
-them, checked again uncached when the version shows something changed; all global
-memories in, the workspace's ranked by the reranker past ``WORKSPACE_TOP_K`` (any failure
-falls back to the most recent ones, R4); the heading in the user's language
-(``memoryd.app.i18n``); and marking the chosen memories used handed to the background
-writer (``memoryd.app.writeback``), off the reply's path (an incognito turn marks nothing).
+Kept apart because it is the hot path, shaped for speed (docs/reranking.md, "Speed"): one
+read, a single statement that also reads the cache version (``memoryd.storage.catalog``),
+the user, workspace and settings from the per-process cache when it has them; the
+workspace's memories ranked by the reranker past ``WORKSPACE_TOP_K`` (any failure falls
+back to the most recent, R4); marking the chosen memories used left to the background
+writer, off the reply's path.
 """
 
 from __future__ import annotations
@@ -72,60 +68,53 @@ class TurnService:
         quiet = self.backends.quiet
         quiet.enter()  # pre-embedding waits for no turn to be in progress
         try:
-            return self._context(user_id, workspace, message, history, record, confirm)
-        finally:
-            quiet.leave()
-
-    def _context(
-        self,
-        user_id: int,
-        workspace: str | None,
-        message: str,
-        history: Sequence[Mapping[str, Any]],
-        record: bool,
-        confirm: Callable[[], None] | None,
-    ) -> Turn:
-        if not isinstance(message, str):
-            raise InvalidInput("message must be text")
-        query = build_query(message, check_history(history))
-        b = self.backends
-        with b.db.read() as repo:
-            own, workspace_id, enabled = self._turn_scope(repo, user_id, workspace)
-            version, pool = repo.turn_pool(user_id, workspace_id)
-            if not b.catalog.sync(version):  # something changed: check again, uncached
+            if not isinstance(message, str):
+                raise InvalidInput("message must be text")
+            query = build_query(message, check_history(history))
+            b = self.backends
+            with b.db.read() as repo:
                 own, workspace_id, enabled = self._turn_scope(repo, user_id, workspace)
                 version, pool = repo.turn_pool(user_id, workspace_id)
-                b.catalog.sync(version)
-        if confirm is not None:
-            confirm()
-        language = turn_language(own or b.settings.language, query.text)
-        heading = section_heading(language)
-        if not enabled:
-            return Turn(
-                enabled=False, query=query, record=record, heading=heading, titles=section_titles
+                if not b.catalog.sync(version):  # something changed: check again, uncached
+                    own, workspace_id, enabled = self._turn_scope(repo, user_id, workspace)
+                    version, pool = repo.turn_pool(user_id, workspace_id)
+                    b.catalog.sync(version)
+            if confirm is not None:
+                confirm()
+            language = turn_language(own or b.settings.language, query.text)
+            heading = section_heading(language)
+            if not enabled:
+                return Turn(
+                    enabled=False,
+                    query=query,
+                    record=record,
+                    heading=heading,
+                    titles=section_titles,
+                )
+            now = b.clock()
+            pool = [m for m in pool if not m.is_expired(now)]  # expired: never injected
+            globals_ = [ScoredMemory(m, None) for m in pool if m.scope is Scope.GLOBAL]
+            candidates = [m for m in pool if m.scope is Scope.WORKSPACE]
+            chosen, reason = self._rank(query, candidates)
+            turn = Turn(
+                global_memories=tuple(globals_),
+                workspace_memories=tuple(chosen),
+                reranker=b.reranker.name if len(candidates) > WORKSPACE_TOP_K else None,
+                fallback_reason=reason,
+                query=query,
+                candidates=len(candidates),
+                record=record,
+                heading=heading,
+                titles=section_titles,
             )
-        now = b.clock()
-        pool = [m for m in pool if not m.is_expired(now)]  # expired: never injected
-        globals_ = [ScoredMemory(m, None) for m in pool if m.scope is Scope.GLOBAL]
-        candidates = [m for m in pool if m.scope is Scope.WORKSPACE]
-        chosen, reason = self._rank(query, candidates)
-        turn = Turn(
-            global_memories=tuple(globals_),
-            workspace_memories=tuple(chosen),
-            reranker=b.reranker.name if len(candidates) > WORKSPACE_TOP_K else None,
-            fallback_reason=reason,
-            query=query,
-            candidates=len(candidates),
-            record=record,
-            heading=heading,
-            titles=section_titles,
-        )
-        if not record:
+            if not record:
+                return turn
+            stale = [m.id for m in turn.memories if _needs_touch(m.last_used_at, now)]
+            if stale:
+                b.writer.touch(stale, now)
             return turn
-        stale = [m.id for m in turn.memories if _needs_touch(m.last_used_at, now)]
-        if stale:
-            b.writer.touch(stale, now)
-        return turn
+        finally:
+            quiet.leave()
 
     def mark_used(self, marks: dict[str, datetime]) -> None:
         """Set ``last_used_at`` of memories the background writer queued, one UPDATE per

@@ -1,12 +1,9 @@
 """A user's settings, each change written with its audit entry in one transaction (R12).
 
-``learn_from_chats``, ``memory_review``, ``language`` and ``role`` decide what memoryd
-learns from a user, what they may do and how it speaks to them. Every way of changing one
--- the library, the REST API, the web UI, the CLI, an import's preferences line -- ends
-here, inside the caller's write transaction with the user's row locked, so a change and
-its ``change_setting`` audit entry are committed together or not at all; setting a value
-the user already has writes nothing. The entry's shape and values are docs/lifecycle.md's
-("Setting changes"); memberships are recorded the same way (``memoryd.app.memberships``).
+Every way of changing ``learn_from_chats``, ``memory_review``, ``language`` or ``role``
+ends here, inside the caller's write transaction with the user's row locked, so a change
+and its ``change_setting`` entry (docs/lifecycle.md, "Setting changes") are committed
+together or not at all; setting a value the user already has writes nothing.
 """
 
 from __future__ import annotations

@@ -1,17 +1,11 @@
 """Writes taken off the reply path: ``last_used_at`` marks and proxied chat exchanges.
 
-A chat turn marks the memories it injected, and the proxy stores each exchange once its
-answer has been relayed. Neither has to hold a reply up, and on SQLite each would wait
-for the single writer lock. So they are queued here and one thread writes them in
-batches: what arrives within 0.2 s goes in one transaction (``flush()`` writes at once).
-A queued chat is never dropped for a passing reason: a failed batch is retried, and
-``close()`` (server shutdown, interpreter exit) writes what is still queued; only a chat
-whose user or workspace was deleted meanwhile is discarded, with a warning.
-
-Once stored, an exchange is embedded for the turns that will quote it as history: a
-cache, not a write, and as much CPU as a turn, so a third thread at a lower priority
-embeds one text at a time once no chat turn is in progress (``QuietGate``, waiting at most
-``WARM_MAX_DEFER_S``), with a bounded backlog (``MAX_WARM_BACKLOG``, oldest dropped).
+Neither has to hold a reply up, and on SQLite each would wait for the single writer
+lock, so one thread writes them in batches (what arrives within ``BATCH_WAIT_S`` goes in
+one transaction). A queued chat is never dropped for a passing reason: a failed batch is
+retried and ``close()`` writes what is left. A stored exchange is then pre-embedded for
+the turns that will quote it, by a lower-priority thread that waits for no turn to be in
+progress (``QuietGate``), with a bounded backlog.
 """
 
 from __future__ import annotations

@@ -1,14 +1,9 @@
 """Reading the audit log: one user's entries, filtered and paged, in one statement.
 
-Kept apart from ``memoryd.storage.repository`` (which writes the entries) so each module
-stays small; like the repository, every function is one read over the caller's open
-transaction and decides nothing: ``memoryd.domain.audit.AuditQuery`` says what to read.
-
-An entry keeps the memory as it was before and after the change (``memoryd.storage.write_rules``'s
-``audit_view``) in two JSON columns, so "which workspace" is read from them here with
-SQLAlchemy's JSON operators, which mean the same on SQLite and PostgreSQL. A missing
-``before``/``after`` is SQL NULL in some rows and JSON ``null`` in others (both are in
-databases in use); reading a key of either gives NULL, so both are treated alike.
+An entry keeps its memory before and after the change in two JSON columns, so "which
+workspace" is read from them with SQLAlchemy's JSON operators (the same on SQLite and
+PostgreSQL). A missing ``before``/``after`` is SQL NULL in some rows and JSON ``null`` in
+others; reading a key of either gives NULL, so both are treated alike.
 """
 
 from __future__ import annotations

@@ -1,17 +1,11 @@
 """Per-process caches of the lookups every request repeats, kept correct by one counter.
 
-A chat turn needs to know that the user exists (and their language), which id a
-workspace slug has and whether memory is switched on; the server also maps API keys to
-users and checks memberships. Those change rarely, so each process keeps them in memory.
-They are valid for one version of the ``cache_epoch`` row, which triggers raise on every
-change to users, workspaces, memberships, settings or API-key revocation (migration
-0005). Whoever reads the version (``check``, or the turn's own query, which returns it)
-calls ``sync``: a different version empties the caches. The version lives in the
-database, so this holds across ``--workers`` processes and across hosts sharing one
-PostgreSQL.
-
-Only facts found true are cached (an unknown key or slug is looked up again), and each
-cache is bounded, so bad input cannot grow memory.
+Users, workspace ids, settings, API keys and memberships change rarely, so each process
+keeps them in memory, valid for one version of the ``cache_epoch`` row, which triggers
+raise on every change to them (migration 0005). Whoever reads the version calls ``sync``:
+a different version empties the caches. The version lives in the database, so this holds
+across worker processes and hosts. Only facts found true are cached, and each cache is
+bounded, so bad input cannot grow memory.
 """
 
 from __future__ import annotations

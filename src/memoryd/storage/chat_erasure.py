@@ -1,18 +1,15 @@
 """Queries for deleting a user's recorded chats, and for what must hold around it.
 
-Kept apart from ``memoryd.storage.repository`` because erasing chats has rules of its own
-(docs/lifecycle.md, "Deleting recorded chats"), each one statement over the caller's
-transaction. A deleted chat's row goes with its links; memories keep its id in their
-``source_chats``, so an id must never be given again: SQLite numbers a new row
-``max(id) + 1``, so ``retire_chat_ids`` remembers the highest id ever deleted (in
-``id_high_water``) and ``next_chat_id`` starts above it (PostgreSQL's sequence never gives
-an id twice). Extraction locks its batch's rows before it writes (``lock_batch``): a
-deletion then waits for the batch's transaction, or the batch finds its chats gone.
+Memories keep a deleted chat's id in their ``source_chats``, so an id must never be given
+again: SQLite numbers a new row ``max(id) + 1``, so ``retire_chat_ids`` remembers the
+highest id ever deleted (in ``id_high_water``) and ``next_chat_id`` starts above it.
+Extraction locks its batch's rows (``lock_batch``): a deletion waits for the batch's
+transaction, or the batch finds its chats gone.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from sqlalchemy import delete, func, insert, select, text, update
@@ -24,15 +21,17 @@ BATCH = 500  # ids per IN list
 _RETIRED = id_high_water.c.name == "chats"
 
 
-def _batches(ids: Sequence[int]) -> Iterable[list[int]]:
-    for start in range(0, len(ids), BATCH):
-        yield list(ids[start : start + BATCH])
+def batches(ids: Iterable[Any], size: int = BATCH) -> Iterator[list[Any]]:
+    """``ids`` in lists of at most ``size``: bounded IN lists and inserts."""
+    listed = list(ids)
+    for start in range(0, len(listed), size):
+        yield listed[start : start + size]
 
 
 def owned_chat_ids(conn: Connection, user_id: int, chat_ids: Sequence[int]) -> set[int]:
     """Which of ``chat_ids`` are this user's chats."""
     found: set[int] = set()
-    for part in _batches(chat_ids):
+    for part in batches(chat_ids):
         query = select(chats.c.id).where(chats.c.user_id == user_id, chats.c.id.in_(part))
         found.update(int(i) for i in conn.execute(query).scalars())
     return found
@@ -50,7 +49,7 @@ def delete_chats(
     where: list[Any] = [chats.c.user_id == user_id]
     if workspace_id is not None:
         where.append(chats.c.workspace_id == workspace_id)
-    parts: Iterable[list[int] | None] = [None] if ids is None else _batches(ids)
+    parts: Iterable[list[int] | None] = [None] if ids is None else batches(ids)
     deleted: dict[int, int] = {}
     for part in parts:
         query = delete(chats).where(*where)
@@ -112,7 +111,7 @@ def lock_batch(
     """The batch's chats that still exist, their rows locked (PostgreSQL) until the
     caller's transaction ends, so they cannot be deleted while it writes."""
     alive: set[int] = set()
-    for part in _batches(chat_ids):
+    for part in batches(chat_ids):
         query = (
             select(chats.c.id)
             .where(

@@ -1,9 +1,7 @@
 """The rows behind signing in: password hashes, browser sessions and API keys.
 
-``memoryd.access.credentials`` decides (hashing, token generation, caching, who may do what);
-this module is the one place that reads and writes ``user_credentials``, ``sessions`` and
-``api_keys``, each function one statement or two over the caller's transaction. Tokens
-and keys arrive here already hashed: their secrets are never stored.
+``memoryd.access.credentials`` decides (hashing, tokens, caching); tokens and keys arrive
+here already hashed: their secrets are never stored.
 """
 
 from __future__ import annotations

@@ -1,18 +1,12 @@
 """Copying a whole memoryd database into another one (``memoryd db copy``).
 
-Moving an install from the embedded SQLite file to PostgreSQL (or between PostgreSQL
-servers, or back) must keep everything, where a per-user export keeps only one person's
-memories. The rules (docs/cli.md, "Moving an install: memoryd db copy") are all enforced
-here rather than by the caller: the source must be at this memoryd's newest revision and
-is read in one snapshot; the target must hold no memoryd data (there is deliberately no
-"overwrite" switch), is migrated first and gets every table in foreign-key order, in
-batches, in one transaction, so a failure leaves it without a row. Values pass through
-untouched: JSON columns as their stored text (so SQL NULL and JSON ``null`` stay apart),
-embeddings as bytes. Ids are never given twice: PostgreSQL sequences are moved past every
-id the source ever gave (its rows, its sequences, its ``id_high_water`` marks and every
-chat id a memory or suggestion still names); on SQLite the ``id_high_water`` marks of users
-and chats carry the same. ``alembic_version``, ``cache_epoch`` and tables that are not
-memoryd's (procrastinate's job queue) are not copied.
+Moving an install between SQLite and PostgreSQL must keep everything, where an export
+keeps one user's memories. The rules (docs/cli.md, "Moving an install") are enforced
+here: the source is at the newest revision and read in one snapshot; the target holds no
+memoryd data, is migrated, then filled in one transaction, so a failure leaves it empty.
+Values pass untouched (JSON as its stored text, so SQL NULL and JSON ``null`` stay apart).
+Ids are never given twice: sequences and ``id_high_water`` marks move past every id the
+source ever gave, including chat ids memories still name.
 """
 
 from __future__ import annotations

@@ -1,17 +1,11 @@
 """Values derived from a memory's text, one row per memory and kind (``memory_derived``, 0026).
 
-The background passes (``memoryd.extraction.memory_pass``: the built-in questions pass, a
-plugin's) each derive a value of their ``kind`` from a memory's text: JSON in ``value``,
-with the ``content_key`` of the text it came from and the pass's ``version``. A value is
-current while its memory's ``content_key`` is still the one it holds: after an edit it
-reads as absent (every read joins on the key) and the pass derives it again; the store
-also deletes a memory's values when its text is written (``forget``), so an edit that
-keeps the key resets them too. A pass's newer ``version`` gets values of older versions
-derived again, after the memories never derived; until then they keep theirs. A value
-that is a list of texts a turn compares (questions) carries their vectors (float16 rows
-after a marker, float32 without it: ``matrix_bytes``) and the embedder that made them;
-when the service's embedder changes the pass embeds the stored texts again. Writing a
-value moves no ``updated_at`` and leaves no audit entry. Every write is guarded by the
+The background passes (``memoryd.extraction.memory_pass``) derive a JSON ``value`` of
+their ``kind`` from a memory's text, stored with that text's ``content_key`` and the
+pass's ``version``. A value is current while its memory still has that key (every read
+joins on it); writing the text also deletes the values (``forget``). A pass's newer
+``version`` gets older values derived again. A list of texts a turn compares (questions)
+carries their vectors and the embedder that made them. Every write is guarded by the
 text's key, the memory's row locked first (a concurrent edit waits, or wins).
 """
 

@@ -1,11 +1,8 @@
 """The extraction tables' rows: runs, each pair's retry state, and which pairs are due.
 
-``memoryd.extraction`` decides (backoff, parking, a run's status, when a pair is due);
-this module is the one place that reads and writes ``extraction_runs`` and
-``extraction_pairs`` and asks which chats wait for extraction, each function one
-statement (or two) over the caller's transaction. ``due_pairs`` is the single query
+``memoryd.extraction`` decides (backoff, parking, a run's status); this module reads and
+writes ``extraction_runs`` and ``extraction_pairs``. ``due_pairs`` is the single query
 that picks the pairs to process (it reads the partial index ``ix_chats_unprocessed``).
-The newest run of each pair, which retention keeps, is ``run_retention``'s.
 """
 
 from __future__ import annotations

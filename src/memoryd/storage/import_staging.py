@@ -1,14 +1,10 @@
 """The chats of an unfinished import, staged in short transactions (issue 37, item 6).
 
-SQLite has one writer at a time: an import that wrote tens of thousands of chats in one
-transaction held every other writer for tens of seconds. So an import writes its chats
-into ``import_chats`` in batches (``BATCH_ROWS`` per write transaction, each a fraction of
-a second), keyed by an import id no read of chats ever looks at, each with the chat id it
-will have (``reserve_chat_ids``). The import's last transaction copies them into ``chats``
-in one statement (``publish``), next to its memories and links, and so the import stays
-all or nothing as seen from outside. The staged rows are deleted afterwards, in batches,
-whether the import succeeded or failed (``drop``); those of an import whose process died
-are deleted by the next import once they have not been touched for ``STALE`` (``stale``).
+SQLite has one writer at a time: an import writing tens of thousands of chats in one
+transaction held every other writer for tens of seconds. So an import stages its chats
+in ``import_chats`` in batches, each with the id it will have, and its last transaction
+copies them into ``chats`` in one statement (``publish``): all or nothing as seen from
+outside. Staged rows are dropped afterwards, and those of a dead import once ``STALE``.
 """
 
 from __future__ import annotations

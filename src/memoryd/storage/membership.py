@@ -1,11 +1,8 @@
 """Workspace membership in the database: which workspaces a default user may use.
 
-Membership is part of the core schema (``user_workspaces``), not of the server: the CLI
-adds and removes members and refuses a workspace memory for a non-member, the server
-checks it on every request, and both must agree. This module is the one place that reads
-and writes its rows; ``memoryd.app.memberships`` decides a change and records it in the audit
-log, and ``memoryd.access.credentials.AuthStore`` adds its per-process cache on top. Admins use
-every workspace without being members.
+Membership is core schema (``user_workspaces``), not the server's: the CLI and the
+server must agree on it. ``memoryd.app.memberships`` decides and audits a change;
+``memoryd.access.credentials.AuthStore`` caches on top. Admins use every workspace.
 """
 
 from __future__ import annotations

@@ -24,6 +24,7 @@ from memoryd.domain.models import (
     Workspace,
 )
 from memoryd.storage import chat_erasure, turn_rows
+from memoryd.storage.chat_erasure import batches
 from memoryd.storage.tables import (
     CHAT_UNPROCESSED,
     audit_log,
@@ -39,7 +40,13 @@ from memoryd.storage.tables import (
     workspaces,
 )
 
-_MEMORY_COLUMNS = turn_rows.RAW_COLUMNS[: -turn_rows.VECTOR_COLUMNS]  # without the vectors
+# memories with their workspace's slug and their current questions
+_MEMORY_ROWS = turn_rows.with_questions(
+    memories.outerjoin(workspaces, memories.c.workspace_id == workspaces.c.id)
+)
+# reads other than a turn's leave the vectors out
+_MEMORIES = select(*turn_rows.RAW_COLUMNS[: -turn_rows.VECTOR_COLUMNS]).select_from(_MEMORY_ROWS)
+_NO_VECTORS = (None,) * turn_rows.VECTOR_COLUMNS
 
 # A chat turn's one statement: the cache version (see memoryd.storage.catalog) and the
 # user's globals plus one workspace's memories. Starting from the one-row cache_epoch
@@ -48,9 +55,7 @@ _TURN_POOL = (
     select(cache_epoch.c.version, *turn_rows.RAW_COLUMNS)
     .select_from(
         cache_epoch.outerjoin(
-            turn_rows.with_questions(
-                memories.outerjoin(workspaces, memories.c.workspace_id == workspaces.c.id)
-            ),
+            _MEMORY_ROWS,
             and_(
                 memories.c.user_id == bindparam("user_id"),
                 or_(
@@ -65,13 +70,8 @@ _TURN_POOL = (
 )
 
 
-def _memory(row: Row[Any] | Any, with_embedding: bool, dialect: Any) -> Memory:
-    vector = (
-        (row.embedding, row.embedder, row.question_vectors, row.question_embedder)
-        if with_embedding
-        else (None,) * turn_rows.VECTOR_COLUMNS
-    )
-    return turn_rows.build_memory((*row[: len(_MEMORY_COLUMNS)], *vector), dialect)
+def _memory(row: Row[Any] | Any, dialect: Any) -> Memory:
+    return turn_rows.build_memory((*row, *_NO_VECTORS), dialect)
 
 
 def user_of(row: Row[Any] | Any) -> User:
@@ -158,13 +158,18 @@ class Repository:
         self.conn.execute(update(users).where(users.c.id == user_id).values(role=role.value))
 
     def delete_user(self, user_id: int) -> None:
-        self.conn.execute(delete(memory_suggestions).where(memory_suggestions.c.user_id == user_id))
-        self.conn.execute(delete(memories).where(memories.c.user_id == user_id))
-        mine = chats.c.user_id == user_id
-        chat_erasure.retire_chat_ids(self.conn, chat_erasure.highest_chat_id(self.conn, mine))
-        self.conn.execute(delete(chats).where(mine))
+        self._delete_content("user_id", user_id)
         self.conn.execute(delete(audit_log).where(audit_log.c.user_id == user_id))
         self.conn.execute(delete(users).where(users.c.id == user_id))
+
+    def _delete_content(self, column: str, value: int) -> None:
+        """Delete the suggestions, memories and chats whose ``column`` is ``value``; the
+        chats' ids are retired first (``chat_erasure``)."""
+        for table in (memory_suggestions, memories):
+            self.conn.execute(delete(table).where(table.c[column] == value))
+        theirs = chats.c[column] == value
+        chat_erasure.retire_chat_ids(self.conn, chat_erasure.highest_chat_id(self.conn, theirs))
+        self.conn.execute(delete(chats).where(theirs))
 
     def lock_admins(self) -> list[int]:
         """The admins' ids, their rows locked (PostgreSQL) until the transaction ends, so two
@@ -198,31 +203,13 @@ class Repository:
         return [Workspace(r.slug, r.name) for r in rows]
 
     def delete_workspace(self, workspace_id: int) -> None:
-        self.conn.execute(
-            delete(memory_suggestions).where(memory_suggestions.c.workspace_id == workspace_id)
-        )
-        self.conn.execute(delete(memories).where(memories.c.workspace_id == workspace_id))
-        theirs = chats.c.workspace_id == workspace_id
-        chat_erasure.retire_chat_ids(self.conn, chat_erasure.highest_chat_id(self.conn, theirs))
-        self.conn.execute(delete(chats).where(theirs))
+        self._delete_content("workspace_id", workspace_id)
         self.conn.execute(delete(workspaces).where(workspaces.c.id == workspace_id))
 
     # memories ----------------------------------------------------------
-    def _memory_select(self, with_embedding: bool) -> Any:
-        cols: Sequence[Any] = _MEMORY_COLUMNS
-        if with_embedding:
-            cols = turn_rows.RAW_COLUMNS
-        return select(*cols).select_from(
-            turn_rows.with_questions(
-                memories.outerjoin(workspaces, memories.c.workspace_id == workspaces.c.id)
-            )
-        )
-
-    def get_memory(self, memory_id: str, *, with_embedding: bool = False) -> Memory | None:
-        row = self.conn.execute(
-            self._memory_select(with_embedding).where(memories.c.id == memory_id)
-        ).first()
-        return _memory(row, with_embedding, self.conn.dialect) if row else None
+    def get_memory(self, memory_id: str) -> Memory | None:
+        row = self.conn.execute(_MEMORIES.where(memories.c.id == memory_id)).first()
+        return _memory(row, self.conn.dialect) if row else None
 
     def list_memories(
         self,
@@ -230,16 +217,15 @@ class Repository:
         *,
         scope: Scope | None = None,
         workspace_id: int | None = None,
-        with_embedding: bool = False,
     ) -> list[Memory]:
-        query = self._memory_select(with_embedding).where(memories.c.user_id == user_id)
+        query = _MEMORIES.where(memories.c.user_id == user_id)
         if scope is not None:
             query = query.where(memories.c.scope == scope.value)
         if workspace_id is not None:
             query = query.where(memories.c.workspace_id == workspace_id)
         query = query.order_by(memories.c.scope, workspaces.c.slug, memories.c.created_at)
         dialect = self.conn.dialect
-        return [_memory(r, with_embedding, dialect) for r in self.conn.execute(query)]
+        return [_memory(r, dialect) for r in self.conn.execute(query)]
 
     def turn_memories(self, user_id: int, workspace_id: int | None) -> list[Memory]:
         """Everything a chat turn needs in one query: globals and this workspace's memories."""
@@ -300,12 +286,11 @@ class Repository:
     def expired_before(self, cutoff: datetime, limit: int = 500) -> list[Memory]:
         """Memories whose expiry is at or before ``cutoff`` (oldest first), to purge."""
         query = (
-            self._memory_select(False)
-            .where(memories.c.expires_at.is_not(None), memories.c.expires_at <= cutoff)
+            _MEMORIES.where(memories.c.expires_at.is_not(None), memories.c.expires_at <= cutoff)
             .order_by(memories.c.expires_at, memories.c.id)
             .limit(limit)
         )
-        return [_memory(r, False, self.conn.dialect) for r in self.conn.execute(query)]
+        return [_memory(r, self.conn.dialect) for r in self.conn.execute(query)]
 
     def touch_memories(self, ids: Iterable[str], now: datetime) -> None:
         id_list = list(ids)
@@ -384,27 +369,23 @@ class Repository:
         return [(int(r.id), int(r.workspace_id), r.created_at) for r in self.conn.execute(query)]
 
     # which memories a chat used (chat_memories migration) -------------------------------
-    def link_chat_memories(self, chat_id: int, memory_ids: Sequence[str]) -> None:
-        self.link_many_chats([(chat_id, memory_ids)])
-
     def link_many_chats(self, links: Sequence[tuple[int, Sequence[str]]]) -> None:
-        """``link_chat_memories`` for many chats, in statements of up to 1,000 rows."""
+        """Link each chat to its memories in prompt order, in statements of up to 1,000 rows."""
         rows = [
             {"chat_id": chat_id, "memory_id": memory_id, "position": position}
             for chat_id, memory_ids in links
             for position, memory_id in enumerate(dict.fromkeys(memory_ids))
         ]
-        for start in range(0, len(rows), 1000):
-            self.conn.execute(insert(chat_memories), rows[start : start + 1000])
+        for part in batches(rows, 1000):
+            self.conn.execute(insert(chat_memories), part)
 
     def chat_memory_ids(self, chat_ids: Sequence[int]) -> dict[int, list[str]]:
         """Each chat's linked memory ids in prompt order (chats without links are absent)."""
         found: dict[int, list[str]] = {}
-        ids = list(chat_ids)
-        for start in range(0, len(ids), 500):  # bounded IN lists
+        for part in batches(chat_ids):
             query = (
                 select(chat_memories.c.chat_id, chat_memories.c.memory_id)
-                .where(chat_memories.c.chat_id.in_(ids[start : start + 500]))
+                .where(chat_memories.c.chat_id.in_(part))
                 .order_by(chat_memories.c.chat_id, chat_memories.c.position)
             )
             for row in self.conn.execute(query):
@@ -413,24 +394,18 @@ class Repository:
 
     def memories_by_id(self, user_id: int, memory_ids: Iterable[str]) -> dict[str, Memory]:
         """The user's memories among ``memory_ids`` (others' and deleted ones are absent)."""
-        ids = list(dict.fromkeys(memory_ids))
         found: dict[str, Memory] = {}
-        for start in range(0, len(ids), 500):
-            query = self._memory_select(False).where(
-                memories.c.user_id == user_id, memories.c.id.in_(ids[start : start + 500])
-            )
-            found.update(
-                (r.id, _memory(r, False, self.conn.dialect)) for r in self.conn.execute(query)
-            )
+        for part in batches(dict.fromkeys(memory_ids)):
+            query = _MEMORIES.where(memories.c.user_id == user_id, memories.c.id.in_(part))
+            found.update((r.id, _memory(r, self.conn.dialect)) for r in self.conn.execute(query))
         return found
 
     def memories_of_others(self, user_id: int, memory_ids: Iterable[str]) -> set[str]:
         """Which of ``memory_ids`` exist and belong to another user."""
-        ids = list(dict.fromkeys(memory_ids))
         found: set[str] = set()
-        for start in range(0, len(ids), 500):  # bounded IN lists
+        for part in batches(dict.fromkeys(memory_ids)):
             query = select(memories.c.id).where(
-                memories.c.user_id != user_id, memories.c.id.in_(ids[start : start + 500])
+                memories.c.user_id != user_id, memories.c.id.in_(part)
             )
             found.update(self.conn.execute(query).scalars())
         return found

@@ -1,13 +1,9 @@
 """The extraction run history's retention: each pair's newest run, and the prune.
 
-Without a bound ``extraction_runs`` gains a row per scheduler tick, worker job and manual
-run, forever. ``prune`` deletes, in one statement, the runs started before a cutoff that
-are over -- finished, or interrupted: never finished, and no heartbeat since their
-``alive_until`` -- except each (user, workspace) pair's newest run
-(``extraction_last_runs``, kept current by ``record_last_runs`` when a run finishes), so
-a pair that has been quiet for months still shows what extraction last did for it, and
-the run a failing pair's ``last_run_id`` names. Like the repository, each function works
-on the caller's open transaction and decides nothing: the cutoff comes from
+Without a bound ``extraction_runs`` gains a row per tick, job and manual run, forever.
+``prune`` deletes old runs that are over, except each (user, workspace) pair's newest
+(``extraction_last_runs``), so a pair quiet for months still shows what extraction last
+did for it, and the run a failing pair's ``last_run_id`` names. The cutoff comes from
 ``memoryd.extraction.retention``.
 """
 

@@ -1,14 +1,10 @@
 """A chat turn's memories from their raw rows, without rebuilding unchanged ones.
 
-Every turn reads the same 25 or so rows again, and most of them have not changed since
-the previous turn. Turning a row into a ``Memory`` (three timestamps parsed and made
-timezone-aware, the source-chat list decoded from JSON, two enums, the vector wrapped)
-cost about half of the turn's read. So the turn's statement returns those columns as
-the driver gives them, and ``TurnRows`` keeps, per memory id, the raw row it last saw
-and the ``Memory`` built from it: an identical row (every column, vector included)
-gives back the same immutable ``Memory``; any difference builds a new one. A row says
-everything a ``Memory`` holds, so a reused one is always what the row says, in any
-process, on any backend. The memo is bounded (oldest entries go first).
+Every turn reads the same 25 or so rows again, mostly unchanged, and turning a row into a
+``Memory`` (timestamps, JSON, enums, the vector) cost about half of the turn's read. So
+the turn's statement returns the columns as the driver gives them, and ``TurnRows``
+keeps per memory id the raw row it last saw and the ``Memory`` built from it: an
+identical row gives back the same immutable ``Memory``. The memo is bounded.
 """
 
 from __future__ import annotations

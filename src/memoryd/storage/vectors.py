@@ -1,12 +1,9 @@
-"""Storage of a memory's vector: the columns written with it, and finding and replacing
-vectors made from an older form of their text (migration 0019) or by another embedder
-than the process's (``MEMORYD_EMBEDDER`` changed).
+"""Storage of a memory's vector, and replacing vectors made from an older form of its
+text (migration 0019) or by another embedder than this process's.
 
-The vector is derived data, like the questions: it is made from
-``memoryd.domain.perspective.first_person`` of the text, and ``vector_form`` records the
-version of that rewriting. Replacing it is guarded by the text's key, so a memory edited
-meanwhile keeps the vector of its new text; it moves no ``updated_at`` and leaves no audit
-entry.
+The vector is derived data, made from ``memoryd.domain.perspective.first_person`` of the
+text (``vector_form`` records which version). Replacing it is guarded by the text's key,
+moves no ``updated_at`` and leaves no audit entry.
 """
 
 from __future__ import annotations
