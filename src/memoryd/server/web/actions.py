@@ -47,6 +47,7 @@ from memoryd.storage.write_rules import KEEP, Keep
 log = logging.getLogger("memoryd.server")
 REASON_CHARS = 160  # of what the user says is wrong (the audit entry keeps 200)
 router = APIRouter(prefix="/ui", include_in_schema=False)
+Work = Callable[..., str]  # a form's work: the message to redirect back with
 
 
 async def posted(request: Request, state: ServerState) -> tuple[Caller, FormData]:
@@ -153,6 +154,24 @@ async def perform(
     return redirect(request, back_to(form), message)
 
 
+def form_post(router: APIRouter, path: str, **options: str) -> Callable[[Work], Work]:
+    """Register ``work(state, caller, form, **path_params)`` as the form post at ``path``:
+    ``posted`` lets it in, ``perform`` (with ``options``) runs it and redirects back."""
+
+    def register(work: Work) -> Work:
+        async def endpoint(request: Request, state: State) -> Response:
+            caller, form = await posted(request, state)
+            params = request.path_params
+            return await perform(
+                request, form, lambda: work(state, caller, form, **params), **options
+            )
+
+        router.post(path, name=work.__name__)(endpoint)
+        return work
+
+    return register
+
+
 def field_text(form: FormData, name: str) -> str:
     value = form.get(name)
     return value if isinstance(value, str) else ""
@@ -170,22 +189,17 @@ def expiry_field(form: FormData) -> str | Keep | None:
 
 
 # memories -----------------------------------------------------------------------------------
-@router.post("/memories")
-async def add_memory(request: Request, state: State) -> Response:
-    caller, form = await posted(request, state)
-
-    def work() -> str:
-        memories.add_memory(
-            state,
-            owner_of(state, caller, form),
-            field_text(form, "content"),
-            field_text(form, "scope") or None,
-            field_text(form, "workspace") or None,
-            field_text(form, "expires_at") or None,
-        )
-        return _("Memory added.")
-
-    return await perform(request, form, work, keep="content")
+@form_post(router, "/memories", keep="content")
+def add_memory(state: ServerState, caller: Caller, form: FormData) -> str:
+    memories.add_memory(
+        state,
+        owner_of(state, caller, form),
+        field_text(form, "content"),
+        field_text(form, "scope") or None,
+        field_text(form, "workspace") or None,
+        field_text(form, "expires_at") or None,
+    )
+    return _("Memory added.")
 
 
 @router.post("/memories/{memory_id}/{operation}")
