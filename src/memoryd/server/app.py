@@ -170,22 +170,16 @@ def create_app(
     # the routes every chat turn takes come first: routing tries the routers in order
     app.include_router(context.router)
     app.include_router(proxy.router)
-    app.include_router(memories.build_router(self_owner, prefix="/api/v1", tag="memories"))
-    app.include_router(
-        memories.build_router(admin_owner, prefix="/api/v1/users/{user_id}", tag="admin")
+    owned = (
+        (memories, "memories"),
+        (suggestions, "memories"),
+        (transfer, "transfer"),
+        (audit, "audit"),
     )
-    app.include_router(suggestions.build_router(self_owner, prefix="/api/v1", tag="memories"))
-    app.include_router(
-        suggestions.build_router(admin_owner, prefix="/api/v1/users/{user_id}", tag="admin")
-    )
-    app.include_router(transfer.build_router(self_owner, prefix="/api/v1", tag="transfer"))
-    app.include_router(
-        transfer.build_router(admin_owner, prefix="/api/v1/users/{user_id}", tag="admin")
-    )
-    app.include_router(audit.build_router(self_owner, prefix="/api/v1", tag="audit"))
-    app.include_router(
-        audit.build_router(admin_owner, prefix="/api/v1/users/{user_id}", tag="admin")
-    )
+    for module, tag in owned:  # the caller's own, then (admins) any user's
+        app.include_router(module.build_router(self_owner, prefix="/api/v1", tag=tag))
+        admin = module.build_router(admin_owner, prefix="/api/v1/users/{user_id}", tag="admin")
+        app.include_router(admin)
     for module in (users, workspaces, settings_router, chats, history, extraction):
         app.include_router(module.router)
     app.include_router(web_routes.router)
