@@ -39,7 +39,7 @@ from memoryd.server.web.routes import (
     redirect,
     render,
     safe_next,
-    web_caller,
+    signed_in,
     with_query,
 )
 from memoryd.storage.write_rules import KEEP, Keep
@@ -52,9 +52,7 @@ Work = Callable[..., str]  # a form's work: the message to redirect back with
 
 async def posted(request: Request, state: ServerState) -> tuple[Caller, FormData]:
     check_origin(request)
-    caller = web_caller(request, state)
-    if caller is None:
-        raise ApiError(401, "sign in first", code="not_authenticated")
+    caller = signed_in(request, state)
     form = await request.form()
     if form.get("csrf_token") != caller.csrf_token:
         raise ApiError(403, "the form expired or came from elsewhere; reload the page", code="csrf")
@@ -81,9 +79,7 @@ def confirmed(form: FormData, question: str, button: str) -> None:
 async def ask(request: Request, form: FormData, asked: Unconfirmed) -> Response:
     """The question on a page of its own, with the same form to send again, confirmed."""
     state: ServerState = request.app.state.memoryd
-    caller = web_caller(request, state)
-    if caller is None:  # posted() let it through, so the session just ended
-        raise ApiError(401, "sign in first", code="not_authenticated")
+    caller = signed_in(request, state)  # posted() let it through: unless it just ended
     fields = [
         (name, value)
         for name, value in form.multi_items()

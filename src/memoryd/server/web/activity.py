@@ -42,7 +42,7 @@ from memoryd.server.web.audit_words import Reader, by_day, describe
 from memoryd.server.web.i18n import _, speak_to
 from memoryd.server.web.memory_focus import MemoryView, all_changes, history_of
 from memoryd.server.web.routes import (
-    TEMPLATES,
+    fragment,
     here_of,
     memory_view,
     page_context,
@@ -273,9 +273,7 @@ def history(
         missing = _("No memory %(id)s for this user.", id=quoted(memory_id[:100]))
         return PlainTextResponse(missing, 404)
     context = {"history": items, "all_changes": all_changes(base, memory_id)}
-    response = TEMPLATES.TemplateResponse(request, "memory_history.html", context)
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    return fragment(request, "memory_history.html", context)
 
 
 @router.get("/activity/history/{memory_id}", response_class=HTMLResponse)

@@ -26,6 +26,7 @@ from memoryd.server.deps import Caller, ServerState, State
 from memoryd.server.web.i18n import _, speak_to
 from memoryd.server.web.routes import (
     TEMPLATES,
+    fragment,
     memory_view,
     page_context,
     redirect,
@@ -142,10 +143,7 @@ def runs_table(request: Request, state: State) -> Response:
         "runs": state.md.extraction_runs(RUNS_LISTED),
         "extraction_running": is_running(),
     }
-    # not render(): a message waiting for the next page is left for that page
-    response = TEMPLATES.TemplateResponse(request, "runs_table.html", context)
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    return fragment(request, "runs_table.html", context)
 
 
 def run_pairs(run: Run, names: dict[int, str]) -> list[PairEntries]:

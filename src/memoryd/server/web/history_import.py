@@ -31,10 +31,11 @@ from memoryd.server.guard import HISTORY_COMMAND, import_too_big
 from memoryd.server.web.actions import field_text, posted
 from memoryd.server.web.i18n import _, speak_to
 from memoryd.server.web.routes import (
-    TEMPLATES,
+    fragment,
     page_context,
     redirect,
     render,
+    signed_in,
     to_login,
     web_caller,
 )
@@ -99,16 +100,10 @@ async def upload_history(request: Request, state: State) -> Response:
 @router.get("/ui/history-imports/{job_id}", response_class=HTMLResponse)
 def history_status(request: Request, state: State, job_id: str) -> Response:
     """The status fragment the page polls; 404 for an import that is not the caller's."""
-    caller = web_caller(request, state)
-    if caller is None:
-        raise ApiError(401, "sign in first", code="not_authenticated")
+    caller = signed_in(request, state)
     speak_to(request, state, caller.user)
     job = state.history_jobs.get(caller.user.id, job_id[:64])
-    response = TEMPLATES.TemplateResponse(
-        request, "history_status.html", {"job": job, "job_asked": job_id}
-    )
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    return fragment(request, "history_status.html", {"job": job, "job_asked": job_id})
 
 
 @router.post("/ui/facts")

@@ -63,6 +63,14 @@ def web_caller(request: Request, state: ServerState) -> Caller | None:
         return None
 
 
+def signed_in(request: Request, state: ServerState) -> Caller:
+    """The caller of a form post or of a script's request, or 401."""
+    caller = web_caller(request, state)
+    if caller is None:
+        raise ApiError(401, "sign in first", code="not_authenticated")
+    return caller
+
+
 def safe_next(value: object, default: str = "/") -> str:
     """A local path to go back to; anything else (another site) becomes ``default``."""
     if not isinstance(value, str) or not value.startswith("/") or value.startswith("//"):
@@ -275,6 +283,14 @@ def page_context(
         ]
         context["status"] = 404
     return context
+
+
+def fragment(request: Request, name: str, context: dict[str, Any]) -> Response:
+    """A piece of a page a script asks for, rendered alone (a message waiting for the
+    next page is left for that page)."""
+    response = TEMPLATES.TemplateResponse(request, name, context)
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 def render(request: Request, name: str, context: dict[str, Any], status: int = 200) -> Response:
