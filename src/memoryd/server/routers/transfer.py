@@ -31,12 +31,12 @@ from starlette.concurrency import run_in_threadpool
 
 from memoryd.access.callers import Owner
 from memoryd.access.transfer import export_lines, import_file
-from memoryd.app.transfer import ImportFile, parse_file
+from memoryd.app.transfer import parse_file
 from memoryd.domain.errors import InvalidInput
 from memoryd.server.deps import State
 from memoryd.server.errors import ApiError
 from memoryd.server.guard import LONE_SURROGATE, has_lone_surrogate, has_nul, import_too_big
-from memoryd.server.schemas import ImportedPreferences, ImportOut
+from memoryd.server.schemas import ImportOut
 
 SPOOL_IN_MEMORY = 1_048_576  # a larger body goes to a temporary file on disk
 # Enough for a full export (5 global + 20 per workspace, 50 workspaces by default);
@@ -129,16 +129,6 @@ def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: st
     return router
 
 
-def _refuse_too_many(parsed: ImportFile) -> None:
-    count = len(parsed.records)
-    if count > MAX_IMPORT_LINES:
-        raise ApiError(
-            413,
-            f"an import holds at most {MAX_IMPORT_LINES} memory lines, this one has {count}; "
-            "split the file",
-        )
-
-
 def _lines(body: IO[bytes]) -> Iterator[str]:
     """The body's lines (blank ones too, so errors name the file's line numbers), split
     at LF only; each must be UTF-8 without a NUL or half a surrogate pair."""
@@ -158,15 +148,12 @@ def _import(
     state: State, owner: Owner, body: IO[bytes], preferences: bool, chats: bool
 ) -> ImportOut:
     parsed = parse_file(_lines(body))  # before anything is embedded or looked up
-    _refuse_too_many(parsed)
+    count = len(parsed.records)
+    if count > MAX_IMPORT_LINES:
+        raise ApiError(
+            413,
+            f"an import holds at most {MAX_IMPORT_LINES} memory lines, this one has {count}; "
+            "split the file",
+        )
     result = import_file(state, owner, parsed, preferences=preferences, chats=chats)
-    return ImportOut(
-        created=result.created,
-        updated=result.updated,
-        skipped_duplicates=result.skipped_duplicates,
-        unchanged=result.unchanged,
-        workspaces_created=list(result.workspaces_created),
-        preferences=ImportedPreferences.of(result.preferences),
-        chats_created=result.chats_created,
-        chats_skipped=result.chats_skipped,
-    )
+    return ImportOut.model_validate(result, from_attributes=True)
