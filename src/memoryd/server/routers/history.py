@@ -1,13 +1,9 @@
 """History imports: a chat history exported by ChatGPT, Claude or Open WebUI, recorded as
 the caller's chats in one of their workspaces (issue 38, item 4).
 
-``POST /api/v1/history-imports?workspace=SLUG`` takes the export's file as the body (up to
-``MEMORYD_MAX_IMPORT_BYTES``), checks it (a file of none of the three formats, or a broken
-one, is a 422 and nothing starts) and answers 202 at once with the import's id; the turns
-are recorded in the background (``memoryd.access.history_imports``) and
-``GET /api/v1/history-imports/{id}`` says how far it got. As for recording a chat, only
-into a workspace the caller belongs to (404 otherwise). Uploading the same file again
-records nothing new.
+The file is checked in the request (422, nothing started, when it is broken) and the turns
+are recorded in the background (``memoryd.access.history_imports``), 202 at once with the
+import's id to read its progress by.
 """
 
 from __future__ import annotations

@@ -1,18 +1,11 @@
 """The OpenAI-compatible proxy: ``POST /v1/chat/completions`` and ``GET /v1/models``.
 
-Point any OpenAI client at ``http://HOST:PORT/v1`` with a memoryd API key. Each request:
-the key says who the user is; the ``X-Memoryd-Workspace`` header, or a ``slug/model``
-model-name prefix naming one of the user's workspaces, says which workspace; the memory
-section is appended to the system message (one is added if absent; a section claiming to
-be memoryd's, in any language, is taken out of the system messages first); the request goes to
-the configured upstream and the answer comes back as the upstream sent it, streamed or
-not; once the whole answer has been relayed, the exchange is recorded for extraction,
-with the ids of the memories it was given. A client that hung up before the answer
-reached it gets nothing recorded; nor does a chat sent with ``X-Memoryd-Incognito: true``
-(its memories are injected, but nothing is kept or learned from, and their last-used
-times stay as they were). The reply says what was injected: ``X-Memoryd-Memories`` (how
-many) and ``X-Memoryd-Memory-Ids`` (which, comma-separated, in prompt order).
-Upstream errors come back with the upstream's status and an OpenAI-style error body.
+Point any OpenAI client at ``http://HOST:PORT/v1`` with a memoryd API key: the memory
+section is put into the system message, the request goes to the configured upstream
+(``server/relay.py``) and, once the whole answer has been relayed, the exchange is
+recorded for extraction (not when the client hung up first, nor for an incognito chat).
+docs/server.md describes the headers (``X-Memoryd-Workspace``, ``X-Memoryd-Incognito``,
+``X-Memoryd-Memories``, ``X-Memoryd-Memory-Ids``) and the ``slug/model`` prefix.
 """
 
 from __future__ import annotations

@@ -1,12 +1,10 @@
 """Form posts of the web UI for everyone: memories, API keys and password (the admin's
-forms are in ``memoryd.server.web.admin_actions``).
+are ``memoryd.server.web.admin_actions``).
 
-Each post checks the session's CSRF token (and the Origin header), does one thing through
-the same access rules as the REST API (``memoryd.access``), and redirects back (303) with
-a message saying what happened or what was wrong; a refused change changes nothing. A
-deletion goes ahead only with ``confirmed=yes``, which memoryd.js adds when its
-confirmation dialog is answered; without it (no JavaScript) the server asks on a page of
-its own first.
+Each post checks the session's CSRF token, does one thing through ``memoryd.access`` and
+redirects back (303) with a message. A deletion goes ahead only with ``confirmed=yes``,
+which memoryd.js adds once its dialog is answered; without JavaScript the server asks on
+a page of its own first.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
-"""Form posts of the admin panel: settings, extraction runs, users (create, role,
-password, delete), workspaces (create, delete) and their members (add, remove).
-
-Same rules as the REST API, through the same functions (``memoryd.access.accounts`` and
-``memoryd.access.extraction``): only admins, the last admin can be neither demoted nor
-deleted, nobody deletes themselves. Each post checks the CSRF token and redirects back
-with a message. Membership changes (and those a deleted workspace ends) are in the
-member's audit log, by the admin.
+"""Form posts of the admin panel: settings, extraction runs, users, workspaces and members,
+through the same functions as the REST API (``memoryd.access.accounts`` and
+``memoryd.access.extraction``), so the same rules hold (only admins; the last admin can be
+neither demoted nor deleted).
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """The admin panel's pages: ``/admin`` (tabs: users, workspaces, a user's memories,
-extraction runs, settings) and ``/admin/runs/{id}`` (what one extraction run did), and
-``/admin/extraction-runs``: the run list alone, which memoryd.js reads again while a run
-is in progress, so the list follows it without a reload.
-
-The pages only read; their forms post to ``memoryd.server.web.admin_actions``.
+extraction runs, settings), ``/admin/runs/{id}`` (what one extraction run did) and
+``/admin/extraction-runs``, the run list alone, which memoryd.js reads again while a run
+is in progress. The pages only read; their forms post to ``admin_actions``.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
-"""The chat page of a workspace, and the two pieces chat.js asks for after streaming a reply.
-
-Recorded replies are rendered as Markdown on the server (``memoryd.server.web.markdown``);
-a reply the page has just streamed is sent back to ``POST /ui/markdown`` for the same
-HTML, and its *Answered with N memories* list comes from ``GET /chat/{slug}/used``, the
-same template the page renders under recorded replies (with its Edit, Delete and "This
-is wrong" for each memory). So the browser turns no model text into markup itself.
-The chat itself streams through memoryd's OpenAI-compatible proxy (``/v1/chat/...``).
+"""The chat page of a workspace, and the two pieces chat.js asks for after streaming a reply:
+the reply as HTML (``POST /ui/markdown``) and its *Answered with N memories* list
+(``GET /chat/{slug}/used``), rendered as for recorded replies, so the browser turns no
+model text into markup itself.
 """
 
 from __future__ import annotations

@@ -1,14 +1,10 @@
-"""The "Bring your history" page: upload another product's chat export, paste facts it
+"""The "Bring your history" page: upload another product's chat export, or paste facts it
 kept about you (issue 38, item 4).
 
-An upload is checked in the request (a malformed file comes back as a message on the
-page, nothing started), then recorded in the background (``memoryd.access.history_imports``)
-and the page shows its progress in a small status fragment that memoryd.js asks for
-again every second until the import ends (without JavaScript, a link reloads it). The
-same rules as ``POST /api/v1/history-imports``: only a workspace the user belongs to;
-uploading the same file again records nothing new. Pasted facts are added as
-``memoryd memories add-many`` adds them (``memoryd.app.memory_list``); the page lists each
-refused line with its reason and puts the refused lines back in the text box.
+An upload is checked in the request, then recorded in the background
+(``memoryd.access.history_imports``, as ``POST /api/v1/history-imports``) while the page
+polls a status fragment. Pasted facts are added as ``memoryd memories add-many`` adds them;
+refused lines come back in the text box with their reasons.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
-"""The review queue's form posts: accept one suggestion (into the scope chosen on the
-page), reject one, Accept all and Reject all (where each can go is
-``memoryd.server.web.review_items``).
+"""The review queue's form posts: accept one suggestion (into the scope chosen on the page),
+reject one, Accept all and Reject all.
 
-Accepting goes through ``memoryd.access.suggestions.accept``, as the REST API's accept
-does, so both refuse the same things with the same one message. *Accept
-all* takes each suggestion where extraction put it (or, that scope being full, the other
-place) and reports in one message how many went in and why the rest are still waiting;
-*Reject all* asks first, as every removal does.
+Accepting goes through ``memoryd.access.suggestions.accept`` as the REST API's does. Accept
+all takes each suggestion where extraction put it or, that scope being full, the other
+place, and says in one message why the rest are still waiting.
 """
 
 from __future__ import annotations

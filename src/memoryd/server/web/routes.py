@@ -1,10 +1,6 @@
-"""Web pages: sign-in and the home page, and what every page shows (the chat page is
-``memoryd.server.web.chat_page``; the admin panel ``memoryd.server.web.admin_pages``).
-
-Every page carries the profile panel (the user button at the bottom left) with the
-user's memories, API keys and account. Pages read the same core through the same access
-rules as the REST API (``memoryd.access``); form posts live in
-``memoryd.server.web.actions``.
+"""Web pages: sign-in and the home page, and what every page shows (``page_context``: the
+profile panel with the user's memories, API keys and account). Pages read the core
+through the same access rules as the REST API (``memoryd.access``).
 """
 
 from __future__ import annotations
