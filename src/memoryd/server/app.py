@@ -76,11 +76,8 @@ def first_admin(md: Memoryd) -> User | None:
 
 
 def first_start(md: Memoryd, auth: AuthStore, settings: MemorydSettings) -> str | None:
-    """Create the first admin if there is none; the message to print, once, if so.
-
-    ``MEMORYD_ADMIN_PASSWORD`` sets its password; otherwise a random one is made and
-    returned in the message (it is stored only hashed).
-    """
+    """Create the first admin if there is none; the message to print, once, if so (with
+    a random password unless ``MEMORYD_ADMIN_PASSWORD`` gives one)."""
     if first_admin(md) is not None:
         return None
     taken = {u.name for u in md.list_users()}
@@ -115,7 +112,6 @@ def create_app(
     *,
     auth: AuthStore | None = None,
 ) -> FastAPI:
-    """The memoryd service over ``md``: REST API, OpenAI-compatible proxy, web UI."""
     settings = settings or md.settings
     state = ServerState(
         md=md,

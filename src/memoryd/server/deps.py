@@ -67,7 +67,6 @@ class Caller:
     confirm: Callable[[], bool] | None = field(default=None, compare=False, repr=False)
 
     def check(self) -> None:
-        """Raise ``StaleCaller`` unless the caller is confirmed (or needed no confirming)."""
         if self.confirm is not None and not self.confirm():
             raise StaleCaller
 
@@ -185,11 +184,9 @@ def not_authenticated() -> ApiError:
 
 
 async def unknown_caller_refusal(scope: Scope, state: ServerState) -> Response | None:
-    """The edge's answer to a write whose caller is not known (no credential, or one that
-    names nobody), given before its body is read; None for a known caller. An API key
-    in the per-process cache is known without a database read: the route checks it again
-    in its own transaction (``turn_caller``, ``current_caller``), so a turn still takes
-    one transaction and a revoked key is still refused."""
+    """The edge's answer to a write whose caller is not known, given before its body is
+    read; None for a known caller. A cached API key is known without a database read:
+    the route checks it again in its own transaction (``turn_caller``)."""
     key = api_key_of(Request(scope))
     if key is not None and not state.settings.single_user and state.auth.cached_key_user(key):
         return None
@@ -220,14 +217,10 @@ CurrentCaller = Annotated[Caller, Depends(current_caller)]
 
 
 async def turn_caller(request: Request, state: State) -> Caller:
-    """``current_caller`` for routes that read a chat turn next (context, proxy).
-
-    An API key found in the per-process cache is taken as it is, in the event loop, with
-    no database read and no trip to the threadpool; the route then calls
-    ``Caller.check`` right after the turn's statement has read the cache version (in the
-    same transaction as the memories), so a revoked key, a changed user or membership
-    still applies to the very next request: ``check`` raises ``StaleCaller`` and the
-    route answers again with ``identify``. Anything else goes to ``current_caller``."""
+    """``current_caller`` for routes that read a chat turn next (context, proxy): an API
+    key in the per-process cache is taken without a database read, and the route calls
+    ``Caller.check`` once the turn's statement has read the cache version, so a revoked
+    key still applies to the very next request (``StaleCaller``: answered again)."""
     if not state.settings.single_user:
         key = api_key_of(request)
         if key is not None:

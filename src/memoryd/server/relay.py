@@ -318,7 +318,6 @@ async def send_chat(
     record: Record,
     extra: dict[str, str],
 ) -> Response:
-    """Send the shaped request to ``upstream`` and relay its answer with ``extra`` headers."""
     if isinstance(upstream, OpenAIUpstream):
         return await forward_openai(request, state, upstream, body, record, extra)
     return await via_provider(request, upstream, body, record, extra)

@@ -118,11 +118,6 @@ class LoginThrottle:
                 if over > 0:
                     count.locked_until = now + min(2.0 ** (over - 1), MAX_DELAY_S)
 
-    def _failures(self, address: str | None) -> int:
-        with self._lock:
-            count = self._counts.get(("addr", address)) if address else None
-        return count.failures if count else 0
-
     async def verify(
         self,
         check: Callable[[], T],
@@ -136,8 +131,10 @@ class LoginThrottle:
         Runs on the event loop, so the queue needs no lock."""
         if address in self._checking:
             raise Throttled(1, "a sign-in from this address is being checked; try again")
+        with self._lock:
+            count = self._counts.get(("addr", address)) if address else None
         loop = asyncio.get_running_loop()
-        turn = _Turn(self._failures(address), next(self._seq), loop.create_future())
+        turn = _Turn(count.failures if count else 0, next(self._seq), loop.create_future())
         if address:
             self._checking.add(address)
         try:

@@ -87,7 +87,6 @@ def speak_to(request: Request, state: ServerState, user: User | None) -> str | N
 
 
 def use_language(language: str) -> None:
-    """Make ``language`` the language of what this request renders and says."""
     _locale.set(language)
 
 

@@ -26,7 +26,6 @@ _PARSER.enable(["table", "strikethrough"])
 
 
 def render_markdown(text: str) -> str:
-    """``text`` (Markdown) as sanitised HTML."""
     return nh3.clean(
         _PARSER.render(text[:MAX_REPLY]),
         tags=TAGS,

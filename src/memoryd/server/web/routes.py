@@ -24,7 +24,7 @@ from memoryd.access.memories import overview
 from memoryd.access.suggestions import visible_suggestions
 from memoryd.access.wire import MemoryOut, SuggestionOut
 from memoryd.domain import runtime_settings
-from memoryd.domain.models import Role, User
+from memoryd.domain.models import Role
 from memoryd.server.deps import (
     SESSION_COOKIE,
     Caller,
@@ -196,10 +196,6 @@ def memory_view(state: ServerState, owner: Owner, prefix: str, back: str) -> Mem
     )
 
 
-def self_view(state: ServerState, user: User, back: str) -> MemoryView:
-    return memory_view(state, self_owner(user), "me", back)
-
-
 def _flash_items(request: Request) -> list[dict[str, Any]]:
     raw = request.cookies.get(FLASH_COOKIE)
     if not raw:
@@ -243,6 +239,7 @@ def page_context(
     """What every page shows. ``status`` in it is the page's HTTP status: 404 when the
     address opens (``edit=``, ``detail=``) a memory the caller cannot see."""
     user = caller.user
+    own = self_owner(user)
     own_language = speak_to(request, state, user)
     panel = request.query_params.get("panel")
     here = extra.pop("here", None) or here_of(request)
@@ -251,7 +248,7 @@ def page_context(
         "is_admin": user.role is Role.ADMIN,
         "csrf": caller.csrf_token or "",
         "my_workspaces": state.auth.workspaces_of(user),
-        "my_memories": self_view(state, user, with_query(here, "panel=memories")),
+        "my_memories": memory_view(state, own, "me", with_query(here, "panel=memories")),
         "my_keys": state.auth.list_api_keys(user.id),
         "learning": state.md.learns_from_chats(user.id),
         "review_own": state.md.review_preference(user.id),
