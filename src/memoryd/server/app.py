@@ -76,11 +76,8 @@ def first_admin(md: Memoryd) -> User | None:
 
 
 def first_start(md: Memoryd, auth: AuthStore, settings: MemorydSettings) -> str | None:
-    """Create the first admin if there is none; the message to print, once, if so.
-
-    ``MEMORYD_ADMIN_PASSWORD`` sets its password; otherwise a random one is made and
-    returned in the message (it is stored only hashed).
-    """
+    """Create the first admin if there is none; the message to print, once, if so (with
+    a random password unless ``MEMORYD_ADMIN_PASSWORD`` gives one)."""
     if first_admin(md) is not None:
         return None
     taken = {u.name for u in md.list_users()}
@@ -115,7 +112,6 @@ def create_app(
     *,
     auth: AuthStore | None = None,
 ) -> FastAPI:
-    """The memoryd service over ``md``: REST API, OpenAI-compatible proxy, web UI."""
     settings = settings or md.settings
     state = ServerState(
         md=md,
@@ -170,22 +166,16 @@ def create_app(
     # the routes every chat turn takes come first: routing tries the routers in order
     app.include_router(context.router)
     app.include_router(proxy.router)
-    app.include_router(memories.build_router(self_owner, prefix="/api/v1", tag="memories"))
-    app.include_router(
-        memories.build_router(admin_owner, prefix="/api/v1/users/{user_id}", tag="admin")
+    owned = (
+        (memories, "memories"),
+        (suggestions, "memories"),
+        (transfer, "transfer"),
+        (audit, "audit"),
     )
-    app.include_router(suggestions.build_router(self_owner, prefix="/api/v1", tag="memories"))
-    app.include_router(
-        suggestions.build_router(admin_owner, prefix="/api/v1/users/{user_id}", tag="admin")
-    )
-    app.include_router(transfer.build_router(self_owner, prefix="/api/v1", tag="transfer"))
-    app.include_router(
-        transfer.build_router(admin_owner, prefix="/api/v1/users/{user_id}", tag="admin")
-    )
-    app.include_router(audit.build_router(self_owner, prefix="/api/v1", tag="audit"))
-    app.include_router(
-        audit.build_router(admin_owner, prefix="/api/v1/users/{user_id}", tag="admin")
-    )
+    for module, tag in owned:  # the caller's own, then (admins) any user's
+        app.include_router(module.build_router(self_owner, prefix="/api/v1", tag=tag))
+        admin = module.build_router(admin_owner, prefix="/api/v1/users/{user_id}", tag="admin")
+        app.include_router(admin)
     for module in (users, workspaces, settings_router, chats, history, extraction):
         app.include_router(module.router)
     app.include_router(web_routes.router)

@@ -1,9 +1,6 @@
-"""The OpenAI chat-completions wire format, in one place: reading the turn out of a
-request's messages, putting the memory section into them, reading the answer text out of
-a completion or its stream, and wrapping another provider's text as OpenAI objects.
-
-Pure functions on dicts and bytes: the proxy route (``routers/proxy.py``) shapes with
-them, and ``server/relay.py`` sends and relays.
+"""The OpenAI chat-completions wire format, in one place: the turn read out of a request's
+messages, the memory section put into them, the answer read out of a completion or its
+stream, and another provider's text wrapped as OpenAI objects. Pure functions.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from memoryd.access.history_imports import HistoryJobs
 from memoryd.app.service import Memoryd
 from memoryd.config import MemorydSettings
 from memoryd.domain.models import User
-from memoryd.server.errors import ApiError, database_unavailable, error_response
+from memoryd.server.errors import ApiError, api_error_response, database_unavailable
 from memoryd.server.throttle import LoginThrottle, Throttled
 from memoryd.server.upstream import Upstream
 from memoryd.storage.opening import DATABASE_DOWN
@@ -67,7 +67,6 @@ class Caller:
     confirm: Callable[[], bool] | None = field(default=None, compare=False, repr=False)
 
     def check(self) -> None:
-        """Raise ``StaleCaller`` unless the caller is confirmed (or needed no confirming)."""
         if self.confirm is not None and not self.confirm():
             raise StaleCaller
 
@@ -121,15 +120,14 @@ def api_key_of(request: Request) -> str | None:
 
 def identify(request: Request, state: ServerState) -> Caller | None:
     """Who sent this request, or None for an anonymous one."""
+    key = api_key_of(request)
     if state.settings.single_user:
-        peer = request.client.host if request.client else ""
         if not is_loopback_host(host_name(request.headers.get("host", ""))):
             # DNS rebinding: a remote name pointing at us
             raise ApiError(403, "single-user mode answers only to localhost", code="bad_host")
-        if not is_loopback_host(peer):  # started on a public address by mistake
+        if not is_loopback_host(client_address(request) or ""):  # on a public address
             raise ApiError(403, "single-user mode answers only to this machine", code="bad_peer")
         assert state.single_user_id is not None
-        key = api_key_of(request)
         if key is not None:
             # An OpenAI client sends some key: a header a web page of another site cannot
             # set without CORS, which memoryd never allows, so no CSRF token is needed.
@@ -137,7 +135,6 @@ def identify(request: Request, state: ServerState) -> Caller | None:
             return Caller(found or state.md.get_user(state.single_user_id), "api_key")
         user = state.md.get_user(state.single_user_id)
         return Caller(user, "single_user", state.single_user_csrf)
-    key = api_key_of(request)
     if key is not None:
         found = state.auth.user_for_api_key(key)
         if found is None:
@@ -177,42 +174,38 @@ async def check_password_throttled(
     return user
 
 
-async def unknown_caller_refusal(scope: Scope, state: ServerState) -> Response | None:
-    """The edge's answer to a write whose caller is not known (no credential, or one that
-    names nobody), given before its body is read; None for a known caller. An API key
-    in the per-process cache is known without a database read: the route checks it again
-    in its own transaction (``turn_caller``, ``current_caller``), so a turn still takes
-    one transaction and a revoked key is still refused."""
-    key = api_key_of(Request(scope))
-    if key is not None and not state.settings.single_user and state.auth.cached_key_user(key):
-        return None
-    try:
-        caller = await run_in_threadpool(identify, Request(scope), state)
-    except ApiError as exc:
-        return error_response(exc.status, exc.type, exc.message, code=exc.code)
-    except DATABASE_DOWN as exc:  # answered as the routes answer it, not a reset
-        return database_unavailable(exc)
-    if caller is not None:
-        return None
-    return error_response(
+def not_authenticated() -> ApiError:
+    return ApiError(
         401,
-        "unauthorized",
         "sign in or send an API key (Authorization: Bearer mdk_...)",
         code="not_authenticated",
         headers={"WWW-Authenticate": "Bearer"},
     )
 
 
+async def unknown_caller_refusal(scope: Scope, state: ServerState) -> Response | None:
+    """The edge's answer to a write whose caller is not known, given before its body is
+    read; None for a known caller. A cached API key is known without a database read:
+    the route checks it again in its own transaction (``turn_caller``)."""
+    key = api_key_of(Request(scope))
+    if key is not None and not state.settings.single_user and state.auth.cached_key_user(key):
+        return None
+    try:
+        caller = await run_in_threadpool(identify, Request(scope), state)
+    except ApiError as exc:
+        return api_error_response(exc)
+    except DATABASE_DOWN as exc:  # answered as the routes answer it, not a reset
+        return database_unavailable(exc)
+    if caller is not None:
+        return None
+    return api_error_response(not_authenticated())
+
+
 def current_caller(request: Request, state: State) -> Caller:
     check_origin(request)
     caller = identify(request, state)
     if caller is None:
-        raise ApiError(
-            401,
-            "sign in or send an API key (Authorization: Bearer mdk_...)",
-            code="not_authenticated",
-            headers={"WWW-Authenticate": "Bearer"},
-        )
+        raise not_authenticated()
     if caller.via != "api_key" and request.method not in SAFE_METHODS:
         sent = request.headers.get(CSRF_HEADER)
         if sent != caller.csrf_token:
@@ -224,14 +217,10 @@ CurrentCaller = Annotated[Caller, Depends(current_caller)]
 
 
 async def turn_caller(request: Request, state: State) -> Caller:
-    """``current_caller`` for routes that read a chat turn next (context, proxy).
-
-    An API key found in the per-process cache is taken as it is, in the event loop, with
-    no database read and no trip to the threadpool; the route then calls
-    ``Caller.check`` right after the turn's statement has read the cache version (in the
-    same transaction as the memories), so a revoked key, a changed user or membership
-    still applies to the very next request: ``check`` raises ``StaleCaller`` and the
-    route answers again with ``identify``. Anything else goes to ``current_caller``."""
+    """``current_caller`` for routes that read a chat turn next (context, proxy): an API
+    key in the per-process cache is taken without a database read, and the route calls
+    ``Caller.check`` once the turn's statement has read the cache version, so a revoked
+    key still applies to the very next request (``StaleCaller``: answered again)."""
     if not state.settings.single_user:
         key = api_key_of(request)
         if key is not None:

@@ -125,9 +125,13 @@ def _memoryd_error(_: Request, exc: Exception) -> JSONResponse:
     return error_response(status, type_, str(exc), code=code, **extra)
 
 
+def api_error_response(exc: ApiError) -> JSONResponse:
+    return error_response(exc.status, exc.type, exc.message, code=exc.code, headers=exc.headers)
+
+
 def _api_error(_: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, ApiError)
-    return error_response(exc.status, exc.type, exc.message, code=exc.code, headers=exc.headers)
+    return api_error_response(exc)
 
 
 def is_json(content_type: str) -> bool:

@@ -1,34 +1,12 @@
 """The server's edge: what every request must pass before any route reads it.
 
-An ASGI middleware, because route handlers (and FastAPI's body parsing) run too late:
-
-- **Size.** One limit on every request body (``MEMORYD_MAX_REQUEST_BYTES``), enforced
-  on the declared ``Content-Length`` and on the bytes actually received, counted as they
-  stream in, so a chunked or lying client cannot make the server hold more. An import
-  (``POST /api/v1/import``, ``/api/v1/users/{id}/import``) has its own, larger limit
-  (``MEMORYD_MAX_IMPORT_BYTES``): its declared length is checked here, and its body is
-  passed on unread, for the route streams it to a temporary file, counting the bytes
-  and checking each line for what this guard looks for in other bodies
-  (``memoryd.server.routers.transfer``).
-- **Credentials first.** Every write but the sign-in form and signing out (``/mcp``, the
-  API, the web forms, any path) must come from a known caller: its API key or session is
-  checked (``refusal``, given by the app) before a byte of its body is read, and a missing,
-  unknown or revoked one is refused (401) with the body unread. The sign-in form, the only
-  anonymous write, is limited to a few kilobytes.
-- **Time.** A body must arrive within ``MEMORYD_BODY_TIMEOUT_S`` (408 past it), so a
-  caller sending a byte now and then cannot hold a connection and its buffer for ever.
-- **NUL.** A NUL character in the path, the query string or the body (raw, JSON
-  ``\\u0000`` or form ``%00``) is refused with 400: no database stores it, and it has no
-  business in text.
-- **Not UTF-8.** A path, query string or form body whose percent escapes (or raw bytes)
-  decode to bytes that are not UTF-8 (``content=x%ffy``) is refused with 400: the
-  framework would silently store U+FFFD in their place, where a JSON body is refused.
-- **Lone surrogates.** A JSON string escape of half a UTF-16 surrogate pair
-  (``"\\ud800"`` not followed by its low half) is refused with 400: it decodes to text
-  that is not Unicode, which no database stores and no upstream accepts.
-- **Headers.** Every response carries a strict Content-Security-Policy (no inline
-  script, no framing), ``X-Frame-Options: DENY``, ``X-Content-Type-Options: nosniff``,
-  a same-origin referrer policy and opener policy.
+An ASGI middleware, because route handlers (and FastAPI's body parsing) run too late. It
+limits a body's size (declared and received) and the time it takes to arrive, refuses a
+write from an unknown caller before reading its body (``refusal``, given by the app),
+refuses NUL, percent escapes that are not UTF-8 and JSON escapes of half a surrogate pair
+(no database stores them), and adds the security headers; docs/security.md lists each
+rule and limit. An import's body is passed on unread: ``routers/transfer.py`` streams it
+and checks each line itself.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """Sending a chat request to the upstream and relaying its answer to the client.
 
-An OpenAI-compatible upstream gets the (already shaped) request body and its bytes are
-streamed back untouched; any other provider is called through ``LLMProvider`` and its
-text is wrapped as OpenAI objects (``server/chat_messages.py``). Either way the exchange
-is handed to ``record`` only once the whole answer reached the client: a client that hung
-up before gets nothing recorded. Upstream failures become OpenAI-style error bodies with
-the upstream's status (502 when unreachable, 504 on timeout).
+An OpenAI-compatible upstream's bytes are streamed back untouched; any other provider's
+text is wrapped as OpenAI objects (``server/chat_messages.py``). The exchange is handed to
+``record`` only once the whole answer reached the client. Upstream failures become
+OpenAI-style error bodies with the upstream's status (502 unreachable, 504 timed out).
 """
 
 from __future__ import annotations
@@ -320,7 +318,6 @@ async def send_chat(
     record: Record,
     extra: dict[str, str],
 ) -> Response:
-    """Send the shaped request to ``upstream`` and relay its answer with ``extra`` headers."""
     if isinstance(upstream, OpenAIUpstream):
         return await forward_openai(request, state, upstream, body, record, extra)
     return await via_provider(request, upstream, body, record, extra)

@@ -8,11 +8,10 @@ too are ``memoryd.access.wire``'s.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, cast
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from memoryd.app.transfer_preferences import Preferences
 from memoryd.domain.models import User, Workspace
 
 Name = Field(min_length=1, max_length=200)
@@ -252,16 +251,6 @@ class ImportedPreferences(BaseModel):
     learn_from_chats: bool | None = None
     memory_review: ReviewChoice | None = None
     language: LanguageChoice | None = None
-
-    @classmethod
-    def of(cls, preferences: Preferences | None) -> ImportedPreferences | None:
-        if preferences is None:
-            return None
-        return cls(
-            learn_from_chats=preferences.learn_from_chats,
-            memory_review=cast("ReviewChoice | None", preferences.memory_review),
-            language=cast("LanguageChoice | None", preferences.language),
-        )
 
 
 class ImportOut(BaseModel):

@@ -1,25 +1,11 @@
 """Slowing down password guessing (sign-in and password change) without locking out the
-account's owner.
+account's owner: docs/security.md (*Sign-in throttle*) says how and what remains.
 
-Failures are counted per account name and client address together, and per address
-alone. The first ``MEMORYD_LOGIN_ATTEMPTS`` failures of a pair are free (four times that
-for an address, which many people may share); after that each further failure locks the
-pair or the address for a delay that doubles, from 1 second up to 15 minutes. A locked
-attempt is answered 429 with ``Retry-After`` without checking the password at all, so a
-flood costs the server nothing; a success clears the account's counts. Guesses from
-other addresses never lock the owner out: a lock names an address. (Only a caller whose
-address is unknown is throttled per account alone, as every such caller looks the same.)
-
-Password checks (Argon2, deliberately slow) run in worker threads, at most
-``MEMORYD_LOGIN_CONCURRENCY`` at a time, so a flood cannot take the threads every other
-request needs. Each address has at most one check waiting or running (a second one at
-once gets 429), and the checks waiting go in order of their address's failures, so the
-owner's sign-in from an address that has not been guessing waits only for the checks of
-addresses with no more failures than it, never behind a flood. When too many addresses
-wait at once, the one with the most failures gets 429, never one with fewer.
-
-The counts live in the process: each server worker counts on its own (so with N
-workers an attacker gets N times the free attempts) and a restart forgets them.
+Failures count per account and address together and per address alone, and lock them
+for a doubling delay past the free attempts; a locked attempt is refused (429) without
+checking the password. Password checks (Argon2, deliberately slow) run in a bounded
+number of worker threads, one per address, the address with the fewest failures first,
+so a flood cannot take the threads other requests need. The counts live in the process.
 """
 
 from __future__ import annotations
@@ -132,11 +118,6 @@ class LoginThrottle:
                 if over > 0:
                     count.locked_until = now + min(2.0 ** (over - 1), MAX_DELAY_S)
 
-    def _failures(self, address: str | None) -> int:
-        with self._lock:
-            count = self._counts.get(("addr", address)) if address else None
-        return count.failures if count else 0
-
     async def verify(
         self,
         check: Callable[[], T],
@@ -150,8 +131,10 @@ class LoginThrottle:
         Runs on the event loop, so the queue needs no lock."""
         if address in self._checking:
             raise Throttled(1, "a sign-in from this address is being checked; try again")
+        with self._lock:
+            count = self._counts.get(("addr", address)) if address else None
         loop = asyncio.get_running_loop()
-        turn = _Turn(self._failures(address), next(self._seq), loop.create_future())
+        turn = _Turn(count.failures if count else 0, next(self._seq), loop.create_future())
         if address:
             self._checking.add(address)
         try:

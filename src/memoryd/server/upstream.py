@@ -1,10 +1,8 @@
-"""Where the proxy sends chat requests: the configured upstream, resolved once.
+"""Where the proxy sends chat requests: the configured upstream, resolved once, and a true
+sentence about where that is for the start-up banner and the chat page.
 
-An OpenAI-compatible upstream (OpenAI, Ollama, vLLM, LM Studio, llama.cpp, OpenRouter,
-the fake test server) gets the request body as sent, with only the system message
-rewritten; any other provider (Anthropic, the bundled local model, a plugin) is called
-through ``LLMProvider``. The sending itself is ``server/relay.py``; the message format,
-``server/chat_messages.py``.
+An OpenAI-compatible upstream (OpenAI, Ollama, vLLM, llama.cpp, ...) gets the request
+body as sent; any other provider is called through ``LLMProvider``.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""The audit log (R12): ``GET /api/v1/audit`` reads your own, newest first, a page at a
-time; an admin reads anyone's at ``GET /api/v1/users/{user_id}/audit``. ``build_router``
-is called once with each way of deciding whose log it is, as for memories.
-
-What a default user sees, and what an admin does, is ``memoryd.access.audit``'s
-(``read_audit``, which the web UI's Activity page and ``memoryd audit`` read through
-too); a bad cursor or filter is a 422 with its message, a workspace filter the caller
-may not use is a 404 as everywhere.
+"""The audit log (R12): your own at ``GET /api/v1/audit``, anyone's for an admin at
+``GET /api/v1/users/{user_id}/audit``, newest first, a page at a time. What a caller sees
+is ``memoryd.access.audit.read_audit``'s, as for the Activity page and ``memoryd audit``.
 """
 
 # No "from __future__ import annotations": FastAPI must resolve the local OwnerDep alias.

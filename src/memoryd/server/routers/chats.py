@@ -1,11 +1,8 @@
 """Chats: an app that calls its LLM itself posts each finished exchange here (with the
-memories it injected), and extraction learns from it later. Only workspaces the caller
-belongs to are accepted. Each chat comes back with the memories that answered it.
+memories it injected) for extraction to learn from, and a user deletes their own chats.
 
-A user deletes their own chats here too: one by id, a workspace's, or all of them
-(``?all=true``; a bare DELETE of the collection is refused, so nothing is cleared by a
-missing parameter). Who may is ``memoryd.access.chats``' (only the owner: an admin who
-must erase a person deletes the user), what deleting means ``memoryd.app.chat_log``'s.
+Who may is ``memoryd.access.chats``'; a bare DELETE of the collection is refused, so
+nothing is cleared by a missing parameter.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """Context: the memory section for one chat turn, for apps that build their own prompts.
 
-Post the user's message (and the recent history); get back the section to append to your
-system prompt, the memories chosen (with reranker scores) and the full system prompt.
-
-This is the route an app calls on every turn, so it does its work in one trip to the
-threadpool: an API key is answered from the per-process cache (``deps.turn_caller``) and
-confirmed by the turn's own statement, and the answer is serialised straight from the
-turn (the same JSON ``ContextOut`` gives, without building and validating the models).
+The route an app calls on every turn, so it takes one trip to the threadpool: an API key
+is answered from the per-process cache (``deps.turn_caller``) and confirmed by the turn's
+own statement, and the answer is serialised straight from the turn.
 """
 
 from __future__ import annotations

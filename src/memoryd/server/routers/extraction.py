@@ -1,8 +1,5 @@
-"""Extraction for admins: run it now, see the run history, see and retry parked batches.
-
-Runs call the extraction package (``md.extract``) through ``memoryd.access.extraction``,
-which lets only admins start one, one at a time from this process; this module turns
-results into JSON.
+"""Extraction for admins: run it now (``memoryd.access.extraction``: one at a time from this
+process), see the run history, see and retry parked batches.
 """
 
 from __future__ import annotations

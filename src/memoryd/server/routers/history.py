@@ -1,13 +1,9 @@
 """History imports: a chat history exported by ChatGPT, Claude or Open WebUI, recorded as
 the caller's chats in one of their workspaces (issue 38, item 4).
 
-``POST /api/v1/history-imports?workspace=SLUG`` takes the export's file as the body (up to
-``MEMORYD_MAX_IMPORT_BYTES``), checks it (a file of none of the three formats, or a broken
-one, is a 422 and nothing starts) and answers 202 at once with the import's id; the turns
-are recorded in the background (``memoryd.access.history_imports``) and
-``GET /api/v1/history-imports/{id}`` says how far it got. As for recording a chat, only
-into a workspace the caller belongs to (404 otherwise). Uploading the same file again
-records nothing new.
+The file is checked in the request (422, nothing started, when it is broken) and the turns
+are recorded in the background (``memoryd.access.history_imports``), 202 at once with the
+import's id to read its progress by.
 """
 
 from __future__ import annotations
@@ -20,7 +16,7 @@ from starlette.concurrency import run_in_threadpool
 from memoryd.access.callers import require_workspace
 from memoryd.access.history_imports import HistoryJob, start_history_import
 from memoryd.app.history_formats import parse_history
-from memoryd.server.deps import CurrentUser, ServerState, State
+from memoryd.server.deps import CurrentUser, State
 from memoryd.server.errors import ApiError
 from memoryd.server.guard import HISTORY_COMMAND, import_too_big
 from memoryd.server.schemas import HistoryImportOut
@@ -44,19 +40,6 @@ def history_out(job: HistoryJob) -> HistoryImportOut:
         skipped=done.skipped,
         error=job.error,
     )
-
-
-async def read_upload(request: Request, state: ServerState) -> bytes:
-    """The body, refused with 413 past ``MEMORYD_MAX_IMPORT_BYTES``."""
-    limit = state.settings.max_import_bytes
-    body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > limit:  # a chunked body, or one longer than it said
-            raise ApiError(
-                413, import_too_big(limit, HISTORY_COMMAND), headers={"Connection": "close"}
-            )
-    return bytes(body)
 
 
 @router.post(
@@ -87,8 +70,13 @@ async def start_import(
     progress at ``GET /api/v1/history-imports/{id}``. A turn already recorded is not
     recorded again. 409 while another import of yours runs."""
     await run_in_threadpool(require_workspace, state, user, workspace)  # before the body
-    body = await read_upload(request, state)
-    history = await run_in_threadpool(parse_history, body, format)
+    limit, body = state.settings.max_import_bytes, bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:  # a chunked body, or one longer than it said
+            too_big = import_too_big(limit, HISTORY_COMMAND)
+            raise ApiError(413, too_big, headers={"Connection": "close"})
+    history = await run_in_threadpool(parse_history, bytes(body), format)
     job = await run_in_threadpool(
         start_history_import, state, state.history_jobs, user, history, workspace
     )

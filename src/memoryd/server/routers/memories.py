@@ -1,9 +1,6 @@
-"""Memories: list, create, edit, delete, promote, demote, detail, history (R1, R2, R8, R12).
-
-The same routes serve a user's own memories (``/api/v1/memories``) and, for admins, any
-user's (``/api/v1/users/{user_id}/memories``): ``build_router`` is called once with each
-way of deciding the owner. Another user's memory id is simply not found (404). Who may
-reach what is ``memoryd.access.memories``'s; these routes turn its answers into JSON.
+"""Memories (R1, R2, R8, R12): the caller's own at ``/api/v1/memories`` and, for admins, any
+user's at ``/api/v1/users/{user_id}/memories``: ``build_router`` is called with each way of
+deciding the owner. Who may reach what is ``memoryd.access.memories``'s.
 """
 
 # No "from __future__ import annotations": FastAPI must resolve the local OwnerDep alias.

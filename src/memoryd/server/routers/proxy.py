@@ -1,18 +1,11 @@
 """The OpenAI-compatible proxy: ``POST /v1/chat/completions`` and ``GET /v1/models``.
 
-Point any OpenAI client at ``http://HOST:PORT/v1`` with a memoryd API key. Each request:
-the key says who the user is; the ``X-Memoryd-Workspace`` header, or a ``slug/model``
-model-name prefix naming one of the user's workspaces, says which workspace; the memory
-section is appended to the system message (one is added if absent; a section claiming to
-be memoryd's, in any language, is taken out of the system messages first); the request goes to
-the configured upstream and the answer comes back as the upstream sent it, streamed or
-not; once the whole answer has been relayed, the exchange is recorded for extraction,
-with the ids of the memories it was given. A client that hung up before the answer
-reached it gets nothing recorded; nor does a chat sent with ``X-Memoryd-Incognito: true``
-(its memories are injected, but nothing is kept or learned from, and their last-used
-times stay as they were). The reply says what was injected: ``X-Memoryd-Memories`` (how
-many) and ``X-Memoryd-Memory-Ids`` (which, comma-separated, in prompt order).
-Upstream errors come back with the upstream's status and an OpenAI-style error body.
+Point any OpenAI client at ``http://HOST:PORT/v1`` with a memoryd API key: the memory
+section is put into the system message, the request goes to the configured upstream
+(``server/relay.py``) and, once the whole answer has been relayed, the exchange is
+recorded for extraction (not when the client hung up first, nor for an incognito chat).
+docs/server.md describes the headers (``X-Memoryd-Workspace``, ``X-Memoryd-Incognito``,
+``X-Memoryd-Memories``, ``X-Memoryd-Memory-Ids``) and the ``slug/model`` prefix.
 """
 
 from __future__ import annotations
@@ -59,31 +52,31 @@ def upstream_of(state: ServerState) -> Upstream:
 
 
 # the request ----------------------------------------------------------------------------
+def bad_request(message: str, status: int = 400, code: str | None = None) -> ApiError:
+    """A refusal in the words OpenAI's API uses for a request it cannot take."""
+    return ApiError(status, message, type="invalid_request_error", code=code)
+
+
 async def read_request(request: Request) -> dict[str, Any]:
     raw = await request.body()
     if len(raw) > MAX_BODY_BYTES:
-        raise ApiError(
-            413, f"request body over {MAX_BODY_BYTES} bytes", type="invalid_request_error"
-        )
+        raise bad_request(f"request body over {MAX_BODY_BYTES} bytes", 413)
     try:
         body = json.loads(raw)
     except ValueError:
-        raise ApiError(400, "request body is not JSON", type="invalid_request_error") from None
+        raise bad_request("request body is not JSON") from None
     except RecursionError:
-        message = "request body is nested too deeply"
-        raise ApiError(400, message, type="invalid_request_error") from None
+        raise bad_request("request body is nested too deeply") from None
     if not isinstance(body, dict):
-        raise ApiError(400, "request body must be a JSON object", type="invalid_request_error")
+        raise bad_request("request body must be a JSON object")
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
-        raise ApiError(400, "'messages' must be a non-empty list", type="invalid_request_error")
+        raise bad_request("'messages' must be a non-empty list")
     for message in messages:
         if not isinstance(message, dict) or not isinstance(message.get("role"), str):
-            raise ApiError(
-                400, "each message must be an object with a 'role'", type="invalid_request_error"
-            )
+            raise bad_request("each message must be an object with a 'role'")
     if not isinstance(body.get("model"), str) or not body["model"]:
-        raise ApiError(400, "'model' must be a model name", type="invalid_request_error")
+        raise bad_request("'model' must be a model name")
     return body
 
 
@@ -114,21 +107,19 @@ def is_incognito(request: Request) -> bool:
         return True
     if value in FALSE_WORDS:
         return False
-    message = f"{INCOGNITO_HEADER} must be true or false, not {raw[:40]!r}"
-    raise ApiError(400, message, type="invalid_request_error")
+    raise bad_request(f"{INCOGNITO_HEADER} must be true or false, not {raw[:40]!r}")
 
 
 def _usable_workspace(state: ServerState, user: User, slug: str) -> str:
     try:
         return require_workspace(state, user, slug)
     except NotFound:
-        raise ApiError(
-            404,
+        raise bad_request(
             f"no workspace {slug!r} for this user: it does not exist or the user is not a "
             f"member (an admin adds members in the admin panel or with `memoryd workspaces "
             f"members add {slug} USER`)",
-            type="invalid_request_error",
-            code="workspace_not_found",
+            404,
+            "workspace_not_found",
         ) from None
 
 
@@ -191,7 +182,7 @@ async def chat_completions(request: Request, state: State, caller: TurnCaller) -
     try:
         user, workspace, body["model"], turn = await run_in_threadpool(checked)
     except InvalidInput as exc:
-        raise ApiError(400, str(exc), type="invalid_request_error") from None
+        raise bad_request(str(exc)) from None
     body["messages"] = inject(body["messages"], turn)
     extra = {
         "X-Memoryd-Memories": str(len(turn.memories)),

@@ -1,8 +1,5 @@
-"""Run-time settings (R7): admins read and change ``memory_enabled``,
-``memory_auto_extraction`` and any other setting defined in
-``memoryd.domain.runtime_settings`` (the extraction provider among them, once defined).
-
-A change is all or nothing: every value is parsed before any is stored.
+"""Run-time settings (R7), for admins: any setting ``memoryd.domain.runtime_settings``
+defines. A change is all or nothing: every value is parsed before any is stored.
 """
 
 from __future__ import annotations

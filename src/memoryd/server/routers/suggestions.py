@@ -1,10 +1,8 @@
-"""The review queue: extraction's suggested changes, accepted, edited or rejected.
+"""The review queue: extraction's suggested changes, listed and accepted, edited or rejected
+through ``memoryd.access.suggestions``, for the caller's own and, for admins, any user's.
 
-When the run-time setting ``memory_review`` is ``updates`` or ``everything``, extraction
-files its changes as suggestions instead of writing them (``memoryd.extraction.review``).
-These routes list them and decide them, for the user's own (``/api/v1/suggestions``) and,
-for admins, any user's (``/api/v1/users/{user_id}/suggestions``), like the memory routes,
-through ``memoryd.access.suggestions`` as the web UI's review queue does.
+Extraction files its changes as suggestions instead of writing them when the setting
+``memory_review`` asks for it (``memoryd.extraction.review``).
 """
 
 # No "from __future__ import annotations": FastAPI must resolve the local OwnerDep alias.

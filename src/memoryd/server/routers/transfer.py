@@ -1,24 +1,11 @@
-"""Export and import of memories as JSON lines (R12), one's own or, for admins, anyone's.
+"""Export and import of memories, the user's own choices and recorded chats as JSON lines
+(R12), one's own or, for admins, anyone's; docs/server.md (*Importing over HTTP*) says
+what an import may hold.
 
-The file also carries the user's own choices (learning from their chats, their review
-mode) on a preferences line; an import sets them unless ``?preferences=false``, so an
-admin moving a user between instances restores what the user chose, and someone loading
-an old backup can keep the choices they have now. It carries the user's recorded chats
-too, one line each after the memories, unless ``?chats=false`` (on export: leave them out;
-on import: skip them); the chats of workspaces the caller may not use are not exported,
-and importing chats into a workspace needs the same membership as memories there.
-Import is all or nothing (see ``memoryd.app.transfer``); what a caller may export and
-import is ``memoryd.access.transfer``'s (a default user imports only into workspaces
-they belong to, or new ones within their quota, and never claims ``source: "admin"``).
-An import holds at most ``MAX_IMPORT_LINES`` memory lines (each is embedded) and
-``MEMORYD_MAX_IMPORT_BYTES`` bytes in all (100 MB by default, apart from the smaller limit
-of every other request body); a longer chat history imports with the CLI.
-
-The body is never held whole: it streams into a temporary file (in memory up to
-``SPOOL_IN_MEMORY``, then on disk), counted as it comes (413 past the limit), and is read
-back a line at a time -- split at LF only, never at U+2028 or U+0085, which a JSON string
-may hold -- each line checked for what the edge guard looks for in other bodies (a NUL, half
-a surrogate pair) and parsed as it is read; only the parsed file is kept in memory.
+What a caller may export and import is ``memoryd.access.transfer``'s; an import is all or
+nothing (``memoryd.app.transfer``). The body is never held whole: it streams into a
+temporary file and is read back a line at a time, split at LF only (a JSON string may hold
+U+2028 or U+0085), each line checked for what the edge guard looks for in other bodies.
 """
 
 # No "from __future__ import annotations": FastAPI must resolve the local OwnerDep alias.
@@ -31,12 +18,12 @@ from starlette.concurrency import run_in_threadpool
 
 from memoryd.access.callers import Owner
 from memoryd.access.transfer import export_lines, import_file
-from memoryd.app.transfer import ImportFile, parse_file
+from memoryd.app.transfer import parse_file
 from memoryd.domain.errors import InvalidInput
 from memoryd.server.deps import State
 from memoryd.server.errors import ApiError
 from memoryd.server.guard import LONE_SURROGATE, has_lone_surrogate, has_nul, import_too_big
-from memoryd.server.schemas import ImportedPreferences, ImportOut
+from memoryd.server.schemas import ImportOut
 
 SPOOL_IN_MEMORY = 1_048_576  # a larger body goes to a temporary file on disk
 # Enough for a full export (5 global + 20 per workspace, 50 workspaces by default);
@@ -129,16 +116,6 @@ def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: st
     return router
 
 
-def _refuse_too_many(parsed: ImportFile) -> None:
-    count = len(parsed.records)
-    if count > MAX_IMPORT_LINES:
-        raise ApiError(
-            413,
-            f"an import holds at most {MAX_IMPORT_LINES} memory lines, this one has {count}; "
-            "split the file",
-        )
-
-
 def _lines(body: IO[bytes]) -> Iterator[str]:
     """The body's lines (blank ones too, so errors name the file's line numbers), split
     at LF only; each must be UTF-8 without a NUL or half a surrogate pair."""
@@ -158,15 +135,12 @@ def _import(
     state: State, owner: Owner, body: IO[bytes], preferences: bool, chats: bool
 ) -> ImportOut:
     parsed = parse_file(_lines(body))  # before anything is embedded or looked up
-    _refuse_too_many(parsed)
+    count = len(parsed.records)
+    if count > MAX_IMPORT_LINES:
+        raise ApiError(
+            413,
+            f"an import holds at most {MAX_IMPORT_LINES} memory lines, this one has {count}; "
+            "split the file",
+        )
     result = import_file(state, owner, parsed, preferences=preferences, chats=chats)
-    return ImportOut(
-        created=result.created,
-        updated=result.updated,
-        skipped_duplicates=result.skipped_duplicates,
-        unchanged=result.unchanged,
-        workspaces_created=list(result.workspaces_created),
-        preferences=ImportedPreferences.of(result.preferences),
-        chats_created=result.chats_created,
-        chats_skipped=result.chats_skipped,
-    )
+    return ImportOut.model_validate(result, from_attributes=True)

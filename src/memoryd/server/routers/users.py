@@ -1,9 +1,6 @@
-"""Users (admin), the caller's own profile, password and API keys.
-
-Admins create users, change roles and passwords and delete users, by the rules of
-``memoryd.access.accounts`` (the last admin can be neither demoted nor deleted, so the
-service can always be administered). Everyone manages their own API keys: a key's secret
-is returned once, at creation, and stored only hashed.
+"""Users (admin), the caller's own profile, password and API keys, by the rules of
+``memoryd.access.accounts``. A key's secret is returned once, at creation, and stored only
+hashed.
 """
 
 from __future__ import annotations

@@ -1,12 +1,10 @@
 """Form posts of the web UI for everyone: memories, API keys and password (the admin's
-forms are in ``memoryd.server.web.admin_actions``).
+are ``memoryd.server.web.admin_actions``).
 
-Each post checks the session's CSRF token (and the Origin header), does one thing through
-the same access rules as the REST API (``memoryd.access``), and redirects back (303) with
-a message saying what happened or what was wrong; a refused change changes nothing. A
-deletion goes ahead only with ``confirmed=yes``, which memoryd.js adds when its
-confirmation dialog is answered; without it (no JavaScript) the server asks on a page of
-its own first.
+Each post checks the session's CSRF token, does one thing through ``memoryd.access`` and
+redirects back (303) with a message. A deletion goes ahead only with ``confirmed=yes``,
+which memoryd.js adds once its dialog is answered; without JavaScript the server asks on
+a page of its own first.
 """
 
 from __future__ import annotations
@@ -39,7 +37,7 @@ from memoryd.server.web.routes import (
     redirect,
     render,
     safe_next,
-    web_caller,
+    signed_in,
     with_query,
 )
 from memoryd.storage.write_rules import KEEP, Keep
@@ -47,13 +45,12 @@ from memoryd.storage.write_rules import KEEP, Keep
 log = logging.getLogger("memoryd.server")
 REASON_CHARS = 160  # of what the user says is wrong (the audit entry keeps 200)
 router = APIRouter(prefix="/ui", include_in_schema=False)
+Work = Callable[..., str]  # a form's work: the message to redirect back with
 
 
 async def posted(request: Request, state: ServerState) -> tuple[Caller, FormData]:
     check_origin(request)
-    caller = web_caller(request, state)
-    if caller is None:
-        raise ApiError(401, "sign in first", code="not_authenticated")
+    caller = signed_in(request, state)
     form = await request.form()
     if form.get("csrf_token") != caller.csrf_token:
         raise ApiError(403, "the form expired or came from elsewhere; reload the page", code="csrf")
@@ -80,9 +77,7 @@ def confirmed(form: FormData, question: str, button: str) -> None:
 async def ask(request: Request, form: FormData, asked: Unconfirmed) -> Response:
     """The question on a page of its own, with the same form to send again, confirmed."""
     state: ServerState = request.app.state.memoryd
-    caller = web_caller(request, state)
-    if caller is None:  # posted() let it through, so the session just ended
-        raise ApiError(401, "sign in first", code="not_authenticated")
+    caller = signed_in(request, state)  # posted() let it through: unless it just ended
     fields = [
         (name, value)
         for name, value in form.multi_items()
@@ -153,6 +148,24 @@ async def perform(
     return redirect(request, back_to(form), message)
 
 
+def form_post(router: APIRouter, path: str, **options: str) -> Callable[[Work], Work]:
+    """Register ``work(state, caller, form, **path_params)`` as the form post at ``path``:
+    ``posted`` lets it in, ``perform`` (with ``options``) runs it and redirects back."""
+
+    def register(work: Work) -> Work:
+        async def endpoint(request: Request, state: State) -> Response:
+            caller, form = await posted(request, state)
+            params = request.path_params
+            return await perform(
+                request, form, lambda: work(state, caller, form, **params), **options
+            )
+
+        router.post(path, name=work.__name__)(endpoint)
+        return work
+
+    return register
+
+
 def field_text(form: FormData, name: str) -> str:
     value = form.get(name)
     return value if isinstance(value, str) else ""
@@ -170,22 +183,17 @@ def expiry_field(form: FormData) -> str | Keep | None:
 
 
 # memories -----------------------------------------------------------------------------------
-@router.post("/memories")
-async def add_memory(request: Request, state: State) -> Response:
-    caller, form = await posted(request, state)
-
-    def work() -> str:
-        memories.add_memory(
-            state,
-            owner_of(state, caller, form),
-            field_text(form, "content"),
-            field_text(form, "scope") or None,
-            field_text(form, "workspace") or None,
-            field_text(form, "expires_at") or None,
-        )
-        return _("Memory added.")
-
-    return await perform(request, form, work, keep="content")
+@form_post(router, "/memories", keep="content")
+def add_memory(state: ServerState, caller: Caller, form: FormData) -> str:
+    memories.add_memory(
+        state,
+        owner_of(state, caller, form),
+        field_text(form, "content"),
+        field_text(form, "scope") or None,
+        field_text(form, "workspace") or None,
+        field_text(form, "expires_at") or None,
+    )
+    return _("Memory added.")
 
 
 @router.post("/memories/{memory_id}/{operation}")

@@ -1,22 +1,12 @@
 """The web UI's Activity page: a user's whole audit log, newest first, a page at a time.
 
-``/activity`` is the signed-in user's own log; ``/admin/users/{id}/activity`` is any
-user's, for admins, as ``GET /api/v1/users/{id}/audit`` is. Both read through
-``memoryd.access.audit.read_audit``, the reading behind ``GET /api/v1/audit``, so
-the page shows a default user exactly what the API gives them: nothing of a memory that
-is (or was when deleted) in a workspace they no longer belong to.
-
-Everything is a plain GET: the filters (workspace, kind of change, who) are a form,
-``memory=<id>`` narrows it to one memory (what a memory's detail dialog links to as "All
-changes to this memory", and each entry here too), the next page is an "Older" link
-carrying the ``before`` cursor (the last entry's id), and an entry's memory opens in the
-detail dialog with ``?detail=<id>`` as on every page, so the page needs no script. A
-bad field answers the page with a 4xx and a message that says what is wrong. How an
-entry reads is ``memoryd.server.web.audit_words``.
-
-``.../activity/history/{memory_id}`` is one memory's History table alone, the one its
-detail dialog shows: memoryd.js fetches it into the dialog it fills, so the dialog reads
-the same with and without the script.
+``/activity`` is the signed-in user's own log; ``/admin/users/{id}/activity`` any user's,
+for admins. Both read through ``memoryd.access.audit.read_audit``, as the REST API does,
+so the page shows a default user exactly what the API gives them. Everything is a plain
+GET (filters in a form, an "Older" link carrying the ``before`` cursor), so the page needs
+no script; ``.../activity/history/{memory_id}`` is one memory's History table alone, which
+memoryd.js fetches into a memory's detail dialog. How an entry reads is
+``memoryd.server.web.audit_words``.
 """
 
 from __future__ import annotations
@@ -42,7 +32,7 @@ from memoryd.server.web.audit_words import Reader, by_day, describe
 from memoryd.server.web.i18n import _, speak_to
 from memoryd.server.web.memory_focus import MemoryView, all_changes, history_of
 from memoryd.server.web.routes import (
-    TEMPLATES,
+    fragment,
     here_of,
     memory_view,
     page_context,
@@ -273,9 +263,7 @@ def history(
         missing = _("No memory %(id)s for this user.", id=quoted(memory_id[:100]))
         return PlainTextResponse(missing, 404)
     context = {"history": items, "all_changes": all_changes(base, memory_id)}
-    response = TEMPLATES.TemplateResponse(request, "memory_history.html", context)
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    return fragment(request, "memory_history.html", context)
 
 
 @router.get("/activity/history/{memory_id}", response_class=HTMLResponse)

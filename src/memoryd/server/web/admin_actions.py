@@ -1,11 +1,7 @@
-"""Form posts of the admin panel: settings, extraction runs, users (create, role,
-password, delete), workspaces (create, delete) and their members (add, remove).
-
-Same rules as the REST API, through the same functions (``memoryd.access.accounts`` and
-``memoryd.access.extraction``): only admins, the last admin can be neither demoted nor
-deleted, nobody deletes themselves. Each post checks the CSRF token and redirects back
-with a message. Membership changes (and those a deleted workspace ends) are in the
-member's audit log, by the admin.
+"""Form posts of the admin panel: settings, extraction runs, users, workspaces and members,
+through the same functions as the REST API (``memoryd.access.accounts`` and
+``memoryd.access.extraction``), so the same rules hold (only admins; the last admin can be
+neither demoted nor deleted).
 """
 
 from __future__ import annotations
@@ -24,7 +20,7 @@ from memoryd.domain.errors import InvalidInput, MemorydError
 from memoryd.domain.models import Role, User
 from memoryd.extraction.runs import Run
 from memoryd.server.deps import Caller, ServerState, State
-from memoryd.server.web.actions import back_to, confirmed, field_text, perform, posted
+from memoryd.server.web.actions import back_to, confirmed, field_text, form_post, posted
 from memoryd.server.web.i18n import _, ngettext
 from memoryd.server.web.routes import redirect
 
@@ -42,30 +38,20 @@ def _user_of(state: ServerState, caller: Caller, raw: str) -> User:
 
 
 # settings and extraction --------------------------------------------------------------------
-@router.post("/settings")
-async def save_settings(request: Request, state: State) -> Response:
-    caller, form = await posted(request, state)
-
-    def work() -> str:
-        require_admin(caller.user)
-        changes: dict[str, object] = {
-            "memory_enabled": form.get("memory_enabled") is not None,
-            "memory_auto_extraction": form.get("memory_auto_extraction") is not None,
-        }
-        for key in (
-            "extraction_provider",
-            "memory_review",
-            "expired_grace_days",
-            "run_retention_days",
-        ):
-            if key in form:
-                changes[key] = field_text(form, key)
-        parsed = {k: state.md.parse_setting(k, v) for k, v in changes.items()}
-        for key, value in parsed.items():
-            state.md.set_setting(key, value)
-        return _("Settings saved.")
-
-    return await perform(request, form, work)
+@form_post(router, "/settings")
+def save_settings(state: ServerState, caller: Caller, form: FormData) -> str:
+    require_admin(caller.user)
+    changes: dict[str, object] = {
+        "memory_enabled": form.get("memory_enabled") is not None,
+        "memory_auto_extraction": form.get("memory_auto_extraction") is not None,
+    }
+    for key in ("extraction_provider", "memory_review", "expired_grace_days", "run_retention_days"):
+        if key in form:
+            changes[key] = field_text(form, key)
+    parsed = {k: state.md.parse_setting(k, v) for k, v in changes.items()}
+    for key, value in parsed.items():
+        state.md.set_setting(key, value)
+    return _("Settings saved.")
 
 
 @router.post("/extraction/run")
@@ -149,124 +135,83 @@ async def _start_run(
 
 
 # users ----------------------------------------------------------------------------------------
-@router.post("/users")
-async def create_user(request: Request, state: State) -> Response:
-    caller, form = await posted(request, state)
-
-    def work() -> str:
-        role = Role.ADMIN.value if form.get("admin") is not None else Role.DEFAULT.value
-        workspace = field_text(form, "workspace")
-        workspaces = [workspace] if workspace else []
-        name, password = field_text(form, "name"), field_text(form, "password")
-        user = accounts.add_user(state, caller.user, name, role, password, workspaces)
-        return _("User %(name)s added.", name=user.name)
-
-    return await perform(request, form, work)
+@form_post(router, "/users")
+def create_user(state: ServerState, caller: Caller, form: FormData) -> str:
+    role = Role.ADMIN.value if form.get("admin") is not None else Role.DEFAULT.value
+    workspace = field_text(form, "workspace")
+    workspaces = [workspace] if workspace else []
+    name, password = field_text(form, "name"), field_text(form, "password")
+    user = accounts.add_user(state, caller.user, name, role, password, workspaces)
+    return _("User %(name)s added.", name=user.name)
 
 
-@router.post("/users/{user_id}/role")
-async def set_role(request: Request, state: State, user_id: str) -> Response:
-    caller, form = await posted(request, state)
-
-    def work() -> str:
-        target = _user_of(state, caller, user_id).id
-        user = accounts.change_user(state, caller.user, target, role=field_text(form, "role"))
-        if user.role is Role.ADMIN:
-            return _("%(name)s is now an admin.", name=user.name)
-        return _("%(name)s is now a default user.", name=user.name)
-
-    return await perform(request, form, work)
+@form_post(router, "/users/{user_id}/role")
+def set_role(state: ServerState, caller: Caller, form: FormData, user_id: str) -> str:
+    target = _user_of(state, caller, user_id).id
+    user = accounts.change_user(state, caller.user, target, role=field_text(form, "role"))
+    if user.role is Role.ADMIN:
+        return _("%(name)s is now an admin.", name=user.name)
+    return _("%(name)s is now a default user.", name=user.name)
 
 
-@router.post("/users/{user_id}/password")
-async def reset_password(request: Request, state: State, user_id: str) -> Response:
-    caller, form = await posted(request, state)
-
-    def work() -> str:
-        target = _user_of(state, caller, user_id).id
-        password = field_text(form, "password")
-        user = accounts.change_user(state, caller.user, target, password=password)
-        return _("New password set for %(name)s; they are signed out everywhere.", name=user.name)
-
-    return await perform(request, form, work)
+@form_post(router, "/users/{user_id}/password")
+def reset_password(state: ServerState, caller: Caller, form: FormData, user_id: str) -> str:
+    target = _user_of(state, caller, user_id).id
+    password = field_text(form, "password")
+    user = accounts.change_user(state, caller.user, target, password=password)
+    return _("New password set for %(name)s; they are signed out everywhere.", name=user.name)
 
 
-@router.post("/users/{user_id}/delete")
-async def delete_user(request: Request, state: State, user_id: str) -> Response:
-    caller, form = await posted(request, state)
-
-    def work() -> str:
-        doomed = _user_of(state, caller, user_id)
-        n = len(state.md.list_memories(doomed.id))
-        question = ngettext(
-            "Delete the user %(name)s with their %(num)d memory and all their chats? "
-            "This cannot be undone.",
-            "Delete the user %(name)s with their %(num)d memories and all their chats? "
-            "This cannot be undone.",
-            n,
-            name=doomed.name,
-        )
-        confirmed(form, question, _("Delete user"))
-        user = accounts.remove_user(state, caller.user, doomed.id)
-        return _("User %(name)s deleted, with their memories and chats.", name=user.name)
-
-    return await perform(request, form, work)
+@form_post(router, "/users/{user_id}/delete")
+def delete_user(state: ServerState, caller: Caller, form: FormData, user_id: str) -> str:
+    doomed = _user_of(state, caller, user_id)
+    n = len(state.md.list_memories(doomed.id))
+    question = ngettext(
+        "Delete the user %(name)s with their %(num)d memory and all their chats? "
+        "This cannot be undone.",
+        "Delete the user %(name)s with their %(num)d memories and all their chats? "
+        "This cannot be undone.",
+        n,
+        name=doomed.name,
+    )
+    confirmed(form, question, _("Delete user"))
+    user = accounts.remove_user(state, caller.user, doomed.id)
+    return _("User %(name)s deleted, with their memories and chats.", name=user.name)
 
 
 # workspaces and members -----------------------------------------------------------------------
-@router.post("/workspaces")
-async def create_workspace(request: Request, state: State) -> Response:
-    caller, form = await posted(request, state)
-
-    def work() -> str:
-        slug, name = field_text(form, "slug"), field_text(form, "name") or None
-        workspace = accounts.create_workspace(state, require_admin(caller.user), slug, name)
-        return _("Workspace %(slug)s created.", slug=workspace.slug)
-
-    return await perform(request, form, work)
+@form_post(router, "/workspaces")
+def create_workspace(state: ServerState, caller: Caller, form: FormData) -> str:
+    slug, name = field_text(form, "slug"), field_text(form, "name") or None
+    workspace = accounts.create_workspace(state, require_admin(caller.user), slug, name)
+    return _("Workspace %(slug)s created.", slug=workspace.slug)
 
 
-@router.post("/workspaces/{slug}/delete")
-async def delete_workspace(request: Request, state: State, slug: str) -> Response:
-    caller, form = await posted(request, state)
-
-    def work() -> str:
-        require_admin(caller.user)
-        state.md.get_workspace(slug)  # an unknown one is refused before asking
-        question = _(
-            "Delete the workspace %(slug)s with every memory and chat in it? "
-            "This cannot be undone.",
-            slug=slug,
-        )
-        confirmed(form, question, _("Delete workspace"))
-        accounts.delete_workspace(state, caller.user, slug)
-        return _("Workspace %(slug)s deleted, with its memories and chats.", slug=slug)
-
-    return await perform(request, form, work)
+@form_post(router, "/workspaces/{slug}/delete")
+def delete_workspace(state: ServerState, caller: Caller, form: FormData, slug: str) -> str:
+    require_admin(caller.user)
+    state.md.get_workspace(slug)  # an unknown one is refused before asking
+    question = _(
+        "Delete the workspace %(slug)s with every memory and chat in it? This cannot be undone.",
+        slug=slug,
+    )
+    confirmed(form, question, _("Delete workspace"))
+    accounts.delete_workspace(state, caller.user, slug)
+    return _("Workspace %(slug)s deleted, with its memories and chats.", slug=slug)
 
 
-@router.post("/members")
-async def add_member(request: Request, state: State) -> Response:
-    caller, form = await posted(request, state)
-
-    def work() -> str:
-        user = _user_of(state, caller, field_text(form, "user_id"))
-        workspace = field_text(form, "workspace")
-        if not accounts.add_member(state, caller.user, workspace, user.id):
-            return _("%(name)s was already a member of %(slug)s.", name=user.name, slug=workspace)
-        return _("%(name)s is now a member of %(slug)s.", name=user.name, slug=workspace)
-
-    return await perform(request, form, work)
+@form_post(router, "/members")
+def add_member(state: ServerState, caller: Caller, form: FormData) -> str:
+    user = _user_of(state, caller, field_text(form, "user_id"))
+    workspace = field_text(form, "workspace")
+    if not accounts.add_member(state, caller.user, workspace, user.id):
+        return _("%(name)s was already a member of %(slug)s.", name=user.name, slug=workspace)
+    return _("%(name)s is now a member of %(slug)s.", name=user.name, slug=workspace)
 
 
-@router.post("/members/remove")
-async def remove_member(request: Request, state: State) -> Response:
-    caller, form = await posted(request, state)
-
-    def work() -> str:
-        user = _user_of(state, caller, field_text(form, "user_id"))
-        workspace = field_text(form, "workspace")
-        accounts.remove_member(state, caller.user, workspace, user.id)
-        return _("%(name)s is no longer a member of %(slug)s.", name=user.name, slug=workspace)
-
-    return await perform(request, form, work)
+@form_post(router, "/members/remove")
+def remove_member(state: ServerState, caller: Caller, form: FormData) -> str:
+    user = _user_of(state, caller, field_text(form, "user_id"))
+    workspace = field_text(form, "workspace")
+    accounts.remove_member(state, caller.user, workspace, user.id)
+    return _("%(name)s is no longer a member of %(slug)s.", name=user.name, slug=workspace)

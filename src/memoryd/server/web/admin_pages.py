@@ -1,9 +1,7 @@
 """The admin panel's pages: ``/admin`` (tabs: users, workspaces, a user's memories,
-extraction runs, settings) and ``/admin/runs/{id}`` (what one extraction run did), and
-``/admin/extraction-runs``: the run list alone, which memoryd.js reads again while a run
-is in progress, so the list follows it without a reload.
-
-The pages only read; their forms post to ``memoryd.server.web.admin_actions``.
+extraction runs, settings), ``/admin/runs/{id}`` (what one extraction run did) and
+``/admin/extraction-runs``, the run list alone, which memoryd.js reads again while a run
+is in progress. The pages only read; their forms post to ``admin_actions``.
 """
 
 from __future__ import annotations
@@ -26,6 +24,7 @@ from memoryd.server.deps import Caller, ServerState, State
 from memoryd.server.web.i18n import _, speak_to
 from memoryd.server.web.routes import (
     TEMPLATES,
+    fragment,
     memory_view,
     page_context,
     redirect,
@@ -142,10 +141,7 @@ def runs_table(request: Request, state: State) -> Response:
         "runs": state.md.extraction_runs(RUNS_LISTED),
         "extraction_running": is_running(),
     }
-    # not render(): a message waiting for the next page is left for that page
-    response = TEMPLATES.TemplateResponse(request, "runs_table.html", context)
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    return fragment(request, "runs_table.html", context)
 
 
 def run_pairs(run: Run, names: dict[int, str]) -> list[PairEntries]:

@@ -1,15 +1,8 @@
-"""How an audit entry reads on the web UI: on the Activity page
-(``memoryd.server.web.activity``) and in a memory's detail dialog, whose History table
-(``memory_history.html``) the server renders for both the no-script page and the script.
+"""How an audit entry reads on the web UI (the Activity page and a memory's History table):
+"Edited", "Learned from chats", "by you", with the text or setting before and after,
+rather than the API's ``update`` and ``extraction:RUN``; and a page of entries by day.
 
-The log records actions and actors as the API names them (``update``,
-``extraction:RUN``); a person reads "Edited", "Learned from chats", "by you", "by an
-admin", with the memory's text before and after, or "Turned off learning from chats"
-with the setting's value before and after. This module turns an ``AuditEntry``
-into that wording and groups a page of entries by day; the templates only lay it out
-(and escape it, as they escape everything), in the page's language
-(``memoryd.server.web.i18n``). It imports nothing else of the web UI, so every page
-module can use it.
+It imports nothing else of the web UI, so every page module can use it.
 """
 
 from __future__ import annotations

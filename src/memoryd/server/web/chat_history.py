@@ -1,12 +1,6 @@
 """The chat page's controls over its history, as form posts: delete one exchange, or clear
-the workspace's history (the user's own chats there).
-
-Each is a plain form that deletes only with ``confirmed=yes``, as every deletion of the
-web UI: the page's confirmation dialog asks first and adds it; without JavaScript the
-server asks on a page of its own (``memoryd.server.web.actions.confirmed``), so nothing
-is deleted by one stray click either way. The same deletions are ``DELETE /api/v1/chats...``,
-``memoryd chats rm|clear`` and ``md.delete_chat`` / ``md.clear_chats``; who may is
-``memoryd.access.chats``', what deleting means ``memoryd.app.chat_log``'s.
+the workspace's history (the user's own chats there). Each deletes only when confirmed,
+as every deletion of the web UI (``memoryd.server.web.actions.confirmed``).
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
-"""The chat page of a workspace, and the two pieces chat.js asks for after streaming a reply.
-
-Recorded replies are rendered as Markdown on the server (``memoryd.server.web.markdown``);
-a reply the page has just streamed is sent back to ``POST /ui/markdown`` for the same
-HTML, and its *Answered with N memories* list comes from ``GET /chat/{slug}/used``, the
-same template the page renders under recorded replies (with its Edit, Delete and "This
-is wrong" for each memory). So the browser turns no model text into markup itself.
-The chat itself streams through memoryd's OpenAI-compatible proxy (``/v1/chat/...``).
+"""The chat page of a workspace, and the two pieces chat.js asks for after streaming a reply:
+the reply as HTML (``POST /ui/markdown``) and its *Answered with N memories* list
+(``GET /chat/{slug}/used``), rendered as for recorded replies, so the browser turns no
+model text into markup itself.
 """
 
 from __future__ import annotations
@@ -23,9 +19,11 @@ from memoryd.server.upstream import chat_target
 from memoryd.server.web.markdown import MAX_REPLY, markdown_filter, render_markdown
 from memoryd.server.web.routes import (
     TEMPLATES,
+    fragment,
     page_context,
     redirect,
     render,
+    signed_in,
     to_login,
     web_caller,
     workspace_names,
@@ -69,9 +67,7 @@ def chat_page(request: Request, state: State, slug: str) -> Response:
 def used_list(request: Request, state: State, slug: str, ids: str = "") -> Response:
     """The *Answered with N memories* list of a reply just streamed (``ids``: the
     proxy's X-Memoryd-Memory-Ids), as the page renders it under recorded replies."""
-    caller = web_caller(request, state)
-    if caller is None:
-        raise ApiError(401, "sign in first", code="not_authenticated")
+    caller = signed_in(request, state)
     require_workspace(state, caller.user, slug)
     owner = self_owner(caller.user)
     used = []
@@ -89,18 +85,14 @@ def used_list(request: Request, state: State, slug: str, ids: str = "") -> Respo
         "here": f"/chat/{slug}",
         "workspace_names": workspace_names(state),
     }
-    response = TEMPLATES.TemplateResponse(request, "used_memories.html", context)
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    return fragment(request, "used_memories.html", context)
 
 
 @router.post("/ui/markdown", response_class=HTMLResponse)
 async def markdown(request: Request, state: State) -> Response:
     """A reply the page just streamed (the request's body, as text), as sanitised HTML."""
     check_origin(request)
-    caller = web_caller(request, state)
-    if caller is None:
-        raise ApiError(401, "sign in first", code="not_authenticated")
+    caller = signed_in(request, state)
     if request.headers.get("x-csrf-token") != caller.csrf_token:
         raise ApiError(403, "the page expired; reload it", code="csrf")
     body = await request.body()

@@ -1,14 +1,10 @@
-"""The "Bring your history" page: upload another product's chat export, paste facts it
+"""The "Bring your history" page: upload another product's chat export, or paste facts it
 kept about you (issue 38, item 4).
 
-An upload is checked in the request (a malformed file comes back as a message on the
-page, nothing started), then recorded in the background (``memoryd.access.history_imports``)
-and the page shows its progress in a small status fragment that memoryd.js asks for
-again every second until the import ends (without JavaScript, a link reloads it). The
-same rules as ``POST /api/v1/history-imports``: only a workspace the user belongs to;
-uploading the same file again records nothing new. Pasted facts are added as
-``memoryd memories add-many`` adds them (``memoryd.app.memory_list``); the page lists each
-refused line with its reason and puts the refused lines back in the text box.
+An upload is checked in the request, then recorded in the background
+(``memoryd.access.history_imports``, as ``POST /api/v1/history-imports``) while the page
+polls a status fragment. Pasted facts are added as ``memoryd memories add-many`` adds them;
+refused lines come back in the text box with their reasons.
 """
 
 from __future__ import annotations
@@ -31,10 +27,11 @@ from memoryd.server.guard import HISTORY_COMMAND, import_too_big
 from memoryd.server.web.actions import field_text, posted
 from memoryd.server.web.i18n import _, speak_to
 from memoryd.server.web.routes import (
-    TEMPLATES,
+    fragment,
     page_context,
     redirect,
     render,
+    signed_in,
     to_login,
     web_caller,
 )
@@ -99,16 +96,10 @@ async def upload_history(request: Request, state: State) -> Response:
 @router.get("/ui/history-imports/{job_id}", response_class=HTMLResponse)
 def history_status(request: Request, state: State, job_id: str) -> Response:
     """The status fragment the page polls; 404 for an import that is not the caller's."""
-    caller = web_caller(request, state)
-    if caller is None:
-        raise ApiError(401, "sign in first", code="not_authenticated")
+    caller = signed_in(request, state)
     speak_to(request, state, caller.user)
     job = state.history_jobs.get(caller.user.id, job_id[:64])
-    response = TEMPLATES.TemplateResponse(
-        request, "history_status.html", {"job": job, "job_asked": job_id}
-    )
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    return fragment(request, "history_status.html", {"job": job, "job_asked": job_id})
 
 
 @router.post("/ui/facts")

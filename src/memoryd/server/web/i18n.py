@@ -1,17 +1,8 @@
 """The web UI in its reader's language: which language a page is in, and the gettext the
-templates and the web modules translate their words with.
-
-A page is in the user's own ``language`` (``memoryd users language``, the Account tab),
-else the first language of the browser's ``Accept-Language`` that the UI speaks, else
-the server's ``MEMORYD_LANGUAGE``, else English. The UI speaks a language when its
-catalogue (``memoryd/locale``, read by ``memoryd.app.i18n``) translates every word of the UI;
-a language with only the injected heading translated (``auto`` too) falls through to the
-browser's. Words a catalogue lacks show in English.
+templates and the web modules translate their words with (docs/i18n.md).
 
 The language in force is a context variable set once per request, where the user is known
-(``page_context``, ``posted``) or not (the sign-in page): templates (``{% trans %}``,
-``_()``, through ``jinja2.ext.i18n``) and the web modules (``_()`` here) read it, so no
-function passes it around. docs/i18n.md says how to add a language.
+(``page_context``, ``posted``) or not (the sign-in page), so no function passes it around.
 """
 
 from __future__ import annotations
@@ -96,7 +87,6 @@ def speak_to(request: Request, state: ServerState, user: User | None) -> str | N
 
 
 def use_language(language: str) -> None:
-    """Make ``language`` the language of what this request renders and says."""
     _locale.set(language)
 
 

@@ -1,15 +1,9 @@
 """Chat replies as Markdown, made safe: the one place the web UI turns model text into HTML.
 
-A model's reply is untrusted text (a prompt can make it say anything, ``<script>``
-included), so it goes through two independent layers: markdown-it-py parses CommonMark
-(plus tables and strikethrough) with raw HTML **off**, so any tag in the reply comes out
-as text; then nh3 (Rust's ammonia) keeps only an allow-list of tags and attributes, and
-only http(s) and mailto links, which get ``rel="noopener noreferrer nofollow"``. Either
-layer alone would stop ``<script>`` or ``onerror=``; both together also stop what a
-parser bug or a ``javascript:`` link would let through. The chat page renders recorded
-replies with it (the ``markdown`` filter) and asks ``POST /ui/markdown`` for a reply it
-has just streamed, so there is one renderer and no Markdown library in the browser.
-docs/security.md says why server-side.
+A reply is untrusted text, so it goes through two independent layers: markdown-it-py with
+raw HTML off (a tag comes out as text), then nh3 with an allow-list of tags, attributes
+and link schemes; either alone would stop ``<script>``, both also stop what a parser bug
+would let through. docs/security.md says why this is done on the server.
 """
 
 from __future__ import annotations
@@ -32,7 +26,6 @@ _PARSER.enable(["table", "strikethrough"])
 
 
 def render_markdown(text: str) -> str:
-    """``text`` (Markdown) as sanitised HTML."""
     return nh3.clean(
         _PARSER.render(text[:MAX_REPLY]),
         tags=TAGS,

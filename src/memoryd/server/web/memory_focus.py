@@ -1,16 +1,9 @@
-"""What a memories list opens on the server, so editing and reading a memory's detail
-work without JavaScript.
+"""What a memories list opens on the server, so editing and reading a memory's detail work
+without JavaScript: ``?edit=<id>`` renders that memory's edit form open and filled in,
+``?detail=<id>`` its detail dialog, built as the REST API builds ``GET .../memories/{id}``.
 
-``?edit=<id>`` renders that memory's edit form open and filled in (only that one: the
-other edit forms stay empty, and the script fills one when it opens it in place), and
-``?detail=<id>`` renders the memory's detail dialog open, built by the same functions
-(``memoryd.access.memories``) and in the same form (``memoryd.access.wire``) as the REST
-API's ``GET .../memories/{id}`` and ``.../chats`` that the script reads. Which
-list an id belongs to (the caller's own, or the user an admin picked) follows from the
-id. The detail's History reads as the Activity page does (``history_of``, worded by
-``memoryd.server.web.audit_words``); the script fetches that table from the server
-rather than writing it. Also the filters that word the detail the way ``memoryd.js`` does,
-and ``MemoryView``, the memories list itself (built by ``memoryd.server.web.routes``).
+Also ``MemoryView`` (the memories list itself) and the filters that word the detail the
+way memoryd.js does.
 """
 
 from __future__ import annotations

@@ -1,10 +1,5 @@
-"""The account panel's own choices, as form posts: the "don't learn from my chats"
-switch, the user's own review mode and their language.
-
-Kept out of ``memoryd.server.web.actions`` (memories, keys, admin forms) because they are
-a person's controls over what memoryd learns about them and how it speaks to them; the
-same controls are ``PATCH /api/v1/me``, ``memoryd users learning``, ``memoryd users
-review`` and ``memoryd users language``.
+"""The account panel's own choices, as form posts: whether memoryd learns from the user's
+chats, their review mode and their language (as ``PATCH /api/v1/me`` sets them).
 """
 
 from __future__ import annotations

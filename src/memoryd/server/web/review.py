@@ -1,32 +1,22 @@
-"""The review queue's form posts: accept one suggestion (into the scope chosen on the
-page), reject one, Accept all and Reject all (where each can go is
-``memoryd.server.web.review_items``).
+"""The review queue's form posts: accept one suggestion (into the scope chosen on the page),
+reject one, Accept all and Reject all.
 
-Accepting goes through ``memoryd.access.suggestions.accept``, as the REST API's accept
-does, so both refuse the same things with the same one message. *Accept
-all* takes each suggestion where extraction put it (or, that scope being full, the other
-place) and reports in one message how many went in and why the rest are still waiting;
-*Reject all* asks first, as every removal does.
+Accepting goes through ``memoryd.access.suggestions.accept`` as the REST API's does. Accept
+all takes each suggestion where extraction put it or, that scope being full, the other
+place, and says in one message why the rest are still waiting.
 """
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter
 from starlette.datastructures import FormData
 
 from memoryd.access import suggestions
 from memoryd.access.callers import Owner
 from memoryd.domain.errors import InvalidInput, MemorydError, ScopeFull
 from memoryd.domain.models import Scope, Suggestion, SuggestionKind
-from memoryd.server.deps import ServerState, State
-from memoryd.server.web.actions import (
-    confirmed,
-    expiry_field,
-    field_text,
-    owner_of,
-    perform,
-    posted,
-)
+from memoryd.server.deps import Caller, ServerState
+from memoryd.server.web.actions import confirmed, expiry_field, field_text, form_post, owner_of
 from memoryd.server.web.i18n import _, ngettext
 from memoryd.server.web.routes import workspace_names
 
@@ -88,61 +78,46 @@ def _accept_everything(state: ServerState, owner: Owner) -> str:
     raise InvalidInput(f"{done} {left}")
 
 
-@router.post("/accept-all")
-async def accept_all(request: Request, state: State) -> Response:
-    caller, form = await posted(request, state)
-    return await perform(
-        request, form, lambda: _accept_everything(state, owner_of(state, caller, form))
+@form_post(router, "/accept-all")
+def accept_all(state: ServerState, caller: Caller, form: FormData) -> str:
+    return _accept_everything(state, owner_of(state, caller, form))
+
+
+@form_post(router, "/reject-all")
+def reject_all(state: ServerState, caller: Caller, form: FormData) -> str:
+    owner = owner_of(state, caller, form)
+    waiting = suggestions.visible_suggestions(state, owner)
+    count = len(waiting)
+    confirmed(
+        form,
+        ngettext(
+            "Reject the %(num)d suggestion? The same text is not suggested again.",
+            "Reject all %(num)d suggestions? The same texts are not suggested again.",
+            count,
+        ),
+        _("Reject all"),
     )
+    for s in waiting:
+        state.md.reject_suggestion(owner.user.id, s.id)
+    return ngettext("Rejected %(num)d suggestion.", "Rejected %(num)d suggestions.", count)
 
 
-@router.post("/reject-all")
-async def reject_all(request: Request, state: State) -> Response:
-    caller, form = await posted(request, state)
-
-    def work() -> str:
-        owner = owner_of(state, caller, form)
-        waiting = suggestions.visible_suggestions(state, owner)
-        count = len(waiting)
-        confirmed(
-            form,
-            ngettext(
-                "Reject the %(num)d suggestion? The same text is not suggested again.",
-                "Reject all %(num)d suggestions? The same texts are not suggested again.",
-                count,
-            ),
-            _("Reject all"),
+@form_post(router, "/{suggestion_id}/{decision}")
+def decide_suggestion(
+    state: ServerState, caller: Caller, form: FormData, suggestion_id: str, decision: str
+) -> str:
+    owner = owner_of(state, caller, form)
+    if decision == "accept":
+        memory = suggestions.accept(
+            state,
+            owner,
+            suggestion_id,
+            content=field_text(form, "content") if "content" in form else None,
+            expires_at=expiry_field(form),
+            scope=_scope(form),
         )
-        for s in waiting:
-            state.md.reject_suggestion(owner.user.id, s.id)
-        return ngettext("Rejected %(num)d suggestion.", "Rejected %(num)d suggestions.", count)
-
-    return await perform(request, form, work)
-
-
-@router.post("/{suggestion_id}/{decision}")
-async def decide_suggestion(
-    request: Request, state: State, suggestion_id: str, decision: str
-) -> Response:
-    caller, form = await posted(request, state)
-
-    def work() -> str:
-        owner = owner_of(state, caller, form)
-        if decision == "accept":
-            memory = suggestions.accept(
-                state,
-                owner,
-                suggestion_id,
-                content=field_text(form, "content") if "content" in form else None,
-                expires_at=expiry_field(form),
-                scope=_scope(form),
-            )
-            return _(
-                "Suggestion accepted into %(place)s.", place=place_name(state, memory.workspace)
-            )
-        if decision == "reject":
-            suggestions.reject(state, owner, suggestion_id)
-            return _("Suggestion rejected.")
-        raise InvalidInput(_("unknown decision %(decision)r", decision=decision))
-
-    return await perform(request, form, work)
+        return _("Suggestion accepted into %(place)s.", place=place_name(state, memory.workspace))
+    if decision == "reject":
+        suggestions.reject(state, owner, suggestion_id)
+        return _("Suggestion rejected.")
+    raise InvalidInput(_("unknown decision %(decision)r", decision=decision))

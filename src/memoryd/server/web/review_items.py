@@ -1,9 +1,6 @@
-"""Where each suggestion in the review queue can be accepted, for the page to offer.
-
-A new memory can go into global or into the workspace its chats were in (its
-``origin``); Accept offers only the places with room and, when none has any, says why
-instead of offering a button that would fail. A change to a memory is accepted where
-that memory is. The form posts are ``memoryd.server.web.review``'s.
+"""Where each suggestion in the review queue can be accepted, for the page to offer: only the
+places with room (a new memory: global or its chats' workspace; a change: where its memory
+is) and, when none has any, why, instead of a button that would fail.
 """
 
 from __future__ import annotations

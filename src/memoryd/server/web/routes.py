@@ -1,10 +1,6 @@
-"""Web pages: sign-in and the home page, and what every page shows (the chat page is
-``memoryd.server.web.chat_page``; the admin panel ``memoryd.server.web.admin_pages``).
-
-Every page carries the profile panel (the user button at the bottom left) with the
-user's memories, API keys and account. Pages read the same core through the same access
-rules as the REST API (``memoryd.access``); form posts live in
-``memoryd.server.web.actions``.
+"""Web pages: sign-in and the home page, and what every page shows (``page_context``: the
+profile panel with the user's memories, API keys and account). Pages read the core
+through the same access rules as the REST API (``memoryd.access``).
 """
 
 from __future__ import annotations
@@ -28,7 +24,7 @@ from memoryd.access.memories import overview
 from memoryd.access.suggestions import visible_suggestions
 from memoryd.access.wire import MemoryOut, SuggestionOut
 from memoryd.domain import runtime_settings
-from memoryd.domain.models import Role, User
+from memoryd.domain.models import Role
 from memoryd.server.deps import (
     SESSION_COOKIE,
     Caller,
@@ -61,6 +57,14 @@ def web_caller(request: Request, state: ServerState) -> Caller | None:
         return identify(request, state)
     except ApiError:
         return None
+
+
+def signed_in(request: Request, state: ServerState) -> Caller:
+    """The caller of a form post or of a script's request, or 401."""
+    caller = web_caller(request, state)
+    if caller is None:
+        raise ApiError(401, "sign in first", code="not_authenticated")
+    return caller
 
 
 def safe_next(value: object, default: str = "/") -> str:
@@ -192,10 +196,6 @@ def memory_view(state: ServerState, owner: Owner, prefix: str, back: str) -> Mem
     )
 
 
-def self_view(state: ServerState, user: User, back: str) -> MemoryView:
-    return memory_view(state, self_owner(user), "me", back)
-
-
 def _flash_items(request: Request) -> list[dict[str, Any]]:
     raw = request.cookies.get(FLASH_COOKIE)
     if not raw:
@@ -239,6 +239,7 @@ def page_context(
     """What every page shows. ``status`` in it is the page's HTTP status: 404 when the
     address opens (``edit=``, ``detail=``) a memory the caller cannot see."""
     user = caller.user
+    own = self_owner(user)
     own_language = speak_to(request, state, user)
     panel = request.query_params.get("panel")
     here = extra.pop("here", None) or here_of(request)
@@ -247,7 +248,7 @@ def page_context(
         "is_admin": user.role is Role.ADMIN,
         "csrf": caller.csrf_token or "",
         "my_workspaces": state.auth.workspaces_of(user),
-        "my_memories": self_view(state, user, with_query(here, "panel=memories")),
+        "my_memories": memory_view(state, own, "me", with_query(here, "panel=memories")),
         "my_keys": state.auth.list_api_keys(user.id),
         "learning": state.md.learns_from_chats(user.id),
         "review_own": state.md.review_preference(user.id),
@@ -275,6 +276,14 @@ def page_context(
         ]
         context["status"] = 404
     return context
+
+
+def fragment(request: Request, name: str, context: dict[str, Any]) -> Response:
+    """A piece of a page a script asks for, rendered alone (a message waiting for the
+    next page is left for that page)."""
+    response = TEMPLATES.TemplateResponse(request, name, context)
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 def render(request: Request, name: str, context: dict[str, Any], status: int = 200) -> Response:
