@@ -222,6 +222,35 @@ def test_routed_finds_chinese_memories_from_an_english_question(
         assert top(md, user_id, "我不能吃什么？") == "我对花生过敏。"
 
 
+def test_a_turn_that_is_not_english_also_reads_its_dialogue_as_one_text(
+    sqlite_url: str, embedder: MiniLMEmbedder
+) -> None:
+    """In companion chat no one message carries the turn; a turn scored in e5 (its budget
+    is 15 ms) embeds the dialogue as one text too, an English turn (5 ms) does not."""
+    seen: list[str] = []
+
+    class Recorded(E5Embedder):
+        def embed_queries(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+            seen.extend(texts)
+            return super().embed_queries(texts)
+
+    e5 = Recorded(models_dir=MemorydSettings().models_path)
+    with Memoryd(sqlite_url, embedder=RoutedEmbedder(embedder, e5), reranker="hybrid") as md:
+        user_id, _ = world(md, CHINESE)
+        md.create_workspace("v", member=user_id)
+        for text in ENGLISH:
+            md.add_memory(user_id, text, workspace="v")
+        said = [{"role": "user", "content": "我最近总是很累。"},
+                {"role": "assistant", "content": "是工作太忙了吗？"}]  # fmt: skip
+        turn = md.context(user_id, "w", "对，还要照顾女儿。", said, record=False)
+        assert turn.query.text in seen and len(turn.query.parts) == 3
+        seen.clear()
+        said = [{"role": "user", "content": "I have been so tired lately."},
+                {"role": "assistant", "content": "Is work keeping you busy?"}]  # fmt: skip
+        md.context(user_id, "v", "Yes, and the cello lessons too.", said, record=False)
+        assert seen == []  # MiniLM scored it: e5 embedded nothing
+
+
 # --- changing embedder ------------------------------------------------------------------
 @pytest.mark.parametrize("after", ["e5", "routed"])
 def test_a_minilm_store_keeps_working_after_a_switch(

@@ -50,6 +50,8 @@ class Routed(Protocol):
     (the message, the history, the memories): vectors of two models cannot be compared,
     so one turn is scored wholly in one of them."""
 
+    other: Embedder  # the view of turns that are not English (their budget is 15 ms, not 5)
+
     def route(self, texts: Sequence[str]) -> Embedder: ...
 
 
