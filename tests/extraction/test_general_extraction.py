@@ -212,3 +212,31 @@ def test_notes_that_are_small_talk_leaks_or_not_the_user_alone_are_refused(
         "keeps the user's own first person",
     ):
         assert why in errors
+
+
+def test_a_short_line_takes_the_language_of_its_turn(
+    xmd: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
+) -> None:
+    """ "I miei genitori ... con me" opens with what looks like the English "I" and holds
+    one Italian function word: alone it reads as English and was rewritten by the English
+    code ("The user mieis genitori ..."). In an Italian turn it is Italian."""
+    memories, shown = learn(
+        xmd, fake_llm, clock,
+        ["Sono un insegnante di musica a Torino. I miei genitori facevano sempre "
+         "escursioni con me."],
+        observe(person=[1, 2]),
+        notes("L'utente è un insegnante di musica a Torino.",
+              "I genitori dell'utente facevano sempre escursioni con lui."),
+    )  # fmt: skip
+    assert shown == [
+        "1. Sono un insegnante di musica a Torino.",
+        "2. I miei genitori facevano sempre escursioni con me.",
+    ]
+    assert memories == [
+        "I genitori dell'utente facevano sempre escursioni con lui.",
+        "L'utente è un insegnante di musica a Torino.",
+    ]
+    (rewrite,) = [
+        r for r in fake_llm.requests if r["response_format"]["json_schema"]["name"] == "notes"
+    ]
+    assert "L'utente vive a Torino" in json.dumps(rewrite["messages"], ensure_ascii=False)

@@ -71,8 +71,12 @@ SUBJECT = {
 }
 
 
-def language_of(text: str) -> str:
-    """The language ``text`` is written in, one of ``LANGUAGES``."""
+def language_of(text: str, otherwise: str | None = None) -> str:
+    """The language ``text`` is written in, one of ``LANGUAGES``. ``otherwise`` (say, the
+    language of the turn a sentence is from) counts as one function word more of its
+    language, and wins a tie: a short line says little alone ("Ho due gatti." holds no
+    function word of any language; "I miei genitori ... con me" opens with an English-looking
+    "I"), while a sentence that is plainly another language keeps its own."""
     if _KANA.search(text):
         return "ja"
     if _HANGUL.search(text):
@@ -83,6 +87,8 @@ def language_of(text: str) -> str:
     # Italian article), except the English "I", which English writes as a capital
     words = [w.casefold().replace("’", "'") for w in _WORD.findall(text) if len(w) > 1 or w == "I"]
     scores = {lang: sum(w in index for w in words) for lang, index in _INDEX.items()}
+    if otherwise in scores and scores[otherwise] + 1 >= max(scores.values()):
+        return otherwise
     best = max(scores, key=lambda lang: (scores[lang], lang == "en"))
     return best if scores[best] > scores["en"] else "en"
 

@@ -88,13 +88,18 @@ class Names:
     own: frozenset[str] = frozenset()
 
 
-def subject_problem(text: str, names: Names, rule: bool = False) -> str | None:
+def subject_problem(
+    text: str, names: Names, rule: bool = False, english: bool = True
+) -> str | None:
     """Why ``text`` is not a fact about the user, or None. A standing ``rule`` of the
-    user's may speak to "you": the one it binds ("always start your names with 'x_'")."""
+    user's may speak to "you": the one it binds ("always start your names with 'x_'").
+    The first person is looked for in an ``english`` memory only: the rewrite checks the
+    other languages' own ("I genitori dell'utente ..." opens with an Italian article)."""
     if not rule and _SECOND_PERSON.search(text):
         return "about the other speaker"
-    if _FIRST_PERSON_START.match(text) or (
-        not rule and not text.startswith(QUOTED) and _FIRST_PERSON_WORD.search(text)
+    if english and (
+        _FIRST_PERSON_START.match(text)
+        or (not rule and not text.startswith(QUOTED) and _FIRST_PERSON_WORD.search(text))
     ):
         return "written in the first person, so it would read as the assistant's"
     words = {_base(w.strip(".,!?'’").casefold()) for w in text.split()}
@@ -138,7 +143,8 @@ def verify_facts(
                 rejected.append(f"{where}: {why}: {sentence.text}")
                 continue
             text = rule
-        problem = subject_problem(text, names, rule=text.startswith("The user's rule:"))
+        rule = text.startswith("The user's rule:")
+        problem = subject_problem(text, names, rule, english=sentence.language == "en")
         if problem:
             rejected.append(f"{where}: {problem}: {text}")
             continue

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from memoryd.domain.language import SUBJECT, language_of, names_the_user
+from memoryd.domain.language import SUBJECT, names_the_user
 from memoryd.domain.models import Scope
 from memoryd.extraction.instructions import instruction_reason
 from memoryd.extraction.schema import Fact
@@ -128,10 +128,10 @@ _FIRST_PERSON = {
     language: re.compile(words, re.IGNORECASE)
     for language, words in {
         "fr": r"\b(?:je|j'|me|m'|moi|mon|ma|mes|nous|notre|nos)\b|\bj'",
-        "es": r"\b(?:yo|mi|mis|conmigo|nosotr[oa]s|nuestr[oa]s?)\b",
+        "es": r"\b(?:yo|me|mi|mis|conmigo|nosotr[oa]s|nuestr[oa]s?)\b",
         "de": r"\b(?:ich|mein|meine|meinen|meinem|meiner|mich|mir|wir|uns|unser\w*)\b",
-        "pt": r"\b(?:eu|meu|minha|meus|minhas|nós|noss[oa]s?)\b",
-        "it": r"\b(?:io|mio|mia|miei|mie|noi|nostr[oaie])\b",
+        "pt": r"\b(?:eu|me|comigo|meu|minha|meus|minhas|nós|noss[oa]s?)\b",
+        "it": r"\b(?:io|mi|me|mio|mia|miei|mie|noi|nostr[oaie])\b",
         "id": r"\b(?:saya|aku|kami|kita)\b",
         "zh": r"我",
         "ja": r"私|僕|俺|我々",
@@ -291,8 +291,7 @@ def write_facts(
     written: dict[int, tuple[str | None, str | None]] = {}
     by_language: dict[str, list[int]] = {}
     for number, scope in chosen.items():
-        text = sentences[number - 1].text
-        language = language_of(text)
+        text, language = sentences[number - 1].text, sentences[number - 1].language
         if language != "en":
             by_language.setdefault(language, []).append(number)
         elif (
@@ -315,5 +314,5 @@ def write_facts(
             rejected.append(f"sentence {number}: {why}: {sentence.text}")
             continue
         when = said_at[sentence.chat_id]
-        facts.append(Fact(number, dated(memory, when, language_of(sentence.text)), scope))
+        facts.append(Fact(number, dated(memory, when, sentence.language), scope))
     return facts, rejected

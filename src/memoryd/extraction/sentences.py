@@ -158,6 +158,7 @@ class Sentence:
     text: str
     chat_id: int
     turn: str  # the whole user prompt it belongs to: context for grounding a rewrite
+    language: str = "en"  # its own, or its turn's where its words do not tell
 
 
 def own_words(prompt: str) -> str:
@@ -194,18 +195,19 @@ def _words(text: str) -> list[str]:
     return [w.casefold().replace("’", "'") for w in _WORD.findall(text)]
 
 
-def could_hold_fact(sentence: str) -> bool:
+def could_hold_fact(sentence: str, language: str | None = None) -> bool:
     """Whether a sentence may state something lasting about the user or their project.
 
     Kept: statements in the first person, and impersonal statements that carry a name or
     a number ("Phoenix ships in Q3"). Dropped: questions, placeholders, pure reactions,
     and sentences about the other party with nothing about the user. A sentence in
     another language is only set aside when it is a question, a placeholder or too short
-    to hold a fact: the English rules below are not its door (R21).
+    to hold a fact: the English rules below are not its door (R21). ``language`` is the
+    sentence's, if known (else read from it).
     """
     if sentence.endswith(("?", "？")) or _PLACEHOLDER.search(sentence):
         return False
-    language = language_of(sentence)
+    language = language or language_of(sentence)
     if language != "en":
         size = len(sentence.replace(" ", "")) if is_cjk(language) else len(sentence.split())
         leans = _POINTING.get(language)
@@ -377,16 +379,19 @@ def user_sentences(chats: Sequence[Chat], limit: int, said_before: str = "") -> 
     previous = said_before  # everything the other party said so far in the batch
     assistant_runs = _runs(said_before)
     for chat in chats:
-        for text in (c for s in split_sentences(own_words(chat.prompt)) for c in split_clauses(s)):
+        own = own_words(chat.prompt)
+        turn_language = language_of(own)
+        for text in (c for s in split_sentences(own) for c in split_clauses(s)):
             if len(found) >= limit:
                 return found
+            language = language_of(text, turn_language)
             if (
                 len(text) <= MAX_SENTENCE_CHARS
-                and could_hold_fact(text)
+                and could_hold_fact(text, language)
                 and not echoes(text, previous)
                 and not copies(text, assistant_runs)
             ):
-                found.append(Sentence(len(found) + 1, text, chat.id, chat.prompt))
+                found.append(Sentence(len(found) + 1, text, chat.id, chat.prompt, language))
         previous = f"{previous}\n{chat.response}"
         assistant_runs |= _runs(chat.response)
     return found
