@@ -143,8 +143,9 @@ def verify_facts(
                 rejected.append(f"{where}: {why}: {sentence.text}")
                 continue
             text = rule
-        rule = text.startswith("The user's rule:")
-        problem = subject_problem(text, names, rule, english=sentence.language == "en")
+        problem = subject_problem(
+            text, names, text.startswith("The user's rule:"), english=sentence.language == "en"
+        )
         if problem:
             rejected.append(f"{where}: {problem}: {text}")
             continue
