@@ -33,14 +33,15 @@ import numpy.typing as npt
 from memoryd.domain.errors import MemorydError
 from memoryd.models.embedding.quantize import (
     QuantizationFailed,
+    check_choice,
     measured_variant,
+    models_dir_or_default,
     seconds_per_round,
 )
 
 log = logging.getLogger("memoryd")
 
 DIMENSIONS = 384
-QUANTIZE_CHOICES = ("auto", "u8s8", "u8u8", "off")
 
 
 class E5Unavailable(MemorydError):
@@ -87,10 +88,8 @@ class E5Embedder:
     def __init__(
         self, *, threads: int = 1, quantize: str = "auto", models_dir: Path | None = None
     ) -> None:
-        if quantize not in QUANTIZE_CHOICES:
-            raise ValueError(f"quantize must be one of {', '.join(QUANTIZE_CHOICES)}")
         self._threads = threads
-        self._quantize = quantize
+        self._quantize = check_choice(quantize)
         self._models_dir = models_dir
         self._lock = threading.Lock()
         self._engine: Any = None
@@ -112,11 +111,7 @@ class E5Embedder:
     def _derived(self, engine: Any) -> Any:
         from memoryd.models.embedding import e5_graph
 
-        models_dir = self._models_dir
-        if models_dir is None:
-            from memoryd.config import default_data_dir
-
-            models_dir = default_data_dir() / "models"
+        models_dir = models_dir_or_default(self._models_dir)
         source = model_file()
 
         def usable(variant: str) -> tuple[Any, float]:

@@ -44,10 +44,26 @@ TIMING_TEXTS = (
     "owns the follow-up tasks for the staging environment before the Q3 launch?",
 )
 log = logging.getLogger("memoryd")
+CHOICES = ("auto", "u8s8", "u8u8", "off")  # an embedder's ``quantize`` (MEMORYD_EMBEDDER_QUANTIZE)
 
 
 class QuantizationFailed(Exception):
     """The quantised model could not be made or did not match its pinned sha256."""
+
+
+def check_choice(quantize: str) -> str:
+    if quantize not in CHOICES:
+        raise ValueError(f"quantize must be one of {', '.join(CHOICES)}")
+    return quantize
+
+
+def models_dir_or_default(models_dir: Path | None) -> Path:
+    """``models_dir``, else ``<the default data dir>/models``."""
+    if models_dir is not None:
+        return models_dir
+    from memoryd.config import default_data_dir
+
+    return default_data_dir() / "models"
 
 
 def sha256_of(path: Path) -> str:
