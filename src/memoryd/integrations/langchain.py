@@ -107,17 +107,15 @@ class MemorydRetriever(BaseRetriever):
     ) -> list[Document]:
         if is_async(self.backend):
             raise TypeError("an AsyncMemorydClient backend answers ainvoke(), not invoke()")
-        backend: Backend = self.backend
-        return documents(backend.context(self.user_id, self.workspace, query))
+        return documents(self.backend.context(self.user_id, self.workspace, query))
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun
     ) -> list[Document]:
         if is_async(self.backend):
             return documents(await self.backend.context(self.user_id, self.workspace, query))
-        backend: Backend = self.backend
-        turn = await asyncio.to_thread(backend.context, self.user_id, self.workspace, query)
-        return documents(turn)
+        context = self.backend.context
+        return documents(await asyncio.to_thread(context, self.user_id, self.workspace, query))
 
 
 def documents(turn: Turn) -> list[Document]:
