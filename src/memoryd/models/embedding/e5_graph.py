@@ -40,10 +40,6 @@ CHECK_TEXTS = (
 _MS = "com.microsoft"
 
 
-def graph_path(models_dir: Path, variant: str) -> Path:
-    return models_dir / f"multilingual-e5-small.fused-{variant}.onnx"
-
-
 def build(model: E5File) -> Any:
     """The fp32 graph: embeddings (1, T, 384) and attention_mask (1, T) -> hidden states."""
     from onnx import TensorProto, helper, numpy_helper
@@ -113,7 +109,7 @@ def build(model: E5File) -> Any:
 def ensure_graph(source: Path, models_dir: Path, variant: str) -> Path:
     """The quantised graph file, derived from ``source`` if it is not there yet (each
     process writes a private temporary file and renames it into place)."""
-    target = graph_path(models_dir, variant)
+    target = models_dir / f"multilingual-e5-small.fused-{variant}.onnx"
     if target.is_file():
         return target
     if sha256_of(source) != SOURCE_SHA256:

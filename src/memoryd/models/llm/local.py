@@ -169,16 +169,6 @@ def compact_json_grammar(schema: Mapping[str, Any]) -> str:
     return "%llguidance {}\nstart: %json " + json.dumps(compact)
 
 
-def default_threads() -> int:
-    """Half the cores: llama.cpp's threads spin-wait, and oversubscribed cores crawl."""
-    return max(1, (os.cpu_count() or 2) // 2)
-
-
-def _error_text(error: Any) -> str:
-    found = isinstance(error, Mapping) and isinstance(error.get("message"), str)
-    return str(error["message"] if found else error)
-
-
 class _Generation:
     """One streamed chat completion, run by the model on a thread of its own.
 
@@ -217,7 +207,10 @@ class _Generation:
         try:
             data = json.loads(chunk) if isinstance(chunk, str | bytes) else chunk
             if "error" in data:
-                self._items.put(LLMError(f"local model failed: {_error_text(data['error'])}"))
+                error = data["error"]
+                if isinstance(error, Mapping) and isinstance(error.get("message"), str):
+                    error = error["message"]
+                self._items.put(LLMError(f"local model failed: {error}"))
                 return True
             self.usage = data.get("usage") or self.usage
             for choice in data.get("choices") or []:
@@ -277,7 +270,8 @@ class LocalProvider:
         self.bundled = BUNDLED_MODELS[choice]
         self.model = choice
         self.models_dir = models_dir
-        self.threads = threads or default_threads()
+        # half the cores: llama.cpp's threads spin-wait, and oversubscribed cores crawl
+        self.threads = threads or max(1, (os.cpu_count() or 2) // 2)
         self.timeout = timeout
         self._given = Engine(server) if server is not None else None
 
