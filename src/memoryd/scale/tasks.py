@@ -113,11 +113,6 @@ def _memoryd(context: JobContext) -> Memoryd:
     return md
 
 
-def extraction_on(md: Memoryd) -> bool:
-    """Both run-time switches (R7): memory on, and background extraction on."""
-    return runtime_settings.extraction_on(md.get_settings())
-
-
 @dataclass(frozen=True)
 class SweepResult:
     due: int
@@ -143,7 +138,7 @@ def defer_pairs(app: App, pairs: Sequence[DuePair]) -> SweepResult:
 
 def sweep_now(md: Memoryd, app: App) -> SweepResult:
     """Find the due pairs and queue them (what the periodic sweep does)."""
-    if not extraction_on(md):
+    if not runtime_settings.extraction_on(md.get_settings()):
         log.info("sweep skipped: memory_enabled or memory_auto_extraction is off")
         return SweepResult(0, 0, 0)
     cfg = ExtractionConfig.from_settings(md.settings)
@@ -163,10 +158,8 @@ def sweep_now(md: Memoryd, app: App) -> SweepResult:
 
 
 def defer_questions(md: Memoryd, app: App) -> bool:
-    """Queue one ``ask_questions`` job if asking is on and some memory waits for a pass
-    (``MemoryPass.waiting``: its questions, or them embedded again by the service's
-    embedder, or asked again with the current prompt; a plugin pass's value), unless one
-    is already waiting; True if queued. The job runs every pass."""
+    """Queue one ``ask_questions`` job, which runs every pass, if asking is on and some
+    pass says a memory is ``waiting``, unless one is already waiting; True if queued."""
     if md.settings.question_memories_per_run <= 0:
         return False
     job = PassJob(md.db, None, md.embedder, md.clock())
@@ -231,7 +224,7 @@ def extract_pair(context: JobContext, user_id: int, workspace: str) -> None:
     md = _memoryd(context)
 
     def run() -> None:
-        if not extraction_on(md):
+        if not runtime_settings.extraction_on(md.get_settings()):
             return
         with md.db.read() as repo:
             workspace_id = repo.workspace_id(workspace)
@@ -281,7 +274,7 @@ def ask_questions(context: JobContext) -> None:
     md = _memoryd(context)
 
     def run() -> None:
-        if not extraction_on(md):
+        if not runtime_settings.extraction_on(md.get_settings()):
             return
         try:
             llm = _provider(context, md)
