@@ -237,10 +237,6 @@ def sessions_of(conv: dict[str, Any]) -> list[tuple[int | None, list[dict[str, A
     return runs
 
 
-def _scope(memory: Any) -> str:
-    return "global" if memory.workspace is None else "workspace"
-
-
 def _score(
     conv: dict[str, Any], embedder: Embedder, memories: Sequence[Any], session: int | None
 ) -> tuple[list[dict[str, Any]], set[int], list[Any]]:
@@ -253,7 +249,7 @@ def _score(
     )  # fmt: skip
     by_text = {_fact_text(f): f for f in live}
     for row, memory in zip(judged, memories, strict=True):
-        row["scope"] = _scope(memory)
+        row["scope"] = "global" if memory.workspace is None else "workspace"
         fact = by_text.get(row["user_fact"]) if row["verdict"] == "correct" else None
         wanted = fact.get("scope") if isinstance(fact, dict) else None
         row["wrong_scope"] = bool(wanted and wanted != row["scope"])
@@ -377,6 +373,7 @@ def summarize(results: Sequence[ConversationResult]) -> dict[str, Any]:
     stale = sum(r.stale for r in results)
     batches = sum(r.batches for r in results) or 1
     chats = sum(r.chats for r in results) or 1
+    conversations = len(results) or 1
     precision = correct / memories if memories else 0.0
     recall = sum(r.facts_found for r in results) / facts if facts else 0.0
     stated = sum(r.facts_stated for r in results)
@@ -404,10 +401,8 @@ def summarize(results: Sequence[ConversationResult]) -> dict[str, Any]:
         "tokens_per_chat": round(
             sum(r.prompt_tokens + r.completion_tokens for r in results) / chats
         ),
-        "seconds_per_conversation": round(
-            sum(r.seconds for r in results) / len(results), 2) if results else 0.0,
-        "llm_calls_per_conversation": round(
-            sum(r.calls for r in results) / len(results), 2) if results else 0.0,
+        "seconds_per_conversation": round(sum(r.seconds for r in results) / conversations, 2),
+        "llm_calls_per_conversation": round(sum(r.calls for r in results) / conversations, 2),
         "errors": sum(1 for r in results if r.error),
     }  # fmt: skip
     if points:  # pooled over every session's checkpoint

@@ -36,14 +36,6 @@ def is_async(backend: object) -> bool:
     return inspect.iscoroutinefunction(getattr(backend, "context", None))
 
 
-def require_sync(backend: object, what: str) -> None:
-    if is_async(backend):
-        raise TypeError(
-            f"{what} calls memoryd synchronously: give it a MemorydClient (or the embedded "
-            "Memoryd), not an AsyncMemorydClient"
-        )
-
-
 def exchanges(
     messages: Iterable[tuple[str, str]], pending: str | None = None
 ) -> tuple[list[tuple[str, str]], str | None]:

@@ -30,7 +30,7 @@ from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict
 
 from memoryd.domain.injection import Turn
-from memoryd.integrations._backend import Backend, exchanges, is_async, require_sync
+from memoryd.integrations._backend import Backend, exchanges, is_async
 
 ROLES = {"human": "user", "ai": "assistant"}
 
@@ -42,7 +42,11 @@ class MemorydChatMessageHistory(BaseChatMessageHistory):
     def __init__(
         self, backend: Backend, user_id: int, workspace: str, *, record: bool = True
     ) -> None:
-        require_sync(backend, "MemorydChatMessageHistory")
+        if is_async(backend):
+            raise TypeError(
+                "MemorydChatMessageHistory calls memoryd synchronously: give it a "
+                "MemorydClient (or the embedded Memoryd), not an AsyncMemorydClient"
+            )
         self.backend = backend
         self.user_id = user_id
         self.workspace = workspace
@@ -107,17 +111,15 @@ class MemorydRetriever(BaseRetriever):
     ) -> list[Document]:
         if is_async(self.backend):
             raise TypeError("an AsyncMemorydClient backend answers ainvoke(), not invoke()")
-        backend: Backend = self.backend
-        return documents(backend.context(self.user_id, self.workspace, query))
+        return documents(self.backend.context(self.user_id, self.workspace, query))
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun
     ) -> list[Document]:
         if is_async(self.backend):
             return documents(await self.backend.context(self.user_id, self.workspace, query))
-        backend: Backend = self.backend
-        turn = await asyncio.to_thread(backend.context, self.user_id, self.workspace, query)
-        return documents(turn)
+        context = self.backend.context
+        return documents(await asyncio.to_thread(context, self.user_id, self.workspace, query))
 
 
 def documents(turn: Turn) -> list[Document]:

@@ -18,7 +18,7 @@ from llama_index.core.memory.memory import BaseMemoryBlock
 from pydantic import Field
 
 from memoryd.domain.injection import Turn
-from memoryd.integrations._backend import Backend, exchanges, is_async
+from memoryd.integrations._backend import exchanges, is_async
 
 ROLES = {MessageRole.USER: "user", MessageRole.ASSISTANT: "assistant"}
 
@@ -63,5 +63,4 @@ class MemorydMemoryBlock(BaseMemoryBlock[str]):
         """The backend's method: awaited on an async client, in a thread on a sync one."""
         if is_async(self.backend):
             return await getattr(self.backend, method)(*args, **kwargs)
-        backend: Backend = self.backend
-        return await asyncio.to_thread(getattr(backend, method), *args, **kwargs)
+        return await asyncio.to_thread(getattr(self.backend, method), *args, **kwargs)

@@ -23,10 +23,6 @@ _lock = threading.Lock()
 _done = False
 
 
-def user_chose_threads() -> bool:
-    return any(os.environ.get(name) for name in CHOSEN_BY_USER)
-
-
 def one_blas_thread() -> None:
     """Limit numpy's BLAS to one thread, once per process (see the module docstring)."""
     global _done
@@ -36,7 +32,7 @@ def one_blas_thread() -> None:
         if _done:
             return
         _done = True
-        if user_chose_threads():
+        if any(os.environ.get(name) for name in CHOSEN_BY_USER):
             return
         try:
             import numpy  # noqa: F401  (loads its BLAS, so threadpoolctl finds it)

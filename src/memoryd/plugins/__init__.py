@@ -38,11 +38,7 @@ def plugin_manager() -> pluggy.PluginManager:
 
 def _collect(hook_name: str) -> dict[str, Callable[..., Any]]:
     found: dict[str, Callable[..., Any]] = {}
-
-    def register(name: str, factory: Callable[..., Any]) -> None:
-        found[name] = factory
-
-    getattr(plugin_manager().hook, hook_name)(register=register)
+    getattr(plugin_manager().hook, hook_name)(register=found.__setitem__)
     return found
 
 

@@ -1,26 +1,9 @@
 """Extraction as procrastinate jobs: a periodic sweep defers one job per due pair.
 
-On the schedule of ``MEMORY_EXTRACTION_INTERVAL`` (as a cron line, ``sweep_cron``) one
-worker runs ``sweep``: the scheduler's own ``due_pairs`` query, then one ``extract_pair``
-job deferred per (user, workspace). Each job carries ``lock="pair:<user>:<workspace>"``:
-procrastinate never runs two jobs with one lock at the same time (a unique index over
-running jobs), so a pair is in at most one worker at a time. The same string is its
-``queueing_lock``: at most one job per pair waits in the queue, so jobs never pile up.
-
-``extract_pair`` runs ``run_extraction`` for its pair, the code path the embedded
-scheduler uses, with its backoff and parking of failing batches (R9). The chats of a
-batch are flagged processed in the transaction that applies it, so a worker that dies
-mid-batch leaves them unprocessed; ``recover`` finds its job from the missing worker
-heartbeat and puts it back in the queue for another worker.
-
-Memories are asked the questions they answer (``memoryd.extraction.questions``) by each
-``extract_pair`` job, after its pair, and by one ``ask_questions`` job a sweep queues when
-some memory waits (one lock for the whole fleet), so memories typed by users who never
-chat get them too (docs/extraction.md, "Questions"). The job's queue name is still
-``memoryd.tag_topics`` (``TAG_TASK``), so jobs queued before an upgrade still run.
-
-``prune_runs`` runs once an hour (one job for the whole fleet: procrastinate defers a
-periodic task once per tick) and deletes run history older than ``run_retention_days``.
+How the jobs share the work (a pair's lock and queueing lock, ``recover`` requeueing a
+dead worker's job, the hourly ``prune_runs``) is docs/deploy.md's; the fleet-wide
+``ask_questions`` job is docs/extraction.md's ("Questions"). ``extract_pair`` runs
+``run_extraction``, the embedded scheduler's code path, with its backoff and parking (R9).
 """
 
 from __future__ import annotations
@@ -59,14 +42,13 @@ SWEEP_TASK = "memoryd.sweep"
 EXTRACT_TASK = "memoryd.extract_pair"
 RECOVER_TASK = "memoryd.recover"
 PRUNE_TASK = "memoryd.prune_runs"
-TAG_TASK = "memoryd.tag_topics"
+TAG_TASK = "memoryd.tag_topics"  # ask_questions: the old name, so queued jobs still run
 PRUNE_CRON = "7 * * * *"  # hourly, off the top of the hour when sweeps pile up
 # A database outage inside a job: wait and retry while holding the pair's lock.
 DB_RETRY_DELAYS = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
 T = TypeVar("T")
 
 SECOND_STEPS = (1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30)  # the steps that divide a minute
-_MINUTE_STEPS = SECOND_STEPS
 _HOUR_STEPS = (1, 2, 3, 4, 6, 8, 12)
 
 
@@ -83,7 +65,7 @@ def sweep_cron(interval: timedelta) -> tuple[str, timedelta]:
     hours = [h for h in _HOUR_STEPS if h * 3600 <= seconds]
     if hours:
         return f"0 */{hours[-1]} * * *", timedelta(hours=hours[-1])
-    minutes = [m for m in _MINUTE_STEPS if m * 60 <= seconds]
+    minutes = [m for m in SECOND_STEPS if m * 60 <= seconds]
     if minutes:
         return f"*/{minutes[-1]} * * * *", timedelta(minutes=minutes[-1])
     step = [s for s in SECOND_STEPS if s <= seconds][-1]
@@ -131,11 +113,6 @@ def _memoryd(context: JobContext) -> Memoryd:
     return md
 
 
-def extraction_on(md: Memoryd) -> bool:
-    """Both run-time switches (R7): memory on, and background extraction on."""
-    return runtime_settings.extraction_on(md.get_settings())
-
-
 @dataclass(frozen=True)
 class SweepResult:
     due: int
@@ -161,7 +138,7 @@ def defer_pairs(app: App, pairs: Sequence[DuePair]) -> SweepResult:
 
 def sweep_now(md: Memoryd, app: App) -> SweepResult:
     """Find the due pairs and queue them (what the periodic sweep does)."""
-    if not extraction_on(md):
+    if not runtime_settings.extraction_on(md.get_settings()):
         log.info("sweep skipped: memory_enabled or memory_auto_extraction is off")
         return SweepResult(0, 0, 0)
     cfg = ExtractionConfig.from_settings(md.settings)
@@ -181,10 +158,8 @@ def sweep_now(md: Memoryd, app: App) -> SweepResult:
 
 
 def defer_questions(md: Memoryd, app: App) -> bool:
-    """Queue one ``ask_questions`` job if asking is on and some memory waits for a pass
-    (``MemoryPass.waiting``: its questions, or them embedded again by the service's
-    embedder, or asked again with the current prompt; a plugin pass's value), unless one
-    is already waiting; True if queued. The job runs every pass."""
+    """Queue one ``ask_questions`` job, which runs every pass, if asking is on and some
+    pass says a memory is ``waiting``, unless one is already waiting; True if queued."""
     if md.settings.question_memories_per_run <= 0:
         return False
     job = PassJob(md.db, None, md.embedder, md.clock())
@@ -249,7 +224,7 @@ def extract_pair(context: JobContext, user_id: int, workspace: str) -> None:
     md = _memoryd(context)
 
     def run() -> None:
-        if not extraction_on(md):
+        if not runtime_settings.extraction_on(md.get_settings()):
             return
         with md.db.read() as repo:
             workspace_id = repo.workspace_id(workspace)
@@ -299,7 +274,7 @@ def ask_questions(context: JobContext) -> None:
     md = _memoryd(context)
 
     def run() -> None:
-        if not extraction_on(md):
+        if not runtime_settings.extraction_on(md.get_settings()):
             return
         try:
             llm = _provider(context, md)

@@ -1,11 +1,8 @@
 """One ``memoryd worker`` process: memoryd's procrastinate tasks over its PostgreSQL database.
 
-A worker migrates memoryd's schema (as every process does on open), installs
-procrastinate's own tables the first time (under an advisory lock, so a fleet starting
-together installs them once), then runs jobs until SIGTERM/SIGINT, after which it
-finishes the job in hand. If the database goes away it waits and starts again by
-itself. Start as many as you like, on as many machines: they share the work through the
-queue, one pair per worker at a time.
+It migrates memoryd's schema, installs procrastinate's tables the first time (under an
+advisory lock, so a fleet starting together installs them once), then runs jobs until
+SIGTERM/SIGINT; how a fleet shares the work and rides out an outage is docs/deploy.md's.
 """
 
 from __future__ import annotations
@@ -62,12 +59,9 @@ class WorkerOptions:
 
 
 class QuietRecoverLogs(logging.Filter):
-    """Drops procrastinate's INFO lines about the ``recover`` task.
-
-    It runs every heartbeat (every 10 s by default) and procrastinate logs three lines
-    each time (deferred, starting, ended), which would bury the lines that matter;
-    ``recover`` itself logs a warning whenever it finds a dead worker's job, and its
-    failures are logged above INFO, so nothing is lost."""
+    """Drops procrastinate's INFO lines about the ``recover`` task: three every heartbeat
+    would bury the lines that matter, and ``recover`` logs a warning itself whenever it
+    finds a dead worker's job."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         return not (
@@ -178,11 +172,9 @@ def run(
 async def _supervise(app: App, worker_options: Any) -> None:
     """Run procrastinate's worker; when it stops on a lost database, start it again.
 
-    procrastinate stops a worker whose notification listener loses its connection (after
-    finishing the job in hand) and raises when a job fetch fails. Either way this loop
-    waits, with backoff, and starts a fresh worker once the database answers again, so
-    an outage needs no supervisor. SIGTERM/SIGINT stop it gracefully: the job in hand is
-    finished first.
+    procrastinate stops a worker whose notification listener loses its connection, and
+    raises when a job fetch fails: either way this loop waits, with backoff, so an outage
+    needs no supervisor. SIGTERM/SIGINT stop it after the job in hand.
     """
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()

@@ -132,8 +132,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_DELETE(self) -> None:
         self._guard(self._not_found)
 
-    def do_PUT(self) -> None:
-        self._guard(self._not_found)
+    do_PUT = do_DELETE
 
     def _get(self) -> None:
         owner = self.server.owner

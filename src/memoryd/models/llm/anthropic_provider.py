@@ -47,9 +47,7 @@ class AnthropicProvider:
             exc, anthropic, base_url=self._client.base_url, model=self.model, hint=HINT
         )
 
-    def _request(
-        self, messages: Sequence[Message], max_tokens: int | None, temperature: float | None
-    ) -> dict[str, Any]:
+    def _request(self, messages: Sequence[Message], max_tokens: int | None) -> dict[str, Any]:
         system = "\n\n".join(m["content"] for m in messages if m.get("role") == "system")
         chat = [
             {"role": m["role"], "content": m["content"]}
@@ -75,7 +73,7 @@ class AnthropicProvider:
         max_tokens: int | None = None,
         temperature: float | None = None,
     ) -> Completion:
-        request = self._request(messages, max_tokens, temperature)
+        request = self._request(messages, max_tokens)
         if schema is not None:
             request["tools"] = [
                 {
@@ -110,7 +108,7 @@ class AnthropicProvider:
         max_tokens: int | None = None,
         temperature: float | None = None,
     ) -> Iterator[str]:
-        request = self._request(messages, max_tokens, temperature)
+        request = self._request(messages, max_tokens)
         try:
             with self._client.messages.stream(**request) as events:
                 yield from events.text_stream

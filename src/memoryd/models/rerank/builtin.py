@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from memoryd.models.embedding.base import Embedder
 from memoryd.models.rerank.api import ApiReranker, ApiRerankSettings
 from memoryd.models.rerank.embedding import EmbeddingReranker
 from memoryd.models.rerank.hybrid import HybridReranker
@@ -14,30 +13,11 @@ from memoryd.models.rerank.recency import RecencyReranker
 from memoryd.plugins.hookspecs import hookimpl
 
 
-def _api(embedder: Embedder) -> ApiReranker:
-    return ApiReranker(ApiRerankSettings())
-
-
-def _embedding(embedder: Embedder) -> EmbeddingReranker:
-    return EmbeddingReranker(embedder)
-
-
-def _hybrid(embedder: Embedder) -> HybridReranker:
-    return HybridReranker(EmbeddingReranker(embedder))
-
-
-def _lexical(embedder: Embedder) -> LexicalReranker:
-    return LexicalReranker()
-
-
-def _recency(embedder: Embedder) -> RecencyReranker:
-    return RecencyReranker()
-
-
 @hookimpl
 def register_rerankers(register: Callable[[str, Callable[..., Any]], None]) -> None:
-    register("api", _api)
-    register("embedding", _embedding)
-    register("hybrid", _hybrid)
-    register("lexical", _lexical)
-    register("recency", _recency)
+    """Each factory takes the service's embedder (only the embedding ones use it)."""
+    register("api", lambda embedder: ApiReranker(ApiRerankSettings()))
+    register("embedding", lambda embedder: EmbeddingReranker(embedder))
+    register("hybrid", lambda embedder: HybridReranker(EmbeddingReranker(embedder)))
+    register("lexical", lambda embedder: LexicalReranker())
+    register("recency", lambda embedder: RecencyReranker())
