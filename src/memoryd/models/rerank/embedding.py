@@ -38,7 +38,6 @@ QUESTION_WEIGHT = 5.0  # the latest history message when it is a question the me
 MAX_SHARE = 0.3  # share of the best single-part cosine in a memory's score
 REMARK_WORDS = 5  # a non-question sentence this short is a remark the question can drop
 QUESTIONS_WEIGHT = 1.0  # a memory's question cosine above the pool's mean (round 9)
-WHOLE_QUERY_WEIGHT = 0.5  # the dialogue embedded as one text, in turns that are not English
 
 K = TypeVar("K", bound=Hashable)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -202,7 +201,7 @@ class EmbeddingReranker:
         max_share: float = MAX_SHARE,
         remark_words: int = REMARK_WORDS,
         questions_weight: float = QUESTIONS_WEIGHT,
-        whole_query_weight: float = WHOLE_QUERY_WEIGHT,
+        join_newest: bool = True,
     ) -> None:
         self.embedder = embedder
         self.encoder = encoder or QueryEncoder(embedder)
@@ -216,7 +215,7 @@ class EmbeddingReranker:
         self.max_share = max_share
         self.remark_words = remark_words
         self.questions_weight = questions_weight
-        self.whole_query_weight = whole_query_weight
+        self.join_newest = join_newest
 
     def encoder_for(self, embedder: Embedder) -> QueryEncoder:
         """The query cache of one of a routed embedder's models (else ``encoder``)."""
@@ -238,14 +237,15 @@ class EmbeddingReranker:
         for text in texts:
             self.encoder_for(self.embedder.route([text])).vectors([text])
 
-    def _reads_whole(self, embedder: Embedder, query: Query) -> bool:
-        """Whether the turn also embeds its dialogue as one text: in companion chat no
-        single message carries the turn, and only the whole read at once finds the past
-        event it is about (docs/reranking.md, "Companion chat"). It costs one more
-        embedding of 40-60 words, which the 15 ms budget of a turn that is not English
-        allows and an English turn's 5 ms does not."""
+    def _joins_newest(self, embedder: Embedder, query: Query) -> bool:
+        """Whether the message is embedded together with the newest history message, as
+        one text: in companion chat no single message carries the turn, the model has to
+        read the message in the light of what came before (docs/reranking.md, "Companion
+        chat"). A longer text costs a few ms more, which the 15 ms budget of a turn scored
+        in e5 (not English) allows and an English turn's 5 ms does not."""
         return (
-            self.whole_query_weight > 0
+            self.join_newest
+            and bool(query.message)
             and len(query.parts) > 1
             and isinstance(self.embedder, Routed)
             and embedder is self.embedder.other
@@ -256,15 +256,16 @@ class EmbeddingReranker:
             return []
         if not query.parts:
             return [0.0] * len(memories)
-        whole = query.text
         if self.remark_words:
             query = Query(question_focus(query.message, self.remark_words), query.history)
         embedder = self.embedder
         if isinstance(embedder, Routed):
             embedder = embedder.route([*query.parts, *(m.content for m in memories)])
         matrix = memory_vectors(embedder, memories, self.stale)
-        encoder = self.encoder_for(embedder)
-        parts = np.stack(encoder.vectors(query.parts))
+        texts = list(query.parts)
+        if self._joins_newest(embedder, query):
+            texts[0] = f"{texts[0]}\n{texts[1]}"
+        parts = np.stack(self.encoder_for(embedder).vectors(texts))
         weights = np.asarray(
             part_weights(query, self.message_weight, self.history_decay, self.question_weight)
         )
@@ -272,10 +273,6 @@ class EmbeddingReranker:
         cosines = matrix @ parts.T  # one row per memory, one column per part
         mean = cosines @ weights / norm if norm > 0 else np.zeros(len(memories))
         blended = (1 - self.max_share) * mean + self.max_share * cosines.max(axis=1)
-        if self._reads_whole(embedder, query):
-            (dialogue,) = encoder.vectors([whole])
-            weight = self.whole_query_weight
-            blended = (1 - weight) * blended + weight * (matrix @ dialogue)
         if self.questions_weight and query.message:
             asked = question_gain(embedder, parts[0], memories)
             if asked is not None:
