@@ -368,16 +368,15 @@ def baseline(
     genres: Sequence[str],
     names: Sequence[str],
     embedder_names: Sequence[str] = (),
+    archive: bytes = b"",
 ) -> dict[str, Any]:
     """The same measure with ``src`` as it was at git revision ``rev`` (exported to a
     temporary folder, run in a subprocess) and the same embedders; its columns named
-    ``rev:name`` (``rev:embedder/name`` with several embedders)."""
+    ``rev:name`` (``rev:embedder/name`` with several embedders). ``archive``: ``src`` at
+    ``rev`` exported before (so that a "HEAD~1" means the revision of the start, not of
+    when the current code's run is over)."""
     with tempfile.TemporaryDirectory(prefix="memoryd-rev-") as tmp:
-        archive = subprocess.run(
-            ["git", "-C", str(HERE.parent), "archive", rev, "src"],
-            check=True,
-            capture_output=True,
-        ).stdout
+        archive = archive or export(rev)
         subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
         env = {**os.environ, "PYTHONPATH": f"{tmp}/src"}
         command = [sys.executable, __file__, "--split", split, "--emit-json"]
@@ -386,6 +385,11 @@ def baseline(
         out = subprocess.run(command, env=env, check=True, capture_output=True, text=True)
     table: dict[str, Any] = json.loads(out.stdout)
     return {g: {f"{rev}:{n}": rows for n, rows in by.items()} for g, by in table.items()}
+
+
+def export(rev: str) -> bytes:
+    command = ["git", "-C", str(HERE.parent), "archive", rev, "src"]
+    return subprocess.run(command, check=True, capture_output=True).stdout
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -397,12 +401,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--baseline-rev", metavar="REV", help="also the hybrid of revision REV")
     parser.add_argument("--emit-json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    archive = export(args.baseline_rev) if args.baseline_rev else b""
     table = measure(args.split, args.genres, args.rerankers, args.embedders)
     if args.emit_json:
         print(json.dumps(table))
         return
     if args.baseline_rev:
-        old = baseline(args.baseline_rev, args.split, args.genres, ["hybrid"], args.embedders)
+        old = baseline(
+            args.baseline_rev, args.split, args.genres, ["hybrid"], args.embedders, archive
+        )
         table = {g: {**table[g], **old[g]} for g in table}
     names = list(next(iter(table.values())))
     print(
