@@ -24,7 +24,7 @@ from memoryd.domain.language import SUBJECT, names_the_user
 from memoryd.domain.models import Scope
 from memoryd.extraction.instructions import instruction_reason
 from memoryd.extraction.schema import Fact
-from memoryd.extraction.sentences import QUOTED, Sentence, memory_form
+from memoryd.extraction.sentences import QUOTED, Sentence, copies, memory_form, word_runs
 from memoryd.extraction.timebound import dated
 from memoryd.models.llm.base import LLMProvider, Message
 from memoryd.models.llm.json_output import UnusableOutput, Usage, complete_json
@@ -147,9 +147,7 @@ _THANKS = re.compile(
 )
 # What a note never holds but the request around it does: JSON, markup, the instructions.
 _MARKUP = re.compile(r"[{}\[\]`<>]")
-_INSTRUCTION_RUNS = {
-    tuple(words[i : i + 4]) for words in [SYSTEM.casefold().split()] for i in range(len(words) - 3)
-}
+_INSTRUCTION_RUNS = word_runs(SYSTEM, 4)
 _EXCLAIMED = re.compile(r"[!！?？]\s*$")
 _SQUEEZE = re.compile(r"[\s\W]+")
 # Negation in each language (particles, negative pronouns and adverbs, "without"): a
@@ -221,10 +219,8 @@ def problem(note: str, sentence: str, language: str) -> str | None:
 
 
 def _leaks(note: str, sentence: str) -> bool:
-    if set(_MARKUP.findall(note)) - set(_MARKUP.findall(sentence)):
-        return True
-    words = note.casefold().split()
-    return any(tuple(words[i : i + 4]) in _INSTRUCTION_RUNS for i in range(len(words) - 3))
+    added_markup = set(_MARKUP.findall(note)) - set(_MARKUP.findall(sentence))
+    return bool(added_markup) or copies(note, _INSTRUCTION_RUNS, 4)
 
 
 def _prefixed(note: str, sentence: str, language: str) -> bool:

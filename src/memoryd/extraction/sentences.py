@@ -358,15 +358,17 @@ def echoes(sentence: str, said_before: str) -> bool:
 COPIED_WORDS = 6  # a run of this many words the assistant wrote before is its text
 
 
-def _runs(text: str) -> set[tuple[str, ...]]:
+def word_runs(text: str, size: int = COPIED_WORDS) -> set[tuple[str, ...]]:
+    """Every run of ``size`` words of ``text`` (case-folded, punctuation left out)."""
     words = _words(text)
-    return {tuple(words[i : i + COPIED_WORDS]) for i in range(len(words) - COPIED_WORDS + 1)}
+    return {tuple(words[i : i + size]) for i in range(len(words) - size + 1)}
 
 
-def copies(sentence: str, assistant_runs: set[tuple[str, ...]]) -> bool:
-    """Whether ``sentence`` repeats a stretch of what the assistant wrote (its summary,
-    plan or draft, quoted back or pasted): the assistant's material, not the user's fact."""
-    return not _runs(sentence).isdisjoint(assistant_runs)
+def copies(sentence: str, runs: set[tuple[str, ...]], size: int = COPIED_WORDS) -> bool:
+    """Whether ``sentence`` repeats a run of ``size`` words of another text (the
+    assistant's summary, plan or draft, quoted back or pasted: its material, not the
+    user's fact; the extraction request's instructions in a note)."""
+    return not word_runs(sentence, size).isdisjoint(runs)
 
 
 def user_sentences(chats: Sequence[Chat], limit: int, said_before: str = "") -> list[Sentence]:
@@ -377,7 +379,7 @@ def user_sentences(chats: Sequence[Chat], limit: int, said_before: str = "") -> 
     """
     found: list[Sentence] = []
     previous = said_before  # everything the other party said so far in the batch
-    assistant_runs = _runs(said_before)
+    assistant_runs = word_runs(said_before)
     for chat in chats:
         own = own_words(chat.prompt)
         turn_language = language_of(own)
@@ -393,7 +395,7 @@ def user_sentences(chats: Sequence[Chat], limit: int, said_before: str = "") -> 
             ):
                 found.append(Sentence(len(found) + 1, text, chat.id, chat.prompt, language))
         previous = f"{previous}\n{chat.response}"
-        assistant_runs |= _runs(chat.response)
+        assistant_runs |= word_runs(chat.response)
     return found
 
 
