@@ -28,7 +28,9 @@ LANGUAGE_CHOICES = (AUTO, *LANGUAGES)
 PREFERENCE_CHOICES = (FOLLOW_SERVER, *LANGUAGE_CHOICES)
 
 # A request meant to hold from now on, not one task: "always", "never", "from now on" ...
+# ("as always", "comme toujours", "wie immer": the way things went, not a rule)
 STANDING = re.compile(
+    r"(?<!\bas )(?<!comme )(?<!como )(?<!come )(?<!wie )"
     r"\b(?:always|never|from now on|going forward|every time|whenever|each time|by default|"
     r"in this project|in future|toujours|jamais|dorénavant|désormais|chaque fois|siempre|"
     r"nunca|jamás|a partir de ahora|cada vez|immer|nie|niemals|ab jetzt|künftig|jedes mal|"
@@ -37,6 +39,41 @@ STANDING = re.compile(
     r"总是|一直|永远|以后|每次|始终|いつも|常に|必ず|今後|毎回|항상|언제나|앞으로|매번",
     re.IGNORECASE,
 )
+# The first person of each language, singular and plural: a note that keeps "I" reads as
+# the assistant's words, one that keeps "we" or "our" is not about the user alone.
+FIRST_PERSON = {
+    language: re.compile(words, re.IGNORECASE)
+    for language, words in {
+        "en": r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|our|us)\b",
+        "fr": r"\b(?:je|j'|me|m'|moi|mon|ma|mes|nous|notre|nos)\b|\bj'",
+        "es": r"\b(?:yo|me|mi|mis|conmigo|nosotr[oa]s|nuestr[oa]s?)\b",
+        "de": r"\b(?:ich|mein|meine|meinen|meinem|meiner|mich|mir|wir|uns|unser\w*)\b",
+        "pt": r"\b(?:eu|me|comigo|meu|minha|meus|minhas|nós|noss[oa]s?)\b",
+        "it": r"\b(?:io|mi|me|mio|mia|miei|mie|noi|nostr[oaie])\b",
+        "id": r"\b(?:saya|aku|kami|kita)\b",
+        "zh": r"我",
+        "ja": r"私|僕|俺|我々",
+        "ko": r"저는|제가|나는|내가|저의|나의|\b내\b|우리",
+    }.items()
+}
+# The second person of each language (a closed class): a sentence that has it and no first
+# person speaks about the other speaker; a note about the user never needs it. Ambiguous
+# forms are left out (German "Sie", Portuguese "seu", Japanese "君" after a name).
+SECOND_PERSON = {
+    language: re.compile(words, re.IGNORECASE)
+    for language, words in {
+        "en": r"\b(?:you|your|yours|yourself|you're|you've)\b",
+        "fr": r"\b(?:tu|te|toi|ton|ta|tes|vous|votre|vos)\b|\bt'",
+        "es": r"\b(?:tú|tu|tus|te|ti|contigo|usted|ustedes|vosotr[oa]s|vuestr[oa]s?)\b",
+        "de": r"\b(?:du|dich|dir|dein|deine[mnrs]?|euch|euer|eure[mnrs]?)\b",
+        "pt": r"\b(?:você|vocês|tu|te|ti|contigo|teu|tua|teus|tuas)\b",
+        "it": r"\b(?:tu|ti|te|tuo|tua|tuoi|tue|voi|vostr[oaie])\b",
+        "id": r"\b(?:anda|kamu|kau|engkau|kalian)\b",
+        "zh": r"你|您",
+        "ja": r"あなた|お前|おまえ|貴方",
+        "ko": r"(?<![가-힣])(?:너|당신)(?:는|의|도|를|가|랑|한테|에게|희)?(?![가-힣])|네가",
+    }.items()
+}
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff]")
 _HAN = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf]")
@@ -122,6 +159,14 @@ def is_english(text: str) -> bool:
     english = sum(w in _ENGLISH for w in words)
     other = max(sum(w in index for w in words) for lang, index in _INDEX.items() if lang != "en")
     return other <= english
+
+
+def has_english_word(text: str) -> bool:
+    """Whether ``text`` holds one common English word at least ("I run every morning",
+    "Phoenix ships in Q3"); a statement that holds none is in a language whose words
+    nothing here knows ("Anda harus selalu ..."), not English."""
+    words = (w.casefold().replace("’", "'") for w in _WORD.findall(text))
+    return any(w in _ENGLISH or w == "i" for w in words)
 
 
 def names_the_user(memory: str, language: str) -> bool:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from memoryd.domain.errors import InvalidContent
+from memoryd.domain.language import SECOND_PERSON, STANDING
 from memoryd.domain.models import Memory, Scope, Vector
 from memoryd.domain.rules import content_key, normalize_content
 from memoryd.extraction.instructions import instruction_reason, standing_rule
@@ -40,7 +41,6 @@ _FILLER_WORDS = (
     "using has have had from into as so very enjoys enjoy loves love"
 )
 _FILLER = frozenset(_FILLER_WORDS.split())
-_SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|you're|you've)\b", re.IGNORECASE)
 # "me", "our" ... left in an English memory: "... tell me the next step", "our discussion"
 _FIRST_PERSON_WORD = re.compile(
     r"\b(?:I|[Mm]e|[Mm]y|[Mm]ine|[Mm]yself|[Ww]e|[Oo]urs?|us)\b(?![-.]\w)"
@@ -89,15 +89,16 @@ class Names:
 
 
 def subject_problem(
-    text: str, names: Names, rule: bool = False, english: bool = True
+    text: str, names: Names, rule: bool = False, language: str = "en"
 ) -> str | None:
     """Why ``text`` is not a fact about the user, or None. A standing ``rule`` of the
     user's may speak to "you": the one it binds ("always start your names with 'x_'").
-    The first person is looked for in an ``english`` memory only: the rewrite checks the
-    other languages' own ("I genitori dell'utente ..." opens with an Italian article)."""
-    if not rule and _SECOND_PERSON.search(text):
+    The second person is looked for in the memory's ``language``; the first person in an
+    English memory only: the rewrite checks the other languages' own ("I genitori
+    dell'utente ..." opens with an Italian article)."""
+    if not rule and SECOND_PERSON[language].search(text):
         return "about the other speaker"
-    if english and (
+    if language == "en" and (
         _FIRST_PERSON_START.match(text)
         or (not rule and not text.startswith(QUOTED) and _FIRST_PERSON_WORD.search(text))
     ):
@@ -143,9 +144,12 @@ def verify_facts(
                 rejected.append(f"{where}: {why}: {sentence.text}")
                 continue
             text = rule
-        problem = subject_problem(
-            text, names, text.startswith("The user's rule:"), english=sentence.language == "en"
+        # another language's rule is a note ("L'utilisateur veut que tu ..."), told apart
+        # by its sentence's "always" / "from now on"
+        binds = text.startswith("The user's rule:") or (
+            sentence.language != "en" and bool(STANDING.search(sentence.text))
         )
+        problem = subject_problem(text, names, binds, sentence.language)
         if problem:
             rejected.append(f"{where}: {problem}: {text}")
             continue

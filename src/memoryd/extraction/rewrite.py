@@ -20,7 +20,13 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from memoryd.domain.language import SUBJECT, names_the_user
+from memoryd.domain.language import (
+    FIRST_PERSON,
+    SUBJECT,
+    has_english_word,
+    is_cjk,
+    names_the_user,
+)
 from memoryd.domain.models import Scope
 from memoryd.extraction.instructions import instruction_reason
 from memoryd.extraction.schema import Fact
@@ -122,22 +128,6 @@ SHOTS: dict[str, tuple[tuple[str, str], ...]] = {
     ),
 }
 _DIGITS = re.compile(r"\d+")
-# The first person of each language, singular and plural: a note that keeps "I" reads as
-# the assistant's words, one that keeps "we" or "our" is not about the user alone.
-_FIRST_PERSON = {
-    language: re.compile(words, re.IGNORECASE)
-    for language, words in {
-        "fr": r"\b(?:je|j'|me|m'|moi|mon|ma|mes|nous|notre|nos)\b|\bj'",
-        "es": r"\b(?:yo|me|mi|mis|conmigo|nosotr[oa]s|nuestr[oa]s?)\b",
-        "de": r"\b(?:ich|mein|meine|meinen|meinem|meiner|mich|mir|wir|uns|unser\w*)\b",
-        "pt": r"\b(?:eu|me|comigo|meu|minha|meus|minhas|nós|noss[oa]s?)\b",
-        "it": r"\b(?:io|mi|me|mio|mia|miei|mie|noi|nostr[oaie])\b",
-        "id": r"\b(?:saya|aku|kami|kita)\b",
-        "zh": r"我",
-        "ja": r"私|僕|俺|我々",
-        "ko": r"저는|제가|나는|내가|저의|나의|\b내\b|우리",
-    }.items()
-}
 # Thanks in each language: a note that keeps it is small talk written as a fact ("the user
 # is fine, thanks").
 _THANKS = re.compile(
@@ -166,6 +156,38 @@ _NEGATION = {
         "ko": r"않|안\s|못|없|아니|말아|마세요",
     }.items()
 }
+# An order or a suggestion at the end of a note ("사용자는 계속 노력해라", "…なさい",
+# "…吧"): said to the other speaker, the user's name put before it.
+_ORDER = re.compile(
+    r"(?:해라|하라|어라|아라|거라|십시오|하자|해\s?봐|なさい|しろ|ください|ましょう|吧)"
+    r"[\s.!。！~]*$"
+)
+# How one is, in each language (a closed class of greeting answers and bare moods, with
+# the intensifiers and "too" they come with): a note that says only that is small talk.
+_WELL = {
+    language: re.compile(words)
+    for language, words in {
+        "fr": r"(?:va|allait|est|se sent|était)( (?:très|plutôt|assez|super|trop))? "
+        r"(?:bien|mal|en forme|heureux|heureuse|content|contente)( aussi)?",
+        "es": r"(?:está|estaba|se siente|es)( (?:muy|bastante|súper))? "
+        r"(?:bien|mal|genial|feliz|content[oa])( también)?",
+        "pt": r"(?:está|estava|se sente|vai|é)( (?:muito|bem|super))? "
+        r"(?:bem|mal|ótim[oa]|feliz|content[ea])( também)?",
+        "it": r"(?:sta|stava|è|si sente)( (?:molto|abbastanza|proprio|davvero))? "
+        r"(?:bene|benissimo|male|alla grande|felice|content[oa])( anche)?",
+        "de": r"(?:geht es|es geht|ist)( (?:sehr|ganz|richtig|echt))? "
+        r"(?:gut|schlecht|glücklich|froh)( auch)?",
+        "id": r"(?:sedang |merasa )?(?:sangat |baik )?(?:baik|baik baik saja|sehat|senang|bahagia)"
+        r"( juga)?",
+        "zh": r"(?:也|都)?(?:很|挺|还|非常|真)?(?:好|不错|健康|开心|高兴|快乐)(?:的|啊|呀)?",
+        "ja": r"(?:は|も)?(?:とても|すごく)?(?:元気|大丈夫|幸せ|嬉しい)(?:です|だ)?",
+        "ko": r"(?:는|도)? ?(?:(?:매우|아주|정말|너무|요즘) )*(?:잘 )?"
+        r"(?:지내\w*|괜찮\w*|행복\w*|좋아\w*)(?: 있\w*)?",
+    }.items()
+}
+# English a model puts into a note of another language ("L'utilisateur's parents", "le
+# user"): the possessive 's and the word "user".
+_ENGLISH_IN_NOTE = re.compile(r"\w['’]s\b|\buser\b", re.IGNORECASE)
 # A name the user wrote in a Latin-script language, which the note must keep.
 _NAME = re.compile(r"\b[A-ZÀ-Ý][a-zà-ÿ]+\b")
 
@@ -209,13 +231,28 @@ def problem(note: str, sentence: str, language: str) -> str | None:
         return "the rewrite is far longer than the sentence"
     if _EXCLAIMED.search(sentence) and _prefixed(note, sentence, language):
         return "the rewrite puts the user before an exclamation or a question"
-    mine = _FIRST_PERSON.get(language)
-    if mine is not None and mine.search(note):
+    if FIRST_PERSON[language].search(note):
         return "the rewrite keeps the user's own first person"
+    if _ORDER.search(note):
+        return "the rewrite is an order or a suggestion, not a fact"
+    if _how_they_are(note, language):
+        return "the rewrite only says how the user is: small talk"
+    english = set(_ENGLISH_IN_NOTE.findall(note)) - set(_ENGLISH_IN_NOTE.findall(sentence))
+    if english and not is_cjk(language):
+        return "the rewrite mixes English into another language"
     lost = [name for name in _NAME.findall(sentence)[1:] if name not in note]
     if lost:
         return f"the rewrite leaves out {lost[0]}"
     return None
+
+
+def _how_they_are(note: str, language: str) -> bool:
+    """Whether the note says no more than how the user is ("L'utente sta bene.",
+    "用户很健康。"): the answer to a greeting."""
+    subject = SUBJECT[language][0].casefold()
+    body = note.casefold().removeprefix(subject)
+    body = _SQUEEZE.sub(" ", body).strip()
+    return bool(_WELL[language].fullmatch(body)) if language in _WELL else False
 
 
 def _leaks(note: str, sentence: str) -> bool:
@@ -272,6 +309,22 @@ def rewrite(
     return out
 
 
+def _english(sentence: str, scope: Scope) -> tuple[str | None, str | None]:
+    """Code's memory of an English sentence (``memory_form``), or None and why not."""
+    memory = memory_form(sentence)
+    if memory[:1].islower():
+        return None, "a fragment, not a statement"  # "frustrated in the user's draft."
+    if not has_english_word(sentence):
+        return None, "in a language memoryd cannot tell"  # taken for English by default
+    if (
+        scope is Scope.GLOBAL
+        and memory.startswith(QUOTED)
+        and not instruction_reason(sentence)  # a request: verify_facts makes it a rule
+    ):
+        return None, "not about the user alone"
+    return memory, None
+
+
 def write_facts(
     provider: LLMProvider,
     sentences: list[Sentence],
@@ -290,14 +343,8 @@ def write_facts(
         text, language = sentences[number - 1].text, sentences[number - 1].language
         if language != "en":
             by_language.setdefault(language, []).append(number)
-        elif (
-            scope is Scope.GLOBAL
-            and memory_form(text).startswith(QUOTED)
-            and not instruction_reason(text)  # a request: verify_facts makes it a rule
-        ):
-            written[number] = (None, "not about the user alone")
         else:
-            written[number] = (memory_form(text), None)
+            written[number] = _english(text, scope)
     for language, numbers in by_language.items():
         notes = rewrite(provider, [sentences[n - 1].text for n in numbers], language, usage)
         written.update(zip(numbers, notes, strict=True))

@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from memoryd.domain.language import STANDING, is_cjk, language_of
+from memoryd.domain.language import FIRST_PERSON, SECOND_PERSON, STANDING, is_cjk, language_of
 from memoryd.domain.models import Chat
 from memoryd.domain.perspective import ADVERBS as _ADVERBS
 
@@ -213,6 +213,8 @@ def could_hold_fact(sentence: str, language: str | None = None) -> bool:
         leans = _POINTING.get(language)
         if leans is not None and leans.search(sentence):
             return False  # "J'adore ça", "我就是这样": on what was said before
+        if SECOND_PERSON[language].search(sentence) and not FIRST_PERSON[language].search(sentence):
+            return False  # "Anda harus selalu ...", "너의 개는 ...": about the other speaker
         return size >= (4 if is_cjk(language) else MIN_WORDS)
     if _SELF_NAME.search(sentence):
         return True
