@@ -240,3 +240,50 @@ def test_a_short_line_takes_the_language_of_its_turn(
         r for r in fake_llm.requests if r["response_format"]["json_schema"]["name"] == "notes"
     ]
     assert "L'utente vive a Torino" in json.dumps(rewrite["messages"], ensure_ascii=False)
+
+
+def test_notes_that_say_how_the_user_is_give_an_order_or_mix_english_are_refused(
+    xmd: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
+) -> None:
+    """A greeting's answer, an order to the other speaker and a note with English in it
+    each come back with "the user" before them; code refuses them and says why."""
+    memories, shown = learn(
+        xmd, fake_llm, clock,
+        ["Io sto molto bene. Mio padre fa il medico a Roma. Ho due gatti a casa.",
+         "계속 노력해라. 저는 서울에 살아요."],
+        observe(person=[1, 2, 3, 4, 5]),
+        notes("L'utente sta molto bene.", "L'utente's padre fa il medico a Roma.",
+              "L'utente ha due gatti a casa."),
+        notes("사용자는 계속 노력해라.", "사용자는 서울에 살아요."),
+    )  # fmt: skip
+    assert len(shown) == 5
+    assert memories == ["L'utente ha due gatti a casa.", "사용자는 서울에 살아요."]
+    errors = " | ".join(e["error"] for e in xmd.extraction_runs(1)[0].errors)
+    for why in ("only says how the user is", "mixes English", "an order or a suggestion"):
+        assert why in errors
+
+
+def test_a_line_to_the_other_speaker_or_a_fragment_is_not_learned(
+    xmd: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
+) -> None:
+    """ "Kamu harus ..." speaks to the other person (second person, no first): it never
+    reaches the model. An English fragment with no subject ("frustrated in my first
+    draft") would be stored as "frustrated in the user's first draft": it is refused."""
+    memories, shown = learn(
+        xmd, fake_llm, clock,
+        ["Kamu harus selalu mengambil mainanmu. Saya tinggal di Bandung bersama adik saya.",
+         "frustrated in my first draft again. I live in Porto with two cats."],
+        observe(person=[1, 2, 3]),
+        notes("Pengguna tinggal di Bandung bersama adiknya."),
+    )  # fmt: skip
+    assert shown == [
+        "1. Saya tinggal di Bandung bersama adik saya.",
+        "2. frustrated in my first draft again.",
+        "3. I live in Porto with two cats.",
+    ]
+    assert memories == [
+        "Pengguna tinggal di Bandung bersama adiknya.",
+        "The user lives in Porto with two cats.",
+    ]
+    errors = " | ".join(e["error"] for e in xmd.extraction_runs(1)[0].errors)
+    assert "a fragment, not a statement" in errors

@@ -8,8 +8,10 @@ bundled 1.5B model, sentences of one language with an example in it come back ri
 where one request mixing languages came back in the wrong language or copied. Code then
 checks each answer (``problem``: the user named as that language does, no new number, as
 many negations, the names kept, no "I" or "we", no thanks, nothing of the request, not
-the sentence itself nor a reaction with the user put before it); otherwise the fact is
-not stored and its reason is recorded with the run.
+the sentence itself nor a reaction with the user put before it, not only how the user is,
+no order, no English mixed in); otherwise the fact is not stored and its reason is
+recorded with the run. English is written by code (``_english``), which refuses a
+fragment and a line with no English word in it (a language nothing here can tell).
 """
 
 from __future__ import annotations
