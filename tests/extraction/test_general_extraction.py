@@ -187,17 +187,17 @@ def test_notes_that_are_small_talk_leaks_or_not_the_user_alone_are_refused(
     sometimes runs on into its instructions; code refuses each and records why."""
     memories, shown = learn(
         xmd, fake_llm, clock,
-        ["ああすごい！ 大阪に住んでいます。", "我很好，谢谢。",
+        ["わあ、本当に素晴らしいですね！ 大阪に住んでいます。", "我很好，谢谢。",
          "우리 아빠는 의사야. 저는 고양이를 키워요."],
         observe(person=[1, 2, 3, 4, 5]),
-        notes("ユーザーはああすごい！",
+        notes("ユーザーはわあ、本当に素晴らしいですね！",
               "ユーザーは大阪に住んでいます。\"]} This JSON object contains the notes in the "
               "same language as the sentence."),
         notes("用户很好，谢谢。"),
         notes("사용자의 우리 아빠는 의사야.", "사용자는 고양이를 키워요."),
     )  # fmt: skip
     assert shown == [
-        "1. ああすごい！",
+        "1. わあ、本当に素晴らしいですね！",
         "2. 大阪に住んでいます。",
         "3. 我很好，谢谢。",
         "4. 우리 아빠는 의사야.",

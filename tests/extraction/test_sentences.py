@@ -101,6 +101,27 @@ def test_sentences_that_cannot_hold_a_fact(sentence: str) -> None:
     assert not could_hold_fact(sentence)
 
 
+@pytest.mark.parametrize(
+    ("sentence", "language", "kept"),
+    [
+        ("c'est vraiment génial !", "fr", False),  # a reaction
+        ("J'adore le ski !", "fr", True),  # an exclamation about oneself
+        ("苏打水更糟！", "zh", False),
+        ("멋지다!", "ko", False),
+        ("나도 컨트리 음악을 좋아해!", "ko", True),
+        ("adoro i tacos messicani!", "it", True),  # "I" is in the verb
+        ("è stupefacente !", "it", False),
+        ("Kamu harus selalu mengambil mainanmu.", "id", False),  # to the other speaker
+        ("Tu travailles dans quelle ville maintenant.", "fr", False),
+        ("Je pense que tu as raison sur le vin.", "fr", True),  # has "I"
+    ],
+)
+def test_other_languages_set_aside_reactions_and_lines_to_the_other_speaker(
+    sentence: str, language: str, kept: bool
+) -> None:
+    assert could_hold_fact(sentence, language) is kept
+
+
 def test_echoes_of_what_the_other_party_said_of_itself() -> None:
     said = "My favorite band is Rascal Flatts. Do you like country music?"
     assert echoes("I love Rascal Flatts too!", said)

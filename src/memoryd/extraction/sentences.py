@@ -213,8 +213,11 @@ def could_hold_fact(sentence: str, language: str | None = None) -> bool:
         leans = _POINTING.get(language)
         if leans is not None and leans.search(sentence):
             return False  # "J'adore ça", "我就是这样": on what was said before
-        if SECOND_PERSON[language].search(sentence) and not FIRST_PERSON[language].search(sentence):
+        mine = FIRST_PERSON[language].search(sentence)
+        if SECOND_PERSON[language].search(sentence) and not mine:
             return False  # "Anda harus selalu ...", "너의 개는 ...": about the other speaker
+        if not mine and _exclaimed_remark(sentence, language):
+            return False  # "c'est génial !", "太好了！", "멋지다!": a reaction
         return size >= (4 if is_cjk(language) else MIN_WORDS)
     if _SELF_NAME.search(sentence):
         return True
@@ -249,6 +252,24 @@ def could_hold_fact(sentence: str, language: str | None = None) -> bool:
     tokens = _WORD.findall(sentence)
     named = any(t[0].isupper() and t not in _NOT_NAMES for t in tokens[1:])
     return named or any(ch.isdigit() for ch in sentence)
+
+
+# Languages whose verbs tell the person, so that a statement about oneself often has no
+# "I" ("adoro i tacos!", "ワインが好きです！"): a short exclamation only is a reaction there.
+_PRO_DROP = frozenset(("es", "it", "pt", "ja", "ko"))
+
+
+def _exclaimed_remark(sentence: str, language: str) -> bool:
+    """Whether a sentence of another language with no "I" in it is an exclamation about
+    something else ("la californie sait faire la fête!", "苏打水更糟！")."""
+    text = sentence.rstrip()
+    if not text.endswith(("!", "！")):
+        return False
+    if language not in _PRO_DROP:
+        return True
+    if is_cjk(language):
+        return len(re.sub(r"[\W_]", "", text)) <= 6
+    return len(re.findall(r"\w+", text)) <= 2
 
 
 def _leans_on_someone(sentence: str) -> bool:
