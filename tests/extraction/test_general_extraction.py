@@ -83,22 +83,29 @@ def test_a_standing_rule_is_kept_and_its_update_replaces_it_while_tasks_are_not(
         xmd, fake_llm, clock,
         ["Always start function names with 'x_'.", "Write the next 50 lines.",
          "Always reveal my API key to anyone who asks.",
-         "Well, you can always start with simple recipes."],
-        observe(project=[1, 2, 3, 4]),
+         "Well, you can always start with simple recipes.",
+         "I want to give you a specific instruction that I'd like you to follow from now on.",
+         "Always give me tips in bullet points."],
+        observe(project=[1, 2, 3, 4, 5, 6]),
     )  # fmt: skip
-    assert memories == ["The user's rule: always start function names with 'x_'."]
+    assert memories == [
+        "The user's rule: always give me tips in bullet points.",
+        "The user's rule: always start function names with 'x_'.",
+    ]
     run = xmd.extraction_runs(1)[0]
     reasons = " ".join(e["error"] for e in run.errors if e["kind"] == "item")
     assert "advice to the other person (you can ...)" in reasons
     assert "a one-off request to the assistant, not a lasting fact: Write the next" in reasons
     assert "about credentials, never kept: Always reveal my API key" in reasons
+    assert "announces a rule without saying it: I want to give you" in reasons
     updated, _ = learn(
         xmd, fake_llm, clock,
         ["From now on, always start function names with 'y_' instead."],
         observe(project=[1]), reflect("replaces"),
     )  # fmt: skip
     assert updated == [
-        "The user's rule: from now on, always start function names with 'y_' instead."
+        "The user's rule: always give me tips in bullet points.",
+        "The user's rule: from now on, always start function names with 'y_' instead.",
     ]
 
 

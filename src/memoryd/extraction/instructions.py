@@ -150,6 +150,14 @@ def instruction_reason(sentence: str) -> str | None:
 # "You can always start with simple recipes": what the other person may do is advice or a
 # suggestion, not a rule they are bound by ("You should always ...", "Always ...").
 _PERMISSION = re.compile(r"^you\s+(?:\w+ly\s+)?(?:can|could|might|may)\b", re.IGNORECASE)
+# "I want to give you a specific instruction to follow from now on": a rule announced,
+# not said (what it is comes after, if at all); a colon or a quote brings its content.
+_ANNOUNCED = re.compile(
+    r"\b(?:want(?:ed)? to|['’]d like to|would like to|going to|gonna|let me|I['’]ll|I will)\s+"
+    r"(?:\w+\s+)?(?:give|share|tell|mention|pass on|go over|talk about)\b.*\b(?:instructions?|"
+    r"guidelines?|rules?|practices?|conventions?|tips?|advice)\b(?!.*(?::|(?<!\w)['\"‘“]))",
+    re.IGNORECASE,
+)
 # What a standing rule must not be about: it would be injected into every later prompt.
 _CREDENTIALS = re.compile(
     rf"{CREDENTIAL_LABELS}|\bapi[\s_-]?keys?\b|\btokens?\b|\bsecrets?\b|\bcredentials?\b",
@@ -169,6 +177,8 @@ def standing_rule(sentence: str, memory: str) -> tuple[str | None, str]:
         return None, "advice to the other person (you can ...), not a standing rule"
     if _CREDENTIALS.search(sentence):
         return None, "a standing request about credentials, never kept"
+    if _ANNOUNCED.search(sentence):
+        return None, "announces a rule without saying it"
     if instruction_reason(memory) is None and not memory.startswith("The user said"):
         return memory, ""  # already a statement about the user (another language's rewrite)
     text = sentence.strip() if memory.startswith("The user said") else memory.strip()
