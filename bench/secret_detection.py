@@ -16,12 +16,15 @@ through ``secret_reason`` as extraction applies it to a sentence and to a candid
 memory. ``heldout-c`` was such a set: 397 secret lines and 387 look-alikes, written by
 another helper that never saw the filter or these data, scored once after that tuning
 (recall 0.874, false drops 5.2 %), then read for tuning (branch secrets5), so it is no
-longer held out either: the next set written apart and scored once is.
+longer held out either. ``heldout-d`` (417 secret lines, 398 look-alikes, written the
+same way) was scored once unread after that (recall 0.885, false drops 5.8 %), then read
+for tuning (branch secrets6), the filter changed by class of line, not by line. The
+next set written apart and scored once is the only held-out figure.
 
     .venv/bin/python bench/secret_detection.py [--show] [--part dev|test|heldout-a|...]
 
 ``--show`` prints the lines it gets wrong in the parts read for tuning (dev, heldout-a,
-heldout-b, heldout-c), never those of ``test``: reading them would make it a dev set.
+heldout-b, heldout-c, heldout-d), never those of ``test``: reading them would make it a dev set.
 Targets: recall >= 0.99 and false drops <= 2 % on each part.
 """
 
@@ -37,7 +40,7 @@ from memoryd.extraction.secrets import secret_reason
 DATA = Path(__file__).parent / "data" / "secrets.json"
 Part = dict[str, dict[str, list[str]]]
 PARTS = ("dev", "test", "heldout-a", "heldout-b", "heldout-c", "heldout-d")
-UNREAD = ("test", "heldout-d")  # scored, never shown
+UNREAD = ("test",)  # scored, never shown
 
 
 def score(part: Part, show: bool) -> tuple[float, float, dict[str, tuple[int, int]]]:

@@ -5,31 +5,39 @@
 recognised here by their context, in every language memoryd serves:
 
 - recovery (seed) phrases: a run of words nearly all from a BIP39 word list (the
-  ``mnemonic`` package's lists, in ten languages), words after a phrase label ("seed
-  phrase:", "助记词：", "phrase de passe :"), or part of a phrase after a word naming it
-  ("last three words of the seed are ...", "words 7 to 12: ...");
+  ``mnemonic`` package's lists, in ten languages, NFKC), not in the list's own order;
+  numbered words from one list ("1 jeans 2 civil 3 mind 4 usage"); words after a phrase
+  label ("seed phrase:", "助记词：", "phrase de passe :"), or part of a phrase given after
+  a word naming it ("last three words of the seed are ...", "words 7 to 12: ...");
 - security answers, when the sentence frames a question as a security question: by its
   name ("pregunta de seguridad", "密保"), as a question for recovering an account or
   checking who one is ("비밀번호 찾기 질문", "recovery answer"), or by a classic topic
-  (a first pet, the street one grew up on ...) asked as a question, in the second person
+  (a first pet, the street one grew up on ...) asked as a question (a "?" closing the
+  topic's clause, someone asking it), in the second person
   ("name of your first pet") or with an answer; the answer follows a marker or a verb
   of answering ("I put", "j'ai mis", "puse", "ho risposto", "填的是") or precedes one
-  ("hab ich Bello angegeben"). Whoever asked, a mother's maiden name, and a topic's value
-  given as on a form ("first pet's name = Biscuit"); a topic narrated ("our first dog was
+  ("hab ich Bello angegeben"), or stands in brackets ("(Lefebvre)"). Whoever asked, a
+  mother's maiden name, and a topic's value given as on a form ("first pet's name =
+  Biscuit", in a framed line "first car Geo Metro"); a topic narrated ("our first dog was
   called Rex", "my maiden name was Harper") is a memory;
 - one-time codes: a short number or code in a sentence about one-time, 2FA, SMS or
-  verification codes, TANs, backup codes, or six digits a service sent;
+  verification codes, TANs, backup codes (before them when they label the codes in
+  brackets), or digits a service sent or texted;
 - lock codes: digits in a sentence about what opens a lock, door, gate, safe or phone,
-  or what is keyed in on its keypad, or digits such a lock is said to be ("the lockbox
-  is 6142"); not a reference number ("locker number 117");
+  or what is keyed in on its keypad, disarms it or is used for it, or digits such a lock
+  is said to be ("the lockbox is 6142"), and a dial's combination ("0-4-9", "right to 41,
+  left past 41 to 17"); not a reference number ("locker number 117");
 - bare codes: a number after a code word in any language ("código", "Code", "コード")
   that names no public kind of code ("zip code", "código de rastreio", "エラーコード");
-- a quoted value after a credential label ("パスフレーズは「...」").
+- a quoted value after a credential label ("パスフレーズは「...」"), unless it is talk: it
+  names a credential, starts with a talk word, or is made of common words further on
+  ("it says 'token invalid or expired'").
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import cache
 
 from mnemonic import Mnemonic
@@ -60,7 +68,8 @@ def _wordlists() -> tuple[tuple[frozenset[str], frozenset[str]], ...]:
     strings them together."""
     lists = []
     for lang in Mnemonic.list_languages():
-        words = frozenset(Mnemonic(lang).wordlist)
+        # NFKC, as the text is: the Japanese and Korean lists are stored decomposed
+        words = frozenset(unicodedata.normalize("NFKC", w) for w in Mnemonic(lang).wordlist)
         code = _WORDFREQ_CODES.get(lang)
         common = frozenset(
             w for w in words if code and zipf_frequency(w, code, "small") >= _FUNCTION_ZIPF
@@ -71,19 +80,44 @@ def _wordlists() -> tuple[tuple[frozenset[str], frozenset[str]], ...]:
 
 def seed_phrases(text: str) -> list[str]:
     """Runs of 12 words of which at least 10 are from one BIP39 list, at most two are
-    among its most common words and at least 9 differ."""
+    among its most common words and at least 9 differ, not in the list's own order (a
+    list of words, "abandon, ability, able, ..."); and numbered words (``numbered_words``)."""
     words = _SEED_TOKEN.findall(text.lower())
-    found = []
+    found = numbered_words(text)
     for wordlist, common in _wordlists():
         for start in range(len(words) - _SEED_WINDOW + 1):
             window = words[start : start + _SEED_WINDOW]
+            listed = [w for w in window if w in wordlist]
             if (
-                sum(w in wordlist for w in window) >= _SEED_HITS
+                len(listed) >= _SEED_HITS
                 and sum(w in common for w in window) <= 2
                 and len(set(window)) >= 9
+                and listed != sorted(listed)
             ):
                 found.append(" ".join(window))
                 break
+    return found
+
+
+_NUMBERED = re.compile(r"(?<![\w.])(?P<n>\d{1,2})[.):]?\s*(?P<word>[^\W\d_]+)")
+_NUMBERED_RUN = 4
+
+
+def numbered_words(text: str) -> list[str]:
+    """Words of a recovery phrase written with their places: four or more in a row, each
+    after the next number, all from one BIP39 list ("1 jeans 2 civil 3 mind 4 usage",
+    "13. ozone 14. tribe ...")."""
+    found = []
+    run: list[str] = []
+    last = 0
+    for match in _NUMBERED.finditer(text.lower()):
+        n = int(match["n"])
+        run = [*run, match["word"]] if n == last + 1 and run else [match["word"]]
+        last = n
+        if len(run) == _NUMBERED_RUN and any(
+            all(w in wordlist for w in run) for wordlist, _ in _wordlists()
+        ):
+            found.append(" ".join(run))
     return found
 
 
@@ -98,15 +132,26 @@ def seed_words(text: str) -> list[str]:
     context = _SEED_CONTEXT.search(text)
     if not context:
         return []
-    words = _SEED_TOKEN.findall(text[context.end() :].lower())
+    given = _GIVEN.search(text, context.end())
+    if not given:
+        return []
+    words = list(_SEED_TOKEN.finditer(text.lower(), given.end()))
     found = []
     for wordlist, common in _wordlists():
         run: list[str] = []
         for word in words:
-            run = [*run, word] if word in wordlist and word not in common else []
+            # after a marker that gives them: "are rabbit saddle", "12: yellow"
+            listed = word.group(0) in wordlist and word.group(0) not in common
+            run = [*run, word.group(0)] if listed else []
             if len(run) == _SEED_RUN:
                 found.append(" ".join(run))
     return found
+
+
+_GIVEN = re.compile(
+    r"[:=：\d\"“「]|(?<!\w)'|\b(?:are|is|were|was|sont|son|sind|são|sono|est|es|ist|é|è)\b|[是は는은]",
+    _I,
+)
 
 
 _PHRASE_LABEL = re.compile(lexicon.PHRASE_LABELS, _I)
@@ -134,14 +179,38 @@ _CREDENTIAL = re.compile(
 )
 
 
+_PHRASE = re.compile(r"phrase|words|mnemonic|frase|passfrase|フレーズ|助记词|助記詞|문구", _I)
+
+
 def quoted_values(sentence: str) -> list[str]:
     """A quoted value after a credential label in the same sentence, unless the quote is
-    talk ("says "required"")."""
+    talk: one that names a credential itself ("'PIN change pending'", "translate 'mot de
+    passe'"), one given right after the label that starts with a talk word ("was 'too
+    similar'"), or one given further on made of common words and small numbers ("it says
+    'token invalid or expired'", "only 'digits 2 and 4'"): a pass phrase of common words
+    is given right after its label ("passphrase: 'correct horse battery staple'")."""
     label = _CREDENTIAL.search(sentence)
     if not label:
         return []
-    quoted = [m["value"] or m["single"] for m in _QUOTED.finditer(sentence, label.end())]
-    return [value for value in quoted if value.strip().lower() not in lexicon.TALK_WORDS]
+    values = []
+    for match in _QUOTED.finditer(sentence, label.end()):
+        value = match["value"] or match["single"]
+        words = value.lower().split()
+        talk = words and words[0] in lexicon.TALK_WORDS and not _PHRASE.search(label.group(0))
+        if not words or talk or _CREDENTIAL.search(value):
+            continue  # a phrase's words may start with any word: "'never trust a penguin'"
+        gap = sentence[label.end() : match.start()].lower().split()
+        disclosed = len(gap) <= 3 or (len(gap) <= 6 and _DISCLOSED.search(" ".join(gap)))
+        right_after = disclosed and not lexicon.TALK_WORDS & set(gap)
+        if right_after or not all(_plain(word) for word in words):
+            values.append(value)
+    return values
+
+
+def _plain(word: str) -> bool:
+    """A common word of the languages or a small number: "and", "2", "expired"."""
+    word = word.strip(".,!?;:")
+    return (word.isdigit() and len(word) <= 2) or (word.isalpha() and common_word(word))
 
 
 _TOPIC = re.compile(lexicon.SECURITY_TOPICS, _I)
@@ -157,17 +226,29 @@ _PRONOUNS = frozenset(lexicon.PRONOUNS.split())
 _EXPLICIT = re.compile(r"->|=>|→|=|:|：")  # a form's answer, not a story's
 _NAMING = re.compile(lexicon.NAMING_WORDS, _I)
 _SECURITY_CONTEXT = re.compile(rf"\b(?:{lexicon.SECURITY_LABELS})\b|{lexicon.SECURITY_CONTEXT}", _I)
-_QUESTION = re.compile(r"[?？]")
+# The topic asked as a question: a question mark closing the topic's own clause ("name
+# of your first pet?", "what was your first car called?"), not one a clause or more on
+# ("first concert ... was Coldplay ..., recommend similar bands?").
+_TOPIC_QUESTION = re.compile(r"[^,.;:!?。，、！？\n]{0,40}?[?？]")
 _NUMBERED_QUESTION = re.compile(r"\bQ\d{1,2}\b")  # "Q1 first concert -> Blur"
 _ANSWER_WORD = re.compile(lexicon.ANSWER_WORDS, _I)
 _ANSWER_MARKER = re.compile(lexicon.ANSWER_MARKERS, _I)
-_ANSWER_VALUE = re.compile(r"\s*[\"'“«„「『]?(?P<value>[^\s\"”»“」』,.;!?。、]{2,})")
+# the answer, after whom it was given to: "I told them Mrs Abernathy"
+_ANSWER_VALUE = re.compile(
+    rf"\s*(?:(?:{lexicon.OBJECT_PRONOUNS})\s+)?[\"'“«„「『]?(?P<value>[^\s\"”»“」』,.;!?。、]{{2,}})",
+    _I,
+)
+_BRACKETED = re.compile(r"[(（](?P<value>(?-i:[A-Z])[^()（）,;]{1,30})[)）]")
+# Setting a question's answer: "set 'What was your childhood nickname' to Peanut".
+_SET_TO = re.compile(r"\b(?:set|changed|switched|put)\b[^.!?]{0,60}?\bto(?=\s)", _I)
 _TOPIC_VALUE = re.compile(
     rf"{lexicon.TOPIC_NAME}\s*(?:(?<![\w'’])(?:{lexicon.TOPIC_MARKERS})(?![\w'’])|"
     rf"{lexicon.CJK_TOPIC_MARKERS})"
     r"\s*[\"'“«„「『]?(?P<value>[^\s\"”»“」』,.;!?。、]{2,})",
     _I,
 )
+
+_TOPIC_BARE = re.compile(rf"{lexicon.TOPIC_NAME}\s+(?P<value>(?-i:[A-Z])[^\s,.;!?。、]+)", _I)
 
 
 def security_answers(text: str) -> list[str]:
@@ -185,7 +266,7 @@ def security_answers(text: str) -> list[str]:
     if topic and not context:
         context = (
             _ANSWER_WORD.search(text)
-            or _QUESTION.search(text, topic.end())
+            or _TOPIC_QUESTION.match(text, topic.end())
             or _NUMBERED_QUESTION.search(text)
             or _asked_of_you(text, topic)
         )
@@ -194,18 +275,23 @@ def security_answers(text: str) -> list[str]:
         return values
     start = min(m.start() for m in (topic, context) if m)
     values += [m["value"] or m["single"] for m in _QUOTED.finditer(text, start)]
+    values += [  # "me demande le nom de jeune fille de ma mère (Lefebvre)"
+        m["value"] for m in _BRACKETED.finditer(text, start) if not _not_an_answer(m["value"])
+    ]
     values += [  # "hab ich Bello angegeben", not "irgendwas angegeben"
         m["value"]
         for m in _ANSWER_AFTER.finditer(text, start)
         if not (_not_an_answer(m["value"]) or (m["value"].islower() and common_word(m["value"])))
     ]
-    for marker in _ANSWER_MARKER.finditer(text, start):
+    markers = [*_ANSWER_MARKER.finditer(text, start), *_SET_TO.finditer(text, start)]
+    for marker in markers:
         value = _ANSWER_VALUE.match(text, marker.end())
         if not value or _not_an_answer(value.group("value")):
             continue
         word = value.group("value")
         quoted = value.group(0).lstrip()[:1] != word[:1]
-        if quoted or not (word.islower() and continues_as_talk(word, text[value.end() :])):
+        form = _EXPLICIT.fullmatch(marker.group(0).strip()) is not None  # "→ maestra Pina"
+        if quoted or form or not (word.islower() and continues_as_talk(word, text[value.end() :])):
             values.append(word)  # not "the question was about my first pet"
     return [v for v in values if not (_TOPIC.search(v) or _SECURITY_CONTEXT.search(v))]
 
@@ -234,6 +320,8 @@ def _topic_values(text: str, framed: bool) -> list[str]:
     values = []
     for topic in _TOPIC_ALONE.finditer(text):
         said = _TOPIC_VALUE.match(text, topic.end())
+        if not said and framed:  # a form's fields: "first car Geo Metro, first pet Ziggy"
+            said = _TOPIC_BARE.match(text, topic.end())
         if not said:
             continue
         marker = text[said.start() : said.start("value")]
@@ -285,8 +373,8 @@ def common_word(word: str) -> bool:
 _NOT_A_CODE_BEFORE = re.compile(lexicon.NOT_A_CODE_BEFORE + r"\s*$", _I)
 # 3-10 digits, not part of a word, a decimal, a time, an amount or a date ("2024-03-14").
 _SHORT_NUMBER = re.compile(
-    r"(?<![\w.,:/$€£¥₩-])(?!\d{4}-\d\d?-\d\d?\b|\d\d?-\d\d?-\d{4}\b)"
-    r"\d(?:[ -]?\d){2,9}(?![\w/-]|[.,:]\d|\s?%)"
+    rf"(?<![{lexicon.LATIN}_.,:/$€£¥₩-])(?!\d{{4}}-\d\d?-\d\d?\b|\d\d?-\d\d?-\d{{4}}\b)"
+    rf"\d(?:[ -]?\d){{2,9}}(?![{lexicon.LATIN}_/-]|[.,:]\d|\s?%)"
 )
 # "QX7-P4M", "R7K2D", "G-482913": capitals and digits.
 _LETTER_CODE = re.compile(
@@ -373,17 +461,41 @@ def _context(pattern: re.Pattern[str], sentence: str) -> re.Match[str] | None:
 
 
 def one_time_codes(sentence: str) -> list[str]:
-    """4-8 digit (or letter-and-digit) codes after words about one-time codes."""
+    """4-8 digit (or letter-and-digit) codes after words about one-time codes, or before
+    them when those words label them in brackets."""
     context = _context(_OTP_CONTEXT, sentence) or _OTP_CASED.search(sentence)
-    return _codes(sentence, context.start(), 4, letters=True) if context else []
+    if not context:
+        return []
+    # codes labelled after them: "91827364 55102938 (bitwarden 2fa recovery)"
+    labelled_after = _LABEL_AFTER.search(sentence, 0, context.start())
+    return _codes(sentence, 0 if labelled_after else context.start(), 4, letters=True)
+
+
+_LABEL_AFTER = re.compile(r"\d\s*[(\[—–]\s*(?:[^\s\d]+\s+){0,2}$")
+
+
+# Three or more numbers of one or two digits: a dial's combination ("0-4-9", "right to
+# 41, left past 41 to 17, right to 8"), when dashed or turned.
+_DIAL = re.compile(
+    rf"(?<![\w.])\d{{1,2}}(?:(?:\s*(?:[-,/]|(?<![^\W\d_])(?:{lexicon.DIAL_WORDS})(?!\w))\s*)+"
+    r"\d{1,2}(?![\w.])){2,}",
+    _I,
+)
+_DIAL_WORD = re.compile(rf"(?<![^\W\d_])(?:{lexicon.DIAL_WORDS})(?!\w)", _I)
 
 
 def lock_codes(sentence: str) -> list[str]:
-    """3-8 digits in a sentence about a lock, door, gate or safe and its code."""
+    """3-8 digits in a sentence about a lock, door, gate or safe and its code, and a
+    dial's combination."""
     lock = _context(_LOCK_CONTEXT, sentence)
     if not lock:
         return []
     code = _LOCK_CODE.search(sentence)
     found = _codes(sentence, min(lock.start(), code.start()) if code else lock.end(), 3, False)
+    found += [
+        m.group(0)
+        for m in _DIAL.finditer(sentence)
+        if "-" in m.group(0) or _DIAL_WORD.search(m.group(0))
+    ]
     # "the lockbox at the airbnb is 6142": with no word for its code, the digits it is
     return found if code else [c for c in found if _DISCLOSED.search(sentence[: sentence.find(c)])]

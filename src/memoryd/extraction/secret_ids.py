@@ -2,8 +2,10 @@
 
 ``memoryd.extraction.secrets`` asks this module for the identifiers in a text:
 
-- payment cards (the Luhn check, any separators) and IBANs (their check digits, by
-  python-stdnum, whatever the country's own check on the account part);
+- payment cards (the Luhn check, any separators, an expiry or code after them) and IBANs
+  (their check digits, by python-stdnum, whatever the country's own check on the account
+  part); not a company's public number the text names ("SIRET", "VAT": stdnum's company
+  modules, ``company_number``);
 - national identifiers by form where the form or check characters make that safe: US
   SSNs (ddd-dd-dddd), UK NINOs, Chinese resident ids, Spanish DNIs and NIEs, Italian
   codici fiscali, French NIRs however spaced, Korean RRNs with their hyphen (a shorter
@@ -13,11 +15,14 @@
   licences, residence permits ...) and the names of every python-stdnum module about a
   person's or a bank account's number, without the country in front ("ITIN", "PAN",
   "Tax File Number", "CURP", "Versicherungsnummer" ...), with the kinds such a module
-  lists as covered ("EIN" under "TIN"). The value is the number a value starts with
+  lists as covered ("EIN" under "TIN"), and the national names its description gives
+  ("Rijksregisternummer", "AHV"); an acronym typed in lower case ("my itin is ...")
+  counts when the validator accepts the value. The value is the number a value starts with
   ("NY 823 449 107", not "in 2018 with 500 euros") and may follow a marker a few words
   on ("passport number, in case I lose it: ..."); it counts when its validator accepts
   it, when it holds five or more digits, or when it is an identity document number as
-  ICAO 9303 prints them (capital letters and digits, six to nine of them);
+  ICAO 9303 prints them (capital letters and digits, six to ten of them); the last four
+  digits of a government id ("last 4 of my social is 7205"), not of a card or account;
 - a long number (6 to 20 digits) in a sentence about a bank that is not about calling
   it, and is no amount, count, date or reference ("三菱UFJ銀行 ... 普通 4820193").
 """
@@ -58,16 +63,28 @@ _CHECKED_IDS = (
     (re.compile(r"(?<![\w-])\d{6}-[1-8]\d{6}(?![\w-])"), rrn.is_valid),
 )  # fmt: skip
 _IBAN = re.compile(r"\b[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]{4}){2,7}(?:[ -]?[A-Za-z0-9]{1,3})?\b")
+_GROUP_SEPARATOR = re.compile(r"[ .-]")
 _CARD = re.compile(r"(?<![\d-])(?:\d[ .-]?){12,18}\d(?![\d-])")
 
 
 def cards(text: str) -> list[str]:
-    """Payment card numbers: 13 to 19 digits passing the Luhn check."""
+    """Payment card numbers: 13 to 19 digits passing the Luhn check, unless a company's
+    public number the text names ("le SIRET ... c'est 669 297 533 00053")."""
     found = []
     for match in _CARD.finditer(text):
-        digits = re.sub(r"\D", "", match.group(0))
-        if 13 <= len(digits) <= 19 and luhn.is_valid(digits):
-            found.append(match.group(0).strip())
+        # the longest run of its groups from the start that passes: a card number with
+        # its expiry or code after it ("4263538940052809 03/26 986")
+        run = match.group(0).strip()
+        groups = _GROUP_SEPARATOR.split(run)
+        for end in range(len(groups), 0, -1):
+            digits = "".join(groups[:end])
+            if len(digits) < 13:
+                break
+            if len(digits) <= 19 and luhn.is_valid(digits):
+                number = run[: run.find(groups[end - 1], len(groups[0]) if end > 1 else 0)]
+                number += groups[end - 1]
+                found += [] if company_number(number, text) else [number]
+                break
     return found
 
 
@@ -83,8 +100,8 @@ def ibans(text: str) -> list[str]:
 _BANK_CONTEXT = re.compile(lexicon.BANK_CONTEXT, _I)
 _PHONE = re.compile(lexicon.PHONE_WORDS, _I)
 _LONG_NUMBER = re.compile(
-    r"(?<![\w.,:/$€£¥₩+#-])(?!\d{4}-\d\d?-\d\d?\b|\d\d?-\d\d?-\d{4}\b)"
-    r"\d(?:[ -]?\d){5,19}(?![\w/-]|[.,:]\d|\s?%)"
+    rf"(?<![{lexicon.LATIN}_.,:/$€£¥₩+#-])(?!\d{{4}}-\d\d?-\d\d?\b|\d\d?-\d\d?-\d{{4}}\b)"
+    rf"\d(?:[ -]?\d){{5,19}}(?![{lexicon.LATIN}_/-]|[.,:]\d|\s?%)"
 )
 _NOT_AN_ACCOUNT_BEFORE = re.compile(lexicon.NOT_A_CODE_BEFORE + r"\s*$", _I)
 _NOT_AN_ACCOUNT_AFTER = re.compile(lexicon.NOT_A_CODE_AFTER, _I)
@@ -118,6 +135,17 @@ def _counts(rest: str) -> bool:
     return lower not in lexicon.PREPOSITIONS | lexicon.CLAUSE_STARTERS and _common(lower)
 
 
+def company_number(value: str, text: str) -> bool:
+    """Whether ``text`` names a kind of company number (stdnum's: "SIRET", "CNPJ", "VAT",
+    "P.IVA" ...) whose validator accepts ``value``: public, not a secret."""
+    digits = re.sub(r"[\s.-]", "", value)
+    return any(
+        label.search(text) and _valid(is_valid, digits)
+        for _, label, is_valid, strict in _id_labels(False)
+        if not strict
+    )
+
+
 def ids_by_form(text: str) -> list[str]:
     """Identifiers recognised without a label: by their shape (SSN, NINO) or their
     check characters."""
@@ -146,8 +174,9 @@ _ID_PREFIX = re.compile(
 _ID_MARKER = re.compile(rf"(?<![\w'’])(?:{lexicon.MARKERS})(?![\w'’])|[:=：]", _I)
 _ID_WINDOW = re.compile(r"^[^.;!?。！？]{0,48}?(?:[:=：]|\b(?:is|was|est|es|ist|é|è)\b)", _I)
 _ID_VALUE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|[ .\-/]{1,3}(?=[A-Za-z0-9])){3,30}")
-# An identity document number as ICAO 9303 prints it: capitals and digits, up to nine.
-_DOCUMENT_NUMBER = re.compile(r"(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{6,9}")
+# An identity document number as ICAO 9303 prints it: capitals and digits, up to nine,
+# and its check digit.
+_DOCUMENT_NUMBER = re.compile(r"(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{6,10}")
 
 
 def labelled_ids(text: str, is_reference: Callable[[str, str], bool]) -> list[str]:
@@ -166,7 +195,20 @@ def labelled_ids(text: str, is_reference: Callable[[str, str], bool]) -> list[st
                 continue  # "the account service image is 2c26b46b..."
             values.append(value.strip())
             break
-    return values + stdnum_ids(text)
+    return values + stdnum_ids(text) + _last_digits(text)
+
+
+_LAST_DIGITS = re.compile(
+    rf"(?:{lexicon.LAST_DIGITS})\s+(?:\w+\s+){{0,3}}?(?P<label>{lexicon.ID_LABELS}|{lexicon.CJK_ID_LABELS})"
+    r"(?!\w)[^\d.!?]{0,15}?(?P<value>\d{4})(?![\d-])",
+    _I,
+)
+
+
+def _last_digits(text: str) -> list[str]:
+    """The last four digits of a government id ("the last 4 of my social are 8093"), not
+    of a card or an account."""
+    return [m["value"] for m in _LAST_DIGITS.finditer(text) if not _BANK_LABEL.search(m["label"])]
 
 
 def _values_after(text: str, end: int) -> list[tuple[str, bool]]:
@@ -177,6 +219,9 @@ def _values_after(text: str, end: int) -> list[tuple[str, bool]]:
     rest = _ID_PREFIX.sub("", text[end : end + 60])
     marker = _ID_MARKER.match(rest) or _ATTACHED.match(rest)
     rest = rest[marker.end() :].lstrip() if marker else rest
+    qualifier = _QUALIFIER.match(rest)  # "CLABE interbancaria 0720...", "AHV number 756..."
+    if qualifier and not _NOT_QUALIFIERS & set(qualifier.group(0).lower().split()):
+        rest = rest[qualifier.end() :] if not _number_part(rest) else rest
     value = _ID_VALUE.match(rest)
     if value and _number_part(value.group(0)):
         found.append((_number_part(value.group(0)), True))
@@ -186,6 +231,10 @@ def _values_after(text: str, end: int) -> list[tuple[str, bool]]:
         if later and _number_part(later.group(0)):
             found.append((_number_part(later.group(0)), False))
     return found
+
+
+_QUALIFIER = re.compile(r"(?:[^\W\d_]+\.?\s+){1,2}(?=\d)")
+_NOT_QUALIFIERS = lexicon.PREPOSITIONS | lexicon.CLAUSE_STARTERS | lexicon.TALK_WORDS
 
 
 def _number_part(value: str) -> str:
@@ -220,48 +269,69 @@ _PLACE = re.compile(r"\b(?:[A-Z][a-z]+(?:an|ish|ese|ian|ch|ic)|IBAN)\b")  # "Spa
 
 
 @cache
-def _personal_modules() -> tuple[ModuleType, ...]:
-    """python-stdnum's country modules about a person's or a bank account's number."""
+def _modules(personal: bool) -> tuple[ModuleType, ...]:
+    """python-stdnum's country modules about a person's or a bank account's number, or
+    (not ``personal``) about a company's, which is public ("SIRET", "CNPJ", "VAT")."""
     modules = []
     for info in pkgutil.walk_packages(stdnum.__path__, "stdnum."):
         if info.ispkg or info.name.count(".") < 2:
             continue
         module = importlib.import_module(info.name)
         first = (module.__doc__ or "").strip().splitlines()[0] if module.__doc__ else ""
-        if (
-            hasattr(module, "is_valid")
-            and _PERSONAL.search(first)
-            and not (_NOT_PERSONAL.search(first))
+        business = _NOT_PERSONAL.search(first) is not None
+        if hasattr(module, "is_valid") and (
+            (personal and _PERSONAL.search(first) and not business) or (not personal and business)
         ):
             modules.append(module)
     return tuple(modules)
 
 
+# (name, label, validator, whether only a value the validator accepts counts)
+Label = tuple[str, re.Pattern[str], Callable[[str], bool], bool]
+_NR = r"(?i:nr|no|num|nummer|number)\b"
+
+
 @cache
-def _id_labels() -> tuple[tuple[str, re.Pattern[str], Callable[[str], bool]], ...]:
-    """(name, label, validator) for each personal module: its short names ("VNR, SVNR, VSNR"),
-    the first name in brackets when short ("Versicherungsnummer"), and the kinds of
-    number its documentation lists as covered ("EIN" under "TIN"). Acronyms match in
-    capitals only."""
+def _id_labels(personal: bool = True) -> tuple[Label, ...]:
+    """(name, label, validator) for each personal (or company) module: its short names
+    ("VNR, SVNR, VSNR"), the first name in brackets when short ("Versicherungsnummer"),
+    the kinds of number its documentation lists as covered ("EIN" under "TIN"). Acronyms
+    match in capitals only."""
     labels = []
-    for module in _personal_modules():
+    for module in _modules(personal):
         doc = module.__doc__ or ""
         first = doc.strip().splitlines()[0]
         head, _, inner = first.partition(" (")
         names = [n.strip(" .") for n in head.split(",")] + [inner.split(",")[0].rstrip(").")]
-        names += [m.group("name") for m in _COVERED.finditer(doc)]
+        names += [m.group("name") for m in _COVERED.finditer(doc)] + _local_names(doc)
         for name in map(_without_country, names):
             words = name.split()
             if len(name) < 3 or not name[0].isupper() or len(words) > 4 or _PLACE.search(name):
                 continue
             escaped = re.escape(name).replace(r"\ ", r"\s+")
             if name.isupper() or re.fullmatch(r"[A-Z][a-z]?[A-Z]\w*", name):
-                pattern = re.compile(rf"(?<![\w-]){escaped}(?![\w-])")
+                pattern = re.compile(rf"(?<![\w-]){escaped}(?!\w|-(?!{_NR}))")
+                labels.append((name, pattern, module.is_valid, False))
+                # typed in lower case ("my itin is ..."): when its validator accepts
+                pattern = re.compile(rf"(?<![\w-]){escaped}(?!\w|-(?!{_NR}))", _I)
+                labels.append((_key(name), pattern, module.is_valid, True))
             else:
                 pattern = re.compile(rf"(?<![\w-])\w*{escaped}(?![\w-])", _I)
-                name = _key(name)
-            labels.append((name, pattern, module.is_valid))
+                labels.append((_key(name), pattern, module.is_valid, False))
     return tuple(labels)
+
+
+_NUMBER_NAME = re.compile(r"num|nr|code|código|card|kimlik|tunnus|identi|regist", _I)
+
+
+def _local_names(doc: str) -> list[str]:
+    """The names a module's description gives its number in brackets or quotes, in the
+    country's languages ("(Rijksregisternummer, Numéro de registre national, ...)",
+    '"Neue AHV Nummer"'), when they name a number, and the acronyms in them ("AHV")."""
+    body = " ".join(doc.strip().split("More information")[0].splitlines()[1:])
+    names = [n.strip(" .") for g in re.findall(r"\(([^()]{3,80})\)", body) for n in g.split(",")]
+    names = [n for n in names + re.findall(r'"([^"]{3,40})"', body) if _NUMBER_NAME.search(n)]
+    return names + [a for n in names for a in re.findall(r"\b[A-Z]{3,5}\b", n)]
 
 
 def _key(name: str) -> str:
@@ -285,9 +355,11 @@ def _label_names() -> tuple[frozenset[str], tuple[str, ...], tuple[str, ...]]:
     acronyms as whole words, other names as parts of the text (lower-cased unless
     written in capitals, "BC PHN")."""
     labels = _id_labels()
-    words = frozenset(n for n, p, _ in labels if not p.flags & _I and n.isalnum())
-    cased = tuple(dict.fromkeys(n for n, p, _ in labels if not p.flags & _I and n not in words))
-    lower = tuple(dict.fromkeys(n for n, p, _ in labels if p.flags & _I))
+    words = frozenset(
+        n for n, p, _, strict in labels if (strict or not p.flags & _I) and n.isalnum()
+    )
+    cased = tuple(dict.fromkeys(n for n, p, *_ in labels if not p.flags & _I and n not in words))
+    lower = tuple(dict.fromkeys(n for n, p, *_ in labels if p.flags & _I and n not in words))
     return words, cased, lower
 
 
@@ -304,9 +376,9 @@ def stdnum_ids(text: str) -> list[str]:
     values: list[str] = []
     acronyms, cased, names = _label_names()
     lower = _key(text)
-    named = acronyms & set(re.findall(r"[\w-]+", text))
+    named = acronyms & set(re.findall(r"\w+", text) + re.findall(r"\w+", lower))
     named |= {name for name in names if name in lower} | {name for name in cased if name in text}
-    for name, label, is_valid in _id_labels():
+    for name, label, is_valid, strict in _id_labels():
         if name not in named:
             continue
         for match in label.finditer(text):
@@ -322,7 +394,8 @@ def stdnum_ids(text: str) -> list[str]:
                 # the value ends where words stop holding digits ("459 612 083 (NZ)")
                 for end in range(len(words), 0, -1):
                     part = " ".join(words[:end])
-                    if _valid(is_valid, part) or sum(ch.isdigit() for ch in part) >= 5:
+                    digits = sum(ch.isdigit() for ch in part)
+                    if _valid(is_valid, part) or (digits >= 5 and not strict):
                         values.append(part)
                         break
     return values

@@ -9,9 +9,11 @@ label; this module says whether the value has the form of a secret:
   with its number, "PBKDF2", "Argon2id"; a UUID, or a hex string in talk of commits and
   builds, when no key or token is talked of);
 - a value that stands for one is not one: a placeholder ("ghp_xxxx...", "<your-key>",
-  "password" as the password of a tutorial's URL), a value the sentence calls an
-  example, a test value or a public one (a publishable or public key, a wallet
-  address), base64 that decodes to plain text ("aGVsbG8gd29ybGQ=", a JWT's header).
+  "password" as the password of a tutorial's URL), a format's mask ("XXXXX-XXXXX"), a
+  reference to where it is kept ("os.environ['DB_PASSWORD']", "$DB_PASSWORD"), a value
+  its clause calls an example, a test value or a public one (a publishable or public
+  key, an SSH or PEM public key, a wallet address), base64 that decodes to plain text
+  ("aGVsbG8gd29ybGQ=", a JWT's header).
 """
 
 from __future__ import annotations
@@ -67,23 +69,34 @@ _HOST = re.compile(r"(?:[\w-]+\.)+[A-Za-z]{2,24}")  # "api.example.com", not "Ch
 
 # A value that stands for a secret: "ghp_xxxx...", "sk-...", "****", "<your key>", "{{token}}",
 # "your-key-here".
+# A format's mask ("XXXXX-XXXXX-XXXXX", "####-####") and a reference to where the value
+# is kept rather than the value (``_REFERENCE``) stand for one too.
+_REFERENCE = (
+    r"os\.environ|getenv|process\.env|ENV\["
+    r"|(?-i:(?<![\w$])\$\{?[A-Z_][A-Z0-9_]{2,}\b|%[A-Z_][A-Z0-9_]+%)"
+)
 _PLACEHOLDER = re.compile(
     r"^[\w-]{0,12}?(?:[xX]{6,}|\*{3,}|•{3,}|\.{3,}|…)\W*$|<[^<>]*>|\{\{|\$\{|\[[A-Z_ ]+\]|"
-    r"\b(?:your|my)[-_]\w*|placeholder|redacted|changeme|dummy",
+    r"^\W*(?:[xX#*•]{3,}[-./ ]?){2,}\W*$|"
+    rf"\b(?:your|my)[-_]\w*|placeholder|redacted|changeme|dummy|{_REFERENCE}",
     _I,
 )
 # A sentence that says its value is an example, a test value or a public one.
 _NOT_SECRET_CONTEXT = re.compile(
     rf"(?<![\w@.-])(?:{lexicon.EXAMPLE_WORDS}|{lexicon.PUBLIC_WORDS})(?![\w@-]|\.\w)", _I
 )
-# Public by form: an OpenSSH public key, a Bitcoin (bech32) or Ethereum address.
+# Public by form: an OpenSSH public key with its comment, a PEM public key or
+# certificate, a Bitcoin (bech32) or Ethereum address.
 _PUBLIC_FORM = re.compile(
-    r"(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+)\s+AAAA[\w+/=]+|"
+    r"(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+)\s+AAAA[\w+/=]+(?:\s+[\w.-]+@[\w.-]+)?|"
+    r"-----BEGIN (?:[A-Z0-9]+ )*(?:PUBLIC KEY|CERTIFICATE|CERTIFICATE REQUEST|PUBLIC KEY BLOCK)"
+    r"-----[\s\S]*?-----END [A-Z0-9 ]+-----|"
     r"\bbc1[ac-hj-np-z02-9]{25,87}\b|\b0x[0-9a-fA-F]{40}\b"
 )
 _IN_URL = re.compile(r":([^:@/\s]+)@")
 _ANY_HINT = re.compile(
-    r"[xX]{6}|\*{3}|•{3}|\.{3}|…|<|\{\{|\$\{|\[[A-Z_ ]+\]|:[^:@/\s]+@|"
+    r"[xX]{6}|[xX#]{3}[-./ ]?[xX#]{3}|\*{3}|•{3}|\.{3}|…|<|\{\{|\$\{|\[[A-Z_ ]+\]|:[^:@/\s]+@|"
+    rf"{_REFERENCE}|"
     r"\b(?:your|my)[-_]|placeholder|redacted|changeme|dummy|"
     rf"{_PUBLIC_FORM.pattern}|{_NOT_SECRET_CONTEXT.pattern}",
     _I,
@@ -233,10 +246,15 @@ def _token_around(value: str, text: str) -> str:
     return text[left : right if right >= 0 else len(text)]
 
 
+_CLAUSE_ENDS = (". ", "! ", "? ", "\n", "。", " — ", " – ")
+
+
 def _sentence_around(value: str, text: str) -> str:
+    """The clause of ``text`` holding ``value``: a dash sets a new one apart ("APP_USR-...
+    — posso usar essas mesmas no sandbox?" asks of a live key)."""
     start = text.find(value)
     if start < 0:
         return text
-    left = max(text.rfind(sep, 0, start) for sep in (". ", "! ", "? ", "\n", "。")) + 1
-    ends = [i for sep in (". ", "! ", "? ", "\n", "。") if (i := text.find(sep, start)) >= 0]
+    left = max(text.rfind(sep, 0, start) for sep in _CLAUSE_ENDS) + 1
+    ends = [i for sep in _CLAUSE_ENDS if (i := text.find(sep, start + len(value))) >= 0]
     return text[left : min(ends) if ends else len(text)]

@@ -10,11 +10,25 @@ words are regular-expression fragments matched case-insensitively on NFKC text.
 
 from __future__ import annotations
 
+# The characters of a Latin-script word: a label or a number is a word of its own among
+# these, but may be written onto CJK text, a "_" or a "-" ("Amazonのpass", "番号24306115").
+LATIN = r"A-Za-z0-9\u00c0-\u024f"
+
+# A phrase that unlocks a thing: "encryption phrase", "volume phrase", "phrase de
+# chiffrement".
+THING_PHRASES = (
+    r"(?:encryption|decryption|unlock|volume|vault|wallet|disk|drive|backup|keystore|key)\s+"
+    r"(?:pass)?phrase|(?:phrase|frase)\s+(?:de\s+|di\s+)?(?:chiffrement|déverrouillage|"
+    r"cifrado|desbloqueo|criptografia|desbloqueio|crittografia|sblocco)|"
+    r"(?:verschlüsselungs|entsperr)(?:pass)?(?:phrase|satz)"
+)
+# German nouns that end compounds: "Routerpasswort", "Bankgeheimzahl", "Haustürcode".
+GERMAN_HEADS = r"passwort|kennwort|geheimzahl|zugangscode|türcode|torcode"
 # Something that is itself the secret: a password, a PIN or code, a security answer.
 CREDENTIAL_LABELS = (
     # en
     r"pass\s?words?|passwd|pwd|pw|pass|pass\s?phrases?|passcodes?|pins?(?:\s+(?:code|number))?|"
-    r"puk|cvv2?|cvc2?|csc|card\s+(?:security|verification)\s+code|code\s?word|master\s+(?:password|phrase)|seed\s+(?:phrase|words)|"
+    r"puk|cvv2?|cvc2?|csc|cid|card\s+(?:security|verification)\s+code|code\s?word|master\s+(?:password|phrase)|seed\s+(?:phrase|words)|"
     r"recovery\s+(?:phrase|words)|mnemonic|combination|combo|"
     r"(?:door|gate|garage|alarm|entry|access|keypad|lockbox|safe|lock|building|disarm|"
     r"unlock|login|sign[- ]in|verification|confirmation|one[- ]time|sms|2fa|mfa|backup|"
@@ -31,6 +45,10 @@ CREDENTIAL_LABELS = (
     r"(?:parola|frase|codice)\s+per\s+(?:sbloccare|aprire|accedere)|"
     # keys that are themselves the secret (a password manager's, a disk's, a licence's)
     r"(?:master|recovery|encryption|decryption|licen[cs]e|product|activation)\s+key|"
+    # a password manager's master: "1Password master: ..."
+    r"(?:1password|lastpass|bitwarden|keepass\w*|dashlane|keeper|enpass|nordpass)\s+master|"
+    + THING_PHRASES
+    + "|"
     # fr
     r"mot\s+de\s+passe|mdp|digicode|phrase\s+secrète|cryptogramme(?:\s+visuel)?|"
     r"clé\s+(?:de\s+(?:récupération|chiffrement|sécurité)|wi-?fi)|"
@@ -39,7 +57,7 @@ CREDENTIAL_LABELS = (
     r"contraseña|clave|código(?:\s+de\s+(?:la|mi|acceso|seguridad|segurança)\s*\w*)?|senha|"
     r"palavra-passe|"
     # de
-    r"passwort|kennwort|geheimzahl|zugangscode|wlan-passwort|(?:haus)?türcode|torcode|"
+     + GERMAN_HEADS + "|"
     r"(?:karten)?prüf(?:nummer|ziffer|code)|sicherheitscode|wiederherstellungsschlüssel|"
     # it
     r"parola\s+d['’]ordine|codice\s+(?:segreto|pin|del(?:la|l['’])?\s*\w+|di\s+\w+)|"
@@ -49,7 +67,9 @@ CREDENTIAL_LABELS = (
 )
 CJK_LABELS = (
     r"密码|密碼|口令|验证码|驗證碼|パスワード|パス(?![ァ-ヺー])|暗証番号|合言葉|認証コード|"
-    r"비밀번호|비번|암호|인증번호|パスフレーズ|オートロック|安全码|セキュリティコード"
+    r"비밀번호|비번|암호|인증번호|パスフレーズ|オートロック|安全码|セキュリティコード|"
+    # keys that are the secret: "暗号化キーは 320893932ef28", "WiFi密钥", "보안 키"
+    r"(?:暗号化|セキュリティ|ネットワーク|WPA|wpa)キー|密钥|密鑰|(?:암호화|보안|네트워크)\s?키"
 )
 
 # A mother's maiden name, the classic security answer: a secret whoever asked (one's own
@@ -73,6 +93,15 @@ SECURITY_LABELS = (
     r"secret\s+(?:question|answer|word)|"
     r"(?:recovery|verification|challenge)\s+(?:question|answer)s?|pregunta\s+de\s+seguridad|"
     r"question\s+secrète|sicherheitsfrage|domanda\s+di\s+sicurezza"
+)
+
+# A name's label: the word it discloses names a user or a network, not a secret ("my
+# reddit username is throwaway_gardener_88", "the Wi-Fi network is called CafeGuest5G").
+USER_LABELS = (
+    r"called|named|ssid|network\s+name|s['’]appelle|se\s+llama|heißt|chama-se|si\s+chiama|"
+    r"user\s?names?|user\s?id|login\s+name|handle|screen\s?name|gamertag|nickname|benutzername|"
+    r"nom\s+d['’]utilisateur|identifiant|pseudo|usuario|nombre\s+de\s+usuario|"
+    r"nome\s+de\s+usu[aá]rio|nome\s+utente|utente|用户名|ユーザー名|아이디|사용자\s?이름"
 )
 
 # Words after a label that make it a compound noun about the thing, not the thing:
@@ -226,13 +255,30 @@ ID_LABELS = (
     r"número\s+de\s+(?:la\s+)?seguridad\s+social|pasaporte|passeport|passaporte|passaporto|"
     r"reisepass|steuer-?id|steuernummer|steuer-identifikationsnummer|personalausweis|"
     r"codice\s+fiscale|carta\s+d['’]identità|número\s+de\s+dni|cartão\s+de\s+cidadão|"
-    r"kreditkartennummer|número\s+de\s+tarjeta"
+    r"kreditkartennummer|número\s+de\s+tarjeta|hkid|"
+    # health insurance numbers, in each language
+    r"health\s+(?:insurance|card)(?:\s+(?:number|no\.?))?|carte\s+vitale|tarjeta\s+sanitaria|"
+    r"(?:kranken|renten|sozial)?versicherten(?:nummer)?|krankenkassennummer|tessera\s+sanitaria|"
+    r"n[úu]mero\s+de\s+utente|cart[ãa]o\s+(?:de\s+saúde|sns)"
 )
+# In Chinese, Japanese and Korean: a document, or a document's number ("運転免許証の番号",
+# "身分證字號", "여권 번호"); a number word alone names nothing.
 CJK_ID_LABELS = (
-    r"身份证号?码?|身份證|护照号?码?|護照|驾驶证号?码?|社会保障号码?|マイナンバー|個人番号|"
-    r"旅券番号|パスポート番号|免許証番号|在留カード番号|基礎年金番号|주민등록번호|여권번호|"
-    r"운전면허\s?번호|외국인등록번호|주민\s?번호|"
+    r"(?:(?:身份|身分)(?:证|證)|护照|護照|驾驶证|駕駛執照|社会保障|社會保障|社保卡|医保卡|"
+    r"健保卡|居留证|居留證|マイナンバー|個人番号|旅券|パスポート|(?:運転)?免許証|在留カード|"
+    r"基礎年金|(?:健康)?保険証|주민등록|여권|운전면허|외국인등록|건강보험)"
+    r"(?:\s?(?:の|的|의)?\s?(?:番号|号码|號碼|号|號|字號|字号|번호|증\s?번호))?|"
+    r"被保険者番号|주민\s?번호|"
     r"口座番号|支店番号|口座|账号|帐号|账户|银行卡号|卡号|계좌번호|계좌"
+)
+
+# The last digits of a number, in each language: of a government id they are still
+# asked as a secret ("last 4 of my social is 7205"); of a card they are not.
+LAST_DIGITS = (
+    r"last\s+(?:4|four)(?:\s+digits)?|(?:4|quatre)\s+derniers(?:\s+chiffres)?|"
+    r"(?:4|cuatro|quatro)\s+últimos(?:\s+dígitos)?|últimos\s+(?:4|cuatro|quatro)(?:\s+dígitos)?|"
+    r"letzten\s+(?:4|vier)(?:\s+(?:ziffern|stellen))?|ultime\s+(?:4|quattro)(?:\s+cifre)?|"
+    r"下4桁|末尾4桁|后四位|後四位|뒷\s?4자리|뒷자리"
 )
 
 # Bank account labels beyond "account number", "IBAN", "sort code" (same rule as ids).
@@ -249,8 +295,11 @@ BANK_CONTEXT = (
     r"\b(?:banks?|banking|checking|savings|acct|routing|wire|iban|swift|bic|sort\s+code|"
     r"banque|bancaire|virement|rib|banco|bancaria|transferencia|cuenta\s+(?:corriente|de\s+ahorro)|"
     r"bankverbindung|überweisung|kontonummer|girokonto|sparkonto|"
-    r"transferência|conta\s+(?:corrente|poupança)|pix|banca|bonifico|conto\s+corrente)\b|"
-    r"银行|銀行|账户|帳戶|账号|帳號|口座|振込|振り込|支店|은행|계좌|송금|이체"
+    r"transferência|conta\s+(?:corrente|poupança)|pix|banca|bonifico|conto\s+corrente|"
+    # a cheque: its MICR line holds the routing and account numbers
+    r"cheques?|chèques?|schecks?|assegn[oi]|(?:paper|bank|personal|voided?|blank)\s+checks?|"
+    r"check\s*book)\b|[⑆⑇⑈⑉]|小切手|支票|수표|"
+    r"银行|銀行|账户|帳戶|账号|帳號|口座|振込|振り込|支店|은행|뱅크|バンク|계좌|송금|이체"
 )
 # Calling someone: a long number in the same sentence is a phone number.
 PHONE_WORDS = (
@@ -261,6 +310,7 @@ PHONE_WORDS = (
 
 # Labels of a phrase that is itself the secret: what follows their colon is the value.
 PHRASE_LABELS = (
+    THING_PHRASES + r"|(?:復元|シード)フレーズ|恢复短语|恢復短語|种子短语|"
     r"pass[\s-]?phrase|seed\s+(?:phrase|words)|recovery\s+(?:phrase|words)|backup\s+phrase|"
     r"mnemonic|secret\s+recovery\s+phrase|phrase\s+de\s+(?:passe|récupération)|"
     r"phrase\s+secrète|frase[\s-]+(?:semilla|(?:de\s+)?(?:contraseña|recuperaci[óo]n|"
@@ -352,6 +402,9 @@ SECOND_PERSON = (
 # With a topic, these make it an answer: "the answer to ...", "I always put ...".
 ANSWER_WORDS = (
     r"\b(?:answers?|respuesta|resposta|réponse|antwort|risposta|put|enter|type|"
+    # someone asking it: "when the rep asks my favorite food", "me demande"
+    r"ask|asks|asked|asking|demande\w*|pregunta[nr]?|preguntó|fragt|gefragt|pergunta[mr]?|"
+    r"perguntou|chiede|chiedono|chiesto|"
     r"verification|verify|bank|banque|banco|banca|recovery|récupération|recuperaci[óo]n|"
     r"recupera[çc][ãa]o|wiederherstellung|recupero)\b|"
     r"答案|答え|답은|답"
@@ -360,12 +413,15 @@ ANSWER_MARKERS = (
     r"(?<![\w'’])(?:is|was|es|era|est|était|ist|war|lautet|è|é|foi|(?:it|that)['’]s|c['’]est|"
     # giving an answer, in each language: "I put", "j'ai mis", "puse", "coloquei", "ho risposto"
     r"put|type|typed|enter|entered|write|wrote|use|used|say|said|answered|gave|chose|picked|"
+    r"told|tell|went\s+with|go\s+with|"
     r"(?<=ai |as |ns |ez |nt | a )mis|mets|mettre|écrit|répondu|choisi|donné|tapé|saisi|"
     r"puse|pongo|puesto|escribí|escrito|respondí|contesté|elegí|"
     r"coloquei|coloco|escrevi|respondi|escolhi|usei|"
     r"messo|metto|scritto|risposto|scelto|inserito|usato)(?![\w'’])|"
     r"->|=>|→|[:=：]|(?:答案|答え|답|정답)\s*(?:是|は|은|는|：|:)|(?:填|写|寫|选|選)(?:的是|了|成)?"
 )
+# Whom an answer is given to: "I told them ...", "je leur ai dit ...".
+OBJECT_PRONOUNS = r"them|him|her|us|leur|lui|les|les|ihnen|ihm|lhes|lhe|loro|gli"
 # Subject pronouns: "was your ...", "I put ...", not an answer.
 PRONOUNS = "i you he she it we they je tu il elle yo él ich du er sie es eu ele ela io lui"
 # Verbs that follow the answer they give: "hab ich Bello angegeben".
@@ -380,6 +436,7 @@ OTP_CONTEXT = (
     r"\b(?:sent|texted|got|received|envoyé|reçu|envió|mandó|recibí|llegó|geschickt|"
     r"bekommen|erhalten|enviou|mandou|recebi|chegou|inviato|mandato|ricevuto|arrivato)\s+"
     r"(?:me\s+|mir\s+|mi\s+)?(?=\d{3}[ -]?\d{3}\b(?![ -]?\d))|"
+    r"\b(?:texted|sms(?:ed)?)\s+(?:me\s+)?(?=\d{4,8}\b)|"
     r"\b(?:otp|2fa|mfa|totp|one[- ]time|single[- ]use|verification|confirmation|"
     r"authenticator|backup\s+codes?|recovery\s+codes?|magic\s+link|sms|text(?:ed)?\s+me|"
     r"e-?mailed\s+me|login\s+code|sign[- ]in\s+code|security\s+code|usage\s+unique|"
@@ -409,9 +466,21 @@ LOCK_CODE_WORDS = (
     r"\babre\s+con|\babre\s+com|öffnet\s+(?:sich\s+)?mit|\bsi\s+apre\s+con|\bcombo|\bcombination|"
     r"\bpin\b|\bkeypad|\bclavier|\bteclado|\btastenfeld|\btastierino|\bcombinaison|\bcombinación|\bcombinação|\bcombinazione|\bcódigo|\bcodice|"
     r"\bzahlen|番号|コード|密码|码|번호|비번|비밀번호|"
+    # what an alarm's codes do, a lock's digits, a number used for it: "disarm 6021",
+    # "a 3-digit lock", "i use 2580 for everything"
+    r"\b(?:disarm|duress|désarm\w*|desarm\w*|desactiv\w*|unscharf\w*|disattiv\w*|disinser\w*)|"
+    r"\d[- ]?(?:digits?|chiffres?|d[ií]gitos?|stellig\w*|cifre)\b|"
+    r"\b(?:use[sd]?|using|utilise\w*|us[oaé]|benutze\w*|verwende\w*)\s+(?=\d{3,8}\b)|"
     # keying it in: "press 9, 2, 6, 6 then enter", "tape 4417", "digita 1357"
     r"\b(?:press|punch\s+in|key\s+in|enter|type|tape[rz]?|compose[rz]?|teclea[r]?|marca[r]?|digita[r]?|"
     r"tippe[n]?|drücke[n]?|eingeben|premi|premere|inserisci)\b|押して|입력|按|输入"
+)
+# Between the numbers of a dial lock's combination: "3 turns right to 41, left past 41 to
+# 17", "R 12 L 30 R 4", "droite 12 gauche 30".
+DIAL_WORDS = (
+    r"to|then|past|turns?|right|left|[LR]|à|puis|droite|gauche|tours?|a|luego|derecha|"
+    r"izquierda|vueltas?|dann|rechts|links|bis|umdrehungen|poi|destra|sinistra|giri|"
+    r"direita|esquerda|voltas|depois|右|左"
 )
 # Words that make what follows a phrase label a sentence about it, not the phrase:
 # "passphrase: I never wrote it down".
@@ -433,7 +502,9 @@ NOT_A_CODE_BEFORE = (
     r"(?:\b(?:(?<!punch\s)(?<!key\s)in|since|until|from|by|before|after|en|depuis|desde|seit|im|dal|nel|em|"
     r"error|status|order|ticket|invoice|case|issue|page|step|room|flight|version|about|"
     r"over|under|only|every|after|within|expires?\s+in|valid\s+for|took|than|que|als|"
-    r"zip|postal|area|port|line|de|ending|ends\s+in|ending\s+in|last|the|of|this|next)|[#№])"
+    r"zip|postal|area|port|line|de|ending|ends\s+in|ending\s+in|last|the|of|this|next|"
+    # "les années 2010", "the 1990s": a decade or a year
+    r"years?|années|ans|años|anos|anni|jahre[n]?|decades?|décennies?|décadas?|jahrzehnte?|decenni)|[#№])"
 )
 # A number before these is an amount or a measure, not a code.
 NOT_A_CODE_AFTER = (

@@ -12,6 +12,8 @@ it works):
   (``memoryd.extraction.secret_words``: "password", "mot de passe", "código", "密码",
   "口座", "비밀번호 찾기 질문" ...), and not as the first half of a compound noun
   ("password manager") or for a public kind of code ("zip code", "código de rastreio");
+  a label is a word among Latin letters but may be written onto CJK text, "_" or "-"
+  ("Amazonのpass:", "DB_PASSWORD=", "Router-Passwort") or end a German compound;
 - a value anywhere in that sentence, not only right after a label: a word typed like a
   password that is no word of the sentence ("Madeleine44 comme mot de passe"), a number
   that is no amount, count, year or reference, a name given with a verb of answering
@@ -34,7 +36,10 @@ What counts:
   a sentence about a credential or a login, unless it names a thing (an algorithm or
   product with its number, "PBKDF2"; a version; a UUID, or a hex string in talk of
   commits and builds, when no key or token is talked of); a strong password alone; a
-  password-shaped word after "key" ("uses the key maplesyrup42");
+  password-shaped word after "key" ("uses the key maplesyrup42"); a code right after its
+  label ("digicode 4B17A"); a value given as a name ("is my cat's name, Marmalade") or
+  pointed at ("X <- that's the phrase for my vault"); not a word a user name's or a
+  network's label discloses ("username is throwaway_gardener_88");
 - payment cards, IBANs, national identifiers, bank account numbers
   (``memoryd.extraction.secret_ids``), CVVs by their names in each language;
 - what the sentence around it makes a secret (``memoryd.extraction.secret_context``):
@@ -95,8 +100,14 @@ def _format_detectors() -> tuple[RegexBasedDetector, ...]:
 
 
 _FLAGS = re.IGNORECASE
+# A label is a word of its own among Latin letters, and may be written onto CJK text, a
+# "_" or a "-" ("Amazonのpass:", "DB_PASSWORD=", "Router-Passwort"), or end a German
+# compound ("Routerpasswort").
 _LABEL = re.compile(
-    rf"(?<![\w-])(?P<label>{lexicon.CREDENTIAL_LABELS}|{lexicon.SECURITY_LABELS})(?![\w])", _FLAGS
+    rf"(?P<label>(?<![{lexicon.LATIN}])(?:{lexicon.CREDENTIAL_LABELS}|{lexicon.SECURITY_LABELS})|"
+    rf"(?<=[a-zäöüß])(?:{lexicon.GERMAN_HEADS}))"
+    rf"(?:(?<=[{lexicon.LATIN}])(?![{lexicon.LATIN}])|(?<![{lexicon.LATIN}])(?!\w))",
+    _FLAGS,
 )
 _COMPOUND = shapes.COMPOUND
 _MARKER = re.compile(rf"(?<![\w'’])(?:{lexicon.MARKERS})(?![\w'’])|[:=：]", _FLAGS)
@@ -106,6 +117,40 @@ _LAST_WORD = re.compile(r"\s+(?P<word>[^\s,;:]+)\s*(?:[,;]|$)")
 _WINDOW_END = re.compile(r"^(?:\s*\S+){0,8}")
 _CJK_LABEL = re.compile(lexicon.CJK_LABELS)
 _CJK_VALUE = re.compile(r"[A-Za-z0-9][A-Za-z0-9!@#$%^&*._-]{2,}")
+# What stands between a CJK label and its value: a marker ("密码是 X", "비밀번호는 X"), or
+# nothing; after other words a value needs a digit or symbol ("忘了 Apple ID 密码，可以用
+# 家人的 iPhone" names a phone).
+_CJK_GAP = re.compile(
+    r"\s*(?:[:：=]|[是为為は는은이가]|就是|改成|改为|设成|设为|换成)?\s*[\"'“「『]?\s*"
+)
+# A code right after its label, with no marker: "digicode 4B17A", "recovery key 269896-...".
+# A value given as the name or date of something, then named: "is my cat's name,
+# Marmalade, with ...", "my password my cat's name, Pickles", "est le nom de mon chat, Tigrou".
+_NAMED_VALUE = re.compile(
+    rf"\s*(?:(?:{lexicon.MARKERS})\s+)?(?:\S+\s+){{0,3}}?(?:name|nom|nombre|nome|namen?|birthday|"
+    r"date\s+of\s+birth|birth\s*(?:day|date|year))\b[^.!?;]{0,40}?[\s,:(—-]"
+    r"(?P<value>(?-i:[A-Z])[^\s,.;!?()]+|\d{2,})",
+    _FLAGS,
+)
+# A phrase for something locked: "the phrase for my lastpass vault".
+_PHRASE_FOR = (
+    r"(?:phrase|frase|satz)\s+(?:\S+\s+){0,3}?(?:vault|wallet|account|drive|disk|volume|backup|"
+    r"safe|login|coffre|compte|cofre|cuenta|conta|tresor|konto|cassaforte|conto)"
+)
+# A value pointed at, then named: "Seventeen blue horses ran past the old mill <- that's
+# the phrase for my vault", "Tulpe8844 — c'est mon mot de passe".
+_POINTER = re.compile(
+    r"(?P<arrow><-+|←|<=|👈|—|–|,)\s*(?:that['’]s|this\s+is|it['’]s|is|c['’]est|es|ist|é|è)\s+",
+    _FLAGS,
+)
+_POINTED_LABEL = re.compile(
+    r"(?:\S+\s+){0,2}?"
+    rf"(?:{lexicon.CREDENTIAL_LABELS}|{lexicon.PHRASE_LABELS}|{_PHRASE_FOR})(?![{lexicon.LATIN}])",
+    _FLAGS,
+)
+_CODE_AFTER = re.compile(
+    r"\s+(?P<value>(?=[\w.-]*\d)[A-Za-z0-9][A-Za-z0-9.-]{1,}[A-Za-z0-9])(?![\w-])"
+)
 _SECURITY = re.compile(rf"\b(?:{lexicon.SECURITY_LABELS})\b", _FLAGS)
 _AS_LABEL = re.compile(
     r"\b(?:use|used|using|chose|picked|pick|have|set)\s+(?P<value>\S+(?:\s+\S+){0,5}?)\s+as\s+"
@@ -121,11 +166,11 @@ _AS_VALUE = re.compile(
 )
 _MADE_LABEL = re.compile(
     r"\b(?:made|make|set|changed|change|reset)\s+(?:my|the|our)\s+(?:\w+\s+)?"
-    rf"(?:{lexicon.CREDENTIAL_LABELS})\s+(?:to\s+)?(?P<value>.+)",
+    rf"(?P<label>{lexicon.CREDENTIAL_LABELS})(?P<to>(?:\s+\S+){{0,5}}?\s+to)?\s+(?P<value>.+)",
     _FLAGS,
 )
 _CODE_LABEL = re.compile(
-    r"code|código|codice|pin|puk|combin|combo|cvv|cvc|csc|geheimzahl|cryptogramme|prüf|"
+    r"code|código|codice|pin|puk|combin|combo|cvv|cvc|csc|cid|geheimzahl|cryptogramme|prüf|"
     r"暗証番号|인증번호|安全码|セキュリティコード|보안",
     _FLAGS,
 )
@@ -144,12 +189,16 @@ _KEY_WORD = re.compile(
 )
 _LOGIN_WORD = re.compile(
     r"\b(?:log\s*(?:in|into|on)|logon|login|sign\s*(?:in|into)|signin|ssh|credentials|creds|"
-    r"account|username|user\s*name|as\s+root|basic\s+auth|auth|unlock)\b",
+    r"credenciais|credenciales|credenziali|identifiants|zugangsdaten|portal|"
+    r"account|username|user\s*name|as\s+root|basic\s+auth|auth|unlock)\b|"
+    # a network joined with a password: "와이파이 ... KT_GiGA_5G_8E21 / ktgiga1234!"
+    r"\b(?:wi-?fi|wlan|ssid)\b|와이파이|ワイファイ|无线网|無線LAN",
     re.IGNORECASE,
 )
 # An ellipsis is a pause, not the end of a sentence: "my Steam password... G4meOn_Forever".
-_SENTENCE_END = re.compile(r"(?<!\.\.)[.;!?。！？](?:\s|$)|[。！？]")
-_QUESTION_END = re.compile(r"(?<!\.\.)[.;!。！](?:\s|$)|[。！]")  # a question with its answer
+# ... nor is a mark standing alone ("with a ! at the end").
+_SENTENCE_END = re.compile(r"(?<!\.\.)(?<=\S)[.;!?。！？](?:\s|$)|[。！？]")
+_QUESTION_END = re.compile(r"(?<!\.\.)(?<=\S)[.;!。！](?:\s|$)|[。！]")  # a question and its answer
 _WORD = re.compile(r"[^\s/,;'\"()]+")
 _TYPED = re.compile(r"[!-.0-9;-~\u00c0-\u024f]+")  # what a password is typed with: not "/", ":"
 # A run of 24+ characters mixing letters and digits with no spaces: a key or token.
@@ -165,7 +214,7 @@ _BASE64_TOKEN = re.compile(
     r"(?<![\w/+])(?=[\w/+]*\d)(?=[\w/+]*[a-z])(?=[\w/+]*[A-Z])[\w/+]{30,}={0,2}(?![\w/+])"
 )
 # Characters said one at a time: "h u n t e r 2 2", "4.1.1.1", "b-l-u-e", "9, 2, 6, 6".
-_SPACED = re.compile(r"(?<![\w])\w(?:(?:[ .\-]|,\s?)\w(?![\w])){2,}")
+_SPACED = re.compile(r"(?<![\w])\w(?:(?:[ .\-]| - |,\s?)\w(?![\w])){2,}")
 _NUMBER_RUN = re.compile(
     rf"\b(?:{'|'.join(lexicon.NUMBER_WORDS)})(?:[\s,-]+(?:{'|'.join(lexicon.NUMBER_WORDS)})){{2,}}\b",
     _FLAGS,
@@ -175,10 +224,11 @@ _EXPLICIT = {":", "=", "：", "->", "=>", "→"}
 
 
 def _prepare(text: str) -> str:
-    """NFKC form without invisible (format) characters: what a reader would see."""
+    """NFKC form without invisible (format) characters: what a reader would see. A CJK
+    comma stays a pause ("为662810，5分钟" is no decimal)."""
     if text.isascii():
         return text
-    text = unicodedata.normalize("NFKC", text)
+    text = unicodedata.normalize("NFKC", text.replace("，", ", ").replace("；", "; "))
     return "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
 
 
@@ -201,13 +251,26 @@ def _sentences(text: str) -> list[str]:
 
 
 def _password_words(words: Sequence[str], sentence: str) -> list[str]:
-    """The words of ``words`` shaped like a password and naming nothing else."""
+    """The words of ``words`` shaped like a password and naming nothing else: not a thing
+    (``shapes.names_a_thing``) nor a user name ("username is throwaway_gardener_88")."""
     return [
         word
         for i, word in enumerate(words)
         if shapes.looks_like_password(word)
         and not shapes.names_a_thing(word, words[i - 1] if i else "", sentence)
+        and not _user_name(word, sentence)
     ]
+
+
+_USER_NAME = re.compile(
+    rf"(?:{lexicon.USER_LABELS})\s*(?:(?:{lexicon.MARKERS}|[是は는])\s*)?[\"'“「]?\s*$", _FLAGS
+)
+
+
+def _user_name(word: str, sentence: str) -> bool:
+    """Whether ``word`` follows a user name's label and a marker in ``sentence``."""
+    at = sentence.find(word)
+    return at > 0 and _USER_NAME.search(sentence, max(0, at - 40), at) is not None
 
 
 def _key_values(sentence: str) -> list[str]:
@@ -287,6 +350,12 @@ def _disclosed(sentence: str, label: re.Match[str]) -> str | None:
     if _COMPOUND.match(after) or shapes.public_kind(label.group(0)):
         return None  # "password manager", "PIN pad", "codice del corso"
     in_clause = not _PHRASE_LABEL.search(label.group(0))  # a phrase's words go on
+    named = _NAMED_VALUE.match(after)
+    if named and (named["value"][0].isdigit() or not named["value"].isupper()):
+        return named["value"]
+    code = _CODE_AFTER.match(after)
+    if code and (code["value"][0].isdigit() or not shapes.names_a_thing(code["value"], "", "")):
+        return code["value"]
     attached = _ATTACHED.match(after)
     if attached:
         value = _value_after(after[attached.end() :], in_clause)
@@ -344,6 +413,22 @@ def _no_value(label: str, value: str, after: str) -> bool:
     return _FORGET.search(after) is not None and context.common_word(value)
 
 
+def _pointed_values(sentence: str) -> list[str]:
+    """A value pointed at, then named as a credential: all before an arrow, or the one
+    word before a dash or comma that is not a common word (not "I love it, that's my
+    password")."""
+    values = []
+    for pointer in _POINTER.finditer(sentence):
+        before = sentence[: pointer.start()]
+        if not before.strip() or not _POINTED_LABEL.match(sentence, pointer.end()):
+            continue
+        if pointer["arrow"][0] in "<←👈":
+            values.append(before[-80:].strip())
+        elif not context.common_word(word := before.split()[-1].strip("'\"“”‘’")):
+            values.append(word)
+    return values
+
+
 def _labelled_values(text: str) -> list[str]:
     """Values a label discloses ("password is X", "X as my passphrase", "密码是 X")."""
     values = []
@@ -354,14 +439,27 @@ def _labelled_values(text: str) -> list[str]:
                 values.append(value)
         for match in _CJK_LABEL.finditer(sentence):
             cjk = _CJK_VALUE.search(sentence[match.end() : match.end() + 16])
-            if cjk:
+            gap = sentence[match.end() : match.end() + cjk.start()] if cjk else ""
+            if cjk and (_CJK_GAP.fullmatch(gap) or not cjk.group(0).isalpha()):
                 values.append(cjk.group(0))
         for pattern in (_AS_LABEL, _MADE_LABEL):
             made = pattern.search(sentence)
             if made:
                 value = _value_after(made.group("value"))
+                # "changed my password right away": with no "to", a common word is talk;
+                # after "to", a phrase's words are common words ("... to waffle anchor")
+                phrase = pattern is _MADE_LABEL and _PHRASE_LABEL.search(made["label"])
+                if value and pattern is _MADE_LABEL and not phrase and _common(value):
+                    named = _NAMED_VALUE.match(made["value"])
+                    if named:
+                        values.append(named["value"])
+                    if not made["to"] or context.continues_as_talk(
+                        value, made["value"][len(value) :]
+                    ):
+                        continue
                 if value and not context.quantity(value, made.group("value")):
                     values.append(made.group("value").strip())
+        values += _pointed_values(sentence)
         for match in _AS_VALUE.finditer(sentence):
             value = (sentence[: match.start()].split() or [""])[-1].strip(",;:")
             if _ASCII_VALUE.search(value) and not context.common_word(value.strip("'\"“”‘’")):
