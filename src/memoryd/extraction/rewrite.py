@@ -190,6 +190,8 @@ _WELL = {
 # English a model puts into a note of another language ("L'utilisateur's parents", "le
 # user"): the possessive 's and the word "user".
 _ENGLISH_IN_NOTE = re.compile(r"\w['’]s\b|\buser\b", re.IGNORECASE)
+# "the user" as a subject, not as an owner ("the user's draft")
+_USER_SUBJECT = re.compile(r"\bthe user\b(?!['’]s)", re.IGNORECASE)
 # A name the user wrote in a Latin-script language, which the note must keep.
 _NAME = re.compile(r"\b[A-ZÀ-Ý][a-zà-ÿ]+\b")
 
@@ -314,8 +316,10 @@ def rewrite(
 def _english(sentence: str, scope: Scope) -> tuple[str | None, str | None]:
     """Code's memory of an English sentence (``memory_form``), or None and why not."""
     memory = memory_form(sentence)
-    if memory[:1].islower():
-        return None, "a fragment, not a statement"  # "frustrated in the user's draft."
+    if memory[:1].islower() and not _USER_SUBJECT.search(memory):
+        # "frustrated in the user's draft.", "and riding the user's motorcycle fast ."; not
+        # a line typed in lower case with the user as its subject ("no, the user was ...")
+        return None, "a fragment, not a statement"
     if not has_english_word(sentence):
         return None, "in a language memoryd cannot tell"  # taken for English by default
     if (
