@@ -201,8 +201,10 @@ def could_hold_fact(sentence: str, language: str | None = None) -> bool:
     Kept: statements in the first person, and impersonal statements that carry a name or
     a number ("Phoenix ships in Q3"). Dropped: questions, placeholders, pure reactions,
     and sentences about the other party with nothing about the user. A sentence in
-    another language is only set aside when it is a question, a placeholder or too short
-    to hold a fact: the English rules below are not its door (R21). ``language`` is the
+    another language is set aside when it is a question, a placeholder, too short, points
+    at what was said before, speaks to the other person or is an exclamation without "I"
+    (each from closed word classes of its language): the English rules below are not its
+    door (R21). ``language`` is the
     sentence's, if known (else read from it).
     """
     if sentence.endswith(("?", "？")) or _PLACEHOLDER.search(sentence):
