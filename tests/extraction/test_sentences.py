@@ -84,6 +84,7 @@ def test_sentences_that_may_hold_a_fact(sentence: str) -> None:
         "Hey John!",
         "I'm sure it is.",  # a passing thought
         "I think so too.",
+        "I'll send over the relevant documentation and guidelines.",  # a one-off promise
         "You must be very busy.",  # about the other party
         "John, you are a great listener.",
         "I love that one.",  # nothing stands alone
@@ -114,6 +115,10 @@ def test_sentences_that_cannot_hold_a_fact(sentence: str) -> None:
         ("Kamu harus selalu mengambil mainanmu.", "id", False),  # to the other speaker
         ("Tu travailles dans quelle ville maintenant.", "fr", False),
         ("Je pense que tu as raison sur le vin.", "fr", True),  # has "I"
+        ("그는 토끼를 싫어해.", "ko", False),  # about someone else
+        ("il aime tout le monde ici.", "fr", False),
+        ("Ma sœur dit qu'elle viendra en mai.", "fr", True),  # "elle" has "ma sœur"
+        ("公司的其他同事都很忙。", "zh", True),  # 其他, "other", is no "he"
     ],
 )
 def test_other_languages_set_aside_reactions_and_lines_to_the_other_speaker(

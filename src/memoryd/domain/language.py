@@ -53,7 +53,24 @@ FIRST_PERSON = {
         "id": r"\b(?:saya|aku|kami|kita)\b",
         "zh": r"我",
         "ja": r"私|僕|俺|我々",
-        "ko": r"저는|제가|나는|내가|저의|나의|\b내\b|우리",
+        "ko": r"저는|제가|나는|내가|저의|나의|나도|저도|나를|저를|\b내\b|우리",
+    }.items()
+}
+# He, she and they of each language: a sentence that has one and no first person is
+# about someone else ("그는 토끼를 싫어해.", "dia lebih pop sekarang."), or leans on a name
+# said before (English has its own, finer rule: ``extraction.sentences``).
+THIRD_PERSON = {
+    language: re.compile(words, re.IGNORECASE)
+    for language, words in {
+        "fr": r"\b(?:il|elle|ils|elles|lui|leur)\b",
+        "es": r"\b(?:él|ella|ellos|ellas)\b",
+        "de": r"\b(?:er|ihm|ihn)\b",
+        "pt": r"\b(?:ele|ela|eles|elas|dele|dela)\b",
+        "it": r"\b(?:lui|lei|loro)\b",
+        "id": r"\b(?:dia|ia|beliau|mereka)\b",
+        "zh": r"(?<!其)[他她]",
+        "ja": r"彼",
+        "ko": r"(?<![가-힣])(?:그|그녀|그들)(?:는|가|의|를|도|에게|한테)(?![가-힣])",
     }.items()
 }
 # The second person of each language (a closed class): a sentence that has it and no first

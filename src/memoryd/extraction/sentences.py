@@ -19,7 +19,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from memoryd.domain.language import FIRST_PERSON, SECOND_PERSON, STANDING, is_cjk, language_of
+from memoryd.domain.language import (
+    FIRST_PERSON,
+    SECOND_PERSON,
+    STANDING,
+    THIRD_PERSON,
+    is_cjk,
+    language_of,
+)
 from memoryd.domain.models import Chat
 from memoryd.domain.perspective import ADVERBS as _ADVERBS
 
@@ -84,7 +91,8 @@ _NOT_NAME_WORDS = (
 )
 _NOT_NAMES = frozenset(_NOT_NAME_WORDS.split())
 
-# Openings of a passing remark rather than a lasting fact ("I'm sure it is", "I might");
+# Openings of a passing remark rather than a lasting fact ("I'm sure it is", "I might",
+# a one-off promise: "I'll send over the guidelines");
 # opinions, hopes and wishes ("I think ...", "I hope to ...", "I'd love to ...") may be
 # lasting, so the Observer reads them.
 _HEDGE = re.compile(
@@ -93,7 +101,8 @@ _HEDGE = re.compile(
     r"i guess|i wonder|i'm (?:so |really |very )?glad|i am glad|i can't wait|"
     r"i'll have to|i will have to|i'll definitely|i'll let|i'll check|i'll look|i agree|"
     r"i'm happy to|i'd be happy|i bet|i'm excited|i am excited|i'm looking forward|"
-    r"i can see|i can tell|i see)\b",
+    r"i can see|i can tell|i see|i'll (?:send|share|forward|email|get back|follow up)|"
+    r"i will (?:send|share|forward|email|get back|follow up))\b",
     re.IGNORECASE,
 )
 # A state of the moment, not a lasting fact: how the user feels or what they are doing
@@ -202,8 +211,9 @@ def could_hold_fact(sentence: str, language: str | None = None) -> bool:
     a number ("Phoenix ships in Q3"). Dropped: questions, placeholders, pure reactions,
     and sentences about the other party with nothing about the user. A sentence in
     another language is set aside when it is a question, a placeholder, too short, points
-    at what was said before, speaks to the other person or is an exclamation without "I"
-    (each from closed word classes of its language): the English rules below are not its
+    at what was said before, speaks to the other person, is about someone else ("he",
+    "she", no "I") or is an exclamation without "I" (each from closed word classes of its
+    language): the English rules below are not its
     door (R21). ``language`` is the
     sentence's, if known (else read from it).
     """
@@ -220,6 +230,8 @@ def could_hold_fact(sentence: str, language: str | None = None) -> bool:
             return False  # "Anda harus selalu ...", "너의 개는 ...": about the other speaker
         if not mine and _exclaimed_remark(sentence, language):
             return False  # "c'est génial !", "太好了！", "멋지다!": a reaction
+        if not mine and THIRD_PERSON[language].search(sentence):
+            return False  # "그는 토끼를 싫어해.", "il aime tout.": someone else
         return size >= (4 if is_cjk(language) else MIN_WORDS)
     if _SELF_NAME.search(sentence):
         return True
