@@ -279,16 +279,19 @@ def test_a_line_to_the_other_speaker_or_a_fragment_is_not_learned(
     memories, shown = learn(
         xmd, fake_llm, clock,
         ["Kamu harus selalu mengambil mainanmu. Saya tinggal di Bandung bersama adik saya.",
-         "frustrated in my first draft again. I live in Porto with two cats."],
-        observe(person=[1, 2, 3]),
+         "frustrated in my first draft again. I live in Porto with two cats.",
+         "Flour comes from Camas Country Mill, delivered every Thursday."],
+        observe(person=[1, 2, 3], project=[4]),
         notes("Pengguna tinggal di Bandung bersama adiknya."),
     )  # fmt: skip
     assert shown == [
         "1. Saya tinggal di Bandung bersama adik saya.",
         "2. frustrated in my first draft again.",
         "3. I live in Porto with two cats.",
+        "4. Flour comes from Camas Country Mill, delivered every Thursday.",
     ]
     assert memories == [
+        "Flour comes from Camas Country Mill, delivered every Thursday.",  # English all the same
         "Pengguna tinggal di Bandung bersama adiknya.",
         "The user lives in Porto with two cats.",
     ]

@@ -178,12 +178,18 @@ def is_english(text: str) -> bool:
     return other <= english
 
 
-def has_english_word(text: str) -> bool:
-    """Whether ``text`` holds one common English word at least ("I run every morning",
-    "Phoenix ships in Q3"); a statement that holds none is in a language whose words
-    nothing here knows ("Anda harus selalu ..."), not English."""
-    words = (w.casefold().replace("’", "'") for w in _WORD.findall(text))
-    return any(w in _ENGLISH or w == "i" for w in words)
+def foreign_only(text: str) -> bool:
+    """Whether ``text``, taken for English for want of telling words, holds words of
+    another language's closed classes and no common English word ("Anda harus selalu
+    mengambil mainan Anda.": Indonesian "you"). A line with neither is English ("Flour
+    comes from Camas Country Mill, delivered every Thursday.")."""
+    words = [w.casefold().replace("’", "'") for w in _WORD.findall(text)]
+    if any(w in _ENGLISH or w == "i" for w in words):
+        return False
+    if any(w in index for lang, index in _INDEX.items() if lang != "en" for w in words):
+        return True
+    tables = (FIRST_PERSON, SECOND_PERSON, THIRD_PERSON)
+    return any(p.search(text) for table in tables for lang, p in table.items() if lang != "en")
 
 
 def names_the_user(memory: str, language: str) -> bool:

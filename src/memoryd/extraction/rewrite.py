@@ -11,7 +11,7 @@ many negations, the names kept, no "I" or "we", no thanks, nothing of the reques
 the sentence itself nor a reaction with the user put before it, not only how the user is,
 no order, no English mixed in); otherwise the fact is not stored and its reason is
 recorded with the run. English is written by code (``_english``), which refuses a
-fragment and a line with no English word in it (a language nothing here can tell).
+fragment and a line with another language's words and no English one in it.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Any
 from memoryd.domain.language import (
     FIRST_PERSON,
     SUBJECT,
-    has_english_word,
+    foreign_only,
     is_cjk,
     names_the_user,
 )
@@ -320,7 +320,7 @@ def _english(sentence: str, scope: Scope) -> tuple[str | None, str | None]:
         # "frustrated in the user's draft.", "and riding the user's motorcycle fast ."; not
         # a line typed in lower case with the user as its subject ("no, the user was ...")
         return None, "a fragment, not a statement"
-    if not has_english_word(sentence):
+    if foreign_only(sentence):
         return None, "in a language memoryd cannot tell"  # taken for English by default
     if (
         scope is Scope.GLOBAL

@@ -48,7 +48,7 @@ def test_client_that_hung_up_before_the_answer_is_not_recorded(
         "messages": [{"role": "user", "content": "gone"}],
     }
     hang_up_before_the_answer(live, world.keys["alice"], body)
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 30  # generous: a loaded machine, not a slow proxy
     while not fake_llm.requests:  # the upstream was asked ...
         assert time.monotonic() < deadline
         time.sleep(0.02)
