@@ -39,11 +39,17 @@ STANDING = re.compile(
     r"总是|一直|永远|以后|每次|始终|いつも|常に|必ず|今後|毎回|항상|언제나|앞으로|매번",
     re.IGNORECASE,
 )
+
+
+def per_language(words: dict[str, str], flags: int = re.IGNORECASE) -> dict[str, re.Pattern[str]]:
+    """A table of one regular expression per language, compiled."""
+    return {language: re.compile(pattern, flags) for language, pattern in words.items()}
+
+
 # The first person of each language, singular and plural: a note that keeps "I" reads as
 # the assistant's words, one that keeps "we" or "our" is not about the user alone.
-FIRST_PERSON = {
-    language: re.compile(words, re.IGNORECASE)
-    for language, words in {
+FIRST_PERSON = per_language(
+    {
         "en": r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|our|us)\b",
         "fr": r"\b(?:je|j'|me|m'|moi|mon|ma|mes|nous|notre|nos)\b|\bj'",
         "es": r"\b(?:yo|me|mi|mis|conmigo|nosotr[oa]s|nuestr[oa]s?)\b",
@@ -54,14 +60,13 @@ FIRST_PERSON = {
         "zh": r"我",
         "ja": r"私|僕|俺|我々",
         "ko": r"저는|제가|나는|내가|저의|나의|나도|저도|나를|저를|\b내\b|우리",
-    }.items()
-}
+    }
+)
 # He, she and they of each language: a sentence that has one and no first person is
 # about someone else ("그는 토끼를 싫어해.", "dia lebih pop sekarang."), or leans on a name
 # said before (English has its own, finer rule: ``extraction.sentences``).
-THIRD_PERSON = {
-    language: re.compile(words, re.IGNORECASE)
-    for language, words in {
+THIRD_PERSON = per_language(
+    {
         "fr": r"\b(?:il|elle|ils|elles|lui|leur)\b",
         "es": r"\b(?:él|ella|ellos|ellas)\b",
         "de": r"\b(?:er|ihm|ihn)\b",
@@ -71,14 +76,13 @@ THIRD_PERSON = {
         "zh": r"(?<!其)[他她]",
         "ja": r"彼",
         "ko": r"(?<![가-힣])(?:그|그녀|그들)(?:는|가|의|를|도|에게|한테)(?![가-힣])",
-    }.items()
-}
+    }
+)
 # The second person of each language (a closed class): a sentence that has it and no first
 # person speaks about the other speaker; a note about the user never needs it. Ambiguous
 # forms are left out (German "Sie", Portuguese "seu", Japanese "君" after a name).
-SECOND_PERSON = {
-    language: re.compile(words, re.IGNORECASE)
-    for language, words in {
+SECOND_PERSON = per_language(
+    {
         "en": r"\b(?:you|your|yours|yourself|you're|you've)\b",
         "fr": r"\b(?:tu|te|toi|ton|ta|tes|vous|votre|vos)\b|\bt'",
         "es": r"\b(?:tú|tu|tus|te|ti|contigo|usted|ustedes|vosotr[oa]s|vuestr[oa]s?)\b",
@@ -89,8 +93,8 @@ SECOND_PERSON = {
         "zh": r"你|您",
         "ja": r"あなた|お前|おまえ|貴方",
         "ko": r"(?<![가-힣])(?:너|당신)(?:는|의|도|를|가|랑|한테|에게|희)?(?![가-힣])|네가",
-    }.items()
-}
+    }
+)
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff]")
 _HAN = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf]")

@@ -28,6 +28,7 @@ from memoryd.domain.language import (
     foreign_only,
     is_cjk,
     names_the_user,
+    per_language,
 )
 from memoryd.domain.models import Scope
 from memoryd.extraction.instructions import instruction_reason
@@ -144,9 +145,8 @@ _EXCLAIMED = re.compile(r"[!！?？]\s*$")
 _SQUEEZE = re.compile(r"[\s\W]+")
 # Negation in each language (particles, negative pronouns and adverbs, "without"): a
 # note with more or fewer of them than its sentence says the opposite of what was said.
-_NEGATION = {
-    language: re.compile(words, re.IGNORECASE)
-    for language, words in {
+_NEGATION = per_language(
+    {
         "fr": r"\b(?:ne|pas|jamais|rien|personne|aucune?|sans|ni)\b|\bn'",
         "es": r"\b(?:no|nunca|jamás|nada|nadie|ningun[oa]?|ningún|tampoco|sin|ni)\b",
         "de": r"\b(?:nicht|kein\w*|nie|niemals|nichts|niemand|ohne|weder)\b",
@@ -156,8 +156,8 @@ _NEGATION = {
         "zh": r"不|没|沒|别|無|无|未|非",
         "ja": r"ない|ません|なかった|ず[にも]?|無い|無し|なし",
         "ko": r"않|안\s|못|없|아니|말아|마세요",
-    }.items()
-}
+    }
+)
 # An order or a suggestion at the end of a note ("사용자는 계속 노력해라", "…なさい",
 # "…吧"): said to the other speaker, the user's name put before it.
 _ORDER = re.compile(
@@ -166,9 +166,8 @@ _ORDER = re.compile(
 )
 # How one is, in each language (a closed class of greeting answers and bare moods, with
 # the intensifiers and "too" they come with): a note that says only that is small talk.
-_WELL = {
-    language: re.compile(words)
-    for language, words in {
+_WELL = per_language(
+    {
         "fr": r"(?:va|allait|est|se sent|était)( (?:très|plutôt|assez|super|trop))? "
         r"(?:bien|mal|en forme|heureux|heureuse|content|contente)( aussi)?",
         "es": r"(?:está|estaba|se siente|es)( (?:muy|bastante|súper))? "
@@ -185,8 +184,9 @@ _WELL = {
         "ja": r"(?:は|も)?(?:とても|すごく)?(?:元気|大丈夫|幸せ|嬉しい)(?:です|だ)?",
         "ko": r"(?:는|도)? ?(?:(?:매우|아주|정말|너무|요즘) )*(?:잘 )?"
         r"(?:지내\w*|괜찮\w*|행복\w*|좋아\w*)(?: 있\w*)?",
-    }.items()
-}
+    },
+    0,
+)
 # English a model puts into a note of another language ("L'utilisateur's parents", "le
 # user"): the possessive 's and the word "user".
 _ENGLISH_IN_NOTE = re.compile(r"\w['’]s\b|\buser\b", re.IGNORECASE)

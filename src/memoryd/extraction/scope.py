@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from memoryd.domain.language import language_of
+from memoryd.domain.language import language_of, per_language
 from memoryd.domain.models import Scope
 from memoryd.extraction.sentences import self_names
 
@@ -102,9 +102,7 @@ _OTHER = {
     r"조카|가족|결혼|이혼|임신|알레르기|알러지|당뇨|천식|채식|비건|글루텐|유당|장애|병원|질병|약을|"
     r"살아|살고|사는|이사|출신|태어|\d+\s*살|이름|언어|대답|답변",
 }
-_CUES = {"en": _EN} | {
-    language: re.compile(words, re.IGNORECASE) for language, words in _OTHER.items()
-}
+_CUES = {"en": _EN} | per_language(_OTHER)
 
 
 def global_topic(sentence: str) -> bool:

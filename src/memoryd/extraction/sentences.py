@@ -26,6 +26,7 @@ from memoryd.domain.language import (
     THIRD_PERSON,
     is_cjk,
     language_of,
+    per_language,
 )
 from memoryd.domain.models import Chat
 from memoryd.domain.perspective import ADVERBS as _ADVERBS
@@ -308,9 +309,8 @@ def _leans_on_someone(sentence: str) -> bool:
 
 # The words of the other languages that only point at what was said before: "that"
 # standing alone and "there" ("ça", "eso", "isso", "ciò", "di sana", "它", "それ", "거기").
-_POINTING = {
-    language: re.compile(words, re.IGNORECASE)
-    for language, words in {
+_POINTING = per_language(
+    {
         "fr": r"\b(?:ça|cela|ceci|là-bas)\b",
         "es": r"\b(?:eso|esto|aquello|ahí|allí|allá)\b",
         "de": r"\b(?:dort|dorthin|dies)\b",
@@ -320,8 +320,8 @@ _POINTING = {
         "zh": r"它|这样|那样|这里|那里|这儿|那儿|这些|那些",
         "ja": r"それ|あれ(?!ば)|そこ|あそこ|ここ|これ(?!から|まで)",
         "ko": r"그것|그거|이것|이거|저것|저거|거기|여기|저기|그렇게|이렇게",
-    }.items()
-}
+    }
+)
 _OBJECT_REFERENCE = re.compile(r"\b(?:it|them|this one|that one)\b", re.IGNORECASE)
 _DUMMY_IT = re.compile(r"it\s+\w+\s+(?:to|that)\b", re.IGNORECASE)
 # A demonstrative standing for a thing ("I never did that before", "one of those"), and a
