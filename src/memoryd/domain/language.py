@@ -4,7 +4,9 @@ Extraction writes each memory in the language of the sentence it came from (R21)
 rewrites English itself (``memoryd.extraction.sentences.memory_form``), and the LLM
 rewrites the other languages with examples in that language
 (``memoryd.extraction.rewrite``). Both need to know the language; the checks need to know
-how a memory in that language names its subject. The ``routed`` embedder
+how a memory in that language names its subject, and each language's persons and
+pointing words (closed classes) tell a sentence that cannot be about the user
+(``not_about_the_user``) and a note that keeps "I" or speaks to "you". The ``routed`` embedder
 (``memoryd.models.embedding.routed``) scores a turn with the multilingual model when any of its
 texts is not English. Pure functions, no I/O.
 
@@ -93,6 +95,21 @@ SECOND_PERSON = per_language(
         "zh": r"你|您",
         "ja": r"あなた|お前|おまえ|貴方",
         "ko": r"(?<![가-힣])(?:너|당신)(?:는|의|도|를|가|랑|한테|에게|희)?(?![가-힣])|네가",
+    }
+)
+# The words of the other languages that only point at what was said before: "that"
+# standing alone and "there" ("ça", "eso", "isso", "ciò", "di sana", "它", "それ", "거기").
+POINTING = per_language(
+    {
+        "fr": r"\b(?:ça|cela|ceci|là-bas)\b",
+        "es": r"\b(?:eso|esto|aquello|ahí|allí|allá)\b",
+        "de": r"\b(?:dort|dorthin|dies)\b",
+        "pt": r"\b(?:isso|isto|aquilo|aí|ali|lá)\b",
+        "it": r"\b(?:ciò|lì|là)\b|\b(?:questo|quello)\s*[.!,…]",
+        "id": r"\bdi (?:sana|sini|situ)\b|\bitu sebabnya\b|^\W*(?:itu|ini)\b",
+        "zh": r"它|这样|那样|这里|那里|这儿|那儿|这些|那些",
+        "ja": r"それ|あれ(?!ば)|そこ|あそこ|ここ|これ(?!から|まで)",
+        "ko": r"그것|그거|이것|이거|저것|저거|거기|여기|저기|그렇게|이렇게",
     }
 )
 _KANA = re.compile(r"[\u3040-\u30ff]")
@@ -194,6 +211,37 @@ def foreign_only(text: str) -> bool:
         return True
     tables = (FIRST_PERSON, SECOND_PERSON, THIRD_PERSON)
     return any(p.search(text) for table in tables for lang, p in table.items() if lang != "en")
+
+
+# Languages whose verbs tell the person, so that a statement about oneself often has no
+# "I" ("adoro i tacos!", "ワインが好きです！"): a short exclamation only is a reaction there.
+_PRO_DROP = frozenset(("es", "it", "pt", "ja", "ko"))
+
+
+def not_about_the_user(sentence: str, language: str) -> bool:
+    """Whether a sentence of ``language`` (not English, whose rules are finer:
+    ``extraction.sentences``) cannot hold a fact about the user, by its closed word
+    classes: it points at what was said before ("J'adore ça", "我就是这样"), or has no
+    "I" and speaks to the other person ("Anda harus selalu ..."), about someone else
+    ("그는 토끼를 싫어해.") or is an exclamation ("c'est génial !", "太好了！")."""
+    pointing = POINTING.get(language)
+    if pointing is not None and pointing.search(sentence):
+        return True
+    if FIRST_PERSON[language].search(sentence):
+        return False
+    others = SECOND_PERSON[language].search(sentence) or THIRD_PERSON[language].search(sentence)
+    return bool(others) or _exclaimed(sentence, language)
+
+
+def _exclaimed(sentence: str, language: str) -> bool:
+    text = sentence.rstrip()
+    if not text.endswith(("!", "！")):
+        return False
+    if language not in _PRO_DROP:
+        return True
+    if is_cjk(language):
+        return len(re.sub(r"[\W_]", "", text)) <= 6
+    return len(re.findall(r"\w+", text)) <= 2
 
 
 def names_the_user(memory: str, language: str) -> bool:

@@ -19,15 +19,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from memoryd.domain.language import (
-    FIRST_PERSON,
-    SECOND_PERSON,
-    STANDING,
-    THIRD_PERSON,
-    is_cjk,
-    language_of,
-    per_language,
-)
+from memoryd.domain.language import STANDING, is_cjk, language_of, not_about_the_user
 from memoryd.domain.models import Chat
 from memoryd.domain.perspective import ADVERBS as _ADVERBS
 
@@ -223,16 +215,8 @@ def could_hold_fact(sentence: str, language: str | None = None) -> bool:
     language = language or language_of(sentence)
     if language != "en":
         size = len(sentence.replace(" ", "")) if is_cjk(language) else len(sentence.split())
-        leans = _POINTING.get(language)
-        if leans is not None and leans.search(sentence):
-            return False  # "J'adore ça", "我就是这样": on what was said before
-        mine = FIRST_PERSON[language].search(sentence)
-        if SECOND_PERSON[language].search(sentence) and not mine:
-            return False  # "Anda harus selalu ...", "너의 개는 ...": about the other speaker
-        if not mine and _exclaimed_remark(sentence, language):
-            return False  # "c'est génial !", "太好了！", "멋지다!": a reaction
-        if not mine and THIRD_PERSON[language].search(sentence):
-            return False  # "그는 토끼를 싫어해.", "il aime tout.": someone else
+        if not_about_the_user(sentence, language):
+            return False  # "J'adore ça", "Anda harus ...", "il aime tout.", "멋지다!"
         return size >= (4 if is_cjk(language) else MIN_WORDS)
     if _SELF_NAME.search(sentence):
         return True
@@ -269,24 +253,6 @@ def could_hold_fact(sentence: str, language: str | None = None) -> bool:
     return named or any(ch.isdigit() for ch in sentence)
 
 
-# Languages whose verbs tell the person, so that a statement about oneself often has no
-# "I" ("adoro i tacos!", "ワインが好きです！"): a short exclamation only is a reaction there.
-_PRO_DROP = frozenset(("es", "it", "pt", "ja", "ko"))
-
-
-def _exclaimed_remark(sentence: str, language: str) -> bool:
-    """Whether a sentence of another language with no "I" in it is an exclamation about
-    something else ("la californie sait faire la fête!", "苏打水更糟！")."""
-    text = sentence.rstrip()
-    if not text.endswith(("!", "！")):
-        return False
-    if language not in _PRO_DROP:
-        return True
-    if is_cjk(language):
-        return len(re.sub(r"[\W_]", "", text)) <= 6
-    return len(re.findall(r"\w+", text)) <= 2
-
-
 def _leans_on_someone(sentence: str) -> bool:
     """Whether a he / she / they in ``sentence`` has no one it can refer to before it."""
     tokens = _WORD.findall(sentence)
@@ -307,21 +273,6 @@ def _leans_on_someone(sentence: str) -> bool:
     return False
 
 
-# The words of the other languages that only point at what was said before: "that"
-# standing alone and "there" ("ça", "eso", "isso", "ciò", "di sana", "它", "それ", "거기").
-_POINTING = per_language(
-    {
-        "fr": r"\b(?:ça|cela|ceci|là-bas)\b",
-        "es": r"\b(?:eso|esto|aquello|ahí|allí|allá)\b",
-        "de": r"\b(?:dort|dorthin|dies)\b",
-        "pt": r"\b(?:isso|isto|aquilo|aí|ali|lá)\b",
-        "it": r"\b(?:ciò|lì|là)\b|\b(?:questo|quello)\s*[.!,…]",
-        "id": r"\bdi (?:sana|sini|situ)\b|\bitu sebabnya\b|^\W*(?:itu|ini)\b",
-        "zh": r"它|这样|那样|这里|那里|这儿|那儿|这些|那些",
-        "ja": r"それ|あれ(?!ば)|そこ|あそこ|ここ|これ(?!から|まで)",
-        "ko": r"그것|그거|이것|이거|저것|저거|거기|여기|저기|그렇게|이렇게",
-    }
-)
 _OBJECT_REFERENCE = re.compile(r"\b(?:it|them|this one|that one)\b", re.IGNORECASE)
 _DUMMY_IT = re.compile(r"it\s+\w+\s+(?:to|that)\b", re.IGNORECASE)
 # A demonstrative standing for a thing ("I never did that before", "one of those"), and a
