@@ -48,11 +48,11 @@ def per_language(words: dict[str, str], flags: int = re.IGNORECASE) -> dict[str,
     return {language: re.compile(pattern, flags) for language, pattern in words.items()}
 
 
-# The first person of each language, singular and plural: a note that keeps "I" reads as
-# the assistant's words, one that keeps "we" or "our" is not about the user alone.
+# The first person of each language but English (whose rules are in extraction), singular
+# and plural: a note that keeps "I" reads as the assistant's words, one that keeps "we" or
+# "our" is not about the user alone.
 FIRST_PERSON = per_language(
     {
-        "en": r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|our|us)\b",
         "fr": r"\b(?:je|j'|me|m'|moi|mon|ma|mes|nous|notre|nos)\b|\bj'",
         "es": r"\b(?:yo|me|mi|mis|conmigo|nosotr[oa]s|nuestr[oa]s?)\b",
         "de": r"\b(?:ich|mein|meine|meinen|meinem|meiner|mich|mir|wir|uns|unser\w*)\b",
@@ -209,8 +209,8 @@ def foreign_only(text: str) -> bool:
         return False
     if any(w in index for lang, index in _INDEX.items() if lang != "en" for w in words):
         return True
-    tables = (FIRST_PERSON, SECOND_PERSON, THIRD_PERSON)
-    return any(p.search(text) for table in tables for lang, p in table.items() if lang != "en")
+    yours = [p for language, p in SECOND_PERSON.items() if language != "en"]
+    return any(p.search(text) for p in (*FIRST_PERSON.values(), *THIRD_PERSON.values(), *yours))
 
 
 # Languages whose verbs tell the person, so that a statement about oneself often has no

@@ -256,7 +256,7 @@ def _how_they_are(note: str, language: str) -> bool:
     subject = SUBJECT[language][0].casefold()
     body = note.casefold().removeprefix(subject)
     body = _SQUEEZE.sub(" ", body).strip()
-    return bool(_WELL[language].fullmatch(body)) if language in _WELL else False
+    return bool(_WELL[language].fullmatch(body))
 
 
 def _leaks(note: str, sentence: str) -> bool:

@@ -206,8 +206,7 @@ def could_hold_fact(sentence: str, language: str | None = None) -> bool:
     another language is set aside when it is a question, a placeholder, too short, points
     at what was said before, speaks to the other person, is about someone else ("he",
     "she", no "I") or is an exclamation without "I" (each from closed word classes of its
-    language): the English rules below are not its
-    door (R21). ``language`` is the
+    language): the English rules below are not its door (R21). ``language`` is the
     sentence's, if known (else read from it).
     """
     if sentence.endswith(("?", "？")) or _PLACEHOLDER.search(sentence):
