@@ -297,3 +297,26 @@ def test_a_line_to_the_other_speaker_or_a_fragment_is_not_learned(
     ]
     errors = " | ".join(e["error"] for e in xmd.extraction_runs(1)[0].errors)
     assert "a fragment, not a statement" in errors
+
+
+def test_notes_that_point_at_what_was_said_or_trail_off_are_refused(
+    xmd: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
+) -> None:
+    """A note that stands for a thing with a pronoun ("la regarde", "cela") names what the
+    conversation named and the memory does not; one that ends in "…" lost its end."""
+    memories, shown = learn(
+        xmd, fake_llm, clock,
+        ["Je regarde une série policière en étudiant. J'habite à Lyon depuis dix ans. "
+         "Je vais faire du ski en janvier.",
+         "Mi piace molto cucinare la pasta fresca."],
+        observe(person=[1, 2, 3, 4]),
+        notes("L'utilisateur la regarde en étudiant.",
+              "L'utilisateur habite à Lyon depuis dix ans.",
+              "L'utilisateur va faire cela en janvier."),
+        notes("L'utente ama cucinare la pasta…"),
+    )  # fmt: skip
+    assert len(shown) == 4
+    assert memories == ["L'utilisateur habite à Lyon depuis dix ans."]
+    errors = " | ".join(e["error"] for e in xmd.extraction_runs(1)[0].errors)
+    assert errors.count("points at something said before") == 2
+    assert "trails off" in errors

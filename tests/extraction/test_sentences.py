@@ -65,6 +65,7 @@ def test_split_clauses_where_a_new_clause_about_the_user_starts(
         "My brother says he will visit in May.",  # "he" has its "my brother"
         "I work from home these days.",  # a time, not a thing said before
         "I teach this semester at two schools.",
+        "I have two dogs and a cat...",  # trails off after a whole clause
     ],
 )
 def test_sentences_that_may_hold_a_fact(sentence: str) -> None:
@@ -85,6 +86,10 @@ def test_sentences_that_may_hold_a_fact(sentence: str) -> None:
         "I'm sure it is.",  # a passing thought
         "I think so too.",
         "I'll send over the relevant documentation and guidelines.",  # a one-off promise
+        "I want to emphasize the importance of documentation.",  # a move in the talk
+        "I'd recommend subscribing to a few Python newsletters.",  # advice to the listener
+        "I think that's a terrific first step.",  # on what the other said
+        "I remember that section felt particularly...",  # breaks off
         "You must be very busy.",  # about the other party
         "John, you are a great listener.",
         "I love that one.",  # nothing stands alone
@@ -119,6 +124,9 @@ def test_sentences_that_cannot_hold_a_fact(sentence: str) -> None:
         ("il aime tout le monde ici.", "fr", False),
         ("Ma sœur dit qu'elle viendra en mai.", "fr", True),  # "elle" has "ma sœur"
         ("公司的其他同事都很忙。", "zh", True),  # 其他, "other", is no "he"
+        ("Saya belum pernah melakukan itu sebelumnya!", "id", False),  # "itu" points back
+        ("Saya suka rumah itu.", "id", False),
+        ("Saya tinggal di Bandung dengan istri saya.", "id", True),
     ],
 )
 def test_other_languages_set_aside_reactions_and_lines_to_the_other_speaker(

@@ -98,7 +98,8 @@ SECOND_PERSON = per_language(
     }
 )
 # The words of the other languages that only point at what was said before: "that"
-# standing alone and "there" ("ça", "eso", "isso", "ciò", "di sana", "它", "それ", "거기").
+# standing alone and "there" ("ça", "eso", "isso", "ciò", "di sana", "它", "それ", "거기");
+# Indonesian "itu" / "ini" close what they point at ("Saya belum pernah melakukan itu!").
 POINTING = per_language(
     {
         "fr": r"\b(?:ça|cela|ceci|là-bas)\b",
@@ -106,7 +107,8 @@ POINTING = per_language(
         "de": r"\b(?:dort|dorthin|dies)\b",
         "pt": r"\b(?:isso|isto|aquilo|aí|ali|lá)\b",
         "it": r"\b(?:ciò|lì|là)\b|\b(?:questo|quello)\s*[.!,…]",
-        "id": r"\bdi (?:sana|sini|situ)\b|\bitu sebabnya\b|^\W*(?:itu|ini)\b",
+        "id": r"\bdi (?:sana|sini|situ)\b|\bitu sebabnya\b|^\W*(?:itu|ini)\b"
+        r"|\b(?:itu|ini)(?: (?:sebelumnya|lagi|juga|saja))?\W*$",
         "zh": r"它|这样|那样|这里|那里|这儿|那儿|这些|那些",
         "ja": r"それ|あれ(?!ば)|そこ|あそこ|ここ|これ(?!から|まで)",
         "ko": r"그것|그거|이것|이거|저것|저거|거기|여기|저기|그렇게|이렇게",

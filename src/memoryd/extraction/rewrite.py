@@ -24,6 +24,7 @@ from typing import Any
 
 from memoryd.domain.language import (
     FIRST_PERSON,
+    POINTING,
     SUBJECT,
     foreign_only,
     is_cjk,
@@ -192,6 +193,17 @@ _WELL = per_language(
 _ENGLISH_IN_NOTE = re.compile(r"\w['’]s\b|\buser\b", re.IGNORECASE)
 # "the user" as a subject, not as an owner ("the user's draft")
 _USER_SUBJECT = re.compile(r"\bthe user\b(?!['’]s)", re.IGNORECASE)
+# An object pronoun right after the note's subject ("L'utilisateur le regarde", "El usuario
+# lo tiene", "L'utente ne ha due"): it stands for a thing named only in the conversation.
+_OBJECT_CLITIC = per_language(
+    {
+        "fr": r"^\S+ (?:ne |n')?(?:le|la|les|y|en)\b|^\S+ (?:ne |n')?l'",
+        "es": r"^\S+ \S+ (?:no )?(?:lo|la|los|las)\b",
+        "it": r"^\S+ (?:non )?(?:lo|la|li|ne|ci)\b|^\S+ (?:non )?l'",
+    }
+)
+# A note that trails off ("…", "...") has lost the end of what was said.
+_TRAILING_OFF = re.compile(r"(?:\.\.\.|…)\s*$")
 # A name the user wrote in a Latin-script language, which the note must keep.
 _NAME = re.compile(r"\b[A-ZÀ-Ý][a-zà-ÿ]+\b")
 
@@ -241,6 +253,12 @@ def problem(note: str, sentence: str, language: str) -> str | None:
         return "the rewrite is an order or a suggestion, not a fact"
     if _how_they_are(note, language):
         return "the rewrite only says how the user is: small talk"
+    if POINTING[language].search(note) or (
+        language in _OBJECT_CLITIC and _OBJECT_CLITIC[language].search(note)
+    ):
+        return "the rewrite points at something said before, which it does not name"
+    if _TRAILING_OFF.search(note):
+        return "the rewrite trails off"
     english = set(_ENGLISH_IN_NOTE.findall(note)) - set(_ENGLISH_IN_NOTE.findall(sentence))
     if english and not is_cjk(language):
         return "the rewrite mixes English into another language"

@@ -85,7 +85,8 @@ _NOT_NAME_WORDS = (
 _NOT_NAMES = frozenset(_NOT_NAME_WORDS.split())
 
 # Openings of a passing remark rather than a lasting fact ("I'm sure it is", "I might",
-# a one-off promise: "I'll send over the guidelines");
+# a one-off promise: "I'll send over the guidelines", what the speaker is doing in the
+# talk: "I want to emphasize that ...", "I recommend subscribing to ...");
 # opinions, hopes and wishes ("I think ...", "I hope to ...", "I'd love to ...") may be
 # lasting, so the Observer reads them.
 _HEDGE = re.compile(
@@ -95,7 +96,10 @@ _HEDGE = re.compile(
     r"i'll have to|i will have to|i'll definitely|i'll let|i'll check|i'll look|i agree|"
     r"i'm happy to|i'd be happy|i bet|i'm excited|i am excited|i'm looking forward|"
     r"i can see|i can tell|i see|i'll (?:send|share|forward|email|get back|follow up)|"
-    r"i will (?:send|share|forward|email|get back|follow up))\b",
+    r"i will (?:send|share|forward|email|get back|follow up)|"
+    r"(?:i (?:just )?(?:want|wanted) to|i(?:'d| would) like to|let me) (?:emphasi[sz]e|stress|"
+    r"highlight|point out|mention|remind|note|add|clarify|reiterate|reassure|assure)|"
+    r"i(?:'d| would)? (?:strongly |highly )?(?:recommend|suggest|advise))\b",
     re.IGNORECASE,
 )
 # A state of the moment, not a lasting fact: how the user feels or what they are doing
@@ -134,7 +138,14 @@ _SHARED_WE = re.compile(
 )
 _PRONOUN_SUBJECT = re.compile(
     r"^\W*(?:it|it's|its|that|that's|this|this is|they|they're|there|there's|he|she|"
-    r"he's|she's)\b",
+    r"he's|she's|i (?:think|believe|feel|guess|agree) (?:that's|that is|this is))\b",
+    re.IGNORECASE,
+)
+# A sentence that breaks off where a clause cannot end ("that section felt particularly...")
+_TRAILING_OFF = re.compile(
+    r"\b(?:the|a|an|and|or|but|to|of|with|for|in|on|at|from|so|very|really|particularly|"
+    r"quite|too|more|most|my|your|our|their|his|her|its|that|which|who|because|if|when|"
+    r"like|just|is|are|was|were|be|am)\s*(?:\.{2,}|…)\s*$",
     re.IGNORECASE,
 )
 # A person the sentence names only by pronoun ("I love his music", "I've seen them live").
@@ -240,8 +251,8 @@ def could_hold_fact(sentence: str, language: str | None = None) -> bool:
         return False  # "I love that one", "I have two of my own": nothing stands alone
     if _SHARED_WE.search(sentence):
         return False  # "we" is the user and the assistant: "we have a lot in common"
-    if _PRONOUN_SUBJECT.match(sentence):
-        return False  # "That's what I want", "It's my favourite": on what came before
+    if _PRONOUN_SUBJECT.match(sentence) or _TRAILING_OFF.search(sentence):
+        return False  # "That's what I want", "I think that's a great step", "I felt so..."
     first = any(w in _FIRST_PERSON for w in words)
     if first:
         return True
