@@ -320,3 +320,27 @@ def test_notes_that_point_at_what_was_said_or_trail_off_are_refused(
     errors = " | ".join(e["error"] for e in xmd.extraction_runs(1)[0].errors)
     assert errors.count("points at something said before") == 2
     assert "trails off" in errors
+
+
+def test_notes_that_change_a_name_are_refused(
+    xmd: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
+) -> None:
+    """A name or a katakana word of the sentence stays in its note: a note that swaps it
+    for another ("アーミッシュ" for "アメリカ", Hawaii for South Carolina) is refused, and
+    a name the user wrote in lower case may be written with its capital."""
+    memories, _ = learn(
+        xmd, fake_llm, clock,
+        ["アーミッシュの国に住んでいます。コーヒーが大好きです。",
+         "Saya akan pergi ke Hawaii bulan depan. saya tinggal di bandung sejak 2010.",
+         "Ho due gatti a casa."],
+        observe(person=[1, 2, 3, 4, 5]),
+        notes("ユーザーはアメリカの国に住んでいます。", "ユーザーはコーヒーが大好きです。"),
+        notes("Pengguna akan pergi ke Carolina Selatan bulan depan.",
+              "Pengguna tinggal di Bandung sejak 2010."),
+        notes("L'utente ha due gatti a Roma."),
+    )  # fmt: skip
+    kept = ["Pengguna tinggal di Bandung sejak 2010.", "ユーザーはコーヒーが大好きです。"]
+    assert sorted(memories) == kept
+    errors = " | ".join(e["error"] for e in xmd.extraction_runs(1)[0].errors)
+    assert "leaves out アーミッシュ" in errors and "leaves out Hawaii" in errors
+    assert "adds Roma" in errors

@@ -107,7 +107,7 @@ POINTING = per_language(
         "de": r"\b(?:dort|dorthin|dies)\b",
         "pt": r"\b(?:isso|isto|aquilo|aí|ali|lá)\b",
         "it": r"\b(?:ciò|lì|là)\b|\b(?:questo|quello)\s*[.!,…]",
-        "id": r"\bdi (?:sana|sini|situ)\b|\bitu sebabnya\b|^\W*(?:itu|ini)\b"
+        "id": r"\b(?:di|ke|dari) (?:sana|sini|situ)\b|\bitu sebabnya\b|^\W*(?:itu|ini)\b"
         r"|\b(?:itu|ini)(?: (?:sebelumnya|lagi|juga|saja))?\W*$",
         "zh": r"它|这样|那样|这里|那里|这儿|那儿|这些|那些",
         "ja": r"それ|あれ(?!ば)|そこ|あそこ|ここ|これ(?!から|まで)",

@@ -204,8 +204,10 @@ _OBJECT_CLITIC = per_language(
 )
 # A note that trails off ("…", "...") has lost the end of what was said.
 _TRAILING_OFF = re.compile(r"(?:\.\.\.|…)\s*$")
-# A name the user wrote in a Latin-script language, which the note must keep.
+# A name the user wrote in a Latin-script language, or a word in katakana (names and
+# loanwords), which the note must keep, and which it must not add or change.
 _NAME = re.compile(r"\b[A-ZÀ-Ý][a-zà-ÿ]+\b")
+_KATAKANA = re.compile(r"[\u30a1-\u30fa\u30fc\u30fb]{2,}")
 
 
 def _listing(sentences: Sequence[str]) -> str:
@@ -262,9 +264,22 @@ def problem(note: str, sentence: str, language: str) -> str | None:
     english = set(_ENGLISH_IN_NOTE.findall(note)) - set(_ENGLISH_IN_NOTE.findall(sentence))
     if english and not is_cjk(language):
         return "the rewrite mixes English into another language"
+    return _changed_names(note, sentence, language)
+
+
+def _changed_names(note: str, sentence: str, language: str) -> str | None:
+    """A name (or katakana word) of the sentence the note leaves out, or one it adds
+    ("ユーザーはアメリカの国です" from "アーミッシュの国です")."""
+    subject = SUBJECT[language][0]
     lost = [name for name in _NAME.findall(sentence)[1:] if name not in note]
+    lost += [word for word in _KATAKANA.findall(sentence) if word not in note]
     if lost:
         return f"the rewrite leaves out {lost[0]}"
+    said = sentence.casefold()
+    found = _NAME.findall(note) + _KATAKANA.findall(note)
+    added = [name for name in found if name not in subject and name.casefold() not in said]
+    if added:
+        return f"the rewrite adds {added[0]}, which the user did not write"
     return None
 
 
