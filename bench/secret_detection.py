@@ -20,14 +20,14 @@ longer held out either. ``heldout-d`` (417 secret lines, 398 look-alikes, writte
 same way) was scored once unread after that (recall 0.885, false drops 5.8 %), then read
 for tuning (branch secrets6), the filter changed by class of line, not by line.
 ``heldout-e`` (454 secret lines, 435 look-alikes, written apart the same way on
-2026-12-07) was scored once after that (recall 0.932, false drops 3.2 %; the filter
-before secrets6 0.914 / 4.1 % on it) and is kept unread: it is the held-out figure.
+2026-12-07) was scored once unread after that (recall 0.932, false drops 3.2 %; the
+filter before secrets6 0.914 / 4.1 % on it), then read for tuning (branch secrets7), so
+it is no longer held out either: only ``test`` is kept unread.
 
     .venv/bin/python bench/secret_detection.py [--show] [--part dev|test|heldout-a|...]
 
-``--show`` prints the lines it gets wrong in the parts read for tuning (dev, heldout-a,
-heldout-b, heldout-c, heldout-d), never those of ``test`` or ``heldout-e``: reading them
-would make them dev sets.
+``--show`` prints the lines it gets wrong in the parts read for tuning (dev, heldout-a
+to heldout-e), never those of ``test``: reading them would make it a dev set.
 Targets: recall >= 0.99 and false drops <= 2 % on each part.
 """
 
@@ -43,7 +43,7 @@ from memoryd.extraction.secrets import secret_reason
 DATA = Path(__file__).parent / "data" / "secrets.json"
 Part = dict[str, dict[str, list[str]]]
 PARTS = ("dev", "test", "heldout-a", "heldout-b", "heldout-c", "heldout-d", "heldout-e")
-UNREAD = ("test", "heldout-e")  # scored, never shown
+UNREAD = ("test",)  # scored, never shown
 
 
 def score(part: Part, show: bool) -> tuple[float, float, dict[str, tuple[int, int]]]:

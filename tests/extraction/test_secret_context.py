@@ -11,6 +11,10 @@ from memoryd.extraction.secrets import secret_reason, secret_values
 
 SECRETS = {
     "recovery phrase": [
+        # dashed words after a phrase label, a bracketed aside before its colon
+        "frase secreta del disco: nube-roja-sobre-el-mar",
+        "backup 패스프레이즈: 바다가-노래를-한다",
+        "passphrase for the archive (the old one, not the new): paper lanterns drifting",
         # part of a phrase, after a word naming it
         "last four words of my wallet seed: tribe velvet oyster glide",
         "words 5 to 8 are canyon lemon frost pilot",
@@ -22,6 +26,9 @@ SECRETS = {
         "鍵のパスフレーズは「あおいそらとうみ」",
     ],
     "security answer": [
+        # a security word; a topic written with a hyphen
+        "the security word on my phone banking is marigold",
+        "the first-pet answer for my bank is Biscuit",
         "If the bank asks my first school, the answer is Saint Mary's",
         "Security question answer for the credit union: Hollyhock",
         "For the bank's verification, my favourite teacher was Mrs Abernathy",
@@ -52,6 +59,10 @@ SECRETS = {
         "Q3 favourite teacher => Mrs Hall",
     ],
     "one-time code": [
+        # a TAN by its kind, a CJK verification number, a message's "Use ... to"
+        "pushTAN: 58 21 90",
+        "인증번호:5521 입력해 주세요",
+        'the bank texted "Enter 551203 to approve the transfer"',
         "WhatsApp sent 482 915, do you need it?",
         "il codice che mi è arrivato è 558102",
         "o código que chegou por SMS é 381 552",
@@ -69,6 +80,11 @@ SECRETS = {
         "I always forget it, so note this: my password is sunflower",
     ],
     "lock code": [
+        # a lock set to digits, a locker's combination, an entrance, digits in words
+        "the bike lock is set to 5521",
+        "Schließfach am Bahnhof: Kombination 12-40-07",
+        "the side entrance is 40417 after 8pm",
+        "il PIN della carta è tre otto uno cinque",
         # a lock said to be digits, with no word for its code
         "the shed padlock is 4 7 1 2 if you need the mower",
         "le boîtier à clés devant la maison c'est 2580",
@@ -82,6 +98,9 @@ SECRETS = {
         "The alarm keypad: enter 7, 7, 3, 1",
     ],
     "id or bank number": [
+        # an SSN spaced; a Japanese kind of bank
+        "her SSN is 212 48 7719",
+        "信用金庫 普通 5820193 に振り込んで",
         # a long number in a sentence about a bank
         "wire it to my savings, account 004417829301 at Chase",
         "みずほ銀行 新宿支店 普通 1234567",
@@ -166,6 +185,8 @@ LOOK_ALIKES = {
         "验证码一直收不到",
     ],
     "lock code": [
+        # "tor" inside a word, a store's street number
+        "the zip code is 60614 and the store never delivers",
         "door number 221 is the dentist",
         "the locker number is 117, next to the showers",
         "We moved the safe to the basement in 2019",
@@ -177,6 +198,9 @@ LOOK_ALIKES = {
         "The gate opens at 7:30 every morning",
     ],
     "id or bank number": [
+        # a bank that keeps no money, a card issuer's prefix
+        "the food bank's registration is 77-4410298",
+        "which bank issues the BIN 411111?",
         # a bank's phone number, counts and amounts
         "call the bank on 0345 300 0000 about the card",
         "my bank has 250000 customers in Portugal",

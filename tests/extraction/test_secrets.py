@@ -185,6 +185,17 @@ def test_talk_and_look_alikes_of_labelled_secrets_are_kept(text: str) -> None:
         "ログインのパスは neko2020 だよ",
         # a provider's prefix and a random body
         "my replicate token is r8_Fg7KwPqZ2mTsVx9LbNcHd4YjRu6EaWoQi",
+        # a value a sentence on, a misspelt label, an account and its password
+        "locked out of the forum again. the pw was r4ven_song",
+        "my pasword for the bank is Tulip_42",
+        "Netflix: Br1ghtM00n7",
+        # a spelt capital, what a thing unlocks with, a command line, a licence key
+        "the password is capital K, then cobalt, then 88",
+        "the backup drive unlocks with 'seven lanterns over the bay'",
+        "the phrase I log in with is 'tea before dawn'",
+        "curl --user ops:Blue-Harbor9 https://example.org/api",
+        "Office key: 7QK4M-P2XW9-HN8RT",
+        "カードの裏の3桁は 227",
     ],
 )
 def test_a_value_anywhere_in_a_sentence_about_a_credential_is_dropped(text: str) -> None:
@@ -215,6 +226,11 @@ def test_a_value_anywhere_in_a_sentence_about_a_credential_is_dropped(text: str)
         "the HS code for bicycles is 8712",
         "my flight confirmation number is 55721409",
         "the locker number is 221 at the gym",
+        # a name with a plus, a service after "my password", a map's pin, a PIN pad
+        "should I share my Paramount+ password with my roommate?",
+        "J'ai oublié mon mot de passe Doctolib, encore une fois.",
+        "our house is 2231, I'll drop a pin on the map",
+        "the PIN pad froze, just like 2017",
     ],
 )
 def test_counts_amounts_and_public_codes_near_credential_words_are_kept(text: str) -> None:
@@ -234,6 +250,8 @@ def test_counts_amounts_and_public_codes_near_credential_words_are_kept(text: st
         "send the tip to my ETH address 0x52908400098527886E0F7030069857D2E4169EE7",
         "base64 of 'user profile' is dXNlciBwcm9maWxl",
         "the token header decodes fine: eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9",
+        "for testing we use 4242 4242 4242 4242 with any CVC",
+        "the host key is SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s, right?",
     ],
 )
 def test_values_that_stand_for_a_secret_are_kept(text: str) -> None:

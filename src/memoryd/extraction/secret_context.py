@@ -21,10 +21,12 @@ recognised here by their context, in every language memoryd serves:
   Biscuit", in a framed line "first car Geo Metro"); a topic narrated ("our first dog was
   called Rex", "my maiden name was Harper") is a memory;
 - one-time codes: a short number or code in a sentence about one-time, 2FA, SMS or
-  verification codes, TANs, backup codes (before them when they label the codes in
-  brackets), or digits a service sent or texted;
-- lock codes: digits in a sentence about what opens a lock, door, gate, safe or phone,
-  or what is keyed in on its keypad, disarms it or is used for it, or digits such a lock
+  verification codes, TANs ("mTAN"), backup codes (before them when they label the codes
+  in brackets), digits a service sent or texted, or a message says to use ("Use 55810 to
+  confirm");
+- lock codes: digits in a sentence about what opens a lock, door, entrance, gate, safe,
+  locker or phone, or what is keyed in on its keypad, disarms it, is used for it or it is
+  set to ("the luggage lock is set to 707"), or digits such a lock
   is said to be ("the lockbox is 6142"), and a dial's combination ("0-4-9", "right to 41,
   left past 41 to 17"); not a reference number ("locker number 117");
 - bare codes: a number after a code word in any language ("código", "Code", "コード")
@@ -155,11 +157,14 @@ _GIVEN = re.compile(
 
 
 _PHRASE_LABEL = re.compile(lexicon.PHRASE_LABELS, _I)
-_PHRASE_VALUE = re.compile(r"^[^:=：]{0,40}?[:=：]\s*(?P<value>\S+(?:\s+\S+){2,})")
+_PHRASE_VALUE = re.compile(
+    r"^[^:=：]{0,60}?[:=：]\s*(?P<value>\S+(?:\s+\S+){2,}|[^\W_]+(?:[-_.][^\W_]+){2,})"
+)
 
 
 def labelled_phrases(text: str) -> list[str]:
-    """Three or more words after a phrase label and a colon ("seed phrase: a b c ...")."""
+    """Three or more words after a phrase label and a colon ("seed phrase: a b c ...",
+    "frase secreta: tres-cajus-na-varanda")."""
     values = []
     for match in _PHRASE_LABEL.finditer(text):
         value = _PHRASE_VALUE.match(text[match.end() :])
@@ -371,9 +376,10 @@ def common_word(word: str) -> bool:
 
 
 _NOT_A_CODE_BEFORE = re.compile(lexicon.NOT_A_CODE_BEFORE + r"\s*$", _I)
-# 3-10 digits, not part of a word, a decimal, a time, an amount or a date ("2024-03-14").
+# 3-10 digits, not part of a word, a decimal, a time, an amount or a date ("2024-03-14"),
+# maybe right after a label's colon ("認証番号:3917").
 _SHORT_NUMBER = re.compile(
-    rf"(?<![{lexicon.LATIN}_.,:/$€£¥₩-])(?!\d{{4}}-\d\d?-\d\d?\b|\d\d?-\d\d?-\d{{4}}\b)"
+    rf"(?<![{lexicon.LATIN}_.,/$€£¥₩-])(?<!\d:)(?!\d{{4}}-\d\d?-\d\d?\b|\d\d?-\d\d?-\d{{4}}\b)"
     rf"\d(?:[ -]?\d){{2,9}}(?![{lexicon.LATIN}_/-]|[.,:]\d|\s?%)"
 )
 # "QX7-P4M", "R7K2D", "G-482913": capitals and digits.
@@ -387,7 +393,7 @@ _DISCLOSED = re.compile(
 )
 _COPULA_AFTER = re.compile(r"\s+(?:is|was|ist|est|es|è|é)\b", _I)  # "G-482913 is the code"
 _OTP_CONTEXT = re.compile(lexicon.OTP_CONTEXT, _I)
-_OTP_CASED = re.compile(r"\b(?:TAN|OTP|PIN)\b")
+_OTP_CASED = re.compile(r"\b(?:[a-z]*TAN|OTP|PIN)\b")  # "mTAN", "pushTAN"
 _LOCK_CONTEXT = re.compile(lexicon.LOCK_CONTEXT, _I)
 _LOCK_CODE = re.compile(lexicon.LOCK_CODE_WORDS, _I)
 
@@ -463,7 +469,10 @@ def _context(pattern: re.Pattern[str], sentence: str) -> re.Match[str] | None:
 def one_time_codes(sentence: str) -> list[str]:
     """4-8 digit (or letter-and-digit) codes after words about one-time codes, or before
     them when those words label them in brackets."""
-    context = _context(_OTP_CONTEXT, sentence) or _OTP_CASED.search(sentence)
+    context = _context(_OTP_CONTEXT, sentence) or next(
+        (m for m in _OTP_CASED.finditer(sentence) if not shapes.COMPOUND.match(sentence, m.end())),
+        None,
+    )  # not "the PIN pad"
     if not context:
         return []
     # codes labelled after them: "91827364 55102938 (bitwarden 2fa recovery)"

@@ -7,7 +7,7 @@
   part); not a company's public number the text names ("SIRET", "VAT": stdnum's company
   modules, ``company_number``);
 - national identifiers by form where the form or check characters make that safe: US
-  SSNs (ddd-dd-dddd), UK NINOs, Chinese resident ids, Spanish DNIs and NIEs, Italian
+  SSNs (ddd-dd-dddd, or spaced), UK NINOs, Chinese resident ids, Spanish DNIs and NIEs, Italian
   codici fiscali, French NIRs however spaced, Korean RRNs with their hyphen (a shorter
   number with one check digit, "943 476 5919", is as often a phone number);
 - a value after a label, in the languages memoryd serves: our own labels
@@ -23,8 +23,9 @@
   it, when it holds five or more digits, or when it is an identity document number as
   ICAO 9303 prints them (capital letters and digits, six to ten of them); the last four
   digits of a government id ("last 4 of my social is 7205"), not of a card or account;
-- a long number (6 to 20 digits) in a sentence about a bank that is not about calling
-  it, and is no amount, count, date or reference ("三菱UFJ銀行 ... 普通 4820193").
+- a long number (6 to 20 digits) in a sentence about a bank (not a "food bank") that is
+  not about calling it, and is no amount, count, date or reference ("三菱UFJ銀行 ... 普通
+  4820193").
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ from memoryd.extraction import secret_words as lexicon
 from memoryd.extraction.secret_context import common_word as _common
 
 _I = re.IGNORECASE
-_SSN = re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])")
+_SSN = re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}([- ])(?!00)\d{2}\1(?!0000)\d{4}(?![\d-])")
 _NINO = re.compile(r"\b[A-CEGHJ-PR-TW-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b")
 # Identifiers whose check characters make them safe to recognise unformatted.
 _CHECKED_IDS = (
@@ -103,6 +104,7 @@ _LONG_NUMBER = re.compile(
     rf"(?<![{lexicon.LATIN}_.,:/$€£¥₩+#-])(?!\d{{4}}-\d\d?-\d\d?\b|\d\d?-\d\d?-\d{{4}}\b)"
     rf"\d(?:[ -]?\d){{5,19}}(?![{lexicon.LATIN}_/-]|[.,:]\d|\s?%)"
 )
+_NOT_A_BANK = re.compile(lexicon.NOT_A_BANK, _I)
 _NOT_AN_ACCOUNT_BEFORE = re.compile(lexicon.NOT_A_CODE_BEFORE + r"\s*$", _I)
 _NOT_AN_ACCOUNT_AFTER = re.compile(lexicon.NOT_A_CODE_AFTER, _I)
 
@@ -112,7 +114,7 @@ def bank_numbers(text: str) -> list[str]:
     about calling it: not amounts, counts, dates or references ("order 1234567")."""
     found = []
     for sentence in re.split(r"[.!?。！？\n](?:\s|$)|[。！？\n]", text):
-        if not _BANK_CONTEXT.search(sentence) or _PHONE.search(sentence):
+        if not _BANK_CONTEXT.search(_NOT_A_BANK.sub("", sentence)) or _PHONE.search(sentence):
             continue
         for match in _LONG_NUMBER.finditer(sentence):
             if _NOT_AN_ACCOUNT_BEFORE.search(sentence[: match.start()]):

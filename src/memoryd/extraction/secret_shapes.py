@@ -86,12 +86,12 @@ _NOT_SECRET_CONTEXT = re.compile(
     rf"(?<![\w@.-])(?:{lexicon.EXAMPLE_WORDS}|{lexicon.PUBLIC_WORDS})(?![\w@-]|\.\w)", _I
 )
 # Public by form: an OpenSSH public key with its comment, a PEM public key or
-# certificate, a Bitcoin (bech32) or Ethereum address.
+# certificate, a Bitcoin (bech32) or Ethereum address, a key's fingerprint.
 _PUBLIC_FORM = re.compile(
     r"(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+)\s+AAAA[\w+/=]+(?:\s+[\w.-]+@[\w.-]+)?|"
     r"-----BEGIN (?:[A-Z0-9]+ )*(?:PUBLIC KEY|CERTIFICATE|CERTIFICATE REQUEST|PUBLIC KEY BLOCK)"
     r"-----[\s\S]*?-----END [A-Z0-9 ]+-----|"
-    r"\bbc1[ac-hj-np-z02-9]{25,87}\b|\b0x[0-9a-fA-F]{40}\b"
+    r"\bbc1[ac-hj-np-z02-9]{25,87}\b|\b0x[0-9a-fA-F]{40}\b|\bSHA256:[\w+/]{43}\b"
 )
 _IN_URL = re.compile(r":([^:@/\s]+)@")
 _ANY_HINT = re.compile(
@@ -123,8 +123,8 @@ def looks_like_password(word: str) -> bool:
         return False
     if re.fullmatch(r"v?\d+(?:\.\d+)+", word):
         return False  # a version
-    if _punctuated_word(word):
-        return False
+    if _punctuated_word(word) or re.fullmatch(r"[A-Za-z]+\++", word.rstrip(_PUNCTUATION)):
+        return False  # "Hello?", a name with a plus ("disney+", "Notepad++")
     has_letter = any(ch.isalpha() for ch in word)
     has_digit = any(ch.isdigit() for ch in word)
     has_symbol = any(ch in SYMBOLS for ch in word[1:])

@@ -22,12 +22,18 @@ THING_PHRASES = (
     r"cifrado|desbloqueo|criptografia|desbloqueio|crittografia|sblocco)|"
     r"(?:verschlüsselungs|entsperr)(?:pass)?(?:phrase|satz)"
 )
+# What something is opened with: "my notes app unlocks with ...", "s'ouvre avec".
+UNLOCKS_WITH = (
+    r"\b(?:opens|open\s+it|unlocks?)\s+with|s['’]ouvre\s+avec|se\s+(?:abre|desbloquea)\s+con|"
+    r"(?:öffnet|entsperrt)\s+(?:sich\s+)?mit|(?:abre|desbloqueia)(?:-se)?\s+com|"
+    r"si\s+(?:apre|sblocca)\s+con"
+)
 # German nouns that end compounds: "Routerpasswort", "Bankgeheimzahl", "Haustürcode".
 GERMAN_HEADS = r"passwort|kennwort|geheimzahl|zugangscode|türcode|torcode"
 # Something that is itself the secret: a password, a PIN or code, a security answer.
 CREDENTIAL_LABELS = (
     # en
-    r"pass\s?words?|passwd|pwd|pw|pass|pass\s?phrases?|passcodes?|pins?(?:\s+(?:code|number))?|"
+    r"pass?\s?wo?r?ds?|pwd|pw|pass|pass\s?phrases?|passcodes?|pins?(?:\s+(?:code|number))?|"
     r"puk|cvv2?|cvc2?|csc|cid|card\s+(?:security|verification)\s+code|code\s?word|master\s+(?:password|phrase)|seed\s+(?:phrase|words)|"
     r"recovery\s+(?:phrase|words)|mnemonic|combination|combo|"
     r"(?:door|gate|garage|alarm|entry|access|keypad|lockbox|safe|lock|building|disarm|"
@@ -38,7 +44,8 @@ CREDENTIAL_LABELS = (
     r"wlan-schlüssel|chave\s+(?:de\s+)?rede|chiave\s+(?:di\s+)?rete|网络密钥|ネットワークキー|"
     r"네트워크\s?키|"
     # what unlocks something, by definition a credential: "the phrase to unlock the wallet"
-    r"(?:word|phrase|code|number)s?\s+(?:to|that|which)\s+(?:unlock|open|get\s+in|access)\w*|"
+    r"(?:word|phrase|sentence|code|number)s?\s+(?:to|that|which|i|we|you)\s+(?:\w+\s+)?"
+    r"(?:unlock|open|get\s+in|access|log\s+in)\w*|" + UNLOCKS_WITH + "|"
     r"(?:mot|phrase|code)\s+pour\s+(?:déverrouiller|ouvrir|accéder)|"
     r"(?:palabra|frase|código)\s+para\s+(?:desbloquear|abrir|acceder|acessar)|"
     r"(?:wort|satz|code)\s+zum\s+(?:entsperren|öffnen)|"
@@ -59,6 +66,9 @@ CREDENTIAL_LABELS = (
     # de
      + GERMAN_HEADS + "|"
     r"(?:karten)?prüf(?:nummer|ziffer|code)|sicherheitscode|wiederherstellungsschlüssel|"
+    # a card's code by where it is: "the 3 digits on the back", "les 3 chiffres au dos"
+    r"(?:\d|three|four|trois|tres|três|drei|tre)\s+(?:digits|chiffres|d[ií]gitos|ziffern|cifre)\s+"
+    r"(?:on\s+the\s+back|au\s+dos|(?:de\s+)?(?:atr[aá]s|detr[aá]s)|do\s+verso|hinten|sul\s+retro)|"
     # it
     r"parola\s+d['’]ordine|codice\s+(?:segreto|pin|del(?:la|l['’])?\s*\w+|di\s+\w+)|"
     # zh, ja, ko (no word boundaries: matched on their own, see CJK_LABELS)
@@ -68,6 +78,7 @@ CREDENTIAL_LABELS = (
 CJK_LABELS = (
     r"密码|密碼|口令|验证码|驗證碼|パスワード|パス(?![ァ-ヺー])|暗証番号|合言葉|認証コード|"
     r"비밀번호|비번|암호|인증번호|パスフレーズ|オートロック|安全码|セキュリティコード|"
+    r"カードの裏の\d桁|卡背面的?\d位|카드\s?뒷면\s?\d자리|"
     # keys that are the secret: "暗号化キーは 320893932ef28", "WiFi密钥", "보안 키"
     r"(?:暗号化|セキュリティ|ネットワーク|WPA|wpa)キー|密钥|密鑰|(?:암호화|보안|네트워크)\s?키"
 )
@@ -88,11 +99,12 @@ MOTHERS_MAIDEN_NAME = (
 # A security question's answer: a mother's maiden name whoever asked; a first pet or
 # school only when said as the answer to one.
 SECURITY_LABELS = (
-    MOTHERS_MAIDEN_NAME + r"|security\s+(?:question|answer|q)s?(?:\s+answer)?|"
+    MOTHERS_MAIDEN_NAME + r"|security\s+(?:question|answer|q|word)s?(?:\s+answer)?|"
     r"memorable\s+(?:word|answer|name|place|date)|password\s+hint|"
     r"secret\s+(?:question|answer|word)|"
     r"(?:recovery|verification|challenge)\s+(?:question|answer)s?|pregunta\s+de\s+seguridad|"
-    r"question\s+secrète|sicherheitsfrage|domanda\s+di\s+sicurezza"
+    r"question\s+secrète|sicherheitsfrage|domanda\s+di\s+sicurezza|sicherheitswort|"
+    r"(?:mot|palabra|palavra|parola)\s+(?:de|di)\s+(?:sécurité|seguridad|segurança|sicurezza)"
 )
 
 # A name's label: the word it discloses names a user or a network, not a secret ("my
@@ -104,6 +116,11 @@ USER_LABELS = (
     r"nome\s+de\s+usu[aá]rio|nome\s+utente|utente|用户名|ユーザー名|아이디|사용자\s?이름"
 )
 
+# A capital said as one: a password spelt out ("capital M, lowercase a r m ...").
+SPELLED_LETTER = (
+    r"(?:\b(?:capital|upper\s?case|majuscule|may[úu]scula|mai[úu]scula|maiuscola|gro(?:ß|ss)es)|"
+    r"大文字の?|大写|대문자)\s?(?-i:[A-Z])(?![\w'’])"
+)
 # Words after a label that make it a compound noun about the thing, not the thing:
 # "password manager", "PIN pad", "code review".
 COMPOUND_NOUNS = (
@@ -113,7 +130,7 @@ COMPOUND_NOUNS = (
     r"store|sharing|leak|breach|hashing|storage|attempts?|algorithms?|schemes?|system|"
     r"bugs?|issues?|errors?|flows?|services?|servers?|endpoints?|tests?|fix|fixes|crash|"
     r"problems?|regressions?|timeouts?|cookies?|sessions?|logs?|buttons?|modules?|"
-    r"features?|methods?|helpers?|"
+    r"features?|methods?|helpers?|on\s+(?:the\s+)?maps?|location|"
     r"manager|gestionnaire|oublié|gestor|verwaltung|gerenciador"
 )
 # Kinds of code or number that are public, said before the code word ("zip code",
@@ -227,9 +244,20 @@ _FILLER_WORDS = (
 )
 FILLER_WORDS = frozenset(_FILLER_WORDS.split())
 
-# English number words, for codes said in words ("four five six seven").
-_DIGIT_WORDS = "zero one two three four five six seven eight nine"
-NUMBER_WORDS = {w: str(n) for n, w in enumerate(_DIGIT_WORDS.split())} | {"oh": "0", "nil": "0"}
+# Digits said in words, for codes said so ("four five six seven", "cinco dois nove oito"),
+# in each Latin-script language memoryd serves (en, fr, es, pt, it, de).
+_DIGIT_WORDS = (
+    "zero one two three four five six seven eight nine",
+    "zéro un deux trois quatre cinq six sept huit neuf",
+    "cero uno dos tres cuatro cinco seis siete ocho nueve",
+    "zero um dois três quatro cinco seis sete oito nove",
+    "zero uno due tre quattro cinque sei sette otto nove",
+    "null eins zwei drei vier fünf sechs sieben acht neun",
+)
+NUMBER_WORDS = {w: str(n) for ws in _DIGIT_WORDS for n, w in enumerate(ws.split())} | {
+    "oh": "0",
+    "nil": "0",
+}
 
 # Government and bank identifiers: a label, then a value holding five or more digits.
 ID_LABELS = (
@@ -299,7 +327,14 @@ BANK_CONTEXT = (
     # a cheque: its MICR line holds the routing and account numbers
     r"cheques?|chèques?|schecks?|assegn[oi]|(?:paper|bank|personal|voided?|blank)\s+checks?|"
     r"check\s*book)\b|[⑆⑇⑈⑉]|小切手|支票|수표|"
-    r"银行|銀行|账户|帳戶|账号|帳號|口座|振込|振り込|支店|은행|뱅크|バンク|계좌|송금|이체"
+    r"银行|銀行|账户|帳戶|账号|帳號|口座|振込|振り込|支店|은행|뱅크|バンク|계좌|송금|이체|"
+    r"ゆうちょ|信用金庫|信金|労働金庫|農協|信用社|신협|농협|새마을금고"
+)
+# Banks that keep no money: "food bank", "banque alimentaire", "Blutbank".
+NOT_A_BANK = (
+    r"\b(?:food|blood|sperm|seed|power|data|river)\s+banks?|bank\s+holidays?|"
+    r"banques?\s+(?:alimentaires?|du\s+sang)|bancos?\s+de\s+(?:alimentos|sangre|sangue)|"
+    r"blutbank|banco\s+alimentare|banca\s+del\s+sangue"
 )
 # Calling someone: a long number in the same sentence is a phone number.
 PHONE_WORDS = (
@@ -315,7 +350,7 @@ PHRASE_LABELS = (
     r"mnemonic|secret\s+recovery\s+phrase|phrase\s+de\s+(?:passe|récupération)|"
     r"phrase\s+secrète|frase[\s-]+(?:semilla|(?:de\s+)?(?:contraseña|recuperaci[óo]n|"
     r"recupera[çc][ãa]o|paso|senha)|secreta|segreta|mnemonica)|wiederherstellungsphrase|passfrase|"
-    r"助记词|助記詞|パスフレーズ|リカバリーフレーズ|복구\s?문구|시드\s?문구|암호\s?문구"
+    r"助记词|助記詞|パスフレーズ|リカバリーフレーズ|패스프레이즈|복구\s?문구|시드\s?문구|암호\s?문구"
 )
 
 # Naming a recovery phrase or part of one: what follows may be its words.
@@ -341,7 +376,7 @@ NAME_TOPICS = (
     r"cognome\s+da\s+nubile|娘家姓|旧姓"
 )
 THING_TOPICS = (
-    r"first\s+(?:grade\s+)?(?:pet|dog|cat|car|school|teacher)|"
+    r"first[\s-]+(?:grade\s+)?(?:pet|dog|cat|car|school|teacher)|"
     r"premi(?:er|ère)\s+(?:animal|voiture|école|professeur|chien|chat|maîtresse|instit\w*)|"
     r"primer[ao]?\s+(?:mascota|perro|gato|coche|auto|carro|escuela|colegio|maestr[oa]|profesor[a]?)|"
     r"primeir[oa]\s+(?:animal|c[ãa]o|cachorro|gato|carro|escola|professor[a]?)|"
@@ -359,9 +394,9 @@ NAMING_WORDS = (
 # Topics that are secret only when said as a security question's answer: a favourite
 # teacher or a first job is also just a memory ("My first car was a blue Fiat").
 SECURITY_TOPICS = SECURITY_TOPICS_ALONE + (
-    r"|first\s+(?:boss|job|love|concert)|gr[eo]w(?:ing)?\s+up\s+on|"
+    r"|first[\s-]+(?:boss|job|love|concert)|gr[eo]w(?:ing)?\s+up\s+on|"
     r"(?:city|town|where)\s+(?:you\s+were|i\s+was|were\s+you|was\s+i)\s+born|"
-    r"favou?rite\s+(?:teacher|food|book|movie|film|"
+    r"favou?rite[\s-]+(?:teacher|food|book|movie|film|"
     r"colou?r|team|band|singer)|childhood\s+(?:friend|hero)|"
     r"(?:grand)?(?:mother|father)'?s\s+(?:first\s+|middle\s+)?name|"
     r"ville\s+de\s+naissance|ciudad\s+natal|cidade\s+natal|nome\s+da\s+m[ãa]e|geburtsstadt|"
@@ -445,12 +480,16 @@ OTP_CONTEXT = (
     r"confirma[çc][ãa]o|monouso|einmal\w*|bestätigungs\w*|verifizierungs\w*|"
     r"sicherheitscode|codice\s+(?:di\s+verifica|otp|temporaneo)|zwei-?faktor\w*)\b|"
     r"codes?\b[^.!?]{0,30}\b(?:e-?mail|sms|text|message|app|sent|received)\b|"
-    r"验证码|驗證碼|验证|驗證|备用码|動態碼|动态码|認証|確認コード|ワンタイム|인증|OTP"
+    r"验证码|驗證碼|验证|驗證|备用码|動態碼|动态码|認証(?:番号)?|確認コード|ワンタイム|인증(?:번호)?|OTP|"
+    # a code a message says to use: "Use 55810 to confirm", "utilisez 123456 pour"
+    r"\b(?:use|enter|utilisez|saisissez|usa|ingresa|introduce|verwenden\s+sie|gib|digite|inserisci)"
+    r"\s+(?=\d{4,8}\s+(?:to|pour|para|um|zum|per)\b)"
 )
 # A lock, door, gate or safe, and a word for what opens it: its digits are a code.
 LOCK_CONTEXT = (
-    r"padlock|lock|locker|safe|door|gate|garage|alarm|keypad|lockbox|shed|"
-    r"schloss|vorhängeschloss|alarmanlage|tür|tor|tresor|safe|cadenas|porte|portail|"
+    r"padlock|lock|locker|safe|door|gate|garage|alarm|keypad|lockbox|shed|entry|entrance|"
+    r"schloss|alarmanlage|tür|\btor\b|tresor|spind|schließfach|eingang|cadenas|porte|portail|"
+    r"casier|entrée|taquilla|casillero|cacifo|armadietto|ingresso|entrada|"
     r"alarme|coffre|candado|puerta|port[óo]n|alarma|caja\s+fuerte|cadeado|porta|port[ãa]o|"
     r"cofre|lucchetto|cancello|allarme|cassaforte|门锁|密码锁|门禁|保险箱|保險箱|"
     r"オートロック|南京錠|金庫|玄関|도어락|자물쇠|금고|현관|"
@@ -462,15 +501,15 @@ LOCK_CONTEXT = (
     r"解锁|解鎖|锁屏|ロック|잠금"
 )
 LOCK_CODE_WORDS = (
-    r"\bopens?\s+with|\bopen\s+it\s+with|\bunlocks?\s+with|\bcode|ouvre\s+avec|"
-    r"\babre\s+con|\babre\s+com|öffnet\s+(?:sich\s+)?mit|\bsi\s+apre\s+con|\bcombo|\bcombination|"
+    UNLOCKS_WITH + r"|\bcode|\bcombo|\bcombination|kombination|"
     r"\bpin\b|\bkeypad|\bclavier|\bteclado|\btastenfeld|\btastierino|\bcombinaison|\bcombinación|\bcombinação|\bcombinazione|\bcódigo|\bcodice|"
     r"\bzahlen|番号|コード|密码|码|번호|비번|비밀번호|"
     # what an alarm's codes do, a lock's digits, a number used for it: "disarm 6021",
     # "a 3-digit lock", "i use 2580 for everything"
     r"\b(?:disarm|duress|désarm\w*|desarm\w*|desactiv\w*|unscharf\w*|disattiv\w*|disinser\w*)|"
     r"\d[- ]?(?:digits?|chiffres?|d[ií]gitos?|stellig\w*|cifre)\b|"
-    r"\b(?:use[sd]?|using|utilise\w*|us[oaé]|benutze\w*|verwende\w*)\s+(?=\d{3,8}\b)|"
+    r"\b(?:use[sd]?|using|utilise\w*|us[oaé]|benutze\w*|verwende\w*|(?:set|changed)(?:\s+it)?\s+to)"
+    r"\s+(?=\d{3,8}\b)|"
     # keying it in: "press 9, 2, 6, 6 then enter", "tape 4417", "digita 1357"
     r"\b(?:press|punch\s+in|key\s+in|enter|type|tape[rz]?|compose[rz]?|teclea[r]?|marca[r]?|digita[r]?|"
     r"tippe[n]?|drücke[n]?|eingeben|premi|premere|inserisci)\b|押して|입력|按|输入"
@@ -502,7 +541,7 @@ NOT_A_CODE_BEFORE = (
     r"(?:\b(?:(?<!punch\s)(?<!key\s)in|since|until|from|by|before|after|en|depuis|desde|seit|im|dal|nel|em|"
     r"error|status|order|ticket|invoice|case|issue|page|step|room|flight|version|about|"
     r"over|under|only|every|after|within|expires?\s+in|valid\s+for|took|than|que|als|"
-    r"zip|postal|area|port|line|de|ending|ends\s+in|ending\s+in|last|the|of|this|next|"
+    r"zip|postal|area|port|line|de|ending|ends\s+in|ending\s+in|last|the|of|this|next|bin|iin|"
     # "les années 2010", "the 1990s": a decade or a year
     r"years?|années|ans|años|anos|anni|jahre[n]?|decades?|décennies?|décadas?|jahrzehnte?|decenni)|[#№])"
 )
@@ -529,9 +568,9 @@ FORGET_WORDS = (
 # public one: "the example key from the docs", "Stripe's test card", "my public SSH key".
 EXAMPLE_WORDS = (
     r"examples?|e\.g\.|for\s+instance|samples?|placeholders?|dummy|tutorials?|docs|"
-    r"documentation|readme|test\s+(?:cards?|keys?|numbers?|mode)|sandbox|"
+    r"documentation|readme|test\s+(?:cards?|keys?|numbers?|mode)|testing|sandbox|de\s+test|"
     r"exemples?|par\s+exemple|fictif|fictive|factice|tutoriel|carte\s+de\s+test|"
-    r"ejemplos?|por\s+ejemplo|fictici[oa]|de\s+prueba|documentación|"
+    r"ejemplos?|por\s+ejemplo|fictici[oa]|(?:de|para)\s+pruebas?|documentación|"
     r"beispiel\w*|platzhalter|testkarte|testschlüssel|doku(?:mentation)?|"
     r"exemplos?|por\s+exemplo|fictíci[oa]|de\s+teste|documentação|"
     r"esempi[oa]?|per\s+esempio|ad\s+esempio|fittizi[oa]|di\s+prova|segnaposto|documentazione|"

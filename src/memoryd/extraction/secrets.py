@@ -26,20 +26,23 @@ What counts:
 - keys and tokens by format: detect-secrets' format detectors (AWS, GitHub, GitLab,
   Slack, Stripe, Twilio, SendGrid, npm, PyPI, JWTs, private keys, credentials in URLs ...)
   and our own for what they miss (``sk-proj-...``, ``AIza...``, a provider's prefix and a
-  random body, long random strings);
+  random body, long random strings, ``curl -u user:pass``, licence keys in groups);
 - passwords, pass phrases, PINs and codes: a label then a word that discloses the value
   ("is", "'s", "will be", "starts with", "lautet", "是") and a value that is not talk
   about it ("is too short"; a common word the clause goes on from, "is way too long";
   a common word after a marker whose subject is another noun, "the password game was
   hilarious"; a credential with no Latin letter or digit, "密码：昨天已经改了"); "X as my
-  password" in each language; a password-shaped word or a code-like number anywhere in
-  a sentence about a credential or a login, unless it names a thing (an algorithm or
+  password" in each language; a password-shaped word anywhere in a text about a
+  credential or a login (maybe a sentence on: "forgot my pw. it was m1ssy_m00"), or a
+  code-like number or a spelt capital ("capital M, ...") in a clause about a credential,
+  unless it names a thing (an algorithm or
   product with its number, "PBKDF2"; a version; a UUID, or a hex string in talk of
   commits and builds, when no key or token is talked of); a strong password alone; a
   password-shaped word after "key" ("uses the key maplesyrup42"); a code right after its
   label ("digicode 4B17A"); a value given as a name ("is my cat's name, Marmalade") or
   pointed at ("X <- that's the phrase for my vault"); not a word a user name's or a
-  network's label discloses ("username is throwaway_gardener_88");
+  network's label discloses ("username is throwaway_gardener_88"); an account and a
+  password of capitals, small letters and digits ("Gmail: Qu1ckS1lver.88");
 - payment cards, IBANs, national identifiers, bank account numbers
   (``memoryd.extraction.secret_ids``), CVVs by their names in each language;
 - what the sentence around it makes a secret (``memoryd.extraction.secret_context``):
@@ -49,9 +52,10 @@ What counts:
   ``secret_patterns`` run-time setting).
 
 Text is NFKC-normalised and stripped of invisible characters first, so "p\u200bassword"
-is a password too, and read a second time with spaced-out characters joined and English
-number words made digits ("h u n t e r 2 2", "4.1.1.1 ...", "9, 2, 6, 6", "four five
-six seven"). An ellipsis is a pause, not the end of a sentence ("my password... X").
+is a password too, and read a second time with spaced-out characters joined and number
+words made digits ("h u n t e r 2 2", "4.1.1.1 ...", "9, 2, 6, 6", "four five six seven",
+"cinco dois nove oito"). An ellipsis is a pause, not the end of a sentence ("my
+password... X").
 Erring on the side of dropping a harmless fact is intended: a lost fact is relearned, a
 stored password leaks into every prompt.
 """
@@ -83,6 +87,10 @@ _KEY_PATTERNS = (
     ("a JSON web token", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+")),
     ("a private key", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")),
     ("a credential in a URL", re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]*:[^\s/@]+@")),
+    ("a credential on a command line", re.compile(r"(?<!\S)(?:-u|--user)[\s=]+[^\s:]+:[^\s@]+")),
+    # a licence key: groups of 4-5 capitals and digits ("4ZQ7T-MP2XK-8HNW9"), or six of digits
+    ("a licence key", re.compile(r"(?<![\w-])(?:(?=[\w-]*\d)(?=[\w-]*[A-Z])[A-Z\d]{4,5}"
+                                 r"(?:-[A-Z\d]{4,5}){2,}|\d{4}(?:-\d{4}){5,})(?![\w-])")),
 )  # fmt: skip
 _NOT_FORMATS = {"KeywordDetector", "IPPublicDetector"}  # words, not formats
 
@@ -151,6 +159,8 @@ _POINTED_LABEL = re.compile(
 _CODE_AFTER = re.compile(
     r"\s+(?P<value>(?=[\w.-]*\d)[A-Za-z0-9][A-Za-z0-9.-]{1,}[A-Za-z0-9])(?![\w-])"
 )
+_SPELLED = re.compile(lexicon.SPELLED_LETTER, _FLAGS)
+_ACCOUNT_VALUE = re.compile(r"(?<!\S)[A-Z][\w.-]*:\s*(?P<value>\S+)")
 _SECURITY = re.compile(rf"\b(?:{lexicon.SECURITY_LABELS})\b", _FLAGS)
 _AS_LABEL = re.compile(
     r"\b(?:use|used|using|chose|picked|pick|have|set)\s+(?P<value>\S+(?:\s+\S+){0,5}?)\s+as\s+"
@@ -233,7 +243,7 @@ def _prepare(text: str) -> str:
 
 
 def _collapsed(text: str) -> str:
-    """``text`` with characters said one at a time joined and English number words made
+    """``text`` with characters said one at a time joined and number words made
     digits: "h u n t e r 2 2" -> "hunter22", "four five six seven" -> "4567"."""
     text = _SPACED.sub(lambda m: re.sub(r"[ .,\-]", "", m.group(0)), text)
     return _NUMBER_RUN.sub(
@@ -267,6 +277,13 @@ _USER_NAME = re.compile(
 )
 
 
+def _mixed(word: str, text: str) -> bool:
+    """A password-shaped word with capitals, small letters and digits ("Qu1ckS1lver.88")."""
+    return bool(_password_words([word], text)) and all(
+        any(test(ch) for ch in word) for test in (str.isupper, str.islower, str.isdigit)
+    )
+
+
 def _user_name(word: str, sentence: str) -> bool:
     """Whether ``word`` follows a user name's label and a marker in ``sentence``."""
     at = sentence.find(word)
@@ -288,17 +305,21 @@ def _key_values(sentence: str) -> list[str]:
     return values
 
 
-def _clause_values(sentence: str) -> list[str]:
-    """Values anywhere in a sentence that talks of a credential or of logging in (not as
-    the first half of a compound, "password manager"): the words shaped like a password
-    ("pour Ameli j'ai mis Madeleine44 comme mot de passe") and, with a credential word,
-    the numbers that are not amounts, counts, years or references ("my ATM pin is my
-    grandma's birth year, 1948")."""
-    credential = shapes.talks_of(_LABEL, sentence) or _CJK_LABEL.search(sentence) is not None
-    if not (credential or shapes.talks_of(_LOGIN_WORD, sentence)):
-        return []
-    words = [_clean_word(w) for w in _TYPED.findall(sentence)]
-    return _password_words(words, sentence) + (context.codes(sentence) if credential else [])
+def _clause_values(text: str) -> list[str]:
+    """Values of a text with a clause that talks of a credential or of logging in (not
+    as the first half of a compound, "password manager"): the words shaped like a
+    password anywhere, maybe a sentence on ("pour Ameli j'ai mis Madeleine44 comme mot
+    de passe", "forgot my pw again. it was m1ssy_m00") and, in a clause with a
+    credential word, the numbers that are not amounts, counts, years or references ("my
+    ATM pin is my grandma's birth year, 1948") and capitals spelt ("capital M, ...")."""
+    values: list[str] = []
+    talked = False
+    for clause in _QUESTION_END.split(text):  # "my mail pass? it's X" crosses the "?"
+        credential = shapes.talks_of(_LABEL, clause) or _CJK_LABEL.search(clause) is not None
+        talked = talked or credential or shapes.talks_of(_LOGIN_WORD, clause)
+        values += context.codes(clause) + _SPELLED.findall(clause) if credential else []
+    words = [_clean_word(w) for w in _TYPED.findall(text)] if talked else []
+    return _password_words(words, text) + values
 
 
 def _tokens(text: str) -> list[str]:
@@ -364,11 +385,14 @@ def _disclosed(sentence: str, label: re.Match[str]) -> str | None:
     alone = _LAST_WORD.match(after)  # "..., password mangotree"
     if alone and alone.group("word").lower() not in lexicon.FILLER_WORDS:
         value = _value_after(alone.group("word"))
-        # "J'ai changé mon mot de passe hier": after "my password", a word of the
-        # language is part of the sentence; after a bare label it is the value.
+        # "J'ai changé mon mot de passe hier", "mon mot de passe Ameli, ...": after "my
+        # password", a word of the language or a name is part of the sentence; after a
+        # bare label it is the value.
         before = sentence[: label.start()].split()
         if value and not (
-            before and before[-1].lower() in lexicon.DETERMINERS and context.common_word(value)
+            before
+            and before[-1].lower() in lexicon.DETERMINERS
+            and (context.common_word(value) or (value.isalpha() and value[0].isupper()))
         ):
             return value
     window = _WINDOW_END.match(after)
@@ -513,15 +537,16 @@ def _variant_findings(text: str) -> list[tuple[str, list[str]]]:
     found.append(("contains a password or other credential", _labelled_values(text)))
     answers = context.security_answers(text)
     found.append(("contains the answer to a security question", answers))
-    credentials: list[str] = []
-    for clause in _QUESTION_END.split(text):  # "my mail pass? it's X" crosses the "?"
-        credentials += _clause_values(clause) + _key_values(clause)
+    credentials = _clause_values(text)
+    credentials += [v for clause in _QUESTION_END.split(text) for v in _key_values(clause)]
     for sentence in _sentences(text):
         credentials += context.quoted_values(sentence)
         if digits:
             credentials += context.one_time_codes(sentence) + context.lock_codes(sentence)
             credentials += context.bare_codes(sentence)
     credentials += [w for w in map(_clean_word, _WORD.findall(text)) if shapes.strong_password(w)]
+    accounts = [_clean_word(m["value"]) for m in _ACCOUNT_VALUE.finditer(text)]
+    credentials += [w for w in accounts if _mixed(w, text)]  # "Gmail: Qu1ckS1lver.88"
     found.append(("contains a password, PIN or access code", credentials))
     found.append(("contains a long random token", _tokens(text)))
     return found
