@@ -11,6 +11,13 @@ from memoryd.extraction.secrets import secret_reason, secret_values
 
 SECRETS = {
     "recovery phrase": [
+        # a phrase for a locked thing, in Italian and Indonesian; an aside in brackets
+        'the phrase for my backup drive is "seven owls read maps"',
+        "frase d'accesso del NAS: la luna dorme sopra il porto",
+        "frasa sandi dompet: gajah biru makan pisang goreng",
+        "the disk passphrase (the long one, not the pin, ok?) is TangerineRiver",
+        # all twelve words listed, three of them common
+        "wallet backup: orbit tackle much ribbon swamp very fatal humble case vessel glove pistol",
         # dashed words after a phrase label, a bracketed aside before its colon
         "frase secreta del disco: nube-roja-sobre-el-mar",
         "backup 패스프레이즈: 바다가-노래를-한다",
@@ -26,6 +33,14 @@ SECRETS = {
         "鍵のパスフレーズは「あおいそらとうみ」",
     ],
     "security answer": [
+        # Indonesian: a mother's birth name, a security question; a cousin's or aunt's name,
+        # a primary school, asked in the second person after the topic
+        "nama ibu kandung aku itu Simanjuntak",
+        "pertanyaan keamanan: kota kelahiran = Medan",
+        'for "your aunt\'s middle name" I answered Rosalind',
+        "form asks the name of your primary school, I put Greenfield",
+        "pour « ville de naissance de votre mère » j'ai répondu Tlemcen",
+        "the hint question is 'childhood hero' and I answered zorro77",
         # a security word; a topic written with a hyphen
         "the security word on my phone banking is marigold",
         "the first-pet answer for my bank is Biscuit",
@@ -59,6 +74,10 @@ SECRETS = {
         "Q3 favourite teacher => Mrs Hall",
     ],
     "one-time code": [
+        # Indonesian; a spaced code a message says to use; a code of capital groups
+        "kode OTP Tokopedia kamu 552 910",
+        'SMS said "Enter 204 117 to verify"',
+        "the sign-in code is QRT-MNP",
         # a TAN by its kind, a CJK verification number, a message's "Use ... to"
         "pushTAN: 58 21 90",
         "인증번호:5521 입력해 주세요",
@@ -77,9 +96,13 @@ SECRETS = {
         "the login link code they emailed me is ZK4-R7T",
     ],
     "password": [
+        # a capital spelt, the password named a sentence on; Indonesian
+        "capital R then abbit then 77. that is my netflix password",
+        "kata sandi wifi rumah: melati2024",
         "I always forget it, so note this: my password is sunflower",
     ],
     "lock code": [
+        "kode brankas kamar hotel 4-8-1-5",
         # a lock set to digits, a locker's combination, an entrance, digits in words
         "the bike lock is set to 5521",
         "Schließfach am Bahnhof: Kombination 12-40-07",
@@ -98,6 +121,14 @@ SECRETS = {
         "The alarm keypad: enter 7, 7, 3, 1",
     ],
     "id or bank number": [
+        # Indonesian accounts and ids, a Korean bank by name; "Ausweis", "DMV ID", "PPS No"
+        "nomor rekening BNI 0281736450 atas nama Sari",
+        "tf ke BRI 4452019388471 ya",
+        "NIK aku 3201234509870006",
+        "신한 110-555-123456 으로 입금해줘",
+        "Ausweis-Nr. L01X00T47",
+        "DMV ID 555 12 3456",
+        "my PPS number is 1234567T",
         # an SSN spaced; a Japanese kind of bank
         "her SSN is 212 48 7719",
         "信用金庫 普通 5820193 に振り込んで",
@@ -175,6 +206,7 @@ LOOK_ALIKES = {
         "The security question was about my first pet",
     ],
     "one-time code": [
+        "npm ERR! code E403 when I publish",  # an error code after "code"
         "I turned on 2FA for my GitHub account in 2021",
         "SMS codes are 6 digits and expire after 10 minutes",
         "The SMS from the bank said my card ending 4821 was used",
@@ -198,6 +230,12 @@ LOOK_ALIKES = {
         "The gate opens at 7:30 every morning",
     ],
     "id or bank number": [
+        # a plate, a company's numbers (said to be published, or a company label), a hash
+        "license plate 8KLM442 got towed last night",
+        "the firm's EIN 12-3456789 is on every invoice",
+        "numéro de TVA intracommunautaire : FR44732829320",
+        "法人番号 8444839939933 は国税庁のサイトで公開されている",
+        "bank sampah di RT kami buka jam 8, bawa 2 kg plastik",
         # a bank that keeps no money, a card issuer's prefix
         "the food bank's registration is 77-4410298",
         "which bank issues the BIN 411111?",
@@ -218,6 +256,10 @@ LOOK_ALIKES = {
         "Account ABC123 was suspended",
     ],
     "credential talk": [
+        # Indonesian: the word after a bare label names what it is for; a hint is no answer
+        "aku lupa password wifi, harus ke mana?",
+        "kode pos rumah aku 40115",
+        "the password hint was 'where we met' and it didn't help",
         "Passwort: weiß ich nicht mehr, ich habe es vergessen",
         "Mi PIN: no me acuerdo, lo olvidé",
         "I reset my password. Then I upgraded to Python3.12 on the laptop",

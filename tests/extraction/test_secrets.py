@@ -129,6 +129,11 @@ def test_secrets_of_new_kinds_are_dropped(text: str) -> None:
         "La contraseña del portátil es manzana, no se lo digas a nadie",
         # a pass phrase's words go on
         "my vault passphrase is quiet river under stone",
+        # a setup key after a bracketed aside, gift card codes, a CJK number word
+        "TOTP setup key (paste it if scanning fails): ab2c d3ef gh4i jk5l",
+        "Xbox gift card code: 7HKW2PQZ9XRT4MFD",
+        "Steamカードのコード QW7E-R9TYUP-2ZXC",
+        "PIN 번호 5521-8830",
     ],
 )
 def test_secrets_by_label_in_more_forms_are_dropped(text: str) -> None:
@@ -252,6 +257,13 @@ def test_counts_amounts_and_public_codes_near_credential_words_are_kept(text: st
         "the token header decodes fine: eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9",
         "for testing we use 4242 4242 4242 4242 with any CVC",
         "the host key is SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s, right?",
+        # a test IBAN, CJK example words on their noun, a 0x hash, a host's part, a stored hash
+        "the test IBAN DE89 3704 0044 0532 0130 00 fails validation",
+        "テスト用カード番号 4000 0000 0000 0002 で試した",
+        "tx hash 0x5f3c8e21a9b04d6677e1f0c2b3a4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6 pending",
+        "client id 1234567890-abcdefghijklmnopq.apps.googleusercontent.com for the web app",
+        "bcrypt stores $2b$10$N9qo8uLOQ7.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLM per user",
+        "which file holds the ssh key for the server, authorized_keys?",
     ],
 )
 def test_values_that_stand_for_a_secret_are_kept(text: str) -> None:

@@ -82,8 +82,9 @@ def _wordlists() -> tuple[tuple[frozenset[str], frozenset[str]], ...]:
 
 def seed_phrases(text: str) -> list[str]:
     """Runs of 12 words of which at least 10 are from one BIP39 list, at most two are
-    among its most common words and at least 9 differ, not in the list's own order (a
-    list of words, "abandon, ability, able, ..."); and numbered words (``numbered_words``)."""
+    among its most common words (three if all 12 are listed) and at least 9 differ, not
+    in the list's own order (a list of words, "abandon, ability, able, ..."); and
+    numbered words (``numbered_words``)."""
     words = _SEED_TOKEN.findall(text.lower())
     found = numbered_words(text)
     for wordlist, common in _wordlists():
@@ -92,7 +93,7 @@ def seed_phrases(text: str) -> list[str]:
             listed = [w for w in window if w in wordlist]
             if (
                 len(listed) >= _SEED_HITS
-                and sum(w in common for w in window) <= 2
+                and sum(w in common for w in window) <= 2 + (len(listed) == _SEED_WINDOW)
                 and len(set(window)) >= 9
                 and listed != sorted(listed)
             ):
@@ -184,6 +185,9 @@ _CREDENTIAL = re.compile(
 )
 
 
+_NOT_IT = re.compile(
+    rf"{shapes.COMPOUND.pattern}|\s*(?:hints?|indices?|pistas?|hinweis|dicas?|petunjuk)\b", _I
+)
 _PHRASE = re.compile(r"phrase|words|mnemonic|frase|passfrase|フレーズ|助记词|助記詞|문구", _I)
 
 
@@ -194,7 +198,8 @@ def quoted_values(sentence: str) -> list[str]:
     similar'"), or one given further on made of common words and small numbers ("it says
     'token invalid or expired'", "only 'digits 2 and 4'"): a pass phrase of common words
     is given right after its label ("passphrase: 'correct horse battery staple'")."""
-    label = _CREDENTIAL.search(sentence)
+    labels = _CREDENTIAL.finditer(sentence)  # not "PIN pad", nor a hint: "password hint"
+    label = next((m for m in labels if not _NOT_IT.match(sentence, m.end())), None)
     if not label:
         return []
     values = []
@@ -303,9 +308,10 @@ def security_answers(text: str) -> list[str]:
 
 def _asked_of_you(text: str, topic: re.Match[str]) -> re.Match[str] | None:
     """The topic asked in the second person, as forms ask it: "name of your first
-    pet", "what street did you grow up on"."""
+    pet", "what street did you grow up on", "ville de naissance de votre père"."""
     before = re.split(r"[.!?。！？\n]", text[max(0, topic.start() - 30) : topic.start()])[-1]
-    return _SECOND_PERSON.search(" ".join(before.split()[-3:]) + " " + topic.group(0))
+    after = re.split(r"[.!?。！？\n,;:»”\"']", text[topic.end() : topic.end() + 30])[0]
+    return _SECOND_PERSON.search(" ".join([*before.split()[-3:], topic[0], *after.split()[:3]]))
 
 
 def _not_an_answer(word: str) -> bool:
@@ -382,15 +388,16 @@ _SHORT_NUMBER = re.compile(
     rf"(?<![{lexicon.LATIN}_.,/$€£¥₩-])(?<!\d:)(?!\d{{4}}-\d\d?-\d\d?\b|\d\d?-\d\d?-\d{{4}}\b)"
     rf"\d(?:[ -]?\d){{2,9}}(?![{lexicon.LATIN}_/-]|[.,:]\d|\s?%)"
 )
-# "QX7-P4M", "R7K2D", "G-482913": capitals and digits.
+# "QX7-P4M", "R7K2D", "W13D-HI6EGA-T1JI", "G-482913": capitals and digits.
 _LETTER_CODE = re.compile(
-    r"(?<![\w-])(?:(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{2,5}-?[A-Z0-9]{2,5}|"
+    r"(?<![\w-])(?:(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{2,6}(?:-?[A-Z0-9]{2,6}){1,4}|"
     r"[A-Z]{1,3}-\d{4,8})(?![\w-])"
 )
 _NOT_A_CODE_AFTER = re.compile(lexicon.NOT_A_CODE_AFTER, _I)
 _DISCLOSED = re.compile(
     r"(?:\b(?:is|was|are|ist|est|es|è|é|lautet|takes)|[:=：]|[は是为為는은])\s*$", _I
 )
+_CODE_BEFORE = re.compile(r"(?:\bcode|\bkode|コード|코드)\s*$", _I)
 _COPULA_AFTER = re.compile(r"\s+(?:is|was|ist|est|es|è|é)\b", _I)  # "G-482913 is the code"
 _OTP_CONTEXT = re.compile(lexicon.OTP_CONTEXT, _I)
 _OTP_CASED = re.compile(r"\b(?:[a-z]*TAN|OTP|PIN)\b")  # "mTAN", "pushTAN"
@@ -415,7 +422,9 @@ def _codes(sentence: str, start: int, shortest: int, letters: bool) -> list[str]
         found += [
             m.group(0)
             for m in _LETTER_CODE.finditer(sentence, start)
-            if _DISCLOSED.search(sentence[: m.start()]) or _COPULA_AFTER.match(sentence, m.end())
+            if _DISCLOSED.search(sentence[: m.start()])
+            or _COPULA_AFTER.match(sentence, m.end())
+            or (len(m[0]) >= 8 and _CODE_BEFORE.search(sentence, 0, m.start()))  # "コード XKCU..."
         ]
     return found
 

@@ -305,10 +305,15 @@ def _id_labels(personal: bool = True) -> tuple[Label, ...]:
         first = doc.strip().splitlines()[0]
         head, _, inner = first.partition(" (")
         names = [n.strip(" .") for n in head.split(",")] + [inner.split(",")[0].rstrip(").")]
-        names += [m.group("name") for m in _COVERED.finditer(doc)] + _local_names(doc)
+        names += [m.group("name") for m in _COVERED.finditer(doc)]
+        # a local name a company number also goes by is the company's ("code TVA")
+        public = {n for n, *_ in _id_labels(False)} if personal else set()
+        names += [n for n in _local_names(doc) if n not in public]
         for name in map(_without_country, names):
+            name = re.sub(r"^([A-Z]{2,6}) (?:No|Nr|Number)\.?$", r"\1", name)  # "PPS No": "PPS"
             words = name.split()
-            if len(name) < 3 or not name[0].isupper() or len(words) > 4 or _PLACE.search(name):
+            named = name[:1].isupper() or "\u3000" < name[:1] < "\uac00"  # or CJK: "法人番号"
+            if len(name) < 3 or not named or len(words) > 4 or _PLACE.search(name):
                 continue
             escaped = re.escape(name).replace(r"\ ", r"\s+")
             if name.isupper() or re.fullmatch(r"[A-Z][a-z]?[A-Z]\w*", name):

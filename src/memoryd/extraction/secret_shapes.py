@@ -38,7 +38,7 @@ _TECHNICAL_NAME = re.compile(
     r"v?\d+(?:\.\d+)+(?:[-.+]?[A-Za-z]+\d*)*|\d+(?:-\d+)*[A-Za-z]?"
 )
 _UUID = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
-_HEX = re.compile(r"[0-9a-f]{6,64}|[0-9A-F]{6,64}")
+_HEX = re.compile(r"(?:0x)?(?:[0-9a-f]{6,64}|[0-9A-F]{6,64})")
 # Talk of code history or colours, where a hex string is a commit, a digest or a colour.
 _HASH_TALK = re.compile(
     r"\b(?:commit(?:s|ted)?|revert(?:s|ed)?|bisect|cherry-?pick(?:ed)?|merge[sd]?|rebased?|"
@@ -66,6 +66,7 @@ _PUNCTUATION = "?!.,:;¿¡…'\"‘’“”«»"  # around a word, not in it: "
 _AMOUNT = re.compile(r"[$€£¥₩]\d|\d[$€£¥₩]$|\d(?:[.,]\d{3})+(?:[.,]\d\d)?$")
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[A-Za-z]{2,}")
 _HOST = re.compile(r"(?:[\w-]+\.)+[A-Za-z]{2,24}")  # "api.example.com", not "Churro.Loco5"
+_CRYPT = re.compile(r"\$(?:2[abxy]?|[156]|argon2i?d?|scrypt|pbkdf2[\w-]*)\$")  # a stored hash
 
 # A value that stands for a secret: "ghp_xxxx...", "sk-...", "****", "<your key>", "{{token}}",
 # "your-key-here".
@@ -83,7 +84,9 @@ _PLACEHOLDER = re.compile(
 )
 # A sentence that says its value is an example, a test value or a public one.
 _NOT_SECRET_CONTEXT = re.compile(
-    rf"(?<![\w@.-])(?:{lexicon.EXAMPLE_WORDS}|{lexicon.PUBLIC_WORDS})(?![\w@-]|\.\w)", _I
+    rf"(?<![{lexicon.LATIN}@.-])(?:{lexicon.EXAMPLE_WORDS}|{lexicon.PUBLIC_WORDS})"
+    rf"(?![{lexicon.LATIN}@-]|\.\w)",
+    _I,
 )
 # Public by form: an OpenSSH public key with its comment, a PEM public key or
 # certificate, a Bitcoin (bech32) or Ethereum address, a key's fingerprint.
@@ -116,10 +119,11 @@ def amount(word: str) -> bool:
 
 def looks_like_password(word: str) -> bool:
     """Letters and digits mixed (6+ chars), or any mix with a symbol: not a plain word
-    with its punctuation, number, amount, host name, e-mail address or version."""
+    with its punctuation, number, amount, host name, e-mail address, version or stored
+    hash ("$2b$12$...")."""
     if len(word) < 6 or word.lower() in _NOT_PASSWORDS or _AMOUNT.search(word):
         return False
-    if _EMAIL.fullmatch(word) or _HOST.fullmatch(word):
+    if _EMAIL.fullmatch(word) or _HOST.fullmatch(word) or _CRYPT.match(word):
         return False
     if re.fullmatch(r"v?\d+(?:\.\d+)+", word):
         return False  # a version
@@ -127,7 +131,7 @@ def looks_like_password(word: str) -> bool:
         return False  # "Hello?", a name with a plus ("disney+", "Notepad++")
     has_letter = any(ch.isalpha() for ch in word)
     has_digit = any(ch.isdigit() for ch in word)
-    has_symbol = any(ch in SYMBOLS for ch in word[1:])
+    has_symbol = any(ch in SYMBOLS for ch in word[1:].rstrip("?"))  # "authorized_keys?" asks
     return has_letter and (has_digit or has_symbol)
 
 
@@ -142,6 +146,7 @@ def strong_password(word: str) -> bool:
         and not _EMAIL.fullmatch(word)
         and not _punctuated_word(word)
         and not decodes_to_text(word)
+        and not _CRYPT.match(word)
     )
 
 

@@ -14,13 +14,18 @@ from __future__ import annotations
 # these, but may be written onto CJK text, a "_" or a "-" ("Amazonのpass", "番号24306115").
 LATIN = r"A-Za-z0-9\u00c0-\u024f"
 
-# A phrase that unlocks a thing: "encryption phrase", "volume phrase", "phrase de
-# chiffrement".
-THING_PHRASES = (
-    r"(?:encryption|decryption|unlock|volume|vault|wallet|disk|drive|backup|keystore|key)\s+"
-    r"(?:pass)?phrase|(?:phrase|frase)\s+(?:de\s+|di\s+)?(?:chiffrement|déverrouillage|"
-    r"cifrado|desbloqueo|criptografia|desbloqueio|crittografia|sblocco)|"
-    r"(?:verschlüsselungs|entsperr)(?:pass)?(?:phrase|satz)"
+# A phrase that unlocks a thing: "encryption phrase", "phrase de chiffrement", "frase
+# d'accesso", "frasa sandi", or a phrase for something locked ("the phrase for my vault").
+_LOCKED = (
+    r"vault|wallet|account|drive|disk|volume|partition|backup|safe|login|laptop|keystore|"
+    r"coffre|compte|cofre|cuenta|conta|tresor|konto|cassaforte|conto|dompet|akun"
+)
+THING_PHRASES = (  # words of their own, but for German compounds
+    rf"\b(?:encryption|decryption|unlock|{_LOCKED}|key)\s+(?:pass)?phrase|\b(?:phrase|frase)\s+"
+    r"(?:de\s+|di\s+)?(?:chiffrement|déverrouillage|cifrado|desbloqueo|criptografia|"
+    r"desbloqueio|crittografia|sblocco)|(?:phrase|frase)\s+d['’]acc[eè]s+o?|frase\s+de\s+acc?esso|"
+    r"frasa\s+(?:sandi|rahasia|pemulihan)|(?:verschlüsselungs|entsperr)(?:pass)?(?:phrase|satz)|"
+    rf"\b(?:phrase|frase|satz|frasa)\s+(?:\S+\s+){{0,3}}?(?:{_LOCKED})(?![\w-])"
 )
 # What something is opened with: "my notes app unlocks with ...", "s'ouvre avec".
 UNLOCKS_WITH = (
@@ -51,7 +56,7 @@ CREDENTIAL_LABELS = (
     r"(?:wort|satz|code)\s+zum\s+(?:entsperren|öffnen)|"
     r"(?:parola|frase|codice)\s+per\s+(?:sbloccare|aprire|accedere)|"
     # keys that are themselves the secret (a password manager's, a disk's, a licence's)
-    r"(?:master|recovery|encryption|decryption|licen[cs]e|product|activation)\s+key|"
+    r"(?:master|recovery|encryption|decryption|licen[cs]e|product|activation|setup)\s+key|"
     # a password manager's master: "1Password master: ..."
     r"(?:1password|lastpass|bitwarden|keepass\w*|dashlane|keeper|enpass|nordpass)\s+master|"
     + THING_PHRASES
@@ -63,6 +68,8 @@ CREDENTIAL_LABELS = (
     # es, pt
     r"contraseña|clave|código(?:\s+de\s+(?:la|mi|acceso|seguridad|segurança)\s*\w*)?|senha|"
     r"palavra-passe|"
+    # id
+    r"kata\s+sandi|sandi|kode|"
     # de
      + GERMAN_HEADS + "|"
     r"(?:karten)?prüf(?:nummer|ziffer|code)|sicherheitscode|wiederherstellungsschlüssel|"
@@ -91,6 +98,7 @@ MOTHERS_MAIDEN_NAME = (
     r"nom\s+de\s+jeune\s+fille\s+de\s+(?:ma|ta|sa|votre|la)\s+(?:mère|maman)|"
     r"apellido\s+de\s+soltera\s+de\s+(?:mi|tu|su|la)\s+(?:madre|mamá)|"
     r"(?:mädchen|geburts)namen?\s+(?:meiner|deiner|ihrer|seiner|der)\s+(?:mutter|mama)|"
+    r"nama\s+(?:gadis\s+ibu|ibu\s+kandung)|"
     r"nome\s+de\s+solteira\s+da\s+(?:(?:minha|sua|tua)\s+)?(?:mãe|mae)|"
     r"cognome\s+da\s+nubile\s+di\s+(?:mia|tua|sua)\s+(?:madre|mamma)|"
     r"(?:母亲|母親|妈妈|媽媽|妈|媽|母)(?:的|の)?\s?(?:娘家姓|婚前姓|旧姓)|"
@@ -100,7 +108,7 @@ MOTHERS_MAIDEN_NAME = (
 # school only when said as the answer to one.
 SECURITY_LABELS = (
     MOTHERS_MAIDEN_NAME + r"|security\s+(?:question|answer|q|word)s?(?:\s+answer)?|"
-    r"memorable\s+(?:word|answer|name|place|date)|password\s+hint|"
+    r"memorable\s+(?:word|answer|name|place|date)|"
     r"secret\s+(?:question|answer|word)|"
     r"(?:recovery|verification|challenge)\s+(?:question|answer)s?|pregunta\s+de\s+seguridad|"
     r"question\s+secrète|sicherheitsfrage|domanda\s+di\s+sicurezza|sicherheitswort|"
@@ -113,13 +121,14 @@ USER_LABELS = (
     r"called|named|ssid|network\s+name|s['’]appelle|se\s+llama|heißt|chama-se|si\s+chiama|"
     r"user\s?names?|user\s?id|login\s+name|handle|screen\s?name|gamertag|nickname|benutzername|"
     r"nom\s+d['’]utilisateur|identifiant|pseudo|usuario|nombre\s+de\s+usuario|"
-    r"nome\s+de\s+usu[aá]rio|nome\s+utente|utente|用户名|ユーザー名|아이디|사용자\s?이름"
+    r"nome\s+de\s+usu[aá]rio|nome\s+utente|utente|nama\s+pengguna|bernama|namanya|"
+    r"用户名|ユーザー名|아이디|사용자\s?이름"
 )
 
 # A capital said as one: a password spelt out ("capital M, lowercase a r m ...").
 SPELLED_LETTER = (
     r"(?:\b(?:capital|upper\s?case|majuscule|may[úu]scula|mai[úu]scula|maiuscola|gro(?:ß|ss)es)|"
-    r"大文字の?|大写|대문자)\s?(?-i:[A-Z])(?![\w'’])"
+    r"huruf\s+(?:besar|kapital)|大文字の?|大写|대문자)\s?(?-i:[A-Z])(?![\w'’])"
 )
 # Words after a label that make it a compound noun about the thing, not the thing:
 # "password manager", "PIN pad", "code review".
@@ -138,7 +147,7 @@ COMPOUND_NOUNS = (
 # "código de rastreio", "codice errore"), in each language memoryd serves.
 PUBLIC_CODE_KINDS = (
     r"zip|postal|postale|post|postleit\w*|cep|area|country|status|errors?|source|promo\w*|"
-    r"discount|coupon|voucher|referral|gift|course|class|dress|colou?r|qr|bar|barcode|"
+    r"discount|coupon|referral|course|class|dress|colou?r|qr|bar|barcode|"
     r"product|item|sku|exit|return|http|response|sort|tax|airport|station|billing|"
     r"diagnosis|project|school|branch|swift|bic|currency|language|model|flight|room|"
     r"ticket|order|tracking|booking|reservation|reference|invoice|shipping|"
@@ -148,7 +157,7 @@ PUBLIC_CODE_KINDS = (
     r"route|erreur|suivi|réduction|réservation|commande|vestimentaire|"
     r"fuente|descuento|seguimiento|rastreo|reserva|pedido|vestimenta|barras|"
     r"fehler|rabatt|gutschein|sendungs\w*|kleider|buchungs\w*|bestell\w*|"
-    r"erro|rastreio|desconto|barra|"
+    r"erro|rastreio|desconto|barra|pos|diskon|kupon|resi|pesanan|pemesanan|"
     r"errore|sconto|sorgente|tracciamento|prenotazione|ordine|abbigliamento|avviamento|"
     r"barres|produit|producto|produto|prodotto|cours|curso|corso|kurs\w*|"
     r"错误|邮政|郵便|优惠|快递|エラー|クーポン|追跡|에러|오류|할인|우편|운송장"
@@ -177,7 +186,7 @@ _PREPOSITIONS = (
     "del para por en con a al "
     "für von vom zum zur zu auf am im bei mit an "
     "da do dos das na no nos em pra com "
-    "di della dello dei degli per su al nel sul"
+    "di della dello dei degli per su al nel sul untuk buat ke dari pada"
 )
 PREPOSITIONS = frozenset(_PREPOSITIONS.split())
 
@@ -189,7 +198,7 @@ MARKERS = (
     r"used\s+to\s+be|is\s+going\s+to\s+be|'s\s+going\s+to\s+be|’s\s+going\s+to\s+be|"
     r"(?:got\s+|was\s+|is\s+)?(?:changed|set|reset|updated|switched)\s+to|"
     r"starts?\s+with|starting\s+with|begins?\s+with|ends?\s+(?:with|in)|contains|reads|"
-    r"est|c['’]est|était|sera|es|era|será|é|è|ist|lautet|war|wird|heißt"
+    r"est|c['’]est|était|sera|es|era|será|é|è|ist|lautet|war|wird|heißt|adalah|ialah|yaitu"
 )
 
 # Words that follow "password is" when the line talks about the password, not its value.
@@ -227,7 +236,8 @@ _TALK_WORDS = (
     "fuerte débil largo larga corto corta seguro segura sencillo sencilla fácil difícil "
     "fraco fraca longo longa curto curta simples "
     "debole lungo lunga corto corta sicuro sicura semplice facile difficile "
-    "stark schwach lang kurz sicher einfach schwer kompliziert"
+    "stark schwach lang kurz sicher einfach schwer kompliziert "
+    "terlalu sangat sudah udah salah lupa diganti"
 )
 TALK_WORDS = frozenset(_TALK_WORDS.split())
 # Word forms that describe rather than name: past participles and adjectives of the
@@ -245,7 +255,7 @@ _FILLER_WORDS = (
 FILLER_WORDS = frozenset(_FILLER_WORDS.split())
 
 # Digits said in words, for codes said so ("four five six seven", "cinco dois nove oito"),
-# in each Latin-script language memoryd serves (en, fr, es, pt, it, de).
+# in each Latin-script language memoryd serves (en, fr, es, pt, it, de, id).
 _DIGIT_WORDS = (
     "zero one two three four five six seven eight nine",
     "zéro un deux trois quatre cinq six sept huit neuf",
@@ -253,6 +263,7 @@ _DIGIT_WORDS = (
     "zero um dois três quatro cinco seis sete oito nove",
     "zero uno due tre quattro cinque sei sette otto nove",
     "null eins zwei drei vier fünf sechs sieben acht neun",
+    "nol satu dua tiga empat lima enam tujuh delapan sembilan",
 )
 NUMBER_WORDS = {w: str(n) for ws in _DIGIT_WORDS for n, w in enumerate(ws.split())} | {
     "oh": "0",
@@ -269,9 +280,11 @@ ID_LABELS = (
     r"sin|tax\s+(?:id|number|code)|tin|bsn|"
     r"personnummer|dni|nie|nif|cpf|medicare\s+(?:number|no\.?)|"
     r"driver'?s\s+licen[cs]e(?:\s+(?:number|no\.?))?|driving\s+licen[cs]e(?:\s+number)?|"
-    r"licen[cs]e\s+(?:number|no\.?|#)|account\s+(?:number|no\.?)|account|acct(?:\s+(?:number|no\.?|#))?|"
+    r"licen[cs]e\s+(?:number|no\.?|#)|(?:dmv|state)\s+id|account\s+(?:number|no\.?)|account|"
+    r"acct(?:\s+(?:number|no\.?|#))?|"
     # a driving licence, a residence permit, an immigration number, in each language
-    r"licen[cs]e|dl\s*(?:number|no\.?|#)|licencia(?:\s+de\s+conducir)?|permis\s+de\s+conduire|"
+    r"licen[cs]e(?!\s+plates?)|dl\s*(?:number|no\.?|#)|licencia(?:\s+de\s+conducir)?|"
+    r"permis\s+de\s+conduire|"
     r"führerschein(?:nummer)?|carteira\s+de\s+(?:motorista|habilitação)|cnh|patente\s+di\s+guida|"
     r"a-number|alien\s+(?:registration\s+)?number|residence\s+permit(?:\s+number)?|"
     r"titre\s+de\s+séjour|permiso\s+de\s+residencia|tarjeta\s+de\s+residencia|"
@@ -281,7 +294,8 @@ ID_LABELS = (
     r"sort\s+code|routing\s+number|bsb|iban|bic|swift|"
     r"numéro\s+de\s+sécurité\s+sociale|sécurité\s+sociale|nir|numéro\s+fiscal|"
     r"número\s+de\s+(?:la\s+)?seguridad\s+social|pasaporte|passeport|passaporte|passaporto|"
-    r"reisepass|steuer-?id|steuernummer|steuer-identifikationsnummer|personalausweis|"
+    r"reisepass|steuer-?id|steuernummer|steuer-identifikationsnummer|(?:personal)?ausweis|"
+    r"ktp|nik|paspor|bpjs|"
     r"codice\s+fiscale|carta\s+d['’]identità|número\s+de\s+dni|cartão\s+de\s+cidadão|"
     r"kreditkartennummer|número\s+de\s+tarjeta|hkid|"
     # health insurance numbers, in each language
@@ -306,7 +320,7 @@ LAST_DIGITS = (
     r"last\s+(?:4|four)(?:\s+digits)?|(?:4|quatre)\s+derniers(?:\s+chiffres)?|"
     r"(?:4|cuatro|quatro)\s+últimos(?:\s+dígitos)?|últimos\s+(?:4|cuatro|quatro)(?:\s+dígitos)?|"
     r"letzten\s+(?:4|vier)(?:\s+(?:ziffern|stellen))?|ultime\s+(?:4|quattro)(?:\s+cifre)?|"
-    r"下4桁|末尾4桁|后四位|後四位|뒷\s?4자리|뒷자리"
+    r"(?:4|empat)\s+(?:digit|angka)\s+terakhir|下4桁|末尾4桁|后四位|後四位|뒷\s?4자리|뒷자리"
 )
 
 # Bank account labels beyond "account number", "IBAN", "sort code" (same rule as ids).
@@ -314,7 +328,8 @@ BANK_LABELS = (
     r"rib|guichet|compte(?:\s+(?:courant|bancaire))?|num[ée]ro\s+de\s+compte|"
     r"cuenta(?:\s+corriente)?|n[úu]mero\s+de\s+cuenta|kontonummer|konto|blz|bankleitzahl|"
     r"ag[êe]ncia|conta(?:\s+corrente)?|n[úu]mero\s+da\s+conta|conto(?:\s+corrente)?|abi|cab|"
-    r"aba|ifsc|clabe|sozialversicherungsnummer|rentenversicherungsnummer"
+    r"aba|ifsc|clabe|sozialversicherungsnummer|rentenversicherungsnummer|"
+    r"(?:nomor\s+|no\.?\s*)?rek(?:ening)?|norek"
 )
 
 # A bank or an account at one: a long number in the same sentence is its number
@@ -326,21 +341,22 @@ BANK_CONTEXT = (
     r"transferência|conta\s+(?:corrente|poupança)|pix|banca|bonifico|conto\s+corrente|"
     # a cheque: its MICR line holds the routing and account numbers
     r"cheques?|chèques?|schecks?|assegn[oi]|(?:paper|bank|personal|voided?|blank)\s+checks?|"
-    r"check\s*book)\b|[⑆⑇⑈⑉]|小切手|支票|수표|"
+    r"check\s*book|rekening|norek|no\.?\s*rek|(?:transfer|tf)\s+ke)\b|[⑆⑇⑈⑉]|小切手|支票|수표|"
     r"银行|銀行|账户|帳戶|账号|帳號|口座|振込|振り込|支店|은행|뱅크|バンク|계좌|송금|이체|"
-    r"ゆうちょ|信用金庫|信金|労働金庫|農協|信用社|신협|농협|새마을금고"
+    r"ゆうちょ|信用金庫|信金|労働金庫|農協|信用社|신협|농협|새마을금고|신한|입금"
 )
 # Banks that keep no money: "food bank", "banque alimentaire", "Blutbank".
 NOT_A_BANK = (
     r"\b(?:food|blood|sperm|seed|power|data|river)\s+banks?|bank\s+holidays?|"
     r"banques?\s+(?:alimentaires?|du\s+sang)|bancos?\s+de\s+(?:alimentos|sangre|sangue)|"
-    r"blutbank|banco\s+alimentare|banca\s+del\s+sangue"
+    r"blutbank|banco\s+alimentare|banca\s+del\s+sangue|bank\s+(?:sampah|darah)"
 )
 # Calling someone: a long number in the same sentence is a phone number.
 PHONE_WORDS = (
     r"\b(?:phone|call|calling|tel|telephone|mobile|cell|fax|whatsapp|hotline|téléphone|"
     r"appel\w*|portable|teléfono|llam\w+|móvil|celular|telefon\w*|handy|anruf\w*|ruf|"
-    r"telefone|ligar|liga|telefono|cellulare|chiam\w+)\b|电话|電話|手机|携帯|전화|휴대폰|핸드폰"
+    r"telefone|ligar|liga|telefono|cellulare|chiam\w+|telepon|telp|nelpon)\b|"
+    r"电话|電話|手机|携帯|전화|휴대폰|핸드폰"
 )
 
 # Labels of a phrase that is itself the secret: what follows their colon is the value.
@@ -383,13 +399,17 @@ THING_TOPICS = (
     r"erste[nmrs]?\s+(?:haustier\w*|hund\w*|katze|auto\w*|schule|lehrer(?:in)?)|"
     r"prim[oa]\s+(?:animale|cane|gatto|auto|macchina|scuola|maestr[oa]|insegnante)|"
     r"第一(?:只|個|个|隻)(?:宠物|寵物|狗|猫|貓)|第一(?:辆|輛)车|"
-    r"(?:初めて|最初)の(?:ペット|車|学校|先生)|첫\s?(?:애완동물|반려동물|차|학교)"
+    r"(?:初めて|最初)の(?:ペット|車|学校|先生)|첫\s?(?:애완동물|반려동물|차|학교)|"
+    r"(?:hewan\s+peliharaan|peliharaan|anjing|kucing|mobil|sekolah|guru)\s+pertama|"
+    # a primary school, as forms ask it: "name of your elementary school"
+    r"(?:elementary|primary|grade)\s+school|école\s+primaire|escuela\s+primaria|grundschule|"
+    r"escola\s+primária|scuola\s+elementare|sekolah\s+dasar|小学校|초등학교"
 )
 SECURITY_TOPICS_ALONE = NAME_TOPICS + "|" + THING_TOPICS
 # Words that say a name is given: "name of my first pet", "was called", "叫", "の名前".
 NAMING_WORDS = (
     r"\b(?:name|names|named|called|nom|nommé|appel\w*|nombre|llama\w*|nome|chama\w*|"
-    r"namen?|hieß|heißt|chiama\w*)\b|叫|名前|名字|이름"
+    r"namen?|hieß|heißt|chiama\w*|nama\w*|bernama)\b|叫|名前|名字|이름"
 )
 # Topics that are secret only when said as a security question's answer: a favourite
 # teacher or a first job is also just a memory ("My first car was a blue Fiat").
@@ -397,8 +417,9 @@ SECURITY_TOPICS = SECURITY_TOPICS_ALONE + (
     r"|first[\s-]+(?:boss|job|love|concert)|gr[eo]w(?:ing)?\s+up\s+on|"
     r"(?:city|town|where)\s+(?:you\s+were|i\s+was|were\s+you|was\s+i)\s+born|"
     r"favou?rite[\s-]+(?:teacher|food|book|movie|film|"
-    r"colou?r|team|band|singer)|childhood\s+(?:friend|hero)|"
-    r"(?:grand)?(?:mother|father)'?s\s+(?:first\s+|middle\s+)?name|"
+    r"colou?r|team|band|singer)|(?:childhood|first)\s+(?:best\s+)?(?:friend|hero)|"
+    r"(?:(?:grand)?(?:mother|father)|cousin|aunt|uncle|sister|brother)'?s\s+"
+    r"(?:first\s+|middle\s+)?name|kota\s+kelahiran|"
     r"ville\s+de\s+naissance|ciudad\s+natal|cidade\s+natal|nome\s+da\s+m[ãa]e|geburtsstadt|"
     r"citt[àa]\s+natale|"
     r"母亲的(?:姓名|名字)|母親的(?:姓名|名字)|宠物的名字|出生(?:城市|地)|"
@@ -411,7 +432,7 @@ TOPIC_MARKERS = (
     r"(?:is|was)\s+(?:called|named)|is|was|->|=>|→|=|:|：|called|named|"
     r"est|était|s['’]appel(?:ait|le)|es|era|se\s+llama(?:ba)?|é|foi|se\s+chamava|"
     r"chamava-se|chama-se|"
-    r"ist|war|hieß|heißt|lautet|è|si\s+chiamava"
+    r"ist|war|hieß|heißt|lautet|è|si\s+chiamava|adalah|ialah|yaitu|namanya"
 )
 CJK_TOPIC_MARKERS = r"叫|是|为|為|は|은|는|이|가|：|:"
 # Saying it is a security question or answer, in each language: by name, or as a
@@ -420,10 +441,11 @@ CJK_TOPIC_MARKERS = r"叫|是|为|為|は|은|는|이|가|：|:"
 SECURITY_CONTEXT = (
     r"(?:respuesta|pregunta)s?\s+de\s+seguridad|(?:resposta|pergunta)s?\s+d[ea]\s+seguran[çc]a|"
     r"(?:réponse|question)s?\s+(?:secrète|de\s+sécurité)|sicherheits(?:frage|antwort)\w*|"
-    r"(?:risposta|domanda)\s+(?:di\s+sicurezza|segreta)|密保|安全问题|安全問題|秘密の質問|"
+    r"(?:risposta|domanda)\s+(?:di\s+sicurezza|segreta)|"
+    r"(?:pertanyaan|jawaban)\s+(?:keamanan|rahasia)|密保|安全问题|安全問題|秘密の質問|"
     r"(?:respuesta|pregunta|resposta|pergunta)s?\s+secretas?|geheim(?:e\s+)?fragen?|"
     r"セキュリティ(?:質問|の質問)|보안\s?질문|비밀\s?질문|"
-    r"(?:recovery|verification|identity|récupération|vérification|recuperaci[óo]n|"
+    r"(?:recovery|verification|identity|hint|récupération|vérification|recuperaci[óo]n|"
     r"verificaci[óo]n|wiederherstellungs|recupera[çc][ãa]o|verifica[çc][ãa]o|recupero|verifica|"
     r"비밀번호\s?찾기|본인\s?확인|계정\s?복구|找回密码|身份验证|本人確認)\S*\s*(?:の\s*)?"
     r"(?:questions?|pregunta|frage|pergunta|domanda|질문|问题|問題|質問)"
@@ -439,7 +461,7 @@ ANSWER_WORDS = (
     r"\b(?:answers?|respuesta|resposta|réponse|antwort|risposta|put|enter|type|"
     # someone asking it: "when the rep asks my favorite food", "me demande"
     r"ask|asks|asked|asking|demande\w*|pregunta[nr]?|preguntó|fragt|gefragt|pergunta[mr]?|"
-    r"perguntou|chiede|chiedono|chiesto|"
+    r"perguntou|chiede|chiedono|chiesto|jawab\w*|ditanya|tanya\w*|"
     r"verification|verify|bank|banque|banco|banca|recovery|récupération|recuperaci[óo]n|"
     r"recupera[çc][ãa]o|wiederherstellung|recupero)\b|"
     r"答案|答え|답은|답"
@@ -452,7 +474,8 @@ ANSWER_MARKERS = (
     r"(?<=ai |as |ns |ez |nt | a )mis|mets|mettre|écrit|répondu|choisi|donné|tapé|saisi|"
     r"puse|pongo|puesto|escribí|escrito|respondí|contesté|elegí|"
     r"coloquei|coloco|escrevi|respondi|escolhi|usei|"
-    r"messo|metto|scritto|risposto|scelto|inserito|usato)(?![\w'’])|"
+    r"messo|metto|scritto|risposto|scelto|inserito|usato|adalah|ialah|yaitu|itu|isi|pakai|pake|"
+    r"jawab(?:nya)?)(?![\w'’])|"
     r"->|=>|→|[:=：]|(?:答案|答え|답|정답)\s*(?:是|は|은|는|：|:)|(?:填|写|寫|选|選)(?:的是|了|成)?"
 )
 # Whom an answer is given to: "I told them ...", "je leur ai dit ...".
@@ -477,13 +500,13 @@ OTP_CONTEXT = (
     r"e-?mailed\s+me|login\s+code|sign[- ]in\s+code|security\s+code|usage\s+unique|"
     r"code\s+(?:de\s+)?(?:vérification|confirmation|sécurité)|un\s+solo\s+uso|"
     r"uso\s+único|de\s+respaldo|verificaci[óo]n|verifica[çc][ãa]o|confirmaci[óo]n|"
-    r"confirma[çc][ãa]o|monouso|einmal\w*|bestätigungs\w*|verifizierungs\w*|"
+    r"confirma[çc][ãa]o|verifikasi|konfirmasi|monouso|einmal\w*|bestätigungs\w*|verifizierungs\w*|"
     r"sicherheitscode|codice\s+(?:di\s+verifica|otp|temporaneo)|zwei-?faktor\w*)\b|"
     r"codes?\b[^.!?]{0,30}\b(?:e-?mail|sms|text|message|app|sent|received)\b|"
     r"验证码|驗證碼|验证|驗證|备用码|動態碼|动态码|認証(?:番号)?|確認コード|ワンタイム|인증(?:번호)?|OTP|"
     # a code a message says to use: "Use 55810 to confirm", "utilisez 123456 pour"
     r"\b(?:use|enter|utilisez|saisissez|usa|ingresa|introduce|verwenden\s+sie|gib|digite|inserisci)"
-    r"\s+(?=\d{4,8}\s+(?:to|pour|para|um|zum|per)\b)"
+    r"\s+(?=\d(?:[ -]?\d){3,7}\s+(?:to|pour|para|um|zum|per|untuk)\b)"
 )
 # A lock, door, gate or safe, and a word for what opens it: its digits are a code.
 LOCK_CONTEXT = (
@@ -491,7 +514,8 @@ LOCK_CONTEXT = (
     r"schloss|alarmanlage|tür|\btor\b|tresor|spind|schließfach|eingang|cadenas|porte|portail|"
     r"casier|entrée|taquilla|casillero|cacifo|armadietto|ingresso|entrada|"
     r"alarme|coffre|candado|puerta|port[óo]n|alarma|caja\s+fuerte|cadeado|porta|port[ãa]o|"
-    r"cofre|lucchetto|cancello|allarme|cassaforte|门锁|密码锁|门禁|保险箱|保險箱|"
+    r"cofre|lucchetto|cancello|allarme|cassaforte|brankas|gembok|pintu|pagar|loker|"
+    r"门锁|密码锁|门禁|保险箱|保險箱|"
     r"オートロック|南京錠|金庫|玄関|도어락|자물쇠|금고|현관|"
     # a box for keys: "boîte à clés", "Schlüsselkasten", "キーボックス"
     r"bo[îi]t(?:e|ier)\s+à\s+clés?|caja\s+(?:de\s+)?llaves|schlüssel(?:kasten|safe|tresor)|"
@@ -503,7 +527,7 @@ LOCK_CONTEXT = (
 LOCK_CODE_WORDS = (
     UNLOCKS_WITH + r"|\bcode|\bcombo|\bcombination|kombination|"
     r"\bpin\b|\bkeypad|\bclavier|\bteclado|\btastenfeld|\btastierino|\bcombinaison|\bcombinación|\bcombinação|\bcombinazione|\bcódigo|\bcodice|"
-    r"\bzahlen|番号|コード|密码|码|번호|비번|비밀번호|"
+    r"\bkode|\bsandi|\bzahlen|番号|コード|密码|码|번호|비번|비밀번호|"
     # what an alarm's codes do, a lock's digits, a number used for it: "disarm 6021",
     # "a 3-digit lock", "i use 2580 for everything"
     r"\b(?:disarm|duress|désarm\w*|desarm\w*|desactiv\w*|unscharf\w*|disattiv\w*|disinser\w*)|"
@@ -533,7 +557,8 @@ CLAUSE_WORDS = frozenset(_CLAUSE_WORDS.split())
 _CLAUSE_STARTERS = (
     "and but so or because then though lol haha ok okay please pls btw "
     "et mais donc ou car puis y pero o porque pues und aber oder denn weil dann "
-    "e mas ou porque então ma o perché però poi"
+    "e mas ou porque então ma o perché però poi "
+    "dan tapi atau karena terus jadi ya dong deh sih nih"
 )
 CLAUSE_STARTERS = frozenset(_CLAUSE_STARTERS.split()) | CLAUSE_WORDS
 # A number after these is a year, a count or a reference, not a code.
@@ -553,7 +578,8 @@ NOT_A_CODE_AFTER = (
     # counts: "600000 iterations", "128 bits", "1000 caractères", "300 Zeichen"
     r"iterations?|rounds?|bits?|bytes?|characters?|chars?|digits?|letters?|attempts?|tries|"
     r"users?|caract[eè]res?|chiffres?|tentatives?|d[ií]gitos?|letras?|intentos?|"
-    r"zeichen|ziffern|stellen|versuche|tentativas?|caratteri|cifre|lettere|tentativi)\b|"
+    r"zeichen|ziffern|stellen|versuche|tentativas?|caratteri|cifre|lettere|tentativi|karakter|"
+    r"angka|huruf|kali|hari|menit|detik|jam|bulan|tahun|orang)\b|"
     r"文字|字符|位|桁|자리?|回|次|번)"
 )
 # "Passwort: hab ich vergessen": a sentence saying the credential is forgotten or unknown
@@ -561,26 +587,32 @@ NOT_A_CODE_AFTER = (
 FORGET_WORDS = (
     r"forgot|forgotten|forget|don'?t\s+(?:know|remember)|can'?t\s+remember|oublié|oubliée|"
     r"olvidé|olvidado|olvidada|olvido|esqueci|esquecida|esquecido|vergessen|vergesse|"
-    r"dimenticato|dimenticata|dimentico|忘れ|忘了|忘记|잊어|까먹"
+    r"dimenticato|dimenticata|dimentico|lupa|忘れ|忘了|忘记|잊어|까먹"
 )
 
 # A sentence with these says its key, card or code is an example, a test value or a
 # public one: "the example key from the docs", "Stripe's test card", "my public SSH key".
 EXAMPLE_WORDS = (
     r"examples?|e\.g\.|for\s+instance|samples?|placeholders?|dummy|tutorials?|docs|"
-    r"documentation|readme|test\s+(?:cards?|keys?|numbers?|mode)|testing|sandbox|de\s+test|"
+    r"documentation|readme|test\s+(?:cards?|keys?|numbers?|mode|ibans?|accounts?|tokens?)|"
+    r"testing|sandbox|de\s+test|"
     r"exemples?|par\s+exemple|fictif|fictive|factice|tutoriel|carte\s+de\s+test|"
     r"ejemplos?|por\s+ejemplo|fictici[oa]|(?:de|para)\s+pruebas?|documentación|"
     r"beispiel\w*|platzhalter|testkarte|testschlüssel|doku(?:mentation)?|"
-    r"exemplos?|por\s+exemplo|fictíci[oa]|de\s+teste|documentação|"
+    r"contoh|misalnya|uji\s+coba|exemplos?|por\s+exemplo|fictíci[oa]|de\s+teste|documentação|"
     r"esempi[oa]?|per\s+esempio|ad\s+esempio|fittizi[oa]|di\s+prova|segnaposto|documentazione|"
     r"例如|示例|例子|样例|占位符|例えば|サンプル|ダミー|テスト用|예시|예를\s?들어|샘플|더미|테스트용"
 )
 PUBLIC_WORDS = (
     r"public\s+(?:ssh\s+)?keys?|publishable(?:\s+keys?)?|clés?\s+publiques?|claves?\s+públicas?|"
     r"öffentliche[nr]?\s+schlüssel|chaves?\s+públicas?|chiavi?\s+pubblic[ah]e?|公钥|公開鍵|"
-    r"공개\s?키|(?:wallet|bitcoin|btc|ethereum|eth|crypto|deposit)\s+address|"
+    r"공개\s?키|kunci\s+publik|(?:wallet|bitcoin|btc|ethereum|eth|crypto|deposit)\s+address|"
     r"adresse\s+(?:bitcoin|du\s+portefeuille)|dirección\s+(?:de\s+)?(?:la\s+)?(?:billetera|cartera|bitcoin)|"
     r"wallet-?adresse|endereço\s+(?:da\s+carteira|bitcoin)|indirizzo\s+(?:del\s+wallet|bitcoin)|"
-    r"钱包地址|ウォレットアドレス|지갑\s?주소"
+    r"钱包地址|ウォレットアドレス|지갑\s?주소|"
+    # a number said to be published: "it's on every invoice", "auf jeder Rechnung"
+    r"on\s+(?:every|each|all)\s+(?:invoices?|receipts?)|on\s+(?:our|their|the)\s+website|"
+    r"sur\s+(?:chaque|toutes\s+les)\s+factures?|en\s+(?:cada|todas\s+las)\s+facturas?|"
+    r"auf\s+(?:jeder|allen)\s+rechnung(?:en)?|em\s+(?:cada|todas\s+as)\s+(?:faturas?|notas)|"
+    r"su\s+(?:ogni|tutte\s+le)\s+fattur[ae]|di\s+(?:setiap|semua)\s+(?:faktur|invoice)"
 )

@@ -34,10 +34,10 @@ What counts:
   hilarious"; a credential with no Latin letter or digit, "密码：昨天已经改了"); "X as my
   password" in each language; a password-shaped word anywhere in a text about a
   credential or a login (maybe a sentence on: "forgot my pw. it was m1ssy_m00"), or a
-  code-like number or a spelt capital ("capital M, ...") in a clause about a credential,
-  unless it names a thing (an algorithm or
-  product with its number, "PBKDF2"; a version; a UUID, or a hex string in talk of
-  commits and builds, when no key or token is talked of); a strong password alone; a
+  code-like number in a clause about a credential or a spelt capital ("capital M, ...")
+  in a text about one, unless it names a thing (an algorithm or product with its number,
+  "PBKDF2"; a version; a UUID, or a hex string in talk of commits and builds, when no
+  key or token is talked of); a strong password alone; a
   password-shaped word after "key" ("uses the key maplesyrup42"); a code right after its
   label ("digicode 4B17A"); a value given as a name ("is my cat's name, Marmalade") or
   pointed at ("X <- that's the phrase for my vault"); not a word a user name's or a
@@ -123,6 +123,7 @@ _ATTACHED = re.compile(rf"\s*(?:{lexicon.ATTACHED_MARKERS})", _FLAGS)  # right a
 _TALK_FORM = re.compile(lexicon.TALK_FORMS)
 _LAST_WORD = re.compile(r"\s+(?P<word>[^\s,;:]+)\s*(?:[,;]|$)")
 _WINDOW_END = re.compile(r"^(?:\s*\S+){0,8}")
+_ASIDE = re.compile(r"\([^()]*\)")  # "passphrase del wallet (non la seed, ...) è X"
 _CJK_LABEL = re.compile(lexicon.CJK_LABELS)
 _CJK_VALUE = re.compile(r"[A-Za-z0-9][A-Za-z0-9!@#$%^&*._-]{2,}")
 # What stands between a CJK label and its value: a marker ("密码是 X", "비밀번호는 X"), or
@@ -140,11 +141,6 @@ _NAMED_VALUE = re.compile(
     r"(?P<value>(?-i:[A-Z])[^\s,.;!?()]+|\d{2,})",
     _FLAGS,
 )
-# A phrase for something locked: "the phrase for my lastpass vault".
-_PHRASE_FOR = (
-    r"(?:phrase|frase|satz)\s+(?:\S+\s+){0,3}?(?:vault|wallet|account|drive|disk|volume|backup|"
-    r"safe|login|coffre|compte|cofre|cuenta|conta|tresor|konto|cassaforte|conto)"
-)
 # A value pointed at, then named: "Seventeen blue horses ran past the old mill <- that's
 # the phrase for my vault", "Tulpe8844 — c'est mon mot de passe".
 _POINTER = re.compile(
@@ -153,10 +149,11 @@ _POINTER = re.compile(
 )
 _POINTED_LABEL = re.compile(
     r"(?:\S+\s+){0,2}?"
-    rf"(?:{lexicon.CREDENTIAL_LABELS}|{lexicon.PHRASE_LABELS}|{_PHRASE_FOR})(?![{lexicon.LATIN}])",
+    rf"(?:{lexicon.CREDENTIAL_LABELS}|{lexicon.PHRASE_LABELS})(?![{lexicon.LATIN}])",
     _FLAGS,
 )
 _CODE_AFTER = re.compile(
+    r"(?:\s*(?:番号|号码|號碼|번호))?"  # "PIN 번호 5521-8830"
     r"\s+(?P<value>(?=[\w.-]*\d)[A-Za-z0-9][A-Za-z0-9.-]{1,}[A-Za-z0-9])(?![\w-])"
 )
 _SPELLED = re.compile(lexicon.SPELLED_LETTER, _FLAGS)
@@ -195,12 +192,12 @@ _VALUE_WORD = re.compile(r"[\"'`‘’“”(]*(?P<word>[^\s\"`‘“”,;)]+)")
 # for rooms 311"), nor capitals and digits, a model's name ("key fob HX2021B"), nor a
 # word with a question mark ("the key terms?").
 _KEY_WORD = re.compile(
-    r"\b(?:keys?|cl[ée]s?|clef|llaves?|schlüssel|chaves?|chiavi|chiave)\b", _FLAGS
+    r"\b(?:keys?|cl[ée]s?|clef|llaves?|schlüssel|chaves?|chiavi|chiave|kunci)\b", _FLAGS
 )
 _LOGIN_WORD = re.compile(
     r"\b(?:log\s*(?:in|into|on)|logon|login|sign\s*(?:in|into)|signin|ssh|credentials|creds|"
     r"credenciais|credenciales|credenziali|identifiants|zugangsdaten|portal|"
-    r"account|username|user\s*name|as\s+root|basic\s+auth|auth|unlock)\b|"
+    r"account|akun|username|user\s*name|as\s+root|basic\s+auth|auth|unlock)\b|"
     # a network joined with a password: "와이파이 ... KT_GiGA_5G_8E21 / ktgiga1234!"
     r"\b(?:wi-?fi|wlan|ssid)\b|와이파이|ワイファイ|无线网|無線LAN",
     re.IGNORECASE,
@@ -214,7 +211,7 @@ _TYPED = re.compile(r"[!-.0-9;-~\u00c0-\u024f]+")  # what a password is typed wi
 # A run of 24+ characters mixing letters and digits with no spaces: a key or token.
 _RANDOM_TOKEN = re.compile(
     r"(?<![A-Za-z0-9_\-])(?=[A-Za-z0-9_\-]*\d)(?=[A-Za-z0-9_\-]*[A-Za-z])"
-    r"[A-Za-z0-9_\-]{24,}(?![A-Za-z0-9_\-])"
+    r"[A-Za-z0-9_\-]{24,}(?![A-Za-z0-9_\-]|\.[A-Za-z])"  # not a host's part: "...-k3j9.apps.google"
 )
 # A provider's prefix and a random body: "hf_...", "npm_...", "glpat-..."; random when it
 # holds a digit or mixes cases as random letters do (not "get_AbstractProxyFactoryBean").
@@ -309,17 +306,19 @@ def _clause_values(text: str) -> list[str]:
     """Values of a text with a clause that talks of a credential or of logging in (not
     as the first half of a compound, "password manager"): the words shaped like a
     password anywhere, maybe a sentence on ("pour Ameli j'ai mis Madeleine44 comme mot
-    de passe", "forgot my pw again. it was m1ssy_m00") and, in a clause with a
-    credential word, the numbers that are not amounts, counts, years or references ("my
-    ATM pin is my grandma's birth year, 1948") and capitals spelt ("capital M, ...")."""
+    de passe", "forgot my pw again. it was m1ssy_m00"), capitals spelt ("capital M, ...
+    that's my password") and, in a clause with a credential word, the numbers that are
+    not amounts, counts, years or references ("my ATM pin is my grandma's birth year,
+    1948")."""
     values: list[str] = []
-    talked = False
+    talked = spelled = False
     for clause in _QUESTION_END.split(text):  # "my mail pass? it's X" crosses the "?"
         credential = shapes.talks_of(_LABEL, clause) or _CJK_LABEL.search(clause) is not None
         talked = talked or credential or shapes.talks_of(_LOGIN_WORD, clause)
-        values += context.codes(clause) + _SPELLED.findall(clause) if credential else []
+        spelled = spelled or credential
+        values += context.codes(clause) if credential else []
     words = [_clean_word(w) for w in _TYPED.findall(text)] if talked else []
-    return _password_words(words, text) + values
+    return _password_words(words, text) + values + (_SPELLED.findall(text) if spelled else [])
 
 
 def _tokens(text: str) -> list[str]:
@@ -382,8 +381,9 @@ def _disclosed(sentence: str, label: re.Match[str]) -> str | None:
         value = _value_after(after[attached.end() :], in_clause)
         if value:
             return value
-    alone = _LAST_WORD.match(after)  # "..., password mangotree"
-    if alone and alone.group("word").lower() not in lexicon.FILLER_WORDS:
+    alone = _LAST_WORD.match(after)  # "..., password mangotree", not "password email, ..."
+    ends = alone and (alone.end() == len(after) or not _common(alone["word"]))
+    if alone and ends and alone.group("word").lower() not in lexicon.FILLER_WORDS:
         value = _value_after(alone.group("word"))
         # "J'ai changé mon mot de passe hier", "mon mot de passe Ameli, ...": after "my
         # password", a word of the language or a name is part of the sentence; after a
@@ -395,7 +395,7 @@ def _disclosed(sentence: str, label: re.Match[str]) -> str | None:
             and (context.common_word(value) or (value.isalpha() and value[0].isupper()))
         ):
             return value
-    window = _WINDOW_END.match(after)
+    window = _WINDOW_END.match(_ASIDE.sub(lambda m: " " * len(m.group(0)), after))
     head = window.group(0) if window else after
     for marker in _MARKER.finditer(head):
         value = _value_after(after[marker.end() :], in_clause)
@@ -428,7 +428,7 @@ def _no_value(label: str, value: str, after: str) -> bool:
     characters"), a credential with no Latin letter or
     digit ("비밀번호: 어제 바꿨어"; quoted phrases are found apart), or a common word when
     what follows the label says it is forgotten ("Passwort: hab ich vergessen")."""
-    if _CODE_LABEL.search(label) and not any(ch.isdigit() for ch in value):
+    if _CODE_LABEL.search(label) and not re.search(r"\d|(?-i:[A-Z]{3,}-[A-Z]{3,})", value):
         return True
     if shapes.amount(value) or context.quantity(value, after):
         return True  # "the season pass was $899", "has to be 16 characters"
