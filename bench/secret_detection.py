@@ -25,12 +25,15 @@ filter before secrets6 0.914 / 4.1 % on it), then read for tuning (branch secret
 it is no longer held out either. ``heldout-f`` (437 secret lines, 437 look-alikes, also
 in Indonesian, written apart the same way on 2026-12-07) was scored once unread after
 secrets7 (recall 0.927, false drops 3.0 %; 0.897 / 3.4 % before secrets7), then read
-for tuning (branch secrets8), so it is no longer held out either.
+for tuning (branch secrets8), so it is no longer held out either. ``heldout-g`` (429
+secret lines, 441 look-alikes, written apart the same way on 2026-12-07, with a brief
+that asked for how real people differ from tidy examples) is kept unread with ``test``.
 
     .venv/bin/python bench/secret_detection.py [--show] [--part dev|test|heldout-a|...]
 
 ``--show`` prints the lines it gets wrong in the parts read for tuning (dev, heldout-a
-to heldout-f), never those of ``test``: reading them would make it a dev set.
+to heldout-f), never those of ``test`` or ``heldout-g``: reading them would make them
+dev sets.
 Targets: recall >= 0.99 and false drops <= 2 % on each part.
 """
 
@@ -45,8 +48,8 @@ from memoryd.extraction.secrets import secret_reason
 
 DATA = Path(__file__).parent / "data" / "secrets.json"
 Part = dict[str, dict[str, list[str]]]
-PARTS = ("dev", "test", *(f"heldout-{x}" for x in "abcdef"))
-UNREAD = ("test",)  # scored, never shown
+PARTS = ("dev", "test", *(f"heldout-{x}" for x in "abcdefg"))
+UNREAD = ("test", "heldout-g")  # scored, never shown
 
 
 def score(part: Part, show: bool) -> tuple[float, float, dict[str, tuple[int, int]]]:
