@@ -27,13 +27,15 @@ in Indonesian, written apart the same way on 2026-12-07) was scored once unread 
 secrets7 (recall 0.927, false drops 3.0 %; 0.897 / 3.4 % before secrets7), then read
 for tuning (branch secrets8), so it is no longer held out either. ``heldout-g`` (429
 secret lines, 441 look-alikes, written apart the same way on 2026-12-07, with a brief
-that asked for how real people differ from tidy examples) is kept unread with ``test``.
+that asked for how real people differ from tidy examples) was scored once unread after
+secrets8 (recall 0.921, false drops 1.8 %; 0.881 / 2.3 % at ae9ad09, before secrets7),
+then read for tuning (branch secrets9), so it is no longer held out either; only
+``test`` is kept unread.
 
     .venv/bin/python bench/secret_detection.py [--show] [--part dev|test|heldout-a|...]
 
 ``--show`` prints the lines it gets wrong in the parts read for tuning (dev, heldout-a
-to heldout-f), never those of ``test`` or ``heldout-g``: reading them would make them
-dev sets.
+to heldout-g), never those of ``test``: reading them would make it a dev set.
 Targets: recall >= 0.99 and false drops <= 2 % on each part.
 """
 
@@ -49,7 +51,7 @@ from memoryd.extraction.secrets import secret_reason
 DATA = Path(__file__).parent / "data" / "secrets.json"
 Part = dict[str, dict[str, list[str]]]
 PARTS = ("dev", "test", *(f"heldout-{x}" for x in "abcdefg"))
-UNREAD = ("test", "heldout-g")  # scored, never shown
+UNREAD = ("test",)  # scored, never shown
 
 
 def score(part: Part, show: bool) -> tuple[float, float, dict[str, tuple[int, int]]]:

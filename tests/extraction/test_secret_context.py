@@ -16,6 +16,14 @@ SECRETS = {
         "frase d'accesso del NAS: la luna dorme sopra il porto",
         "frasa sandi dompet: gajah biru makan pisang goreng",
         "the disk passphrase (the long one, not the pin, ok?) is TangerineRiver",
+        # a pass phrase however given after its label (secrets9): uncommon words after a
+        # marker or a verb, joined words, a sentence typed with a capital and a number
+        "the restic repo passphrase is three words: walnut gazebo lichen trombone",
+        "gpg wanted a passphrase, I entered kettle-marmot-sextant-plume",
+        "my keepass master password → Purple elephants never forget 41",
+        "das Passwort fürs NAS lautet vier Wörter: Kompass Holunder Zwieback Ginster",
+        "for the backup disk the phrase is Otter Saffron Cobweb Lantern, keep it safe",
+        "the sentence we use to get into the router is Grumpy cats hate wet Mondays 57",
         # all twelve words listed, three of them common
         "wallet backup: orbit tackle much ribbon swamp very fatal humble case vessel glove pistol",
         # dashed words after a phrase label, a bracketed aside before its colon
@@ -33,6 +41,9 @@ SECRETS = {
         "鍵のパスフレーズは「あおいそらとうみ」",
     ],
     "security answer": [
+        # an answer given "as" the topic, a form's field and its value in CJK (secrets9)
+        "At the branch I gave my mother's maiden name as Okonkwo for the phone checks",
+        "安全问题答案：第一只宠物 旺财",
         # Indonesian: a mother's birth name, a security question; a cousin's or aunt's name,
         # a primary school, asked in the second person after the topic
         "nama ibu kandung aku itu Simanjuntak",
@@ -74,6 +85,9 @@ SECRETS = {
         "Q3 favourite teacher => Mrs Hall",
     ],
     "one-time code": [
+        # a numbered list after its label, a code answering a question (secrets9)
+        "Dropbox recovery codes\n1. 4821 0937\n2. 5530 1186\n3. 7702 4419",
+        "which code did it send? → 481903",
         # Indonesian; a spaced code a message says to use; a code of capital groups
         "kode OTP Tokopedia kamu 552 910",
         'SMS said "Enter 204 117 to verify"',
@@ -256,6 +270,11 @@ LOOK_ALIKES = {
         "Account ABC123 was suspended",
     ],
     "credential talk": [
+        # talk after a pass phrase's label, not a phrase (secrets9)
+        "that passphrase was stored in plain text on the old server, sadly",
+        "the vault passphrase needs at least twelve characters, doesn't it?",
+        "my password manager browser extension update broke autofill",
+        "we stopped sharing passwords anymore after the breach",
         # Indonesian: the word after a bare label names what it is for; a hint is no answer
         "aku lupa password wifi, harus ke mana?",
         "kode pos rumah aku 40115",

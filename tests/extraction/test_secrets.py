@@ -134,6 +134,10 @@ def test_secrets_of_new_kinds_are_dropped(text: str) -> None:
         "Xbox gift card code: 7HKW2PQZ9XRT4MFD",
         "Steamカードのコード QW7E-R9TYUP-2ZXC",
         "PIN 번호 5521-8830",
+        # gift card codes in spaced or dashed groups, a PIN after "#" (secrets9)
+        "Roblox card PIN QX7K 2MPL 9TRW 4VN8",
+        "Gutschein für Papa: K4TR-9XMW2P-77QD",
+        "pin# 6650 for the garage opener",
     ],
 )
 def test_secrets_by_label_in_more_forms_are_dropped(text: str) -> None:
@@ -165,6 +169,14 @@ def test_secrets_by_label_in_more_forms_are_dropped(text: str) -> None:
         # letter codes of public kinds, or not after "is" or a colon
         "The coupon code is SUMMER25",
         "The course code is CS2040",
+        # a fingerprint in hex groups, a product name with a question mark, a masked
+        # value after "=", a test card by its brand, a number from the bank's site (secrets9)
+        "SSH host fingerprint: 9C1E 44AB 07F2 D3E8 6A5B 1F90 C2D4 8E37 05BA 6F11",
+        "is my LastPass vault safe to move to 1Password?",
+        "OPENAI_API_KEY=sk-proj-xxxxxxxxxxxxxxxx goes in the .env file, right?",
+        "5555 5555 5555 4444 is the standard test Mastercard for sandbox checkout",
+        "the BSB for my branch is 062000 according to the website",
+        "someone asked for my recovery phrase to 'unlock a bonus' — obviously a scam",
     ],
 )
 def test_talk_and_look_alikes_of_labelled_secrets_are_kept(text: str) -> None:

@@ -6,9 +6,9 @@ recognised here by their context, in every language memoryd serves:
 
 - recovery (seed) phrases: a run of words nearly all from a BIP39 word list (the
   ``mnemonic`` package's lists, in ten languages, NFKC), not in the list's own order;
-  numbered words from one list ("1 jeans 2 civil 3 mind 4 usage"); words after a phrase
-  label ("seed phrase:", "助记词：", "phrase de passe :"), or part of a phrase given after
-  a word naming it ("last three words of the seed are ...", "words 7 to 12: ...");
+  numbered words from one list ("1 jeans 2 civil 3 mind 4 usage"); a pass phrase given
+  after a credential label ("is four words: ...", "I typed a-b-c-d", "c'est Always ... 10"),
+  or part of a phrase given after a word naming it ("words 7 to 12: ...");
 - security answers, when the sentence frames a question as a security question: by its
   name ("pregunta de seguridad", "密保"), as a question for recovering an account or
   checking who one is ("비밀번호 찾기 질문", "recovery answer"), or by a classic topic
@@ -157,21 +157,61 @@ _GIVEN = re.compile(
 )
 
 
-_PHRASE_LABEL = re.compile(lexicon.PHRASE_LABELS, _I)
-_PHRASE_VALUE = re.compile(
-    r"^[^:=：]{0,60}?[:=：]\s*(?P<value>\S+(?:\s+\S+){2,}|[^\W_]+(?:[-_.][^\W_]+){2,})"
+PHRASE_WORD = re.compile(
+    r"phrase|(?<!pass)words|mnemonic|fras[ea]|satz|フレーズ|助记词|助記詞|문구|프레이즈", _I
+)
+# What gives a pass phrase after its label: a marker, a verb of giving it ("I typed"), a
+# colon, a dash or a pointer ("passphrase 👉 ..."), or nothing ("uses the passphrase X").
+_GIVES = re.compile(
+    rf"{lexicon.ANSWER_MARKERS}|(?<![\w'’])(?:{lexicon.MARKERS})(?![\w'’])|[👉—–]|[는은は是]|^", _I
+)
+_FILLERS = map(re.escape, lexicon.DETERMINERS | lexicon.FILLER_WORDS | {*lexicon.NUMBER_WORDS})
+_FILLER = re.compile(rf"(?:[^\w\s]+|\s+|\d+(?!\w)|(?:{'|'.join(_FILLERS)})(?![\w'’]))*", _I)
+# A pass phrase: plain words joined ("autumn-falcon-harbor-walrus"), a sentence typed as
+# a password, with a capital and a number ("Always trust a goose 88"), or four words
+# none of which a sentence is made of ("blueberry lantern willow cobalt").
+_SENTENCE_WORDS = (
+    lexicon.DETERMINERS | lexicon.PREPOSITIONS | lexicon.CLAUSE_STARTERS | lexicon.TALK_WORDS
+)
+_PHRASE_FORMS = re.compile(
+    r"[^\W\d_]+(?:[-_.][^\W\d_]+){2,}(?![\w-])|"
+    r"(?-i:[A-Z])[^\W\d_]*(?:\s+[^\W\d_]+){2,8}\s+(?P<n>\d{2,4})(?!\S)|"
+    r"(?P<words>[^\W\d_]+(?:\s+[^\W\d_]+){3})"
 )
 
 
 def labelled_phrases(text: str) -> list[str]:
-    """Three or more words after a phrase label and a colon ("seed phrase: a b c ...",
-    "frase secreta: tres-cajus-na-varanda")."""
+    """A pass phrase (``_phrase``) given after a credential or phrase label, not a compound
+    ("password manager"), in the label's sentence or its answer ("what's the passphrase
+    again? oh right — ...")."""
     values = []
-    for match in _PHRASE_LABEL.finditer(text):
-        value = _PHRASE_VALUE.match(text[match.end() :])
-        if value and not lexicon.CLAUSE_WORDS & set(value.group("value").lower().split()):
-            values.append(value.group("value"))
+    for label in _CREDENTIAL.finditer(text):
+        window = re.split(r"(?<=\S)[.!。！](?:\s|$)", text[label.end() : label.end() + 80])[0]
+        for given in [] if _NOT_IT.match(text, label.end()) else _GIVES.finditer(window):
+            rest = _FILLER.sub("", window[given.end() :], count=1)
+            colon = given[0] in (":", "=", "：") and PHRASE_WORD.search(label[0]) is not None
+            if value := _phrase(rest, colon):
+                values.append(value)
+                break
     return values
+
+
+def _phrase(rest: str, colon: bool) -> str | None:
+    """The pass phrase at the start of ``rest`` (``_PHRASE_FORMS``); after a phrase label's
+    ``colon``, any three words that are no clause ("seed phrase: le chat dort sous la lune")."""
+    given = rest.lower().split()
+    if colon and len(given) >= 3 and not lexicon.CLAUSE_WORDS & set(given):
+        return rest
+    form = _PHRASE_FORMS.match(rest)
+    if not form or (form["n"] and _NOT_A_CODE_BEFORE.search(rest, 0, form.start("n"))):
+        return None
+    words = form["words"].lower().split() if form["words"] else []
+    return None if any(len(w) < 3 or _sentence_word(w) for w in words) else form[0]
+
+
+def _sentence_word(word: str) -> bool:
+    """A word sentences are made of, not a pass phrase: "is way too long for me"."""
+    return word in _SENTENCE_WORDS or common_word(word, _FUNCTION_ZIPF)
 
 
 # A quoted value: in quotation marks of any language, or in apostrophes set apart from
@@ -188,7 +228,6 @@ _CREDENTIAL = re.compile(
 _NOT_IT = re.compile(
     rf"{shapes.COMPOUND.pattern}|\s*(?:hints?|indices?|pistas?|hinweis|dicas?|petunjuk)\b", _I
 )
-_PHRASE = re.compile(r"phrase|words|mnemonic|frase|passfrase|フレーズ|助记词|助記詞|문구", _I)
 
 
 def quoted_values(sentence: str) -> list[str]:
@@ -206,11 +245,12 @@ def quoted_values(sentence: str) -> list[str]:
     for match in _QUOTED.finditer(sentence, label.end()):
         value = match["value"] or match["single"]
         words = value.lower().split()
-        talk = words and words[0] in lexicon.TALK_WORDS and not _PHRASE.search(label.group(0))
+        talk = words and words[0] in lexicon.TALK_WORDS and not PHRASE_WORD.search(label.group(0))
         if not words or talk or _CREDENTIAL.search(value):
             continue  # a phrase's words may start with any word: "'never trust a penguin'"
         gap = sentence[label.end() : match.start()].lower().split()
-        disclosed = len(gap) <= 3 or (len(gap) <= 6 and _DISCLOSED.search(" ".join(gap)))
+        near = len(gap) <= 3 and not lexicon.PREPOSITIONS & set(gap)  # not "phrase to '...'"
+        disclosed = near or (len(gap) <= 6 and _DISCLOSED.search(" ".join(gap)))
         right_after = disclosed and not lexicon.TALK_WORDS & set(gap)
         if right_after or not all(_plain(word) for word in words):
             values.append(value)
@@ -225,6 +265,7 @@ def _plain(word: str) -> bool:
 
 _TOPIC = re.compile(lexicon.SECURITY_TOPICS, _I)
 _TOPIC_ALONE = re.compile(lexicon.SECURITY_TOPICS_ALONE, _I)
+_TOPIC_WORD = re.compile(rf"(?<!\S)(?:{lexicon.SECURITY_TOPICS})", _I)  # not "새솔초등학교"
 _NAME_TOPIC = re.compile(lexicon.NAME_TOPICS, _I)
 _MAIDEN_NAME = re.compile(lexicon.MOTHERS_MAIDEN_NAME, _I)
 _SECOND_PERSON = re.compile(lexicon.SECOND_PERSON, _I)
@@ -258,7 +299,10 @@ _TOPIC_VALUE = re.compile(
     _I,
 )
 
-_TOPIC_BARE = re.compile(rf"{lexicon.TOPIC_NAME}\s+(?P<value>(?-i:[A-Z])[^\s,.;!?。、]+)", _I)
+# A form's field and its value, a name written with a capital or in CJK ("出生城市 洛阳").
+_TOPIC_BARE = re.compile(
+    rf"{lexicon.TOPIC_NAME}\s+(?P<value>(?-i:[A-Z])[^\s,.;!?。、]+|[一-鿿가-힣ぁ-ヿ]+)", _I
+)
 
 
 def security_answers(text: str) -> list[str]:
@@ -303,7 +347,7 @@ def security_answers(text: str) -> list[str]:
         form = _EXPLICIT.fullmatch(marker.group(0).strip()) is not None  # "→ maestra Pina"
         if quoted or form or not (word.islower() and continues_as_talk(word, text[value.end() :])):
             values.append(word)  # not "the question was about my first pet"
-    return [v for v in values if not (_TOPIC.search(v) or _SECURITY_CONTEXT.search(v))]
+    return [v for v in values if not (_TOPIC_WORD.search(v) or _SECURITY_CONTEXT.search(v))]
 
 
 def _asked_of_you(text: str, topic: re.Match[str]) -> re.Match[str] | None:
@@ -329,7 +373,7 @@ def _topic_values(text: str, framed: bool) -> list[str]:
     given as on a form ("first pet's name = Biscuit", "where my parents met → Sligo")
     count: "our first dog was called Rex" is a memory."""
     values = []
-    for topic in _TOPIC_ALONE.finditer(text):
+    for topic in (_TOPIC if framed else _TOPIC_ALONE).finditer(text):
         said = _TOPIC_VALUE.match(text, topic.end())
         if not said and framed:  # a form's fields: "first car Geo Metro, first pet Ziggy"
             said = _TOPIC_BARE.match(text, topic.end())
@@ -344,7 +388,7 @@ def _topic_values(text: str, framed: bool) -> list[str]:
             continue
         if value.islower() and continues_as_talk(value, text[said.end() :]):
             continue
-        if _given_as_name(text, topic, said) or value[0].isupper():
+        if _given_as_name(text, topic, said) or value[0].isupper() or said.re is _TOPIC_BARE:
             values.append(value)
     return values
 
@@ -374,11 +418,11 @@ def continues_as_talk(value: str, rest: str) -> bool:
     return common_word(value)
 
 
-def common_word(word: str) -> bool:
+def common_word(word: str, zipf: float = _COMMON_ZIPF) -> bool:
     """Whether ``word`` is a dictionary word of a Latin-script language memoryd serves,
     by wordfreq's frequencies: "hier", "ontem", "morgen" are; "mangotree" is not. (All of
     them: a sentence of four words does not tell Spanish from Italian.)"""
-    return max(zipf_frequency(word, lang, "small") for lang in _LATIN_LANGUAGES) >= _COMMON_ZIPF
+    return max(zipf_frequency(word, lang, "small") for lang in _LATIN_LANGUAGES) >= zipf
 
 
 _NOT_A_CODE_BEFORE = re.compile(lexicon.NOT_A_CODE_BEFORE + r"\s*$", _I)

@@ -77,7 +77,7 @@ _REFERENCE = (
     r"|(?-i:(?<![\w$])\$\{?[A-Z_][A-Z0-9_]{2,}\b|%[A-Z_][A-Z0-9_]+%)"
 )
 _PLACEHOLDER = re.compile(
-    r"^[\w-]{0,12}?(?:[xX]{6,}|\*{3,}|•{3,}|\.{3,}|…)\W*$|<[^<>]*>|\{\{|\$\{|\[[A-Z_ ]+\]|"
+    r"(?:^|[=:])[\w-]{0,12}?(?:[xX]{6,}|\*{3,}|•{3,}|\.{3,}|…)\W*$|<[^<>]*>|\{\{|\$\{|\[[A-Z_ ]+\]|"
     r"^\W*(?:[xX#*•]{3,}[-./ ]?){2,}\W*$|"
     rf"\b(?:your|my)[-_]\w*|placeholder|redacted|changeme|dummy|{_REFERENCE}",
     _I,
@@ -142,7 +142,7 @@ def strong_password(word: str) -> bool:
         and any(ch.islower() for ch in word)
         and any(ch.isupper() for ch in word)
         and any(ch.isdigit() for ch in word)
-        and any(ch in SYMBOLS for ch in word[1:])
+        and any(ch in SYMBOLS for ch in word[1:].rstrip("?"))  # "1Password?" asks
         and not _EMAIL.fullmatch(word)
         and not _punctuated_word(word)
         and not decodes_to_text(word)

@@ -21,8 +21,9 @@ _LOCKED = (
     r"coffre|compte|cofre|cuenta|conta|tresor|konto|cassaforte|conto|dompet|akun"
 )
 THING_PHRASES = (  # words of their own, but for German compounds
-    rf"\b(?:encryption|decryption|unlock|{_LOCKED}|key)\s+(?:pass)?phrase|\b(?:phrase|frase)\s+"
-    r"(?:de\s+|di\s+)?(?:chiffrement|déverrouillage|cifrado|desbloqueo|criptografia|"
+    rf"\b(?:encryption|decryption|unlock|{_LOCKED}|key)\s+(?:\S+\s+)?(?:pass)?"
+    r"(?:phrase|frase|satz|frasa)\b|\b(?:phrase|frase)\s+(?:de\s+|di\s+)?"
+    r"(?:chiffrement|déverrouillage|cifrado|desbloqueo|criptografia|"
     r"desbloqueio|crittografia|sblocco)|(?:phrase|frase)\s+d['’]acc[eè]s+o?|frase\s+de\s+acc?esso|"
     r"frasa\s+(?:sandi|rahasia|pemulihan)|(?:verschlüsselungs|entsperr)(?:pass)?(?:phrase|satz)|"
     rf"\b(?:phrase|frase|satz|frasa)\s+(?:\S+\s+){{0,3}}?(?:{_LOCKED})(?![\w-])"
@@ -49,7 +50,7 @@ CREDENTIAL_LABELS = (
     r"wlan-schlüssel|chave\s+(?:de\s+)?rede|chiave\s+(?:di\s+)?rete|网络密钥|ネットワークキー|"
     r"네트워크\s?키|"
     # what unlocks something, by definition a credential: "the phrase to unlock the wallet"
-    r"(?:word|phrase|sentence|code|number)s?\s+(?:to|that|which|i|we|you)\s+(?:\w+\s+)?"
+    r"(?:word|phrase|sentence|code|number)s?\s+(?:to|that|which|i|we|you)\s+(?:\w+\s+){0,2}"
     r"(?:unlock|open|get\s+in|access|log\s+in)\w*|" + UNLOCKS_WITH + "|"
     r"(?:mot|phrase|code)\s+pour\s+(?:déverrouiller|ouvrir|accéder)|"
     r"(?:palabra|frase|código)\s+para\s+(?:desbloquear|abrir|acceder|acessar)|"
@@ -247,10 +248,11 @@ TALK_FORMS = (
     r"\w+ed|\w+ée?s?|\w+(?:ado|ada|ido|ida|ato|ata)s?|\w+(?:ória|ório|ária|ário)|"
     r"ge\w+(?:t|en)"
 )
-# Words skipped between a marker and the value: "is the word Tangerine", "is literally".
+# Words skipped between a marker and the value: "is the word Tangerine", "is literally",
+# "is four words: ...", "es una frase:".
 _FILLER_WORDS = (
     "the a my our now still just literally simply actually currently new old word "
-    "phrase: name: going"
+    "phrase: name: going words sentence mots palabras palavras wörter satz parole kata"
 )
 FILLER_WORDS = frozenset(_FILLER_WORDS.split())
 
@@ -432,7 +434,8 @@ TOPIC_MARKERS = (
     r"(?:is|was)\s+(?:called|named)|is|was|->|=>|→|=|:|：|called|named|"
     r"est|était|s['’]appel(?:ait|le)|es|era|se\s+llama(?:ba)?|é|foi|se\s+chamava|"
     r"chamava-se|chama-se|"
-    r"ist|war|hieß|heißt|lautet|è|si\s+chiamava|adalah|ialah|yaitu|namanya"
+    r"ist|war|hieß|heißt|lautet|è|si\s+chiamava|adalah|ialah|yaitu|namanya|"
+    r"as|comme|como|als|come|sebagai"  # "wrote mother's maiden name as Haddad"
 )
 CJK_TOPIC_MARKERS = r"叫|是|为|為|は|은|는|이|가|：|:"
 # Saying it is a security question or answer, in each language: by name, or as a
@@ -594,8 +597,8 @@ FORGET_WORDS = (
 # public one: "the example key from the docs", "Stripe's test card", "my public SSH key".
 EXAMPLE_WORDS = (
     r"examples?|e\.g\.|for\s+instance|samples?|placeholders?|dummy|tutorials?|docs|"
-    r"documentation|readme|test\s+(?:cards?|keys?|numbers?|mode|ibans?|accounts?|tokens?)|"
-    r"testing|sandbox|de\s+test|"
+    r"documentation|readme|testing|sandbox|de\s+test|"
+    r"test\s+(?:cards?|keys?|numbers?|mode|ibans?|accounts?|tokens?|visa|mastercard|amex)|"
     r"exemples?|par\s+exemple|fictif|fictive|factice|tutoriel|carte\s+de\s+test|"
     r"ejemplos?|por\s+ejemplo|fictici[oa]|(?:de|para)\s+pruebas?|documentación|"
     r"beispiel\w*|platzhalter|testkarte|testschlüssel|doku(?:mentation)?|"
@@ -611,7 +614,8 @@ PUBLIC_WORDS = (
     r"wallet-?adresse|endereço\s+(?:da\s+carteira|bitcoin)|indirizzo\s+(?:del\s+wallet|bitcoin)|"
     r"钱包地址|ウォレットアドレス|지갑\s?주소|"
     # a number said to be published: "it's on every invoice", "auf jeder Rechnung"
-    r"on\s+(?:every|each|all)\s+(?:invoices?|receipts?)|on\s+(?:our|their|the)\s+website|"
+    r"on\s+(?:every|each|all)\s+(?:invoices?|receipts?)|"
+    r"(?:on|according\s+to)\s+(?:our|their|the)\s+website|"
     r"sur\s+(?:chaque|toutes\s+les)\s+factures?|en\s+(?:cada|todas\s+las)\s+facturas?|"
     r"auf\s+(?:jeder|allen)\s+rechnung(?:en)?|em\s+(?:cada|todas\s+as)\s+(?:faturas?|notas)|"
     r"su\s+(?:ogni|tutte\s+le)\s+fattur[ae]|di\s+(?:setiap|semua)\s+(?:faktur|invoice)"

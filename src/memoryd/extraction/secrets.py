@@ -76,6 +76,7 @@ from memoryd.extraction import secret_shapes as shapes
 from memoryd.extraction import secret_words as lexicon
 
 # What detect-secrets' format detectors miss.
+_GROUP, _MIXED = r"[A-Z\d]{4,6}", r"(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z\d]{4,6}(?![A-Z\d])"
 _KEY_PATTERNS = (
     ("an API key", re.compile(r"\b(?:sk|pk|rk)[-_](?:proj-|live_?|test_?|ant-)?[\w\-]{16,}")),
     ("an AWS access key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
@@ -88,9 +89,12 @@ _KEY_PATTERNS = (
     ("a private key", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")),
     ("a credential in a URL", re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]*:[^\s/@]+@")),
     ("a credential on a command line", re.compile(r"(?<!\S)(?:-u|--user)[\s=]+[^\s:]+:[^\s@]+")),
-    # a licence key: groups of 4-5 capitals and digits ("4ZQ7T-MP2XK-8HNW9"), or six of digits
-    ("a licence key", re.compile(r"(?<![\w-])(?:(?=[\w-]*\d)(?=[\w-]*[A-Z])[A-Z\d]{4,5}"
-                                 r"(?:-[A-Z\d]{4,5}){2,}|\d{4}(?:-\d{4}){5,})(?![\w-])")),
+    # a licence key or a gift card's code: dashed groups of 4-6 capitals and digits or of
+    # digits, or spaced ones two of which mix both and not hex ("PMCB UFG6 DF55 62SB")
+    ("a licence key", re.compile(r"(?<![\w-])(?:(?=[\w-]*\d)(?=[\w-]*[A-Z])[A-Z\d]{4,6}"
+                                 r"(?:-[A-Z\d]{4,6}){2,}|\d{4}(?:-\d{4,6}){3,}|"
+                                 rf"(?=(?:[A-Z\d]+ )*[A-F\d]*[G-Z])(?:{_GROUP} )*?{_MIXED}"
+                                 rf"(?: {_GROUP})*? {_MIXED}(?: {_GROUP})*)(?![\w-])")),
 )  # fmt: skip
 _NOT_FORMATS = {"KeywordDetector", "IPPublicDetector"}  # words, not formats
 
@@ -153,7 +157,7 @@ _POINTED_LABEL = re.compile(
     _FLAGS,
 )
 _CODE_AFTER = re.compile(
-    r"(?:\s*(?:番号|号码|號碼|번호))?"  # "PIN 번호 5521-8830"
+    r"(?:\s*(?:番号|号码|號碼|번호|#|№))?"  # "PIN 번호 5521-8830", "pin# 9702"
     r"\s+(?P<value>(?=[\w.-]*\d)[A-Za-z0-9][A-Za-z0-9.-]{1,}[A-Za-z0-9])(?![\w-])"
 )
 _SPELLED = re.compile(lexicon.SPELLED_LETTER, _FLAGS)
@@ -181,7 +185,6 @@ _CODE_LABEL = re.compile(
     r"暗証番号|인증번호|安全码|セキュリティコード|보안",
     _FLAGS,
 )
-_PHRASE_LABEL = re.compile(r"phrase|words|mnemonic|frase|passfrase|문구", _FLAGS)
 _ASCII_VALUE = re.compile(r"[A-Za-z0-9]")
 _FORGET = re.compile(rf"(?<!\w)(?:{lexicon.FORGET_WORDS})", _FLAGS)
 _NAMING_WORDS = {"word", "phrase:", "name:"}  # "is the word X": X is mentioned, not used
@@ -203,9 +206,10 @@ _LOGIN_WORD = re.compile(
     re.IGNORECASE,
 )
 # An ellipsis is a pause, not the end of a sentence: "my Steam password... G4meOn_Forever".
-# ... nor is a mark standing alone ("with a ! at the end").
-_SENTENCE_END = re.compile(r"(?<!\.\.)(?<=\S)[.;!?。！？](?:\s|$)|[。！？]")
-_QUESTION_END = re.compile(r"(?<!\.\.)(?<=\S)[.;!。！](?:\s|$)|[。！]")  # a question and its answer
+# ... nor is a mark standing alone ("with a ! at the end"), nor a list's number ("\n2. ");
+# a question and its answer make one clause.
+_SENTENCE_END = re.compile(r"(?<!\.\.)(?<!\n\d)(?<!\n\d\d)(?<=\S)[.;!?。！？](?:\s|$)|[。！？]")
+_QUESTION_END = re.compile(r"(?<!\.\.)(?<!\n\d)(?<!\n\d\d)(?<=\S)[.;!。！](?:\s|$)|[。！]")
 _WORD = re.compile(r"[^\s/,;'\"()]+")
 _TYPED = re.compile(r"[!-.0-9;-~\u00c0-\u024f]+")  # what a password is typed with: not "/", ":"
 # A run of 24+ characters mixing letters and digits with no spaces: a key or token.
@@ -369,7 +373,7 @@ def _disclosed(sentence: str, label: re.Match[str]) -> str | None:
     after = sentence[label.end() :]
     if _COMPOUND.match(after) or shapes.public_kind(label.group(0)):
         return None  # "password manager", "PIN pad", "codice del corso"
-    in_clause = not _PHRASE_LABEL.search(label.group(0))  # a phrase's words go on
+    in_clause = not context.PHRASE_WORD.search(label.group(0))  # a phrase's words go on
     named = _NAMED_VALUE.match(after)
     if named and (named["value"][0].isdigit() or not named["value"].isupper()):
         return named["value"]
@@ -386,14 +390,12 @@ def _disclosed(sentence: str, label: re.Match[str]) -> str | None:
     if alone and ends and alone.group("word").lower() not in lexicon.FILLER_WORDS:
         value = _value_after(alone.group("word"))
         # "J'ai changé mon mot de passe hier", "mon mot de passe Ameli, ...": after "my
-        # password", a word of the language or a name is part of the sentence; after a
-        # bare label it is the value.
-        before = sentence[: label.start()].split()
-        if value and not (
-            before
-            and before[-1].lower() in lexicon.DETERMINERS
-            and (context.common_word(value) or (value.isalpha() and value[0].isupper()))
-        ):
+        # password" or a plural ("share passwords anymore"), a word of the language or a
+        # name is part of the sentence; after a bare label it is the value.
+        before = sentence[: label.start()].lower().split()[-1:] or [""]
+        plural = re.search(r"[^s]s$", label[0], _FLAGS)
+        told = value and (context.common_word(value) or (value.isalpha() and value[0].isupper()))
+        if value and not (told and (plural or before[0] in lexicon.DETERMINERS)):
             return value
     window = _WINDOW_END.match(_ASIDE.sub(lambda m: " " * len(m.group(0)), after))
     head = window.group(0) if window else after
@@ -472,7 +474,7 @@ def _labelled_values(text: str) -> list[str]:
                 value = _value_after(made.group("value"))
                 # "changed my password right away": with no "to", a common word is talk;
                 # after "to", a phrase's words are common words ("... to waffle anchor")
-                phrase = pattern is _MADE_LABEL and _PHRASE_LABEL.search(made["label"])
+                phrase = pattern is _MADE_LABEL and context.PHRASE_WORD.search(made["label"])
                 if value and pattern is _MADE_LABEL and not phrase and _common(value):
                     named = _NAMED_VALUE.match(made["value"])
                     if named:
@@ -539,7 +541,7 @@ def _variant_findings(text: str) -> list[tuple[str, list[str]]]:
     found.append(("contains the answer to a security question", answers))
     credentials = _clause_values(text)
     credentials += [v for clause in _QUESTION_END.split(text) for v in _key_values(clause)]
-    for sentence in _sentences(text):
+    for sentence in _QUESTION_END.split(text):  # "what's the code? -> 787326"
         credentials += context.quoted_values(sentence)
         if digits:
             credentials += context.one_time_codes(sentence) + context.lock_codes(sentence)
