@@ -29,13 +29,15 @@ for tuning (branch secrets8), so it is no longer held out either. ``heldout-g`` 
 secret lines, 441 look-alikes, written apart the same way on 2026-12-07, with a brief
 that asked for how real people differ from tidy examples) was scored once unread after
 secrets8 (recall 0.921, false drops 1.8 %; 0.881 / 2.3 % at ae9ad09, before secrets7),
-then read for tuning (branch secrets9), so it is no longer held out either; only
-``test`` is kept unread.
+then read for tuning (branch secrets9), so it is no longer held out either.
+``heldout-h`` (429 secret lines, 447 look-alikes, written apart the same way on
+2026-12-07) is kept unread with ``test``.
 
     .venv/bin/python bench/secret_detection.py [--show] [--part dev|test|heldout-a|...]
 
 ``--show`` prints the lines it gets wrong in the parts read for tuning (dev, heldout-a
-to heldout-g), never those of ``test``: reading them would make it a dev set.
+to heldout-g), never those of ``test`` or ``heldout-h``: reading them would make them
+dev sets.
 Targets: recall >= 0.99 and false drops <= 2 % on each part.
 """
 
@@ -50,8 +52,8 @@ from memoryd.extraction.secrets import secret_reason
 
 DATA = Path(__file__).parent / "data" / "secrets.json"
 Part = dict[str, dict[str, list[str]]]
-PARTS = ("dev", "test", *(f"heldout-{x}" for x in "abcdefg"))
-UNREAD = ("test",)  # scored, never shown
+PARTS = ("dev", "test", *(f"heldout-{x}" for x in "abcdefgh"))
+UNREAD = ("test", "heldout-h")  # scored, never shown
 
 
 def score(part: Part, show: bool) -> tuple[float, float, dict[str, tuple[int, int]]]:
