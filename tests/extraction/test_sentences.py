@@ -127,6 +127,14 @@ def test_sentences_that_cannot_hold_a_fact(sentence: str) -> None:
         ("Saya belum pernah melakukan itu sebelumnya!", "id", False),  # "itu" points back
         ("Saya suka rumah itu.", "id", False),
         ("Saya tinggal di Bandung dengan istri saya.", "id", True),
+        ("c'est terrible.", "fr", False),  # a remark on a thing, no "I"
+        ("C'est mon métier depuis dix ans.", "fr", True),  # "mon"
+        ("è bellissimo il mare.", "it", False),
+        ("Das ist toll, wirklich.", "de", False),
+        ("这是真的。", "zh", False),
+        ("カッコいいですね。", "ja", False),  # seeks agreement: a reaction
+        ("東京に住んでいます。", "ja", True),
+        ("멋지네요.", "ko", False),
     ],
 )
 def test_other_languages_set_aside_reactions_and_lines_to_the_other_speaker(

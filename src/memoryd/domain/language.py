@@ -54,7 +54,7 @@ def per_language(words: dict[str, str], flags: int = re.IGNORECASE) -> dict[str,
 FIRST_PERSON = per_language(
     {
         "fr": r"\b(?:je|j'|me|m'|moi|mon|ma|mes|nous|notre|nos)\b|\bj'",
-        "es": r"\b(?:yo|me|mi|mis|conmigo|nosotr[oa]s|nuestr[oa]s?)\b",
+        "es": r"\b(?:yo|me|mi|mí|mis|conmigo|nosotr[oa]s|nuestr[oa]s?)\b",
         "de": r"\b(?:ich|mein|meine|meinen|meinem|meiner|mich|mir|wir|uns|unser\w*)\b",
         "pt": r"\b(?:eu|me|comigo|meu|minha|meus|minhas|nós|noss[oa]s?)\b",
         "it": r"\b(?:io|mi|me|mio|mia|miei|mie|noi|nostr[oaie])\b",
@@ -112,6 +112,24 @@ POINTING = per_language(
         "zh": r"它|这样|那样|这里|那里|这儿|那儿|这些|那些",
         "ja": r"それ|あれ(?!ば)|そこ|あそこ|ここ|これ(?!から|まで)",
         "ko": r"그것|그거|이것|이거|저것|저거|거기|여기|저기|그렇게|이렇게",
+    }
+)
+# A remark on a thing, not the speaker: a sentence that opens with "it is" / "that is"
+# ("c'est terrible", "è bellissimo", "这是真的", "그건 좋아"), or, in Japanese, Korean and
+# Chinese, ends in the particles of a reaction or of seeking agreement ("カッコいいですね",
+# "멋지네요", "真好啊"). With no "I" in it, it is about what the other speaker said (the
+# English rule is ``extraction.sentences``: "It's my favourite", "That's great").
+REMARK = per_language(
+    {
+        "fr": r"^\W*(?:c['’]est|ce n['’]est|c['’]était|ce sont|il y a)\b",
+        "es": r"^\W*(?:es|era|fue|eso es|esto es|está|hay)\b",
+        "de": r"^\W*(?:es ist|es war|das ist|das war|das sind|es gibt)\b",
+        "pt": r"^\W*(?:é|era|foi|isso é|isto é|está)\b",
+        "it": r"^\W*(?:è|era|c['’]è|ci sono)(?!\w)",
+        "id": r"^\W*(?:itu|ini) (?:adalah|sangat|benar|bagus)\b",
+        "zh": r"^\W*(?:这|那|它|真是)|^\W*太\S*了|[啊呀哇嘛]\W*$",
+        "ja": r"(?:ね|ねえ|よね)\W*$",
+        "ko": r"(?:네요|군요|구나|겠네요)\W*$|^\W*(?:그건|이건|저건)",
     }
 )
 _KANA = re.compile(r"[\u3040-\u30ff]")
@@ -225,13 +243,18 @@ def not_about_the_user(sentence: str, language: str) -> bool:
     ``extraction.sentences``) cannot hold a fact about the user, by its closed word
     classes: it points at what was said before ("J'adore ça", "我就是这样"), or has no
     "I" and speaks to the other person ("Anda harus selalu ..."), about someone else
-    ("그는 토끼를 싫어해.") or is an exclamation ("c'est génial !", "太好了！")."""
+    ("그는 토끼를 싫어해."), remarks on a thing ("c'est terrible", "カッコいいですね") or is
+    an exclamation ("太好了！")."""
     pointing = POINTING.get(language)
     if pointing is not None and pointing.search(sentence):
         return True
     if FIRST_PERSON[language].search(sentence):
         return False
-    others = SECOND_PERSON[language].search(sentence) or THIRD_PERSON[language].search(sentence)
+    others = (
+        SECOND_PERSON[language].search(sentence)
+        or THIRD_PERSON[language].search(sentence)
+        or REMARK[language].search(sentence)
+    )
     return bool(others) or _exclaimed(sentence, language)
 
 
