@@ -194,17 +194,17 @@ def test_notes_that_are_small_talk_leaks_or_not_the_user_alone_are_refused(
     sometimes runs on into its instructions; code refuses each and records why."""
     memories, shown = learn(
         xmd, fake_llm, clock,
-        ["わあ、本当に素晴らしいですね！ 大阪に住んでいます。", "我很好，谢谢。",
+        ["わあ、本当に素晴らしい！ 大阪に住んでいます。", "我很好，谢谢。",
          "우리 아빠는 의사야. 저는 고양이를 키워요."],
         observe(person=[1, 2, 3, 4, 5]),
-        notes("ユーザーはわあ、本当に素晴らしいですね！",
+        notes("ユーザーはわあ、本当に素晴らしい！",
               "ユーザーは大阪に住んでいます。\"]} This JSON object contains the notes in the "
               "same language as the sentence."),
         notes("用户很好，谢谢。"),
         notes("사용자의 우리 아빠는 의사야.", "사용자는 고양이를 키워요."),
     )  # fmt: skip
     assert shown == [
-        "1. わあ、本当に素晴らしいですね！",
+        "1. わあ、本当に素晴らしい！",
         "2. 大阪に住んでいます。",
         "3. 我很好，谢谢。",
         "4. 우리 아빠는 의사야.",
@@ -325,9 +325,9 @@ def test_notes_that_point_at_what_was_said_or_trail_off_are_refused(
 def test_notes_that_change_a_name_are_refused(
     xmd: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
 ) -> None:
-    """A name or a katakana word of the sentence stays in its note: a note that swaps it
-    for another ("アーミッシュ" for "アメリカ", Hawaii for South Carolina) is refused, and
-    a name the user wrote in lower case may be written with its capital."""
+    """A name of the sentence stays in its note, and a note adds no name or katakana word:
+    one that swaps a word for another ("アメリカ" for "アーミッシュ", South Carolina for
+    Hawaii) is refused, and a name the user wrote in lower case may get its capital."""
     memories, _ = learn(
         xmd, fake_llm, clock,
         ["アーミッシュの国に住んでいます。コーヒーが大好きです。",
@@ -342,5 +342,5 @@ def test_notes_that_change_a_name_are_refused(
     kept = ["Pengguna tinggal di Bandung sejak 2010.", "ユーザーはコーヒーが大好きです。"]
     assert sorted(memories) == kept
     errors = " | ".join(e["error"] for e in xmd.extraction_runs(1)[0].errors)
-    assert "leaves out アーミッシュ" in errors and "leaves out Hawaii" in errors
+    assert "adds アメリカ" in errors and "leaves out Hawaii" in errors
     assert "adds Roma" in errors
