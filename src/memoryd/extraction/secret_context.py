@@ -46,6 +46,7 @@ from mnemonic import Mnemonic
 from wordfreq import zipf_frequency
 
 from memoryd.domain.language import LANGUAGES, is_cjk
+from memoryd.extraction import secret_questions as questions
 from memoryd.extraction import secret_shapes as shapes
 from memoryd.extraction import secret_words as lexicon
 
@@ -163,7 +164,8 @@ PHRASE_WORD = re.compile(
 # What gives a pass phrase after its label: a marker, a verb of giving it ("I typed"), a
 # colon, a dash or a pointer ("passphrase 👉 ..."), or nothing ("uses the passphrase X").
 _GIVES = re.compile(
-    rf"{lexicon.ANSWER_MARKERS}|(?<![\w'’])(?:{lexicon.MARKERS})(?![\w'’])|[👉—–]|[는은は是]|^", _I
+    rf"{questions.ANSWER_MARKERS}|(?<![\w'’])(?:{lexicon.MARKERS})(?![\w'’])|[👉—–]|[는은は是]|^",
+    _I,
 )
 _FILLERS = map(re.escape, lexicon.DETERMINERS | lexicon.FILLER_WORDS | {*lexicon.NUMBER_WORDS})
 _FILLER = re.compile(rf"(?:[^\w\s]+|\s+|\d+(?!\w)|(?:{'|'.join(_FILLERS)})(?![\w'’]))*", _I)
@@ -263,45 +265,47 @@ def _plain(word: str) -> bool:
     return (word.isdigit() and len(word) <= 2) or (word.isalpha() and common_word(word))
 
 
-_TOPIC = re.compile(lexicon.SECURITY_TOPICS, _I)
-_TOPIC_ALONE = re.compile(lexicon.SECURITY_TOPICS_ALONE, _I)
-_TOPIC_WORD = re.compile(rf"(?<!\S)(?:{lexicon.SECURITY_TOPICS})", _I)  # not "새솔초등학교"
-_NAME_TOPIC = re.compile(lexicon.NAME_TOPICS, _I)
+_TOPIC = re.compile(questions.SECURITY_TOPICS, _I)
+_TOPIC_ALONE = re.compile(questions.SECURITY_TOPICS_ALONE, _I)
+_TOPIC_WORD = re.compile(rf"(?<!\S)(?:{questions.SECURITY_TOPICS})", _I)  # not "새솔초등학교"
+_NAME_TOPIC = re.compile(questions.NAME_TOPICS, _I)
 _MAIDEN_NAME = re.compile(lexicon.MOTHERS_MAIDEN_NAME, _I)
-_SECOND_PERSON = re.compile(lexicon.SECOND_PERSON, _I)
+_SECOND_PERSON = re.compile(questions.SECOND_PERSON, _I)
 _ANSWER_AFTER = re.compile(
-    rf"[\"'“«„「『]?(?P<value>[^\s\"”»“」』,.;!?。、'‘’]{{2,}})[\"'”»」』]?\s*(?:{lexicon.ANSWER_AFTER})",
+    rf"[\"'“«„「『]?(?P<value>[^\s\"”»“」』,.;!?。、'‘’]{{2,}})[\"'”»」』]?\s*(?:{questions.ANSWER_AFTER})",
     _I,
 )
-_PRONOUNS = frozenset(lexicon.PRONOUNS.split())
+_PRONOUNS = frozenset(questions.PRONOUNS.split())
 _EXPLICIT = re.compile(r"->|=>|→|=|:|：")  # a form's answer, not a story's
-_NAMING = re.compile(lexicon.NAMING_WORDS, _I)
-_SECURITY_CONTEXT = re.compile(rf"\b(?:{lexicon.SECURITY_LABELS})\b|{lexicon.SECURITY_CONTEXT}", _I)
+_NAMING = re.compile(questions.NAMING_WORDS, _I)
+_SECURITY_CONTEXT = re.compile(
+    rf"\b(?:{lexicon.SECURITY_LABELS})\b|{questions.SECURITY_CONTEXT}", _I
+)
 # The topic asked as a question: a question mark closing the topic's own clause ("name
 # of your first pet?", "what was your first car called?"), not one a clause or more on
 # ("first concert ... was Coldplay ..., recommend similar bands?").
 _TOPIC_QUESTION = re.compile(r"[^,.;:!?。，、！？\n]{0,40}?[?？]")
 _NUMBERED_QUESTION = re.compile(r"\bQ\d{1,2}\b")  # "Q1 first concert -> Blur"
-_ANSWER_WORD = re.compile(lexicon.ANSWER_WORDS, _I)
-_ANSWER_MARKER = re.compile(lexicon.ANSWER_MARKERS, _I)
+_ANSWER_WORD = re.compile(questions.ANSWER_WORDS, _I)
+_ANSWER_MARKER = re.compile(questions.ANSWER_MARKERS, _I)
 # the answer, after whom it was given to: "I told them Mrs Abernathy"
 _ANSWER_VALUE = re.compile(
-    rf"\s*(?:(?:{lexicon.OBJECT_PRONOUNS})\s+)?[\"'“«„「『]?(?P<value>[^\s\"”»“」』,.;!?。、]{{2,}})",
+    rf"\s*(?:(?:{questions.OBJECT_PRONOUNS})\s+)?[\"'“«„「『]?(?P<value>[^\s\"”»“」』,.;!?。、]{{2,}})",
     _I,
 )
 _BRACKETED = re.compile(r"[(（](?P<value>(?-i:[A-Z])[^()（）,;]{1,30})[)）]")
 # Setting a question's answer: "set 'What was your childhood nickname' to Peanut".
 _SET_TO = re.compile(r"\b(?:set|changed|switched|put)\b[^.!?]{0,60}?\bto(?=\s)", _I)
 _TOPIC_VALUE = re.compile(
-    rf"{lexicon.TOPIC_NAME}\s*(?:(?<![\w'’])(?:{lexicon.TOPIC_MARKERS})(?![\w'’])|"
-    rf"{lexicon.CJK_TOPIC_MARKERS})"
+    rf"{questions.TOPIC_NAME}\s*(?:(?<![\w'’])(?:{questions.TOPIC_MARKERS})(?![\w'’])|"
+    rf"{questions.CJK_TOPIC_MARKERS})"
     r"\s*[\"'“«„「『]?(?P<value>[^\s\"”»“」』,.;!?。、]{2,})",
     _I,
 )
 
 # A form's field and its value, a name written with a capital or in CJK ("出生城市 洛阳").
 _TOPIC_BARE = re.compile(
-    rf"{lexicon.TOPIC_NAME}\s+(?P<value>(?-i:[A-Z])[^\s,.;!?。、]+|[一-鿿가-힣ぁ-ヿ]+)", _I
+    rf"{questions.TOPIC_NAME}\s+(?P<value>(?-i:[A-Z])[^\s,.;!?。、]+|[一-鿿가-힣ぁ-ヿ]+)", _I
 )
 
 
