@@ -245,8 +245,7 @@ def not_about_the_user(sentence: str, language: str) -> bool:
     "I" and speaks to the other person ("Anda harus selalu ..."), about someone else
     ("그는 토끼를 싫어해."), remarks on a thing ("c'est terrible", "カッコいいですね") or is
     an exclamation ("太好了！")."""
-    pointing = POINTING.get(language)
-    if pointing is not None and pointing.search(sentence):
+    if POINTING[language].search(sentence):
         return True
     if FIRST_PERSON[language].search(sentence):
         return False
