@@ -11,7 +11,7 @@ import json
 
 from memoryd import Memoryd, Scope
 from memoryd.testing import FakeOpenAIServer
-from support.extraction import Clock, learn, notes, observe, reflect
+from support.extraction import SAID_ON, Clock, learn, notes, observe, reflect
 
 
 def test_a_fact_that_does_not_open_with_i_is_kept_and_dated(
@@ -344,3 +344,38 @@ def test_notes_that_change_a_name_are_refused(
     errors = " | ".join(e["error"] for e in xmd.extraction_runs(1)[0].errors)
     assert "adds アメリカ" in errors and "leaves out Hawaii" in errors
     assert "adds Roma" in errors
+
+
+def test_an_answer_is_written_beside_the_question_it_answers(
+    xmd: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
+) -> None:
+    """The answer "ミートソースのパスタです" is the user's favourite food, not the user: a sentence of
+    another language without "I" goes to the model after the question the other speaker
+    ended on, and its note may take the question's words ("Paris"); a sentence that says
+    "I" goes alone."""
+    clock.now = SAID_ON
+    ana = xmd.create_user("ana")
+    xmd.create_workspace("life")
+    for prompt, response in [
+        ("こんにちは！", "こんにちは！好きな食べ物は何ですか？"),
+        ("ミートソースのパスタです。", "いいですね。"),
+        ("Bonjour !", "Salut ! Tu vis à Paris ?"),
+        ("Oui, depuis dix ans maintenant. Je suis infirmière.", "Super."),
+    ]:
+        xmd.record_chat(ana.id, "life", prompt, response)
+    fake_llm.script(
+        observe(person=[1, 2, 3]),
+        notes("ユーザーの好きな食べ物はミートソースのパスタです。"),
+        notes("L'utilisateur vit à Paris depuis dix ans.", "L'utilisateur est infirmière."),
+    )
+    assert xmd.extract(ana.id, "life", force=True).error is None
+    assert sorted(m.content for m in xmd.list_memories(ana.id)) == [
+        "L'utilisateur est infirmière.",
+        "L'utilisateur vit à Paris depuis dix ans.",
+        "ユーザーの好きな食べ物はミートソースのパスタです。",
+    ]
+    shown = [r["messages"][-1]["content"] for r in fake_llm.requests if "notes" in str(r)]
+    assert shown[-2:] == [
+        "1. [好きな食べ物は何ですか？] ミートソースのパスタです。",
+        "1. [Tu vis à Paris ?] Oui, depuis dix ans maintenant.\n2. Je suis infirmière.",
+    ]

@@ -45,7 +45,8 @@ SYSTEM = (
     "person, in the same language as the sentence, keeping every detail and adding "
     "nothing. A standing request becomes what the user wants. A sentence that says nothing "
     "lasting about the user (a greeting, thanks, how they are or what they do right now) "
-    "gets an empty note. Answer with JSON: "
+    "gets an empty note. A sentence may follow the question it answers, in brackets: its "
+    "note says what the answer tells about the user. Answer with JSON: "
     '{"notes": ["...", ...]}, one note per sentence, in order.'
 )
 
@@ -131,6 +132,51 @@ SHOTS: dict[str, tuple[tuple[str, str], ...]] = {
         ("항상 한국어로 대답해 주세요.", "사용자는 항상 한국어로 된 대답을 원해요."),
     ),
 }
+# (question, answer, note) per language: an answer that means something only beside the
+# question it answers, and which must not become what the user is ("the user is pizza").
+ANSWER_SHOTS: dict[str, tuple[str, str, str]] = {
+    "fr": (
+        "Quel est ton plat préféré ?",
+        "Les lasagnes, sans hésiter.",
+        "Le plat préféré de l'utilisateur est les lasagnes.",
+    ),
+    "es": (
+        "¿Cuál es tu comida favorita?",
+        "La paella, sin duda.",
+        "La comida favorita del usuario es la paella.",
+    ),
+    "de": (
+        "Was ist dein Lieblingsessen?",
+        "Lasagne, ganz klar.",
+        "Das Lieblingsessen des Nutzers ist Lasagne.",
+    ),
+    "pt": (
+        "Qual é a sua comida favorita?",
+        "Lasanha, sem dúvida.",
+        "A comida favorita do usuário é lasanha.",
+    ),
+    "it": (
+        "Qual è il tuo piatto preferito?",
+        "La lasagna, senza dubbio.",
+        "Il piatto preferito dell'utente è la lasagna.",
+    ),
+    "id": (
+        "Apa makanan favoritmu?",
+        "Nasi goreng, pastinya.",
+        "Makanan favorit pengguna adalah nasi goreng.",
+    ),
+    "zh": ("你最喜欢吃什么？", "当然是饺子。", "用户最喜欢吃饺子。"),
+    "ja": (
+        "好きな食べ物は何ですか？",
+        "もちろんお寿司です。",
+        "ユーザーの好きな食べ物はお寿司です。",
+    ),
+    "ko": (
+        "제일 좋아하는 음식이 뭐예요?",
+        "당연히 김치찌개예요.",
+        "사용자가 제일 좋아하는 음식은 김치찌개예요.",
+    ),
+}
 _DIGITS = re.compile(r"\d+")
 # Thanks in each language: a note that keeps it is small talk written as a fact ("the user
 # is fine, thanks").
@@ -210,42 +256,53 @@ _NAME = re.compile(r"\b[A-ZÀ-Ý][a-zà-ÿ]+\b")
 _KATAKANA = re.compile(r"[\u30a1-\u30fa\u30fc\u30fb]{2,}")
 
 
-def _listing(sentences: Sequence[str]) -> str:
-    return "\n".join(f"{n}. {text}" for n, text in enumerate(sentences, 1))
+def _listing(sentences: Sequence[tuple[str, str]]) -> str:
+    return "\n".join(
+        f"{n}. [{asked}] {text}" if asked else f"{n}. {text}"
+        for n, (text, asked) in enumerate(sentences, 1)
+    )
 
 
-def messages(sentences: Sequence[str], language: str) -> list[Message]:
-    """The request for a language's sentences: the instructions, its worked example (four
-    sentences and their notes), then the sentences, numbered."""
-    said, notes = zip(*SHOTS[language], strict=True)
-    example = json.dumps({"notes": list(notes)}, ensure_ascii=False)
+def messages(sentences: Sequence[tuple[str, str]], language: str) -> list[Message]:
+    """The request for a language's (sentence, question it answers) pairs: the
+    instructions, its worked example (five sentences, one an answer, and their notes), then
+    the sentences, numbered."""
+    question, answer, answer_note = ANSWER_SHOTS[language]
+    shots = [(said, "") for said, _ in SHOTS[language]] + [(answer, question)]
+    notes = [note for _, note in SHOTS[language]] + [answer_note]
+    example = json.dumps({"notes": notes}, ensure_ascii=False)
     return [
         {"role": "system", "content": SYSTEM},
-        {"role": "user", "content": _listing(said)},
+        {"role": "user", "content": _listing(shots)},
         {"role": "assistant", "content": example},
         {"role": "user", "content": _listing(sentences)},
     ]
 
 
-def problem(note: str, sentence: str, language: str) -> str | None:
-    """Why ``note`` is not a faithful memory of ``sentence``, or None."""
+def problem(note: str, sentence: str, language: str, asked: str = "") -> str | None:
+    """Why ``note`` is not a faithful memory of ``sentence`` (said in answer to ``asked``,
+    if it was), or None: a name, a number or a negation it has must come from one of them.
+    """
     if not note.strip():
         return "no lasting fact in it (the model wrote no note)"
     if note.strip() == sentence.strip():
         return "the model did not rewrite it"
     if not names_the_user(note, language):
         return "the rewrite does not name the user"
-    invented = set(_DIGITS.findall(note)) - set(_DIGITS.findall(sentence))
+    invented = set(_DIGITS.findall(note)) - set(_DIGITS.findall(f"{asked} {sentence}"))
     if invented:
         return f"the rewrite adds a number the user did not write ({sorted(invented)[0]})"
     negation = _NEGATION.get(language)
-    if negation is not None and len(negation.findall(note)) != len(negation.findall(sentence)):
+    if negation is not None and len(negation.findall(note)) not in {
+        len(negation.findall(sentence)),
+        len(negation.findall(f"{asked} {sentence}")),
+    }:
         return "the rewrite drops or adds a negation"
     if _THANKS.search(note):
         return "the rewrite thanks someone: small talk, not a fact"
     if _leaks(note, sentence):
         return "the rewrite carries more than a note (the request's JSON or instructions)"
-    if len(note) > 2 * len(sentence) + 40:
+    if len(note) > 2 * len(sentence) + 40 + len(asked):
         return "the rewrite is far longer than the sentence"
     if _EXCLAIMED.search(sentence) and _prefixed(note, sentence, language):
         return "the rewrite puts the user before an exclamation or a question"
@@ -264,23 +321,28 @@ def problem(note: str, sentence: str, language: str) -> str | None:
     english = set(_ENGLISH_IN_NOTE.findall(note)) - set(_ENGLISH_IN_NOTE.findall(sentence))
     if english and not is_cjk(language):
         return "the rewrite mixes English into another language"
-    return _changed_names(note, sentence, language)
+    return _changed_names(note, sentence, language, asked)
 
 
-def _changed_names(note: str, sentence: str, language: str) -> str | None:
+def _changed_names(note: str, sentence: str, language: str, asked: str) -> str | None:
     """A name of the sentence the note leaves out, or a name or katakana word it adds
     ("ユーザーはアメリカの国です" from "アーミッシュの国です"). A katakana word may be left
     out: many are loanwords a note can do without ("ジャーマンシェパード")."""
     subject = SUBJECT[language][0]
-    lost = [name for name in _NAME.findall(sentence)[1:] if name not in note]
+    lost = [name for name in _names(sentence) if name not in note]
     if lost:
         return f"the rewrite leaves out {lost[0]}"
-    said = sentence.casefold()
-    found = _NAME.findall(note) + _KATAKANA.findall(note)
+    said = f"{asked} {sentence}".casefold()
+    found = _names(note) + _KATAKANA.findall(note)
     added = [name for name in found if name not in subject and name.casefold() not in said]
     if added:
         return f"the rewrite adds {added[0]}, which the user did not write"
     return None
+
+
+def _names(text: str) -> list[str]:
+    """The capitalised words of ``text`` but its first, capitalised as any first word is."""
+    return [m.group() for m in _NAME.finditer(text) if m.start() > 0]
 
 
 def _how_they_are(note: str, language: str) -> bool:
@@ -309,11 +371,11 @@ def _prefixed(note: str, sentence: str, language: str) -> bool:
 
 
 def rewrite(
-    provider: LLMProvider, sentences: Sequence[str], language: str, usage: Usage
+    provider: LLMProvider, sentences: Sequence[tuple[str, str]], language: str, usage: Usage
 ) -> list[tuple[str | None, str | None]]:
-    """Per sentence of ``language`` (not English): (the memory, None) or (None, why not),
-    from one LLM call. An LLM error propagates: the batch fails and is retried later, as
-    for the Observer."""
+    """Per (sentence, question it answers) of ``language`` (not English): (the memory,
+    None) or (None, why not), from one LLM call. An LLM error propagates: the batch fails
+    and is retried later, as for the Observer."""
     count = len(sentences)
 
     def one_per_sentence(value: dict[str, Any]) -> str | None:
@@ -339,9 +401,9 @@ def rewrite(
     except UnusableOutput as exc:
         return [(None, f"the model gave no usable notes ({exc})")] * count
     out: list[tuple[str | None, str | None]] = []
-    for raw, sentence in zip(answer.value["notes"], sentences, strict=True):
+    for raw, (sentence, asked) in zip(answer.value["notes"], sentences, strict=True):
         note = " ".join(str(raw).split())
-        why = problem(note, sentence, language)
+        why = problem(note, sentence, language, asked)
         out.append((None, why) if why else (note, None))
     return out
 
@@ -385,7 +447,8 @@ def write_facts(
         else:
             written[number] = _english(text, scope)
     for language, numbers in by_language.items():
-        notes = rewrite(provider, [sentences[n - 1].text for n in numbers], language, usage)
+        asked = [(sentences[n - 1].text, sentences[n - 1].asked) for n in numbers]
+        notes = rewrite(provider, asked, language, usage)
         written.update(zip(numbers, notes, strict=True))
     facts: list[Fact] = []
     rejected: list[str] = []

@@ -19,7 +19,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from memoryd.domain.language import STANDING, is_cjk, language_of, not_about_the_user
+from memoryd.domain.language import (
+    FIRST_PERSON,
+    STANDING,
+    is_cjk,
+    language_of,
+    not_about_the_user,
+)
 from memoryd.domain.models import Chat
 from memoryd.domain.perspective import ADVERBS as _ADVERBS
 
@@ -172,6 +178,7 @@ class Sentence:
     chat_id: int
     turn: str  # the whole user prompt it belongs to: context for grounding a rewrite
     language: str = "en"  # its own, or its turn's where its words do not tell
+    asked: str = ""  # the other party's question it may answer ("Your favourite food?")
 
 
 def own_words(prompt: str) -> str:
@@ -373,14 +380,18 @@ def user_sentences(chats: Sequence[Chat], limit: int, said_before: str = "") -> 
     """The batch's candidate sentences from its user turns only, numbered from 1.
 
     ``said_before`` is the assistant's reply that preceded the first chat, if known; each
-    later chat is preceded by the response of the chat before it.
+    later chat is preceded by the response of the chat before it. A sentence in a language
+    other than English that has no "I" carries the question that reply ended with, if any:
+    "ミートソースのパスタです" means something only beside "What is your favourite food?".
     """
     found: list[Sentence] = []
     previous = said_before  # everything the other party said so far in the batch
     assistant_runs = word_runs(said_before)
+    last_reply = said_before
     for chat in chats:
         own = own_words(chat.prompt)
         turn_language = language_of(own)
+        asked = _question_ending(last_reply)
         for text in (c for s in split_sentences(own) for c in split_clauses(s)):
             if len(found) >= limit:
                 return found
@@ -391,10 +402,22 @@ def user_sentences(chats: Sequence[Chat], limit: int, said_before: str = "") -> 
                 and not echoes(text, previous)
                 and not copies(text, assistant_runs)
             ):
-                found.append(Sentence(len(found) + 1, text, chat.id, chat.prompt, language))
+                names_self = language in FIRST_PERSON and FIRST_PERSON[language].search(text)
+                answers = asked if language != "en" and not names_self else ""
+                found.append(
+                    Sentence(len(found) + 1, text, chat.id, chat.prompt, language, answers)
+                )
         previous = f"{previous}\n{chat.response}"
+        last_reply = chat.response
         assistant_runs |= word_runs(chat.response)
     return found
+
+
+def _question_ending(reply: str) -> str:
+    """The question a reply ends with ("… And what do you do?"), or ""."""
+    said = split_sentences(reply)
+    last = said[-1] if said else ""
+    return last[-MAX_SENTENCE_CHARS:] if last.endswith(("?", "？")) else ""
 
 
 def renumber(sentences: Sequence[Sentence]) -> list[Sentence]:
