@@ -349,10 +349,10 @@ def test_notes_that_change_a_name_are_refused(
 def test_an_answer_is_written_beside_the_question_it_answers(
     xmd: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
 ) -> None:
-    """The answer "ミートソースのパスタです" is the user's favourite food, not the user: a sentence of
-    another language without "I" goes to the model after the question the other speaker
-    ended on, and its note may take the question's words ("Paris"); a sentence that says
-    "I" goes alone."""
+    """The answer "ミートソースのパスタです" is the user's favourite food, not the user: a
+    sentence of another language without "I" goes to the model after the question the
+    other speaker ended on, and its note may take the question's words ("Paris"); a
+    sentence that says "I" goes alone."""
     clock.now = SAID_ON
     ana = xmd.create_user("ana")
     xmd.create_workspace("life")
