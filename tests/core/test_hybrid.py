@@ -62,3 +62,26 @@ def test_the_words_decide_when_the_dense_scores_tell_nothing_apart() -> None:
 def test_without_shared_words_the_dense_order_stands() -> None:
     query = build_query("xylophone")
     assert hybrid([0.1, 0.4, 0.2, 0.3]).score(query, POOL) == [0.1, 0.4, 0.2, 0.3]
+
+
+CHINESE = [
+    Memory(f"z{i}", 1, Scope.WORKSPACE, "w", text, Source.USER, NOW, NOW)
+    for i, text in enumerate(
+        (
+            "Lisa和朋友们一起去了美术馆,非常开心。",  # the art museum with friends
+            "Lisa与表妹Emily一起参加了夏日艺术野餐。",  # a summer art picnic with her cousin Emily
+            "Lisa在学校食堂找到了最喜欢的草莓蛋糕。",  # her favourite strawberry cake
+        )
+    )
+]
+
+
+def test_across_scripts_only_shared_names_match_and_they_still_count() -> None:
+    """An English turn over Chinese memories shares no word with them but the names in
+    Latin letters, so BM25 adds nothing but those: the memory naming the cousin moves up
+    (issue 34, round 3: giving it no weight across scripts cost dev 0.007)."""
+    query = build_query("Emily and I painted together again today!")
+    fused = HybridReranker(cast(EmbeddingReranker, FixedDense([0.815, 0.81, 0.80])))
+    scores = fused.score(query, CHINESE)
+    assert scores.index(max(scores)) == 1
+    assert scores[0] == 0.815 and scores[2] == 0.80  # no word of these matched
