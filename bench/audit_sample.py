@@ -6,8 +6,10 @@ The matcher says whether a memory means a labelled fact; it cannot say whether a
 garbled, trivial, about the wrong person, pasted material or a secret, which is what a
 user would notice. This draws ``--n`` memories (seeded), as evenly over the run's genres
 as they allow, and writes, for each, the memory, its genre and conversation, the user's
-turns of that conversation (what the user said: the memory should come from it), and
-blank ``verdict`` and ``note`` fields for the reader. The rubric is in bench/README.md
+turns of that conversation (what the user said: the memory should come from it), the
+whole dialogue (``User:`` and ``Other:`` lines, read again from the set by
+``genre_sets``: an answer means something only beside its question), and blank
+``verdict`` and ``note`` fields for the reader. The rubric is in bench/README.md
 ("Hand audit"); the matcher's verdict is left out so as not to lead the reader (join on
 genre, conversation and index to compare).
 """
@@ -44,6 +46,7 @@ def draw(
         for genre in queues:
             if queues[genre] and len(picked) < n:
                 picked.append(queues[genre].pop())
+    dialogues = _dialogues(report, {m["genre"] for m in picked})
     return [
         {
             "genre": m["genre"],
@@ -51,11 +54,29 @@ def draw(
             "index": m["index"],
             "memory": m["memory"],
             "user_text": user_text[(m["genre"], m["conversation"])],
+            "dialogue": dialogues.get((m["genre"], m["conversation"]), ""),
             "verdict": "",
             "note": "",
         }
         for m in picked
     ]
+
+
+def _dialogues(report: dict[str, Any], genres: set[str]) -> dict[tuple[str, str], str]:
+    """Each conversation of the run's ``genres`` as ``User:`` / ``Other:`` lines."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    import genre_sets
+
+    out: dict[tuple[str, str], str] = {}
+    for genre in sorted(genres):
+        for conv in genre_sets.load(genre, report["split"], report["limit"]):
+            lines = []
+            for exchange in conv["exchanges"]:
+                lines.append(f"User: {exchange['prompt']}")
+                if exchange.get("response"):
+                    lines.append(f"Other: {exchange['response']}")
+            out[(genre, conv["id"])] = "\n".join(lines)
+    return out
 
 
 def main() -> int:
