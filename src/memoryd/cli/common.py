@@ -396,9 +396,7 @@ def console() -> Console:
     return Console(highlight=False, soft_wrap=False)
 
 
-def echo(message: str) -> None:
-    """Plain text to stdout, never interpreted as markup."""
-    typer.echo(message)
+echo = typer.echo  # plain text to stdout, never interpreted as markup
 
 
 def emit(as_json: bool, data: object, text: str) -> None:

@@ -6,7 +6,7 @@ batches, ids, the one transaction) is ``memoryd.storage.database_copy``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -19,9 +19,6 @@ from memoryd.cli.common import (
     print_table,
     require_utf8,
 )
-
-if TYPE_CHECKING:
-    from memoryd.storage.database_copy import CopyReport
 
 ToOption = Annotated[
     str,
@@ -63,18 +60,13 @@ def copy(
     if as_json:
         emit_json(report.to_dict())
         return
-    _print(report)
-
-
-def _print(report: CopyReport) -> None:
     count = f"{report.total} rows in {len(report.tables)} tables"
-    if report.dry_run:
-        echo(f"would copy {count} from {report.source} (revision {report.revision})")
-        echo(f"into {report.target} ({report.target_state}); nothing was written")
-    else:
-        echo(f"copied {count} from {report.source} (revision {report.revision})")
-        echo(f"into {report.target} ({report.target_state}); row counts verified")
-    if report.dry_run:
+    verb, done = (
+        ("would copy", "nothing was written") if dry_run else ("copied", "row counts verified")
+    )
+    echo(f"{verb} {count} from {report.source} (revision {report.revision})")
+    echo(f"into {report.target} ({report.target_state}); {done}")
+    if dry_run:
         print_table(None, ["table", "rows"], [(t.table, t.source) for t in report.tables])
     else:
         rows = [(t.table, t.source, t.target) for t in report.tables]

@@ -16,8 +16,7 @@ from memoryd.cli.common import (
     DbOption,
     JsonOption,
     UserOption,
-    echo,
-    emit_json,
+    emit,
     open_for,
     read_text_input,
     require_member,
@@ -68,11 +67,8 @@ def import_history(
             result = md.import_history(owner.id, history, workspace)
         else:
             result = _with_progress(md, owner.id, history, workspace)
-    if as_json:
-        fields = ("format", "conversations", "recorded", "already", "skipped")
-        emit_json({name: getattr(result, name) for name in fields})
-    else:
-        echo(result.summary())
+    fields = ("format", "conversations", "recorded", "already", "skipped")
+    emit(as_json, {name: getattr(result, name) for name in fields}, result.summary())
 
 
 def _with_progress(md: Memoryd, user_id: int, history: History, workspace: str) -> HistoryImport:

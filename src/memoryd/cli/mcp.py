@@ -13,15 +13,6 @@ from memoryd.cli.serve import _auth_store
 from memoryd.domain.errors import InvalidInput
 
 
-def _mcp_extra() -> None:
-    try:
-        import mcp.server  # noqa: F401
-    except ModuleNotFoundError:
-        raise InvalidInput(
-            "the MCP server needs the 'mcp' extra: pip install 'memoryd[mcp]'"
-        ) from None
-
-
 def mcp(
     user: Annotated[
         str | None,
@@ -35,7 +26,12 @@ def mcp(
     db: DbOption = None,
 ) -> None:
     """Serve memoryd's memory tools to an agent host over MCP (stdio)."""
-    _mcp_extra()
+    try:
+        import mcp.server  # noqa: F401
+    except ModuleNotFoundError:
+        raise InvalidInput(
+            "the MCP server needs the 'mcp' extra: pip install 'memoryd[mcp]'"
+        ) from None
     from memoryd.access.callers import Local
     from memoryd.config import MemorydSettings
     from memoryd.mcp import build_server

@@ -112,13 +112,6 @@ def _memory_columns(terminal: int) -> list[MemoryColumn]:
     return columns
 
 
-def _memory_table(title: str, terminal: int) -> Table:
-    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
-    for header, no_wrap, _ in _memory_columns(terminal):
-        table.add_column(header, no_wrap=no_wrap, overflow="fold", ratio=1 if not no_wrap else None)
-    return table
-
-
 def _where(memory: Memory) -> str:
     return scope_label(memory.scope, memory.workspace)
 
@@ -166,6 +159,7 @@ def list_memories(
         groups.setdefault(memory.workspace, []).append(memory)
     width = short_id_length(all_ids)
     out = console()
+    columns = _memory_columns(out.width)
     for slug, members in groups.items():
         label, limit = (
             ("Global", md.limits.global_per_user)
@@ -173,11 +167,11 @@ def list_memories(
             else (f"Workspace {slug}", md.limits.workspace_per_pair)
         )
         live = sum(1 for m in members if not m.is_expired(md.clock()))
-        table = _memory_table(f"{label} ({live}/{limit})", out.width)
+        table = Table(title=f"{label} ({live}/{limit})", title_justify="left", box=box.SIMPLE_HEAD)
+        for header, no_wrap, _ in columns:
+            table.add_column(header, no_wrap=no_wrap, overflow="fold", ratio=None if no_wrap else 1)
         for m in members:
-            table.add_row(
-                *(Text(value(m, md, width)) for _, _, value in _memory_columns(out.width))
-            )
+            table.add_row(*(Text(value(m, md, width)) for _, _, value in columns))
         out.print(table)
     if not memories:
         out.print(f"{owner.name} has no memories here yet.", markup=False)

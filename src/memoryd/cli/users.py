@@ -12,7 +12,6 @@ from memoryd.cli.common import (
     CLI_ACTOR,
     DbOption,
     JsonOption,
-    echo,
     emit,
     emit_json,
     find_user,
@@ -114,13 +113,14 @@ def learning(
         if switch is not None:
             closed = md.set_learning(user.id, choices[switch.lower()], actor=CLI_ACTOR)
         on = md.learns_from_chats(user.id)
-    if as_json:
-        emit_json({**user_json(user), "learn_from_chats": on, "chats_closed": closed})
-    elif on:
-        echo(f"memoryd learns from {user.name}'s chats")
-    else:
-        waiting = f" ({closed} waiting chat(s) closed)" if closed else ""
-        echo(f"memoryd does not learn from {user.name}'s chats; they are still recorded{waiting}")
+    waiting = f" ({closed} waiting chat(s) closed)" if closed else ""
+    emit(
+        as_json,
+        {**user_json(user), "learn_from_chats": on, "chats_closed": closed},
+        f"memoryd learns from {user.name}'s chats"
+        if on
+        else f"memoryd does not learn from {user.name}'s chats; they are still recorded{waiting}",
+    )
 
 
 @app.command("review")
@@ -148,18 +148,17 @@ def review(
             md.set_review_preference(user.id, own_mode, actor=CLI_ACTOR)
         own = md.review_preference(user.id)
         effective = md.review_mode(user.id)
-    if as_json:
-        emit_json(
-            {
-                **user_json(user),
-                "memory_review": own or "default",
-                "memory_review_effective": effective,
-            }
-        )
-    elif own is None:
-        echo(f"{user.name} follows the instance setting: memory_review = {effective}")
-    else:
-        echo(f"{user.name} reviews: {own} (instead of the instance setting)")
+    emit(
+        as_json,
+        {
+            **user_json(user),
+            "memory_review": own or "default",
+            "memory_review_effective": effective,
+        },
+        f"{user.name} follows the instance setting: memory_review = {effective}"
+        if own is None
+        else f"{user.name} reviews: {own} (instead of the instance setting)",
+    )
 
 
 @app.command("language")
@@ -183,11 +182,10 @@ def language(
             md.set_language_preference(user.id, code, actor=CLI_ACTOR)
         own = md.language_preference(user.id)
         effective = md.language(user.id)
-    if as_json:
-        emit_json(
-            {**user_json(user), "language": own or "default", "language_effective": effective}
-        )
-    elif own is None:
-        echo(f"{user.name} follows the server: MEMORYD_LANGUAGE = {effective}")
-    else:
-        echo(f"{user.name}'s language: {own} (instead of the server's)")
+    emit(
+        as_json,
+        {**user_json(user), "language": own or "default", "language_effective": effective},
+        f"{user.name} follows the server: MEMORYD_LANGUAGE = {effective}"
+        if own is None
+        else f"{user.name}'s language: {own} (instead of the server's)",
+    )

@@ -176,18 +176,11 @@ def create_app(
         app.include_router(module.build_router(self_owner, prefix="/api/v1", tag=tag))
         admin = module.build_router(admin_owner, prefix="/api/v1/users/{user_id}", tag="admin")
         app.include_router(admin)
-    for module in (users, workspaces, settings_router, chats, history, extraction):
+    api = (users, workspaces, settings_router, chats, history, extraction)
+    web = (web_routes, web_admin_pages, web_activity, web_chat_page, web_review, web_actions)
+    more_web = (web_privacy, web_chat_history, web_history_import, web_admin_actions)
+    for module in (*api, *web, *more_web):  # web_review before web_actions: accept-all
         app.include_router(module.router)
-    app.include_router(web_routes.router)
-    app.include_router(web_admin_pages.router)
-    app.include_router(web_activity.router)
-    app.include_router(web_chat_page.router)
-    app.include_router(web_review.router)  # before actions: /ui/suggestions/accept-all
-    app.include_router(web_actions.router)
-    app.include_router(web_privacy.router)
-    app.include_router(web_chat_history.router)
-    app.include_router(web_history_import.router)
-    app.include_router(web_admin_actions.router)
     app.mount("/static", StaticFiles(directory=web_routes.STATIC_DIR), name="static")
     app.router.routes.append(mcp.route if mcp else Route("/mcp", mcp_missing, methods=MCP_METHODS))
 

@@ -63,12 +63,10 @@ class UserOut(BaseModel):
 
 
 ReviewMode = Literal["off", "updates", "everything"]
-ReviewChoice = Literal["default", "off", "updates", "everything"]
+ReviewChoice = Literal["default", ReviewMode]
 # memoryd.domain.language.LANGUAGE_CHOICES and PREFERENCE_CHOICES (test_catalogue.py)
 Language = Literal["auto", "en", "fr", "es", "de", "pt", "it", "id", "zh", "ja", "ko"]
-LanguageChoice = Literal[
-    "default", "auto", "en", "fr", "es", "de", "pt", "it", "id", "zh", "ja", "ko"
-]
+LanguageChoice = Literal["default", Language]
 
 
 class UserOverview(UserOut):

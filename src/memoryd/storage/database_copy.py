@@ -189,7 +189,7 @@ def _target_contents(conn: Connection) -> tuple[str | None, dict[str, int]]:
     for table in copied_tables():
         if table.name in BOOKKEEPING or table.name not in present:
             continue
-        count = int(conn.execute(select(func.count()).select_from(table)).scalar_one())
+        count = _count(conn, table)
         if count:
             held[table.name] = count
     return revision, held
@@ -255,11 +255,12 @@ def _snapshot(source: Database) -> Iterator[Connection]:
             yield conn
 
 
+def _count(conn: Connection, table: Table) -> int:
+    return int(conn.execute(select(func.count()).select_from(table)).scalar_one())
+
+
 def _counts(conn: Connection) -> dict[str, int]:
-    return {
-        t.name: int(conn.execute(select(func.count()).select_from(t)).scalar_one())
-        for t in copied_tables()
-    }
+    return {t.name: _count(conn, t) for t in copied_tables()}
 
 
 def _foreign_tables(conn: Connection) -> list[str]:

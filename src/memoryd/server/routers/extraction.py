@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
+from fastapi.encoders import jsonable_encoder
 from pydantic import Field
 
 from memoryd.access.extraction import run_now
@@ -24,25 +25,13 @@ class RunRequest(Strict):
     force: bool = Field(default=False, description="Ignore the idle threshold and minimum.")
 
 
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    if hasattr(value, "isoformat"):
-        return value.isoformat()
-    if hasattr(value, "to_dict"):
-        return value.to_dict()
-    return value
-
-
 def _run(
     state: ServerState, admin: User, user_id: int | None, workspace: str | None, force: bool
 ) -> dict[str, Any]:
     """One run (409 while one started here is running), as ``{"pair": ...}`` for one
     pair or ``{"run": ...}`` for every due pair."""
     result = run_now(state.md, admin, user_id, workspace, force)
-    return {"pair" if user_id is not None else "run": _jsonable(result.to_dict())}
+    return {"pair" if user_id is not None else "run": jsonable_encoder(result.to_dict())}
 
 
 @router.post("/run", summary="Run extraction now (admin)")
@@ -66,7 +55,7 @@ def runs(
     they include the calls of the run's questions pass, and ``memories_questioned``
     counts the memories it wrote questions for (an error of that pass is listed in
     ``errors`` with the kind ``questions`` and fails nothing)."""
-    return [_jsonable(r.to_dict()) for r in state.md.extraction_runs(limit)]
+    return [jsonable_encoder(r.to_dict()) for r in state.md.extraction_runs(limit)]
 
 
 @router.get("/runs/{run_id}", summary="One extraction run with every pair's outcome (admin)")
@@ -83,7 +72,7 @@ def run_details(
     prefix is refused with 422 (``invalid_input``), one matching no run is 404."""
     run = state.md.extraction_run(run_id)
     names = {u.id: u.name for u in state.md.list_users()}
-    details: dict[str, Any] = _jsonable(run.to_dict())
+    details: dict[str, Any] = jsonable_encoder(run.to_dict())
     for pair in details["pairs"]:
         pair["user_name"] = names.get(pair["user_id"])
     return details
@@ -91,12 +80,12 @@ def run_details(
 
 @router.get("/failures", summary="Pairs whose batch failed or is parked (admin)")
 def failures(state: State, _: AdminUser, parked_only: bool = False) -> list[dict[str, Any]]:
-    return [_jsonable(f) for f in state.md.extraction_failures(parked_only=parked_only)]
+    return [jsonable_encoder(f) for f in state.md.extraction_failures(parked_only=parked_only)]
 
 
 @router.get("/parked", summary="Parked batches, waiting for an admin (admin)")
 def parked(state: State, _: AdminUser) -> list[dict[str, Any]]:
-    return [_jsonable(f) for f in state.md.extraction_failures(parked_only=True)]
+    return [jsonable_encoder(f) for f in state.md.extraction_failures(parked_only=True)]
 
 
 @router.post("/parked/{user_id}/{workspace}/retry", summary="Retry a parked batch (admin)")

@@ -8,6 +8,7 @@ import's id to read its progress by.
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path, Query, Request
@@ -27,18 +28,9 @@ Format = Literal["chatgpt", "claude", "openwebui"]
 
 def history_out(job: HistoryJob) -> HistoryImportOut:
     done = job.progress
-    return HistoryImportOut(
-        id=job.id,
-        state=job.state,
-        format=done.format,  # type: ignore[arg-type]  # one of FORMATS
-        workspace=job.workspace,
-        conversations=done.conversations,
-        total=done.total,
-        done=done.done,
-        recorded=done.recorded,
-        already=done.already,
-        skipped=done.skipped,
-        error=job.error,
+    return HistoryImportOut.model_validate(
+        {**asdict(done), "done": done.done, "id": job.id, "state": job.state}
+        | {"workspace": job.workspace, "error": job.error}
     )
 
 

@@ -86,12 +86,8 @@ def speak_to(request: Request, state: ServerState, user: User | None) -> str | N
     return own
 
 
-def use_language(language: str) -> None:
-    _locale.set(language)
-
-
-def current_language() -> str:
-    return _locale.get()
+use_language = _locale.set  # the language of this request's pages and messages
+current_language = _locale.get
 
 
 # The words memoryd.js and chat.js show, by their English: base.html gives the page's

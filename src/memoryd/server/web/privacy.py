@@ -34,8 +34,7 @@ async def account_choice(
     """The caller, the page to go back to (the Account tab open) and the posted choice,
     or None when it is not one of ``choices``."""
     caller, form = await posted(request, state)
-    back = safe_next(form.get("next"))
-    back = with_query(back, "panel=account")
+    back = with_query(safe_next(form.get("next")), "panel=account")
     choice = form.get(field)
     return caller, back, choice if isinstance(choice, str) and choice in choices else None
 

@@ -57,7 +57,9 @@ def _accept_one(state: ServerState, owner: Owner, suggestion: Suggestion) -> str
     return why
 
 
-def _accept_everything(state: ServerState, owner: Owner) -> str:
+@form_post(router, "/accept-all")
+def accept_all(state: ServerState, caller: Caller, form: FormData) -> str:
+    owner = owner_of(state, caller, form)
     accepted, waiting = 0, []
     for suggestion in suggestions.visible_suggestions(state, owner):
         why = _accept_one(state, owner, suggestion)
@@ -76,11 +78,6 @@ def _accept_everything(state: ServerState, owner: Owner) -> str:
         reasons=reasons,
     )
     raise InvalidInput(f"{done} {left}")
-
-
-@form_post(router, "/accept-all")
-def accept_all(state: ServerState, caller: Caller, form: FormData) -> str:
-    return _accept_everything(state, owner_of(state, caller, form))
 
 
 @form_post(router, "/reject-all")
