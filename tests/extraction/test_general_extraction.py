@@ -379,3 +379,22 @@ def test_an_answer_is_written_beside_the_question_it_answers(
         "1. [好きな食べ物は何ですか？] ミートソースのパスタです。",
         "1. [Tu vis à Paris ?] Oui, depuis dix ans maintenant.\n2. Je suis infirmière.",
     ]
+
+
+def test_notes_that_say_one_word_of_the_user_are_refused(
+    xmd: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
+) -> None:
+    """The notes "L'utilisateur voit." and "用户不在乎。" hold no lasting fact: after the
+    subject, one word (three characters where words are not spaced). "用户喜欢园艺。" is
+    kept: 非常 ("very") is no negation."""
+    memories, shown = learn(
+        xmd, fake_llm, clock,
+        ["Je vois très bien ce que tu veux dire.", "我真的不在乎这个。我非常喜欢园艺。"],
+        observe(person=[1, 2, 3]),
+        notes("L'utilisateur voit."),
+        notes("用户不在乎。", "用户喜欢园艺。"),
+    )  # fmt: skip
+    assert len(shown) == 3
+    errors = " | ".join(e["error"] for e in xmd.extraction_runs(1)[0].errors)
+    assert memories == ["用户喜欢园艺。"]
+    assert errors.count("says one word of the user") == 2

@@ -194,13 +194,13 @@ _SQUEEZE = re.compile(r"[\s\W]+")
 # note with more or fewer of them than its sentence says the opposite of what was said.
 _NEGATION = per_language(
     {
-        "fr": r"\b(?:ne|pas|jamais|rien|personne|aucune?|sans|ni)\b|\bn'",
+        "fr": r"\b(?:pas|jamais|rien|personne|aucune?|sans|ni)\b",  # not "ne … que" (only)
         "es": r"\b(?:no|nunca|jamás|nada|nadie|ningun[oa]?|ningún|tampoco|sin|ni)\b",
         "de": r"\b(?:nicht|kein\w*|nie|niemals|nichts|niemand|ohne|weder)\b",
         "pt": r"\b(?:não|nunca|jamais|nada|ninguém|nenhum|nenhuma|sem|nem)\b",
         "it": r"\b(?:non|mai|niente|nulla|nessun[oa]?|senza|né)\b",
         "id": r"\b(?:tidak|tak|bukan|belum|jangan|tanpa|enggak|nggak|gak|ga)\b",
-        "zh": r"不|没|沒|别|無|无|未|非",
+        "zh": r"不|没|沒|(?<!特)别|無|无|未(?!来)|非(?!常)",  # not 特别, 未来, 非常
         "ja": r"ない|ません|なかった|ず[にも]?|無い|無し|なし",
         "ko": r"않|안\s|못|없|아니|말아|마세요",
     }
@@ -312,6 +312,8 @@ def problem(note: str, sentence: str, language: str, asked: str = "") -> str | N
         return "the rewrite is an order or a suggestion, not a fact"
     if _how_they_are(note, language):
         return "the rewrite only says how the user is: small talk"
+    if _thin(note, language):
+        return "the rewrite says one word of the user: no lasting fact"
     if POINTING[language].search(note) or (
         language in _OBJECT_CLITIC and _OBJECT_CLITIC[language].search(note)
     ):
@@ -352,6 +354,19 @@ def _how_they_are(note: str, language: str) -> bool:
     body = note.casefold().removeprefix(subject)
     body = _SQUEEZE.sub(" ", body).strip()
     return bool(_WELL[language].fullmatch(body))
+
+
+def _thin(note: str, language: str) -> bool:
+    """Whether the note says at most one word of the user ("L'utilisateur voit.",
+    "Pengguna menarik.", "用户希望。", "用户会的。", "사용자는 10명."): after its subject
+    (and a particle: は, 는, 가), one word, or three characters where words are not
+    spaced."""
+    subject = SUBJECT[language][0].casefold()
+    body = note.casefold().removeprefix(subject)
+    if is_cjk(language):
+        body = _SQUEEZE.sub("", body).lstrip("はがもの는은가이도의")
+        return len(body) <= 3
+    return len(_SQUEEZE.sub(" ", body).split()) <= 1
 
 
 def _leaks(note: str, sentence: str) -> bool:
