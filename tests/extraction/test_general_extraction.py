@@ -381,7 +381,7 @@ def test_an_answer_is_written_beside_the_question_it_answers(
     ]
 
 
-def test_notes_that_say_one_word_of_the_user_are_refused(
+def test_notes_that_say_one_word_of_the_user_or_ask_are_refused(
     xmd: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
 ) -> None:
     """The notes "L'utilisateur voit." and "用户不在乎。" hold no lasting fact: after the
@@ -389,12 +389,14 @@ def test_notes_that_say_one_word_of_the_user_are_refused(
     kept: 非常 ("very") is no negation."""
     memories, shown = learn(
         xmd, fake_llm, clock,
-        ["Je vois très bien ce que tu veux dire.", "我真的不在乎这个。我非常喜欢园艺。"],
-        observe(person=[1, 2, 3]),
+        ["Je vois très bien ce que tu veux dire.",
+         "我真的不在乎这个。我非常喜欢园艺。我在工厂工作了十年。"],
+        observe(person=[1, 2, 3, 4]),
         notes("L'utilisateur voit."),
-        notes("用户不在乎。", "用户喜欢园艺。"),
+        notes("用户不在乎。", "用户喜欢园艺。", "用户还有其他有趣的事情吗?"),
     )  # fmt: skip
-    assert len(shown) == 3
+    assert len(shown) == 4
     errors = " | ".join(e["error"] for e in xmd.extraction_runs(1)[0].errors)
     assert memories == ["用户喜欢园艺。"]
     assert errors.count("says one word of the user") == 2
+    assert "asks a question" in errors  # a note is never a question

@@ -189,6 +189,7 @@ _THANKS = re.compile(
 _MARKUP = re.compile(r"[{}\[\]`<>]")
 _INSTRUCTION_RUNS = word_runs(SYSTEM, 4)
 _EXCLAIMED = re.compile(r"[!！?？]\s*$")
+_ASKS = re.compile(r"[?？]\s*$")
 _SQUEEZE = re.compile(r"[\s\W]+")
 # Negation in each language (particles, negative pronouns and adverbs, "without"): a
 # note with more or fewer of them than its sentence says the opposite of what was said.
@@ -310,6 +311,8 @@ def problem(note: str, sentence: str, language: str, asked: str = "") -> str | N
         return "the rewrite keeps the user's own first person"
     if _ORDER.search(note):
         return "the rewrite is an order or a suggestion, not a fact"
+    if _ASKS.search(note):
+        return "the rewrite asks a question, which states no fact"
     if _how_they_are(note, language):
         return "the rewrite only says how the user is: small talk"
     if _thin(note, language):
