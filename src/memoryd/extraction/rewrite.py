@@ -63,13 +63,18 @@ def schema(count: int) -> dict[str, Any]:
 
 
 # (sentence, note) per language: a fact, a relation, small talk (no note), a standing
-# request
+# request, and an answer beside its question, which must not become what the user is
+# ("the user is pizza")
 SHOTS: dict[str, tuple[tuple[str, str], ...]] = {
     "fr": (
         ("J'habite à Lyon avec ma sœur.", "L'utilisateur habite à Lyon avec sa sœur."),
         ("Mon fils joue au foot le samedi.", "Le fils de l'utilisateur joue au foot le samedi."),
         ("Je vais très bien, merci, juste un peu fatigué aujourd'hui.", ""),
         ("Réponds toujours en français.", "L'utilisateur veut toujours des réponses en français."),
+        (
+            "[Quel est ton plat préféré ?] Les lasagnes, sans hésiter.",
+            "Le plat préféré de l'utilisateur est les lasagnes.",
+        ),
     ),
     "es": (
         ("Vivo en Sevilla con mi hermana.", "El usuario vive en Sevilla con su hermana."),
@@ -79,6 +84,10 @@ SHOTS: dict[str, tuple[tuple[str, str], ...]] = {
         ),
         ("Estoy muy bien, gracias, solo un poco cansado hoy.", ""),
         ("Responde siempre en español.", "El usuario quiere respuestas siempre en español."),
+        (
+            "[¿Cuál es tu comida favorita?] La paella, sin duda.",
+            "La comida favorita del usuario es la paella.",
+        ),
     ),
     "de": (
         (
@@ -88,18 +97,30 @@ SHOTS: dict[str, tuple[tuple[str, str], ...]] = {
         ("Mein Sohn spielt samstags Fußball.", "Der Sohn des Nutzers spielt samstags Fußball."),
         ("Mir geht es gut, danke, heute bin ich nur etwas müde.", ""),
         ("Antworte immer auf Deutsch.", "Der Nutzer möchte Antworten immer auf Deutsch."),
+        (
+            "[Was ist dein Lieblingsessen?] Lasagne, ganz klar.",
+            "Das Lieblingsessen des Nutzers ist Lasagne.",
+        ),
     ),
     "pt": (
         ("Moro em Lisboa com a minha irmã.", "O usuário mora em Lisboa com a irmã."),
         ("Meu filho joga futebol aos sábados.", "O filho do usuário joga futebol aos sábados."),
         ("Estou muito bem, obrigado, só um pouco cansado hoje.", ""),
         ("Responda sempre em português.", "O usuário quer respostas sempre em português."),
+        (
+            "[Qual é a sua comida favorita?] Lasanha, sem dúvida.",
+            "A comida favorita do usuário é lasanha.",
+        ),
     ),
     "it": (
         ("Vivo a Torino con mia sorella.", "L'utente vive a Torino con sua sorella."),
         ("Mio figlio gioca a calcio il sabato.", "Il figlio dell'utente gioca a calcio il sabato."),
         ("Sto benissimo, grazie, oggi sono solo un po' stanco.", ""),
         ("Rispondi sempre in italiano.", "L'utente vuole sempre risposte in italiano."),
+        (
+            "[Qual è il tuo piatto preferito?] La lasagna, senza dubbio.",
+            "Il piatto preferito dell'utente è la lasagna.",
+        ),
     ),
     "id": (
         (
@@ -112,69 +133,34 @@ SHOTS: dict[str, tuple[tuple[str, str], ...]] = {
             "Selalu jawab dalam bahasa Indonesia.",
             "Pengguna selalu ingin jawaban dalam bahasa Indonesia.",
         ),
+        (
+            "[Apa makanan favoritmu?] Nasi goreng, pastinya.",
+            "Makanan favorit pengguna adalah nasi goreng.",
+        ),
     ),
     "zh": (
         ("我住在北京，有两只猫。", "用户住在北京，有两只猫。"),
         ("我的女儿在学钢琴。", "用户的女儿在学钢琴。"),
         ("我很好，谢谢，今天只是有点累。", ""),
         ("以后请一直用中文回答。", "用户希望一直用中文回答。"),
+        ("[你最喜欢吃什么？] 当然是饺子。", "用户最喜欢吃饺子。"),
     ),
     "ja": (
         ("私は大阪に住んでいます。", "ユーザーは大阪に住んでいます。"),
         ("妹は医者です。", "ユーザーの妹は医者です。"),
         ("元気です、ありがとう、今日はちょっと疲れています。", ""),
         ("いつも日本語で答えてください。", "ユーザーはいつも日本語での回答を望んでいます。"),
+        ("[好きな食べ物は何ですか？] もちろんお寿司です。", "ユーザーの好きな食べ物はお寿司です。"),
     ),
     "ko": (
         ("저는 부산에 살아요.", "사용자는 부산에 살아요."),
         ("제 딸은 피아노를 배워요.", "사용자의 딸은 피아노를 배워요."),
         ("저는 잘 지내요, 고마워요, 오늘은 좀 피곤해요.", ""),
         ("항상 한국어로 대답해 주세요.", "사용자는 항상 한국어로 된 대답을 원해요."),
-    ),
-}
-# (question, answer, note) per language: an answer that means something only beside the
-# question it answers, and which must not become what the user is ("the user is pizza").
-ANSWER_SHOTS: dict[str, tuple[str, str, str]] = {
-    "fr": (
-        "Quel est ton plat préféré ?",
-        "Les lasagnes, sans hésiter.",
-        "Le plat préféré de l'utilisateur est les lasagnes.",
-    ),
-    "es": (
-        "¿Cuál es tu comida favorita?",
-        "La paella, sin duda.",
-        "La comida favorita del usuario es la paella.",
-    ),
-    "de": (
-        "Was ist dein Lieblingsessen?",
-        "Lasagne, ganz klar.",
-        "Das Lieblingsessen des Nutzers ist Lasagne.",
-    ),
-    "pt": (
-        "Qual é a sua comida favorita?",
-        "Lasanha, sem dúvida.",
-        "A comida favorita do usuário é lasanha.",
-    ),
-    "it": (
-        "Qual è il tuo piatto preferito?",
-        "La lasagna, senza dubbio.",
-        "Il piatto preferito dell'utente è la lasagna.",
-    ),
-    "id": (
-        "Apa makanan favoritmu?",
-        "Nasi goreng, pastinya.",
-        "Makanan favorit pengguna adalah nasi goreng.",
-    ),
-    "zh": ("你最喜欢吃什么？", "当然是饺子。", "用户最喜欢吃饺子。"),
-    "ja": (
-        "好きな食べ物は何ですか？",
-        "もちろんお寿司です。",
-        "ユーザーの好きな食べ物はお寿司です。",
-    ),
-    "ko": (
-        "제일 좋아하는 음식이 뭐예요?",
-        "당연히 김치찌개예요.",
-        "사용자가 제일 좋아하는 음식은 김치찌개예요.",
+        (
+            "[제일 좋아하는 음식이 뭐예요?] 당연히 김치찌개예요.",
+            "사용자가 제일 좋아하는 음식은 김치찌개예요.",
+        ),
     ),
 }
 _DIGITS = re.compile(r"\d+")
@@ -266,15 +252,13 @@ def _listing(sentences: Sequence[tuple[str, str]]) -> str:
 
 def messages(sentences: Sequence[tuple[str, str]], language: str) -> list[Message]:
     """The request for a language's (sentence, question it answers) pairs: the
-    instructions, its worked example (five sentences, one an answer, and their notes), then
-    the sentences, numbered."""
-    question, answer, answer_note = ANSWER_SHOTS[language]
-    shots = [(said, "") for said, _ in SHOTS[language]] + [(answer, question)]
-    notes = [note for _, note in SHOTS[language]] + [answer_note]
-    example = json.dumps({"notes": notes}, ensure_ascii=False)
+    instructions, its worked example (five sentences and their notes), then the
+    sentences, numbered."""
+    said, notes = zip(*SHOTS[language], strict=True)
+    example = json.dumps({"notes": list(notes)}, ensure_ascii=False)
     return [
         {"role": "system", "content": SYSTEM},
-        {"role": "user", "content": _listing(shots)},
+        {"role": "user", "content": _listing([(text, "") for text in said])},
         {"role": "assistant", "content": example},
         {"role": "user", "content": _listing(sentences)},
     ]
