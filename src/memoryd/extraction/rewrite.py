@@ -338,10 +338,7 @@ def _names(text: str) -> list[str]:
 def _how_they_are(note: str, language: str) -> bool:
     """Whether the note says no more than how the user is ("L'utente sta bene.",
     "用户很健康。"): the answer to a greeting."""
-    subject = SUBJECT[language][0].casefold()
-    body = note.casefold().removeprefix(subject)
-    body = _SQUEEZE.sub(" ", body).strip()
-    return bool(_WELL[language].fullmatch(body))
+    return bool(_WELL[language].fullmatch(_after_subject(note, language)))
 
 
 def _thin(note: str, language: str) -> bool:
@@ -349,12 +346,16 @@ def _thin(note: str, language: str) -> bool:
     "Pengguna menarik.", "用户希望。", "用户会的。", "사용자는 10명."): after its subject
     (and a particle: は, 는, 가), one word, or three characters where words are not
     spaced."""
-    subject = SUBJECT[language][0].casefold()
-    body = note.casefold().removeprefix(subject)
+    body = _after_subject(note, language)
     if is_cjk(language):
-        body = _SQUEEZE.sub("", body).lstrip("はがもの는은가이도의")
-        return len(body) <= 3
-    return len(_SQUEEZE.sub(" ", body).split()) <= 1
+        return len(body.replace(" ", "").lstrip("はがもの는은가이도의")) <= 3
+    return len(body.split()) <= 1
+
+
+def _after_subject(note: str, language: str) -> str:
+    """The note after its subject, case-folded, its words one space apart."""
+    body = note.casefold().removeprefix(SUBJECT[language][0].casefold())
+    return _SQUEEZE.sub(" ", body).strip()
 
 
 def _leaks(note: str, sentence: str) -> bool:

@@ -402,8 +402,9 @@ def user_sentences(chats: Sequence[Chat], limit: int, said_before: str = "") -> 
                 and not echoes(text, previous)
                 and not copies(text, assistant_runs)
             ):
-                names_self = language in FIRST_PERSON and FIRST_PERSON[language].search(text)
-                answers = asked if language != "en" and not names_self else ""
+                # FIRST_PERSON holds every language but English
+                alone = language in FIRST_PERSON and not FIRST_PERSON[language].search(text)
+                answers = asked if alone else ""
                 found.append(
                     Sentence(len(found) + 1, text, chat.id, chat.prompt, language, answers)
                 )
