@@ -292,7 +292,7 @@ def test_a_line_to_the_other_speaker_or_a_fragment_is_not_learned(
     ]
     assert memories == [
         "Flour comes from Camas Country Mill, delivered every Thursday.",  # English all the same
-        "Pengguna tinggal di Bandung bersama adiknya.",
+        "Pengguna tinggal di Bandung bersama adik pengguna.",  # code writes it: see own_words
         "The user lives in Porto with two cats.",
     ]
     errors = " | ".join(e["error"] for e in xmd.extraction_runs(1)[0].errors)
@@ -331,7 +331,7 @@ def test_notes_that_change_a_name_are_refused(
     memories, _ = learn(
         xmd, fake_llm, clock,
         ["アーミッシュの国に住んでいます。コーヒーが大好きです。",
-         "Saya akan pergi ke Hawaii bulan depan. saya tinggal di bandung sejak 2010.",
+         "Liburan ke Hawaii bulan depan. Tinggal di bandung sejak 2010.",
          "Ho due gatti a casa."],
         observe(person=[1, 2, 3, 4, 5]),
         notes("ユーザーはアメリカの国に住んでいます。", "ユーザーはコーヒーが大好きです。"),
@@ -390,7 +390,7 @@ def test_notes_that_say_one_word_of_the_user_or_ask_are_refused(
     memories, shown = learn(
         xmd, fake_llm, clock,
         ["Je vois très bien ce que tu veux dire.",
-         "我真的不在乎这个。我非常喜欢园艺。我在工厂工作了十年。"],
+         "真的不在乎这个。非常喜欢园艺。在工厂工作了十年。"],
         observe(person=[1, 2, 3, 4]),
         notes("L'utilisateur voit."),
         notes("用户不在乎。", "用户喜欢园艺。", "用户还有其他有趣的事情吗?"),
@@ -400,3 +400,29 @@ def test_notes_that_say_one_word_of_the_user_or_ask_are_refused(
     assert memories == ["用户喜欢园艺。"]
     assert errors.count("says one word of the user") == 2
     assert "asks a question" in errors  # a note is never a question
+
+
+def test_a_sentence_that_says_i_is_written_in_the_users_words(
+    xmd: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
+) -> None:
+    """In Chinese, Korean, Japanese and Indonesian, where verbs do not change with the
+    person, code writes the note of a sentence that says "I" (the user put in its place, a
+    reply's "yes" or "no" left out), whatever the model wrote; the model's empty note still
+    means no fact, and a sentence with "we" keeps the model's note."""
+    memories, shown = learn(
+        xmd, fake_llm, clock,
+        ["是的，我在工厂工作了十年。我们住在上海。", "tidak, saya tinggal hanya dengan anak-anak.",
+         "나는 오늘 비번이야."],
+        observe(person=[1, 2, 3, 4]),
+        notes("用户工作了,工厂。", "用户和家人住在上海。"),
+        notes("Pengguna tidak tinggal hanya dengan anak-anaknya."),  # reversed
+        notes(""),
+    )  # fmt: skip
+    assert len(shown) == 4
+    assert sorted(memories) == [
+        "Pengguna tinggal hanya dengan anak-anak.",
+        "用户和家人住在上海。",
+        "用户在工厂工作了十年。",
+    ]
+    errors = " | ".join(e["error"] for e in xmd.extraction_runs(1)[0].errors)
+    assert "no lasting fact in it" in errors

@@ -89,11 +89,11 @@ def test_a_rewrite_that_drops_or_adds_a_negation_is_refused(
     memories, _ = learn(
         xmd, fake_llm, clock,
         ["Je ne mange jamais de viande. Je ne bois pas de café.",
-         "Saya tinggal di antah berantah bersama anak-anak saya."],
+         "Tinggal di antah berantah dengan anak-anak yang sudah besar."],  # no "saya"
         observe(person=[1, 2, 3]),
         notes("L'utilisateur mange de la viande.",  # the "ne ... jamais" is gone
               "L'utilisateur ne boit pas de café."),
-        notes("Pengguna tidak tinggal di antah berantah bersama anak-anaknya."),  # added
+        notes("Pengguna tidak tinggal di antah berantah dengan anak-anak yang sudah besar."),
     )  # fmt: skip
     assert memories == ["L'utilisateur ne boit pas de café."]
     assert run_errors(xmd).count("drops or adds a negation") == 2

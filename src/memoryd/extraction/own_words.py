@@ -1,0 +1,80 @@
+"""A memory in the user's own words, where a language lets code write it (R21).
+
+In Chinese, Japanese, Korean and Indonesian a verb does not change with its person, so
+"我对花生过敏" becomes "用户对花生过敏" by putting the user where the sentence says "I",
+as English ``memory_form`` does. The bundled 1.5B model, asked to rewrite such a sentence,
+sometimes garbles or invents ("사용자의 음식은 김치찌개예요" from a sentence with no food
+in it, "Pengguna tidak tinggal hanya dengan anak-anaknya" from "tidak, saya tinggal hanya
+dengan anak-anak"). So the model still says whether a sentence holds a lasting fact (an
+empty note: no), and where it does, code writes the note from the sentence itself
+(``rewrite.rewrite``), checked as any note is. A sentence this cannot write faithfully
+keeps the model's note: one with "we" (我们, 우리, kami), with "you", with a pronoun
+joined to a word (Indonesian "-ku"), or with no "I" at all. Pure functions, no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memoryd.domain.language import SECOND_PERSON, SUBJECT, per_language
+
+__all__ = ["own_words"]
+
+# "I" and its forms, each with what the user's name becomes there (Korean and Japanese
+# keep the particle; "my" is the user's).
+_I: dict[str, list[tuple[str, str]]] = {
+    "zh": [(r"我", "用户")],
+    "ja": [(r"(?:私(?![立服物鉄的用])|わたし|僕|俺)", "ユーザー")],
+    "ko": [
+        (r"(?<![가-힣])(?:저|나)(?=(?:는|가|도|를|의|에게|한테)(?![가-힣]))", "사용자"),
+        (r"(?<![가-힣])(?:제|내)가(?![가-힣])", "사용자가"),
+        (r"(?<![가-힣])(?:제|내)(?= )", "사용자의"),
+        (r"(?<![가-힣])난(?= )", "사용자는"),
+    ],
+    "id": [(r"\b(?:saya|aku)\b", "pengguna")],
+}
+# What code cannot write: "we" and "our", "I" joined to another word, and words that hold
+# the character of "I" without meaning it (自我 "self", 我国 "our country").
+_UNSURE = per_language(
+    {
+        "zh": r"我们|咱|我国|自我|你|您",
+        "ja": r"私たち|僕たち|僕ら|俺たち|我々|わたしたち",
+        "ko": r"우리|저희",
+        "id": r"\b(?:kami|kita)\b|\w(?:ku|mu)\b(?<!\baku)",
+    }
+)
+# A reply's opening word (yes, no, oh, hello) that the fact does without, when a comma or
+# a stop follows it ("不，我喜欢猫" but not "不喜欢狗").
+_OPENING = per_language(
+    {
+        "zh": r"^(?:(?:嗯+|哦|噢|啊|哈哈+|呵呵|是的|是啊|对啊|对|好的|好吧|不是|不|没有|当然|"
+        r"真的|哇|嘿|你好|嗨)\s*[，,。！!、…~～]+\s*)+",
+        "ja": r"^(?:(?:はい|いいえ|ええ|うん|ああ|あー|そう|そうです|いや|こんにちは|へえ|わあ|"
+        r"ええと)\s*[、，,。！!…〜~]+\s*)+",
+        "ko": r"^(?:(?:응|네|예|아니|아니요|아뇨|그래|와|오|음|아|ㅋ+|ㅎ+|안녕)\s*[,.!…~]+\s*)+",
+        "id": r"^(?:(?:ya|yah|tidak|bukan|oh|wow|hai|halo|hmm|baiklah|oke|ok|nah)\s*[,.!…]+\s*)+",
+    }
+)
+_END = re.compile(r"[\s.!?。！？…~～]*$")
+
+
+def own_words(sentence: str, language: str) -> tuple[str, str] | None:
+    """(the note, the part of ``sentence`` it says) when code can write it: the user put
+    where the sentence says "I" ("saya tinggal di Bandung" -> "Pengguna tinggal di
+    Bandung."), a reply's opening word left out ("是的，我是护士" -> "用户是护士。"); or
+    None, and the model's note stands."""
+    forms = _I.get(language)
+    if forms is None or _UNSURE[language].search(sentence):
+        return None
+    if SECOND_PERSON[language].search(sentence):
+        return None
+    said = _END.sub("", _OPENING[language].sub("", sentence.strip()))
+    note = said
+    for pattern, user in forms:
+        note = re.sub(pattern, user, note, flags=re.IGNORECASE)
+    if note == said or not note:
+        return None  # no "I" it knows: the model's note stands
+    if language == "id":  # "Pengguna" where a sentence opens
+        note = re.sub(r"(^|[.!?] )pengguna", rf"\1{SUBJECT['id'][0]}", note)
+        note = note[0].upper() + note[1:]
+    return note + ("。" if language in ("zh", "ja") else "."), said
