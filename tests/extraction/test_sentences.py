@@ -135,6 +135,11 @@ def test_sentences_that_cannot_hold_a_fact(sentence: str) -> None:
         ("カッコいいですね。", "ja", False),  # seeks agreement: a reaction
         ("東京に住んでいます。", "ja", True),
         ("멋지네요.", "ko", False),
+        ("나는 방금 체육관에서 돌아왔어.", "ko", False),  # a state of the moment
+        ("Je suis fatiguée de nettoyer toute la journée.", "fr", False),
+        ("仕事が終わったところです。", "ja", False),
+        ("我刚结婚了，很开心。", "zh", True),  # just married lasts
+        ("我积累了十年的经验。", "zh", True),
     ],
 )
 def test_other_languages_set_aside_reactions_and_lines_to_the_other_speaker(

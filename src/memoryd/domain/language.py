@@ -132,6 +132,22 @@ REMARK = per_language(
         "ko": r"(?:네요|군요|구나|겠네요)\W*$|^\W*(?:그건|이건|저건)",
     }
 )
+# A state of the moment, as English has its own (``extraction.sentences``: "I'm so tired
+# today", "I just got back from the gym"): being tired, and having just come back or just
+# finished (not "just married" or "just moved": those last).
+MOMENTARY = per_language(
+    {
+        "fr": r"\bfatigu[ée]|\bvien[st] de (?:rentrer|revenir|finir|terminer)",
+        "es": r"\bcansad[oa]|\bacab[oa] de (?:llegar|volver|regresar|terminar)",
+        "de": r"\bmüde\b|\bgerade (?:zurück|heimgekommen|nach hause|fertig)",
+        "pt": r"\bcansad[oa]|\bacab(?:ei|ou) de (?:chegar|voltar|terminar)",
+        "it": r"\bstanc[oa]\b|\bappena (?:tornat|rientrat|finit|terminat)",
+        "id": r"\b(?:lelah|capek|capai)\b|\bbaru(?: saja)? (?:selesai|pulang|kembali)",
+        "zh": r"(?<![积连])累(?![积计])|刚(?:刚|才)?(?:下班|回来|回家|到家|结束|做完|忙完|吃完|起床)",
+        "ja": r"疲れ|(?:終わった|帰った|戻った|帰ってきた|着いた)(?:ところ|ばかり)",
+        "ko": r"피곤|지쳤|방금.{0,20}?(?:돌아왔|끝났|끝냈|왔어|왔다)",
+    }
+)
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff]")
 _HAN = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf]")
@@ -241,11 +257,12 @@ _PRO_DROP = frozenset(("es", "it", "pt", "ja", "ko"))
 def not_about_the_user(sentence: str, language: str) -> bool:
     """Whether a sentence of ``language`` (not English, whose rules are finer:
     ``extraction.sentences``) cannot hold a fact about the user, by its closed word
-    classes: it points at what was said before ("J'adore ça", "我就是这样"), or has no
+    classes: it points at what was said before ("J'adore ça", "我就是这样"), tells a state
+    of the moment ("Je suis fatiguée", "방금 체육관에서 돌아왔어"), or has no
     "I" and speaks to the other person ("Anda harus selalu ..."), about someone else
     ("그는 토끼를 싫어해."), remarks on a thing ("c'est terrible", "カッコいいですね") or is
     an exclamation ("太好了！")."""
-    if POINTING[language].search(sentence):
+    if POINTING[language].search(sentence) or MOMENTARY[language].search(sentence):
         return True
     if FIRST_PERSON[language].search(sentence):
         return False
