@@ -393,7 +393,7 @@ def test_notes_that_say_one_word_of_the_user_or_ask_are_refused(
          "真的不在乎这个。非常喜欢园艺。在工厂工作了十年。"],
         observe(person=[1, 2, 3, 4]),
         notes("L'utilisateur voit."),
-        notes("用户不在乎。", "用户喜欢园艺。", "用户还有其他有趣的事情吗?"),
+        notes("用户不在乎。", "用户喜欢园艺。", "用户还有其他有趣的事情吗"),
     )  # fmt: skip
     assert len(shown) == 4
     errors = " | ".join(e["error"] for e in xmd.extraction_runs(1)[0].errors)

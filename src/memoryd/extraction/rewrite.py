@@ -180,7 +180,9 @@ _THANKS = re.compile(
 _MARKUP = re.compile(r"[{}\[\]`<>]")
 _INSTRUCTION_RUNS = word_runs(SYSTEM, 4)
 _EXCLAIMED = re.compile(r"[!！?？]\s*$")
-_ASKS = re.compile(r"[?？]\s*$")
+# A note that asks, anywhere ("사용자의 결혼했니? 응 …") or with a question particle at its end
+# ("用户还有其他有趣的事情吗"): the other speaker's question, not a fact.
+_ASKS = re.compile(r"[?？]|(?:吗|ですか|ますか)[。.]?\s*$")
 _SQUEEZE = re.compile(r"[\s\W]+")
 # Negation in each language (particles, negative pronouns and adverbs, "without"): a
 # note with more or fewer of them than its sentence says the opposite of what was said.
