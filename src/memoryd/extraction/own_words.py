@@ -8,8 +8,9 @@ in it, "Pengguna tidak tinggal hanya dengan anak-anaknya" from "tidak, saya ting
 dengan anak-anak"). So the model still says whether a sentence holds a lasting fact (an
 empty note: no), and where it does, code writes the note from the sentence itself
 (``rewrite.rewrite``), checked as any note is. A sentence this cannot write faithfully
-keeps the model's note: one with "we" (我们, 우리, kami), with "you", with a pronoun
-joined to a word (Indonesian "-ku"), or with no "I" at all. Pure functions, no I/O.
+keeps the model's note: one that does not open with "I" (after "yes", "but" and the
+like: "Sangat menarik, saya ...", "hewan peliharaan saya ..."), one with "we" (我们, 우리,
+kami) or "you", or with a pronoun joined to a word (Indonesian "-ku"). Pure functions, no I/O.
 """
 
 from __future__ import annotations
@@ -43,16 +44,20 @@ _UNSURE = per_language(
         "id": r"\b(?:kami|kita)\b|\w(?:ku|mu)\b(?<!\baku)",
     }
 )
-# A reply's opening word (yes, no, oh, hello) that the fact does without, when a comma or
-# a stop follows it ("不，我喜欢猫" but not "不喜欢狗").
+# A reply's opening words the fact does without: yes, no, oh, hello when a comma or a stop
+# follows ("不，我喜欢猫" but not "不喜欢狗"), and "and", "but", "so", "well".
 _OPENING = per_language(
     {
         "zh": r"^(?:(?:嗯+|哦|噢|啊|哈哈+|呵呵|是的|是啊|对啊|对|好的|好吧|不是|不|没有|当然|"
-        r"真的|哇|嘿|你好|嗨)\s*[，,。！!、…~～]+\s*)+",
-        "ja": r"^(?:(?:はい|いいえ|ええ|うん|ああ|あー|そう|そうです|いや|こんにちは|へえ|わあ|"
-        r"ええと)\s*[、，,。！!…〜~]+\s*)+",
-        "ko": r"^(?:(?:응|네|예|아니|아니요|아뇨|그래|와|오|음|아|ㅋ+|ㅎ+|안녕)\s*[,.!…~]+\s*)+",
-        "id": r"^(?:(?:ya|yah|tidak|bukan|oh|wow|hai|halo|hmm|baiklah|oke|ok|nah)\s*[,.!…]+\s*)+",
+        r"真的|哇|嘿|你好|嗨)\s*[，,。！!、…~～]+\s*|(?:但是|但|而且|所以|其实|不过|可是|然后)"
+        r"[，,\s]*)+",
+        "ja": r"^(?:(?:はい|いいえ|ええ|うん|ああ|あー|そう|そうです|いや|こんにちは|こんばんは|"
+        r"へえ|わあ|ええと)\s*[、，,。！!…〜~]+\s*|(?:でも|そして|だから|実は|それに|まあ|ただ)"
+        r"[、，,\s]*)+",
+        "ko": r"^(?:(?:응|네|예|아니|아니요|아뇨|그래|와|오|음|아|ㅋ+|ㅎ+|안녕)\s*[,.!…~]+\s*|"
+        r"(?:그리고|하지만|그런데|근데|그래서|사실|그럼)[,\s]*)+",
+        "id": r"^(?:(?:ya|yah|tidak|bukan|oh|wow|hai|halo|hmm|baiklah|oke|ok|nah)\s*[,.!…]+\s*|"
+        r"(?:tapi|tetapi|dan|jadi|sebenarnya|namun)\b[,\s]*)+",
     }
 )
 _END = re.compile(r"[\s.!?。！？…~～]*$")
@@ -72,8 +77,8 @@ def own_words(sentence: str, language: str) -> tuple[str, str] | None:
     note = said
     for pattern, user in forms:
         note = re.sub(pattern, user, note, flags=re.IGNORECASE)
-    if note == said or not note:
-        return None  # no "I" it knows: the model's note stands
+    if not note.casefold().startswith(SUBJECT[language][0].casefold()):
+        return None  # no "I" first ("Bagus, saya ...", "hewan saya ..."): the model's note
     if language == "id":  # "Pengguna" where a sentence opens
         note = re.sub(r"(^|[.!?] )pengguna", rf"\1{SUBJECT['id'][0]}", note)
         note = note[0].upper() + note[1:]
