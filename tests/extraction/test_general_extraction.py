@@ -306,11 +306,11 @@ def test_notes_that_point_at_what_was_said_or_trail_off_are_refused(
     conversation named and the memory does not; one that ends in "…" lost its end."""
     memories, shown = learn(
         xmd, fake_llm, clock,
-        ["Je regarde une série policière en étudiant. J'habite à Lyon depuis dix ans. "
-         "Je vais faire du ski en janvier.",
+        ["Le soir, je regarde une série policière. J'habite à Lyon depuis dix ans. "
+         "En janvier, je vais faire du ski.",  # code writes only what opens with "je"
          "Mi piace molto cucinare la pasta fresca."],
         observe(person=[1, 2, 3, 4]),
-        notes("L'utilisateur la regarde en étudiant.",
+        notes("L'utilisateur la regarde le soir.",
               "L'utilisateur habite à Lyon depuis dix ans.",
               "L'utilisateur va faire cela en janvier."),
         notes("L'utente ama cucinare la pasta…"),

@@ -88,14 +88,14 @@ def test_a_rewrite_that_drops_or_adds_a_negation_is_refused(
 ) -> None:
     memories, _ = learn(
         xmd, fake_llm, clock,
-        ["Je ne mange jamais de viande. Je ne bois pas de café.",
+        ["Depuis 2010, je ne mange jamais de viande. Le matin, je ne bois pas de café.",
          "Tinggal di antah berantah dengan anak-anak yang sudah besar."],  # no "saya"
         observe(person=[1, 2, 3]),
-        notes("L'utilisateur mange de la viande.",  # the "ne ... jamais" is gone
-              "L'utilisateur ne boit pas de café."),
+        notes("L'utilisateur mange de la viande depuis 2010.",  # the "ne ... jamais" is gone
+              "L'utilisateur ne boit pas de café le matin."),
         notes("Pengguna tidak tinggal di antah berantah dengan anak-anak yang sudah besar."),
     )  # fmt: skip
-    assert memories == ["L'utilisateur ne boit pas de café."]
+    assert memories == ["L'utilisateur ne boit pas de café le matin."]
     assert run_errors(xmd).count("drops or adds a negation") == 2
 
 

@@ -2,22 +2,25 @@
 
 In Chinese, Japanese, Korean and Indonesian a verb does not change with its person, so
 "我对花生过敏" becomes "用户对花生过敏" by putting the user where the sentence says "I",
-as English ``memory_form`` does. The bundled 1.5B model, asked to rewrite such a sentence,
-sometimes garbles or invents ("사용자의 음식은 김치찌개예요" from a sentence with no food
-in it, "Pengguna tidak tinggal hanya dengan anak-anaknya" from "tidak, saya tinggal hanya
-dengan anak-anak"). So the model still says whether a sentence holds a lasting fact (an
-empty note: no), and where it does, code writes the note from the sentence itself
-(``rewrite.rewrite``), checked as any note is. A sentence this cannot write faithfully
-keeps the model's note: one that does not open with "I" (after "yes", "but" and the
-like: "Sangat menarik, saya ...", "hewan peliharaan saya ..."), one with "we" (我们, 우리,
-kami) or "you", or with a pronoun joined to a word (Indonesian "-ku"). Pure functions, no I/O.
+as English ``memory_form`` does; French verbs take the third person by a rule of their
+ending ("je fais" -> "L'utilisateur fait"). Spanish, Italian, Portuguese and German
+verbs cannot be told so without a dictionary, and stay with the model. The bundled 1.5B
+model, asked to rewrite such a sentence, sometimes garbles or invents ("사용자의 음식은
+김치찌개예요" from a sentence with no food in it, "Pengguna tidak tinggal hanya dengan
+anak-anaknya" from "tidak, saya tinggal hanya dengan anak-anak"). So the model still says
+whether a sentence holds a lasting fact (an empty note: no), and where it does, code
+writes the note from the sentence itself (``rewrite.rewrite``), checked as any note is.
+A sentence this cannot write faithfully keeps the model's note: one that does not open
+with "I" (after "yes", "but" and the like: "Sangat menarik, saya ...", "hewan peliharaan
+saya ..."), one with "we" (我们, 우리, kami, on) or "you", or with a pronoun joined to a
+word (Indonesian "-ku"). Pure functions, no I/O.
 """
 
 from __future__ import annotations
 
 import re
 
-from memoryd.domain.language import SECOND_PERSON, SUBJECT, per_language
+from memoryd.domain.language import FIRST_PERSON, SECOND_PERSON, SUBJECT, per_language
 
 __all__ = ["own_words"]
 
@@ -34,14 +37,15 @@ _I: dict[str, list[tuple[str, str]]] = {
     ],
     "id": [(r"\b(?:saya|aku)\b", "pengguna")],
 }
-# What code cannot write: "we" and "our", "I" joined to another word, and words that hold
-# the character of "I" without meaning it (自我 "self", 我国 "our country").
+# What code cannot write: "we" and "our", a pronoun joined to a word (Indonesian "-ku",
+# "-mu", and "-nya", which points at a thing said before: "mencobanya"), and words that
+# hold the character of "I" without meaning it (自我 "self", 我国 "our country").
 _UNSURE = per_language(
     {
         "zh": r"我们|咱|我国|自我|你|您",
         "ja": r"私たち|僕たち|僕ら|俺たち|我々|わたしたち",
         "ko": r"우리|저희",
-        "id": r"\b(?:kami|kita)\b|\w(?:ku|mu)\b(?<!\baku)",
+        "id": r"\b(?:kami|kita)\b|\w(?:ku|mu)\b(?<!\baku)|\w{3,}nya\b(?<!tanya)",
     }
 )
 # A reply's opening words the fact does without: yes, no, oh, hello when a comma or a stop
@@ -60,7 +64,60 @@ _OPENING = per_language(
         r"(?:tapi|tetapi|dan|jadi|sebenarnya|namun)\b[,\s]*)+",
     }
 )
+# French: "je" + its verb, which the third person spells alike for most verbs ("j'aime",
+# "je travaille") and by a rule of its ending for the rest ("je fais" -> "fait", "je
+# prends" -> "prend", "je peux" -> "peut", "j'irai" -> "ira").
+_JE = re.compile(r"\b(?:je\s+|j['’])(ne\s+|n['’])?(?:(me|m['’])\s*)?([^\W\d_]+)", re.IGNORECASE)
+_FR_IRREGULAR = {"suis": "est", "vais": "va"}
+_FR_MINE = {"mon": "son", "ma": "sa", "mes": "ses"}
+_FR_MY = re.compile(r"\b(?:mon|ma|mes)\b", re.IGNORECASE)
+_FR_ON = re.compile(r"\bon\b", re.IGNORECASE)  # "we" as often as "one"
+_FR_AFTER_AND = re.compile(r"\b(?:et|mais|ou|puis)\s+$", re.IGNORECASE)
+_FR_OPENING = re.compile(
+    r"^(?:(?:oui|non|ah|oh|eh bien|bah|ben|bon|haha|salut|bonjour|d'accord|ok)\s*[,.!…]+\s*|"
+    r"(?:mais|et|alors|en fait)\b[,\s]*)+",
+    re.IGNORECASE,
+)
+_NOTHING = re.compile(r"(?!)")
 _END = re.compile(r"[\s.!?。！？…~～]*$")
+
+
+def _third_person(verb: str) -> str:
+    """The third person singular of a French verb said in the first person."""
+    low = verb.casefold()
+    if low in _FR_IRREGULAR:
+        return _FR_IRREGULAR[low]
+    if low.endswith(("ds", "ts", "cs")):
+        return verb[:-1]
+    if low.endswith(("x", "s")):
+        return verb[:-1] + "t"
+    if low.endswith("ai"):
+        return verb[:-1]  # "j'ai" -> "a", "j'irai" -> "ira"
+    return verb
+
+
+def _french(sentence: str) -> tuple[str, str] | None:
+    said = _END.sub("", _FR_OPENING.sub("", sentence.strip()))
+    if not _JE.match(said) or _FR_ON.search(said):
+        return None
+
+    def third(match: re.Match[str]) -> str:
+        negation, reflexive, verb = match.group(1), match.group(2), _third_person(match.group(3))
+        before = said[: match.start()]
+        subject = "l'utilisateur " if before else "L'utilisateur "
+        if _FR_AFTER_AND.search(before):
+            subject = ""  # "… et vit à Paris"
+        if negation:
+            negation = "ne " if negation.strip().casefold() == "ne" else "n'"
+        if reflexive:  # "je me suis marié" -> "s'est marié"
+            reflexive = "s'" if verb[:1].casefold() in "aeiouyéèêh" else "se "
+        return f"{subject}{negation or ''}{reflexive or ''}{verb}"
+
+    note = _JE.sub(third, said)
+    note = _FR_MY.sub(lambda m: _FR_MINE[m.group().casefold()], note)
+    if FIRST_PERSON["fr"].search(note):
+        return None  # "moi", "nous", "il me dit": the model's note
+    return note + ".", said
 
 
 def own_words(sentence: str, language: str) -> tuple[str, str] | None:
@@ -69,9 +126,11 @@ def own_words(sentence: str, language: str) -> tuple[str, str] | None:
     Bandung."), a reply's opening word left out ("是的，我是护士" -> "用户是护士。"); or
     None, and the model's note stands."""
     forms = _I.get(language)
-    if forms is None or _UNSURE[language].search(sentence):
+    if SECOND_PERSON.get(language, _NOTHING).search(sentence):
         return None
-    if SECOND_PERSON[language].search(sentence):
+    if language == "fr":
+        return _french(sentence)
+    if forms is None or _UNSURE[language].search(sentence):
         return None
     said = _END.sub("", _OPENING[language].sub("", sentence.strip()))
     note = said
@@ -79,6 +138,8 @@ def own_words(sentence: str, language: str) -> tuple[str, str] | None:
         note = re.sub(pattern, user, note, flags=re.IGNORECASE)
     if not note.casefold().startswith(SUBJECT[language][0].casefold()):
         return None  # no "I" first ("Bagus, saya ...", "hewan saya ..."): the model's note
+    if language == "ja":  # "my" after the subject is "one's own": "ユーザーは自分の犬…"
+        note = note[:5] + note[5:].replace("ユーザーの", "自分の")
     if language == "id":  # "Pengguna" where a sentence opens
         note = re.sub(r"(^|[.!?] )pengguna", rf"\1{SUBJECT['id'][0]}", note)
         note = note[0].upper() + note[1:]
