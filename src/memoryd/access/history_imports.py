@@ -69,7 +69,9 @@ class HistoryJobs:
             now,
         )
         with self._lock:
-            self._forget_old(now)
+            for job_id, old in list(self._jobs.items()):  # forget the long finished
+                if old.finished_at is not None and old.finished_at < now - KEEP:
+                    del self._jobs[job_id]
             if any(j.user_id == user_id and j.state == "running" for j in self._jobs.values()):
                 raise AlreadyExists(
                     "an import of your history is already running; wait for it to finish"
@@ -112,11 +114,6 @@ class HistoryJobs:
     def _set(self, job_id: str, **changes: object) -> None:
         with self._lock:
             self._jobs[job_id] = replace(self._jobs[job_id], **changes)  # type: ignore[arg-type]
-
-    def _forget_old(self, now: datetime) -> None:
-        for job_id, job in list(self._jobs.items()):
-            if job.finished_at is not None and job.finished_at < now - KEEP:
-                del self._jobs[job_id]
 
 
 def start_history_import(

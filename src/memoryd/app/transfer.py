@@ -398,7 +398,9 @@ def import_lines(
             result.updated += action is AuditAction.UPDATE
             md.store.audit(repo, action, actor, before, after, md.clock())
         link_chats(repo, user_id, inserted, memory_targets, protected_ids)
-        _check_limits(md, repo.list_memories(user_id))  # a concurrent write may have won
+        now = md.clock()  # count again: a concurrent write may have won
+        live = [m for m in repo.list_memories(user_id) if not m.is_expired(now)]
+        _refuse_over_limits(md, Counter((m.scope, m.workspace) for m in live))
         if preferences and parsed.preferences is not None:
             apply_preferences(repo, user_id, parsed.preferences, actor, md.clock())
             result.preferences = parsed.preferences
@@ -445,9 +447,3 @@ def _refuse_over_limits(md: Backends, counts: Counter[tuple[Scope, str | None]])
                 scope=scope.value,
                 limit=limit,
             )
-
-
-def _check_limits(md: Backends, memories: list[Memory]) -> None:
-    now = md.clock()
-    live = [m for m in memories if not m.is_expired(now)]
-    _refuse_over_limits(md, Counter((m.scope, m.workspace) for m in live))

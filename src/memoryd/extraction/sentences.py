@@ -478,7 +478,6 @@ _INNER = {
     "i": "they", "i'm": "they're", "i've": "they've", "i'd": "they'd", "i'll": "they'll",
     "me": "them", "my": "their", "mine": "theirs", "myself": "themselves", "am": "am",
 }  # fmt: skip
-_TOKEN = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)?|[^A-Za-z\s]+|\s+")
 
 
 def _third_person(verb: str) -> str:

@@ -61,7 +61,6 @@ class Caller:
     user: User
     via: Literal["single_user", "api_key", "session"]
     csrf_token: str | None = None
-    session_token: str | None = None
     # set when the API key came from the cache unchecked (``turn_caller``): True once a
     # later read of the cache version in this request shows nothing changed
     confirm: Callable[[], bool] | None = field(default=None, compare=False, repr=False)
@@ -144,7 +143,7 @@ def identify(request: Request, state: ServerState) -> Caller | None:
     if token:
         session = state.auth.session(token)
         if session is not None:
-            return Caller(session.user, "session", session.csrf_token, token)
+            return Caller(session.user, "session", session.csrf_token)
     return None
 
 

@@ -14,8 +14,6 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from memoryd.domain.models import User, Workspace
 
-Name = Field(min_length=1, max_length=200)
-
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")

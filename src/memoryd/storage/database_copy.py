@@ -316,13 +316,9 @@ def _copy(
     )
 
 
-def _json_columns(table: Table) -> set[str]:
-    return {c.name for c in table.columns if isinstance(c.type, JSON)}
-
-
 def _copy_table(src: Connection, dst: Connection, table: Table, batch_rows: int) -> _Seen:
     """Stream ``table`` from ``src`` into ``dst``, ``batch_rows`` at a time; what it saw."""
-    raw = _json_columns(table)
+    raw = {c.name for c in table.columns if isinstance(c.type, JSON)}
     # JSON as its stored text both ways: re-encoding would turn SQL NULL into JSON null
     columns = [cast(c, Text).label(c.name) if c.name in raw else c for c in table.columns]
     key = list(table.primary_key.columns)
@@ -387,10 +383,9 @@ class _Marks:
     def saw(self, table: Table, seen: _Seen) -> None:
         self.named_chats = max(self.named_chats, seen.named_chats)
         if table.name in self.tables:
-            self.highest[table.name] = max(seen.highest, self._source_sequence(table))
-
-    def _source_sequence(self, table: Table) -> int:
-        return _sequence_used(self.src, table) if self.src.dialect.name == "postgresql" else 0
+            postgres = self.src.dialect.name == "postgresql"
+            source = _sequence_used(self.src, table) if postgres else 0
+            self.highest[table.name] = max(seen.highest, source)
 
     def apply(self, dst: Connection) -> dict[str, int]:
         """Move the target's counters past every id given; the next id per table."""
@@ -407,7 +402,8 @@ class _Marks:
             elif name in _MARKED:
                 top = _max_id(dst, table)
                 if highest > max(top, marks.get(name, 0)):
-                    _set_mark(dst, name, highest)
+                    dst.execute(delete(id_high_water).where(id_high_water.c.name == name))
+                    dst.execute(insert(id_high_water).values(name=name, value=highest))
                 highest = max(highest, top)
             else:
                 highest = _max_id(dst, table)  # SQLite numbers these max(id) + 1
@@ -438,11 +434,6 @@ def _max_id(conn: Connection, table: Table) -> int:
     auto = table.autoincrement_column
     assert auto is not None
     return int(conn.execute(select(func.coalesce(func.max(auto), 0))).scalar_one())
-
-
-def _set_mark(conn: Connection, name: str, value: int) -> None:
-    conn.execute(delete(id_high_water).where(id_high_water.c.name == name))
-    conn.execute(insert(id_high_water).values(name=name, value=value))
 
 
 def _verify(dst: Connection, expected: Mapping[str, int]) -> dict[str, int]:
