@@ -407,20 +407,21 @@ def test_a_sentence_that_says_i_is_written_in_the_users_words(
 ) -> None:
     """In Chinese, Korean, Japanese and Indonesian, where verbs do not change with the
     person, code writes the note of a sentence that says "I" (the user put in its place, a
-    reply's "yes" or "no" left out), whatever the model wrote; the model's empty note still
+    reply's "yes" or "no" left out, the capitals of names the model gave kept), whatever the
+    model wrote; the model's empty note still
     means no fact, and a sentence with "we" keeps the model's note."""
     memories, shown = learn(
         xmd, fake_llm, clock,
-        ["是的，我在工厂工作了十年。我们住在上海。", "tidak, saya tinggal hanya dengan anak-anak.",
-         "나는 오늘 비번이야."],
+        ["是的，我在工厂工作了十年。我们住在上海。",
+         "tidak, saya tinggal di jakarta dengan anak-anak.", "나는 오늘 비번이야."],
         observe(person=[1, 2, 3, 4]),
         notes("用户工作了,工厂。", "用户和家人住在上海。"),
-        notes("Pengguna tidak tinggal hanya dengan anak-anaknya."),  # reversed
+        notes("Pengguna tidak tinggal di Jakarta dengan anak-anaknya."),  # reversed
         notes(""),
     )  # fmt: skip
     assert len(shown) == 4
     assert sorted(memories) == [
-        "Pengguna tinggal hanya dengan anak-anak.",
+        "Pengguna tinggal di Jakarta dengan anak-anak.",  # the model's capital kept
         "用户和家人住在上海。",
         "用户在工厂工作了十年。",
     ]

@@ -36,6 +36,8 @@ from memoryd.extraction.own_words import own_words
         ("Je prends le bus parce que je n'ai pas de voiture.", "fr",
          "L'utilisateur prend le bus parce que l'utilisateur n'a pas de voiture."),
         ("Mes parents faisaient de la randonnée avec moi.", "fr", None),
+        ("Non, je ne suis pas très buveur.", "fr", "L'utilisateur n'est pas très buveur."),
+        ("Je ne bois ni ne fume comme ils le font.", "fr", None),  # "ils": others too
         ("On va au cinéma le vendredi.", "fr", None),  # "on" is "we" as often as "one"
         ("Vivo en Sevilla.", "es", None),  # verbs that change with the person: the model
     ],

@@ -71,7 +71,8 @@ _JE = re.compile(r"\b(?:je\s+|j['’])(ne\s+|n['’])?(?:(me|m['’])\s*)?([^\W\
 _FR_IRREGULAR = {"suis": "est", "vais": "va"}
 _FR_MINE = {"mon": "son", "ma": "sa", "mes": "ses"}
 _FR_MY = re.compile(r"\b(?:mon|ma|mes)\b", re.IGNORECASE)
-_FR_ON = re.compile(r"\bon\b", re.IGNORECASE)  # "we" as often as "one"
+# "on" ("we" as often as "one") and he, she, they: a sentence about others too
+_FR_OTHERS = re.compile(r"\b(?:on|il|elle|ils|elles)\b", re.IGNORECASE)
 _FR_AFTER_AND = re.compile(r"\b(?:et|mais|ou|puis)\s+$", re.IGNORECASE)
 _FR_OPENING = re.compile(
     r"^(?:(?:oui|non|ah|oh|eh bien|bah|ben|bon|haha|salut|bonjour|d'accord|ok)\s*[,.!…]+\s*|"
@@ -98,7 +99,7 @@ def _third_person(verb: str) -> str:
 
 def _french(sentence: str) -> tuple[str, str] | None:
     said = _END.sub("", _FR_OPENING.sub("", sentence.strip()))
-    if not _JE.match(said) or _FR_ON.search(said):
+    if not _JE.match(said) or _FR_OTHERS.search(said):
         return None
 
     def third(match: re.Match[str]) -> str:
@@ -107,10 +108,11 @@ def _french(sentence: str) -> tuple[str, str] | None:
         subject = "l'utilisateur " if before else "L'utilisateur "
         if _FR_AFTER_AND.search(before):
             subject = ""  # "… et vit à Paris"
-        if negation:
-            negation = "ne " if negation.strip().casefold() == "ne" else "n'"
+        vowel = verb[:1].casefold() in "aeiouyéèêh"
         if reflexive:  # "je me suis marié" -> "s'est marié"
-            reflexive = "s'" if verb[:1].casefold() in "aeiouyéèêh" else "se "
+            reflexive = "s'" if vowel else "se "
+        if negation:  # "je ne suis" -> "n'est"
+            negation = "n'" if vowel and not reflexive else "ne "
         return f"{subject}{negation or ''}{reflexive or ''}{verb}"
 
     note = _JE.sub(third, said)

@@ -341,6 +341,12 @@ def _names(text: str) -> list[str]:
     return [m.group() for m in _NAME.finditer(text) if m.start() > 0]
 
 
+def _capitalised(text: str, note: str) -> str:
+    """``text`` with the names ``note`` capitalises and it does not ("taylor", "new york")."""
+    names = {name.casefold(): name for name in _names(note)}
+    return re.sub(r"\b\w+\b", lambda word: names.get(word.group(), word.group()), text)
+
+
 def _how_they_are(note: str, language: str) -> bool:
     """Whether the note says no more than how the user is ("L'utente sta bene.",
     "用户很健康。"): the answer to a greeting."""
@@ -415,7 +421,7 @@ def rewrite(
         note = " ".join(str(raw).split())
         own = own_words(sentence, language) if note else None
         if own is not None:  # the model found a fact; code writes it in the user's words
-            note, sentence = own
+            note, sentence = _capitalised(own[0], note), own[1]
         why = problem(note, sentence, language, asked)
         out.append((None, why) if why else (note, None))
     return out
