@@ -128,6 +128,8 @@ def test_sentences_that_cannot_hold_a_fact(sentence: str) -> None:
         ("Saya suka rumah itu.", "id", False),
         ("Saya tinggal di Bandung dengan istri saya.", "id", True),
         ("c'est terrible.", "fr", False),  # a remark on a thing, no "I"
+        ("Oui c'est vrai.", "fr", False),  # after a reply's "yes"
+        ("Ya, itu benar sekali.", "id", False),
         ("C'est mon métier depuis dix ans.", "fr", True),  # "mon"
         ("è bellissimo il mare.", "it", False),
         ("Das ist toll, wirklich.", "de", False),

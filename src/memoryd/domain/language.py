@@ -119,14 +119,18 @@ POINTING = per_language(
 # Chinese, ends in the particles of a reaction or of seeking agreement ("カッコいいですね",
 # "멋지네요", "真好啊"). With no "I" in it, it is about what the other speaker said (the
 # English rule is ``extraction.sentences``: "It's my favourite", "That's great").
+_YES = r"^\W*(?:(?:{})\W+)*"  # a reply's "yes", "no", "oh" before the remark ("Oui c'est vrai")
 REMARK = per_language(
     {
-        "fr": r"^\W*(?:c['’]est|ce n['’]est|c['’]était|ce sont|il y a)\b",
-        "es": r"^\W*(?:es|era|fue|eso es|esto es|está|hay)\b",
-        "de": r"^\W*(?:es ist|es war|das ist|das war|das sind|es gibt)\b",
-        "pt": r"^\W*(?:é|era|foi|isso é|isto é|está)\b",
-        "it": r"^\W*(?:è|era|c['’]è|ci sono)(?!\w)",
-        "id": r"^\W*(?:itu|ini) (?:adalah|sangat|benar|bagus)\b",
+        "fr": _YES.format("oui|ouais|non|ah|oh|eh|bah|ben|bon|wow")
+        + r"(?:c['’]est|ce n['’]est|c['’]était|ce sont|il y a)\b",
+        "es": _YES.format("sí|si|no|ah|oh|vaya|bueno")
+        + r"(?:es|era|fue|eso es|esto es|está|hay)\b",
+        "de": _YES.format("ja|nein|ach|oh|naja|wow")
+        + r"(?:es ist|es war|das ist|das war|das sind|es gibt)\b",
+        "pt": _YES.format("sim|não|ah|oh|nossa|bem") + r"(?:é|era|foi|isso é|isto é|está)\b",
+        "it": _YES.format("sì|si|no|ah|oh|beh|wow") + r"(?:è|era|c['’]è|ci sono)(?!\w)",
+        "id": _YES.format("ya|tidak|oh|wah|wow") + r"(?:itu|ini) (?:adalah|sangat|benar|bagus)\b",
         "zh": r"^\W*(?:这|那|它|真是)|^\W*太\S*了|[啊呀哇嘛]\W*$",
         "ja": r"(?:ね|ねえ|よね)\W*$",
         "ko": r"(?:네요|군요|구나|겠네요)\W*$|^\W*(?:그건|이건|저건)",
@@ -143,7 +147,8 @@ MOMENTARY = per_language(
         "pt": r"\bcansad[oa]|\bacab(?:ei|ou) de (?:chegar|voltar|terminar)",
         "it": r"\bstanc[oa]\b|\bappena (?:tornat|rientrat|finit|terminat)",
         "id": r"\b(?:lelah|capek|capai)\b|\bbaru(?: saja)? (?:selesai|pulang|kembali)",
-        "zh": r"(?<![积连])累(?![积计])|刚(?:刚|才)?(?:下班|回来|回家|到家|结束|做完|忙完|吃完|起床)",
+        "zh": r"(?<![积连])累(?![积计])"
+        r"|刚(?:刚|才)?(?:下班|回来|回家|到家|结束|做完|忙完|吃完|起床)",
         "ja": r"疲れ|(?:終わった|帰った|戻った|帰ってきた|着いた)(?:ところ|ばかり)",
         "ko": r"피곤|지쳤|방금.{0,20}?(?:돌아왔|끝났|끝냈|왔어|왔다)",
     }
