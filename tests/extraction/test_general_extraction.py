@@ -292,7 +292,7 @@ def test_a_line_to_the_other_speaker_or_a_fragment_is_not_learned(
     ]
     assert memories == [
         "Flour comes from Camas Country Mill, delivered every Thursday.",  # English all the same
-        "Pengguna tinggal di Bandung bersama adik pengguna.",  # code writes it: see own_words
+        "Pengguna tinggal di Bandung bersama adik pengguna.",  # code writes it: see person_swap
         "The user lives in Porto with two cats.",
     ]
     errors = " | ".join(e["error"] for e in xmd.extraction_runs(1)[0].errors)

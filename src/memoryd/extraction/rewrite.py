@@ -6,7 +6,7 @@ language in the batch, shown a worked example in that language (small talk gets 
 note, which is how the model says "no fact here" in any language); a sentence without "I"
 comes after the question it answers, in brackets. Where a language's verbs do not change
 with the person (Chinese, Japanese, Korean, Indonesian) and the sentence says "I", the
-model only decides whether it holds a fact, and code writes the note (``own_words``).
+model only decides whether it holds a fact, and code writes the note (``person_swap``).
 Measured with the
 bundled 1.5B model, sentences of one language with an example in it come back right,
 where one request mixing languages came back in the wrong language or copied. Code then
@@ -37,7 +37,7 @@ from memoryd.domain.language import (
 )
 from memoryd.domain.models import Scope
 from memoryd.extraction.instructions import instruction_reason
-from memoryd.extraction.own_words import own_words
+from memoryd.extraction.person_swap import swap_person
 from memoryd.extraction.schema import Fact
 from memoryd.extraction.sentences import QUOTED, Sentence, copies, memory_form, word_runs
 from memoryd.extraction.timebound import dated
@@ -419,7 +419,7 @@ def rewrite(
     out: list[tuple[str | None, str | None]] = []
     for raw, (sentence, asked) in zip(answer.value["notes"], sentences, strict=True):
         note = " ".join(str(raw).split())
-        own = own_words(sentence, language) if note else None
+        own = swap_person(sentence, language) if note else None
         if own is not None:  # the model found a fact; code writes it in the user's words
             note, sentence = _capitalised(own[0], note), own[1]
         why = problem(note, sentence, language, asked)

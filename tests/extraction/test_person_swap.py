@@ -1,11 +1,11 @@
 """Code writes the note of a sentence that opens with "I" where a language lets it
-(``memoryd.extraction.own_words``); elsewhere the model's note stands (None)."""
+(``memoryd.extraction.person_swap``); elsewhere the model's note stands (None)."""
 
 from __future__ import annotations
 
 import pytest
 
-from memoryd.extraction.own_words import own_words
+from memoryd.extraction.person_swap import swap_person
 
 
 @pytest.mark.parametrize(
@@ -42,6 +42,6 @@ from memoryd.extraction.own_words import own_words
         ("Vivo en Sevilla.", "es", None),  # verbs that change with the person: the model
     ],
 )  # fmt: skip
-def test_own_words(sentence: str, language: str, note: str | None) -> None:
-    written = own_words(sentence, language)
+def test_swap_person(sentence: str, language: str, note: str | None) -> None:
+    written = swap_person(sentence, language)
     assert (written[0] if written else None) == note

@@ -22,7 +22,7 @@ import re
 
 from memoryd.domain.language import FIRST_PERSON, SECOND_PERSON, SUBJECT, per_language
 
-__all__ = ["own_words"]
+__all__ = ["swap_person"]
 
 # "I" and its forms, each with what the user's name becomes there (Korean and Japanese
 # keep the particle; "my" is the user's).
@@ -122,7 +122,7 @@ def _french(sentence: str) -> tuple[str, str] | None:
     return note + ".", said
 
 
-def own_words(sentence: str, language: str) -> tuple[str, str] | None:
+def swap_person(sentence: str, language: str) -> tuple[str, str] | None:
     """(the note, the part of ``sentence`` it says) when code can write it: the user put
     where the sentence says "I" ("saya tinggal di Bandung" -> "Pengguna tinggal di
     Bandung."), a reply's opening word left out ("是的，我是护士" -> "用户是护士。"); or
