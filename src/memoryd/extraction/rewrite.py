@@ -228,6 +228,27 @@ _WELL = per_language(
     },
     0,
 )
+# Words of praise or wonder in each language (a closed class: cool, great, amazing, cute,
+# envious, ...): a note that says little else is the user's reaction to what the other
+# speaker said, with the user put before it ("Pengguna sangat keren", "사용자가 대단해요").
+_PRAISE = per_language(
+    {
+        "fr": r"\b(?:génial|géniale|super|cool|sympa|chouette|incroyable|intéressante?|"
+        r"formidable|magnifique|adorable|mignon|mignonne|drôle|jaloux|jalouse)\b",
+        "es": r"\b(?:genial|guay|increíble|interesante|fantástic[oa]|precios[oa]|lind[oa]|"
+        r"divertid[oa]|celos[oa])\b",
+        "de": r"\b(?:toll|super|cool|geil|krass|interessant|fantastisch|süß|lustig|neidisch)\b",
+        "pt": r"\b(?:legal|ótim[oa]|incrível|interessante|fantástic[oa]|fofo|fofa|"
+        r"engraçad[oa]|invejos[oa])\b",
+        "it": r"\b(?:bell[oa]|bellissim[oa]|fantastic[oa]|figo|figa|interessante|carin[oa]|"
+        r"stupend[oa]|divertente|incredibile|invidios[oa])\b",
+        "id": r"\b(?:keren|bagus|hebat|menarik|lucu|luar biasa|mantap|asyik|seru|iri)\b",
+        "zh": r"厉害|棒|酷|好玩|有趣|羡慕|可爱|了不起|不错|精彩",
+        "ja": r"すごい|凄い|素晴らしい|面白い|カッコいい|かっこいい|可愛い|かわいい|羨ましい|"
+        r"素敵|最高",
+        "ko": r"대단|멋지|멋있|훌륭|재미있|흥미롭|부럽|부러|신기|귀엽|최고|굉장",
+    }
+)
 # English a model puts into a note of another language ("L'utilisateur's parents", "le
 # user"): the possessive 's and the word "user".
 _ENGLISH_IN_NOTE = re.compile(r"\w['’]s\b|\buser\b", re.IGNORECASE)
@@ -308,6 +329,8 @@ def problem(note: str, sentence: str, language: str, asked: str = "") -> str | N
         return "the rewrite only says how the user is: small talk"
     if _thin(note, language):
         return "the rewrite says one word of the user: no lasting fact"
+    if _reaction(note, language):
+        return "the rewrite is a reaction (praise or wonder) with the user put before it"
     if POINTING[language].search(note) or (
         language in _OBJECT_CLITIC and _OBJECT_CLITIC[language].search(note)
     ):
@@ -362,6 +385,18 @@ def _thin(note: str, language: str) -> bool:
     if is_cjk(language):
         return len(body.replace(" ", "").lstrip("はがもの는은가이도의")) <= 3
     return len(body.split()) <= 1
+
+
+def _reaction(note: str, language: str) -> bool:
+    """Whether the note says no more than a word of praise or wonder and two words beside
+    it, or six characters where words are not spaced ("Pengguna sangat keren.",
+    "ユーザーはカッコいいです。", "사용자의 개는 멋지군.")."""
+    body = _after_subject(note, language)
+    if not _PRAISE[language].search(body):
+        return False
+    if is_cjk(language):
+        return len(body.replace(" ", "").lstrip("はがもの는은가이도의")) <= 8
+    return len(body.split()) <= 3
 
 
 def _after_subject(note: str, language: str) -> str:
