@@ -24,6 +24,8 @@ from memoryd.extraction.person_swap import swap_person
         ("응, 제가 학생이에요", "ko", "사용자가 학생이에요."),
         ("내 머리는 땀투성이야.", "ko", "사용자의 머리는 땀투성이야."),
         ("우리는 부산에 살아.", "ko", None),
+        ("나는 나의 개를 사랑해 ㅋㅋㅋ", "ko", "사용자는 자신의 개를 사랑해."),
+        ("我喜欢猫啊！哈哈", "zh", "用户喜欢猫。"),
         ("tidak, saya tinggal dengan anak-anak", "id", "Pengguna tinggal dengan anak-anak."),
         ("Saya punya buku", "id", None),  # "-ku" may be "my": the model
         ("hewan peliharaan saya tidak bisa jalan-jalan.", "id", None),

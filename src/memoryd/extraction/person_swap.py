@@ -79,8 +79,11 @@ _FR_OPENING = re.compile(
     r"(?:mais|et|alors|en fait)\b[,\s]*)+",
     re.IGNORECASE,
 )
+_OWN = {"ja": ("ユーザーの", "自分の"), "ko": ("사용자의", "자신의")}
 _NOTHING = re.compile(r"(?!)")
-_END = re.compile(r"[\s.!?。！？…~～]*$")
+# The end of a sentence a note does without: its stop, laughter, and Chinese particles
+# of mood ("我喜欢猫啊！ 哈哈" -> "用户喜欢猫。")
+_END = re.compile(r"(?:[\s.!?。！？…~～]|ㅋ|ㅎ|哈|\bhaha\b|(?<=\S)[啊呀呢哦嘛啦])*$", re.IGNORECASE)
 
 
 def _third_person(verb: str) -> str:
@@ -140,8 +143,10 @@ def swap_person(sentence: str, language: str) -> tuple[str, str] | None:
         note = re.sub(pattern, user, note, flags=re.IGNORECASE)
     if not note.casefold().startswith(SUBJECT[language][0].casefold()):
         return None  # no "I" first ("Bagus, saya ...", "hewan saya ..."): the model's note
-    if language == "ja":  # "my" after the subject is "one's own": "ユーザーは自分の犬…"
-        note = note[:5] + note[5:].replace("ユーザーの", "自分の")
+    if language in _OWN:  # "my" after the subject is "one's own": "ユーザーは自分の犬…"
+        mine, own = _OWN[language]
+        subject = len(SUBJECT[language][0])
+        note = note[:subject] + note[subject:].replace(mine, own)
     if language == "id":  # "Pengguna" where a sentence opens
         note = re.sub(r"(^|[.!?] )pengguna", rf"\1{SUBJECT['id'][0]}", note)
         note = note[0].upper() + note[1:]
