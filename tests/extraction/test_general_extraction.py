@@ -432,9 +432,9 @@ def test_a_sentence_that_says_i_is_written_in_the_users_words(
 def test_a_reaction_with_the_user_put_before_it_is_refused(
     xmd: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
 ) -> None:
-    """"Oh sangat keren." is the user's reaction to the other speaker, not that the user is
-    cool: a note that holds a word of praise or wonder and little else is refused; one
-    that says more about the user is kept."""
+    """The words "Oh sangat keren." are the user's reaction to the other speaker, not that
+    the user is cool: a note that holds a word of praise or wonder and little else is
+    refused; one that says more about the user is kept."""
     memories, _ = learn(
         xmd, fake_llm, clock,
         ["Oh sangat keren sekali. Kucing yang lucu ada di rumah."],
