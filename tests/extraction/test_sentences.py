@@ -226,6 +226,26 @@ def test_user_sentences_are_the_users_only_numbered_from_one() -> None:
     assert user_sentences(chats(("I teach math too.", "")), 5, "I teach math.") == []
 
 
+def test_a_short_turn_takes_the_language_of_its_batch_but_english_its_own() -> None:
+    """Alone, "amo le esplosioni nei film!" reads as French ("le"); in an Italian
+    conversation it is Italian ("I love explosions in films"). An English turn stays
+    English in any batch."""
+    batch = chats(
+        ("Io sono un medico e lavoro in ospedale da molti anni.", "Che bello!"),
+        ("Ho anche due figli e il mio cane si chiama Bruno.", "Che bello!"),
+        ("amo le esplosioni nei film!", "Anche io."),
+        ("I also teach math on weekends.", "Ok."),
+    )
+    assert [(s.text, s.language) for s in user_sentences(batch, limit=10)] == [
+        ("Io sono un medico e lavoro in ospedale da molti anni.", "it"),
+        ("Ho anche due figli e il mio cane si chiama Bruno.", "it"),
+        ("amo le esplosioni nei film!", "it"),
+        ("I also teach math on weekends.", "en"),
+    ]
+    # alone it reads as French, where an exclamation without "je" is a reaction: set aside
+    assert user_sentences(chats(("amo le esplosioni nei film!", "Anche io.")), limit=5) == []
+
+
 def test_a_very_long_sentence_is_not_a_candidate() -> None:
     long = "I " + "really " * (MAX_SENTENCE_CHARS // 7) + "like tea."
     assert len(long) > MAX_SENTENCE_CHARS

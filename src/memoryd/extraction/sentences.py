@@ -388,9 +388,15 @@ def user_sentences(chats: Sequence[Chat], limit: int, said_before: str = "") -> 
     previous = said_before  # everything the other party said so far in the batch
     assistant_runs = word_runs(said_before)
     last_reply = said_before
+    # a short turn says little of its language ("amo le esplosioni!" reads as French): the
+    # batch's, as a user writes one language, settles a turn read as another one (English
+    # is left alone either way: a mixed batch holds it)
+    batch_language = language_of("\n".join(own_words(chat.prompt) for chat in chats))
     for chat in chats:
         own = own_words(chat.prompt)
         turn_language = language_of(own)
+        if "en" not in (turn_language, batch_language) and turn_language != batch_language:
+            turn_language = language_of(own, batch_language)
         asked = _question_ending(last_reply)
         for text in (c for s in split_sentences(own) for c in split_clauses(s)):
             if len(found) >= limit:
