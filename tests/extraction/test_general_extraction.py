@@ -215,7 +215,7 @@ def test_notes_that_are_small_talk_leaks_or_not_the_user_alone_are_refused(
     for why in (
         "puts the user before an exclamation",
         "carries more than a note",
-        "thanks someone",
+        "thanks or greets someone",
         "keeps the user's own first person",
     ):
         assert why in errors
@@ -437,10 +437,13 @@ def test_a_reaction_with_the_user_put_before_it_is_refused(
     refused; one that says more about the user is kept."""
     memories, _ = learn(
         xmd, fake_llm, clock,
-        ["Oh sangat keren sekali. Kucing yang lucu ada di rumah."],
-        observe(person=[1, 2]),
+        ["Oh sangat keren sekali. Kucing yang lucu ada di rumah.",
+         "D'accord sur toute la ligne. Enchanté, Paul est mon prénom et Lyon ma ville."],
+        observe(person=[1, 2, 3, 4]),
         notes("Pengguna sangat keren.", "Pengguna punya kucing yang lucu di rumah."),
+        notes("L'utilisateur est d'accord.", "L'utilisateur est enchanté, s'appelle Paul."),
     )  # fmt: skip
     assert memories == ["Pengguna punya kucing yang lucu di rumah."]
     errors = " | ".join(e["error"] for e in xmd.extraction_runs(1)[0].errors)
-    assert "is a reaction" in errors
+    assert errors.count("is a reaction") == 2
+    assert "greets someone" in errors  # "nice to meet you" is small talk, as thanks are

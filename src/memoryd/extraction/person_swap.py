@@ -79,7 +79,7 @@ _FR_OPENING = re.compile(
     r"(?:mais|et|alors|en fait)\b[,\s]*)+",
     re.IGNORECASE,
 )
-_OWN = {"ja": ("ユーザーの", "自分の"), "ko": ("사용자의", "자신의")}
+_OWN = {"ja": ("ユーザーの", "自分の", "はが"), "ko": ("사용자의", "자신의", "는가")}
 _NOTHING = re.compile(r"(?!)")
 # The end of a sentence a note does without: its stop, laughter, and Chinese particles
 # of mood ("我喜欢猫啊！ 哈哈" -> "用户喜欢猫。")
@@ -143,9 +143,9 @@ def swap_person(sentence: str, language: str) -> tuple[str, str] | None:
         note = re.sub(pattern, user, note, flags=re.IGNORECASE)
     if not note.casefold().startswith(SUBJECT[language][0].casefold()):
         return None  # no "I" first ("Bagus, saya ...", "hewan saya ..."): the model's note
-    if language in _OWN:  # "my" after the subject is "one's own": "ユーザーは自分の犬…"
-        mine, own = _OWN[language]
-        subject = len(SUBJECT[language][0])
+    if language in _OWN and note[len(SUBJECT[language][0]) :][:1] in _OWN[language][2]:
+        mine, own, _ = _OWN[language]  # "my" after the user as subject is "one's own"
+        subject = len(SUBJECT[language][0])  # ("ユーザーは自分の犬…", not "…自分の夫は")
         note = note[:subject] + note[subject:].replace(mine, own)
     if language == "id":  # "Pengguna" where a sentence opens
         note = re.sub(r"(^|[.!?] )pengguna", rf"\1{SUBJECT['id'][0]}", note)

@@ -173,7 +173,11 @@ _DIGITS = re.compile(r"\d+")
 # is fine, thanks").
 _THANKS = re.compile(
     r"\b(?:merci|gracias|danke|obrigad[oa]|grazie|terima kasih|makasih)\b"
-    r"|谢谢|謝謝|多谢|ありがとう|감사|고마",
+    r"|谢谢|謝謝|多谢|ありがとう|감사|고마"
+    # and "nice to meet you" ("사용자는 반가워 준호를 만나서 반가워졌습니다")
+    r"|\b(?:enchanté|enchantée|ravie? de (?:te|vous) (?:rencontrer|connaître)|encantad[oa]|"
+    r"mucho gusto|freut mich|prazer em|piacere di conoscer\w*|senang (?:bertemu|berkenalan))\b"
+    r"|很高兴认识|认识你很高兴|はじめまして|初めまして|よろしくお願い|반갑|반가워|반가웠",
     re.IGNORECASE,
 )
 # What a note never holds but the request around it does: JSON, markup, the instructions.
@@ -228,25 +232,27 @@ _WELL = per_language(
     },
     0,
 )
-# Words of praise or wonder in each language (a closed class: cool, great, amazing, cute,
-# envious, ...): a note that says little else is the user's reaction to what the other
-# speaker said, with the user put before it ("Pengguna sangat keren", "사용자가 대단해요").
+# Words of praise, wonder or agreement in each language (a closed class: cool, great,
+# amazing, cute, envious, right, agreed): a note that says little else is the user's
+# reaction to what the other speaker said, with the user put before it ("Pengguna sangat
+# keren", "사용자가 대단해요", "L'utilisateur est d'accord").
 _PRAISE = per_language(
     {
         "fr": r"\b(?:génial|géniale|super|cool|sympa|chouette|incroyable|intéressante?|"
-        r"formidable|magnifique|adorable|mignon|mignonne|drôle|jaloux|jalouse)\b",
+        r"formidable|magnifique|adorable|mignon|mignonne|drôle|jaloux|jalouse|d\W?accord|vrai)\b",
         "es": r"\b(?:genial|guay|increíble|interesante|fantástic[oa]|precios[oa]|lind[oa]|"
         r"divertid[oa]|celos[oa])\b",
         "de": r"\b(?:toll|super|cool|geil|krass|interessant|fantastisch|süß|lustig|neidisch)\b",
         "pt": r"\b(?:legal|ótim[oa]|incrível|interessante|fantástic[oa]|fofo|fofa|"
         r"engraçad[oa]|invejos[oa])\b",
         "it": r"\b(?:bell[oa]|bellissim[oa]|fantastic[oa]|figo|figa|interessante|carin[oa]|"
-        r"stupend[oa]|divertente|incredibile|invidios[oa])\b",
-        "id": r"\b(?:keren|bagus|hebat|menarik|lucu|luar biasa|mantap|asyik|seru|iri)\b",
-        "zh": r"厉害|棒|酷|好玩|有趣|羡慕|可爱|了不起|不错|精彩",
+        r"stupend[oa]|divertente|incredibile|invidios[oa]|d\W?accordo|esatto|vero)\b",
+        "id": r"\b(?:keren|bagus|hebat|menarik|lucu|luar biasa|mantap|asyik|seru|iri|setuju|"
+        r"betul|benar)\b",
+        "zh": r"厉害|棒|酷|好玩|有趣|羡慕|可爱|了不起|不错|精彩|同意|没错|说得对",
         "ja": r"すごい|凄い|素晴らしい|面白い|カッコいい|かっこいい|可愛い|かわいい|羨ましい|"
-        r"素敵|最高",
-        "ko": r"대단|멋지|멋있|훌륭|재미있|흥미롭|부럽|부러|신기|귀엽|최고|굉장",
+        r"素敵|最高|その通り|同感|賛成",
+        "ko": r"대단|멋지|멋있|훌륭|재미있|흥미롭|부럽|부러|신기|귀엽|최고|굉장|맞아|동의|그래요",
     }
 )
 # English a model puts into a note of another language ("L'utilisateur's parents", "le
@@ -312,7 +318,7 @@ def problem(note: str, sentence: str, language: str, asked: str = "") -> str | N
     }:
         return "the rewrite drops or adds a negation"
     if _THANKS.search(note):
-        return "the rewrite thanks someone: small talk, not a fact"
+        return "the rewrite thanks or greets someone: small talk, not a fact"
     if _leaks(note, sentence):
         return "the rewrite carries more than a note (the request's JSON or instructions)"
     if len(note) > 2 * len(sentence) + 40 + len(asked):
@@ -330,7 +336,7 @@ def problem(note: str, sentence: str, language: str, asked: str = "") -> str | N
     if _thin(note, language):
         return "the rewrite says one word of the user: no lasting fact"
     if _reaction(note, language):
-        return "the rewrite is a reaction (praise or wonder) with the user put before it"
+        return "the rewrite is a reaction (praise, wonder, agreement) with the user put before it"
     if POINTING[language].search(note) or (
         language in _OBJECT_CLITIC and _OBJECT_CLITIC[language].search(note)
     ):
