@@ -143,10 +143,10 @@ def swap_person(sentence: str, language: str) -> tuple[str, str] | None:
         note = re.sub(pattern, user, note, flags=re.IGNORECASE)
     if not note.casefold().startswith(SUBJECT[language][0].casefold()):
         return None  # no "I" first ("Bagus, saya ...", "hewan saya ..."): the model's note
-    if language in _OWN and note[len(SUBJECT[language][0]) :][:1] in _OWN[language][2]:
+    subject = len(SUBJECT[language][0])
+    if language in _OWN and note[subject : subject + 1] in _OWN[language][2]:
         mine, own, _ = _OWN[language]  # "my" after the user as subject is "one's own"
-        subject = len(SUBJECT[language][0])  # ("ユーザーは自分の犬…", not "…自分の夫は")
-        note = note[:subject] + note[subject:].replace(mine, own)
+        note = note[:subject] + note[subject:].replace(mine, own)  # not in "ユーザーの髪…"
     if language == "id":  # "Pengguna" where a sentence opens
         note = re.sub(r"(^|[.!?] )pengguna", rf"\1{SUBJECT['id'][0]}", note)
         note = note[0].upper() + note[1:]
