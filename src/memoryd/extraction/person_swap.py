@@ -62,6 +62,8 @@ _OPENING = per_language(
         r"(?:그리고|하지만|그런데|근데|그래서|사실|그럼)[,\s]*)+",
         "id": r"^(?:(?:ya|yah|tidak|bukan|oh|wow|hai|halo|hmm|baiklah|oke|ok|nah)\s*[,.!…]+\s*|"
         r"(?:tapi|tetapi|dan|jadi|sebenarnya|namun)\b[,\s]*)+",
+        "fr": r"^(?:(?:oui|non|ah|oh|eh bien|bah|ben|bon|haha|salut|bonjour|d'accord|ok)\s*"
+        r"[,.!…]+\s*|(?:mais|et|alors|en fait)\b[,\s]*)+",
     }
 )
 # French: "je" + its verb, which the third person spells alike for most verbs ("j'aime",
@@ -74,13 +76,7 @@ _FR_MY = re.compile(r"\b(?:mon|ma|mes)\b", re.IGNORECASE)
 # "on" ("we" as often as "one") and he, she, they: a sentence about others too
 _FR_OTHERS = re.compile(r"\b(?:on|il|elle|ils|elles)\b", re.IGNORECASE)
 _FR_AFTER_AND = re.compile(r"\b(?:et|mais|ou|puis)\s+$", re.IGNORECASE)
-_FR_OPENING = re.compile(
-    r"^(?:(?:oui|non|ah|oh|eh bien|bah|ben|bon|haha|salut|bonjour|d'accord|ok)\s*[,.!…]+\s*|"
-    r"(?:mais|et|alors|en fait)\b[,\s]*)+",
-    re.IGNORECASE,
-)
 _OWN = {"ja": ("ユーザーの", "自分の", "はが"), "ko": ("사용자의", "자신의", "는가")}
-_NOTHING = re.compile(r"(?!)")
 # The end of a sentence a note does without: its stop, laughter, and Chinese particles
 # of mood ("我喜欢猫啊！ 哈哈" -> "用户喜欢猫。")
 _END = re.compile(r"(?:[\s.!?。！？…~～]|ㅋ|ㅎ|哈|\bhaha\b|(?<=\S)[啊呀呢哦嘛啦])*$", re.IGNORECASE)
@@ -100,8 +96,7 @@ def _third_person(verb: str) -> str:
     return verb
 
 
-def _french(sentence: str) -> tuple[str, str] | None:
-    said = _END.sub("", _FR_OPENING.sub("", sentence.strip()))
+def _french(said: str) -> tuple[str, str] | None:
     if not _JE.match(said) or _FR_OTHERS.search(said):
         return None
 
@@ -130,16 +125,15 @@ def swap_person(sentence: str, language: str) -> tuple[str, str] | None:
     where the sentence says "I" ("saya tinggal di Bandung" -> "Pengguna tinggal di
     Bandung."), a reply's opening word left out ("是的，我是护士" -> "用户是护士。"); or
     None, and the model's note stands."""
-    forms = _I.get(language)
-    if SECOND_PERSON.get(language, _NOTHING).search(sentence):
-        return None
-    if language == "fr":
-        return _french(sentence)
-    if forms is None or _UNSURE[language].search(sentence):
+    if language not in _OPENING or SECOND_PERSON[language].search(sentence):
         return None
     said = _END.sub("", _OPENING[language].sub("", sentence.strip()))
+    if language == "fr":
+        return _french(said)
+    if _UNSURE[language].search(sentence):
+        return None
     note = said
-    for pattern, user in forms:
+    for pattern, user in _I[language]:
         note = re.sub(pattern, user, note, flags=re.IGNORECASE)
     if not note.casefold().startswith(SUBJECT[language][0].casefold()):
         return None  # no "I" first ("Bagus, saya ...", "hewan saya ..."): the model's note

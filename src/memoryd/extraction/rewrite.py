@@ -4,8 +4,8 @@ Code turns an English sentence into a memory itself (``memory_form``); it cannot
 for French, Chinese or Japanese, so the extraction LLM rewrites them, one call per
 language in the batch, shown a worked example in that language (small talk gets an empty
 note, which is how the model says "no fact here" in any language); a sentence without "I"
-comes after the question it answers, in brackets. Where a language's verbs do not change
-with the person (Chinese, Japanese, Korean, Indonesian) and the sentence says "I", the
+comes after the question it answers, in brackets. Where code can turn "I" into the user
+(Chinese, Japanese, Korean, Indonesian, French) and the sentence opens with "I", the
 model only decides whether it holds a fact, and code writes the note (``person_swap``).
 Measured with the
 bundled 1.5B model, sentences of one language with an example in it come back right,
@@ -387,22 +387,24 @@ def _thin(note: str, language: str) -> bool:
     "Pengguna menarik.", "用户希望。", "用户会的。", "사용자는 10명."): after its subject
     (and a particle: は, 는, 가), one word, or three characters where words are not
     spaced."""
-    body = _after_subject(note, language)
-    if is_cjk(language):
-        return len(body.replace(" ", "").lstrip("はがもの는은가이도의")) <= 3
-    return len(body.split()) <= 1
+    return _size(_after_subject(note, language), language) <= (3 if is_cjk(language) else 1)
 
 
 def _reaction(note: str, language: str) -> bool:
-    """Whether the note says no more than a word of praise or wonder and two words beside
-    it, or six characters where words are not spaced ("Pengguna sangat keren.",
-    "ユーザーはカッコいいです。", "사용자의 개는 멋지군.")."""
+    """Whether the note says no more than a word of praise, wonder or agreement and two
+    words beside it, or eight characters where words are not spaced ("Pengguna sangat
+    keren.", "ユーザーはカッコいいです。", "사용자의 개는 멋지군.")."""
     body = _after_subject(note, language)
-    if not _PRAISE[language].search(body):
-        return False
+    limit = 8 if is_cjk(language) else 3
+    return bool(_PRAISE[language].search(body)) and _size(body, language) <= limit
+
+
+def _size(body: str, language: str) -> int:
+    """Words in ``body``, or characters where words are not spaced (after a particle: は,
+    는, 가)."""
     if is_cjk(language):
-        return len(body.replace(" ", "").lstrip("はがもの는은가이도의")) <= 8
-    return len(body.split()) <= 3
+        return len(body.replace(" ", "").lstrip("はがもの는은가이도의"))
+    return len(body.split())
 
 
 def _after_subject(note: str, language: str) -> str:

@@ -391,9 +391,9 @@ def user_sentences(chats: Sequence[Chat], limit: int, said_before: str = "") -> 
     # a short turn says little of its language ("amo le esplosioni!" reads as French): the
     # batch's, as a user writes one language, settles a turn read as another one (English
     # is left alone either way: a mixed batch holds it)
-    batch_language = language_of("\n".join(own_words(chat.prompt) for chat in chats))
-    for chat in chats:
-        own = own_words(chat.prompt)
+    owns = [own_words(chat.prompt) for chat in chats]
+    batch_language = language_of("\n".join(owns))
+    for chat, own in zip(chats, owns, strict=True):
         turn_language = language_of(own)
         if "en" not in (turn_language, batch_language) and turn_language != batch_language:
             turn_language = language_of(own, batch_language)
