@@ -292,7 +292,7 @@ def test_profile_tabs_keyboard_and_confirmation_dialog(live_world: Live, desktop
 def test_keyboard_only_sign_in_add_and_delete(live_world: Live, page: Any) -> None:
     world, live = live_world
     page.goto(f"{live.url}/login")
-    page.wait_for_function("document.activeElement && document.activeElement.id === 'name'")
+    page.wait_for_function("() => document.activeElement?.id === 'name'")
     page.keyboard.type("alice")  # the name field has the focus
     page.keyboard.press("Tab")
     page.keyboard.type(USER_PASSWORD)

@@ -179,7 +179,7 @@ def test_memory_detail_by_keyboard(live_world: Live, page: Any) -> None:
     # its own after Escape: wait for it (a wait, not a timing assertion)
     label = "Actions for memory: Plays the cello in an orchestra"
     page.wait_for_function(
-        f"document.activeElement?.getAttribute('aria-label') === {label!r}", timeout=5000
+        f"() => document.activeElement?.getAttribute('aria-label') === {label!r}", timeout=5000
     )
 
 
@@ -228,7 +228,7 @@ def test_escape_closes_only_the_topmost_dialog(live_world: Live, page: Any) -> N
     assert not detail.is_visible()
     assert profile.is_visible()
     page.wait_for_function(
-        "document.activeElement.getAttribute('aria-label')"
+        "() => document.activeElement.getAttribute('aria-label')"
         " === 'Actions for memory: Alice cycles to work'"
     )
     page.keyboard.press("Escape")

@@ -313,7 +313,7 @@ def test_addresses_that_open_a_form_or_detail_open_them_in_place(
     assert not detail.is_visible() and page.locator("#profile").is_visible()
     # the focus goes back to the memory's menu, where Details is (on the dialog's close event)
     page.wait_for_function(
-        "document.activeElement.getAttribute('aria-label')"
+        "() => document.activeElement.getAttribute('aria-label')"
         " === 'Actions for memory: Alice cycles to work'"
     )
 
