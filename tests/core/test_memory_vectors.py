@@ -15,7 +15,7 @@ from sqlalchemy import inspect, select, text, update
 
 from memoryd import Memoryd
 from memoryd.domain.perspective import VECTOR_FORM, first_person
-from memoryd.extraction.sentences import memory_form
+from memoryd.extraction.english_form import memory_form
 from memoryd.models.embedding.minilm import MiniLMEmbedder
 from memoryd.storage import Database
 from memoryd.storage import vectors as stored

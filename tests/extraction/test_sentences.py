@@ -8,12 +8,12 @@ from datetime import UTC, datetime
 import pytest
 
 from memoryd.domain.models import Chat
+from memoryd.extraction.english_form import memory_form
 from memoryd.extraction.sentences import (
     MAX_SENTENCE_CHARS,
     addressed_names,
     could_hold_fact,
     echoes,
-    memory_form,
     self_names,
     split_clauses,
     split_sentences,
@@ -186,6 +186,8 @@ def test_addressed_names_are_the_assistants_and_self_names_the_users() -> None:
         ("I grew up on a farm with my grandma.", "The user grew up on a farm with their grandma."),
         ("I am learning Japanese.", "The user is learning Japanese."),
         ("I meant white wine.", "The user meant white wine."),
+        ("I need a quiet desk.", "The user needs a quiet desk."),  # "-ed" that is present
+        ("I really need to proceed.", "The user really needs to proceed."),
         ("I spoke French as a kid.", "The user spoke French as a kid."),
         ("My sister is a pole dancer.", "The user's sister is a pole dancer."),
         ("Oh yeah, my dog is named Rex!", "The user's dog is named Rex."),

@@ -21,7 +21,7 @@ from procrastinate.exceptions import AlreadyEnqueued
 from sqlalchemy import text
 
 from memoryd import Memoryd
-from memoryd.extraction.sentences import memory_form
+from memoryd.extraction.english_form import memory_form
 from memoryd.scale.tasks import (
     EXTRACT_TASK,
     PRUNE_TASK,

@@ -1,7 +1,7 @@
 """Which language a user's sentence is in, and the words a memory uses for "the user" in it.
 
 Extraction writes each memory in the language of the sentence it came from (R21): code
-rewrites English itself (``memoryd.extraction.sentences.memory_form``), and the LLM
+rewrites English itself (``memoryd.extraction.english_form.memory_form``), and the LLM
 rewrites the other languages with examples in that language
 (``memoryd.extraction.rewrite``). Both need to know the language; the checks need to know
 how a memory in that language names its subject, and each language's persons and

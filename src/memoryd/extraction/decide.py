@@ -21,10 +21,11 @@ from memoryd.domain.errors import InvalidContent
 from memoryd.domain.language import SECOND_PERSON, STANDING
 from memoryd.domain.models import Memory, Scope, Vector
 from memoryd.domain.rules import content_key, normalize_content
+from memoryd.extraction.english_form import QUOTED
 from memoryd.extraction.instructions import instruction_reason, standing_rule
 from memoryd.extraction.schema import Fact
 from memoryd.extraction.secrets import secret_reason
-from memoryd.extraction.sentences import QUOTED, Sentence
+from memoryd.extraction.sentences import Sentence
 
 # Cosine similarity (MiniLM, L2-normalised) at which two facts say the same thing.
 # Measured: paraphrases 0.95-0.99; "...by March 14" vs "...by March 28" 0.99 (so a

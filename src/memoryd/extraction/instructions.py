@@ -32,8 +32,8 @@ from __future__ import annotations
 import re
 
 from memoryd.domain.language import STANDING
+from memoryd.extraction.english_form import is_past
 from memoryd.extraction.secret_words import CREDENTIAL_LABELS
-from memoryd.extraction.sentences import IRREGULAR_PAST
 
 _EN_LEAD = re.compile(
     r"^(?:(?:and|so|also|now|ok|okay|hey|oh|well|btw|fyi|lol|haha|ps|imo|"
@@ -122,16 +122,14 @@ def _english_imperative(sentence: str) -> bool:
     order = _EN_ORDER.match(text)
     if order:
         verb = order.group("verb").lower()
-        return not (
-            verb.endswith(("ed", "ing")) or verb in IRREGULAR_PAST or verb in _NOT_AFTER_ORDER
-        )
+        return not (verb.endswith("ing") or is_past(verb) or verb in _NOT_AFTER_ORDER)
     words = re.findall(r"[A-Za-z][A-Za-z'’]*", text)
     if len(words) < 2:
         return False
     first, second = words[0].lower().replace("’", "'"), words[1].lower()
     if first in _EN_NOT_A_VERB or "'" in first or second not in _EN_OBJECT:
         return False
-    if first.endswith(("ed", "ing")) or first in IRREGULAR_PAST:
+    if first.endswith("ing") or is_past(first):
         return False  # a past or a gerund: "Finished the report", "Moving the servers"
     return not (first.endswith("s") and not first.endswith("ss"))  # "Loves the beach"
 

@@ -36,10 +36,11 @@ from memoryd.domain.language import (
     per_language,
 )
 from memoryd.domain.models import Scope
+from memoryd.extraction.english_form import QUOTED, memory_form
 from memoryd.extraction.instructions import instruction_reason
 from memoryd.extraction.person_swap import swap_person
 from memoryd.extraction.schema import Fact
-from memoryd.extraction.sentences import QUOTED, Sentence, copies, memory_form, word_runs
+from memoryd.extraction.sentences import Sentence, copies, word_runs
 from memoryd.extraction.timebound import dated
 from memoryd.models.llm.base import LLMProvider, Message
 from memoryd.models.llm.json_output import UnusableOutput, Usage, complete_json

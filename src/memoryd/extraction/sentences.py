@@ -27,7 +27,6 @@ from memoryd.domain.language import (
     not_about_the_user,
 )
 from memoryd.domain.models import Chat
-from memoryd.domain.perspective import ADVERBS as _ADVERBS
 
 _SPLIT = re.compile(r"(?<=[.!?…])[\"')\]]*\s+|(?<=[。！？])|\n+")
 # Pasted material is not the user speaking (R20): fenced code, quoted lines, code lines.
@@ -53,9 +52,9 @@ _PLACEHOLDER = re.compile(
 _FIRST_PERSON_WORDS = (
     "i i'm im i've ive i'd i'll me my mine myself we we're we've we'll our ours us"
 )
-_FIRST_PERSON = frozenset(_FIRST_PERSON_WORDS.split())
+EN_FIRST_PERSON = frozenset(_FIRST_PERSON_WORDS.split())
 _SECOND_PERSON_WORDS = "you you're youre you've you'd you'll your yours yourself"
-_SECOND_PERSON = frozenset(_SECOND_PERSON_WORDS.split())
+EN_SECOND_PERSON = frozenset(_SECOND_PERSON_WORDS.split())
 # Openings that only react to the other party or manage the conversation.
 _REACTION = re.compile(
     r"^(?:(?:oh|well|yeah|yes|no|wow|haha|lol|ok|okay|sure|cool|great|awesome|nice|my gosh|"
@@ -122,6 +121,13 @@ _MOMENTARY = re.compile(
     r"(?:breakfast|lunch|dinner|brunch|supper|snacks?|coffee|tea)\b|(?:just\s+)?(?:sitting|"
     r"lying|relaxing|resting|chilling|waiting|hanging out)\b|"
     r"\w+ing\b[^.!?]*\b(?:right now|at the moment)\s*[.!…]*$)",
+    re.IGNORECASE,
+)
+# Openings before the user's words: "Oh, I ...", "Well I ...", "Yes! My ..."
+LEAD_IN = re.compile(
+    r"^(?:(?:oh|well|yeah|yes|no|wow|haha|lol|ok|okay|so|actually|honestly|also|and|but|"
+    r"cool|great|awesome|nice|same|me too|oh yeah|oh wow|oh my gosh|my gosh|my god|oh my)"
+    r"(?:[,!.]+\s*|\s+(?=(?:i|i'm|i've|my)\b)))+",
     re.IGNORECASE,
 )
 _ANAPHORS = frozenset(
@@ -237,7 +243,7 @@ def could_hold_fact(sentence: str, language: str | None = None) -> bool:
         return size >= (4 if is_cjk(language) else MIN_WORDS)
     if _SELF_NAME.search(sentence):
         return True
-    sentence = _LEAD_IN.sub("", sentence).strip()
+    sentence = LEAD_IN.sub("", sentence).strip()
     if _leans_on_someone(sentence) or _leans_on_something(sentence):
         return False  # "I love their music", "I never did that": what is said only before
     if STANDING.search(sentence) and len(sentence.split()) >= MIN_WORDS:
@@ -260,10 +266,10 @@ def could_hold_fact(sentence: str, language: str | None = None) -> bool:
         return False  # "we" is the user and the assistant: "we have a lot in common"
     if _PRONOUN_SUBJECT.match(sentence) or _TRAILING_OFF.search(sentence):
         return False  # "That's what I want", "I think that's a great step", "I felt so..."
-    first = any(w in _FIRST_PERSON for w in words)
+    first = any(w in EN_FIRST_PERSON for w in words)
     if first:
         return True
-    if any(w in _SECOND_PERSON for w in words):
+    if any(w in EN_SECOND_PERSON for w in words):
         return False  # about the other party, or leaning on what came before ("It's ...")
     tokens = _WORD.findall(sentence)
     named = any(t[0].isupper() and t not in _NOT_NAMES for t in tokens[1:])
@@ -343,7 +349,7 @@ def _statements(text: str) -> set[str]:
     words: set[str] = set()
     for sentence in split_sentences(text):
         said = _words(sentence)
-        if not sentence.endswith("?") and any(w in _FIRST_PERSON for w in said):
+        if not sentence.endswith("?") and any(w in EN_FIRST_PERSON for w in said):
             words.update(w for w in said if w not in _LIGHT)
     return words
 
@@ -455,144 +461,10 @@ def self_names(texts: Sequence[str]) -> set[str]:
     return names
 
 
-# Rewriting a user's first-person sentence as a memory about them --------------------
-
-_LEAD_IN = re.compile(
-    r"^(?:(?:oh|well|yeah|yes|no|wow|haha|lol|ok|okay|so|actually|honestly|also|and|but|"
-    r"cool|great|awesome|nice|same|me too|oh yeah|oh wow|oh my gosh|my gosh|my god|oh my)"
-    r"(?:[,!.]+\s*|\s+(?=(?:i|i'm|i've|my)\b)))+",
-    re.IGNORECASE,
-)
-_TRAILING_ECHO = re.compile(r"[\s,]+(?:too|as well|also|myself)(?=\s*[.!]*$)", re.IGNORECASE)
-_SUBJECT_VERBS = {
-    "am": "is", "'m": "is", "have": "has", "'ve": "has", "do": "does", "don't": "doesn't",
-    "go": "goes", "was": "was", "had": "had", "can": "can", "can't": "can't", "will": "will",
-    "'ll": "will", "would": "would", "'d": "would", "could": "could", "should": "should",
-    "haven't": "hasn't", "didn't": "didn't", "did": "did", "wasn't": "wasn't", "won't": "won't",
-    "must": "must", "might": "might", "may": "may", "cannot": "cannot", "used": "used",
-}  # fmt: skip
-_IRREGULAR_PAST_WORDS = (
-    "went was were had did got made took saw came grew bought ran began left met lost won "
-    "spent thought felt found gave knew told became kept brought built sold taught caught "
-    "fought wrote drove rode ate drank sang swam flew broke chose wore hurt put set read "
-    "quit fell held heard paid sent sat stood understood meant slept lent dealt led fed shot "
-    "spoke stole woke forgot drew threw hid dug hung struck swore tore bent burnt learnt "
-    "dreamt sought fled shook swept wept lit rang rose forgave overcame"
-)
-IRREGULAR_PAST = frozenset(_IRREGULAR_PAST_WORDS.split())
-_INNER = {
-    "i": "they", "i'm": "they're", "i've": "they've", "i'd": "they'd", "i'll": "they'll",
-    "me": "them", "my": "their", "mine": "theirs", "myself": "themselves", "am": "am",
-}  # fmt: skip
-
-
-def _third_person(verb: str) -> str:
-    """``verb`` (first person, present) for "the user" (run -> runs, study -> studies)."""
-    lower = verb.lower()
-    if lower in _SUBJECT_VERBS:
-        return _SUBJECT_VERBS[lower]
-    if lower.endswith("ed") or lower in IRREGULAR_PAST:
-        return lower
-    if lower.endswith(("s", "sh", "ch", "x", "z", "o")):
-        return lower + "es"
-    if lower.endswith("y") and len(lower) > 2 and lower[-2] not in "aeiou":
-        return lower[:-1] + "ies"
-    return lower + "s"
-
-
-def _inner_pronouns(words: list[str]) -> list[str]:
-    out: list[str] = []
-    for raw in words:
-        word = raw.rstrip(".,!?;:")
-        tail = raw[len(word) :]
-        lower = word.lower().replace("’", "'")
-        if lower in ("am", "was") and out and out[-1] == "they":
-            out.append("are" if lower == "am" else "were")
-        elif lower in _INNER and lower != "am":
-            out.append(_INNER[lower] + tail)
-            continue
-        else:
-            out.append(word)
-        out[-1] += tail
-    return out
-
-
-QUOTED = "The user said: "
-_EMPHASIS = re.compile(r"(?<!\w)[*_]{1,3}([^*_\n]+?)[*_]{1,3}(?!\w)")  # Markdown *word*
-
-
-def memory_form(sentence: str) -> str:
-    """A user's sentence as a memory that cannot be misread as the assistant's.
-
-    "I run a dog obedience school." -> "The user runs a dog obedience school."
-    "My sister is a pole dancer." -> "The user's sister is a pole dancer."
-    "I love country music too!" -> "The user loves country music."
-    "Last week I went to a parade." -> "Last week the user went to a parade."
-    "I strongly dislike open offices." -> "The user strongly dislikes open offices."
-    Sentences with no I / I'm / My are quoted instead:
-    'The user said: "We moved the launch to March 28."'
-    """
-    own = _SELF_NAME.search(sentence)
-    name = (own.group(1) or own.group(2)) if own else ""
+def own_name(sentence: str) -> str | None:
+    """The name a short sentence gives the user ("My name is Ana." -> "Ana"), or None."""
+    found = _SELF_NAME.search(sentence)
+    name = (found.group(1) or found.group(2)) if found else ""
     if name and len(_words(sentence)) <= 6 and name.casefold() not in _NOT_OWN_NAMES:
-        return f"The user's name is {name}."
-    text = _LEAD_IN.sub("", _EMPHASIS.sub(r"\1", sentence.strip())).strip()
-    text = _TRAILING_ECHO.sub("", text)
-    text = re.sub(r"\s*!+$", ".", text).rstrip()
-    if text and text[-1] not in ".!?…":
-        text += "."
-    words = text.replace("’", "'").split(" ")
-    if not words or not words[0]:
-        return f'{QUOTED}"{sentence.strip()}"'
-    lowered = {w.lower().strip(".,!?;:") for w in words}
-    if not lowered & (_FIRST_PERSON | _SECOND_PERSON):
-        return text  # impersonal: "Phoenix ships in Q3."
-    at = next((i for i, w in enumerate(words) if w.lower().strip(".,!?;:") in _OPENERS), None)
-    if at is None:
-        return f'{QUOTED}"{sentence.strip()}"'
-    lead = words[:at]  # "Last week I went ...": what comes before the user stays
-    subject = _user_clause(words[at].lower().strip(".,!?;:"), _inner_pronouns(words[at + 1 :]))
-    if subject is None:
-        return f'{QUOTED}"{sentence.strip()}"'
-    if lead:
-        return " ".join([*lead, subject[0].lower() + subject[1:]])
-    return subject
-
-
-# The first-person words a memory can start its user clause at, and -ly words that are
-# verbs, not adverbs ("I apply", "I reply").
-_OPENERS = frozenset(["i", "i'm", "i've", "i'd", "i'll", "my"])
-# Verbs that often share the user as subject after "and": "I work ... and volunteer ..."
-_SECOND_VERBS_WORDS = (
-    "prefer like love enjoy hate dislike want need have work live play use go own teach "
-    "study run write read watch make take try spend volunteer coach collect drive cook "
-    "travel sing paint bake grow train speak walk ride visit"
-)
-_SECOND_VERBS = frozenset(_SECOND_VERBS_WORDS.split())
-_LY_VERB_WORDS = "apply supply reply rely multiply comply imply ally bully rally fly"
-_LY_VERBS = frozenset(_LY_VERB_WORDS.split())
-
-
-def _is_adverb(word: str) -> bool:
-    lower = word.lower()
-    return lower in _ADVERBS or (lower.endswith("ly") and len(lower) > 4 and lower not in _LY_VERBS)
-
-
-def _user_clause(first: str, rest: list[str]) -> str | None:
-    """ "The user ..." for a clause opening with ``first`` ("i", "i'm", "my" ...)."""
-    if first == "my":
-        return " ".join(["The user's", *rest]) if rest else None
-    if first != "i":
-        return " ".join(["The user", _SUBJECT_VERBS["'" + first.split("'")[1]], *rest])
-    adverbs = []
-    while rest and _is_adverb(rest[0]):
-        adverbs.append(rest.pop(0).lower())
-    if not rest:
-        return None
-    tail = [
-        _third_person(w)
-        if i and rest[i - 1].lower() in ("and", "or", "but") and w.lower() in _SECOND_VERBS
-        else w
-        for i, w in enumerate(rest[1:], 1)
-    ]
-    return " ".join(["The user", *adverbs, _third_person(rest[0]), *tail])
+        return name
+    return None

@@ -1,0 +1,160 @@
+"""An English sentence of the user's as a memory about them, written by code, not a model.
+
+"I run a dog obedience school." becomes "The user runs a dog obedience school.": the
+subject becomes "the user", the verb takes the third person, and "my" / "me" inside
+become "their" / "them", so a memory cannot be read as the assistant's words. A sentence
+without "I" or "my" is quoted ('The user said: "..."') or, when it is impersonal ("Phoenix
+ships in Q3."), kept as it is. ``memoryd.extraction.rewrite`` calls it; the LLM only says
+which sentences hold a fact. Pure functions, no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memoryd.domain.perspective import ADVERBS as _ADVERBS
+from memoryd.extraction.sentences import EN_FIRST_PERSON, EN_SECOND_PERSON, LEAD_IN, own_name
+
+_TRAILING_ECHO = re.compile(r"[\s,]+(?:too|as well|also|myself)(?=\s*[.!]*$)", re.IGNORECASE)
+_SUBJECT_VERBS = {
+    "am": "is", "'m": "is", "have": "has", "'ve": "has", "do": "does", "don't": "doesn't",
+    "go": "goes", "was": "was", "had": "had", "can": "can", "can't": "can't", "will": "will",
+    "'ll": "will", "would": "would", "'d": "would", "could": "could", "should": "should",
+    "haven't": "hasn't", "didn't": "didn't", "did": "did", "wasn't": "wasn't", "won't": "won't",
+    "must": "must", "might": "might", "may": "may", "cannot": "cannot", "used": "used",
+}  # fmt: skip
+_IRREGULAR_PAST_WORDS = (
+    "went was were had did got made took saw came grew bought ran began left met lost won "
+    "spent thought felt found gave knew told became kept brought built sold taught caught "
+    "fought wrote drove rode ate drank sang swam flew broke chose wore hurt put set read "
+    "quit fell held heard paid sent sat stood understood meant slept lent dealt led fed shot "
+    "spoke stole woke forgot drew threw hid dug hung struck swore tore bent burnt learnt "
+    "dreamt sought fled shook swept wept lit rang rose forgave overcame"
+)
+_IRREGULAR_PAST = frozenset(_IRREGULAR_PAST_WORDS.split())
+# present verbs that end in "ed" ("I need", "I proceed")
+_PRESENT_ED_WORDS = "need feed proceed succeed exceed bleed breed speed seed heed embed shed"
+_PRESENT_ED = frozenset(_PRESENT_ED_WORDS.split())
+
+
+def is_past(verb: str) -> bool:
+    """Whether the English ``verb`` is a past form ("moved", "went"; not "need")."""
+    lower = verb.lower()
+    return lower in _IRREGULAR_PAST or (lower.endswith("ed") and lower not in _PRESENT_ED)
+
+
+_INNER = {
+    "i": "they", "i'm": "they're", "i've": "they've", "i'd": "they'd", "i'll": "they'll",
+    "me": "them", "my": "their", "mine": "theirs", "myself": "themselves", "am": "am",
+}  # fmt: skip
+
+
+def _third_person(verb: str) -> str:
+    """``verb`` (first person, present) for "the user" (run -> runs, study -> studies)."""
+    lower = verb.lower()
+    if lower in _SUBJECT_VERBS:
+        return _SUBJECT_VERBS[lower]
+    if is_past(lower):
+        return lower
+    if lower.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return lower + "es"
+    if lower.endswith("y") and len(lower) > 2 and lower[-2] not in "aeiou":
+        return lower[:-1] + "ies"
+    return lower + "s"
+
+
+def _inner_pronouns(words: list[str]) -> list[str]:
+    out: list[str] = []
+    for raw in words:
+        word = raw.rstrip(".,!?;:")
+        tail = raw[len(word) :]
+        lower = word.lower().replace("’", "'")
+        if lower in ("am", "was") and out and out[-1] == "they":
+            out.append("are" if lower == "am" else "were")
+        elif lower in _INNER and lower != "am":
+            out.append(_INNER[lower] + tail)
+            continue
+        else:
+            out.append(word)
+        out[-1] += tail
+    return out
+
+
+QUOTED = "The user said: "
+_EMPHASIS = re.compile(r"(?<!\w)[*_]{1,3}([^*_\n]+?)[*_]{1,3}(?!\w)")  # Markdown *word*
+
+
+def memory_form(sentence: str) -> str:
+    """A user's sentence as a memory that cannot be misread as the assistant's.
+
+    "I run a dog obedience school." -> "The user runs a dog obedience school."
+    "My sister is a pole dancer." -> "The user's sister is a pole dancer."
+    "I love country music too!" -> "The user loves country music."
+    "Last week I went to a parade." -> "Last week the user went to a parade."
+    "I strongly dislike open offices." -> "The user strongly dislikes open offices."
+    Sentences with no I / I'm / My are quoted instead:
+    'The user said: "We moved the launch to March 28."'
+    """
+    name = own_name(sentence)
+    if name:
+        return f"The user's name is {name}."
+    text = LEAD_IN.sub("", _EMPHASIS.sub(r"\1", sentence.strip())).strip()
+    text = _TRAILING_ECHO.sub("", text)
+    text = re.sub(r"\s*!+$", ".", text).rstrip()
+    if text and text[-1] not in ".!?…":
+        text += "."
+    words = text.replace("’", "'").split(" ")
+    if not words or not words[0]:
+        return f'{QUOTED}"{sentence.strip()}"'
+    lowered = {w.lower().strip(".,!?;:") for w in words}
+    if not lowered & (EN_FIRST_PERSON | EN_SECOND_PERSON):
+        return text  # impersonal: "Phoenix ships in Q3."
+    at = next((i for i, w in enumerate(words) if w.lower().strip(".,!?;:") in _OPENERS), None)
+    if at is None:
+        return f'{QUOTED}"{sentence.strip()}"'
+    lead = words[:at]  # "Last week I went ...": what comes before the user stays
+    subject = _user_clause(words[at].lower().strip(".,!?;:"), _inner_pronouns(words[at + 1 :]))
+    if subject is None:
+        return f'{QUOTED}"{sentence.strip()}"'
+    if lead:
+        return " ".join([*lead, subject[0].lower() + subject[1:]])
+    return subject
+
+
+# The first-person words a memory can start its user clause at, and -ly words that are
+# verbs, not adverbs ("I apply", "I reply").
+_OPENERS = frozenset(["i", "i'm", "i've", "i'd", "i'll", "my"])
+# Verbs that often share the user as subject after "and": "I work ... and volunteer ..."
+_SECOND_VERBS_WORDS = (
+    "prefer like love enjoy hate dislike want need have work live play use go own teach "
+    "study run write read watch make take try spend volunteer coach collect drive cook "
+    "travel sing paint bake grow train speak walk ride visit"
+)
+_SECOND_VERBS = frozenset(_SECOND_VERBS_WORDS.split())
+_LY_VERB_WORDS = "apply supply reply rely multiply comply imply ally bully rally fly"
+_LY_VERBS = frozenset(_LY_VERB_WORDS.split())
+
+
+def _is_adverb(word: str) -> bool:
+    lower = word.lower()
+    return lower in _ADVERBS or (lower.endswith("ly") and len(lower) > 4 and lower not in _LY_VERBS)
+
+
+def _user_clause(first: str, rest: list[str]) -> str | None:
+    """ "The user ..." for a clause opening with ``first`` ("i", "i'm", "my" ...)."""
+    if first == "my":
+        return " ".join(["The user's", *rest]) if rest else None
+    if first != "i":
+        return " ".join(["The user", _SUBJECT_VERBS["'" + first.split("'")[1]], *rest])
+    adverbs = []
+    while rest and _is_adverb(rest[0]):
+        adverbs.append(rest.pop(0).lower())
+    if not rest:
+        return None
+    tail = [
+        _third_person(w)
+        if i and rest[i - 1].lower() in ("and", "or", "but") and w.lower() in _SECOND_VERBS
+        else w
+        for i, w in enumerate(rest[1:], 1)
+    ]
+    return " ".join(["The user", *adverbs, _third_person(rest[0]), *tail])
