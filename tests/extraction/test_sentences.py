@@ -93,6 +93,7 @@ def test_sentences_that_may_hold_a_fact(sentence: str) -> None:
         "You must be very busy.",  # about the other party
         "John, you are a great listener.",
         "I love that one.",  # nothing stands alone
+        "I've always wanted one.",  # "always" makes no rule of a sentence that stands on "one"
         "I love their song Bless the Broken Road.",  # whose song: only said earlier
         "I've seen him live a few times.",
         "I'm going to see them again in August.",

@@ -271,6 +271,10 @@ _OBJECT_CLITIC = per_language(
     }
 )
 # A note that trails off ("…", "...") has lost the end of what was said.
+# An English line of names, numbers and joining words only: a label, not a statement
+# ("The "Quiet Oasis" Studio.", "February 1st to March 1st.")
+_JOINING_WORDS = "the a an and or to from of in on at for with by vs"
+_JOINING = frozenset(_JOINING_WORDS.split())
 _TRAILING_OFF = re.compile(r"(?:\.\.\.|…)\s*$")
 # A name the user wrote in a Latin-script language, which the note must keep; a note adds
 # no name and no word in katakana (names and loanwords) the sentence does not have.
@@ -478,6 +482,11 @@ def _english(sentence: str, scope: Scope) -> tuple[str | None, str | None]:
         # "frustrated in the user's draft.", "and riding the user's motorcycle fast ."; not
         # a line typed in lower case with the user as its subject ("no, the user was ...")
         return None, "a fragment, not a statement"
+    if not memory.startswith(("The user", QUOTED)) and all(
+        w[0].isupper() or any(c.isdigit() for c in w) or w.lower() in _JOINING
+        for w in re.findall(r"\w[\w'’.-]*", memory)
+    ):
+        return None, "a label, not a statement"
     if foreign_only(sentence):
         return None, "in a language memoryd cannot tell"  # taken for English by default
     if (

@@ -49,10 +49,9 @@ _WORD = re.compile(r"[A-Za-z0-9][\w'’-]*")
 _PLACEHOLDER = re.compile(
     r"\[[^\]]*\]|\{[^}]*\}|<[^>]*>|\((?i:user|your|my|name)\b[^)]*\)|\b(?i:user|speaker)\s*[12]\b"
 )
-_FIRST_PERSON_WORDS = (
-    "i i'm im i've ive i'd i'll me my mine myself we we're we've we'll our ours us"
-)
-EN_FIRST_PERSON = frozenset(_FIRST_PERSON_WORDS.split())
+_I_WORD_LIST = "i i'm im i've ive i'd i'll me my mine myself"
+_I_WORDS = frozenset(_I_WORD_LIST.split())
+EN_FIRST_PERSON = _I_WORDS | {"we", "we're", "we've", "we'll", "our", "ours", "us"}
 _SECOND_PERSON_WORDS = "you you're youre you've you'd you'll your yours yourself"
 EN_SECOND_PERSON = frozenset(_SECOND_PERSON_WORDS.split())
 # Openings that only react to the other party or manage the conversation.
@@ -246,9 +245,9 @@ def could_hold_fact(sentence: str, language: str | None = None) -> bool:
     sentence = LEAD_IN.sub("", sentence).strip()
     if _leans_on_someone(sentence) or _leans_on_something(sentence):
         return False  # "I love their music", "I never did that": what is said only before
-    if STANDING.search(sentence) and len(sentence.split()) >= MIN_WORDS:
-        return True  # a standing rule ("Always start names with 'x_'"): decide.py reads it
     words = _words(sentence)
+    if STANDING.search(sentence) and len(words) >= MIN_WORDS and not set(words) & _I_WORDS:
+        return True  # a standing rule ("Always start names with 'x_'"): decide.py reads it
     if len(words) < MIN_WORDS or _REACTION.match(sentence.strip()):
         return False
     if _HEDGE.match(sentence) or _THANKS.match(sentence) or _MOMENTARY.match(sentence):
