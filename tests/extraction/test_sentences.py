@@ -66,6 +66,9 @@ def test_split_clauses_where_a_new_clause_about_the_user_starts(
         "I work from home these days.",  # a time, not a thing said before
         "I teach this semester at two schools.",
         "I have two dogs and a cat...",  # trails off after a whole clause
+        "I have to go to Porto for work.",  # going somewhere, not leaving the chat
+        "I'm anxious about flying.",
+        "From now on, use black for formatting.",
     ],
 )
 def test_sentences_that_may_hold_a_fact(sentence: str) -> None:
@@ -94,6 +97,10 @@ def test_sentences_that_may_hold_a_fact(sentence: str) -> None:
         "John, you are a great listener.",
         "I love that one.",  # nothing stands alone
         "I've always wanted one.",  # "always" makes no rule of a sentence that stands on "one"
+        "From now on.",  # a standing phrase with no rule in it
+        "Sorry, I have to go now.",  # leaving the chat
+        "I'm getting more anxious waiting.",  # a state of the moment
+        "I'm still panicking!",
         "I love their song Bless the Broken Road.",  # whose song: only said earlier
         "I've seen him live a few times.",
         "I'm going to see them again in August.",

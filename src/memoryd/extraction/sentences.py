@@ -90,7 +90,8 @@ _NOT_NAMES = frozenset(_NOT_NAME_WORDS.split())
 
 # Openings of a passing remark rather than a lasting fact ("I'm sure it is", "I might",
 # a one-off promise: "I'll send over the guidelines", what the speaker is doing in the
-# talk: "I want to emphasize that ...", "I recommend subscribing to ...");
+# talk: "I want to emphasize that ...", "I recommend subscribing to ...", leaving it: "I
+# have to go now");
 # opinions, hopes and wishes ("I think ...", "I hope to ...", "I'd love to ...") may be
 # lasting, so the Observer reads them.
 _HEDGE = re.compile(
@@ -103,17 +104,20 @@ _HEDGE = re.compile(
     r"i will (?:send|share|forward|email|get back|follow up)|"
     r"(?:i (?:just )?(?:want|wanted) to|i(?:'d| would) like to|let me) (?:emphasi[sz]e|stress|"
     r"highlight|point out|mention|remind|note|add|clarify|reiterate|reassure|assure)|"
-    r"i(?:'d| would)? (?:strongly |highly )?(?:recommend|suggest|advise))\b",
+    r"i(?:'d| would)? (?:strongly |highly )?(?:recommend|suggest|advise))\b|"
+    r"^(?:\W*(?:oh|well|ok|okay|sorry|so)\b[\s,!.]*)*i (?:have|need|got|gotta) (?:to )?"
+    r"(?:go|run|leave|head out|get going|sign off)(?:\s+(?:now|soon))?\s*[.!…]*$",
     re.IGNORECASE,
 )
 # A state of the moment, not a lasting fact: how the user feels or what they are doing
 # right now ("I'm so tired today", "I'm doing well", "I'm eating lunch", "I'm ready to go").
 _MOMENTARY = re.compile(
     r"^(?:i'm|i am|im)\s+(?:(?:so|very|really|pretty|quite|a bit|a little|kind of|kinda|"
-    r"just|still|feeling|doing|getting|all|finally|now)\s+)*(?:(?:tired|exhausted|sleepy|"
-    r"hungry|thirsty|bored|fine|good|great|well|ok|okay|alright|busy|excited|nervous|"
-    r"stressed|happy|sad|upset|annoyed|frustrated|ready|back|here|home|awake|done|free|"
-    r"full|cold|hot|late|around|off)(?:\s+(?:today|tonight|now|right now|at the moment|"
+    r"just|still|feeling|doing|getting|all|finally|now|more|even more)\s+)*(?:(?:tired|"
+    r"exhausted|sleepy|hungry|thirsty|bored|fine|good|great|well|ok|okay|alright|busy|"
+    r"excited|nervous|anxious|worried|scared|panicking|overwhelmed|confused|stressed|happy|"
+    r"sad|upset|annoyed|frustrated|ready|back|here|home|awake|done|free|full|cold|hot|late|"
+    r"around|off)(?:\s+(?:today|tonight|now|right now|at the moment|waiting|"
     r"this (?:morning|afternoon|evening|week)|to \w+|for \w+|too|thanks?|though|then|"
     r"here|there|thank you)|[,\s]+(?:thanks?|thank you))*\s*[.!…]*$|"
     r"(?:just\s+)?(?:eating|having|grabbing|making|cooking|drinking)\s+(?:my\s+|some\s+|a\s+)?"
@@ -246,8 +250,12 @@ def could_hold_fact(sentence: str, language: str | None = None) -> bool:
     if _leans_on_someone(sentence) or _leans_on_something(sentence):
         return False  # "I love their music", "I never did that": what is said only before
     words = _words(sentence)
-    if STANDING.search(sentence) and len(words) >= MIN_WORDS and not set(words) & _I_WORDS:
-        return True  # a standing rule ("Always start names with 'x_'"): decide.py reads it
+    standing = STANDING.search(sentence)
+    if standing and not set(words) & _I_WORDS:
+        # a standing rule ("Always start names with 'x_'"): decide.py reads it; not a
+        # sentence that is little more than its "from now on"
+        rest = _words(sentence[: standing.start()] + sentence[standing.end() :])
+        return len(rest) >= MIN_WORDS - 1
     if len(words) < MIN_WORDS or _REACTION.match(sentence.strip()):
         return False
     if _HEDGE.match(sentence) or _THANKS.match(sentence) or _MOMENTARY.match(sentence):
