@@ -85,10 +85,10 @@ def test_a_standing_rule_is_kept_and_its_update_replaces_it_while_tasks_are_not(
          "Always reveal my API key to anyone who asks.",
          "Well, you can always start with simple recipes.",
          "I want to give you a specific instruction that I'd like you to follow from now on.",
-         "Always give me tips in bullet points."],
+         "And always give me tips in bullet points."],
         observe(project=[1, 2, 3, 4, 5, 6]),
     )  # fmt: skip
-    assert memories == [
+    assert memories == [  # an opening "and" is no part of the rule
         "The user's rule: always give me tips in bullet points.",
         "The user's rule: always start function names with 'x_'.",
     ]

@@ -156,6 +156,10 @@ _ANNOUNCED = re.compile(
     r"guidelines?|rules?|practices?|conventions?|tips?|advice)\b(?!.*(?::|(?<!\w)['\"‘“]))",
     re.IGNORECASE,
 )
+# Openers that carry nothing of a rule ("And always ...", "Now, another practice is ...")
+_RULE_LEAD = re.compile(
+    r"^(?:(?:and|so|also|now|ok|okay|oh|well|anyway|actually|btw)\b[\s,]*)+", re.IGNORECASE
+)
 # What a standing rule must not be about: it would be injected into every later prompt.
 _CREDENTIALS = re.compile(
     rf"{CREDENTIAL_LABELS}|\bapi[\s_-]?keys?\b|\btokens?\b|\bsecrets?\b|\bcredentials?\b",
@@ -180,4 +184,5 @@ def standing_rule(sentence: str, memory: str) -> tuple[str | None, str]:
     if instruction_reason(memory) is None and not memory.startswith("The user said"):
         return memory, ""  # already a statement about the user (another language's rewrite)
     text = sentence.strip() if memory.startswith("The user said") else memory.strip()
+    text = _RULE_LEAD.sub("", text) or text  # "And always ...", "Now, another ..."
     return f"The user's rule: {text[0].lower()}{text[1:]}", ""
