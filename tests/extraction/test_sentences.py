@@ -99,6 +99,7 @@ def test_sentences_that_may_hold_a_fact(sentence: str) -> None:
         "I've always wanted one.",  # "always" makes no rule of a sentence that stands on "one"
         "From now on.",  # a standing phrase with no rule in it
         "Sorry, I have to go now.",  # leaving the chat
+        "I suppose I can.",  # a hedge, as "I guess"
         "I'm getting more anxious waiting.",  # a state of the moment
         "I'm still panicking!",
         "I love their song Bless the Broken Road.",  # whose song: only said earlier

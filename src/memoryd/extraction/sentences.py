@@ -97,7 +97,7 @@ _NOT_NAMES = frozenset(_NOT_NAME_WORDS.split())
 _HEDGE = re.compile(
     r"^(?:\W*(?:oh|well|yeah|yes|so|and|but|haha)\b[\s,!.]*)*(?:i'm sure|i am sure|"
     r"i'm not sure|i am not sure|i might|i may|maybe|perhaps|i'll try|i will try|"
-    r"i guess|i wonder|i'm (?:so |really |very )?glad|i am glad|i can't wait|"
+    r"i guess|i suppose|i reckon|i wonder|i'm (?:so |really |very )?glad|i am glad|i can't wait|"
     r"i'll have to|i will have to|i'll definitely|i'll let|i'll check|i'll look|i agree|"
     r"i'm happy to|i'd be happy|i bet|i'm excited|i am excited|i'm looking forward|"
     r"i can see|i can tell|i see|i'll (?:send|share|forward|email|get back|follow up)|"
