@@ -32,6 +32,11 @@ def test_split_sentences_on_end_marks_and_line_breaks() -> None:
         "ok",
     ]
     assert split_sentences("Version 3.12 is out") == ["Version 3.12 is out"]
+    # a closing quote after the stop stays with its sentence
+    assert split_sentences('I hate "soon." It never comes.') == [
+        'I hate "soon."',
+        "It never comes.",
+    ]
     assert split_sentences(" \n ") == []
 
 
@@ -196,6 +201,7 @@ def test_addressed_names_are_the_assistants_and_self_names_the_users() -> None:
         ("I am learning Japanese.", "The user is learning Japanese."),
         ("I meant white wine.", "The user meant white wine."),
         ("I need a quiet desk.", "The user needs a quiet desk."),  # "-ed" that is present
+        ('I hate "soon."', 'The user hates "soon."'),  # ends at the stop inside the quote
         ("I really need to proceed.", "The user really needs to proceed."),
         ("I spoke French as a kid.", "The user spoke French as a kid."),
         ("My sister is a pole dancer.", "The user's sister is a pole dancer."),

@@ -101,7 +101,7 @@ def memory_form(sentence: str) -> str:
     text = LEAD_IN.sub("", _EMPHASIS.sub(r"\1", sentence.strip())).strip()
     text = _TRAILING_ECHO.sub("", text)
     text = re.sub(r"\s*!+$", ".", text).rstrip()
-    if text and text[-1] not in ".!?…":
+    if text and text.rstrip("\"'”’)]")[-1:] not in (".", "!", "?", "…"):
         text += "."
     words = text.replace("’", "'").split(" ")
     if not words or not words[0]:

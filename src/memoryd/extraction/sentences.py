@@ -28,7 +28,8 @@ from memoryd.domain.language import (
 )
 from memoryd.domain.models import Chat
 
-_SPLIT = re.compile(r"(?<=[.!?…])[\"')\]]*\s+|(?<=[。！？])|\n+")
+# a closing quote or bracket after the stop stays with its sentence ('... "soon." Next')
+_SPLIT = re.compile(r"(?:(?<=[.!?…])|(?<=[.!?…][\"'”’)\]]))\s+|(?<=[。！？])|\n+")
 # Pasted material is not the user speaking (R20): fenced code, quoted lines, code lines.
 _FENCE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.DOTALL)
 _CODE_LINE = re.compile(
