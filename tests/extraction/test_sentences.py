@@ -202,6 +202,13 @@ def test_addressed_names_are_the_assistants_and_self_names_the_users() -> None:
         ("I meant white wine.", "The user meant white wine."),
         ("I need a quiet desk.", "The user needs a quiet desk."),  # "-ed" that is present
         ('I hate "soon."', 'The user hates "soon."'),  # ends at the stop inside the quote
+        ("hi , i just came back from hunting .", "The user just came back from hunting."),
+        ("very cool , i would love to sail.", "The user would love to sail."),
+        ("If I had a dog I would walk it.", "If the user had a dog they would walk it."),
+        ("I like to swim and play tennis.", "The user likes to swim and play tennis."),
+        ("I moved to Porto and work at a bank.", "The user moved to Porto and works at a bank."),
+        ("i am engaged and am a bit crazy lol.", "The user is engaged and is a bit crazy lol."),
+        ("yea i do !", "The user does."),
         ("I really need to proceed.", "The user really needs to proceed."),
         ("I spoke French as a kid.", "The user spoke French as a kid."),
         ("My sister is a pole dancer.", "The user's sister is a pole dancer."),
@@ -261,6 +268,24 @@ def test_a_short_turn_takes_the_language_of_its_batch_but_english_its_own() -> N
     ]
     # alone it reads as French, where an exclamation without "je" is a reaction: set aside
     assert user_sentences(chats(("amo le esplosioni nei film!", "Anche io.")), limit=5) == []
+
+
+def test_an_english_line_with_portuguese_looking_words_stays_english() -> None:
+    """ "no" and "do" are Portuguese function words too: in an English conversation a line
+    that reads as English at all is English, so code writes its note in English."""
+    batch = chats(
+        ("i am sort of a genius and i know all the languages .", "wow"),
+        ("no , i never went . i do own a mansion though .", "nice"),
+        ("i live in florida and i work at the harbour with my two brothers .", "cool"),
+        ("Eu moro em Lisboa.", "ok"),  # Portuguese all the same
+    )
+    assert [(s.text, s.language) for s in user_sentences(batch, limit=10)] == [
+        ("i am sort of a genius and i know all the languages .", "en"),
+        ("no , i never went .", "en"),
+        ("i do own a mansion though .", "en"),
+        ("i live in florida and i work at the harbour with my two brothers .", "en"),
+        ("Eu moro em Lisboa.", "pt"),
+    ]
 
 
 def test_a_very_long_sentence_is_not_a_candidate() -> None:

@@ -50,17 +50,19 @@ _INNER = {
 
 
 def _third_person(verb: str) -> str:
-    """``verb`` (first person, present) for "the user" (run -> runs, study -> studies)."""
-    lower = verb.lower()
+    """``verb`` (first person, present) for "the user" (run -> runs, study -> studies);
+    a mark after it stays after it ("have." -> "has.")."""
+    lower = verb.lower().rstrip(".,!?;:")
+    mark = verb[len(lower) :]
     if lower in _SUBJECT_VERBS:
-        return _SUBJECT_VERBS[lower]
+        return _SUBJECT_VERBS[lower] + mark
     if is_past(lower):
-        return lower
+        return lower + mark
     if lower.endswith(("s", "sh", "ch", "x", "z", "o")):
-        return lower + "es"
+        return lower + "es" + mark
     if lower.endswith("y") and len(lower) > 2 and lower[-2] not in "aeiou":
-        return lower[:-1] + "ies"
-    return lower + "s"
+        return lower[:-1] + "ies" + mark
+    return lower + "s" + mark
 
 
 def _inner_pronouns(words: list[str]) -> list[str]:
@@ -98,9 +100,10 @@ def memory_form(sentence: str) -> str:
     name = own_name(sentence)
     if name:
         return f"The user's name is {name}."
-    text = LEAD_IN.sub("", _EMPHASIS.sub(r"\1", sentence.strip())).strip()
+    text = _SPACED_MARK.sub("", _EMPHASIS.sub(r"\1", sentence.strip()))  # "hi , i ..."
+    text = LEAD_IN.sub("", text).strip()
     text = _TRAILING_ECHO.sub("", text)
-    text = re.sub(r"\s*!+$", ".", text).rstrip()
+    text = re.sub(r"[.…]*\s*!+$", ".", text).rstrip()
     if text and text.rstrip("\"'”’)]")[-1:] not in (".", "!", "?", "…"):
         text += "."
     words = text.replace("’", "'").split(" ")
@@ -112,13 +115,39 @@ def memory_form(sentence: str) -> str:
     at = next((i for i, w in enumerate(words) if w.lower().strip(".,!?;:") in _OPENERS), None)
     if at is None:
         return f'{QUOTED}"{sentence.strip()}"'
-    lead = words[:at]  # "Last week I went ...": what comes before the user stays
+    lead = words[:at]  # "Last week I went ...": what comes before the user stays,
+    if words[at].lower() == "i" and not any(_sets_the_scene(w) for w in lead):
+        lead = []  # but not a remark run into it: "very cool i would love to ..."
     subject = _user_clause(words[at].lower().strip(".,!?;:"), _inner_pronouns(words[at + 1 :]))
     if subject is None:
         return f'{QUOTED}"{sentence.strip()}"'
     if lead:
         return " ".join([*lead, subject[0].lower() + subject[1:]])
     return subject
+
+
+_SPACED_MARK = re.compile(r"\s+(?=[,.!?;:](?:\s|$))")
+# Words of what may stand before "I" in a memory: a time, place, condition or reason
+# ("Last week I ...", "In Porto I ...", "If I ...", "When I was a kid I ...")
+_SCENE_WORDS = (
+    "last next this that ago since when whenever after before during in at on as for "
+    "every once now then yesterday today tonight tomorrow recently lately back while "
+    "until by from with if unless because years months weeks days growing"
+)
+_SCENE = frozenset(_SCENE_WORDS.split())
+
+
+def _sets_the_scene(word: str) -> bool:
+    word = word.lower().strip(".,!?;:")
+    return word in _SCENE or any(c.isdigit() for c in word)
+
+
+# Verbs after which "to" opens an infinitive: "I like to swim and play tennis" keeps "play"
+_TAKES_TO_WORDS = (
+    "want like love need try plan hope going used learn learning decided started start "
+    "wish prefer hate have got tend trying planning hoping"
+)
+_TAKES_TO = frozenset(_TAKES_TO_WORDS.split())
 
 
 # The first-person words a memory can start its user clause at, and -ly words that are
@@ -128,7 +157,7 @@ _OPENERS = frozenset(["i", "i'm", "i've", "i'd", "i'll", "my"])
 _SECOND_VERBS_WORDS = (
     "prefer like love enjoy hate dislike want need have work live play use go own teach "
     "study run write read watch make take try spend volunteer coach collect drive cook "
-    "travel sing paint bake grow train speak walk ride visit"
+    "travel sing paint bake grow train speak walk ride visit am"
 )
 _SECOND_VERBS = frozenset(_SECOND_VERBS_WORDS.split())
 _LY_VERB_WORDS = "apply supply reply rely multiply comply imply ally bully rally fly"
@@ -153,8 +182,21 @@ def _user_clause(first: str, rest: list[str]) -> str | None:
         return None
     tail = [
         _third_person(w)
-        if i and rest[i - 1].lower() in ("and", "or", "but") and w.lower() in _SECOND_VERBS
+        if rest[i - 1].lower() in ("and", "or", "but")
+        and w.lower() in _SECOND_VERBS
+        and not _infinitive(rest[:i])
         else w
         for i, w in enumerate(rest[1:], 1)
     ]
     return " ".join(["The user", *adverbs, _third_person(rest[0]), *tail])
+
+
+def _infinitive(before: list[str]) -> bool:
+    """Whether a verb after "and" shares an infinitive's "to" ("I like to swim and play",
+    "I want to travel and see the world"), not the user as its subject ("I moved to
+    Porto and work at a bank")."""
+    lower = ["", *(w.lower().strip(".,!?;:") for w in before), ""]
+    return any(
+        lower[j] == "to" and (lower[j - 1] in _TAKES_TO or lower[j + 1] in _SECOND_VERBS)
+        for j in range(1, len(lower) - 1)
+    )

@@ -482,6 +482,8 @@ def _english(sentence: str, scope: Scope) -> tuple[str | None, str | None]:
         # "frustrated in the user's draft.", "and riding the user's motorcycle fast ."; not
         # a line typed in lower case with the user as its subject ("no, the user was ...")
         return None, "a fragment, not a statement"
+    if memory.startswith("The user") and len(memory.split()) <= 3:
+        return None, "says one word of the user: no lasting fact"  # "The user has."
     if not memory.startswith(("The user", QUOTED)) and all(
         w[0].isupper() or any(c.isdigit() for c in w) or w.lower() in _JOINING
         for w in re.findall(r"\w[\w'’.-]*", memory)

@@ -23,6 +23,7 @@ from memoryd.domain.language import (
     FIRST_PERSON,
     STANDING,
     is_cjk,
+    is_english,
     language_of,
     not_about_the_user,
 )
@@ -129,9 +130,10 @@ _MOMENTARY = re.compile(
 )
 # Openings before the user's words: "Oh, I ...", "Well I ...", "Yes! My ..."
 LEAD_IN = re.compile(
-    r"^(?:(?:oh|well|yeah|yes|no|wow|haha|lol|ok|okay|so|actually|honestly|also|and|but|"
-    r"cool|great|awesome|nice|same|me too|oh yeah|oh wow|oh my gosh|my gosh|my god|oh my)"
-    r"(?:[,!.]+\s*|\s+(?=(?:i|i'm|i've|my)\b)))+",
+    r"^(?:(?:oh|well|yeah|yea|yep|yup|yes|no|nah|nope|wow|haha|lol|ok|okay|so|actually|"
+    r"honestly|also|and|but|hi|hey|hello|guess what|cool|great|awesome|nice|same|me too|"
+    r"oh yeah|oh wow|oh my gosh|my gosh|my god|oh my)"
+    r"(?:\s*[,!.]+\s*|\s+(?=(?:i|i'm|i've|my)\b)))+",
     re.IGNORECASE,
 )
 _ANAPHORS = frozenset(
@@ -403,19 +405,25 @@ def user_sentences(chats: Sequence[Chat], limit: int, said_before: str = "") -> 
     assistant_runs = word_runs(said_before)
     last_reply = said_before
     # a short turn says little of its language ("amo le esplosioni!" reads as French): the
-    # batch's, as a user writes one language, settles a turn read as another one (English
-    # is left alone either way: a mixed batch holds it)
+    # batch's, as a user writes one language, settles a turn read as another one. In an
+    # English batch a turn or sentence that reads as English at all is English ("no , i
+    # never went . i do own a mansion" has Portuguese "no" and "do"); English is never
+    # turned into another language: a mixed batch holds it
     owns = [own_words(chat.prompt) for chat in chats]
     batch_language = language_of("\n".join(owns))
     for chat, own in zip(chats, owns, strict=True):
         turn_language = language_of(own)
-        if "en" not in (turn_language, batch_language) and turn_language != batch_language:
+        if batch_language == "en" and is_english(own):
+            turn_language = "en"
+        elif "en" not in (turn_language, batch_language) and turn_language != batch_language:
             turn_language = language_of(own, batch_language)
         asked = _question_ending(last_reply)
         for text in (c for s in split_sentences(own) for c in split_clauses(s)):
             if len(found) >= limit:
                 return found
             language = language_of(text, turn_language)
+            if turn_language == "en" and is_english(text):
+                language = "en"
             if (
                 len(text) <= MAX_SENTENCE_CHARS
                 and could_hold_fact(text, language)
