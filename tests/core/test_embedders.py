@@ -176,6 +176,8 @@ def test_the_int8_graph_agrees_with_the_c_engine(e5: E5Embedder) -> None:
         ("What do you do for fun?", True),  # "do" is Portuguese too
         ("Lumio pricing: €12 per user per month", True),  # "per" is Italian too
         ("Phoenix ships in Q3.", True),  # nothing tells: English
+        ("Lunch at Del Taco with Al and the team", True),  # "del", "al" are Italian too
+        ("voglio correre un 10k un giorno.", False),  # Italian "un", as French's
         ("Où habite ma sœur ?", False),
         ("¿Dónde vive mi hermana?", False),
         ("Onde mora a minha irmã?", False),

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from memoryd.domain.language import language_of
 from memoryd.domain.models import Chat
 from memoryd.extraction.english_form import memory_form
 from memoryd.extraction.sentences import (
@@ -268,6 +269,20 @@ def test_a_short_turn_takes_the_language_of_its_batch_but_english_its_own() -> N
     ]
     # alone it reads as French, where an exclamation without "je" is a reaction: set aside
     assert user_sentences(chats(("amo le esplosioni nei film!", "Anche io.")), limit=5) == []
+
+
+@pytest.mark.parametrize(
+    ("line", "language"),
+    [
+        ("voglio correre un 10k un giorno.", "it"),  # "un" is French too
+        ("è stata una domenica rilassata.", "it"),
+        ("non, il y a seulement ma tante en amérique", "fr"),  # "il", "ma" are Italian too
+    ],
+)
+def test_articles_shared_by_romance_languages_count_for_each(line: str, language: str) -> None:
+    """In a turn of its language, a line of words its language shares with another (and
+    none of its own) is read as its language."""
+    assert language_of(line, language) == language
 
 
 def test_an_english_line_with_portuguese_looking_words_stays_english() -> None:
