@@ -128,11 +128,13 @@ def memory_form(sentence: str) -> str:
 
 _SPACED_MARK = re.compile(r"\s+(?=[,.!?;:](?:\s|$))")
 # Words of what may stand before "I" in a memory: a time, place, condition or reason
-# ("Last week I ...", "In Porto I ...", "If I ...", "When I was a kid I ...")
+# ("Last week I ...", "In Porto I ...", "If I ...", "When I was a kid I ..."), or what
+# makes the "I" part of a clause ("... more about what I did")
 _SCENE_WORDS = (
     "last next this that ago since when whenever after before during in at on as for "
     "every once now then yesterday today tonight tomorrow recently lately back while "
-    "until by from with if unless because years months weeks days growing"
+    "until by from with if unless because years months weeks days growing what which who "
+    "whom whose how where why"
 )
 _SCENE = frozenset(_SCENE_WORDS.split())
 
