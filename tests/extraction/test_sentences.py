@@ -206,6 +206,8 @@ def test_addressed_names_are_the_assistants_and_self_names_the_users() -> None:
         ("hi , i just came back from hunting .", "The user just came back from hunting."),
         ("very cool , i would love to sail.", "The user would love to sail."),
         ("Tell me more about what I did.", "Tell me more about what the user did."),
+        ("although , i'm a fan of fish and chips .", "The user is a fan of fish and chips."),
+        ("i don't type slow , .", "The user doesn't type slow."),
         ("If I had a dog I would walk it.", "If the user had a dog they would walk it."),
         ("I like to swim and play tennis.", "The user likes to swim and play tennis."),
         ("I moved to Porto and work at a bank.", "The user moved to Porto and works at a bank."),

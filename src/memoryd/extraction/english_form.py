@@ -101,6 +101,7 @@ def memory_form(sentence: str) -> str:
     if name:
         return f"The user's name is {name}."
     text = _SPACED_MARK.sub("", _EMPHASIS.sub(r"\1", sentence.strip()))  # "hi , i ..."
+    text = re.sub(r"[\s,;:]+([.!?…]*)$", r"\1", text)  # "slow , ."
     text = LEAD_IN.sub("", text).strip()
     text = _TRAILING_ECHO.sub("", text)
     text = re.sub(r"[.…]*\s*!+$", ".", text).rstrip()
@@ -116,7 +117,7 @@ def memory_form(sentence: str) -> str:
     if at is None:
         return f'{QUOTED}"{sentence.strip()}"'
     lead = words[:at]  # "Last week I went ...": what comes before the user stays,
-    if words[at].lower() == "i" and not any(_sets_the_scene(w) for w in lead):
+    if words[at].lower() != "my" and not any(_sets_the_scene(w) for w in lead):
         lead = []  # but not a remark run into it: "very cool i would love to ..."
     subject = _user_clause(words[at].lower().strip(".,!?;:"), _inner_pronouns(words[at + 1 :]))
     if subject is None:
