@@ -276,14 +276,16 @@ def test_a_line_to_the_other_speaker_or_a_fragment_is_not_learned(
     """ "Kamu harus ..." speaks to the other person (second person, no first): it never
     reaches the model. An English fragment with no subject ("frustrated in my first
     draft") would be stored as "frustrated in the user's first draft": it is refused, as is
-    an English line of names and numbers only, a label with no statement in it."""
+    an English line of names and numbers only, a label with no statement in it, and one
+    that ends on a preposition whose object came before it."""
     memories, shown = learn(
         xmd, fake_llm, clock,
         ["Kamu harus selalu mengambil mainanmu. Saya tinggal di Bandung bersama adik saya.",
          "frustrated in my first draft again. I live in Porto with two cats.",
          "Flour comes from Camas Country Mill, delivered every Thursday.",
-         "The Quiet Oasis Studio, February 1st to March 1st."],
-        observe(person=[1, 2, 3], project=[4, 5]),
+         "The Quiet Oasis Studio, February 1st to March 1st.",
+         "The recipes are things I can stick to."],
+        observe(person=[1, 2, 3], project=[4, 5, 6]),
         notes("Pengguna tinggal di Bandung bersama adiknya."),
     )  # fmt: skip
     assert shown == [
@@ -292,6 +294,7 @@ def test_a_line_to_the_other_speaker_or_a_fragment_is_not_learned(
         "3. I live in Porto with two cats.",
         "4. Flour comes from Camas Country Mill, delivered every Thursday.",
         "5. The Quiet Oasis Studio, February 1st to March 1st.",
+        "6. The recipes are things I can stick to.",
     ]
     assert memories == [
         "Flour comes from Camas Country Mill, delivered every Thursday.",  # English all the same
@@ -301,6 +304,7 @@ def test_a_line_to_the_other_speaker_or_a_fragment_is_not_learned(
     errors = " | ".join(e["error"] for e in xmd.extraction_runs(1)[0].errors)
     assert "a fragment, not a statement" in errors
     assert "a label, not a statement" in errors
+    assert "a fragment, not a statement: The recipes are things" in errors  # "stick to."
 
 
 def test_notes_that_point_at_what_was_said_or_trail_off_are_refused(

@@ -271,6 +271,7 @@ _OBJECT_CLITIC = per_language(
     }
 )
 # A note that trails off ("…", "...") has lost the end of what was said.
+_STRANDED = re.compile(r"\b(?:to|with|for|about|of|at|from|into)\s*[.!…]*$", re.IGNORECASE)
 # An English line of names, numbers and joining words only: a label, not a statement
 # ("The "Quiet Oasis" Studio.", "February 1st to March 1st.")
 _JOINING_WORDS = "the a an and or to from of in on at for with by vs"
@@ -481,6 +482,8 @@ def _english(sentence: str, scope: Scope) -> tuple[str | None, str | None]:
     if memory[:1].islower() and not _USER_SUBJECT.search(memory):
         # "frustrated in the user's draft.", "and riding the user's motorcycle fast ."; not
         # a line typed in lower case with the user as its subject ("no, the user was ...")
+        return None, "a fragment, not a statement"
+    if _STRANDED.search(memory):  # "things the user can stick to.": its object went before
         return None, "a fragment, not a statement"
     if memory.startswith("The user") and len(memory.split()) <= 3:
         return None, "says one word of the user: no lasting fact"  # "The user has."
