@@ -74,6 +74,8 @@ def test_split_clauses_where_a_new_clause_about_the_user_starts(
         "I have two dogs and a cat...",  # trails off after a whole clause
         "I have to go to Porto for work.",  # going somewhere, not leaving the chat
         "I'm anxious about flying.",
+        "My eyes are blue.",  # how the body is
+        "My knees are bad from years of running.",
         "From now on, use black for formatting.",
     ],
 )
@@ -108,6 +110,9 @@ def test_sentences_that_may_hold_a_fact(sentence: str) -> None:
         "I suppose I can.",  # a hedge, as "I guess"
         "I'm getting more anxious waiting.",  # a state of the moment
         "I'm still panicking!",
+        "My heart is still pounding like crazy.",  # how the body feels right now
+        "My hands won't stop shaking.",
+        "I'm still feeling absolutely terrible.",
         "I love their song Bless the Broken Road.",  # whose song: only said earlier
         "I've seen him live a few times.",
         "I'm going to see them again in August.",

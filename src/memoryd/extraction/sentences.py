@@ -115,9 +115,11 @@ _HEDGE = re.compile(
 # right now ("I'm so tired today", "I'm doing well", "I'm eating lunch", "I'm ready to go").
 _MOMENTARY = re.compile(
     r"^(?:i'm|i am|im)\s+(?:(?:so|very|really|pretty|quite|a bit|a little|kind of|kinda|"
+    r"absolutely|extremely|super|totally|"
     r"just|still|feeling|doing|getting|all|finally|now|more|even more)\s+)*(?:(?:tired|"
     r"exhausted|sleepy|hungry|thirsty|bored|fine|good|great|well|ok|okay|alright|busy|"
     r"excited|nervous|anxious|worried|scared|panicking|overwhelmed|confused|stressed|happy|"
+    r"terrible|awful|horrible|dizzy|shaky|sick|better|worse|"
     r"sad|upset|annoyed|frustrated|ready|back|here|home|awake|done|free|full|cold|hot|late|"
     r"around|off)(?:\s+(?:today|tonight|now|right now|at the moment|waiting|"
     r"this (?:morning|afternoon|evening|week)|to \w+|for \w+|too|thanks?|though|then|"
@@ -134,6 +136,15 @@ LEAD_IN = re.compile(
     r"honestly|also|and|but|hi|hey|hello|guess what|cool|great|awesome|nice|same|me too|"
     r"oh yeah|oh wow|oh my gosh|my gosh|my god|oh my)"
     r"(?:\s*[,!.]+\s*|\s+(?=(?:i|i'm|i've|my)\b)))+",
+    re.IGNORECASE,
+)
+# How the body feels in the moment ("My chest still feels so tight", "My heart is
+# pounding", "My hands won't stop shaking"), not how it is ("My eyes are blue")
+_BODY_NOW = re.compile(
+    r"^my\s+(?:chest|heart|head|hands?|legs?|knees?|stomach|eyes|body|throat|breathing|mind|"
+    r"face|palms|vision)\s+(?:(?:is|are|feels?|keeps?|still|just)\s+)*"
+    r"(?:still|so|incredibly|really|won't|can't|tight|blurry|fuzzy|numb|heavy|dizzy|sore|"
+    r"\w+ing)\b",
     re.IGNORECASE,
 )
 _ANAPHORS = frozenset(
@@ -263,6 +274,8 @@ def could_hold_fact(sentence: str, language: str | None = None) -> bool:
         return False
     if _HEDGE.match(sentence) or _THANKS.match(sentence) or _MOMENTARY.match(sentence):
         return False  # "I'm sure it is", "Thanks for ...", "I'm tired today"
+    if _BODY_NOW.match(sentence):
+        return False  # "My heart is still pounding"
     if any(p.search(sentence) for p in _VOCATIVE):
         return False  # spoken to the other party
     content = [w for w in words if w not in _LIGHT]
