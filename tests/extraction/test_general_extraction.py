@@ -284,8 +284,9 @@ def test_a_line_to_the_other_speaker_or_a_fragment_is_not_learned(
          "frustrated in my first draft again. I live in Porto with two cats.",
          "Flour comes from Camas Country Mill, delivered every Thursday.",
          "The Quiet Oasis Studio, February 1st to March 1st.",
-         "The recipes are things I can stick to."],
-        observe(person=[1, 2, 3], project=[4, 5, 6]),
+         "The recipes are things I can stick to.",
+         "I bake bread whenever I want to."],
+        observe(person=[1, 2, 3], project=[4, 5, 6, 7]),
         notes("Pengguna tinggal di Bandung bersama adiknya."),
     )  # fmt: skip
     assert shown == [
@@ -295,10 +296,12 @@ def test_a_line_to_the_other_speaker_or_a_fragment_is_not_learned(
         "4. Flour comes from Camas Country Mill, delivered every Thursday.",
         "5. The Quiet Oasis Studio, February 1st to March 1st.",
         "6. The recipes are things I can stick to.",
+        "7. I bake bread whenever I want to.",
     ]
     assert memories == [
         "Flour comes from Camas Country Mill, delivered every Thursday.",  # English all the same
         "Pengguna tinggal di Bandung bersama adik pengguna.",  # code writes it: see person_swap
+        "The user bakes bread whenever they want to.",  # "want to": nothing went before
         "The user lives in Porto with two cats.",
     ]
     errors = " | ".join(e["error"] for e in xmd.extraction_runs(1)[0].errors)

@@ -271,7 +271,12 @@ _OBJECT_CLITIC = per_language(
     }
 )
 # A note that trails off ("…", "...") has lost the end of what was said.
-_STRANDED = re.compile(r"\b(?:to|with|for|about|of|at|from|into)\s*[.!…]*$", re.IGNORECASE)
+_STRANDED = re.compile(
+    r"(?<!\bwant )(?<!\bwants )(?<!\blove )(?<!\bneed )(?<!\bhave )(?<!\bhas )(?<!\bused )"
+    r"(?<!\bable )(?<!\bgoing )(?<!\bought )(?<!\blike )\bto\s*[.!…]*$"  # not "as they want to"
+    r"|\b(?:with|for|about|of|at|from|into)\s*[.!…]*$",
+    re.IGNORECASE,
+)
 # An English line of names, numbers and joining words only: a label, not a statement
 # ("The "Quiet Oasis" Studio.", "February 1st to March 1st.")
 _JOINING_WORDS = "the a an and or to from of in on at for with by vs"
