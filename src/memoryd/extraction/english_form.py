@@ -84,6 +84,7 @@ def _inner_pronouns(words: list[str]) -> list[str]:
 
 QUOTED = "The user said: "
 _EMPHASIS = re.compile(r"(?<!\w)[*_]{1,3}([^*_\n]+?)[*_]{1,3}(?!\w)")  # Markdown *word*
+_SPACED_MARK = re.compile(r"\s+(?=[,.!?;:](?:\s|$))")  # "hunting ." as text is tokenised
 
 
 def memory_form(sentence: str) -> str:
@@ -127,7 +128,6 @@ def memory_form(sentence: str) -> str:
     return subject
 
 
-_SPACED_MARK = re.compile(r"\s+(?=[,.!?;:](?:\s|$))")
 # Words of what may stand before "I" in a memory: a time, place, condition or reason
 # ("Last week I ...", "In Porto I ...", "If I ...", "When I was a kid I ..."), or what
 # makes the "I" part of a clause ("... more about what I did")
@@ -153,8 +153,7 @@ _TAKES_TO_WORDS = (
 _TAKES_TO = frozenset(_TAKES_TO_WORDS.split())
 
 
-# The first-person words a memory can start its user clause at, and -ly words that are
-# verbs, not adverbs ("I apply", "I reply").
+# The first-person words a memory can start its user clause at
 _OPENERS = frozenset(["i", "i'm", "i've", "i'd", "i'll", "my"])
 # Verbs that often share the user as subject after "and": "I work ... and volunteer ..."
 _SECOND_VERBS_WORDS = (
@@ -163,6 +162,7 @@ _SECOND_VERBS_WORDS = (
     "travel sing paint bake grow train speak walk ride visit am"
 )
 _SECOND_VERBS = frozenset(_SECOND_VERBS_WORDS.split())
+# -ly words that are verbs, not adverbs ("I apply", "I reply")
 _LY_VERB_WORDS = "apply supply reply rely multiply comply imply ally bully rally fly"
 _LY_VERBS = frozenset(_LY_VERB_WORDS.split())
 
