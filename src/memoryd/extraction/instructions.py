@@ -35,9 +35,10 @@ from memoryd.domain.language import STANDING
 from memoryd.extraction.english_form import is_past
 from memoryd.extraction.secret_words import CREDENTIAL_LABELS
 
+# Openers that carry nothing ("And always ...", "Now, another practice is ...")
+_FILLERS = r"and|so|also|now|ok|okay|oh|well|anyway|actually|btw"
 _EN_LEAD = re.compile(
-    r"^(?:(?:and|so|also|now|ok|okay|hey|oh|well|btw|fyi|lol|haha|ps|imo|"
-    r"actually|anyway|from now on|going forward|"
+    rf"^(?:(?:{_FILLERS}|hey|fyi|lol|haha|ps|imo|from now on|going forward|"
     r"in (?:the )?future)\b[\s,]*)+",
     re.IGNORECASE,
 )
@@ -156,10 +157,7 @@ _ANNOUNCED = re.compile(
     r"guidelines?|rules?|practices?|conventions?|tips?|advice)\b(?!.*(?::|(?<!\w)['\"‘“]))",
     re.IGNORECASE,
 )
-# Openers that carry nothing of a rule ("And always ...", "Now, another practice is ...")
-_RULE_LEAD = re.compile(
-    r"^(?:(?:and|so|also|now|ok|okay|oh|well|anyway|actually|btw)\b[\s,]*)+", re.IGNORECASE
-)
+_RULE_LEAD = re.compile(rf"^(?:(?:{_FILLERS})\b[\s,]*)+", re.IGNORECASE)  # keeps "from now on"
 # What a standing rule must not be about: it would be injected into every later prompt.
 _CREDENTIALS = re.compile(
     rf"{CREDENTIAL_LABELS}|\bapi[\s_-]?keys?\b|\btokens?\b|\bsecrets?\b|\bcredentials?\b",

@@ -271,17 +271,16 @@ _OBJECT_CLITIC = per_language(
     }
 )
 # A note that trails off ("…", "...") has lost the end of what was said.
-_STRANDED = re.compile(
-    r"(?<!\bwant )(?<!\bwants )(?<!\blove )(?<!\bneed )(?<!\bhave )(?<!\bhas )(?<!\bused )"
-    r"(?<!\bable )(?<!\bgoing )(?<!\bought )(?<!\blike )\bto\s*[.!…]*$"  # not "as they want to"
-    r"|\b(?:with|for|about|of|at|from|into)\s*[.!…]*$",
-    re.IGNORECASE,
-)
+_TRAILING_OFF = re.compile(r"(?:\.\.\.|…)\s*$")
 # An English line of names, numbers and joining words only: a label, not a statement
 # ("The "Quiet Oasis" Studio.", "February 1st to March 1st.")
 _JOINING_WORDS = "the a an and or to from of in on at for with by vs"
 _JOINING = frozenset(_JOINING_WORDS.split())
-_TRAILING_OFF = re.compile(r"(?:\.\.\.|…)\s*$")
+# A note ending on a preposition whose object went before it ("things the user can stick
+# to."); not "to" closing an elided infinitive ("as they want to")
+_STRANDED = re.compile(r"(\w+)\s+(to|with|for|about|of|at|from|into)\s*[.!…]*$", re.IGNORECASE)
+_ELIDES_AFTER_WORDS = "want wants love need have has used able going ought like"
+_ELIDES_AFTER = frozenset(_ELIDES_AFTER_WORDS.split())
 # A name the user wrote in a Latin-script language, which the note must keep; a note adds
 # no name and no word in katakana (names and loanwords) the sentence does not have.
 _NAME = re.compile(r"\b[A-ZÀ-Ý][a-zà-ÿ]+\b")
@@ -488,7 +487,8 @@ def _english(sentence: str, scope: Scope) -> tuple[str | None, str | None]:
         # "frustrated in the user's draft.", "and riding the user's motorcycle fast ."; not
         # a line typed in lower case with the user as its subject ("no, the user was ...")
         return None, "a fragment, not a statement"
-    if _STRANDED.search(memory):  # "things the user can stick to.": its object went before
+    stranded = _STRANDED.search(memory)
+    if stranded and not (stranded[2].lower() == "to" and stranded[1].lower() in _ELIDES_AFTER):
         return None, "a fragment, not a statement"
     if memory.startswith("The user") and len(memory.split()) <= 3:
         return None, "says one word of the user: no lasting fact"  # "The user has."
