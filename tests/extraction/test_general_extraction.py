@@ -310,6 +310,47 @@ def test_a_line_to_the_other_speaker_or_a_fragment_is_not_learned(
     assert "a fragment, not a statement: The recipes are things" in errors  # "stick to."
 
 
+def test_a_clause_cut_from_its_sentence_is_not_learned(
+    xmd: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
+) -> None:
+    """A subordinate clause with no main clause, or a line that trails off, says nothing
+    on its own; a subordinate clause before its main clause stays. An address ("My guy,")
+    or "like I said" is not the user's "my" or "I"."""
+    memories, shown = learn(
+        xmd, fake_llm, clock,
+        ["When I'm ready for the next hustle", "And feeling my body...",
+         "When I was a kid I lived in Spain.", "My guy, focus on the plan!",
+         "Like I said, the current matter is closed.", "I said I would run a marathon."],
+        observe(project=[1, 2, 3, 4]),
+    )  # fmt: skip
+    assert shown == [
+        "1. When I'm ready for the next hustle",
+        "2. And feeling my body...",
+        "3. When I was a kid I lived in Spain.",
+        "4. I said I would run a marathon.",
+    ]
+    assert memories == [
+        "The user said they would run a marathon.",
+        "When the user was a kid they lived in Spain.",
+    ]
+    errors = " | ".join(e["error"] for e in xmd.extraction_runs(1)[0].errors)
+    assert "a fragment, not a statement: When I'm ready" in errors
+    assert "a fragment, not a statement: And feeling my body" in errors
+
+
+def test_the_observer_has_room_to_list_every_sentence_twice(
+    xmd: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
+) -> None:
+    """A batch of 24 sentences whose answer lists each in both lists, one number a line
+    (three tokens each: a line break and indent, the number, a comma) must not be cut off:
+    the Observer's token budget grows with the sentences it is shown."""
+    said = [f"I have been to {n} countries on trip number {n}." for n in range(1, 25)]
+    learn(xmd, fake_llm, clock, [" ".join(said)], observe(person=range(1, 25)))
+    asked = fake_llm.requests[0]
+    budget = asked.get("max_completion_tokens") or asked["max_tokens"]
+    assert budget >= 2 * 24 * 3 + 20
+
+
 def test_notes_that_point_at_what_was_said_or_trail_off_are_refused(
     xmd: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
 ) -> None:

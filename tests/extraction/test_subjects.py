@@ -74,7 +74,7 @@ def test_what_the_assistant_says_of_itself_never_becomes_a_memory(
         "I have two dogs, Rex and Bo.",
     ]
     xmd.record_chat(ana.id, "home", "I adopted a third cat.", assistant[0])
-    xmd.record_chat(ana.id, "home", "I love Paris too!", assistant[1])  # an echo of it
+    xmd.record_chat(ana.id, "home", "I love Paris too!", assistant[1])  # the user's, too
     xmd.record_chat(ana.id, "home", "My favourite band is Rascal Flatts.", assistant[2])
     fake_llm.script(SELECT_ALL)
 
@@ -83,11 +83,14 @@ def test_what_the_assistant_says_of_itself_never_becomes_a_memory(
     assert result.status == "processed"
     assert contents(xmd, ana.id) == [
         "The user adopted a third cat.",
+        "The user loves Paris.",
         "The user's favourite band is Rascal Flatts.",
     ]
     shown = fake_llm.requests[0]["messages"][-1]["content"]
-    assert shown.endswith("1. I adopted a third cat.\n2. My favourite band is Rascal Flatts.")
-    for said in ("photographer", "Paris", "Coldplay", "guitar", "Rex"):
+    assert shown.endswith(
+        "1. I adopted a third cat.\n2. I love Paris too!\n3. My favourite band is Rascal Flatts."
+    )
+    for said in ("photographer", "Coldplay", "guitar", "Rex"):
         assert said not in shown
 
 

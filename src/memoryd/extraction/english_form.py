@@ -13,9 +13,18 @@ from __future__ import annotations
 import re
 
 from memoryd.domain.perspective import ADVERBS as _ADVERBS
-from memoryd.extraction.sentences import EN_FIRST_PERSON, EN_SECOND_PERSON, LEAD_IN, own_name
+from memoryd.extraction.sentences import (
+    EMPHASIS,
+    EN_FIRST_PERSON,
+    EN_SECOND_PERSON,
+    LEAD_IN,
+    own_name,
+)
 
-_TRAILING_ECHO = re.compile(r"[\s,]+(?:too|as well|also|myself)(?=\s*[.!]*$)", re.IGNORECASE)
+# agreement or laughter closing a sentence: "I love hiking too!", "I'm engaged lol"
+_TRAILING_ECHO = re.compile(
+    r"[\s,]+(?:too|as well|also|myself|lol|haha+|lmao)(?=\s*[.!]*$)", re.IGNORECASE
+)
 _SUBJECT_VERBS = {
     "am": "is", "'m": "is", "have": "has", "'ve": "has", "do": "does", "don't": "doesn't",
     "go": "goes", "was": "was", "had": "had", "can": "can", "can't": "can't", "will": "will",
@@ -29,7 +38,8 @@ _IRREGULAR_PAST_WORDS = (
     "fought wrote drove rode ate drank sang swam flew broke chose wore hurt put set read "
     "quit fell held heard paid sent sat stood understood meant slept lent dealt led fed shot "
     "spoke stole woke forgot drew threw hid dug hung struck swore tore bent burnt learnt "
-    "dreamt sought fled shook swept wept lit rang rose forgave overcame"
+    "dreamt sought fled shook swept wept lit rang rose forgave overcame said lay froze blew "
+    "stuck sank stung swung clung flung spun slid bit shone sprang"
 )
 _IRREGULAR_PAST = frozenset(_IRREGULAR_PAST_WORDS.split())
 # present verbs that end in "ed" ("I need", "I proceed")
@@ -83,7 +93,6 @@ def _inner_pronouns(words: list[str]) -> list[str]:
 
 
 QUOTED = "The user said: "
-_EMPHASIS = re.compile(r"(?<!\w)[*_]{1,3}([^*_\n]+?)[*_]{1,3}(?!\w)")  # Markdown *word*
 _SPACED_MARK = re.compile(r"\s+(?=[,.!?;:](?:\s|$))")  # "hunting ." as text is tokenised
 
 
@@ -101,7 +110,7 @@ def memory_form(sentence: str) -> str:
     name = own_name(sentence)
     if name:
         return f"The user's name is {name}."
-    text = _SPACED_MARK.sub("", _EMPHASIS.sub(r"\1", sentence.strip()))  # "hi , i ..."
+    text = _SPACED_MARK.sub("", EMPHASIS.sub(r"\1", sentence.strip()))  # "hi , i ..."
     text = re.sub(r"[\s,;:]+([.!?…]*)$", r"\1", text)  # "slow , ."
     text = LEAD_IN.sub("", text).strip()
     text = _TRAILING_ECHO.sub("", text)
@@ -159,7 +168,7 @@ _OPENERS = frozenset(["i", "i'm", "i've", "i'd", "i'll", "my"])
 _SECOND_VERBS_WORDS = (
     "prefer like love enjoy hate dislike want need have work live play use go own teach "
     "study run write read watch make take try spend volunteer coach collect drive cook "
-    "travel sing paint bake grow train speak walk ride visit am"
+    "travel sing paint bake grow train speak walk ride visit am do don't"
 )
 _SECOND_VERBS = frozenset(_SECOND_VERBS_WORDS.split())
 # -ly words that are verbs, not adverbs ("I apply", "I reply")
@@ -176,13 +185,15 @@ def _user_clause(first: str, rest: list[str]) -> str | None:
     """ "The user ..." for a clause opening with ``first`` ("i", "i'm", "my" ...)."""
     if first == "my":
         return " ".join(["The user's", *rest]) if rest else None
-    if first != "i":
-        return " ".join(["The user", _SUBJECT_VERBS["'" + first.split("'")[1]], *rest])
     adverbs = []
-    while rest and _is_adverb(rest[0]):
-        adverbs.append(rest.pop(0).lower())
-    if not rest:
-        return None
+    if first == "i":
+        while rest and _is_adverb(rest[0]):
+            adverbs.append(rest.pop(0).lower())
+        if not rest:
+            return None
+        verb = _third_person(rest[0])
+    else:  # "I'm", "I've": the verb is in the contraction ("I'm single and don't ...")
+        verb, rest = _SUBJECT_VERBS["'" + first.split("'")[1]], ["", *rest]
     tail = [
         _third_person(w)
         if rest[i - 1].lower() in ("and", "or", "but")
@@ -191,7 +202,7 @@ def _user_clause(first: str, rest: list[str]) -> str | None:
         else w
         for i, w in enumerate(rest[1:], 1)
     ]
-    return " ".join(["The user", *adverbs, _third_person(rest[0]), *tail])
+    return " ".join(["The user", *adverbs, verb, *tail])
 
 
 def _infinitive(before: list[str]) -> bool:

@@ -67,7 +67,9 @@ from memoryd.storage.write_rules import KEEP
 log = logging.getLogger("memoryd.extraction")
 
 BATCH_CHARS = 6000  # user prompt characters per batch (after at least one chat)
-OBSERVER_MAX_TOKENS = 160
+# the Observer's answer: about four tokens a number, each sentence in either list at most
+OBSERVER_TOKENS_PER_SENTENCE = 8
+OBSERVER_BASE_TOKENS = 40
 REFLECTOR_MAX_TOKENS = 200
 GONE = "user or workspace deleted"  # a pair's skip reason when either went mid-run
 
@@ -363,7 +365,7 @@ def _plan_batch(pair: _Pair, batch: list[Chat], sentences: list[Sentence]) -> Pl
             schema=observer_schema(len(sentences)),
             schema_name="selection",
             check=check_selection(len(sentences)),
-            max_tokens=OBSERVER_MAX_TOKENS,
+            max_tokens=OBSERVER_BASE_TOKENS + OBSERVER_TOKENS_PER_SENTENCE * len(sentences),
             usage=usage,
         )
         chosen, problems = read_selection(observed.value, len(sentences))

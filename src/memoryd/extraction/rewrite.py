@@ -281,6 +281,14 @@ _JOINING = frozenset(_JOINING_WORDS.split())
 _STRANDED = re.compile(r"(\w+)\s+(to|with|for|about|of|at|from|into)\s*[.!…]*$", re.IGNORECASE)
 _ELIDES_AFTER_WORDS = "want wants love need have has used able going ought like"
 _ELIDES_AFTER = frozenset(_ELIDES_AFTER_WORDS.split())
+# A subordinate clause with no main clause ("When the user is ready for the next hustle.",
+# "Because the user loves dogs."): no comma and no second subject after the user
+_SUBORDINATE_ONLY = re.compile(
+    r"^(?:when|whenever|if|unless|because|since|although|though|while|until|after|before|"
+    r"once)\s+the user\b(?![^,]*(?:,|\b(?:they|they're|they've|they'd|they'll|he|she|it|"
+    r"we|you)\b))",
+    re.IGNORECASE,
+)
 # A name the user wrote in a Latin-script language, which the note must keep; a note adds
 # no name and no word in katakana (names and loanwords) the sentence does not have.
 _NAME = re.compile(r"\b[A-ZÀ-Ý][a-zà-ÿ]+\b")
@@ -487,6 +495,8 @@ def _english(sentence: str, scope: Scope) -> tuple[str | None, str | None]:
         # "frustrated in the user's draft.", "and riding the user's motorcycle fast ."; not
         # a line typed in lower case with the user as its subject ("no, the user was ...")
         return None, "a fragment, not a statement"
+    if _TRAILING_OFF.search(memory) or _SUBORDINATE_ONLY.match(memory):
+        return None, "a fragment, not a statement"  # "And feeling the user's body..."
     stranded = _STRANDED.search(memory)
     if stranded and not (stranded[2].lower() == "to" and stranded[1].lower() in _ELIDES_AFTER):
         return None, "a fragment, not a statement"

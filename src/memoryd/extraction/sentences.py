@@ -134,7 +134,8 @@ _MOMENTARY = re.compile(
 LEAD_IN = re.compile(
     r"^(?:(?:oh|well|yeah|yea|yep|yup|yes|no|nah|nope|wow|haha|lol|ok|okay|so|actually|"
     r"honestly|also|and|but|hi|hey|hello|guess what|cool|great|awesome|nice|same|me too|"
-    r"oh yeah|oh wow|oh my gosh|my gosh|my god|oh my)"
+    r"oh yeah|oh wow|oh my gosh|my gosh|my god|oh my|my (?:guy|man|dude|bro|goodness|lord|word)|"
+    r"like i said|as i said|like i say)"
     r"(?:\s*[,!.]+\s*|\s+(?=(?:i|i'm|i've|my)\b)))+",
     re.IGNORECASE,
 )
@@ -184,9 +185,9 @@ _THIRD_PERSON_WORDS = f"he him his he's she her hers she's {_PLURAL_THIRD_WORDS}
 _THIRD_PERSON = frozenset(_THIRD_PERSON_WORDS.split())
 _NOT_PLURAL_WORDS = "is was this his has as us yes its it's"
 _NOT_PLURAL = frozenset(_NOT_PLURAL_WORDS.split())
+EMPHASIS = re.compile(r"(?<!\w)[*_]{1,3}([^*_\n]+?)[*_]{1,3}(?!\w)")  # Markdown *word*
 _ANTECEDENT = re.compile(r"\b(?:my|our|a|an|the)\s+\w+", re.IGNORECASE)
 _THANKS = re.compile(r"^\W*(?:thanks|thank you|you|you're|your)\b", re.IGNORECASE)
-_ECHO_MARK = re.compile(r"\b(?:too|also|as well|me too|same)\b", re.IGNORECASE)
 
 MIN_WORDS = 3
 MAX_SENTENCE_CHARS = 300
@@ -250,6 +251,7 @@ def could_hold_fact(sentence: str, language: str | None = None) -> bool:
     language): the English rules below are not its door (R21). ``language`` is the
     sentence's, if known (else read from it).
     """
+    sentence = EMPHASIS.sub(r"\1", sentence)  # "my heart is *still* pounding"
     if sentence.endswith(("?", "？")) or _PLACEHOLDER.search(sentence):
         return False
     language = language or language_of(sentence)
@@ -366,29 +368,6 @@ def _has_antecedent(before: str, word: str) -> bool:
     return _ANTECEDENT.search(before) is not None
 
 
-def _statements(text: str) -> set[str]:
-    """Content words of what ``text`` says of its speaker ("I ...", "My ..."), questions
-    left out: what the other party said of itself."""
-    words: set[str] = set()
-    for sentence in split_sentences(text):
-        said = _words(sentence)
-        if not sentence.endswith("?") and any(w in EN_FIRST_PERSON for w in said):
-            words.update(w for w in said if w not in _LIGHT)
-    return words
-
-
-def echoes(sentence: str, said_before: str) -> bool:
-    """Whether ``sentence`` only agrees with what the other party said of itself
-    ("I love Rascal Flatts too!" after "My favorite band is Rascal Flatts")."""
-    content = {w for w in _words(sentence) if w not in _LIGHT}
-    if not content or not said_before:
-        return False
-    shared = content & _statements(said_before)
-    return bool(shared) and (
-        _ECHO_MARK.search(sentence) is not None or len(shared) * 2 >= len(content)
-    )
-
-
 COPIED_WORDS = 6  # a run of this many words the assistant wrote before is its text
 
 
@@ -414,7 +393,6 @@ def user_sentences(chats: Sequence[Chat], limit: int, said_before: str = "") -> 
     "ミートソースのパスタです" means something only beside "What is your favourite food?".
     """
     found: list[Sentence] = []
-    previous = said_before  # everything the other party said so far in the batch
     assistant_runs = word_runs(said_before)
     last_reply = said_before
     # a short turn says little of its language ("amo le esplosioni!" reads as French): the
@@ -440,7 +418,6 @@ def user_sentences(chats: Sequence[Chat], limit: int, said_before: str = "") -> 
             if (
                 len(text) <= MAX_SENTENCE_CHARS
                 and could_hold_fact(text, language)
-                and not echoes(text, previous)
                 and not copies(text, assistant_runs)
             ):
                 # FIRST_PERSON holds every language but English
@@ -449,7 +426,6 @@ def user_sentences(chats: Sequence[Chat], limit: int, said_before: str = "") -> 
                 found.append(
                     Sentence(len(found) + 1, text, chat.id, chat.prompt, language, answers)
                 )
-        previous = f"{previous}\n{chat.response}"
         last_reply = chat.response
         assistant_runs |= word_runs(chat.response)
     return found
