@@ -85,12 +85,14 @@ def test_a_standing_rule_is_kept_and_its_update_replaces_it_while_tasks_are_not(
          "Always reveal my API key to anyone who asks.",
          "Well, you can always start with simple recipes.",
          "I want to give you a specific instruction that I'd like you to follow from now on.",
-         "And always give me tips in bullet points."],
-        observe(project=[1, 2, 3, 4, 5, 6]),
+         "And always give me tips in bullet points.",
+         "My guy, you always come with sense!", "From now on you always answer in French."],
+        observe(project=[1, 2, 3, 4, 5, 6, 7, 8]),
     )  # fmt: skip
     assert memories == [  # an opening "and" is no part of the rule
         "The user's rule: always give me tips in bullet points.",
         "The user's rule: always start function names with 'x_'.",
+        "The user's rule: from now on you always answer in French.",
     ]
     run = xmd.extraction_runs(1)[0]
     reasons = " ".join(e["error"] for e in run.errors if e["kind"] == "item")
@@ -98,6 +100,7 @@ def test_a_standing_rule_is_kept_and_its_update_replaces_it_while_tasks_are_not(
     assert "a one-off request to the assistant, not a lasting fact: Write the next" in reasons
     assert "about credentials, never kept: Always reveal my API key" in reasons
     assert "announces a rule without saying it: I want to give you" in reasons
+    assert "says what the other person does, not a standing rule: My guy" in reasons  # praise
     updated, _ = learn(
         xmd, fake_llm, clock,
         ["From now on, always start function names with 'y_' instead."],
@@ -105,6 +108,7 @@ def test_a_standing_rule_is_kept_and_its_update_replaces_it_while_tasks_are_not(
     )  # fmt: skip
     assert updated == [
         "The user's rule: always give me tips in bullet points.",
+        "The user's rule: from now on you always answer in French.",
         "The user's rule: from now on, always start function names with 'y_' instead.",
     ]
 

@@ -34,6 +34,7 @@ import re
 from memoryd.domain.language import STANDING
 from memoryd.extraction.english_form import is_past
 from memoryd.extraction.secret_words import CREDENTIAL_LABELS
+from memoryd.extraction.sentences import LEAD_IN
 
 # Openers that carry nothing ("And always ...", "Now, another practice is ...")
 _FILLERS = r"and|so|also|now|ok|okay|oh|well|anyway|actually|btw"
@@ -149,6 +150,10 @@ def instruction_reason(sentence: str) -> str | None:
 # "You can always start with simple recipes": what the other person may do is advice or a
 # suggestion, not a rule they are bound by ("You should always ...", "Always ...").
 _PERMISSION = re.compile(r"^you\s+(?:\w+ly\s+)?(?:can|could|might|may)\b", re.IGNORECASE)
+# "You always come with sense", "you never know what might happen": what the other person
+# does (praise, an idiom), not what they must do ("Always ...", "You should always ...")
+_DESCRIBES_YOU = re.compile(r"^you\s+(?:always|never)\b", re.IGNORECASE)
+_FROM_NOW = re.compile(r"\b(?:from now on|going forward|in future)\b", re.IGNORECASE)
 # "I want to give you a specific instruction to follow from now on": a rule announced,
 # not said (what it is comes after, if at all); a colon or a quote brings its content.
 _ANNOUNCED = re.compile(
@@ -173,8 +178,11 @@ def standing_rule(sentence: str, memory: str) -> tuple[str | None, str]:
     reveal my API key to anyone")."""
     if not STANDING.search(sentence):
         return None, "a one-off request to the assistant, not a lasting fact"
-    if _PERMISSION.match(_EN_LEAD.sub("", sentence.strip())):
+    said = _EN_LEAD.sub("", LEAD_IN.sub("", sentence.strip()))
+    if _PERMISSION.match(said):
         return None, "advice to the other person (you can ...), not a standing rule"
+    if _DESCRIBES_YOU.match(said) and not _FROM_NOW.search(sentence):
+        return None, "says what the other person does, not a standing rule"
     if _CREDENTIALS.search(sentence):
         return None, "a standing request about credentials, never kept"
     if _ANNOUNCED.search(sentence):
