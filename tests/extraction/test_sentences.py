@@ -60,6 +60,8 @@ def test_split_clauses_where_a_new_clause_about_the_user_starts(
     "sentence",
     [
         "I run a dog obedience school.",
+        "I need a quiet room to work in.",  # a need, with no "now"
+        "I want you to focus on tests for now.",  # a request: instructions.py reads it
         "My sister is a pole dancer.",
         "We adopted a third cat.",
         "I volunteer at the shelter.",
@@ -114,6 +116,9 @@ def test_sentences_that_may_hold_a_fact(sentence: str) -> None:
         "my chest is *still* so tight.",  # Markdown emphasis hides nothing
         "My guy, focus on the plan!",  # an address, not the user's own guy
         "Like I said, the current matter is closed.",  # no "I" once the marker goes
+        "I need those three apartment options *now*.",  # a need of the moment
+        "I don't have time for a step-by-step explanation right now.",
+        "mate, that's what I'm saying.",
         "I'm still feeling absolutely terrible.",
         "I love their song Bless the Broken Road.",  # whose song: only said earlier
         "I've seen him live a few times.",

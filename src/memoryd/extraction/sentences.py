@@ -130,12 +130,21 @@ _MOMENTARY = re.compile(
     r"\w+ing\b[^.!?]*\b(?:right now|at the moment)\s*[.!…]*$)",
     re.IGNORECASE,
 )
+# A need of the moment ("I need those options now", "I don't have time for that right
+# now"): not "I want you to ... from now on" (a rule) nor "... for now"
+_NEED_NOW = re.compile(
+    r"^i\s+(?:really\s+|just\s+|still\s+|simply\s+)*(?:need|want|don't want|do not want|"
+    r"don't have (?:the )?time|have to|must)\b(?![^.!?]*\byou\b)[^.!?]*(?<!\bfor )\b(?:"
+    r"now(?!\s+on\b)|right now|immediately|right away|asap|this second|at the moment|today|"
+    r"tonight|quickly)\b",
+    re.IGNORECASE,
+)
 # Openings before the user's words: "Oh, I ...", "Well I ...", "Yes! My ..."
 LEAD_IN = re.compile(
     r"^(?:(?:oh|well|yeah|yea|yep|yup|yes|no|nah|nope|wow|haha|lol|ok|okay|so|actually|"
     r"honestly|also|and|but|hi|hey|hello|guess what|cool|great|awesome|nice|same|me too|"
     r"oh yeah|oh wow|oh my gosh|my gosh|my god|oh my|my (?:guy|man|dude|bro|goodness|lord|word)|"
-    r"like i said|as i said|like i say)"
+    r"like i said|as i said|like i say|mate|buddy|dude|bro|man)"
     r"(?:\s*[,!.]+\s*|\s+(?=(?:i|i'm|i've|my)\b)))+",
     re.IGNORECASE,
 )
@@ -276,6 +285,8 @@ def could_hold_fact(sentence: str, language: str | None = None) -> bool:
         return False
     if _HEDGE.match(sentence) or _THANKS.match(sentence) or _MOMENTARY.match(sentence):
         return False  # "I'm sure it is", "Thanks for ...", "I'm tired today"
+    if _NEED_NOW.match(sentence):
+        return False  # "I need those three options now"
     if _BODY_NOW.match(sentence):
         return False  # "My heart is still pounding"
     if any(p.search(sentence) for p in _VOCATIVE):
