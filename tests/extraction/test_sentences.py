@@ -259,6 +259,20 @@ def test_user_sentences_are_the_users_only_numbered_from_one() -> None:
     assert [s.text for s in user_sentences(batch, limit=2)] == ["I'm Ana", "I teach math."]
 
 
+def test_a_sentence_that_points_at_what_the_other_party_wrote_is_set_aside() -> None:
+    """ "this section" means something only beside the reply that wrote it; a fact the
+    user shares with the other party ("I love rock music too!") is the user's own."""
+    batch = chats(
+        ("Can you tighten the greenwashing section?", "Here is the new section. I love rock."),
+        ("I feel this section now has the punch it needs. I love rock music too!", "Great."),
+        ("From now on, always keep this section short.", "Will do."),
+    )
+    assert [s.text for s in user_sentences(batch, limit=10)] == [
+        "I love rock music too!",
+        "From now on, always keep this section short.",  # a rule: instructions.py reads it
+    ]
+
+
 def test_a_short_turn_takes_the_language_of_its_batch_but_english_its_own() -> None:
     """Alone, "amo le esplosioni nei film!" reads as French ("le"); in an Italian
     conversation it is Italian ("I love explosions in films"). An English turn stays

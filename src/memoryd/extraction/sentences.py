@@ -379,6 +379,26 @@ def _has_antecedent(before: str, word: str) -> bool:
     return _ANTECEDENT.search(before) is not None
 
 
+# "this section", "these proposed details", "those killer ab workouts": up to three words
+# after a demonstrative, one of which the other party used (the thing it proposed or wrote)
+_POINTED = re.compile(r"\b(?:this|these|those)((?:\s+[\w'’-]+){1,3})", re.IGNORECASE)
+_TO_YOU = re.compile(r"\b(?:you|your|yours)\b", re.IGNORECASE)
+
+
+def points_back(sentence: str, other_words: set[str]) -> bool:
+    """Whether ``sentence`` points at a thing the other party spoke of ("I'm satisfied with
+    this revision" after "Here is the revised section ...", "I feel this section now has
+    the punch it needs"): it means something only beside that reply. Not a request or a
+    rule to the other party (instructions.py reads those), nor "I love rock music too"."""
+    if _TO_YOU.search(sentence) or STANDING.search(sentence):
+        return False
+    return any(
+        w in other_words and w not in _LIGHT
+        for match in _POINTED.finditer(sentence)
+        for w in _words(match.group(1))
+    )
+
+
 COPIED_WORDS = 6  # a run of this many words the assistant wrote before is its text
 
 
@@ -405,6 +425,7 @@ def user_sentences(chats: Sequence[Chat], limit: int, said_before: str = "") -> 
     """
     found: list[Sentence] = []
     assistant_runs = word_runs(said_before)
+    other_words = set(_words(said_before))
     last_reply = said_before
     # a short turn says little of its language ("amo le esplosioni!" reads as French): the
     # batch's, as a user writes one language, settles a turn read as another one. In an
@@ -430,6 +451,7 @@ def user_sentences(chats: Sequence[Chat], limit: int, said_before: str = "") -> 
                 len(text) <= MAX_SENTENCE_CHARS
                 and could_hold_fact(text, language)
                 and not copies(text, assistant_runs)
+                and not (language == "en" and points_back(text, other_words))
             ):
                 # FIRST_PERSON holds every language but English
                 alone = language in FIRST_PERSON and not FIRST_PERSON[language].search(text)
@@ -439,6 +461,7 @@ def user_sentences(chats: Sequence[Chat], limit: int, said_before: str = "") -> 
                 )
         last_reply = chat.response
         assistant_runs |= word_runs(chat.response)
+        other_words |= set(_words(chat.response))
     return found
 
 
