@@ -119,6 +119,9 @@ def test_sentences_that_may_hold_a_fact(sentence: str) -> None:
         "I need those three apartment options *now*.",  # a need of the moment
         "I don't have time for a step-by-step explanation right now.",
         "mate, that's what I'm saying.",
+        "I'm ready to dive in right now.",  # moves in the talk
+        "I'll be in touch when I'm ready.",
+        "I'm really looking forward to getting started on it.",
         "I'm still feeling absolutely terrible.",
         "I love their song Bless the Broken Road.",  # whose song: only said earlier
         "I've seen him live a few times.",
