@@ -22,7 +22,7 @@ from memoryd.extraction.sentences import (
 )
 
 # agreement or laughter closing a sentence: "I love hiking too!", "I'm engaged lol"
-_TRAILING_ECHO = re.compile(
+_CLOSING = re.compile(
     r"[\s,]+(?:too|as well|also|myself|lol|haha+|lmao)(?=\s*[.!]*$)", re.IGNORECASE
 )
 _SUBJECT_VERBS = {
@@ -113,7 +113,7 @@ def memory_form(sentence: str) -> str:
     text = _SPACED_MARK.sub("", EMPHASIS.sub(r"\1", sentence.strip()))  # "hi , i ..."
     text = re.sub(r"[\s,;:]+([.!?…]*)$", r"\1", text)  # "slow , ."
     text = LEAD_IN.sub("", text).strip()
-    text = _TRAILING_ECHO.sub("", text)
+    text = _CLOSING.sub("", text)
     text = re.sub(r"[.…]*\s*!+$", ".", text).rstrip()
     if text and text.rstrip("\"'”’)]")[-1:] not in (".", "!", "?", "…"):
         text += "."

@@ -67,7 +67,8 @@ from memoryd.storage.write_rules import KEEP
 log = logging.getLogger("memoryd.extraction")
 
 BATCH_CHARS = 6000  # user prompt characters per batch (after at least one chat)
-# the Observer's answer: about four tokens a number, each sentence in either list at most
+# room for an Observer answer that lists every sentence in both lists (about four tokens
+# a number with its line break and comma): 160 tokens had cut off such an answer of 24
 OBSERVER_TOKENS_PER_SENTENCE = 8
 OBSERVER_BASE_TOKENS = 40
 REFLECTOR_MAX_TOKENS = 200

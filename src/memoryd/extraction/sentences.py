@@ -387,10 +387,10 @@ _TO_YOU = re.compile(r"\b(?:you|your|yours)\b", re.IGNORECASE)
 
 
 def points_back(sentence: str, other_words: set[str]) -> bool:
-    """Whether ``sentence`` points at a thing the other party spoke of ("I'm satisfied with
-    this revision" after "Here is the revised section ...", "I feel this section now has
-    the punch it needs"): it means something only beside that reply. Not a request or a
-    rule to the other party (instructions.py reads those), nor "I love rock music too"."""
+    """Whether ``sentence`` points at a thing the other party spoke of ("I feel this
+    section now has the punch it needs" after "Here is the new section ..."): it means
+    something only beside that reply. Not a request or a rule to the other party
+    (instructions.py reads those), nor "I love rock music too"."""
     if _TO_YOU.search(sentence) or STANDING.search(sentence):
         return False
     return any(
