@@ -284,12 +284,9 @@ def could_hold_fact(sentence: str, language: str | None = None) -> bool:
         return len(rest) >= MIN_WORDS - 1
     if len(words) < MIN_WORDS or _REACTION.match(sentence.strip()):
         return False
-    if _HEDGE.match(sentence) or _THANKS.match(sentence) or _MOMENTARY.match(sentence):
-        return False  # "I'm sure it is", "Thanks for ...", "I'm tired today"
-    if _NEED_NOW.match(sentence):
-        return False  # "I need those three options now"
-    if _BODY_NOW.match(sentence):
-        return False  # "My heart is still pounding"
+    if any(p.match(sentence) for p in (_HEDGE, _THANKS, _MOMENTARY, _NEED_NOW, _BODY_NOW)):
+        return False  # "I'm sure it is", "Thanks for ...", "I'm tired today", "I need it
+        # now", "My heart is still pounding"
     if any(p.search(sentence) for p in _VOCATIVE):
         return False  # spoken to the other party
     content = [w for w in words if w not in _LIGHT]
