@@ -17,8 +17,7 @@ from memoryd.cli.common import (
     JsonOption,
     UserOption,
     cell,
-    console,
-    emit_json,
+    emit,
     make_table,
     note,
     open_for,
@@ -32,6 +31,8 @@ from memoryd.domain.models import AuditEntry, Scope
 from memoryd.domain.rules import MAX_ROW_ID
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from memoryd.app.service import Memoryd
 
 CLI_PAGE = 50  # entries shown when no --limit is given
@@ -68,7 +69,7 @@ def state_text(view: dict[str, Any] | None) -> str:
     return f"{where} {view.get('content', '')}{why}"
 
 
-def audit_table(title: str, entries: Sequence[AuditEntry], width: int) -> Any:
+def audit_table(title: str, entries: Sequence[AuditEntry], width: int) -> Table:
     """The entries as a table; memory ids cut to ``width`` characters."""
     table = make_table(title, ["#", "When", "Action", "By", "Memory", "Before", "After"])
     for e in entries:
@@ -201,11 +202,10 @@ def audit(
         more = len(entries) == page_size and bool(
             md.list_audit(owner.id, before=entries[-1].id, limit=1, **filters)
         )
-    if as_json:
-        emit_json([entry_json(e) for e in entries])
-        return
     ids = {e.memory_id for e in entries if e.memory_id}
     title = f"Audit log of {owner.name}: {len(entries)} entries, newest first"
-    console().print(audit_table(title, entries, short_id_length(ids)))
-    if more:
+    emit(
+        as_json, [entry_json(e) for e in entries], audit_table(title, entries, short_id_length(ids))
+    )
+    if more and not as_json:
         note(f"older entries: add --before {entries[-1].id} (with the same filters)")

@@ -15,10 +15,9 @@ from memoryd.cli.common import (
     JsonOption,
     UserOption,
     emit,
-    emit_json,
     fail,
+    make_table,
     open_for,
-    print_table,
     require_member,
     resolve_memory,
     workspace_option,
@@ -114,9 +113,6 @@ def list_chats(
     with open_for(db, user) as (md, owner):
         chats = md.list_chats(owner.id, workspace, processed=False if unprocessed else None)
         used = md.chat_memories(owner.id, [c.id for c in chats])
-    if as_json:
-        emit_json([chat_json(c, used.get(c.id, ())) for c in chats])
-        return
     columns = ["ID", "Workspace", "When", "Processed", "Memories", "Prompt", "Response"]
     rows = [
         (
@@ -130,7 +126,8 @@ def list_chats(
         )
         for c in chats
     ]
-    print_table(f"Chats of {owner.name} ({len(chats)})", columns, rows)
+    table = make_table(f"Chats of {owner.name} ({len(chats)})", columns, rows)
+    emit(as_json, [chat_json(c, used.get(c.id, ())) for c in chats], table)
 
 
 def _chat_ids(given: Sequence[str]) -> list[int]:

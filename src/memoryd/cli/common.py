@@ -16,15 +16,16 @@ import json
 import os
 import re
 import sys
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from enum import Enum
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -44,6 +45,8 @@ EXIT_FAILURE = 1
 MIN_ID_PREFIX = 6
 SHORT_ID_CHARS = 8
 DEBUG_ENV = "MEMORYD_DEBUG"
+T = TypeVar("T")
+Column = tuple[str, bool, Callable[[T], str]]  # see column_table
 
 DbOption = Annotated[
     str | None,
@@ -399,12 +402,14 @@ def console() -> Console:
 echo = typer.echo  # plain text to stdout, never interpreted as markup
 
 
-def emit(as_json: bool, data: object, text: str) -> None:
-    """``data`` as JSON with ``--json``, else ``text``."""
+def emit(as_json: bool, data: object, shown: str | Table) -> None:
+    """``data`` as JSON with ``--json``, else ``shown``: plain text, or a table."""
     if as_json:
         emit_json(data)
+    elif isinstance(shown, str):
+        echo(shown)
     else:
-        echo(text)
+        console().print(shown)
 
 
 def note(message: str) -> None:
@@ -412,20 +417,34 @@ def note(message: str) -> None:
     typer.echo(message, err=True)
 
 
-def make_table(title: str | None, columns: Sequence[str]) -> Table:
+def make_table(
+    title: str | None, columns: Sequence[str], rows: Iterable[Sequence[object]] = ()
+) -> Table:
     table = Table(title=title, title_justify="left", show_lines=False)
     for column in columns:
         table.add_column(column, overflow="fold")
+    for row in rows:
+        table.add_row(*(cell(value) for value in row))
     return table
 
 
 def print_table(
     title: str | None, columns: Sequence[str], rows: Iterable[Sequence[object]]
 ) -> None:
-    table = make_table(title, columns)
-    for row in rows:
-        table.add_row(*(cell(value) for value in row))
-    console().print(table)
+    console().print(make_table(title, columns, rows))
+
+
+def column_table(
+    title: str, columns: Sequence[Column[Any]], items: Iterable[Any], **options: Any
+) -> Table:
+    """A table without side borders whose columns are ``(header, whether its cells stay
+    on one line, the cell's text of an item)``, as narrow terminals need them."""
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, **options)
+    for header, no_wrap, _ in columns:
+        table.add_column(header, no_wrap=no_wrap, overflow="fold")
+    for item in items:
+        table.add_row(*(Text(text(item)) for _, _, text in columns))
+    return table
 
 
 def cell(value: object) -> Text:
@@ -442,28 +461,16 @@ CLI_ACTOR = Actor(Source.ADMIN)
 
 
 # help ------------------------------------------------------------------------------------
-def _flags_take_no_value() -> None:
-    """Show on/off flags as flags in ``--help``.
-
-    typer's rich help prints a type for every option, so ``--json`` and even ``--help``
-    read ``<bool>`` as if they took a value; they take none. Options that do take a value
-    keep their type or metavar.
-    """
-    original = getattr(TyperOption, "display_type_rich", None)
-    if original is None or getattr(original, "memoryd_flags", False):
-        return
-
-    def display_type_rich(self: TyperOption, ctx: Any) -> str | None:
-        if self.is_flag and not self.count:
-            return None
-        shown: str | None = original(self, ctx)
-        return shown
-
-    display_type_rich.memoryd_flags = True  # type: ignore[attr-defined]
-    setattr(TyperOption, "display_type_rich", display_type_rich)  # noqa: B010
+# typer's rich help prints a type for every option, so ``--json`` and even ``--help`` read
+# ``<bool>`` as if they took a value; an on/off flag takes none, so it shows none.
+_display_type_rich = TyperOption.display_type_rich
 
 
-_flags_take_no_value()
+def _flag_type_rich(self: TyperOption, ctx: Any) -> str | None:
+    return None if self.is_flag and not self.count else _display_type_rich(self, ctx)
+
+
+TyperOption.display_type_rich = _flag_type_rich  # type: ignore[method-assign]
 
 
 # the root command ------------------------------------------------------------------------

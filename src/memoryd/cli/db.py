@@ -7,6 +7,8 @@ changing it. ``db copy`` (``memoryd.cli.db_copy``) moves a whole install elsewhe
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import typer
@@ -40,36 +42,34 @@ app = typer.Typer(
 )
 
 
-def _open(url: str) -> Database:
+@contextmanager
+def _opened(url: str) -> Iterator[tuple[Database, str | None]]:
+    """The database, not migrated, and its applied revision; reading that revision is
+    where a wrong URL or a down server shows."""
     from memoryd.storage.database import Database
-
-    try:
-        return Database.open(url, migrate=False)
-    except ValueError as exc:
-        raise InvalidInput(f"cannot open database {safe_url(url)}: {exc}") from None
-
-
-def _current(database: Database, url: str) -> str | None:
-    """The applied revision; connecting here is where a wrong URL or a down server shows."""
     from memoryd.storage.opening import DatabaseError, first_line
 
     try:
-        return database.current_revision()
-    except DatabaseError as exc:
-        raise InvalidInput(f"cannot open database {safe_url(url)}: {first_line(exc)}") from None
+        database = Database.open(url, migrate=False)
+    except ValueError as exc:
+        raise InvalidInput(f"cannot open database {safe_url(url)}: {exc}") from None
+    try:
+        try:
+            current = database.current_revision()
+        except DatabaseError as exc:
+            raise InvalidInput(f"cannot open database {safe_url(url)}: {first_line(exc)}") from None
+        yield database, current
+    finally:
+        database.dispose()
 
 
 @app.command("upgrade")
 def upgrade(db: DbOption = None, as_json: JsonOption = False) -> None:
     """Apply pending migrations and print the revision the database is at."""
     url = database_url(db)
-    database = _open(url)
-    try:
-        before = _current(database, url)
+    with _opened(url) as (database, before):
         database.upgrade()
         after = database.current_revision()
-    finally:
-        database.dispose()
     if as_json:
         emit_json({"url": safe_url(url), "from": before, "to": after})
     elif before == after:
@@ -101,14 +101,11 @@ def status(db: DbOption = None, as_json: JsonOption = False) -> None:
 
     url = database_url(db)
     exists = not missing_sqlite_file(url)
-    database = _open(url) if exists else None
-    try:
-        head = head_revision()  # the newest revision known to this memoryd
-        current = _current(database, url) if database else None
-        dialect = database.dialect if database else "sqlite"
-    finally:
-        if database:
-            database.dispose()
+    head = head_revision()  # the newest revision known to this memoryd
+    current, dialect = None, "sqlite"
+    if exists:
+        with _opened(url) as (database, current):
+            dialect = database.dialect
     report = {
         "url": safe_url(url),
         "dialect": dialect,

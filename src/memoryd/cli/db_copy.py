@@ -20,26 +20,22 @@ from memoryd.cli.common import (
     require_utf8,
 )
 
-ToOption = Annotated[
-    str,
-    typer.Option(
-        "--to",
-        metavar="URL",
-        help="SQLAlchemy URL of the database to copy into; it must hold no memoryd data.",
-    ),
-]
-DryRunOption = Annotated[
-    bool,
-    typer.Option(
-        "--dry-run",
-        help="Check both databases and print what would be copied; write nothing.",
-    ),
-]
-
 
 def copy(
-    to: ToOption,
-    dry_run: DryRunOption = False,
+    to: Annotated[
+        str,
+        typer.Option(
+            "--to",
+            metavar="URL",
+            help="SQLAlchemy URL of the database to copy into; it must hold no memoryd data.",
+        ),
+    ],
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run", help="Check both databases and print what would be copied; write nothing."
+        ),
+    ] = False,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:

@@ -15,6 +15,7 @@ from memoryd.cli.common import (
     JsonOption,
     cell,
     console,
+    emit,
     emit_json,
     fail,
     make_table,
@@ -81,13 +82,9 @@ def extraction(
     except MemorydError as exc:  # the provider refused its settings: nothing to measure
         fail(str(exc), EXIT_FAILURE)
     summary = summarize(results)
-    if as_json:
-        emit_json({"provider": llm.name, "model": llm.model, "summary": summary})
-    else:
-        table = make_table("extraction quality", ["measure", "value"])
-        for key, label in _LABELS.items():
-            table.add_row(cell(label), cell(summary[key]))
-        console().print(table)
+    rows = [(label, summary[key]) for key, label in _LABELS.items()]
+    table = make_table("extraction quality", ["measure", "value"], rows)
+    emit(as_json, {"provider": llm.name, "model": llm.model, "summary": summary}, table)
     failed = [r.error for r in results if r.error]
     asked = [r for r in results if r.error or r.calls]  # the others needed no LLM call
     if failed and len(failed) == len(asked):

@@ -6,19 +6,17 @@ stderr; ``runs`` reads the run history it and the scheduler leave.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich import box
-from rich.table import Table
-from rich.text import Text
 from typer.core import TyperGroup, TyperOption
 
 from memoryd.cli.common import (
     EXIT_FAILURE,
+    Column,
     DbOption,
     JsonOption,
+    column_table,
     console,
     echo,
     emit_json,
@@ -32,6 +30,8 @@ from memoryd.cli.common import (
 from memoryd.domain.errors import InvalidInput
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from memoryd.extraction.pipeline import PairResult
     from memoryd.extraction.runs import Run
 
@@ -121,13 +121,8 @@ def extract(
     if dry_run:
         run = None  # never stored: no id that `memoryd runs` would not know
     if as_json:
-        emit_json(
-            {
-                "dry_run": dry_run,
-                "run": run.to_dict() if run else None,
-                "pairs": [r.to_dict() for r in results],
-            }
-        )
+        pairs = [r.to_dict() for r in results]
+        emit_json({"dry_run": dry_run, "run": run.to_dict() if run else None, "pairs": pairs})
     else:
         if dry_run:
             for result in results:
@@ -368,13 +363,13 @@ NARROW_RUNS_TABLE = 100  # below this: no trigger column
 
 
 def _runs_table(history: list[Run], width: int) -> Table:
-    rows: list[tuple[str, bool, Callable[[Run], str]]] = [
+    columns: list[Column[Run]] = [
         ("run", True, lambda r: r.id[:8]),
         ("started", False, lambda r: f"{r.started_at:%Y-%m-%d %H:%M}"),
     ]
     if width >= NARROW_RUNS_TABLE:
-        rows.append(("trigger", True, lambda r: r.trigger))
-    rows += [
+        columns.append(("trigger", True, lambda r: r.trigger))
+    columns += [
         ("status", True, lambda r: r.status),
         ("pairs", False, _pairs_cell),
         ("memories", True, _memories_cell),
@@ -383,22 +378,14 @@ def _runs_table(history: list[Run], width: int) -> Table:
         ("dropped", True, lambda r: str(r.facts_dropped)),
     ]
     if width >= WIDE_RUNS_TABLE:
-        rows += [
+        columns += [
             ("LLM calls", True, lambda r: calls_text(r.llm_calls, r.llm_calls_failed, unit=False)),
             ("tokens", True, lambda r: f"{r.prompt_tokens}+{r.completion_tokens}"),
             ("asked", True, lambda r: str(r.memories_questioned)),
         ]
-    table = Table(
-        title="Extraction runs (times in UTC)",
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
-        collapse_padding=width < NARROW_RUNS_TABLE,  # one space between columns: 80 fits
-    )
-    for header, no_wrap, _ in rows:
-        table.add_column(header, no_wrap=no_wrap, overflow="fold")
-    for run in history:
-        table.add_row(*(Text(value(run)) for _, _, value in rows))
-    return table
+    title = "Extraction runs (times in UTC)"
+    # one space between columns below NARROW_RUNS_TABLE: 80 fits
+    return column_table(title, columns, history, collapse_padding=width < NARROW_RUNS_TABLE)
 
 
 def _outcome_line(pair: dict[str, Any], names: dict[int, str]) -> str:

@@ -7,14 +7,10 @@ as the operator, like the REST API's, the web UI's and MCP's.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime, time, timedelta
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich import box
-from rich.table import Table
-from rich.text import Text
 
 from memoryd.access import memories
 from memoryd.cli import suggestions
@@ -22,10 +18,12 @@ from memoryd.cli.audit import audit_table, entry_json, memory_ids_in_log
 from memoryd.cli.common import (
     CLI_ACTOR,
     EXIT_BAD_INPUT,
+    Column,
     DbOption,
     JsonOption,
     UserOption,
     as_operator,
+    column_table,
     console,
     echo,
     emit,
@@ -56,8 +54,6 @@ app.add_typer(suggestions.app, name="suggestions")
 IdArgument = Annotated[
     str, typer.Argument(metavar="ID", help="Memory id, or a unique prefix (6+ characters).")
 ]
-TextArgument = Annotated[str, typer.Argument(metavar="TEXT", help="The memory: one line.")]
-WorkspaceFilter = Annotated[str | None, workspace_option("Only this workspace.")]
 
 UntilOption = Annotated[
     str | None,
@@ -87,10 +83,8 @@ def _until(memory: Memory, md: Memoryd, stamp: str = "%Y-%m-%d %H:%M", words: bo
 WIDE_MEMORY_TABLE = 120  # from here on: times with hours and minutes
 NARROW_MEMORY_TABLE = 100  # below this: no "Created" column
 
-MemoryColumn = tuple[str, bool, Callable[[Memory, "Memoryd", int], str]]
 
-
-def _memory_columns(terminal: int) -> list[MemoryColumn]:
+def _memory_columns(terminal: int, md: Memoryd, id_width: int) -> list[Column[Memory]]:
     """The columns of ``memories list`` for a terminal this wide: headers are whole words
     and times stay on one line; the memory's text takes what is left (and wraps)."""
     stamp = "%Y-%m-%d %H:%M" if terminal >= WIDE_MEMORY_TABLE else "%Y-%m-%d"
@@ -98,16 +92,16 @@ def _memory_columns(terminal: int) -> list[MemoryColumn]:
     def when(value: datetime | None) -> str:
         return "-" if value is None else value.strftime(stamp)
 
-    columns: list[MemoryColumn] = [
-        ("ID", True, lambda m, md, width: m.id[:width]),
-        ("Memory", False, lambda m, md, width: m.content),
-        ("Source", True, lambda m, md, width: m.source.words),
+    columns: list[Column[Memory]] = [
+        ("ID", True, lambda m: m.id[:id_width]),
+        ("Memory", False, lambda m: m.content),
+        ("Source", True, lambda m: m.source.words),
     ]
     if terminal >= NARROW_MEMORY_TABLE:
-        columns.append(("Created", True, lambda m, md, width: when(m.created_at)))
+        columns.append(("Created", True, lambda m: when(m.created_at)))
     columns += [
-        ("Last used", True, lambda m, md, width: when(m.last_used_at)),
-        ("Expires", True, lambda m, md, width: _until(m, md, stamp)),
+        ("Last used", True, lambda m: when(m.last_used_at)),
+        ("Expires", True, lambda m: _until(m, md, stamp)),
     ]
     return columns
 
@@ -116,17 +110,14 @@ def _where(memory: Memory) -> str:
     return scope_label(memory.scope, memory.workspace)
 
 
-def _count_line(md: Memoryd, memory: Memory) -> str:
-    slug = memory.workspace if memory.scope is Scope.WORKSPACE else None
-    count = len(md.list_memories(memory.user_id, memory.scope, slug))
-    return f"{_where(memory)} ({count}/{md.limits.for_scope(memory.scope)})"
-
-
 def _report(md: Memoryd, verb: str, memory: Memory, as_json: bool) -> None:
     if as_json:
         emit_json(memory.to_dict())
         return
-    echo(f"{verb} {memory.id} in {_count_line(md, memory)}: {memory.content}")
+    slug = memory.workspace if memory.scope is Scope.WORKSPACE else None
+    count = len(md.list_memories(memory.user_id, memory.scope, slug))
+    limit = md.limits.for_scope(memory.scope)
+    echo(f"{verb} {memory.id} in {_where(memory)} ({count}/{limit}): {memory.content}")
     if memory.expires_at is not None:
         echo(f"remembered until {_until(memory, md, words=True)}")
 
@@ -134,7 +125,7 @@ def _report(md: Memoryd, verb: str, memory: Memory, as_json: bool) -> None:
 @app.command("list")
 def list_memories(
     user: UserOption,
-    workspace: WorkspaceFilter = None,
+    workspace: Annotated[str | None, workspace_option("Only this workspace.")] = None,
     scope: Annotated[
         Scope | None, typer.Option("--scope", help="Only global or only workspace memories.")
     ] = None,
@@ -157,22 +148,13 @@ def list_memories(
         groups[workspace] = []
     for memory in memories:
         groups.setdefault(memory.workspace, []).append(memory)
-    width = short_id_length(all_ids)
     out = console()
-    columns = _memory_columns(out.width)
+    columns = _memory_columns(out.width, md, short_id_length(all_ids))
     for slug, members in groups.items():
-        label, limit = (
-            ("Global", md.limits.global_per_user)
-            if slug is None
-            else (f"Workspace {slug}", md.limits.workspace_per_pair)
-        )
+        label = "Global" if slug is None else f"Workspace {slug}"
+        limit = md.limits.for_scope(Scope.GLOBAL if slug is None else Scope.WORKSPACE)
         live = sum(1 for m in members if not m.is_expired(md.clock()))
-        table = Table(title=f"{label} ({live}/{limit})", title_justify="left", box=box.SIMPLE_HEAD)
-        for header, no_wrap, _ in columns:
-            table.add_column(header, no_wrap=no_wrap, overflow="fold", ratio=None if no_wrap else 1)
-        for m in members:
-            table.add_row(*(Text(value(m, md, width)) for _, _, value in columns))
-        out.print(table)
+        out.print(column_table(f"{label} ({live}/{limit})", columns, members))
     if not memories:
         out.print(f"{owner.name} has no memories here yet.", markup=False)
 
@@ -180,7 +162,7 @@ def list_memories(
 @app.command("add")
 def add(
     user: UserOption,
-    text: TextArgument,
+    text: Annotated[str, typer.Argument(metavar="TEXT", help="The memory: one line.")],
     workspace: Annotated[str | None, workspace_option("Store in this workspace.")] = None,
     global_: Annotated[bool, typer.Option("--global", help="Store as a global memory.")] = False,
     until: UntilOption = None,
@@ -199,8 +181,7 @@ def add(
         if workspace:
             require_member(md, owner, workspace)
         scope = Scope.GLOBAL if global_ else Scope.WORKSPACE
-        site, op = as_operator(md, owner)
-        memory = memories.add_memory(site, op, text, scope, workspace, until)
+        memory = memories.add_memory(*as_operator(md, owner), text, scope, workspace, until)
         _report(md, "added", memory, as_json)
 
 
@@ -306,10 +287,8 @@ def show(
         f"expires: {expires}",
         f"questions: {in_words(memory.questions)}",
     ]
-    for chat in detail.source_chats:
-        lines.append(f"from chat {chat.id} in {chat.workspace}: {chat.prompt[:200]}")
-    for chat_id in detail.deleted_source_chat_ids:
-        lines.append(f"from chat {chat_id}: deleted")
+    lines += [f"from chat {c.id} in {c.workspace}: {c.prompt[:200]}" for c in detail.source_chats]
+    lines += [f"from chat {i}: deleted" for i in detail.deleted_source_chat_ids]
     out = console()
     for line in lines:
         out.print(line, markup=False, highlight=False)
@@ -388,8 +367,5 @@ def history(
         if memory_id is not None:
             full_id = resolve_id(memory_id, known, owner.name)
             entries = md.audit_log(owner.id, full_id)
-    if as_json:
-        emit_json([entry_json(e) for e in entries])
-    else:
-        title = f"History ({len(entries)} changes)"
-        console().print(audit_table(title, entries, short_id_length(known)))
+    table = audit_table(f"History ({len(entries)} changes)", entries, short_id_length(known))
+    emit(as_json, [entry_json(e) for e in entries], table)

@@ -32,10 +32,6 @@ def _children(command: Any, path: tuple[str, ...]) -> list[tuple[str, Any]]:
     return [(name, sub) for name, sub in found if sub is not None and not sub.hidden]
 
 
-def _anchor(path: tuple[str, ...]) -> str:
-    return "-".join(path)
-
-
 def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
@@ -97,12 +93,9 @@ def _options(command: Any) -> list[Any]:
 
 
 def _usage(path: tuple[str, ...], command: Any) -> str:
+    pieces = [*path, "[OPTIONS]"] if _options(command) else [*path]
     if isinstance(command, TyperGroup):
-        options = " [OPTIONS]" if _options(command) else ""
-        return f"{' '.join(path)}{options} {command.subcommand_metavar}"
-    pieces = [" ".join(path)]
-    if any(isinstance(p, TyperOption) for p in command.params):
-        pieces.append("[OPTIONS]")
+        return " ".join([*pieces, command.subcommand_metavar])
     for param in command.params:
         if isinstance(param, TyperArgument):
             name = _argument_name(param)
@@ -112,7 +105,7 @@ def _usage(path: tuple[str, ...], command: Any) -> str:
 
 def _section(path: tuple[str, ...], command: Any) -> list[str]:
     title = " ".join(path)
-    lines = [f'<a id="{_anchor(path)}"></a>', "", f"### {title}", ""]
+    lines = [f'<a id="{"-".join(path)}"></a>', "", f"### {title}", ""]
     help_text = (command.help or "").strip()
     if help_text:
         lines += [*(line.rstrip() for line in help_text.splitlines()), ""]
@@ -121,7 +114,7 @@ def _section(path: tuple[str, ...], command: Any) -> list[str]:
         lines += ["| command | does |", "|---|---|"]
         for name, sub in _children(command, path):
             short = _cell(sub.get_short_help_str(limit=200))
-            lines.append(f"| [`{title} {name}`](#{_anchor((*path, name))}) | {short} |")
+            lines.append(f"| [`{title} {name}`](#{'-'.join((*path, name))}) | {short} |")
         lines.append("")
         if not _options(command):  # a group that also runs by itself has options
             return lines

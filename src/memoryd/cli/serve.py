@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
@@ -17,14 +17,11 @@ from memoryd.cli.common import (
     JsonOption,
     echo,
     emit_json,
-    find_user,
     open_for,
     open_memoryd,
+    shared_embedder,
 )
 from memoryd.domain.errors import InvalidInput
-
-if TYPE_CHECKING:
-    from memoryd.config import MemorydSettings
 
 
 def _server_extra() -> None:
@@ -44,17 +41,6 @@ def _auth_store(md: Any) -> Any:
     from memoryd.access.credentials import AuthStore
 
     return AuthStore(md.db, clock=md.clock)
-
-
-def _start_scheduler(settings: MemorydSettings) -> None:
-    """Run extraction every MEMORY_EXTRACTION_INTERVAL in a thread of this process (the
-    embedded default; with PostgreSQL and procrastinate workers, pass --no-scheduler)."""
-    from memoryd.app.service import Memoryd
-    from memoryd.cli.common import shared_embedder
-
-    md = Memoryd(settings=settings, embedder=shared_embedder())
-    scheduler = md.start_extraction_scheduler()
-    echo(f"extraction runs every {settings.extraction_interval} ({scheduler.interval})")
 
 
 def serve(
@@ -100,8 +86,14 @@ def serve(
     where = "localhost" if host in ("0.0.0.0", "::") else host
     echo(f"memoryd on http://{where}:{port}  (API docs: /docs, OpenAI-compatible proxy: /v1)")
     echo(f"the proxy sends chats to {describe_upstream(settings)}")
+    # Extraction in a thread of this process is the embedded default; with PostgreSQL and
+    # procrastinate workers, --no-scheduler leaves it to them.
     if scheduler:
-        _start_scheduler(settings)
+        from memoryd.app.service import Memoryd
+
+        md = Memoryd(settings=settings, embedder=shared_embedder())
+        interval = md.start_extraction_scheduler().interval
+        echo(f"extraction runs every {settings.extraction_interval} ({interval})")
     uvicorn.run(
         "memoryd.server.app:app_from_env",
         factory=True,
@@ -138,8 +130,8 @@ def apikey_create(
 @apikey_app.command("list")
 def apikey_list(user: UserOpt, db: DbOption = None, as_json: JsonOption = False) -> None:
     """List a user's API keys (never their secrets)."""
-    with open_memoryd(db) as md:
-        keys = _auth_store(md).list_api_keys(find_user(md, user).id)
+    with open_for(db, user) as (md, owner):
+        keys = _auth_store(md).list_api_keys(owner.id)
     if as_json:
         emit_json([k.to_dict() for k in keys])
         return
@@ -155,8 +147,8 @@ def apikey_revoke(
     key_id: Annotated[str, typer.Argument(metavar="KEY_ID")], user: UserOpt, db: DbOption = None
 ) -> None:
     """Revoke an API key: it stops working at once."""
-    with open_memoryd(db) as md:
-        _auth_store(md).revoke_api_key(find_user(md, user).id, key_id)
+    with open_for(db, user) as (md, owner):
+        _auth_store(md).revoke_api_key(owner.id, key_id)
     echo(f"revoked API key {key_id}")
 
 

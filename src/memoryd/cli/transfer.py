@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -28,9 +28,6 @@ from memoryd.cli.common import (
     require_utf8,
 )
 from memoryd.domain.errors import InvalidInput
-
-if TYPE_CHECKING:
-    from memoryd.domain.results import ImportResult, Preferences
 
 
 def export(
@@ -143,17 +140,13 @@ def import_(
     )
     if result.workspaces_created:
         echo(f"created workspaces: {', '.join(result.workspaces_created)}")
-    _report_preferences(result, parsed.preferences)
-    if not chats and parsed.chats:
-        echo(f"skipped the file's {len(parsed.chats)} chats (--no-chats)")
-    elif result.chats_created or result.chats_skipped:
-        echo(f"added {result.chats_created} chats, skipped {result.chats_skipped} already recorded")
-
-
-def _report_preferences(result: ImportResult, in_file: Preferences | None) -> None:
     if result.preferences is not None:
         said = result.preferences.to_dict()
         shown = ", ".join(f"{k} {str(v).lower()}" for k, v in said.items()) or "none given"
         echo(f"set preferences: {shown}")
-    elif in_file is not None:
+    elif parsed.preferences is not None:
         echo("left the user's preferences as they were (--no-preferences)")
+    if not chats and parsed.chats:
+        echo(f"skipped the file's {len(parsed.chats)} chats (--no-chats)")
+    elif result.chats_created or result.chats_skipped:
+        echo(f"added {result.chats_created} chats, skipped {result.chats_skipped} already recorded")

@@ -13,11 +13,10 @@ from memoryd.cli.common import (
     DbOption,
     JsonOption,
     emit,
-    emit_json,
     find_user,
+    make_table,
     open_for,
     open_memoryd,
-    print_table,
 )
 from memoryd.domain.errors import InvalidInput
 from memoryd.domain.models import Role, User
@@ -36,10 +35,8 @@ def user_json(user: User) -> dict[str, object]:
 
 
 def show_users(title: str, users: Sequence[User], as_json: bool) -> None:
-    if as_json:
-        emit_json([user_json(u) for u in users])
-    else:
-        print_table(title, ["ID", "Name", "Role"], [(u.id, u.name, u.role.value) for u in users])
+    table = make_table(title, ["ID", "Name", "Role"], [(u.id, u.name, u.role.value) for u in users])
+    emit(as_json, [user_json(u) for u in users], table)
 
 
 @app.command("list")

@@ -13,14 +13,12 @@ import typer
 from memoryd.cli.common import (
     DbOption,
     JsonOption,
-    echo,
     emit,
-    emit_json,
+    make_table,
     memberships,
     note,
     open_for,
     open_memoryd,
-    print_table,
     require_utf8,
 )
 from memoryd.cli.users import show_users
@@ -47,11 +45,9 @@ def list_workspaces(db: DbOption = None, as_json: JsonOption = False) -> None:
     """List every workspace."""
     with open_memoryd(db) as md:
         workspaces = md.list_workspaces()
-    if as_json:
-        emit_json([workspace_json(w) for w in workspaces])
-    else:
-        title = f"Workspaces ({len(workspaces)})"
-        print_table(title, ["Slug", "Name"], [(w.slug, w.name) for w in workspaces])
+    rows = [(w.slug, w.name) for w in workspaces]
+    table = make_table(f"Workspaces ({len(workspaces)})", ["Slug", "Name"], rows)
+    emit(as_json, [workspace_json(w) for w in workspaces], table)
 
 
 @app.command("add")
@@ -104,12 +100,8 @@ def add_member(
     Recorded in the user's audit log (memoryd audit --user NAME)."""
     with open_for(db, user) as (md, member):
         added = md.add_member(require_utf8(slug, "workspace slug"), member.id)
-    if as_json:
-        emit_json({"workspace": slug, "user": member.name, "added": added})
-    elif added:
-        echo(f"{member.name} is now a member of {slug}")
-    else:
-        echo(f"{member.name} was already a member of {slug}")
+    text = f"{member.name} {'is now' if added else 'was already'} a member of {slug}"
+    emit(as_json, {"workspace": slug, "user": member.name, "added": added}, text)
     if member.role is Role.ADMIN and not as_json:
         note(f"note: {member.name} is an admin and uses every workspace anyway")
 
