@@ -133,9 +133,7 @@ def usage_error_line(exc: typer.TyperException) -> str:
                 message = message.replace(": Input should", f": {given!r} should", 1)
             else:
                 message = f"{message.rstrip('.')} (got {given!r})"
-    message = message[:1].lower() + message[1:]
-    if message.endswith("."):
-        message = message[:-1]
+    message = (message[:1].lower() + message[1:]).removesuffix(".")
     ctx = getattr(exc, "ctx", None)
     if ctx is None:
         return message

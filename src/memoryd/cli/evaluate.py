@@ -63,12 +63,9 @@ def extraction(
     from memoryd.evaluation.extraction import evaluate, load_dataset, summarize
     from memoryd.models.llm.builtin import make_provider
 
-    try:
-        conversations = load_dataset(dataset)[:limit]
-        settings = MemorydSettings()
-        llm = make_provider(settings, provider, model)
-    except MemorydError as exc:
-        fail(str(exc))
+    conversations = load_dataset(dataset)[:limit]
+    settings = MemorydSettings()
+    llm = make_provider(settings, provider, model)
     source = str(dataset) if dataset else "the bundled sample"
     note(f"{len(conversations)} conversations from {source}; provider {llm.name}, {llm.model}")
 
@@ -157,18 +154,16 @@ def retrieval(
 
     settings = MemorydSettings()
     names = list(dict.fromkeys(reranker or [settings.reranker, "recency"]))
+    pools = load_retrieval_set(dataset)[:limit]
+    llm = make_provider(settings, provider, model) if passes else None
+    source = str(dataset) if dataset else "the bundled sample"
+    turns = sum(len(p.turns) for p in pools)
+    pooled = f"{len(pools)} pool{'s' if len(pools) != 1 else ''}"
+    note(f"{turns} turns over {pooled} from {source}; rerankers {', '.join(names)}")
     try:
-        pools = load_retrieval_set(dataset)[:limit]
-        llm = make_provider(settings, provider, model) if passes else None
-        source = str(dataset) if dataset else "the bundled sample"
-        turns = sum(len(p.turns) for p in pools)
-        pooled = f"{len(pools)} pool{'s' if len(pools) != 1 else ''}"
-        note(f"{turns} turns over {pooled} from {source}; rerankers {', '.join(names)}")
         reports, ran = evaluate_retrieval(pools, shared_embedder(), names, note, llm)
-    except PassesFailed as exc:
+    except PassesFailed as exc:  # the LLM could not run the questions pass at all
         fail(str(exc), EXIT_FAILURE)
-    except MemorydError as exc:
-        fail(str(exc))
     summaries = [r.summary() for r in reports]
     worst = {r.reranker: r.misses(pools, misses) for r in reports} if misses else {}
     if as_json:

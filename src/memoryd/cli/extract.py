@@ -219,7 +219,6 @@ runs_app = typer.Typer(
     no_args_is_help=False,
     subcommand_metavar="[ID | COMMAND]",
 )
-LISTING_OPTIONS = ("limit", "run_id", "parked")
 
 
 @runs_app.callback()
@@ -251,7 +250,7 @@ def runs(
     Runs older than the run_retention_days setting are deleted by themselves, hourly.
     """
     if ctx.invoked_subcommand is not None:
-        if typed(ctx, LISTING_OPTIONS):
+        if typed(ctx, ("limit", "run_id", "parked")):
             raise InvalidInput(
                 f"--limit, --run and --parked list runs; give them without "
                 f"`{ctx.invoked_subcommand}`"

@@ -76,7 +76,7 @@ def _option_row(param: Any, ctx: Any) -> str:
         notes.append("env: " + ", ".join(f"`{e}`" for e in envvars))
     help_text = _cell(param.help or "")
     if notes:
-        help_text = f"{help_text} ({'; '.join(notes)})" if help_text else f"({'; '.join(notes)})"
+        help_text = f"{help_text} ({'; '.join(notes)})".lstrip()
     value = _value(param, ctx)
     return f"| {names} | {f'`{value}`' if value else ''} | {help_text} |".replace("|  |", "| |")
 
@@ -120,32 +120,21 @@ def _section(path: tuple[str, ...], command: Any) -> list[str]:
             return lines
     ctx = typer.Context(command, info_name=path[-1])
     arguments = [p for p in command.params if isinstance(p, TyperArgument)]
-    options = _options(command)
     if arguments:
         lines += ["| argument | value | description |", "|---|---|---|"]
         for arg in arguments:
             state = "required" if arg.required else "optional"
             help_text = _cell(getattr(arg, "help", None) or "")
-            value = _value_of_argument(arg, ctx)
+            choices = str(arg.display_type(ctx)).strip("<>")  # the name says the rest
+            value = f"`{choices}`" if "|" in choices else ""
             lines.append(
                 f"| `{_argument_name(arg)}` | {value} | {help_text} ({state}) |".replace("  ", " ")
             )
         lines.append("")
     lines += ["| option | value | description |", "|---|---|---|"]
-    lines += [_option_row(o, ctx) for o in options]
+    lines += [_option_row(o, ctx) for o in _options(command)]
     lines.append("| `--help` | | Show the command's help and exit. |")
     return [*lines, ""]
-
-
-def _value_of_argument(param: Any, ctx: Any) -> str:
-    """An argument's choices, when it has some (its name already says the rest)."""
-    metavar = param.metavar
-    param.metavar = None
-    try:
-        shown = _value(param, ctx)
-    finally:
-        param.metavar = metavar
-    return f"`{shown}`" if "|" in shown else ""
 
 
 def render(app: typer.Typer, name: str = "memoryd") -> str:

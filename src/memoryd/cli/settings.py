@@ -22,8 +22,6 @@ from memoryd.domain import runtime_settings
 
 app = typer.Typer(help="Run-time settings: get and set.", no_args_is_help=True)
 
-KeyArgument = Annotated[str, typer.Argument(metavar="KEY", help="A setting name.")]
-
 
 def _shown(value: Any) -> str:
     return value if isinstance(value, str) and value else json.dumps(value)
@@ -56,7 +54,7 @@ def get(
 # A negative number is a value to refuse with the setting's own message, not an option.
 @app.command("set", context_settings={"ignore_unknown_options": True})
 def set_(
-    key: KeyArgument,
+    key: Annotated[str, typer.Argument(metavar="KEY", help="A setting name.")],
     value: Annotated[str, typer.Argument(metavar="VALUE", help="The new value (e.g. on/off).")],
     db: DbOption = None,
     as_json: JsonOption = False,
