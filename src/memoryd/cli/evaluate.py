@@ -202,7 +202,7 @@ def _check_fallbacks(summaries: list[dict[str, Any]]) -> None:
         )
 
 
-def _print_misses(reranker: str, rows: list[dict[str, object]]) -> None:
+def _print_misses(reranker: str, rows: list[dict[str, Any]]) -> None:
     out = console()
     if not rows:
         out.print(f"{reranker}: every turn got all of its relevant memories", markup=False)
@@ -212,10 +212,7 @@ def _print_misses(reranker: str, rows: list[dict[str, object]]) -> None:
         out.print(
             f"\n  {row['pool']} #{row['turn']} (recall@5 {row['recall_at_5']}): {row['message']}",
             markup=False,
-            highlight=False,
         )
         for label in ("chosen", "missed"):
-            texts = row[label]
-            assert isinstance(texts, list)
-            for text in texts:
-                out.print(f"    {label}: {text}", markup=False, highlight=False)
+            for text in row[label]:
+                out.print(f"    {label}: {text}", markup=False)

@@ -291,7 +291,7 @@ def show(
     lines += [f"from chat {i}: deleted" for i in detail.deleted_source_chat_ids]
     out = console()
     for line in lines:
-        out.print(line, markup=False, highlight=False)
+        out.print(line, markup=False)
     out.print(audit_table(f"History ({len(detail.history)} changes)", detail.history, 8))
 
 
