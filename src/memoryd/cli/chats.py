@@ -132,12 +132,10 @@ def list_chats(
 
 def _chat_ids(given: Sequence[str]) -> list[int]:
     """Chat ids as ``chats list`` shows them: whole numbers, given in full."""
-    ids = []
     for raw in given:
         if not raw.isascii() or not raw.isdigit():
             fail(f"chat id {raw!r} is not a number: give the ids that 'chats list' shows")
-        ids.append(int(raw))
-    return ids
+    return [int(raw) for raw in given]
 
 
 def _chats(count: int) -> str:
@@ -162,9 +160,9 @@ def remove(
     ids = _chat_ids(chat_ids)
     with open_for(db, user) as (md, owner):
         deleted = md.delete_chats(owner.id, ids, actor=CLI_ACTOR)
-    listed = ", ".join(str(i) for i in sorted(set(ids)))
-    text = f"deleted {_chats(deleted)} of {owner.name}: {listed}"
-    emit(as_json, {"deleted": deleted, "ids": sorted(set(ids))}, text)
+    unique = sorted(set(ids))
+    text = f"deleted {_chats(deleted)} of {owner.name}: {', '.join(map(str, unique))}"
+    emit(as_json, {"deleted": deleted, "ids": unique}, text)
 
 
 @app.command("clear")

@@ -261,15 +261,12 @@ def open_memoryd(db: str | None) -> Iterator[Memoryd]:
     from memoryd.storage.opening import DatabaseError, first_line, safe_url
 
     url = database_url(db)
-    md = Memoryd(url, embedder=shared_embedder())
-    try:
+    with Memoryd(url, embedder=shared_embedder()) as md:
         try:
             md.db  # noqa: B018 - opening now turns a bad URL into one clear error
         except (DatabaseError, ValueError, OSError) as exc:
             raise InvalidInput(f"cannot open database {safe_url(url)}: {first_line(exc)}") from exc
         yield md
-    finally:
-        md.close()
 
 
 def find_user(md: Memoryd, name: str) -> User:

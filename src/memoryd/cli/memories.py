@@ -210,14 +210,10 @@ def add_many(
         if workspace:
             require_member(md, owner, workspace)
         outcomes = add_facts(md, owner.id, text, workspace, actor=CLI_ACTOR)
-    if as_json:
-        emit_json([{"line": o.line, "id": o.memory_id, "error": o.error} for o in outcomes])
-    else:
-        for o in outcomes:
-            if o.error:
-                echo(f"line {o.line}: {o.error}")
-        echo(report(outcomes))
-    if any(o.error for o in outcomes):
+    refused = [f"line {o.line}: {o.error}" for o in outcomes if o.error]
+    data = [{"line": o.line, "id": o.memory_id, "error": o.error} for o in outcomes]
+    emit(as_json, data, "\n".join([*refused, report(outcomes)]))
+    if refused:
         raise typer.Exit(EXIT_BAD_INPUT)
 
 
