@@ -95,14 +95,12 @@ def next_chat_id() -> Any:
 def highest_given_chat_id(conn: Connection) -> int:
     """The highest chat id this database ever gave (0 when none): every new chat's id is
     above it, so an id at or below it can never name a chat recorded later."""
-    highest = highest_chat_id(conn) or 0
     if conn.dialect.name == "sqlite":
-        retired = conn.execute(select(id_high_water.c.value).where(_RETIRED)).scalar_one_or_none()
-        return max(highest, int(retired or 0))
+        return int(conn.execute(select(next_chat_id())).scalar_one()) - 1
     given = conn.execute(
         text("SELECT pg_sequence_last_value(pg_get_serial_sequence('chats', 'id')::regclass)")
     ).scalar_one_or_none()  # NULL until the sequence gave its first id
-    return max(highest, int(given or 0))
+    return max(highest_chat_id(conn) or 0, int(given or 0))
 
 
 def lock_batch(

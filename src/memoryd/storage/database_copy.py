@@ -36,6 +36,7 @@ from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from memoryd.domain.errors import InvalidInput, MemorydError
+from memoryd.domain.models import json_ready
 from memoryd.storage.database import Database, parse_url
 from memoryd.storage.opening import first_line, safe_url
 from memoryd.storage.tables import (
@@ -87,19 +88,14 @@ class CopyReport:
         return sum(t.source for t in self.tables if t.table not in BOOKKEEPING)
 
     def to_dict(self) -> dict[str, Any]:
+        tables = [
+            {"table": t.table, "source_rows": t.source, "target_rows": t.target}
+            for t in self.tables
+        ]
         return {
-            "source": self.source,
-            "target": self.target,
-            "revision": self.revision,
-            "dry_run": self.dry_run,
-            "target_state": self.target_state,
-            "tables": [
-                {"table": t.table, "source_rows": t.source, "target_rows": t.target}
-                for t in self.tables
-            ],
-            "total_rows": self.total,
-            "next_ids": self.next_ids,
-            "not_copied": list(self.not_copied),
+            **json_ready(self, "source target revision dry_run target_state"),
+            **{"tables": tables, "total_rows": self.total},
+            **json_ready(self, "next_ids not_copied"),
         }
 
 
