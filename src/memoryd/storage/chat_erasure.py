@@ -28,13 +28,20 @@ def batches(ids: Iterable[Any], size: int = BATCH) -> Iterator[list[Any]]:
         yield listed[start : start + size]
 
 
-def owned_chat_ids(conn: Connection, user_id: int, chat_ids: Sequence[int]) -> set[int]:
-    """Which of ``chat_ids`` are this user's chats."""
+def _existing(conn: Connection, chat_ids: Sequence[int], *where: Any, lock: bool) -> set[int]:
+    """Which of ``chat_ids`` name chats matching ``where``; ``lock`` locks their rows."""
     found: set[int] = set()
     for part in batches(chat_ids):
-        query = select(chats.c.id).where(chats.c.user_id == user_id, chats.c.id.in_(part))
+        query = select(chats.c.id).where(*where, chats.c.id.in_(part))
+        if lock:
+            query = query.with_for_update()
         found.update(int(i) for i in conn.execute(query).scalars())
     return found
+
+
+def owned_chat_ids(conn: Connection, user_id: int, chat_ids: Sequence[int]) -> set[int]:
+    """Which of ``chat_ids`` are this user's chats."""
+    return _existing(conn, chat_ids, chats.c.user_id == user_id, lock=False)
 
 
 def delete_chats(
@@ -108,16 +115,5 @@ def lock_batch(
 ) -> set[int]:
     """The batch's chats that still exist, their rows locked (PostgreSQL) until the
     caller's transaction ends, so they cannot be deleted while it writes."""
-    alive: set[int] = set()
-    for part in batches(chat_ids):
-        query = (
-            select(chats.c.id)
-            .where(
-                chats.c.user_id == user_id,
-                chats.c.workspace_id == workspace_id,
-                chats.c.id.in_(part),
-            )
-            .with_for_update()
-        )
-        alive.update(int(i) for i in conn.execute(query).scalars())
-    return alive
+    mine = (chats.c.user_id == user_id, chats.c.workspace_id == workspace_id)
+    return _existing(conn, chat_ids, *mine, lock=True)

@@ -316,17 +316,12 @@ def _copy_table(src: Connection, dst: Connection, table: Table, batch_rows: int)
     raw = {c.name for c in table.columns if isinstance(c.type, JSON)}
     # JSON as its stored text both ways: re-encoding would turn SQL NULL into JSON null
     columns = [cast(c, Text).label(c.name) if c.name in raw else c for c in table.columns]
-    key = list(table.primary_key.columns)
-    query = select(*columns).order_by(*key)
+    query = select(*columns).order_by(*table.primary_key.columns)
     postgres = dst.dialect.name == "postgresql"
-    values = {
-        c.name: (
-            cast(bindparam(f"p_{c.name}", type_=Text), c.type)
-            if c.name in raw and postgres
-            else bindparam(f"p_{c.name}", type_=Text if c.name in raw else c.type)
-        )
-        for c in table.columns
-    }
+    values: dict[str, Any] = {}
+    for c in table.columns:
+        bound = bindparam(f"p_{c.name}", type_=Text if c.name in raw else c.type)
+        values[c.name] = cast(bound, c.type) if c.name in raw and postgres else bound
     statement = insert(table).values(values)
     auto = table.autoincrement_column
     names_chats = table is memories or table is memory_suggestions
