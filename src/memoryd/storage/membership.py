@@ -46,7 +46,7 @@ def membership_count(conn: Connection, user_id: int) -> int:
     return int(conn.execute(query).scalar_one())
 
 
-def _row(user_id: int, workspace_id: int) -> Any:
+def _membership(user_id: int, workspace_id: int) -> Any:
     return and_(
         user_workspaces.c.user_id == user_id, user_workspaces.c.workspace_id == workspace_id
     )
@@ -54,7 +54,9 @@ def _row(user_id: int, workspace_id: int) -> Any:
 
 def join(conn: Connection, user_id: int, workspace_id: int, at: datetime) -> bool:
     """Add the membership row inside the caller's transaction; False when it was there."""
-    if conn.execute(select(user_workspaces.c.user_id).where(_row(user_id, workspace_id))).first():
+    if conn.execute(
+        select(user_workspaces.c.user_id).where(_membership(user_id, workspace_id))
+    ).first():
         return False
     with contextlib.suppress(IntegrityError):  # a concurrent add won the race
         conn.execute(
@@ -65,7 +67,9 @@ def join(conn: Connection, user_id: int, workspace_id: int, at: datetime) -> boo
 
 def leave(conn: Connection, user_id: int, workspace_id: int) -> bool:
     """Delete the membership row inside the caller's transaction; False when there was none."""
-    return bool(conn.execute(delete(user_workspaces).where(_row(user_id, workspace_id))).rowcount)
+    return bool(
+        conn.execute(delete(user_workspaces).where(_membership(user_id, workspace_id))).rowcount
+    )
 
 
 def member_ids(conn: Connection, workspace_id: int) -> list[int]:
