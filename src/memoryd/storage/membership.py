@@ -54,9 +54,8 @@ def _membership(user_id: int, workspace_id: int) -> Any:
 
 def join(conn: Connection, user_id: int, workspace_id: int, at: datetime) -> bool:
     """Add the membership row inside the caller's transaction; False when it was there."""
-    if conn.execute(
-        select(user_workspaces.c.user_id).where(_membership(user_id, workspace_id))
-    ).first():
+    row = _membership(user_id, workspace_id)
+    if conn.execute(select(user_workspaces.c.user_id).where(row)).first():
         return False
     with contextlib.suppress(IntegrityError):  # a concurrent add won the race
         conn.execute(
@@ -67,9 +66,8 @@ def join(conn: Connection, user_id: int, workspace_id: int, at: datetime) -> boo
 
 def leave(conn: Connection, user_id: int, workspace_id: int) -> bool:
     """Delete the membership row inside the caller's transaction; False when there was none."""
-    return bool(
-        conn.execute(delete(user_workspaces).where(_membership(user_id, workspace_id))).rowcount
-    )
+    query = delete(user_workspaces).where(_membership(user_id, workspace_id))
+    return bool(conn.execute(query).rowcount)
 
 
 def member_ids(conn: Connection, workspace_id: int) -> list[int]:
