@@ -150,10 +150,6 @@ def ndjson_lines(text: str) -> list[str]:
     return text.removesuffix("\n").split("\n") if text else []
 
 
-def flag(on: bool) -> str:
-    return "true" if on else "false"
-
-
 def owner_prefix(user_id: int, me: User) -> str:
     """Your own memories live at /api/v1/memories; an admin reaches anyone's by id."""
     return API if user_id == me.id else f"{API}/users/{user_id}"
@@ -279,9 +275,7 @@ def chat_body(
     """``POST /chats``; an incognito turn is refused here, as the library refuses it."""
     body: dict[str, Any] = {"workspace": workspace, "prompt": prompt, "response": response}
     ids = used_ids(turn, memory_ids)
-    if ids:
-        body["memory_ids"] = ids
-    return body
+    return {**body, "memory_ids": ids} if ids else body
 
 
 def scope_value(scope: Scope | str | None) -> str | None:
@@ -296,21 +290,13 @@ def memory_body(
     workspace: str | None,
     expires_at: datetime | str | None = None,
 ) -> dict[str, Any]:
-    body: dict[str, Any] = {
-        "content": content,
-        "scope": scope_value(scope),
-        "workspace": workspace,
-    }
-    if expires_at is not None:
-        body["expires_at"] = expiry_text(expires_at)
-    return body
+    body = {"content": content, "scope": scope_value(scope), "workspace": workspace}
+    return body if expires_at is None else {**body, "expires_at": expiry_text(expires_at)}
 
 
 def expiry_text(expires_at: datetime | str | None) -> str | None:
     """An expiry as the API takes it (a date or an ISO time), None to remove it."""
-    if isinstance(expires_at, datetime):
-        return expires_at.isoformat()
-    return expires_at
+    return expires_at.isoformat() if isinstance(expires_at, datetime) else expires_at
 
 
 def edit_body(content: str | None, expires_at: datetime | str | Keep | None) -> dict[str, Any]:
@@ -328,9 +314,7 @@ def accept_body(
 ) -> dict[str, Any]:
     """``POST .../suggestions/{id}/accept``: only what the user changes."""
     body = edit_body(content, expires_at)
-    if scope is not None:
-        body["scope"] = Scope(scope).value if isinstance(scope, Scope) else scope
-    return body
+    return body if scope is None else {**body, "scope": scope}  # a Scope is sent as its value
 
 
 def suggestion_of(data: Mapping[str, Any]) -> Suggestion:

@@ -23,10 +23,6 @@ MAX_ENTRIES = 50_000
 _VERSION = select(cache_epoch.c.version).where(cache_epoch.c.id == 1)
 
 
-def read_version(conn: Connection) -> int:
-    return int(conn.execute(_VERSION).scalar_one())
-
-
 class Catalog:
     """The caches of one process (thread-safe); see the module docstring."""
 
@@ -55,7 +51,7 @@ class Catalog:
 
     def check(self, conn: Connection) -> int:
         """Read the version now and drop anything cached under an older one."""
-        version = read_version(conn)
+        version = int(conn.execute(_VERSION).scalar_one())
         self.sync(version)
         return version
 

@@ -28,13 +28,20 @@ def batches(ids: Iterable[Any], size: int = BATCH) -> Iterator[list[Any]]:
         yield listed[start : start + size]
 
 
-def owned_chat_ids(conn: Connection, user_id: int, chat_ids: Sequence[int]) -> set[int]:
-    """Which of ``chat_ids`` are this user's chats."""
+def _existing(conn: Connection, chat_ids: Sequence[int], *where: Any, lock: bool) -> set[int]:
+    """Which of ``chat_ids`` name chats matching ``where``; ``lock`` locks their rows."""
     found: set[int] = set()
     for part in batches(chat_ids):
-        query = select(chats.c.id).where(chats.c.user_id == user_id, chats.c.id.in_(part))
+        query = select(chats.c.id).where(*where, chats.c.id.in_(part))
+        if lock:
+            query = query.with_for_update()
         found.update(int(i) for i in conn.execute(query).scalars())
     return found
+
+
+def owned_chat_ids(conn: Connection, user_id: int, chat_ids: Sequence[int]) -> set[int]:
+    """Which of ``chat_ids`` are this user's chats."""
+    return _existing(conn, chat_ids, chats.c.user_id == user_id, lock=False)
 
 
 def delete_chats(
@@ -95,14 +102,12 @@ def next_chat_id() -> Any:
 def highest_given_chat_id(conn: Connection) -> int:
     """The highest chat id this database ever gave (0 when none): every new chat's id is
     above it, so an id at or below it can never name a chat recorded later."""
-    highest = highest_chat_id(conn) or 0
     if conn.dialect.name == "sqlite":
-        retired = conn.execute(select(id_high_water.c.value).where(_RETIRED)).scalar_one_or_none()
-        return max(highest, int(retired or 0))
+        return int(conn.execute(select(next_chat_id())).scalar_one()) - 1
     given = conn.execute(
         text("SELECT pg_sequence_last_value(pg_get_serial_sequence('chats', 'id')::regclass)")
     ).scalar_one_or_none()  # NULL until the sequence gave its first id
-    return max(highest, int(given or 0))
+    return max(highest_chat_id(conn) or 0, int(given or 0))
 
 
 def lock_batch(
@@ -110,16 +115,5 @@ def lock_batch(
 ) -> set[int]:
     """The batch's chats that still exist, their rows locked (PostgreSQL) until the
     caller's transaction ends, so they cannot be deleted while it writes."""
-    alive: set[int] = set()
-    for part in batches(chat_ids):
-        query = (
-            select(chats.c.id)
-            .where(
-                chats.c.user_id == user_id,
-                chats.c.workspace_id == workspace_id,
-                chats.c.id.in_(part),
-            )
-            .with_for_update()
-        )
-        alive.update(int(i) for i in conn.execute(query).scalars())
-    return alive
+    mine = (chats.c.user_id == user_id, chats.c.workspace_id == workspace_id)
+    return _existing(conn, chat_ids, *mine, lock=True)

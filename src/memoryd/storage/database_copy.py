@@ -11,8 +11,9 @@ source ever gave, including chat ids memories still name.
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +36,7 @@ from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from memoryd.domain.errors import InvalidInput, MemorydError
+from memoryd.domain.models import json_ready
 from memoryd.storage.database import Database, parse_url
 from memoryd.storage.opening import first_line, safe_url
 from memoryd.storage.tables import (
@@ -86,19 +88,14 @@ class CopyReport:
         return sum(t.source for t in self.tables if t.table not in BOOKKEEPING)
 
     def to_dict(self) -> dict[str, Any]:
+        tables = [
+            {"table": t.table, "source_rows": t.source, "target_rows": t.target}
+            for t in self.tables
+        ]
         return {
-            "source": self.source,
-            "target": self.target,
-            "revision": self.revision,
-            "dry_run": self.dry_run,
-            "target_state": self.target_state,
-            "tables": [
-                {"table": t.table, "source_rows": t.source, "target_rows": t.target}
-                for t in self.tables
-            ],
-            "total_rows": self.total,
-            "next_ids": self.next_ids,
-            "not_copied": list(self.not_copied),
+            **json_ready(self, "source target revision dry_run target_state"),
+            **{"tables": tables, "total_rows": self.total},
+            **json_ready(self, "next_ids not_copied"),
         }
 
 
@@ -124,13 +121,49 @@ def copy_database(
         raise CopyRefused(f"the target {safe_url(target_url)} is the source database itself")
     with _opened(source_url, "source") as source:
         revision = _check_source(source, source_url)
-        if dry_run:
-            return _dry_run(source, source_url, target_url, revision)
+        report = functools.partial(_report, source_url, target_url, revision)
         new_file = _missing_sqlite_file(target_url)
+        if dry_run and new_file:  # opening it would create it
+            return report(NEW_SQLITE_FILE, *_dry_counts(source))
         with _opened(target_url, "target") as target:
-            state = _prepare_target(target, target_url)
-            state = NEW_SQLITE_FILE if new_file else state
-            return _copy(source, target, source_url, target_url, revision, state, batch_rows)
+            was = _unused_target(target, target_url)
+            state = NEW_SQLITE_FILE if new_file else _describe(was)
+            if dry_run:
+                return report(state, *_dry_counts(source))
+            try:
+                target.upgrade()
+            except Exception as exc:  # alembic's own errors, for a revision it does not know
+                raise CopyRefused(
+                    f"cannot migrate target database {safe_url(target_url)} (at revision {was}): "
+                    f"{first_line(exc)}"
+                ) from None
+            return report(state, *_copy(source, target, target_url, batch_rows))
+
+
+def _report(
+    source_url: str,
+    target_url: str,
+    revision: str,
+    state: str,
+    counts: Mapping[str, int],
+    skipped: list[str],
+    copied: Mapping[str, int] | None = None,
+    next_ids: dict[str, int] | None = None,
+) -> CopyReport:
+    """The report of a copy, or of a dry run (``copied`` None)."""
+    return CopyReport(
+        source=safe_url(source_url),
+        target=safe_url(target_url),
+        revision=revision,
+        dry_run=copied is None,
+        target_state=state,
+        tables=tuple(
+            TableCount(name, n, None if copied is None else copied[name])
+            for name, n in counts.items()
+        ),
+        next_ids=next_ids or {},
+        not_copied=(cache_epoch.name, *skipped),
+    )
 
 
 @contextmanager
@@ -185,14 +218,12 @@ def _target_contents(conn: Connection) -> tuple[str | None, dict[str, int]]:
 
     revision = MigrationContext.configure(conn).get_current_revision()
     present = set(inspect(conn).get_table_names())
-    held: dict[str, int] = {}
-    for table in copied_tables():
-        if table.name in BOOKKEEPING or table.name not in present:
-            continue
-        count = _count(conn, table)
-        if count:
-            held[table.name] = count
-    return revision, held
+    counts = {
+        t.name: _count(conn, t)
+        for t in copied_tables()
+        if t.name not in BOOKKEEPING and t.name in present
+    }
+    return revision, {name: n for name, n in counts.items() if n}
 
 
 def _refuse_if_used(url: str, held: Mapping[str, int]) -> None:
@@ -207,39 +238,6 @@ def _refuse_if_used(url: str, held: Mapping[str, int]) -> None:
 
 def _describe(revision: str | None) -> str:
     return f"an empty memoryd database at revision {revision}" if revision else "an empty database"
-
-
-def _prepare_target(target: Database, url: str) -> str:
-    """Check the target is unused, then migrate it to the newest revision."""
-    revision = _unused_target(target, url)
-    try:
-        target.upgrade()
-    except Exception as exc:  # alembic raises its own errors for a revision it does not know
-        raise CopyRefused(
-            f"cannot migrate target database {safe_url(url)} (at revision {revision}): "
-            f"{first_line(exc)}"
-        ) from None
-    return _describe(revision)
-
-
-def _dry_run(source: Database, source_url: str, target_url: str, revision: str) -> CopyReport:
-    if _missing_sqlite_file(target_url):
-        state = NEW_SQLITE_FILE
-    else:
-        with _opened(target_url, "target") as target:
-            state = _describe(_unused_target(target, target_url))
-    with _snapshot(source) as src:
-        counts = _counts(src)
-        skipped = _foreign_tables(src)
-    return CopyReport(
-        source=safe_url(source_url),
-        target=safe_url(target_url),
-        revision=revision,
-        dry_run=True,
-        target_state=state,
-        tables=tuple(TableCount(name, n, None) for name, n in counts.items()),
-        not_copied=(cache_epoch.name, *skipped),
-    )
 
 
 # ----------------------------------------------------------------------------------------
@@ -269,21 +267,22 @@ def _foreign_tables(conn: Connection) -> list[str]:
     return sorted(set(inspect(conn).get_table_names()) - ours)
 
 
+def _dry_counts(source: Database) -> tuple[dict[str, int], list[str]]:
+    with _snapshot(source) as src:
+        return _counts(src), _foreign_tables(src)
+
+
 def _copy(
-    source: Database,
-    target: Database,
-    source_url: str,
-    target_url: str,
-    revision: str,
-    state: str,
-    batch_rows: int,
-) -> CopyReport:
+    source: Database, target: Database, target_url: str, batch_rows: int
+) -> tuple[dict[str, int], list[str], dict[str, int], dict[str, int]]:
+    """Copy in one target transaction: the source's counts and foreign tables, the
+    target's counts after the copy and its next ids."""
     table = "(setup)"
     try:
         with _snapshot(source) as src:
             counts = _counts(src)
             skipped = _foreign_tables(src)
-            marks = _Marks(src)
+            highest: dict[str, int] = {}  # per id-numbered table, from every sign of it
             writing = target.engine.connect().execution_options(memoryd_write=True)
             with writing as dst, dst.begin():
                 _refuse_if_used(target_url, _target_contents(dst)[1])
@@ -291,10 +290,13 @@ def _copy(
                     table = t.name
                     if t is id_high_water:
                         _merge_high_water(src, dst)
-                    else:
-                        marks.saw(t, _copy_table(src, dst, t, batch_rows))
+                        continue
+                    top, named_chats = _copy_table(src, dst, t, batch_rows)
+                    highest[chats.name] = max(highest.get(chats.name, 0), named_chats)
+                    if t.autoincrement_column is not None:
+                        highest[t.name] = max(highest.get(t.name, 0), top)
                 table = "(ids)"
-                next_ids = marks.apply(dst)
+                next_ids = _move_ids(dst, highest)
                 table = "(verifying)"
                 copied = _verify(dst, counts)
     except (MemorydError, KeyboardInterrupt):
@@ -304,60 +306,38 @@ def _copy(
             f"copying table {table} failed, nothing was written to {safe_url(target_url)}: "
             f"{first_line(exc)}"
         ) from None
-    return CopyReport(
-        source=safe_url(source_url),
-        target=safe_url(target_url),
-        revision=revision,
-        dry_run=False,
-        target_state=state,
-        tables=tuple(TableCount(name, n, copied[name]) for name, n in counts.items()),
-        next_ids=next_ids,
-        not_copied=(cache_epoch.name, *skipped),
-    )
+    return counts, skipped, copied, next_ids
 
 
-def _copy_table(src: Connection, dst: Connection, table: Table, batch_rows: int) -> _Seen:
-    """Stream ``table`` from ``src`` into ``dst``, ``batch_rows`` at a time; what it saw."""
+def _copy_table(src: Connection, dst: Connection, table: Table, batch_rows: int) -> tuple[int, int]:
+    """Stream ``table`` from ``src`` into ``dst``, ``batch_rows`` at a time. Returns the
+    highest id it gave (its rows' and, on PostgreSQL, its sequence's) and the highest chat
+    id its rows name."""
     raw = {c.name for c in table.columns if isinstance(c.type, JSON)}
     # JSON as its stored text both ways: re-encoding would turn SQL NULL into JSON null
     columns = [cast(c, Text).label(c.name) if c.name in raw else c for c in table.columns]
-    key = list(table.primary_key.columns)
-    query = select(*columns).order_by(*key)
+    query = select(*columns).order_by(*table.primary_key.columns)
     postgres = dst.dialect.name == "postgresql"
-    values = {
-        c.name: (
-            cast(bindparam(f"p_{c.name}", type_=Text), c.type)
-            if c.name in raw and postgres
-            else bindparam(f"p_{c.name}", type_=Text if c.name in raw else c.type)
-        )
-        for c in table.columns
-    }
+    values: dict[str, Any] = {}
+    for c in table.columns:
+        bound = bindparam(f"p_{c.name}", type_=Text if c.name in raw else c.type)
+        values[c.name] = cast(bound, c.type) if c.name in raw and postgres else bound
     statement = insert(table).values(values)
-    seen = _Seen()
+    auto = table.autoincrement_column
+    names_chats = table is memories or table is memory_suggestions
+    highest = named_chats = 0
     result = src.execution_options(yield_per=batch_rows).execute(query)
     for batch in result.partitions():
-        rows = [{f"p_{k}": v for k, v in row._mapping.items()} for row in batch]
-        dst.execute(statement, rows)
-        seen.note(table, batch)
-    return seen
-
-
-@dataclass
-class _Seen:
-    """What copying a table showed about ids: its highest id, and chat ids named."""
-
-    highest: int = 0
-    named_chats: int = 0
-
-    def note(self, table: Table, batch: Iterable[Any]) -> None:
-        auto = table.autoincrement_column
+        dst.execute(statement, [{f"p_{k}": v for k, v in row._mapping.items()} for row in batch])
         for row in batch:
             if auto is not None:
-                self.highest = max(self.highest, int(row._mapping[auto.name]))
-            if table is memories or table is memory_suggestions:
-                for chat_id in json.loads(row.source_chats or "[]"):
-                    if isinstance(chat_id, int):
-                        self.named_chats = max(self.named_chats, chat_id)
+                highest = max(highest, int(row._mapping[auto.name]))
+            for chat_id in json.loads(row.source_chats or "[]") if names_chats else ():
+                if isinstance(chat_id, int):
+                    named_chats = max(named_chats, chat_id)
+    if auto is not None and src.dialect.name == "postgresql":
+        highest = max(highest, _sequence_used(src, table))
+    return highest, named_chats
 
 
 def _merge_high_water(src: Connection, dst: Connection) -> None:
@@ -371,44 +351,31 @@ def _merge_high_water(src: Connection, dst: Connection) -> None:
         dst.execute(insert(id_high_water), [{"name": k, "value": v} for k, v in merged.items()])
 
 
-class _Marks:
-    """The highest id each id-numbered table ever gave, from every sign of it."""
-
-    def __init__(self, src: Connection) -> None:
-        self.src = src
-        self.highest: dict[str, int] = {}
-        self.named_chats = 0
-        self.tables = {t.name: t for t in copied_tables() if t.autoincrement_column is not None}
-
-    def saw(self, table: Table, seen: _Seen) -> None:
-        self.named_chats = max(self.named_chats, seen.named_chats)
-        if table.name in self.tables:
-            postgres = self.src.dialect.name == "postgresql"
-            source = _sequence_used(self.src, table) if postgres else 0
-            self.highest[table.name] = max(seen.highest, source)
-
-    def apply(self, dst: Connection) -> dict[str, int]:
-        """Move the target's counters past every id given; the next id per table."""
-        self.highest[chats.name] = max(self.highest.get(chats.name, 0), self.named_chats)
-        marks = {str(r.name): int(r.value) for r in dst.execute(select(id_high_water))}
-        next_ids: dict[str, int] = {}
-        for name, table in self.tables.items():
-            highest = max(self.highest.get(name, 0), marks.get(name, 0))
-            if dst.dialect.name == "postgresql":
-                highest = max(highest, _sequence_used(dst, table))
-                if highest:
-                    sequence = _sequence_name(dst, table)
-                    dst.execute(text("SELECT setval(:s, :v, true)"), {"s": sequence, "v": highest})
-            elif name in _MARKED:
-                top = _max_id(dst, table)
-                if highest > max(top, marks.get(name, 0)):
-                    dst.execute(delete(id_high_water).where(id_high_water.c.name == name))
-                    dst.execute(insert(id_high_water).values(name=name, value=highest))
-                highest = max(highest, top)
-            else:
-                highest = _max_id(dst, table)  # SQLite numbers these max(id) + 1
-            next_ids[name] = highest + 1
-        return next_ids
+def _move_ids(dst: Connection, highest: Mapping[str, int]) -> dict[str, int]:
+    """Move the target's counters past every id given (``highest``, per table); the next
+    id per table."""
+    marks = {str(r.name): int(r.value) for r in dst.execute(select(id_high_water))}
+    next_ids: dict[str, int] = {}
+    for table in copied_tables():
+        name = table.name
+        if table.autoincrement_column is None:
+            continue
+        top = max(highest.get(name, 0), marks.get(name, 0))
+        if dst.dialect.name == "postgresql":
+            top = max(top, _sequence_used(dst, table))
+            if top:
+                sequence = _sequence_name(dst, table)
+                dst.execute(text("SELECT setval(:s, :v, true)"), {"s": sequence, "v": top})
+        elif name in _MARKED:
+            stored = _max_id(dst, table)
+            if top > max(stored, marks.get(name, 0)):
+                dst.execute(delete(id_high_water).where(id_high_water.c.name == name))
+                dst.execute(insert(id_high_water).values(name=name, value=top))
+            top = max(top, stored)
+        else:
+            top = _max_id(dst, table)  # SQLite numbers these max(id) + 1
+        next_ids[name] = top + 1
+    return next_ids
 
 
 def _sequence_name(conn: Connection, table: Table) -> str:
@@ -450,23 +417,17 @@ def _verify(dst: Connection, expected: Mapping[str, int]) -> dict[str, int]:
 
 
 def _same_database(a: str, b: str) -> bool:
+    def place(url: str) -> object:
+        parsed = parse_url(url)
+        if parsed.get_backend_name() == "sqlite":
+            return parsed.database and Path(parsed.database).expanduser().resolve()
+        return (parsed.get_backend_name(), parsed.host, parsed.port or 5432, parsed.database)
+
     try:
-        first, second = parse_url(a), parse_url(b)
+        first = place(a)
+        return bool(first) and first == place(b)
     except ArgumentError:
         return False
-    if first.get_backend_name() != second.get_backend_name():
-        return False
-    if first.get_backend_name() == "sqlite":
-        if not first.database or not second.database:
-            return False
-        return Path(first.database).expanduser().resolve() == (
-            Path(second.database).expanduser().resolve()
-        )
-    return (first.host, first.port or 5432, first.database) == (
-        second.host,
-        second.port or 5432,
-        second.database,
-    )
 
 
 def _missing_sqlite_file(url: str) -> bool:

@@ -70,6 +70,12 @@ def matrix_bytes(vectors: Any) -> bytes | None:
     return FLOAT16 + np.asarray(vectors, dtype=np.float16).tobytes()
 
 
+def _vector_columns(vectors: Any, embedder: str | None) -> dict[str, Any]:
+    """The columns of a value's texts' vectors, both NULL without any."""
+    blob = matrix_bytes(vectors)
+    return {"vectors": blob, "embedder": embedder if blob is not None else None}
+
+
 def vector_matrix(blob: bytes | None, count: int) -> Vector | None:
     """The stored vectors as a ``count`` x dimensions float32 matrix, from float16 after
     the marker or float32 without it; None when there are none or the bytes do not split
@@ -227,17 +233,11 @@ def put(
     found = _row(conn, memory_id, kind, content_key)
     if found is False or (found is not None and found.version >= version):
         return False
-    blob = matrix_bytes(vectors)
-    row = {
-        "content_key": content_key,
-        "version": version,
-        "value": encode(value),
-        "vectors": blob,
-        "embedder": embedder if blob is not None else None,
-    }
     mine = (memory_derived.c.memory_id == memory_id, memory_derived.c.kind == kind)
     conn.execute(delete(memory_derived).where(*mine))
-    conn.execute(insert(memory_derived).values(memory_id=memory_id, kind=kind, **row))
+    row = {"content_key": content_key, "version": version, "value": encode(value)}
+    columns = {**row, **_vector_columns(vectors, embedder)}
+    conn.execute(insert(memory_derived).values(memory_id=memory_id, kind=kind, **columns))
     return True
 
 
@@ -263,8 +263,7 @@ def revise(
             return False
         changes: dict[str, Any] = {"version": version}
     else:
-        blob = matrix_bytes(vectors)
-        changes = {"vectors": blob, "embedder": embedder if blob is not None else None}
+        changes = _vector_columns(vectors, embedder)
     mine = (memory_derived.c.memory_id == memory_id, memory_derived.c.kind == kind)
     conn.execute(update(memory_derived).where(*mine).values(**changes))
     return True

@@ -17,7 +17,6 @@ from sqlalchemy.engine import Connection
 
 from memoryd.storage.tables import (
     CHAT_UNPROCESSED,
-    UTCDateTime,
     chats,
     extraction_pairs,
     extraction_runs,
@@ -129,7 +128,7 @@ def pending_chats(conn: Connection, user_id: int, workspace_id: int) -> tuple[in
             chats.c.user_id == user_id, chats.c.workspace_id == workspace_id, CHAT_UNPROCESSED
         )
     ).one()
-    return int(count), UTCDateTime().process_result_value(last, conn.dialect)
+    return int(count), last  # max() keeps the column's type: read back aware, in UTC
 
 
 def mark_processed(

@@ -71,21 +71,10 @@ def publish(conn: Connection, import_id: str, *, learns: bool) -> int:
 
 def drop(conn: Connection, import_id: str, limit: int = BATCH_ROWS) -> int:
     """Delete up to ``limit`` of the import's staged rows; returns how many went."""
-    seqs = (
-        select(import_chats.c.seq)
-        .where(import_chats.c.import_id == import_id)
-        .order_by(import_chats.c.seq)
-        .limit(limit)
-    )
-    found = [int(s) for s in conn.execute(seqs).scalars()]
-    if not found:
-        return 0
-    conn.execute(
-        delete(import_chats).where(
-            import_chats.c.import_id == import_id, import_chats.c.seq.in_(found)
-        )
-    )
-    return len(found)
+    mine = import_chats.c.import_id == import_id
+    first = select(import_chats.c.seq).where(mine).order_by(import_chats.c.seq).limit(limit)
+    query = delete(import_chats).where(mine, import_chats.c.seq.in_(first))
+    return int(conn.execute(query).rowcount)
 
 
 def stale(conn: Connection, now: datetime) -> list[str]:

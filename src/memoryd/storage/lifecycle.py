@@ -16,7 +16,7 @@ from sqlalchemy import Row, insert, select, update
 from sqlalchemy.engine import Connection
 
 from memoryd.domain.models import Chat, Scope, Suggestion, SuggestionKind, SuggestionStatus
-from memoryd.storage.repository import chat_of
+from memoryd.storage.repository import Repository
 from memoryd.storage.tables import chats, memory_suggestions, workspaces
 
 _SUGGESTION_SELECT = select(memory_suggestions, workspaces.c.slug).select_from(
@@ -89,15 +89,15 @@ def decide_suggestion(
     memory_id: str | None = None,
 ) -> bool:
     """Mark a pending suggestion decided; False if it was no longer pending (a race)."""
-    changed = conn.execute(
+    query = (
         update(memory_suggestions)
         .where(
             memory_suggestions.c.id == suggestion_id,
             memory_suggestions.c.status == SuggestionStatus.PENDING.value,
         )
         .values(status=status.value, decided_at=now, memory_id=memory_id)
-    ).rowcount
-    return bool(changed)
+    )
+    return bool(conn.execute(query).rowcount)
 
 
 def with_origins(conn: Connection, user_id: int, found: list[Suggestion]) -> list[Suggestion]:
@@ -123,12 +123,4 @@ def with_origins(conn: Connection, user_id: int, found: list[Suggestion]) -> lis
 def chats_by_id(conn: Connection, user_id: int, chat_ids: Iterable[int]) -> list[Chat]:
     """The user's chats among ``chat_ids`` that still exist, oldest first."""
     wanted = sorted(set(chat_ids))
-    if not wanted:
-        return []
-    query = (
-        select(chats, workspaces.c.slug)
-        .join(workspaces, chats.c.workspace_id == workspaces.c.id)
-        .where(chats.c.user_id == user_id, chats.c.id.in_(wanted))
-        .order_by(chats.c.created_at, chats.c.id)
-    )
-    return [chat_of(r) for r in conn.execute(query)]
+    return Repository(conn).list_chats(user_id, ids=wanted) if wanted else []

@@ -10,22 +10,21 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Any
 
-from sqlalchemy import delete, func, insert, select
+from sqlalchemy import and_, delete, func, insert, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from memoryd.domain.errors import NotFound
 from memoryd.domain.models import Role, User, Workspace
 from memoryd.storage.database import Database
-from memoryd.storage.repository import user_of
+from memoryd.storage.repository import Repository, user_of
 from memoryd.storage.tables import user_workspaces, users, workspaces
 
 
 def workspace_id_of(conn: Connection, slug: str) -> int:
-    found = conn.execute(
-        select(workspaces.c.id).where(workspaces.c.slug == slug)
-    ).scalar_one_or_none()
+    found = Repository(conn).workspace_id(slug)
     if found is None:
         raise NotFound(f"no workspace {slug!r}")
     return int(found)
@@ -33,30 +32,30 @@ def workspace_id_of(conn: Connection, slug: str) -> int:
 
 def has_membership(conn: Connection, user_id: int, slug: str) -> bool:
     """Whether a ``user_workspaces`` row joins this user to this workspace (roles aside)."""
-    row = conn.execute(
+    query = (
         select(user_workspaces.c.user_id)
         .select_from(user_workspaces.join(workspaces))
         .where(user_workspaces.c.user_id == user_id, workspaces.c.slug == slug)
-    ).first()
-    return row is not None
+    )
+    return conn.execute(query).first() is not None
 
 
 def membership_count(conn: Connection, user_id: int) -> int:
     """How many workspaces the user belongs to."""
-    count = conn.execute(
-        select(func.count()).where(user_workspaces.c.user_id == user_id)
-    ).scalar_one()
-    return int(count)
+    query = select(func.count()).where(user_workspaces.c.user_id == user_id)
+    return int(conn.execute(query).scalar_one())
+
+
+def _membership(user_id: int, workspace_id: int) -> Any:
+    return and_(
+        user_workspaces.c.user_id == user_id, user_workspaces.c.workspace_id == workspace_id
+    )
 
 
 def join(conn: Connection, user_id: int, workspace_id: int, at: datetime) -> bool:
     """Add the membership row inside the caller's transaction; False when it was there."""
-    exists = conn.execute(
-        select(user_workspaces.c.user_id).where(
-            user_workspaces.c.user_id == user_id, user_workspaces.c.workspace_id == workspace_id
-        )
-    ).first()
-    if exists is not None:
+    row = _membership(user_id, workspace_id)
+    if conn.execute(select(user_workspaces.c.user_id).where(row)).first():
         return False
     with contextlib.suppress(IntegrityError):  # a concurrent add won the race
         conn.execute(
@@ -67,22 +66,18 @@ def join(conn: Connection, user_id: int, workspace_id: int, at: datetime) -> boo
 
 def leave(conn: Connection, user_id: int, workspace_id: int) -> bool:
     """Delete the membership row inside the caller's transaction; False when there was none."""
-    removed = conn.execute(
-        delete(user_workspaces).where(
-            user_workspaces.c.user_id == user_id, user_workspaces.c.workspace_id == workspace_id
-        )
-    ).rowcount
-    return bool(removed)
+    query = delete(user_workspaces).where(_membership(user_id, workspace_id))
+    return bool(conn.execute(query).rowcount)
 
 
 def member_ids(conn: Connection, workspace_id: int) -> list[int]:
     """The ids of the workspace's members, in order."""
-    rows = conn.execute(
+    query = (
         select(user_workspaces.c.user_id)
         .where(user_workspaces.c.workspace_id == workspace_id)
         .order_by(user_workspaces.c.user_id)
-    ).scalars()
-    return [int(user_id) for user_id in rows]
+    )
+    return [int(user_id) for user_id in conn.execute(query).scalars()]
 
 
 class Memberships:

@@ -122,14 +122,10 @@ class Repository:
         """Every user with memory counts, usable workspaces and own choices, by id: four
         queries whatever the number of users."""
         rows = self.conn.execute(select(users).order_by(users.c.id)).all()
-        on_global: dict[int, int] = {}
-        elsewhere: dict[int, int] = {}
         per_scope = select(memories.c.user_id, memories.c.scope, func.count()).group_by(
             memories.c.user_id, memories.c.scope
         )
-        for user_id, scope, count in self.conn.execute(per_scope):
-            tally = on_global if scope == Scope.GLOBAL.value else elsewhere
-            tally[int(user_id)] = tally.get(int(user_id), 0) + int(count)
+        held = {(int(u), str(scope)): int(n) for u, scope, n in self.conn.execute(per_scope)}
         joined: dict[int, list[str]] = {}
         membership = (
             select(user_workspaces.c.user_id, workspaces.c.slug)
@@ -145,8 +141,8 @@ class Repository:
         return [
             UserSummary(
                 user=user_of(r),
-                global_memories=on_global.get(r.id, 0),
-                workspace_memories=elsewhere.get(r.id, 0),
+                global_memories=held.get((r.id, Scope.GLOBAL.value), 0),
+                workspace_memories=held.get((r.id, Scope.WORKSPACE.value), 0),
                 workspaces=tuple(every if r.role == Role.ADMIN.value else joined.get(r.id, [])),
                 learn_from_chats=bool(r.learn_from_chats),
                 memory_review=None if r.memory_review is None else str(r.memory_review),

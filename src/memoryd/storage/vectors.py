@@ -28,17 +28,12 @@ class OldVector(NamedTuple):
     embedder: str | None = None
 
 
-def vector_bytes(vector: Any) -> bytes | None:
-    return None if vector is None else np.asarray(vector, dtype=np.float32).tobytes()
-
-
 def vector_columns(vector: Any, embedder: str) -> dict[str, Any]:
     """The columns written with a memory's (new) vector; all NULL without one."""
-    return {
-        "embedding": vector_bytes(vector),
-        "embedder": embedder if vector is not None else None,
-        "vector_form": VECTOR_FORM if vector is not None else None,
-    }
+    if vector is None:
+        return dict.fromkeys(("embedding", "embedder", "vector_form"))
+    embedding = np.asarray(vector, dtype=np.float32).tobytes()
+    return {"embedding": embedding, "embedder": embedder, "vector_form": VECTOR_FORM}
 
 
 def old_vector_memories(
@@ -47,14 +42,12 @@ def old_vector_memories(
     """Memories whose vector an older form of their text made or, with ``embedder``,
     another embedder than that one, oldest first."""
     c = memories.c
-    columns = (c.id, c.content, c.content_key, c.vector_form, c.embedder)
     where = MEMORY_OLD_VECTORS
     if embedder is not None:
-        other = or_(memories.c.embedder.is_(None), memories.c.embedder != embedder)
-        where = or_(where, and_(memories.c.embedding.is_not(None), other))
-    query = (
-        select(*columns).where(where).order_by(memories.c.created_at, memories.c.id).limit(limit)
-    )
+        other = or_(c.embedder.is_(None), c.embedder != embedder)
+        where = or_(where, and_(c.embedding.is_not(None), other))
+    query = select(c.id, c.content, c.content_key, c.vector_form, c.embedder).where(where)
+    query = query.order_by(c.created_at, c.id).limit(limit)
     return [OldVector._make(row) for row in conn.execute(query)]
 
 

@@ -19,6 +19,7 @@ from memoryd.domain.rules import KEEP, Keep, Limits, content_key, is_row_id, sco
 
 __all__ = ["KEEP", "Keep", "MemoryStore", "audit_view"]
 from memoryd.storage import derived
+from memoryd.storage.membership import workspace_id_of
 from memoryd.storage.repository import Repository
 from memoryd.storage.vectors import vector_columns
 
@@ -105,16 +106,13 @@ class MemoryStore:
         now = self.clock()
         values: dict[str, Any] = {"updated_at": now}
         if text is not None:
-            duplicate = repo.find_duplicate(user_id, before.scope, workspace_id, content_key(text))
+            key = content_key(text)
+            duplicate = repo.find_duplicate(user_id, before.scope, workspace_id, key)
             if duplicate and duplicate != memory_id:
-                raise DuplicateMemory(
-                    f"this memory already exists in {scope_label(before.scope, before.workspace)}"
-                )
-            values.update(
-                content=text,
-                content_key=content_key(text),
-                **vector_columns(vector, self.embedder_name()),
-            )
+                where = scope_label(before.scope, before.workspace)
+                raise DuplicateMemory(f"this memory already exists in {where}")
+            vector_values = vector_columns(vector, self.embedder_name())
+            values.update(content=text, content_key=key, **vector_values)
             derived.forget(repo.conn, [memory_id])  # new words: derived (questions...) again
         if expires_at is not KEEP:
             revived = before.is_expired(now) and (expires_at is None or expires_at > now)
@@ -136,10 +134,9 @@ class MemoryStore:
             raise NotFound(f"no user with id {user_id!r}")
 
     def require_workspace(self, repo: Repository, slug: str | None) -> int:
-        workspace_id = repo.workspace_id(slug) if isinstance(slug, str) else None
-        if workspace_id is None:
+        if not isinstance(slug, str):
             raise NotFound(f"no workspace {slug!r}")
-        return workspace_id
+        return workspace_id_of(repo.conn, slug)
 
     def owned(self, repo: Repository, user_id: int, memory_id: str) -> Memory:
         """The memory if it belongs to this user; anyone else's is simply not found."""

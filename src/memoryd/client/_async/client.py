@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import date, datetime
-from types import TracebackType
 from typing import Any
 
 import httpx
@@ -27,7 +26,6 @@ from memoryd.client._shared import (
     context_body,
     detail_of,
     edit_body,
-    flag,
     import_result_of,
     memories_of,
     memory_body,
@@ -82,12 +80,7 @@ class AsyncMemorydClient:
     async def __aenter__(self) -> AsyncMemorydClient:
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *_: object) -> None:
         await self.aclose()
 
     async def aclose(self) -> None:
@@ -379,7 +372,7 @@ class AsyncMemorydClient:
         """Delete your recorded chats in ``workspace``, or all of them when None; returns
         how many were deleted."""
         require_self(user_id, await self.whoami(), "clear_chats")
-        params = {"all": "true"} if workspace is None else {"workspace": workspace}
+        params = {"all": True} if workspace is None else {"workspace": workspace}
         return int((await self._json("DELETE", f"{API}/chats", params=params))["deleted"])
 
     # the user's own choices (GET / PATCH /api/v1/me) -------------------------------------
@@ -441,7 +434,7 @@ class AsyncMemorydClient:
         """The user's own choices (first line), memories and recorded chats as JSON lines
         (see ``memoryd.app.transfer``); ``chats=False`` leaves the chats out."""
         path = await self._owner(user_id, "export")
-        response = await self._call("GET", path, params={"chats": flag(chats)})
+        response = await self._call("GET", path, params={"chats": chats})
         return ndjson_lines(response.text)
 
     async def import_memories(
@@ -456,7 +449,7 @@ class AsyncMemorydClient:
         text), all or nothing, with or without their ``preferences`` and ``chats`` lines."""
         path = await self._owner(user_id, "import")
         headers = {"Content-Type": "application/x-ndjson"}
-        params = {"preferences": flag(preferences), "chats": flag(chats)}
+        params = {"preferences": preferences, "chats": chats}
         answer = await self._json(
             "POST", path, content=ndjson(lines), headers=headers, params=params
         )

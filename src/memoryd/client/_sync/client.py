@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import date, datetime
-from types import TracebackType
 from typing import Any
 
 import httpx
@@ -29,7 +28,6 @@ from memoryd.client._shared import (
     context_body,
     detail_of,
     edit_body,
-    flag,
     import_result_of,
     memories_of,
     memory_body,
@@ -84,12 +82,7 @@ class MemorydClient:
     def __enter__(self) -> MemorydClient:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *_: object) -> None:
         self.close()
 
     def close(self) -> None:
@@ -377,7 +370,7 @@ class MemorydClient:
         """Delete your recorded chats in ``workspace``, or all of them when None; returns
         how many were deleted."""
         require_self(user_id, self.whoami(), "clear_chats")
-        params = {"all": "true"} if workspace is None else {"workspace": workspace}
+        params = {"all": True} if workspace is None else {"workspace": workspace}
         return int((self._json("DELETE", f"{API}/chats", params=params))["deleted"])
 
     # the user's own choices (GET / PATCH /api/v1/me) -------------------------------------
@@ -439,7 +432,7 @@ class MemorydClient:
         """The user's own choices (first line), memories and recorded chats as JSON lines
         (see ``memoryd.app.transfer``); ``chats=False`` leaves the chats out."""
         path = self._owner(user_id, "export")
-        response = self._call("GET", path, params={"chats": flag(chats)})
+        response = self._call("GET", path, params={"chats": chats})
         return ndjson_lines(response.text)
 
     def import_memories(
@@ -454,6 +447,6 @@ class MemorydClient:
         text), all or nothing, with or without their ``preferences`` and ``chats`` lines."""
         path = self._owner(user_id, "import")
         headers = {"Content-Type": "application/x-ndjson"}
-        params = {"preferences": flag(preferences), "chats": flag(chats)}
+        params = {"preferences": preferences, "chats": chats}
         answer = self._json("POST", path, content=ndjson(lines), headers=headers, params=params)
         return import_result_of(answer)
