@@ -24,6 +24,7 @@ NAMES = {CHATGPT: "ChatGPT", CLAUDE: "Claude", OPENWEBUI: "Open WebUI"}
 EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)
 FUTURE_SLACK = timedelta(days=1)
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+EXPECTED = "a ChatGPT, Claude or Open WebUI export"
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,7 @@ def parse_history(text: str | bytes, format: str | None = None) -> History:
     if isinstance(data, dict) and isinstance(data.get("chat"), dict):
         data = [data]  # one Open WebUI chat on its own
     if not isinstance(data, list):
-        raise InvalidInput(f"the file is not {_expected()}: expected a list of conversations")
+        raise InvalidInput(f"the file is not {EXPECTED}: expected a list of conversations")
     chosen = format or detect_format(data)
     parse = _PARSERS[chosen]
     conversations: list[Conversation] = []
@@ -110,7 +111,7 @@ def detect_format(data: list[Any]) -> str:
     if first is None:
         if not data:
             raise InvalidInput("the file holds no conversations; nothing to import")
-        raise InvalidInput(f"the file is not {_expected()}: its items are not objects")
+        raise InvalidInput(f"the file is not {EXPECTED}: its items are not objects")
     if "mapping" in first:
         return CHATGPT
     if "chat_messages" in first:
@@ -119,13 +120,9 @@ def detect_format(data: list[Any]) -> str:
         return OPENWEBUI
     keys = ", ".join(sorted(str(k) for k in first)[:6]) or "none"
     raise InvalidInput(
-        f"the file is not {_expected()}: its first conversation has no 'mapping',"
+        f"the file is not {EXPECTED}: its first conversation has no 'mapping',"
         f" 'chat_messages' or 'chat' (keys: {keys})"
     )
-
-
-def _expected() -> str:
-    return "a ChatGPT, Claude or Open WebUI export"
 
 
 # ChatGPT ---------------------------------------------------------------------------------

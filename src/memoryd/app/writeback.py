@@ -213,16 +213,13 @@ class BackgroundWriter:
             self._busy = bool(chats or touches)
         try:
             if chats:
-                try:
-                    self._store_chats(chats)  # one transaction: all of them or none
-                except Exception:
-                    with self._cond:  # back in front, oldest first, for the retry
-                        self._chats[:0] = chats
-                    raise
+                self._store_chats(chats)  # one transaction: all of them or none
+                chats = []
             if touches:
                 self._write_marks(touches)
         except Exception:
-            with self._cond:  # the marks not written go back too, for the retry
+            with self._cond:  # what was not written goes back (chats in front) for the retry
+                self._chats[:0] = chats
                 for memory_id, at in touches.items():
                     self._touches.setdefault(memory_id, at)
             raise
