@@ -234,7 +234,7 @@ def _openwebui(item: dict[str, Any], number: int) -> tuple[Conversation, int]:
 def _openwebui_branch(nodes: dict[str, Any], current: Any) -> list[Any]:
     """The messages from the first to ``currentId``, by ``parentId``."""
     if not isinstance(current, str) or current not in nodes:
-        return [n for n in nodes.values()]  # no branch named: the file's order
+        return list(nodes.values())  # no branch named: the file's order
     return [nodes[node_id] for node_id in _branch_to(nodes, current, "parentId")]
 
 

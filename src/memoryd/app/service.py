@@ -36,11 +36,23 @@ from memoryd.storage.opening import open_database
 from memoryd.storage.write_rules import MemoryStore
 
 if TYPE_CHECKING:
+    from typing import TypedDict, Unpack
+
     from memoryd.app.history_formats import History
     from memoryd.extraction.pipeline import PairResult
     from memoryd.extraction.runs import Run
     from memoryd.extraction.scheduler import ProgressCallback, RunCallback, StartCallback
     from memoryd.models.llm.base import LLMProvider
+
+    class ExtractOptions(TypedDict, total=False):  # ExtractionService.extract's keywords
+        force: bool
+        dry_run: bool
+        provider: LLMProvider | None
+        on_pair: ProgressCallback | None
+        on_pair_start: StartCallback | None
+        on_start: RunCallback | None
+        ask_questions: int
+
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -96,9 +108,7 @@ class Memoryd:
             self._embedder_factory = pick("embedder", self.settings.embedder, embedder_factories())
         self._reranker_choice: str | Reranker = reranker or self.settings.reranker
         self._reranker: Reranker | None = None
-        # one database, embedder and reranker per instance, even when threads (the
-        # writer's pre-embedding, a server's workers) ask for them first at the same time
-        self._open_lock = threading.RLock()
+        self._open_lock = threading.RLock()  # see _once
         self.store = MemoryStore(limits, clock, lambda: self.embedder.name)
         self.catalog = Catalog()
         self.quiet = QuietGate()  # chat turns in progress (see memoryd.app.writeback)
@@ -250,32 +260,12 @@ class Memoryd:
 
         @overload
         def extract(
-            self,
-            user_id: int,
-            workspace: str,
-            *,
-            force: bool = ...,
-            dry_run: bool = ...,
-            provider: LLMProvider | None = ...,
-            on_pair: ProgressCallback | None = ...,
-            on_pair_start: StartCallback | None = ...,
-            on_start: RunCallback | None = ...,
-            ask_questions: int = ...,
+            self, user_id: int, workspace: str, **options: Unpack[ExtractOptions]
         ) -> PairResult: ...
 
         @overload
         def extract(
-            self,
-            user_id: None = ...,
-            workspace: None = ...,
-            *,
-            force: bool = ...,
-            dry_run: bool = ...,
-            provider: LLMProvider | None = ...,
-            on_pair: ProgressCallback | None = ...,
-            on_pair_start: StartCallback | None = ...,
-            on_start: RunCallback | None = ...,
-            ask_questions: int = ...,
+            self, user_id: None = ..., workspace: None = ..., **options: Unpack[ExtractOptions]
         ) -> Run: ...
 
         def extract(self, *args: Any, **kwargs: Any) -> PairResult | Run: ...

@@ -379,11 +379,9 @@ def import_lines(
             before = repo.get_memory(memory_id) if mine and memory_id else None
             if before is not None and memory_id is not None:
                 repo.update_memory(memory_id, values)
-                action = AuditAction.UPDATE
             else:
                 memory_id = memory_id or uuid.uuid4().hex
                 repo.insert_memory({"id": memory_id, "user_id": user_id, **values})
-                action = AuditAction.CREATE
             if record.id is not None:
                 memory_targets[record.id] = memory_id
             if before is not None and before.content != record.content:
@@ -398,8 +396,9 @@ def import_lines(
             if after == before:  # the line says what is stored: no change to count or log
                 result.unchanged += 1
                 continue
-            result.created += action is AuditAction.CREATE
-            result.updated += action is AuditAction.UPDATE
+            result.created += before is None
+            result.updated += before is not None
+            action = AuditAction.CREATE if before is None else AuditAction.UPDATE
             md.store.audit(repo, action, actor, before, after, md.clock())
         link_chats(repo, user_id, staged.inserted, memory_targets, protected_ids)
         now = md.clock()  # count again: a concurrent write may have won

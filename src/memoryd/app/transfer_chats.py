@@ -133,15 +133,12 @@ def parse_chat(
 
 
 def check_chat_ids(records: Sequence[ChatRecord]) -> None:
-    seen: dict[int, int] = {}
+    seen: dict[int, int] = {}  # chat id -> its first line
     for record in records:
-        if record.id is None:
-            continue
-        if record.id in seen:
+        if record.id is not None and seen.setdefault(record.id, record.line) != record.line:
             raise InvalidInput(
                 f"line {record.line}: chat id {record.id} is also on line {seen[record.id]}"
             )
-        seen[record.id] = record.line
 
 
 def _link_refused(chat: ChatRecord, memory_id: str, why: str) -> InvalidInput:
