@@ -308,6 +308,5 @@ def _time(value: Any) -> datetime | None:
             return None
         if at.tzinfo is None:
             at = at.replace(tzinfo=UTC)
-    if at is None or not EARLIEST <= at <= datetime.now(UTC) + FUTURE_SLACK:
-        return None
-    return at
+    plausible = at is not None and EARLIEST <= at <= datetime.now(UTC) + FUTURE_SLACK
+    return at if plausible else None
