@@ -216,13 +216,12 @@ def staged_chats(
         with db.read() as repo:  # before the staged chats' ids are given
             given = highest_given_chat_id(repo.conn)
             known = _existing(repo, user_id, records)
-        # a chat already there, or twice in the file, is not imported twice
-        new: dict[_ChatKey, ChatRecord] = {}
+        new: dict[_ChatKey, ChatRecord] = {}  # a chat already there, or twice in the file, once
         for record in records:
-            new.setdefault(_key(record, now), record)
-        new = {key: record for key, record in new.items() if key not in known}
-        ids: list[int] = []
+            if (key := _key(record, now)) not in known:
+                new.setdefault(key, record)
         staged = list(new.values())
+        ids: list[int] = []
         for start in range(0, len(staged), BATCH_ROWS):
             batch = staged[start : start + BATCH_ROWS]
             with db.write() as repo:  # one short transaction per batch
