@@ -159,11 +159,10 @@ class Memoryd:
     @property
     def writer(self) -> BackgroundWriter:
         """Writes that need not hold up a reply (``last_used_at``, proxied chats)."""
-        chats, turns = self.chats, self.turns
         return self._once(
             "_writer",
             lambda: BackgroundWriter(
-                chats.store_pending, turns.mark_used, chats.warm_history, self.quiet
+                self.chats.store_pending, self.turns.mark_used, self.chats.warm_history, self.quiet
             ),
         )
 

@@ -334,13 +334,14 @@ def import_lines(
         workspace_ids: dict[str, int] = {}
         slugs = [r.workspace for r in records if r.workspace] + [c.workspace for c in chat_records]
         for slug in dict.fromkeys(slugs):
-            if repo.workspace_id(slug) is None:
+            workspace_id = repo.workspace_id(slug)
+            if workspace_id is None:
                 repo.insert_workspace(slug, slug, md.clock())
                 change_membership(
                     repo, slug, user_id, True, actor, md.clock(), quota=workspace_quota
                 )
                 result.workspaces_created.append(slug)
-            workspace_id = repo.workspace_id(slug)
+                workspace_id = repo.workspace_id(slug)
             assert workspace_id is not None
             workspace_ids[slug] = workspace_id
         learns = repo.learns_from_chats(user_id, lock=True)
