@@ -6,11 +6,12 @@ chat with the memories it was given that the caller may still see.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from memoryd.access.callers import Owner, Site, require_workspace, self_owner
 from memoryd.domain.errors import NotFound
-from memoryd.domain.models import Chat, Memory, UsedMemory, User
+from memoryd.domain.models import Chat, UsedMemory, User
 
 if TYPE_CHECKING:
     from memoryd.domain.injection import Turn
@@ -22,16 +23,11 @@ def used_memories(site: Site, owner: Owner, chat_ids: Iterable[int]) -> dict[int
     """The memories injected into each chat, without those in workspaces the caller may no
     longer use (a memory moved, or a workspace left): its content stays out of reach."""
     used = site.md.chat_memories(owner.user.id, chat_ids)
-    seen: dict[str | None, bool] = {}
-
-    def visible(memory: Memory | None) -> bool:
-        if memory is None:
-            return True
-        if memory.workspace not in seen:
-            seen[memory.workspace] = owner.may_use(site, memory.workspace)
-        return seen[memory.workspace]
-
-    return {chat: [u for u in ids if visible(u.memory)] for chat, ids in used.items()}
+    may_use = cache(lambda workspace: owner.may_use(site, workspace))  # once per workspace
+    return {
+        chat: [u for u in ids if u.memory is None or may_use(u.memory.workspace)]
+        for chat, ids in used.items()
+    }
 
 
 def with_memories(site: Site, user: User, chats: Sequence[Chat]) -> WithMemories:

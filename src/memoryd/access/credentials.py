@@ -18,6 +18,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import cached_property
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -95,17 +96,15 @@ class AuthStore:
         self.catalog = catalog
         self.clock = clock
         self.hasher = hasher or PasswordHasher()  # Argon2id, RFC 9106 low-memory profile
-        self._dummy_hash: str | None = None
         self._key_used: dict[str, datetime] = {}  # when this process last wrote last_used_at
         self._key_writes = ThreadPoolExecutor(1, thread_name_prefix="memoryd-key-use")
         self.memberships = Memberships(db, clock=clock)
 
+    @cached_property
     def _dummy(self) -> str:
         """Verified when the user does not exist, so a wrong name costs as much as a
         wrong password."""
-        if self._dummy_hash is None:
-            self._dummy_hash = self.hasher.hash(secrets.token_urlsafe(16))
-        return self._dummy_hash
+        return self.hasher.hash(secrets.token_urlsafe(16))
 
     # passwords ------------------------------------------------------------------
     def set_password(self, user_id: int, password: str) -> None:
@@ -126,7 +125,7 @@ class AuthStore:
             found = rows.user_and_hash(repo.conn, name)
         stored = found[1] if found is not None else None
         try:
-            self.hasher.verify(stored or self._dummy(), password)
+            self.hasher.verify(stored or self._dummy, password)
         except (VerificationError, InvalidHashError):
             return None
         if found is None or stored is None:

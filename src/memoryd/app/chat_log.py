@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import astuple
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -113,15 +114,7 @@ class ChatService:
             for chat in batch:
                 try:
                     self.store.require_user(repo, chat.user_id)
-                    self.store_chat(
-                        repo,
-                        chat.user_id,
-                        chat.workspace,
-                        chat.prompt,
-                        chat.response,
-                        chat.at,
-                        chat.memory_ids,
-                    )
+                    self.store_chat(repo, *astuple(chat))  # its fields are store_chat's arguments
                 except NotFound as exc:
                     log.warning("dropping a queued chat of user %s: %s", chat.user_id, exc)
 

@@ -24,6 +24,7 @@ NAMES = {CHATGPT: "ChatGPT", CLAUDE: "Claude", OPENWEBUI: "Open WebUI"}
 EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)
 FUTURE_SLACK = timedelta(days=1)
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+EXPECTED = "a ChatGPT, Claude or Open WebUI export"
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,7 @@ def parse_history(text: str | bytes, format: str | None = None) -> History:
     if isinstance(data, dict) and isinstance(data.get("chat"), dict):
         data = [data]  # one Open WebUI chat on its own
     if not isinstance(data, list):
-        raise InvalidInput(f"the file is not {_expected()}: expected a list of conversations")
+        raise InvalidInput(f"the file is not {EXPECTED}: expected a list of conversations")
     chosen = format or detect_format(data)
     parse = _PARSERS[chosen]
     conversations: list[Conversation] = []
@@ -110,7 +111,7 @@ def detect_format(data: list[Any]) -> str:
     if first is None:
         if not data:
             raise InvalidInput("the file holds no conversations; nothing to import")
-        raise InvalidInput(f"the file is not {_expected()}: its items are not objects")
+        raise InvalidInput(f"the file is not {EXPECTED}: its items are not objects")
     if "mapping" in first:
         return CHATGPT
     if "chat_messages" in first:
@@ -119,13 +120,9 @@ def detect_format(data: list[Any]) -> str:
         return OPENWEBUI
     keys = ", ".join(sorted(str(k) for k in first)[:6]) or "none"
     raise InvalidInput(
-        f"the file is not {_expected()}: its first conversation has no 'mapping',"
+        f"the file is not {EXPECTED}: its first conversation has no 'mapping',"
         f" 'chat_messages' or 'chat' (keys: {keys})"
     )
-
-
-def _expected() -> str:
-    return "a ChatGPT, Claude or Open WebUI export"
 
 
 # ChatGPT ---------------------------------------------------------------------------------
@@ -237,7 +234,7 @@ def _openwebui(item: dict[str, Any], number: int) -> tuple[Conversation, int]:
 def _openwebui_branch(nodes: dict[str, Any], current: Any) -> list[Any]:
     """The messages from the first to ``currentId``, by ``parentId``."""
     if not isinstance(current, str) or current not in nodes:
-        return [n for n in nodes.values()]  # no branch named: the file's order
+        return list(nodes.values())  # no branch named: the file's order
     return [nodes[node_id] for node_id in _branch_to(nodes, current, "parentId")]
 
 
@@ -311,6 +308,5 @@ def _time(value: Any) -> datetime | None:
             return None
         if at.tzinfo is None:
             at = at.replace(tzinfo=UTC)
-    if at is None or not EARLIEST <= at <= datetime.now(UTC) + FUTURE_SLACK:
-        return None
-    return at
+    plausible = at is not None and EARLIEST <= at <= datetime.now(UTC) + FUTURE_SLACK
+    return at if plausible else None

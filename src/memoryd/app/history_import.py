@@ -68,19 +68,16 @@ def import_history(
     with md.db.read() as repo:  # NotFound before anything is written
         md.store.require_workspace(repo, workspace)
     actor = actor or Actor(Source.IMPORT, user_id)
-    outcome = HistoryImport(history.format, len(history.conversations), 0)
-    outcome.skipped = history.empty_prompts
-    wanted: list[Turn] = []
-    seen: set[str] = set()
+    turns: dict[str, Turn] = {}  # the first of each key
     for turn in history.turns:
-        if turn.key in seen:
-            continue
-        seen.add(turn.key)
-        long = max(len(turn.prompt), len(turn.response)) > MAX_CHAT_TEXT
-        if turn.created_at is None or long:
-            outcome.skipped += 1
-        else:
-            wanted.append(turn)
+        turns.setdefault(turn.key, turn)
+    wanted = [
+        t
+        for t in turns.values()
+        if t.created_at is not None and max(len(t.prompt), len(t.response)) <= MAX_CHAT_TEXT
+    ]
+    outcome = HistoryImport(history.format, len(history.conversations), 0)
+    outcome.skipped = history.empty_prompts + len(turns) - len(wanted)
     outcome.total = len(wanted) + outcome.skipped
     if progress is not None:
         progress(outcome)

@@ -81,13 +81,11 @@ def require_room(repo: Repository, user_id: int, adding: int, quota: int) -> Non
 
 def end_memberships(
     repo: Repository, workspace_id: int, slug: str, actor: Actor, now: datetime
-) -> list[int]:
+) -> None:
     """Record in each member's log that they are no longer a member of a workspace about
-    to be deleted (its rows go with it); the members' ids."""
-    members = member_ids(repo.conn, workspace_id)
-    for user_id in members:
+    to be deleted (its rows go with it)."""
+    for user_id in member_ids(repo.conn, workspace_id):
         record_membership(repo, user_id, slug, False, actor, now)
-    return members
 
 
 def record_membership(

@@ -12,7 +12,7 @@ import functools
 import threading
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar, cast, overload
 
 from memoryd.app.accounts import AccountService
 from memoryd.app.audit import AuditService
@@ -36,15 +36,28 @@ from memoryd.storage.opening import open_database
 from memoryd.storage.write_rules import MemoryStore
 
 if TYPE_CHECKING:
+    from typing import TypedDict, Unpack
+
     from memoryd.app.history_formats import History
     from memoryd.extraction.pipeline import PairResult
     from memoryd.extraction.runs import Run
     from memoryd.extraction.scheduler import ProgressCallback, RunCallback, StartCallback
     from memoryd.models.llm.base import LLMProvider
 
+    class ExtractOptions(TypedDict, total=False):  # ExtractionService.extract's keywords
+        force: bool
+        dry_run: bool
+        provider: LLMProvider | None
+        on_pair: ProgressCallback | None
+        on_pair_start: StartCallback | None
+        on_start: RunCallback | None
+        ask_questions: int
+
+
 P = ParamSpec("P")
 R = TypeVar("R")
 S = TypeVar("S")
+T = TypeVar("T")
 
 
 def utcnow() -> datetime:
@@ -95,9 +108,7 @@ class Memoryd:
             self._embedder_factory = pick("embedder", self.settings.embedder, embedder_factories())
         self._reranker_choice: str | Reranker = reranker or self.settings.reranker
         self._reranker: Reranker | None = None
-        # one database, embedder and reranker per instance, even when threads (the
-        # writer's pre-embedding, a server's workers) ask for them first at the same time
-        self._open_lock = threading.RLock()
+        self._open_lock = threading.RLock()  # see _once
         self.store = MemoryStore(limits, clock, lambda: self.embedder.name)
         self.catalog = Catalog()
         self.quiet = QuietGate()  # chat turns in progress (see memoryd.app.writeback)
@@ -111,51 +122,49 @@ class Memoryd:
         self.extraction = ExtractionService(self)
 
     # wiring ----------------------------------------------------------------
+    def _once(self, name: str, make: Callable[[], T]) -> T:
+        """The attribute ``name``, made by ``make`` on first use: once per instance, even
+        when threads (the writer's pre-embedding, a server's workers) ask at the same time."""
+        if getattr(self, name) is None:
+            with self._open_lock:
+                if getattr(self, name) is None:
+                    setattr(self, name, make())
+        return cast(T, getattr(self, name))
+
     @property
     def db(self) -> Database:
-        if self._database is None:
-            with self._open_lock:
-                if self._database is None:
-                    self._database = open_database(self.url)
-        return self._database
+        return self._once("_database", lambda: open_database(self.url))
 
     @property
     def embedder(self) -> Embedder:
-        if self._embedder is None:
-            with self._open_lock:
-                if self._embedder is None:
-                    assert self._embedder_factory is not None  # set when none was given
-                    self._embedder = self._embedder_factory(self.settings)
-        return self._embedder
+        def make() -> Embedder:
+            assert self._embedder_factory is not None  # set when none was given
+            return self._embedder_factory(self.settings)
+
+        return self._once("_embedder", make)
 
     @property
     def reranker(self) -> Reranker:
-        if self._reranker is None:
+        def make() -> Reranker:
             from memoryd.plugins import pick, reranker_factories
 
-            with self._open_lock:
-                choice = self._reranker_choice
-                if self._reranker is None:
-                    self._reranker = (
-                        pick("reranker", choice, reranker_factories())(self.embedder)
-                        if isinstance(choice, str)
-                        else choice
-                    )
-        return self._reranker
+            choice = self._reranker_choice  # a plugin's name, or a Reranker to use as it is
+            if isinstance(choice, str):
+                made: Reranker = pick("reranker", choice, reranker_factories())(self.embedder)
+                return made
+            return choice
+
+        return self._once("_reranker", make)
 
     @property
     def writer(self) -> BackgroundWriter:
         """Writes that need not hold up a reply (``last_used_at``, proxied chats)."""
-        if self._writer is None:
-            with self._open_lock:
-                if self._writer is None:
-                    self._writer = BackgroundWriter(
-                        self.chats.store_pending,
-                        self.turns.mark_used,
-                        self.chats.warm_history,
-                        self.quiet,
-                    )
-        return self._writer
+        return self._once(
+            "_writer",
+            lambda: BackgroundWriter(
+                self.chats.store_pending, self.turns.mark_used, self.chats.warm_history, self.quiet
+            ),
+        )
 
     def finish_writes(self) -> None:
         """Write everything the background writer holds and stop its thread (a later
@@ -250,32 +259,12 @@ class Memoryd:
 
         @overload
         def extract(
-            self,
-            user_id: int,
-            workspace: str,
-            *,
-            force: bool = ...,
-            dry_run: bool = ...,
-            provider: LLMProvider | None = ...,
-            on_pair: ProgressCallback | None = ...,
-            on_pair_start: StartCallback | None = ...,
-            on_start: RunCallback | None = ...,
-            ask_questions: int = ...,
+            self, user_id: int, workspace: str, **options: Unpack[ExtractOptions]
         ) -> PairResult: ...
 
         @overload
         def extract(
-            self,
-            user_id: None = ...,
-            workspace: None = ...,
-            *,
-            force: bool = ...,
-            dry_run: bool = ...,
-            provider: LLMProvider | None = ...,
-            on_pair: ProgressCallback | None = ...,
-            on_pair_start: StartCallback | None = ...,
-            on_start: RunCallback | None = ...,
-            ask_questions: int = ...,
+            self, user_id: None = ..., workspace: None = ..., **options: Unpack[ExtractOptions]
         ) -> Run: ...
 
         def extract(self, *args: Any, **kwargs: Any) -> PairResult | Run: ...

@@ -168,7 +168,12 @@ def parse_file(lines: Iterable[str] | str) -> ImportFile:
                 raise InvalidInput(f"a line is text, not {type(text).__name__}")
             if not text.strip():
                 continue
-            data = _json_object(text)
+            try:
+                data = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise InvalidInput(f"not JSON ({exc.msg})") from None
+            if not isinstance(data, dict):
+                raise InvalidInput("expected a JSON object")
             if is_chat(data):
                 chats.append(parse_chat(data, line, _time))
             elif not is_preferences(data):
@@ -189,16 +194,6 @@ def parse_file(lines: Iterable[str] | str) -> ImportFile:
     check_chat_ids(chats)
     check_links_in_file(chats, {r.id: (r.line, r.workspace) for r in records if r.id})
     return ImportFile(records, preferences, chats)
-
-
-def _json_object(text: str) -> dict[str, Any]:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidInput(f"not JSON ({exc.msg})") from None
-    if not isinstance(data, dict):
-        raise InvalidInput("expected a JSON object")
-    return data
 
 
 def _record(data: dict[str, Any], line: int) -> _Record:
@@ -331,19 +326,29 @@ def import_lines(
     # publishes them (memoryd.storage.import_staging); staged chats go when it ends
     with staged_chats(md.db, user_id, chat_records, now) as staged, md.db.write() as repo:
         md.store.require_user(repo, user_id, lock=True)
-        given = staged.given  # before this import gave any
         # the source chats not in the file that are another user's on the target
         named = {c for r in records for c in r.source_chat_ids if c not in in_file}
         others = repo.chats_of_others(user_id, named) if named else set()
-        workspace_ids = _workspaces(
-            md, repo, user_id, parsed, chats, result, actor, workspace_quota
-        )
+        # each workspace written to; missing ones are created (in file order) with the
+        # user as their member (in their audit log, by ``actor``)
+        workspace_ids: dict[str, int] = {}
+        slugs = [r.workspace for r in records if r.workspace] + [c.workspace for c in chat_records]
+        for slug in dict.fromkeys(slugs):
+            workspace_id = repo.workspace_id(slug)
+            if workspace_id is None:
+                repo.insert_workspace(slug, slug, md.clock())
+                change_membership(
+                    repo, slug, user_id, True, actor, md.clock(), quota=workspace_quota
+                )
+                result.workspaces_created.append(slug)
+                workspace_id = repo.workspace_id(slug)
+            assert workspace_id is not None
+            workspace_ids[slug] = workspace_id
         learns = repo.learns_from_chats(user_id, lock=True)
         if preferences and parsed.preferences and parsed.preferences.learn_from_chats is not None:
             learns = parsed.preferences.learn_from_chats
         publish_chats(repo, staged, learns=bool(learns))
-        imported, inserted = staged.imported, staged.inserted
-        result.chats_created, result.chats_skipped = imported.created, imported.skipped
+        result.chats_created, result.chats_skipped = len(staged.inserted), staged.skipped
         memory_targets: dict[str, str] = {}
         for record, vector, rows in zip(records, vectors, question_rows, strict=True):
             workspace_id = workspace_ids[record.workspace] if record.workspace else None
@@ -367,7 +372,7 @@ def import_lines(
                 "updated_at": record.updated_at or now,
                 "last_used_at": record.last_used_at,
                 "source_chats": _source_chats(
-                    record.source_chat_ids, imported.targets, given, others
+                    record.source_chat_ids, staged.targets, staged.given, others
                 ),
                 **vector_columns(vector, md.embedder.name),
                 "expires_at": record.expires_at,
@@ -375,11 +380,9 @@ def import_lines(
             before = repo.get_memory(memory_id) if mine and memory_id else None
             if before is not None and memory_id is not None:
                 repo.update_memory(memory_id, values)
-                action = AuditAction.UPDATE
             else:
                 memory_id = memory_id or uuid.uuid4().hex
                 repo.insert_memory({"id": memory_id, "user_id": user_id, **values})
-                action = AuditAction.CREATE
             if record.id is not None:
                 memory_targets[record.id] = memory_id
             if before is not None and before.content != record.content:
@@ -394,10 +397,11 @@ def import_lines(
             if after == before:  # the line says what is stored: no change to count or log
                 result.unchanged += 1
                 continue
-            result.created += action is AuditAction.CREATE
-            result.updated += action is AuditAction.UPDATE
+            result.created += before is None
+            result.updated += before is not None
+            action = AuditAction.CREATE if before is None else AuditAction.UPDATE
             md.store.audit(repo, action, actor, before, after, md.clock())
-        link_chats(repo, user_id, inserted, memory_targets, protected_ids)
+        link_chats(repo, user_id, staged.inserted, memory_targets, protected_ids)
         now = md.clock()  # count again: a concurrent write may have won
         live = [m for m in repo.list_memories(user_id) if not m.is_expired(now)]
         _refuse_over_limits(md, Counter((m.scope, m.workspace) for m in live))
@@ -405,36 +409,6 @@ def import_lines(
             apply_preferences(repo, user_id, parsed.preferences, actor, md.clock())
             result.preferences = parsed.preferences
     return result
-
-
-def _workspaces(
-    md: Backends,
-    repo: Repository,
-    user_id: int,
-    parsed: ImportFile,
-    chats: bool,
-    result: ImportResult,
-    actor: Actor,
-    quota: int | None,
-) -> dict[str, int]:
-    """The id of each workspace the import writes to; missing ones are created (in the
-    order the file names them) with the user as their member (recorded in their audit
-    log, by ``actor``), in the import's transaction, and listed in
-    ``result.workspaces_created``."""
-    found: dict[str, int] = {}
-    named = [r.workspace for r in parsed.records if r.workspace]
-    named += [c.workspace for c in parsed.chats] if chats else []
-    for slug in dict.fromkeys(named):
-        workspace_id = repo.workspace_id(slug)
-        if workspace_id is None:
-            repo.insert_workspace(slug, slug, md.clock())
-            workspace_id = repo.workspace_id(slug)
-            assert workspace_id is not None
-            change_membership(repo, slug, user_id, True, actor, md.clock(), quota=quota)
-            result.workspaces_created.append(slug)
-        assert workspace_id is not None
-        found[slug] = workspace_id
-    return found
 
 
 def _refuse_over_limits(md: Backends, counts: Counter[tuple[Scope, str | None]]) -> None:

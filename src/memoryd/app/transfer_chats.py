@@ -36,6 +36,7 @@ CREATED, PROCESSED, MEMORIES = "created_at", "memory_processed", "memory_ids"
 KNOWN = (CREATED, ID, MEMORIES, PROCESSED, PROMPT, RESPONSE, WORKSPACE)
 REQUIRED = (WORKSPACE, PROMPT)
 MAX_MEMORY_ID = 32
+_ChatKey = tuple[str, datetime, str, str]  # workspace, time, prompt, reply
 
 
 @dataclass(frozen=True)
@@ -132,15 +133,12 @@ def parse_chat(
 
 
 def check_chat_ids(records: Sequence[ChatRecord]) -> None:
-    seen: dict[int, int] = {}
+    seen: dict[int, int] = {}  # chat id -> its first line
     for record in records:
-        if record.id is None:
-            continue
-        if record.id in seen:
+        if record.id is not None and seen.setdefault(record.id, record.line) != record.line:
             raise InvalidInput(
                 f"line {record.line}: chat id {record.id} is also on line {seen[record.id]}"
             )
-        seen[record.id] = record.line
 
 
 def _link_refused(chat: ChatRecord, memory_id: str, why: str) -> InvalidInput:
@@ -193,22 +191,14 @@ def check_links_on_target(
                 raise _link_refused(chat, memory_id, why)
 
 
-@dataclass
-class ChatImport:
-    """What inserting a file's chats did: each line's chat id on the target (by file id)."""
-
-    targets: dict[int, int]
-    created: int = 0
-    skipped: int = 0
-
-
 @dataclass(frozen=True)
 class StagedChats:
     """An import's chats, staged (``staged_chats``) and waiting for its last transaction."""
 
     import_id: str
-    imported: ChatImport
-    inserted: list[tuple[int, ChatRecord]]
+    targets: dict[int, int]  # each line's chat id on the target, by the line's id
+    skipped: int  # lines already on the target, or twice in the file
+    inserted: list[tuple[int, ChatRecord]]  # each staged chat's id with its line
     given: int  # the highest chat id the target had given before (``highest_given_chat_id``)
 
 
@@ -216,82 +206,48 @@ class StagedChats:
 def staged_chats(
     db: Database, user_id: int, records: Sequence[ChatRecord], now: datetime
 ) -> Iterator[StagedChats]:
-    """Stage the chats (``_stage``) for the body to publish (``publish_chats``); when the
-    body ends, however it ends, the staged rows are deleted -- and those of imports whose
-    process died -- in short transactions."""
+    """Stage the chats not on the target yet (new ids, in file order) for the body to
+    publish (``publish_chats``), in write transactions of ``BATCH_ROWS`` each, so no
+    other writer waits long (``memoryd.storage.import_staging``). When the body ends,
+    however it ends, the staged rows are deleted -- and those of imports whose process
+    died -- in short transactions."""
     import_id = uuid.uuid4().hex
     try:
         with db.read() as repo:  # before the staged chats' ids are given
             given = highest_given_chat_id(repo.conn)
-        imported, inserted = _stage(db, user_id, records, import_id, now=now)
-        yield StagedChats(import_id, imported, inserted, given)
+            known = _existing(repo, user_id, records)
+        new: dict[_ChatKey, ChatRecord] = {}  # a chat already there, or twice in the file, once
+        for record in records:
+            if (key := _key(record, now)) not in known:
+                new.setdefault(key, record)
+        staged = list(new.values())
+        ids: list[int] = []
+        for start in range(0, len(staged), BATCH_ROWS):
+            batch = staged[start : start + BATCH_ROWS]
+            with db.write() as repo:  # one short transaction per batch
+                reserved = import_staging.reserve_chat_ids(repo.conn, len(batch))
+                rows = [
+                    {
+                        "seq": start + n,
+                        "chat_id": chat_id,
+                        "user_id": user_id,
+                        "workspace": r.workspace,
+                        "prompt": r.prompt,
+                        "response": r.response,
+                        "created_at": r.created_at or now,
+                        "memory_processed": r.processed,
+                        "staged_at": now,
+                    }
+                    for n, (r, chat_id) in enumerate(zip(batch, reserved, strict=True))
+                ]
+                import_staging.stage(repo.conn, import_id, rows)
+            ids.extend(reserved)
+        known.update(zip(new, ids, strict=True))
+        targets = {r.id: known[_key(r, now)] for r in records if r.id is not None}
+        inserted = list(zip(ids, staged, strict=True))
+        yield StagedChats(import_id, targets, len(records) - len(staged), inserted, given)
     finally:
         drop_staged(db, import_id, now)
-
-
-def _stage(
-    db: Database, user_id: int, records: Sequence[ChatRecord], import_id: str, *, now: datetime
-) -> tuple[ChatImport, list[tuple[int, ChatRecord]]]:
-    """Stage the chats not on the target yet (new ids, in file order) under ``import_id``,
-    in write transactions of ``BATCH_ROWS`` each, so no other writer waits long
-    (``memoryd.storage.import_staging``); the import's last transaction publishes them.
-    Returns the id map and each staged chat's id with its record, for linking."""
-    with db.read() as repo:
-        workspace_ids = {slug: repo.workspace_id(slug) for slug in {r.workspace for r in records}}
-        wanted = {
-            (w, r.created_at)
-            for r in records
-            if r.created_at and (w := workspace_ids[r.workspace]) is not None
-        }
-        by_id = _existing(repo, user_id, wanted)
-    slugs = {w: slug for slug, w in workspace_ids.items() if w is not None}
-    # (workspace, time, prompt, reply) -> the chat on the target, or the index of the
-    # staged one: a chat already there, or twice in the file, is not imported twice
-    known: dict[tuple[str, datetime, str, str], tuple[int | None, int | None]] = {}
-    for (workspace_id, at), there in by_id.items():
-        for chat_id, prompt, response in there:
-            known.setdefault((slugs[workspace_id], at, prompt, response), (chat_id, None))
-    outcome = ChatImport(targets={})
-    staged: list[ChatRecord] = []
-    places: list[tuple[ChatRecord, int | None, int | None]] = []
-    for record in records:
-        key = (record.workspace, record.created_at or now, record.prompt, record.response)
-        same = known.get(key)
-        if same is not None:
-            outcome.skipped += 1
-            places.append((record, *same))
-        else:
-            known[key] = (None, len(staged))
-            places.append((record, None, len(staged)))
-            staged.append(record)
-    ids: list[int] = []
-    for start in range(0, len(staged), BATCH_ROWS):
-        batch = staged[start : start + BATCH_ROWS]
-        with db.write() as repo:  # one short transaction per batch
-            reserved = import_staging.reserve_chat_ids(repo.conn, len(batch))
-            rows = [
-                {
-                    "seq": start + n,
-                    "chat_id": chat_id,
-                    "user_id": user_id,
-                    "workspace": r.workspace,
-                    "prompt": r.prompt,
-                    "response": r.response,
-                    "created_at": r.created_at or now,
-                    "memory_processed": r.processed,
-                    "staged_at": now,
-                }
-                for n, (r, chat_id) in enumerate(zip(batch, reserved, strict=True))
-            ]
-            import_staging.stage(repo.conn, import_id, rows)
-        ids.extend(reserved)
-    outcome.created = len(staged)
-    for record, found, index in places:
-        if record.id is not None:
-            target = ids[index] if index is not None else found
-            assert target is not None
-            outcome.targets[record.id] = target
-    return outcome, list(zip(ids, staged, strict=True))
 
 
 def publish_chats(repo: Repository, staged: StagedChats, *, learns: bool) -> None:
@@ -320,23 +276,30 @@ def drop_staged(db: Database, import_id: str, now: datetime) -> None:
                     break
 
 
-def _existing(
-    repo: Repository, user_id: int, wanted: set[tuple[int, datetime]]
-) -> dict[tuple[int, datetime], list[tuple[int, str, str]]]:
-    """The user's chats at the (workspace, time) of some line; the text is read only for
-    those, never for the whole history."""
-    workspace_ids = list({w for w, _ in wanted})
-    if not workspace_ids:
+def _existing(repo: Repository, user_id: int, records: Sequence[ChatRecord]) -> dict[_ChatKey, int]:
+    """The user's chats at the (workspace, time) of some line, by their key (the first
+    when several have it); the text is read only for those, never for the whole history."""
+    slugs = {
+        workspace_id: slug
+        for slug in {r.workspace for r in records}
+        if (workspace_id := repo.workspace_id(slug)) is not None
+    }
+    if not slugs:
         return {}
-    by_id: dict[int, tuple[int, datetime]] = {}
-    for chat_id, workspace_id, created_at in repo.chat_times(user_id, workspace_ids):
-        if (workspace_id, created_at) in wanted:
-            by_id[chat_id] = (workspace_id, created_at)
-    found: dict[tuple[int, datetime], list[tuple[int, str, str]]] = {}
+    wanted = {(r.workspace, r.created_at) for r in records if r.created_at}
+    by_id: dict[int, tuple[str, datetime]] = {}
+    for chat_id, workspace_id, created_at in repo.chat_times(user_id, list(slugs)):
+        if (slugs[workspace_id], created_at) in wanted:
+            by_id[chat_id] = (slugs[workspace_id], created_at)
+    found: dict[_ChatKey, int] = {}
     for part in batches(by_id):
         for chat in repo.list_chats(user_id, ids=part):
-            found.setdefault(by_id[chat.id], []).append((chat.id, chat.prompt, chat.response))
+            found.setdefault((*by_id[chat.id], chat.prompt, chat.response), chat.id)
     return found
+
+
+def _key(record: ChatRecord, now: datetime) -> _ChatKey:
+    return (record.workspace, record.created_at or now, record.prompt, record.response)
 
 
 def link_chats(

@@ -39,9 +39,8 @@ EXAMPLE = '{"preferences": {"learn_from_chats": true, "memory_review": "default"
 
 
 def read_preferences(repo: Repository, user_id: int) -> Preferences:
-    learns = repo.learns_from_chats(user_id)
     return Preferences(
-        learn_from_chats=bool(learns),
+        learn_from_chats=bool(repo.learns_from_chats(user_id)),
         memory_review=repo.review_preference(user_id) or FOLLOW_INSTANCE,
         language=repo.user_language(user_id)[1] or FOLLOW_INSTANCE,
     )

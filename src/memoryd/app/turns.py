@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from memoryd.app.i18n import check_language, section_heading, section_titles, turn_language
@@ -73,39 +74,31 @@ class TurnService:
             query = build_query(message, check_history(history))
             b = self.backends
             with b.db.read() as repo:
-                own, workspace_id, enabled = self._turn_scope(repo, user_id, workspace)
-                version, pool = repo.turn_pool(user_id, workspace_id)
-                if not b.catalog.sync(version):  # something changed: check again, uncached
+                for _ in range(2):  # a second time, uncached, when something changed
                     own, workspace_id, enabled = self._turn_scope(repo, user_id, workspace)
                     version, pool = repo.turn_pool(user_id, workspace_id)
-                    b.catalog.sync(version)
+                    if b.catalog.sync(version):
+                        break
             if confirm is not None:
                 confirm()
             language = turn_language(own or b.settings.language, query.text)
             heading = section_heading(language)
+            turn_of = partial(
+                Turn, query=query, record=record, heading=heading, titles=section_titles
+            )
             if not enabled:
-                return Turn(
-                    enabled=False,
-                    query=query,
-                    record=record,
-                    heading=heading,
-                    titles=section_titles,
-                )
+                return turn_of(enabled=False)
             now = b.clock()
             pool = [m for m in pool if not m.is_expired(now)]  # expired: never injected
             globals_ = [ScoredMemory(m, None) for m in pool if m.scope is Scope.GLOBAL]
             candidates = [m for m in pool if m.scope is Scope.WORKSPACE]
             chosen, reason = self._rank(query, candidates)
-            turn = Turn(
+            turn = turn_of(
                 global_memories=tuple(globals_),
                 workspace_memories=tuple(chosen),
                 reranker=b.reranker.name if len(candidates) > WORKSPACE_TOP_K else None,
                 fallback_reason=reason,
-                query=query,
                 candidates=len(candidates),
-                record=record,
-                heading=heading,
-                titles=section_titles,
             )
             if not record:
                 return turn

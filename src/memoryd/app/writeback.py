@@ -15,6 +15,7 @@ import logging
 import os
 import threading
 import weakref
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -26,7 +27,7 @@ MAX_RETRY_WAIT_S = 5.0
 CLOSE_ATTEMPTS = 5
 WARM_NICENESS = 10  # how much lower the pre-embedding thread's priority is
 WARM_MAX_DEFER_S = 0.25  # longest a pre-embedding waits for no turn to be in progress
-MAX_WARM_BACKLOG = 256  # texts waiting to be pre-embedded; the oldest go first
+MAX_WARM_BACKLOG = 256  # texts waiting to be pre-embedded
 
 
 class QuietGate:
@@ -85,7 +86,7 @@ class BackgroundWriter:
         self._hurry = False  # flush() asked: write without gathering
         self._closed = False
         self._thread: threading.Thread | None = None
-        self._warm_texts: list[str] = []
+        self._warm_texts: deque[str] = deque(maxlen=MAX_WARM_BACKLOG)  # full: the oldest go
         self._warm_thread: threading.Thread | None = None
         ref = weakref.ref(self)
 
@@ -159,7 +160,6 @@ class BackgroundWriter:
             if self._closed:  # shutting down: nobody will quote these any more
                 return
             self._warm_texts.extend(t for chat in batch for t in (chat.prompt, chat.response))
-            del self._warm_texts[:-MAX_WARM_BACKLOG]
             if self._warm_thread is None:
                 self._warm_thread = threading.Thread(
                     target=self._warm_run, name="memoryd-warm", daemon=True
@@ -202,7 +202,7 @@ class BackgroundWriter:
                 self._cond.wait_for(lambda: self._closed or self._warm_texts, timeout=None)
                 if self._closed:
                     return
-                text = self._warm_texts.pop(0)
+                text = self._warm_texts.popleft()
             self._quiet.wait_quiet(WARM_MAX_DEFER_S)
             self._warm(text)
 
@@ -213,16 +213,13 @@ class BackgroundWriter:
             self._busy = bool(chats or touches)
         try:
             if chats:
-                try:
-                    self._store_chats(chats)  # one transaction: all of them or none
-                except Exception:
-                    with self._cond:  # back in front, oldest first, for the retry
-                        self._chats[:0] = chats
-                    raise
+                self._store_chats(chats)  # one transaction: all of them or none
+                chats = []
             if touches:
                 self._write_marks(touches)
         except Exception:
-            with self._cond:  # the marks not written go back too, for the retry
+            with self._cond:  # what was not written goes back (chats in front) for the retry
+                self._chats[:0] = chats
                 for memory_id, at in touches.items():
                     self._touches.setdefault(memory_id, at)
             raise
