@@ -12,7 +12,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypeVar
 from urllib.parse import urlsplit
 
 import httpx
@@ -35,6 +35,7 @@ from memoryd.storage.opening import DATABASE_DOWN
 SESSION_COOKIE = "memoryd_session"
 CSRF_HEADER = "x-csrf-token"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+T = TypeVar("T")
 
 
 @dataclass
@@ -68,6 +69,11 @@ class Caller:
     def check(self) -> None:
         if self.confirm is not None and not self.confirm():
             raise StaleCaller
+
+    @property
+    def confirmation(self) -> Callable[[], None] | None:
+        """What a turn calls once it has read the cache version (see ``turn_caller``)."""
+        return self.check if self.confirm else None
 
     @property
     def is_admin(self) -> bool:
@@ -232,6 +238,20 @@ async def turn_caller(request: Request, state: State) -> Caller:
 
 
 TurnCaller = Annotated[Caller, Depends(turn_caller)]
+
+
+def answer_turn(
+    request: Request, state: ServerState, caller: Caller, turn: Callable[[Caller], T]
+) -> T:
+    """``turn(caller)`` in the threadpool. A caller taken from the cache is confirmed by
+    the turn's statement; if it was stale, or anything failed, the request is answered
+    again with the caller checked against the database (a revoked key gets its 401)."""
+    try:
+        return turn(caller)
+    except Exception:
+        if caller.confirm is None:
+            raise
+        return turn(current_caller(request, state))
 
 
 async def current_user(caller: CurrentCaller) -> User:

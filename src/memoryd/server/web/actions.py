@@ -111,8 +111,10 @@ def owner_of(state: ServerState, caller: Caller, form: FormData) -> Owner:
     return owner_for(caller.user, target)
 
 
-def back_to(form: FormData) -> str:
-    return safe_next(form.get("next"))
+def back_to(form: FormData, panel: str | None = None) -> str:
+    """The page the form came from; with ``panel``, that panel of it open."""
+    back = safe_next(form.get("next"))
+    return with_query(back, f"panel={panel}") if panel in PANELS else back
 
 
 async def perform(
@@ -123,8 +125,10 @@ async def perform(
     keep: str | None = None,
     field: str | None = None,
     reopen: str | None = None,
+    panel: str | None = None,
 ) -> Response:
-    """Run ``work`` (which returns the success message) and redirect back with it.
+    """Run ``work`` (which returns the success message) and redirect back with it (to
+    ``panel`` open, if given).
 
     When it is refused, the text of the field ``keep`` (and the "until" date, if the form
     has one) goes back into the form: the field ``field``, else the one whose id the form
@@ -140,12 +144,12 @@ async def perform(
         if keep is not None and name:
             until = field_text(form, "expires_at") if "expires_at" in form else None
             draft = Draft(name, field_text(form, keep), until)
-        back = back_to(form)
+        back = back_to(form, panel)
         if reopen is not None and not isinstance(exc, NotFound):
             back = with_query(back, reopen)
         said = _(str(exc)) if isinstance(exc, AdminOnly) else str(exc)  # in the page's words
         return redirect(request, back, said, "error", draft)
-    return redirect(request, back_to(form), message)
+    return redirect(request, back_to(form, panel), message)
 
 
 def form_post(router: APIRouter, path: str, **options: str) -> Callable[[Work], Work]:
@@ -242,13 +246,6 @@ async def change_memory(request: Request, state: State, memory_id: str, operatio
 
 
 # API keys and password ------------------------------------------------------------------------
-def _panel(form: FormData, panel: str) -> str:
-    back = back_to(form)
-    if panel not in PANELS:
-        return back
-    return with_query(back, f"panel={panel}")
-
-
 @router.post("/api-keys")
 async def create_key(request: Request, state: State) -> Response:
     caller, form = await posted(request, state)
@@ -258,7 +255,7 @@ async def create_key(request: Request, state: State) -> Response:
         )
     except MemorydError as exc:
         typed = Draft("key-name", field_text(form, "name"))
-        return redirect(request, _panel(form, "keys"), str(exc), "error", typed)
+        return redirect(request, back_to(form, "keys"), str(exc), "error", typed)
     # The secret goes in this page only, never in a cookie or a URL.
     context = await run_in_threadpool(
         page_context,
@@ -269,28 +266,20 @@ async def create_key(request: Request, state: State) -> Response:
         panel="keys",
         here=back_to(form),
         new_key=created.secret,
-        address=_panel(form, "keys"),  # memoryd.js puts it in the address bar: a reload is a GET
+        address=back_to(form, "keys"),  # memoryd.js puts it in the address bar: a reload is a GET
     )
     return render(request, "home.html", context)
 
 
-@router.post("/api-keys/{key_id}/revoke")
-async def revoke_key(request: Request, state: State, key_id: str) -> Response:
-    caller, form = await posted(request, state)
-    keys = await run_in_threadpool(state.auth.list_api_keys, caller.user.id)
+@form_post(router, "/api-keys/{key_id}/revoke", panel="keys")
+def revoke_key(state: ServerState, caller: Caller, form: FormData, key_id: str) -> str:
+    keys = state.auth.list_api_keys(caller.user.id)
     key = next((k for k in keys if k.id == key_id and k.revoked_at is None), None)
-    try:
-        if key is not None:
-            question = _(
-                "Revoke the key “%(name)s”? Programs using it stop working.", name=key.name
-            )
-            confirmed(form, question, _("Revoke"))
-        await run_in_threadpool(state.auth.revoke_api_key, caller.user.id, key_id)
-    except Unconfirmed as asked:
-        return await ask(request, form, asked)
-    except MemorydError as exc:
-        return redirect(request, _panel(form, "keys"), str(exc), "error")
-    return redirect(request, _panel(form, "keys"), _("API key revoked."))
+    if key is not None:
+        question = _("Revoke the key “%(name)s”? Programs using it stop working.", name=key.name)
+        confirmed(form, question, _("Revoke"))
+    state.auth.revoke_api_key(caller.user.id, key_id)
+    return _("API key revoked.")
 
 
 @router.post("/password")
@@ -316,8 +305,6 @@ async def change_password(request: Request, state: State) -> Response:
                 "Password changed and %(num)d API keys revoked; sign in again.",
                 revoked,
             )
-    except ApiError as exc:
-        return redirect(request, _panel(form, "account"), exc.message, "error", Draft(field, ""))
-    except MemorydError as exc:
-        return redirect(request, _panel(form, "account"), str(exc), "error", Draft(field, ""))
+    except (ApiError, MemorydError) as exc:
+        return redirect(request, back_to(form, "account"), str(exc), "error", Draft(field, ""))
     return redirect(request, "/login", message)

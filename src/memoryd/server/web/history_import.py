@@ -23,7 +23,7 @@ from memoryd.app.memory_list import add_facts, report
 from memoryd.domain.errors import MemorydError
 from memoryd.server.deps import State
 from memoryd.server.errors import ApiError
-from memoryd.server.guard import HISTORY_COMMAND, import_too_big
+from memoryd.server.guard import import_too_big
 from memoryd.server.web.actions import field_text, posted
 from memoryd.server.web.i18n import _, speak_to
 from memoryd.server.web.routes import (
@@ -80,7 +80,7 @@ async def upload_history(request: Request, state: State) -> Response:
         if not isinstance(upload, UploadFile) or not upload.filename:
             raise ApiError(422, _("choose the export file to upload"))
         if (upload.size or 0) > state.settings.max_import_bytes:
-            raise ApiError(413, import_too_big(state.settings.max_import_bytes, HISTORY_COMMAND))
+            raise ApiError(413, import_too_big(state.settings.max_import_bytes, history=True))
         await run_in_threadpool(require_workspace, state, caller.user, workspace)
         data = await upload.read()
         history = await run_in_threadpool(parse_history, data, chosen)
@@ -88,8 +88,7 @@ async def upload_history(request: Request, state: State) -> Response:
             start_history_import, state, state.history_jobs, caller.user, history, workspace
         )
     except (MemorydError, ApiError) as exc:
-        message = exc.message if isinstance(exc, ApiError) else str(exc)
-        return redirect(request, PAGE, _("Nothing was imported: %(why)s", why=message), "error")
+        return redirect(request, PAGE, _("Nothing was imported: %(why)s", why=exc), "error")
     return redirect(request, f"{PAGE}?job={job.id}")
 
 
