@@ -22,10 +22,6 @@ router = APIRouter(prefix="/ui/chats", include_in_schema=False)
 ChatId = Annotated[int, Path(ge=1, le=2**63 - 1)]
 
 
-def chat_page(slug: str) -> str:
-    return f"/chat/{slug}"
-
-
 def _clear_question(state: ServerState, user_id: int, slug: str) -> str:
     count = len(state.md.list_chats(user_id, slug))
     name = state.md.get_workspace(slug).name
@@ -59,14 +55,15 @@ async def clear_history(request: Request, state: State) -> Response:
         "Deleted %(num)d exchanges from this history.",
         deleted,
     )
-    return redirect(request, chat_page(slug), done)
+    return redirect(request, f"/chat/{slug}", done)
 
 
 @router.post("/{chat_id}/delete")
 async def delete_exchange(request: Request, state: State, chat_id: ChatId) -> Response:
     caller, form = await posted(request, state)
     user = caller.user
-    back = chat_page(field_text(form, "workspace")) if field_text(form, "workspace") else "/"
+    slug = field_text(form, "workspace")
+    back = f"/chat/{slug}" if slug else "/"
     try:
         chat = await run_in_threadpool(chats.visible_chat, state, user, chat_id)
         confirmed(
@@ -83,4 +80,4 @@ async def delete_exchange(request: Request, state: State, chat_id: ChatId) -> Re
         return await ask(request, form, asked)
     except MemorydError as exc:
         return redirect(request, back, str(exc), "error")
-    return redirect(request, chat_page(chat.workspace), _("Exchange deleted."))
+    return redirect(request, f"/chat/{chat.workspace}", _("Exchange deleted."))
