@@ -188,12 +188,21 @@ def not_authenticated() -> ApiError:
     )
 
 
+def cached_caller(request: Request, state: ServerState) -> Caller | None:
+    """The caller of an API key in the per-process cache, taken without a database read
+    (None: no such key there, or single-user mode); see ``turn_caller``."""
+    key = api_key_of(request)
+    if key is None or state.settings.single_user:
+        return None
+    found = state.auth.cached_key_user(key)
+    return None if found is None else Caller(found[0], "api_key", confirm=found[1])
+
+
 async def unknown_caller_refusal(scope: Scope, state: ServerState) -> Response | None:
     """The edge's answer to a write whose caller is not known, given before its body is
     read; None for a known caller. A cached API key is known without a database read:
     the route checks it again in its own transaction (``turn_caller``)."""
-    key = api_key_of(Request(scope))
-    if key is not None and not state.settings.single_user and state.auth.cached_key_user(key):
+    if cached_caller(Request(scope), state) is not None:
         return None
     try:
         caller = await run_in_threadpool(identify, Request(scope), state)
@@ -226,15 +235,11 @@ async def turn_caller(request: Request, state: State) -> Caller:
     key in the per-process cache is taken without a database read, and the route calls
     ``Caller.check`` once the turn's statement has read the cache version, so a revoked
     key still applies to the very next request (``StaleCaller``: answered again)."""
-    if not state.settings.single_user:
-        key = api_key_of(request)
-        if key is not None:
-            check_origin(request)
-            found = state.auth.cached_key_user(key)
-            if found is not None:
-                user, confirm = found
-                return Caller(user, "api_key", confirm=confirm)
-    return await run_in_threadpool(current_caller, request, state)
+    caller = cached_caller(request, state)
+    if caller is None:
+        return await run_in_threadpool(current_caller, request, state)
+    check_origin(request)
+    return caller
 
 
 TurnCaller = Annotated[Caller, Depends(turn_caller)]
