@@ -9,6 +9,7 @@ refused lines come back in the text box with their reasons.
 
 from __future__ import annotations
 
+from contextlib import suppress
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
@@ -44,13 +45,10 @@ def _page(request: Request, state: State, **extra: Any) -> Response:
     caller = web_caller(request, state)
     if caller is None:
         return to_login(request)
-    job = None
-    wanted = request.query_params.get("job")
+    job, wanted = None, request.query_params.get("job")
     if wanted:
-        try:
+        with suppress(MemorydError):  # not the caller's, or gone: the page says so
             job = state.history_jobs.get(caller.user.id, wanted)
-        except MemorydError:
-            job = None
     context = page_context(
         request,
         state,

@@ -71,9 +71,7 @@ def safe_next(value: object, default: str = "/") -> str:
     """A local path to go back to; anything else (another site) becomes ``default``."""
     if not isinstance(value, str) or not value.startswith("/") or value.startswith("//"):
         return default
-    if "\\" in value or any(ord(ch) < 32 for ch in value):
-        return default
-    return value
+    return default if "\\" in value or any(ord(ch) < 32 for ch in value) else value
 
 
 def here_of(request: Request) -> str:
