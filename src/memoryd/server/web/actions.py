@@ -1,5 +1,7 @@
-"""Form posts of the web UI for everyone: memories, API keys and password (the admin's
-are ``memoryd.server.web.admin_actions``).
+"""Form posts of the web UI for everyone: memories, API keys, password, the account
+panel's own choices (as ``PATCH /api/v1/me`` sets them) and the chat page's history (delete
+one exchange, or the user's own chats in the workspace); the admin's are
+``memoryd.server.web.admin_actions``.
 
 Each post checks the session's CSRF token, does one thing through ``memoryd.access`` and
 redirects back (303) with a message. A deletion goes ahead only with ``confirmed=yes``,
@@ -10,17 +12,27 @@ a page of its own first.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Collection
+from typing import Annotated
 from urllib.parse import quote
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Path, Request, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
 
-from memoryd.access import memories
-from memoryd.access.callers import NOT_YOURS, Owner, owner_for, require_admin, self_owner
+from memoryd.access import chats, memories
+from memoryd.access.callers import (
+    NOT_YOURS,
+    Owner,
+    owner_for,
+    require_admin,
+    require_workspace,
+    self_owner,
+)
 from memoryd.access.credentials import validate_password
+from memoryd.app.i18n import N_
 from memoryd.domain.errors import AdminOnly, InvalidInput, MemorydError, NotFound
+from memoryd.domain.language import FOLLOW_SERVER, PREFERENCE_CHOICES
 from memoryd.server.deps import (
     Caller,
     ServerState,
@@ -308,3 +320,122 @@ async def change_password(request: Request, state: State) -> Response:
     except (ApiError, MemorydError) as exc:
         return redirect(request, back_to(form, "account"), str(exc), "error", Draft(field, ""))
     return redirect(request, "/login", message)
+
+
+# the account panel's choices ---------------------------------------------------------------
+CHOICES = {"on": True, "off": False}
+REVIEW_CHOICES = {
+    "default": (None, N_("Extraction's changes follow the instance setting again.")),
+    "off": ("off", N_("Extraction's changes to your memories apply at once.")),
+    "updates": ("updates", N_("Changes to memories you have now wait for your review.")),
+    "everything": ("everything", N_("Every new or changed memory now waits for your review.")),
+}
+
+
+def chosen(form: FormData, field: str, choices: Collection[str], refusal: str) -> str:
+    """The posted choice, or InvalidInput(``refusal``) when it is not one of ``choices``."""
+    choice = form.get(field)
+    if not isinstance(choice, str) or choice not in choices:
+        raise InvalidInput(refusal)
+    return choice
+
+
+@form_post(router, "/learning", panel="account")
+def set_learning(state: ServerState, caller: Caller, form: FormData) -> str:
+    learn = CHOICES[chosen(form, "learn", CHOICES, _("Choose on or off."))]
+    closed = state.md.set_learning(caller.user.id, learn)
+    if learn:
+        return _("memoryd learns from your chats again, from now on.")
+    if closed:
+        return ngettext(
+            "memoryd no longer learns from your chats (%(num)d waiting chat will not be read).",
+            "memoryd no longer learns from your chats (%(num)d waiting chats will not be read).",
+            closed,
+        )
+    return _("memoryd no longer learns from your chats.")
+
+
+@form_post(router, "/review", panel="account")
+def set_review(state: ServerState, caller: Caller, form: FormData) -> str:
+    refusal = _("Choose default, off, updates or everything.")
+    mode, done = REVIEW_CHOICES[chosen(form, "mode", REVIEW_CHOICES, refusal)]
+    state.md.set_review_preference(caller.user.id, mode)
+    return _(done)
+
+
+@router.post("/language")
+async def set_language(request: Request, state: State) -> Response:
+    caller, form = await posted(request, state)
+
+    def work() -> str:
+        choice = chosen(form, "language", PREFERENCE_CHOICES, _("Choose a language from the list."))
+        state.md.set_language_preference(caller.user.id, choice)
+        own = None if choice == FOLLOW_SERVER else choice
+        use_language(page_language(request, state, own))  # the answer is in the new language
+        return _("Language saved.")
+
+    return await perform(request, form, work, panel="account")
+
+
+# the chat page's history -------------------------------------------------------------------
+def _clear_question(state: ServerState, user_id: int, slug: str) -> str:
+    count = len(state.md.list_chats(user_id, slug))
+    name = state.md.get_workspace(slug).name
+    return ngettext(
+        "Delete your %(num)d exchange in %(name)s? Its text is erased and memoryd will not "
+        "learn from it; memories it already learned stay.",
+        "Delete all %(num)d of your exchanges in %(name)s? Their text is erased and memoryd "
+        "will not learn from them; memories it already learned stay.",
+        count,
+        name=name,
+    )
+
+
+@router.post("/chats/clear")
+async def clear_history(request: Request, state: State) -> Response:
+    caller, form = await posted(request, state)
+    slug = field_text(form, "workspace")
+    user = caller.user
+    try:
+        await run_in_threadpool(require_workspace, state, user, slug)
+        if field_text(form, "confirmed") != "yes":  # the question is read only to be asked
+            question = await run_in_threadpool(_clear_question, state, user.id, slug)
+            raise Unconfirmed(question, _("Delete all"))
+        deleted = await run_in_threadpool(chats.clear_chats, state, user, slug)
+    except Unconfirmed as asked:
+        return await ask(request, form, asked)
+    except MemorydError as exc:
+        return redirect(request, "/", str(exc), "error")
+    done = ngettext(
+        "Deleted %(num)d exchange from this history.",
+        "Deleted %(num)d exchanges from this history.",
+        deleted,
+    )
+    return redirect(request, f"/chat/{slug}", done)
+
+
+@router.post("/chats/{chat_id}/delete")
+async def delete_exchange(
+    request: Request, state: State, chat_id: Annotated[int, Path(ge=1, le=2**63 - 1)]
+) -> Response:
+    caller, form = await posted(request, state)
+    user = caller.user
+    slug = field_text(form, "workspace")
+    back = f"/chat/{slug}" if slug else "/"
+    try:
+        chat = await run_in_threadpool(chats.visible_chat, state, user, chat_id)
+        confirmed(
+            form,
+            _(
+                "Delete this exchange? \u201c%(text)s\u201d Its text is erased and memoryd will "
+                "not learn from it; memories it already learned stay.",
+                text=chat.prompt[:80],
+            ),
+            _("Delete"),
+        )
+        await run_in_threadpool(chats.delete_chat, state, user, chat.id)
+    except Unconfirmed as asked:
+        return await ask(request, form, asked)
+    except MemorydError as exc:
+        return redirect(request, back, str(exc), "error")
+    return redirect(request, f"/chat/{chat.workspace}", _("Exchange deleted."))
