@@ -57,10 +57,8 @@ from memoryd.server.web import actions as web_actions
 from memoryd.server.web import activity as web_activity
 from memoryd.server.web import admin_actions as web_admin_actions
 from memoryd.server.web import admin_pages as web_admin_pages
-from memoryd.server.web import chat_history as web_chat_history
 from memoryd.server.web import chat_page as web_chat_page
 from memoryd.server.web import history_import as web_history_import
-from memoryd.server.web import privacy as web_privacy
 from memoryd.server.web import review as web_review
 from memoryd.server.web import routes as web_routes
 
@@ -178,7 +176,7 @@ def create_app(
         app.include_router(admin)
     api = (users, workspaces, settings_router, chats, history, extraction)
     web = (web_routes, web_admin_pages, web_activity, web_chat_page, web_review, web_actions)
-    more_web = (web_privacy, web_chat_history, web_history_import, web_admin_actions)
+    more_web = (web_history_import, web_admin_actions)
     for module in (*api, *web, *more_web):  # web_review before web_actions: accept-all
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=web_routes.STATIC_DIR), name="static")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypeVar
 from urllib.parse import urlsplit
 
 import httpx
@@ -35,6 +35,7 @@ from memoryd.storage.opening import DATABASE_DOWN
 SESSION_COOKIE = "memoryd_session"
 CSRF_HEADER = "x-csrf-token"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+T = TypeVar("T")
 
 
 @dataclass
@@ -68,6 +69,11 @@ class Caller:
     def check(self) -> None:
         if self.confirm is not None and not self.confirm():
             raise StaleCaller
+
+    @property
+    def confirmation(self) -> Callable[[], None] | None:
+        """What a turn calls once it has read the cache version (see ``turn_caller``)."""
+        return self.check if self.confirm else None
 
     @property
     def is_admin(self) -> bool:
@@ -182,12 +188,21 @@ def not_authenticated() -> ApiError:
     )
 
 
+def cached_caller(request: Request, state: ServerState) -> Caller | None:
+    """The caller of an API key in the per-process cache, taken without a database read
+    (None: no such key there, or single-user mode); see ``turn_caller``."""
+    key = api_key_of(request)
+    if key is None or state.settings.single_user:
+        return None
+    found = state.auth.cached_key_user(key)
+    return None if found is None else Caller(found[0], "api_key", confirm=found[1])
+
+
 async def unknown_caller_refusal(scope: Scope, state: ServerState) -> Response | None:
     """The edge's answer to a write whose caller is not known, given before its body is
     read; None for a known caller. A cached API key is known without a database read:
     the route checks it again in its own transaction (``turn_caller``)."""
-    key = api_key_of(Request(scope))
-    if key is not None and not state.settings.single_user and state.auth.cached_key_user(key):
+    if cached_caller(Request(scope), state) is not None:
         return None
     try:
         caller = await run_in_threadpool(identify, Request(scope), state)
@@ -220,18 +235,28 @@ async def turn_caller(request: Request, state: State) -> Caller:
     key in the per-process cache is taken without a database read, and the route calls
     ``Caller.check`` once the turn's statement has read the cache version, so a revoked
     key still applies to the very next request (``StaleCaller``: answered again)."""
-    if not state.settings.single_user:
-        key = api_key_of(request)
-        if key is not None:
-            check_origin(request)
-            found = state.auth.cached_key_user(key)
-            if found is not None:
-                user, confirm = found
-                return Caller(user, "api_key", confirm=confirm)
-    return await run_in_threadpool(current_caller, request, state)
+    caller = cached_caller(request, state)
+    if caller is None:
+        return await run_in_threadpool(current_caller, request, state)
+    check_origin(request)
+    return caller
 
 
 TurnCaller = Annotated[Caller, Depends(turn_caller)]
+
+
+def answer_turn(
+    request: Request, state: ServerState, caller: Caller, turn: Callable[[Caller], T]
+) -> T:
+    """``turn(caller)`` in the threadpool. A caller taken from the cache is confirmed by
+    the turn's statement; if it was stale, or anything failed, the request is answered
+    again with the caller checked against the database (a revoked key gets its 401)."""
+    try:
+        return turn(caller)
+    except Exception:
+        if caller.confirm is None:
+            raise
+        return turn(current_caller(request, state))
 
 
 async def current_user(caller: CurrentCaller) -> User:

@@ -14,10 +14,11 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from urllib.parse import unquote_to_bytes
 
 import anyio
+from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from memoryd.server.errors import ApiError, error_body
@@ -61,31 +62,27 @@ IMPORT_PATH = re.compile(r"/api/v1/(?:users/[^/]+/)?import|/(?:api/v1|ui)/histor
 _FORM = b"application/x-www-form-urlencoded"
 
 
-HISTORY_COMMAND = "memoryd import-history"  # for a chat history export over the limit
-
-
-def import_too_big(limit: int, command: str = "memoryd import") -> str:
+def import_too_big(limit: int, history: bool = False) -> str:
+    command = "memoryd import-history" if history else "memoryd import"
     return (
         f"import files are limited to {limit} bytes over HTTP (MEMORYD_MAX_IMPORT_BYTES);"
         f" import a larger one with `{command}` on the server"
     )
 
 
-def _declared_length(scope: Scope) -> int | None:
-    for name, value in scope.get("headers", []):
-        if name == b"content-length":
-            try:
-                return int(value)
-            except ValueError:
-                return -1
-    return None
+async def import_body(request: Request, limit: int, history: bool = False) -> AsyncIterator[bytes]:
+    """An import's body, passed on unread by the edge, a chunk at a time: 413 once it is
+    over ``limit`` (a chunked body, or one longer than it said)."""
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise ApiError(413, import_too_big(limit, history), headers=CLOSE)
+        yield chunk
 
 
-def _header(scope: Scope, wanted: bytes) -> bytes:
-    for name, value in scope.get("headers", []):
-        if name == wanted:
-            return bytes(value).lower()
-    return b""
+def _header(scope: Scope, wanted: bytes) -> bytes | None:
+    return next((bytes(v) for name, v in scope.get("headers", []) if name == wanted), None)
 
 
 def has_lone_surrogate(body: bytes) -> bool:
@@ -111,6 +108,17 @@ def has_nul(body: bytes, *, form: bool) -> bool:
         return True
     # the regex only where the escape occurs at all: on megabytes it is slow
     return b"\\u0000" in body and _JSON_NUL.search(body) is not None
+
+
+def body_problem(body: bytes, *, form: bool) -> tuple[str, str] | None:
+    """Why a body (or a line of an import) is refused, as (message, code); None if it is not."""
+    if has_nul(body, form=form):
+        return "NUL characters are not allowed", "nul"
+    if form and not is_utf8_encoded(body):
+        return NOT_UTF8.format("form"), "not_utf8"
+    if has_lone_surrogate(body):
+        return LONE_SURROGATE, "lone_surrogate"
+    return None
 
 
 def timed(receive: Receive, seconds: float) -> Receive:
@@ -194,10 +202,15 @@ class EdgeGuard:
                 await answer(scope, receive, _closing(send_with_headers))
                 return
         receive = timed(receive, self.body_timeout_s)
-        declared = _declared_length(scope)
-        if declared is not None and (declared < 0 or declared > limit):
-            command = "memoryd import-history" if "history" in path else "memoryd import"
-            refusal = import_too_big(limit, command) if importing else too_big.format(limit)
+        declared = _header(scope, b"content-length")
+        try:
+            oversize = declared is not None and not 0 <= int(declared) <= limit
+        except ValueError:
+            oversize = True
+        if oversize:
+            refusal = (
+                import_too_big(limit, "history" in path) if importing else too_big.format(limit)
+            )
             await _refuse(send_with_headers, 413, refusal)
             return
         if importing:  # streamed and checked by the route (see the module doc)
@@ -223,15 +236,10 @@ class EdgeGuard:
                 break
         body = b"".join(chunks)
         del chunks
-        form = _header(scope, b"content-type").startswith(_FORM)
-        if has_nul(body, form=form):
-            await _refuse(send_with_headers, 400, "NUL characters are not allowed", "nul")
-            return
-        if form and not is_utf8_encoded(body):
-            await _refuse(send_with_headers, 400, NOT_UTF8.format("form"), "not_utf8")
-            return
-        if has_lone_surrogate(body):
-            await _refuse(send_with_headers, 400, LONE_SURROGATE, "lone_surrogate")
+        form = (_header(scope, b"content-type") or b"").lower().startswith(_FORM)
+        problem = body_problem(body, form=form)
+        if problem is not None:
+            await _refuse(send_with_headers, 400, *problem)
             return
         replayed = False
 

@@ -29,8 +29,8 @@ from memoryd.server.chat_messages import (
     plain_messages,
 )
 from memoryd.server.deps import ServerState
-from memoryd.server.errors import error_response
-from memoryd.server.upstream import OpenAIUpstream, ProviderUpstream
+from memoryd.server.errors import error_body, error_response
+from memoryd.server.upstream import OpenAIUpstream, ProviderUpstream, Upstream
 
 log = logging.getLogger("memoryd.proxy")
 Record = Callable[[str], None]
@@ -67,14 +67,19 @@ def upstream_error(status: int, content: bytes) -> JSONResponse:
         )
         return error_response(502, "upstream_error", message)
     status = sendable(status, 502)
-    try:
-        data = json.loads(content)
-    except ValueError:
-        data = None
-    if isinstance(data, dict) and isinstance(data.get("error"), dict):
+    data = json_object(content)
+    if data is not None and isinstance(data.get("error"), dict):
         return JSONResponse(data, status)
     text = content.decode("utf-8", "replace").strip()[:500] or f"upstream answered {status}"
     return error_response(status, "upstream_error", text)
+
+
+def json_object(content: bytes) -> dict[str, Any] | None:
+    try:
+        data = json.loads(content)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def not_json(what: str) -> JSONResponse:
@@ -85,11 +90,9 @@ def not_json(what: str) -> JSONResponse:
     return error_response(502, "upstream_error", message)
 
 
-def stream_error(message: str) -> bytes:
-    """An error event ending a stream the upstream broke off (OpenAI clients raise it).
-    The blank line first ends any event the upstream left open."""
-    error = {"error": {"type": "upstream_error", "message": message, "code": None}}
-    return f"\ndata: {json.dumps(error)}\n\n".encode()
+def error_event(message: str) -> bytes:
+    """An error event ending a stream (OpenAI clients raise it)."""
+    return f"data: {json.dumps(error_body('upstream_error', message))}\n\n".encode()
 
 
 def llm_error(exc: LLMError) -> JSONResponse:
@@ -143,11 +146,8 @@ async def forward_openai(
             return error_response(502, "upstream_error", f"the upstream LLM broke off: {exc}")
         finally:
             await response.aclose()
-        try:
-            answer = json.loads(content)
-        except ValueError:
-            answer = None
-        if not isinstance(answer, dict):  # nothing a client could read, nothing to record
+        answer = json_object(content)
+        if answer is None:  # nothing a client could read, nothing to record
             return not_json("answer")
         text = completion_text(answer)
         if await client_gone(request):  # it waited for the upstream and gave up
@@ -166,7 +166,8 @@ async def forward_openai(
 
     def broken(message: str) -> bytes:
         log.warning("a streamed answer from the upstream LLM is incomplete: %s", message)
-        return stream_error(message) if events else b""
+        # the blank line first ends any event the upstream left open
+        return b"\n" + error_event(message) if events else b""
 
     async def relay() -> AsyncIterator[bytes]:
         # A hang-up while the upstream was thinking shows here; one mid-stream cancels
@@ -256,8 +257,7 @@ async def via_provider(
             opening = None if first is sentinel else str(first)
             yield from chunk_events(opening, rest(), provider.model)
         except LLMError as exc:
-            error = {"error": {"type": "upstream_error", "message": str(exc), "code": None}}
-            yield f"data: {json.dumps(error)}\n\n".encode()
+            yield error_event(str(exc))
 
     relayed = False
 
@@ -281,9 +281,7 @@ async def via_provider(
     )
 
 
-async def upstream_models(
-    state: ServerState, upstream: OpenAIUpstream | ProviderUpstream
-) -> Response:
+async def upstream_models(state: ServerState, upstream: Upstream) -> Response:
     """``GET /v1/models``: the upstream's list, or the provider's one model."""
     if isinstance(upstream, OpenAIUpstream):
         client = http_client(state)
@@ -295,11 +293,7 @@ async def upstream_models(
             return error_response(502, "upstream_error", f"cannot reach the upstream LLM: {exc}")
         if not 200 <= response.status_code < 300:
             return upstream_error(response.status_code, response.content)
-        try:
-            listed = json.loads(response.content)
-        except ValueError:
-            listed = None
-        if not isinstance(listed, dict):
+        if json_object(response.content) is None:
             return not_json("model list")
         return Response(response.content, 200, media_type="application/json")
     try:
@@ -313,7 +307,7 @@ async def upstream_models(
 async def send_chat(
     request: Request,
     state: ServerState,
-    upstream: OpenAIUpstream | ProviderUpstream,
+    upstream: Upstream,
     body: dict[str, Any],
     record: Record,
     extra: dict[str, str],

@@ -104,12 +104,16 @@ class Me(UserOut):
     )
 
 
-class MePatch(Strict):
-    """Give one or more."""
+class ImportedPreferences(BaseModel):
+    """The user's own choices an import set (a choice the file leaves out is null)."""
 
     learn_from_chats: bool | None = None
     memory_review: ReviewChoice | None = None
     language: LanguageChoice | None = None
+
+
+class MePatch(ImportedPreferences, Strict):
+    """Give one or more."""
 
     @model_validator(mode="after")
     def _something(self) -> MePatch:
@@ -239,14 +243,6 @@ class SettingsPatch(BaseModel):
         default=None, max_length=100, description="openai, anthropic, local or a plugin's"
     )
     extraction_model: str | None = Field(default=None, max_length=200)
-
-
-class ImportedPreferences(BaseModel):
-    """The user's own choices an import set (a choice the file leaves out is null)."""
-
-    learn_from_chats: bool | None = None
-    memory_review: ReviewChoice | None = None
-    language: LanguageChoice | None = None
 
 
 class ImportOut(BaseModel):

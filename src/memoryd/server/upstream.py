@@ -59,9 +59,13 @@ class ProviderUpstream:
 Upstream = OpenAIUpstream | ProviderUpstream
 
 
+def provider_name(settings: MemorydSettings) -> str:
+    return settings.proxy_provider or settings.llm_provider or "local"
+
+
 def resolve_upstream(settings: MemorydSettings) -> Upstream:
     """The proxy's upstream from ``MEMORYD_PROXY_*``, else the extraction LLM settings."""
-    name = settings.proxy_provider or settings.llm_provider or "local"
+    name = provider_name(settings)
     secret = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
     url = settings.proxy_upstream_url or settings.llm_base_url
     key = settings.proxy_upstream_key or secret
@@ -90,24 +94,25 @@ class ChatTarget:
     local: bool = False  # the bundled small model: the page says it is slow and limited
 
 
-def _where(settings: MemorydSettings) -> tuple[str, str]:
-    """The upstream's provider name and where it is, in words (no credentials)."""
-    name = settings.proxy_provider or settings.llm_provider or "local"
+def _where(settings: MemorydSettings) -> tuple[str, str, str | None]:
+    """The upstream's provider name, where it is in words (no credentials) and the
+    configured model."""
+    name, model = provider_name(settings), settings.proxy_model or settings.llm_model
     if name == "local":
-        return name, "the bundled local model"
+        return name, "the bundled local model", model
     if name == "openai":
         url = settings.proxy_upstream_url or settings.llm_base_url or OPENAI_DEFAULT_URL
         parts = urlsplit(url)
         host = parts.hostname or ""
         netloc = f"{host}:{parts.port}" if parts.port else host
-        return name, f"the OpenAI-compatible server at {urlunsplit(parts._replace(netloc=netloc))}"
-    return name, f"the {name} provider"
+        where = f"the OpenAI-compatible server at {urlunsplit(parts._replace(netloc=netloc))}"
+        return name, where, model
+    return name, f"the {name} provider", model
 
 
 def describe_upstream(settings: MemorydSettings) -> str:
     """Where the proxy sends chats, for the ``memoryd serve`` start-up banner."""
-    name, where = _where(settings)
-    model = settings.proxy_model or settings.llm_model
+    name, where, model = _where(settings)
     if name == "local":
         return where
     if model:
@@ -117,8 +122,7 @@ def describe_upstream(settings: MemorydSettings) -> str:
 
 def chat_target(settings: MemorydSettings) -> ChatTarget:
     """The web chat page's model and what it tells the user about where answers come from."""
-    name, where = _where(settings)
-    model = settings.proxy_model or settings.llm_model
+    name, where, model = _where(settings)
     tail = "through memoryd's proxy, with your memories in the system prompt."
     if name == "local":
         return ChatTarget(model or "local", f"Answers come from {where} {tail}", local=True)

@@ -97,9 +97,8 @@ def get_chat(state: State, user: CurrentUser, chat_id: ChatId) -> ChatOut:
 @router.delete(
     "/{chat_id}", status_code=204, response_class=Response, summary="Delete one recorded exchange"
 )
-def delete_chat(state: State, user: CurrentUser, chat_id: ChatId) -> Response:
+def delete_chat(state: State, user: CurrentUser, chat_id: ChatId) -> None:
     """Its text is erased and extraction never reads it; memories learned from it stay
     (their detail lists it under ``deleted_source_chat_ids``). 404 for a chat that is not
     yours."""
     chats.delete_chat(state, user, chat_id)
-    return Response(status_code=204)

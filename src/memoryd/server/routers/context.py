@@ -18,7 +18,7 @@ from memoryd.access import chats
 from memoryd.access.wire import ContextOut
 from memoryd.domain.injection import Turn
 from memoryd.domain.models import User
-from memoryd.server.deps import Caller, ServerState, State, TurnCaller, current_caller
+from memoryd.server.deps import ServerState, State, TurnCaller, answer_turn
 from memoryd.server.schemas import ContextRequest
 
 router = APIRouter(prefix="/api/v1/context", tags=["context"])
@@ -65,22 +65,14 @@ def answer_json(turn: Turn, system_prompt: str | None) -> bytes:
     )
 
 
-def answer(request: Request, state: ServerState, caller: Caller, body: ContextRequest) -> bytes:
-    """The JSON answer, in the threadpool. A caller taken from the cache is confirmed by
-    the turn's statement; if it was stale, or anything failed, the request is answered
-    again with the caller checked against the database (a revoked key gets its 401)."""
-    try:
-        turn = choose(state, caller.user, body, caller.check if caller.confirm else None)
-    except Exception:
-        if caller.confirm is None:
-            raise
-        turn = choose(state, current_caller(request, state).user, body)
-    return answer_json(turn, body.system_prompt)
-
-
 @router.post("", response_model=ContextOut, summary="Memories for this chat turn", name="context")
 async def post_context(
     request: Request, state: State, caller: TurnCaller, body: ContextRequest
 ) -> Response:
-    content = await run_in_threadpool(answer, request, state, caller, body)
-    return Response(content, media_type="application/json")
+    def answer() -> bytes:  # in one trip to the threadpool
+        turn = answer_turn(
+            request, state, caller, lambda c: choose(state, c.user, body, c.confirmation)
+        )
+        return answer_json(turn, body.system_prompt)
+
+    return Response(await run_in_threadpool(answer), media_type="application/json")

@@ -18,8 +18,7 @@ from memoryd.access.callers import require_workspace
 from memoryd.access.history_imports import HistoryJob, start_history_import
 from memoryd.app.history_formats import parse_history
 from memoryd.server.deps import CurrentUser, State
-from memoryd.server.errors import ApiError
-from memoryd.server.guard import HISTORY_COMMAND, import_too_big
+from memoryd.server.guard import import_body
 from memoryd.server.schemas import HistoryImportOut
 
 router = APIRouter(prefix="/api/v1/history-imports", tags=["chats"])
@@ -62,12 +61,9 @@ async def start_import(
     progress at ``GET /api/v1/history-imports/{id}``. A turn already recorded is not
     recorded again. 409 while another import of yours runs."""
     await run_in_threadpool(require_workspace, state, user, workspace)  # before the body
-    limit, body = state.settings.max_import_bytes, bytearray()
-    async for chunk in request.stream():
+    body = bytearray()
+    async for chunk in import_body(request, state.settings.max_import_bytes, history=True):
         body += chunk
-        if len(body) > limit:  # a chunked body, or one longer than it said
-            too_big = import_too_big(limit, HISTORY_COMMAND)
-            raise ApiError(413, too_big, headers={"Connection": "close"})
     history = await run_in_threadpool(parse_history, bytes(body), format)
     job = await run_in_threadpool(
         start_history_import, state, state.history_jobs, user, history, workspace

@@ -65,9 +65,8 @@ def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: st
             str | None,
             Query(max_length=200, description="Why (e.g. it is wrong): kept in the audit log."),
         ] = None,
-    ) -> Response:
+    ) -> None:
         memories.delete_memory(state, owner, memory_id, reason)
-        return Response(status_code=204)
 
     @router.post(
         "/memories/{memory_id}/promote", response_model=MemoryOut, summary="Make it global"

@@ -28,6 +28,7 @@ from memoryd.server.deps import (
     ServerState,
     State,
     TurnCaller,
+    answer_turn,
     current_caller,
 )
 from memoryd.server.errors import ApiError
@@ -165,22 +166,14 @@ async def chat_completions(request: Request, state: State, caller: TurnCaller) -
             prompt,
             history,
             record=not private,
-            confirm=who.check if who.confirm else None,
+            confirm=who.confirmation,
         )
         return who.user, workspace, model, turn
 
-    def checked() -> tuple[User, str | None, str, Turn]:
-        """``choose`` in one trip to the threadpool; a caller from the cache that was
-        stale (or any failure) answers again with the caller checked in the database."""
-        try:
-            return choose(caller)
-        except Exception:
-            if caller.confirm is None:
-                raise
-            return choose(current_caller(request, state))
-
-    try:
-        user, workspace, body["model"], turn = await run_in_threadpool(checked)
+    try:  # in one trip to the threadpool
+        user, workspace, body["model"], turn = await run_in_threadpool(
+            answer_turn, request, state, caller, choose
+        )
     except InvalidInput as exc:
         raise bad_request(str(exc)) from None
     body["messages"] = inject(body["messages"], turn)

@@ -22,7 +22,7 @@ from memoryd.app.transfer import parse_file
 from memoryd.domain.errors import InvalidInput
 from memoryd.server.deps import State
 from memoryd.server.errors import ApiError
-from memoryd.server.guard import LONE_SURROGATE, has_lone_surrogate, has_nul, import_too_big
+from memoryd.server.guard import body_problem, import_body
 from memoryd.server.schemas import ImportOut
 
 SPOOL_IN_MEMORY = 1_048_576  # a larger body goes to a temporary file on disk
@@ -101,14 +101,9 @@ def build_router(owner_dependency: Callable[..., Owner], *, prefix: str, tag: st
         LF only. It may hold up to ``MEMORYD_MAX_IMPORT_BYTES`` (100 MB by default; 413
         past it, however the body is sent) and 2,000 memory lines (413 too); a bad line is
         a 422 naming it, and nothing is imported."""
-        limit = state.settings.max_import_bytes
         with SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY) as file:
             spool = UploadFile(cast(BinaryIO, file))  # writes to disk off the event loop
-            size = 0
-            async for chunk in request.stream():
-                size += len(chunk)
-                if size > limit:  # a chunked body, or one longer than it said
-                    raise ApiError(413, import_too_big(limit), headers={"Connection": "close"})
+            async for chunk in import_body(request, state.settings.max_import_bytes):
                 await spool.write(chunk)
             await spool.seek(0)
             return await run_in_threadpool(_import, state, owner, spool.file, preferences, chats)
@@ -120,10 +115,9 @@ def _lines(body: IO[bytes]) -> Iterator[str]:
     """The body's lines (blank ones too, so errors name the file's line numbers), split
     at LF only; each must be UTF-8 without a NUL or half a surrogate pair."""
     for number, raw in enumerate(body, start=1):
-        if has_nul(raw, form=False):
-            raise ApiError(400, f"line {number}: NUL characters are not allowed", code="nul")
-        if has_lone_surrogate(raw):
-            raise ApiError(400, f"line {number}: {LONE_SURROGATE}", code="lone_surrogate")
+        problem = body_problem(raw, form=False)
+        if problem is not None:
+            raise ApiError(400, f"line {number}: {problem[0]}", code=problem[1])
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:

@@ -92,7 +92,7 @@ def edit_me(state: State, caller: CurrentCaller, body: MePatch) -> Me:
 @router.post("/me/password", status_code=204, response_class=Response, summary="New password")
 async def change_password(
     request: Request, state: State, user: CurrentUser, body: PasswordChange
-) -> Response:
+) -> None:
     """Every browser session ends; with ``revoke_api_keys`` every API key is revoked too.
     Wrong current passwords count towards the sign-in throttle."""
     validate_password(body.new_password)
@@ -103,7 +103,6 @@ async def change_password(
     await run_in_threadpool(state.auth.set_password, user.id, body.new_password)
     if body.revoke_api_keys:
         await run_in_threadpool(state.auth.revoke_all_api_keys, user.id)
-    return Response(status_code=204)
 
 
 @router.get("/api-keys", response_model=list[ApiKeyOut], summary="My API keys")
@@ -167,9 +166,8 @@ def edit_user(state: State, admin: AdminUser, user_id: UserId, body: UserEdit) -
 @router.delete(
     "/users/{user_id}", status_code=204, response_class=Response, summary="Delete (admin)"
 )
-def delete_user(state: State, admin: AdminUser, user_id: UserId) -> Response:
+def delete_user(state: State, admin: AdminUser, user_id: UserId) -> None:
     accounts.remove_user(state, admin, user_id)
-    return Response(status_code=204)
 
 
 @router.get("/users/{user_id}/workspaces", response_model=list[WorkspaceOut], summary="(admin)")

@@ -35,9 +35,8 @@ def get_workspace(state: State, user: CurrentUser, slug: Slug) -> WorkspaceOut:
 
 
 @router.delete("/{slug}", status_code=204, response_class=Response, summary="Delete (admin)")
-def delete_workspace(state: State, admin: AdminUser, slug: Slug) -> Response:
+def delete_workspace(state: State, admin: AdminUser, slug: Slug) -> None:
     accounts.delete_workspace(state, admin, slug)
-    return Response(status_code=204)
 
 
 @router.get("/{slug}/members", response_model=list[UserOut], summary="Members (admin)")
@@ -48,14 +47,12 @@ def members(state: State, _: AdminUser, slug: Slug) -> list[UserOut]:
 @router.put(
     "/{slug}/members/{user_id}", status_code=204, response_class=Response, summary="Add member"
 )
-def add_member(state: State, admin: AdminUser, slug: Slug, user_id: UserId) -> Response:
+def add_member(state: State, admin: AdminUser, slug: Slug, user_id: UserId) -> None:
     accounts.add_member(state, admin, slug, user_id)
-    return Response(status_code=204)
 
 
 @router.delete(
     "/{slug}/members/{user_id}", status_code=204, response_class=Response, summary="Remove"
 )
-def remove_member(state: State, admin: AdminUser, slug: Slug, user_id: UserId) -> Response:
+def remove_member(state: State, admin: AdminUser, slug: Slug, user_id: UserId) -> None:
     accounts.remove_member(state, admin, slug, user_id)
-    return Response(status_code=204)

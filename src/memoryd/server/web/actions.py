@@ -1,5 +1,7 @@
-"""Form posts of the web UI for everyone: memories, API keys and password (the admin's
-are ``memoryd.server.web.admin_actions``).
+"""Form posts of the web UI for everyone: memories, API keys, password, the account
+panel's own choices (as ``PATCH /api/v1/me`` sets them) and the chat page's history (delete
+one exchange, or the user's own chats in the workspace); the admin's are
+``memoryd.server.web.admin_actions``.
 
 Each post checks the session's CSRF token, does one thing through ``memoryd.access`` and
 redirects back (303) with a message. A deletion goes ahead only with ``confirmed=yes``,
@@ -10,17 +12,27 @@ a page of its own first.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Collection
+from typing import Annotated
 from urllib.parse import quote
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Path, Request, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
 
-from memoryd.access import memories
-from memoryd.access.callers import NOT_YOURS, Owner, owner_for, require_admin, self_owner
+from memoryd.access import chats, memories
+from memoryd.access.callers import (
+    NOT_YOURS,
+    Owner,
+    owner_for,
+    require_admin,
+    require_workspace,
+    self_owner,
+)
 from memoryd.access.credentials import validate_password
+from memoryd.app.i18n import N_
 from memoryd.domain.errors import AdminOnly, InvalidInput, MemorydError, NotFound
+from memoryd.domain.language import FOLLOW_SERVER, PREFERENCE_CHOICES
 from memoryd.server.deps import (
     Caller,
     ServerState,
@@ -111,8 +123,10 @@ def owner_of(state: ServerState, caller: Caller, form: FormData) -> Owner:
     return owner_for(caller.user, target)
 
 
-def back_to(form: FormData) -> str:
-    return safe_next(form.get("next"))
+def back_to(form: FormData, panel: str | None = None) -> str:
+    """The page the form came from; with ``panel``, that panel of it open."""
+    back = safe_next(form.get("next"))
+    return with_query(back, f"panel={panel}") if panel in PANELS else back
 
 
 async def perform(
@@ -123,8 +137,10 @@ async def perform(
     keep: str | None = None,
     field: str | None = None,
     reopen: str | None = None,
+    panel: str | None = None,
 ) -> Response:
-    """Run ``work`` (which returns the success message) and redirect back with it.
+    """Run ``work`` (which returns the success message) and redirect back with it (to
+    ``panel`` open, if given).
 
     When it is refused, the text of the field ``keep`` (and the "until" date, if the form
     has one) goes back into the form: the field ``field``, else the one whose id the form
@@ -140,12 +156,12 @@ async def perform(
         if keep is not None and name:
             until = field_text(form, "expires_at") if "expires_at" in form else None
             draft = Draft(name, field_text(form, keep), until)
-        back = back_to(form)
+        back = back_to(form, panel)
         if reopen is not None and not isinstance(exc, NotFound):
             back = with_query(back, reopen)
         said = _(str(exc)) if isinstance(exc, AdminOnly) else str(exc)  # in the page's words
         return redirect(request, back, said, "error", draft)
-    return redirect(request, back_to(form), message)
+    return redirect(request, back_to(form, panel), message)
 
 
 def form_post(router: APIRouter, path: str, **options: str) -> Callable[[Work], Work]:
@@ -242,13 +258,6 @@ async def change_memory(request: Request, state: State, memory_id: str, operatio
 
 
 # API keys and password ------------------------------------------------------------------------
-def _panel(form: FormData, panel: str) -> str:
-    back = back_to(form)
-    if panel not in PANELS:
-        return back
-    return with_query(back, f"panel={panel}")
-
-
 @router.post("/api-keys")
 async def create_key(request: Request, state: State) -> Response:
     caller, form = await posted(request, state)
@@ -258,7 +267,7 @@ async def create_key(request: Request, state: State) -> Response:
         )
     except MemorydError as exc:
         typed = Draft("key-name", field_text(form, "name"))
-        return redirect(request, _panel(form, "keys"), str(exc), "error", typed)
+        return redirect(request, back_to(form, "keys"), str(exc), "error", typed)
     # The secret goes in this page only, never in a cookie or a URL.
     context = await run_in_threadpool(
         page_context,
@@ -269,28 +278,20 @@ async def create_key(request: Request, state: State) -> Response:
         panel="keys",
         here=back_to(form),
         new_key=created.secret,
-        address=_panel(form, "keys"),  # memoryd.js puts it in the address bar: a reload is a GET
+        address=back_to(form, "keys"),  # memoryd.js puts it in the address bar: a reload is a GET
     )
     return render(request, "home.html", context)
 
 
-@router.post("/api-keys/{key_id}/revoke")
-async def revoke_key(request: Request, state: State, key_id: str) -> Response:
-    caller, form = await posted(request, state)
-    keys = await run_in_threadpool(state.auth.list_api_keys, caller.user.id)
+@form_post(router, "/api-keys/{key_id}/revoke", panel="keys")
+def revoke_key(state: ServerState, caller: Caller, form: FormData, key_id: str) -> str:
+    keys = state.auth.list_api_keys(caller.user.id)
     key = next((k for k in keys if k.id == key_id and k.revoked_at is None), None)
-    try:
-        if key is not None:
-            question = _(
-                "Revoke the key “%(name)s”? Programs using it stop working.", name=key.name
-            )
-            confirmed(form, question, _("Revoke"))
-        await run_in_threadpool(state.auth.revoke_api_key, caller.user.id, key_id)
-    except Unconfirmed as asked:
-        return await ask(request, form, asked)
-    except MemorydError as exc:
-        return redirect(request, _panel(form, "keys"), str(exc), "error")
-    return redirect(request, _panel(form, "keys"), _("API key revoked."))
+    if key is not None:
+        question = _("Revoke the key “%(name)s”? Programs using it stop working.", name=key.name)
+        confirmed(form, question, _("Revoke"))
+    state.auth.revoke_api_key(caller.user.id, key_id)
+    return _("API key revoked.")
 
 
 @router.post("/password")
@@ -316,8 +317,125 @@ async def change_password(request: Request, state: State) -> Response:
                 "Password changed and %(num)d API keys revoked; sign in again.",
                 revoked,
             )
-    except ApiError as exc:
-        return redirect(request, _panel(form, "account"), exc.message, "error", Draft(field, ""))
-    except MemorydError as exc:
-        return redirect(request, _panel(form, "account"), str(exc), "error", Draft(field, ""))
+    except (ApiError, MemorydError) as exc:
+        return redirect(request, back_to(form, "account"), str(exc), "error", Draft(field, ""))
     return redirect(request, "/login", message)
+
+
+# the account panel's choices ---------------------------------------------------------------
+CHOICES = {"on": True, "off": False}
+REVIEW_CHOICES = {
+    "default": (None, N_("Extraction's changes follow the instance setting again.")),
+    "off": ("off", N_("Extraction's changes to your memories apply at once.")),
+    "updates": ("updates", N_("Changes to memories you have now wait for your review.")),
+    "everything": ("everything", N_("Every new or changed memory now waits for your review.")),
+}
+
+
+def chosen(form: FormData, field: str, choices: Collection[str], refusal: str) -> str:
+    """The posted choice, or InvalidInput(``refusal``) when it is not one of ``choices``."""
+    choice = form.get(field)
+    if not isinstance(choice, str) or choice not in choices:
+        raise InvalidInput(refusal)
+    return choice
+
+
+@form_post(router, "/learning", panel="account")
+def set_learning(state: ServerState, caller: Caller, form: FormData) -> str:
+    learn = CHOICES[chosen(form, "learn", CHOICES, _("Choose on or off."))]
+    closed = state.md.set_learning(caller.user.id, learn)
+    if learn:
+        return _("memoryd learns from your chats again, from now on.")
+    if closed:
+        return ngettext(
+            "memoryd no longer learns from your chats (%(num)d waiting chat will not be read).",
+            "memoryd no longer learns from your chats (%(num)d waiting chats will not be read).",
+            closed,
+        )
+    return _("memoryd no longer learns from your chats.")
+
+
+@form_post(router, "/review", panel="account")
+def set_review(state: ServerState, caller: Caller, form: FormData) -> str:
+    refusal = _("Choose default, off, updates or everything.")
+    mode, done = REVIEW_CHOICES[chosen(form, "mode", REVIEW_CHOICES, refusal)]
+    state.md.set_review_preference(caller.user.id, mode)
+    return _(done)
+
+
+@router.post("/language")
+async def set_language(request: Request, state: State) -> Response:
+    caller, form = await posted(request, state)
+
+    def work() -> str:
+        choice = chosen(form, "language", PREFERENCE_CHOICES, _("Choose a language from the list."))
+        state.md.set_language_preference(caller.user.id, choice)
+        own = None if choice == FOLLOW_SERVER else choice
+        use_language(page_language(request, state, own))  # the answer is in the new language
+        return _("Language saved.")
+
+    return await perform(request, form, work, panel="account")
+
+
+# the chat page's history -------------------------------------------------------------------
+def _clear_question(state: ServerState, user_id: int, slug: str) -> str:
+    count = len(state.md.list_chats(user_id, slug))
+    name = state.md.get_workspace(slug).name
+    return ngettext(
+        "Delete your %(num)d exchange in %(name)s? Its text is erased and memoryd will not "
+        "learn from it; memories it already learned stay.",
+        "Delete all %(num)d of your exchanges in %(name)s? Their text is erased and memoryd "
+        "will not learn from them; memories it already learned stay.",
+        count,
+        name=name,
+    )
+
+
+@router.post("/chats/clear")
+async def clear_history(request: Request, state: State) -> Response:
+    caller, form = await posted(request, state)
+    slug = field_text(form, "workspace")
+    user = caller.user
+    try:
+        await run_in_threadpool(require_workspace, state, user, slug)
+        if field_text(form, "confirmed") != "yes":  # the question is read only to be asked
+            question = await run_in_threadpool(_clear_question, state, user.id, slug)
+            raise Unconfirmed(question, _("Delete all"))
+        deleted = await run_in_threadpool(chats.clear_chats, state, user, slug)
+    except Unconfirmed as asked:
+        return await ask(request, form, asked)
+    except MemorydError as exc:
+        return redirect(request, "/", str(exc), "error")
+    done = ngettext(
+        "Deleted %(num)d exchange from this history.",
+        "Deleted %(num)d exchanges from this history.",
+        deleted,
+    )
+    return redirect(request, f"/chat/{slug}", done)
+
+
+@router.post("/chats/{chat_id}/delete")
+async def delete_exchange(
+    request: Request, state: State, chat_id: Annotated[int, Path(ge=1, le=2**63 - 1)]
+) -> Response:
+    caller, form = await posted(request, state)
+    user = caller.user
+    slug = field_text(form, "workspace")
+    back = f"/chat/{slug}" if slug else "/"
+    try:
+        chat = await run_in_threadpool(chats.visible_chat, state, user, chat_id)
+        confirmed(
+            form,
+            _(
+                "Delete this exchange? \u201c%(text)s\u201d Its text is erased and memoryd will "
+                "not learn from it; memories it already learned stay.",
+                text=chat.prompt[:80],
+            ),
+            _("Delete"),
+        )
+        await run_in_threadpool(chats.delete_chat, state, user, chat.id)
+    except Unconfirmed as asked:
+        return await ask(request, form, asked)
+    except MemorydError as exc:
+        return redirect(request, back, str(exc), "error")
+    return redirect(request, f"/chat/{chat.workspace}", _("Exchange deleted."))

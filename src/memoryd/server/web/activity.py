@@ -84,13 +84,8 @@ class Filters:
     def address(self, base: str, **changes: Any) -> str:
         """``base`` with these filters (and ``changes`` to them) as its query."""
         chosen = replace(self, **changes)
-        named = (
-            ("workspace", chosen.workspace),
-            ("change", chosen.change),
-            ("by", chosen.by),
-            ("memory", chosen.memory),
-        )
-        params = [(k, v) for k, v in named if v]
+        named = ("workspace", "change", "by", "memory")
+        params = [(k, getattr(chosen, k)) for k in named if getattr(chosen, k)]
         if chosen.limit != PAGE_SIZE:
             params.append(("limit", str(chosen.limit)))
         if chosen.before is not None:
@@ -121,22 +116,12 @@ def _whole(text: str, name: str, top: int, meaning: str) -> int | None:
 def filters_of(request: Request) -> Filters:
     """The filters the address gives, or InvalidInput saying which one is wrong."""
     change, by = _field(request, "change"), _field(request, "by")
-    if change and change not in CHANGES:
-        raise InvalidInput(
-            _(
-                "unknown change %(value)s: use one of %(choices)s",
-                value=quoted(change),
-                choices=", ".join(CHANGES),
-            )
-        )
-    if by and by not in BY:
-        raise InvalidInput(
-            _(
-                "unknown by %(value)s: use one of %(choices)s",
-                value=quoted(by),
-                choices=", ".join(BY),
-            )
-        )
+    for value, known, unknown in (
+        (change, CHANGES, N_("unknown change %(value)s: use one of %(choices)s")),
+        (by, BY, N_("unknown by %(value)s: use one of %(choices)s")),
+    ):
+        if value and value not in known:
+            raise InvalidInput(_(unknown, value=quoted(value), choices=", ".join(known)))
     memory = (request.query_params.get("memory") or "").strip()
     if len(memory) > MAX_MEMORY_ID_CHARS:
         raise InvalidInput(

@@ -9,6 +9,7 @@ refused lines come back in the text box with their reasons.
 
 from __future__ import annotations
 
+from contextlib import suppress
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
@@ -23,7 +24,7 @@ from memoryd.app.memory_list import add_facts, report
 from memoryd.domain.errors import MemorydError
 from memoryd.server.deps import State
 from memoryd.server.errors import ApiError
-from memoryd.server.guard import HISTORY_COMMAND, import_too_big
+from memoryd.server.guard import import_too_big
 from memoryd.server.web.actions import field_text, posted
 from memoryd.server.web.i18n import _, speak_to
 from memoryd.server.web.routes import (
@@ -44,13 +45,10 @@ def _page(request: Request, state: State, **extra: Any) -> Response:
     caller = web_caller(request, state)
     if caller is None:
         return to_login(request)
-    job = None
-    wanted = request.query_params.get("job")
+    job, wanted = None, request.query_params.get("job")
     if wanted:
-        try:
+        with suppress(MemorydError):  # not the caller's, or gone: the page says so
             job = state.history_jobs.get(caller.user.id, wanted)
-        except MemorydError:
-            job = None
     context = page_context(
         request,
         state,
@@ -80,7 +78,7 @@ async def upload_history(request: Request, state: State) -> Response:
         if not isinstance(upload, UploadFile) or not upload.filename:
             raise ApiError(422, _("choose the export file to upload"))
         if (upload.size or 0) > state.settings.max_import_bytes:
-            raise ApiError(413, import_too_big(state.settings.max_import_bytes, HISTORY_COMMAND))
+            raise ApiError(413, import_too_big(state.settings.max_import_bytes, history=True))
         await run_in_threadpool(require_workspace, state, caller.user, workspace)
         data = await upload.read()
         history = await run_in_threadpool(parse_history, data, chosen)
@@ -88,8 +86,7 @@ async def upload_history(request: Request, state: State) -> Response:
             start_history_import, state, state.history_jobs, caller.user, history, workspace
         )
     except (MemorydError, ApiError) as exc:
-        message = exc.message if isinstance(exc, ApiError) else str(exc)
-        return redirect(request, PAGE, _("Nothing was imported: %(why)s", why=message), "error")
+        return redirect(request, PAGE, _("Nothing was imported: %(why)s", why=exc), "error")
     return redirect(request, f"{PAGE}?job={job.id}")
 
 

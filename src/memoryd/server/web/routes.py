@@ -71,9 +71,7 @@ def safe_next(value: object, default: str = "/") -> str:
     """A local path to go back to; anything else (another site) becomes ``default``."""
     if not isinstance(value, str) or not value.startswith("/") or value.startswith("//"):
         return default
-    if "\\" in value or any(ord(ch) < 32 for ch in value):
-        return default
-    return value
+    return default if "\\" in value or any(ord(ch) < 32 for ch in value) else value
 
 
 def here_of(request: Request) -> str:
@@ -99,9 +97,16 @@ def capitalize(text: str) -> str:
 TEMPLATES.env.filters.update(with_query=with_query, capitalize=capitalize)
 
 
-def cookie_secure(request: Request, state: ServerState) -> bool:
-    configured = state.settings.cookie_secure
-    return request.url.scheme == "https" if configured is None else configured
+def set_cookie(
+    response: Response, request: Request, name: str, value: str, path: str = "/", **more: Any
+) -> None:
+    """An HttpOnly, SameSite=Lax cookie, Secure as configured (else over https)."""
+    secure = request.app.state.memoryd.settings.cookie_secure
+    if secure is None:
+        secure = request.url.scheme == "https"
+    response.set_cookie(
+        name, value, httponly=True, samesite="lax", secure=secure, path=path, **more
+    )
 
 
 def redirect(
@@ -126,16 +131,7 @@ def redirect(
         if len(quote(flash)) > 3800 and "draft" in item:  # too big for a cookie: message only
             del item["draft"]
             flash = json.dumps([item])
-        secure = cookie_secure(request, request.app.state.memoryd)
-        response.set_cookie(
-            FLASH_COOKIE,
-            quote(flash),
-            max_age=60,
-            httponly=True,
-            samesite="lax",
-            secure=secure,
-            path="/",
-        )
+        set_cookie(response, request, FLASH_COOKIE, quote(flash), max_age=60)
     return response
 
 
@@ -312,10 +308,7 @@ def login_form(request: Request, *, next: str, name: str = "", error: str = "") 
         {"csrf": token, "next": next, "name": name, "error": error},
         status_code=401 if error else 200,
     )
-    secure = cookie_secure(request, request.app.state.memoryd)
-    response.set_cookie(
-        LOGIN_CSRF_COOKIE, token, httponly=True, samesite="lax", secure=secure, path="/login"
-    )
+    set_cookie(response, request, LOGIN_CSRF_COOKIE, token, path="/login")
     response.headers["Cache-Control"] = "no-store"
     return response
 
@@ -342,15 +335,8 @@ async def login(request: Request, state: State) -> Response:
         state.auth.create_session, user.id, state.settings.session_days
     )
     response = RedirectResponse(target, status_code=303)
-    response.set_cookie(
-        SESSION_COOKIE,
-        session.token,
-        max_age=state.settings.session_days * 86400,
-        httponly=True,
-        samesite="lax",
-        secure=cookie_secure(request, state),
-        path="/",
-    )
+    max_age = state.settings.session_days * 86400
+    set_cookie(response, request, SESSION_COOKIE, session.token, max_age=max_age)
     response.delete_cookie(LOGIN_CSRF_COOKIE, path="/login")
     return response
 
