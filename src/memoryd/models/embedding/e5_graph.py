@@ -13,7 +13,6 @@ engine reads the other's vectors.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +22,9 @@ from memoryd.models.embedding.e5_model import E5File, E5Tokens, read_file
 from memoryd.models.embedding.graph import Builder, session
 from memoryd.models.embedding.quantize import (
     QuantizationFailed,
-    private_temp,
     quantize_graph,
     sha256_of,
+    written_into_place,
 )
 
 SOURCE_SHA256 = "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f"
@@ -91,14 +90,11 @@ def ensure_graph(source: Path, models_dir: Path, variant: str) -> Path:
         from onnxruntime.quantization import quantize_dynamic  # noqa: F401
     except ImportError as exc:
         raise QuantizationFailed(f"onnx is needed to derive the e5 graph: {exc}") from exc
-    tmp = private_temp(models_dir, target)
-    try:
-        quantize_graph(build(read_file(source)), tmp, variant)
-        os.replace(tmp, target)
-    except Exception as exc:
-        raise QuantizationFailed(f"cannot derive the e5 graph: {exc}") from exc
-    finally:
-        tmp.unlink(missing_ok=True)
+    with written_into_place(models_dir, target) as tmp:
+        try:
+            quantize_graph(build(read_file(source)), tmp, variant)
+        except Exception as exc:
+            raise QuantizationFailed(f"cannot derive the e5 graph: {exc}") from exc
     return target
 
 
