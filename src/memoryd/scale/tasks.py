@@ -122,19 +122,22 @@ class SweepResult:
     questions_deferred: bool = False  # an ask_questions job was queued
 
 
+def _defer(app: App, task: str, lock: str, **args: Any) -> bool:
+    """Queue a job of ``task`` holding ``lock``, unless one is already waiting; True if queued."""
+    try:
+        app.configure_task(task, queue=QUEUE, lock=lock, queueing_lock=lock).defer(**args)
+    except AlreadyEnqueued:
+        return False
+    return True
+
+
 def defer_pairs(app: App, pairs: Sequence[DuePair]) -> SweepResult:
     """One ``extract_pair`` job per pair, unless one is already waiting for it."""
-    deferred = queued = 0
+    deferred = 0
     for pair in pairs:
         lock = pair_lock(pair.user_id, pair.workspace)
-        try:
-            app.configure_task(EXTRACT_TASK, queue=QUEUE, lock=lock, queueing_lock=lock).defer(
-                user_id=pair.user_id, workspace=pair.workspace
-            )
-            deferred += 1
-        except AlreadyEnqueued:
-            queued += 1
-    return SweepResult(due=len(pairs), deferred=deferred, already_queued=queued)
+        deferred += _defer(app, EXTRACT_TASK, lock, user_id=pair.user_id, workspace=pair.workspace)
+    return SweepResult(due=len(pairs), deferred=deferred, already_queued=len(pairs) - deferred)
 
 
 def sweep_now(md: Memoryd, app: App) -> SweepResult:
@@ -166,11 +169,7 @@ def defer_questions(md: Memoryd, app: App) -> bool:
     job = PassJob(md.db, None, md.embedder, md.clock())
     if not any(factory().waiting(job) for factory in memory_pass_factories().values()):
         return False
-    try:
-        app.configure_task(TAG_TASK, queue=QUEUE, lock=TAG_TASK, queueing_lock=TAG_TASK).defer()
-    except AlreadyEnqueued:
-        return False
-    return True
+    return _defer(app, TAG_TASK, TAG_TASK)
 
 
 def sweep(context: JobContext, timestamp: int) -> None:

@@ -187,15 +187,10 @@ class Builder:
 
 # the Hugging Face export's name of each part of an encoder layer (``Builder.encoder``)
 _HF_PARTS = {
-    "q": "attention.self.query",
-    "k": "attention.self.key",
-    "v": "attention.self.value",
-    "out": "attention.output.dense",
-    "norm1": "attention.output.LayerNorm",
-    "up": "intermediate.dense",
-    "down": "output.dense",
-    "norm2": "output.LayerNorm",
-}
+    "q": "attention.self.query", "k": "attention.self.key", "v": "attention.self.value",
+    "out": "attention.output.dense", "norm1": "attention.output.LayerNorm",
+    "up": "intermediate.dense", "down": "output.dense", "norm2": "output.LayerNorm",
+}  # fmt: skip
 
 
 def build(weights: Weights, source: Any) -> Any:
