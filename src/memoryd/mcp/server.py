@@ -171,8 +171,11 @@ def build_server(site: Site, local_user_id: int | None = None) -> MCPServer:
     def owner(ctx: Context[Any, Any]) -> Owner:
         return self_owner(caller(ctx))
 
-    @server.tool(title="Remember a fact about the user")
-    @tool_errors
+    def tool(title: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
+        """Registers a tool whose refusals are tool errors (``tool_errors``)."""
+        return lambda fn: server.tool(title=title)(tool_errors(fn))
+
+    @tool("Remember a fact about the user")
     def remember(
         content: Content,
         ctx: Context[Any, Any],
@@ -190,8 +193,7 @@ def build_server(site: Site, local_user_id: int | None = None) -> MCPServer:
         """
         return MemoryOut.of(memories.add_memory(site, owner(ctx), content, scope, workspace, until))
 
-    @server.tool(title="Recall what is known for this message")
-    @tool_errors
+    @tool("Recall what is known for this message")
     def recall(
         query: Annotated[
             str, Field(max_length=200_000, description="The user's message or the topic.")
@@ -204,8 +206,7 @@ def build_server(site: Site, local_user_id: int | None = None) -> MCPServer:
         put in a system prompt."""
         return ContextOut.of(chats.turn(site, caller(ctx), workspace, query))
 
-    @server.tool(title="List memories")
-    @tool_errors
+    @tool("List memories")
     def list_memories(
         ctx: Context[Any, Any],
         scope: ScopeArg = None,
@@ -215,14 +216,12 @@ def build_server(site: Site, local_user_id: int | None = None) -> MCPServer:
         chosen = None if scope is None else parse_scope(scope)
         return MemoryList.of(memories.overview(site, owner(ctx), chosen, workspace))
 
-    @server.tool(title="Get one memory")
-    @tool_errors
+    @tool("Get one memory")
     def get_memory(memory_id: MemoryId, ctx: Context[Any, Any]) -> MemoryOut:
         """One memory by id."""
         return MemoryOut.of(memories.visible_memory(site, owner(ctx), memory_id))
 
-    @server.tool(title="Rewrite a memory")
-    @tool_errors
+    @tool("Rewrite a memory")
     def update_memory(
         memory_id: MemoryId,
         ctx: Context[Any, Any],
@@ -246,21 +245,18 @@ def build_server(site: Site, local_user_id: int | None = None) -> MCPServer:
             expiry = None if until.strip().lower() == "never" else until
         return MemoryOut.of(memories.edit_memory(site, owner(ctx), memory_id, content, expiry))
 
-    @server.tool(title="Forget a memory")
-    @tool_errors
+    @tool("Forget a memory")
     def forget(memory_id: MemoryId, ctx: Context[Any, Any]) -> Forgotten:
         """Delete one memory by id."""
         memories.delete_memory(site, owner(ctx), memory_id)
         return Forgotten(id=memory_id, deleted=True)
 
-    @server.tool(title="Make a workspace memory global")
-    @tool_errors
+    @tool("Make a workspace memory global")
     def promote(memory_id: MemoryId, ctx: Context[Any, Any]) -> MemoryOut:
         """Move a workspace memory to the user's global memories (refused when full)."""
         return MemoryOut.of(memories.promote(site, owner(ctx), memory_id))
 
-    @server.tool(title="Move a global memory into a workspace")
-    @tool_errors
+    @tool("Move a global memory into a workspace")
     def demote(
         memory_id: MemoryId,
         workspace: Annotated[str, Field(min_length=1, max_length=64)],
@@ -269,8 +265,7 @@ def build_server(site: Site, local_user_id: int | None = None) -> MCPServer:
         """Move a global memory into one workspace (refused when that workspace is full)."""
         return MemoryOut.of(memories.demote(site, owner(ctx), memory_id, workspace))
 
-    @server.tool(title="Record a finished exchange")
-    @tool_errors
+    @tool("Record a finished exchange")
     def record_exchange(
         prompt: str,
         response: str,
@@ -289,8 +284,7 @@ def build_server(site: Site, local_user_id: int | None = None) -> MCPServer:
         recorded = chats.record_chat(site, caller(ctx), workspace, prompt, response, memory_ids)
         return ChatOut.of(*recorded)
 
-    @server.tool(title="Delete a recorded exchange")
-    @tool_errors
+    @tool("Delete a recorded exchange")
     def delete_exchange(
         chat_id: Annotated[
             int, Field(ge=1, le=2**63 - 1, description="The id record_exchange returned.")

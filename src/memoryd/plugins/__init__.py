@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import threading
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import pluggy
@@ -42,20 +43,11 @@ def _collect(hook_name: str) -> dict[str, Callable[..., Any]]:
     return found
 
 
-def embedder_factories() -> dict[str, Callable[..., Any]]:
-    return _collect("register_embedders")
-
-
-def reranker_factories() -> dict[str, Callable[..., Any]]:
-    return _collect("register_rerankers")
-
-
-def llm_provider_factories() -> dict[str, Callable[..., Any]]:
-    return _collect("register_llm_providers")
-
-
-def memory_pass_factories() -> dict[str, Callable[..., Any]]:
-    return _collect("register_memory_passes")
+# each a dict of factories by name, gathered from every plugin's hook (built-ins included)
+embedder_factories = partial(_collect, "register_embedders")
+reranker_factories = partial(_collect, "register_rerankers")
+llm_provider_factories = partial(_collect, "register_llm_providers")
+memory_pass_factories = partial(_collect, "register_memory_passes")
 
 
 def pick(kind: str, name: str, factories: dict[str, Callable[..., Any]]) -> Callable[..., Any]:

@@ -8,12 +8,13 @@ dead worker's job, the hourly ``prune_runs``) is docs/deploy.md's; the fleet-wid
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec
 
 from procrastinate import App, JobContext, PsycopgConnector
 from procrastinate.exceptions import AlreadyEnqueued, ConnectorException
@@ -46,7 +47,7 @@ TAG_TASK = "memoryd.tag_topics"  # ask_questions: the old name, so queued jobs s
 PRUNE_CRON = "7 * * * *"  # hourly, off the top of the hour when sweeps pile up
 # A database outage inside a job: wait and retry while holding the pair's lock.
 DB_RETRY_DELAYS = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
-T = TypeVar("T")
+P = ParamSpec("P")
 
 SECOND_STEPS = (1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30)  # the steps that divide a minute
 _HOUR_STEPS = (1, 2, 3, 4, 6, 8, 12)
@@ -121,19 +122,22 @@ class SweepResult:
     questions_deferred: bool = False  # an ask_questions job was queued
 
 
+def _defer(app: App, task: str, lock: str, **args: Any) -> bool:
+    """Queue a job of ``task`` holding ``lock``, unless one is already waiting; True if queued."""
+    try:
+        app.configure_task(task, queue=QUEUE, lock=lock, queueing_lock=lock).defer(**args)
+    except AlreadyEnqueued:
+        return False
+    return True
+
+
 def defer_pairs(app: App, pairs: Sequence[DuePair]) -> SweepResult:
     """One ``extract_pair`` job per pair, unless one is already waiting for it."""
-    deferred = queued = 0
+    deferred = 0
     for pair in pairs:
         lock = pair_lock(pair.user_id, pair.workspace)
-        try:
-            app.configure_task(EXTRACT_TASK, queue=QUEUE, lock=lock, queueing_lock=lock).defer(
-                user_id=pair.user_id, workspace=pair.workspace
-            )
-            deferred += 1
-        except AlreadyEnqueued:
-            queued += 1
-    return SweepResult(due=len(pairs), deferred=deferred, already_queued=queued)
+        deferred += _defer(app, EXTRACT_TASK, lock, user_id=pair.user_id, workspace=pair.workspace)
+    return SweepResult(due=len(pairs), deferred=deferred, already_queued=len(pairs) - deferred)
 
 
 def sweep_now(md: Memoryd, app: App) -> SweepResult:
@@ -165,11 +169,7 @@ def defer_questions(md: Memoryd, app: App) -> bool:
     job = PassJob(md.db, None, md.embedder, md.clock())
     if not any(factory().waiting(job) for factory in memory_pass_factories().values()):
         return False
-    try:
-        app.configure_task(TAG_TASK, queue=QUEUE, lock=TAG_TASK, queueing_lock=TAG_TASK).defer()
-    except AlreadyEnqueued:
-        return False
-    return True
+    return _defer(app, TAG_TASK, TAG_TASK)
 
 
 def sweep(context: JobContext, timestamp: int) -> None:
@@ -207,94 +207,93 @@ def _provider(context: JobContext, md: Memoryd) -> LLMProvider:
     return cache[choice]
 
 
-def _retrying_database(call: Callable[[], T]) -> T:
-    for delay in (*DB_RETRY_DELAYS, None):
-        try:
-            return call()
-        except DATABASE_DOWN as exc:
-            if delay is None:
-                raise
-            log.warning("database unavailable (%s); retrying in %.0f s", exc.orig, delay)
-            time.sleep(delay)
-    raise AssertionError("unreachable")
+def _retrying_database(task: Callable[P, None]) -> Callable[P, None]:
+    """``task``, run again after a database outage (while its job holds the pair's lock)."""
+
+    @functools.wraps(task)
+    def retrying(*args: P.args, **kwargs: P.kwargs) -> None:
+        for delay in (*DB_RETRY_DELAYS, None):
+            try:
+                return task(*args, **kwargs)
+            except DATABASE_DOWN as exc:
+                if delay is None:
+                    raise
+                log.warning("database unavailable (%s); retrying in %.0f s", exc.orig, delay)
+                time.sleep(delay)
+
+    return retrying
 
 
+@_retrying_database
 def extract_pair(context: JobContext, user_id: int, workspace: str) -> None:
     """One pair's extraction; skipped when switched off or the pair waits out a backoff."""
     md = _memoryd(context)
-
-    def run() -> None:
-        if not runtime_settings.extraction_on(md.get_settings()):
-            return
-        with md.db.read() as repo:
-            workspace_id = repo.workspace_id(workspace)
-            state = get_pair_state(repo.conn, user_id, workspace_id) if workspace_id else None
-        if workspace_id is None:
-            log.info("pair %s/%s: workspace gone, nothing to do", user_id, workspace)
-            return
-        if state is not None and (
-            state.parked or (state.next_attempt_at and state.next_attempt_at > md.clock())
-        ):
-            log.info("pair %s/%s: parked or backing off, skipped", user_id, workspace)
-            return
-        try:
-            llm = _provider(context, md)
-        except MemorydError as exc:  # unknown provider, hosted API without a key
-            record_setup_failure(md, "worker", md.clock(), exc)
-            log.warning("pair %s/%s: %s", user_id, workspace, exc)
-            return
-        try:
-            done = run_extraction(
-                md,
-                provider=llm,
-                trigger="worker",
-                user_id=user_id,
-                workspace=workspace,
-                ask_questions=md.settings.question_memories_per_run,
-            )
-        except MemorydError as exc:  # the user or workspace was deleted meanwhile
-            log.info("pair %s/%s: %s", user_id, workspace, exc)
-            return
-        log.info(
-            "pair %s/%s: %d chats processed, %d created, %d updated, %d errors",
-            user_id,
-            workspace,
-            done.chats_processed,
-            done.memories_created,
-            done.memories_updated,
-            len(done.errors),
-        )
-
-    _retrying_database(run)
-
-
-def ask_questions(context: JobContext) -> None:
-    """Ask up to ``question_memories_per_run`` of anyone's memories, oldest first, the
-    questions they answer: a run of its own, with no pairs."""
-    md = _memoryd(context)
-
-    def run() -> None:
-        if not runtime_settings.extraction_on(md.get_settings()):
-            return
-        try:
-            llm = _provider(context, md)
-        except MemorydError as exc:  # unknown provider, hosted API without a key
-            log.warning("asking questions: %s", exc)
-            return
+    if not runtime_settings.extraction_on(md.get_settings()):
+        return
+    with md.db.read() as repo:
+        workspace_id = repo.workspace_id(workspace)
+        state = get_pair_state(repo.conn, user_id, workspace_id) if workspace_id else None
+    if workspace_id is None:
+        log.info("pair %s/%s: workspace gone, nothing to do", user_id, workspace)
+        return
+    if state is not None and (
+        state.parked or (state.next_attempt_at and state.next_attempt_at > md.clock())
+    ):
+        log.info("pair %s/%s: parked or backing off, skipped", user_id, workspace)
+        return
+    try:
+        llm = _provider(context, md)
+    except MemorydError as exc:  # unknown provider, hosted API without a key
+        record_setup_failure(md, "worker", md.clock(), exc)
+        log.warning("pair %s/%s: %s", user_id, workspace, exc)
+        return
+    try:
         done = run_extraction(
             md,
             provider=llm,
             trigger="worker",
-            extract_pairs=False,
+            user_id=user_id,
+            workspace=workspace,
             ask_questions=md.settings.question_memories_per_run,
         )
-        log.info(
-            "asking questions: %d memories asked, %d errors",
-            done.memories_questioned,
-            len(done.errors),
-        )
+    except MemorydError as exc:  # the user or workspace was deleted meanwhile
+        log.info("pair %s/%s: %s", user_id, workspace, exc)
+        return
+    log.info(
+        "pair %s/%s: %d chats processed, %d created, %d updated, %d errors",
+        user_id,
+        workspace,
+        done.chats_processed,
+        done.memories_created,
+        done.memories_updated,
+        len(done.errors),
+    )
 
-    _retrying_database(run)
+
+@_retrying_database
+def ask_questions(context: JobContext) -> None:
+    """Ask up to ``question_memories_per_run`` of anyone's memories, oldest first, the
+    questions they answer: a run of its own, with no pairs."""
+    md = _memoryd(context)
+    if not runtime_settings.extraction_on(md.get_settings()):
+        return
+    try:
+        llm = _provider(context, md)
+    except MemorydError as exc:  # unknown provider, hosted API without a key
+        log.warning("asking questions: %s", exc)
+        return
+    done = run_extraction(
+        md,
+        provider=llm,
+        trigger="worker",
+        extract_pairs=False,
+        ask_questions=md.settings.question_memories_per_run,
+    )
+    log.info(
+        "asking questions: %d memories asked, %d errors",
+        done.memories_questioned,
+        len(done.errors),
+    )
 
 
 async def recover(context: JobContext, timestamp: int) -> None:

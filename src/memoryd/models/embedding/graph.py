@@ -16,7 +16,7 @@ fusion that would create it (``SLOW_FUSIONS``; measured in BENCHMARKS.md, "Speed
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +30,7 @@ _PREFIX = re.compile(r"^(.*)encoder\.layer\.(\d+)\.attention\.self\.query\.bias$
 _MS = "com.microsoft"
 
 Array = npt.NDArray[Any]
+Param = Callable[[int, str], Array]  # a weight by layer and name (``Builder.encoder``)
 
 
 def session(model: str | bytes, threads: int = 1, disabled: Sequence[str] = SLOW_FUSIONS) -> Any:
@@ -110,82 +111,123 @@ def rebuild(model: Any) -> Any:
     return fused
 
 
-def build(weights: Weights, source: Any) -> Any:
-    """The canonical graph, with ``source``'s inputs and output (names, types, shapes)."""
-    from onnx import TensorProto, helper, numpy_helper
+class Builder:
+    """A fused-operator BERT graph being built: MiniLM's (``build``) and e5's
+    (``memoryd.models.embedding.e5_graph``) differ only in their input and weights."""
 
-    nodes: list[Any] = []
-    initializers: list[Any] = []
+    def __init__(self) -> None:
+        self.nodes: list[Any] = []
+        self.initializers: list[Any] = []
 
-    def const(name: str, value: Array) -> str:
+    def const(self, name: str, value: Array) -> str:
+        from onnx import numpy_helper
+
         array = np.ascontiguousarray(value, dtype=np.float32)
-        initializers.append(numpy_helper.from_array(array, name))
+        self.initializers.append(numpy_helper.from_array(array, name))
         return name
 
-    def node(op: str, inputs: list[str], output: str, domain: str = "", **attrs: Any) -> str:
+    def node(self, op: str, inputs: list[str], output: str, domain: str = "", **attrs: Any) -> str:
+        from onnx import helper
+
         outputs = [output, ""] if op == "EmbedLayerNormalization" else [output]  # no mask_index
-        nodes.append(helper.make_node(op, inputs, outputs, domain=domain, **attrs))
+        self.nodes.append(helper.make_node(op, inputs, outputs, domain=domain, **attrs))
         return output
 
-    def add_norm(x: str, residual: str, bias: str, norm: str, out: str) -> str:
-        biased = node("Add", [x, const(f"{out}.bias", weights.get(bias))], f"{out}.biased")
-        summed = node("Add", [biased, residual], f"{out}.sum")
-        gamma = const(f"{out}.gamma", weights.get(f"{norm}.weight"))
-        beta = const(f"{out}.beta", weights.get(f"{norm}.bias"))
-        return node(
-            "LayerNormalization", [summed, gamma, beta], out, axis=-1, epsilon=LAYER_NORM_EPSILON
-        )
+    def encoder(
+        self, hidden: str, layers: int, heads: int, epsilon: float, param: Param, output: str
+    ) -> str:
+        """``layers`` encoder layers over ``hidden`` (the last one's output is ``output``).
+        ``param(layer, key)`` gives a layer's weights, ``.w`` (a matrix: input x output)
+        and ``.b`` of ``q``, ``k``, ``v``, ``out``, ``up``, ``down``, ``norm1``, ``norm2``."""
 
-    def matmul(x: str, bias: str, out: str) -> str:
-        """``x`` times the weight of the MatMul that ``bias`` is added to in the source."""
-        return node("MatMul", [x, const(f"{out}.weight", weights.dense(bias))], out)
+        def add_norm(x: str, residual: str, n: int, bias: str, norm: str, out: str) -> str:
+            biased = self.node(
+                "Add", [x, self.const(f"{out}.bias", param(n, bias))], f"{out}.biased"
+            )
+            summed = self.node("Add", [biased, residual], f"{out}.sum")
+            gamma = self.const(f"{out}.gamma", param(n, f"{norm}.w"))
+            beta = self.const(f"{out}.beta", param(n, f"{norm}.b"))
+            return self.node(
+                "LayerNormalization", [summed, gamma, beta], out, axis=-1, epsilon=epsilon
+            )
 
+        def matmul(x: str, n: int, part: str, out: str) -> str:
+            return self.node("MatMul", [x, self.const(f"{out}.weight", param(n, f"{part}.w"))], out)
+
+        for n in range(layers):
+            qkv_weight = np.concatenate([param(n, f"{p}.w") for p in "qkv"], axis=1)
+            qkv_bias = np.concatenate([param(n, f"{p}.b") for p in "qkv"])
+            qkv = [
+                self.const(f"l{n}.qkv.weight", qkv_weight),
+                self.const(f"l{n}.qkv.bias", qkv_bias),
+            ]
+            attention = [hidden, *qkv, "attention_mask.int32"]
+            attended = self.node(
+                "Attention", attention, f"l{n}.attention", domain=_MS, num_heads=heads
+            )
+            projected = matmul(attended, n, "out", f"l{n}.out")
+            hidden_1 = add_norm(projected, hidden, n, "out.b", "norm1", f"l{n}.norm1")
+            up = matmul(hidden_1, n, "up", f"l{n}.up")
+            up_bias = self.const(f"l{n}.up.bias", param(n, "up.b"))
+            activated = self.node("BiasGelu", [up, up_bias], f"l{n}.gelu", domain=_MS)
+            down = matmul(activated, n, "down", f"l{n}.down")
+            last = output if n == layers - 1 else f"l{n}.norm2"
+            hidden = add_norm(down, hidden_1, n, "down.b", "norm2", last)
+        return hidden
+
+    def model(self, name: str, inputs: list[Any], outputs: list[Any], ir_version: int) -> Any:
+        from onnx import helper
+
+        graph = helper.make_graph(self.nodes, name, inputs, outputs, self.initializers)
+        opsets = [helper.make_opsetid("", 17), helper.make_opsetid(_MS, 1)]
+        model = helper.make_model(graph, opset_imports=opsets)
+        model.ir_version = ir_version
+        return model
+
+
+# the Hugging Face export's name of each part of an encoder layer (``Builder.encoder``)
+_HF_PARTS = {
+    "q": "attention.self.query", "k": "attention.self.key", "v": "attention.self.value",
+    "out": "attention.output.dense", "norm1": "attention.output.LayerNorm",
+    "up": "intermediate.dense", "down": "output.dense", "norm2": "output.LayerNorm",
+}  # fmt: skip
+
+
+def build(weights: Weights, source: Any) -> Any:
+    """The canonical graph, with ``source``'s inputs and output (names, types, shapes)."""
+    from onnx import TensorProto
+
+    def param(n: int, key: str) -> Array:
+        part, kind = key.split(".")
+        name = f"encoder.layer.{n}.{_HF_PARTS[part]}"
+        if kind == "w" and "norm" not in part:  # the weight of the MatMul the bias is added to
+            return weights.dense(f"{name}.bias")
+        return weights.get(f"{name}.{'weight' if kind == 'w' else 'bias'}")
+
+    b = Builder()
     for name in ("input_ids", "token_type_ids", "attention_mask"):
-        node("Cast", [name], f"{name}.int32", to=TensorProto.INT32)
-    hidden = node(
+        b.node("Cast", [name], f"{name}.int32", to=TensorProto.INT32)
+    embedding = ("word", "position", "token_type")
+    hidden = b.node(
         "EmbedLayerNormalization",
         [
             "input_ids.int32",
             "token_type_ids.int32",
-            const("embeddings.word", weights.get("embeddings.word_embeddings.weight")),
-            const("embeddings.position", weights.get("embeddings.position_embeddings.weight")),
-            const("embeddings.token_type", weights.get("embeddings.token_type_embeddings.weight")),
-            const("embeddings.gamma", weights.get("embeddings.LayerNorm.weight")),
-            const("embeddings.beta", weights.get("embeddings.LayerNorm.bias")),
+            *(
+                b.const(f"embeddings.{e}", weights.get(f"embeddings.{e}_embeddings.weight"))
+                for e in embedding
+            ),
+            b.const("embeddings.gamma", weights.get("embeddings.LayerNorm.weight")),
+            b.const("embeddings.beta", weights.get("embeddings.LayerNorm.bias")),
         ],
         "embeddings",
         domain=_MS,
         epsilon=LAYER_NORM_EPSILON,
     )
-
-    output_name = source.graph.output[0].name
-    for n in range(weights.layers):
-        layer = f"encoder.layer.{n}."
-        parts = [f"{layer}attention.self.{p}.bias" for p in ("query", "key", "value")]
-        qkv_weight = np.concatenate([weights.dense(p) for p in parts], axis=1)
-        qkv_bias = np.concatenate([weights.get(p) for p in parts])
-        qkv = [const(f"l{n}.qkv.weight", qkv_weight), const(f"l{n}.qkv.bias", qkv_bias)]
-        attention = [hidden, *qkv, "attention_mask.int32"]
-        attended = node("Attention", attention, f"l{n}.attention", domain=_MS, num_heads=NUM_HEADS)
-        out, inner = f"{layer}attention.output.", f"{layer}intermediate.dense.bias"
-        projected = matmul(attended, f"{out}dense.bias", f"l{n}.out")
-        hidden_1 = add_norm(projected, hidden, f"{out}dense.bias", f"{out}LayerNorm", f"l{n}.norm1")
-        up = matmul(hidden_1, inner, f"l{n}.up")
-        up_bias = const(f"l{n}.up.bias", weights.get(inner))
-        activated = node("BiasGelu", [up, up_bias], f"l{n}.gelu", domain=_MS)
-        down = matmul(activated, f"{layer}output.dense.bias", f"l{n}.down")
-        last = output_name if n == weights.layers - 1 else f"l{n}.norm2"
-        hidden = add_norm(
-            down, hidden_1, f"{layer}output.dense.bias", f"{layer}output.LayerNorm", last
-        )
-    graph = helper.make_graph(
-        nodes, "all-MiniLM-L6-v2", list(source.graph.input), [source.graph.output[0]], initializers
-    )
-    model = helper.make_model(
-        graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(_MS, 1)]
-    )
-    model.ir_version = source.ir_version
-    return model
+    output = source.graph.output[0]
+    b.encoder(hidden, weights.layers, NUM_HEADS, LAYER_NORM_EPSILON, param, output.name)
+    inputs = list(source.graph.input)
+    return b.model("all-MiniLM-L6-v2", inputs, [output], source.ir_version)
 
 
 # token ids of three short texts; the batch of the last two is padded, as embed() pads

@@ -108,10 +108,7 @@ class MiniLMEmbedder:
             self._tokenizer = tok
             if self._model_path is None:
                 model = self._pick_model(model)
-            self._session = self._open(model)
-
-    def _open(self, model: Path) -> Any:
-        return graph.session(str(model), self._threads)
+            self._session = graph.session(str(model), self._threads)
 
     def _pick_model(self, shipped: Path) -> Path:
         if self._quantize == "off":
@@ -125,8 +122,10 @@ class MiniLMEmbedder:
 
                 def trial(candidate: str) -> float | None:
                     if not reference:
-                        reference.append(self._vectors(self._open(shipped), quantize.TIMING_TEXTS))
-                    session = self._open(quantize.ensure_quantized(shipped, models_dir, candidate))
+                        shipped_session = graph.session(str(shipped), self._threads)
+                        reference.append(self._vectors(shipped_session, quantize.TIMING_TEXTS))
+                    derived = quantize.ensure_quantized(shipped, models_dir, candidate)
+                    session = graph.session(str(derived), self._threads)
                     vectors = self._vectors(session, quantize.TIMING_TEXTS)
                     if (vectors * reference[0]).sum(axis=1).min() < MIN_COSINE:
                         return None

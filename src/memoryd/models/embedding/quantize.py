@@ -20,7 +20,8 @@ import logging
 import os
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -140,12 +141,8 @@ def measured_variant(
         "variant": best,
         "ms_per_round": {v: round(s * 1e3, 2) for v, s in seconds.items()},
     }
-    tmp = private_temp(models_dir, record)
-    try:
+    with written_into_place(models_dir, record) as tmp:
         tmp.write_text(json.dumps(choices, indent=1, sort_keys=True) + "\n")
-        os.replace(tmp, record)
-    finally:
-        tmp.unlink(missing_ok=True)
     return best
 
 
@@ -164,8 +161,7 @@ def ensure_quantized(source: Path, models_dir: Path, variant: str) -> Path:
     target = quantized_path(models_dir, variant)
     if target.is_file() and sha256_of(target) == VARIANTS[variant]:
         return target
-    tmp = private_temp(models_dir, target)
-    try:
+    with written_into_place(models_dir, target) as tmp:
         _quantize(source, tmp, variant)
         got = sha256_of(tmp)
         if got != VARIANTS[variant]:
@@ -173,22 +169,26 @@ def ensure_quantized(source: Path, models_dir: Path, variant: str) -> Path:
                 f"the quantised model's sha256 is {got}, expected {VARIANTS[variant]} "
                 "(different onnx/onnxruntime versions?)"
             )
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
     return target
 
 
-def private_temp(models_dir: Path, target: Path) -> Path:
-    """An empty temporary file of this process beside ``target``, to be renamed into
-    place once written (so processes deriving the same file at once never clash)."""
+@contextmanager
+def written_into_place(models_dir: Path, target: Path) -> Iterator[Path]:
+    """An empty temporary file of this process beside ``target``, renamed into place when
+    the block has written it without error (so processes deriving the same file at once
+    never clash), else deleted."""
     try:
         models_dir.mkdir(parents=True, exist_ok=True)
         fd, tmp_name = tempfile.mkstemp(prefix=target.name, suffix=".tmp", dir=models_dir)
         os.close(fd)
     except OSError as exc:
         raise QuantizationFailed(f"cannot write to {models_dir}: {exc}") from exc
-    return Path(tmp_name)
+    tmp = Path(tmp_name)
+    try:
+        yield tmp
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def _quantize(source: Path, dest: Path, variant: str) -> None:

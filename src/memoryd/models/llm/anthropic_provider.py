@@ -12,40 +12,26 @@ from typing import Any
 
 import anthropic
 
-from memoryd.models.llm.base import Completion, LLMError, Message, sdk_error
+from memoryd.models.llm.base import Completion, Message, SdkProvider
 
 DEFAULT_MODEL = "claude-3-5-haiku-latest"
 DEFAULT_MAX_TOKENS = 1024
 HINT = "leave it unset for Anthropic's API; a proxy's URL may be given with or without /v1"
 
 
-class AnthropicProvider:
+class AnthropicProvider(SdkProvider):
     name = "anthropic"
+    sdk = anthropic
+    client = anthropic.Anthropic
+    default_model = DEFAULT_MODEL
+    no_key = "not-set"
+    hint = HINT
 
-    def __init__(
-        self,
-        *,
-        model: str | None = None,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        timeout: float = 120.0,
-    ) -> None:
-        self.model = model or DEFAULT_MODEL
+    def __init__(self, *, base_url: str | None = None, **given: Any) -> None:
         # The SDK adds /v1 itself; accept base URLs written either way.
         if base_url and base_url.rstrip("/").endswith("/v1"):
             base_url = base_url.rstrip("/")[: -len("/v1")]
-        self.base_url = base_url
-        self._client = anthropic.Anthropic(
-            api_key=api_key or "not-set", base_url=base_url, timeout=timeout, max_retries=0
-        )
-
-    def __repr__(self) -> str:  # never shows the key
-        return f"AnthropicProvider(model={self.model!r}, base_url={self.base_url!r})"
-
-    def _error(self, exc: anthropic.AnthropicError) -> LLMError:
-        return sdk_error(
-            exc, anthropic, base_url=self._client.base_url, model=self.model, hint=HINT
-        )
+        super().__init__(base_url=base_url, **given)
 
     def _request(self, messages: Sequence[Message], max_tokens: int | None) -> dict[str, Any]:
         system = "\n\n".join(m["content"] for m in messages if m.get("role") == "system")

@@ -7,7 +7,7 @@ streamed or not. Providers raise ``LLMError`` for anything that went wrong on th
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -114,6 +114,41 @@ def sdk_error(
             int(getattr(exc, "status_code", 0)), detail, model=model, endpoint_hint=hint
         )
     return LLMError(f"LLM call failed: {exc}")
+
+
+class SdkProvider:
+    """What the OpenAI and Anthropic providers share: the SDK's client, with its own
+    retries off (retrying with backoff is the extraction scheduler's job), a repr that
+    never shows the key, and the SDK's errors as LLMError (``sdk_error``)."""
+
+    name: str
+    sdk: Any  # the SDK module, whose error classes ``sdk_error`` reads
+    client: Callable[..., Any]  # its client class
+    default_model: str
+    no_key: str  # given to the SDK without a key: local servers need none, the SDK insists
+    hint: str  # what a base URL should look like, for a 404
+
+    def __init__(
+        self,
+        *,
+        model: str | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        timeout: float = 120.0,
+    ) -> None:
+        self.model = model or self.default_model
+        self.base_url = base_url
+        self._client = self.client(
+            base_url=base_url, api_key=api_key or self.no_key, timeout=timeout, max_retries=0
+        )
+
+    def __repr__(self) -> str:  # never shows the key
+        return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"
+
+    def _error(self, exc: Exception) -> LLMError:
+        return sdk_error(
+            exc, self.sdk, base_url=self._client.base_url, model=self.model, hint=self.hint
+        )
 
 
 @dataclass(frozen=True)

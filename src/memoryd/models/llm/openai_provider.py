@@ -4,7 +4,6 @@ Structured output is asked for with ``response_format`` and a JSON schema. Serve
 refuse that (HTTP 400 naming response_format) are asked again with plain JSON mode, then
 without it; the process remembers what worked for that server and model. The caller
 parses tolerantly either way.
-The SDK's own retries are off: retrying with backoff is the extraction scheduler's job.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ from typing import Any
 
 import openai
 
-from memoryd.models.llm.base import Completion, LLMError, Message, sdk_error
+from memoryd.models.llm.base import Completion, LLMError, Message, SdkProvider
 
 DEFAULT_MODEL = "gpt-4o-mini"
 HINT = (
@@ -29,27 +28,13 @@ _MODES = ("json_schema", "json_object", "none")
 _MODE_BY_SERVER: dict[tuple[str, str], int] = {}
 
 
-class OpenAIProvider:
+class OpenAIProvider(SdkProvider):
     name = "openai"
-
-    def __init__(
-        self,
-        *,
-        model: str | None = None,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        timeout: float = 120.0,
-    ) -> None:
-        self.model = model or DEFAULT_MODEL
-        self.base_url = base_url
-        # Local servers (Ollama, llama.cpp) need no key, but the SDK insists on one.
-        self._client = openai.OpenAI(
-            base_url=base_url, api_key=api_key or "not-needed", timeout=timeout, max_retries=0
-        )
-        self._server = (str(self._client.base_url), self.model)
-
-    def __repr__(self) -> str:  # never shows the key
-        return f"OpenAIProvider(model={self.model!r}, base_url={self.base_url!r})"
+    sdk = openai
+    client = openai.OpenAI
+    default_model = DEFAULT_MODEL
+    no_key = "not-needed"
+    hint = HINT
 
     def complete(
         self,
@@ -60,8 +45,9 @@ class OpenAIProvider:
         max_tokens: int | None = None,
         temperature: float | None = None,
     ) -> Completion:
+        server = (str(self._client.base_url), self.model)
         while True:
-            index = _MODE_BY_SERVER.get(self._server, 0)
+            index = _MODE_BY_SERVER.get(server, 0)
             mode = _MODES[index] if schema is not None else "none"
             extra = _options(max_tokens, temperature)
             if mode == "json_schema":
@@ -77,7 +63,7 @@ class OpenAIProvider:
                 )
             except openai.BadRequestError as exc:
                 if mode != "none" and "response_format" in str(exc):
-                    _MODE_BY_SERVER[self._server] = index + 1  # not taken here: step down
+                    _MODE_BY_SERVER[server] = index + 1  # not taken here: step down
                     continue
                 raise self._error(exc) from exc
             except openai.OpenAIError as exc:
@@ -101,9 +87,6 @@ class OpenAIProvider:
                     yield str(chunk.choices[0].delta.content)
         except openai.OpenAIError as exc:
             raise self._error(exc) from exc
-
-    def _error(self, exc: openai.OpenAIError) -> LLMError:
-        return sdk_error(exc, openai, base_url=self._client.base_url, model=self.model, hint=HINT)
 
 
 def _options(max_tokens: int | None, temperature: float | None) -> dict[str, Any]:

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import math
 import re
-import threading
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Sequence
+from functools import lru_cache
 
 from memoryd.domain.injection import Query
 from memoryd.domain.models import Memory
@@ -70,30 +70,22 @@ def _stem(word: str) -> str:
     return word
 
 
+def _count(text: str) -> tuple[Counter[str], int]:
+    words = tokenize(text)
+    return Counter(words), len(words)
+
+
 class TermCounts:
     """Each text's term frequencies and length, computed once (bounded LRU, thread-safe)."""
 
     def __init__(self, size: int = 16384) -> None:
-        self._cache: OrderedDict[str, tuple[Counter[str], int]] = OrderedDict()
-        self._size = size
-        self._lock = threading.Lock()
+        self._count = lru_cache(maxsize=size)(_count)
 
     def __len__(self) -> int:
-        return len(self._cache)
+        return self._count.cache_info().currsize
 
     def __call__(self, text: str) -> tuple[Counter[str], int]:
-        with self._lock:
-            found = self._cache.get(text)
-            if found is not None:
-                self._cache.move_to_end(text)
-                return found
-        words = tokenize(text)
-        counted = (Counter(words), len(words))
-        with self._lock:
-            self._cache[text] = counted
-            while len(self._cache) > self._size:
-                self._cache.popitem(last=False)
-        return counted
+        return self._count(text)
 
 
 class LexicalReranker:
