@@ -55,7 +55,7 @@ def is_past(verb: str) -> bool:
 
 _INNER = {
     "i": "they", "i'm": "they're", "i've": "they've", "i'd": "they'd", "i'll": "they'll",
-    "me": "them", "my": "their", "mine": "theirs", "myself": "themselves", "am": "am",
+    "me": "them", "my": "their", "mine": "theirs", "myself": "themselves",
 }  # fmt: skip
 
 
@@ -82,13 +82,10 @@ def _inner_pronouns(words: list[str]) -> list[str]:
         tail = raw[len(word) :]
         lower = word.lower().replace("’", "'")
         if lower in ("am", "was") and out and out[-1] == "they":
-            out.append("are" if lower == "am" else "were")
-        elif lower in _INNER and lower != "am":
-            out.append(_INNER[lower] + tail)
-            continue
-        else:
-            out.append(word)
-        out[-1] += tail
+            word = "are" if lower == "am" else "were"
+        elif lower in _INNER:
+            word = _INNER[lower]
+        out.append(word + tail)
     return out
 
 
@@ -99,11 +96,8 @@ _SPACED_MARK = re.compile(r"\s+(?=[,.!?;:](?:\s|$))")  # "hunting ." as text is 
 def memory_form(sentence: str) -> str:
     """A user's sentence as a memory that cannot be misread as the assistant's.
 
-    "I run a dog obedience school." -> "The user runs a dog obedience school."
     "My sister is a pole dancer." -> "The user's sister is a pole dancer."
-    "I love country music too!" -> "The user loves country music."
     "Last week I went to a parade." -> "Last week the user went to a parade."
-    "I strongly dislike open offices." -> "The user strongly dislikes open offices."
     Sentences with no I / I'm / My are quoted instead:
     'The user said: "We moved the launch to March 28."'
     """

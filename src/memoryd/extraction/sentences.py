@@ -254,12 +254,9 @@ def could_hold_fact(sentence: str, language: str | None = None) -> bool:
 
     Kept: statements in the first person, and impersonal statements that carry a name or
     a number ("Phoenix ships in Q3"). Dropped: questions, placeholders, pure reactions,
-    and sentences about the other party with nothing about the user. A sentence in
-    another language is set aside when it is a question, a placeholder, too short, points
-    at what was said before, speaks to the other person, is about someone else ("he",
-    "she", no "I") or is an exclamation without "I" (each from closed word classes of its
-    language): the English rules below are not its door (R21). ``language`` is the
-    sentence's, if known (else read from it).
+    and sentences about the other party with nothing about the user. Another language
+    has its own closed word classes (``not_about_the_user``): the English rules below are
+    not its door (R21). ``language`` is the sentence's, if known (else read from it).
     """
     sentence = EMPHASIS.sub(r"\1", sentence)  # "my heart is *still* pounding"
     if sentence.endswith(("?", "？")) or _PLACEHOLDER.search(sentence):
@@ -285,8 +282,7 @@ def could_hold_fact(sentence: str, language: str | None = None) -> bool:
     if len(words) < MIN_WORDS or _REACTION.match(sentence.strip()):
         return False
     if any(p.match(sentence) for p in (_HEDGE, _THANKS, _MOMENTARY, _NEED_NOW, _BODY_NOW)):
-        return False  # "I'm sure it is", "Thanks for ...", "I'm tired today", "I need it
-        # now", "My heart is still pounding"
+        return False  # "I'm sure it is", "Thanks for ...", "I'm tired today"
     if any(p.search(sentence) for p in _VOCATIVE):
         return False  # spoken to the other party
     content = [w for w in words if w not in _LIGHT]
@@ -305,9 +301,17 @@ def could_hold_fact(sentence: str, language: str | None = None) -> bool:
         return True
     if any(w in EN_SECOND_PERSON for w in words):
         return False  # about the other party, or leaning on what came before ("It's ...")
-    tokens = _WORD.findall(sentence)
-    named = any(t[0].isupper() and t not in _NOT_NAMES for t in tokens[1:])
-    return named or any(ch.isdigit() for ch in sentence)
+    return _names_one(_WORD.findall(sentence)) or any(ch.isdigit() for ch in sentence)
+
+
+def _names_one(tokens: Sequence[str]) -> bool:
+    """Whether a capitalised word but the first of ``tokens`` is a name."""
+    return any(t[0].isupper() and t not in _NOT_NAMES for t in tokens[1:])
+
+
+def _plural(word: str) -> bool:
+    """Whether a case-folded word is a plural "them" can stand for ("kids", "people")."""
+    return word.endswith(("s", "people", "children")) and word not in _NOT_PLURAL
 
 
 def _leans_on_someone(sentence: str) -> bool:
@@ -318,15 +322,10 @@ def _leans_on_someone(sentence: str) -> bool:
         if word not in _THIRD_PERSON:
             continue
         before = tokens[:index]
-        if _ANTECEDENT.search(" ".join(before)) or any(
-            t[0].isupper() and t not in _NOT_NAMES for t in before[1:]
-        ):
+        if _ANTECEDENT.search(" ".join(before)) or _names_one(before):
             return False
         # "I love working with kids and helping them learn": "them" has its "kids"
-        return word not in _PLURAL_THIRD or not any(
-            t.casefold().endswith(("s", "people", "children")) and t.casefold() not in _NOT_PLURAL
-            for t in before
-        )
+        return word not in _PLURAL_THIRD or not any(_plural(t.casefold()) for t in before)
     return False
 
 
@@ -368,12 +367,12 @@ def _has_antecedent(before: str, word: str) -> bool:
     """Whether ``before`` names something ``word`` can refer to: a name or a number,
     and a plural for "them", a noun with its article or "my" for the others."""
     words = _words(before)
-    if any(w.isdigit() or (w in _NUMBER_WORDS and w != "one") for w in words) or any(
-        t[0].isupper() and t not in _NOT_NAMES for t in _WORD.findall(before)[1:]
-    ):
+    if any(w.isdigit() or (w in _NUMBER_WORDS and w != "one") for w in words):
+        return True
+    if _names_one(_WORD.findall(before)):
         return True
     if word == "them":
-        return any(w.endswith(("s", "people", "children")) and w not in _NOT_PLURAL for w in words)
+        return any(_plural(w) for w in words)
     return _ANTECEDENT.search(before) is not None
 
 
