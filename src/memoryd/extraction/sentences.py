@@ -3,14 +3,10 @@
 Extraction never asks a model "what do you know about the user?" over a whole chat log:
 small models then file the assistant's words, greetings and prompt text as the user's
 facts. Instead code takes the sentences of the ``user`` turns only, drops those that
-cannot hold a lasting fact (questions, placeholders, reactions, talk about the other
-party), and numbers the rest. The model only rewrites and classifies these; each fact it
-returns names its sentence, and ``memoryd.extraction.decide`` checks it against that
-sentence. Pure functions, no I/O.
-
-Names are decided here too: a name the user *addresses* ("Hey John!", "Thanks, Mel")
-belongs to the assistant; a name is the user's only when they say so ("my name is ...",
-"I'm ...", "call me ...").
+cannot hold a lasting fact, and numbers the rest; each fact the model returns names its
+sentence. Names are decided here too: a name the user *addresses* ("Hey John!") belongs
+to the assistant; a name is the user's only when they say so ("my name is ...").
+Pure functions, no I/O.
 """
 
 from __future__ import annotations
@@ -90,12 +86,9 @@ _NOT_NAME_WORDS = (
 )
 _NOT_NAMES = frozenset(_NOT_NAME_WORDS.split())
 
-# Openings of a passing remark rather than a lasting fact ("I'm sure it is", "I might",
-# a one-off promise: "I'll send over the guidelines", what the speaker is doing in the
-# talk: "I want to emphasize that ...", "I recommend subscribing to ...", leaving it: "I
-# have to go now");
-# opinions, hopes and wishes ("I think ...", "I hope to ...", "I'd love to ...") may be
-# lasting, so the Observer reads them.
+# Openings of a passing remark rather than a lasting fact ("I'm sure it is", a one-off
+# promise, a move in the talk: "I want to emphasize ...", leaving it: "I have to go now");
+# opinions, hopes and wishes ("I think ...", "I'd love to ...") may be lasting.
 _HEDGE = re.compile(
     r"^(?:\W*(?:oh|well|yeah|yes|so|and|but|haha)\b[\s,!.]*)*(?:i'm sure|i am sure|"
     r"i'm not sure|i am not sure|i might|i may|maybe|perhaps|i'll try|i will try|"
@@ -112,8 +105,7 @@ _HEDGE = re.compile(
     r"(?:go|run|leave|head out|get going|sign off)(?:\s+(?:now|soon))?\s*[.!…]*$",
     re.IGNORECASE,
 )
-# A state of the moment, not a lasting fact: how the user feels or what they are doing
-# right now ("I'm so tired today", "I'm doing well", "I'm eating lunch", "I'm ready to go").
+# A state of the moment: how the user feels or what they are doing ("I'm so tired today").
 _MOMENTARY = re.compile(
     r"^(?:i'm|i am|im)\s+(?:(?:so|very|really|pretty|quite|a bit|a little|kind of|kinda|"
     r"absolutely|extremely|super|totally|"
@@ -149,8 +141,7 @@ LEAD_IN = re.compile(
     r"(?:\s*[,!.]+\s*|\s+(?=(?:i|i'm|i've|my)\b)))+",
     re.IGNORECASE,
 )
-# How the body feels in the moment ("My chest still feels so tight", "My heart is
-# pounding", "My hands won't stop shaking"), not how it is ("My eyes are blue")
+# How the body feels in the moment ("My heart is pounding"), not how it is ("My eyes are blue")
 _BODY_NOW = re.compile(
     r"^my\s+(?:chest|heart|head|hands?|legs?|knees?|stomach|eyes|body|throat|breathing|mind|"
     r"face|palms|vision)\s+(?:(?:is|are|feels?|keeps?|still|just)\s+)*"
@@ -331,12 +322,9 @@ def _leans_on_someone(sentence: str) -> bool:
 
 _OBJECT_REFERENCE = re.compile(r"\b(?:it|them|this one|that one)\b", re.IGNORECASE)
 _DUMMY_IT = re.compile(r"it\s+\w+\s+(?:to|that)\b", re.IGNORECASE)
-# A demonstrative standing for a thing ("I never did that before", "one of those"), and a
-# place word that points at a place ("I've lived here all my life", "I went there twice");
-# not "that" opening a clause ("I think that ...") nor "there is".
-# "this" / "these" / "those" before a preposition stand for a thing ("I want this to hit
-# hard", "I do these in my spare time"), and "these" / "those" before a noun point at
-# things named before ("these workshops"), except in a time ("these days").
+# A demonstrative standing for a thing ("I never did that before", "I want this to hit
+# hard", "these workshops"; not "I think that ...", "these days"), and a place word that
+# points at a place ("I went there twice"; not "there is").
 _DEMONSTRATIVE = re.compile(
     r"\b(?:that|this|those|these)(?=\s*(?:[.!,;…]|$)|\s+(?:before|again|too|anymore|a lot|"
     r"so much|very much|all the time|every day|yet|now|either|myself)\b)"
@@ -376,8 +364,7 @@ def _has_antecedent(before: str, word: str) -> bool:
     return _ANTECEDENT.search(before) is not None
 
 
-# "this section", "these proposed details", "those killer ab workouts": up to three words
-# after a demonstrative, one of which the other party used (the thing it proposed or wrote)
+# "this section": up to three words after a demonstrative, one the other party used
 _POINTED = re.compile(r"\b(?:this|these|those)((?:\s+[\w'’-]+){1,3})", re.IGNORECASE)
 _TO_YOU = re.compile(r"\b(?:you|your|yours)\b", re.IGNORECASE)
 
