@@ -261,8 +261,7 @@ def _account(run: Run, result: PairResult) -> None:
         run.pairs.append(result.outcome())
     run.errors += [{"kind": "item", **where, "error": item} for item in result.rejected]
     run.errors += [{"kind": "not_stored", **where, "error": item} for item in result.not_stored]
-    if result.planned:
-        run.errors += [{"kind": "planned", **where, "change": p} for p in result.planned]
+    run.errors += [{"kind": "planned", **where, "change": p} for p in result.planned]
 
 
 class ExtractionScheduler:

@@ -145,8 +145,9 @@ def read_verdicts(value: dict[str, Any], pairs: int) -> tuple[dict[int, str], li
     raw = value.get("verdicts", [])
     for index, item in enumerate(raw if isinstance(raw, list) else []):
         where = f"verdicts[{index}]"
-        number = _number(item.get("pair")) if isinstance(item, dict) else None
-        verdict = str(item.get("verdict", "")).strip().lower() if isinstance(item, dict) else ""
+        item = item if isinstance(item, dict) else {}
+        number = _number(item.get("pair"))
+        verdict = str(item.get("verdict", "")).strip().lower()
         if number is None or not 1 <= number <= pairs:
             problems.append(f"{where}: no usable pair number")
         elif verdict not in VERDICTS:

@@ -490,9 +490,8 @@ def _variant_findings(text: str) -> list[tuple[str, list[str]]]:
     answers = context.security_answers(text)
     found.append(("contains the answer to a security question", answers))
     credentials = _clause_values(text)
-    credentials += [v for clause in _QUESTION_END.split(text) for v in _key_values(clause)]
     for sentence in _QUESTION_END.split(text):  # "what's the code? -> 787326"
-        credentials += context.quoted_values(sentence)
+        credentials += _key_values(sentence) + context.quoted_values(sentence)
         if digits:
             credentials += context.one_time_codes(sentence) + context.lock_codes(sentence)
             credentials += context.bare_codes(sentence)

@@ -463,25 +463,26 @@ def renumber(sentences: Sequence[Sentence]) -> list[Sentence]:
 
 def addressed_names(texts: Sequence[str]) -> set[str]:
     """Names the user calls the other party by ("Hey John!", "Thanks, Mel."), casefolded."""
-    names: set[str] = set()
-    for text in texts:
-        for pattern in _VOCATIVE:
-            for match in pattern.finditer(text):
-                for name in match.group(1).split():
-                    if name not in _NOT_NAMES:
-                        names.add(name.casefold())
+    names = {
+        name.casefold()
+        for text in texts
+        for pattern in _VOCATIVE
+        for match in pattern.finditer(text)
+        for name in match.group(1).split()
+        if name not in _NOT_NAMES
+    }
     return names - self_names(texts)
 
 
 def self_names(texts: Sequence[str]) -> set[str]:
     """Names the user says are their own ("my name is Ana", "I'm Ana", "call me Ana")."""
-    names: set[str] = set()
-    for text in texts:
-        for match in _SELF_NAME.finditer(text):
-            for name in (match.group(1) or match.group(2)).split():
-                if name not in _NOT_NAMES and name.casefold() not in _NOT_OWN_NAMES:
-                    names.add(name.casefold())
-    return names
+    return {
+        name.casefold()
+        for text in texts
+        for match in _SELF_NAME.finditer(text)
+        for name in (match.group(1) or match.group(2)).split()
+        if name not in _NOT_NAMES and name.casefold() not in _NOT_OWN_NAMES
+    }
 
 
 def own_name(sentence: str) -> str | None:
