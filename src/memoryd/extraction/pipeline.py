@@ -299,11 +299,12 @@ def _fail(
     pair: _Pair, batch: list[Chat], exc: Exception, now: datetime, cfg: ExtractionConfig
 ) -> None:
     result = pair.result
-    message = f"{type(exc).__name__}: {exc}" if not isinstance(exc, MemorydError) else str(exc)
-    if not isinstance(exc, MemorydError):
+    if isinstance(exc, MemorydError):
+        message = str(exc)
+    else:
+        message = f"{type(exc).__name__}: {exc}"
         log.exception("extraction of user %s in %s failed", pair.user_id, pair.workspace)
-    result.error = message
-    result.status = "failed"
+    result.error, result.status = message, "failed"
     if pair.dry_run or isinstance(exc, ConcurrentExtraction):
         return
     with pair.md.db.write() as repo:

@@ -412,10 +412,8 @@ def user_sentences(chats: Sequence[Chat], limit: int, said_before: str = "") -> 
     other_words = set(_words(said_before))
     last_reply = said_before
     # a short turn says little of its language ("amo le esplosioni!" reads as French): the
-    # batch's, as a user writes one language, settles a turn read as another one. In an
-    # English batch a turn or sentence that reads as English at all is English ("no , i
-    # never went . i do own a mansion" has Portuguese "no" and "do"); English is never
-    # turned into another language: a mixed batch holds it
+    # batch's settles a turn read as another one. In an English batch a turn or sentence
+    # that reads as English at all is English ("no , i never went" has Portuguese "no")
     owns = [own_words(chat.prompt) for chat in chats]
     batch_language = language_of("\n".join(owns))
     for chat, own in zip(chats, owns, strict=True):

@@ -166,11 +166,7 @@ def _resolve(match: re.Match[str], today: date) -> str:
             return f"around {_month_name(_shift_months(today, -count))}"
         return f"in {today.year - count}"
     which = match.group("which").lower()
-    step = (
-        -1
-        if which.startswith("last") or which == "this past"
-        else (1 if which in ("next", "this coming") else 0)
-    )
+    step = {"last": -1, "this past": -1, "next": 1, "this coming": 1}.get(which, 0)
     unit = match.group("unit").lower()
     if unit in WEEKDAYS and which == "next":  # this week's or the next: left as said
         return f"{match.group(0)} (said on {today})"
