@@ -179,7 +179,7 @@ def _phrase(rest: str, colon: bool) -> str | None:
     if colon and len(given) >= 3 and not lexicon.CLAUSE_WORDS & set(given):
         return rest
     form = _PHRASE_FORMS.match(rest)
-    if not form or (form["n"] and _NOT_A_CODE_BEFORE.search(rest, 0, form.start("n"))):
+    if not form or (form["n"] and NOT_A_CODE_BEFORE.search(rest, 0, form.start("n"))):
         return None
     words = form["words"].lower().split() if form["words"] else []
     return None if any(len(w) < 3 or _sentence_word(w) for w in words) else form[0]
@@ -393,7 +393,7 @@ def common_word(word: str, zipf: float = _COMMON_ZIPF) -> bool:
     return max(zipf_frequency(word, lang, "small") for lang in _LATIN_LANGUAGES) >= zipf
 
 
-_NOT_A_CODE_BEFORE = re.compile(lexicon.NOT_A_CODE_BEFORE + r"\s*$", _I)
+NOT_A_CODE_BEFORE = re.compile(lexicon.NOT_A_CODE_BEFORE + r"\s*$", _I)
 # 3-10 digits, not part of a word, a decimal, a time, an amount or a date ("2024-03-14"),
 # maybe right after a label's colon ("認証番号:3917").
 _SHORT_NUMBER = re.compile(
@@ -405,7 +405,7 @@ _LETTER_CODE = re.compile(
     r"(?<![\w-])(?:(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{2,6}(?:-?[A-Z0-9]{2,6}){1,4}|"
     r"[A-Z]{1,3}-\d{4,8})(?![\w-])"
 )
-_NOT_A_CODE_AFTER = re.compile(lexicon.NOT_A_CODE_AFTER, _I)
+NOT_A_CODE_AFTER = re.compile(lexicon.NOT_A_CODE_AFTER, _I)
 _DISCLOSED = re.compile(
     r"(?:\b(?:is|was|are|ist|est|es|è|é|lautet|takes)|[:=：]|[は是为為는은])\s*$", _I
 )
@@ -424,9 +424,9 @@ def _codes(sentence: str, start: int, shortest: int, letters: bool) -> list[str]
     for match in _SHORT_NUMBER.finditer(sentence, start):
         digits = re.sub(r"\D", "", match.group(0))
         before = sentence[: match.start()]
-        if not shortest <= len(digits) <= 8 or _NOT_A_CODE_BEFORE.search(before):
+        if not shortest <= len(digits) <= 8 or NOT_A_CODE_BEFORE.search(before):
             continue
-        if _NOT_A_CODE_AFTER.match(sentence, match.end()):
+        if NOT_A_CODE_AFTER.match(sentence, match.end()):
             continue
         found.append(match.group(0))
     if letters:
@@ -457,7 +457,7 @@ def quantity(value: str, text: str) -> bool:
     """Whether ``value``, a number in ``text``, is followed by a unit or what it counts
     ("16 characters", "90 días")."""
     at = text.find(value)
-    return value[:1].isdigit() and at >= 0 and bool(_NOT_A_CODE_AFTER.match(text, at + len(value)))
+    return value[:1].isdigit() and at >= 0 and bool(NOT_A_CODE_AFTER.match(text, at + len(value)))
 
 
 def bare_codes(sentence: str) -> list[str]:

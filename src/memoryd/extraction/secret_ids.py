@@ -33,8 +33,9 @@ from stdnum.fr import nir
 from stdnum.it import codicefiscale
 from stdnum.kr import rrn
 
+from memoryd.extraction import secret_shapes as shapes
 from memoryd.extraction import secret_words as lexicon
-from memoryd.extraction.secret_context import common_word as _common
+from memoryd.extraction.secret_context import NOT_A_CODE_AFTER, NOT_A_CODE_BEFORE, common_word
 
 _I = re.IGNORECASE
 _SSN = re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}([- ])(?!00)\d{2}\1(?!0000)\d{4}(?![\d-])")
@@ -93,8 +94,6 @@ _LONG_NUMBER = re.compile(
     rf"\d(?:[ -]?\d){{5,19}}(?![{lexicon.LATIN}_/-]|[.,:]\d|\s?%)"
 )
 _NOT_A_BANK = re.compile(lexicon.NOT_A_BANK, _I)
-_NOT_AN_ACCOUNT_BEFORE = re.compile(lexicon.NOT_A_CODE_BEFORE + r"\s*$", _I)
-_NOT_AN_ACCOUNT_AFTER = re.compile(lexicon.NOT_A_CODE_AFTER, _I)
 
 
 def bank_numbers(text: str) -> list[str]:
@@ -105,7 +104,7 @@ def bank_numbers(text: str) -> list[str]:
         if not _BANK_CONTEXT.search(_NOT_A_BANK.sub("", sentence)) or _PHONE.search(sentence):
             continue
         for match in _LONG_NUMBER.finditer(sentence):
-            if _NOT_AN_ACCOUNT_BEFORE.search(sentence[: match.start()]):
+            if NOT_A_CODE_BEFORE.search(sentence[: match.start()]):
                 continue
             if not _counts(sentence[match.end() :]):
                 found.append(match.group(0))
@@ -116,13 +115,13 @@ def _counts(rest: str) -> bool:
     """Whether the words after a number say what it counts or measures: a unit, a
     currency, or a common word that is neither a preposition nor the start of a new
     clause ("250000 customers", not "... at Wells")."""
-    if _NOT_AN_ACCOUNT_AFTER.match(rest):
+    if NOT_A_CODE_AFTER.match(rest):
         return True
     word = re.match(r"\s+([^\W\d_]+)", rest)
     if not word or not word.group(1).islower():
         return False
     lower = word.group(1)
-    return lower not in lexicon.PREPOSITIONS | lexicon.CLAUSE_STARTERS and _common(lower)
+    return lower not in lexicon.PREPOSITIONS | lexicon.CLAUSE_STARTERS and common_word(lower)
 
 
 def company_number(value: str, text: str) -> bool:
@@ -161,7 +160,6 @@ _ID_PREFIX = re.compile(
     r"(?:[가-힣ぁ-ヿ一-鿿]+\s*){0,3}",
     _I,
 )
-_ID_MARKER = re.compile(rf"(?<![\w'’])(?:{lexicon.MARKERS})(?![\w'’])|[:=：]", _I)
 _ID_WINDOW = re.compile(r"^[^.;!?。！？]{0,48}?(?:[:=：]|\b(?:is|was|est|es|ist|é|è)\b)", _I)
 _ID_VALUE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|[ .\-/]{1,3}(?=[A-Za-z0-9])){3,30}")
 # An identity document number as ICAO 9303 prints it: capitals and digits, up to nine,
@@ -205,7 +203,7 @@ def _values_after(text: str, end: int) -> list[tuple[str, bool]]:
     """The value right after a label ("SSN 078-05-1120"), and the one after a marker a
     few words on (``_further_on``), each with whether it is the first."""
     rest = _ID_PREFIX.sub("", text[end : end + 60])
-    marker = _ID_MARKER.match(rest) or _ATTACHED.match(rest)
+    marker = shapes.MARKER.match(rest) or shapes.ATTACHED.match(rest)
     rest = rest[marker.end() :].lstrip() if marker else rest
     qualifier = _QUALIFIER.match(rest)  # "CLABE interbancaria 0720...", "AHV number 756..."
     if qualifier and not _NOT_QUALIFIERS & set(qualifier.group(0).lower().split()):
@@ -243,7 +241,6 @@ def _number_part(value: str) -> str:
     return " ".join(groups)
 
 
-_ATTACHED = re.compile(rf"\s*(?:{lexicon.ATTACHED_MARKERS})", _I)
 _PERSONAL = re.compile(
     r"person|individual|national|identity|identifi|social|resident|citizen|taxpayer|"
     r"tax|revenue|voter|insurance|health|bank account",

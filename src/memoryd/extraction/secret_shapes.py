@@ -58,7 +58,11 @@ COMPOUND = re.compile(
     _I,
 )
 PUBLIC_KIND = re.compile(rf"(?:{lexicon.PUBLIC_CODE_KINDS})s?", _I)
-_WORD = re.compile(r"[^\s/,;'\"()]+")
+WORD = re.compile(r"[^\s/,;'\"()]+")  # a word as a value is typed in a sentence
+# What discloses a label's value ("is", "lautet", ":"), and what is written onto the label
+# ("password's", "密码是").
+MARKER = re.compile(rf"(?<![\w'’])(?:{lexicon.MARKERS})(?![\w'’])|[:=：]", _I)
+ATTACHED = re.compile(rf"\s*(?:{lexicon.ATTACHED_MARKERS})", _I)
 _PUNCTUATION = "?!.,:;¿¡…'\"‘’“”«»"  # around a word, not in it: "Hello?", "¿verdad?"
 _AMOUNT = re.compile(r"[$€£¥₩]\d|\d[$€£¥₩]$|\d(?:[.,]\d{3})+(?:[.,]\d\d)?$")
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[A-Za-z]{2,}")
@@ -186,7 +190,7 @@ def identifier(word: str, sentence: str) -> bool:
 def _hash_talk(sentence: str) -> bool:
     """Talk of commits, builds or digests, or a hash algorithm hashlib knows by name
     ("the MD5 of an empty string is d41d8cd9...")."""
-    return _HASH_TALK.search(sentence) is not None or any(map(_hash_name, _WORD.findall(sentence)))
+    return _HASH_TALK.search(sentence) is not None or any(map(_hash_name, WORD.findall(sentence)))
 
 
 def _hash_name(word: str) -> bool:

@@ -90,8 +90,6 @@ _LABEL = re.compile(
     _FLAGS,
 )
 _COMPOUND = shapes.COMPOUND
-_MARKER = re.compile(rf"(?<![\w'’])(?:{lexicon.MARKERS})(?![\w'’])|[:=：]", _FLAGS)
-_ATTACHED = re.compile(rf"\s*(?:{lexicon.ATTACHED_MARKERS})", _FLAGS)  # right after the label
 _TALK_FORM = re.compile(lexicon.TALK_FORMS)
 _LAST_WORD = re.compile(r"\s+(?P<word>[^\s,;:]+)\s*(?:[,;]|$)")
 _WINDOW_END = re.compile(r"^(?:\s*\S+){0,8}")
@@ -178,7 +176,6 @@ _LOGIN_WORD = re.compile(
 # a question and its answer make one clause.
 _SENTENCE_END = re.compile(r"(?<!\.\.)(?<!\n\d)(?<!\n\d\d)(?<=\S)[.;!?。！？](?:\s|$)|[。！？]")
 _QUESTION_END = re.compile(r"(?<!\.\.)(?<!\n\d)(?<!\n\d\d)(?<=\S)[.;!。！](?:\s|$)|[。！]")
-_WORD = re.compile(r"[^\s/,;'\"()]+")
 _TYPED = re.compile(r"[!-.0-9;-~\u00c0-\u024f]+")  # what a password is typed with: not "/", ":"
 # A run of 24+ characters mixing letters and digits with no spaces: a key or token.
 _RANDOM_TOKEN = re.compile(
@@ -261,7 +258,9 @@ def _key_values(sentence: str) -> list[str]:
     a key (``_KEY_WORD``)."""
     values: list[str] = []
     for match in _KEY_WORD.finditer(sentence):
-        after = [_clean_word(w) for w in _WORD.findall(sentence[match.end() :])][:_WINDOW_WORDS]
+        after = [_clean_word(w) for w in shapes.WORD.findall(sentence[match.end() :])][
+            :_WINDOW_WORDS
+        ]
         values += [
             w
             for w in _password_words(after, sentence)
@@ -336,7 +335,7 @@ def _disclosed(sentence: str, label: re.Match[str]) -> str | None:
     code = _CODE_AFTER.match(after)
     if code and (code["value"][0].isdigit() or not shapes.names_a_thing(code["value"], "", "")):
         return code["value"]
-    attached = _ATTACHED.match(after)
+    attached = shapes.ATTACHED.match(after)
     if attached:
         value = _value_after(after[attached.end() :], in_clause)
         if value:
@@ -355,7 +354,7 @@ def _disclosed(sentence: str, label: re.Match[str]) -> str | None:
             return value
     window = _WINDOW_END.match(_ASIDE.sub(lambda m: " " * len(m.group(0)), after))
     head = window.group(0) if window else after
-    for marker in _MARKER.finditer(head):
+    for marker in shapes.MARKER.finditer(head):
         value = _value_after(after[marker.end() :], in_clause)
         explicit = marker.group(0) in _EXPLICIT  # a colon introduces the value
         if value and not explicit and not _complement(after[: marker.start()]) and _common(value):
@@ -495,7 +494,9 @@ def _variant_findings(text: str) -> list[tuple[str, list[str]]]:
         if digits:
             credentials += context.one_time_codes(sentence) + context.lock_codes(sentence)
             credentials += context.bare_codes(sentence)
-    credentials += [w for w in map(_clean_word, _WORD.findall(text)) if shapes.strong_password(w)]
+    credentials += [
+        w for w in map(_clean_word, shapes.WORD.findall(text)) if shapes.strong_password(w)
+    ]
     accounts = [_clean_word(m["value"]) for m in _ACCOUNT_VALUE.finditer(text)]
     credentials += [w for w in accounts if _mixed(w, text)]  # "Gmail: Qu1ckS1lver.88"
     found.append(("contains a password, PIN or access code", credentials))
