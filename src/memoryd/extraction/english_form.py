@@ -1,11 +1,9 @@
 """An English sentence of the user's as a memory about them, written by code, not a model.
 
-"I run a dog obedience school." becomes "The user runs a dog obedience school.": the
-subject becomes "the user", the verb takes the third person, and "my" / "me" inside
-become "their" / "them", so a memory cannot be read as the assistant's words. A sentence
-without "I" or "my" is quoted ('The user said: "..."') or, when it is impersonal ("Phoenix
-ships in Q3."), kept as it is. ``memoryd.extraction.rewrite`` calls it; the LLM only says
-which sentences hold a fact. Pure functions, no I/O.
+"I run a dog obedience school." becomes "The user runs a dog obedience school.", and "my"
+/ "me" inside become "their" / "them", so a memory cannot be read as the assistant's
+words. A sentence without "I" or "my" is quoted or, when it is impersonal ("Phoenix ships
+in Q3."), kept as it is. Pure functions, no I/O.
 """
 
 from __future__ import annotations

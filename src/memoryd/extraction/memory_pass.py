@@ -84,12 +84,10 @@ def ask_each(
     store: Callable[[Repository, derived.Pending, V | None], bool],
     on_memory: Callable[[], None] | None = None,
 ) -> PassOutcome:
-    """Ask about each memory of ``todo`` in order. ``derive`` turns a memory's answer texts
-    (one per prompt of ``request``, in its order) into the value to store; ``store``
-    writes it (None: the server refused one of that memory's requests, store "nothing
-    found") inside a write transaction and says whether the memory still had the text it
-    was asked about. ``on_memory`` is called after each memory's answers (the run's
-    heartbeat)."""
+    """Ask about each memory of ``todo`` in order (see the module doc). ``derive`` turns a
+    memory's answer texts (one per prompt of ``request``) into the value to store;
+    ``store`` writes it (None: refused, "nothing found") in a write transaction and says
+    whether the memory still had the text it was asked about."""
     done = PassOutcome()
     refused: list[derived.Pending] = []  # refused outright (HTTP 400, 403, 422...), not yet judged
     for memory in todo:

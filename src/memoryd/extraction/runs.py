@@ -96,8 +96,8 @@ class Run:
     alive_until: datetime | None = None  # past this with no heartbeat: interrupted
 
     def settle(self) -> None:
-        """Set the final status from the counters ("errors" only for a failed pair or
-        LLM settings the provider could not be built from), unless interrupted."""
+        """Set the final status unless interrupted ("errors": a failed pair, refused
+        LLM settings)."""
         if self.status != INTERRUPTED:
             refused = any(e.get("kind") == "config" for e in self.errors)
             self.status = "errors" if self.pairs_failed or refused else "ok"
@@ -114,9 +114,8 @@ class Run:
         )
 
     def read_at(self, now: datetime) -> Run:
-        """This run as of ``now``: still "running" past its ``alive_until`` (or, for a
-        run stored before heartbeats, ``STALE_FLOOR`` after it started) means the process
-        running it died, so it reads as interrupted."""
+        """This run as of ``now``: still "running" past its ``alive_until`` (or
+        ``STALE_FLOOR`` after it started) means its process died: interrupted."""
         if self.status == RUNNING and self.finished_at is None:
             until = self.alive_until or self.started_at + STALE_FLOOR
             if until < now:

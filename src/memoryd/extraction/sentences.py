@@ -402,10 +402,9 @@ def copies(sentence: str, runs: set[tuple[str, ...]], size: int = COPIED_WORDS) 
 def user_sentences(chats: Sequence[Chat], limit: int, said_before: str = "") -> list[Sentence]:
     """The batch's candidate sentences from its user turns only, numbered from 1.
 
-    ``said_before`` is the assistant's reply that preceded the first chat, if known; each
-    later chat is preceded by the response of the chat before it. A sentence in a language
-    other than English that has no "I" carries the question that reply ended with, if any:
-    "ミートソースのパスタです" means something only beside "What is your favourite food?".
+    ``said_before`` is the assistant's reply before the first chat, if known. A sentence
+    in another language than English with no "I" carries the question the reply before
+    it ended with ("ミートソースのパスタです" answers "What is your favourite food?").
     """
     found: list[Sentence] = []
     assistant_runs = word_runs(said_before)
