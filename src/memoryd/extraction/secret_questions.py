@@ -1,9 +1,7 @@
 """The words of security questions and of answers to a question, in each language memoryd
-serves (R13, R21): a question's topic ("mother's maiden name", "first pet", "母の旧姓"),
-how a value follows it, and the words that answer what the other speaker asked. Kept
-apart from ``memoryd.extraction.secret_words`` (the labels of credentials) so each list
-stays readable; both are regular-expression fragments matched case-insensitively on NFKC
-text.
+serves (R13, R21): a question's topic ("mother's maiden name", "母の旧姓"), how a value
+follows it, and the words that answer what the other speaker asked. Regular-expression
+fragments like ``memoryd.extraction.secret_words``'s, kept apart so each stays readable.
 """
 
 from __future__ import annotations
