@@ -1,12 +1,11 @@
 """What the model's answers may actually do: rules decided in code, not by the model.
 
-Pure functions over the batch's data (no I/O), so each rule is easy to test
-(docs/extraction.md, "The pipeline", steps 4 to 6): ``verify_facts`` keeps a fact only
-if it is about the user, free of secrets, valid content and not a one-off request to the
-assistant (a standing rule is kept as the user's rule); ``relate`` finds each kept fact's
-nearest stored memory (near-duplicates are dropped, related pairs go to the Reflector by
-pair number: it never sees ids); ``plan_changes`` turns them into creates and updates
-within the free slots, and records what cannot be stored, never dropping it silently.
+Pure functions over the batch's data (docs/extraction.md, "The pipeline", steps 4 to 6):
+``verify_facts`` keeps a fact only if it is about the user, free of secrets, valid and
+not a one-off request (a standing rule is kept as the user's rule); ``relate`` finds each
+fact's nearest stored memory (near-duplicates are dropped, related pairs go to the
+Reflector by number: it never sees ids); ``plan_changes`` turns them into creates and
+updates within the free slots, recording what cannot be stored.
 """
 
 from __future__ import annotations

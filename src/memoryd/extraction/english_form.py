@@ -1,11 +1,9 @@
 """An English sentence of the user's as a memory about them, written by code, not a model.
 
-"I run a dog obedience school." becomes "The user runs a dog obedience school.": the
-subject becomes "the user", the verb takes the third person, and "my" / "me" inside
-become "their" / "them", so a memory cannot be read as the assistant's words. A sentence
-without "I" or "my" is quoted ('The user said: "..."') or, when it is impersonal ("Phoenix
-ships in Q3."), kept as it is. ``memoryd.extraction.rewrite`` calls it; the LLM only says
-which sentences hold a fact. Pure functions, no I/O.
+"I run a dog obedience school." becomes "The user runs a dog obedience school.", and "my"
+/ "me" inside become "their" / "them", so a memory cannot be read as the assistant's
+words. A sentence without "I" or "my" is quoted or, when it is impersonal ("Phoenix ships
+in Q3."), kept as it is. Pure functions, no I/O.
 """
 
 from __future__ import annotations
@@ -55,7 +53,7 @@ def is_past(verb: str) -> bool:
 
 _INNER = {
     "i": "they", "i'm": "they're", "i've": "they've", "i'd": "they'd", "i'll": "they'll",
-    "me": "them", "my": "their", "mine": "theirs", "myself": "themselves", "am": "am",
+    "me": "them", "my": "their", "mine": "theirs", "myself": "themselves",
 }  # fmt: skip
 
 
@@ -82,13 +80,10 @@ def _inner_pronouns(words: list[str]) -> list[str]:
         tail = raw[len(word) :]
         lower = word.lower().replace("’", "'")
         if lower in ("am", "was") and out and out[-1] == "they":
-            out.append("are" if lower == "am" else "were")
-        elif lower in _INNER and lower != "am":
-            out.append(_INNER[lower] + tail)
-            continue
-        else:
-            out.append(word)
-        out[-1] += tail
+            word = "are" if lower == "am" else "were"
+        elif lower in _INNER:
+            word = _INNER[lower]
+        out.append(word + tail)
     return out
 
 
@@ -99,11 +94,8 @@ _SPACED_MARK = re.compile(r"\s+(?=[,.!?;:](?:\s|$))")  # "hunting ." as text is 
 def memory_form(sentence: str) -> str:
     """A user's sentence as a memory that cannot be misread as the assistant's.
 
-    "I run a dog obedience school." -> "The user runs a dog obedience school."
     "My sister is a pole dancer." -> "The user's sister is a pole dancer."
-    "I love country music too!" -> "The user loves country music."
     "Last week I went to a parade." -> "Last week the user went to a parade."
-    "I strongly dislike open offices." -> "The user strongly dislikes open offices."
     Sentences with no I / I'm / My are quoted instead:
     'The user said: "We moved the launch to March 28."'
     """

@@ -48,10 +48,8 @@ class ExtractionService:
         ``force`` ignores the idle threshold and the message minimum; naming a pair also
         retries it when parked. ``dry_run`` writes nothing and lists what would change.
         ``on_start(run)`` is called once the run is stored as running, before any pair.
-        ``ask_questions`` then asks up to that many memories not asked yet (then those
-        an older prompt asked) for the questions they answer, after the pairs (two LLM
-        calls each, one per prompt; those of the named pair's user, or anyone's); the
-        background scheduler passes the ``question_memories_per_run`` setting.
+        ``ask_questions`` then runs the passes over up to that many memories (the named
+        pair's user's, or anyone's), as ``run_extraction`` does.
         """
         from memoryd.domain.errors import InvalidInput
         from memoryd.extraction.scheduler import run_extraction
@@ -77,15 +75,13 @@ class ExtractionService:
         it finished (no heartbeat for a while) has the status ``interrupted``."""
         from memoryd.extraction.runs import list_runs
 
-        deps = self.deps
-        return list_runs(deps.db, limit, now=deps.clock())
+        return list_runs(self.deps.db, limit, now=self.deps.clock())
 
     def extraction_run(self, run_id: str) -> Run:
         """One run by its id, or by a unique prefix of at least 6 characters."""
         from memoryd.extraction.runs import find_run
 
-        deps = self.deps
-        return find_run(deps.db, run_id, now=deps.clock())
+        return find_run(self.deps.db, run_id, now=self.deps.clock())
 
     def prune_runs(self, older_than_days: int | None = None, *, dry_run: bool = False) -> RunPrune:
         """Delete finished and interrupted runs started more than ``older_than_days`` ago
@@ -93,8 +89,7 @@ class ExtractionService:
         each user and workspace's newest run; ``dry_run`` only counts them."""
         from memoryd.extraction.retention import prune_runs
 
-        deps = self.deps
-        return prune_runs(deps.db, deps.clock(), older_than_days, dry_run=dry_run)
+        return prune_runs(self.deps.db, self.deps.clock(), older_than_days, dry_run=dry_run)
 
     def extraction_failures(self, *, parked_only: bool = False) -> list[dict[str, Any]]:
         """Pairs whose batch failed (attempts, next try, parked, last error)."""

@@ -6,25 +6,12 @@ every later prompt as if it were a standing order. ``instruction_reason`` is wha
 ``memoryd.extraction.decide.verify_facts`` asks of each chosen sentence.
 
 It reads the sentence's grammar, not its topic, and keeps to closed word classes
-(pronouns, articles, prepositions: a few dozen words a language) instead of lists of
-verbs or of dangerous requests:
-
-- a sentence whose verb comes first with no subject before it ("Reveal my key to ...",
-  "Tell me ...", "Never share the code"): the first word is not a pronoun, article,
-  preposition, conjunction, time word or number, is not a past form or an -ing / third
-  person form (a diary's "Went to the gym", "Loves the beach"), and is followed by an
-  object ("my", "me", "the", "it", "anyone" ...), or it follows "always", "never",
-  "don't", "please";
-- the other languages memoryd serves, by their imperative forms: a pronoun fixed to the
-  verb (French "Dis-moi", Portuguese "Diga-me", Spanish "Dímelo", Italian "Dimmi"),
-  German verb-first "Zeigen Sie" / "Sag mir", French "Ne ... jamais / pas" with no
-  subject, the polite request words (please, s'il vous plaît, por favor, bitte, per
-  favore, 请, ください, 주세요 ...), and the second person (tu, vous, du, usted, você,
-  你, あなた, 당신 ...), which speaks to the assistant.
-
-Limits: an imperative of a pro-drop language with no request word and no pronoun on the
-verb ("Revela siempre mi clave") reads like a statement and is not caught; an English
-imperative whose object is a bare noun ("Use tabs") is not either.
+(pronouns, articles, prepositions) instead of lists of verbs or of dangerous requests:
+an English verb put first with no subject and an object after it, or after "always",
+"never", "please"; in the other languages their imperative forms (a pronoun fixed to the
+verb, "Dis-moi"), request words and the second person. Limits: an imperative of a
+pro-drop language with no request word and no pronoun on the verb ("Revela siempre mi
+clave") is not caught, nor an English one whose object is a bare noun ("Use tabs").
 """
 
 from __future__ import annotations

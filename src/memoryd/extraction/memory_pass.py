@@ -1,22 +1,17 @@
 """The background passes that derive a value from each memory's text, and how they ask.
 
 A pass is a ``MemoryPass``: a ``kind`` (the name its values are stored under in
-``memory_derived``, ``memoryd.storage.derived``), a ``version`` (raising it gets values
-an older version wrote derived again, after the memories never derived) and how to
-derive one memory's value. Passes join through the plugin hook ``register_memory_passes``;
-the built-in questions pass registers there too. An extraction run with a budget runs
-every registered pass after its pairs, each over up to that many memories, and counts
-what each stored by kind (``Run.memories_derived``). A pass that needs no LLM only
+``memory_derived``), a ``version`` (raising it gets older values derived again, after the
+memories never derived) and how to derive one memory's value. Passes join through the
+plugin hook ``register_memory_passes``, the built-in questions pass too; an extraction run
+with a budget runs each over up to that many memories. A pass that needs no LLM only
 implements ``derive``; one that asks the LLM overrides ``run`` and uses ``ask_each``.
 
-``ask_each`` is what every asking pass does with answers and failures, so it is here
-once. The LLM reads each memory in the user's own words (``memoryd.domain.perspective``),
-as the prompts were measured. An LLM error stops the pass and stores nothing for that
-memory, except a request the server refuses outright (HTTP 400, 403, 422) while it
-answers the next memory's: that is the refused memory's own doing (a text a content
-filter rejects), so it is stored as "nothing found", or it would stay first in line and
-stop every later pass. Two refusals in a row stop the pass: then it is the request, not a
-text (docs/extraction.md, "Questions").
+In ``ask_each`` an LLM error stops the pass and stores nothing for that memory, except a
+request the server refuses outright (HTTP 400, 403, 422) while it answers the next
+memory's: that is the refused memory's own text (a content filter), so it is stored as
+"nothing found", or it would stay first in line and stop every later pass. Two refusals
+in a row stop the pass (docs/extraction.md, "Questions").
 """
 
 from __future__ import annotations
@@ -89,12 +84,10 @@ def ask_each(
     store: Callable[[Repository, derived.Pending, V | None], bool],
     on_memory: Callable[[], None] | None = None,
 ) -> PassOutcome:
-    """Ask about each memory of ``todo`` in order. ``derive`` turns a memory's answer texts
-    (one per prompt of ``request``, in its order) into the value to store; ``store``
-    writes it (None: the server refused one of that memory's requests, store "nothing
-    found") inside a write transaction and says whether the memory still had the text it
-    was asked about. ``on_memory`` is called after each memory's answers (the run's
-    heartbeat)."""
+    """Ask about each memory of ``todo`` in order (see the module doc). ``derive`` turns a
+    memory's answer texts (one per prompt of ``request``) into the value to store;
+    ``store`` writes it (None: refused, "nothing found") in a write transaction and says
+    whether the memory still had the text it was asked about."""
     done = PassOutcome()
     refused: list[derived.Pending] = []  # refused outright (HTTP 400, 403, 422...), not yet judged
     for memory in todo:

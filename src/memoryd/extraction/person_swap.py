@@ -1,19 +1,13 @@
 """A memory in the user's own words, where a language lets code write it (R21).
 
 In Chinese, Japanese, Korean and Indonesian a verb does not change with its person, so
-"我对花生过敏" becomes "用户对花生过敏" by putting the user where the sentence says "I",
-as English ``memory_form`` does; French verbs take the third person by a rule of their
-ending ("je fais" -> "L'utilisateur fait"). Spanish, Italian, Portuguese and German
-verbs cannot be told so without a dictionary, and stay with the model. The bundled 1.5B
-model, asked to rewrite such a sentence, sometimes garbles or invents ("사용자의 음식은
-김치찌개예요" from a sentence with no food in it, "Pengguna tidak tinggal hanya dengan
-anak-anaknya" from "tidak, saya tinggal hanya dengan anak-anak"). So the model still says
-whether a sentence holds a lasting fact (an empty note: no), and where it does, code
-writes the note from the sentence itself (``rewrite.rewrite``), checked as any note is.
-A sentence this cannot write faithfully keeps the model's note: one that does not open
-with "I" (after "yes", "but" and the like: "Sangat menarik, saya ...", "hewan peliharaan
-saya ..."), one with "we" (我们, 우리, kami, on) or "you", or with a pronoun joined to a
-word (Indonesian "-ku"). Pure functions, no I/O.
+"我对花生过敏" becomes "用户对花生过敏" by putting the user where the sentence says "I";
+French verbs take the third person by a rule of their ending ("je fais" -> "fait").
+Spanish, Italian, Portuguese and German verbs cannot be told so without a dictionary.
+The bundled 1.5B model, asked to rewrite such a sentence, sometimes garbles or reverses
+it, so it only says whether the sentence holds a fact, and code writes the note
+(``rewrite.rewrite``). A sentence that does not open with "I", or has "we", "you" or a
+pronoun joined to a word (Indonesian "-ku"), keeps the model's note. Pure functions.
 """
 
 from __future__ import annotations

@@ -1,16 +1,12 @@
 """Observer -> Reflector -> Apply for one (user, workspace) pair: the one code path.
 
-``process_pair`` is what ``Memoryd.extract``, the in-process scheduler, the CLI and the
-queue workers call. It takes the pair's unprocessed chats oldest first in bounded batches
-and, for each batch: asks the Observer for candidate facts, asks the Reflector what to do
-with them given the stored memories (behind per-batch handles) and the free slots, lets
-code decide what is allowed (``memoryd.extraction.decide``), then writes the changes and
-flags the chats ``memory_processed`` in one transaction (R5, R9, R10).
-
-Any failure before that commit -- provider error, timeout, unusable output -- leaves the
-chats unprocessed and records the failure for backoff and, after N attempts, parking.
-A batch one of whose chats the user deleted while it was being read is dropped (nothing
-learned from it) and the pair's remaining chats are read again, in the same run.
+``process_pair`` takes the pair's unprocessed chats oldest first in bounded batches and,
+for each: asks the Observer for candidate facts, the Reflector what to do with them
+given the stored memories and the free slots, lets code decide what is allowed
+(``memoryd.extraction.decide``), then writes the changes and flags the chats
+``memory_processed`` in one transaction (R5, R9, R10). Any failure before that commit
+leaves the chats unprocessed and records the failure for backoff and parking; a batch
+one of whose chats the user deleted meanwhile is dropped and the rest read again.
 """
 
 from __future__ import annotations
@@ -222,11 +218,11 @@ def process_pair(
 ) -> PairResult:
     """Extract memories from every unprocessed batch of one pair (see the module doc).
 
-    Without ``force`` the pair is skipped while it is idle-blocked (its last chat is
-    newer than the idle threshold) or has fewer than the minimum of unprocessed messages;
-    ``force`` ignores both (and parking: it is how a parked pair is retried by hand).
-    ``dry_run`` calls the LLM but writes nothing and lists the planned changes.
-    ``on_batch`` is called after each batch that went through (the run's heartbeat).
+    Without ``force`` the pair is skipped while its last chat is newer than the idle
+    threshold or it has fewer than the minimum of unprocessed messages (``force`` ignores
+    both, and parking). ``dry_run`` calls
+    the LLM but writes nothing and lists the planned changes. ``on_batch`` is called
+    after each batch that went through (the run's heartbeat).
     """
     cfg = config or ExtractionConfig.from_settings(md.settings)
     now = clock or md.clock
@@ -299,11 +295,12 @@ def _fail(
     pair: _Pair, batch: list[Chat], exc: Exception, now: datetime, cfg: ExtractionConfig
 ) -> None:
     result = pair.result
-    message = f"{type(exc).__name__}: {exc}" if not isinstance(exc, MemorydError) else str(exc)
-    if not isinstance(exc, MemorydError):
+    if isinstance(exc, MemorydError):
+        message = str(exc)
+    else:
+        message = f"{type(exc).__name__}: {exc}"
         log.exception("extraction of user %s in %s failed", pair.user_id, pair.workspace)
-    result.error = message
-    result.status = "failed"
+    result.error, result.status = message, "failed"
     if pair.dry_run or isinstance(exc, ConcurrentExtraction):
         return
     with pair.md.db.write() as repo:

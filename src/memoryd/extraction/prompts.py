@@ -1,11 +1,9 @@
 """The Observer and Reflector prompts: narrow tasks a 1.5B model on two CPU cores does well.
 
-The Observer sees only numbered sentences code took from the user's own turns and answers
-with the numbers of those worth remembering (``person`` or ``project``); code, not the
-model, writes the memories. The Reflector says whether a new fact is the same as a
-related stored memory, replaces it, or is separate (docs/extraction.md, "The pipeline").
-Neither prompt holds an example field or placeholder a model could copy into a fact;
-stored memories appear without their database ids.
+The Observer answers with the numbers of the user's sentences worth remembering
+(``person`` or ``project``); code writes the memories. The Reflector says whether a new
+fact is the same as a related stored memory, replaces it, or is separate. Neither prompt
+holds an example field or placeholder a model could copy into a fact, nor database ids.
 """
 
 from __future__ import annotations

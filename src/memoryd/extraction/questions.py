@@ -2,15 +2,11 @@
 
 A question and its answer are far apart for a sentence embedder, so the reranker also
 compares a turn's message with up to 6 questions an LLM wrote for each memory
-("doc2query"; docs/extraction.md, "Questions", says when a memory is asked, what it costs
-and what happens when it goes wrong). Each memory is asked twice, once per prompt of
-``PROMPTS`` (3 questions each): the chat prompt of round 10, then round 13's prompt for
-work facts; the memory keeps the union. The prompts below are the ones measured
+("doc2query"; docs/extraction.md, "Questions"). Each memory is asked once per prompt of
+``PROMPTS`` (3 questions each) and keeps the union. The prompts are the ones measured
 (docs/retrieval-history.md): changing their words means measuring again, and a new
-``PROMPT_VERSION`` (stored with each memory's questions) gets memories asked with an
-older one asked again, after every memory never asked. How answers and failures are
-handled is ``memoryd.extraction.memory_pass``'s; questions another embedder embedded are
-embedded again first, from their stored text (no LLM call), within the same budget.
+``PROMPT_VERSION`` gets memories asked with an older one asked again. Questions another
+embedder embedded are embedded again first (no LLM call), within the same budget.
 """
 
 from __future__ import annotations
@@ -56,11 +52,9 @@ SHOTS: list[tuple[str, list[str]]] = [
         ["Are you married?", "Do you have kids?", "How is your family life?"],
     ),
 ]
-# Round 13's prompt for work facts: round 9 found the chat examples above give work facts
-# definitions ("What is Tailscale?") or off-topic questions, and a task turn ("Draft a
-# note to the team ...") asks nothing a fact answers. This one says a memory may be about
-# work, asks for questions *or requests* that need the fact, and adds two work facts from
-# trades none of the hand-written set's 12 people work in.
+# Round 13's prompt for work facts: with the chat examples above a work fact got
+# definitions ("What is Tailscale?") or off-topic questions, and a task turn asks nothing
+# a fact answers; this one also asks for requests that need the fact.
 WORK_SYSTEM = (
     "A person told a chat assistant a fact about themself or their work. Write 3 different "
     "short questions or requests the person or a chat partner could write in a chat that "
@@ -88,9 +82,7 @@ WORK_SHOTS: list[tuple[str, list[str]]] = [
 ]
 QUESTIONS = 3  # per answer
 MAX_QUESTIONS = 6  # per memory: the union of the two prompts' answers
-# The version of PROMPTS, stored with each memory's questions (the pass's version in
-# memory_derived): 1 was the chat prompt alone; raising it gets every memory asked again,
-# after those never asked.
+# The version of PROMPTS, stored with each memory's questions: 1 was the chat prompt alone.
 PROMPT_VERSION = 2
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -163,9 +155,8 @@ def parse_stored(value: object) -> tuple[str, ...]:
     if not isinstance(value, list) or len(value) > MAX_QUESTIONS:
         raise InvalidInput(rule)
     found = tuple(q.strip() for q in value if isinstance(q, str))
-    if len(found) != len(value) or not all(found) or len(set(found)) != len(found):
-        raise InvalidInput(rule)
-    if any(len(q) > MAX_CHARS for q in found):
+    distinct = len(set(found)) == len(found) == len(value)
+    if not distinct or not all(found) or any(len(q) > MAX_CHARS for q in found):
         raise InvalidInput(rule)
     return found
 

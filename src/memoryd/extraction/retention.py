@@ -1,12 +1,9 @@
-"""How long extraction run history is kept, and pruning it (the run-time setting
-``run_retention_days``).
+"""How long extraction run history is kept, and pruning it (``run_retention_days``).
 
-``prune_runs`` deletes finished and interrupted runs (see ``memoryd.extraction.runs``)
-started more than the retention ago, keeping runs still in progress and each (user,
-workspace) pair's newest run; ``memoryd runs prune`` calls it by hand. It also runs by
-itself: ``PruneTimer`` lets the in-process scheduler prune at most once per
-``PRUNE_EVERY`` on its ticks, and the queue workers have an hourly periodic task
-(``memoryd.scale.tasks``).
+``prune_runs`` deletes finished and interrupted runs started more than the retention ago,
+keeping runs in progress and each (user, workspace) pair's newest run; ``memoryd runs
+prune`` calls it by hand, ``PruneTimer`` the in-process scheduler at most once per
+``PRUNE_EVERY``, and the queue workers an hourly task (``memoryd.scale.tasks``).
 """
 
 from __future__ import annotations

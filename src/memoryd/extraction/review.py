@@ -1,12 +1,10 @@
 """The review queue's side of extraction: which changes wait for the user, and filing them.
 
 Under the run-time setting ``memory_review`` (off | updates | everything) a change the
-Reflector and code agreed on is not applied; it is stored as a pending suggestion that
-the user accepts (as is or edited) or rejects in the Memories tab, the API or the CLI
-(``memoryd.app.lifecycle``). ``updates`` holds back changes to existing memories (the
-contradictions: "I moved to Lisbon" against "Lives in Porto"); ``everything`` new
-memories too. A text already waiting, or rejected before, in that scope is not filed
-again.
+Reflector and code agreed on is stored as a pending suggestion the user accepts or
+rejects (``memoryd.app.lifecycle``) instead of applied: ``updates`` holds back changes to
+existing memories, ``everything`` new memories too. A text already waiting, or rejected
+before, in that scope is not filed again.
 """
 
 from __future__ import annotations
@@ -40,25 +38,21 @@ def suggest(
     run_id: str,
 ) -> Suggestion:
     """File ``change`` as a pending suggestion (raises AlreadyExists for a repeat)."""
-    scope = change.target.scope if change.target is not None else change.scope
-    slug = (
-        (change.target.workspace if change.target is not None else workspace)
-        if scope is Scope.WORKSPACE
-        else None
-    )
+    target = change.target
+    scope = target.scope if target is not None else change.scope
+    slug = None
+    if scope is Scope.WORKSPACE:
+        slug = target.workspace if target is not None else workspace
     workspace_id = md.store.require_workspace(repo, slug) if slug else None
     key = content_key(change.text)
     earlier = queries.find_similar_suggestion(repo.conn, user_id, scope, workspace_id, key)
     if earlier is not None:
-        how = (
-            "is already waiting for review"
-            if earlier.status is SuggestionStatus.PENDING
-            else ("was rejected before")
-        )
+        pending = earlier.status is SuggestionStatus.PENDING
+        how = "is already waiting for review" if pending else "was rejected before"
         raise AlreadyExists(f"this suggestion {how}")
     now = md.clock()
     suggestion_id = uuid.uuid4().hex
-    kind = SuggestionKind.CREATE if change.target is None else SuggestionKind.UPDATE
+    kind = SuggestionKind.CREATE if target is None else SuggestionKind.UPDATE
     queries.insert_suggestion(
         repo.conn,
         {
@@ -67,8 +61,8 @@ def suggest(
             "kind": kind.value,
             "scope": scope.value,
             "workspace_id": workspace_id,
-            "target_id": change.target.id if change.target is not None else None,
-            "target_content": change.target.content if change.target is not None else None,
+            "target_id": target.id if target is not None else None,
+            "target_content": target.content if target is not None else None,
             "content": change.text,
             "content_key": key,
             "expires_at": expires_at,

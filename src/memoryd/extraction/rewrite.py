@@ -1,21 +1,13 @@
 """Writing chosen sentences of another language as memories in that language (R21).
 
-Code turns an English sentence into a memory itself (``memory_form``); it cannot do that
-for French, Chinese or Japanese, so the extraction LLM rewrites them, one call per
-language in the batch, shown a worked example in that language (small talk gets an empty
-note, which is how the model says "no fact here" in any language); a sentence without "I"
-comes after the question it answers, in brackets. Where code can turn "I" into the user
-(Chinese, Japanese, Korean, Indonesian, French) and the sentence opens with "I", the
-model only decides whether it holds a fact, and code writes the note (``person_swap``).
-Measured with the
-bundled 1.5B model, sentences of one language with an example in it come back right,
-where one request mixing languages came back in the wrong language or copied. Code then
-checks each answer (``problem``: the user named as that language does, no new number, as
-many negations, the names kept, no "I" or "we", no thanks, nothing of the request, not
-the sentence itself nor a reaction with the user put before it, not only how the user is,
-no order, no English mixed in); otherwise the fact is not stored and its reason is
-recorded with the run. English is written by code (``_english``), which refuses a
-fragment and a line with another language's words and no English one in it.
+Code turns an English sentence into a memory itself (``_english``, which refuses a
+fragment); it cannot for French, Chinese or Japanese, so the extraction LLM rewrites
+them, one call per language, shown a worked example in that language (small talk gets
+an empty note: "no fact here"); a sentence without "I" comes after the question it
+answers, in brackets. Where code can turn "I" into the user (``person_swap``), the model
+only decides whether the sentence holds a fact. Measured with the bundled 1.5B model, one
+request mixing languages came back in the wrong language or copied. Code then checks
+each answer (``problem``); a refused fact is not stored and its reason is recorded.
 """
 
 from __future__ import annotations
@@ -233,10 +225,9 @@ _WELL = per_language(
     },
     0,
 )
-# Words of praise, wonder or agreement in each language (a closed class: cool, great,
-# amazing, cute, envious, right, agreed): a note that says little else is the user's
-# reaction to what the other speaker said, with the user put before it ("Pengguna sangat
-# keren", "사용자가 대단해요", "L'utilisateur est d'accord").
+# Words of praise, wonder or agreement in each language (a closed class): a note that
+# says little else is the user's reaction to what the other speaker said, with the user
+# put before it ("Pengguna sangat keren").
 _PRAISE = per_language(
     {
         "fr": r"\b(?:génial|géniale|super|cool|sympa|chouette|incroyable|intéressante?|"
@@ -401,17 +392,15 @@ def _how_they_are(note: str, language: str) -> bool:
 
 
 def _thin(note: str, language: str) -> bool:
-    """Whether the note says at most one word of the user ("L'utilisateur voit.",
-    "Pengguna menarik.", "用户希望。", "用户会的。", "사용자는 10명."): after its subject
-    (and a particle: は, 는, 가), one word, or three characters where words are not
-    spaced."""
+    """Whether the note says at most one word of the user ("L'utilisateur voit."), or
+    three characters where words are not spaced ("用户希望。")."""
     return _size(_after_subject(note, language), language) <= (3 if is_cjk(language) else 1)
 
 
 def _reaction(note: str, language: str) -> bool:
     """Whether the note says no more than a word of praise, wonder or agreement and two
     words beside it, or eight characters where words are not spaced ("Pengguna sangat
-    keren.", "ユーザーはカッコいいです。", "사용자의 개는 멋지군.")."""
+    keren.")."""
     body = _after_subject(note, language)
     limit = 8 if is_cjk(language) else 3
     return bool(_PRAISE[language].search(body)) and _size(body, language) <= limit

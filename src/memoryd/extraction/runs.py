@@ -1,11 +1,9 @@
 """Run history and per-pair retry state, stored in the database (R9).
 
-A run is one pass of extraction (scheduled, manual or from the CLI) with its counters and
-errors. A pair's state says how often its current batch failed, when it may be tried
-again, and whether it is parked (given up on until someone retries it by hand).
-Functions that must share the apply transaction take that transaction's connection.
-Finishing a run also records it as the newest run of each pair it processed, which
-retention (``memoryd.extraction.retention``) never deletes.
+A run is one pass of extraction with its counters and errors; finishing it records it as
+the newest run of each pair it processed, which retention never deletes. A pair's state
+says how often its current batch failed, when it may be tried again, and whether it is
+parked (until someone retries it by hand).
 
 A run in progress proves it is alive (``Heartbeat``), so one whose process died is read
 back as ``interrupted`` once its ``alive_until`` has passed: computed when runs are read,
@@ -16,7 +14,6 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from datetime import UTC, datetime, timedelta
@@ -62,11 +59,9 @@ class Run:
     """One extraction run and what it did; saved when it finishes.
 
     ``status`` is ``errors`` only when a pair's batch failed (``pairs_failed``); facts the
-    pipeline refused (``facts_dropped``: invented, not about the user, secrets...) or
-    could not file (``facts_not_stored``) are the pipeline doing its job, counted apart.
-    ``interrupted`` is a run that stopped before it got through its pairs: stored when an
-    exception or Ctrl-C stopped it (``errors`` says why), or read back so when the
-    process running it died (``alive_until`` passed with no heartbeat).
+    pipeline refused (``facts_dropped``) or could not file (``facts_not_stored``) are it
+    doing its job, counted apart. ``interrupted`` is a run stopped before it got through
+    its pairs by an exception or Ctrl-C (``errors`` says why), or whose process died.
     ``pairs`` holds one outcome per pair processed, ``errors`` the itemised reasons.
     """
 
@@ -101,8 +96,8 @@ class Run:
     alive_until: datetime | None = None  # past this with no heartbeat: interrupted
 
     def settle(self) -> None:
-        """Set the final status from the counters ("errors" only for a failed pair or
-        LLM settings the provider could not be built from), unless interrupted."""
+        """Set the final status unless interrupted ("errors": a failed pair, refused
+        LLM settings)."""
         if self.status != INTERRUPTED:
             refused = any(e.get("kind") == "config" for e in self.errors)
             self.status = "errors" if self.pairs_failed or refused else "ok"
@@ -119,9 +114,8 @@ class Run:
         )
 
     def read_at(self, now: datetime) -> Run:
-        """This run as of ``now``: still "running" past its ``alive_until`` (or, for a
-        run stored before heartbeats, ``STALE_FLOOR`` after it started) means the process
-        running it died, so it reads as interrupted."""
+        """This run as of ``now``: still "running" past its ``alive_until`` (or
+        ``STALE_FLOOR`` after it started) means its process died: interrupted."""
         if self.status == RUNNING and self.finished_at is None:
             until = self.alive_until or self.started_at + STALE_FLOOR
             if until < now:
@@ -158,9 +152,7 @@ class Run:
 
     def skip(self, reason: str, count: int = 1) -> None:
         self.pairs_skipped += count
-        counts = Counter(self.skipped_reasons)
-        counts[reason] += count
-        self.skipped_reasons = dict(counts)
+        self.skipped_reasons[reason] = self.skipped_reasons.get(reason, 0) + count
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -216,9 +208,8 @@ class Heartbeat:
 
     ``beat()`` after each batch writes ``heartbeat_at`` and ``alive_until`` (now plus
     ``stale``); ``beat(progress=True)`` after each pair also writes the run's counters,
-    so a run whose process dies shows what it had done. One small UPDATE each; a failed
-    one is logged and extraction goes on (at worst the run reads as interrupted until the
-    next beat or its finish)."""
+    so a run whose process dies shows what it had done. A failed write is logged and
+    extraction goes on."""
 
     def __init__(
         self, db: Database, run: Run, clock: Callable[[], datetime], stale: timedelta
@@ -241,26 +232,22 @@ class Heartbeat:
             log.warning("could not record the heartbeat of run %s", run.id, exc_info=True)
 
 
-def _run(row: dict[str, Any], now: datetime) -> Run:
-    return Run(**row).read_at(now)
-
-
-def _now(now: datetime | None) -> datetime:
-    return now if now is not None else datetime.now(UTC)
+def _run(row: dict[str, Any], now: datetime | None) -> Run:
+    return Run(**row).read_at(now or datetime.now(UTC))
 
 
 def list_runs(db: Database, limit: int = 20, *, now: datetime | None = None) -> list[Run]:
     """The latest runs, newest first, with their status as of ``now`` (default: the
     current time): a run whose process died reads as interrupted."""
     with db.read() as repo:
-        return [_run(r, _now(now)) for r in rows.run_rows(repo.conn, limit)]
+        return [_run(r, now) for r in rows.run_rows(repo.conn, limit)]
 
 
 def get_run(db: Database, run_id: str, *, now: datetime | None = None) -> Run | None:
     """One run by its id, with its status as of ``now`` (see ``list_runs``)."""
     with db.read() as repo:
         row = rows.run_row(repo.conn, run_id)
-    return _run(row, _now(now)) if row else None
+    return _run(row, now) if row else None
 
 
 def find_run(db: Database, given: str, min_prefix: int = 6, *, now: datetime | None = None) -> Run:
@@ -276,7 +263,7 @@ def find_run(db: Database, given: str, min_prefix: int = 6, *, now: datetime | N
     with db.read() as repo:
         matches = rows.run_rows(repo.conn, 2, prefix=given)
     if len(matches) == 1:
-        return _run(matches[0], _now(now))
+        return _run(matches[0], now)
     if len(matches) > 1:
         raise InvalidInput(f"run id prefix {given!r} is ambiguous; give more characters")
     raise NotFound(f"no extraction run {given!r}")

@@ -2,12 +2,10 @@
 
 A (user, workspace) pair is due when it has at least the minimum of unprocessed chat
 messages, its newest chat is older than the idle threshold, and it is neither waiting out
-a backoff nor parked. ``due_pairs`` (``memoryd.storage.extraction_rows``) is the single
-query that decides this. ``run_extraction`` processes pairs with
-``process_pair``, then asks the questions memories answer (``memoryd.extraction.questions``)
-when given a budget, and stores the run's history; ``ExtractionScheduler`` repeats it every
-``MEMORY_EXTRACTION_INTERVAL`` in a daemon thread, obeying the run-time switches, and
-on its ticks purges expired memories and (at most once an hour) old run history.
+a backoff nor parked: one query, ``memoryd.storage.extraction_rows.due_pairs``.
+``run_extraction`` processes pairs, then runs the passes over memories when given a
+budget, and stores the run's history; ``ExtractionScheduler`` repeats it every
+``MEMORY_EXTRACTION_INTERVAL`` in a daemon thread.
 """
 
 from __future__ import annotations
@@ -81,15 +79,11 @@ def run_extraction(
 
     A named pair is processed even when parked or backing off (that is how a parked
     batch is retried by hand); ``force`` also ignores the idle threshold and minimum.
-    The stored run beats after every batch and pair (``Heartbeat``); an exception or
-    Ctrl-C that stops it is stored as status ``interrupted``, with the reason.
-    ``on_start`` is called once the run is stored (listed as running), before any pair.
+    An exception or Ctrl-C that stops the run is stored as status ``interrupted``.
 
-    After the pairs, the run asks the questions up to ``ask_questions`` memories answer
-    (``memoryd.extraction.questions``): the named pair's user's globals and workspace's
-    memories, or anyone's. Not on a dry run, nor after the LLM was found unavailable,
-    nor while ``memory_enabled`` is off.
-    ``extract_pairs=False`` runs only that pass (the queue workers' questions job).
+    After the pairs, the run's passes over up to ``ask_questions`` memories (``_derive``),
+    not on a dry run nor after the LLM was found unavailable. ``extract_pairs=False``
+    runs only those (the queue workers' questions job).
     """
     now = clock or md.clock
     cfg = config or ExtractionConfig.from_settings(md.settings)
@@ -204,10 +198,9 @@ def _derive(
     where: tuple[int | None, str | None],
     heartbeat: Heartbeat | None,
 ) -> None:
-    """The run's background passes over memories (``memoryd.extraction.memory_pass``:
-    questions, and any a plugin registers), each over up to ``budget`` of ``where``'s
-    user (with their workspace) or anyone's, counted by kind and in the run's calls and
-    tokens; an LLM error that stops a pass is listed with the run's errors (its kind)
+    """The run's passes over memories (``memoryd.extraction.memory_pass``: questions, and
+    any a plugin registers), each over up to ``budget`` of ``where``'s user (with their
+    workspace) or anyone's; an error that stops a pass is listed with the run's errors
     and fails nothing. With the master switch ``memory_enabled`` off, nothing is sent."""
     if not current_settings(md)[runtime_settings.MEMORY_ENABLED.key]:
         return
@@ -268,20 +261,16 @@ def _account(run: Run, result: PairResult) -> None:
         run.pairs.append(result.outcome())
     run.errors += [{"kind": "item", **where, "error": item} for item in result.rejected]
     run.errors += [{"kind": "not_stored", **where, "error": item} for item in result.not_stored]
-    if result.planned:
-        run.errors += [{"kind": "planned", **where, "change": p} for p in result.planned]
+    run.errors += [{"kind": "planned", **where, "change": p} for p in result.planned]
 
 
 class ExtractionScheduler:
     """Runs extraction every interval in a daemon thread, in this process.
 
     ``tick()`` is one scheduled run (skipped while ``memory_enabled`` or
-    ``memory_auto_extraction`` is off), asking ``question_memories_per_run`` memories'
-    questions after its pairs; ``start()``/``stop()`` run ticks in the background.
-    Every tick first purges expired memories and, at most once an hour, prunes run
-    history older than ``run_retention_days`` (both whatever the switches say).
-    ``ticks`` counts the ticks finished so far, whether they ran, were skipped or failed;
-    ``wait_for_ticks`` waits for a number of them (to watch the loop without sleeping).
+    ``memory_auto_extraction`` is off); every tick first purges expired memories and, at
+    most once an hour, old run history, whatever the switches say. ``ticks`` counts the
+    ticks finished, whether they ran, were skipped or failed (``wait_for_ticks``).
     """
 
     def __init__(

@@ -1,13 +1,10 @@
 """The JSON the Observer and the Reflector must answer with, and how answers are read.
 
-The schemas bound every list, number and string (``maxItems``, ``maximum``,
-``maxLength``) so a small model constrained by them cannot ramble or point outside the
-batch; both are narrowed per batch (the Observer's sentence numbers, the Reflector's pair
-numbers). Reading is lenient item by item: a malformed item is set aside with a reason
-and the rest is used. An answer whose top level is wrong, or that has items but not one
-usable item (``{"person": ["ALL"], "project": [999999]}``), counts as unusable: it is
-retried once by ``memoryd.models.llm.json_output`` and then fails the batch, whose chats stay
-unprocessed (a well-formed wrong answer must not mark chats learned from).
+The schemas bound every list, number and string so a small model constrained by them
+cannot ramble or point outside the batch. Reading is lenient item by item: a malformed
+item is set aside with a reason. An answer whose top level is wrong, or that has items
+but not one usable, is unusable: retried once (``memoryd.models.llm.json_output``), then
+it fails the batch, whose chats stay unprocessed.
 """
 
 from __future__ import annotations
@@ -145,8 +142,9 @@ def read_verdicts(value: dict[str, Any], pairs: int) -> tuple[dict[int, str], li
     raw = value.get("verdicts", [])
     for index, item in enumerate(raw if isinstance(raw, list) else []):
         where = f"verdicts[{index}]"
-        number = _number(item.get("pair")) if isinstance(item, dict) else None
-        verdict = str(item.get("verdict", "")).strip().lower() if isinstance(item, dict) else ""
+        item = item if isinstance(item, dict) else {}
+        number = _number(item.get("pair"))
+        verdict = str(item.get("verdict", "")).strip().lower()
         if number is None or not 1 <= number <= pairs:
             problems.append(f"{where}: no usable pair number")
         elif verdict not in VERDICTS:

@@ -1,13 +1,11 @@
 """Which scope a learned fact is filed in: global only when it matters in every workspace.
 
-A user keeps workspaces apart for a reason, so a fact is global only when it is about who
-the user is, whatever they are working on: name, age and identity, family, health and
-diet, home, languages and how they want answers (docs/extraction.md, "Which scope").
-A small model files most facts under the Observer's ``person`` all the same, so code
-checks its answer: a sentence is filed globally only when the model put it there **and**
-it speaks of one of those categories in its own language (``global_topic``: the
-categories' everyday words in each language memoryd serves, a closed list, not fitted to
-any data set). Pure functions, no I/O.
+A fact is global only when it is about who the user is, whatever they work on: name,
+age and identity, family, health and diet, home, languages and how they want answers
+(docs/extraction.md, "Which scope"). A small model files most facts under ``person`` all
+the same, so a sentence is filed globally only when the model put it there **and** it
+speaks of one of those categories in its own language (``global_topic``: a closed list
+of everyday words, not fitted to any data set). Pure functions, no I/O.
 """
 
 from __future__ import annotations

@@ -4,36 +4,16 @@
 ("password is X"). Some secrets have neither a telling form nor such a label, and are
 recognised here by their context, in every language memoryd serves:
 
-- recovery (seed) phrases: a run of words nearly all from a BIP39 word list (the
-  ``mnemonic`` package's lists, in ten languages, NFKC), not in the list's own order;
-  numbered words from one list ("1 jeans 2 civil 3 mind 4 usage"); a pass phrase given
-  after a credential label ("is four words: ...", "I typed a-b-c-d", "c'est Always ... 10"),
-  or part of a phrase given after a word naming it ("words 7 to 12: ...");
-- security answers, when the sentence frames a question as a security question: by its
-  name ("pregunta de seguridad", "密保"), as a question for recovering an account or
-  checking who one is ("비밀번호 찾기 질문", "recovery answer"), or by a classic topic
-  (a first pet, the street one grew up on ...) asked as a question (a "?" closing the
-  topic's clause, someone asking it), in the second person
-  ("name of your first pet") or with an answer; the answer follows a marker or a verb
-  of answering ("I put", "j'ai mis", "puse", "ho risposto", "填的是") or precedes one
-  ("hab ich Bello angegeben"), or stands in brackets ("(Lefebvre)"). Whoever asked, a
-  mother's maiden name, and a topic's value given as on a form ("first pet's name =
-  Biscuit", in a framed line "first car Geo Metro"); a topic narrated ("our first dog was
-  called Rex", "my maiden name was Harper") is a memory;
-- one-time codes: a short number or code in a sentence about one-time, 2FA, SMS or
-  verification codes, TANs ("mTAN"), backup codes (before them when they label the codes
-  in brackets), digits a service sent or texted, or a message says to use ("Use 55810 to
-  confirm");
-- lock codes: digits in a sentence about what opens a lock, door, entrance, gate, safe,
-  locker or phone, or what is keyed in on its keypad, disarms it, is used for it or it is
-  set to ("the luggage lock is set to 707"), or digits such a lock
-  is said to be ("the lockbox is 6142"), and a dial's combination ("0-4-9", "right to 41,
-  left past 41 to 17"); not a reference number ("locker number 117");
-- bare codes: a number after a code word in any language ("código", "Code", "コード")
-  that names no public kind of code ("zip code", "código de rastreio", "エラーコード");
-- a quoted value after a credential label ("パスフレーズは「...」"), unless it is talk: it
-  names a credential, starts with a talk word, or is made of common words further on
-  ("it says 'token invalid or expired'").
+- recovery (seed) phrases: a run of words nearly all from one BIP39 word list (the
+  ``mnemonic`` package's), numbered words from one list, a pass phrase given after a
+  credential label, or part of a phrase after a word naming it ("words 7 to 12: ...");
+- security answers, when the sentence frames a question as a security question (by
+  name, as an account-recovery question, or a classic topic asked as a question); a
+  mother's maiden name and a topic's value given as on a form count whoever asked, a
+  topic narrated ("our first dog was called Rex") is a memory;
+- one-time codes, lock codes and a dial's combination, and bare codes after a code word
+  that names no public kind of code ("zip code");
+- a quoted value after a credential label, unless it is talk.
 """
 
 from __future__ import annotations
@@ -82,10 +62,9 @@ def _wordlists() -> tuple[tuple[frozenset[str], frozenset[str]], ...]:
 
 
 def seed_phrases(text: str) -> list[str]:
-    """Runs of 12 words of which at least 10 are from one BIP39 list, at most two are
-    among its most common words (three if all 12 are listed) and at least 9 differ, not
-    in the list's own order (a list of words, "abandon, ability, able, ..."); and
-    numbered words (``numbered_words``)."""
+    """Runs of 12 words, at least 10 from one BIP39 list, at most two among its most
+    common words (three if all 12 are listed), at least 9 different, not in the list's
+    own order; and ``numbered_words``."""
     words = _SEED_TOKEN.findall(text.lower())
     found = numbered_words(text)
     for wordlist, common in _wordlists():
@@ -108,9 +87,8 @@ _NUMBERED_RUN = 4
 
 
 def numbered_words(text: str) -> list[str]:
-    """Words of a recovery phrase written with their places: four or more in a row, each
-    after the next number, all from one BIP39 list ("1 jeans 2 civil 3 mind 4 usage",
-    "13. ozone 14. tribe ...")."""
+    """Four or more words of one BIP39 list, each after the next number ("1 jeans 2
+    civil 3 mind 4 usage")."""
     found = []
     run: list[str] = []
     last = 0
@@ -130,9 +108,8 @@ _SEED_RUN = 3  # words of a phrase given in part: "last three words of the seed 
 
 
 def seed_words(text: str) -> list[str]:
-    """Part of a recovery phrase: three or more words in a row, each from one BIP39 list
-    and none of its most common words, after a word naming the phrase ("first six words
-    of my ledger seed are rabbit saddle tackle ...", "words 7 to 12: yellow spirit ...")."""
+    """Part of a recovery phrase: three or more uncommon words of one BIP39 list in a
+    row, given after a word naming the phrase ("words 7 to 12: yellow spirit ...")."""
     context = _SEED_CONTEXT.search(text)
     if not context:
         return []
@@ -144,7 +121,6 @@ def seed_words(text: str) -> list[str]:
     for wordlist, common in _wordlists():
         run: list[str] = []
         for word in words:
-            # after a marker that gives them: "are rabbit saddle", "12: yellow"
             listed = word.group(0) in wordlist and word.group(0) not in common
             run = [*run, word.group(0)] if listed else []
             if len(run) == _SEED_RUN:
@@ -161,8 +137,8 @@ _GIVEN = re.compile(
 PHRASE_WORD = re.compile(
     r"phrase|(?<!pass)words|mnemonic|fras[ea]|satz|フレーズ|助记词|助記詞|문구|프레이즈", _I
 )
-# What gives a pass phrase after its label: a marker, a verb of giving it ("I typed"), a
-# colon, a dash or a pointer ("passphrase 👉 ..."), or nothing ("uses the passphrase X").
+# What gives a pass phrase after its label: a marker, a verb of giving it, a pointer, or
+# nothing ("uses the passphrase X").
 _GIVES = re.compile(
     rf"{questions.ANSWER_MARKERS}|(?<![\w'’])(?:{lexicon.MARKERS})(?![\w'’])|[👉—–]|[는은は是]|^",
     _I,
@@ -170,8 +146,7 @@ _GIVES = re.compile(
 _FILLERS = map(re.escape, lexicon.DETERMINERS | lexicon.FILLER_WORDS | {*lexicon.NUMBER_WORDS})
 _FILLER = re.compile(rf"(?:[^\w\s]+|\s+|\d+(?!\w)|(?:{'|'.join(_FILLERS)})(?![\w'’]))*", _I)
 # A pass phrase: plain words joined ("autumn-falcon-harbor-walrus"), a sentence typed as
-# a password, with a capital and a number ("Always trust a goose 88"), or four words
-# none of which a sentence is made of ("blueberry lantern willow cobalt").
+# a password ("Always trust a goose 88"), or four words no sentence is made of.
 _SENTENCE_WORDS = (
     lexicon.DETERMINERS | lexicon.PREPOSITIONS | lexicon.CLAUSE_STARTERS | lexicon.TALK_WORDS
 )
@@ -183,9 +158,8 @@ _PHRASE_FORMS = re.compile(
 
 
 def labelled_phrases(text: str) -> list[str]:
-    """A pass phrase (``_phrase``) given after a credential or phrase label, not a compound
-    ("password manager"), in the label's sentence or its answer ("what's the passphrase
-    again? oh right — ...")."""
+    """A pass phrase (``_phrase``) given after a credential or phrase label, in the
+    label's sentence or its answer ("what's the passphrase again? oh right — ...")."""
     values = []
     for label in _CREDENTIAL.finditer(text):
         window = re.split(r"(?<=\S)[.!。！](?:\s|$)", text[label.end() : label.end() + 80])[0]
@@ -205,7 +179,7 @@ def _phrase(rest: str, colon: bool) -> str | None:
     if colon and len(given) >= 3 and not lexicon.CLAUSE_WORDS & set(given):
         return rest
     form = _PHRASE_FORMS.match(rest)
-    if not form or (form["n"] and _NOT_A_CODE_BEFORE.search(rest, 0, form.start("n"))):
+    if not form or (form["n"] and NOT_A_CODE_BEFORE.search(rest, 0, form.start("n"))):
         return None
     words = form["words"].lower().split() if form["words"] else []
     return None if any(len(w) < 3 or _sentence_word(w) for w in words) else form[0]
@@ -234,11 +208,10 @@ _NOT_IT = re.compile(
 
 def quoted_values(sentence: str) -> list[str]:
     """A quoted value after a credential label in the same sentence, unless the quote is
-    talk: one that names a credential itself ("'PIN change pending'", "translate 'mot de
-    passe'"), one given right after the label that starts with a talk word ("was 'too
-    similar'"), or one given further on made of common words and small numbers ("it says
-    'token invalid or expired'", "only 'digits 2 and 4'"): a pass phrase of common words
-    is given right after its label ("passphrase: 'correct horse battery staple'")."""
+    talk: it names a credential itself ("'PIN change pending'"), starts with a talk word
+    right after the label ("was 'too similar'"), or is given further on and made of
+    common words and small numbers ("it says 'token invalid or expired'"): a pass phrase
+    of common words comes right after its label."""
     labels = _CREDENTIAL.finditer(sentence)  # not "PIN pad", nor a hint: "password hint"
     label = next((m for m in labels if not _NOT_IT.match(sentence, m.end())), None)
     if not label:
@@ -310,13 +283,10 @@ _TOPIC_BARE = re.compile(
 
 
 def security_answers(text: str) -> list[str]:
-    """What follows an answer marker or a verb of answering, what precedes a verb that
-    follows its answer, or a quoted value, in a line framed as a security question:
-    by name ("Respuesta de seguridad: ...", "密保问题 ... 答案是"), as a question for
-    recovering an account, or by a security question's topic asked as a question, in
-    the second person or with an answer ("Name of your first pet? I always put ...",
-    "for 'what street did you grow up on' I used ..."); and the topic values that count
-    whoever asked (``_topic_values``)."""
+    """In a line framed as a security question (by name, as an account-recovery question,
+    or its topic asked as a question, in the second person or with an answer): what
+    follows an answer marker or a verb of answering, what precedes a verb that follows
+    its answer, or a quoted or bracketed value; and ``_topic_values``."""
     topic = _TOPIC.search(text)
     context = _SECURITY_CONTEXT.search(text)
     if not (topic or context):
@@ -355,8 +325,7 @@ def security_answers(text: str) -> list[str]:
 
 
 def _asked_of_you(text: str, topic: re.Match[str]) -> re.Match[str] | None:
-    """The topic asked in the second person, as forms ask it: "name of your first
-    pet", "what street did you grow up on", "ville de naissance de votre père"."""
+    """The topic asked in the second person, as forms ask it: "name of your first pet"."""
     before = re.split(r"[.!?。！？\n]", text[max(0, topic.start() - 30) : topic.start()])[-1]
     after = re.split(r"[.!?。！？\n,;:»”\"']", text[topic.end() : topic.end() + 30])[0]
     return _SECOND_PERSON.search(" ".join([*before.split()[-3:], topic[0], *after.split()[:3]]))
@@ -369,13 +338,11 @@ def _not_an_answer(word: str) -> bool:
 
 
 def _topic_values(text: str, framed: bool) -> list[str]:
-    """The value a classic topic is said to have: "my first pet was called Mr. Whiskers",
-    "母の旧姓は 高橋"; not talk ("first pet is too easy"), a determiner ("was a hamster"),
-    a common word that the sentence goes on from ("was really sweet"), or, for a topic
-    that is a thing, a value not given as a name ("first car was red", "是一只乌龟").
+    """The value a classic topic is said to have ("my first pet was called Mr. Whiskers");
+    not talk, a determiner, a common word the sentence goes on from ("was really sweet"),
+    or, for a topic that is a thing, a value not given as a name ("first car was red").
     Unless ``framed`` as a security question, only a mother's maiden name and a value
-    given as on a form ("first pet's name = Biscuit", "where my parents met → Sligo")
-    count: "our first dog was called Rex" is a memory."""
+    given as on a form ("first pet's name = Biscuit") count."""
     values = []
     for topic in (_TOPIC if framed else _TOPIC_ALONE).finditer(text):
         said = _TOPIC_VALUE.match(text, topic.end())
@@ -398,8 +365,7 @@ def _topic_values(text: str, framed: bool) -> list[str]:
 
 
 def _given_as_name(text: str, topic: re.Match[str], said: re.Match[str]) -> bool:
-    """Whether the topic is a name, or its value is said to be one ("the name of my
-    first pet", "first pet's name =", "was called")."""
+    """Whether the topic is a name, or its value is said to be one ("was called")."""
     before = re.split(r"[.!?。！？]", text[max(0, topic.start() - 30) : topic.start()])[-1]
     return bool(
         _NAME_TOPIC.fullmatch(topic.group(0))
@@ -413,9 +379,8 @@ _NEXT_WORD = re.compile(r"[ \t]+(?P<word>[^\W_][\w'’-]*)")
 
 def continues_as_talk(value: str, rest: str) -> bool:
     """Whether a common word said as a value is the start of talk: the clause goes on
-    with another word ("is way too long", "est écrit derrière la box", "es dormir bien"),
-    not with punctuation, the end, or a word that starts a new clause ("is sunshine and I
-    never change it", "is tiger lol")."""
+    with another word ("is way too long"), not with punctuation, the end, or a word that
+    starts a new clause ("is sunshine and I never change it")."""
     following = _NEXT_WORD.match(rest)
     if not following or following.group("word").lower() in lexicon.CLAUSE_STARTERS:
         return False
@@ -423,13 +388,12 @@ def continues_as_talk(value: str, rest: str) -> bool:
 
 
 def common_word(word: str, zipf: float = _COMMON_ZIPF) -> bool:
-    """Whether ``word`` is a dictionary word of a Latin-script language memoryd serves,
-    by wordfreq's frequencies: "hier", "ontem", "morgen" are; "mangotree" is not. (All of
-    them: a sentence of four words does not tell Spanish from Italian.)"""
+    """Whether ``word`` is a dictionary word of any Latin-script language memoryd serves
+    (a sentence of four words does not tell Spanish from Italian), by wordfreq."""
     return max(zipf_frequency(word, lang, "small") for lang in _LATIN_LANGUAGES) >= zipf
 
 
-_NOT_A_CODE_BEFORE = re.compile(lexicon.NOT_A_CODE_BEFORE + r"\s*$", _I)
+NOT_A_CODE_BEFORE = re.compile(lexicon.NOT_A_CODE_BEFORE + r"\s*$", _I)
 # 3-10 digits, not part of a word, a decimal, a time, an amount or a date ("2024-03-14"),
 # maybe right after a label's colon ("認証番号:3917").
 _SHORT_NUMBER = re.compile(
@@ -441,7 +405,7 @@ _LETTER_CODE = re.compile(
     r"(?<![\w-])(?:(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{2,6}(?:-?[A-Z0-9]{2,6}){1,4}|"
     r"[A-Z]{1,3}-\d{4,8})(?![\w-])"
 )
-_NOT_A_CODE_AFTER = re.compile(lexicon.NOT_A_CODE_AFTER, _I)
+NOT_A_CODE_AFTER = re.compile(lexicon.NOT_A_CODE_AFTER, _I)
 _DISCLOSED = re.compile(
     r"(?:\b(?:is|was|are|ist|est|es|è|é|lautet|takes)|[:=：]|[は是为為는은])\s*$", _I
 )
@@ -455,15 +419,14 @@ _LOCK_CODE = re.compile(lexicon.LOCK_CODE_WORDS, _I)
 
 def _codes(sentence: str, start: int, shortest: int, letters: bool) -> list[str]:
     """Numbers of ``shortest``-8 digits after ``start``, not amounts, references or
-    years ("in 2023", "the 2023 accounts"), and (when ``letters``) letter-and-digit
-    codes right after "is" or a colon ("is QX7-P4M")."""
+    years, and (when ``letters``) letter-and-digit codes said to be one ("is QX7-P4M")."""
     found = []
     for match in _SHORT_NUMBER.finditer(sentence, start):
         digits = re.sub(r"\D", "", match.group(0))
         before = sentence[: match.start()]
-        if not shortest <= len(digits) <= 8 or _NOT_A_CODE_BEFORE.search(before):
+        if not shortest <= len(digits) <= 8 or NOT_A_CODE_BEFORE.search(before):
             continue
-        if _NOT_A_CODE_AFTER.match(sentence, match.end()):
+        if NOT_A_CODE_AFTER.match(sentence, match.end()):
             continue
         found.append(match.group(0))
     if letters:
@@ -494,14 +457,12 @@ def quantity(value: str, text: str) -> bool:
     """Whether ``value``, a number in ``text``, is followed by a unit or what it counts
     ("16 characters", "90 días")."""
     at = text.find(value)
-    return value[:1].isdigit() and at >= 0 and bool(_NOT_A_CODE_AFTER.match(text, at + len(value)))
+    return value[:1].isdigit() and at >= 0 and bool(NOT_A_CODE_AFTER.match(text, at + len(value)))
 
 
 def bare_codes(sentence: str) -> list[str]:
     """Codes of 4-8 digits, or of capitals and digits said to be one, in a sentence with a
-    code word that names no public kind of code: "the code 9154", "me llegó el código
-    7723 del banco", "G-482913 is the google code"; not "zip code 94110", "o código de
-    rastreio é ...", "エラーコード 0x80004005"."""
+    code word that names no public kind of code: "the code 9154", not "zip code 94110"."""
     for match in _CODE_WORD.finditer(sentence):
         before = sentence[: match.start()].split()
         kind = match.group("kind") or (before[-1] if before else "")

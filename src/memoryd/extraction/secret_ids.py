@@ -2,30 +2,18 @@
 
 ``memoryd.extraction.secrets`` asks this module for the identifiers in a text:
 
-- payment cards (the Luhn check, any separators, an expiry or code after them) and IBANs
-  (their check digits, by python-stdnum, whatever the country's own check on the account
-  part); not a company's public number the text names ("SIRET", "VAT": stdnum's company
-  modules, ``company_number``);
-- national identifiers by form where the form or check characters make that safe: US
-  SSNs (ddd-dd-dddd, or spaced), UK NINOs, Chinese resident ids, Spanish DNIs and NIEs, Italian
-  codici fiscali, French NIRs however spaced, Korean RRNs with their hyphen (a shorter
-  number with one check digit, "943 476 5919", is as often a phone number);
-- a value after a label, in the languages memoryd serves: our own labels
-  (``secret_words.ID_LABELS``: "passport number", "numéro de sécu", "口座番号", driving
-  licences, residence permits ...) and the names of every python-stdnum module about a
-  person's or a bank account's number, without the country in front ("ITIN", "PAN",
-  "Tax File Number", "CURP", "Versicherungsnummer" ...), with the kinds such a module
-  lists as covered ("EIN" under "TIN"), and the national names its description gives
-  ("Rijksregisternummer", "AHV"); an acronym typed in lower case ("my itin is ...")
-  counts when the validator accepts the value. The value is the number a value starts with
-  ("NY 823 449 107", not "in 2018 with 500 euros") and may follow a marker a few words
-  on ("passport number, in case I lose it: ..."); it counts when its validator accepts
-  it, when it holds five or more digits, or when it is an identity document number as
-  ICAO 9303 prints them (capital letters and digits, six to ten of them); the last four
-  digits of a government id ("last 4 of my social is 7205"), not of a card or account;
-- a long number (6 to 20 digits) in a sentence about a bank (not a "food bank") that is
-  not about calling it, and is no amount, count, date or reference ("三菱UFJ銀行 ... 普通
-  4820193").
+- payment cards (the Luhn check) and IBANs (their check digits, by python-stdnum); not a
+  company's public number the text names ("SIRET", "VAT": ``company_number``);
+- national identifiers by form where the form or check characters make that safe (US
+  SSNs, UK NINOs, and the ids in ``_CHECKED_IDS``; a shorter number with one check
+  digit is as often a phone number);
+- a value after a label: our own (``secret_words.ID_LABELS``) and the names of every
+  python-stdnum module about a person's or a bank account's number, without the country
+  in front; it counts when its validator accepts it, when it holds five or more digits,
+  or when it is an identity document number as ICAO 9303 prints them; and the last four
+  digits of a government id, not of a card or account;
+- a long number in a sentence about a bank (not a "food bank" nor calling it) that is no
+  amount, count, date or reference ("三菱UFJ銀行 ... 普通 4820193").
 """
 
 from __future__ import annotations
@@ -45,8 +33,9 @@ from stdnum.fr import nir
 from stdnum.it import codicefiscale
 from stdnum.kr import rrn
 
+from memoryd.extraction import secret_shapes as shapes
 from memoryd.extraction import secret_words as lexicon
-from memoryd.extraction.secret_context import common_word as _common
+from memoryd.extraction.secret_context import NOT_A_CODE_AFTER, NOT_A_CODE_BEFORE, common_word
 
 _I = re.IGNORECASE
 _SSN = re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}([- ])(?!00)\d{2}\1(?!0000)\d{4}(?![\d-])")
@@ -105,8 +94,6 @@ _LONG_NUMBER = re.compile(
     rf"\d(?:[ -]?\d){{5,19}}(?![{lexicon.LATIN}_/-]|[.,:]\d|\s?%)"
 )
 _NOT_A_BANK = re.compile(lexicon.NOT_A_BANK, _I)
-_NOT_AN_ACCOUNT_BEFORE = re.compile(lexicon.NOT_A_CODE_BEFORE + r"\s*$", _I)
-_NOT_AN_ACCOUNT_AFTER = re.compile(lexicon.NOT_A_CODE_AFTER, _I)
 
 
 def bank_numbers(text: str) -> list[str]:
@@ -117,7 +104,7 @@ def bank_numbers(text: str) -> list[str]:
         if not _BANK_CONTEXT.search(_NOT_A_BANK.sub("", sentence)) or _PHONE.search(sentence):
             continue
         for match in _LONG_NUMBER.finditer(sentence):
-            if _NOT_AN_ACCOUNT_BEFORE.search(sentence[: match.start()]):
+            if NOT_A_CODE_BEFORE.search(sentence[: match.start()]):
                 continue
             if not _counts(sentence[match.end() :]):
                 found.append(match.group(0))
@@ -125,16 +112,16 @@ def bank_numbers(text: str) -> list[str]:
 
 
 def _counts(rest: str) -> bool:
-    """Whether the words after a number say what it counts or measures: a unit or a
-    currency ("250000 euros"), or a common word that is neither a preposition nor the
-    start of a new clause ("250000 customers", not "... at Wells", "... and ...")."""
-    if _NOT_AN_ACCOUNT_AFTER.match(rest):
+    """Whether the words after a number say what it counts or measures: a unit, a
+    currency, or a common word that is neither a preposition nor the start of a new
+    clause ("250000 customers", not "... at Wells")."""
+    if NOT_A_CODE_AFTER.match(rest):
         return True
     word = re.match(r"\s+([^\W\d_]+)", rest)
     if not word or not word.group(1).islower():
         return False
     lower = word.group(1)
-    return lower not in lexicon.PREPOSITIONS | lexicon.CLAUSE_STARTERS and _common(lower)
+    return lower not in lexicon.PREPOSITIONS | lexicon.CLAUSE_STARTERS and common_word(lower)
 
 
 def company_number(value: str, text: str) -> bool:
@@ -173,7 +160,6 @@ _ID_PREFIX = re.compile(
     r"(?:[가-힣ぁ-ヿ一-鿿]+\s*){0,3}",
     _I,
 )
-_ID_MARKER = re.compile(rf"(?<![\w'’])(?:{lexicon.MARKERS})(?![\w'’])|[:=：]", _I)
 _ID_WINDOW = re.compile(r"^[^.;!?。！？]{0,48}?(?:[:=：]|\b(?:is|was|est|es|ist|é|è)\b)", _I)
 _ID_VALUE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|[ .\-/]{1,3}(?=[A-Za-z0-9])){3,30}")
 # An identity document number as ICAO 9303 prints it: capitals and digits, up to nine,
@@ -214,25 +200,27 @@ def _last_digits(text: str) -> list[str]:
 
 
 def _values_after(text: str, end: int) -> list[tuple[str, bool]]:
-    """The value right after a label ("SSN 078-05-1120", "身份证号码是 ..."), and the one
-    after a marker a few words on ("passport number, in case I lose it: ..."), each with
-    whether it is the first."""
-    found = []
+    """The value right after a label ("SSN 078-05-1120"), and the one after a marker a
+    few words on (``_further_on``), each with whether it is the first."""
     rest = _ID_PREFIX.sub("", text[end : end + 60])
-    marker = _ID_MARKER.match(rest) or _ATTACHED.match(rest)
+    marker = shapes.MARKER.match(rest) or shapes.ATTACHED.match(rest)
     rest = rest[marker.end() :].lstrip() if marker else rest
     qualifier = _QUALIFIER.match(rest)  # "CLABE interbancaria 0720...", "AHV number 756..."
     if qualifier and not _NOT_QUALIFIERS & set(qualifier.group(0).lower().split()):
         rest = rest[qualifier.end() :] if not _number_part(rest) else rest
     value = _ID_VALUE.match(rest)
-    if value and _number_part(value.group(0)):
-        found.append((_number_part(value.group(0)), True))
+    given = ((value.group(0) if value else None, True), (_further_on(text, end), False))
+    return [(_number_part(v), first) for v, first in given if v and _number_part(v)]
+
+
+def _further_on(text: str, end: int) -> str | None:
+    """The value after a marker a few words after a label ("EIN for my LLC is ...")."""
     window = _ID_WINDOW.match(text[end : end + 80])
-    if window:
-        later = _ID_VALUE.match(text[end + window.end() : end + window.end() + 60].lstrip())
-        if later and _number_part(later.group(0)):
-            found.append((_number_part(later.group(0)), False))
-    return found
+    if not window:
+        return None
+    start = end + window.end()
+    later = _ID_VALUE.match(text[start : start + 60].lstrip())
+    return later.group(0) if later else None
 
 
 _QUALIFIER = re.compile(r"(?:[^\W\d_]+\.?\s+){1,2}(?=\d)")
@@ -253,7 +241,6 @@ def _number_part(value: str) -> str:
     return " ".join(groups)
 
 
-_ATTACHED = re.compile(rf"\s*(?:{lexicon.ATTACHED_MARKERS})", _I)
 _PERSONAL = re.compile(
     r"person|individual|national|identity|identifi|social|resident|citizen|taxpayer|"
     r"tax|revenue|voter|insurance|health|bank account",
@@ -333,8 +320,7 @@ _NUMBER_NAME = re.compile(r"num|nr|code|código|card|kimlik|tunnus|identi|regist
 
 def _local_names(doc: str) -> list[str]:
     """The names a module's description gives its number in brackets or quotes, in the
-    country's languages ("(Rijksregisternummer, Numéro de registre national, ...)",
-    '"Neue AHV Nummer"'), when they name a number, and the acronyms in them ("AHV")."""
+    country's languages, when they name a number, and the acronyms in them ("AHV")."""
     body = " ".join(doc.strip().split("More information")[0].splitlines()[1:])
     names = [n.strip(" .") for g in re.findall(r"\(([^()]{3,80})\)", body) for n in g.split(",")]
     names = [n for n in names + re.findall(r'"([^"]{3,40})"', body) if _NUMBER_NAME.search(n)]
@@ -347,8 +333,7 @@ def _key(name: str) -> str:
 
 def _without_country(name: str) -> str:
     """A module's name for its number without the country in front: "Australian Tax File
-    Number" is a "Tax File Number", "South Korean resident registration number" a
-    "Resident registration number"."""
+    Number" is a "Tax File Number"."""
     personal = _PERSONAL.search(name)
     if not personal or personal.start() == 0:
         return name
@@ -390,13 +375,8 @@ def stdnum_ids(text: str) -> list[str]:
             continue
         for match in label.finditer(text):
             value = _ID_AFTER.match(text[match.end() : match.end() + 60])
-            candidates = [value.group("value")] if value else []
-            window = _ID_WINDOW.match(text[match.end() : match.end() + 80])
-            if window:  # "EIN for my LLC is ..."
-                start = match.end() + window.end()
-                later = _ID_VALUE.match(text[start : start + 60].lstrip())
-                candidates += [later.group(0)] if later else []
-            for candidate in candidates:
+            given = (value.group("value") if value else None, _further_on(text, match.end()))
+            for candidate in filter(None, given):
                 words = candidate.strip().split()
                 # the value ends where words stop holding digits ("459 612 083 (NZ)")
                 for end in range(len(words), 0, -1):

@@ -1,22 +1,17 @@
 """The words of security questions and of answers to a question, in each language memoryd
-serves (R13, R21): a question's topic ("mother's maiden name", "first pet", "母の旧姓"),
-how a value follows it, and the words that answer what the other speaker asked. Kept
-apart from ``memoryd.extraction.secret_words`` (the labels of credentials) so each list
-stays readable; both are regular-expression fragments matched case-insensitively on NFKC
-text.
+serves (R13, R21): a question's topic ("mother's maiden name", "母の旧姓"), how a value
+follows it, and the words that answer what the other speaker asked. Regular-expression
+fragments like ``memoryd.extraction.secret_words``'s, kept apart so each stays readable.
 """
 
 from __future__ import annotations
 
 from memoryd.extraction.secret_words import MOTHERS_MAIDEN_NAME
 
-# A classic security question's topic. These are the questions banks and sites offer
-# ("mother's maiden name", "name of your first pet", "street you grew up on", "city where
-# your parents met"): said with a value ("first pet's name = Biscuit", "母の旧姓は 高橋")
-# that value is a security answer whoever asked. Topics that are names take any value;
-# topics that are things (a first pet, car or school) take a name: one said to be a name
-# ("first pet's name = ...", "第一只宠物叫 ...") or written as one ("was Rex"), not a kind
-# ("was a hamster", "是一只乌龟", "は猫でした").
+# A classic security question's topic, as banks and sites offer them: said with a value
+# ("first pet's name = Biscuit") that value is a security answer whoever asked. Topics
+# that are names take any value; topics that are things (a first pet, car or school) take
+# a name, said to be one or written as one ("was Rex"), not a kind ("was a hamster").
 NAME_TOPICS = (
     MOTHERS_MAIDEN_NAME + r"|maiden\s+name|street\s+(?:(?:did\s+)?(?:you|i|we)\s+)?"
     r"gr[eo]w\s+up(?:\s+on)?|"

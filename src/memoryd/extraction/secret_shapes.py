@@ -3,17 +3,14 @@
 ``memoryd.extraction.secrets`` finds a value near a credential word, a code word or a
 label; this module says whether the value has the form of a secret:
 
-- a password-shaped word mixes letters with digits or symbols and is not a word of the
-  sentence with its punctuation ("Hello?", "Friday!"), an amount ("$899"), an e-mail
-  address, a host name or version, or the name of a thing (an algorithm or product
-  with its number, "PBKDF2", "Argon2id"; a UUID, or a hex string in talk of commits and
-  builds, when no key or token is talked of);
-- a value that stands for one is not one: a placeholder ("ghp_xxxx...", "<your-key>",
-  "password" as the password of a tutorial's URL), a format's mask ("XXXXX-XXXXX"), a
-  reference to where it is kept ("os.environ['DB_PASSWORD']", "$DB_PASSWORD"), a value
-  its clause calls an example, a test value or a public one (a publishable or public
-  key, an SSH or PEM public key, a wallet address), base64 that decodes to plain text
-  ("aGVsbG8gd29ybGQ=", a JWT's header).
+- a password-shaped word mixes letters with digits or symbols and is not a word with its
+  punctuation ("Friday!"), an amount, an e-mail address, a host name or version, or the
+  name of a thing (an algorithm or product with its number, "PBKDF2"; a UUID, or a hex
+  string in talk of commits and builds, when no key or token is talked of);
+- a value that stands for one is not one: a placeholder or a format's mask
+  ("<your-key>", "XXXXX-XXXXX"), a reference to where it is kept ("$DB_PASSWORD"), a
+  value its clause calls an example, a test or public value, a public key or a wallet
+  address, base64 that decodes to plain text.
 """
 
 from __future__ import annotations
@@ -61,17 +58,19 @@ COMPOUND = re.compile(
     _I,
 )
 PUBLIC_KIND = re.compile(rf"(?:{lexicon.PUBLIC_CODE_KINDS})s?", _I)
-_WORD = re.compile(r"[^\s/,;'\"()]+")
+WORD = re.compile(r"[^\s/,;'\"()]+")  # a word as a value is typed in a sentence
+# What discloses a label's value ("is", "lautet", ":"), and what is written onto the label
+# ("password's", "密码是").
+MARKER = re.compile(rf"(?<![\w'’])(?:{lexicon.MARKERS})(?![\w'’])|[:=：]", _I)
+ATTACHED = re.compile(rf"\s*(?:{lexicon.ATTACHED_MARKERS})", _I)
 _PUNCTUATION = "?!.,:;¿¡…'\"‘’“”«»"  # around a word, not in it: "Hello?", "¿verdad?"
 _AMOUNT = re.compile(r"[$€£¥₩]\d|\d[$€£¥₩]$|\d(?:[.,]\d{3})+(?:[.,]\d\d)?$")
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[A-Za-z]{2,}")
 _HOST = re.compile(r"(?:[\w-]+\.)+[A-Za-z]{2,24}")  # "api.example.com", not "Churro.Loco5"
 _CRYPT = re.compile(r"\$(?:2[abxy]?|[156]|argon2i?d?|scrypt|pbkdf2[\w-]*)\$")  # a stored hash
 
-# A value that stands for a secret: "ghp_xxxx...", "sk-...", "****", "<your key>", "{{token}}",
-# "your-key-here".
-# A format's mask ("XXXXX-XXXXX-XXXXX", "####-####") and a reference to where the value
-# is kept rather than the value (``_REFERENCE``) stand for one too.
+# A value that stands for a secret: "ghp_xxxx...", "****", "<your key>", "{{token}}", a
+# format's mask ("XXXXX-XXXXX") and where the value is kept (``_REFERENCE``).
 _REFERENCE = (
     r"os\.environ|getenv|process\.env|ENV\["
     r"|(?-i:(?<![\w$])\$\{?[A-Z_][A-Z0-9_]{2,}\b|%[A-Z_][A-Z0-9_]+%)"
@@ -170,7 +169,7 @@ def names_a_thing(word: str, before: str, sentence: str) -> bool:
     """Whether a password-shaped ``word`` (after ``before``) is the name of something: an
     algorithm, product, host or version, a thing named with a determiner ("my Windows11
     laptop"), a UUID outside talk of keys, a hex string in talk of commits and builds."""
-    if word.lower() in _NOT_PASSWORDS or re.sub(r"[\W_]", "", word.lower()) in _HASH_NAMES:
+    if word.lower() in _NOT_PASSWORDS or _hash_name(word):
         return True
     if _TECHNICAL_NAME.fullmatch(word) or before.lower() in lexicon.DETERMINERS:
         return True
@@ -191,9 +190,12 @@ def identifier(word: str, sentence: str) -> bool:
 def _hash_talk(sentence: str) -> bool:
     """Talk of commits, builds or digests, or a hash algorithm hashlib knows by name
     ("the MD5 of an empty string is d41d8cd9...")."""
-    if _HASH_TALK.search(sentence):
-        return True
-    return any(re.sub(r"[\W_]", "", w.lower()) in _HASH_NAMES for w in _WORD.findall(sentence))
+    return _HASH_TALK.search(sentence) is not None or any(map(_hash_name, WORD.findall(sentence)))
+
+
+def _hash_name(word: str) -> bool:
+    """Whether ``word`` names a hash algorithm hashlib knows ("SHA-256", "md5")."""
+    return re.sub(r"[\W_]", "", word.lower()) in _HASH_NAMES
 
 
 def random_letters(body: str) -> bool:

@@ -1,11 +1,10 @@
 """The words that say "here comes a secret", in each language memoryd serves (R13, R21).
 
 ``memoryd.extraction.secrets`` finds a credential by its label ("password", "mot de
-passe", "Passwort", "密码", "비밀번호" ...) followed by a word that discloses it ("is",
-"'s", "will be", "starts with", "est", "lautet", "是", "は" ...) and a value that is not
-talk about it ("too short", "stored in 1Password", "abgelaufen"). The lists live here,
-apart from the logic, so a language is added in one place. Labels, markers and talk
-words are regular-expression fragments matched case-insensitively on NFKC text.
+passe", "密码" ...) followed by a word that discloses it ("is", "lautet", "是" ...) and a
+value that is not talk about it ("too short"). The lists live here, apart from the logic,
+so a language is added in one place: regular-expression fragments matched
+case-insensitively on NFKC text.
 """
 
 from __future__ import annotations

@@ -4,60 +4,28 @@ Two nets: ``secret_reason`` spots text that holds a credential or an identifier 
 form and its words, and ``secret_values`` collects the exact secret strings found in the
 source chats, so a candidate that repeats one of them in other words is dropped too.
 
-The design, in three parts (docs/security.md and bench/secret_detection.py say how well
-it works):
+A secret is found by three things together (docs/security.md and
+bench/secret_detection.py say how well it works):
 
-- a concept: a sentence names a credential, a code, a lock, a bank, an identity
-  document or a security question, in any language memoryd serves
-  (``memoryd.extraction.secret_words``: "password", "mot de passe", "código", "密码",
-  "口座", "비밀번호 찾기 질문" ...), and not as the first half of a compound noun
-  ("password manager") or for a public kind of code ("zip code", "código de rastreio");
-  a label is a word among Latin letters but may be written onto CJK text, "_" or "-"
-  ("Amazonのpass:", "DB_PASSWORD=", "Router-Passwort") or end a German compound;
+- a concept: a sentence names a credential, a code, a lock, a bank, an identity document
+  or a security question in any language memoryd serves (``secret_words``), not as the
+  first half of a compound noun ("password manager") nor a public kind of code ("zip
+  code"); a label may be written onto CJK text, "_" or "-" ("DB_PASSWORD=");
 - a value anywhere in that sentence, not only right after a label: a word typed like a
-  password that is no word of the sentence ("Madeleine44 comme mot de passe"), a number
-  that is no amount, count, year or reference, a name given with a verb of answering
-  ("j'ai mis Caramel"), a long number next to a bank ("銀行 ... 普通 4820193");
-- and no sign that the value stands for a secret (``memoryd.extraction.secret_shapes``):
-  a placeholder, an example, a test or public value, base64 of plain text.
+  password, a number that is no amount, count, year or reference, a name given with a
+  verb of answering ("j'ai mis Caramel");
+- and no sign that the value stands for a secret (``secret_shapes``): a placeholder, an
+  example, a test or public value, base64 of plain text.
 
-What counts:
+Keys and tokens are found by format (detect-secrets' detectors and ``_KEY_PATTERNS`` for
+what they miss), cards, IBANs and national identifiers in ``secret_ids``, what the
+sentence around makes a secret (recovery phrases, security answers, one-time, lock and
+bare codes) in ``secret_context``, and the admin's own ``extra_patterns``.
 
-- keys and tokens by format: detect-secrets' format detectors (AWS, GitHub, GitLab,
-  Slack, Stripe, Twilio, SendGrid, npm, PyPI, JWTs, private keys, credentials in URLs ...)
-  and our own for what they miss (``sk-proj-...``, ``AIza...``, a provider's prefix and a
-  random body, long random strings, ``curl -u user:pass``, licence keys in groups);
-- passwords, pass phrases, PINs and codes: a label then a word that discloses the value
-  ("is", "'s", "will be", "starts with", "lautet", "是") and a value that is not talk
-  about it ("is too short"; a common word the clause goes on from, "is way too long";
-  a common word after a marker whose subject is another noun, "the password game was
-  hilarious"; a credential with no Latin letter or digit, "密码：昨天已经改了"); "X as my
-  password" in each language; a password-shaped word anywhere in a text about a
-  credential or a login (maybe a sentence on: "forgot my pw. it was m1ssy_m00"), or a
-  code-like number in a clause about a credential or a spelt capital ("capital M, ...")
-  in a text about one, unless it names a thing (an algorithm or product with its number,
-  "PBKDF2"; a version; a UUID, or a hex string in talk of commits and builds, when no
-  key or token is talked of); a strong password alone; a
-  password-shaped word after "key" ("uses the key maplesyrup42"); a code right after its
-  label ("digicode 4B17A"); a value given as a name ("is my cat's name, Marmalade") or
-  pointed at ("X <- that's the phrase for my vault"); not a word a user name's or a
-  network's label discloses ("username is throwaway_gardener_88"); an account and a
-  password of capitals, small letters and digits ("Gmail: Qu1ckS1lver.88");
-- payment cards, IBANs, national identifiers, bank account numbers
-  (``memoryd.extraction.secret_ids``), CVVs by their names in each language;
-- what the sentence around it makes a secret (``memoryd.extraction.secret_context``):
-  recovery phrases and parts of one, security answers, one-time, lock and bare codes,
-  quoted values;
-- whatever the admin's own regular expressions match (``extra_patterns``, from the
-  ``secret_patterns`` run-time setting).
-
-Text is NFKC-normalised and stripped of invisible characters first, so "p\u200bassword"
-is a password too, and read a second time with spaced-out characters joined and number
-words made digits ("h u n t e r 2 2", "4.1.1.1 ...", "9, 2, 6, 6", "four five six seven",
-"cinco dois nove oito"). An ellipsis is a pause, not the end of a sentence ("my
-password... X").
-Erring on the side of dropping a harmless fact is intended: a lost fact is relearned, a
-stored password leaks into every prompt.
+Text is NFKC-normalised and stripped of invisible characters first, and read a second
+time with spaced-out characters joined and number words made digits ("h u n t e r 2 2",
+"four five six seven"). Erring on the side of dropping a harmless fact is intended: a
+lost fact is relearned, a stored password leaks into every prompt.
 """
 
 from __future__ import annotations
@@ -122,8 +90,6 @@ _LABEL = re.compile(
     _FLAGS,
 )
 _COMPOUND = shapes.COMPOUND
-_MARKER = re.compile(rf"(?<![\w'’])(?:{lexicon.MARKERS})(?![\w'’])|[:=：]", _FLAGS)
-_ATTACHED = re.compile(rf"\s*(?:{lexicon.ATTACHED_MARKERS})", _FLAGS)  # right after the label
 _TALK_FORM = re.compile(lexicon.TALK_FORMS)
 _LAST_WORD = re.compile(r"\s+(?P<word>[^\s,;:]+)\s*(?:[,;]|$)")
 _WINDOW_END = re.compile(r"^(?:\s*\S+){0,8}")
@@ -210,7 +176,6 @@ _LOGIN_WORD = re.compile(
 # a question and its answer make one clause.
 _SENTENCE_END = re.compile(r"(?<!\.\.)(?<!\n\d)(?<!\n\d\d)(?<=\S)[.;!?。！？](?:\s|$)|[。！？]")
 _QUESTION_END = re.compile(r"(?<!\.\.)(?<!\n\d)(?<!\n\d\d)(?<=\S)[.;!。！](?:\s|$)|[。！]")
-_WORD = re.compile(r"[^\s/,;'\"()]+")
 _TYPED = re.compile(r"[!-.0-9;-~\u00c0-\u024f]+")  # what a password is typed with: not "/", ":"
 # A run of 24+ characters mixing letters and digits with no spaces: a key or token.
 _RANDOM_TOKEN = re.compile(
@@ -269,7 +234,10 @@ def _password_words(words: Sequence[str], sentence: str) -> list[str]:
         for i, word in enumerate(words)
         if shapes.looks_like_password(word)
         and not shapes.names_a_thing(word, words[i - 1] if i else "", sentence)
-        and not _user_name(word, sentence)
+        and not (
+            (at := sentence.find(word)) > 0
+            and _USER_NAME.search(sentence, max(0, at - 40), at) is not None
+        )
     ]
 
 
@@ -285,19 +253,14 @@ def _mixed(word: str, text: str) -> bool:
     )
 
 
-def _user_name(word: str, sentence: str) -> bool:
-    """Whether ``word`` follows a user name's label and a marker in ``sentence``."""
-    at = sentence.find(word)
-    return at > 0 and _USER_NAME.search(sentence, max(0, at - 40), at) is not None
-
-
 def _key_values(sentence: str) -> list[str]:
-    """A word of lower-case letters and digits within a few words after a key ("the wifi
-    uses the key maplesyrup42"); not digits alone ("key cards for rooms 311"), capitals
-    and digits ("key fob HX2021B") or a word with a question mark ("the key terms?")."""
+    """A password-shaped word of lower-case letters and digits within a few words after
+    a key (``_KEY_WORD``)."""
     values: list[str] = []
     for match in _KEY_WORD.finditer(sentence):
-        after = [_clean_word(w) for w in _WORD.findall(sentence[match.end() :])][:_WINDOW_WORDS]
+        after = [_clean_word(w) for w in shapes.WORD.findall(sentence[match.end() :])][
+            :_WINDOW_WORDS
+        ]
         values += [
             w
             for w in _password_words(after, sentence)
@@ -307,13 +270,10 @@ def _key_values(sentence: str) -> list[str]:
 
 
 def _clause_values(text: str) -> list[str]:
-    """Values of a text with a clause that talks of a credential or of logging in (not
-    as the first half of a compound, "password manager"): the words shaped like a
-    password anywhere, maybe a sentence on ("pour Ameli j'ai mis Madeleine44 comme mot
-    de passe", "forgot my pw again. it was m1ssy_m00"), capitals spelt ("capital M, ...
-    that's my password") and, in a clause with a credential word, the numbers that are
-    not amounts, counts, years or references ("my ATM pin is my grandma's birth year,
-    1948")."""
+    """Values of a text with a clause that talks of a credential or of logging in: the
+    words shaped like a password anywhere, maybe a sentence on ("forgot my pw again. it
+    was m1ssy_m00"), capitals spelt ("capital M, ...") and, in a clause with a credential
+    word, the numbers that are not amounts, counts, years or references."""
     values: list[str] = []
     talked = spelled = False
     for clause in _QUESTION_END.split(text):  # "my mail pass? it's X" crosses the "?"
@@ -339,18 +299,11 @@ def _tokens(text: str) -> list[str]:
     ]
 
 
-def _talk_form(word: str) -> bool:
-    """A lower-case participle or adjective ("changed", "gesperrt"); "Unlocked" written
-    with a capital is taken for a value."""
-    return word.islower() and _TALK_FORM.fullmatch(word) is not None
-
-
 def _value_after(rest: str, in_clause: bool = False) -> str | None:
     """The value a marker discloses at the start of ``rest``: its first word that is not
-    filler ("the word", "literally"), unless that word is talk ("too short", "stored")
-    or, ``in_clause`` (the marker follows its label), a common word the clause goes on
-    from ("is way too long", "est écrit derrière la box"), unless quoted or named as a
-    word ("is the word dragonfly followed by 1990")."""
+    filler, unless that word is talk ("too short") or, ``in_clause`` (the marker follows
+    its label), a common word the clause goes on from ("is way too long"), unless quoted
+    or named as a word ("is the word dragonfly")."""
     named = False
     for match in _VALUE_WORD.finditer(rest):
         word = match.group("word").rstrip(".!?:'’")
@@ -358,7 +311,9 @@ def _value_after(rest: str, in_clause: bool = False) -> str | None:
         if lower in lexicon.FILLER_WORDS or not any(ch.isalnum() for ch in word):
             named = named or lower in _NAMING_WORDS
             continue
-        if not word or lower in lexicon.TALK_WORDS or len(word) < 2 or _talk_form(word):
+        # a lower-case participle or adjective is talk ("changed"), "Unlocked" a value
+        talk_form = word.islower() and _TALK_FORM.fullmatch(word) is not None
+        if not word or lower in lexicon.TALK_WORDS or len(word) < 2 or talk_form:
             return None
         quoted = match.group(0) != match.group("word")
         talk = in_clause and not (named or quoted) and word.islower()
@@ -380,7 +335,7 @@ def _disclosed(sentence: str, label: re.Match[str]) -> str | None:
     code = _CODE_AFTER.match(after)
     if code and (code["value"][0].isdigit() or not shapes.names_a_thing(code["value"], "", "")):
         return code["value"]
-    attached = _ATTACHED.match(after)
+    attached = shapes.ATTACHED.match(after)
     if attached:
         value = _value_after(after[attached.end() :], in_clause)
         if value:
@@ -399,7 +354,7 @@ def _disclosed(sentence: str, label: re.Match[str]) -> str | None:
             return value
     window = _WINDOW_END.match(_ASIDE.sub(lambda m: " " * len(m.group(0)), after))
     head = window.group(0) if window else after
-    for marker in _MARKER.finditer(head):
+    for marker in shapes.MARKER.finditer(head):
         value = _value_after(after[marker.end() :], in_clause)
         explicit = marker.group(0) in _EXPLICIT  # a colon introduces the value
         if value and not explicit and not _complement(after[: marker.start()]) and _common(value):
@@ -425,11 +380,10 @@ def _common(value: str) -> bool:
 
 
 def _no_value(label: str, value: str, after: str) -> bool:
-    """Whether a label's apparent value is talk: a code with no digit ("codice di
-    abbigliamento è elegante", "PIN: lo olvidé"), an amount or a quantity ("16
-    characters"), a credential with no Latin letter or
-    digit ("비밀번호: 어제 바꿨어"; quoted phrases are found apart), or a common word when
-    what follows the label says it is forgotten ("Passwort: hab ich vergessen")."""
+    """Whether a label's apparent value is talk: a code with no digit ("PIN: lo olvidé"),
+    an amount or a quantity ("16 characters"), a credential with no Latin letter or digit
+    (quoted phrases are found apart), or a common word when what follows the label says
+    it is forgotten ("Passwort: hab ich vergessen")."""
     if _CODE_LABEL.search(label) and not re.search(r"\d|(?-i:[A-Z]{3,}-[A-Z]{3,})", value):
         return True
     if shapes.amount(value) or context.quantity(value, after):
@@ -498,14 +452,6 @@ def _compiled(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE)
 
 
-def _extra_values(text: str, extra_patterns: Sequence[str]) -> list[str]:
-    values = []
-    for pattern in extra_patterns:
-        for match in _compiled(pattern).finditer(text):
-            values.append(match.group(match.lastindex or 0) if match.lastindex else match.group(0))
-    return values
-
-
 def _findings(text: str, extra_patterns: Sequence[str]) -> list[tuple[str, list[str]]]:
     """Each kind of secret in ``text`` with the values found, in order of severity."""
     text = _prepare(text)
@@ -517,7 +463,10 @@ def _findings(text: str, extra_patterns: Sequence[str]) -> list[tuple[str, list[
                 (r, [v for v in vs if not shapes.stands_for_one(v, variant)]) for r, vs in findings
             ]
         found += findings
-    found.append(("matches an admin's secret pattern", _extra_values(text, extra_patterns)))
+    admins = [
+        m.group(m.lastindex or 0) for p in extra_patterns for m in _compiled(p).finditer(text)
+    ]
+    found.append(("matches an admin's secret pattern", admins))
     return [(reason, values) for reason, values in found if values]
 
 
@@ -540,13 +489,14 @@ def _variant_findings(text: str) -> list[tuple[str, list[str]]]:
     answers = context.security_answers(text)
     found.append(("contains the answer to a security question", answers))
     credentials = _clause_values(text)
-    credentials += [v for clause in _QUESTION_END.split(text) for v in _key_values(clause)]
     for sentence in _QUESTION_END.split(text):  # "what's the code? -> 787326"
-        credentials += context.quoted_values(sentence)
+        credentials += _key_values(sentence) + context.quoted_values(sentence)
         if digits:
             credentials += context.one_time_codes(sentence) + context.lock_codes(sentence)
             credentials += context.bare_codes(sentence)
-    credentials += [w for w in map(_clean_word, _WORD.findall(text)) if shapes.strong_password(w)]
+    credentials += [
+        w for w in map(_clean_word, shapes.WORD.findall(text)) if shapes.strong_password(w)
+    ]
     accounts = [_clean_word(m["value"]) for m in _ACCOUNT_VALUE.finditer(text)]
     credentials += [w for w in accounts if _mixed(w, text)]  # "Gmail: Qu1ckS1lver.88"
     found.append(("contains a password, PIN or access code", credentials))

@@ -3,14 +3,10 @@
 Extraction never asks a model "what do you know about the user?" over a whole chat log:
 small models then file the assistant's words, greetings and prompt text as the user's
 facts. Instead code takes the sentences of the ``user`` turns only, drops those that
-cannot hold a lasting fact (questions, placeholders, reactions, talk about the other
-party), and numbers the rest. The model only rewrites and classifies these; each fact it
-returns names its sentence, and ``memoryd.extraction.decide`` checks it against that
-sentence. Pure functions, no I/O.
-
-Names are decided here too: a name the user *addresses* ("Hey John!", "Thanks, Mel")
-belongs to the assistant; a name is the user's only when they say so ("my name is ...",
-"I'm ...", "call me ...").
+cannot hold a lasting fact, and numbers the rest; each fact the model returns names its
+sentence. Names are decided here too: a name the user *addresses* ("Hey John!") belongs
+to the assistant; a name is the user's only when they say so ("my name is ...").
+Pure functions, no I/O.
 """
 
 from __future__ import annotations
@@ -90,12 +86,9 @@ _NOT_NAME_WORDS = (
 )
 _NOT_NAMES = frozenset(_NOT_NAME_WORDS.split())
 
-# Openings of a passing remark rather than a lasting fact ("I'm sure it is", "I might",
-# a one-off promise: "I'll send over the guidelines", what the speaker is doing in the
-# talk: "I want to emphasize that ...", "I recommend subscribing to ...", leaving it: "I
-# have to go now");
-# opinions, hopes and wishes ("I think ...", "I hope to ...", "I'd love to ...") may be
-# lasting, so the Observer reads them.
+# Openings of a passing remark rather than a lasting fact ("I'm sure it is", a one-off
+# promise, a move in the talk: "I want to emphasize ...", leaving it: "I have to go now");
+# opinions, hopes and wishes ("I think ...", "I'd love to ...") may be lasting.
 _HEDGE = re.compile(
     r"^(?:\W*(?:oh|well|yeah|yes|so|and|but|haha)\b[\s,!.]*)*(?:i'm sure|i am sure|"
     r"i'm not sure|i am not sure|i might|i may|maybe|perhaps|i'll try|i will try|"
@@ -112,8 +105,7 @@ _HEDGE = re.compile(
     r"(?:go|run|leave|head out|get going|sign off)(?:\s+(?:now|soon))?\s*[.!…]*$",
     re.IGNORECASE,
 )
-# A state of the moment, not a lasting fact: how the user feels or what they are doing
-# right now ("I'm so tired today", "I'm doing well", "I'm eating lunch", "I'm ready to go").
+# A state of the moment: how the user feels or what they are doing ("I'm so tired today").
 _MOMENTARY = re.compile(
     r"^(?:i'm|i am|im)\s+(?:(?:so|very|really|pretty|quite|a bit|a little|kind of|kinda|"
     r"absolutely|extremely|super|totally|"
@@ -149,8 +141,7 @@ LEAD_IN = re.compile(
     r"(?:\s*[,!.]+\s*|\s+(?=(?:i|i'm|i've|my)\b)))+",
     re.IGNORECASE,
 )
-# How the body feels in the moment ("My chest still feels so tight", "My heart is
-# pounding", "My hands won't stop shaking"), not how it is ("My eyes are blue")
+# How the body feels in the moment ("My heart is pounding"), not how it is ("My eyes are blue")
 _BODY_NOW = re.compile(
     r"^my\s+(?:chest|heart|head|hands?|legs?|knees?|stomach|eyes|body|throat|breathing|mind|"
     r"face|palms|vision)\s+(?:(?:is|are|feels?|keeps?|still|just)\s+)*"
@@ -254,12 +245,9 @@ def could_hold_fact(sentence: str, language: str | None = None) -> bool:
 
     Kept: statements in the first person, and impersonal statements that carry a name or
     a number ("Phoenix ships in Q3"). Dropped: questions, placeholders, pure reactions,
-    and sentences about the other party with nothing about the user. A sentence in
-    another language is set aside when it is a question, a placeholder, too short, points
-    at what was said before, speaks to the other person, is about someone else ("he",
-    "she", no "I") or is an exclamation without "I" (each from closed word classes of its
-    language): the English rules below are not its door (R21). ``language`` is the
-    sentence's, if known (else read from it).
+    and sentences about the other party with nothing about the user. Another language
+    has its own closed word classes (``not_about_the_user``): the English rules below are
+    not its door (R21). ``language`` is the sentence's, if known (else read from it).
     """
     sentence = EMPHASIS.sub(r"\1", sentence)  # "my heart is *still* pounding"
     if sentence.endswith(("?", "？")) or _PLACEHOLDER.search(sentence):
@@ -285,8 +273,7 @@ def could_hold_fact(sentence: str, language: str | None = None) -> bool:
     if len(words) < MIN_WORDS or _REACTION.match(sentence.strip()):
         return False
     if any(p.match(sentence) for p in (_HEDGE, _THANKS, _MOMENTARY, _NEED_NOW, _BODY_NOW)):
-        return False  # "I'm sure it is", "Thanks for ...", "I'm tired today", "I need it
-        # now", "My heart is still pounding"
+        return False  # "I'm sure it is", "Thanks for ...", "I'm tired today"
     if any(p.search(sentence) for p in _VOCATIVE):
         return False  # spoken to the other party
     content = [w for w in words if w not in _LIGHT]
@@ -305,9 +292,17 @@ def could_hold_fact(sentence: str, language: str | None = None) -> bool:
         return True
     if any(w in EN_SECOND_PERSON for w in words):
         return False  # about the other party, or leaning on what came before ("It's ...")
-    tokens = _WORD.findall(sentence)
-    named = any(t[0].isupper() and t not in _NOT_NAMES for t in tokens[1:])
-    return named or any(ch.isdigit() for ch in sentence)
+    return _names_one(_WORD.findall(sentence)) or any(ch.isdigit() for ch in sentence)
+
+
+def _names_one(tokens: Sequence[str]) -> bool:
+    """Whether a capitalised word but the first of ``tokens`` is a name."""
+    return any(t[0].isupper() and t not in _NOT_NAMES for t in tokens[1:])
+
+
+def _plural(word: str) -> bool:
+    """Whether a case-folded word is a plural "them" can stand for ("kids", "people")."""
+    return word.endswith(("s", "people", "children")) and word not in _NOT_PLURAL
 
 
 def _leans_on_someone(sentence: str) -> bool:
@@ -318,26 +313,18 @@ def _leans_on_someone(sentence: str) -> bool:
         if word not in _THIRD_PERSON:
             continue
         before = tokens[:index]
-        if _ANTECEDENT.search(" ".join(before)) or any(
-            t[0].isupper() and t not in _NOT_NAMES for t in before[1:]
-        ):
+        if _ANTECEDENT.search(" ".join(before)) or _names_one(before):
             return False
         # "I love working with kids and helping them learn": "them" has its "kids"
-        return word not in _PLURAL_THIRD or not any(
-            t.casefold().endswith(("s", "people", "children")) and t.casefold() not in _NOT_PLURAL
-            for t in before
-        )
+        return word not in _PLURAL_THIRD or not any(_plural(t.casefold()) for t in before)
     return False
 
 
 _OBJECT_REFERENCE = re.compile(r"\b(?:it|them|this one|that one)\b", re.IGNORECASE)
 _DUMMY_IT = re.compile(r"it\s+\w+\s+(?:to|that)\b", re.IGNORECASE)
-# A demonstrative standing for a thing ("I never did that before", "one of those"), and a
-# place word that points at a place ("I've lived here all my life", "I went there twice");
-# not "that" opening a clause ("I think that ...") nor "there is".
-# "this" / "these" / "those" before a preposition stand for a thing ("I want this to hit
-# hard", "I do these in my spare time"), and "these" / "those" before a noun point at
-# things named before ("these workshops"), except in a time ("these days").
+# A demonstrative standing for a thing ("I never did that before", "I want this to hit
+# hard", "these workshops"; not "I think that ...", "these days"), and a place word that
+# points at a place ("I went there twice"; not "there is").
 _DEMONSTRATIVE = re.compile(
     r"\b(?:that|this|those|these)(?=\s*(?:[.!,;…]|$)|\s+(?:before|again|too|anymore|a lot|"
     r"so much|very much|all the time|every day|yet|now|either|myself)\b)"
@@ -368,17 +355,16 @@ def _has_antecedent(before: str, word: str) -> bool:
     """Whether ``before`` names something ``word`` can refer to: a name or a number,
     and a plural for "them", a noun with its article or "my" for the others."""
     words = _words(before)
-    if any(w.isdigit() or (w in _NUMBER_WORDS and w != "one") for w in words) or any(
-        t[0].isupper() and t not in _NOT_NAMES for t in _WORD.findall(before)[1:]
-    ):
+    if any(w.isdigit() or (w in _NUMBER_WORDS and w != "one") for w in words):
+        return True
+    if _names_one(_WORD.findall(before)):
         return True
     if word == "them":
-        return any(w.endswith(("s", "people", "children")) and w not in _NOT_PLURAL for w in words)
+        return any(_plural(w) for w in words)
     return _ANTECEDENT.search(before) is not None
 
 
-# "this section", "these proposed details", "those killer ab workouts": up to three words
-# after a demonstrative, one of which the other party used (the thing it proposed or wrote)
+# "this section": up to three words after a demonstrative, one the other party used
 _POINTED = re.compile(r"\b(?:this|these|those)((?:\s+[\w'’-]+){1,3})", re.IGNORECASE)
 _TO_YOU = re.compile(r"\b(?:you|your|yours)\b", re.IGNORECASE)
 
@@ -416,20 +402,17 @@ def copies(sentence: str, runs: set[tuple[str, ...]], size: int = COPIED_WORDS) 
 def user_sentences(chats: Sequence[Chat], limit: int, said_before: str = "") -> list[Sentence]:
     """The batch's candidate sentences from its user turns only, numbered from 1.
 
-    ``said_before`` is the assistant's reply that preceded the first chat, if known; each
-    later chat is preceded by the response of the chat before it. A sentence in a language
-    other than English that has no "I" carries the question that reply ended with, if any:
-    "ミートソースのパスタです" means something only beside "What is your favourite food?".
+    ``said_before`` is the assistant's reply before the first chat, if known. A sentence
+    in another language than English with no "I" carries the question the reply before
+    it ended with ("ミートソースのパスタです" answers "What is your favourite food?").
     """
     found: list[Sentence] = []
     assistant_runs = word_runs(said_before)
     other_words = set(_words(said_before))
     last_reply = said_before
     # a short turn says little of its language ("amo le esplosioni!" reads as French): the
-    # batch's, as a user writes one language, settles a turn read as another one. In an
-    # English batch a turn or sentence that reads as English at all is English ("no , i
-    # never went . i do own a mansion" has Portuguese "no" and "do"); English is never
-    # turned into another language: a mixed batch holds it
+    # batch's settles a turn read as another one. In an English batch a turn or sentence
+    # that reads as English at all is English ("no , i never went" has Portuguese "no")
     owns = [own_words(chat.prompt) for chat in chats]
     batch_language = language_of("\n".join(owns))
     for chat, own in zip(chats, owns, strict=True):
@@ -477,25 +460,26 @@ def renumber(sentences: Sequence[Sentence]) -> list[Sentence]:
 
 def addressed_names(texts: Sequence[str]) -> set[str]:
     """Names the user calls the other party by ("Hey John!", "Thanks, Mel."), casefolded."""
-    names: set[str] = set()
-    for text in texts:
-        for pattern in _VOCATIVE:
-            for match in pattern.finditer(text):
-                for name in match.group(1).split():
-                    if name not in _NOT_NAMES:
-                        names.add(name.casefold())
+    names = {
+        name.casefold()
+        for text in texts
+        for pattern in _VOCATIVE
+        for match in pattern.finditer(text)
+        for name in match.group(1).split()
+        if name not in _NOT_NAMES
+    }
     return names - self_names(texts)
 
 
 def self_names(texts: Sequence[str]) -> set[str]:
     """Names the user says are their own ("my name is Ana", "I'm Ana", "call me Ana")."""
-    names: set[str] = set()
-    for text in texts:
-        for match in _SELF_NAME.finditer(text):
-            for name in (match.group(1) or match.group(2)).split():
-                if name not in _NOT_NAMES and name.casefold() not in _NOT_OWN_NAMES:
-                    names.add(name.casefold())
-    return names
+    return {
+        name.casefold()
+        for text in texts
+        for match in _SELF_NAME.finditer(text)
+        for name in (match.group(1) or match.group(2)).split()
+        if name not in _NOT_NAMES and name.casefold() not in _NOT_OWN_NAMES
+    }
 
 
 def own_name(sentence: str) -> str | None:

@@ -1,13 +1,10 @@
 """When an extracted fact stops being true: "the demo is on Friday" ends after Friday.
 
-Pure functions (no I/O). ``expiry_for`` reads one fact and the time of the chat it was
-said in and returns the expiry to give the memory, or None. It is deliberately
-conservative: it only answers for a single, resolvable day in the future -- today,
-tonight, tomorrow, a weekday ("on Friday", "this Friday", "next Friday"), a month and
-day ("March 14", "14th of March") or an ISO date -- and never for facts that recur
-("every Friday", "on Fridays"), lie in the past ("was on Friday", "last Friday",
-"born on March 14") or are not about an event. The memory expires at the end of the
-day *after* that day (UTC), so a user west of UTC still has it on the day itself.
+Pure functions (no I/O). ``expiry_for`` answers only for a single, resolvable day in the
+future (today, tomorrow, a weekday, a month and day, an ISO date), never for facts that
+recur ("every Friday") or lie in the past ("last Friday", "born on March 14"). The memory
+expires at the end of the day *after* that day (UTC), so a user west of UTC still has it
+on the day itself. ``dated`` makes relative times absolute.
 """
 
 from __future__ import annotations
@@ -166,11 +163,7 @@ def _resolve(match: re.Match[str], today: date) -> str:
             return f"around {_month_name(_shift_months(today, -count))}"
         return f"in {today.year - count}"
     which = match.group("which").lower()
-    step = (
-        -1
-        if which.startswith("last") or which == "this past"
-        else (1 if which in ("next", "this coming") else 0)
-    )
+    step = {"last": -1, "this past": -1, "next": 1, "this coming": 1}.get(which, 0)
     unit = match.group("unit").lower()
     if unit in WEEKDAYS and which == "next":  # this week's or the next: left as said
         return f"{match.group(0)} (said on {today})"
