@@ -78,6 +78,9 @@ def test_split_clauses_where_a_new_clause_about_the_user_starts(
         "My eyes are blue.",  # how the body is
         "My knees are bad from years of running.",
         "From now on, use black for formatting.",
+        "I'm trying to lose weight before the wedding.",  # an aim that lasts
+        "I don't know how to swim.",  # a skill
+        "I can't hear well in my left ear.",
     ],
 )
 def test_sentences_that_may_hold_a_fact(sentence: str) -> None:
@@ -123,6 +126,12 @@ def test_sentences_that_may_hold_a_fact(sentence: str) -> None:
         "I'll be in touch when I'm ready.",
         "I'm really looking forward to getting started on it.",
         "I'm still feeling absolutely terrible.",
+        "I'm trying to focus on my breathing.",  # an effort of the moment
+        "But I'm just trying to count.",
+        "I really don't know what to do.",  # a doubt of the moment
+        "I don't know if this is working.",
+        "I can feel the chair beneath me.",  # a sensation of the moment
+        "I can't think straight.",
         "I love their song Bless the Broken Road.",  # whose song: only said earlier
         "I've seen him live a few times.",
         "I'm going to see them again in August.",

@@ -132,6 +132,19 @@ _NEED_NOW = re.compile(
     r"tonight|quickly)\b",
     re.IGNORECASE,
 )
+# An effort, a doubt or a sensation of the moment ("I'm trying to focus on my breathing",
+# "I don't know what to do", "I can feel the chair under me"), not a lasting aim ("I'm
+# trying to lose weight") nor a skill ("I don't know how to swim")
+_EFFORT_NOW = re.compile(
+    r"^i(?:'m| am)\s+(?:(?:just|still|really|now|desperately)\s+)*trying\s+(?:not\s+)?to\s+"
+    r"(?:count|focus|concentrate|breathe|look|feel|listen|relax|calm down|stay calm|keep calm|"
+    r"sleep|remember|hold|ground|catch)\b|"
+    r"^i\s+(?:really\s+|just\s+|still\s+|honestly\s+)*(?:don't|do not)\s+know\s+(?:what to "
+    r"(?:do|say|think)|where to (?:start|begin)|what(?:'s| is) (?:going on|happening)|why\b|"
+    r"(?:if|whether) (?:this|that|it)\b)|"
+    r"^i\s+(?:can feel|can't (?:think|focus|concentrate)|cannot (?:think|focus|concentrate))\b",
+    re.IGNORECASE,
+)
 # Openings before the user's words: "Oh, I ...", "Well I ...", "Yes! My ..."
 LEAD_IN = re.compile(
     r"^(?:(?:oh|well|yeah|yea|yep|yup|yes|no|nah|nope|wow|haha|lol|ok|okay|so|actually|"
@@ -272,8 +285,9 @@ def could_hold_fact(sentence: str, language: str | None = None) -> bool:
         return len(rest) >= MIN_WORDS - 1
     if len(words) < MIN_WORDS or _REACTION.match(sentence.strip()):
         return False
-    if any(p.match(sentence) for p in (_HEDGE, _THANKS, _MOMENTARY, _NEED_NOW, _BODY_NOW)):
-        return False  # "I'm sure it is", "Thanks for ...", "I'm tired today"
+    moments = (_HEDGE, _THANKS, _MOMENTARY, _NEED_NOW, _BODY_NOW, _EFFORT_NOW)
+    if any(p.match(sentence) for p in moments):
+        return False  # "I'm sure it is", "Thanks for ...", "I'm tired today", "I'm trying to focus"
     if any(p.search(sentence) for p in _VOCATIVE):
         return False  # spoken to the other party
     content = [w for w in words if w not in _LIGHT]
