@@ -81,6 +81,8 @@ def test_split_clauses_where_a_new_clause_about_the_user_starts(
         "I'm trying to lose weight before the wedding.",  # an aim that lasts
         "I don't know how to swim.",  # a skill
         "I can't hear well in my left ear.",
+        "I told you, voice notes are a must for me.",  # what the user wants follows
+        "I'll reach 40 next spring.",
     ],
 )
 def test_sentences_that_may_hold_a_fact(sentence: str) -> None:
@@ -132,6 +134,10 @@ def test_sentences_that_may_hold_a_fact(sentence: str) -> None:
         "I don't know if this is working.",
         "I can feel the chair beneath me.",  # a sensation of the moment
         "I can't think straight.",
+        "I've uploaded the quarterly report.",  # a move in the talk about the talk
+        "My next question is about the data logging.",
+        "I just said I'm fine with Python.",
+        "I'll keep you posted on the next steps.",
         "I love their song Bless the Broken Road.",  # whose song: only said earlier
         "I've seen him live a few times.",
         "I'm going to see them again in August.",

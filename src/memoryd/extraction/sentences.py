@@ -145,6 +145,17 @@ _EFFORT_NOW = re.compile(
     r"^i\s+(?:can feel|can't (?:think|focus|concentrate)|cannot (?:think|focus|concentrate))\b",
     re.IGNORECASE,
 )
+# A move in the talk about the talk itself, as in a chat with an assistant: the user's
+# material ("I've attached the report"), their questions ("My next question is ..."), what
+# they just said ("I just said ...") or will report ("I'll let you know how it goes"); not
+# "I told you, ...", which often comes before what the user wants
+_TALK_MOVE = re.compile(
+    r"^i(?:'ve| have)?\s+(?:just\s+|already\s+)?(?:uploaded|attached|pasted|included|copied)\b|"
+    r"^my\s+(?:next|last|first|main|other|follow-up|final)\s+question\b|"
+    r"^i\s+(?:just\s+|already\s+)(?:said|mentioned|asked|explained)\b|"
+    r"^i(?:'ll| will)\s+(?:reach out|let you know|keep you posted|update you|report back)\b",
+    re.IGNORECASE,
+)
 # Openings before the user's words: "Oh, I ...", "Well I ...", "Yes! My ..."
 LEAD_IN = re.compile(
     r"^(?:(?:oh|well|yeah|yea|yep|yup|yes|no|nah|nope|wow|haha|lol|ok|okay|so|actually|"
@@ -285,7 +296,7 @@ def could_hold_fact(sentence: str, language: str | None = None) -> bool:
         return len(rest) >= MIN_WORDS - 1
     if len(words) < MIN_WORDS or _REACTION.match(sentence.strip()):
         return False
-    moments = (_HEDGE, _THANKS, _MOMENTARY, _NEED_NOW, _BODY_NOW, _EFFORT_NOW)
+    moments = (_HEDGE, _THANKS, _MOMENTARY, _NEED_NOW, _BODY_NOW, _EFFORT_NOW, _TALK_MOVE)
     if any(p.match(sentence) for p in moments):
         return False  # "I'm sure it is", "Thanks for ...", "I'm tired today", "I'm trying to focus"
     if any(p.search(sentence) for p in _VOCATIVE):
