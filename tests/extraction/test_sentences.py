@@ -187,6 +187,12 @@ def test_sentences_that_cannot_hold_a_fact(sentence: str) -> None:
         ("仕事が終わったところです。", "ja", False),
         ("我刚结婚了，很开心。", "zh", True),  # just married lasts
         ("我积累了十年的经验。", "zh", True),
+        ("désolé je dois y aller maintenant!", "fr", False),  # leaving the chat
+        ("comunque devo andare, ciao!", "it", False),
+        ("devo andare in palestra molto perché mangio molto", "it", True),  # a habit
+        ("我得走了，待会儿再谈。", "zh", False),
+        ("나 이제 가야 해.", "ko", False),
+        ("Saya harus pergi sekarang.", "id", False),
     ],
 )
 def test_other_languages_set_aside_reactions_and_lines_to_the_other_speaker(

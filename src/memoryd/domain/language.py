@@ -137,20 +137,31 @@ REMARK = per_language(
     }
 )
 # A state of the moment, as English has its own (``extraction.sentences``: "I'm so tired
-# today", "I just got back from the gym"): being tired, and having just come back or just
-# finished (not "just married" or "just moved": those last).
+# today", "I just got back from the gym"): being tired, having just come back or just
+# finished (not "just married" or "just moved": those last), and leaving the chat ("I have
+# to go, talk later").
 MOMENTARY = per_language(
     {
-        "fr": r"\bfatigu[ée]|\bvien[st] de (?:rentrer|revenir|finir|terminer)",
-        "es": r"\bcansad[oa]|\bacab[oa] de (?:llegar|volver|regresar|terminar)",
-        "de": r"\bmüde\b|\bgerade (?:zurück|heimgekommen|nach hause|fertig)",
-        "pt": r"\bcansad[oa]|\bacab(?:ei|ou) de (?:chegar|voltar|terminar)",
-        "it": r"\bstanc[oa]\b|\bappena (?:tornat|rientrat|finit|terminat)",
-        "id": r"\b(?:lelah|capek|capai)\b|\bbaru(?: saja)? (?:selesai|pulang|kembali)",
+        "fr": r"\bfatigu[ée]|\bvien[st] de (?:rentrer|revenir|finir|terminer)"
+        r"|\bje dois (?:y aller|partir|filer|te laisser|vous laisser)|\bà plus tard\b",
+        "es": r"\bcansad[oa]|\bacab[oa] de (?:llegar|volver|regresar|terminar)"
+        r"|\b(?:tengo que irme|me tengo que ir|debo irme)\b|\bhasta luego\b",
+        "de": r"\bmüde\b|\bgerade (?:zurück|heimgekommen|nach hause|fertig)"
+        r"|\bich muss (?:jetzt )?(?:los|gehen|weg)\b|\bbis später\b",
+        "pt": r"\bcansad[oa]|\bacab(?:ei|ou) de (?:chegar|voltar|terminar)"
+        r"|\b(?:tenho|preciso) (?:que |de )?ir embora\b|\baté mais\b",
+        "it": r"\bstanc[oa]\b|\bappena (?:tornat|rientrat|finit|terminat)"
+        r"|\bdevo (?:andare|scappare|lasciarti)(?:\s+(?:ora|adesso|presto|via))?\s*(?:[,.!]|$)"
+        r"|\ba dopo\b|\bci sentiamo\b",
+        "id": r"\b(?:lelah|capek|capai)\b|\bbaru(?: saja)? (?:selesai|pulang|kembali)"
+        r"|\b(?:harus|mau) pergi (?:dulu|sekarang)\b|\bsampai jumpa\b",
         "zh": r"(?<![积连])累(?![积计])"
-        r"|刚(?:刚|才)?(?:下班|回来|回家|到家|结束|做完|忙完|吃完|起床)",
-        "ja": r"疲れ|(?:終わった|帰った|戻った|帰ってきた|着いた)(?:ところ|ばかり)",
-        "ko": r"피곤|지쳤|방금.{0,20}?(?:돌아왔|끝났|끝냈|왔어|왔다)",
+        r"|刚(?:刚|才)?(?:下班|回来|回家|到家|结束|做完|忙完|吃完|起床)"
+        r"|(?:得|要|先)走了|(?:下次|回头|待会儿?|晚点)再(?:聊|谈)",
+        "ja": r"疲れ|(?:終わった|帰った|戻った|帰ってきた|着いた)(?:ところ|ばかり)"
+        r"|(?:行か|帰ら)なきゃ|(?:もう|そろそろ)(?:行|帰|寝)(?:く|る|ます)",
+        "ko": r"피곤|지쳤|방금.{0,20}?(?:돌아왔|끝났|끝냈|왔어|왔다)"
+        r"|(?:이제|그만) 가(?:야|볼게|봐야)|나중에 (?:얘기|이야기)하",
     }
 )
 _KANA = re.compile(r"[\u3040-\u30ff]")
