@@ -191,3 +191,15 @@ def test_the_scripts_words_arrive_translated(world: World) -> None:
     assert asked - {"english"} <= set(words) and len(asked) > 30
     english = get_page(world, "bob", "/chat/alpha").text
     assert 'id="i18n"' not in english  # an English page: the scripts' own words
+
+
+def test_a_run_that_fails_to_start_says_why_in_the_readers_language(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("the disk is gone")
+
+    monkeypatch.setattr("memoryd.server.web.admin_actions.run_now", broken)
+    world.md.set_language_preference(world.ids["admin"], "fr")
+    message = flash_of(post_form(world, "admin", "/ui/extraction/run", {}, back="/admin"))
+    assert "une erreur inattendue (RuntimeError)" in str(message), message

@@ -6,6 +6,7 @@ neither demoted nor deleted).
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import threading
 
@@ -123,7 +124,12 @@ async def _start_run(
             log.exception("extraction run from the UI failed")
             starting.failed(exc)
 
-    threading.Thread(target=run, name="memoryd-ui-extraction", daemon=True).start()
+    # in a copy of this request's context, so a message the thread writes is in the
+    # reader's language (a new thread would start with the default context: English)
+    work = contextvars.copy_context()
+    threading.Thread(
+        target=work.run, args=(run,), name="memoryd-ui-extraction", daemon=True
+    ).start()
     await run_in_threadpool(starting.ready.wait, START_WAIT_SECONDS)
     back = back_to(form)
     if starting.run is not None:
