@@ -14,6 +14,7 @@ from memoryd.extraction.sentences import (
     MAX_SENTENCE_CHARS,
     addressed_names,
     could_hold_fact,
+    kept_clauses,
     self_names,
     split_clauses,
     split_sentences,
@@ -48,12 +49,31 @@ def test_split_sentences_on_end_marks_and_line_breaks() -> None:
         ("I have a dog but my wife prefers cats.", ["I have a dog", "my wife prefers cats."]),
         ("I love pizza, My sister hates it.", ["I love pizza", "My sister hates it."]),
         ("I like salt and pepper on eggs.", ["I like salt and pepper on eggs."]),
+        # a phrase that sets the scene stays with its clause
+        ("As a nurse, I work nights.", ["As a nurse, I work nights."]),
+        ("Last week, I went to a pride parade.", ["Last week, I went to a pride parade."]),
+        ("When I was a kid, I lived in Ohio.", ["When I was a kid, I lived in Ohio."]),
+        # unless it is a scene of the talk itself: then the clause stands alone
+        ("As we discussed, I moved the meeting.", ["I moved the meeting."]),
+        ("Ana, I teach math.", ["Ana", "I teach math."]),  # a name is no scene
     ],
 )  # fmt: skip
 def test_split_clauses_where_a_new_clause_about_the_user_starts(
     sentence: str, clauses: list[str]
 ) -> None:
     assert split_clauses(sentence) == clauses
+
+
+def test_a_clause_keeps_its_scene_only_when_kept_whole() -> None:
+    def keeps(text: str) -> bool:
+        return could_hold_fact(text)
+
+    assert list(kept_clauses("As a trans woman, I want to help others like me.", keeps)) == [
+        "As a trans woman, I want to help others like me."
+    ]
+    # whole, it leans on "these"; its second clause stands alone
+    said = "While I expect precision with these, I'm always available for questions."
+    assert list(kept_clauses(said, keeps)) == ["I'm always available for questions."]
 
 
 @pytest.mark.parametrize(
@@ -138,6 +158,8 @@ def test_sentences_that_may_hold_a_fact(sentence: str) -> None:
         "My next question is about the data logging.",
         "I just said I'm fine with Python.",
         "I'll keep you posted on the next steps.",
+        "Lots has gone down since we last caught up.",  # catching up
+        "Here's a photo of the cake I baked for my son.",  # a caption: its fact is a clause
         "I love their song Bless the Broken Road.",  # whose song: only said earlier
         "I've seen him live a few times.",
         "I'm going to see them again in August.",

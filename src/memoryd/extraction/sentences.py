@@ -12,8 +12,9 @@ Pure functions, no I/O.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 
 from memoryd.domain.language import (
     FIRST_PERSON,
@@ -42,6 +43,14 @@ _FRAMES = re.compile(r"[?？:：]\s*$")
 _CLAUSE = re.compile(
     r"(?:,\s*|\s+)(?:and|but|so)\s+(?=(?:I|I'm|I've|I'd|my|My)\b)|,\s+(?=(?:I|I'm|I've|My)\b)"
 )
+# A phrase that sets the scene for the clause after its comma: a subordinate clause, a
+# time, a role ("As a nurse, I ...", "Last week, I ...", "After my divorce, I ...")
+_SCENE = re.compile(
+    r"\W*(?:as|when|whenever|if|since|after|before|because|while|although|though|once|"
+    r"until|unless|during|last|this|next|every|in|on|at|back|over|growing up)\b",
+    re.IGNORECASE,
+)
+_OTHERS_IN_SCENE = re.compile(r"\b(?:we|our|us|you|your|me|myself|mine)\b", re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z0-9][\w'’-]*")
 # Template holes: "[job title]", "{name}", "<city>", "(user 1's name)", "User 1".
 _PLACEHOLDER = re.compile(
@@ -147,13 +156,18 @@ _EFFORT_NOW = re.compile(
 )
 # A move in the talk about the talk itself, as in a chat with an assistant: the user's
 # material ("I've attached the report"), their questions ("My next question is ..."), what
-# they just said ("I just said ...") or will report ("I'll let you know how it goes"); not
-# "I told you, ...", which often comes before what the user wants
+# they just said ("I just said ...") or will report ("I'll let you know how it goes"),
+# catching up ("Lots has happened since we last talked") and a photo's caption ("Here's a
+# photo of the cake I baked": its fact is in a clause code cannot write alone); not "I
+# told you, ...", which often comes before what the user wants
 _TALK_MOVE = re.compile(
     r"^i(?:'ve| have)?\s+(?:just\s+|already\s+)?(?:uploaded|attached|pasted|included|copied)\b|"
     r"^my\s+(?:next|last|first|main|other|follow-up|final)\s+question\b|"
     r"^i\s+(?:just\s+|already\s+)(?:said|mentioned|asked|explained)\b|"
-    r"^i(?:'ll| will)\s+(?:reach out|let you know|keep you posted|update you|report back)\b",
+    r"^i(?:'ll| will)\s+(?:reach out|let you know|keep you posted|update you|report back)\b|"
+    r"^.*\bsince we (?:last )?(?:talked|spoke|chatted|caught up)(?: last)?\s*[.!…]*$|"
+    r"^(?:here's|here is|this is|check out|look at)\s+(?:a |an |my |the |this )?"
+    r"(?:photo|pic|picture|snap|shot|video|selfie|screenshot)s?\b",
     re.IGNORECASE,
 )
 # Openings before the user's words: "Oh, I ...", "Well I ...", "Yes! My ..."
@@ -161,7 +175,8 @@ LEAD_IN = re.compile(
     r"^(?:(?:oh|well|yeah|yea|yep|yup|yes|no|nah|nope|wow|haha|lol|ok|okay|so|actually|"
     r"honestly|also|and|but|hi|hey|hello|guess what|cool|great|awesome|nice|same|me too|"
     r"oh yeah|oh wow|oh my gosh|my gosh|my god|oh my|my (?:guy|man|dude|bro|goodness|lord|word)|"
-    r"like i said|as i said|like i say|mate|buddy|dude|bro|man)"
+    r"like i said|as i said|like i say|mate|buddy|dude|bro|man|"
+    r"since (?:we|i) (?:last )?(?:talked|spoke|chatted|caught up)(?: last)?)"
     r"(?:\s*[,!.]+\s*|\s+(?=(?:i|i'm|i've|my)\b)))+",
     re.IGNORECASE,
 )
@@ -254,10 +269,36 @@ def split_sentences(text: str) -> list[str]:
     return [p for p in parts if p]
 
 
-def split_clauses(sentence: str) -> list[str]:
-    """A sentence cut where a new clause about the user starts ("..., and I volunteer")."""
-    parts = [p.strip(" ,") for p in _CLAUSE.split(sentence)]
-    return [p for p in parts if p]
+def split_clauses(sentence: str, scenes: bool = True) -> list[str]:
+    """A sentence cut where a new clause about the user starts ("..., and I volunteer"),
+    but not after a phrase that sets the scene for it ("As a nurse, I ...", "Last week, I
+    ...", "When I was a kid, I ..."): cut off, the phrase means nothing and the clause
+    loses who, when or why. A scene of the talk itself ("As we discussed, I ...") is left
+    out: the clause stands alone."""
+    parts, start = [], 0
+    for cut in _CLAUSE.finditer(sentence):
+        lead = sentence[start : cut.start()]
+        if scenes and cut.group().startswith(",") and _SCENE.match(lead):
+            if not _OTHERS_IN_SCENE.search(lead):
+                continue
+            lead = ""  # "As we discussed, I ...", "When you asked, I ...": the clause alone
+        parts.append(lead)
+        start = cut.end()
+    parts.append(sentence[start:])
+    return [p.strip(" ,") for p in parts if p.strip(" ,")]
+
+
+def kept_clauses(sentence: str, keeps: Callable[[str], bool]) -> Iterator[str]:
+    """The clauses of ``sentence`` that ``keeps`` accepts: a clause with the phrase that
+    sets its scene when it is kept whole ("As a nurse, I work nights"), else its parts
+    ("While I expect precision in these guidelines, I'm always available": the first
+    part leans on "these", the second stands alone)."""
+    for clause in split_clauses(sentence):
+        parts = split_clauses(clause, scenes=False)
+        if len(parts) > 1 and not keeps(clause):
+            yield from (part for part in parts if keeps(part))
+        elif keeps(clause):
+            yield clause
 
 
 def _words(text: str) -> list[str]:
@@ -447,28 +488,37 @@ def user_sentences(chats: Sequence[Chat], limit: int, said_before: str = "") -> 
         elif "en" not in (turn_language, batch_language) and turn_language != batch_language:
             turn_language = language_of(own, batch_language)
         asked = _question_ending(last_reply)
-        for text in (c for s in split_sentences(own) for c in split_clauses(s)):
+
+        keeps = partial(_candidate, turn=turn_language, runs=assistant_runs, said=other_words)
+        for text in (c for s in split_sentences(own) for c in kept_clauses(s, keeps)):
             if len(found) >= limit:
                 return found
-            language = language_of(text, turn_language)
-            if turn_language == "en" and is_english(text):
-                language = "en"
-            if (
-                len(text) <= MAX_SENTENCE_CHARS
-                and could_hold_fact(text, language)
-                and not copies(text, assistant_runs)
-                and not (language == "en" and points_back(text, other_words))
-            ):
-                # FIRST_PERSON holds every language but English
-                alone = language in FIRST_PERSON and not FIRST_PERSON[language].search(text)
-                answers = asked if alone else ""
-                found.append(
-                    Sentence(len(found) + 1, text, chat.id, chat.prompt, language, answers)
-                )
+            language = _language_in(text, turn_language)
+            # FIRST_PERSON holds every language but English
+            alone = language in FIRST_PERSON and not FIRST_PERSON[language].search(text)
+            answers = asked if alone else ""
+            found.append(Sentence(len(found) + 1, text, chat.id, chat.prompt, language, answers))
         last_reply = chat.response
         assistant_runs |= word_runs(chat.response)
         other_words |= set(_words(chat.response))
     return found
+
+
+def _language_in(text: str, turn: str) -> str:
+    return "en" if turn == "en" and is_english(text) else language_of(text, turn)
+
+
+def _candidate(text: str, turn: str, runs: set[tuple[str, ...]], said: set[str]) -> bool:
+    """Whether a clause of a turn in language ``turn`` is a candidate: it may hold a fact,
+    copies no run of words the assistant wrote (``runs``) and, in English, points back at
+    nothing the assistant said (``said``, its words)."""
+    language = _language_in(text, turn)
+    return (
+        len(text) <= MAX_SENTENCE_CHARS
+        and could_hold_fact(text, language)
+        and not copies(text, runs)
+        and not (language == "en" and points_back(text, said))
+    )
 
 
 def _question_ending(reply: str) -> str:
