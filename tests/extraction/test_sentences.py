@@ -277,6 +277,11 @@ def test_addressed_names_are_the_assistants_and_self_names_the_users() -> None:
         ("I'm Mel's neighbour.", "The user is Mel's neighbour."),
         ("I am Canadian.", "The user is Canadian."),
         ("I'm a big fan of Carrie Underwood myself.", "The user is a big fan of Carrie Underwood."),
+        ("I first met my wife in 2010.", "The user first met their wife in 2010."),  # adverbs
+        ("I later moved to Paris.", "The user later moved to Paris."),
+        ("I sort of like jazz.", "The user sort of likes jazz."),  # "sort" only before "of"
+        ("I sort files for a living.", "The user sorts files for a living."),
+        ("As a nurse, I work nights.", "As a nurse, the user works nights."),  # a scene first
     ],
 )  # fmt: skip
 def test_memory_form_is_about_the_user_in_the_third_person(sentence: str, memory: str) -> None:

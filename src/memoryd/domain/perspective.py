@@ -43,7 +43,7 @@ OWNED_THINGS = frozenset({"guide", "guides", "manual", "manuals", "handbook"})
 _ADVERB_WORDS = (
     "just really also always usually often never sometimes still recently actually definitely "
     "mostly only currently even absolutely totally especially truly sort kind pretty "
-    "already finally once rarely seriously now"
+    "already finally once rarely seriously now first later then soon"
 )
 ADVERBS = frozenset(_ADVERB_WORDS.split())
 # third person -> first person, for the words ``memory_form`` writes after "The user"

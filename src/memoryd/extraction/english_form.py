@@ -168,8 +168,12 @@ _LY_VERB_WORDS = "apply supply reply rely multiply comply imply ally bully rally
 _LY_VERBS = frozenset(_LY_VERB_WORDS.split())
 
 
-def _is_adverb(word: str) -> bool:
+def _is_adverb(word: str, after: str = "") -> bool:
+    """Whether ``word`` (before ``after``) is an adverb: "sort" and "kind" only as "sort
+    of" ("I sort of like it", not "I sort mine by date")."""
     lower = word.lower()
+    if lower in ("sort", "kind"):
+        return after.lower() == "of"
     return lower in _ADVERBS or (lower.endswith("ly") and len(lower) > 4 and lower not in _LY_VERBS)
 
 
@@ -179,8 +183,10 @@ def _user_clause(first: str, rest: list[str]) -> str | None:
         return " ".join(["The user's", *rest]) if rest else None
     adverbs = []
     if first == "i":
-        while rest and _is_adverb(rest[0]):
+        while rest and _is_adverb(rest[0], rest[1] if len(rest) > 1 else ""):
             adverbs.append(rest.pop(0).lower())
+            if adverbs[-1] in ("sort", "kind"):
+                adverbs.append(rest.pop(0).lower())  # its "of"
         if not rest:
             return None
         verb = _third_person(rest[0])
