@@ -154,6 +154,7 @@ _EFFORT_NOW = re.compile(
     r"^i\s+(?:can feel|can't (?:think|focus|concentrate)|cannot (?:think|focus|concentrate))\b",
     re.IGNORECASE,
 )
+_CAUGHT_UP = r"(?:last )?(?:talked|spoke|chatted|caught up)(?: last)?"  # "since we ..."
 # A move in the talk about the talk itself, as in a chat with an assistant: the user's
 # material ("I've attached the report"), their questions ("My next question is ..."), what
 # they just said ("I just said ...") or will report ("I'll let you know how it goes"),
@@ -165,7 +166,7 @@ _TALK_MOVE = re.compile(
     r"^my\s+(?:next|last|first|main|other|follow-up|final)\s+question\b|"
     r"^i\s+(?:just\s+|already\s+)(?:said|mentioned|asked|explained)\b|"
     r"^i(?:'ll| will)\s+(?:reach out|let you know|keep you posted|update you|report back)\b|"
-    r"^.*\bsince we (?:last )?(?:talked|spoke|chatted|caught up)(?: last)?\s*[.!…]*$|"
+    rf"^.*\bsince we {_CAUGHT_UP}\s*[.!…]*$|"
     r"^(?:here's|here is|this is|check out|look at)\s+(?:a |an |my |the |this )?"
     r"(?:photo|pic|picture|snap|shot|video|selfie|screenshot)s?\b",
     re.IGNORECASE,
@@ -176,7 +177,7 @@ LEAD_IN = re.compile(
     r"honestly|also|and|but|hi|hey|hello|guess what|cool|great|awesome|nice|same|me too|"
     r"oh yeah|oh wow|oh my gosh|my gosh|my god|oh my|my (?:guy|man|dude|bro|goodness|lord|word)|"
     r"like i said|as i said|like i say|mate|buddy|dude|bro|man|"
-    r"since (?:we|i) (?:last )?(?:talked|spoke|chatted|caught up)(?: last)?)"
+    rf"since (?:we|i) {_CAUGHT_UP})"
     r"(?:\s*[,!.]+\s*|\s+(?=(?:i|i'm|i've|my)\b)))+",
     re.IGNORECASE,
 )
@@ -228,6 +229,8 @@ _NOT_PLURAL = frozenset(_NOT_PLURAL_WORDS.split())
 EMPHASIS = re.compile(r"(?<!\w)[*_]{1,3}([^*_\n]+?)[*_]{1,3}(?!\w)")  # Markdown *word*
 _ANTECEDENT = re.compile(r"\b(?:my|our|a|an|the)\s+\w+", re.IGNORECASE)
 _THANKS = re.compile(r"^\W*(?:thanks|thank you|you|you're|your)\b", re.IGNORECASE)
+# what a sentence of the moment opens with: none of it lasts
+_MOMENTS = (_HEDGE, _THANKS, _MOMENTARY, _NEED_NOW, _BODY_NOW, _EFFORT_NOW, _TALK_MOVE)
 
 MIN_WORDS = 3
 MAX_SENTENCE_CHARS = 300
@@ -294,11 +297,12 @@ def kept_clauses(sentence: str, keeps: Callable[[str], bool]) -> Iterator[str]:
     ("While I expect precision in these guidelines, I'm always available": the first
     part leans on "these", the second stands alone)."""
     for clause in split_clauses(sentence):
-        parts = split_clauses(clause, scenes=False)
-        if len(parts) > 1 and not keeps(clause):
-            yield from (part for part in parts if keeps(part))
-        elif keeps(clause):
+        if keeps(clause):
             yield clause
+            continue
+        parts = split_clauses(clause, scenes=False)
+        if len(parts) > 1:
+            yield from (part for part in parts if keeps(part))
 
 
 def _words(text: str) -> list[str]:
@@ -337,8 +341,7 @@ def could_hold_fact(sentence: str, language: str | None = None) -> bool:
         return len(rest) >= MIN_WORDS - 1
     if len(words) < MIN_WORDS or _REACTION.match(sentence.strip()):
         return False
-    moments = (_HEDGE, _THANKS, _MOMENTARY, _NEED_NOW, _BODY_NOW, _EFFORT_NOW, _TALK_MOVE)
-    if any(p.match(sentence) for p in moments):
+    if any(p.match(sentence) for p in _MOMENTS):
         return False  # "I'm sure it is", "Thanks for ...", "I'm tired today", "I'm trying to focus"
     if any(p.search(sentence) for p in _VOCATIVE):
         return False  # spoken to the other party
