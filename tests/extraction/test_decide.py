@@ -113,6 +113,11 @@ def test_the_reflector_answer_is_read_pair_by_pair() -> None:
         ('The user said: "Oh John, my sister dances."', Names(frozenset({"john"})), "names John"),
         ("The user's name is Mel.", Names(own=frozenset({"ana"})), "never said was theirs"),
         ("The user is Mel.", Names(), "never said was theirs"),
+        ("The user thanked Lucas for the review.", Names(frozenset({"lucas"})), "names Luca"),
+        # a word the user opened a line with ("Now, ...") is no name where it is a word
+        ("The user's son is much better now.", Names(frozenset({"now"})), None),
+        ("The user's rule: additionally, use Black.", Names(frozenset({"additionally"})), None),
+        ('The user said: "Indeed, we ship on Fridays."', Names(frozenset({"indeed"})), None),
     ],
 )
 def test_who_a_fact_is_about(text: str, names: Names, problem: str | None) -> None:

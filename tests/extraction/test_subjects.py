@@ -48,6 +48,24 @@ def test_a_name_the_user_greets_is_the_assistants_never_the_users(
     assert all(c.memory_processed for c in xmd.list_chats(ana.id, "home"))
 
 
+def test_a_word_that_opens_a_line_is_not_taken_for_a_name_the_user_greets(
+    xmd: Memoryd, fake_llm: FakeOpenAIServer
+) -> None:
+    ana = xmd.create_user("ana")
+    xmd.create_workspace("home")
+    xmd.record_chat(ana.id, "home", "Now, tell me about tides.", "They follow the moon.")
+    xmd.record_chat(ana.id, "home", "My son is much better now.", "Glad to hear it.")
+    xmd.record_chat(ana.id, "home", "From now on, always answer in French.", "D'accord.")
+    fake_llm.script(SELECT_ALL)
+
+    xmd.extract(ana.id, "home", force=True)
+
+    assert contents(xmd, ana.id) == [
+        "The user's rule: from now on, always answer in French.",
+        "The user's son is much better now.",
+    ]
+
+
 def test_a_possessive_after_i_am_is_not_the_users_name(
     xmd: Memoryd, fake_llm: FakeOpenAIServer
 ) -> None:

@@ -47,6 +47,7 @@ _FIRST_PERSON_WORD = re.compile(
 )
 _FIRST_PERSON_START = re.compile(r"^(?:i|i'm|i've|i'd|i'll|my|me|we|our)\b", re.IGNORECASE)
 # A fact that states the user's own name, e.g. "Is named Mel", "User's name is Mel".
+_OPENS = ("", ".", "!", "?", ":", '"', "“", "«", "(", "—", "-")  # what a line or quote opens after
 _USER_PREFIX = r"(?i:(?:the\s+)?user(?:'s|’s)?\s+)?"
 _OWN_NAME = re.compile(
     rf"^{_USER_PREFIX}(?i:name\s+is|is\s+named|is\s+called|goes\s+by)\s+([A-Z][a-z]+)"
@@ -63,6 +64,17 @@ def _base(word: str) -> str:
     """A word without a possessive or plural "s" (Ana's -> ana, runs -> run)."""
     word = re.sub(r"['’]s$", "", word)
     return word[:-1] if len(word) > 3 and word.endswith("s") else word
+
+
+def _written_names(text: str) -> set[str]:
+    """The capitalised words of ``text`` that open no sentence or quote: names ("... with
+    Lucas"), not a word the user opened with ("Now, ...", "Additionally, ...") that reads
+    as one where it opens a line, nor the same word inside one ("... right now")."""
+    return {
+        _base(word.group().casefold())
+        for word in re.finditer(r"[^\W\d_][\w'’]*", text)
+        if word.group()[0].isupper() and text[: word.start()].rstrip()[-1:] not in _OPENS
+    }
 
 
 def adds_details(new: str, old: str) -> bool:
@@ -103,8 +115,7 @@ def subject_problem(
         or (not rule and not text.startswith(QUOTED) and _FIRST_PERSON_WORD.search(text))
     ):
         return "written in the first person, so it would read as the assistant's"
-    words = {_base(w.strip(".,!?'’").casefold()) for w in text.split()}
-    named = sorted(words & names.addressed)
+    named = sorted(_written_names(text) & {_base(n) for n in names.addressed})
     if named:
         return f"names {named[0].title()}, whom the user was talking to"
     match = _OWN_NAME.match(text.strip())
