@@ -10,6 +10,7 @@ import pytest
 from memoryd.domain.language import language_of
 from memoryd.domain.models import Chat
 from memoryd.extraction.english_form import memory_form
+from memoryd.extraction.instructions import instruction_reason
 from memoryd.extraction.sentences import (
     MAX_SENTENCE_CHARS,
     addressed_names,
@@ -282,10 +283,26 @@ def test_addressed_names_are_the_assistants_and_self_names_the_users() -> None:
         ("I sort of like jazz.", "The user sort of likes jazz."),  # "sort" only before "of"
         ("I sort files for a living.", "The user sorts files for a living."),
         ("As a nurse, I work nights.", "As a nurse, the user works nights."),  # a scene first
+        ("My cat's name is Mittens.", "The user's cat's name is Mittens."),  # not the user's
+        ("Hi, my name is John.", "The user's name is John."),
     ],
 )  # fmt: skip
 def test_memory_form_is_about_the_user_in_the_third_person(sentence: str, memory: str) -> None:
     assert memory_form(sentence) == memory
+
+
+@pytest.mark.parametrize(
+    ("sentence", "why"),
+    [
+        ("Hi, my name is John.", None),  # a greeting set apart by its comma: no verb
+        ("nice , my dad was a bartender", None),
+        ("Show me the plan.", "an instruction"),
+        ("Now, always use tabs.", "an instruction"),
+    ],
+)
+def test_a_word_set_apart_by_a_comma_is_no_verb_put_first(sentence: str, why: str | None) -> None:
+    found = instruction_reason(sentence)
+    assert found is None if why is None else why in (found or "")
 
 
 def chats(*turns: tuple[str, str]) -> list[Chat]:

@@ -113,8 +113,8 @@ def _english_imperative(sentence: str) -> bool:
         verb = order.group("verb").lower()
         return not (verb.endswith("ing") or is_past(verb) or verb in _NOT_AFTER_ORDER)
     words = re.findall(r"[A-Za-z][A-Za-z'’]*", text)
-    if len(words) < 2:
-        return False
+    if len(words) < 2 or re.match(r"[A-Za-z'’]+\s*,", text):
+        return False  # a word set apart by a comma is no verb with its object ("Hi, my ...")
     first, second = words[0].lower().replace("’", "'"), words[1].lower()
     if first in _EN_NOT_A_VERB or "'" in first or second not in _EN_OBJECT:
         return False

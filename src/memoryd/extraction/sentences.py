@@ -80,7 +80,7 @@ _VOCATIVE = (
 )
 # "I'm Ana" names the user; "I'm John's biggest fan" and "I am Canadian" do not.
 _SELF_NAME = re.compile(
-    rf"\b(?:(?i:my name is|my name's|call me|name is)\s+{_NAME}\b(?!['’]s)|"
+    rf"\b(?:(?i:my name is|my name's|call me|(?<![\w'’]\s)name is)\s+{_NAME}\b(?!['’]s)|"
     rf"(?i:i am|i'm|im)\s+{_NAME}(?!['’]s)(?=\s*(?:[.,!;]|$|\s(?i:and|but|from|by)\b)))"
 )
 _NOT_OWN_NAME_WORDS = (
