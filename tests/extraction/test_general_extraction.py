@@ -503,3 +503,19 @@ def test_a_reaction_with_the_user_put_before_it_is_refused(
     errors = " | ".join(e["error"] for e in xmd.extraction_runs(1)[0].errors)
     assert errors.count("is a reaction") == 2
     assert "greets someone" in errors  # "nice to meet you" is small talk, as thanks are
+
+
+def test_a_line_typed_in_lower_case_is_a_statement_when_it_says_what_something_is(
+    xmd: Memoryd, fake_llm: FakeOpenAIServer, clock: Clock
+) -> None:
+    """Typed in lower case, "pizza is my favorite food" is a whole sentence, not a fragment
+    cut from one; "taking a break from my job" and "and riding my bike fast" still are."""
+    memories, _ = learn(
+        xmd, fake_llm, clock,
+        ["pizza is my favorite food for any meal .", "taking a break from my job .",
+         "and riding my bike fast ."],
+        observe(person=[1, 2, 3]),
+    )  # fmt: skip
+    assert memories == ["Pizza is the user's favorite food for any meal."]
+    errors = " | ".join(e["error"] for e in xmd.extraction_runs(1)[0].errors)
+    assert errors.count("a fragment, not a statement") == 2

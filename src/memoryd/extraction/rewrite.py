@@ -252,6 +252,7 @@ _PRAISE = per_language(
 _ENGLISH_IN_NOTE = re.compile(r"\w['’]s\b|\buser\b", re.IGNORECASE)
 # "the user" as a subject, not as an owner ("the user's draft")
 _USER_SUBJECT = re.compile(r"\bthe user\b(?!['’]s)", re.IGNORECASE)
+_COPULA = re.compile(r"^\S.*?\s(?:is|are|was|were)\s")  # a subject, then its "is"
 # An object pronoun right after the note's subject ("L'utilisateur le regarde", "El usuario
 # lo tiene", "L'utente ne ha due"): it stands for a thing named only in the conversation.
 _OBJECT_CLITIC = per_language(
@@ -481,9 +482,13 @@ def _english(sentence: str, scope: Scope) -> tuple[str | None, str | None]:
     """Code's memory of an English sentence (``memory_form``), or None and why not."""
     memory = memory_form(sentence)
     if memory[:1].islower() and not _USER_SUBJECT.search(memory):
-        # "frustrated in the user's draft.", "and riding the user's motorcycle fast ."; not
-        # a line typed in lower case with the user as its subject ("no, the user was ...")
-        return None, "a fragment, not a statement"
+        if _COPULA.search(memory) and sentence == sentence.lower():
+            # typed in lower case, a whole sentence all the same: "pizza is my favorite food"
+            memory = memory[0].upper() + memory[1:]
+        else:
+            # "frustrated in the user's draft.", "and riding the user's motorcycle fast ."; not
+            # a line typed in lower case with the user as its subject ("no, the user was ...")
+            return None, "a fragment, not a statement"
     if _TRAILING_OFF.search(memory) or _SUBORDINATE_ONLY.match(memory):
         return None, "a fragment, not a statement"  # "And feeling the user's body..."
     stranded = _STRANDED.search(memory)
