@@ -57,6 +57,9 @@ def test_split_sentences_on_end_marks_and_line_breaks() -> None:
         # unless it is a scene of the talk itself: then the clause stands alone
         ("As we discussed, I moved the meeting.", ["I moved the meeting."]),
         ("Ana, I teach math.", ["Ana", "I teach math."]),  # a name is no scene
+        # what makes it a rule stays too; a clause of the user's own is cut as before
+        ("From now on, I want short answers.", ["From now on, I want short answers."]),
+        ("I've always loved jazz, I play sax.", ["I've always loved jazz", "I play sax."]),
     ],
 )  # fmt: skip
 def test_split_clauses_where_a_new_clause_about_the_user_starts(

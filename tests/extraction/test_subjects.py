@@ -56,12 +56,16 @@ def test_a_word_that_opens_a_line_is_not_taken_for_a_name_the_user_greets(
     xmd.record_chat(ana.id, "home", "Now, tell me about tides.", "They follow the moon.")
     xmd.record_chat(ana.id, "home", "My son is much better now.", "Glad to hear it.")
     xmd.record_chat(ana.id, "home", "From now on, always answer in French.", "D'accord.")
+    # the phrase that makes it a rule stays with its clause ("I want you to use metric
+    # units." alone would be a one-off request)
+    xmd.record_chat(ana.id, "home", "Going forward, I want you to use metric units.", "Sure.")
     fake_llm.script(SELECT_ALL)
 
     xmd.extract(ana.id, "home", force=True)
 
     assert contents(xmd, ana.id) == [
         "The user's rule: from now on, always answer in French.",
+        "The user's rule: the user wants you to use metric units.",
         "The user's son is much better now.",
     ]
 

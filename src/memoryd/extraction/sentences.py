@@ -275,13 +275,14 @@ def split_sentences(text: str) -> list[str]:
 def split_clauses(sentence: str, scenes: bool = True) -> list[str]:
     """A sentence cut where a new clause about the user starts ("..., and I volunteer"),
     but not after a phrase that sets the scene for it ("As a nurse, I ...", "Last week, I
-    ...", "When I was a kid, I ..."): cut off, the phrase means nothing and the clause
-    loses who, when or why. A scene of the talk itself ("As we discussed, I ...") is left
-    out: the clause stands alone."""
+    ...", "When I was a kid, I ..."), or makes it a rule ("From now on, I want ..."): cut
+    off, the phrase means nothing and the clause loses who, when, why or for how long. A
+    scene of the talk itself ("As we discussed, I ...") is left out: the clause stands
+    alone."""
     parts, start = [], 0
     for cut in _CLAUSE.finditer(sentence):
         lead = sentence[start : cut.start()]
-        if scenes and cut.group().startswith(",") and _SCENE.match(lead):
+        if scenes and cut.group().startswith(",") and (_SCENE.match(lead) or _rule_lead(lead)):
             if not _OTHERS_IN_SCENE.search(lead):
                 continue
             lead = ""  # "As we discussed, I ...", "When you asked, I ...": the clause alone
@@ -289,6 +290,12 @@ def split_clauses(sentence: str, scenes: bool = True) -> list[str]:
         start = cut.end()
     parts.append(sentence[start:])
     return [p.strip(" ,") for p in parts if p.strip(" ,")]
+
+
+def _rule_lead(lead: str) -> bool:
+    """Whether ``lead`` makes the clause after it a rule ("From now on,", "Going forward,")
+    without being a clause of the user's itself ("I've always loved music, ...")."""
+    return bool(STANDING.search(lead)) and not set(_words(lead)) & _I_WORDS
 
 
 def kept_clauses(sentence: str, keeps: Callable[[str], bool]) -> Iterator[str]:
