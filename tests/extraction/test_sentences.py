@@ -107,6 +107,9 @@ def test_a_clause_keeps_its_scene_only_when_kept_whole() -> None:
         "I can't hear well in my left ear.",
         "I told you, voice notes are a must for me.",  # what the user wants follows
         "I'll reach 40 next spring.",
+        "I grew up in a village and still live there.",  # a place before "there"
+        "My god mother lives in trenton up there.",
+        "I just got an apartment here in new jersey.",  # "here" is where the user is
     ],
 )
 def test_sentences_that_may_hold_a_fact(sentence: str) -> None:
@@ -169,6 +172,8 @@ def test_sentences_that_may_hold_a_fact(sentence: str) -> None:
         "I'm going to see them again in August.",
         "I really want this to hit hard.",  # what "this" is was said before
         "I designed these workshops myself.",
+        "I love both of those genres.",  # "both" counts nothing "those" could stand for
+        "My dad used to work there.",  # "there" is a place said before, not "my dad"
         "the weather is nice today",  # impersonal, no name, no number
         "...",
         "ok",

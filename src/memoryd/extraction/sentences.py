@@ -228,6 +228,11 @@ _NOT_PLURAL_WORDS = "is was this his has as us yes its it's"
 _NOT_PLURAL = frozenset(_NOT_PLURAL_WORDS.split())
 EMPHASIS = re.compile(r"(?<!\w)[*_]{1,3}([^*_\n]+?)[*_]{1,3}(?!\w)")  # Markdown *word*
 _ANTECEDENT = re.compile(r"\b(?:my|our|a|an|the)\s+\w+", re.IGNORECASE)
+_PLACE_ANTECEDENT = re.compile(
+    r"\b(?:to\s+(?:my|our|a|an|the)|(?:in|at|from|near|by|into|visit(?:ed|ing)?|move[ds]?|"
+    r"moving)(?:\s+(?:my|our|a|an|the))?)\s+\w+",
+    re.IGNORECASE,
+)
 _THANKS = re.compile(r"^\W*(?:thanks|thank you|you|you're|your)\b", re.IGNORECASE)
 # what a sentence of the moment opens with: none of it lasts
 _MOMENTS = (_HEDGE, _THANKS, _MOMENTARY, _NEED_NOW, _BODY_NOW, _EFFORT_NOW, _TALK_MOVE)
@@ -431,12 +436,15 @@ def _has_antecedent(before: str, word: str) -> bool:
     """Whether ``before`` names something ``word`` can refer to: a name or a number,
     and a plural for "them", a noun with its article or "my" for the others."""
     words = _words(before)
-    if any(w.isdigit() or (w in _NUMBER_WORDS and w != "one") for w in words):
+    # "both" and "one" count nothing ("I love both of those genres")
+    if any(w.isdigit() or (w in _NUMBER_WORDS and w not in ("one", "both")) for w in words):
         return True
     if _names_one(_WORD.findall(before)):
         return True
     if word == "them":
         return any(_plural(w) for w in words)
+    if word == "there":  # a place: "I grew up in a village and still live there"; "here"
+        return _PLACE_ANTECEDENT.search(before) is not None  # is where the user is
     return _ANTECEDENT.search(before) is not None
 
 
