@@ -10,7 +10,7 @@ import pytest
 from memoryd.domain.language import language_of
 from memoryd.domain.models import Chat
 from memoryd.extraction.english_form import memory_form
-from memoryd.extraction.instructions import instruction_reason
+from memoryd.extraction.instructions import instruction_reason, standing_rule
 from memoryd.extraction.sentences import (
     MAX_SENTENCE_CHARS,
     addressed_names,
@@ -311,6 +311,23 @@ def test_memory_form_is_about_the_user_in_the_third_person(sentence: str, memory
 def test_a_word_set_apart_by_a_comma_is_no_verb_put_first(sentence: str, why: str | None) -> None:
     found = instruction_reason(sentence)
     assert found is None if why is None else why in (found or "")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "rule"),
+    [
+        ("Firstly, always add comments to your code.", "always add comments to your code."),
+        ("When naming classes, always use CamelCase.", "when naming classes, always use"),
+        ("I want you to always include a digit in names.", "wants you to always include"),
+        ("From now on you always answer in French.", "from now on you always answer"),
+        ("Your plan was always flawed.", None),  # says something of the other: no rule
+        ("My door is always open if you need anything.", None),
+        ("You're never too old to try gymnastics!", None),
+    ],
+)
+def test_a_rule_asks_something_of_the_other_person(sentence: str, rule: str | None) -> None:
+    memory, why = standing_rule(sentence, memory_form(sentence))
+    assert (memory is None and bool(why)) if rule is None else rule in (memory or "")
 
 
 def chats(*turns: tuple[str, str]) -> list[Chat]:

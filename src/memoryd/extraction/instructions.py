@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from memoryd.domain.language import STANDING
+from memoryd.domain.language import STANDING, is_english
 from memoryd.extraction.english_form import is_past
 from memoryd.extraction.secret_words import CREDENTIAL_LABELS
 from memoryd.extraction.sentences import LEAD_IN
@@ -37,10 +37,20 @@ _EN_ORDER = re.compile(
 )
 # What follows a verb put first: its object or an article.
 _EN_OBJECT_WORDS = (
-    "me my us our the a an this that these those it them him her everyone everybody "
+    "me my us our your the a an this that these those it them him her everyone everybody "
     "anyone anybody everything anything all nobody"
 )
 _EN_OBJECT = frozenset(_EN_OBJECT_WORDS.split())
+_SET_APART = re.compile(
+    r"^(?:(?:when|whenever|while|if|for|as|before|after|once)\b[^,]{0,80}|"
+    r"(?P<short>(?:[A-Za-z'’]+\s+){0,2}[A-Za-z'’]+))\s*,\s*",
+    re.IGNORECASE,
+)
+_FIRST_IN = re.compile(r"\b(?:i|i['’]m|my|me|we|our|us)\b", re.IGNORECASE).search
+_PRONOUN_IN = re.compile(
+    r"\b(?:i|i['’]m|my|me|we|our|us|you|your|he|she|they|it|his|her|their|its|the|a|an)\b",
+    re.IGNORECASE,
+)
 # Closed classes a statement may open with: pronouns, articles, prepositions,
 # conjunctions, time words and adverbs of frequency.
 _EN_NOT_A_VERB_WORDS = (
@@ -52,6 +62,7 @@ _EN_NOT_A_VERB_WORDS = (
     "and but or so because if while although though unless whether nor yet "
     "yesterday today tonight tomorrow now then here there last next once soon later "
     "maybe perhaps probably sometimes usually often only even just also still already "
+    "except ha haha lol "
     "one two three four five six seven eight nine ten"
 )
 _EN_NOT_A_VERB = frozenset(_EN_NOT_A_VERB_WORDS.split())
@@ -105,7 +116,17 @@ _FACT_AS_REQUEST = re.compile(
 
 
 def _english_imperative(sentence: str) -> bool:
-    text = _EN_LEAD.sub("", sentence.strip()).strip()
+    # a word or two set apart by a comma is no verb with its object but a lead-in: "Hi, my
+    # name is John", "Firstly, always add ...", "Remember, always ..."
+    text = _EN_LEAD.sub("", sentence.strip())
+    for _ in range(3):
+        lead = _SET_APART.match(text)
+        short = lead.group("short") if lead else None
+        if not lead or (_PRONOUN_IN.search(short) if short else _FIRST_IN(lead.group())):
+            break  # "I'm a tradie, not a ...", "if I have time I volunteer, do ...": a clause
+        if _english_imperative(lead.group().rstrip(" ,")):
+            return True  # "Don't worry, ...", "Trust me, ..."
+        text = _EN_LEAD.sub("", text[lead.end() :]).strip()
     if _FACT_AS_REQUEST.match(text):
         return False
     order = _EN_ORDER.match(text)
@@ -113,14 +134,24 @@ def _english_imperative(sentence: str) -> bool:
         verb = order.group("verb").lower()
         return not (verb.endswith("ing") or is_past(verb) or verb in _NOT_AFTER_ORDER)
     words = re.findall(r"[A-Za-z][A-Za-z'’]*", text)
-    if len(words) < 2 or re.match(r"[A-Za-z'’]+\s*,", text):
-        return False  # a word set apart by a comma is no verb with its object ("Hi, my ...")
+    if len(words) < 2:
+        return False
     first, second = words[0].lower().replace("’", "'"), words[1].lower()
     if first in _EN_NOT_A_VERB or "'" in first or second not in _EN_OBJECT:
         return False
     if first.endswith("ing") or is_past(first):
         return False  # a past or a gerund: "Finished the report", "Moving the servers"
     return not (first.endswith("s") and not first.endswith("ss"))  # "Loves the beach"
+
+
+def _ordered(sentence: str) -> bool:
+    """Whether ``sentence`` is put as an order ("Always use tabs", "Dis-moi") or a request
+    ("..., please")."""
+    return (
+        _english_imperative(sentence)
+        or bool(_OTHER_LANGUAGES.search(sentence.strip()))
+        or bool(_REQUEST_WORDS.search(sentence) and not _FACT_AS_REQUEST.match(sentence.strip()))
+    )
 
 
 def instruction_reason(sentence: str) -> str | None:
@@ -140,6 +171,14 @@ _PERMISSION = re.compile(r"^you\s+(?:\w+ly\s+)?(?:can|could|might|may)\b", re.IG
 # "You always come with sense", "you never know what might happen": what the other person
 # does (praise, an idiom), not what they must do ("Always ...", "You should always ...")
 _DESCRIBES_YOU = re.compile(r"^you\s+(?:always|never)\b", re.IGNORECASE)
+# What asks something of the other person when no order is given: "I want you to ...",
+# "you should always ...", "make sure you ...".
+_DIRECTIVE = re.compile(
+    r"\b(?:(?:want|need|['’]d like|would like|expect|ask|asking|require)\s+you\s+to|"
+    r"you\s+(?:should|must|need to|have to|(?:['’]ll|will) need to|are to)|"
+    r"make sure|ensure|be sure|remember to|don['’]?t forget|is to (?:always|never))\b",
+    re.IGNORECASE,
+)
 _FROM_NOW = re.compile(r"\b(?:from now on|going forward|in future)\b", re.IGNORECASE)
 # "I want to give you a specific instruction to follow from now on": a rule announced,
 # not said (what it is comes after, if at all); a colon or a quote brings its content.
@@ -174,6 +213,10 @@ def standing_rule(sentence: str, memory: str) -> tuple[str | None, str]:
         return None, "a standing request about credentials, never kept"
     if _ANNOUNCED.search(sentence):
         return None, "announces a rule without saying it"
+    told = _ordered(sentence) or _DIRECTIVE.search(sentence) or _DESCRIBES_YOU.match(said)
+    if not told and is_english(sentence):  # ("you always ..." is one "from now on")
+        # "Your plan was always flawed.", "My door is always open if you need anything."
+        return None, "speaks of the other person, asks nothing of them"
     if instruction_reason(memory) is None and not memory.startswith("The user said"):
         return memory, ""  # already a statement about the user (another language's rewrite)
     text = sentence.strip() if memory.startswith("The user said") else memory.strip()
