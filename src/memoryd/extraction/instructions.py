@@ -42,7 +42,8 @@ _EN_OBJECT_WORDS = (
 )
 _EN_OBJECT = frozenset(_EN_OBJECT_WORDS.split())
 _SET_APART = re.compile(
-    r"^(?:(?:when|whenever|while|if|for|as|before|after|once)\b[^,]{0,80}|"
+    r"^(?:(?:when|whenever|while|if|even if|even when|even though|for|as|before|after|once)"
+    r"\b[^,]{0,80}|"
     r"(?P<short>(?:[A-Za-z'’]+\s+){0,2}[A-Za-z'’]+))\s*,\s*",
     re.IGNORECASE,
 )
