@@ -118,6 +118,7 @@ def test_the_reflector_answer_is_read_pair_by_pair() -> None:
         ("The user's son is much better now.", Names(frozenset({"now"})), None),
         ("The user's rule: additionally, use Black.", Names(frozenset({"additionally"})), None),
         ('The user said: "Indeed, we ship on Fridays."', Names(frozenset({"indeed"})), None),
+        ('The user loves the song "My Heart Will Go On".', Names(), None),  # a title's "My"
     ],
 )
 def test_who_a_fact_is_about(text: str, names: Names, problem: str | None) -> None:

@@ -293,6 +293,7 @@ def test_addressed_names_are_the_assistants_and_self_names_the_users() -> None:
         ("As a nurse, I work nights.", "As a nurse, the user works nights."),  # a scene first
         ("My cat's name is Mittens.", "The user's cat's name is Mittens."),  # not the user's
         ("Hi, my name is John.", "The user's name is John."),
+        ("My favorite is My Sister's Keeper.", "The user's favorite is My Sister's Keeper."),
     ],
 )  # fmt: skip
 def test_memory_form_is_about_the_user_in_the_third_person(sentence: str, memory: str) -> None:

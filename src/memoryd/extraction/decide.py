@@ -43,8 +43,8 @@ _FILLER_WORDS = (
 _FILLER = frozenset(_FILLER_WORDS.split())
 # "me", "our" ... left in an English memory: "... tell me the next step", "our discussion"
 _FIRST_PERSON_WORD = re.compile(
-    r"\b(?:I|[Mm]e|[Mm]y|[Mm]ine|[Mm]yself|[Ww]e|[Oo]urs?|us)\b(?![-.]\w)"
-)
+    r"\b(?:I|[Mm]e|[Mm]y|[Mm]ine|[Mm]yself|[Ww]e|[Oo]urs?|us)\b(?![-.]\w)(?<!My(?= [A-Z]))"
+)  # "My" before a capital is a title's: "My Sister's Keeper"
 _FIRST_PERSON_START = re.compile(r"^(?:i|i'm|i've|i'd|i'll|my|me|we|our)\b", re.IGNORECASE)
 # A fact that states the user's own name, e.g. "Is named Mel", "User's name is Mel".
 _OPENS = ("", ".", "!", "?", ":", '"', "“", "«", "(", "—", "-")  # what a line or quote opens after

@@ -75,12 +75,15 @@ def _third_person(verb: str) -> str:
 
 def _inner_pronouns(words: list[str]) -> list[str]:
     out: list[str] = []
-    for raw in words:
+    for at, raw in enumerate(words):
         word = raw.rstrip(".,!?;:")
         tail = raw[len(word) :]
         lower = word.lower().replace("’", "'")
+        after = words[at + 1] if at + 1 < len(words) else ""
         if lower in ("am", "was") and out and out[-1] == "they":
             word = "are" if lower == "am" else "were"
+        elif word == "My" and after[:1].isupper():
+            pass  # a title inside the sentence: "My Sister's Keeper", "My Chemical Romance"
         elif lower in _INNER:
             word = _INNER[lower]
         out.append(word + tail)
