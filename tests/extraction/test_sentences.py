@@ -307,6 +307,10 @@ def test_memory_form_is_about_the_user_in_the_third_person(sentence: str, memory
         ("nice , my dad was a bartender", None),
         ("Show me the plan.", "an instruction"),
         ("Now, always use tabs.", "an instruction"),
+        # English word order is not read into another language ("je" + "me", "a" + "me")
+        ("je me souviens du collège.", None),
+        ("oui, je me suis fixé pour objectif de courir un 10 km.", None),
+        ("Anche a me piace la musica country!", None),
     ],
 )
 def test_a_word_set_apart_by_a_comma_is_no_verb_put_first(sentence: str, why: str | None) -> None:

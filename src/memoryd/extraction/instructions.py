@@ -117,6 +117,8 @@ _FACT_AS_REQUEST = re.compile(
 
 
 def _english_imperative(sentence: str) -> bool:
+    if not is_english(sentence):
+        return False  # "je me suis cassé le bras" is no verb "je" with its object "me"
     # a word or two set apart by a comma is no verb with its object but a lead-in: "Hi, my
     # name is John", "Firstly, always add ...", "Remember, always ..."
     text = _EN_LEAD.sub("", sentence.strip())
