@@ -307,13 +307,17 @@ def test_memory_form_is_about_the_user_in_the_third_person(sentence: str, memory
         ("nice , my dad was a bartender", None),
         ("Show me the plan.", "an instruction"),
         ("Now, always use tabs.", "an instruction"),
+        ("Just give me the link.", "an instruction"),  # an order after "just"
+        ("Don't just show me more examples.", "an instruction"),
+        ("Just to confirm: my weight is 75kg.", None),  # no verb after it
+        ("Always a pleasure to help.", None),
         # English word order is not read into another language ("je" + "me", "a" + "me")
         ("je me souviens du collège.", None),
         ("oui, je me suis fixé pour objectif de courir un 10 km.", None),
         ("Anche a me piace la musica country!", None),
     ],
 )
-def test_a_word_set_apart_by_a_comma_is_no_verb_put_first(sentence: str, why: str | None) -> None:
+def test_what_is_an_order_to_the_other_person(sentence: str, why: str | None) -> None:
     found = instruction_reason(sentence)
     assert found is None if why is None else why in (found or "")
 

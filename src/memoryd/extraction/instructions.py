@@ -32,7 +32,8 @@ _EN_LEAD = re.compile(
 )
 _EN_ORDER = re.compile(
     r"^(?:please|kindly|pls|plz|always|never|don'?t|do not|dont|be sure to|make sure to|"
-    r"remember to|feel free to)\b[\s,]*(?P<verb>[a-z]+)",
+    r"remember to|feel free to|just)\b[\s,]*"
+    r"(?:(?:just|also|really|simply|only|even|still|actually)\s+)*(?P<verb>[a-z]+)",
     re.IGNORECASE,
 )
 # What follows a verb put first: its object or an article.
@@ -135,7 +136,9 @@ def _english_imperative(sentence: str) -> bool:
     order = _EN_ORDER.match(text)
     if order:
         verb = order.group("verb").lower()
-        return not (verb.endswith("ing") or is_past(verb) or verb in _NOT_AFTER_ORDER)
+        return not (
+            verb.endswith("ing") or is_past(verb) or verb in _NOT_AFTER_ORDER | _EN_NOT_A_VERB
+        )  # "Just a thought", "Always a pleasure", "Just to confirm: ..."
     words = re.findall(r"[A-Za-z][A-Za-z'’]*", text)
     if len(words) < 2:
         return False
