@@ -159,7 +159,7 @@ def test_the_assistants_words_quoted_back_and_a_leftover_first_person_are_not_le
     for prompt in [
         "So I think the Quiet Oasis Studio has the most reliable Wi-Fi for my lectures.",
         "I do the **band pull-aparts** every morning.",
-        "Just tell me the very next step after I finish the warm-up.",
+        "The coach showed me the very next step after I finish the warm-up.",
     ]:
         xmd.record_chat(ana.id, "rehab", prompt, "Great.")
     fake_llm.script(observe(person=[1, 2]))
@@ -168,7 +168,7 @@ def test_the_assistants_words_quoted_back_and_a_leftover_first_person_are_not_le
     listing = observer["messages"][-1]["content"].split("The user wrote:\n")[1].splitlines()
     assert listing == [
         "1. I do the **band pull-aparts** every morning.",
-        "2. Just tell me the very next step after I finish the warm-up.",
+        "2. The coach showed me the very next step after I finish the warm-up.",
     ]
     assert [m.content for m in result.created] == [
         "The user does the band pull-aparts every morning."
