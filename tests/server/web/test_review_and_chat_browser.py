@@ -176,7 +176,8 @@ def test_a_cut_reply_is_marked(site: Site, screen: tuple[Any, str]) -> None:
     marker = reply.locator(".cut-marker")
     marker.wait_for()
     assert marker.inner_text() == "Cut off: the reply reached the model's length limit."
-    slow = dataclasses.replace(Reply.text("word " * 200), chunk_pause_seconds=0.1)
+    # long enough that it cannot end before the click on a loaded machine
+    slow = dataclasses.replace(Reply.text("word " * 2000), chunk_pause_seconds=0.1)
     site.llm.responder = lambda body: slow
     reply = send(page, f"Tell me more ({name})")
     stop = page.get_by_role("button", name="Stop")
