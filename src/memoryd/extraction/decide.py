@@ -46,8 +46,8 @@ _FIRST_PERSON_WORD = re.compile(
     r"\b(?:I|[Mm]e|[Mm]y|[Mm]ine|[Mm]yself|[Ww]e|[Oo]urs?|us)\b(?![-.]\w)(?<!My(?= [A-Z]))"
 )  # "My" before a capital is a title's: "My Sister's Keeper"
 _FIRST_PERSON_START = re.compile(r"^(?:i|i'm|i've|i'd|i'll|my|me|we|our)\b", re.IGNORECASE)
-# A fact that states the user's own name, e.g. "Is named Mel", "User's name is Mel".
 _OPENS = ("", ".", "!", "?", ":", '"', "“", "«", "(", "—", "-")  # what a line or quote opens after
+# A fact that states the user's own name, e.g. "Is named Mel", "User's name is Mel".
 _USER_PREFIX = r"(?i:(?:the\s+)?user(?:'s|’s)?\s+)?"
 _OWN_NAME = re.compile(
     rf"^{_USER_PREFIX}(?i:name\s+is|is\s+named|is\s+called|goes\s+by)\s+([A-Z][a-z]+)"

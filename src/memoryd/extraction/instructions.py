@@ -48,9 +48,11 @@ _SET_APART = re.compile(
     r"(?P<short>(?:[A-Za-z'’]+\s+){0,2}[A-Za-z'’]+))\s*,\s*",
     re.IGNORECASE,
 )
-_FIRST_IN = re.compile(r"\b(?:i|i['’]m|my|me|we|our|us)\b", re.IGNORECASE).search
+# A lead that holds these is a clause of its own ("I'm a tradie, not a ..."; a subordinate
+# one only with the first person: "if I have time I volunteer, do ...").
+_FIRST_IN = re.compile(r"\b(?:i|i['’]m|my|me|we|our|us)\b", re.IGNORECASE)
 _PRONOUN_IN = re.compile(
-    r"\b(?:i|i['’]m|my|me|we|our|us|you|your|he|she|they|it|his|her|their|its|the|a|an)\b",
+    rf"{_FIRST_IN.pattern}|\b(?:you|your|he|she|they|it|his|her|their|its|the|a|an)\b",
     re.IGNORECASE,
 )
 # Closed classes a statement may open with: pronouns, articles, prepositions,
@@ -120,14 +122,15 @@ _FACT_AS_REQUEST = re.compile(
 def _english_imperative(sentence: str) -> bool:
     if not is_english(sentence):
         return False  # "je me suis cassé le bras" is no verb "je" with its object "me"
-    # a word or two set apart by a comma is no verb with its object but a lead-in: "Hi, my
-    # name is John", "Firstly, always add ...", "Remember, always ..."
+    # up to three words or a subordinate clause set apart by a comma are a lead-in, not a
+    # verb with its object: "Hi, my name is John", "Firstly, always add ...", "When naming
+    # classes, use ..."
     text = _EN_LEAD.sub("", sentence.strip())
     for _ in range(3):
         lead = _SET_APART.match(text)
         short = lead.group("short") if lead else None
-        if not lead or (_PRONOUN_IN.search(short) if short else _FIRST_IN(lead.group())):
-            break  # "I'm a tradie, not a ...", "if I have time I volunteer, do ...": a clause
+        if not lead or (_PRONOUN_IN if short else _FIRST_IN).search(lead.group()):
+            break
         if _english_imperative(lead.group().rstrip(" ,")):
             return True  # "Don't worry, ...", "Trust me, ..."
         text = _EN_LEAD.sub("", text[lead.end() :]).strip()
