@@ -153,16 +153,6 @@ def _english_imperative(sentence: str) -> bool:
     return not (first.endswith("s") and not first.endswith("ss"))  # "Loves the beach"
 
 
-def _ordered(sentence: str) -> bool:
-    """Whether ``sentence`` is put as an order ("Always use tabs", "Dis-moi") or a request
-    ("..., please")."""
-    return (
-        _english_imperative(sentence)
-        or bool(_OTHER_LANGUAGES.search(sentence.strip()))
-        or bool(_REQUEST_WORDS.search(sentence) and not _FACT_AS_REQUEST.match(sentence.strip()))
-    )
-
-
 def instruction_reason(sentence: str) -> str | None:
     """Why ``sentence`` is an instruction to the assistant rather than a fact, or None."""
     if _english_imperative(sentence) or _OTHER_LANGUAGES.search(sentence.strip()):
@@ -170,8 +160,11 @@ def instruction_reason(sentence: str) -> str | None:
     if _REQUEST_WORDS.search(sentence) and not _FACT_AS_REQUEST.match(sentence.strip()):
         return "a request to the assistant, not a fact"
     if _SECOND_PERSON.search(sentence):
-        return "speaks to the assistant, not about the user"
+        return _SPEAKS_TO
     return None
+
+
+_SPEAKS_TO = "speaks to the assistant, not about the user"  # neither an order nor a request
 
 
 # "You can always start with simple recipes": what the other person may do is advice or a
@@ -222,7 +215,8 @@ def standing_rule(sentence: str, memory: str) -> tuple[str | None, str]:
         return None, "a standing request about credentials, never kept"
     if _ANNOUNCED.search(sentence):
         return None, "announces a rule without saying it"
-    told = _ordered(sentence) or _DIRECTIVE.search(sentence) or _DESCRIBES_YOU.match(said)
+    ordered = instruction_reason(sentence) not in (None, _SPEAKS_TO)
+    told = ordered or _DIRECTIVE.search(sentence) or _DESCRIBES_YOU.match(said)
     if not told and is_english(sentence):  # ("you always ..." is one "from now on")
         # "Your plan was always flawed.", "My door is always open if you need anything."
         return None, "speaks of the other person, asks nothing of them"
